@@ -1,0 +1,77 @@
+// Package imagex decodes untrusted image bytes under explicit limits and
+// exposes the luminance plane that the perceptual hash and the watermark share,
+// so a request decodes its image once.
+package imagex
+
+import (
+	"image"
+	"image/color"
+)
+
+// Luma is an 8-bit BT.601 luminance plane. Pix[y*Stride+x] is the luma of the
+// pixel at (x, y), relative to the plane's origin (0, 0).
+type Luma struct {
+	Width, Height int
+	Stride        int
+	Pix           []uint8
+}
+
+// At returns the luma at (x, y); it panics when the point is outside the plane.
+func (l *Luma) At(x, y int) uint8 { return l.Pix[y*l.Stride+x] }
+
+// ToLuma returns the luminance of img. For *image.YCbCr and *image.Gray the Y
+// plane is copied as is (no colour conversion, so it is bit-exact with what
+// the decoder produced); RGBA-like images are converted with the BT.601
+// integer weights that image/color uses. Reading Pix slices directly matters:
+// per-pixel At() allocates and is ~10× slower under WebAssembly.
+func ToLuma(img image.Image) *Luma {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	l := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	switch m := img.(type) {
+	case *image.YCbCr:
+		for y := 0; y < h; y++ {
+			off := m.YOffset(b.Min.X, b.Min.Y+y)
+			copy(l.Pix[y*w:(y+1)*w], m.Y[off:off+w])
+		}
+	case *image.Gray:
+		for y := 0; y < h; y++ {
+			off := m.PixOffset(b.Min.X, b.Min.Y+y)
+			copy(l.Pix[y*w:(y+1)*w], m.Pix[off:off+w])
+		}
+	case *image.RGBA:
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := row[4*x : 4*x+3 : 4*x+3]
+				dst[x] = lumaOf(uint32(p[0]), uint32(p[1]), uint32(p[2]))
+			}
+		}
+	case *image.NRGBA:
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := row[4*x : 4*x+4 : 4*x+4]
+				// Composite over black, as image/color does for NRGBA→Gray.
+				a := uint32(p[3])
+				dst[x] = lumaOf(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255)
+			}
+		}
+	default:
+		for y := 0; y < h; y++ {
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				dst[x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+			}
+		}
+	}
+	return l
+}
+
+// lumaOf mirrors color.GrayModel on 8-bit channels.
+func lumaOf(r, g, b uint32) uint8 {
+	r, g, b = r*0x101, g*0x101, b*0x101
+	return uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 24)
+}
