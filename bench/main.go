@@ -1,0 +1,50 @@
+// Command bench is Provenant's benchmark harness: robustness tables for the
+// watermark and the perceptual hash, and load generators against a running
+// origin or edge. Results are written up in bench/README.md.
+//
+// Usage:
+//
+//	go run ./bench <command> [flags]
+//
+// Each command lives in its own file and prints its own -h.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+)
+
+// command is one subcommand of the harness.
+type command struct {
+	summary string
+	run     func(args []string) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"phash":      {"perceptual-hash distance distributions: same image after JPEG/resize vs unrelated pairs", runPhash},
+		"robustness": {"watermark robustness table: every image × every attack", runRobustness},
+		"wm":         {"file-level watermark tool: wm embed | wm extract", runWM},
+	}
+}
+
+func main() {
+	cmds := commands()
+	if len(os.Args) < 2 || cmds[os.Args[1]].run == nil {
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench <command> [flags]\n\ncommands:")
+		names := make([]string, 0, len(cmds))
+		for n := range cmds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(os.Stderr, "  %-12s %s\n", n, cmds[n].summary)
+		}
+		os.Exit(2)
+	}
+	if err := cmds[os.Args[1]].run(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "bench %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
