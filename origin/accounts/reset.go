@@ -68,8 +68,9 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 		defer s.mailWG.Done()
 		s.mailSem <- struct{}{}
 		defer func() { <-s.mailSem }()
-		// The request context ends with the response; the mail must not.
-		if err := s.cfg.Mailer.Send(context.WithoutCancel(ctx), msg); err != nil {
+		// The request context ends with the response (and may be a
+		// fasthttp.RequestCtx, which must not be retained): use a fresh one.
+		if err := s.cfg.Mailer.Send(context.Background(), msg); err != nil {
 			s.log.Error("reset mail not sent", "account_id", id, "err", err)
 			return
 		}
