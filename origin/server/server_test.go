@@ -3,9 +3,9 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
