@@ -119,7 +119,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("accounts: TokenKey must be an Ed25519 private key")
 	}
 	if cfg.Password == (PasswordParams{}) {
-		cfg.Password = DefaultPasswordParams
+		cfg.Password = DefaultPasswordParams()
 	}
 	if err := cfg.Password.validate(); err != nil {
 		return nil, err

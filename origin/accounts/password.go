@@ -23,7 +23,9 @@ type PasswordParams struct {
 
 // DefaultPasswordParams are the OWASP Password Storage Cheat Sheet minimum
 // for argon2id: 19 MiB of memory, 2 iterations, 1 degree of parallelism.
-var DefaultPasswordParams = PasswordParams{Memory: 19456, Time: 2, Threads: 1, KeyLen: 32, SaltLen: 16}
+func DefaultPasswordParams() PasswordParams {
+	return PasswordParams{Memory: 19456, Time: 2, Threads: 1, KeyLen: 32, SaltLen: 16}
+}
 
 // Upper bounds accepted when parsing a stored hash, so a corrupted or
 // hostile record cannot make verification allocate without bound.
