@@ -785,3 +785,14 @@ func TestPagination(t *testing.T) {
 		t.Errorf("paged ids = %v, want %v (creation order)", got, want)
 	}
 }
+
+func TestBodyOverServerLimit(t *testing.T) {
+	ts := startServer(t, "", nil, func(c *Config) { c.MaxRequestBodySize = 4 << 10 })
+	r := ts.do("POST", "/api/v1/auth/login", "", `{"email":"`+strings.Repeat("a", 8<<10)+`"}`)
+	if r.status != 413 {
+		t.Fatalf("status = %d, want 413; body %s", r.status, r.body)
+	}
+	if got := r.problemCode(t); got != "body_too_large" {
+		t.Errorf("code = %q, want body_too_large", got)
+	}
+}
