@@ -24,9 +24,10 @@ type resetRecord struct {
 
 // ForgotPassword starts a password reset for email. It returns nil whether
 // or not the email is registered (and for a malformed email), and does the
-// same work on the request path either way: the mail, if any, is handed to
-// the Mailer in the background (Close waits for it). Only internal errors
-// are returned.
+// same work on the request path either way (one read-only lookup): storing
+// the token and handing the mail to the Mailer happen in the background
+// (Close waits for them), so neither the answer nor its timing reveals
+// whether the account exists. Only internal errors are returned.
 func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	var raw [32]byte
 	if _, err := io.ReadFull(s.cfg.Rand, raw[:]); err != nil {
@@ -36,8 +37,7 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	now := s.cfg.Clock.Now().UTC()
 	norm, nerr := NormalizeEmail(email)
 	var rec *record
-	err := s.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		rec = nil
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		if nerr != nil {
 			return nil
 		}
@@ -45,15 +45,8 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
 		rec = r
-		b, err := json.Marshal(resetRecord{AccountID: r.ID, IssuedAt: now, ExpiresAt: now.Add(s.cfg.ResetTTL)})
-		if err != nil {
-			return err
-		}
-		return tx.Set(resetKey(hashToken(token)), b)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("accounts: forgot password: %w", err)
@@ -61,8 +54,8 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	if rec == nil {
 		return nil
 	}
+	rr := resetRecord{AccountID: rec.ID, IssuedAt: now, ExpiresAt: now.Add(s.cfg.ResetTTL)}
 	msg := omail.Message{To: rec.Email, Subject: "Reset your Provenant password", Body: s.resetBody(token)}
-	id := rec.ID
 	s.mailWG.Add(1)
 	go func() {
 		defer s.mailWG.Done()
@@ -70,13 +63,26 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 		defer func() { <-s.mailSem }()
 		// The request context ends with the response (and may be a
 		// fasthttp.RequestCtx, which must not be retained): use a fresh one.
-		if err := s.cfg.Mailer.Send(context.Background(), msg); err != nil {
-			s.log.Error("reset mail not sent", "account_id", id, "err", err)
+		bg := context.Background()
+		if err := s.storeResetToken(bg, token, rr); err != nil {
+			s.log.Error("reset token not stored", "account_id", rr.AccountID, "err", err)
 			return
 		}
-		s.log.Info("reset mail sent", "account_id", id)
+		if err := s.cfg.Mailer.Send(bg, msg); err != nil {
+			s.log.Error("reset mail not sent", "account_id", rr.AccountID, "err", err)
+			return
+		}
+		s.log.Info("reset mail sent", "account_id", rr.AccountID)
 	}()
 	return nil
+}
+
+func (s *Service) storeResetToken(ctx context.Context, token string, rr resetRecord) error {
+	b, err := json.Marshal(rr)
+	if err != nil {
+		return err
+	}
+	return s.cfg.Store.Update(ctx, func(tx store.Txn) error { return tx.Set(resetKey(hashToken(token)), b) })
 }
 
 func (s *Service) resetBody(token string) string {
@@ -109,7 +115,9 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 	}
 	key := resetKey(hashToken(token))
 	var accountID string
+	var expired bool
 	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
+		expired = false
 		b, err := tx.Get(key)
 		if errors.Is(err, store.ErrNotFound) {
 			return ErrInvalidResetToken
@@ -123,7 +131,8 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 		}
 		now := s.cfg.Clock.Now().UTC()
 		if !now.Before(rr.ExpiresAt) {
-			return ErrInvalidResetToken
+			expired = true // delete it, commit, then report it invalid
+			return tx.Delete(key)
 		}
 		rec, err := getRecord(tx, rr.AccountID)
 		if errors.Is(err, ErrNotFound) {
@@ -150,6 +159,9 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 	})
 	if err != nil {
 		return fmt.Errorf("accounts: reset password: %w", err)
+	}
+	if expired {
+		return ErrInvalidResetToken
 	}
 	s.log.Info("password reset", "account_id", accountID)
 	return nil
