@@ -1,0 +1,151 @@
+// Package mail sends the origin's transactional mail (password resets)
+// through the Mailer interface: an outbox directory by default, SMTP when
+// configured.
+package mail
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/smtp"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/origin/clock"
+)
+
+// Message is one plain-text mail.
+type Message struct {
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+}
+
+// Mailer delivers messages. Send returns nil once the message is accepted
+// for delivery (written to the outbox, or accepted by the SMTP relay).
+// Implementations are safe for concurrent use.
+type Mailer interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Outbox is a Mailer that writes each message as a JSON file in Dir (mode
+// 0600, one file per message, written atomically via rename). It is the
+// default in development and the mailer tests inspect.
+type Outbox struct {
+	Dir   string
+	Clock clock.Clock
+}
+
+// OutboxFile is the JSON document written for each message.
+type OutboxFile struct {
+	Message
+	From   string    `json:"from,omitempty"`
+	SentAt time.Time `json:"sent_at"`
+}
+
+// Send implements Mailer.
+func (o *Outbox) Send(_ context.Context, m Message) error {
+	if err := validateHeaders(m); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return fmt.Errorf("mail: create outbox: %w", err)
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("mail: random file name: %w", err)
+	}
+	now := o.Clock.Now().UTC()
+	name := now.Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(rnd[:]) + ".json"
+	b, err := json.MarshalIndent(OutboxFile{Message: m, SentAt: now}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("mail: encode: %w", err)
+	}
+	tmp := filepath.Join(o.Dir, "."+name+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("mail: write outbox file: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(o.Dir, name)); err != nil {
+		return fmt.Errorf("mail: publish outbox file: %w", err)
+	}
+	return nil
+}
+
+// ReadOutbox returns the messages in an outbox directory, oldest first. It
+// is meant for tests and operators.
+func ReadOutbox(dir string) ([]OutboxFile, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mail: read outbox: %w", err)
+	}
+	var out []OutboxFile
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("mail: read %s: %w", e.Name(), err)
+		}
+		var f OutboxFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("mail: decode %s: %w", e.Name(), err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// SMTP is a Mailer that relays through an SMTP server with net/smtp
+// (STARTTLS when the server offers it; PLAIN auth when Username is set,
+// which net/smtp only allows over TLS or to localhost).
+type SMTP struct {
+	Addr     string // host:port
+	From     string
+	Username string
+	Password string
+}
+
+// Send implements Mailer.
+func (s *SMTP) Send(ctx context.Context, m Message) error {
+	if err := validateHeaders(m); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var auth smtp.Auth
+	if s.Username != "" {
+		host, _, err := net.SplitHostPort(s.Addr)
+		if err != nil {
+			return fmt.Errorf("mail: smtp address: %w", err)
+		}
+		auth = smtp.PlainAuth("", s.Username, s.Password, host)
+	}
+	body := "From: " + s.From + "\r\nTo: " + m.To + "\r\nSubject: " + m.Subject +
+		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
+		strings.ReplaceAll(m.Body, "\n", "\r\n")
+	if err := smtp.SendMail(s.Addr, auth, s.From, []string{m.To}, []byte(body)); err != nil {
+		return fmt.Errorf("mail: smtp send: %w", err)
+	}
+	return nil
+}
+
+// ErrHeaderInjection is returned when a header field contains a line break.
+var ErrHeaderInjection = errors.New("mail: line break in header field")
+
+func validateHeaders(m Message) error {
+	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
+		return ErrHeaderInjection
+	}
+	return nil
+}

@@ -1,0 +1,298 @@
+// Package server wires the origin together: it opens the store in the data
+// directory, loads or creates the secrets kept there, builds the domain
+// services and the HTTP API, and runs fasthttp. main only turns flags and
+// environment into a Config; tests start a real Server on a loopback
+// listener in-process.
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/accounts"
+	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/origin/httpapi"
+	"github.com/provenant/provenant/origin/keys"
+	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/store"
+)
+
+// Defaults.
+const (
+	DefaultListen  = "127.0.0.1:8080"
+	DefaultDataDir = "./data"
+	// DefaultMaxRequestBodySize is the fasthttp-level cap on any request
+	// body. JSON endpoints apply their own, smaller cap (413 problem).
+	// Sized for the image uploads of the sign and verify endpoints.
+	DefaultMaxRequestBodySize = 32 << 20
+)
+
+// Layout of the data directory.
+const (
+	dbSubdir      = "badger"
+	outboxSubdir  = "outbox"
+	secretsSubdir = "secrets"
+	jwtKeyFile    = "jwt-ed25519.seed"
+	masterKeyFile = "master.key"
+)
+
+// Config configures a Server. Only DataDir is required; zero values get
+// production defaults.
+type Config struct {
+	// DataDir holds the database, the secrets (unless MasterKey is given)
+	// and the mail outbox.
+	DataDir string
+	// MasterKey seals signing keys; nil means read <data>/secrets/master.key,
+	// creating it on first start. Production should pass it from the
+	// environment (PROVENANT_MASTER_KEY) and keep it off the data disk.
+	MasterKey []byte
+	// Mailer sends reset mails; nil means the outbox in <data>/outbox.
+	Mailer mail.Mailer
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock; nil means the system clock.
+	Clock clock.Clock
+	// Rand; nil means crypto/rand.Reader.
+	Rand io.Reader
+	// Password overrides argon2id parameters (tests use cheap ones).
+	Password accounts.PasswordParams
+	// TokenTTL overrides the JWT lifetime.
+	TokenTTL time.Duration
+	// ResetURL is the link base in password reset mails.
+	ResetURL string
+	// MaxRequestBodySize; zero means DefaultMaxRequestBodySize.
+	MaxRequestBodySize int
+	// Limits overrides the rate limit policies (zero: httpapi.DefaultLimits).
+	Limits httpapi.Limits
+	// Extend, if set, is called with the API after the built-in routes are
+	// registered (tests register test-only routes with it).
+	Extend func(*httpapi.API)
+}
+
+// Server is a running origin. Create with New, start with Serve, stop with
+// Shutdown.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *store.Badger
+	accounts *accounts.Service
+	keys     *keys.Service
+	api      *httpapi.API
+	http     *fasthttp.Server
+	closeMu  sync.Mutex
+	closed   bool
+}
+
+// New opens the data directory and builds the server; it does not listen.
+// On error everything opened so far is closed.
+func New(cfg Config) (_ *Server, err error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("server: DataDir is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.MaxRequestBodySize <= 0 {
+		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("server: create data dir: %w", err)
+	}
+	st, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = st.Close()
+		}
+	}()
+	secrets := filepath.Join(cfg.DataDir, secretsSubdir)
+	seed, err := loadOrCreateSecret(filepath.Join(secrets, jwtKeyFile), ed25519.SeedSize, cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	master := cfg.MasterKey
+	if master == nil {
+		if master, err = loadOrCreateSecret(filepath.Join(secrets, masterKeyFile), keys.MasterKeySize, cfg.Rand); err != nil {
+			return nil, err
+		}
+	}
+	mailer := cfg.Mailer
+	if mailer == nil {
+		mailer = &mail.Outbox{Dir: filepath.Join(cfg.DataDir, outboxSubdir), Clock: cfg.Clock}
+	}
+	acc, err := accounts.New(accounts.Config{
+		Store: st, Clock: cfg.Clock, Mailer: mailer, Rand: cfg.Rand, Logger: cfg.Logger,
+		Password: cfg.Password, TokenKey: ed25519.NewKeyFromSeed(seed), TokenTTL: cfg.TokenTTL, ResetURL: cfg.ResetURL,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ks, err := keys.New(keys.Config{Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Extend != nil {
+		cfg.Extend(api)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, api: api}
+	s.http = &fasthttp.Server{
+		Handler:               api.Handler(),
+		ErrorHandler:          errorHandler,
+		Name:                  "provenant-origin",
+		NoDefaultServerHeader: true,
+		MaxRequestBodySize:    cfg.MaxRequestBodySize,
+		ReadBufferSize:        16 << 10, // also the cap on request headers
+		ReadTimeout:           60 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		CloseOnShutdown:       true,
+		Logger:                fasthttpLogger{l: cfg.Logger},
+	}
+	return s, nil
+}
+
+// Accounts returns the account service (for wiring later packages).
+func (s *Server) Accounts() *accounts.Service { return s.accounts }
+
+// Keys returns the key service (for wiring later packages).
+func (s *Server) Keys() *keys.Service { return s.keys }
+
+// Store returns the store (for wiring later packages).
+func (s *Server) Store() store.Store { return s.store }
+
+// Serve accepts connections on ln until Shutdown; it returns nil after a
+// Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
+	if err := s.http.Serve(ln); err != nil {
+		return fmt.Errorf("server: serve: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections, waits for in-flight requests (up
+// to ctx's deadline), waits for queued mail, and closes the store cleanly.
+// It is safe to call more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	httpErr := s.http.ShutdownWithContext(ctx)
+	s.accounts.Close()
+	storeErr := s.store.Close()
+	s.log.Info("origin stopped")
+	return errors.Join(httpErr, storeErr)
+}
+
+// errorHandler answers requests fasthttp could not read, as problem+json.
+func errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var p *httpapi.Problem
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		p = httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large")
+	case errors.As(err, &small):
+		p = httpapi.NewProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, httpapi.CodeHeadersTooLarge, "Request headers too large")
+	default:
+		p = httpapi.NewProblem(fasthttp.StatusBadRequest, httpapi.CodeBadRequest, "Malformed HTTP request")
+	}
+	ctx.SetConnectionClose()
+	httpapi.WriteProblem(ctx, p)
+}
+
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug("fasthttp: " + fmt.Sprintf(format, args...))
+}
+
+// ParseMasterKey decodes a master key given as 64 hex digits or as
+// standard/URL base64 of 32 bytes (the PROVENANT_MASTER_KEY format).
+func ParseMasterKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if b, err := hex.DecodeString(s); err == nil && len(b) == keys.MasterKeySize {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && len(b) == keys.MasterKeySize {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("server: master key must be %d bytes as hex or base64", keys.MasterKeySize)
+}
+
+// loadOrCreateSecret reads a size-byte secret from path (stored hex), or
+// creates it with mode 0600 if the file does not exist.
+func loadOrCreateSecret(path string, size int, rnd io.Reader) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+		if derr != nil || len(key) != size {
+			return nil, fmt.Errorf("server: secret file %s is malformed", path)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("server: read secret: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("server: create secrets dir: %w", err)
+	}
+	key := make([]byte, size)
+	if _, err := io.ReadFull(rnd, key); err != nil {
+		return nil, fmt.Errorf("server: generate secret: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("server: write secret: %w", err)
+	}
+	if err := syncFile(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("server: install secret: %w", err)
+	}
+	return key, nil
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("server: sync secret: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("server: sync secret: %w", err)
+	}
+	return nil
+}
