@@ -40,6 +40,7 @@ type Client interface {
 	ChainID(ctx context.Context) (*big.Int, error)
 	BlockNumber(ctx context.Context) (uint64, error)
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	BlockByNumber(ctx context.Context, number *big.Int) (*types.Block, error)
 	TransactionByHash(ctx context.Context, hash common.Hash) (*types.Transaction, bool, error)
 	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
 	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
@@ -323,6 +324,35 @@ func (c *Chain) Transaction(ctx context.Context, hash anchor.Hash) (anchor.Ancho
 	}
 	if tx.To() != nil {
 		out.To = tx.To().Hex()
+	}
+	return out, nil
+}
+
+// Anchors returns every anchoring transaction (calldata "PVN1" ‖ root)
+// sent by this chain's Sender in canonical blocks from..to inclusive, in
+// chain order. It is for audits (fsck: one transaction per batch) and tests;
+// it reads whole blocks, so keep ranges small on public networks.
+func (c *Chain) Anchors(ctx context.Context, from, to uint64) ([]anchor.AnchorTx, error) {
+	var out []anchor.AnchorTx
+	for n := from; n <= to; n++ {
+		blk, err := c.c.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			return nil, fmt.Errorf("ethchain: block %d: %w", n, err)
+		}
+		for _, tx := range blk.Transactions() {
+			if _, err := anchor.RootFromCalldata(tx.Data()); err != nil {
+				continue
+			}
+			from, err := types.Sender(c.signer, tx)
+			if err != nil || from != c.from {
+				continue
+			}
+			a := anchor.AnchorTx{Hash: anchor.Hash(tx.Hash()), From: from.Hex(), Data: tx.Data(), BlockNumber: n, BlockHash: anchor.Hash(blk.Hash())}
+			if tx.To() != nil {
+				a.To = tx.To().Hex()
+			}
+			out = append(out, a)
+		}
 	}
 	return out, nil
 }
