@@ -22,12 +22,12 @@ import (
 // The crash helper: the test binary re-executed as "the origin" on a data
 // dir, killed with SIGKILL at a chosen point. Configured through env.
 const (
-	envHelper   = "PROVENANT_ANCHOR_HELPER"   // data dir
-	envRPC      = "PROVENANT_ANCHOR_RPC"      // RPC URL; embedded chain if empty
-	envKeyFile  = "PROVENANT_ANCHOR_KEYFILE"  // key file for RPC
-	envRecords  = "PROVENANT_ANCHOR_RECORDS"  // records to enqueue
-	envBatch    = "PROVENANT_ANCHOR_BATCH"    // batch size
-	envKillAt   = "PROVENANT_ANCHOR_KILL_AT"  // "persist:N" or "broadcast:N": SIGKILL at the Nth event
+	envHelper    = "PROVENANT_ANCHOR_HELPER"  // data dir
+	envRPC       = "PROVENANT_ANCHOR_RPC"     // RPC URL; embedded chain if empty
+	envKeyFile   = "PROVENANT_ANCHOR_KEYFILE" // key file for RPC
+	envRecords   = "PROVENANT_ANCHOR_RECORDS" // records to enqueue
+	envBatch     = "PROVENANT_ANCHOR_BATCH"   // batch size
+	envKillAt    = "PROVENANT_ANCHOR_KILL_AT" // "persist:N" or "broadcast:N": SIGKILL at the Nth event
 	helperExitOK = 0
 )
 
