@@ -800,9 +800,8 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		return b.deferRetry(br.Seq, err)
 	}
 	inc := br.Inclusion
-	if head < inc.BlockNumber || head-inc.BlockNumber+1 < b.cfg.Confirmations {
-		return nil
-	}
+	// Re-check inclusion on every step, so a reorg is noticed (and the
+	// batch goes back to submitted) as soon as the node knows about it.
 	cur, err := b.ch.Receipt(ctx, inc.TxHash)
 	switch {
 	case errors.Is(err, ErrNotIncluded):

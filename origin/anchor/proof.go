@@ -276,6 +276,7 @@ type Batch struct {
 	LeafCount   uint64     `json:"leaf_count"`
 	TxHash      Hash       `json:"tx_hash,omitzero"`
 	BlockNumber uint64     `json:"block_number,omitempty"`
+	BlockHash   Hash       `json:"block_hash,omitzero"`
 	Network     string     `json:"network"`
 	RecordIDs   []string   `json:"record_ids"`
 	// TxHashes lists every transaction signed for the batch (fee bumps and
@@ -315,7 +316,7 @@ func (b *Batcher) Batch(ctx context.Context, id string) (Batch, error) {
 			out.Nonce = br.Attempts[n-1].Nonce
 		}
 		if br.Inclusion != nil {
-			out.TxHash, out.BlockNumber = br.Inclusion.TxHash, br.Inclusion.BlockNumber
+			out.TxHash, out.BlockNumber, out.BlockHash = br.Inclusion.TxHash, br.Inclusion.BlockNumber, br.Inclusion.BlockHash
 		}
 		return nil
 	})
