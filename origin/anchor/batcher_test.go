@@ -30,7 +30,7 @@ func (p *recPublisher) Publish(_ context.Context, txn store.Txn, ev anchor.Event
 }
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	st  *store.Badger
 	ch  *fakeChain
 	clk *clock.Fake
@@ -39,7 +39,7 @@ type harness struct {
 	cfg anchor.Config
 }
 
-func newHarness(t *testing.T, mod func(*anchor.Config)) *harness {
+func newHarness(t testing.TB, mod func(*anchor.Config)) *harness {
 	t.Helper()
 	st, err := store.Open(store.Config{Dir: t.TempDir()})
 	if err != nil {
