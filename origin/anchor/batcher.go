@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/provenant/provenant/origin/anchor/internal/mtree"
+	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/store"
 )
@@ -107,7 +107,7 @@ type Batcher struct {
 	mem map[uint64]*batchMem
 
 	treeMu sync.Mutex
-	trees  map[uint64]*mtree.Tree // small cache for Proof
+	trees  map[uint64]*merkle.Tree // small cache for Proof
 }
 
 type batchMem struct {
@@ -171,7 +171,7 @@ func New(cfg Config) (*Batcher, error) {
 		log:   cfg.Logger,
 		kick:  make(chan struct{}, 1),
 		mem:   map[uint64]*batchMem{},
-		trees: map[uint64]*mtree.Tree{},
+		trees: map[uint64]*merkle.Tree{},
 	}, nil
 }
 
@@ -338,7 +338,7 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 		type qe struct {
 			key     []byte
 			id      string
-			leaf    [32]byte
+			leaf    merkle.Hash
 			account string
 			at      int64
 		}
@@ -371,7 +371,7 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 			return err
 		}
 		seq = last + 1
-		leaves := make([][32]byte, len(entries))
+		leaves := make([]merkle.Hash, len(entries))
 		ids := make([]string, len(entries))
 		accounts := map[string]int{}
 		blob := make([]byte, 0, 32*len(entries))
@@ -382,16 +382,16 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 				accounts[e.account]++
 			}
 		}
-		tree := mtree.Build(leaves)
+		tree := merkle.Build(leaves)
 		br := batchRec{
-			Seq: seq, Root: tree.Root(), LeafCount: uint64(len(leaves)), State: StateQueued,
+			Seq: seq, Root: Hash(tree.Root()), LeafCount: uint64(len(leaves)), State: StateQueued,
 			CreatedAt: now, Network: b.ch.Network(), ChainID: b.ch.ChainID(), Accounts: accounts,
 		}
 		for i, e := range entries {
 			if err := txn.Delete(e.key); err != nil {
 				return err
 			}
-			rr := recordRec{Batch: seq, Index: uint64(i), Leaf: e.leaf, EnqueuedAt: e.at, Account: e.account}
+			rr := recordRec{Batch: seq, Index: uint64(i), Leaf: Hash(e.leaf), EnqueuedAt: e.at, Account: e.account}
 			if err := putJSON(txn, recordKey(e.id), rr); err != nil {
 				return err
 			}

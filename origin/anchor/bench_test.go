@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/origin/anchor"
-	"github.com/provenant/provenant/origin/anchor/internal/mtree"
+	"github.com/provenant/provenant/shared/merkle"
 )
 
 // BenchmarkTreeBuild: building the RFC 9162 tree (root and every level) over
 // a batch's leaf hashes.
 func BenchmarkTreeBuild(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		leaves := make([][32]byte, n)
+		leaves := make([]merkle.Hash, n)
 		for i := range leaves {
-			leaves[i] = leafOf(i)
+			leaves[i] = merkle.Hash(leafOf(i))
 		}
 		b.Run(fmt.Sprintf("leaves=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = mtree.Build(leaves).Root()
+				_ = merkle.Build(leaves).Root()
 			}
 		})
 	}
@@ -29,16 +29,16 @@ func BenchmarkTreeBuild(b *testing.B) {
 // BenchmarkVerifyMerkle: verifying one inclusion proof (the Merkle part of
 // anchor.Verify) in a 1,000-leaf batch.
 func BenchmarkVerifyMerkle(b *testing.B) {
-	leaves := make([][32]byte, 1000)
+	leaves := make([]merkle.Hash, 1000)
 	for i := range leaves {
-		leaves[i] = leafOf(i)
+		leaves[i] = merkle.Hash(leafOf(i))
 	}
-	tr := mtree.Build(leaves)
+	tr := merkle.Build(leaves)
 	root := tr.Root()
-	path, _ := tr.Proof(377)
+	path, _ := tr.InclusionProof(377)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := mtree.VerifyInclusion(leaves[377], 377, 1000, path, root); err != nil {
+		if err := merkle.VerifyInclusion(377, 1000, leaves[377], path, root); err != nil {
 			b.Fatal(err)
 		}
 	}

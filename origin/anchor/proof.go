@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provenant/provenant/origin/anchor/internal/mtree"
+	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/origin/store"
 )
 
@@ -46,7 +46,7 @@ type Proof struct {
 func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	p := Proof{Format: ProofFormat, RecordID: recordID, Status: StatusPending}
 	var br batchRec
-	var leaves [][32]byte
+	var leaves []merkle.Hash
 	var rr recordRec
 	err := b.st.View(ctx, func(txn store.Txn) error {
 		found, err := getJSON(txn, recordKey(recordID), &rr)
@@ -76,10 +76,10 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	}
 	tree := b.cachedTree(rr.Batch)
 	if tree == nil {
-		tree = mtree.Build(leaves)
+		tree = merkle.Build(leaves)
 		b.cacheTree(rr.Batch, tree)
 	}
-	path, err := tree.Proof(rr.Index)
+	path, err := tree.InclusionProof(rr.Index)
 	if err != nil {
 		return Proof{}, fmt.Errorf("anchor: proof of %s: %w", recordID, err)
 	}
@@ -89,7 +89,7 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	p.TreeSize = br.LeafCount
 	p.AuditPath = make([]Hash, len(path))
 	for i, h := range path {
-		p.AuditPath[i] = h
+		p.AuditPath[i] = Hash(h)
 	}
 	p.MerkleRoot = br.Root
 	p.Network, p.ChainID = br.Network, br.ChainID
@@ -104,13 +104,13 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 
 const treeCacheSize = 8
 
-func (b *Batcher) cachedTree(seq uint64) *mtree.Tree {
+func (b *Batcher) cachedTree(seq uint64) *merkle.Tree {
 	b.treeMu.Lock()
 	defer b.treeMu.Unlock()
 	return b.trees[seq]
 }
 
-func (b *Batcher) cacheTree(seq uint64, t *mtree.Tree) {
+func (b *Batcher) cacheTree(seq uint64, t *merkle.Tree) {
 	b.treeMu.Lock()
 	defer b.treeMu.Unlock()
 	if len(b.trees) >= treeCacheSize {
@@ -175,11 +175,11 @@ func Verify(ctx context.Context, chain ChainReader, leaf Hash, p Proof, minConfi
 	if p.BatchID == "" {
 		return Result{Outcome: Pending, Detail: "pending: queued for the next batch"}, nil
 	}
-	path := make([][32]byte, len(p.AuditPath))
+	path := make([]merkle.Hash, len(p.AuditPath))
 	for i, h := range p.AuditPath {
-		path[i] = h
+		path[i] = merkle.Hash(h)
 	}
-	if err := mtree.VerifyInclusion(leaf, p.LeafIndex, p.TreeSize, path, p.MerkleRoot); err != nil {
+	if err := merkle.VerifyInclusion(p.LeafIndex, p.TreeSize, merkle.Hash(leaf), path, merkle.Hash(p.MerkleRoot)); err != nil {
 		return invalid("Merkle proof does not lead to root %s of batch %s", p.MerkleRoot, p.BatchID)
 	}
 	if p.TxHash == (Hash{}) {

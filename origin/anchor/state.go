@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/merkle"
 )
 
 // BatchState is where a batch is in the anchoring state machine
@@ -220,7 +221,7 @@ func loadBatch(txn store.Txn, seq uint64) (batchRec, error) {
 	return br, nil
 }
 
-func loadLeaves(txn store.Txn, seq uint64) ([][32]byte, error) {
+func loadLeaves(txn store.Txn, seq uint64) ([]merkle.Hash, error) {
 	b, err := txn.Get(seqKey(keyLeaves, seq))
 	if err != nil {
 		return nil, fmt.Errorf("leaves of batch %d: %w", seq, err)
@@ -228,7 +229,7 @@ func loadLeaves(txn store.Txn, seq uint64) ([][32]byte, error) {
 	if len(b)%32 != 0 {
 		return nil, fmt.Errorf("leaves of batch %d: length %d not a multiple of 32", seq, len(b))
 	}
-	out := make([][32]byte, len(b)/32)
+	out := make([]merkle.Hash, len(b)/32)
 	for i := range out {
 		copy(out[i][:], b[i*32:])
 	}
