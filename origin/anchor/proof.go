@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/merkle"
 )
 
 // ProofFormat names the proof layout and the anchoring convention: RFC 9162
