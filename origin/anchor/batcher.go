@@ -853,7 +853,7 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 			return err
 		}
 		ev = &BatchAnchored{
-			BatchID: BatchID(nb.Seq), MerkleRoot: nb.Root.String(), LeafCount: nb.LeafCount,
+			BatchID: BatchID(nb.Seq), MerkleRoot: merkle.Hash(nb.Root).String(), LeafCount: nb.LeafCount,
 			TxHash: inc.TxHash.String(), BlockNumber: inc.BlockNumber, Network: nb.Network,
 			RecordIDs: ids, Accounts: nb.Accounts,
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/origin/anchor"
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/merkle"
 )
 
 // recPublisher records events and writes one key per event through the
@@ -456,6 +457,16 @@ func TestVerifyRejectsTampering(t *testing.T) {
 	other := h.proof(10) // in batch 2: a real tx with another root
 	if res, err := anchor.Verify(context.Background(), h.ch, leafOf(3), good, 1); err != nil || !res.Passed() {
 		t.Fatalf("good proof: %+v, %v", res, err)
+	}
+	// The certificate's record.Anchor verifies offline.
+	if err := good.RecordAnchor().Verify(merkle.Hash(leafOf(3))); err != nil {
+		t.Fatalf("RecordAnchor().Verify: %v", err)
+	}
+	if err := good.RecordAnchor().Verify(merkle.Hash(leafOf(4))); err == nil {
+		t.Fatal("RecordAnchor().Verify accepted another leaf")
+	}
+	if h.proof(0).RecordAnchor() == nil || (anchor.Proof{BatchID: "1"}).RecordAnchor() != nil {
+		t.Fatal("RecordAnchor: want non-nil only with a transaction")
 	}
 	// The proof survives a JSON round trip (certificate → third party).
 	js, _ := json.Marshal(good)

@@ -13,9 +13,11 @@ const EventBatchAnchored = "batch.anchored"
 // BatchAnchored is the data of a batch.anchored event (interface spec,
 // "Events"); its JSON is the event's data object.
 type BatchAnchored struct {
-	BatchID     string   `json:"batch_id"`
-	MerkleRoot  string   `json:"merkle_root"`
-	LeafCount   uint64   `json:"leaf_count"`
+	BatchID string `json:"batch_id"`
+	// MerkleRoot is 64 hex digits without 0x, as in certificates (wire.Anchor).
+	MerkleRoot string `json:"merkle_root"`
+	LeafCount  uint64 `json:"leaf_count"`
+	// TxHash is 0x-prefixed hex, as Ethereum tools write it.
 	TxHash      string   `json:"tx_hash"`
 	BlockNumber uint64   `json:"block_number"`
 	Network     string   `json:"network"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/record"
 )
 
 // ProofFormat names the proof layout and the anchoring convention: RFC 9162
@@ -100,6 +101,25 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	}
 	p.AnchoredAt = br.AnchoredAt
 	return p, nil
+}
+
+// RecordAnchor converts an anchored proof into the certificate's
+// record.Anchor (shared/record), which the public certificate carries and
+// record.Certificate.Verify checks offline. It returns nil unless the proof
+// has a transaction (status submitted with inclusion, or anchored).
+func (p Proof) RecordAnchor() *record.Anchor {
+	if p.BatchID == "" || p.TxHash == (Hash{}) {
+		return nil
+	}
+	a := &record.Anchor{
+		BatchID: p.BatchID, LeafIndex: p.LeafIndex, TreeSize: p.TreeSize,
+		AuditPath: make([]merkle.Hash, len(p.AuditPath)), Root: merkle.Hash(p.MerkleRoot),
+		TxHash: p.TxHash.String(), BlockNumber: p.BlockNumber, Network: p.Network,
+	}
+	for i, h := range p.AuditPath {
+		a.AuditPath[i] = merkle.Hash(h)
+	}
+	return a
 }
 
 const treeCacheSize = 8
