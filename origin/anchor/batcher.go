@@ -73,6 +73,9 @@ type Config struct {
 	// Confirmations a block needs before its batch is anchored: 1 = the
 	// block itself (default 1).
 	Confirmations uint64
+	// RequireFinalized additionally waits until the block is at or below
+	// the chain's finalized block (post-Merge finality) before anchoring.
+	RequireFinalized bool
 	// PollInterval paces Run (default 1 s).
 	PollInterval time.Duration
 	// BumpAfter resubmits an unmined transaction with fees raised by 12.5%
@@ -817,6 +820,15 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 	}
 	if head < cur.BlockNumber || head-cur.BlockNumber+1 < b.cfg.Confirmations {
 		return nil
+	}
+	if b.cfg.RequireFinalized {
+		fin, err := b.ch.Finalized(ctx)
+		if err != nil {
+			return b.deferRetry(br.Seq, err)
+		}
+		if cur.BlockNumber > fin {
+			return nil
+		}
 	}
 	if err := b.ch.Sync(ctx); err != nil {
 		return b.deferRetry(br.Seq, err)

@@ -537,3 +537,21 @@ func TestNewValidatesConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestRequireFinalized(t *testing.T) {
+	h := newHarness(t, func(c *anchor.Config) { c.BatchSize = 5; c.RequireFinalized = true })
+	h.enqueue(0, 5)
+	h.ch.set(func(f *fakeChain) { f.finalized = -1 })
+	if err := h.step(); !errors.Is(err, anchor.ErrNoFinality) {
+		t.Fatalf("step err = %v, want ErrNoFinality", err)
+	}
+	h.ch.set(func(f *fakeChain) { f.finalized = 0 })
+	h.clk.Advance(10 * time.Second)
+	mustStep(h)
+	if b, _ := h.b.Batch(context.Background(), "1"); b.State != anchor.StateIncluded {
+		t.Fatalf("state = %s, want included until finalized", b.State)
+	}
+	h.ch.set(func(f *fakeChain) { f.finalized = 1 })
+	mustStep(h)
+	h.checkAllAnchored(5)
+}

@@ -117,6 +117,8 @@ var (
 	ErrNonceTooLow = errors.New("nonce too low")
 	// ErrUnderpriced: the node refused a transaction (or replacement) as underpriced.
 	ErrUnderpriced = errors.New("transaction underpriced")
+	// ErrNoFinality: the chain does not report a finalized block.
+	ErrNoFinality = errors.New("chain reports no finalized block")
 )
 
 // ChainReader is the read side of a chain, all that proof verification needs.
@@ -145,8 +147,13 @@ type Chain interface {
 	Sender() string
 	// PendingNonce returns the sender's next nonce, counting txs in the node's pool.
 	PendingNonce(ctx context.Context) (uint64, error)
-	// SuggestFees returns fees that should get a transaction mined soon.
+	// SuggestFees returns fees that should get a transaction mined soon,
+	// with FeeCap = 2 × current base fee + TipCap (the batcher derives the
+	// base fee from it when applying its fee ceiling).
 	SuggestFees(ctx context.Context) (Fees, error)
+	// Finalized returns the number of the latest finalized block (the
+	// "finalized" block tag), or ErrNoFinality if the chain has none.
+	Finalized(ctx context.Context) (uint64, error)
 	// SignRoot builds and signs, without broadcasting, the transaction that
 	// anchors root with the given nonce and fees. It has no side effect on
 	// the chain.

@@ -36,6 +36,7 @@ type fakeChain struct {
 	hideReceipts int
 	// revertNext makes the next mined tx revert.
 	revertNext bool
+	finalized  int // finalized block number; -1: no finality
 	syncs      int
 	broadcasts int
 }
@@ -93,6 +94,15 @@ func (f *fakeChain) Head(context.Context) (uint64, error) {
 		return 0, err
 	}
 	return uint64(len(f.blocks) - 1), nil
+}
+
+func (f *fakeChain) Finalized(context.Context) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finalized < 0 {
+		return 0, anchor.ErrNoFinality
+	}
+	return uint64(f.finalized), nil
 }
 
 func (f *fakeChain) PendingNonce(context.Context) (uint64, error) {

@@ -116,4 +116,12 @@ func TestEmbeddedChainSurvivesRestart(t *testing.T) {
 	if stx.Nonce != 3 {
 		t.Fatalf("nonce = %d, want 3", stx.Nonce)
 	}
+	head, err := ch.Head(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dev beacon finalizes at 32-block epochs: block 0 here.
+	if fin, err := ch.Finalized(context.Background()); err != nil || fin > head {
+		t.Fatalf("Finalized = %d, %v; head %d", fin, err, head)
+	}
 }

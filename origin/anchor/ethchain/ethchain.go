@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/provenant/provenant/origin/anchor"
 )
@@ -144,6 +145,18 @@ func (c *Chain) Head(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("ethchain: head: %w", err)
 	}
 	return n, nil
+}
+
+// Finalized implements anchor.Chain with the "finalized" block tag.
+func (c *Chain) Finalized(ctx context.Context) (uint64, error) {
+	h, err := c.c.HeaderByNumber(ctx, big.NewInt(int64(rpc.FinalizedBlockNumber)))
+	if err != nil {
+		if errors.Is(err, ethereum.NotFound) || strings.Contains(err.Error(), "finalized block not found") {
+			return 0, fmt.Errorf("ethchain: %w", anchor.ErrNoFinality)
+		}
+		return 0, fmt.Errorf("ethchain: finalized: %w", err)
+	}
+	return h.Number.Uint64(), nil
 }
 
 // PendingNonce implements anchor.Chain.
