@@ -555,3 +555,28 @@ func TestRequireFinalized(t *testing.T) {
 	mustStep(h)
 	h.checkAllAnchored(5)
 }
+
+// A batch of MaxBatchSize records closes in one Badger transaction (with the
+// origin store's 8 MiB memtables) and anchors.
+func TestMaxBatchSizeFitsOneStoreTransaction(t *testing.T) {
+	h := newHarness(t, func(c *anchor.Config) { c.BatchSize = anchor.MaxBatchSize })
+	for from := 0; from < anchor.MaxBatchSize; from += 512 {
+		err := h.st.Update(context.Background(), func(txn store.Txn) error {
+			for i := from; i < from+512; i++ {
+				// Long ids and account ids: the worst case for the transaction size.
+				e := anchor.Entry{RecordID: fmt.Sprintf("%036d", i), LeafHash: leafOf(i), AccountID: fmt.Sprintf("%036d", i%7)}
+				if err := h.b.Enqueue(txn, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustStep(h)
+	if s := h.stats(); s.Anchored != anchor.MaxBatchSize || s.AnchoredBatches != 1 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
