@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/shared/merkle"
 )
@@ -60,8 +61,9 @@ type Hooks struct {
 type Config struct {
 	Store store.Store
 	Chain Chain
-	// Events receives batch.anchored; NopPublisher if nil.
-	Events Publisher
+	// Events receives batch.anchored inside the transaction that marks the
+	// batch anchored; events.Nop if nil.
+	Events events.Publisher
 	// Clock; clock.System if nil.
 	Clock clock.Clock
 	// Logger; discards if nil.
@@ -99,7 +101,7 @@ type Batcher struct {
 	cfg  Config
 	st   store.Store
 	ch   Chain
-	pub  Publisher
+	pub  events.Publisher
 	clk  clock.Clock
 	log  *slog.Logger
 	kick chan struct{}
@@ -127,7 +129,7 @@ func New(cfg Config) (*Batcher, error) {
 		return nil, errors.New("anchor: Config.Store and Config.Chain are required")
 	}
 	if cfg.Events == nil {
-		cfg.Events = NopPublisher{}
+		cfg.Events = events.Nop{}
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
@@ -869,7 +871,11 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 			TxHash: inc.TxHash.String(), BlockNumber: inc.BlockNumber, Network: nb.Network,
 			RecordIDs: ids, Accounts: nb.Accounts,
 		}
-		return b.pub.Publish(ctx, txn, Event{Type: EventBatchAnchored, At: now, BatchAnchored: ev})
+		e, err := batchAnchoredEvent(now, ev)
+		if err != nil {
+			return err
+		}
+		return b.pub.Publish(txn, e)
 	})
 	if err != nil {
 		return fmt.Errorf("mark anchored: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/provenant/provenant/origin/anchor"
 	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/shared/merkle"
 )
@@ -20,14 +21,24 @@ import (
 // transaction, as the webhook queue will.
 type recPublisher struct {
 	mu     sync.Mutex
-	events []anchor.Event // may include calls of retried transactions
+	events []recEvent // may include calls of retried transactions
 }
 
-func (p *recPublisher) Publish(_ context.Context, txn store.Txn, ev anchor.Event) error {
+type recEvent struct {
+	Type          string
+	Accounts      []string
+	BatchAnchored *anchor.BatchAnchored
+}
+
+func (p *recPublisher) Publish(txn store.Txn, ev events.Event) error {
+	var ba anchor.BatchAnchored
+	if err := json.Unmarshal(ev.Data, &ba); err != nil {
+		return err
+	}
 	p.mu.Lock()
-	p.events = append(p.events, ev)
+	p.events = append(p.events, recEvent{Type: ev.Type, Accounts: ev.Accounts, BatchAnchored: &ba})
 	p.mu.Unlock()
-	return txn.Set([]byte("test-whq/"+ev.BatchAnchored.BatchID), []byte(ev.BatchAnchored.TxHash))
+	return txn.Set([]byte("test-whq/"+ba.BatchID), []byte(ba.TxHash))
 }
 
 type harness struct {
@@ -168,7 +179,7 @@ func TestBatchesCloseBySizeThenByTime(t *testing.T) {
 	sizes := map[string]uint64{}
 	for _, ev := range h.pub.events {
 		a := ev.BatchAnchored
-		if ev.Type != anchor.EventBatchAnchored || uint64(len(a.RecordIDs)) != a.LeafCount || a.Network != "fakenet" || a.TxHash == "" {
+		if ev.Type != events.BatchAnchored || uint64(len(a.RecordIDs)) != a.LeafCount || a.Network != "fakenet" || a.TxHash == "" {
 			t.Fatalf("event = %+v", a)
 		}
 		sizes[a.BatchID] = a.LeafCount

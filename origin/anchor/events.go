@@ -1,14 +1,12 @@
 package anchor
 
 import (
-	"context"
+	"fmt"
+	"sort"
 	"time"
 
-	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/origin/events"
 )
-
-// EventBatchAnchored is the type of the event emitted when a batch is anchored.
-const EventBatchAnchored = "batch.anchored"
 
 // BatchAnchored is the data of a batch.anchored event (interface spec,
 // "Events"); its JSON is the event's data object.
@@ -27,29 +25,17 @@ type BatchAnchored struct {
 	Accounts map[string]int `json:"-"`
 }
 
-// Event is one domain event.
-type Event struct {
-	// Type is the event type, e.g. EventBatchAnchored.
-	Type string
-	// At is when the event happened (the batcher's clock).
-	At time.Time
-	// BatchAnchored is set for EventBatchAnchored.
-	BatchAnchored *BatchAnchored
+// batchAnchoredEvent wraps a batch.anchored payload for the event seam: the
+// accounts to notify are the owners of the batch's records.
+func batchAnchoredEvent(at time.Time, ba *BatchAnchored) (events.Event, error) {
+	data, err := events.NewData(ba)
+	if err != nil {
+		return events.Event{}, fmt.Errorf("encode batch.anchored %s: %w", ba.BatchID, err)
+	}
+	accts := make([]string, 0, len(ba.Accounts))
+	for a := range ba.Accounts {
+		accts = append(accts, a)
+	}
+	sort.Strings(accts)
+	return events.Event{Type: events.BatchAnchored, Time: at, Accounts: accts, Data: data}, nil
 }
-
-// Publisher receives domain events. Publish is called inside the store
-// transaction that makes the event true, so a durable subscriber (the
-// webhook queue) writes its deliveries through txn and the event is
-// recorded exactly when the state change commits: once, never before.
-// Publish may be called again for the same event if the transaction is
-// retried on conflict; it must therefore only write through txn, and
-// returning an error aborts the state change (it is retried later).
-type Publisher interface {
-	Publish(ctx context.Context, txn store.Txn, ev Event) error
-}
-
-// NopPublisher discards events.
-type NopPublisher struct{}
-
-// Publish implements Publisher and does nothing.
-func (NopPublisher) Publish(context.Context, store.Txn, Event) error { return nil }

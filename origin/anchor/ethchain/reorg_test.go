@@ -2,6 +2,7 @@ package ethchain_test
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/provenant/provenant/origin/anchor"
 	"github.com/provenant/provenant/origin/anchor/ethchain"
+	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
 )
 
@@ -21,7 +23,12 @@ type countingPublisher struct {
 	n  map[string]int
 }
 
-func (p *countingPublisher) Publish(_ context.Context, txn store.Txn, ev anchor.Event) error {
+func (p *countingPublisher) Publish(txn store.Txn, e events.Event) error {
+	var ba anchor.BatchAnchored
+	if err := json.Unmarshal(e.Data, &ba); err != nil {
+		return err
+	}
+	ev := struct{ BatchAnchored *anchor.BatchAnchored }{&ba}
 	// Every call here commits (the store has no concurrent writers in this
 	// test, so Update never retries): the count is the number of emissions.
 	p.mu.Lock()
