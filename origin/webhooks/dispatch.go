@@ -1,0 +1,393 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/origin/store"
+)
+
+func (d *dispatcher) init() {
+	d.inflight = map[string]bool{}
+	d.perHook = map[string]int{}
+	d.wakeCh = make(chan struct{}, 1)
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+}
+
+// wake nudges the dispatcher loop without blocking.
+func (d *dispatcher) wake() {
+	select {
+	case d.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// fastPolls is how many short (2 ms) polls follow a wake-up: Publish wakes
+// the dispatcher before its transaction commits, so the first look may be
+// too early.
+const (
+	fastPolls    = 50
+	fastInterval = 2 * time.Millisecond
+)
+
+// Start runs the dispatcher in the background: on start it finds every
+// pending delivery already due (including those left by a crash) and
+// then keeps sending deliveries as they fall due by Clock. Start is a
+// no-op if already started or closed.
+func (s *Service) Start() {
+	d := &s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.started || d.ctx.Err() != nil {
+		return
+	}
+	d.started = true
+	d.loopDone = make(chan struct{})
+	go s.loop()
+}
+
+func (s *Service) loop() {
+	d := &s.d
+	defer close(d.loopDone)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	fast := 0
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.wakeCh:
+			fast = fastPolls
+		case <-timer.C:
+		}
+		if _, err := s.dispatchDue(); err != nil && d.ctx.Err() == nil {
+			s.log.Warn("webhook dispatch scan failed", "err", err)
+		}
+		wait := s.poll
+		if fast > 0 {
+			fast--
+			wait = min(wait, fastInterval)
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wait)
+	}
+}
+
+// Close stops the dispatcher: no new attempt starts, attempts in flight are
+// cancelled and not recorded (their deliveries stay queued and are sent
+// again after a restart, with the same delivery id). It waits for the
+// workers to return. Safe to call more than once.
+func (s *Service) Close() {
+	d := &s.d
+	d.mu.Lock()
+	d.cancel()
+	started := d.started
+	d.mu.Unlock()
+	if started {
+		<-d.loopDone
+	}
+	d.wg.Wait()
+	if c, ok := s.sender.(*http.Client); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// DispatchDue starts an attempt for every delivery due by Clock, within the
+// worker and per-endpoint caps, and waits for those attempts to be recorded.
+// It returns how many attempts it started. The background loop (Start) does
+// the same without waiting; tests with a fake clock call this directly.
+func (s *Service) DispatchDue(ctx context.Context) (int, error) {
+	done, err := s.dispatchDue()
+	for _, ch := range done {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return len(done), ctx.Err()
+		}
+	}
+	return len(done), err
+}
+
+type dueItem struct{ key, deliveryID, webhookID string }
+
+// dispatchDue scans the due part of the queue (keys ordered by due time, so
+// the scan stops at the first item in the future) and claims what the caps
+// allow. It returns one channel per attempt started, closed when done.
+func (s *Service) dispatchDue() ([]chan struct{}, error) {
+	d := &s.d
+	if d.ctx.Err() != nil {
+		return nil, nil
+	}
+	now := s.clock.Now()
+	var due []dueItem
+	err := s.st.View(d.ctx, func(tx store.Txn) error {
+		due = due[:0]
+		return tx.Scan([]byte(queuePrefix), nil, func(k, v []byte) error {
+			rest := string(k[len(queuePrefix):])
+			slash := strings.IndexByte(rest, '/')
+			if slash != 16 {
+				return nil // not ours; skip
+			}
+			ns, err := strconv.ParseUint(rest[:16], 16, 64)
+			if err != nil {
+				return nil
+			}
+			if int64(ns) > now.UnixNano() || len(due) >= maxDueScan {
+				return store.ErrStopIteration
+			}
+			due = append(due, dueItem{key: string(k), deliveryID: rest[slash+1:], webhookID: string(v)})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: scan queue: %w", err)
+	}
+	var started []chan struct{}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, it := range due {
+		if d.ctx.Err() != nil || d.running >= s.workers {
+			break
+		}
+		if d.inflight[it.deliveryID] || d.perHook[it.webhookID] >= s.perHook {
+			continue
+		}
+		d.inflight[it.deliveryID] = true
+		d.perHook[it.webhookID]++
+		d.running++
+		ch := make(chan struct{})
+		started = append(started, ch)
+		d.wg.Add(1)
+		go func(it dueItem) {
+			defer d.wg.Done()
+			defer close(ch)
+			s.attempt(it)
+			d.mu.Lock()
+			delete(d.inflight, it.deliveryID)
+			if d.perHook[it.webhookID]--; d.perHook[it.webhookID] <= 0 {
+				delete(d.perHook, it.webhookID)
+			}
+			d.running--
+			d.mu.Unlock()
+			d.wake() // capacity freed: look again
+		}(it)
+	}
+	return started, nil
+}
+
+// attempt makes one delivery attempt and records its outcome.
+func (s *Service) attempt(it dueItem) {
+	ctx := s.d.ctx
+	var del Delivery
+	var rec webhookRecord
+	var hookErr error
+	err := s.st.View(ctx, func(tx store.Txn) error {
+		var err error
+		if del, err = getDelivery(tx, it.deliveryID); err != nil {
+			return err
+		}
+		rec, hookErr = getRecord(tx, del.WebhookID)
+		if hookErr != nil && !errors.Is(hookErr, ErrNotFound) {
+			return hookErr
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrNotFound):
+		s.dropQueueItem(it) // delivery gone (webhook deleted): stale queue item
+		return
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Error("webhook delivery load failed", "delivery_id", it.deliveryID, "err", err)
+		}
+		return
+	case del.Status != StatusPending || del.NextAttemptAt == nil || string(queueKey(*del.NextAttemptAt, del.ID)) != it.key:
+		s.dropQueueItem(it)
+		return
+	case errors.Is(hookErr, ErrNotFound):
+		s.dropDelivery(del)
+		return
+	case !rec.Active:
+		s.record(del, nil, "webhook_inactive")
+		return
+	}
+	secret, err := s.sealer.open(rec.Secret, rec.ID)
+	if err != nil {
+		s.log.Error("webhook secret unseal failed", "webhook_id", rec.ID, "err", err)
+		return // leave it queued: a configuration problem, not the receiver's
+	}
+	var prev string
+	if rec.PrevSecret != nil && rec.PrevUntil != nil && s.clock.Now().Before(*rec.PrevUntil) {
+		if prev, err = s.sealer.open(rec.PrevSecret, rec.ID); err != nil {
+			prev = ""
+		}
+	}
+	start := s.clock.Now().UTC()
+	code, errCode := s.send(ctx, rec.URL, del, secret, prev, start)
+	if ctx.Err() != nil {
+		return // shutting down: leave the item queued, it is resent after restart
+	}
+	att := Attempt{Number: len(del.Attempts) + 1, At: start, StatusCode: code, Latency: s.clock.Now().Sub(start),
+		Error: errCode, Manual: del.RoundAttempts == 1 && del.RoundStart > 0}
+	s.record(del, &att, "")
+}
+
+// send performs the HTTP request and classifies the outcome.
+func (s *Service) send(ctx context.Context, url string, del Delivery, secret, prev string, at time.Time) (int, string) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(del.Body))
+	if err != nil {
+		return 0, "request_failed"
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "Provenant-Webhooks/1")
+	h.Set(HeaderSignature, Sign(secret, del.Body))
+	h.Set(HeaderEvent, del.Event)
+	h.Set(HeaderDelivery, del.ID)
+	h.Set(HeaderTimestamp, FormatTime(del.EventTime))
+	h.Set(HeaderStdID, del.ID)
+	h.Set(HeaderStdTimestamp, strconv.FormatInt(at.Unix(), 10))
+	sigs, err := SignStandard(secret, del.ID, at, del.Body)
+	if err != nil {
+		return 0, "request_failed"
+	}
+	if prev != "" {
+		h.Set(HeaderSignaturePrevious, Sign(prev, del.Body))
+		if p, err := SignStandard(prev, del.ID, at, del.Body); err == nil {
+			sigs += " " + p
+		}
+	}
+	h.Set(HeaderStdSignature, sigs)
+	resp, err := s.sender.Do(req)
+	if err != nil {
+		return 0, classify(err)
+	}
+	_, rerr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBodyToRead))
+	resp.Body.Close()
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if rerr != nil && errors.Is(rerr, context.DeadlineExceeded) {
+			return resp.StatusCode, "timeout"
+		}
+		return resp.StatusCode, ""
+	}
+	return resp.StatusCode, "http_status"
+}
+
+func classify(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrDestinationRefused):
+		return "destination_refused"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	default:
+		return "connection_failed"
+	}
+}
+
+// record writes an attempt's outcome (att nil: fail the delivery without an
+// attempt, with reason) and moves the queue item: removed on success or
+// final failure, re-keyed to the next due time otherwise. The next attempt
+// is due Schedule[k-1] after the start of attempt k, and never before now.
+func (s *Service) record(claimed Delivery, att *Attempt, reason string) {
+	var res AttemptResult
+	err := s.st.Update(s.d.ctx, func(tx store.Txn) error {
+		d, err := getDelivery(tx, claimed.ID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.Status != StatusPending || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(*claimed.NextAttemptAt) {
+			return nil // changed under us; nothing to record
+		}
+		if err := tx.Delete(queueKey(*d.NextAttemptAt, d.ID)); err != nil {
+			return err
+		}
+		now := s.clock.Now().UTC()
+		d.UpdatedAt = now
+		d.NextAttemptAt = nil
+		next := StatusFailed
+		if att != nil {
+			d.Attempts = append(d.Attempts, *att)
+			k := len(d.Attempts) - d.RoundStart
+			switch {
+			case att.Error == "":
+				next = StatusSucceeded
+			case k < d.RoundAttempts && len(s.schedule) > 0:
+				due := att.At.Add(s.schedule[min(k-1, len(s.schedule)-1)])
+				if due.Before(now) {
+					due = now
+				}
+				d.NextAttemptAt = &due
+				next = StatusPending
+				if err := tx.Set(queueKey(due, d.ID), []byte(d.WebhookID)); err != nil {
+					return err
+				}
+			}
+			res = AttemptResult{DeliveryID: d.ID, WebhookID: d.WebhookID, Attempt: *att}
+		} else {
+			d.LastError = reason
+			res = AttemptResult{DeliveryID: d.ID, WebhookID: d.WebhookID}
+		}
+		if err := setStatus(tx, &d, next); err != nil {
+			return err
+		}
+		res.Status = next
+		return putDelivery(tx, d)
+	})
+	if err != nil {
+		if s.d.ctx.Err() == nil {
+			s.log.Error("webhook attempt not recorded", "delivery_id", claimed.ID, "err", err)
+		}
+		return
+	}
+	if res.DeliveryID == "" {
+		return
+	}
+	if res.Status == StatusFailed {
+		s.log.Info("webhook delivery failed", "delivery_id", res.DeliveryID, "webhook_id", res.WebhookID,
+			"attempt", res.Attempt.Number, "error", res.Attempt.Error, "status_code", res.Attempt.StatusCode)
+	}
+	if s.onAttempt != nil {
+		s.onAttempt(res)
+	}
+}
+
+// dropQueueItem deletes a queue item that no longer designates a pending
+// delivery's next attempt.
+func (s *Service) dropQueueItem(it dueItem) {
+	err := s.st.Update(s.d.ctx, func(tx store.Txn) error {
+		d, err := getDelivery(tx, it.deliveryID)
+		if err == nil && d.Status == StatusPending && d.NextAttemptAt != nil && string(queueKey(*d.NextAttemptAt, d.ID)) == it.key {
+			return nil // it is live after all
+		}
+		return tx.Delete([]byte(it.key))
+	})
+	if err != nil && s.d.ctx.Err() == nil {
+		s.log.Warn("webhook stale queue item not dropped", "delivery_id", it.deliveryID, "err", err)
+	}
+}
+
+func (s *Service) dropDelivery(del Delivery) {
+	err := s.st.Update(s.d.ctx, func(tx store.Txn) error { return removeDelivery(tx, del.ID, del.WebhookID) })
+	if err != nil && s.d.ctx.Err() == nil {
+		s.log.Warn("webhook orphan delivery not dropped", "delivery_id", del.ID, "err", err)
+	}
+}
