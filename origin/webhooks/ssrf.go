@@ -269,7 +269,7 @@ func parseWebhookURL(raw string) (*url.URL, string, uint16, error) {
 	if !validHostname(host) {
 		return nil, "", 0, urlErr("has an invalid host name")
 	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if bare := strings.TrimSuffix(host, "."); bare == "localhost" || strings.HasSuffix(bare, ".localhost") {
 		return nil, "", 0, &URLError{Reason: "resolves to a refused address (loopback address)", Err: ErrDestinationRefused}
 	}
 	u.Host = strings.ToLower(u.Host)
