@@ -277,12 +277,11 @@ func (s *Service) send(ctx context.Context, url string, del Delivery, secret, pr
 	if err != nil {
 		return 0, classify(err)
 	}
-	_, rerr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBodyToRead))
+	// Drain a bounded amount so the connection can be reused; the status
+	// alone decides the outcome.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBodyToRead))
 	resp.Body.Close()
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		if rerr != nil && errors.Is(rerr, context.DeadlineExceeded) {
-			return resp.StatusCode, "timeout"
-		}
 		return resp.StatusCode, ""
 	}
 	return resp.StatusCode, "http_status"
