@@ -224,10 +224,16 @@ func (s *Service) attempt(it dueItem) {
 		s.record(del, nil, "webhook_inactive")
 		return
 	}
+	start := s.clock.Now().UTC()
 	secret, err := s.sealer.open(rec.Secret, rec.ID)
 	if err != nil {
+		// The master key changed: nothing can be signed. Count it as a
+		// failed attempt (so it follows the schedule instead of spinning);
+		// after a rotate-secret a manual retry delivers it.
 		s.log.Error("webhook secret unseal failed", "webhook_id", rec.ID, "err", err)
-		return // leave it queued: a configuration problem, not the receiver's
+		s.record(del, &Attempt{Number: len(del.Attempts) + 1, At: start, Error: "secret_unavailable",
+			Manual: del.RoundAttempts == 1 && del.RoundStart > 0}, "")
+		return
 	}
 	var prev string
 	if rec.PrevSecret != nil && rec.PrevUntil != nil && s.clock.Now().Before(*rec.PrevUntil) {
@@ -235,7 +241,6 @@ func (s *Service) attempt(it dueItem) {
 			prev = ""
 		}
 	}
-	start := s.clock.Now().UTC()
 	code, errCode := s.send(ctx, rec.URL, del, secret, prev, start)
 	if ctx.Err() != nil {
 		return // shutting down: leave the item queued, it is resent after restart

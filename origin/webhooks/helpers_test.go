@@ -41,7 +41,7 @@ func (b *syncBuffer) String() string {
 }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Badger
 	dir   string
 	clock *clock.Fake
@@ -52,7 +52,7 @@ type env struct {
 
 // newEnv builds a Service on a real Badger in a temp dir, a fake clock, and
 // a Guard that allows only 127.0.0.1. The background loop is not started.
-func newEnv(t *testing.T, mod func(*Config)) *env {
+func newEnv(t testing.TB, mod func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	e := &env{t: t, dir: dir, clock: clock.NewFake(t0), logs: &syncBuffer{}}
@@ -158,7 +158,7 @@ type receiver struct {
 	notify  chan received
 }
 
-func newReceiver(t *testing.T, script ...int) *receiver {
+func newReceiver(t testing.TB, script ...int) *receiver {
 	t.Helper()
 	r := &receiver{script: script, release: make(chan struct{}), notify: make(chan received, 1000)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

@@ -187,7 +187,8 @@ type Attempt struct {
 	Latency    time.Duration `json:"latency_ns"`
 	// Error is "" on success, else one of: "http_status" (non-2xx,
 	// redirects included), "timeout", "connection_failed",
-	// "destination_refused" (SSRF policy at dial time), "request_failed".
+	// "destination_refused" (SSRF policy at dial time), "request_failed",
+	// "secret_unavailable" (the secret does not unseal: master key changed).
 	Error  string `json:"error,omitempty"`
 	Manual bool   `json:"manual,omitempty"`
 }
