@@ -123,18 +123,25 @@ func (s *Service) DispatchDue(ctx context.Context) (int, error) {
 
 type dueItem struct{ key, deliveryID, webhookID string }
 
-// dispatchDue scans the due part of the queue (keys ordered by due time, so
-// the scan stops at the first item in the future) and claims what the caps
-// allow. It returns one channel per attempt started, closed when done.
+// dispatchDue scans the due part of the queue (keys are ordered by due
+// time, so the scan stops at the first item in the future) and claims what
+// the caps allow; it also stops as soon as every free worker has an item,
+// so a deep backlog costs one short scan per pass. It returns one channel
+// per attempt started, closed when the attempt is done.
 func (s *Service) dispatchDue() ([]chan struct{}, error) {
 	d := &s.d
-	if d.ctx.Err() != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ctx.Err() != nil || d.running >= s.workers {
 		return nil, nil
 	}
-	now := s.clock.Now()
-	var due []dueItem
+	now := s.clock.Now().UnixNano()
+	var claim []dueItem
+	scanned := 0
 	err := s.st.View(d.ctx, func(tx store.Txn) error {
-		due = due[:0]
+		claim = claim[:0]
+		scanned = 0
+		perHook := map[string]int{}
 		return tx.Scan([]byte(queuePrefix), nil, func(k, v []byte) error {
 			rest := string(k[len(queuePrefix):])
 			slash := strings.IndexByte(rest, '/')
@@ -145,26 +152,27 @@ func (s *Service) dispatchDue() ([]chan struct{}, error) {
 			if err != nil {
 				return nil
 			}
-			if int64(ns) > now.UnixNano() || len(due) >= maxDueScan {
+			scanned++
+			if int64(ns) > now || scanned > maxDueScan {
 				return store.ErrStopIteration
 			}
-			due = append(due, dueItem{key: string(k), deliveryID: rest[slash+1:], webhookID: string(v)})
+			it := dueItem{key: string(k), deliveryID: rest[slash+1:], webhookID: string(v)}
+			if d.inflight[it.deliveryID] || d.perHook[it.webhookID]+perHook[it.webhookID] >= s.perHook {
+				return nil
+			}
+			perHook[it.webhookID]++
+			claim = append(claim, it)
+			if d.running+len(claim) >= s.workers {
+				return store.ErrStopIteration
+			}
 			return nil
 		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: scan queue: %w", err)
 	}
-	var started []chan struct{}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, it := range due {
-		if d.ctx.Err() != nil || d.running >= s.workers {
-			break
-		}
-		if d.inflight[it.deliveryID] || d.perHook[it.webhookID] >= s.perHook {
-			continue
-		}
+	started := make([]chan struct{}, 0, len(claim))
+	for _, it := range claim {
 		d.inflight[it.deliveryID] = true
 		d.perHook[it.webhookID]++
 		d.running++
