@@ -269,6 +269,21 @@ func TestUnsubscribedAndInactiveNotSent(t *testing.T) {
 	if _, err := e.svc.Retry(context.Background(), "acct-a", dels[0].ID); !errors.Is(err, ErrInactive) {
 		t.Errorf("Retry on inactive webhook: %v, want ErrInactive", err)
 	}
+	on := true
+	if _, err := e.svc.Update(context.Background(), "acct-a", anchoredOnly.ID, UpdateInput{Active: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Retry(context.Background(), "acct-a", dels[0].ID); err != nil {
+		t.Fatalf("Retry after reactivation: %v", err)
+	}
+	e.dispatch()
+	got, _ := e.svc.GetDelivery(context.Background(), "acct-a", dels[0].ID)
+	if got.Status != StatusSucceeded || len(got.Attempts) != 1 || !got.Attempts[0].Manual || got.Attempts[0].Number != 1 {
+		t.Errorf("after reactivation and retry: %s %+v, want succeeded with one manual attempt numbered 1", got.Status, got.Attempts)
+	}
+	if n := len(rcv.requests()); n != 1 {
+		t.Errorf("receiver got %d requests, want 1 (the retried delivery)", n)
+	}
 }
 
 func TestOtherAccountsWebhooksInvisible(t *testing.T) {

@@ -239,8 +239,7 @@ func (s *Service) attempt(it dueItem) {
 		// failed attempt (so it follows the schedule instead of spinning);
 		// after a rotate-secret a manual retry delivers it.
 		s.log.Error("webhook secret unseal failed", "webhook_id", rec.ID, "err", err)
-		s.record(del, &Attempt{Number: len(del.Attempts) + 1, At: start, Error: "secret_unavailable",
-			Manual: del.RoundAttempts == 1 && del.RoundStart > 0}, "")
+		s.record(del, &Attempt{Number: nextAttemptNumber(del), At: start, Error: "secret_unavailable", Manual: del.ManualRound}, "")
 		return
 	}
 	var prev string
@@ -253,8 +252,8 @@ func (s *Service) attempt(it dueItem) {
 	if ctx.Err() != nil {
 		return // shutting down: leave the item queued, it is resent after restart
 	}
-	att := Attempt{Number: len(del.Attempts) + 1, At: start, StatusCode: code, Latency: s.clock.Now().Sub(start),
-		Error: errCode, Manual: del.RoundAttempts == 1 && del.RoundStart > 0}
+	att := Attempt{Number: nextAttemptNumber(del), At: start, StatusCode: code, Latency: s.clock.Now().Sub(start),
+		Error: errCode, Manual: del.ManualRound}
 	s.record(del, &att, "")
 }
 

@@ -206,8 +206,10 @@ type Delivery struct {
 	Attempts []Attempt `json:"attempts"`
 	// RoundStart is the index in Attempts where the current round began;
 	// RoundAttempts is how many attempts the round may make.
-	RoundStart    int        `json:"round_start"`
-	RoundAttempts int        `json:"round_attempts"`
+	RoundStart    int `json:"round_start"`
+	RoundAttempts int `json:"round_attempts"`
+	// ManualRound is set while the current round is a manual retry.
+	ManualRound   bool       `json:"manual_round,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
 	// LastError is set when the delivery failed without an attempt
 	// ("webhook_inactive").
@@ -870,7 +872,7 @@ func (s *Service) Retry(ctx context.Context, owner, id string) (Delivery, error)
 		if len(d.Attempts) >= maxStoredAttempts {
 			d.Attempts = d.Attempts[len(d.Attempts)-maxStoredAttempts+1:]
 		}
-		d.RoundStart, d.RoundAttempts = len(d.Attempts), 1
+		d.RoundStart, d.RoundAttempts, d.ManualRound = len(d.Attempts), 1, true
 		d.NextAttemptAt, d.UpdatedAt, d.LastError = &now, now, ""
 		if err := setStatus(tx, &d, StatusPending); err != nil {
 			return err
@@ -885,6 +887,15 @@ func (s *Service) Retry(ctx context.Context, owner, id string) (Delivery, error)
 	}
 	s.d.wake()
 	return d, nil
+}
+
+// nextAttemptNumber numbers attempts from 1, continuing after the oldest
+// ones were trimmed.
+func nextAttemptNumber(d Delivery) int {
+	if len(d.Attempts) == 0 {
+		return 1
+	}
+	return d.Attempts[len(d.Attempts)-1].Number + 1
 }
 
 // dispatcher state; see dispatch.go.
