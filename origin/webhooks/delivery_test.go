@@ -152,7 +152,7 @@ func TestRetryScheduleSameDeliveryID(t *testing.T) {
 }
 
 func TestFailedAfterThreeThenManualRetry(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	e := newEnv(t, func(c *Config) { c.Timeout = 400 * time.Millisecond })
 	rcv := newReceiver(t)
 	rcv.hang = true // never answers: every attempt times out
 	w, _ := e.create("acct-a", rcv.srv.URL, nil)
