@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/provenant/provenant/origin/store"
@@ -311,74 +312,165 @@ func classify(err error) string {
 	}
 }
 
-// record writes an attempt's outcome (att nil: fail the delivery without an
-// attempt, with reason) and moves the queue item: removed on success or
-// final failure, re-keyed to the next due time otherwise. The next attempt
-// is due Schedule[k-1] after the start of attempt k, and never before now.
+// outcome is one attempt's result waiting to be recorded.
+type outcome struct {
+	claimed Delivery
+	att     *Attempt // nil: fail the delivery without an attempt
+	reason  string
+	// lead receives true when this waiter must commit the pending batch,
+	// false when its outcome has been handled.
+	lead chan bool
+}
+
+// recorder group-commits the outcomes of concurrent attempts: the first
+// caller becomes the leader and commits everything pending in one store
+// transaction (one fsync), then hands leadership to a waiter if more
+// arrived meanwhile. No goroutine of its own.
+type recorder struct {
+	mu      sync.Mutex
+	leading bool
+	pending []*outcome
+}
+
+// maxRecordBatch bounds one group commit.
+const maxRecordBatch = 64
+
+// record durably writes an attempt's outcome (att nil: fail the delivery
+// without an attempt, with reason) and moves the queue item: removed on
+// success or final failure, re-keyed to the next due time otherwise. The
+// next attempt is due Schedule[k-1] after the start of attempt k, and never
+// before now. It returns once the outcome is committed (or given up on).
 func (s *Service) record(claimed Delivery, att *Attempt, reason string) {
-	var res AttemptResult
+	o := &outcome{claimed: claimed, att: att, reason: reason, lead: make(chan bool, 1)}
+	r := &s.rec
+	r.mu.Lock()
+	r.pending = append(r.pending, o)
+	if r.leading {
+		r.mu.Unlock()
+		if !<-o.lead {
+			return
+		}
+		r.mu.Lock()
+	}
+	r.leading = true
+	n := min(len(r.pending), maxRecordBatch)
+	batch := r.pending[:n:n]
+	r.pending = r.pending[n:]
+	r.mu.Unlock()
+
+	s.commitOutcomes(batch)
+	for _, b := range batch {
+		if b != o {
+			b.lead <- false
+		}
+	}
+
+	r.mu.Lock()
+	if len(r.pending) > 0 {
+		r.pending[0].lead <- true
+	} else {
+		r.leading = false
+		r.pending = nil
+	}
+	r.mu.Unlock()
+}
+
+// commitOutcomes writes batch in one transaction, or one by one if that
+// fails (so one bad record cannot block the others), then reports.
+func (s *Service) commitOutcomes(batch []*outcome) {
+	results := make([]AttemptResult, len(batch))
 	err := s.st.Update(s.d.ctx, func(tx store.Txn) error {
-		d, err := getDelivery(tx, claimed.ID)
-		if errors.Is(err, ErrNotFound) {
-			return nil
+		for i, o := range batch {
+			res, err := s.applyOutcome(tx, o)
+			if err != nil {
+				return err
+			}
+			results[i] = res
 		}
-		if err != nil {
-			return err
-		}
-		if d.Status != StatusPending || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(*claimed.NextAttemptAt) {
-			return nil // changed under us; nothing to record
-		}
-		if err := tx.Delete(queueKey(*d.NextAttemptAt, d.ID)); err != nil {
-			return err
-		}
-		now := s.clock.Now().UTC()
-		d.UpdatedAt = now
-		d.NextAttemptAt = nil
-		next := StatusFailed
-		if att != nil {
-			d.Attempts = append(d.Attempts, *att)
-			k := len(d.Attempts) - d.RoundStart
-			switch {
-			case att.Error == "":
-				next = StatusSucceeded
-			case k < d.RoundAttempts && len(s.schedule) > 0:
-				due := att.At.Add(s.schedule[min(k-1, len(s.schedule)-1)])
-				if due.Before(now) {
-					due = now
-				}
-				d.NextAttemptAt = &due
-				next = StatusPending
-				if err := tx.Set(queueKey(due, d.ID), []byte(d.WebhookID)); err != nil {
-					return err
+		return nil
+	})
+	if err != nil && len(batch) > 1 {
+		for i, o := range batch {
+			err := s.st.Update(s.d.ctx, func(tx store.Txn) error {
+				var err error
+				results[i], err = s.applyOutcome(tx, o)
+				return err
+			})
+			if err != nil {
+				results[i] = AttemptResult{}
+				if s.d.ctx.Err() == nil {
+					s.log.Error("webhook attempt not recorded", "delivery_id", o.claimed.ID, "err", err)
 				}
 			}
-			res = AttemptResult{DeliveryID: d.ID, WebhookID: d.WebhookID, Attempt: *att}
-		} else {
-			d.LastError = reason
-			res = AttemptResult{DeliveryID: d.ID, WebhookID: d.WebhookID}
 		}
-		if err := setStatus(tx, &d, next); err != nil {
-			return err
-		}
-		res.Status = next
-		return putDelivery(tx, d)
-	})
-	if err != nil {
+	} else if err != nil {
 		if s.d.ctx.Err() == nil {
-			s.log.Error("webhook attempt not recorded", "delivery_id", claimed.ID, "err", err)
+			s.log.Error("webhook attempt not recorded", "delivery_id", batch[0].claimed.ID, "err", err)
 		}
 		return
 	}
-	if res.DeliveryID == "" {
-		return
+	for _, res := range results {
+		if res.DeliveryID == "" {
+			continue
+		}
+		if res.Status == StatusFailed {
+			s.log.Info("webhook delivery failed", "delivery_id", res.DeliveryID, "webhook_id", res.WebhookID,
+				"attempt", res.Attempt.Number, "error", res.Attempt.Error, "status_code", res.Attempt.StatusCode)
+		}
+		if s.onAttempt != nil {
+			s.onAttempt(res)
+		}
 	}
-	if res.Status == StatusFailed {
-		s.log.Info("webhook delivery failed", "delivery_id", res.DeliveryID, "webhook_id", res.WebhookID,
-			"attempt", res.Attempt.Number, "error", res.Attempt.Error, "status_code", res.Attempt.StatusCode)
+}
+
+// applyOutcome is the transactional part of record. A zero result means
+// there was nothing to record (the delivery is gone or changed).
+func (s *Service) applyOutcome(tx store.Txn, o *outcome) (AttemptResult, error) {
+	claimed, att := o.claimed, o.att
+	d, err := getDelivery(tx, claimed.ID)
+	if errors.Is(err, ErrNotFound) {
+		return AttemptResult{}, nil
 	}
-	if s.onAttempt != nil {
-		s.onAttempt(res)
+	if err != nil {
+		return AttemptResult{}, err
 	}
+	if d.Status != StatusPending || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(*claimed.NextAttemptAt) {
+		return AttemptResult{}, nil // changed under us; nothing to record
+	}
+	if err := tx.Delete(queueKey(*d.NextAttemptAt, d.ID)); err != nil {
+		return AttemptResult{}, err
+	}
+	now := s.clock.Now().UTC()
+	d.UpdatedAt = now
+	d.NextAttemptAt = nil
+	next := StatusFailed
+	res := AttemptResult{DeliveryID: d.ID, WebhookID: d.WebhookID}
+	if att != nil {
+		d.Attempts = append(d.Attempts, *att)
+		res.Attempt = *att
+		k := len(d.Attempts) - d.RoundStart
+		switch {
+		case att.Error == "":
+			next = StatusSucceeded
+		case k < d.RoundAttempts && len(s.schedule) > 0:
+			due := att.At.Add(s.schedule[min(k-1, len(s.schedule)-1)])
+			if due.Before(now) {
+				due = now
+			}
+			d.NextAttemptAt = &due
+			next = StatusPending
+			if err := tx.Set(queueKey(due, d.ID), []byte(d.WebhookID)); err != nil {
+				return AttemptResult{}, err
+			}
+		}
+	} else {
+		d.LastError = o.reason
+	}
+	if err := setStatus(tx, &d, next); err != nil {
+		return AttemptResult{}, err
+	}
+	res.Status = next
+	return res, putDelivery(tx, d)
 }
 
 // dropQueueItem deletes a queue item that no longer designates a pending

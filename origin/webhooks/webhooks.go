@@ -243,7 +243,8 @@ type Service struct {
 	log       *slog.Logger
 	onAttempt func(AttemptResult)
 
-	d dispatcher
+	d   dispatcher
+	rec recorder
 }
 
 // New returns a Service. The dispatcher is not running until Start.
