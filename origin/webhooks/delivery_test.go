@@ -3,8 +3,11 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -503,5 +506,87 @@ func TestWebhookLimitPerAccount(t *testing.T) {
 	e.create("acct-a", rcv.srv.URL, nil)
 	if _, _, err := e.svc.Create(context.Background(), "acct-a", CreateInput{URL: rcv.srv.URL}); !errors.Is(err, ErrLimit) {
 		t.Errorf("third Create: %v, want ErrLimit", err)
+	}
+}
+
+// TestFailButPersistedIsDeduplicated: the receiver processes the event but
+// answers 500 (as if it crashed before acknowledging); the retry carries the
+// same delivery id, so a deduplicating receiver processes it exactly once.
+func TestFailButPersistedIsDeduplicated(t *testing.T) {
+	e := newEnv(t, nil)
+	var mu sync.Mutex
+	processed := map[string]int{}
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		id := r.Header.Get(HeaderDelivery)
+		if processed[id] == 0 {
+			processed[id]++ // persisted...
+		}
+		if calls == 1 {
+			w.WriteHeader(http.StatusInternalServerError) // ...but not acknowledged
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	w, _ := e.create("acct-a", srv.URL, nil)
+	e.publish(events.ContentSigned, map[string]any{}, "acct-a")
+	e.dispatch()
+	e.clock.Advance(time.Minute)
+	e.dispatch()
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 || len(processed) != 1 {
+		t.Errorf("calls = %d, distinct delivery ids = %d; want 2 calls with one id", calls, len(processed))
+	}
+	if d := e.deliveries("acct-a", w.ID, StatusSucceeded); len(d) != 1 || processed[d[0].ID] != 1 {
+		t.Errorf("delivery not succeeded once under its id: %+v", processed)
+	}
+}
+
+// TestConcurrentOutcomesAllRecorded drives many concurrent attempts through
+// the group-committing recorder and checks every outcome is recorded once.
+func TestConcurrentOutcomesAllRecorded(t *testing.T) {
+	const hooks, perHook = 10, 8
+	results := make(chan AttemptResult, hooks*perHook)
+	e := newEnv(t, func(c *Config) {
+		c.PollInterval = 5 * time.Millisecond
+		c.OnAttempt = func(r AttemptResult) { results <- r }
+	})
+	rcv := newReceiver(t, 204)
+	var ids []string
+	for i := 0; i < hooks; i++ {
+		w, _ := e.create("acct-"+strconv.Itoa(i), rcv.srv.URL, nil)
+		ids = append(ids, w.ID)
+		for j := 0; j < perHook; j++ {
+			e.publish(events.ContentSigned, map[string]any{"n": j}, "acct-"+strconv.Itoa(i))
+		}
+	}
+	e.svc.Start()
+	seen := map[string]bool{}
+	timeout := time.After(20 * time.Second)
+	for len(seen) < hooks*perHook {
+		select {
+		case r := <-results:
+			if seen[r.DeliveryID] || r.Status != StatusSucceeded {
+				t.Fatalf("result %+v: duplicate or not succeeded", r)
+			}
+			seen[r.DeliveryID] = true
+		case <-timeout:
+			t.Fatalf("only %d of %d outcomes recorded", len(seen), hooks*perHook)
+		}
+	}
+	for i, id := range ids {
+		for _, d := range e.deliveries("acct-"+strconv.Itoa(i), id, "") {
+			if d.Status != StatusSucceeded || len(d.Attempts) != 1 {
+				t.Errorf("delivery %s: %s with %d attempts, want succeeded with 1", d.ID, d.Status, len(d.Attempts))
+			}
+		}
+	}
+	if got := len(rcv.requests()); got != hooks*perHook {
+		t.Errorf("receiver got %d requests, want %d", got, hooks*perHook)
 	}
 }

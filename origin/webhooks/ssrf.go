@@ -79,6 +79,7 @@ func NewGuard(cfg GuardConfig) *Guard {
 // refusedPrefixes are special-purpose ranges refused in addition to the
 // classes netip reports (loopback, private, link-local, multicast,
 // unspecified). IPv4-mapped IPv6 addresses are unmapped before checking.
+// Read-only after package initialisation.
 var refusedPrefixes = []struct {
 	p    netip.Prefix
 	name string
