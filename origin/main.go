@@ -8,7 +8,8 @@
 // PROVENANT_SMTP_ADDR, PROVENANT_SMTP_FROM, PROVENANT_SMTP_USERNAME,
 // PROVENANT_SMTP_PASSWORD (SMTP mail instead of the outbox directory),
 // PROVENANT_RESET_URL (link base in reset mails), PROVENANT_LOG_LEVEL
-// (debug, info, warn, error).
+// (debug, info, warn, error), PROVENANT_WEBHOOK_* (webhook delivery; see
+// server.WebhooksConfigFromEnv and docs/webhooks.md).
 package main
 
 import (
@@ -48,6 +49,11 @@ func run() error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL")}
+	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	cfg.Webhooks = wh
 	if v := os.Getenv("PROVENANT_MASTER_KEY"); v != "" {
 		mk, err := server.ParseMasterKey(v)
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/ratelimit"
+	"github.com/provenant/provenant/origin/webhooks"
 )
 
 // Handler serves one route. It returns nil after writing a response, or an
@@ -98,6 +99,8 @@ type Config struct {
 	// Limits holds the per-route rate limit policies; zero value means
 	// DefaultLimits().
 	Limits Limits
+	// Webhooks, if set, serves the /api/v1/webhooks routes.
+	Webhooks *webhooks.Service
 }
 
 // Limits are the rate limit policies of the routes built so far.

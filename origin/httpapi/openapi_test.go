@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/origin/webhooks"
 )
 
 func newTestAPI(t *testing.T) *API {
@@ -36,7 +37,11 @@ func newTestAPI(t *testing.T) *API {
 	if err != nil {
 		t.Fatalf("keys.New: %v", err)
 	}
-	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk})
+	wh, err := webhooks.New(webhooks.Config{Store: st, Clock: clk, MasterKey: master, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
+	if err != nil {
+		t.Fatalf("webhooks.New: %v", err)
+	}
+	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -98,10 +103,22 @@ func TestRoutesAuthModes(t *testing.T) {
 		"GET /api/v1/keys/signing-keys":     JWTOnly,
 		"GET /api/v1/origin-types":          Public,
 		"GET /api/v1/openapi.json":          Public,
+		// spec: webhooks are API-key only
+		"POST /api/v1/webhooks":                       APIKeyOnly,
+		"GET /api/v1/webhooks":                        APIKeyOnly,
+		"GET /api/v1/webhooks/{id}":                   APIKeyOnly,
+		"PUT /api/v1/webhooks/{id}":                   APIKeyOnly,
+		"DELETE /api/v1/webhooks/{id}":                APIKeyOnly,
+		"POST /api/v1/webhooks/{id}/rotate-secret":    APIKeyOnly,
+		"GET /api/v1/webhooks/{id}/deliveries":        APIKeyOnly,
+		"POST /api/v1/webhooks/deliveries/{id}/retry": APIKeyOnly,
 	}
 	got := map[string]AuthMode{}
 	for _, r := range api.Routes() {
 		got[r.Method+" "+r.Path] = r.Auth
+		if strings.HasPrefix(r.Path, "/api/v1/webhooks") && r.Scope != keys.ScopeWebhooks {
+			t.Errorf("route %s %s scope = %q, want %q", r.Method, r.Path, r.Scope, keys.ScopeWebhooks)
+		}
 	}
 	for k, w := range want {
 		if g, ok := got[k]; !ok || g != w {

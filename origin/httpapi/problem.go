@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/validate"
+	"github.com/provenant/provenant/origin/webhooks"
 )
 
 // Problem is an RFC 9457 problem details object with Provenant's stable
@@ -94,6 +95,10 @@ var errorMappings = []struct {
 	{accounts.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{keys.ErrInvalidAPIKey, fasthttp.StatusUnauthorized, CodeInvalidAPIKey, "Invalid API key"},
 	{keys.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
+	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},
+	{webhooks.ErrLimit, fasthttp.StatusConflict, CodeWebhookLimit, "The account has the maximum number of webhooks"},
 }
 
 // problemFor converts any handler error into a Problem; internal reports

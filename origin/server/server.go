@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,10 +27,12 @@ import (
 
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/origin/webhooks"
 )
 
 // Defaults.
@@ -79,9 +82,42 @@ type Config struct {
 	MaxRequestBodySize int
 	// Limits overrides the rate limit policies (zero: httpapi.DefaultLimits).
 	Limits httpapi.Limits
+	// Webhooks configures webhook delivery; zero values get the spec's
+	// schedule and timeout and an SSRF policy with no allow-list.
+	Webhooks WebhooksConfig
 	// Extend, if set, is called with the API after the built-in routes are
 	// registered (tests register test-only routes with it).
 	Extend func(*httpapi.API)
+}
+
+// WebhooksConfig configures webhook delivery (see docs/webhooks.md).
+type WebhooksConfig struct {
+	// Schedule holds the delays before attempts 2, 3, ... (nil: 1 min, 5 min).
+	Schedule []time.Duration
+	// Timeout bounds one attempt (zero: 30 s).
+	Timeout time.Duration
+	// Workers caps concurrent attempts (zero: 8); PerEndpoint caps them per
+	// webhook (zero: 2).
+	Workers     int
+	PerEndpoint int
+	// PollInterval is the dispatcher's idle poll period (zero: 200 ms).
+	PollInterval time.Duration
+	// RotationGrace is how long a rotated-out secret keeps signing (zero: 24 h).
+	RotationGrace time.Duration
+	// AllowCIDRs are networks webhooks may target although they are
+	// loopback/private/...; any port and http are allowed there. Empty in
+	// production; tests use 127.0.0.1/32.
+	AllowCIDRs []netip.Prefix
+	// AllowHTTP accepts http:// URLs to public addresses (default https only).
+	AllowHTTP bool
+	// Ports are accepted besides 80 and 443 for public addresses.
+	Ports []uint16
+	// Resolver overrides DNS for the SSRF checks (tests).
+	Resolver webhooks.Resolver
+	// Sender overrides the delivery HTTP client (tests, benchmarks).
+	Sender webhooks.Sender
+	// OnAttempt observes recorded attempts (tests, metrics).
+	OnAttempt func(webhooks.AttemptResult)
 }
 
 // Server is a running origin. Create with New, start with Serve, stop with
@@ -92,6 +128,7 @@ type Server struct {
 	store    *store.Badger
 	accounts *accounts.Service
 	keys     *keys.Service
+	webhooks *webhooks.Service
 	api      *httpapi.API
 	http     *fasthttp.Server
 	closeMu  sync.Mutex
@@ -154,14 +191,26 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
+	wc := cfg.Webhooks
+	wh, err := webhooks.New(webhooks.Config{
+		Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master,
+		Guard:    webhooks.NewGuard(webhooks.GuardConfig{Allow: wc.AllowCIDRs, AllowHTTP: wc.AllowHTTP, Ports: wc.Ports, Resolver: wc.Resolver}),
+		Sender:   wc.Sender,
+		Schedule: wc.Schedule, Timeout: wc.Timeout, Workers: wc.Workers, PerEndpoint: wc.PerEndpoint,
+		PollInterval: wc.PollInterval, RotationGrace: wc.RotationGrace, OnAttempt: wc.OnAttempt,
+		Logger: cfg.Logger.With("component", "webhooks"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Extend != nil {
 		cfg.Extend(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, api: api}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
@@ -187,9 +236,19 @@ func (s *Server) Keys() *keys.Service { return s.keys }
 // Store returns the store (for wiring later packages).
 func (s *Server) Store() store.Store { return s.store }
 
-// Serve accepts connections on ln until Shutdown; it returns nil after a
-// Shutdown.
+// Webhooks returns the webhook service.
+func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
+
+// Publisher returns the events.Publisher that sign/verify/anchoring call
+// inside their store transactions: the webhook service, which queues the
+// deliveries durably in that transaction.
+func (s *Server) Publisher() events.Publisher { return s.webhooks }
+
+// Serve starts the webhook dispatcher (which first resumes every pending
+// delivery already due, e.g. after a crash) and accepts connections on ln
+// until Shutdown; it returns nil after a Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	s.webhooks.Start()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
 		return fmt.Errorf("server: serve: %w", err)
@@ -198,7 +257,9 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting connections, waits for in-flight requests (up
-// to ctx's deadline), waits for queued mail, and closes the store cleanly.
+// to ctx's deadline), stops the webhook dispatcher (attempts in flight are
+// cancelled and stay queued for the next start), waits for queued mail,
+// and closes the store cleanly.
 // It is safe to call more than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeMu.Lock()
@@ -208,6 +269,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
+	s.webhooks.Close()
 	s.accounts.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")

@@ -1,0 +1,220 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/clock"
+)
+
+const (
+	crashChildEnv = "PROVENANT_WEBHOOK_CRASH_CHILD_DIR"
+	crashEvents   = 20
+)
+
+// TestMain lets the test binary double as the crash-test child: with
+// crashChildEnv set it runs an origin on that data dir and never returns
+// (the parent kills it with SIGKILL).
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		runCrashChild(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func runCrashChild(dir string) {
+	ref := &serverRef{}
+	srv, err := New(Config{
+		DataDir:  dir,
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Password: cheapPassword,
+		Extend:   publishRoute(ref, time.Now),
+		Webhooks: WebhooksConfig{
+			AllowCIDRs:   []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+			Timeout:      time.Minute, // the receiver hangs: attempts stay in flight until the kill
+			PollInterval: 5 * time.Millisecond,
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	ref.set(srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	_ = srv.Serve(ln)
+	select {}
+}
+
+// crashReceiver hangs every request until its client goes away while
+// hanging is set, and answers 200 otherwise; it records (seq, delivery id)
+// for both phases.
+type crashReceiver struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	hanging bool
+	before  map[int]string // seq -> delivery id seen while hanging
+	after   map[int]string // seq -> delivery id acknowledged with 200
+	gotOne  chan struct{}
+	allDone chan struct{}
+}
+
+func newCrashReceiver(t *testing.T) *crashReceiver {
+	c := &crashReceiver{hanging: true, before: map[int]string{}, after: map[int]string{},
+		gotOne: make(chan struct{}), allDone: make(chan struct{})}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var env struct {
+			Data struct {
+				Seq int `json:"seq"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil {
+			w.WriteHeader(400)
+			return
+		}
+		id := r.Header.Get("X-Service-Delivery")
+		c.mu.Lock()
+		if c.hanging {
+			if len(c.before) == 0 {
+				close(c.gotOne)
+			}
+			c.before[env.Data.Seq] = id
+			c.mu.Unlock()
+			<-r.Context().Done() // until the origin dies
+			return
+		}
+		if prev, ok := c.after[env.Data.Seq]; ok && prev != id {
+			t.Errorf("seq %d delivered with ids %s and %s", env.Data.Seq, prev, id)
+		}
+		c.after[env.Data.Seq] = id
+		if len(c.after) == crashEvents {
+			select {
+			case <-c.allDone:
+			default:
+				close(c.allDone)
+			}
+		}
+		c.mu.Unlock()
+		w.WriteHeader(200)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// TestWebhookDeliveriesSurviveKill9 publishes events through a child
+// origin, kills it with SIGKILL while deliveries are queued and in flight,
+// restarts an origin on the same data dir, and checks that every event is
+// delivered, with the delivery id it had before the crash.
+func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	dir := t.TempDir()
+	rcv := newCrashReceiver(t)
+
+	// Set up the account, key and webhook, then stop cleanly.
+	setup := startWebhookServer(t, dir)
+	key := setup.apiKeyFor("crash@example.com")
+	r := setup.do("POST", "/api/v1/webhooks", key, map[string]any{"url": rcv.srv.URL + "/hook"})
+	setup.mustStatus(r, 201, "create webhook")
+	hook, _ := r.json(t)["id"].(string)
+	setup.stop()
+
+	// Child origin on the same dir.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ADDR ") {
+		t.Fatalf("child did not report its address: %q, %v", line, err)
+	}
+	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	for i := 0; i < crashEvents; i++ {
+		r := child.doRaw("POST", "/test/publish?type=content.signed", key, fmt.Sprintf(`{"seq":%d}`, i), "application/json")
+		child.mustStatus(r, 204, "publish on child")
+	}
+	select {
+	case <-rcv.gotOne:
+	case <-time.After(10 * time.Second):
+		t.Fatal("child sent no delivery within 10s")
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed = true
+
+	rcv.mu.Lock()
+	rcv.hanging = false
+	before := len(rcv.before)
+	rcv.mu.Unlock()
+	t.Logf("deliveries in flight at the kill: %d of %d (the rest were queued)", before, crashEvents)
+
+	// Restart in-process on the same dir; the clock is after the child's.
+	restarted := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)), func(c *Config) {
+		c.Webhooks = WebhooksConfig{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, PollInterval: 5 * time.Millisecond}
+	})
+	select {
+	case <-rcv.allDone:
+	case <-time.After(20 * time.Second):
+		rcv.mu.Lock()
+		t.Fatalf("after restart only %d of %d events delivered", len(rcv.after), crashEvents)
+	}
+	rcv.mu.Lock()
+	for seq, id := range rcv.before {
+		if got := rcv.after[seq]; got != id {
+			t.Errorf("seq %d: delivery id before the crash %s, after %s; want the same", seq, id, got)
+		}
+	}
+	rcv.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	owner := accountOf(t, restarted, key)
+	page, err := restarted.srv.Webhooks().ListDeliveries(ctx, owner, hook, "", "", 100)
+	if err != nil || len(page.Items) != crashEvents {
+		t.Fatalf("deliveries after restart = %d, %v; want %d", len(page.Items), err, crashEvents)
+	}
+}
+
+// accountOf returns the account id behind an API key.
+func accountOf(t *testing.T, ts *testServer, key string) string {
+	t.Helper()
+	r := ts.do("GET", "/test/api-key-only", key, nil)
+	ts.mustStatus(r, 200, "whoami")
+	id, _ := r.json(t)["account_id"].(string)
+	return id
+}
