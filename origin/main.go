@@ -10,6 +10,13 @@
 // PROVENANT_RESET_URL (link base in reset mails), PROVENANT_LOG_LEVEL
 // (debug, info, warn, error), PROVENANT_WEBHOOK_* (webhook delivery; see
 // server.WebhooksConfigFromEnv and docs/webhooks.md).
+//
+// Anchoring: by default Merkle roots go to an embedded go-ethereum dev chain
+// persisted under <data-dir>/chain. --eth-rpc URL --eth-key FILE
+// --eth-network NAME [--eth-confirmations K] send them to any Ethereum
+// JSON-RPC node instead (env PROVENANT_ETH_RPC, PROVENANT_ETH_KEY,
+// PROVENANT_ETH_NETWORK, PROVENANT_ETH_CONFIRMATIONS). --batch-size and
+// --batch-interval close batches (defaults 1000 records / 60s).
 package main
 
 import (
@@ -21,9 +28,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/origin/anchor/ethchain"
 	"github.com/provenant/provenant/origin/mail"
 	"github.com/provenant/provenant/origin/server"
 )
@@ -40,7 +49,41 @@ func run() error {
 	listen := fs.String("listen", envOr("PROVENANT_LISTEN", server.DefaultListen), "address to listen on (env PROVENANT_LISTEN)")
 	dataDir := fs.String("data-dir", envOr("PROVENANT_DATA_DIR", server.DefaultDataDir), "data directory (env PROVENANT_DATA_DIR)")
 	logLevel := fs.String("log-level", envOr("PROVENANT_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
+	// Numeric defaults from the environment; a malformed value is an error,
+	// not a silent fallback.
+	var envErrs []error
+	envUint := func(name string) uint64 {
+		v := os.Getenv(name)
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.ParseUint(v, 10, 31)
+		if err != nil {
+			envErrs = append(envErrs, fmt.Errorf("%s: %w", name, err))
+		}
+		return n
+	}
+	envDuration := func(name string) time.Duration {
+		v := os.Getenv(name)
+		if v == "" {
+			return 0
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			envErrs = append(envErrs, fmt.Errorf("%s: %w", name, err))
+		}
+		return d
+	}
+	ethRPC := fs.String("eth-rpc", os.Getenv("PROVENANT_ETH_RPC"), "Ethereum JSON-RPC URL; empty: the embedded dev chain (env PROVENANT_ETH_RPC)")
+	ethKey := fs.String("eth-key", os.Getenv("PROVENANT_ETH_KEY"), "file with the funded sender's hex private key, with --eth-rpc (env PROVENANT_ETH_KEY)")
+	ethNetwork := fs.String("eth-network", os.Getenv("PROVENANT_ETH_NETWORK"), "network name carried by proofs, with --eth-rpc (env PROVENANT_ETH_NETWORK)")
+	ethConf := fs.Uint64("eth-confirmations", envUint("PROVENANT_ETH_CONFIRMATIONS"), "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
+	batchSize := fs.Int("batch-size", int(envUint("PROVENANT_BATCH_SIZE")), "records per Merkle batch; 0: 1000")
+	batchInterval := fs.Duration("batch-interval", envDuration("PROVENANT_BATCH_INTERVAL"), "longest wait before a batch closes; 0: 60s")
 	_ = fs.Parse(os.Args[1:])
+	if err := errors.Join(envErrs...); err != nil {
+		return err
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -49,6 +92,8 @@ func run() error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL")}
+	cfg.Anchor.Chain = ethchain.Config{RPCURL: *ethRPC, KeyFile: *ethKey, Network: *ethNetwork, Confirmations: *ethConf}
+	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = *batchSize, *batchInterval
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err

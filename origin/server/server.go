@@ -26,6 +26,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/accounts"
+	"github.com/provenant/provenant/origin/anchor"
+	"github.com/provenant/provenant/origin/anchor/ethchain"
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/httpapi"
@@ -85,9 +87,28 @@ type Config struct {
 	// Webhooks configures webhook delivery; zero values get the spec's
 	// schedule and timeout and an SSRF policy with no allow-list.
 	Webhooks WebhooksConfig
+	// Anchor configures Merkle batching and the chain the roots go to.
+	Anchor AnchorConfig
 	// Extend, if set, is called with the API after the built-in routes are
 	// registered (tests register test-only routes with it).
 	Extend func(*httpapi.API)
+}
+
+// AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
+// anchors on the embedded dev chain persisted under <data>/chain, in batches
+// of 1,000 records or 60 s.
+type AnchorConfig struct {
+	// Chain selects the chain: an empty RPCURL means the embedded chain
+	// (Chain.DataDir is always the server's DataDir).
+	Chain ethchain.Config
+	// BatchSize and BatchInterval close a batch (zero: anchor defaults).
+	BatchSize     int
+	BatchInterval time.Duration
+	// PollInterval paces the batcher (zero: anchor default, 1 s).
+	PollInterval time.Duration
+	// RequireFinalized waits for the chain's finalized tag before a batch
+	// counts as anchored (public networks).
+	RequireFinalized bool
 }
 
 // WebhooksConfig configures webhook delivery (see docs/webhooks.md).
@@ -129,10 +150,15 @@ type Server struct {
 	accounts *accounts.Service
 	keys     *keys.Service
 	webhooks *webhooks.Service
+	chain    *ethchain.Chain
+	batcher  *anchor.Batcher
 	api      *httpapi.API
-	http     *fasthttp.Server
-	closeMu  sync.Mutex
-	closed   bool
+	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
+	stopAnchor context.CancelFunc
+	anchorDone chan struct{}
+	http       *fasthttp.Server
+	closeMu    sync.Mutex
+	closed     bool
 }
 
 // New opens the data directory and builds the server; it does not listen.
@@ -203,6 +229,28 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	chainCfg := cfg.Anchor.Chain
+	chainCfg.DataDir = cfg.DataDir
+	if chainCfg, err = chainCfg.Validate(); err != nil {
+		return nil, err
+	}
+	chain, err := ethchain.Open(context.Background(), chainCfg)
+	if err != nil {
+		return nil, fmt.Errorf("server: open chain: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = chain.Close()
+		}
+	}()
+	batcher, err := anchor.New(anchor.Config{
+		Store: st, Chain: chain, Events: wh, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
+		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
+	})
+	if err != nil {
+		return nil, err
+	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
 	if err != nil {
 		return nil, err
@@ -210,7 +258,7 @@ func New(cfg Config) (_ *Server, err error) {
 	if cfg.Extend != nil {
 		cfg.Extend(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, api: api}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
@@ -244,11 +292,28 @@ func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
 // deliveries durably in that transaction.
 func (s *Server) Publisher() events.Publisher { return s.webhooks }
 
+// Anchor returns the batcher (records enqueue into it; verify reads proofs).
+func (s *Server) Anchor() *anchor.Batcher { return s.batcher }
+
+// Chain returns the chain the batcher anchors to (verify reads it back).
+func (s *Server) Chain() *ethchain.Chain { return s.chain }
+
 // Serve starts the webhook dispatcher (which first resumes every pending
-// delivery already due, e.g. after a crash) and accepts connections on ln
+// delivery already due, e.g. after a crash) and the anchoring batcher
+// (which resumes every batch in flight), then accepts connections on ln
 // until Shutdown; it returns nil after a Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	s.webhooks.Start()
+	s.closeMu.Lock()
+	if s.anchorDone == nil && !s.closed {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopAnchor, s.anchorDone = cancel, make(chan struct{})
+		go func() {
+			defer close(s.anchorDone)
+			_ = s.batcher.Run(ctx)
+		}()
+	}
+	s.closeMu.Unlock()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
 		return fmt.Errorf("server: serve: %w", err)
@@ -258,8 +323,9 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // Shutdown stops accepting connections, waits for in-flight requests (up
 // to ctx's deadline), stops the webhook dispatcher (attempts in flight are
-// cancelled and stay queued for the next start), waits for queued mail,
-// and closes the store cleanly.
+// cancelled and stay queued for the next start) and the batcher (batches in
+// flight resume at the next start), waits for queued mail, closes the chain
+// (the embedded chain flushes its database) and closes the store cleanly.
 // It is safe to call more than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeMu.Lock()
@@ -270,10 +336,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
 	s.webhooks.Close()
+	if s.stopAnchor != nil {
+		s.stopAnchor()
+		<-s.anchorDone
+	}
 	s.accounts.Close()
+	chainErr := s.chain.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
-	return errors.Join(httpErr, storeErr)
+	return errors.Join(httpErr, chainErr, storeErr)
 }
 
 // errorHandler answers requests fasthttp could not read, as problem+json.
