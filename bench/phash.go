@@ -241,7 +241,8 @@ func runPhash(args []string) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "rule: smallest T (step 8) accepting all re-encode/resize/brightness edits and >= 95%% of 5%% crops, at least 24 bits below the closest unrelated pair (%d)\n", pct(un256, 0))
 	fmt.Fprintf(w, "chosen: NearDistance256 = %d, CandidateDistance64 = %d (max 64-bit distance of the edits it accepts)\n", chosen, chosen64)
-	fmt.Fprintf(w, "in use: phash.NearDistance256 = %d, phash.CandidateDistance64 = %d\n", phash.NearDistance256, phash.CandidateDistance64)
+	fmt.Fprintf(w, "in use: phash.NearDistance256 = %d, phash.CandidateDistance64 = %d (unrelated pairs within the 64-bit radius: %d of %d)\n",
+		phash.NearDistance256, phash.CandidateDistance64, count(un64, phash.CandidateDistance64), len(un64))
 	if chosen != phash.NearDistance256 || chosen64 != phash.CandidateDistance64 {
 		fmt.Fprintln(w, "NOTE: the constants in shared/phash differ from what this data suggests")
 	}
