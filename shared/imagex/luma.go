@@ -22,7 +22,9 @@ func (l *Luma) At(x, y int) uint8 { return l.Pix[y*l.Stride+x] }
 // ToLuma returns the luminance of img. For *image.YCbCr and *image.Gray the Y
 // plane is copied as is (no colour conversion, so it is bit-exact with what
 // the decoder produced); RGBA-like images are converted with the BT.601
-// integer weights that image/color uses. Reading Pix slices directly matters:
+// integer weights that image/color uses; *image.Paletted and *image.NYCbCrA
+// give exactly what color.GrayModel gives, through faster paths. Reading Pix
+// slices directly matters:
 // per-pixel At() allocates and is ~10× slower under WebAssembly.
 func ToLuma(img image.Image) *Luma {
 	b := img.Bounds()
@@ -57,6 +59,34 @@ func ToLuma(img image.Image) *Luma {
 				// Composite over black, as image/color does for NRGBA→Gray.
 				a := uint32(p[3])
 				dst[x] = lumaOf(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255)
+			}
+		}
+	case *image.Paletted:
+		// Same values as the default path: each palette entry through
+		// color.GrayModel once; indices beyond the palette read as black.
+		var lut [256]uint8
+		for i, c := range m.Palette {
+			if i < len(lut) && c != nil {
+				lut[i] = color.GrayModel.Convert(c).(color.Gray).Y
+			}
+		}
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				dst[x] = lut[row[x]]
+			}
+		}
+	case *image.NYCbCrA:
+		// Same values as the default path (alpha-premultiplied RGB to grey),
+		// without boxing every pixel in an interface.
+		for y := 0; y < h; y++ {
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				yi, ci := m.YOffset(b.Min.X+x, b.Min.Y+y), m.COffset(b.Min.X+x, b.Min.Y+y)
+				c := color.NYCbCrA{YCbCr: color.YCbCr{Y: m.Y[yi], Cb: m.Cb[ci], Cr: m.Cr[ci]}, A: m.A[m.AOffset(b.Min.X+x, b.Min.Y+y)]}
+				r, g, bl, _ := c.RGBA()
+				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
 			}
 		}
 	default:

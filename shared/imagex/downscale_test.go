@@ -1,0 +1,67 @@
+package imagex
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestDownscale(t *testing.T) {
+	src := &Luma{Width: 4, Height: 2, Stride: 5, Pix: []uint8{
+		0, 10, 20, 30, 99,
+		40, 50, 60, 70, 99,
+	}}
+	tests := []struct {
+		name string
+		w, h int
+		want []uint8
+	}{
+		{"identity", 4, 2, []uint8{0, 10, 20, 30, 40, 50, 60, 70}},
+		{"2x1", 2, 1, []uint8{25, 45}}, // (0+10+40+50)/4, (20+30+60+70)/4
+		{"1x1", 1, 1, []uint8{35}},     // mean of all, stride padding ignored
+		{"4x1", 4, 1, []uint8{20, 30, 40, 50}},
+		{"8x2 upsample", 8, 2, []uint8{0, 0, 10, 10, 20, 20, 30, 30, 40, 40, 50, 50, 60, 60, 70, 70}},
+		{"3x1 uneven", 3, 1, []uint8{20, 30, 45}}, // blocks [0,1) [1,2) [2,4)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Downscale(src, tt.w, tt.h)
+			if got.Width != tt.w || got.Height != tt.h || !bytes.Equal(got.Pix, tt.want) {
+				t.Errorf("Downscale(%dx%d) = %dx%d %v, want %v", tt.w, tt.h, got.Width, got.Height, got.Pix, tt.want)
+			}
+		})
+	}
+}
+
+// TestDownscaleMatchesNaive cross-checks the SWAR accumulation against a
+// plain per-pixel mean on odd sizes, tall bins (> 256 rows) and padding.
+func TestDownscaleMatchesNaive(t *testing.T) {
+	tests := []struct{ sw, sh, stride, w, h int }{
+		{37, 29, 40, 5, 3},
+		{1000, 700, 1003, 256, 256},
+		{16, 600, 16, 4, 1}, // 600-row bins: lane flush
+		{9, 9, 9, 64, 64},   // upsample
+	}
+	for _, tt := range tests {
+		l := &Luma{Width: tt.sw, Height: tt.sh, Stride: tt.stride, Pix: make([]uint8, tt.stride*tt.sh)}
+		for i := range l.Pix {
+			l.Pix[i] = uint8(i*131 + i/7)
+		}
+		got := Downscale(l, tt.w, tt.h)
+		x0, x1 := bins(tt.sw, tt.w)
+		y0, y1 := bins(tt.sh, tt.h)
+		for j := 0; j < tt.h; j++ {
+			for i := 0; i < tt.w; i++ {
+				var s, n uint64
+				for y := y0[j]; y < y1[j]; y++ {
+					for x := x0[i]; x < x1[i]; x++ {
+						s += uint64(l.At(x, y))
+						n++
+					}
+				}
+				if want := uint8((s + n/2) / n); got.Pix[j*tt.w+i] != want {
+					t.Fatalf("Downscale(%dx%d→%dx%d)[%d,%d] = %d, want %d", tt.sw, tt.sh, tt.w, tt.h, i, j, got.Pix[j*tt.w+i], want)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package imagex
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// FuzzDecode checks the decode boundary: any bytes give either an image within
+// the limits or an error wrapping one of the sentinels, never a panic.
+func FuzzDecode(f *testing.F) {
+	// Small seeds keep the instrumented decoders fast: tiny encodings of
+	// every format plus the header-only bombs.
+	for _, name := range []string{"images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg",
+		"bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif", "bombs/jpeg-60000x60000.jpg", "bombs/html-named.png"} {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	small := image.NewRGBA(image.Rect(0, 0, 16, 10))
+	for i := range small.Pix {
+		small.Pix[i] = uint8(i * 37)
+	}
+	var buf bytes.Buffer
+	_ = jpeg.Encode(&buf, small, &jpeg.Options{Quality: 75})
+	f.Add(bytes.Clone(buf.Bytes()))
+	f.Add(withOrientation(buf.Bytes(), 6, true))
+	buf.Reset()
+	_ = png.Encode(&buf, small)
+	f.Add(bytes.Clone(buf.Bytes()))
+	buf.Reset()
+	_ = gif.Encode(&buf, small, nil)
+	f.Add(bytes.Clone(buf.Bytes()))
+	lim := limits.Default()
+	lim.MaxPixels = 1 << 18 // small enough for the fuzzer to hit
+	lim.MaxSide = 4096
+	lim.MaxUploadBytes = 1 << 20
+	f.Fuzz(func(t *testing.T, b []byte) {
+		img, err := Decode(b, lim)
+		if err != nil {
+			for _, s := range []error{ErrEmpty, ErrTooLarge, ErrUnsupportedFormat, ErrTooManyPixels, ErrCorrupt} {
+				if errors.Is(err, s) {
+					return
+				}
+			}
+			t.Fatalf("Decode error %v wraps no sentinel", err)
+		}
+		bd := img.Image.Bounds()
+		if bd.Min.X != 0 || bd.Min.Y != 0 || int64(bd.Dx())*int64(bd.Dy()) > lim.MaxPixels {
+			t.Fatalf("Decode bounds %v outside limits", bd)
+		}
+		l := ToLuma(img.Image)
+		if len(l.Pix) != bd.Dx()*bd.Dy() {
+			t.Fatalf("luma %d bytes for %v", len(l.Pix), bd)
+		}
+	})
+}
+
+// FuzzJPEGOrientation checks the hand-written EXIF reader: never a panic,
+// always a value in 1..8.
+func FuzzJPEGOrientation(f *testing.F) {
+	base, err := os.ReadFile(filepath.Join("..", "testdata", "images", "photo.jpg"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for o := uint16(0); o < 10; o++ {
+		f.Add(withOrientation(base[:64], o, o%2 == 0))
+	}
+	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x02})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if o := JPEGOrientation(b); o < 1 || o > 8 {
+			t.Fatalf("JPEGOrientation = %d", o)
+		}
+	})
+}

@@ -1,0 +1,95 @@
+// Package limits holds every upper bound the verification core enforces, in
+// one place, so that the parse path and the verify path agree on them.
+//
+// The constants are defaults; the values the code actually enforces come from a
+// [Limits] value passed in by the caller, so an operator can tighten or relax a
+// bound without touching the code that checks it.
+package limits
+
+import (
+	"errors"
+	"fmt"
+)
+
+const (
+	// DefaultMaxPixels is the largest decoded image, in pixels, that the core
+	// accepts by default: 50 megapixels. A decoded image costs about 4 bytes per
+	// pixel (RGBA) or 1.5 (YCbCr 4:2:0) plus its 1-byte luminance plane.
+	DefaultMaxPixels = 50_000_000
+
+	// DefaultMaxSide is the largest width or height accepted by default. It stops
+	// 1×50M strips that pass the pixel bound but defeat per-row buffers.
+	DefaultMaxSide = 65_535
+
+	// DefaultMaxUploadBytes is the largest uploaded file accepted by default: 32 MiB.
+	DefaultMaxUploadBytes = 32 << 20
+
+	// DefaultMaxProofLen is the largest Merkle audit path accepted by default.
+	// 64 hashes cover trees of up to 2^64 leaves.
+	DefaultMaxProofLen = 64
+
+	// DefaultMaxCandidates is the largest number of candidate records the
+	// verdict scores for one file.
+	DefaultMaxCandidates = 16
+
+	// MaxRecordBytes is the largest canonical record encoding the parser reads.
+	MaxRecordBytes = 4096
+
+	// MaxRecordField is the largest variable-length field (org name, origin
+	// type, watermark payload) in a canonical record.
+	MaxRecordField = 255
+
+	// MaxEXIFBytes is the largest APP1 segment the EXIF orientation reader
+	// inspects; a JPEG segment cannot exceed 65535 bytes anyway.
+	MaxEXIFBytes = 65_535
+
+	// MaxEXIFEntries is the largest number of IFD0 entries the EXIF orientation
+	// reader walks.
+	MaxEXIFEntries = 512
+)
+
+// Limits are the bounds enforced for one deployment. The zero value is not
+// valid; start from [Default].
+type Limits struct {
+	// MaxPixels is the largest width×height a decoder may allocate for.
+	MaxPixels int64
+	// MaxSide is the largest width or height.
+	MaxSide int
+	// MaxUploadBytes is the largest file, in bytes.
+	MaxUploadBytes int64
+	// MaxProofLen is the largest Merkle audit or consistency path, in hashes.
+	MaxProofLen int
+	// MaxCandidates is the largest number of candidate records per verdict.
+	MaxCandidates int
+}
+
+// Default returns the default limits. It returns a fresh value each call.
+func Default() Limits {
+	return Limits{
+		MaxPixels:      DefaultMaxPixels,
+		MaxSide:        DefaultMaxSide,
+		MaxUploadBytes: DefaultMaxUploadBytes,
+		MaxProofLen:    DefaultMaxProofLen,
+		MaxCandidates:  DefaultMaxCandidates,
+	}
+}
+
+// ErrInvalid is wrapped by [Limits.Validate] errors.
+var ErrInvalid = errors.New("limits: invalid")
+
+// Validate reports whether every bound is positive and consistent.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxPixels <= 0:
+		return fmt.Errorf("%w: MaxPixels %d <= 0", ErrInvalid, l.MaxPixels)
+	case l.MaxSide <= 0:
+		return fmt.Errorf("%w: MaxSide %d <= 0", ErrInvalid, l.MaxSide)
+	case l.MaxUploadBytes <= 0:
+		return fmt.Errorf("%w: MaxUploadBytes %d <= 0", ErrInvalid, l.MaxUploadBytes)
+	case l.MaxProofLen <= 0 || l.MaxProofLen > 64:
+		return fmt.Errorf("%w: MaxProofLen %d not in 1..64", ErrInvalid, l.MaxProofLen)
+	case l.MaxCandidates <= 0:
+		return fmt.Errorf("%w: MaxCandidates %d <= 0", ErrInvalid, l.MaxCandidates)
+	}
+	return nil
+}

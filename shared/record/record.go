@@ -1,0 +1,258 @@
+// Package record defines what a Provenant signature covers: a canonical,
+// versioned byte encoding of a content record, its Ed25519 signature, the
+// Merkle leaf that anchors it, and a certificate that verifies offline.
+//
+// Canonical encoding, version 1 (all integers big-endian):
+//
+//	magic        4 bytes  "PVNR"
+//	version      1 byte   1
+//	record id   16 bytes  UUID
+//	sha256      32 bytes  SHA-256 of the exact signed file bytes
+//	phash       40 bytes  perceptual hashes (phash.Hash.Bytes: 64-bit then 256-bit)
+//	public key  32 bytes  Ed25519 key of the signer
+//	timestamp    8 bytes  signing time, Unix milliseconds, 1970..9999
+//	origin type  1+n      length-prefixed UTF-8, n <= 255
+//	org          1+n      length-prefixed UTF-8, n <= 255
+//	watermark    1+n      length-prefixed payload bytes, n <= 255
+//
+// There is exactly one encoding of a record: fixed order, no optional fields,
+// no trailing bytes. Parse accepts exactly what Encode produces.
+package record
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/phash"
+)
+
+// Version is the encoding version this package writes.
+const Version = 1
+
+const (
+	magic     = "PVNR"
+	fixedSize = 4 + 1 + 16 + 32 + 40 + ed25519.PublicKeySize + 8
+	// maxMillis is 9999-12-31T23:59:59.999Z in Unix milliseconds.
+	maxMillis = 253402300799999
+	// SignatureSize is the size of an Ed25519 signature.
+	SignatureSize = ed25519.SignatureSize
+)
+
+// Errors callers branch on.
+var (
+	// ErrMalformed: the bytes are not a canonical record encoding.
+	ErrMalformed = errors.New("record: malformed encoding")
+	// ErrUnsupportedVersion: a well-framed record of a version this code does not know.
+	ErrUnsupportedVersion = errors.New("record: unsupported version")
+	// ErrInvalid: a record field is out of bounds (too long, not UTF-8).
+	ErrInvalid = errors.New("record: invalid field")
+	// ErrBadSignature: the signature does not verify under the record's key.
+	ErrBadSignature = errors.New("record: signature does not verify")
+	// ErrKeyMismatch: the signing key is not the record's signer key.
+	ErrKeyMismatch = errors.New("record: private key does not match signer public key")
+	// ErrCertificate: a certificate's summary fields disagree with its signed record.
+	ErrCertificate = errors.New("record: certificate inconsistent with its record")
+)
+
+// ID is a record identifier, a UUID.
+type ID [16]byte
+
+// String returns the canonical 8-4-4-4-12 lowercase form.
+func (id ID) String() string {
+	var b [36]byte
+	hex.Encode(b[0:8], id[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], id[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], id[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], id[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:36], id[10:16])
+	return string(b[:])
+}
+
+// ParseID parses the 8-4-4-4-12 hex form (either case).
+func ParseID(s string) (ID, error) {
+	var id ID
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return id, fmt.Errorf("%w: record id %q is not a UUID", ErrInvalid, s)
+	}
+	h := s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:36]
+	if _, err := hex.Decode(id[:], []byte(h)); err != nil {
+		return id, fmt.Errorf("%w: record id %q: %w", ErrInvalid, s, err)
+	}
+	return id, nil
+}
+
+// Record is the content of a signature. Timestamp is encoded with millisecond
+// precision in UTC; [Parse] returns it as a UTC time.
+type Record struct {
+	ID               ID
+	SHA256           [32]byte
+	PerceptualHash   phash.Hash
+	SignerPublicKey  ed25519.PublicKey
+	Timestamp        time.Time
+	OriginType       string
+	Org              string
+	WatermarkPayload []byte
+}
+
+// Validate reports whether r can be encoded.
+func (r *Record) Validate() error {
+	if len(r.SignerPublicKey) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: public key has %d bytes", ErrInvalid, len(r.SignerPublicKey))
+	}
+	for _, f := range []struct {
+		name string
+		v    string
+	}{{"origin type", r.OriginType}, {"org", r.Org}} {
+		if len(f.v) > limits.MaxRecordField {
+			return fmt.Errorf("%w: %s has %d bytes > %d", ErrInvalid, f.name, len(f.v), limits.MaxRecordField)
+		}
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("%w: %s is not UTF-8", ErrInvalid, f.name)
+		}
+	}
+	if ms := r.Timestamp.UnixMilli(); r.Timestamp.Before(time.Unix(0, 0)) || ms > maxMillis {
+		return fmt.Errorf("%w: timestamp %v outside 1970..9999", ErrInvalid, r.Timestamp)
+	}
+	if len(r.WatermarkPayload) > limits.MaxRecordField {
+		return fmt.Errorf("%w: watermark payload has %d bytes > %d", ErrInvalid, len(r.WatermarkPayload), limits.MaxRecordField)
+	}
+	return nil
+}
+
+// Encode returns the canonical encoding of r (see the package doc).
+func (r *Record) Encode() ([]byte, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
+	b = append(b, magic...)
+	b = append(b, Version)
+	b = append(b, r.ID[:]...)
+	b = append(b, r.SHA256[:]...)
+	b = append(b, r.PerceptualHash.Bytes()...)
+	b = append(b, r.SignerPublicKey...)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Timestamp.UnixMilli()))
+	b = append(b, byte(len(r.OriginType)))
+	b = append(b, r.OriginType...)
+	b = append(b, byte(len(r.Org)))
+	b = append(b, r.Org...)
+	b = append(b, byte(len(r.WatermarkPayload)))
+	b = append(b, r.WatermarkPayload...)
+	return b, nil
+}
+
+// Parse decodes a canonical encoding. It accepts exactly the outputs of
+// [Record.Encode]: for every b it accepts, Encode(Parse(b)) == b. The result
+// does not alias b.
+func Parse(b []byte) (*Record, error) {
+	if len(b) > limits.MaxRecordBytes {
+		return nil, fmt.Errorf("%w: %d bytes > %d", ErrMalformed, len(b), limits.MaxRecordBytes)
+	}
+	if len(b) < 5 || string(b[:4]) != magic {
+		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
+	}
+	if b[4] != Version {
+		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, b[4])
+	}
+	if len(b) < fixedSize+3 {
+		return nil, fmt.Errorf("%w: %d bytes, need at least %d", ErrMalformed, len(b), fixedSize+3)
+	}
+	r := &Record{}
+	p := b[5:]
+	p = p[copy(r.ID[:], p):]
+	p = p[copy(r.SHA256[:], p):]
+	ph, err := phash.FromBytes(p[:40])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	r.PerceptualHash = ph
+	p = p[40:]
+	r.SignerPublicKey = bytes.Clone(p[:ed25519.PublicKeySize])
+	p = p[ed25519.PublicKeySize:]
+	ms := binary.BigEndian.Uint64(p)
+	if ms > maxMillis {
+		return nil, fmt.Errorf("%w: timestamp %d ms outside 1970..9999", ErrMalformed, ms)
+	}
+	r.Timestamp = time.UnixMilli(int64(ms)).UTC()
+	p = p[8:]
+	var fields [3][]byte
+	for i := range fields {
+		if len(p) < 1 || len(p) < 1+int(p[0]) {
+			return nil, fmt.Errorf("%w: field %d overruns the record", ErrMalformed, i)
+		}
+		fields[i] = p[1 : 1+int(p[0])]
+		p = p[1+int(p[0]):]
+	}
+	if len(p) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(p))
+	}
+	if !utf8.Valid(fields[0]) || !utf8.Valid(fields[1]) {
+		return nil, fmt.Errorf("%w: text field is not UTF-8", ErrMalformed)
+	}
+	r.OriginType, r.Org = string(fields[0]), string(fields[1])
+	r.WatermarkPayload = bytes.Clone(fields[2])
+	if len(r.WatermarkPayload) == 0 {
+		r.WatermarkPayload = nil
+	}
+	return r, nil
+}
+
+// Signed is a canonical record encoding with its signature.
+type Signed struct {
+	Bytes     []byte
+	Signature []byte
+}
+
+// Sign encodes r and signs the encoding with priv, which must be the private
+// key of r.SignerPublicKey. Ed25519 signing is deterministic.
+func Sign(priv ed25519.PrivateKey, r *Record) (Signed, error) {
+	if len(priv) != ed25519.PrivateKeySize {
+		return Signed{}, fmt.Errorf("%w: private key has %d bytes", ErrKeyMismatch, len(priv))
+	}
+	if !bytes.Equal(priv.Public().(ed25519.PublicKey), r.SignerPublicKey) {
+		return Signed{}, ErrKeyMismatch
+	}
+	b, err := r.Encode()
+	if err != nil {
+		return Signed{}, err
+	}
+	return Signed{Bytes: b, Signature: ed25519.Sign(priv, b)}, nil
+}
+
+// Verify parses s.Bytes and checks s.Signature under the signer key the
+// record names. It returns the record only if both succeed. Whether that key
+// belongs to the claimed org is the key registry's question, not this one.
+func Verify(s Signed) (*Record, error) {
+	r, err := Parse(s.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Signature) != SignatureSize || !ed25519.Verify(r.SignerPublicKey, s.Bytes, s.Signature) {
+		return nil, ErrBadSignature
+	}
+	return r, nil
+}
+
+// LeafData returns the bytes a record contributes to a Merkle batch: the
+// canonical record bytes followed by the 64-byte signature. Anchoring the
+// signature too means the anchored root commits to the signed statement, not
+// only to its content.
+func (s Signed) LeafData() []byte {
+	out := make([]byte, 0, len(s.Bytes)+len(s.Signature))
+	return append(append(out, s.Bytes...), s.Signature...)
+}
+
+// LeafHash returns merkle.LeafHash(s.LeafData()), the record's leaf in a batch.
+func (s Signed) LeafHash() merkle.Hash { return merkle.LeafHash(s.LeafData()) }

@@ -1,0 +1,105 @@
+// Package wire holds the JSON types of the public API that the origin, the
+// edge and the WebAssembly verifier exchange. The types carry no behaviour:
+// field names and JSON tags are the contract, see spec/interface-spec.md.
+package wire
+
+// Check names, as used as keys of [Checks] in JSON.
+const (
+	CheckWatermark      = "watermark"
+	CheckSHA256         = "sha256"
+	CheckPerceptualHash = "perceptual_hash"
+	CheckBlockchain     = "blockchain"
+)
+
+// Blockchain statuses of a content record.
+const (
+	StatusPending  = "pending"
+	StatusAnchored = "anchored"
+)
+
+// Check is the outcome of one of the four verification checks.
+type Check struct {
+	Passed  bool   `json:"passed"`
+	Details string `json:"details"`
+}
+
+// Checks are the four checks of a verification, always all present.
+type Checks struct {
+	Watermark      Check `json:"watermark"`
+	SHA256         Check `json:"sha256"`
+	PerceptualHash Check `json:"perceptual_hash"`
+	Blockchain     Check `json:"blockchain"`
+}
+
+// Origin describes where content came from, e.g. {"camera","camera_image","Camera image"}.
+type Origin struct {
+	Category string `json:"category"`
+	Code     string `json:"code"`
+	Label    string `json:"label"`
+}
+
+// Signer identifies the organisation and key that signed a record.
+type Signer struct {
+	OrgName   string `json:"org_name"`
+	OrgType   string `json:"org_type"`
+	DeviceID  string `json:"device_id"`
+	PublicKey string `json:"public_key"`
+	KeyName   string `json:"key_name"`
+}
+
+// VerifyResponse is the body of POST /api/v1/verify.
+type VerifyResponse struct {
+	Authentic    bool    `json:"authentic"`
+	Confidence   float64 `json:"confidence"`
+	Origin       *Origin `json:"origin,omitempty"`
+	Signer       *Signer `json:"signer,omitempty"`
+	BlockchainTx string  `json:"blockchain_tx,omitempty"`
+	// Timestamp is the signing time of the matched record, ISO 8601 (RFC 3339) in UTC.
+	Timestamp string `json:"timestamp,omitempty"`
+	Checks    Checks `json:"checks"`
+	// RecordID is the matched record, when there is one (an extension of the spec).
+	RecordID string `json:"record_id,omitempty"`
+}
+
+// Certificate is the offline-verifiable summary of a signed record nested in
+// the sign response and served at /content-records/{id}/certificate. The
+// fields after Timestamp extend the spec so that the certificate verifies
+// without the service: see shared/record.Certificate.
+type Certificate struct {
+	RecordID        string `json:"record_id"`
+	SHA256          string `json:"sha256"`
+	SignerPublicKey string `json:"signer_public_key"`
+	OrgName         string `json:"org_name"`
+	Timestamp       string `json:"timestamp"`
+
+	// Record is the canonical signed record bytes, base64 (std, padded).
+	Record string `json:"record,omitempty"`
+	// SignatureHex is the Ed25519 signature over Record, hex.
+	SignatureHex string `json:"signature_hex,omitempty"`
+	// Anchor is the Merkle inclusion of the record's leaf, once anchored.
+	Anchor *Anchor `json:"anchor,omitempty"`
+}
+
+// SignResponse is the JSON body of POST /api/v1/sign when no file is returned.
+type SignResponse struct {
+	RecordID            string      `json:"record_id"`
+	SHA256              string      `json:"sha256"`
+	PerceptualHash      string      `json:"perceptual_hash"`
+	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
+	SignatureHex        string      `json:"signature_hex"`
+	BlockchainStatus    string      `json:"blockchain_status"`
+	Certificate         Certificate `json:"certificate"`
+}
+
+// Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.
+// Hashes are lowercase hex.
+type Anchor struct {
+	BatchID     string   `json:"batch_id,omitempty"`
+	LeafIndex   uint64   `json:"leaf_index"`
+	TreeSize    uint64   `json:"tree_size"`
+	AuditPath   []string `json:"audit_path"`
+	MerkleRoot  string   `json:"merkle_root"`
+	TxHash      string   `json:"tx_hash"`
+	BlockNumber uint64   `json:"block_number"`
+	Network     string   `json:"network,omitempty"`
+}
