@@ -1,0 +1,305 @@
+package watermark
+
+import (
+	"math"
+	"sort"
+)
+
+// scheme is one frozen watermark format. Every field is set by newScheme
+// and never written afterwards; the tables are shared read-only.
+type scheme struct {
+	version   uint8
+	workShort int // short side of the canonical working image
+	minShort  int // Embed refuses images whose short side is smaller
+	tile      int // tile side T in working pixels (power of two)
+	chip      int // chip side C in working pixels
+	grid      int // chips per tile side, T/C
+	hpRadius  int // decoder high-pass: x - box(x, hpRadius)
+
+	pn      []float32 // per chip: keyed ±1 carrier
+	bitOf   []int16   // per chip: coded bit index, or -1 for a pilot chip
+	pilotPx []float32 // T×T: the pilot pattern at working resolution
+	pilotF  []complex128
+	fft     *fft2
+
+	// scales the decoder folds at: 1 is the embedding scale; larger values
+	// undo a crop (the crop's short side became the new short side).
+	coarseScales []float64
+	refine       []float64 // multiplicative refinements around the best coarse scale
+	maxDecodes   int       // decode attempts per scheme (bounds the false-positive rate)
+	minPilotZ    float64   // pilot peak z-score below which no decode is attempted
+}
+
+// splitmix64 is the keyed generator for carriers; the key is public (anyone
+// may detect), it only has to be fixed per version.
+type splitmix64 uint64
+
+func (s *splitmix64) next() uint64 {
+	*s += 0x9E3779B97F4A7C15
+	z := uint64(*s)
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+type schemeParams struct {
+	version              uint8
+	seed                 uint64
+	workShort, minShort  int
+	tile, chip, hpRadius int
+	pilotFrac            float64
+	coarse, refine       []float64
+	maxDecodes           int
+	minPilotZ            float64
+}
+
+func newScheme(p schemeParams) *scheme {
+	s := &scheme{
+		version: p.version, workShort: p.workShort, minShort: p.minShort,
+		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
+		coarseScales: p.coarse, refine: p.refine, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+	}
+	n := s.grid * s.grid
+	rng := splitmix64(p.seed)
+	s.pn = make([]float32, n)
+	for i := range s.pn {
+		if rng.next()&1 == 1 {
+			s.pn[i] = 1
+		} else {
+			s.pn[i] = -1
+		}
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(rng.next() % uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	nPilot := int(float64(n) * p.pilotFrac)
+	s.bitOf = make([]int16, n)
+	for i, c := range perm {
+		if i < nPilot {
+			s.bitOf[c] = -1
+		} else {
+			s.bitOf[c] = int16((i - nPilot) % codedBits)
+		}
+	}
+	T := s.tile
+	s.pilotPx = make([]float32, T*T)
+	s.pilotF = make([]complex128, T*T)
+	for y := 0; y < T; y++ {
+		for x := 0; x < T; x++ {
+			k := (y/s.chip)*s.grid + x/s.chip
+			if s.bitOf[k] < 0 {
+				s.pilotPx[y*T+x] = s.pn[k]
+				s.pilotF[y*T+x] = complex(float64(s.pn[k]), 0)
+			}
+		}
+	}
+	s.fft = newFFT2(T)
+	s.fft.transform(s.pilotF, false)
+	for i, v := range s.pilotF {
+		s.pilotF[i] = complex(real(v), -imag(v))
+	}
+	return s
+}
+
+// schemes returns the known formats, newest first. It builds fresh tables on
+// every call; callers keep the result.
+func schemes() []*scheme {
+	return []*scheme{newScheme(paramsV1())}
+}
+
+func paramsV1() schemeParams {
+	return schemeParams{
+		version: 1, seed: 0x70726f76656e6101, // "provena\x01"
+		workShort: 256, minShort: 256,
+		tile: 64, chip: 2, hpRadius: 2,
+		pilotFrac: 0.25,
+		coarse:    []float64{1}, refine: []float64{1},
+		maxDecodes: 2, minPilotZ: 0,
+	}
+}
+
+// workDims returns the working size for a w×h image: the short side becomes
+// workShort and the aspect ratio is kept.
+func (s *scheme) workDims(w, h int) (int, int) {
+	short := min(w, h)
+	f := float64(s.workShort) / float64(short)
+	ww := max(1, int(math.Round(float64(w)*f)))
+	wh := max(1, int(math.Round(float64(h)*f)))
+	return ww, wh
+}
+
+// chipSigns returns the per-chip ±1 values of the tile for codeword cw
+// (coded bits 0/1).
+func (s *scheme) chipSigns(cw []uint8) []float32 {
+	out := make([]float32, len(s.pn))
+	for k, b := range s.bitOf {
+		v := s.pn[k]
+		if b >= 0 && cw[b] == 0 {
+			v = -v
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// highpass returns x - box(x), clipped at ±3 RMS so that strong edges do not
+// dominate the correlations.
+func (s *scheme) highpass(work []float32, w, h int) []float32 {
+	b := boxBlur(work, w, h, s.hpRadius)
+	var ss float64
+	for i, v := range work {
+		d := v - b[i]
+		b[i] = d
+		ss += float64(d) * float64(d)
+	}
+	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
+	for i, v := range b {
+		if v > c {
+			b[i] = c
+		} else if v < -c {
+			b[i] = -c
+		}
+	}
+	return b
+}
+
+// fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
+// embedding coordinate x/scale. Only the window [x0,x1)×[y0,y1) is read.
+func (s *scheme) fold(hp []float32, w int, scale float64, x0, y0, x1, y1 int) []float64 {
+	T := s.tile
+	acc := make([]float64, T*T)
+	tx := make([]int, x1-x0)
+	for x := x0; x < x1; x++ {
+		tx[x-x0] = int((float64(x)+0.5)/scale) % T
+	}
+	for y := y0; y < y1; y++ {
+		ty := int((float64(y)+0.5)/scale) % T
+		row := acc[ty*T : (ty+1)*T]
+		src := hp[y*w+x0 : y*w+x1]
+		for i, v := range src {
+			row[tx[i]] += float64(v)
+		}
+	}
+	return acc
+}
+
+// syncResult is one candidate alignment of the folded tile.
+type syncResult struct {
+	scale  float64
+	dx, dy int
+	z      float64
+	acc    []float64
+}
+
+// sync finds the cyclic offset that best aligns the folded tile with the
+// pilot and returns it with the peak's z-score over all T² offsets.
+func (s *scheme) sync(acc []float64) (dx, dy int, z float64) {
+	T := s.tile
+	buf := make([]complex128, T*T)
+	for i, v := range acc {
+		buf[i] = complex(v, 0)
+	}
+	s.fft.transform(buf, false)
+	for i := range buf {
+		buf[i] *= s.pilotF[i]
+	}
+	s.fft.transform(buf, true)
+	var sum, ss, best float64
+	best = math.Inf(-1)
+	bi := 0
+	for i, v := range buf {
+		r := real(v)
+		sum += r
+		ss += r * r
+		if r > best {
+			best, bi = r, i
+		}
+	}
+	n := float64(len(buf))
+	mean := sum / n
+	sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+	return bi % T, bi / T, (best - mean) / sd
+}
+
+// soft reads the per-coded-bit soft values from an aligned folded tile.
+func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
+	T, C := s.tile, s.chip
+	soft := make([]float64, codedBits)
+	for k, b := range s.bitOf {
+		if b < 0 {
+			continue
+		}
+		cy, cx := (k/s.grid)*C, (k%s.grid)*C
+		var v float64
+		for i := 0; i < C; i++ {
+			row := acc[((cy+i+dy)%T)*T:]
+			for j := 0; j < C; j++ {
+				v += row[(cx+j+dx)%T]
+			}
+		}
+		soft[b] += v * float64(s.pn[k])
+	}
+	return soft
+}
+
+// detect runs the bounded synchronisation search on a working image and
+// decodes the best candidates.
+func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
+	hp := s.highpass(work, w, h)
+	var cands []syncResult
+	// Coarse pass: fold a central window, small enough that a scale error of
+	// half a coarse step moves its edges by less than one chip.
+	for _, sc := range s.coarseScales {
+		x0, y0, x1, y1 := 0, 0, w, h
+		if len(s.coarseScales) > 1 {
+			half := 2 * s.tile
+			cx, cy := w/2, h/2
+			x0, x1 = max(0, cx-half), min(w, cx+half)
+			y0, y1 = max(0, cy-half), min(h, cy+half)
+		}
+		acc := s.fold(hp, w, sc, x0, y0, x1, y1)
+		dx, dy, z := s.sync(acc)
+		cands = append(cands, syncResult{scale: sc, dx: dx, dy: dy, z: z, acc: acc})
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
+	if len(s.coarseScales) > 1 {
+		// Refine the best coarse scales on the whole image.
+		var fine []syncResult
+		for _, c := range cands[:min(2, len(cands))] {
+			for _, r := range s.refine {
+				sc := c.scale * r
+				acc := s.fold(hp, w, sc, 0, 0, w, h)
+				dx, dy, z := s.sync(acc)
+				fine = append(fine, syncResult{scale: sc, dx: dx, dy: dy, z: z, acc: acc})
+			}
+		}
+		sort.Slice(fine, func(i, j int) bool { return fine[i].z > fine[j].z })
+		cands = fine
+	}
+	best := Detection{Version: 0, Strength: cands[0].z, Scale: cands[0].scale}
+	for i, c := range cands {
+		if i >= s.maxDecodes || c.z < s.minPilotZ {
+			break
+		}
+		soft := s.soft(c.acc, c.dx, c.dy)
+		msg := viterbi(soft)
+		p, v, ok := parseMessage(msg)
+		if !ok || v != s.version {
+			continue
+		}
+		cw := convEncode(msg)
+		errs := 0
+		for j, b := range cw {
+			if (soft[j] > 0) != (b == 1) {
+				errs++
+			}
+		}
+		return p, Detection{Found: true, Version: int(v), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale}
+	}
+	return 0, best
+}
