@@ -75,6 +75,11 @@ func runWM(args []string) error {
 			out["scale"] = d.Scale
 		}
 		return json.NewEncoder(os.Stdout).Encode(out)
+	case "synth":
+		if len(args) != 2 {
+			return errors.New("usage: wm synth DIR")
+		}
+		return dumpSynth(args[1])
 	default:
 		return fmt.Errorf("wm: unknown subcommand %q", args[0])
 	}

@@ -25,7 +25,11 @@ type scheme struct {
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
 	coarseScales []float64
-	refine       []float64 // multiplicative refinements around the best coarse scale
+	refine       []float64 // multiplicative refinements around the best coarse scales
+	refineTop    int       // how many coarse scales are refined
+	coarseHalf   int       // half-size of the coarse-pass window, working px
+	informed     bool      // Embed reallocates energy between bits (informedResidual)
+	localNorm    int       // if > 0, divide the high-pass by its local RMS over this radius
 	maxDecodes   int       // decode attempts per scheme (bounds the false-positive rate)
 	minPilotZ    float64   // pilot peak z-score below which no decode is attempted
 }
@@ -49,6 +53,8 @@ type schemeParams struct {
 	tile, chip, hpRadius int
 	pilotFrac            float64
 	coarse, refine       []float64
+	refineTop, coarseHalf, localNorm int
+	informed                         bool
 	maxDecodes           int
 	minPilotZ            float64
 }
@@ -57,7 +63,7 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		coarseScales: p.coarse, refine: p.refine, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -109,7 +115,7 @@ func newScheme(p schemeParams) *scheme {
 // schemes returns the known formats, newest first. It builds fresh tables on
 // every call; callers keep the result.
 func schemes() []*scheme {
-	return []*scheme{newScheme(paramsV1())}
+	return []*scheme{newScheme(paramsV2()), newScheme(paramsV1())}
 }
 
 func paramsV1() schemeParams {
@@ -120,6 +126,25 @@ func paramsV1() schemeParams {
 		pilotFrac: 0.25,
 		coarse:    []float64{1}, refine: []float64{1},
 		maxDecodes: 2, minPilotZ: 0,
+	}
+}
+
+func paramsV2() schemeParams {
+	// Coarse scales 1.0 … 1.52 in 1.5 % steps: undoes crops down to 66 % of
+	// the short side.
+	var coarse []float64
+	for sc := 1.0; sc < 1.53; sc *= 1.015 {
+		coarse = append(coarse, sc)
+	}
+	return schemeParams{
+		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
+		workShort: 256, minShort: 256,
+		tile: 64, chip: 2, hpRadius: 2,
+		pilotFrac: 0.25,
+		coarse:    coarse, coarseHalf: 64,
+		refine:    []float64{0.9925, 0.995, 0.9975, 1, 1.0025, 1.005, 1.0075},
+		refineTop: 3, localNorm: 4, informed: true,
+		maxDecodes: 3, minPilotZ: 0,
 	}
 }
 
@@ -156,6 +181,20 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		d := v - b[i]
 		b[i] = d
 		ss += float64(d) * float64(d)
+	}
+	if s.localNorm > 0 {
+		sq := make([]float32, len(b))
+		for i, v := range b {
+			sq[i] = v * v
+		}
+		loc := boxBlur(sq, w, h, s.localNorm)
+		floor := float32(ss/float64(len(b)+1)) * 0.05
+		ss = 0
+		for i, v := range b {
+			d := v / float32(math.Sqrt(float64(loc[i]+floor)))
+			b[i] = d
+			ss += float64(d) * float64(d)
+		}
 	}
 	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
 	for i, v := range b {
@@ -196,34 +235,67 @@ type syncResult struct {
 	acc    []float64
 }
 
-// sync finds the cyclic offset that best aligns the folded tile with the
-// pilot and returns it with the peak's z-score over all T² offsets.
-func (s *scheme) sync(acc []float64) (dx, dy int, z float64) {
+// sync2 finds, for two folded tiles at once (packed as the real and
+// imaginary parts of one complex FFT; the pilot is real, so the two
+// correlations come back separated), the cyclic offset that best aligns each
+// with the pilot, and the peak's z-score over all T² offsets.
+func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
 	T := s.tile
 	buf := make([]complex128, T*T)
-	for i, v := range acc {
-		buf[i] = complex(v, 0)
+	for i, v := range a {
+		var im float64
+		if b != nil {
+			im = b[i]
+		}
+		buf[i] = complex(v, im)
 	}
 	s.fft.transform(buf, false)
 	for i := range buf {
 		buf[i] *= s.pilotF[i]
 	}
 	s.fft.transform(buf, true)
-	var sum, ss, best float64
-	best = math.Inf(-1)
-	bi := 0
-	for i, v := range buf {
-		r := real(v)
-		sum += r
-		ss += r * r
-		if r > best {
-			best, bi = r, i
+	for k := 0; k < 2; k++ {
+		var sum, ss float64
+		best, bi := math.Inf(-1), 0
+		for i, v := range buf {
+			x := real(v)
+			if k == 1 {
+				x = imag(v)
+			}
+			sum += x
+			ss += x * x
+			if x > best {
+				best, bi = x, i
+			}
+		}
+		n := float64(len(buf))
+		mean := sum / n
+		sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+		r[k] = syncResult{dx: bi % T, dy: bi / T, z: (best - mean) / sd}
+	}
+	r[0].acc, r[1].acc = a, b
+	return r
+}
+
+// syncAll folds hp at every scale in scales over the window and returns the
+// alignments, two scales per FFT.
+func (s *scheme) syncAll(hp []float32, w int, scales []float64, x0, y0, x1, y1 int) []syncResult {
+	out := make([]syncResult, 0, len(scales))
+	for i := 0; i < len(scales); i += 2 {
+		a := s.fold(hp, w, scales[i], x0, y0, x1, y1)
+		var b []float64
+		if i+1 < len(scales) {
+			b = s.fold(hp, w, scales[i+1], x0, y0, x1, y1)
+		}
+		r := s.sync2(a, b)
+		r[0].scale = scales[i]
+		out = append(out, r[0])
+		if b != nil {
+			r[1].scale = scales[i+1]
+			out = append(out, r[1])
 		}
 	}
-	n := float64(len(buf))
-	mean := sum / n
-	sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
-	return bi % T, bi / T, (best - mean) / sd
+	return out
 }
 
 // soft reads the per-coded-bit soft values from an aligned folded tile.
@@ -247,45 +319,76 @@ func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
 	return soft
 }
 
+// chipSums returns the folded tile's sum over each chip at offset (dx, dy),
+// signed by the chip's carrier.
+func (s *scheme) chipSums(acc []float64, dx, dy int) []float64 {
+	T, C := s.tile, s.chip
+	out := make([]float64, len(s.bitOf))
+	for k := range out {
+		cy, cx := (k/s.grid)*C, (k%s.grid)*C
+		var v float64
+		for i := 0; i < C; i++ {
+			row := acc[((cy+i+dy)%T)*T:]
+			for j := 0; j < C; j++ {
+				v += row[(cx+j+dx)%T]
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
 // detect runs the bounded synchronisation search on a working image and
-// decodes the best candidates.
+// decodes the best candidates: at most len(coarse) folds of a central window,
+// 2×len(refine) folds of the whole image, and maxDecodes Viterbi decodes.
 func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 	hp := s.highpass(work, w, h)
 	var cands []syncResult
-	// Coarse pass: fold a central window, small enough that a scale error of
-	// half a coarse step moves its edges by less than one chip.
-	for _, sc := range s.coarseScales {
-		x0, y0, x1, y1 := 0, 0, w, h
-		if len(s.coarseScales) > 1 {
-			half := 2 * s.tile
-			cx, cy := w/2, h/2
-			x0, x1 = max(0, cx-half), min(w, cx+half)
-			y0, y1 = max(0, cy-half), min(h, cy+half)
-		}
-		acc := s.fold(hp, w, sc, x0, y0, x1, y1)
-		dx, dy, z := s.sync(acc)
-		cands = append(cands, syncResult{scale: sc, dx: dx, dy: dy, z: z, acc: acc})
-	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
-	if len(s.coarseScales) > 1 {
+	if len(s.coarseScales) == 1 {
+		cands = s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
+	} else {
+		// Coarse pass on a central window, small enough that a scale error of
+		// half a coarse step moves its edges by about one chip at most.
+		half := s.coarseHalf
+		cx, cy := w/2, h/2
+		x0, x1 := max(0, cx-half), min(w, cx+half)
+		y0, y1 := max(0, cy-half), min(h, cy+half)
+		coarse := s.syncAll(hp, w, s.coarseScales, x0, y0, x1, y1)
+		sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
 		// Refine the best coarse scales on the whole image.
-		var fine []syncResult
-		for _, c := range cands[:min(2, len(cands))] {
+		// Scale 1 (no crop, the common case) is always refined.
+		var scales []float64
+		top := coarse[:min(s.refineTop, len(coarse))]
+		has1 := false
+		for _, c := range top {
+			has1 = has1 || c.scale == 1
+		}
+		if !has1 {
+			top = append(top[:len(top):len(top)], syncResult{scale: 1})
+		}
+		for _, c := range top {
 			for _, r := range s.refine {
-				sc := c.scale * r
-				acc := s.fold(hp, w, sc, 0, 0, w, h)
-				dx, dy, z := s.sync(acc)
-				fine = append(fine, syncResult{scale: sc, dx: dx, dy: dy, z: z, acc: acc})
+				scales = append(scales, c.scale*r)
 			}
 		}
-		sort.Slice(fine, func(i, j int) bool { return fine[i].z > fine[j].z })
-		cands = fine
+		cands = s.syncAll(hp, w, scales, 0, 0, w, h)
 	}
-	best := Detection{Version: 0, Strength: cands[0].z, Scale: cands[0].scale}
-	for i, c := range cands {
-		if i >= s.maxDecodes || c.z < s.minPilotZ {
+	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
+	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
+	tried := map[[3]int]bool{}
+	attempts := 0
+	for _, c := range cands {
+		if attempts >= s.maxDecodes || c.z < s.minPilotZ {
 			break
 		}
+		// Neighbouring scales often agree on the offset: decode each
+		// (scale bucket, offset) once.
+		key := [3]int{int(math.Round(math.Log(c.scale) * 200)), c.dx, c.dy}
+		if tried[key] {
+			continue
+		}
+		tried[key] = true
+		attempts++
 		soft := s.soft(c.acc, c.dx, c.dy)
 		msg := viterbi(soft)
 		p, v, ok := parseMessage(msg)

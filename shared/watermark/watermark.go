@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/draw"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -30,7 +31,7 @@ func ParsePayload(s string) (Payload, error) {
 }
 
 // CurrentVersion is the format version Embed writes by default.
-const CurrentVersion = 1
+const CurrentVersion = 2
 
 // Detection describes what Extract found. When Found is false the payload
 // returned alongside is zero and must be ignored.
@@ -133,7 +134,8 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	l := imagex.ToLuma(img)
 	ww, wh := s.workDims(W, H)
 	work := resampleLuma(l, ww, wh)
-	res := s.residual(work, ww, wh, convEncode(message(p, s.version)))
+	cw := convEncode(message(p, s.version))
+	res := s.residual(work, ww, wh, cw, nil)
 
 	// Upsample the working residual to full resolution (bilinear), scale it
 	// to the target PSNR and add it to the luminance.
@@ -150,18 +152,36 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 		}
 	}
 	delta := make([]float32, W)
-	var ss float64
-	for y := 0; y < H; y++ {
-		line(y, delta)
-		for _, d := range delta {
-			ss += float64(d) * float64(d)
-		}
-	}
-	mse := ss / float64(W*H)
 	target := 255 * 255 / math.Pow(10, cfg.targetPSNR/10)
-	alpha := float32(0)
-	if mse > 0 {
-		alpha = float32(math.Sqrt(math.Max(target-1.0/12, 0.01) / mse))
+	scaleFor := func() (alpha float32, mse float64) {
+		var ss float64
+		for y := 0; y < H; y++ {
+			line(y, delta)
+			for _, d := range delta {
+				ss += float64(d) * float64(d)
+			}
+		}
+		mse = ss / float64(W*H)
+		if mse > 0 {
+			alpha = float32(math.Sqrt(target / mse))
+		}
+		return alpha, mse
+	}
+	alpha, mse := scaleFor()
+	if s.informed && alpha > 0 {
+		res = s.informedResidual(work, ww, wh, cw, res, alpha)
+		alpha, mse = scaleFor()
+	}
+	// Rounding to integers (small offsets vanish, others grow to ±1) and
+	// clipping move the error away from the continuous prediction: correct
+	// alpha on the rounded luminance until it is within 0.1 dB.
+	for iter := 0; iter < 4 && alpha > 0; iter++ {
+		got := roundedPSNR(l, alpha, line, delta)
+		if math.Abs(got-cfg.targetPSNR) < 0.1 {
+			break
+		}
+		alpha *= float32(math.Pow(10, (got-cfg.targetPSNR)/20))
+		alpha = min(alpha, float32(math.Sqrt(target/mse))*4)
 	}
 	apply := func(a float32) image.Image {
 		out := newOutput(img)
@@ -183,11 +203,144 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	return marked, nil
 }
 
+// informedResidual reallocates the data chips' energy between coded bits
+// (informed embedding, in the spirit of Malvar and Florêncio's improved
+// spread spectrum): it runs the decoder's per-bit statistic on the working
+// image with and without the mark and gives more amplitude to bits the host
+// image works against, less to bits the host already favours (gains within
+// [0.3, 3]). The pilot and the total energy of res are kept.
+func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
+	mask := perceptualMask(work, w, h)
+	// Energy of the pilot and data parts of res, from the per-chip mask sums.
+	T, C, G := s.tile, s.chip, s.grid
+	chipOf := func(x, y int) int { return ((y%T)/C)*G + (x%T)/C }
+	var ePilot, eData float64
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := float64(res[y*w+x])
+			if s.bitOf[chipOf(x, y)] < 0 {
+				ePilot += v * v
+			} else {
+				eData += v * v
+			}
+		}
+	}
+	if eData == 0 {
+		return res
+	}
+	_ = ePilot
+	// stat is the decoder's statistic on work plus a×r, where r goes through
+	// what bilinear upsampling followed by area averaging does to it (about
+	// a [1/8 3/4 1/8] kernel on each axis).
+	stat := func(r []float32, a float32) []float64 {
+		x := work
+		if r != nil {
+			x = make([]float32, len(work))
+			rb := blur131(r, w, h)
+			for i, v := range work {
+				x[i] = v + a*rb[i]
+			}
+		}
+		hp := s.highpass(x, w, h)
+		return s.soft(s.fold(hp, w, 1, 0, 0, w, h), 0, 0)
+	}
+	host := stat(nil, 0)
+	gains := make([]float64, codedBits)
+	for i := range gains {
+		gains[i] = 1
+	}
+	chipGains := make([]float32, len(s.bitOf))
+	for iter := 0; iter < 2; iter++ {
+		tot := stat(res, amp)
+		unit := make([]float64, codedBits)
+		resp := make([]float64, codedBits)
+		for b := range unit {
+			c := float64(2*int(cw[b]) - 1)
+			unit[b] = c * (tot[b] - host[b]) / gains[b]
+			resp[b] = unit[b]
+		}
+		sort.Float64s(resp)
+		m := resp[codedBits/2]
+		for b := range gains {
+			c := float64(2*int(cw[b]) - 1)
+			g := 3.0
+			if unit[b] > 0 {
+				g = (m - c*host[b]) / unit[b]
+			}
+			gains[b] = min(max(g, 0.3), 3)
+		}
+		// Scale the data gains so the data energy is unchanged.
+		var e float64
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				if b := s.bitOf[chipOf(x, y)]; b >= 0 {
+					v := float64(mask[y*w+x]) * gains[b]
+					e += v * v
+				}
+			}
+		}
+		f := math.Sqrt(eData / e)
+		for b := range gains {
+			gains[b] *= f
+		}
+		for k, b := range s.bitOf {
+			chipGains[k] = 1
+			if b >= 0 {
+				chipGains[k] = float32(gains[b])
+			}
+		}
+		res = s.residual(work, w, h, cw, chipGains)
+	}
+	return res
+}
+
+// blur131 filters r with the separable kernel [1/8 3/4 1/8] (edges
+// clamped).
+func blur131(r []float32, w, h int) []float32 {
+	tmp := make([]float32, len(r))
+	out := make([]float32, len(r))
+	for y := 0; y < h; y++ {
+		row, dst := r[y*w:(y+1)*w], tmp[y*w:(y+1)*w]
+		for x := range dst {
+			dst[x] = 0.75*row[x] + 0.125*(row[max(x-1, 0)]+row[min(x+1, w-1)])
+		}
+	}
+	for y := 0; y < h; y++ {
+		up, mid, dn := tmp[max(y-1, 0)*w:], tmp[y*w:], tmp[min(y+1, h-1)*w:]
+		dst := out[y*w : (y+1)*w]
+		for x := range dst {
+			dst[x] = 0.75*mid[x] + 0.125*(up[x]+dn[x])
+		}
+	}
+	return out
+}
+
+// roundedPSNR predicts the luminance PSNR of adding alpha×delta and
+// rounding to 8 bits.
+func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta []float32) float64 {
+	var ss float64
+	for y := 0; y < l.Height; y++ {
+		line(y, delta)
+		row := l.Pix[y*l.Stride : y*l.Stride+l.Width]
+		for x, v := range row {
+			d := float32(clamp8(float32(v)+alpha*delta[x])) - float32(v)
+			ss += float64(d * d)
+		}
+	}
+	if ss == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(255*255*float64(l.Width*l.Height)/ss)
+}
+
 // residual returns the masked ±1 chip pattern (before global scaling) on
 // the working grid for codeword cw.
-func (s *scheme) residual(work []float32, w, h int, cw []uint8) []float32 {
+func (s *scheme) residual(work []float32, w, h int, cw []uint8, gains []float32) []float32 {
 	mask := perceptualMask(work, w, h)
 	signs := s.chipSigns(cw)
+	for k, g := range gains {
+		signs[k] *= g
+	}
 	T, C, G := s.tile, s.chip, s.grid
 	res := make([]float32, w*h)
 	for y := 0; y < h; y++ {
@@ -266,11 +419,11 @@ func newOutput(img image.Image) output {
 		return output{c, rgbRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
 	case *image.NRGBA:
 		c := &image.NRGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
-		return output{c, rgbRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
+		return output{c, nrgbaRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
 	default:
 		c := image.NewNRGBA(b)
 		draw.Draw(c, b, img, b.Min, draw.Src)
-		return output{c, rgbRows(c.Pix, c.Stride, 0)}
+		return output{c, nrgbaRows(c.Pix, c.Stride, 0)}
 	}
 }
 
@@ -281,6 +434,27 @@ func rgbRows(pix []uint8, stride, origin int) func(int, []float32) {
 		row := pix[origin+y*stride:]
 		for x, v := range d {
 			p := row[4*x : 4*x+3 : 4*x+3]
+			p[0] = clamp8(float32(p[0]) + v)
+			p[1] = clamp8(float32(p[1]) + v)
+			p[2] = clamp8(float32(p[2]) + v)
+		}
+	}
+}
+
+// nrgbaRows is rgbRows for non-premultiplied colour: the luminance that
+// imagex.ToLuma sees is composited over black, so the offset is divided by
+// the opacity (up to 4×) to change the composited luminance by the intended
+// amount; fully transparent pixels cannot carry the mark.
+func nrgbaRows(pix []uint8, stride, origin int) func(int, []float32) {
+	return func(y int, d []float32) {
+		row := pix[origin+y*stride:]
+		for x, v := range d {
+			p := row[4*x : 4*x+4 : 4*x+4]
+			if a := p[3]; a == 0 {
+				continue
+			} else if a < 255 {
+				v *= min(255/float32(a), 4)
+			}
 			p[0] = clamp8(float32(p[0]) + v)
 			p[1] = clamp8(float32(p[1]) + v)
 			p[2] = clamp8(float32(p[2]) + v)

@@ -3,6 +3,7 @@ package watermark
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -100,14 +101,14 @@ func TestCRCRejectsEveryFlipAndOtherVersions(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, v := range []int{1} {
+	for _, v := range []int{1, 2} {
 		for _, name := range testImages {
 			for _, enc := range []struct {
 				format  string
 				q       int
 				minPSNR float64
 			}{{"png", 0, 42}, {"jpeg", 75, 40}} {
-				t.Run(name+"/"+enc.format, func(t *testing.T) {
+				t.Run(fmt.Sprintf("v%d/%s/%s", v, name, enc.format), func(t *testing.T) {
 					img := loadTestImage(t, name)
 					p := Payload(0x1122334455667788 ^ uint64(len(name)))
 					marked, err := Embed(img, p, WithVersion(v))
