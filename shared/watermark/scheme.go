@@ -47,16 +47,16 @@ func (s *splitmix64) next() uint64 {
 }
 
 type schemeParams struct {
-	version              uint8
-	seed                 uint64
-	workShort, minShort  int
-	tile, chip, hpRadius int
-	pilotFrac            float64
-	coarse, refine       []float64
+	version                          uint8
+	seed                             uint64
+	workShort, minShort              int
+	tile, chip, hpRadius             int
+	pilotFrac                        float64
+	coarse, refine                   []float64
 	refineTop, coarseHalf, localNorm int
 	informed                         bool
-	maxDecodes           int
-	minPilotZ            float64
+	maxDecodes                       int
+	minPilotZ                        float64
 }
 
 func newScheme(p schemeParams) *scheme {
