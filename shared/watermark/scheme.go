@@ -1,0 +1,408 @@
+package watermark
+
+import (
+	"math"
+	"sort"
+)
+
+// scheme is one frozen watermark format. Every field is set by newScheme
+// and never written afterwards; the tables are shared read-only.
+type scheme struct {
+	version   uint8
+	workShort int // short side of the canonical working image
+	minShort  int // Embed refuses images whose short side is smaller
+	tile      int // tile side T in working pixels (power of two)
+	chip      int // chip side C in working pixels
+	grid      int // chips per tile side, T/C
+	hpRadius  int // decoder high-pass: x - box(x, hpRadius)
+
+	pn      []float32 // per chip: keyed ±1 carrier
+	bitOf   []int16   // per chip: coded bit index, or -1 for a pilot chip
+	pilotPx []float32 // T×T: the pilot pattern at working resolution
+	pilotF  []complex128
+	fft     *fft2
+
+	// scales the decoder folds at: 1 is the embedding scale; larger values
+	// undo a crop (the crop's short side became the new short side).
+	coarseScales []float64
+	refine       []float64 // multiplicative refinements around the best coarse scales
+	refineTop    int       // how many coarse scales are refined
+	coarseHalf   int       // half-size of the coarse-pass window, working px
+	informed     bool      // Embed reallocates energy between bits (informedResidual)
+	localNorm    int       // if > 0, divide the high-pass by its local RMS over this radius
+	maxDecodes   int       // decode attempts per scheme (bounds the false-positive rate)
+	minPilotZ    float64   // pilot peak z-score below which no decode is attempted
+}
+
+// splitmix64 is the keyed generator for carriers; the key is public (anyone
+// may detect), it only has to be fixed per version.
+type splitmix64 uint64
+
+func (s *splitmix64) next() uint64 {
+	*s += 0x9E3779B97F4A7C15
+	z := uint64(*s)
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+type schemeParams struct {
+	version                          uint8
+	seed                             uint64
+	workShort, minShort              int
+	tile, chip, hpRadius             int
+	pilotFrac                        float64
+	coarse, refine                   []float64
+	refineTop, coarseHalf, localNorm int
+	informed                         bool
+	maxDecodes                       int
+	minPilotZ                        float64
+}
+
+func newScheme(p schemeParams) *scheme {
+	s := &scheme{
+		version: p.version, workShort: p.workShort, minShort: p.minShort,
+		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
+		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+	}
+	n := s.grid * s.grid
+	rng := splitmix64(p.seed)
+	s.pn = make([]float32, n)
+	for i := range s.pn {
+		if rng.next()&1 == 1 {
+			s.pn[i] = 1
+		} else {
+			s.pn[i] = -1
+		}
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(rng.next() % uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	nPilot := int(float64(n) * p.pilotFrac)
+	s.bitOf = make([]int16, n)
+	for i, c := range perm {
+		if i < nPilot {
+			s.bitOf[c] = -1
+		} else {
+			s.bitOf[c] = int16((i - nPilot) % codedBits)
+		}
+	}
+	T := s.tile
+	s.pilotPx = make([]float32, T*T)
+	s.pilotF = make([]complex128, T*T)
+	for y := 0; y < T; y++ {
+		for x := 0; x < T; x++ {
+			k := (y/s.chip)*s.grid + x/s.chip
+			if s.bitOf[k] < 0 {
+				s.pilotPx[y*T+x] = s.pn[k]
+				s.pilotF[y*T+x] = complex(float64(s.pn[k]), 0)
+			}
+		}
+	}
+	s.fft = newFFT2(T)
+	s.fft.transform(s.pilotF, false)
+	for i, v := range s.pilotF {
+		s.pilotF[i] = complex(real(v), -imag(v))
+	}
+	return s
+}
+
+// schemes returns the known formats, newest first. It builds fresh tables on
+// every call; callers keep the result.
+func schemes() []*scheme {
+	return []*scheme{newScheme(paramsV2()), newScheme(paramsV1())}
+}
+
+func paramsV1() schemeParams {
+	return schemeParams{
+		version: 1, seed: 0x70726f76656e6101, // "provena\x01"
+		workShort: 256, minShort: 256,
+		tile: 64, chip: 2, hpRadius: 2,
+		pilotFrac: 0.25,
+		coarse:    []float64{1}, refine: []float64{1},
+		maxDecodes: 2, minPilotZ: 0,
+	}
+}
+
+func paramsV2() schemeParams {
+	// Coarse scales 1.0 … 1.52 in 1.5 % steps: undoes crops down to 66 % of
+	// the short side.
+	var coarse []float64
+	for sc := 1.0; sc < 1.53; sc *= 1.015 {
+		coarse = append(coarse, sc)
+	}
+	return schemeParams{
+		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
+		workShort: 256, minShort: 256,
+		tile: 64, chip: 2, hpRadius: 2,
+		pilotFrac: 0.25,
+		coarse:    coarse, coarseHalf: 64,
+		refine:    []float64{0.9925, 0.995, 0.9975, 1, 1.0025, 1.005, 1.0075},
+		refineTop: 3, localNorm: 4, informed: true,
+		maxDecodes: 3, minPilotZ: 0,
+	}
+}
+
+// workDims returns the working size for a w×h image: the short side becomes
+// workShort and the aspect ratio is kept.
+func (s *scheme) workDims(w, h int) (int, int) {
+	short := min(w, h)
+	f := float64(s.workShort) / float64(short)
+	ww := max(1, int(math.Round(float64(w)*f)))
+	wh := max(1, int(math.Round(float64(h)*f)))
+	return ww, wh
+}
+
+// chipSigns returns the per-chip ±1 values of the tile for codeword cw
+// (coded bits 0/1).
+func (s *scheme) chipSigns(cw []uint8) []float32 {
+	out := make([]float32, len(s.pn))
+	for k, b := range s.bitOf {
+		v := s.pn[k]
+		if b >= 0 && cw[b] == 0 {
+			v = -v
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// highpass returns x - box(x), clipped at ±3 RMS so that strong edges do not
+// dominate the correlations.
+func (s *scheme) highpass(work []float32, w, h int) []float32 {
+	b := boxBlur(work, w, h, s.hpRadius)
+	var ss float64
+	for i, v := range work {
+		d := v - b[i]
+		b[i] = d
+		ss += float64(d) * float64(d)
+	}
+	if s.localNorm > 0 {
+		sq := make([]float32, len(b))
+		for i, v := range b {
+			sq[i] = v * v
+		}
+		loc := boxBlur(sq, w, h, s.localNorm)
+		floor := float32(ss/float64(len(b)+1)) * 0.05
+		ss = 0
+		for i, v := range b {
+			d := v / float32(math.Sqrt(float64(loc[i]+floor)))
+			b[i] = d
+			ss += float64(d) * float64(d)
+		}
+	}
+	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
+	for i, v := range b {
+		if v > c {
+			b[i] = c
+		} else if v < -c {
+			b[i] = -c
+		}
+	}
+	return b
+}
+
+// fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
+// embedding coordinate x/scale. Only the window [x0,x1)×[y0,y1) is read.
+func (s *scheme) fold(hp []float32, w int, scale float64, x0, y0, x1, y1 int) []float64 {
+	T := s.tile
+	acc := make([]float64, T*T)
+	tx := make([]int, x1-x0)
+	for x := x0; x < x1; x++ {
+		tx[x-x0] = int((float64(x)+0.5)/scale) % T
+	}
+	for y := y0; y < y1; y++ {
+		ty := int((float64(y)+0.5)/scale) % T
+		row := acc[ty*T : (ty+1)*T]
+		src := hp[y*w+x0 : y*w+x1]
+		for i, v := range src {
+			row[tx[i]] += float64(v)
+		}
+	}
+	return acc
+}
+
+// syncResult is one candidate alignment of the folded tile.
+type syncResult struct {
+	scale  float64
+	dx, dy int
+	z      float64
+	acc    []float64
+}
+
+// sync2 finds, for two folded tiles at once (packed as the real and
+// imaginary parts of one complex FFT; the pilot is real, so the two
+// correlations come back separated), the cyclic offset that best aligns each
+// with the pilot, and the peak's z-score over all T² offsets.
+func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
+	T := s.tile
+	buf := make([]complex128, T*T)
+	for i, v := range a {
+		var im float64
+		if b != nil {
+			im = b[i]
+		}
+		buf[i] = complex(v, im)
+	}
+	s.fft.transform(buf, false)
+	for i := range buf {
+		buf[i] *= s.pilotF[i]
+	}
+	s.fft.transform(buf, true)
+	for k := 0; k < 2; k++ {
+		var sum, ss float64
+		best, bi := math.Inf(-1), 0
+		for i, v := range buf {
+			x := real(v)
+			if k == 1 {
+				x = imag(v)
+			}
+			sum += x
+			ss += x * x
+			if x > best {
+				best, bi = x, i
+			}
+		}
+		n := float64(len(buf))
+		mean := sum / n
+		sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+		r[k] = syncResult{dx: bi % T, dy: bi / T, z: (best - mean) / sd}
+	}
+	r[0].acc, r[1].acc = a, b
+	return r
+}
+
+// syncAll folds hp at every scale in scales over the window and returns the
+// alignments, two scales per FFT.
+func (s *scheme) syncAll(hp []float32, w int, scales []float64, x0, y0, x1, y1 int) []syncResult {
+	out := make([]syncResult, 0, len(scales))
+	for i := 0; i < len(scales); i += 2 {
+		a := s.fold(hp, w, scales[i], x0, y0, x1, y1)
+		var b []float64
+		if i+1 < len(scales) {
+			b = s.fold(hp, w, scales[i+1], x0, y0, x1, y1)
+		}
+		r := s.sync2(a, b)
+		r[0].scale = scales[i]
+		out = append(out, r[0])
+		if b != nil {
+			r[1].scale = scales[i+1]
+			out = append(out, r[1])
+		}
+	}
+	return out
+}
+
+// soft reads the per-coded-bit soft values from an aligned folded tile.
+func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
+	T, C := s.tile, s.chip
+	soft := make([]float64, codedBits)
+	for k, b := range s.bitOf {
+		if b < 0 {
+			continue
+		}
+		cy, cx := (k/s.grid)*C, (k%s.grid)*C
+		var v float64
+		for i := 0; i < C; i++ {
+			row := acc[((cy+i+dy)%T)*T:]
+			for j := 0; j < C; j++ {
+				v += row[(cx+j+dx)%T]
+			}
+		}
+		soft[b] += v * float64(s.pn[k])
+	}
+	return soft
+}
+
+// chipSums returns the folded tile's sum over each chip at offset (dx, dy),
+// signed by the chip's carrier.
+func (s *scheme) chipSums(acc []float64, dx, dy int) []float64 {
+	T, C := s.tile, s.chip
+	out := make([]float64, len(s.bitOf))
+	for k := range out {
+		cy, cx := (k/s.grid)*C, (k%s.grid)*C
+		var v float64
+		for i := 0; i < C; i++ {
+			row := acc[((cy+i+dy)%T)*T:]
+			for j := 0; j < C; j++ {
+				v += row[(cx+j+dx)%T]
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// detect runs the bounded synchronisation search on a working image and
+// decodes the best candidates: at most len(coarse) folds of a central window,
+// 2×len(refine) folds of the whole image, and maxDecodes Viterbi decodes.
+func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
+	hp := s.highpass(work, w, h)
+	var cands []syncResult
+	if len(s.coarseScales) == 1 {
+		cands = s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
+	} else {
+		// Coarse pass on a central window, small enough that a scale error of
+		// half a coarse step moves its edges by about one chip at most.
+		half := s.coarseHalf
+		cx, cy := w/2, h/2
+		x0, x1 := max(0, cx-half), min(w, cx+half)
+		y0, y1 := max(0, cy-half), min(h, cy+half)
+		coarse := s.syncAll(hp, w, s.coarseScales, x0, y0, x1, y1)
+		sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
+		// Refine the best coarse scales on the whole image.
+		// Scale 1 (no crop, the common case) is always refined.
+		var scales []float64
+		top := coarse[:min(s.refineTop, len(coarse))]
+		has1 := false
+		for _, c := range top {
+			has1 = has1 || c.scale == 1
+		}
+		if !has1 {
+			top = append(top[:len(top):len(top)], syncResult{scale: 1})
+		}
+		for _, c := range top {
+			for _, r := range s.refine {
+				scales = append(scales, c.scale*r)
+			}
+		}
+		cands = s.syncAll(hp, w, scales, 0, 0, w, h)
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
+	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
+	tried := map[[3]int]bool{}
+	attempts := 0
+	for _, c := range cands {
+		if attempts >= s.maxDecodes || c.z < s.minPilotZ {
+			break
+		}
+		// Neighbouring scales often agree on the offset: decode each
+		// (scale bucket, offset) once.
+		key := [3]int{int(math.Round(math.Log(c.scale) * 200)), c.dx, c.dy}
+		if tried[key] {
+			continue
+		}
+		tried[key] = true
+		attempts++
+		soft := s.soft(c.acc, c.dx, c.dy)
+		msg := viterbi(soft)
+		p, v, ok := parseMessage(msg)
+		if !ok || v != s.version {
+			continue
+		}
+		cw := convEncode(msg)
+		errs := 0
+		for j, b := range cw {
+			if (soft[j] > 0) != (b == 1) {
+				errs++
+			}
+		}
+		return p, Detection{Found: true, Version: int(v), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale}
+	}
+	return 0, best
+}
