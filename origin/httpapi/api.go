@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/ratelimit"
+	"github.com/provenant/provenant/origin/records"
 )
 
 // Handler serves one route. It returns nil after writing a response, or an
@@ -95,9 +96,16 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxJSONBody caps JSON request bodies; zero means DefaultMaxJSONBody.
 	MaxJSONBody int
-	// Limits holds the per-route rate limit policies; zero value means
-	// DefaultLimits().
+	// Limits holds the per-route rate limit policies; zero fields take
+	// their DefaultLimits() value.
 	Limits Limits
+	// MaxBody is the server-wide cap on any request body, checked against
+	// Content-Length before routing (413); zero means no API-level check.
+	// Streaming bodies are additionally capped by each route as it reads.
+	MaxBody int
+	// Records serves sign, verify, register, batch, content records and
+	// the dashboard; nil leaves those routes out.
+	Records *records.Service
 }
 
 // Limits are the rate limit policies of the routes built so far.
@@ -106,16 +114,41 @@ type Limits struct {
 	Login    ratelimit.Policy
 	Forgot   ratelimit.Policy
 	Reset    ratelimit.Policy
+	Sign     ratelimit.Policy // spec: 100/min per API key
+	Verify   ratelimit.Policy // spec: 60/min per IP
+	// SignBatch limits sign-batch requests per credential (each item also
+	// counts against nothing else).
+	SignBatch ratelimit.Policy
+	// SDKRegister limits hash-only registrations per credential.
+	SDKRegister ratelimit.Policy
 }
 
 // DefaultLimits returns the production policies (see docs/api.md).
 func DefaultLimits() Limits {
 	return Limits{
-		Register: ratelimit.Policy{Name: "register", Quota: 10, Window: time.Minute},
-		Login:    ratelimit.Policy{Name: "login", Quota: 30, Window: time.Minute},
-		Forgot:   ratelimit.Policy{Name: "forgot-password", Quota: 5, Window: time.Minute},
-		Reset:    ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
+		Register:    ratelimit.Policy{Name: "register", Quota: 10, Window: time.Minute},
+		Login:       ratelimit.Policy{Name: "login", Quota: 30, Window: time.Minute},
+		Forgot:      ratelimit.Policy{Name: "forgot-password", Quota: 5, Window: time.Minute},
+		Reset:       ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
+		Sign:        ratelimit.Policy{Name: "sign", Quota: 100, Window: time.Minute},
+		Verify:      ratelimit.Policy{Name: "verify", Quota: 60, Window: time.Minute},
+		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
+		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
 	}
+}
+
+// withDefaults fills every zero policy of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, p := range []struct{ dst, def *ratelimit.Policy }{
+		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
+		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+	} {
+		if *p.dst == (ratelimit.Policy{}) {
+			*p.dst = *p.def
+		}
+	}
+	return l
 }
 
 // API holds the router and the registered routes.
@@ -132,9 +165,7 @@ func New(cfg Config) (*API, error) {
 	if cfg.Accounts == nil || cfg.Keys == nil || cfg.Clock == nil {
 		return nil, errors.New("httpapi: Accounts, Keys and Clock are required")
 	}
-	if cfg.Limits == (Limits{}) {
-		cfg.Limits = DefaultLimits()
-	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -185,7 +216,15 @@ func (a *API) Handler() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		start := a.cfg.Clock.Now()
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
-		h(ctx)
+		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
+			// fasthttp does not enforce MaxRequestBodySize on streamed
+			// bodies; refuse before routing and close the connection
+			// rather than drain the body.
+			ctx.SetConnectionClose()
+			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
+		} else {
+			h(ctx)
+		}
 		attrs := []any{
 			"method", string(ctx.Method()),
 			"path", string(ctx.Path()),

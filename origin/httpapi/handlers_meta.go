@@ -45,6 +45,9 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/keys/api-keys/{id}", Auth: JWTOnly}, a.handleRevokeAPIKey)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleCreateSigningKey)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleListSigningKeys)
+	if a.cfg.Records != nil {
+		return a.registerRecords()
+	}
 	return nil
 }
 

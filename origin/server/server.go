@@ -26,20 +26,25 @@ import (
 
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 // Defaults.
 const (
 	DefaultListen  = "127.0.0.1:8080"
 	DefaultDataDir = "./data"
-	// DefaultMaxRequestBodySize is the fasthttp-level cap on any request
-	// body. JSON endpoints apply their own, smaller cap (413 problem).
-	// Sized for the image uploads of the sign and verify endpoints.
-	DefaultMaxRequestBodySize = 32 << 20
+	// DefaultMaxRequestBodySize is the cap on any request body (413
+	// problem), checked by the API against Content-Length and while
+	// streaming. JSON endpoints apply their own, smaller cap. Sized for one
+	// image of limits.DefaultMaxUploadBytes plus multipart overhead, and
+	// for the whole of a sign-batch request.
+	DefaultMaxRequestBodySize = limits.DefaultMaxUploadBytes + 1<<20
 )
 
 // Layout of the data directory.
@@ -82,6 +87,17 @@ type Config struct {
 	// Extend, if set, is called with the API after the built-in routes are
 	// registered (tests register test-only routes with it).
 	Extend func(*httpapi.API)
+	// Events receives content.signed and content.verified inside the
+	// transactions that cause them; nil means events.Nop{} (until the
+	// webhook service is wired here).
+	Events events.Publisher
+	// AnchorQueue and Proofs connect content records to the anchoring
+	// service; nil means records.PendingAnchor{} (records stay pending).
+	AnchorQueue records.AnchorQueue
+	Proofs      records.ProofSource
+	// ImageLimits bounds uploads and decoded images; zero means
+	// limits.Default().
+	ImageLimits limits.Limits
 }
 
 // Server is a running origin. Create with New, start with Serve, stop with
@@ -92,6 +108,7 @@ type Server struct {
 	store    *store.Badger
 	accounts *accounts.Service
 	keys     *keys.Service
+	records  *records.Service
 	api      *httpapi.API
 	http     *fasthttp.Server
 	closeMu  sync.Mutex
@@ -154,26 +171,39 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
+	recs, err := records.New(records.Config{
+		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: cfg.Events,
+		Anchor: cfg.AnchorQueue, Proofs: cfg.Proofs, Limits: cfg.ImageLimits, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+		MaxBody: cfg.MaxRequestBodySize, Records: recs})
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Extend != nil {
 		cfg.Extend(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, api: api}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, records: recs, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
 		Name:                  "provenant-origin",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.MaxRequestBodySize,
-		ReadBufferSize:        16 << 10, // also the cap on request headers
-		ReadTimeout:           60 * time.Second,
-		WriteTimeout:          60 * time.Second,
-		IdleTimeout:           120 * time.Second,
-		CloseOnShutdown:       true,
-		Logger:                fasthttpLogger{l: cfg.Logger},
+		// Uploads are streamed to the handlers, which hash while reading
+		// and enforce the caps themselves (httpapi/upload.go); fasthttp
+		// neither buffers nor pre-parses multipart bodies.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               16 << 10, // also the cap on request headers
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		CloseOnShutdown:              true,
+		Logger:                       fasthttpLogger{l: cfg.Logger},
 	}
 	return s, nil
 }
@@ -183,6 +213,10 @@ func (s *Server) Accounts() *accounts.Service { return s.accounts }
 
 // Keys returns the key service (for wiring later packages).
 func (s *Server) Keys() *keys.Service { return s.keys }
+
+// Records returns the content record service (for wiring the anchoring
+// service's batch.anchored hook to Records().MarkAnchored).
+func (s *Server) Records() *records.Service { return s.records }
 
 // Store returns the store (for wiring later packages).
 func (s *Server) Store() store.Store { return s.store }
