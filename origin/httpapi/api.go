@@ -12,6 +12,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -218,13 +219,12 @@ func (a *API) Handler() fasthttp.RequestHandler {
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
 		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
 			// fasthttp does not enforce MaxRequestBodySize on streamed
-			// bodies; refuse before routing and close the connection
-			// rather than drain the body.
-			ctx.SetConnectionClose()
+			// bodies; refuse before routing.
 			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
 		} else {
 			h(ctx)
 		}
+		finishBody(ctx)
 		attrs := []any{
 			"method", string(ctx.Method()),
 			"path", string(ctx.Path()),
@@ -235,6 +235,30 @@ func (a *API) Handler() fasthttp.RequestHandler {
 			attrs = append(attrs, "account_id", p.AccountID, "auth", string(p.Kind))
 		}
 		a.log.Info("request", attrs...)
+	}
+}
+
+// MaxDrain is how much of an unread request body the API reads and
+// discards after answering, so that the connection can serve the next
+// request and the client, still sending, reads the answer instead of a
+// connection reset. Past it the connection is closed.
+const MaxDrain = 4 << 20
+
+// finishBody consumes what the handler left of a streamed request body
+// (a refused upload, a route that ignores its body). Without it fasthttp
+// would parse the rest of the body as the next request.
+func finishBody(ctx *fasthttp.RequestCtx) {
+	s := ctx.RequestBodyStream()
+	if s == nil {
+		return
+	}
+	if cl := ctx.Request.Header.ContentLength(); cl > MaxDrain {
+		ctx.SetConnectionClose()
+		return
+	}
+	n, err := io.CopyN(io.Discard, s, MaxDrain+1)
+	if n > MaxDrain || (err != nil && !errors.Is(err, io.EOF)) {
+		ctx.SetConnectionClose()
 	}
 }
 
