@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// loadFlags are the flags the load generators share.
+type loadFlags struct {
+	url, images string
+	c           int
+	d           time.Duration
+	mp          float64
+	quality     int
+	maxImages   int
+	rate        float64
+}
+
+func (lf *loadFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&lf.url, "url", "http://127.0.0.1:8080", "origin base URL")
+	fs.StringVar(&lf.images, "images", "bench/images", "directory of images (jpg, png, webp, gif)")
+	fs.IntVar(&lf.c, "c", 2, "concurrent clients")
+	fs.DurationVar(&lf.d, "d", 30*time.Second, "duration")
+	fs.Float64Var(&lf.mp, "mp", 0, "if > 0, resize every image to this many megapixels and re-encode as JPEG (in memory) before the run")
+	fs.IntVar(&lf.quality, "q", 90, "JPEG quality used with -mp")
+	fs.IntVar(&lf.maxImages, "n", 16, "use at most this many images")
+	fs.Float64Var(&lf.rate, "rate", 0, "if > 0, total requests per second (paced), e.g. to stay under a rate limit")
+}
+
+// loadImages reads the image files, resized to mp megapixels as JPEG when
+// mp > 0.
+func (lf *loadFlags) loadImages() ([][]byte, error) {
+	files, err := listImages(lf.images)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no images in %s", lf.images)
+	}
+	var out [][]byte
+	for _, f := range files {
+		if len(out) == lf.maxImages {
+			break
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if lf.mp > 0 {
+			img, err := imagex.Decode(b, limits.Default())
+			if err != nil {
+				continue
+			}
+			if b, err = resizeJPEG(img.Image, lf.mp, lf.quality); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func resizeJPEG(m image.Image, mp float64, q int) ([]byte, error) {
+	b := m.Bounds()
+	scale := sqrt(mp * 1e6 / float64(b.Dx()*b.Dy()))
+	w, h := max(int(float64(b.Dx())*scale+0.5), 1), max(int(float64(b.Dy())*scale+0.5), 1)
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), m, b, draw.Src, nil)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: q}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func sqrt(x float64) float64 {
+	z := x / 2
+	for i := 0; i < 50 && z > 0; i++ {
+		z -= (z*z - x) / (2 * z)
+	}
+	return z
+}
+
+// multipartBody builds a request body with the file and extra fields.
+func multipartBody(file []byte, fields map[string]string) ([]byte, string) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	w, _ := mw.CreateFormFile("file", "image")
+	_, _ = w.Write(file)
+	_ = mw.Close()
+	return buf.Bytes(), mw.FormDataContentType()
+}
+
+type request struct {
+	body        []byte
+	contentType string
+}
+
+// loadResult summarises a run.
+type loadResult struct {
+	n, errs  int
+	status   map[int]int
+	lat      []time.Duration
+	elapsed  time.Duration
+	cpuUser  time.Duration
+	cpuSys   time.Duration
+	lastBody string
+}
+
+func rusage() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// runLoad sends reqs round-robin from c clients for d to url, with the
+// given headers, and collects latencies of the responses with wantStatus.
+func runLoad(url string, headers map[string]string, reqs []request, c int, d time.Duration, rate float64, wantStatus int) loadResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c, DisableCompression: true}
+	client := &http.Client{Transport: tr, Timeout: 2 * time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var pace <-chan time.Time
+	if rate > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer t.Stop()
+		pace = t.C
+	}
+	var mu sync.Mutex
+	res := loadResult{status: map[int]int{}}
+	u0, s0 := rusage()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < c; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; ; i += c {
+				if pace != nil {
+					select {
+					case <-pace:
+					case <-ctx.Done():
+						return
+					}
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				rq := reqs[i%len(reqs)]
+				req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(rq.body))
+				req.Header.Set("Content-Type", rq.contentType)
+				for k, v := range headers {
+					req.Header.Set(k, v)
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				var body []byte
+				if err == nil {
+					body, _ = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				lat := time.Since(t0)
+				mu.Lock()
+				switch {
+				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+					// cut off by the end of the run
+				case err != nil:
+					res.errs++
+					res.status[-1]++
+				default:
+					res.n++
+					res.status[resp.StatusCode]++
+					if resp.StatusCode == wantStatus {
+						res.lat = append(res.lat, lat)
+					} else {
+						res.errs++
+						res.lastBody = string(body)
+					}
+				}
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	u1, s1 := rusage()
+	res.cpuUser, res.cpuSys = u1-u0, s1-s0
+	return res
+}
+
+func pctDur(xs []time.Duration, p float64) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[min(int(p/100*float64(len(s))), len(s)-1)]
+}
+
+func (r loadResult) print(w io.Writer, what string) {
+	ok := len(r.lat)
+	fmt.Fprintf(w, "%s: %d requests in %v, %d ok (%.1f/s), %d errors\n", what, r.n, r.elapsed.Round(time.Millisecond), ok,
+		float64(ok)/r.elapsed.Seconds(), r.errs)
+	fmt.Fprintf(w, "  latency p50 %v  p95 %v  p99 %v  max %v\n", pctDur(r.lat, 50).Round(time.Microsecond*100),
+		pctDur(r.lat, 95).Round(time.Microsecond*100), pctDur(r.lat, 99).Round(time.Microsecond*100), pctDur(r.lat, 100).Round(time.Microsecond*100))
+	codes := make([]int, 0, len(r.status))
+	for k := range r.status {
+		codes = append(codes, k)
+	}
+	sort.Ints(codes)
+	fmt.Fprint(w, "  status:")
+	for _, k := range codes {
+		if k == -1 {
+			fmt.Fprintf(w, " transport-error×%d", r.status[k])
+		} else {
+			fmt.Fprintf(w, " %d×%d", k, r.status[k])
+		}
+	}
+	fmt.Fprintln(w)
+	cpu := r.cpuUser + r.cpuSys
+	fmt.Fprintf(w, "  client CPU %v (user %v, sys %v) = %.2f cores\n", cpu.Round(time.Millisecond), r.cpuUser.Round(time.Millisecond),
+		r.cpuSys.Round(time.Millisecond), cpu.Seconds()/r.elapsed.Seconds())
+	if r.errs > 0 && r.lastBody != "" {
+		fmt.Fprintf(w, "  last error body: %.300s\n", r.lastBody)
+	}
+}
+
+// decodeCeiling decodes the images with c goroutines for d, as the origin
+// does (imagex.Decode under the default limits), and returns decodes per
+// second: the ceiling a decode-bound verify could reach on this machine.
+func decodeCeiling(imgs [][]byte, c int, d time.Duration) (float64, error) {
+	var n int64
+	var mu sync.Mutex
+	var firstErr error
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < c; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			k := int64(0)
+			for i := w; time.Now().Before(deadline); i += c {
+				if _, err := imagex.Decode(imgs[i%len(imgs)], limits.Default()); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				k++
+			}
+			mu.Lock()
+			n += k
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds(), firstErr
+}
+
+func runVerify(args []string) error {
+	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+	var lf loadFlags
+	lf.register(fs)
+	floor := fs.Duration("floor", 10*time.Second, "time spent measuring the decode-only ceiling in this process (0 to skip)")
+	_ = fs.Parse(args)
+	imgs, err := lf.loadImages()
+	if err != nil {
+		return err
+	}
+	reqs := make([]request, len(imgs))
+	var px, bytesTotal int64
+	for i, b := range imgs {
+		body, ct := multipartBody(b, nil)
+		reqs[i] = request{body: body, contentType: ct}
+		if info, err := imagex.DecodeConfig(b, limits.Default()); err == nil {
+			px += int64(info.Width * info.Height)
+		}
+		bytesTotal += int64(len(b))
+	}
+	fmt.Printf("verify: %d images, mean %.2f MP, mean %d KB; c=%d d=%v GOMAXPROCS=%d\n", len(imgs),
+		float64(px)/float64(len(imgs))/1e6, bytesTotal/int64(len(imgs))/1000, lf.c, lf.d, runtime.GOMAXPROCS(0))
+	var ceil float64
+	if *floor > 0 {
+		if ceil, err = decodeCeiling(imgs, lf.c, *floor); err != nil {
+			return fmt.Errorf("decode ceiling: %w", err)
+		}
+		fmt.Printf("decode-only ceiling (imagex.Decode, %d goroutines, in this process): %.1f images/s\n", lf.c, ceil)
+	}
+	res := runLoad(lf.url+"/api/v1/verify", nil, reqs, lf.c, lf.d, lf.rate, http.StatusOK)
+	res.print(os.Stdout, "POST /api/v1/verify")
+	if ceil > 0 && len(res.lat) > 0 {
+		fmt.Printf("  verify throughput / decode ceiling = %.0f%%\n", 100*float64(len(res.lat))/res.elapsed.Seconds()/ceil)
+	}
+	return nil
+}
