@@ -286,10 +286,19 @@ func runVerify(args []string) error {
 	var lf loadFlags
 	lf.register(fs)
 	floor := fs.Duration("floor", 10*time.Second, "time spent measuring the decode-only ceiling in this process (0 to skip)")
+	apiKey := fs.String("api-key", "", "if set (with -signing-key), sign every image first and verify the signed outputs")
+	signingKey := fs.String("signing-key", "", "signing key id for -api-key")
+	reencode := fs.Int("reencode", 0, "with -api-key: re-encode the signed outputs as JPEG at this quality (watermark path instead of exact match)")
 	_ = fs.Parse(args)
 	imgs, err := lf.loadImages()
 	if err != nil {
 		return err
+	}
+	if *apiKey != "" {
+		if imgs, err = signAll(lf.url, *apiKey, *signingKey, imgs, *reencode); err != nil {
+			return err
+		}
+		fmt.Printf("verify corpus: %d signed outputs (re-encoded at q%d when > 0)\n", len(imgs), *reencode)
 	}
 	reqs := make([]request, len(imgs))
 	var px, bytesTotal int64
@@ -316,4 +325,41 @@ func runVerify(args []string) error {
 		fmt.Printf("  verify throughput / decode ceiling = %.0f%%\n", 100*float64(len(res.lat))/res.elapsed.Seconds()/ceil)
 	}
 	return nil
+}
+
+// signAll signs every image (return_file=true) and returns the watermarked
+// outputs, re-encoded as JPEG at quality q when q > 0.
+func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, error) {
+	out := make([][]byte, 0, len(imgs))
+	for _, b := range imgs {
+		body, ct := multipartBody(b, map[string]string{"return_file": "true"})
+		req, _ := http.NewRequest("POST", base+"/api/v1/sign?signing_key_id="+signingKey, bytes.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		marked, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusCreated {
+			return nil, fmt.Errorf("sign: status %d: %.200s", resp.StatusCode, marked)
+		}
+		if q > 0 {
+			img, err := imagex.Decode(marked, limits.Default())
+			if err != nil {
+				return nil, err
+			}
+			var buf bytes.Buffer
+			if err := jpeg.Encode(&buf, img.Image, &jpeg.Options{Quality: q}); err != nil {
+				return nil, err
+			}
+			marked = buf.Bytes()
+		}
+		out = append(out, marked)
+	}
+	return out, nil
 }

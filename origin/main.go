@@ -8,7 +8,9 @@
 // PROVENANT_SMTP_ADDR, PROVENANT_SMTP_FROM, PROVENANT_SMTP_USERNAME,
 // PROVENANT_SMTP_PASSWORD (SMTP mail instead of the outbox directory),
 // PROVENANT_RESET_URL (link base in reset mails), PROVENANT_LOG_LEVEL
-// (debug, info, warn, error).
+// (debug, info, warn, error), PROVENANT_LIMIT_SIGN and
+// PROVENANT_LIMIT_VERIFY (requests per minute, overriding the spec's 100
+// per API key and 60 per IP; for load tests only).
 package main
 
 import (
@@ -20,10 +22,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/ratelimit"
 	"github.com/provenant/provenant/origin/server"
 )
 
@@ -58,6 +63,21 @@ func run() error {
 	if addr := os.Getenv("PROVENANT_SMTP_ADDR"); addr != "" {
 		cfg.Mailer = &mail.SMTP{Addr: addr, From: envOr("PROVENANT_SMTP_FROM", "noreply@localhost"),
 			Username: os.Getenv("PROVENANT_SMTP_USERNAME"), Password: os.Getenv("PROVENANT_SMTP_PASSWORD")}
+	}
+
+	for _, l := range []struct {
+		env string
+		dst *ratelimit.Policy
+		def ratelimit.Policy
+	}{{"PROVENANT_LIMIT_SIGN", &cfg.Limits.Sign, httpapi.DefaultLimits().Sign}, {"PROVENANT_LIMIT_VERIFY", &cfg.Limits.Verify, httpapi.DefaultLimits().Verify}} {
+		if v := os.Getenv(l.env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s must be a positive integer", l.env)
+			}
+			*l.dst = l.def
+			l.dst.Quota = n
+		}
 	}
 
 	srv, err := server.New(cfg)

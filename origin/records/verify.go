@@ -29,6 +29,10 @@ type Facts struct {
 	Format    imagex.Format
 	Width     int
 	Height    int
+	// Shortcut names the record whose signed output is byte-identical to
+	// the file; PHash and Watermark were then taken from that record
+	// instead of being recomputed (see Verify).
+	Shortcut string
 }
 
 // ComputeFacts decodes file once under lim and derives the SHA-256, both
@@ -118,12 +122,67 @@ type candidate struct {
 //
 // sum, if non-nil, is the SHA-256 of file the caller computed while
 // reading it.
+//
+// A file byte-identical to a record's signed output (the common case of
+// checking a circulating copy) is not decoded: its perceptual hash and
+// watermark payload are, by construction, those stored in that record's
+// signed canonical bytes, and the watermark check says so.
 func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*VerifyResult, error) {
+	if sum == nil {
+		h := sha256.Sum256(file)
+		sum = &h
+	}
+	if len(file) > 0 && int64(len(file)) <= s.cfg.Limits.MaxUploadBytes {
+		f, ok, err := s.exactFacts(ctx, *sum)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return s.VerifyFacts(ctx, f)
+		}
+	}
 	f, err := ComputeFacts(file, sum, s.cfg.Limits)
 	if err != nil {
 		return nil, err
 	}
 	return s.VerifyFacts(ctx, f)
+}
+
+// exactFacts returns the facts of a file whose SHA-256 is a record's
+// signed output, read from that record's verified canonical bytes.
+func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, error) {
+	shaHex := hex.EncodeToString(sum[:])
+	var f Facts
+	found := false
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(shaPrefix(shaHex), nil, func(k, v []byte) error {
+			if string(v) != "s" {
+				return nil
+			}
+			r, err := getRecord(tx, string(k[len(shaPrefix(shaHex)):]))
+			if err != nil {
+				return nil
+			}
+			sg, err := r.Signed()
+			if err != nil {
+				return nil
+			}
+			rec, err := record.Verify(sg)
+			if err != nil || rec.SHA256 != sum {
+				return nil
+			}
+			f = Facts{SHA256: sum, PHash: rec.PerceptualHash, Shortcut: r.ID}
+			if len(rec.WatermarkPayload) > 0 {
+				f.Watermark = verdict.Watermark{Found: true, Payload: rec.WatermarkPayload}
+			}
+			found = true
+			return store.ErrStopIteration
+		})
+	})
+	if err != nil {
+		return Facts{}, false, fmt.Errorf("records: exact lookup: %w", err)
+	}
+	return f, found, nil
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
@@ -187,6 +246,10 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		if best.rec.Status == StatusRevoked {
 			res.Checks.SHA256.Details += "; record " + best.rec.ID + " was revoked"
 		}
+	}
+	if f.Shortcut == best.rec.ID && res.Checks.Watermark.Passed {
+		res.Checks.Watermark.Details = "watermark payload " + best.rec.WatermarkPayloadHex + " of record " + best.rec.ID +
+			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
 	}
 	switch st.Outcome {
 	case AnchorVerified:
