@@ -203,21 +203,48 @@ func runPhash(args []string) error {
 		fmt.Fprintf(w, "  %3d  %s  ~  %s\n", p.d, p.a, p.b)
 	}
 	fmt.Fprintln(w)
-	for _, th := range []struct {
-		name    string
-		same    []int
-		un      []int
-		current int
-		bits    int
-	}{
-		{"256-bit near-match threshold (phash.NearDistance256)", same256, un256, phash.NearDistance256, 256},
-		{"64-bit candidate radius (phash.CandidateDistance64)", same64, un64, phash.CandidateDistance64, 64},
-	} {
-		lo, hi := pct(th.same, 99), pct(th.un, 0)-1
-		fmt.Fprintf(w, "%s:\n", th.name)
-		fmt.Fprintf(w, "  covers 99%% of edits at >= %d, max edit %d; no unrelated pair at <= %d\n", lo, pct(th.same, 100), hi)
-		fmt.Fprintf(w, "  in use: %d/%d -> edits within: %.1f%%, unrelated pairs within: %d of %d\n\n",
-			th.current, th.bits, 100*frac(th.same, th.current), count(th.un, th.current), len(th.un))
+	// Threshold sweep: edits split into mild (re-encode, resize,
+	// brightness), 5% crop and 10% crop.
+	class := func(name string) int {
+		switch {
+		case strings.HasPrefix(name, "crop 5%"):
+			return 1
+		case strings.HasPrefix(name, "crop 10%"):
+			return 2
+		}
+		return 0
+	}
+	fmt.Fprintln(w, "| 256-bit threshold T | re-encode/resize/brightness within | crop 5% within | crop 10% within | unrelated pairs within | max 64-bit distance of accepted edits |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	chosen, chosen64 := -1, 0
+	for t := 24; t <= 96; t += 8 {
+		var within, total [3]int
+		max64 := 0
+		for _, tr := range trs {
+			c := class(tr.name)
+			for k, d := range d256[tr.name] {
+				total[c]++
+				if d <= t {
+					within[c]++
+					max64 = max(max64, d64[tr.name][k])
+				}
+			}
+		}
+		fmt.Fprintf(w, "| %d | %d/%d | %d/%d | %d/%d | %d/%d | %d |\n", t, within[0], total[0], within[1], total[1], within[2], total[2], count(un256, t), len(un256), max64)
+		// Rule: the smallest T (step 8) that accepts every mild edit and at
+		// least 95% of 5% crops, with a margin of 24 bits below the closest
+		// unrelated pair.
+		if chosen < 0 && within[0] == total[0] && 100*within[1] >= 95*total[1] && t+24 < pct(un256, 0) {
+			chosen, chosen64 = t, max64
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "rule: smallest T (step 8) accepting all re-encode/resize/brightness edits and >= 95%% of 5%% crops, at least 24 bits below the closest unrelated pair (%d)\n", pct(un256, 0))
+	fmt.Fprintf(w, "chosen: NearDistance256 = %d, CandidateDistance64 = %d (max 64-bit distance of the edits it accepts)\n", chosen, chosen64)
+	fmt.Fprintf(w, "in use: phash.NearDistance256 = %d, phash.CandidateDistance64 = %d (unrelated pairs within the 64-bit radius: %d of %d)\n",
+		phash.NearDistance256, phash.CandidateDistance64, count(un64, phash.CandidateDistance64), len(un64))
+	if chosen != phash.NearDistance256 || chosen64 != phash.CandidateDistance64 {
+		fmt.Fprintln(w, "NOTE: the constants in shared/phash differ from what this data suggests")
 	}
 	return nil
 }
@@ -254,11 +281,4 @@ func count(xs []int, t int) int {
 		}
 	}
 	return n
-}
-
-func frac(xs []int, t int) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return float64(count(xs, t)) / float64(len(xs))
 }

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/corona10/goimagehash"
 
@@ -124,6 +126,32 @@ func BenchmarkCore(b *testing.B) {
 		}
 		perMP(b)
 	})
+	// Interleaved measures decode, pHash (luma extraction + area averaging +
+	// both hashes) and SHA-256 back to back in every iteration, so that the
+	// load of a shared machine hits all three alike, and reports the median
+	// of each as a percentage of the median decode.
+	b.Run("Interleaved", func(b *testing.B) {
+		var dec, ph, sh []time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			im, err := imagex.Decode(data, lim)
+			if err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := phash.Compute(imagex.ToLuma(im.Image)); err != nil {
+				b.Fatal(err)
+			}
+			t2 := time.Now()
+			sha256.Sum256(data)
+			t3 := time.Now()
+			dec, ph, sh = append(dec, t1.Sub(t0)), append(ph, t2.Sub(t1)), append(sh, t3.Sub(t2))
+		}
+		md := median(dec)
+		b.ReportMetric(float64(md.Microseconds())/1000, "decode-ms")
+		b.ReportMetric(100*float64(median(ph))/float64(md), "phash-%decode")
+		b.ReportMetric(100*float64(median(sh))/float64(md), "sha256-%decode")
+	})
 	b.Run("GoimagehashOnImage", func(b *testing.B) { // the library resizing the full image itself, 64-bit only
 		b.ReportAllocs()
 		for b.Loop() {
@@ -133,4 +161,10 @@ func BenchmarkCore(b *testing.B) {
 		}
 		perMP(b)
 	})
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

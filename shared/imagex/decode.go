@@ -187,12 +187,12 @@ func Decode(b []byte, lim limits.Limits) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, info.Format, err)
 	}
-	if b := img.Bounds(); b.Dx() != info.Width || b.Dy() != info.Height {
+	if bd := img.Bounds(); bd.Dx() != info.Width || bd.Dy() != info.Height {
 		// GIF frames may be smaller than the logical screen; keep what was decoded.
-		if b.Dx() <= 0 || b.Dy() <= 0 || b.Dx() > info.Width || b.Dy() > info.Height {
-			return nil, fmt.Errorf("%w: %s decoded %v, header said %d×%d", ErrCorrupt, info.Format, b, info.Width, info.Height)
+		if bd.Dx() <= 0 || bd.Dy() <= 0 || bd.Dx() > info.Width || bd.Dy() > info.Height {
+			return nil, fmt.Errorf("%w: %s decoded %v, header said %d×%d", ErrCorrupt, info.Format, bd, info.Width, info.Height)
 		}
-		info.Width, info.Height = b.Dx(), b.Dy()
+		info.Width, info.Height = bd.Dx(), bd.Dy()
 	}
 	img = Orient(img, info.Orientation)
 	return &Image{Info: info, Image: img}, nil

@@ -2,7 +2,9 @@ package merkle
 
 import (
 	"crypto/sha256"
+	"slices"
 	"testing"
+	"time"
 )
 
 const benchLeaves = 1 << 20
@@ -52,4 +54,35 @@ func BenchmarkInclusionProof1M(b *testing.B) {
 		}
 		i += 7919
 	}
+}
+
+// BenchmarkBuild1MInterleaved alternates a 1M-leaf Build with the same
+// number of bare node hashes (one SHA-256 of 0x01‖l‖r each, the floor), so
+// machine load hits both alike, and reports the ratio of the medians.
+func BenchmarkBuild1MInterleaved(b *testing.B) {
+	leaves := leavesN(benchLeaves)
+	var build, floor []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		Build(leaves)
+		t1 := time.Now()
+		var buf [65]byte
+		buf[0] = 1
+		for i := 0; i < benchLeaves-1; i++ {
+			h := sha256.Sum256(buf[:])
+			buf[1+i%64] ^= h[0]
+		}
+		t2 := time.Now()
+		build, floor = append(build, t1.Sub(t0)), append(floor, t2.Sub(t1))
+	}
+	mb, mf := median(build), median(floor)
+	b.ReportMetric(float64(mb.Nanoseconds())/float64(benchLeaves-1), "build-ns/node")
+	b.ReportMetric(float64(mf.Nanoseconds())/float64(benchLeaves-1), "sha256-ns/node")
+	b.ReportMetric(float64(mb)/float64(mf), "build/sha256")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -75,32 +75,33 @@ func (e *RootMismatchError) Error() string {
 }
 
 // Tree is an immutable Merkle tree with every level kept, so proofs are
-// generated without rehashing. It holds about 2n hashes for n leaves.
+// generated without rehashing. Above the leaves it holds about n hashes.
 type Tree struct {
-	nodes  []Hash // all levels, leaves first
-	levels []int  // levels[i] = offset of level i in nodes; levels[len-1] = len(nodes)
+	leaves []Hash // level 0, the caller's slice
+	upper  []Hash // levels 1.., one allocation
+	// off[i] is the offset of level i+1 in upper; off[len-1] = len(upper).
+	off []int
 }
 
-// Build returns the tree over the given leaf hashes (see [LeafHash]). It keeps
-// its own copy. It allocates once for the whole tree, not per node.
+// Build returns the tree over the given leaf hashes (see [LeafHash]). The
+// tree keeps leaves as its bottom level without copying it: the caller must
+// not modify the slice afterwards. Build allocates once for all interior
+// levels and never per node; each interior node costs one SHA-256 of 65
+// bytes.
 func Build(leaves []Hash) *Tree {
-	total, n := 0, len(leaves)
-	levels := []int{0}
-	for {
-		total += n
-		levels = append(levels, total)
-		if n <= 1 {
-			break
-		}
+	t := &Tree{leaves: leaves, off: []int{0}}
+	total := 0
+	for n := len(leaves); n > 1; {
 		n = (n + 1) / 2
+		total += n
+		t.off = append(t.off, total)
 	}
-	t := &Tree{nodes: make([]Hash, total), levels: levels}
-	copy(t.nodes, leaves)
+	t.upper = make([]Hash, total)
 	var buf [1 + 2*HashSize]byte
 	buf[0] = 1
-	for l := 0; l+2 < len(levels); l++ {
-		in := t.nodes[levels[l]:levels[l+1]]
-		out := t.nodes[levels[l+1]:levels[l+2]]
+	in := leaves
+	for l := 0; l+1 < len(t.off); l++ {
+		out := t.upper[t.off[l]:t.off[l+1]]
 		i := 0
 		for ; i+1 < len(in); i += 2 {
 			copy(buf[1:], in[i][:])
@@ -110,26 +111,38 @@ func Build(leaves []Hash) *Tree {
 		if i < len(in) {
 			out[i/2] = in[i]
 		}
+		in = out
 	}
 	return t
 }
 
 // Size returns the number of leaves.
-func (t *Tree) Size() uint64 { return uint64(t.levels[1]) }
+func (t *Tree) Size() uint64 { return uint64(len(t.leaves)) }
 
 // Root returns the tree head, MTH(D[n]); [EmptyRoot] for no leaves.
 func (t *Tree) Root() Hash {
-	if t.Size() == 0 {
+	switch len(t.leaves) {
+	case 0:
 		return EmptyRoot()
+	case 1:
+		return t.leaves[0]
 	}
-	return t.nodes[len(t.nodes)-1]
+	return t.upper[len(t.upper)-1]
 }
 
 // Leaf returns the i-th leaf hash.
-func (t *Tree) Leaf(i uint64) Hash { return t.nodes[i] }
+func (t *Tree) Leaf(i uint64) Hash { return t.leaves[i] }
+
+// height returns the number of levels above the leaves.
+func (t *Tree) height() int { return len(t.off) - 1 }
 
 // level returns the hashes at height l (0 = leaves).
-func (t *Tree) level(l int) []Hash { return t.nodes[t.levels[l]:t.levels[l+1]] }
+func (t *Tree) level(l int) []Hash {
+	if l == 0 {
+		return t.leaves
+	}
+	return t.upper[t.off[l-1]:t.off[l]]
+}
 
 // InclusionProof returns the audit path of leaf index, bottom-up, as
 // PATH(index, D[n]) of RFC 9162 §2.1.3.1.
@@ -139,7 +152,7 @@ func (t *Tree) InclusionProof(index uint64) ([]Hash, error) {
 	}
 	var proof []Hash
 	m := index
-	for l := 0; l+2 < len(t.levels); l++ {
+	for l := 0; l < t.height(); l++ {
 		lv := t.level(l)
 		if s := m ^ 1; s < uint64(len(lv)) {
 			proof = append(proof, lv[s])
