@@ -19,8 +19,12 @@ type scheme struct {
 	pn      []float32 // per chip: keyed ±1 carrier
 	bitOf   []int16   // per chip: coded bit index, or -1 for a pilot chip
 	pilotPx []float32 // T×T: the pilot pattern at working resolution
-	pilotF  []complex128
+	pilotF  []complex128 // conjugate spectrum of pilotPx
 	fft     *fft2
+	// Chip-level copies for the scale search: the pilot on the G×G chip grid.
+	pilotChipF []complex128
+	fftChip    *fft2
+	pilotChips []int // indices of the pilot chips
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -109,14 +113,32 @@ func newScheme(p schemeParams) *scheme {
 	for i, v := range s.pilotF {
 		s.pilotF[i] = complex(real(v), -imag(v))
 	}
+	s.pilotChipF = make([]complex128, n)
+	for k, b := range s.bitOf {
+		if b < 0 {
+			s.pilotChipF[k] = complex(float64(s.pn[k]), 0)
+			s.pilotChips = append(s.pilotChips, k)
+		}
+	}
+	s.fftChip = newFFT2(s.grid)
+	s.fftChip.transform(s.pilotChipF, false)
+	for i, v := range s.pilotChipF {
+		s.pilotChipF[i] = complex(real(v), -imag(v))
+	}
 	return s
 }
 
-// schemes returns the known formats, newest first. It builds fresh tables on
-// every call; callers keep the result.
-func schemes() []*scheme {
+// knownSchemes holds the formats Extract tries, newest first. The tables are
+// built once by buildSchemes and only read afterwards.
+var knownSchemes = buildSchemes()
+
+func buildSchemes() []*scheme {
 	return []*scheme{newScheme(paramsV2()), newScheme(paramsV1())}
 }
+
+// schemes returns the known formats, newest first; callers must not modify
+// them.
+func schemes() []*scheme { return knownSchemes }
 
 func paramsV1() schemeParams {
 	return schemeParams{
@@ -142,7 +164,7 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 2,
 		pilotFrac: 0.25,
 		coarse:    coarse, coarseHalf: 64,
-		refine:    []float64{0.9925, 0.995, 0.9975, 1, 1.0025, 1.005, 1.0075},
+		refine:    []float64{0.995, 0.9975, 1, 1.0025, 1.005},
 		refineTop: 3, localNorm: 4, informed: true,
 		maxDecodes: 3, minPilotZ: 0,
 	}
@@ -191,7 +213,7 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		floor := float32(ss/float64(len(b)+1)) * 0.05
 		ss = 0
 		for i, v := range b {
-			d := v / float32(math.Sqrt(float64(loc[i]+floor)))
+			d := v / float32(math.Sqrt(math.Max(float64(loc[i]+floor), 1e-12)))
 			b[i] = d
 			ss += float64(d) * float64(d)
 		}
@@ -210,14 +232,20 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 // fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
 // embedding coordinate x/scale. Only the window [x0,x1)×[y0,y1) is read.
 func (s *scheme) fold(hp []float32, w int, scale float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldPhase(hp, w, scale, 0, 0, x0, y0, x1, y1)
+}
+
+// foldPhase is fold with the tile grid shifted by (px, py) tile pixels
+// (sub-pixel phases for the final alignment).
+func (s *scheme) foldPhase(hp []float32, w int, scale, px, py float64, x0, y0, x1, y1 int) []float64 {
 	T := s.tile
 	acc := make([]float64, T*T)
 	tx := make([]int, x1-x0)
 	for x := x0; x < x1; x++ {
-		tx[x-x0] = int((float64(x)+0.5)/scale) % T
+		tx[x-x0] = int((float64(x)+0.5)/scale+px) % T
 	}
 	for y := y0; y < y1; y++ {
-		ty := int((float64(y)+0.5)/scale) % T
+		ty := int((float64(y)+0.5)/scale+py) % T
 		row := acc[ty*T : (ty+1)*T]
 		src := hp[y*w+x0 : y*w+x1]
 		for i, v := range src {
@@ -240,7 +268,12 @@ type syncResult struct {
 // correlations come back separated), the cyclic offset that best aligns each
 // with the pilot, and the peak's z-score over all T² offsets.
 func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
-	T := s.tile
+	return s.sync2With(s.tile, s.fft, s.pilotF, a, b)
+}
+
+// sync2With is sync2 on an n×n grid with the given transform and conjugate
+// pilot spectrum.
+func (s *scheme) sync2With(T int, f *fft2, pilotF []complex128, a, b []float64) (r [2]syncResult) {
 	buf := make([]complex128, T*T)
 	for i, v := range a {
 		var im float64
@@ -249,11 +282,11 @@ func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
 		}
 		buf[i] = complex(v, im)
 	}
-	s.fft.transform(buf, false)
+	f.transform(buf, false)
 	for i := range buf {
-		buf[i] *= s.pilotF[i]
+		buf[i] *= pilotF[i]
 	}
-	s.fft.transform(buf, true)
+	f.transform(buf, true)
 	for k := 0; k < 2; k++ {
 		var sum, ss float64
 		best, bi := math.Inf(-1), 0
@@ -338,6 +371,82 @@ func (s *scheme) chipSums(acc []float64, dx, dy int) []float64 {
 	return out
 }
 
+// chipFold sums a folded T×T tile into its G×G chips (phase 0).
+func (s *scheme) chipFold(acc []float64) []float64 {
+	T, C, G := s.tile, s.chip, s.grid
+	out := make([]float64, G*G)
+	for y := 0; y < T; y++ {
+		row := acc[y*T : (y+1)*T]
+		dst := out[(y/C)*G : (y/C+1)*G]
+		for x, v := range row {
+			dst[x/C] += v
+		}
+	}
+	return out
+}
+
+// syncChips folds hp at every scale over the window and aligns each fold
+// with the pilot on the chip grid (offsets in chips), two scales per FFT.
+func (s *scheme) syncChips(hp []float32, w int, scales []float64, x0, y0, x1, y1 int) []syncResult {
+	out := make([]syncResult, 0, len(scales))
+	for i := 0; i < len(scales); i += 2 {
+		a := s.chipFold(s.fold(hp, w, scales[i], x0, y0, x1, y1))
+		var b []float64
+		if i+1 < len(scales) {
+			b = s.chipFold(s.fold(hp, w, scales[i+1], x0, y0, x1, y1))
+		}
+		r := s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
+		r[0].scale, r[0].acc = scales[i], nil
+		out = append(out, r[0])
+		if b != nil {
+			r[1].scale, r[1].acc = scales[i+1], nil
+			out = append(out, r[1])
+		}
+	}
+	return out
+}
+
+// pilotCorr is the pilot's correlation with the folded tile at pixel offset
+// (dx, dy).
+func (s *scheme) pilotCorr(acc []float64, dx, dy int) float64 {
+	T, C := s.tile, s.chip
+	var sum float64
+	for _, k := range s.pilotChips {
+		cy, cx := (k/s.grid)*C, (k%s.grid)*C
+		var v float64
+		for i := 0; i < C; i++ {
+			row := acc[((cy+i+dy)%T)*T:]
+			for j := 0; j < C; j++ {
+				v += row[(cx+j+dx)%T]
+			}
+		}
+		sum += v * float64(s.pn[k])
+	}
+	return sum
+}
+
+// align turns a chip-level candidate into a pixel-level one: it folds the
+// whole image at four half-pixel phases and keeps the phase and pixel offset
+// with the largest pilot correlation.
+func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
+	T, C := s.tile, s.chip
+	best := c
+	bestCorr := math.Inf(-1)
+	for _, ph := range [4][2]float64{{0, 0}, {0.5, 0}, {0, 0.5}, {0.5, 0.5}} {
+		acc := s.foldPhase(hp, w, c.scale, ph[0], ph[1], 0, 0, w, h)
+		for ddy := -1; ddy <= C; ddy++ {
+			for ddx := -1; ddx <= C; ddx++ {
+				dx, dy := (c.dx*C+ddx+T)%T, (c.dy*C+ddy+T)%T
+				if v := s.pilotCorr(acc, dx, dy); v > bestCorr {
+					bestCorr = v
+					best = syncResult{scale: c.scale, dx: dx, dy: dy, z: c.z, acc: acc}
+				}
+			}
+		}
+	}
+	return best
+}
+
 // detect runs the bounded synchronisation search on a working image and
 // decodes the best candidates: at most len(coarse) folds of a central window,
 // 2×len(refine) folds of the whole image, and maxDecodes Viterbi decodes.
@@ -348,16 +457,14 @@ func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 		cands = s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
 	} else {
 		// Coarse pass on a central window, small enough that a scale error of
-		// half a coarse step moves its edges by about one chip at most.
+		// half a coarse step moves its edges by about half a pixel.
 		half := s.coarseHalf
 		cx, cy := w/2, h/2
 		x0, x1 := max(0, cx-half), min(w, cx+half)
 		y0, y1 := max(0, cy-half), min(h, cy+half)
-		coarse := s.syncAll(hp, w, s.coarseScales, x0, y0, x1, y1)
+		coarse := s.syncChips(hp, w, s.coarseScales, x0, y0, x1, y1)
 		sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
-		// Refine the best coarse scales on the whole image.
 		// Scale 1 (no crop, the common case) is always refined.
-		var scales []float64
 		top := coarse[:min(s.refineTop, len(coarse))]
 		has1 := false
 		for _, c := range top {
@@ -366,12 +473,14 @@ func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 		if !has1 {
 			top = append(top[:len(top):len(top)], syncResult{scale: 1})
 		}
+		// Refine the best coarse scales on the whole image.
+		var scales []float64
 		for _, c := range top {
 			for _, r := range s.refine {
 				scales = append(scales, c.scale*r)
 			}
 		}
-		cands = s.syncAll(hp, w, scales, 0, 0, w, h)
+		cands = s.syncChips(hp, w, scales, 0, 0, w, h)
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
 	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
@@ -389,6 +498,9 @@ func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 		}
 		tried[key] = true
 		attempts++
+		if c.acc == nil {
+			c = s.align(hp, w, h, c)
+		}
 		soft := s.soft(c.acc, c.dx, c.dy)
 		msg := viterbi(soft)
 		p, v, ok := parseMessage(msg)
