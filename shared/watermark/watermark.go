@@ -52,6 +52,8 @@ type Detection struct {
 	// Scale is the working-scale factor the decoder synchronised on (1 means
 	// the image was not cropped relative to its short side).
 	Scale float64
+	// Angle is the rotation, in degrees, the decoder synchronised on.
+	Angle float64
 }
 
 // TooSmallError reports an image whose short side is below the minimum the
