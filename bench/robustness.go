@@ -113,6 +113,12 @@ func runRobustness(args []string) error {
 						continue
 					}
 				}
+				img, flat := flattenAlpha(img)
+				if flat {
+					mu.Lock()
+					res.flattened = append(res.flattened, j.name)
+					mu.Unlock()
+				}
 				mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
 				if mp > *maxMP {
 					mu.Lock()
@@ -268,6 +274,7 @@ type results struct {
 	images       []imageResult
 	byAttack     map[string]*attackStats
 	skippedLarge []string
+	flattened    []string
 	errors       []string
 }
 
@@ -338,6 +345,7 @@ func (res *results) print(w io.Writer, atks []attack, cmd string) {
 	}
 	fmt.Fprintf(w, "\ncommand: %s\n", cmd)
 	fmt.Fprintf(w, "images: %d marked (%d skipped > max-mp: %s), embed errors/other: %d\n", marked, len(res.skippedLarge), strings.Join(res.skippedLarge, " "), len(res.errors))
+	fmt.Fprintf(w, "translucent images flattened over black before marking (as Go's JPEG encoder and imagex.ToLuma composite them): %d\n", len(res.flattened))
 	fmt.Fprintf(w, "luma PSNR: min %.2f dB, mean %.2f dB\n", minP, sumP/float64(max(1, len(psnrs))))
 	fmt.Fprintf(w, "false positives: %d / %d unmarked originals, %d / %d attacked unmarked originals\n", fpOrig, len(res.images), fpAtt, fpChecked)
 	fmt.Fprintf(w, "speed (medians over images): embed %.1f ms/MP, JPEG q90 decode %.1f ms/MP, extract %.2f ms/MP, extract/decode %.2f\n\n", medianOf(emb), medianOf(dec), medianOf(ext), medianOf(ratio))

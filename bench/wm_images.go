@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 )
 
@@ -112,4 +113,28 @@ func synthImages() map[string]image.Image {
 		}
 	}
 	return map[string]image.Image{"synth-sky-gradient": sky, "synth-text-flat": text, "synth-night": night}
+}
+
+// flattenAlpha composites an image with any translucent pixel over opaque
+// black (what Go's JPEG encoder and imagex.ToLuma do) and reports whether it
+// had to.
+func flattenAlpha(m image.Image) (image.Image, bool) {
+	n, ok := m.(*image.NRGBA)
+	if !ok {
+		return m, false
+	}
+	opaque := true
+	for i := 3; i < len(n.Pix); i += 4 {
+		if n.Pix[i] != 255 {
+			opaque = false
+			break
+		}
+	}
+	if opaque {
+		return m, false
+	}
+	out := image.NewRGBA(n.Bounds())
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.Black), image.Point{}, draw.Src)
+	draw.Draw(out, out.Bounds(), n, n.Bounds().Min, draw.Over)
+	return out, true
 }

@@ -128,20 +128,20 @@ func boxBlur(src []float32, w, h, r int) []float32 {
 
 // boxLine writes the running mean of n samples of src (stride st) to dst.
 func boxLine(src, dst []float32, st, n, r int) {
-	var s float32
+	var s float64
 	cnt := 0
 	for i := 0; i <= r && i < n; i++ {
-		s += src[i*st]
+		s += float64(src[i*st])
 		cnt++
 	}
 	for i := 0; i < n; i++ {
-		dst[i*st] = s / float32(cnt)
+		dst[i*st] = float32(s / float64(cnt))
 		if j := i + r + 1; j < n {
-			s += src[j*st]
+			s += float64(src[j*st])
 			cnt++
 		}
 		if j := i - r; j >= 0 {
-			s -= src[j*st]
+			s -= float64(src[j*st])
 			cnt--
 		}
 	}

@@ -52,6 +52,8 @@ type Detection struct {
 	// Scale is the working-scale factor the decoder synchronised on (1 means
 	// the image was not cropped relative to its short side).
 	Scale float64
+	// Angle is the rotation, in degrees, the decoder synchronised on.
+	Angle float64
 }
 
 // TooSmallError reports an image whose short side is below the minimum the
@@ -172,23 +174,24 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 		res = s.informedResidual(work, ww, wh, cw, res, alpha)
 		alpha, mse = scaleFor()
 	}
-	// Rounding to integers (small offsets vanish, others grow to ±1) and
-	// clipping move the error away from the continuous prediction: correct
-	// alpha on the rounded luminance until it is within 0.1 dB.
-	for iter := 0; iter < 4 && alpha > 0; iter++ {
+	// The mask is in luminance levels: never amplify it, only scale it down
+	// to meet the PSNR target. Clipping and the dithered rounding move the
+	// error off the continuous prediction: correct on the rounded luminance.
+	alpha = min(alpha, 1)
+	for iter := 0; iter < 3 && alpha > 0; iter++ {
 		got := roundedPSNR(l, alpha, line, delta)
-		if math.Abs(got-cfg.targetPSNR) < 0.1 {
+		if got >= cfg.targetPSNR-0.1 && (alpha == 1 || got < cfg.targetPSNR+0.1) {
 			break
 		}
-		alpha *= float32(math.Pow(10, (got-cfg.targetPSNR)/20))
-		alpha = min(alpha, float32(math.Sqrt(target/mse))*4)
+		alpha = min(1, alpha*float32(math.Pow(10, (got-cfg.targetPSNR)/20)))
 	}
+	_ = mse
 	apply := func(a float32) image.Image {
 		out := newOutput(img)
 		for y := 0; y < H; y++ {
 			line(y, delta)
 			for x := range delta {
-				delta[x] *= a
+				delta[x] = delta[x]*a + dither(x, y)
 			}
 			out.addRow(y, delta)
 		}
@@ -208,7 +211,7 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 // spread spectrum): it runs the decoder's per-bit statistic on the working
 // image with and without the mark and gives more amplitude to bits the host
 // image works against, less to bits the host already favours (gains within
-// [0.3, 3]). The pilot and the total energy of res are kept.
+// [0.4, 2.5]). The pilot and the total energy of res are kept.
 func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
 	mask := perceptualMask(work, w, h)
 	// Energy of the pilot and data parts of res, from the per-chip mask sums.
@@ -267,7 +270,7 @@ func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []fl
 			if unit[b] > 0 {
 				g = (m - c*host[b]) / unit[b]
 			}
-			gains[b] = min(max(g, 0.3), 3)
+			gains[b] = min(max(g, 0.4), 2.5)
 		}
 		// Scale the data gains so the data energy is unchanged.
 		var e float64
@@ -323,7 +326,7 @@ func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta
 		line(y, delta)
 		row := l.Pix[y*l.Stride : y*l.Stride+l.Width]
 		for x, v := range row {
-			d := float32(clamp8(float32(v)+alpha*delta[x])) - float32(v)
+			d := float32(clamp8(float32(v)+alpha*delta[x]+dither(x, y))) - float32(v)
 			ss += float64(d * d)
 		}
 	}
@@ -352,26 +355,41 @@ func (s *scheme) residual(work []float32, w, h int, cw []uint8, gains []float32)
 	return res
 }
 
-// perceptualMask returns a per-pixel amplitude: local activity (mean
-// absolute deviation from the 3×3 mean, averaged over 5×5) relative to the
-// image's mean activity, clamped to [0.25, 2]: less in flat areas, more in
-// texture.
+// Perceptual mask constants, in 8-bit luminance levels: the mark's
+// amplitude is maskFlat on flat regions (sky, studio backgrounds, gradients)
+// and grows with the square root of the local activity up to maskMax.
+const (
+	maskFlat  = 0.9
+	maskSlope = 0.6
+	maskMax   = 4.0
+)
+
+// perceptualMask returns the per-pixel amplitude of the mark on the working
+// grid: maskFlat + maskSlope×sqrt(activity), at most maskMax, where activity
+// is the mean absolute deviation from the 3×3 mean, averaged over 5×5.
 func perceptualMask(work []float32, w, h int) []float32 {
 	m := boxBlur(work, w, h, 1)
 	for i, v := range work {
 		m[i] = float32(math.Abs(float64(v - m[i])))
 	}
 	act := boxBlur(m, w, h, 2)
-	var sum float64
-	for _, v := range act {
-		sum += float64(v)
-	}
-	mean := float32(sum/float64(len(act))) + 0.5
 	for i, v := range act {
-		a := float32(math.Sqrt(float64((v + 0.25) / mean)))
-		act[i] = min(max(a, 0.25), 2)
+		act[i] = min(maskFlat+maskSlope*float32(math.Sqrt(math.Max(float64(v), 0))), maskMax)
 	}
 	return act
+}
+
+// dither returns a deterministic value in [-0.5, 0.5) for pixel (x, y).
+// Adding it before rounding makes the rounding unbiased, so marks smaller
+// than one level on flat regions survive on average instead of vanishing.
+func dither(x, y int) float32 {
+	h := uint32(x)*0x9E3779B1 ^ uint32(y)*0x85EBCA77
+	h ^= h >> 15
+	h *= 0x2C1B3C6D
+	h ^= h >> 12
+	h *= 0x297A2D39
+	h ^= h >> 15
+	return float32(h>>8)/(1<<24) - 0.5
 }
 
 // output is a copy of the input image whose luminance rows can be offset.
