@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -119,7 +120,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		if err != nil || len(in.WatermarkPayloadHex) != 16 {
 			return nil, validate.Field("watermark_payload_hex", "must be 16 hex digits")
 		}
-		payload = hexPayload(p)
+		payload = binary.BigEndian.AppendUint64(nil, uint64(p))
 	}
 	sig, err := decodeHexField("signature_hex", in.SignatureHex, ed25519.SignatureSize)
 	if err != nil {
@@ -188,12 +189,4 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	}
 	s.log.Info("content registered", "account_id", in.Owner, "record_id", r.ID, "signing_key_id", key.ID)
 	return r, nil
-}
-
-func hexPayload(p watermark.Payload) []byte {
-	b := make([]byte, 8)
-	for i := 0; i < 8; i++ {
-		b[i] = byte(uint64(p) >> (56 - 8*i))
-	}
-	return b
 }
