@@ -285,7 +285,8 @@ func runVerify(args []string) error {
 	fs := flag.NewFlagSet("verify", flag.ExitOnError)
 	var lf loadFlags
 	lf.register(fs)
-	floor := fs.Duration("floor", 10*time.Second, "time spent measuring the decode-only ceiling in this process (0 to skip)")
+	floor := fs.Duration("floor", 10*time.Second, "total time spent measuring the decode-only ceiling in this process (0 to skip)")
+	rounds := fs.Int("rounds", 5, "interleaved rounds of decode-only ceiling and verify load")
 	apiKey := fs.String("api-key", "", "if set (with -signing-key), sign every image first and verify the signed outputs")
 	signingKey := fs.String("signing-key", "", "signing key id for -api-key")
 	reencode := fs.Int("reencode", 0, "with -api-key: re-encode the signed outputs as JPEG at this quality (watermark path instead of exact match)")
@@ -312,17 +313,46 @@ func runVerify(args []string) error {
 	}
 	fmt.Printf("verify: %d images, mean %.2f MP, mean %d KB; c=%d d=%v GOMAXPROCS=%d\n", len(imgs),
 		float64(px)/float64(len(imgs))/1e6, bytesTotal/int64(len(imgs))/1000, lf.c, lf.d, runtime.GOMAXPROCS(0))
-	var ceil float64
-	if *floor > 0 {
-		if ceil, err = decodeCeiling(imgs, lf.c, *floor); err != nil {
-			return fmt.Errorf("decode ceiling: %w", err)
-		}
-		fmt.Printf("decode-only ceiling (imagex.Decode, %d goroutines, in this process): %.1f images/s\n", lf.c, ceil)
+	// Interleave: each round measures the decode-only ceiling for floor/rounds,
+	// then the verify load for d/rounds, so that both see the same machine
+	// load (the machine is shared); the ratio is the median of the rounds.
+	if *rounds < 1 {
+		*rounds = 1
 	}
-	res := runLoad(lf.url+"/api/v1/verify", nil, reqs, lf.c, lf.d, lf.rate, http.StatusOK)
-	res.print(os.Stdout, "POST /api/v1/verify")
-	if ceil > 0 && len(res.lat) > 0 {
-		fmt.Printf("  verify throughput / decode ceiling = %.0f%%\n", 100*float64(len(res.lat))/res.elapsed.Seconds()/ceil)
+	var total loadResult
+	total.status = map[int]int{}
+	var ratios, ceils []float64
+	for r := 0; r < *rounds; r++ {
+		var ceil float64
+		if *floor > 0 {
+			if ceil, err = decodeCeiling(imgs, lf.c, *floor/time.Duration(*rounds)); err != nil {
+				return fmt.Errorf("decode ceiling: %w", err)
+			}
+			ceils = append(ceils, ceil)
+		}
+		res := runLoad(lf.url+"/api/v1/verify", nil, reqs, lf.c, lf.d/time.Duration(*rounds), lf.rate, http.StatusOK)
+		total.n += res.n
+		total.errs += res.errs
+		total.lat = append(total.lat, res.lat...)
+		total.elapsed += res.elapsed
+		total.cpuUser += res.cpuUser
+		total.cpuSys += res.cpuSys
+		for k, v := range res.status {
+			total.status[k] += v
+		}
+		if res.lastBody != "" {
+			total.lastBody = res.lastBody
+		}
+		if ceil > 0 {
+			ratios = append(ratios, float64(len(res.lat))/res.elapsed.Seconds()/ceil)
+		}
+	}
+	if len(ceils) > 0 {
+		fmt.Printf("decode-only ceiling (imagex.Decode, %d goroutines, in this process), per round: %s images/s\n", lf.c, fmtFloats(ceils, "%.1f"))
+	}
+	total.print(os.Stdout, "POST /api/v1/verify")
+	if len(ratios) > 0 {
+		fmt.Printf("  verify throughput / decode ceiling per round: %s; median %.0f%%\n", fmtFloats(ratios, "%.2f"), 100*median(ratios))
 	}
 	return nil
 }
@@ -362,4 +392,27 @@ func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, e
 		out = append(out, marked)
 	}
 	return out, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func fmtFloats(xs []float64, f string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf(f, x)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"image"
 	"strings"
 
 	"github.com/provenant/provenant/origin/events"
@@ -51,7 +52,7 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 		f.SHA256 = sha256.Sum256(file)
 	}
 	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
-	l := imagex.ToLuma(img.Image)
+	l := lumaOf(img.Image)
 	type wmOut struct {
 		p   watermark.Payload
 		d   watermark.Detection
@@ -80,6 +81,24 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 		return Facts{}, fmt.Errorf("records: watermark: %w", wm.err)
 	}
 	return f, nil
+}
+
+// lumaOf returns the luminance plane of m: for a decoded JPEG
+// (*image.YCbCr, or *image.Gray) a view of its Y plane without copying
+// (neither phash nor watermark modifies the plane), otherwise
+// imagex.ToLuma.
+func lumaOf(m image.Image) *imagex.Luma {
+	switch t := m.(type) {
+	case *image.YCbCr:
+		if t.Rect.Min == (image.Point{}) {
+			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.YStride, Pix: t.Y}
+		}
+	case *image.Gray:
+		if t.Rect.Min == (image.Point{}) {
+			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.Stride, Pix: t.Pix}
+		}
+	}
+	return imagex.ToLuma(m)
 }
 
 // VerifyResult is the outcome of Verify.
