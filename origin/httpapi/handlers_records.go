@@ -445,7 +445,7 @@ type revokeRequest struct {
 func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	var req revokeRequest
-	if len(ctx.Request.Header.ContentType()) > 0 || ctx.Request.Header.ContentLength() > 0 {
+	if ctx.Request.Header.ContentLength() != 0 { // a body is optional
 		if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 			return err
 		}
