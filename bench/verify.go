@@ -287,6 +287,7 @@ func runVerify(args []string) error {
 	lf.register(fs)
 	floor := fs.Duration("floor", 10*time.Second, "total time spent measuring the decode-only ceiling in this process (0 to skip)")
 	rounds := fs.Int("rounds", 5, "interleaved rounds of decode-only ceiling and verify load")
+	serverPID := fs.Int("server-pid", 0, "if set, read the origin's CPU time from /proc and report CPU per request next to CPU per decode (robust on a shared machine)")
 	apiKey := fs.String("api-key", "", "if set (with -signing-key), sign every image first and verify the signed outputs")
 	signingKey := fs.String("signing-key", "", "signing key id for -api-key")
 	reencode := fs.Int("reencode", 0, "with -api-key: re-encode the signed outputs as JPEG at this quality (watermark path instead of exact match)")
@@ -321,16 +322,24 @@ func runVerify(args []string) error {
 	}
 	var total loadResult
 	total.status = map[int]int{}
-	var ratios, ceils []float64
+	var ratios, ceils, decodeCPU, serverCPU []float64
 	for r := 0; r < *rounds; r++ {
 		var ceil float64
 		if *floor > 0 {
+			u0, s0 := rusage()
+			t0 := time.Now()
 			if ceil, err = decodeCeiling(imgs, lf.c, *floor/time.Duration(*rounds)); err != nil {
 				return fmt.Errorf("decode ceiling: %w", err)
 			}
+			u1, s1 := rusage()
 			ceils = append(ceils, ceil)
+			decodeCPU = append(decodeCPU, float64((u1-u0)+(s1-s0))/(ceil*time.Since(t0).Seconds()))
 		}
+		cpu0 := procCPU(*serverPID)
 		res := runLoad(lf.url+"/api/v1/verify", nil, reqs, lf.c, lf.d/time.Duration(*rounds), lf.rate, http.StatusOK)
+		if *serverPID > 0 && len(res.lat) > 0 {
+			serverCPU = append(serverCPU, float64(procCPU(*serverPID)-cpu0)/float64(len(res.lat)))
+		}
 		total.n += res.n
 		total.errs += res.errs
 		total.lat = append(total.lat, res.lat...)
@@ -353,6 +362,10 @@ func runVerify(args []string) error {
 	total.print(os.Stdout, "POST /api/v1/verify")
 	if len(ratios) > 0 {
 		fmt.Printf("  verify throughput / decode ceiling per round: %s; median %.0f%%\n", fmtFloats(ratios, "%.2f"), 100*median(ratios))
+	}
+	if len(serverCPU) > 0 && len(decodeCPU) > 0 {
+		dc, sc := median(decodeCPU)/1e6, median(serverCPU)/1e6
+		fmt.Printf("  CPU per decode (client, median) %.1f ms; origin CPU per verify (median) %.1f ms; CPU-bound ratio %.0f%%\n", dc, sc, 100*dc/sc)
 	}
 	return nil
 }
@@ -415,4 +428,31 @@ func fmtFloats(xs []float64, f string) string {
 		out += fmt.Sprintf(f, x)
 	}
 	return out
+}
+
+// procCPU returns the user+system CPU time of process pid in nanoseconds
+// (from /proc/<pid>/stat, in clock ticks of 10 ms), or 0.
+func procCPU(pid int) int64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// utime and stime are fields 14 and 15 of the line, the 12th and 13th
+	// after the parenthesised command name.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	_, _ = fmt.Sscan(string(f[11]), &ut)
+	_, _ = fmt.Sscan(string(f[12]), &st)
+	const tick = int64(10 * time.Millisecond) // sysconf(_SC_CLK_TCK) = 100 on Linux
+	return (ut + st) * tick
 }
