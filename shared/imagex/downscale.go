@@ -19,21 +19,31 @@ func Downscale(l *Luma, w, h int) *Luma {
 	// Sum the rows of each output row into per-column accumulators (one add
 	// per source pixel, the hot loop), then sum the column blocks.
 	col := make([]uint32, l.Width)
+	prefix := make([]uint64, l.Width+1)
 	var sw swar
 	sw.init(l.Width)
 	for j := 0; j < h; j++ {
 		clear(col)
-		for y := y0[j]; y < y1[j]; y++ {
-			sw.add(l.Pix[y*l.Stride:y*l.Stride+l.Width], col)
+		row := func(y int) []uint8 { return l.Pix[y*l.Stride : y*l.Stride+l.Width] }
+		y := y0[j]
+		for ; y+4 <= y1[j]; y += 4 {
+			sw.add4(row(y), row(y+1), row(y+2), row(y+3), col)
+		}
+		for ; y < y1[j]; y++ {
+			sw.add(row(y), col)
 		}
 		sw.flush(col)
+		// Prefix sums over the columns turn every block into one subtraction.
+		var run uint64
+		for x, v := range col {
+			prefix[x] = run
+			run += uint64(v)
+		}
+		prefix[len(col)] = run
 		rows := uint64(y1[j] - y0[j])
 		dst := out.Pix[j*w : (j+1)*w]
 		for i := range dst {
-			var s uint64
-			for _, v := range col[x0[i]:x1[i]] {
-				s += uint64(v)
-			}
+			s := prefix[x1[i]] - prefix[x0[i]]
 			n := rows * uint64(x1[i]-x0[i])
 			dst[i] = uint8((s + n/2) / n)
 		}
@@ -58,7 +68,7 @@ const lanes = 0x00FF00FF00FF00FF
 // add adds row into the lane sums (and its tail, past the last full group of
 // eight, straight into col).
 func (s *swar) add(row []uint8, col []uint32) {
-	if s.rows == 256 {
+	if s.rows+1 > 256 {
 		s.flush(col)
 	}
 	s.rows++
@@ -70,6 +80,29 @@ func (s *swar) add(row []uint8, col []uint32) {
 	}
 	for i := 8 * len(ev); i < len(row); i++ {
 		col[i] += uint32(row[i])
+	}
+}
+
+// add4 is add for four rows of equal length, with one load and store of
+// the lane sums per group of eight columns.
+func (s *swar) add4(r0, r1, r2, r3 []uint8, col []uint32) {
+	if s.rows+4 > 256 {
+		s.flush(col)
+	}
+	s.rows += 4
+	ev, od := s.ev, s.od[:len(s.ev)]
+	n := 8 * len(ev)
+	a0, a1, a2, a3 := r0[:n], r1[:n], r2[:n], r3[:n]
+	for k := range ev {
+		a := binary.LittleEndian.Uint64(a0[8*k:])
+		b := binary.LittleEndian.Uint64(a1[8*k:])
+		c := binary.LittleEndian.Uint64(a2[8*k:])
+		d := binary.LittleEndian.Uint64(a3[8*k:])
+		ev[k] += a&lanes + b&lanes + c&lanes + d&lanes
+		od[k] += (a>>8)&lanes + (b>>8)&lanes + (c>>8)&lanes + (d>>8)&lanes
+	}
+	for i := n; i < len(r0); i++ {
+		col[i] += uint32(r0[i]) + uint32(r1[i]) + uint32(r2[i]) + uint32(r3[i])
 	}
 }
 

@@ -6,6 +6,7 @@ package imagex
 import (
 	"image"
 	"image/color"
+	"slices"
 )
 
 // Luma is an 8-bit BT.601 luminance plane. Pix[y*Stride+x] is the luma of the
@@ -29,6 +30,20 @@ func (l *Luma) At(x, y int) uint8 { return l.Pix[y*l.Stride+x] }
 func ToLuma(img image.Image) *Luma {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
+	// Contiguous Y or grey planes (the JPEG decoder's usual layout) are
+	// cloned in one piece: no zeroing of the new plane before the copy.
+	switch m := img.(type) {
+	case *image.YCbCr:
+		if m.YStride == w && w > 0 && h > 0 {
+			off := m.YOffset(b.Min.X, b.Min.Y)
+			return &Luma{Width: w, Height: h, Stride: w, Pix: slices.Clone(m.Y[off : off+w*h])}
+		}
+	case *image.Gray:
+		if m.Stride == w && w > 0 && h > 0 {
+			off := m.PixOffset(b.Min.X, b.Min.Y)
+			return &Luma{Width: w, Height: h, Stride: w, Pix: slices.Clone(m.Pix[off : off+w*h])}
+		}
+	}
 	l := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	switch m := img.(type) {
 	case *image.YCbCr:

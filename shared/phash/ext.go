@@ -14,8 +14,9 @@ import (
 // same floating-point operations in the same order, the same 16×16
 // low-frequency block and goimagehash's own median (etcs.MedianOfPixels).
 // It differs only in cost: the cosines are computed once per call instead of
-// once per butterfly, and only the 16 columns the hash reads are transformed
-// (goimagehash transforms all 256, each in its own goroutine). The
+// once per butterfly, only the 16 columns the hash reads are transformed
+// (goimagehash transforms all 256, each in its own goroutine), and every
+// transform stops at the 16 lowest outputs. The
 // differential test TestExt256MatchesGoimagehash holds it to that.
 func ext256(l *imagex.Luma) [4]uint64 {
 	const n = Side256
@@ -33,7 +34,7 @@ func ext256(l *imagex.Luma) [4]uint64 {
 		for x, v := range src {
 			row[x] = lum[v]
 		}
-		d.transform(row)
+		d.low(row, 16)
 	}
 	var flat [256]float64
 	col := make([]float64, n)
@@ -41,7 +42,7 @@ func ext256(l *imagex.Luma) [4]uint64 {
 		for y := range col {
 			col[y] = px[y*n+x]
 		}
-		d.transform(col)
+		d.low(col, 16)
 		for y := 0; y < 16; y++ {
 			flat[16*y+x] = col[y]
 		}
@@ -58,43 +59,83 @@ func ext256(l *imagex.Luma) [4]uint64 {
 
 // lee is an unscaled DCT-II of a fixed power-of-two length.
 type lee struct {
-	n    int
 	temp []float64
-	// div[len][i] = cos((i+0.5)π/len)·2 for len = n, n/2, …, 2.
-	div map[int][]float64
+	// div[k] holds cos((i+0.5)π/len)·2 for len = n>>k, i < len/2.
+	div [][]float64
 }
 
 func newLee(n int) *lee {
-	d := &lee{n: n, temp: make([]float64, n), div: make(map[int][]float64)}
+	d := &lee{temp: make([]float64, n)}
 	for ln := n; ln >= 2; ln /= 2 {
 		t := make([]float64, ln/2)
 		for i := range t {
 			t[i] = math.Cos((float64(i)+0.5)*math.Pi/float64(ln)) * 2
 		}
-		d.div[ln] = t
+		d.div = append(d.div, t)
 	}
 	return d
 }
 
-func (d *lee) transform(in []float64) { d.forward(in, d.temp, len(in)) }
+// low computes only outputs in[0:k] of the transform (the rest of in is left
+// as scratch). Each output it computes goes through exactly the operations
+// of the full transform, so it is bit-identical; it skips the butterflies
+// and sub-transforms that only feed higher outputs.
+func (d *lee) low(in []float64, k int) { d.forwardLow(in, d.temp, len(in), 0, k) }
 
-// forward mirrors goimagehash transforms.forwardTransform.
-func (d *lee) forward(input, temp []float64, n int) {
+func (d *lee) forwardLow(input, temp []float64, n, depth, k int) {
+	if n == 1 {
+		return
+	}
+	if k >= n-1 {
+		d.forward(input, temp, n, depth)
+		return
+	}
+	half := n / 2
+	div := d.div[depth][:half]
+	in, tmp := input[:n], temp[:n]
+	even, odd := (k+1)/2, k/2 // outputs 2i < k come from the first half, 2i+1 < k from the second
+	if odd > 0 {
+		for i := 0; i < half; i++ {
+			x, y := in[i], in[n-1-i]
+			tmp[i] = x + y
+			tmp[i+half] = (x - y) / div[i]
+		}
+	} else {
+		for i := 0; i < half; i++ {
+			tmp[i] = in[i] + in[n-1-i]
+		}
+	}
+	d.forwardLow(tmp, in, half, depth+1, even)
+	if odd > 0 {
+		d.forwardLow(tmp[half:], in, half, depth+1, odd+1)
+	}
+	for i := 0; i < even; i++ {
+		in[2*i] = tmp[i]
+	}
+	for i := 0; i < odd; i++ {
+		in[2*i+1] = tmp[i+half] + tmp[i+half+1]
+	}
+}
+
+// forward mirrors goimagehash transforms.forwardTransform; k is the depth
+// (n = len >> k), which selects the cosine table.
+func (d *lee) forward(input, temp []float64, n, k int) {
 	if n == 1 {
 		return
 	}
 	half := n / 2
-	div := d.div[n]
+	div := d.div[k][:half]
+	in, tmp := input[:n], temp[:n]
 	for i := 0; i < half; i++ {
-		x, y := input[i], input[n-1-i]
-		temp[i] = x + y
-		temp[i+half] = (x - y) / div[i]
+		x, y := in[i], in[n-1-i]
+		tmp[i] = x + y
+		tmp[i+half] = (x - y) / div[i]
 	}
-	d.forward(temp, input, half)
-	d.forward(temp[half:], input, half)
+	d.forward(tmp, in, half, k+1)
+	d.forward(tmp[half:], in, half, k+1)
 	for i := 0; i < half-1; i++ {
-		input[i*2+0] = temp[i]
-		input[i*2+1] = temp[i+half] + temp[i+half+1]
+		in[i*2+0] = tmp[i]
+		in[i*2+1] = tmp[i+half] + tmp[i+half+1]
 	}
-	input[n-2], input[n-1] = temp[half-1], temp[n-1]
+	in[n-2], in[n-1] = tmp[half-1], tmp[n-1]
 }
