@@ -171,11 +171,11 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 2,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
-		refine:    []float64{0.995, 0.9975, 1, 1.0025, 1.005},
-		refineTop: 3, localNorm: 4, informed: true,
+		refine:    []float64{0.995, 1, 1.005},
+		refineTop: 4, localNorm: 4, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
-		rotScales:     coarse[:16], // 1.0 … 1.2
-		refineAngles:  []float64{-0.5, -0.25, 0.25, 0.5},
+		rotScales:     coarse[:9], // 1.0 … 1.1
+		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2,
 		maxDecodes:    3, minPilotZ: 0,
 	}
@@ -283,8 +283,9 @@ func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, 
 		ux := ss*fy + cs*(float64(x0)+0.5) + px + bias
 		uy := cs*fy - ss*(float64(x0)+0.5) + py + bias
 		src := hp[y*w+x0 : y*w+x1]
+		m := T - 1 // T is a power of two
 		for _, v := range src {
-			acc[(int(uy)%T)*T+int(ux)%T] += float64(v)
+			acc[(int(uy)&m)*T+int(ux)&m] += float64(v)
 			ux += cs
 			uy -= ss
 		}
@@ -487,17 +488,22 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 }
 
 // detect runs the bounded synchronisation search on a working image and
-// decodes the best candidates. Without rotation: len(coarse) folds of a
-// central window, (refineTop+1)×len(refine) folds of the whole image and
-// at most maxDecodes Viterbi decodes. Only if that finds nothing, the same
-// over the rotation angles, with at most maxRotDecodes more decodes.
+// decodes the best candidates. First scale 1 alone (one decode); then
+// 2×len(coarse) folds of two windows, refineTop×len(refine) folds of the
+// whole image and at most maxDecodes decodes; only if that finds nothing,
+// the same over the rotation angles, with at most maxRotDecodes more
+// decodes. At most 1+maxDecodes+maxRotDecodes decodes in all.
 func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 	hp := s.highpass(work, w, h)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
 		return s.decodeBest(hp, w, h, cands, s.maxDecodes)
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, true)
+	// Fast path: the image was not cropped (scale 1, angle 0), one decode.
+	if p, d := s.decodeBest(hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
+		return p, d
+	}
+	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, false)
 	p, d := s.decodeBest(hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
@@ -514,18 +520,39 @@ func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
 // a central window at chip resolution, then the refineTop best refined in
 // scale (and angle, when rotated) on the whole image.
 func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, withScale1 bool) []syncResult {
-	half := s.coarseHalf
-	cx, cy := w/2, h/2
-	x0, x1 := max(0, cx-half), min(w, cx+half)
-	y0, y1 := max(0, cy-half), min(h, cy+half)
 	var cs, ca []float64
 	for _, a := range angles {
 		for _, sc := range scales {
 			cs, ca = append(cs, sc), append(ca, a)
 		}
 	}
-	coarse := s.syncChips(hp, w, cs, ca, x0, y0, x1, y1)
+	// Two coarse windows, centred at a quarter and three quarters of the
+	// long side, so that one flat or clipped region cannot hide the mark.
+	var coarse []syncResult
+	half := s.coarseHalf
+	for _, f := range [2]float64{0.25, 0.75} {
+		cx, cy := w/2, h/2
+		if w >= h {
+			cx = int(f * float64(w))
+		} else {
+			cy = int(f * float64(h))
+		}
+		x0, x1 := max(0, cx-half), min(w, cx+half)
+		y0, y1 := max(0, cy-half), min(h, cy+half)
+		coarse = append(coarse, s.syncChips(hp, w, cs, ca, x0, y0, x1, y1)...)
+	}
 	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
+	// Keep distinct (scale, angle) pairs only.
+	seen := map[[2]float64]bool{}
+	uniq := coarse[:0:0]
+	for _, c := range coarse {
+		k := [2]float64{c.scale, c.angle}
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, c)
+		}
+	}
+	coarse = uniq
 	top := coarse[:min(s.refineTop, len(coarse))]
 	if withScale1 {
 		// Scale 1 (no crop, the common case) is always refined.
