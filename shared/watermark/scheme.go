@@ -16,11 +16,10 @@ type scheme struct {
 	grid      int // chips per tile side, T/C
 	hpRadius  int // decoder high-pass: x - box(x, hpRadius)
 
-	pn      []float32    // per chip: keyed ±1 carrier
-	bitOf   []int16      // per chip: coded bit index, or -1 for a pilot chip
-	pilotPx []float32    // T×T: the pilot pattern at working resolution
-	pilotF  []complex128 // conjugate spectrum of pilotPx
-	fft     *fft2
+	pn     []float32    // per chip: keyed ±1 carrier
+	bitOf  []int16      // per chip: coded bit index, or -1 for a pilot chip
+	pilotF []complex128 // conjugate spectrum of the T×T pilot pattern
+	fft    *fft2
 	// Chip-level copies for the scale search: the pilot on the G×G chip grid.
 	pilotChipF []complex128
 	fftChip    *fft2
@@ -105,13 +104,11 @@ func newScheme(p schemeParams) *scheme {
 		}
 	}
 	T := s.tile
-	s.pilotPx = make([]float32, T*T)
 	s.pilotF = make([]complex128, T*T)
 	for y := 0; y < T; y++ {
 		for x := 0; x < T; x++ {
 			k := (y/s.chip)*s.grid + x/s.chip
 			if s.bitOf[k] < 0 {
-				s.pilotPx[y*T+x] = s.pn[k]
 				s.pilotF[y*T+x] = complex(float64(s.pn[k]), 0)
 			}
 		}
