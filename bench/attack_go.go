@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"math"
@@ -299,5 +298,3 @@ func rotateCrop(deg float64) func(image.Image, string) (image.Image, error) {
 		return out, nil
 	}
 }
-
-var _ = color.Gray{}

@@ -68,3 +68,21 @@ func BenchmarkExtract(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N)/mp, "ms/MP")
 }
+
+// BenchmarkExtractUnmarked measures the worst case: no watermark, so the
+// whole bounded search (scales, then rotations) runs for every format.
+func BenchmarkExtractUnmarked(b *testing.B) {
+	data, mp := benchJPEG(b)
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := imagex.ToLuma(img)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, d, _ := Extract(l); d.Found {
+			b.Fatal("watermark found in unmarked image")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N)/mp, "ms/MP")
+}

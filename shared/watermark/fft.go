@@ -9,10 +9,11 @@ import (
 // tables are filled by newFFT2 and never written afterwards, so one value is
 // safe for concurrent use.
 type fft2 struct {
-	n       int
-	log2n   int
-	twiddle []complex128 // exp(-2πik/n), k < n/2
-	rev     []int        // bit-reversal permutation
+	n          int
+	log2n      int
+	twiddle    []complex128 // exp(-2πik/n), k < n/2
+	twiddleInv []complex128 // conjugates of twiddle
+	rev        []int        // bit-reversal permutation
 }
 
 func newFFT2(n int) *fft2 {
@@ -21,8 +22,10 @@ func newFFT2(n int) *fft2 {
 		f.log2n++
 	}
 	f.twiddle = make([]complex128, n/2)
+	f.twiddleInv = make([]complex128, n/2)
 	for k := range f.twiddle {
 		f.twiddle[k] = cmplx.Exp(complex(0, -2*math.Pi*float64(k)/float64(n)))
+		f.twiddleInv[k] = cmplx.Conj(f.twiddle[k])
 	}
 	f.rev = make([]int, n)
 	for i := range f.rev {
@@ -46,17 +49,18 @@ func (f *fft2) fft1(x []complex128, inverse bool) {
 			x[i], x[r] = x[r], x[i]
 		}
 	}
+	tw := f.twiddle
+	if inverse {
+		tw = f.twiddleInv
+	}
 	for size := 2; size <= n; size <<= 1 {
 		half := size / 2
 		step := n / size
 		for start := 0; start < n; start += size {
-			for k := 0; k < half; k++ {
-				w := f.twiddle[k*step]
-				if inverse {
-					w = cmplx.Conj(w)
-				}
-				a, b := x[start+k], x[start+k+half]*w
-				x[start+k], x[start+k+half] = a+b, a-b
+			lo, hi := x[start:start+half], x[start+half:start+size]
+			for k := range lo {
+				a, b := lo[k], hi[k]*tw[k*step]
+				lo[k], hi[k] = a+b, a-b
 			}
 		}
 	}

@@ -63,6 +63,7 @@ type TooSmallError struct {
 	MinShortSide  int
 }
 
+// Error describes the size and the minimum.
 func (e *TooSmallError) Error() string {
 	return fmt.Sprintf("watermark: image %dx%d too small: short side must be at least %d px", e.Width, e.Height, e.MinShortSide)
 }
@@ -155,7 +156,7 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	}
 	delta := make([]float32, W)
 	target := 255 * 255 / math.Pow(10, cfg.targetPSNR/10)
-	scaleFor := func() (alpha float32, mse float64) {
+	scaleFor := func() (alpha float32) {
 		var ss float64
 		for y := 0; y < H; y++ {
 			line(y, delta)
@@ -163,16 +164,15 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 				ss += float64(d) * float64(d)
 			}
 		}
-		mse = ss / float64(W*H)
-		if mse > 0 {
+		if mse := ss / float64(W*H); mse > 0 {
 			alpha = float32(math.Sqrt(target / mse))
 		}
-		return alpha, mse
+		return alpha
 	}
-	alpha, mse := scaleFor()
+	alpha := scaleFor()
 	if s.informed && alpha > 0 {
 		res = s.informedResidual(work, ww, wh, cw, res, alpha)
-		alpha, mse = scaleFor()
+		alpha = scaleFor()
 	}
 	// The mask is in luminance levels: never amplify it, only scale it down
 	// to meet the PSNR target. Clipping and the dithered rounding move the
@@ -185,7 +185,6 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 		}
 		alpha = min(1, alpha*float32(math.Pow(10, (got-cfg.targetPSNR)/20)))
 	}
-	_ = mse
 	apply := func(a float32) image.Image {
 		out := newOutput(img)
 		for y := 0; y < H; y++ {
@@ -214,16 +213,13 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 // [0.4, 2.5]). The pilot and the total energy of res are kept.
 func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
 	mask := perceptualMask(work, w, h)
-	// Energy of the pilot and data parts of res, from the per-chip mask sums.
+	// Energy of the data part of res.
 	T, C, G := s.tile, s.chip, s.grid
 	chipOf := func(x, y int) int { return ((y%T)/C)*G + (x%T)/C }
-	var ePilot, eData float64
+	var eData float64
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			v := float64(res[y*w+x])
-			if s.bitOf[chipOf(x, y)] < 0 {
-				ePilot += v * v
-			} else {
+			if v := float64(res[y*w+x]); s.bitOf[chipOf(x, y)] >= 0 {
 				eData += v * v
 			}
 		}
@@ -231,7 +227,6 @@ func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []fl
 	if eData == 0 {
 		return res
 	}
-	_ = ePilot
 	// stat is the decoder's statistic on work plus a×r, where r goes through
 	// what bilinear upsampling followed by area averaging does to it (about
 	// a [1/8 3/4 1/8] kernel on each axis).
