@@ -26,6 +26,8 @@ func commands() map[string]command {
 		"phash":      {"perceptual-hash distance distributions: same image after JPEG/resize vs unrelated pairs", runPhash},
 		"robustness": {"watermark robustness table: every image × every attack", runRobustness},
 		"wm":         {"file-level watermark tool: wm embed | wm extract", runWM},
+		"verify":     {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", runVerify},
+		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
 	}
 }
 

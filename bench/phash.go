@@ -260,22 +260,6 @@ func family(name string) string {
 	return strings.ToLower(s)
 }
 
-func listImages(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		switch strings.ToLower(filepath.Ext(e.Name())) {
-		case ".jpg", ".jpeg", ".png", ".webp", ".gif":
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // pct returns the p-th percentile (nearest rank) of xs.
 func pct(xs []int, p int) int { return pctf(xs, float64(p)) }
 

@@ -1,5 +1,377 @@
 package main
 
-import "errors"
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"image"
+	"image/jpeg"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
 
-func runRobustness(args []string) error { return errors.New("not implemented yet") }
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/watermark"
+)
+
+// runRobustness embeds a payload in every image, applies every attack and
+// reports exact recovery, bit errors, strength, PSNR and timings.
+func runRobustness(args []string) error {
+	fs := flag.NewFlagSet("robustness", flag.ContinueOnError)
+	dir := fs.String("images", "bench/images", "directory of development images")
+	outPath := fs.String("out", "", "write per-image rows (TSV) to this file")
+	limit := fs.Int("limit", 0, "use at most N images from -images (0 = all)")
+	only := fs.String("attacks", "", "comma-separated attack names to run (default all)")
+	maxMP := fs.Float64("max-mp", 12, "skip images above this many megapixels (counted separately)")
+	synth := fs.Bool("synth", true, "add the generated hard cases (sky gradient, text, night)")
+	workers := fs.Int("j", 2, "images processed in parallel")
+	fpAttacks := fs.Bool("fp-attacked", true, "also extract from attacked unmarked originals (jpeg70, resize0.5, crop75)")
+	version := fs.Int("version", watermark.CurrentVersion, "format version to embed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	files, err := listImages(*dir)
+	if err != nil {
+		return err
+	}
+	if *limit > 0 && len(files) > *limit {
+		// Spread the subset over the sorted list rather than taking a prefix.
+		step := float64(len(files)) / float64(*limit)
+		var sub []string
+		for i := 0; i < *limit; i++ {
+			sub = append(sub, files[int(float64(i)*step)])
+		}
+		files = sub
+	}
+	var atks []attack
+	for _, a := range attacks() {
+		if *only == "" || strings.Contains(","+*only+",", ","+a.name+",") {
+			atks = append(atks, a)
+		}
+	}
+	type job struct {
+		name string
+		path string
+		img  image.Image
+	}
+	var jobs []job
+	for _, f := range files {
+		jobs = append(jobs, job{name: filepath.Base(f), path: f})
+	}
+	if *synth {
+		sm := synthImages()
+		names := make([]string, 0, len(sm))
+		for n := range sm {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			jobs = append(jobs, job{name: n, img: sm[n]})
+		}
+	}
+
+	var rowsOut io.Writer = io.Discard
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rowsOut = f
+	}
+	fmt.Fprintln(rowsOut, "image\tmp\tattack\trecovered\tfound\tbit_errors\tstrength\tscale\tpsnr\tembed_ms\textract_ms")
+
+	res := &results{byAttack: map[string]*attackStats{}}
+	var mu sync.Mutex
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	tmpRoot, err := os.MkdirTemp("", "wm-robust-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmpRoot)
+	for w := 0; w < max(1, *workers); w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
+			os.MkdirAll(tmp, 0o755)
+			for j := range ch {
+				img := j.img
+				if img == nil {
+					var err error
+					if img, err = decodeFile(j.path); err != nil {
+						mu.Lock()
+						res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
+						mu.Unlock()
+						continue
+					}
+				}
+				img, flat := flattenAlpha(img)
+				if flat {
+					mu.Lock()
+					res.flattened = append(res.flattened, j.name)
+					mu.Unlock()
+				}
+				mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
+				if mp > *maxMP {
+					mu.Lock()
+					res.skippedLarge = append(res.skippedLarge, j.name)
+					mu.Unlock()
+					continue
+				}
+				r := runImage(j.name, img, atks, tmp, *version, *fpAttacks)
+				mu.Lock()
+				res.add(r, rowsOut)
+				fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
+				mu.Unlock()
+			}
+		}(w)
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	res.print(os.Stdout, atks, strings.Join(append([]string{"go run ./bench robustness"}, args...), " "))
+	return nil
+}
+
+type row struct {
+	attack    string
+	group     string
+	recovered bool
+	found     bool
+	bitErrors int
+	strength  float64
+	scale     float64
+	extractMS float64
+	err       error
+}
+
+type imageResult struct {
+	name         string
+	mp           float64
+	psnr         float64
+	embedMS      float64
+	decodeMSMP   float64 // JPEG decode of the marked image (q90), ms per MP
+	extractMSMP  float64 // extract from that decode, ms per MP
+	unmarkedMSMP float64 // extract from the unmarked original (full search), ms per MP
+	embedErr     error
+	fpOriginal   bool
+	fpAttacked   int
+	fpChecked    int
+	rows         []row
+	recovered    int
+}
+
+func payloadFor(name string) watermark.Payload {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return watermark.Payload(h.Sum64())
+}
+
+func median3(f func() float64) float64 {
+	v := []float64{f(), f(), f()}
+	sort.Float64s(v)
+	return v[1]
+}
+
+func runImage(name string, img image.Image, atks []attack, tmp string, version int, fpAttacks bool) imageResult {
+	b := img.Bounds()
+	r := imageResult{name: name, mp: float64(b.Dx()*b.Dy()) / 1e6}
+	orig := imagex.ToLuma(img)
+	t0 := time.Now()
+	if _, d, _ := watermark.Extract(orig); d.Found {
+		r.fpOriginal = true
+	}
+	r.unmarkedMSMP = float64(time.Since(t0).Microseconds()) / 1000 / r.mp
+	if fpAttacks {
+		for _, a := range attacks() {
+			if a.name != "jpeg70" && a.name != "resize0.5" && a.name != "crop75" {
+				continue
+			}
+			m, err := a.fn(img, tmp)
+			if err != nil {
+				continue
+			}
+			r.fpChecked++
+			if _, d, _ := watermark.Extract(imagex.ToLuma(m)); d.Found {
+				r.fpAttacked++
+			}
+		}
+	}
+	p := payloadFor(name)
+	t0 = time.Now()
+	marked, err := watermark.Embed(img, p, watermark.WithVersion(version))
+	r.embedMS = float64(time.Since(t0).Microseconds()) / 1000
+	if err != nil {
+		r.embedErr = err
+		return r
+	}
+	ml := imagex.ToLuma(marked)
+	r.psnr, _ = watermark.PSNR(orig, ml)
+
+	// Decode floor and extract cost on the same JPEG q90 file.
+	var jb bytes.Buffer
+	if err := jpeg.Encode(&jb, marked, &jpeg.Options{Quality: 90}); err == nil {
+		var dec image.Image
+		r.decodeMSMP = median3(func() float64 {
+			t := time.Now()
+			dec, _ = jpeg.Decode(bytes.NewReader(jb.Bytes()))
+			return float64(time.Since(t).Microseconds()) / 1000
+		}) / r.mp
+		if dec != nil {
+			dl := imagex.ToLuma(dec)
+			r.extractMSMP = median3(func() float64 {
+				t := time.Now()
+				watermark.Extract(dl)
+				return float64(time.Since(t).Microseconds()) / 1000
+			}) / r.mp
+		}
+	}
+
+	for _, a := range atks {
+		rw := row{attack: a.name, group: a.group}
+		m, err := a.fn(marked, tmp)
+		if err != nil {
+			rw.err = err
+			r.rows = append(r.rows, rw)
+			continue
+		}
+		l := imagex.ToLuma(m)
+		t := time.Now()
+		got, d, err := watermark.Extract(l)
+		rw.extractMS = float64(time.Since(t).Microseconds()) / 1000
+		rw.err = err
+		rw.found = d.Found
+		rw.recovered = d.Found && got == p
+		rw.strength = d.Strength
+		rw.scale = d.Scale
+		rw.bitErrors = -1
+		if d.Found {
+			rw.bitErrors = d.BitErrors
+		}
+		if rw.recovered {
+			r.recovered++
+		}
+		r.rows = append(r.rows, rw)
+	}
+	return r
+}
+
+type attackStats struct {
+	n, recovered, wrong int
+	bitErrSum           int
+	strength            []float64
+	misses              []string
+}
+
+type results struct {
+	images       []imageResult
+	byAttack     map[string]*attackStats
+	skippedLarge []string
+	flattened    []string
+	errors       []string
+}
+
+func (res *results) add(r imageResult, w io.Writer) {
+	res.images = append(res.images, r)
+	if r.embedErr != nil {
+		res.errors = append(res.errors, fmt.Sprintf("%s: embed: %v", r.name, r.embedErr))
+		return
+	}
+	for _, rw := range r.rows {
+		st := res.byAttack[rw.attack]
+		if st == nil {
+			st = &attackStats{}
+			res.byAttack[rw.attack] = st
+		}
+		st.n++
+		st.strength = append(st.strength, rw.strength)
+		if rw.recovered {
+			st.recovered++
+			st.bitErrSum += rw.bitErrors
+		} else {
+			st.misses = append(st.misses, r.name)
+		}
+		if rw.found && !rw.recovered {
+			st.wrong++
+		}
+		if rw.err != nil {
+			res.errors = append(res.errors, fmt.Sprintf("%s/%s: %v", r.name, rw.attack, rw.err))
+		}
+		fmt.Fprintf(w, "%s\t%.2f\t%s\t%v\t%v\t%d\t%.2f\t%.3f\t%.2f\t%.1f\t%.1f\n", r.name, r.mp, rw.attack, rw.recovered, rw.found, rw.bitErrors, rw.strength, rw.scale, r.psnr, r.embedMS, rw.extractMS)
+	}
+}
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func (res *results) print(w io.Writer, atks []attack, cmd string) {
+	var psnrs, emb, dec, ext, ratio, unm, unmRatio []float64
+	fpOrig, fpAtt, fpChecked, marked := 0, 0, 0, 0
+	for _, r := range res.images {
+		if r.fpOriginal {
+			fpOrig++
+		}
+		fpAtt += r.fpAttacked
+		fpChecked += r.fpChecked
+		if r.embedErr != nil {
+			continue
+		}
+		marked++
+		psnrs = append(psnrs, r.psnr)
+		emb = append(emb, r.embedMS/r.mp)
+		if r.decodeMSMP > 0 {
+			dec = append(dec, r.decodeMSMP)
+			ext = append(ext, r.extractMSMP)
+			ratio = append(ratio, r.extractMSMP/r.decodeMSMP)
+			unm = append(unm, r.unmarkedMSMP)
+			unmRatio = append(unmRatio, r.unmarkedMSMP/r.decodeMSMP)
+		}
+	}
+	minP, sumP := math.Inf(1), 0.0
+	for _, p := range psnrs {
+		minP = math.Min(minP, p)
+		sumP += p
+	}
+	fmt.Fprintf(w, "\ncommand: %s\n", cmd)
+	fmt.Fprintf(w, "images: %d marked (%d skipped > max-mp: %s), embed errors/other: %d\n", marked, len(res.skippedLarge), strings.Join(res.skippedLarge, " "), len(res.errors))
+	fmt.Fprintf(w, "translucent images flattened over black before marking (as Go's JPEG encoder and imagex.ToLuma composite them): %d\n", len(res.flattened))
+	fmt.Fprintf(w, "luma PSNR: min %.2f dB, mean %.2f dB\n", minP, sumP/float64(max(1, len(psnrs))))
+	fmt.Fprintf(w, "false positives: %d / %d unmarked originals, %d / %d attacked unmarked originals\n", fpOrig, len(res.images), fpAtt, fpChecked)
+	fmt.Fprintf(w, "speed (medians over images): embed %.1f ms/MP, JPEG q90 decode %.1f ms/MP, extract (marked) %.2f ms/MP, extract/decode %.2f; extract (unmarked, full search) %.2f ms/MP, /decode %.2f\n\n", medianOf(emb), medianOf(dec), medianOf(ext), medianOf(ratio), medianOf(unm), medianOf(unmRatio))
+	fmt.Fprintln(w, "| attack | exact recovery | wrong payload | mean bit errors (of 294) | median strength | misses |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, a := range atks {
+		st := res.byAttack[a.name]
+		if st == nil {
+			continue
+		}
+		miss := strings.Join(st.misses, " ")
+		if len(st.misses) > 6 {
+			miss = strings.Join(st.misses[:6], " ") + fmt.Sprintf(" … (+%d)", len(st.misses)-6)
+		}
+		be := math.NaN()
+		if st.recovered > 0 {
+			be = float64(st.bitErrSum) / float64(st.recovered)
+		}
+		fmt.Fprintf(w, "| %s | %d/%d (%.1f%%) | %d | %.1f | %.1f | %s |\n", a.name, st.recovered, st.n, 100*float64(st.recovered)/float64(st.n), st.wrong, be, medianOf(st.strength), miss)
+	}
+	for _, e := range res.errors {
+		fmt.Fprintln(w, "error:", e)
+	}
+}

@@ -17,6 +17,9 @@
 // JSON-RPC node instead (env PROVENANT_ETH_RPC, PROVENANT_ETH_KEY,
 // PROVENANT_ETH_NETWORK, PROVENANT_ETH_CONFIRMATIONS). --batch-size and
 // --batch-interval close batches (defaults 1000 records / 60s).
+//
+// Load tests only: PROVENANT_LIMIT_SIGN and PROVENANT_LIMIT_VERIFY (requests
+// per minute, overriding the spec's 100 per API key and 60 per IP).
 package main
 
 import (
@@ -33,7 +36,9 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/anchor/ethchain"
+	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/ratelimit"
 	"github.com/provenant/provenant/origin/server"
 )
 
@@ -109,6 +114,21 @@ func run() error {
 	if addr := os.Getenv("PROVENANT_SMTP_ADDR"); addr != "" {
 		cfg.Mailer = &mail.SMTP{Addr: addr, From: envOr("PROVENANT_SMTP_FROM", "noreply@localhost"),
 			Username: os.Getenv("PROVENANT_SMTP_USERNAME"), Password: os.Getenv("PROVENANT_SMTP_PASSWORD")}
+	}
+
+	for _, l := range []struct {
+		env string
+		dst *ratelimit.Policy
+		def ratelimit.Policy
+	}{{"PROVENANT_LIMIT_SIGN", &cfg.Limits.Sign, httpapi.DefaultLimits().Sign}, {"PROVENANT_LIMIT_VERIFY", &cfg.Limits.Verify, httpapi.DefaultLimits().Verify}} {
+		if v := os.Getenv(l.env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s must be a positive integer", l.env)
+			}
+			*l.dst = l.def
+			l.dst.Quota = n
+		}
 	}
 
 	srv, err := server.New(cfg)

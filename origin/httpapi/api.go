@@ -12,6 +12,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/ratelimit"
+	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/webhooks"
 )
 
@@ -96,11 +98,18 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxJSONBody caps JSON request bodies; zero means DefaultMaxJSONBody.
 	MaxJSONBody int
-	// Limits holds the per-route rate limit policies; zero value means
-	// DefaultLimits().
+	// Limits holds the per-route rate limit policies; zero fields take
+	// their DefaultLimits() value.
 	Limits Limits
 	// Webhooks, if set, serves the /api/v1/webhooks routes.
 	Webhooks *webhooks.Service
+	// MaxBody is the server-wide cap on any request body, checked against
+	// Content-Length before routing (413); zero means no API-level check.
+	// Streaming bodies are additionally capped by each route as it reads.
+	MaxBody int
+	// Records serves sign, verify, register, batch, content records and
+	// the dashboard; nil leaves those routes out.
+	Records *records.Service
 }
 
 // Limits are the rate limit policies of the routes built so far.
@@ -109,16 +118,41 @@ type Limits struct {
 	Login    ratelimit.Policy
 	Forgot   ratelimit.Policy
 	Reset    ratelimit.Policy
+	Sign     ratelimit.Policy // spec: 100/min per API key
+	Verify   ratelimit.Policy // spec: 60/min per IP
+	// SignBatch limits sign-batch requests per credential (each item also
+	// counts against nothing else).
+	SignBatch ratelimit.Policy
+	// SDKRegister limits hash-only registrations per credential.
+	SDKRegister ratelimit.Policy
 }
 
 // DefaultLimits returns the production policies (see docs/api.md).
 func DefaultLimits() Limits {
 	return Limits{
-		Register: ratelimit.Policy{Name: "register", Quota: 10, Window: time.Minute},
-		Login:    ratelimit.Policy{Name: "login", Quota: 30, Window: time.Minute},
-		Forgot:   ratelimit.Policy{Name: "forgot-password", Quota: 5, Window: time.Minute},
-		Reset:    ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
+		Register:    ratelimit.Policy{Name: "register", Quota: 10, Window: time.Minute},
+		Login:       ratelimit.Policy{Name: "login", Quota: 30, Window: time.Minute},
+		Forgot:      ratelimit.Policy{Name: "forgot-password", Quota: 5, Window: time.Minute},
+		Reset:       ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
+		Sign:        ratelimit.Policy{Name: "sign", Quota: 100, Window: time.Minute},
+		Verify:      ratelimit.Policy{Name: "verify", Quota: 60, Window: time.Minute},
+		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
+		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
 	}
+}
+
+// withDefaults fills every zero policy of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, p := range []struct{ dst, def *ratelimit.Policy }{
+		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
+		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+	} {
+		if *p.dst == (ratelimit.Policy{}) {
+			*p.dst = *p.def
+		}
+	}
+	return l
 }
 
 // API holds the router and the registered routes.
@@ -135,9 +169,7 @@ func New(cfg Config) (*API, error) {
 	if cfg.Accounts == nil || cfg.Keys == nil || cfg.Clock == nil {
 		return nil, errors.New("httpapi: Accounts, Keys and Clock are required")
 	}
-	if cfg.Limits == (Limits{}) {
-		cfg.Limits = DefaultLimits()
-	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -188,7 +220,14 @@ func (a *API) Handler() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		start := a.cfg.Clock.Now()
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
-		h(ctx)
+		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
+			// fasthttp does not enforce MaxRequestBodySize on streamed
+			// bodies; refuse before routing.
+			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
+		} else {
+			h(ctx)
+		}
+		finishBody(ctx)
 		attrs := []any{
 			"method", string(ctx.Method()),
 			"path", string(ctx.Path()),
@@ -199,6 +238,30 @@ func (a *API) Handler() fasthttp.RequestHandler {
 			attrs = append(attrs, "account_id", p.AccountID, "auth", string(p.Kind))
 		}
 		a.log.Info("request", attrs...)
+	}
+}
+
+// MaxDrain is how much of an unread request body the API reads and
+// discards after answering, so that the connection can serve the next
+// request and the client, still sending, reads the answer instead of a
+// connection reset. Past it the connection is closed.
+const MaxDrain = 4 << 20
+
+// finishBody consumes what the handler left of a streamed request body
+// (a refused upload, a route that ignores its body). Without it fasthttp
+// would parse the rest of the body as the next request.
+func finishBody(ctx *fasthttp.RequestCtx) {
+	s := ctx.RequestBodyStream()
+	if s == nil {
+		return
+	}
+	if cl := ctx.Request.Header.ContentLength(); cl > MaxDrain {
+		ctx.SetConnectionClose()
+		return
+	}
+	n, err := io.CopyN(io.Discard, s, MaxDrain+1)
+	if n > MaxDrain || (err != nil && !errors.Is(err, io.EOF)) {
+		ctx.SetConnectionClose()
 	}
 }
 

@@ -18,8 +18,28 @@ const DefaultMaxJSONBody = 64 << 10
 // Content-Type must be application/json (415 otherwise), the body must be
 // at most max bytes (413), exactly one JSON value, and contain no member
 // that v does not declare (400 unknown_field). Errors are *Problem values.
+//
+// The body is read through a capped reader, so the cap holds when the
+// server streams request bodies (fasthttp StreamRequestBody), where
+// ctx.PostBody would read an unbounded stream into memory.
 func DecodeJSON(ctx *fasthttp.RequestCtx, max int, v any) error {
-	return decodeJSONBody(ctx.Request.Header.ContentType(), ctx.PostBody(), max, v)
+	ct := ctx.Request.Header.ContentType()
+	if mt, _, err := mime.ParseMediaType(string(ct)); err != nil || mt != "application/json" {
+		return NewProblem(fasthttp.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "Content-Type must be application/json")
+	}
+	r, err := requestBody(ctx, int64(max))
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(r)
+	if errors.Is(err, errBodyCap) {
+		ctx.SetConnectionClose()
+		return NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large")
+	}
+	if err != nil {
+		return NewProblem(fasthttp.StatusBadRequest, CodeBadRequest, "The request body could not be read")
+	}
+	return decodeJSONBody(ct, body, max, v)
 }
 
 func decodeJSONBody(contentType, body []byte, max int, v any) error {

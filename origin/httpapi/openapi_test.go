@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/webhooks"
 )
@@ -41,7 +42,11 @@ func newTestAPI(t *testing.T) *API {
 	if err != nil {
 		t.Fatalf("webhooks.New: %v", err)
 	}
-	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh})
+	recs, err := records.New(records.Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader})
+	if err != nil {
+		t.Fatalf("records.New: %v", err)
+	}
+	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -112,6 +117,17 @@ func TestRoutesAuthModes(t *testing.T) {
 		"POST /api/v1/webhooks/{id}/rotate-secret":    APIKeyOnly,
 		"GET /api/v1/webhooks/{id}/deliveries":        APIKeyOnly,
 		"POST /api/v1/webhooks/deliveries/{id}/retry": APIKeyOnly,
+		// Spec Auth column, content records.
+		"POST /api/v1/sign":                            JWTOrAPIKey,
+		"POST /api/v1/verify":                          Public,
+		"POST /api/v1/register":                        JWTOrAPIKey,
+		"GET /api/v1/dashboard/stats":                  JWTOnly,
+		"POST /api/v1/sign-batch":                      APIKeyOnly,
+		"GET /api/v1/content-records":                  APIKeyOnly,
+		"GET /api/v1/content-records/{id}":             APIKeyOnly,
+		"GET /api/v1/content-records/{id}/certificate": Public,
+		"DELETE /api/v1/content-records/{id}":          APIKeyOnly,
+		"GET /api/v1/content-records/public/search":    Public,
 	}
 	got := map[string]AuthMode{}
 	for _, r := range api.Routes() {

@@ -9,9 +9,11 @@ import (
 
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/keys"
+	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/validate"
 	"github.com/provenant/provenant/origin/webhooks"
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // Problem is an RFC 9457 problem details object with Provenant's stable
@@ -64,6 +66,18 @@ const (
 	CodeBadRequest           = "bad_request"
 	CodeRateLimited          = "rate_limited"
 	CodeInternal             = "internal_error"
+
+	// Uploads and content records.
+	CodeMalformedMultipart = "malformed_multipart"
+	CodeTooManyFiles       = "too_many_files"
+	CodeEmptyFile          = "empty_file"
+	CodeUnsupportedImage   = "unsupported_image_format"
+	CodeTooManyPixels      = "too_many_pixels"
+	CodeCorruptImage       = "corrupt_image"
+	CodeImageTooSmall      = "image_too_small"
+	CodeDuplicateRecord    = "duplicate_record"
+	CodeInvalidSignature   = "invalid_signature"
+	CodeAlreadyRevoked     = "already_revoked"
 )
 
 // NewProblem returns a Problem with the type derived from code.
@@ -99,6 +113,16 @@ var errorMappings = []struct {
 	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
 	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},
 	{webhooks.ErrLimit, fasthttp.StatusConflict, CodeWebhookLimit, "The account has the maximum number of webhooks"},
+	{imagex.ErrEmpty, fasthttp.StatusBadRequest, CodeEmptyFile, "The uploaded file is empty"},
+	{imagex.ErrTooLarge, fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "The uploaded file is too large"},
+	{imagex.ErrUnsupportedFormat, fasthttp.StatusUnsupportedMediaType, CodeUnsupportedImage, "The file is not a JPEG, PNG, GIF or WebP image"},
+	{imagex.ErrTooManyPixels, fasthttp.StatusUnprocessableEntity, CodeTooManyPixels, "The image dimensions exceed the limit"},
+	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
+	{records.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
+	{records.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{records.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
+	{records.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
+	{records.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
 }
 
 // problemFor converts any handler error into a Problem; internal reports

@@ -33,18 +33,22 @@ import (
 	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
+	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/webhooks"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 // Defaults.
 const (
 	DefaultListen  = "127.0.0.1:8080"
 	DefaultDataDir = "./data"
-	// DefaultMaxRequestBodySize is the fasthttp-level cap on any request
-	// body. JSON endpoints apply their own, smaller cap (413 problem).
-	// Sized for the image uploads of the sign and verify endpoints.
-	DefaultMaxRequestBodySize = 32 << 20
+	// DefaultMaxRequestBodySize is the cap on any request body (413
+	// problem), checked by the API against Content-Length and while
+	// streaming. JSON endpoints apply their own, smaller cap. Sized for one
+	// image of limits.DefaultMaxUploadBytes plus multipart overhead, and
+	// for the whole of a sign-batch request.
+	DefaultMaxRequestBodySize = limits.DefaultMaxUploadBytes + 1<<20
 )
 
 // Layout of the data directory.
@@ -92,6 +96,17 @@ type Config struct {
 	// Extend, if set, is called with the API after the built-in routes are
 	// registered (tests register test-only routes with it).
 	Extend func(*httpapi.API)
+	// Events receives content.signed, content.verified and batch.anchored
+	// inside the transactions that cause them; nil means the webhook
+	// service (tests substitute a recorder).
+	Events events.Publisher
+	// AnchorQueue and Proofs connect content records to anchoring; nil
+	// means the server's batcher and chain (tests substitute fakes).
+	AnchorQueue records.AnchorQueue
+	Proofs      records.ProofSource
+	// ImageLimits bounds uploads and decoded images; zero means
+	// limits.Default().
+	ImageLimits limits.Limits
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -152,6 +167,7 @@ type Server struct {
 	webhooks *webhooks.Service
 	chain    *ethchain.Chain
 	batcher  *anchor.Batcher
+	records  *records.Service
 	api      *httpapi.API
 	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
 	stopAnchor context.CancelFunc
@@ -229,6 +245,10 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var pub events.Publisher = wh
+	if cfg.Events != nil {
+		pub = cfg.Events
+	}
 	chainCfg := cfg.Anchor.Chain
 	chainCfg.DataDir = cfg.DataDir
 	if chainCfg, err = chainCfg.Validate(); err != nil {
@@ -243,34 +263,58 @@ func New(cfg Config) (_ *Server, err error) {
 			_ = chain.Close()
 		}
 	}()
+	// The batcher's batch.anchored first updates the records, then reaches
+	// the subscribers, all in the transaction that marks the batch anchored.
+	anchored := &anchoredRecords{next: pub}
 	batcher, err := anchor.New(anchor.Config{
-		Store: st, Chain: chain, Events: wh, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		Store: st, Chain: chain, Events: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
 		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
 	})
 	if err != nil {
 		return nil, err
 	}
-	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits})
+	aq, proofs := cfg.AnchorQueue, cfg.Proofs
+	if aq == nil {
+		aq = anchorQueue{batcher}
+	}
+	if proofs == nil {
+		proofs = proofSource{b: batcher, chain: chain, minConf: chainCfg.Confirmations}
+	}
+	recs, err := records.New(records.Config{
+		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
+		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	anchored.recs = recs
+	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+		MaxBody: cfg.MaxRequestBodySize, Records: recs})
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Extend != nil {
 		cfg.Extend(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher, api: api}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher, records: recs, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
 		Name:                  "provenant-origin",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.MaxRequestBodySize,
-		ReadBufferSize:        16 << 10, // also the cap on request headers
-		ReadTimeout:           60 * time.Second,
-		WriteTimeout:          60 * time.Second,
-		IdleTimeout:           120 * time.Second,
-		CloseOnShutdown:       true,
-		Logger:                fasthttpLogger{l: cfg.Logger},
+		// Uploads are streamed to the handlers, which hash while reading
+		// and enforce the caps themselves (httpapi/upload.go); fasthttp
+		// neither buffers nor pre-parses multipart bodies.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               16 << 10, // also the cap on request headers
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		CloseOnShutdown:              true,
+		Logger:                       fasthttpLogger{l: cfg.Logger},
 	}
 	return s, nil
 }
@@ -280,6 +324,10 @@ func (s *Server) Accounts() *accounts.Service { return s.accounts }
 
 // Keys returns the key service (for wiring later packages).
 func (s *Server) Keys() *keys.Service { return s.keys }
+
+// Records returns the content record service (for wiring the anchoring
+// service's batch.anchored hook to Records().MarkAnchored).
+func (s *Server) Records() *records.Service { return s.records }
 
 // Store returns the store (for wiring later packages).
 func (s *Server) Store() store.Store { return s.store }

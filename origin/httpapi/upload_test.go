@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"mime/multipart"
+	"strings"
+	"testing"
+)
+
+func buildMultipart(t testing.TB, files map[string][]byte, fields map[string]string) (string, []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	for name, data := range files {
+		w, _ := mw.CreateFormFile(name, name+".bin")
+		_, _ = w.Write(data)
+	}
+	_ = mw.Close()
+	return mw.Boundary(), b.Bytes()
+}
+
+var testSpec = uploadSpec{FileFields: []string{"file"}, TextFields: []string{"return_file"}, MaxFiles: 1, MaxFileBytes: 1000, MaxTotalBytes: 4000}
+
+func TestParseMultipart(t *testing.T) {
+	data := bytes.Repeat([]byte("abc"), 100)
+	bnd, body := buildMultipart(t, map[string][]byte{"file": data}, map[string]string{"return_file": "true"})
+	f, err := parseMultipart(&capReader{r: bytes.NewReader(body), n: testSpec.MaxTotalBytes}, bnd, testSpec, len(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Files) != 1 || !bytes.Equal(f.Files[0].Data, data) || f.Files[0].SHA256 != sha256.Sum256(data) || f.Fields["return_file"] != "true" {
+		t.Fatalf("parsed = %+v, want the file with its SHA-256 and return_file=true", f)
+	}
+	tests := []struct {
+		name   string
+		files  map[string][]byte
+		fields map[string]string
+		total  int64
+		code   string
+	}{
+		{"file over cap", map[string][]byte{"file": make([]byte, 1001)}, nil, 4000, CodeBodyTooLarge},
+		{"body over cap", map[string][]byte{"file": make([]byte, 900)}, nil, 500, CodeBodyTooLarge},
+		{"unknown field", nil, map[string]string{"x": "1"}, 4000, CodeUnknownField},
+		{"text too long", nil, map[string]string{"return_file": strings.Repeat("t", maxTextPart+1)}, 4000, CodeValidation},
+	}
+	for _, tt := range tests {
+		bnd, body := buildMultipart(t, tt.files, tt.fields)
+		spec := testSpec
+		_, err := parseMultipart(&capReader{r: bytes.NewReader(body), n: tt.total}, bnd, spec, len(body))
+		var p *Problem
+		if !errors.As(err, &p) || p.Code != tt.code {
+			t.Errorf("%s: err = %v, want problem %s", tt.name, err, tt.code)
+		}
+	}
+}
+
+func TestCapReader(t *testing.T) {
+	for _, tt := range []struct {
+		size, cap int
+		wantErr   bool
+	}{{10, 10, false}, {11, 10, true}, {0, 0, false}, {1, 0, true}} {
+		b, err := io.ReadAll(&capReader{r: bytes.NewReader(make([]byte, tt.size)), n: int64(tt.cap)})
+		if gotErr := errors.Is(err, errBodyCap); gotErr != tt.wantErr {
+			t.Errorf("capReader(size %d, cap %d): err %v, want cap error %v", tt.size, tt.cap, err, tt.wantErr)
+		}
+		if !tt.wantErr && len(b) != tt.size {
+			t.Errorf("capReader(size %d, cap %d) read %d bytes", tt.size, tt.cap, len(b))
+		}
+	}
+}
+
+func TestPrefersHTML(t *testing.T) {
+	for _, tt := range []struct {
+		accept string
+		want   bool
+	}{
+		{"", false},
+		{"application/json", false},
+		{"text/html", true},
+		{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true},
+		{"application/json, text/html;q=0.5", false},
+		{"text/html;q=0.5, application/json", false},
+		{"*/*", false},
+	} {
+		if got := prefersHTML([]byte(tt.accept)); got != tt.want {
+			t.Errorf("prefersHTML(%q) = %v, want %v", tt.accept, got, tt.want)
+		}
+	}
+}
+
+// FuzzParseMultipart feeds arbitrary bodies to the upload parser: it must
+// never panic, never return more than MaxFiles files or a file over
+// MaxFileBytes, and every error must be a *Problem.
+func FuzzParseMultipart(f *testing.F) {
+	bnd, body := buildMultipart(f, map[string][]byte{"file": []byte("hello")}, map[string]string{"return_file": "false"})
+	f.Add(bnd, body)
+	f.Add("xyz", []byte("--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\nabc\r\n--xyz--\r\n"))
+	f.Add("b", []byte("--b\r\n\r\n--b--"))
+	f.Add("b", []byte(""))
+	f.Fuzz(func(t *testing.T, boundary string, body []byte) {
+		if boundary == "" {
+			return
+		}
+		form, err := parseMultipart(&capReader{r: bytes.NewReader(body), n: testSpec.MaxTotalBytes}, boundary, testSpec, len(body))
+		if err != nil {
+			var p *Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("error %v is not a *Problem", err)
+			}
+			return
+		}
+		if len(form.Files) > testSpec.MaxFiles {
+			t.Fatalf("%d files > MaxFiles", len(form.Files))
+		}
+		for _, fl := range form.Files {
+			if int64(len(fl.Data)) > testSpec.MaxFileBytes || fl.SHA256 != sha256.Sum256(fl.Data) {
+				t.Fatalf("file of %d bytes with hash mismatch or over cap", len(fl.Data))
+			}
+		}
+	})
+}

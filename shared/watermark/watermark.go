@@ -1,0 +1,529 @@
+package watermark
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// Payload is the 64-bit identifier a watermark carries.
+type Payload uint64
+
+// String returns the payload as 16 lower-case hex digits.
+func (p Payload) String() string { return fmt.Sprintf("%016x", uint64(p)) }
+
+// ParsePayload parses 1 to 16 hex digits into a Payload.
+func ParsePayload(s string) (Payload, error) {
+	if len(s) == 0 || len(s) > 16 {
+		return 0, fmt.Errorf("watermark: payload %q: want 1 to 16 hex digits", s)
+	}
+	u, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("watermark: payload %q: %w", s, err)
+	}
+	return Payload(u), nil
+}
+
+// CurrentVersion is the format version Embed writes by default.
+const CurrentVersion = 2
+
+// Detection describes what Extract found. When Found is false the payload
+// returned alongside is zero and must be ignored.
+type Detection struct {
+	// Found is true only when a codeword decoded and its CRC and version
+	// matched.
+	Found bool
+	// Version is the format version of the decoded watermark (0 if none).
+	Version int
+	// Strength is the z-score of the synchronisation peak: about 3–4 on
+	// unmarked images, typically above 8 on marked ones.
+	Strength float64
+	// BitErrors is the number of coded bits whose hard decision disagrees
+	// with the decoded codeword (out of CodedBits); set only when Found.
+	BitErrors int
+	// CodedBits is the length of the codeword (0 when not Found).
+	CodedBits int
+	// Scale is the working-scale factor the decoder synchronised on (1 means
+	// the image was not cropped relative to its short side).
+	Scale float64
+	// Angle is the rotation, in degrees, the decoder synchronised on.
+	Angle float64
+}
+
+// TooSmallError reports an image whose short side is below the minimum the
+// watermark needs. Callers branch on it with errors.As.
+type TooSmallError struct {
+	Width, Height int
+	MinShortSide  int
+}
+
+// Error describes the size and the minimum.
+func (e *TooSmallError) Error() string {
+	return fmt.Sprintf("watermark: image %dx%d too small: short side must be at least %d px", e.Width, e.Height, e.MinShortSide)
+}
+
+// ErrInvalidLuma is returned by Extract for a nil or inconsistent plane.
+var ErrInvalidLuma = errors.New("watermark: invalid luminance plane")
+
+// MinExtractShortSide is the smallest short side Extract examines; smaller
+// planes get a *TooSmallError.
+const MinExtractShortSide = 64
+
+// EmbedOption adjusts Embed.
+type EmbedOption func(*embedConfig) error
+
+type embedConfig struct {
+	version    int
+	targetPSNR float64
+}
+
+// WithVersion selects the format version to write (default CurrentVersion).
+func WithVersion(v int) EmbedOption {
+	return func(c *embedConfig) error {
+		if schemeFor(v) == nil {
+			return fmt.Errorf("watermark: unknown format version %d", v)
+		}
+		c.version = v
+		return nil
+	}
+}
+
+// WithTargetPSNR sets the luminance PSNR, in dB, the embedder aims for
+// (default 43; allowed 36 to 60). Lower means stronger and more visible.
+func WithTargetPSNR(db float64) EmbedOption {
+	return func(c *embedConfig) error {
+		if !(db >= 36 && db <= 60) {
+			return fmt.Errorf("watermark: target PSNR %.1f dB outside [36, 60]", db)
+		}
+		c.targetPSNR = db
+		return nil
+	}
+}
+
+func schemeFor(v int) *scheme {
+	for _, s := range schemes() {
+		if int(s.version) == v {
+			return s
+		}
+	}
+	return nil
+}
+
+// Embed returns a copy of img carrying payload p in its luminance. Chroma is
+// kept: YCbCr images keep their Cb/Cr planes bit for bit and RGB images get
+// the same offset on R, G and B. The luminance PSNR of the result against
+// img is at least the target minus rounding (about 0.1 dB). The result is a
+// *image.YCbCr, *image.Gray, *image.RGBA or *image.NRGBA. Images whose short
+// side is below the format's minimum get a *TooSmallError.
+func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error) {
+	cfg := embedConfig{version: CurrentVersion, targetPSNR: 43}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	s := schemeFor(cfg.version)
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	if min(W, H) < s.minShort {
+		return nil, &TooSmallError{Width: W, Height: H, MinShortSide: s.minShort}
+	}
+	l := imagex.ToLuma(img)
+	ww, wh := s.workDims(W, H)
+	work := resampleLuma(l, ww, wh)
+	cw := convEncode(message(p, s.version))
+	res := s.residual(work, ww, wh, cw, nil)
+
+	// Upsample the working residual to full resolution (bilinear), scale it
+	// to the target PSNR and add it to the luminance.
+	bx, by := newBilinear(ww, W), newBilinear(wh, H)
+	row := make([]float32, ww)
+	line := func(y int, dst []float32) {
+		r0, r1, fy := res[by.i0[y]*ww:], res[by.i1[y]*ww:], by.f[y]
+		for x := 0; x < ww; x++ {
+			row[x] = r0[x] + fy*(r1[x]-r0[x])
+		}
+		for x := range dst {
+			a := row[bx.i0[x]]
+			dst[x] = a + bx.f[x]*(row[bx.i1[x]]-a)
+		}
+	}
+	delta := make([]float32, W)
+	target := 255 * 255 / math.Pow(10, cfg.targetPSNR/10)
+	scaleFor := func() (alpha float32) {
+		var ss float64
+		for y := 0; y < H; y++ {
+			line(y, delta)
+			for _, d := range delta {
+				ss += float64(d) * float64(d)
+			}
+		}
+		if mse := ss / float64(W*H); mse > 0 {
+			alpha = float32(math.Sqrt(target / mse))
+		}
+		return alpha
+	}
+	alpha := scaleFor()
+	if s.informed && alpha > 0 {
+		res = s.informedResidual(work, ww, wh, cw, res, alpha)
+		alpha = scaleFor()
+	}
+	// The mask is in luminance levels: never amplify it, only scale it down
+	// to meet the PSNR target. Clipping and the dithered rounding move the
+	// error off the continuous prediction: correct on the rounded luminance.
+	alpha = min(alpha, 1)
+	for iter := 0; iter < 3 && alpha > 0; iter++ {
+		got := roundedPSNR(l, alpha, line, delta)
+		if got >= cfg.targetPSNR-0.1 && (alpha == 1 || got < cfg.targetPSNR+0.1) {
+			break
+		}
+		alpha = min(1, alpha*float32(math.Pow(10, (got-cfg.targetPSNR)/20)))
+	}
+	apply := func(a float32) image.Image {
+		out := newOutput(img)
+		for y := 0; y < H; y++ {
+			line(y, delta)
+			for x := range delta {
+				delta[x] = delta[x]*a + dither(x, y)
+			}
+			out.addRow(y, delta)
+		}
+		return out.img
+	}
+	marked := apply(alpha)
+	// Rounding of R, G and B separately and clipping move the luminance
+	// error off the prediction; correct once if the result misses the target.
+	if got, err := PSNR(l, imagex.ToLuma(marked)); err == nil && got < cfg.targetPSNR-0.1 {
+		marked = apply(alpha * float32(math.Pow(10, (got-cfg.targetPSNR-0.05)/20)))
+	}
+	return marked, nil
+}
+
+// informedResidual reallocates the data chips' energy between coded bits
+// (informed embedding, in the spirit of Malvar and Florêncio's improved
+// spread spectrum): it runs the decoder's per-bit statistic on the working
+// image with and without the mark and gives more amplitude to bits the host
+// image works against, less to bits the host already favours (gains within
+// [0.4, 2.5]). The pilot and the total energy of res are kept.
+func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
+	mask := perceptualMask(work, w, h)
+	// Energy of the data part of res.
+	T, C, G := s.tile, s.chip, s.grid
+	chipOf := func(x, y int) int { return ((y%T)/C)*G + (x%T)/C }
+	var eData float64
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if v := float64(res[y*w+x]); s.bitOf[chipOf(x, y)] >= 0 {
+				eData += v * v
+			}
+		}
+	}
+	if eData == 0 {
+		return res
+	}
+	// stat is the decoder's statistic on work plus a×r, where r goes through
+	// what bilinear upsampling followed by area averaging does to it (about
+	// a [1/8 3/4 1/8] kernel on each axis).
+	stat := func(r []float32, a float32) []float64 {
+		x := work
+		if r != nil {
+			x = make([]float32, len(work))
+			rb := blur131(r, w, h)
+			for i, v := range work {
+				x[i] = v + a*rb[i]
+			}
+		}
+		hp := s.highpass(x, w, h)
+		return s.soft(s.fold(hp, w, 1, 0, 0, w, h), 0, 0)
+	}
+	host := stat(nil, 0)
+	gains := make([]float64, codedBits)
+	for i := range gains {
+		gains[i] = 1
+	}
+	chipGains := make([]float32, len(s.bitOf))
+	for iter := 0; iter < 2; iter++ {
+		tot := stat(res, amp)
+		unit := make([]float64, codedBits)
+		resp := make([]float64, codedBits)
+		for b := range unit {
+			c := float64(2*int(cw[b]) - 1)
+			unit[b] = c * (tot[b] - host[b]) / gains[b]
+			resp[b] = unit[b]
+		}
+		sort.Float64s(resp)
+		m := resp[codedBits/2]
+		for b := range gains {
+			c := float64(2*int(cw[b]) - 1)
+			g := 3.0
+			if unit[b] > 0 {
+				g = (m - c*host[b]) / unit[b]
+			}
+			gains[b] = min(max(g, 0.4), 2.5)
+		}
+		// Scale the data gains so the data energy is unchanged.
+		var e float64
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				if b := s.bitOf[chipOf(x, y)]; b >= 0 {
+					v := float64(mask[y*w+x]) * gains[b]
+					e += v * v
+				}
+			}
+		}
+		f := math.Sqrt(eData / e)
+		for b := range gains {
+			gains[b] *= f
+		}
+		for k, b := range s.bitOf {
+			chipGains[k] = 1
+			if b >= 0 {
+				chipGains[k] = float32(gains[b])
+			}
+		}
+		res = s.residual(work, w, h, cw, chipGains)
+	}
+	return res
+}
+
+// blur131 filters r with the separable kernel [1/8 3/4 1/8] (edges
+// clamped).
+func blur131(r []float32, w, h int) []float32 {
+	tmp := make([]float32, len(r))
+	out := make([]float32, len(r))
+	for y := 0; y < h; y++ {
+		row, dst := r[y*w:(y+1)*w], tmp[y*w:(y+1)*w]
+		for x := range dst {
+			dst[x] = 0.75*row[x] + 0.125*(row[max(x-1, 0)]+row[min(x+1, w-1)])
+		}
+	}
+	for y := 0; y < h; y++ {
+		up, mid, dn := tmp[max(y-1, 0)*w:], tmp[y*w:], tmp[min(y+1, h-1)*w:]
+		dst := out[y*w : (y+1)*w]
+		for x := range dst {
+			dst[x] = 0.75*mid[x] + 0.125*(up[x]+dn[x])
+		}
+	}
+	return out
+}
+
+// roundedPSNR predicts the luminance PSNR of adding alpha×delta and
+// rounding to 8 bits.
+func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta []float32) float64 {
+	var ss float64
+	for y := 0; y < l.Height; y++ {
+		line(y, delta)
+		row := l.Pix[y*l.Stride : y*l.Stride+l.Width]
+		for x, v := range row {
+			d := float32(clamp8(float32(v)+alpha*delta[x]+dither(x, y))) - float32(v)
+			ss += float64(d * d)
+		}
+	}
+	if ss == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(255*255*float64(l.Width*l.Height)/ss)
+}
+
+// residual returns the masked ±1 chip pattern (before global scaling) on
+// the working grid for codeword cw.
+func (s *scheme) residual(work []float32, w, h int, cw []uint8, gains []float32) []float32 {
+	mask := perceptualMask(work, w, h)
+	signs := s.chipSigns(cw)
+	for k, g := range gains {
+		signs[k] *= g
+	}
+	T, C, G := s.tile, s.chip, s.grid
+	res := make([]float32, w*h)
+	for y := 0; y < h; y++ {
+		cy := ((y % T) / C) * G
+		for x := 0; x < w; x++ {
+			res[y*w+x] = mask[y*w+x] * signs[cy+(x%T)/C]
+		}
+	}
+	return res
+}
+
+// Perceptual mask constants, in 8-bit luminance levels: the mark's
+// amplitude is maskFlat on flat regions (sky, studio backgrounds, gradients)
+// and grows with the square root of the local activity up to maskMax.
+const (
+	maskFlat  = 0.9
+	maskSlope = 0.6
+	maskMax   = 4.0
+)
+
+// perceptualMask returns the per-pixel amplitude of the mark on the working
+// grid: maskFlat + maskSlope×sqrt(activity), at most maskMax, where activity
+// is the mean absolute deviation from the 3×3 mean, averaged over 5×5.
+func perceptualMask(work []float32, w, h int) []float32 {
+	m := boxBlur(work, w, h, 1)
+	for i, v := range work {
+		m[i] = float32(math.Abs(float64(v - m[i])))
+	}
+	act := boxBlur(m, w, h, 2)
+	for i, v := range act {
+		act[i] = min(maskFlat+maskSlope*float32(math.Sqrt(math.Max(float64(v), 0))), maskMax)
+	}
+	return act
+}
+
+// dither returns a deterministic value in [-0.5, 0.5) for pixel (x, y).
+// Adding it before rounding makes the rounding unbiased, so marks smaller
+// than one level on flat regions survive on average instead of vanishing.
+func dither(x, y int) float32 {
+	h := uint32(x)*0x9E3779B1 ^ uint32(y)*0x85EBCA77
+	h ^= h >> 15
+	h *= 0x2C1B3C6D
+	h ^= h >> 12
+	h *= 0x297A2D39
+	h ^= h >> 15
+	return float32(h>>8)/(1<<24) - 0.5
+}
+
+// output is a copy of the input image whose luminance rows can be offset.
+type output struct {
+	img    image.Image
+	addRow func(y int, delta []float32)
+}
+
+func clamp8(v float32) uint8 {
+	v += 0.5
+	if v <= 0 {
+		return 0
+	}
+	if v >= 255 {
+		return 255
+	}
+	return uint8(v)
+}
+
+func newOutput(img image.Image) output {
+	b := img.Bounds()
+	switch m := img.(type) {
+	case *image.YCbCr:
+		c := &image.YCbCr{
+			Y: append([]uint8(nil), m.Y...), Cb: append([]uint8(nil), m.Cb...), Cr: append([]uint8(nil), m.Cr...),
+			YStride: m.YStride, CStride: m.CStride, SubsampleRatio: m.SubsampleRatio, Rect: m.Rect,
+		}
+		return output{c, func(y int, d []float32) {
+			off := c.YOffset(b.Min.X, b.Min.Y+y)
+			row := c.Y[off : off+len(d)]
+			for x, v := range d {
+				row[x] = clamp8(float32(row[x]) + v)
+			}
+		}}
+	case *image.Gray:
+		c := &image.Gray{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return output{c, func(y int, d []float32) {
+			row := c.Pix[c.PixOffset(b.Min.X, b.Min.Y+y):]
+			for x, v := range d {
+				row[x] = clamp8(float32(row[x]) + v)
+			}
+		}}
+	case *image.RGBA:
+		c := &image.RGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return output{c, rgbRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
+	case *image.NRGBA:
+		c := &image.NRGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return output{c, nrgbaRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
+	default:
+		c := image.NewNRGBA(b)
+		draw.Draw(c, b, img, b.Min, draw.Src)
+		return output{c, nrgbaRows(c.Pix, c.Stride, 0)}
+	}
+}
+
+// rgbRows adds the luminance offset to R, G and B alike, which leaves the
+// BT.601 chroma unchanged (the luma weights sum to one).
+func rgbRows(pix []uint8, stride, origin int) func(int, []float32) {
+	return func(y int, d []float32) {
+		row := pix[origin+y*stride:]
+		for x, v := range d {
+			p := row[4*x : 4*x+3 : 4*x+3]
+			p[0] = clamp8(float32(p[0]) + v)
+			p[1] = clamp8(float32(p[1]) + v)
+			p[2] = clamp8(float32(p[2]) + v)
+		}
+	}
+}
+
+// nrgbaRows is rgbRows for non-premultiplied colour: the luminance that
+// imagex.ToLuma sees is composited over black, so the offset is divided by
+// the opacity (up to 4×) to change the composited luminance by the intended
+// amount; fully transparent pixels cannot carry the mark.
+func nrgbaRows(pix []uint8, stride, origin int) func(int, []float32) {
+	return func(y int, d []float32) {
+		row := pix[origin+y*stride:]
+		for x, v := range d {
+			p := row[4*x : 4*x+4 : 4*x+4]
+			if a := p[3]; a == 0 {
+				continue
+			} else if a < 255 {
+				v *= min(255/float32(a), 4)
+			}
+			p[0] = clamp8(float32(p[0]) + v)
+			p[1] = clamp8(float32(p[1]) + v)
+			p[2] = clamp8(float32(p[2]) + v)
+		}
+	}
+}
+
+// Extract looks for a watermark in the luminance plane l, trying the newest
+// format first. It returns Found=false (and a zero payload) when no codeword
+// decodes with a valid CRC and version; a wrong payload requires a CRC
+// collision, which the package documentation bounds. It returns
+// ErrInvalidLuma for an inconsistent plane and a *TooSmallError for planes
+// whose short side is under MinExtractShortSide.
+func Extract(l *imagex.Luma) (Payload, Detection, error) {
+	if l == nil || l.Width <= 0 || l.Height <= 0 || l.Stride < l.Width || len(l.Pix) < (l.Height-1)*l.Stride+l.Width {
+		return 0, Detection{}, ErrInvalidLuma
+	}
+	if min(l.Width, l.Height) < MinExtractShortSide {
+		return 0, Detection{}, &TooSmallError{Width: l.Width, Height: l.Height, MinShortSide: MinExtractShortSide}
+	}
+	var best Detection
+	works := map[[2]int][]float32{}
+	for _, s := range schemes() {
+		ww, wh := s.workDims(l.Width, l.Height)
+		work, ok := works[[2]int{ww, wh}]
+		if !ok {
+			work = resampleLuma(l, ww, wh)
+			works[[2]int{ww, wh}] = work
+		}
+		p, d := s.detect(work, ww, wh)
+		if d.Found {
+			return p, d, nil
+		}
+		if d.Strength > best.Strength {
+			best = d
+		}
+	}
+	return 0, best, nil
+}
+
+// PSNR returns the peak signal-to-noise ratio of b against a in dB (+Inf
+// when identical). The planes must have the same size.
+func PSNR(a, b *imagex.Luma) (float64, error) {
+	if a == nil || b == nil || a.Width != b.Width || a.Height != b.Height {
+		return 0, errors.New("watermark: PSNR of planes with different sizes")
+	}
+	var ss float64
+	for y := 0; y < a.Height; y++ {
+		ra, rb := a.Pix[y*a.Stride:y*a.Stride+a.Width], b.Pix[y*b.Stride:y*b.Stride+b.Width]
+		for x, v := range ra {
+			d := float64(v) - float64(rb[x])
+			ss += d * d
+		}
+	}
+	if ss == 0 {
+		return math.Inf(1), nil
+	}
+	return 10 * math.Log10(255*255*float64(a.Width*a.Height)/ss), nil
+}
