@@ -184,8 +184,9 @@ func New(cfg Config) (*Batcher, error) {
 type Entry struct {
 	// RecordID identifies the record (its UUID).
 	RecordID string
-	// LeafHash is the record's RFC 9162 leaf hash, SHA-256(0x00 ‖ canonical
-	// record bytes) from shared/record.
+	// LeafHash is the record's RFC 9162 leaf hash from shared/record
+	// (Signed.LeafHash): SHA-256(0x00 ‖ canonical record bytes ‖ signature),
+	// so the anchored root commits to the signature too.
 	LeafHash Hash
 	// AccountID owns the record; it feeds the per-account counters. Optional.
 	AccountID string
