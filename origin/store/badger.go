@@ -55,7 +55,11 @@ func Open(cfg Config) (*Badger, error) {
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithSyncWrites(true).
 		WithLogger(slogAdapter{l: cfg.Logger}).
-		WithMemTableSize(8 << 20).
+		// The memtable size also bounds one transaction (15% of it):
+		// 32 MiB allows ~4.8 MB, room for a full anchoring batch (4,096
+		// records, its leaves, queue deletions and the records marked
+		// anchored) in the one transaction that must hold it.
+		WithMemTableSize(32 << 20).
 		WithNumMemtables(2).
 		WithValueLogFileSize(16 << 20).
 		WithBlockCacheSize(8 << 20).
