@@ -18,11 +18,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/ids"
 	omail "github.com/provenant/provenant/origin/mail"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/validate"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // Sentinel errors callers branch on.

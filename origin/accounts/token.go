@@ -12,7 +12,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // MaxTokenLen bounds the JWT length accepted for parsing (golang-jwt

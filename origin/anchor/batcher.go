@@ -17,9 +17,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/merkle"
 )
 

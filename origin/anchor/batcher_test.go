@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/anchor"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/merkle"
 )
 

@@ -23,11 +23,11 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/accounts"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/ratelimit"
 	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/webhooks"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // Handler serves one route. It returns nil after writing a response, or an

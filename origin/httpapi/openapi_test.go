@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/accounts"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/mail"
 	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/webhooks"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 func newTestAPI(t *testing.T) *API {

@@ -8,8 +8,8 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // Sentinel errors callers branch on.

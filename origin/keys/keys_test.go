@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 func newService(t *testing.T, st store.Store, master []byte) *Service {

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // Message is one plain-text mail.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 func TestOutboxRoundTrip(t *testing.T) {

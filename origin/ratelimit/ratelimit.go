@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 const shardCount = 16

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

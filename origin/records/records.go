@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/accounts"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/accounts"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/keys"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // cheapPassword keeps argon2id fast in tests; production uses the OWASP set.

@@ -28,7 +28,6 @@ import (
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/anchor"
 	"github.com/provenant/provenant/origin/anchor/ethchain"
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/httpapi"
 	"github.com/provenant/provenant/origin/keys"
@@ -36,6 +35,7 @@ import (
 	"github.com/provenant/provenant/origin/records"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/webhooks"
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
 )
 

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 const (

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // fastReceivers starts n loopback receivers answering 204 at once and

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/store"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)

@@ -40,11 +40,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/provenant/provenant/origin/clock"
 	"github.com/provenant/provenant/origin/events"
 	"github.com/provenant/provenant/origin/ids"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/origin/validate"
+	"github.com/provenant/provenant/shared/clock"
 )
 
 // Sentinel errors callers branch on.
