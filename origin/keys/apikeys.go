@@ -208,16 +208,12 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 }
 
 func getAPIKey(tx store.Txn, id string) (APIKey, error) {
-	b, err := tx.Get(akKey(id))
+	k, err := store.GetJSON[APIKey](tx, akKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return APIKey{}, ErrNotFound
 	}
 	if err != nil {
-		return APIKey{}, err
-	}
-	var k APIKey
-	if err := json.Unmarshal(b, &k); err != nil {
-		return APIKey{}, fmt.Errorf("keys: decode API key %s: %w", id, err)
+		return APIKey{}, fmt.Errorf("keys: API key %s: %w", id, err)
 	}
 	return k, nil
 }
@@ -263,11 +259,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, owner, id string) (APIKey, e
 		if k.RevokedAt == nil {
 			now := s.clock.Now().UTC()
 			k.RevokedAt = &now
-			b, err := json.Marshal(k)
-			if err != nil {
-				return err
-			}
-			if err := tx.Set(akKey(id), b); err != nil {
+			if err := store.PutJSON(tx, akKey(id), k); err != nil {
 				return err
 			}
 		}
@@ -331,10 +323,6 @@ func (s *Service) touch(ctx context.Context, id string, now time.Time) error {
 			return err
 		}
 		k.LastUsedAt = &now
-		b, err := json.Marshal(k)
-		if err != nil {
-			return err
-		}
-		return tx.Set(akKey(id), b)
+		return store.PutJSON(tx, akKey(id), k)
 	})
 }

@@ -132,16 +132,12 @@ func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateS
 }
 
 func getSigning(tx store.Txn, id string) (signingRecord, error) {
-	b, err := tx.Get(skKey(id))
+	r, err := store.GetJSON[signingRecord](tx, skKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return signingRecord{}, ErrNotFound
 	}
 	if err != nil {
-		return signingRecord{}, err
-	}
-	var r signingRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return signingRecord{}, fmt.Errorf("keys: decode signing key %s: %w", id, err)
+		return signingRecord{}, fmt.Errorf("keys: signing key %s: %w", id, err)
 	}
 	return r, nil
 }
