@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -208,35 +207,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 }
 
 func getAPIKey(tx store.Txn, id string) (APIKey, error) {
-	k, err := store.GetJSON[APIKey](tx, akKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return APIKey{}, ErrNotFound
-	}
-	if err != nil {
-		return APIKey{}, fmt.Errorf("keys: API key %s: %w", id, err)
-	}
-	return k, nil
+	return getJSON[APIKey](tx, akKey(id), "API key", id)
 }
 
 // ListAPIKeys returns one page of owner's API keys, revoked ones included,
 // oldest first.
 func (s *Service) ListAPIKeys(ctx context.Context, owner, cursor string, limit int) (Page[APIKey], error) {
-	var p Page[APIKey]
-	err := s.st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
-		prefix := akOwnerPrefix(owner)
-		next, err := store.ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {
-			id := key[bytes.LastIndexByte(key, '/')+1:]
-			k, err := getAPIKey(tx, string(id))
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, k)
-			return nil
-		})
-		p.Next = next
-		return err
-	})
+	p, err := listPage(ctx, s.st, akOwnerPrefix(owner), cursor, limit, getAPIKey)
 	if err != nil {
 		return Page[APIKey]{}, fmt.Errorf("keys: list API keys: %w", err)
 	}
