@@ -167,12 +167,24 @@ func (ts *testServer) do(method, path, token string, body any) response {
 			rd = bytes.NewReader(enc)
 		}
 	}
-	req, err := http.NewRequest(method, ts.base+path, rd)
+	contentType := ""
+	if body != nil {
+		contentType = "application/json"
+	}
+	return ts.send(method, path, token, rd, contentType)
+}
+
+// send makes one request with the given body (nil for none), Content-Type
+// (omitted when "") and bearer token (omitted when ""), and returns the
+// whole response. Any transport error fails the test.
+func (ts *testServer) send(method, path, token string, body io.Reader, contentType string) response {
+	ts.t.Helper()
+	req, err := http.NewRequest(method, ts.base+path, body)
 	if err != nil {
 		ts.t.Fatalf("NewRequest: %v", err)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -232,19 +244,5 @@ func (ts *testServer) createAPIKey(token string, body map[string]any) (string, s
 
 func (ts *testServer) doRaw(method, path, token, body, contentType string) response {
 	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.base+path, strings.NewReader(body))
-	if err != nil {
-		ts.t.Fatalf("NewRequest: %v", err)
-	}
-	req.Header.Set("Content-Type", contentType)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return ts.send(method, path, token, strings.NewReader(body), contentType)
 }
