@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/httpapi"
+	"github.com/provenant/provenant/origin/internal/logbuf"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -26,31 +26,13 @@ var cheapPassword = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, Key
 
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type testServer struct {
 	t       *testing.T
 	srv     *Server
 	base    string
 	dataDir string
 	clock   *clock.Fake
-	logs    *syncBuffer
+	logs    *logbuf.Buffer
 	stopped bool
 }
 
@@ -66,7 +48,7 @@ func startServer(t *testing.T, dataDir string, clk *clock.Fake, opts ...serverOp
 	if clk == nil {
 		clk = clock.NewFake(t0)
 	}
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg := Config{
 		DataDir:  dataDir,
 		Logger:   slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
