@@ -278,16 +278,12 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 }
 
 func getRecord(tx store.Txn, id string) (*record, error) {
-	b, err := tx.Get(userKey(id))
+	r, err := store.GetJSON[record](tx, userKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, err
-	}
-	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("accounts: decode %s: %w", id, err)
+		return nil, fmt.Errorf("accounts: %s: %w", id, err)
 	}
 	return &r, nil
 }
@@ -365,11 +361,7 @@ func (s *Service) rehash(ctx context.Context, id, oldHash, password string) erro
 			return nil
 		}
 		r.PasswordHash = h
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return tx.Set(userKey(id), b)
+		return store.PutJSON(tx, userKey(id), r)
 	})
 }
 

@@ -118,16 +118,12 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 	var expired bool
 	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
 		expired = false
-		b, err := tx.Get(key)
+		rr, err := store.GetJSON[resetRecord](tx, key)
 		if errors.Is(err, store.ErrNotFound) {
 			return ErrInvalidResetToken
 		}
 		if err != nil {
-			return err
-		}
-		var rr resetRecord
-		if err := json.Unmarshal(b, &rr); err != nil {
-			return fmt.Errorf("decode reset token: %w", err)
+			return fmt.Errorf("reset token: %w", err)
 		}
 		now := s.cfg.Clock.Now().UTC()
 		if !now.Before(rr.ExpiresAt) {
@@ -147,15 +143,11 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 		}
 		rec.PasswordHash = hash
 		rec.CredentialsChangedAt = now
-		nb, err := json.Marshal(rec)
-		if err != nil {
-			return err
-		}
 		if err := tx.Delete(key); err != nil {
 			return err
 		}
 		accountID = rec.ID
-		return tx.Set(userKey(rec.ID), nb)
+		return store.PutJSON(tx, userKey(rec.ID), rec)
 	})
 	if err != nil {
 		return fmt.Errorf("accounts: reset password: %w", err)

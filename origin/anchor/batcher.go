@@ -201,20 +201,19 @@ func (b *Batcher) Enqueue(txn store.Txn, e Entry) error {
 	if e.RecordID == "" {
 		return errors.New("anchor: enqueue: empty record id")
 	}
-	var rr recordRec
-	found, err := getJSON(txn, recordKey(e.RecordID), &rr)
-	if err != nil {
-		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-	}
-	if found {
+	rr, err := store.GetJSON[recordRec](txn, recordKey(e.RecordID))
+	switch {
+	case err == nil:
 		if rr.Leaf != e.LeafHash {
 			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, ErrConflictingLeaf)
 		}
 		return nil
+	case !errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 	}
 	now := b.clk.Now()
 	rr = recordRec{Leaf: e.LeafHash, EnqueuedAt: now.UnixNano(), Account: e.AccountID}
-	if err := putJSON(txn, recordKey(e.RecordID), rr); err != nil {
+	if err := store.PutJSON(txn, recordKey(e.RecordID), rr); err != nil {
 		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 	}
 	val := append(append([]byte{}, e.LeafHash[:]...), e.AccountID...)
@@ -222,12 +221,12 @@ func (b *Batcher) Enqueue(txn store.Txn, e Entry) error {
 		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 	}
 	if e.AccountID != "" {
-		var ar accountRec
-		if _, err := getJSON(txn, accountKey(e.AccountID), &ar); err != nil {
+		ar, err := store.GetJSON[accountRec](txn, accountKey(e.AccountID))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 		}
 		ar.Enqueued++
-		if err := putJSON(txn, accountKey(e.AccountID), ar); err != nil {
+		if err := store.PutJSON(txn, accountKey(e.AccountID), ar); err != nil {
 			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 		}
 	}
@@ -398,17 +397,17 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 				return err
 			}
 			rr := recordRec{Batch: seq, Index: uint64(i), Leaf: Hash(e.leaf), EnqueuedAt: e.at, Account: e.account}
-			if err := putJSON(txn, recordKey(e.id), rr); err != nil {
+			if err := store.PutJSON(txn, recordKey(e.id), rr); err != nil {
 				return err
 			}
 		}
-		if err := putJSON(txn, seqKey(keyBatch, seq), br); err != nil {
+		if err := store.PutJSON(txn, seqKey(keyBatch, seq), br); err != nil {
 			return err
 		}
 		if err := txn.Set(seqKey(keyLeaves, seq), blob); err != nil {
 			return err
 		}
-		if err := putJSON(txn, seqKey(keyIDs, seq), ids); err != nil {
+		if err := store.PutJSON(txn, seqKey(keyIDs, seq), ids); err != nil {
 			return err
 		}
 		if err := txn.Set(seqKey(keyOpen, seq), nil); err != nil {
@@ -504,7 +503,7 @@ func (b *Batcher) updateBatch(ctx context.Context, seq uint64, want BatchState, 
 			return err
 		}
 		out = br
-		return putJSON(txn, seqKey(keyBatch, seq), br)
+		return store.PutJSON(txn, seqKey(keyBatch, seq), br)
 	})
 	return out, err
 }
@@ -841,22 +840,22 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 	nb, err := b.updateBatch(ctx, br.Seq, StateIncluded, func(txn store.Txn, nb *batchRec) error {
 		nb.State = StateAnchored
 		nb.AnchoredAt = now
-		var st statsRec
-		if _, err := getJSON(txn, keyStats, &st); err != nil {
+		st, err := store.GetJSON[statsRec](txn, keyStats)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		st.AnchoredRecords += nb.LeafCount
 		st.AnchoredBatches++
-		if err := putJSON(txn, keyStats, st); err != nil {
+		if err := store.PutJSON(txn, keyStats, st); err != nil {
 			return err
 		}
 		for acct, n := range nb.Accounts {
-			var ar accountRec
-			if _, err := getJSON(txn, accountKey(acct), &ar); err != nil {
+			ar, err := store.GetJSON[accountRec](txn, accountKey(acct))
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 			ar.Anchored += uint64(n)
-			if err := putJSON(txn, accountKey(acct), ar); err != nil {
+			if err := store.PutJSON(txn, accountKey(acct), ar); err != nil {
 				return err
 			}
 		}

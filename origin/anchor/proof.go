@@ -50,12 +50,13 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	var leaves []merkle.Hash
 	var rr recordRec
 	err := b.st.View(ctx, func(txn store.Txn) error {
-		found, err := getJSON(txn, recordKey(recordID), &rr)
+		var err error
+		rr, err = store.GetJSON[recordRec](txn, recordKey(recordID))
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w: record %s", ErrNotFound, recordID)
+		}
 		if err != nil {
 			return err
-		}
-		if !found {
-			return fmt.Errorf("%w: record %s", ErrNotFound, recordID)
 		}
 		if rr.Batch == 0 {
 			return nil
@@ -257,16 +258,16 @@ func (b *Batcher) Stats(ctx context.Context, accountID string) (Stats, error) {
 	var s Stats
 	err := b.st.View(ctx, func(txn store.Txn) error {
 		if accountID != "" {
-			var ar accountRec
-			if _, err := getJSON(txn, accountKey(accountID), &ar); err != nil {
+			ar, err := store.GetJSON[accountRec](txn, accountKey(accountID))
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 			s.Anchored = ar.Anchored
 			s.Pending = ar.Enqueued - min(ar.Enqueued, ar.Anchored)
 			return nil
 		}
-		var st statsRec
-		if _, err := getJSON(txn, keyStats, &st); err != nil {
+		st, err := store.GetJSON[statsRec](txn, keyStats)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		s.Anchored, s.AnchoredBatches = st.AnchoredRecords, st.AnchoredBatches

@@ -2,7 +2,6 @@ package anchor
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -168,29 +167,6 @@ type accountRec struct {
 	Anchored uint64 `json:"anchored"`
 }
 
-// getJSON reads key into v; found is false if the key is absent.
-func getJSON(txn store.Txn, key []byte, v any) (found bool, err error) {
-	b, err := txn.Get(key)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("decode %q: %w", key, err)
-	}
-	return true, nil
-}
-
-func putJSON(txn store.Txn, key []byte, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %q: %w", key, err)
-	}
-	return txn.Set(key, b)
-}
-
 func getUint(txn store.Txn, key []byte) (uint64, error) {
 	b, err := txn.Get(key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -210,15 +186,11 @@ func putUint(txn store.Txn, key []byte, v uint64) error {
 }
 
 func loadBatch(txn store.Txn, seq uint64) (batchRec, error) {
-	var br batchRec
-	found, err := getJSON(txn, seqKey(keyBatch, seq), &br)
-	if err != nil {
-		return br, err
-	}
-	if !found {
+	br, err := store.GetJSON[batchRec](txn, seqKey(keyBatch, seq))
+	if errors.Is(err, store.ErrNotFound) {
 		return br, fmt.Errorf("%w: batch %d", ErrNotFound, seq)
 	}
-	return br, nil
+	return br, err
 }
 
 func loadLeaves(txn store.Txn, seq uint64) ([]merkle.Hash, error) {
@@ -237,13 +209,12 @@ func loadLeaves(txn store.Txn, seq uint64) ([]merkle.Hash, error) {
 }
 
 func loadIDs(txn store.Txn, seq uint64) ([]string, error) {
-	var ids []string
-	found, err := getJSON(txn, seqKey(keyIDs, seq), &ids)
+	ids, err := store.GetJSON[[]string](txn, seqKey(keyIDs, seq))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: record ids of batch %d", ErrNotFound, seq)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("%w: record ids of batch %d", ErrNotFound, seq)
 	}
 	return ids, nil
 }

@@ -22,6 +22,16 @@ type ListResponse[T any] struct {
 	NextCursor string `json:"next_cursor,omitempty"`
 }
 
+// listResponse converts one page of domain items with conv. Items is never
+// nil, so an empty page encodes as "items": [].
+func listResponse[T, R any](items []T, next string, conv func(T) R) ListResponse[R] {
+	out := ListResponse[R]{Items: make([]R, 0, len(items)), NextCursor: next}
+	for _, it := range items {
+		out.Items = append(out.Items, conv(it))
+	}
+	return out
+}
+
 // PageParams reads the "limit" (1..MaxPageLimit, default DefaultPageLimit)
 // and "cursor" query parameters.
 func PageParams(ctx *fasthttp.RequestCtx) (cursor string, limit int, err error) {
@@ -106,11 +116,7 @@ func (a *API) handleListAPIKeys(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[apiKeyResponse]{Items: make([]apiKeyResponse, 0, len(page.Items)), NextCursor: page.Next}
-	for _, k := range page.Items {
-		out.Items = append(out.Items, toAPIKeyResponse(k))
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, out)
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toAPIKeyResponse))
 }
 
 func (a *API) handleRevokeAPIKey(ctx *fasthttp.RequestCtx) error {
@@ -147,9 +153,5 @@ func (a *API) handleListSigningKeys(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[signingKeyResponse]{Items: make([]signingKeyResponse, 0, len(page.Items)), NextCursor: page.Next}
-	for _, k := range page.Items {
-		out.Items = append(out.Items, toSigningKeyResponse(k))
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, out)
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toSigningKeyResponse))
 }

@@ -383,11 +383,7 @@ func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[recordView]{Items: make([]recordView, 0, len(page.Items)), NextCursor: page.Next}
-	for _, r := range page.Items {
-		out.Items = append(out.Items, toRecordView(r))
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, out)
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toRecordView))
 }
 
 // handlePublicSearch: GET /api/v1/content-records/public/search. Public;

@@ -124,11 +124,7 @@ func (a *API) handleListWebhooks(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[webhookResponse]{Items: make([]webhookResponse, 0, len(page.Items)), NextCursor: page.Next}
-	for _, w := range page.Items {
-		out.Items = append(out.Items, toWebhookResponse(w))
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, out)
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toWebhookResponse))
 }
 
 func (a *API) handleGetWebhook(ctx *fasthttp.RequestCtx) error {
@@ -183,11 +179,7 @@ func (a *API) handleListDeliveries(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[deliveryResponse]{Items: make([]deliveryResponse, 0, len(page.Items)), NextCursor: page.Next}
-	for _, d := range page.Items {
-		out.Items = append(out.Items, toDeliveryResponse(d))
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, out)
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toDeliveryResponse))
 }
 
 func (a *API) handleRetryDelivery(ctx *fasthttp.RequestCtx) error {

@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -208,39 +207,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 }
 
 func getAPIKey(tx store.Txn, id string) (APIKey, error) {
-	b, err := tx.Get(akKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return APIKey{}, ErrNotFound
-	}
-	if err != nil {
-		return APIKey{}, err
-	}
-	var k APIKey
-	if err := json.Unmarshal(b, &k); err != nil {
-		return APIKey{}, fmt.Errorf("keys: decode API key %s: %w", id, err)
-	}
-	return k, nil
+	return getJSON[APIKey](tx, akKey(id), "API key", id)
 }
 
 // ListAPIKeys returns one page of owner's API keys, revoked ones included,
 // oldest first.
 func (s *Service) ListAPIKeys(ctx context.Context, owner, cursor string, limit int) (Page[APIKey], error) {
-	var p Page[APIKey]
-	err := s.st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
-		prefix := akOwnerPrefix(owner)
-		next, err := store.ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {
-			id := key[bytes.LastIndexByte(key, '/')+1:]
-			k, err := getAPIKey(tx, string(id))
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, k)
-			return nil
-		})
-		p.Next = next
-		return err
-	})
+	p, err := listPage(ctx, s.st, akOwnerPrefix(owner), cursor, limit, getAPIKey)
 	if err != nil {
 		return Page[APIKey]{}, fmt.Errorf("keys: list API keys: %w", err)
 	}
@@ -263,11 +236,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, owner, id string) (APIKey, e
 		if k.RevokedAt == nil {
 			now := s.clock.Now().UTC()
 			k.RevokedAt = &now
-			b, err := json.Marshal(k)
-			if err != nil {
-				return err
-			}
-			if err := tx.Set(akKey(id), b); err != nil {
+			if err := store.PutJSON(tx, akKey(id), k); err != nil {
 				return err
 			}
 		}
@@ -331,10 +300,6 @@ func (s *Service) touch(ctx context.Context, id string, now time.Time) error {
 			return err
 		}
 		k.LastUsedAt = &now
-		b, err := json.Marshal(k)
-		if err != nil {
-			return err
-		}
-		return tx.Set(akKey(id), b)
+		return store.PutJSON(tx, akKey(id), k)
 	})
 }

@@ -4,7 +4,10 @@
 package keys
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -71,4 +74,38 @@ func New(cfg Config) (*Service, error) {
 type Page[T any] struct {
 	Items []T
 	Next  string
+}
+
+// getJSON reads the what record id stored under key, mapping a missing key
+// to ErrNotFound.
+func getJSON[T any](tx store.Txn, key []byte, what, id string) (T, error) {
+	v, err := store.GetJSON[T](tx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, ErrNotFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("keys: %s %s: %w", what, id, err)
+	}
+	return v, nil
+}
+
+// listPage returns one page of the owner index under prefix (keys ending in
+// "/<id>"), loading each listed id with get in the same transaction.
+func listPage[T any](ctx context.Context, st store.Store, prefix []byte, cursor string, limit int,
+	get func(tx store.Txn, id string) (T, error)) (Page[T], error) {
+	var p Page[T]
+	err := st.View(ctx, func(tx store.Txn) error {
+		p.Items = nil
+		next, err := store.ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {
+			v, err := get(tx, string(key[bytes.LastIndexByte(key, '/')+1:]))
+			if err != nil {
+				return err
+			}
+			p.Items = append(p.Items, v)
+			return nil
+		})
+		p.Next = next
+		return err
+	})
+	return p, err
 }

@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -132,35 +131,14 @@ func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateS
 }
 
 func getSigning(tx store.Txn, id string) (signingRecord, error) {
-	b, err := tx.Get(skKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return signingRecord{}, ErrNotFound
-	}
-	if err != nil {
-		return signingRecord{}, err
-	}
-	var r signingRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return signingRecord{}, fmt.Errorf("keys: decode signing key %s: %w", id, err)
-	}
-	return r, nil
+	return getJSON[signingRecord](tx, skKey(id), "signing key", id)
 }
 
 // ListSigningKeys returns one page of owner's signing keys, oldest first.
 func (s *Service) ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (Page[SigningKey], error) {
-	var p Page[SigningKey]
-	err := s.st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
-		next, err := store.ScanPage(tx, skOwnerPrefix(owner), cursor, limit, func(key, _ []byte) error {
-			r, err := getSigning(tx, string(key[bytes.LastIndexByte(key, '/')+1:]))
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, r.SigningKey)
-			return nil
-		})
-		p.Next = next
-		return err
+	p, err := listPage(ctx, s.st, skOwnerPrefix(owner), cursor, limit, func(tx store.Txn, id string) (SigningKey, error) {
+		r, err := getSigning(tx, id)
+		return r.SigningKey, err
 	})
 	if err != nil {
 		return Page[SigningKey]{}, fmt.Errorf("keys: list signing keys: %w", err)

@@ -3,7 +3,6 @@ package records
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,47 +123,24 @@ type counters struct {
 	Revoked  uint64 `json:"revoked"`
 }
 
-func getJSON(tx store.Txn, key []byte, v any) (bool, error) {
-	b, err := tx.Get(key)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("records: decode %s: %w", key, err)
-	}
-	return true, nil
-}
-
-func putJSON(tx store.Txn, key []byte, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("records: encode %s: %w", key, err)
-	}
-	return tx.Set(key, b)
-}
-
 func getRecord(tx store.Txn, id string) (*Record, error) {
-	var r Record
-	found, err := getJSON(tx, recordKey(id), &r)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
+	r, err := store.GetJSON[Record](tx, recordKey(id))
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: record %s: %w", id, err)
 	}
 	return &r, nil
 }
 
 func bumpCounters(tx store.Txn, owner string, fn func(*counters)) error {
-	var c counters
-	if _, err := getJSON(tx, countKey(owner), &c); err != nil {
+	c, err := store.GetJSON[counters](tx, countKey(owner))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	fn(&c)
-	return putJSON(tx, countKey(owner), c)
+	return store.PutJSON(tx, countKey(owner), c)
 }
 
 func readVerified(tx store.Txn, owner string) (uint64, error) {
@@ -216,7 +192,7 @@ func (s *Service) insert(tx store.Txn, r *Record, rec *record.Record) error {
 			return err
 		}
 	}
-	if err := putJSON(tx, recordKey(r.ID), r); err != nil {
+	if err := store.PutJSON(tx, recordKey(r.ID), r); err != nil {
 		return err
 	}
 	if err := tx.Set(shaKey(r.SHA256, r.ID), []byte("s")); err != nil {

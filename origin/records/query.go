@@ -249,7 +249,7 @@ func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record
 			return ErrAlreadyRevoked
 		}
 		r.Status, r.RevokedAt, r.RevokedReason = StatusRevoked, &now, reason
-		if err := putJSON(tx, recordKey(id), r); err != nil {
+		if err := store.PutJSON(tx, recordKey(id), r); err != nil {
 			return err
 		}
 		out = r
@@ -343,8 +343,8 @@ const RecentLimit = 10
 func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 	var st Stats
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		var c counters
-		if _, err := getJSON(tx, countKey(owner), &c); err != nil {
+		c, err := store.GetJSON[counters](tx, countKey(owner))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		v, err := readVerified(tx, owner)
@@ -382,7 +382,7 @@ func (s *Service) MarkAnchored(txn store.Txn, recordIDs []string, txHash string,
 			continue
 		}
 		r.BlockchainStatus, r.BlockchainTx, r.AnchoredAt = wire.StatusAnchored, txHash, &at
-		if err := putJSON(txn, recordKey(id), r); err != nil {
+		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
 			return err
 		}
 		if err := bumpCounters(txn, r.Owner, func(c *counters) { c.Anchored++ }); err != nil {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/provenant/provenant/origin/accounts"
 	"github.com/provenant/provenant/origin/httpapi"
+	"github.com/provenant/provenant/origin/internal/logbuf"
 	"github.com/provenant/provenant/origin/keys"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -26,31 +26,13 @@ var cheapPassword = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, Key
 
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type testServer struct {
 	t       *testing.T
 	srv     *Server
 	base    string
 	dataDir string
 	clock   *clock.Fake
-	logs    *syncBuffer
+	logs    *logbuf.Buffer
 	stopped bool
 }
 
@@ -66,7 +48,7 @@ func startServer(t *testing.T, dataDir string, clk *clock.Fake, opts ...serverOp
 	if clk == nil {
 		clk = clock.NewFake(t0)
 	}
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg := Config{
 		DataDir:  dataDir,
 		Logger:   slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -167,12 +149,24 @@ func (ts *testServer) do(method, path, token string, body any) response {
 			rd = bytes.NewReader(enc)
 		}
 	}
-	req, err := http.NewRequest(method, ts.base+path, rd)
+	contentType := ""
+	if body != nil {
+		contentType = "application/json"
+	}
+	return ts.send(method, path, token, rd, contentType)
+}
+
+// send makes one request with the given body (nil for none), Content-Type
+// (omitted when "") and bearer token (omitted when ""), and returns the
+// whole response. Any transport error fails the test.
+func (ts *testServer) send(method, path, token string, body io.Reader, contentType string) response {
+	ts.t.Helper()
+	req, err := http.NewRequest(method, ts.base+path, body)
 	if err != nil {
 		ts.t.Fatalf("NewRequest: %v", err)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -232,19 +226,5 @@ func (ts *testServer) createAPIKey(token string, body map[string]any) (string, s
 
 func (ts *testServer) doRaw(method, path, token, body, contentType string) response {
 	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.base+path, strings.NewReader(body))
-	if err != nil {
-		ts.t.Fatalf("NewRequest: %v", err)
-	}
-	req.Header.Set("Content-Type", contentType)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return ts.send(method, path, token, strings.NewReader(body), contentType)
 }

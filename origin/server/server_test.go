@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,21 +63,23 @@ func TestRegisterLoginMe(t *testing.T) {
 	}
 }
 
+// withKey returns a copy of m with k set to v, or without k when v is nil;
+// m is not modified.
+func withKey[M ~map[string]any](m M, k string, v any) M {
+	out := make(M, len(m)+1)
+	maps.Copy(out, m)
+	if v == nil {
+		delete(out, k)
+	} else {
+		out[k] = v
+	}
+	return out
+}
+
 func TestRegisterValidation(t *testing.T) {
 	ts := startServer(t, "", nil)
 	valid := map[string]any{"email": "v@example.com", "password": "long enough pw", "org_name": "Org", "org_type": "individual"}
-	with := func(k string, v any) map[string]any {
-		m := map[string]any{}
-		for kk, vv := range valid {
-			m[kk] = vv
-		}
-		if v == nil {
-			delete(m, k)
-		} else {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(k string, v any) map[string]any { return withKey(valid, k, v) }
 	tests := []struct {
 		name      string
 		body      any
@@ -200,18 +203,6 @@ func TestJWTRejected(t *testing.T) {
 		}
 		return s
 	}
-	withClaim := func(k string, v any) jwt.MapClaims {
-		m := jwt.MapClaims{}
-		for kk, vv := range mapClaims {
-			m[kk] = vv
-		}
-		if v == nil {
-			delete(m, k)
-		} else {
-			m[k] = v
-		}
-		return m
-	}
 	parts := strings.Split(acct.token, ".")
 	tamperedClaims := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(
 		mustDecode(t, parts[1]), acct.id, "00000000-0000-4000-8000-000000000000", 1)))
@@ -225,7 +216,7 @@ func TestJWTRejected(t *testing.T) {
 		{"other Ed25519 key, same kid", sign(jwt.SigningMethodEdDSA, otherKey, mapClaims, kid)},
 		{"HS256 with public kid as secret", sign(jwt.SigningMethodHS256, []byte(kid), mapClaims, kid)},
 		{"HS256 random secret", sign(jwt.SigningMethodHS256, []byte("0123456789abcdef0123456789abcdef"), mapClaims, kid)},
-		{"no exp", sign(jwt.SigningMethodEdDSA, otherKey, withClaim("exp", nil), kid)},
+		{"no exp", sign(jwt.SigningMethodEdDSA, otherKey, withKey(mapClaims, "exp", nil), kid)},
 		{"garbage", "not.a.jwt"},
 		{"empty-ish", "x"},
 		{"huge", strings.Repeat("a.", 5000)},

@@ -4,7 +4,8 @@
 //
 // Keys are raw bytes. Each domain package owns a key prefix (for example
 // "acct/" for accounts, "ak/" for API keys, "sk/" for signing keys) and the
-// encoding of its values; the store gives no meaning to either.
+// encoding of its values; the store gives no meaning to either. GetJSON and
+// PutJSON serve the packages that choose JSON for their values.
 package store
 
 import (

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/events"
+	"github.com/provenant/provenant/origin/internal/logbuf"
 	"github.com/provenant/provenant/origin/store"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -23,30 +24,13 @@ var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type env struct {
 	t     testing.TB
 	st    *store.Badger
 	dir   string
 	clock *clock.Fake
 	svc   *Service
-	logs  *syncBuffer
+	logs  *logbuf.Buffer
 	cfg   Config
 }
 
@@ -55,7 +39,7 @@ type env struct {
 func newEnv(t testing.TB, mod func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
-	e := &env{t: t, dir: dir, clock: clock.NewFake(t0), logs: &syncBuffer{}}
+	e := &env{t: t, dir: dir, clock: clock.NewFake(t0), logs: &logbuf.Buffer{}}
 	e.cfg = Config{
 		Clock:     e.clock,
 		MasterKey: bytes.Repeat([]byte{7}, 32),

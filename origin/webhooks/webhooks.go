@@ -327,22 +327,25 @@ func queueKey(due time.Time, id string) []byte {
 
 // ---- record helpers ----
 
-func getRecord(tx store.Txn, id string) (webhookRecord, error) {
-	var r webhookRecord
+// getByID reads the record stored under key(id), mapping a missing key and
+// an id that cannot be a key segment ("" or containing "/") to ErrNotFound.
+func getByID[T any](tx store.Txn, key func(string) []byte, what, id string) (T, error) {
+	var zero T
 	if id == "" || strings.Contains(id, "/") {
-		return r, ErrNotFound
+		return zero, ErrNotFound
 	}
-	b, err := tx.Get(webhookKey(id))
+	v, err := store.GetJSON[T](tx, key(id))
 	if errors.Is(err, store.ErrNotFound) {
-		return r, ErrNotFound
+		return zero, ErrNotFound
 	}
 	if err != nil {
-		return r, err
+		return zero, fmt.Errorf("webhooks: %s %s: %w", what, id, err)
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("webhooks: decode webhook %s: %w", id, err)
-	}
-	return r, nil
+	return v, nil
+}
+
+func getRecord(tx store.Txn, id string) (webhookRecord, error) {
+	return getByID[webhookRecord](tx, webhookKey, "webhook", id)
 }
 
 func getOwnRecord(tx store.Txn, owner, id string) (webhookRecord, error) {
@@ -357,37 +360,15 @@ func getOwnRecord(tx store.Txn, owner, id string) (webhookRecord, error) {
 }
 
 func putRecord(tx store.Txn, r webhookRecord) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return tx.Set(webhookKey(r.ID), b)
+	return store.PutJSON(tx, webhookKey(r.ID), r)
 }
 
 func getDelivery(tx store.Txn, id string) (Delivery, error) {
-	var d Delivery
-	if id == "" || strings.Contains(id, "/") {
-		return d, ErrNotFound
-	}
-	b, err := tx.Get(deliveryKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return d, ErrNotFound
-	}
-	if err != nil {
-		return d, err
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		return d, fmt.Errorf("webhooks: decode delivery %s: %w", id, err)
-	}
-	return d, nil
+	return getByID[Delivery](tx, deliveryKey, "delivery", id)
 }
 
 func putDelivery(tx store.Txn, d Delivery) error {
-	b, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
-	return tx.Set(deliveryKey(d.ID), b)
+	return store.PutJSON(tx, deliveryKey(d.ID), d)
 }
 
 // setStatus moves d to status st, keeping the listing index in step. It

@@ -52,17 +52,7 @@ func BenchmarkAnchorEndToEnd(b *testing.B) {
 // header and the head over in-process RPC.
 func BenchmarkVerifyEmbedded(b *testing.B) {
 	ctx := context.Background()
-	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, anchor.Hooks{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer o.close()
-	if err := o.enqueue(ctx, 1000); err != nil {
-		b.Fatal(err)
-	}
-	if err := o.runUntilAnchored(ctx, 1000, time.Minute); err != nil {
-		b.Fatal(err)
-	}
+	o := anchoredOrigin(b, 1000)
 	p, err := o.b.Proof(ctx, recordName(377))
 	if err != nil {
 		b.Fatal(err)
@@ -79,17 +69,7 @@ func BenchmarkVerifyEmbedded(b *testing.B) {
 // after the first call), as the record detail and certificate endpoints do.
 func BenchmarkProof(b *testing.B) {
 	ctx := context.Background()
-	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, anchor.Hooks{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer o.close()
-	if err := o.enqueue(ctx, 1000); err != nil {
-		b.Fatal(err)
-	}
-	if err := o.runUntilAnchored(ctx, 1000, time.Minute); err != nil {
-		b.Fatal(err)
-	}
+	o := anchoredOrigin(b, 1000)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -98,4 +78,23 @@ func BenchmarkProof(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// anchoredOrigin opens an origin on the embedded chain (batches of 1,000,
+// closed when b ends) with records 0..n-1 enqueued and anchored.
+func anchoredOrigin(b *testing.B, n int) *origin {
+	b.Helper()
+	ctx := context.Background()
+	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, anchor.Hooks{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(o.close)
+	if err := o.enqueue(ctx, n); err != nil {
+		b.Fatal(err)
+	}
+	if err := o.runUntilAnchored(ctx, n, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	return o
 }
