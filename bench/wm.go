@@ -75,6 +75,33 @@ func runWM(args []string) error {
 			out["scale"] = d.Scale
 		}
 		return json.NewEncoder(os.Stdout).Encode(out)
+	case "attack":
+		fs := flag.NewFlagSet("wm attack", flag.ContinueOnError)
+		in := fs.String("in", "", "input image")
+		out := fs.String("out", "", "output PNG")
+		name := fs.String("attack", "", "attack name (as in the robustness table)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		img, err := decodeFile(*in)
+		if err != nil {
+			return fmt.Errorf("decode %s: %w", *in, err)
+		}
+		tmp, err := os.MkdirTemp("", "wm-attack-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		for _, a := range attacks() {
+			if a.name == *name {
+				m, err := a.fn(img, tmp)
+				if err != nil {
+					return err
+				}
+				return writePNG(*out, m)
+			}
+		}
+		return fmt.Errorf("wm attack: unknown attack %q", *name)
 	case "synth":
 		if len(args) != 2 {
 			return errors.New("usage: wm synth DIR")
