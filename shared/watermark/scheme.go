@@ -297,6 +297,46 @@ func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, 
 	return acc
 }
 
+// foldChips is chipFold(foldRot(…, 0, 0, …)) computed in one pass: it sums
+// the window straight into the G×G chip bins (phase 0).
+func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
+	T, C, G := s.tile, s.chip, s.grid
+	acc := make([]float64, G*G)
+	if angle == 0 {
+		cx := make([]int32, x1-x0)
+		for x := x0; x < x1; x++ {
+			cx[x-x0] = int32((int((float64(x)+0.5)/scale) % T) / C)
+		}
+		for y := y0; y < y1; y++ {
+			cy := (int((float64(y)+0.5)/scale) % T) / C
+			row := acc[cy*G : (cy+1)*G]
+			for i, v := range hp[y*w+x0 : y*w+x1] {
+				row[cx[i]] += float64(v)
+			}
+		}
+		return acc
+	}
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	bias := float64(64 * T)
+	m := T - 1 // T is a power of two
+	shift := 0
+	for 1<<shift < C {
+		shift++
+	}
+	for y := y0; y < y1; y++ {
+		fy := float64(y) + 0.5
+		ux := ss*fy + cs*(float64(x0)+0.5) + bias
+		uy := cs*fy - ss*(float64(x0)+0.5) + bias
+		for _, v := range hp[y*w+x0 : y*w+x1] {
+			acc[((int(uy)&m)>>shift)*G+(int(ux)&m)>>shift] += float64(v)
+			ux += cs
+			uy -= ss
+		}
+	}
+	return acc
+}
+
 // syncResult is one candidate alignment of the folded tile.
 type syncResult struct {
 	pixel bool // dx, dy are in pixels (else in chips)
@@ -454,10 +494,10 @@ func (s *scheme) chipFold(acc []float64) []float64 {
 func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
 	out := make([]syncResult, 0, len(scales))
 	for i := 0; i < len(scales); i += 2 {
-		a := s.chipFold(s.foldRot(hp, w, scales[i], angles[i], 0, 0, x0, y0, x1, y1))
+		a := s.foldChips(hp, w, scales[i], angles[i], x0, y0, x1, y1)
 		var b []float64
 		if i+1 < len(scales) {
-			b = s.chipFold(s.foldRot(hp, w, scales[i+1], angles[i+1], 0, 0, x0, y0, x1, y1))
+			b = s.foldChips(hp, w, scales[i+1], angles[i+1], x0, y0, x1, y1)
 		}
 		r := s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
 		r[0].scale, r[0].angle, r[0].acc = scales[i], angles[i], nil
