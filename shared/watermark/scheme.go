@@ -38,7 +38,6 @@ type scheme struct {
 	coarseHalf    int       // half-size of the coarse-pass window, working px
 	informed      bool      // Embed reallocates energy between bits (informedResidual)
 	pixelRefine   bool      // rank refined candidates at pixel resolution (T×T FFT)
-	softClip      float64   // if > 0, soft values are clipped at softClip × their RMS
 	localNorm     int       // if > 0, divide the high-pass by its local RMS over this radius
 	maxDecodes    int       // decode attempts per scheme (bounds the false-positive rate)
 	minPilotZ     float64   // pilot peak z-score below which no decode is attempted
@@ -297,8 +296,8 @@ func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, 
 	return acc
 }
 
-// foldChips is chipFold(foldRot(…, 0, 0, …)) computed in one pass: it sums
-// the window straight into the G×G chip bins (phase 0).
+// foldChips folds the window like foldRot at phase 0 but sums straight into
+// the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
 	acc := make([]float64, G*G)
@@ -456,39 +455,6 @@ func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
 	return soft
 }
 
-// chipSums returns the folded tile's sum over each chip at offset (dx, dy),
-// signed by the chip's carrier.
-func (s *scheme) chipSums(acc []float64, dx, dy int) []float64 {
-	T, C := s.tile, s.chip
-	out := make([]float64, len(s.bitOf))
-	for k := range out {
-		cy, cx := (k/s.grid)*C, (k%s.grid)*C
-		var v float64
-		for i := 0; i < C; i++ {
-			row := acc[((cy+i+dy)%T)*T:]
-			for j := 0; j < C; j++ {
-				v += row[(cx+j+dx)%T]
-			}
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// chipFold sums a folded T×T tile into its G×G chips (phase 0).
-func (s *scheme) chipFold(acc []float64) []float64 {
-	T, C, G := s.tile, s.chip, s.grid
-	out := make([]float64, G*G)
-	for y := 0; y < T; y++ {
-		row := acc[y*T : (y+1)*T]
-		dst := out[(y/C)*G : (y/C+1)*G]
-		for x, v := range row {
-			dst[x/C] += v
-		}
-	}
-	return out
-}
-
 // syncChips folds hp at every scale over the window and aligns each fold
 // with the pilot on the chip grid (offsets in chips), two scales per FFT.
 func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
@@ -554,20 +520,6 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 		}
 	}
 	return best
-}
-
-// clipSoft limits soft values to ±k times their RMS, so a few coded bits
-// with large host interference cannot outvote the rest in the Viterbi
-// metric.
-func clipSoft(soft []float64, k float64) {
-	var ss float64
-	for _, v := range soft {
-		ss += v * v
-	}
-	c := k * math.Sqrt(ss/float64(len(soft)))
-	for i, v := range soft {
-		soft[i] = max(-c, min(c, v))
-	}
 }
 
 // detect runs the bounded synchronisation search on a working image and
@@ -680,9 +632,6 @@ func (s *scheme) decodeBest(hp []float32, w, h int, cands []syncResult, maxDecod
 			c = s.align(hp, w, h, c)
 		}
 		soft := s.soft(c.acc, c.dx, c.dy)
-		if s.softClip > 0 {
-			clipSoft(soft, s.softClip)
-		}
 		msg := viterbi(soft)
 		p, v, ok := parseMessage(msg)
 		if !ok || v != s.version {
