@@ -267,6 +267,7 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 }
 
 type attackStats struct {
+	psnrSum             float64
 	n, recovered, wrong int
 	bitErrSum           int
 	strength            []float64
@@ -294,6 +295,7 @@ func (res *results) add(r imageResult, w io.Writer) {
 			res.byAttack[rw.attack] = st
 		}
 		st.n++
+		st.psnrSum += r.psnr
 		st.strength = append(st.strength, rw.strength)
 		if rw.recovered {
 			st.recovered++
@@ -354,8 +356,8 @@ func (res *results) print(w io.Writer, atks []attack, cmd string) {
 	fmt.Fprintf(w, "luma PSNR: min %.2f dB, mean %.2f dB\n", minP, sumP/float64(max(1, len(psnrs))))
 	fmt.Fprintf(w, "false positives: %d / %d unmarked originals, %d / %d attacked unmarked originals\n", fpOrig, len(res.images), fpAtt, fpChecked)
 	fmt.Fprintf(w, "speed (medians over images): embed %.1f ms/MP, JPEG q90 decode %.1f ms/MP, extract (marked) %.2f ms/MP, extract/decode %.2f; extract (unmarked, full search) %.2f ms/MP, /decode %.2f\n\n", medianOf(emb), medianOf(dec), medianOf(ext), medianOf(ratio), medianOf(unm), medianOf(unmRatio))
-	fmt.Fprintln(w, "| attack | exact recovery | wrong payload | mean bit errors (of 294) | median strength | misses |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| attack | exact recovery | wrong payload | mean PSNR of the marked images (dB) | mean bit errors (of 294) | median strength | misses |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, a := range atks {
 		st := res.byAttack[a.name]
 		if st == nil {
@@ -369,7 +371,7 @@ func (res *results) print(w io.Writer, atks []attack, cmd string) {
 		if st.recovered > 0 {
 			be = float64(st.bitErrSum) / float64(st.recovered)
 		}
-		fmt.Fprintf(w, "| %s | %d/%d (%.1f%%) | %d | %.1f | %.1f | %s |\n", a.name, st.recovered, st.n, 100*float64(st.recovered)/float64(st.n), st.wrong, be, medianOf(st.strength), miss)
+		fmt.Fprintf(w, "| %s | %d/%d (%.1f%%) | %d | %.2f | %.1f | %.1f | %s |\n", a.name, st.recovered, st.n, 100*float64(st.recovered)/float64(st.n), st.wrong, st.psnrSum/float64(st.n), be, medianOf(st.strength), miss)
 	}
 	for _, e := range res.errors {
 		fmt.Fprintln(w, "error:", e)

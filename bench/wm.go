@@ -26,7 +26,7 @@ func runWM(args []string) error {
 	case "embed":
 		fs := flag.NewFlagSet("wm embed", flag.ContinueOnError)
 		in := fs.String("in", "", "input image (jpg, png, webp)")
-		out := fs.String("out", "", "output image; JPEG (q92) for .jpg/.jpeg, PNG otherwise")
+		out := fs.String("out", "", "output image, in the input's format (JPEG q92 for JPEG input, PNG for PNG and WebP input)")
 		hex := fs.String("payload", "", "payload, 16 hex digits")
 		version := fs.Int("version", watermark.CurrentVersion, "format version")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -48,10 +48,18 @@ func runWM(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeImage(*out, marked); err != nil {
+		format := "png"
+		switch strings.ToLower(filepath.Ext(*in)) {
+		case ".jpg", ".jpeg":
+			format = "jpeg"
+		case ".webp":
+			// Go has no WebP encoder: write lossless PNG bytes instead.
+			fmt.Fprintln(os.Stderr, "wm embed: WebP input, writing PNG (no WebP encoder in Go)")
+		}
+		if err := writeImage(*out, marked, format); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s payload %s luma PSNR %.2f dB\n", *out, p, psnr)
+		fmt.Printf("wrote %s (%s) payload %s luma PSNR %.2f dB\n", *out, format, p, psnr)
 		return nil
 	case "extract":
 		fs := flag.NewFlagSet("wm extract", flag.ContinueOnError)
@@ -75,6 +83,33 @@ func runWM(args []string) error {
 			out["scale"] = d.Scale
 		}
 		return json.NewEncoder(os.Stdout).Encode(out)
+	case "attack":
+		fs := flag.NewFlagSet("wm attack", flag.ContinueOnError)
+		in := fs.String("in", "", "input image")
+		out := fs.String("out", "", "output PNG")
+		name := fs.String("attack", "", "attack name (as in the robustness table)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		img, err := decodeFile(*in)
+		if err != nil {
+			return fmt.Errorf("decode %s: %w", *in, err)
+		}
+		tmp, err := os.MkdirTemp("", "wm-attack-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		for _, a := range attacks() {
+			if a.name == *name {
+				m, err := a.fn(img, tmp)
+				if err != nil {
+					return err
+				}
+				return writePNG(*out, m)
+			}
+		}
+		return fmt.Errorf("wm attack: unknown attack %q", *name)
 	case "synth":
 		if len(args) != 2 {
 			return errors.New("usage: wm synth DIR")
@@ -85,13 +120,14 @@ func runWM(args []string) error {
 	}
 }
 
-func writeImage(path string, m image.Image) error {
+// writeImage encodes m to path as "jpeg" (quality 92) or "png".
+func writeImage(path string, m image.Image, format string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".jpg", ".jpeg":
+	switch format {
+	case "jpeg":
 		err = jpeg.Encode(f, m, &jpeg.Options{Quality: 92})
 	default:
 		err = png.Encode(f, m)

@@ -58,29 +58,30 @@ func newTaps(n, m int) taps {
 
 // resampleLuma returns the luminance plane l resized to w×h as float32
 // (area average when shrinking, bilinear when enlarging), reading Pix rows
-// directly.
+// directly. It filters vertically first (a contiguous multiply-add over each
+// source row) and horizontally once per output row.
 func resampleLuma(l *imagex.Luma, w, h int) []float32 {
 	tx := newTaps(l.Width, w)
 	ty := newTaps(l.Height, h)
 	out := make([]float32, w*h)
-	row := make([]float32, w)
+	acc := make([]float32, l.Width)
 	for y := 0; y < h; y++ {
-		dst := out[y*w : (y+1)*w]
-		ws := ty.w[ty.off[y]:ty.off[y+1]]
-		for k, wy := range ws {
+		clear(acc)
+		for k, wy := range ty.w[ty.off[y]:ty.off[y+1]] {
 			src := l.Pix[(ty.start[y]+k)*l.Stride:]
-			src = src[:l.Width]
-			for x := 0; x < w; x++ {
-				a := tx.start[x]
-				var s float32
-				for j, wx := range tx.w[tx.off[x]:tx.off[x+1]] {
-					s += wx * float32(src[a+j])
-				}
-				row[x] = s
+			src = src[:len(acc)]
+			for x, v := range src {
+				acc[x] += wy * float32(v)
 			}
-			for x := range dst {
-				dst[x] += wy * row[x]
+		}
+		dst := out[y*w : (y+1)*w]
+		for x := range dst {
+			a := tx.start[x]
+			var s float32
+			for j, wx := range tx.w[tx.off[x]:tx.off[x+1]] {
+				s += wx * acc[a+j]
 			}
+			dst[x] = s
 		}
 	}
 	return out

@@ -41,8 +41,8 @@ type Detection struct {
 	Found bool
 	// Version is the format version of the decoded watermark (0 if none).
 	Version int
-	// Strength is the z-score of the synchronisation peak: about 3–4 on
-	// unmarked images, typically above 8 on marked ones.
+	// Strength is the z-score of the synchronisation peak: 3 to 5.5 on
+	// unmarked images, 7 and above on recovered marks.
 	Strength float64
 	// BitErrors is the number of coded bits whose hard decision disagrees
 	// with the decoded codeword (out of CodedBits); set only when Found.
@@ -355,8 +355,8 @@ func (s *scheme) residual(work []float32, w, h int, cw []uint8, gains []float32)
 // and grows with the square root of the local activity up to maskMax.
 const (
 	maskFlat  = 0.9
-	maskSlope = 0.6
-	maskMax   = 4.0
+	maskSlope = 0.8
+	maskMax   = 6.0
 )
 
 // perceptualMask returns the per-pixel amplitude of the mark on the working
