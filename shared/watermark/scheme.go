@@ -300,7 +300,11 @@ func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, 
 // the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
-	acc := make([]float64, G*G)
+	// Neighbouring pixels mostly fall into the same chip: even and odd
+	// pixels go to separate accumulators, so consecutive adds do not wait
+	// for each other; the two are summed at the end.
+	both := make([]float64, 2*G*G)
+	acc, odd := both[:G*G], both[G*G:]
 	if angle == 0 {
 		cx := make([]int32, x1-x0)
 		for x := x0; x < x1; x++ {
@@ -308,12 +312,18 @@ func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1
 		}
 		for y := y0; y < y1; y++ {
 			cy := (int((float64(y)+0.5)/scale) % T) / C
-			row := acc[cy*G : (cy+1)*G]
-			for i, v := range hp[y*w+x0 : y*w+x1] {
-				row[cx[i]] += float64(v)
+			row, rowOdd := acc[cy*G:(cy+1)*G], odd[cy*G:(cy+1)*G]
+			src := hp[y*w+x0 : y*w+x1]
+			i := 0
+			for ; i+1 < len(src); i += 2 {
+				row[cx[i]] += float64(src[i])
+				rowOdd[cx[i+1]] += float64(src[i+1])
+			}
+			if i < len(src) {
+				row[cx[i]] += float64(src[i])
 			}
 		}
-		return acc
+		return addInto(acc, odd)
 	}
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	cs, ss := cos/scale, sin/scale
@@ -327,11 +337,94 @@ func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1
 		fy := float64(y) + 0.5
 		ux := ss*fy + cs*(float64(x0)+0.5) + bias
 		uy := cs*fy - ss*(float64(x0)+0.5) + bias
-		for _, v := range hp[y*w+x0 : y*w+x1] {
-			acc[((int(uy)&m)>>shift)*G+(int(ux)&m)>>shift] += float64(v)
+		src := hp[y*w+x0 : y*w+x1]
+		i := 0
+		for ; i+1 < len(src); i += 2 {
+			acc[((int(uy)&m)>>shift)*G+(int(ux)&m)>>shift] += float64(src[i])
+			ux += cs
+			uy -= ss
+			odd[((int(uy)&m)>>shift)*G+(int(ux)&m)>>shift] += float64(src[i+1])
 			ux += cs
 			uy -= ss
 		}
+		if i < len(src) {
+			acc[((int(uy)&m)>>shift)*G+(int(ux)&m)>>shift] += float64(src[i])
+		}
+	}
+	return addInto(acc, odd)
+}
+
+// addInto adds b to a element-wise and returns a.
+func addInto(a, b []float64) []float64 {
+	for i, v := range b {
+		a[i] += v
+	}
+	return a
+}
+
+func countZero(v []float64) (n int) {
+	for _, x := range v {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// summedArea returns the summed-area table of the window [x0,x1)×[y0,y1)
+// of hp: (x1-x0+1)×(y1-y0+1) values, entry (x, y) holding the sum of the
+// window's pixels above and left of it.
+func summedArea(hp []float32, w, x0, y0, x1, y1 int) []float64 {
+	nw, nh := x1-x0, y1-y0
+	sat := make([]float64, (nw+1)*(nh+1))
+	for y := 0; y < nh; y++ {
+		prev, cur := sat[y*(nw+1):(y+1)*(nw+1)], sat[(y+1)*(nw+1):(y+2)*(nw+1)]
+		var run float64
+		for x, v := range hp[(y0+y)*w+x0 : (y0+y)*w+x1] {
+			run += float64(v)
+			cur[x+1] = prev[x+1] + run
+		}
+	}
+	return sat
+}
+
+// chipRuns splits [lo, hi) into the runs of consecutive pixels that fall
+// into the same chip at this scale (angle 0): run k is
+// [lo+bounds[k], lo+bounds[k+1]) and lands in chip bins[k].
+func (s *scheme) chipRuns(scale float64, lo, hi int) (bounds, bins []int) {
+	T, C := s.tile, s.chip
+	prev := -1
+	for x := lo; x < hi; x++ {
+		if c := (int((float64(x)+0.5)/scale) % T) / C; c != prev {
+			bounds, bins, prev = append(bounds, x-lo), append(bins, c), c
+		}
+	}
+	return append(bounds, hi-lo), bins
+}
+
+// foldChipsSAT is foldChips at angle 0 computed from the window's
+// summed-area table: every chip-sized rectangle of pixels is four lookups
+// instead of one add per pixel (the same sums up to rounding).
+func (s *scheme) foldChipsSAT(sat []float64, scale float64, x0, y0, x1, y1 int) []float64 {
+	G := s.grid
+	acc := make([]float64, G*G)
+	xb, bx := s.chipRuns(scale, x0, x1)
+	yb, by := s.chipRuns(scale, y0, y1)
+	stride := x1 - x0 + 1
+	top, bot := make([]float64, len(xb)), make([]float64, len(xb))
+	for i, x := range xb {
+		top[i] = sat[yb[0]*stride+x]
+	}
+	for j, cy := range by {
+		r := sat[yb[j+1]*stride:]
+		for i, x := range xb {
+			bot[i] = r[x]
+		}
+		row := acc[cy*G : (cy+1)*G]
+		for i, cx := range bx {
+			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
+		}
+		top, bot = bot, top
 	}
 	return acc
 }
@@ -459,11 +552,22 @@ func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
 // with the pilot on the chip grid (offsets in chips), two scales per FFT.
 func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
 	out := make([]syncResult, 0, len(scales))
+	// Unrotated folds of the same window share one summed-area table.
+	var sat []float64
+	if n := countZero(angles); n >= 2 {
+		sat = summedArea(hp, w, x0, y0, x1, y1)
+	}
+	fold := func(k int) []float64 {
+		if sat != nil && angles[k] == 0 {
+			return s.foldChipsSAT(sat, scales[k], x0, y0, x1, y1)
+		}
+		return s.foldChips(hp, w, scales[k], angles[k], x0, y0, x1, y1)
+	}
 	for i := 0; i < len(scales); i += 2 {
-		a := s.foldChips(hp, w, scales[i], angles[i], x0, y0, x1, y1)
+		a := fold(i)
 		var b []float64
 		if i+1 < len(scales) {
-			b = s.foldChips(hp, w, scales[i+1], angles[i+1], x0, y0, x1, y1)
+			b = fold(i + 1)
 		}
 		r := s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
 		r[0].scale, r[0].angle, r[0].acc = scales[i], angles[i], nil
