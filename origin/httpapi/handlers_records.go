@@ -91,7 +91,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 		}
 	}
 	res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{
-		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename,
+		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
 	})
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
 	for i, f := range form.Files {
 		it := batchItem{Index: i, Filename: f.Filename}
-		res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename})
+		res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256})
 		if err != nil {
 			prob, internal := problemFor(err)
 			if internal {

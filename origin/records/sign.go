@@ -34,6 +34,9 @@ type SignInput struct {
 	File []byte
 	// Filename is the client's file name (informational, sanitised).
 	Filename string
+	// SHA256, if non-nil, is the SHA-256 of File the caller computed while
+	// reading it (the streaming upload reader does); nil means Sign hashes.
+	SHA256 *[32]byte
 }
 
 // SignResult is a signed record and the watermarked file.
@@ -165,7 +168,12 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if _, err := record.Verify(signed); err != nil {
 		return nil, fmt.Errorf("records: fresh signature does not verify: %w", err)
 	}
-	origSum := sha256.Sum256(in.File)
+	var origSum [32]byte
+	if in.SHA256 != nil {
+		origSum = *in.SHA256
+	} else {
+		origSum = sha256.Sum256(in.File)
+	}
 	b := img.Image.Bounds()
 	r := &Record{
 		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
