@@ -3,6 +3,8 @@ package watermark
 import (
 	"math"
 	"sort"
+
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // scheme is one frozen watermark format. Every field is set by newScheme
@@ -172,7 +174,7 @@ func paramsV2() schemeParams {
 		coarse:    coarse, coarseHalf: 80,
 		refine:      []float64{0.994, 0.997, 1, 1.003, 1.006},
 		pixelRefine: true,
-		refineTop:   4, localNorm: 4, informed: true,
+		refineTop:   4, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
 		rotScales:     coarse[:9], // 1.0 … 1.1
 		refineAngles:  []float64{-0.5, 0.5},
@@ -436,6 +438,7 @@ type syncResult struct {
 	angle float64 // degrees
 
 	dx, dy int
+	px, py float64 // sub-pixel phase of the fold (align)
 	z      float64
 	acc    []float64
 }
@@ -618,7 +621,7 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 				dx, dy := (bx+ddx+T)%T, (by+ddy+T)%T
 				if v := s.pilotCorr(acc, dx, dy); v > bestCorr {
 					bestCorr = v
-					best = syncResult{pixel: true, scale: c.scale, angle: c.angle, dx: dx, dy: dy, z: c.z, acc: acc}
+					best = syncResult{pixel: true, scale: c.scale, angle: c.angle, dx: dx, dy: dy, px: ph[0], py: ph[1], z: c.z, acc: acc}
 				}
 			}
 		}
@@ -632,23 +635,23 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 // whole image and at most maxDecodes decodes; only if that finds nothing,
 // the same over the rotation angles, with at most maxRotDecodes more
 // decodes. At most 1+maxDecodes+maxRotDecodes decodes in all.
-func (s *scheme) detect(work []float32, w, h int) (Payload, Detection) {
+func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Detection) {
 	hp := s.highpass(work, w, h)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
-		return s.decodeBest(hp, w, h, cands, s.maxDecodes)
+		return s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	}
 	// Fast path: the image was not cropped (scale 1, angle 0), one decode.
-	if p, d := s.decodeBest(hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
+	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
 	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
-	p, d := s.decodeBest(hp, w, h, cands, s.maxDecodes)
+	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
 	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop)
-	rp, rd := s.decodeBest(hp, w, h, rc, s.maxRotDecodes)
+	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
 	}
@@ -716,7 +719,7 @@ func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refine
 
 // decodeBest aligns and decodes up to maxDecodes distinct candidates, best
 // first, and returns the first whose CRC and version check.
-func (s *scheme) decodeBest(hp []float32, w, h int, cands []syncResult, maxDecodes int) (Payload, Detection) {
+func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []syncResult, maxDecodes int) (Payload, Detection) {
 	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
 	tried := map[[4]int]bool{}
 	attempts := 0
@@ -735,7 +738,15 @@ func (s *scheme) decodeBest(hp []float32, w, h int, cands []syncResult, maxDecod
 		if c.acc == nil {
 			c = s.align(hp, w, h, c)
 		}
+		if c.scale != 1 || c.angle != 0 {
+			c = s.fineScale(hp, w, h, c)
+		}
 		soft := s.soft(c.acc, c.dx, c.dy)
+		if l != nil && c.angle == 0 && (c.scale != 1 || c.px != 0 || c.py != 0) {
+			if g, ok := s.regridSoft(l, w, h, c); ok {
+				soft = g
+			}
+		}
 		msg := viterbi(soft)
 		p, v, ok := parseMessage(msg)
 		if !ok || v != s.version {

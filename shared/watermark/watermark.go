@@ -497,7 +497,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 			work = resampleLuma(l, ww, wh)
 			works[[2]int{ww, wh}] = work
 		}
-		p, d := s.detect(work, ww, wh)
+		p, d := s.detect(l, work, ww, wh)
 		if d.Found {
 			return p, d, nil
 		}
