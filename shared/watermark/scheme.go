@@ -2,7 +2,9 @@ package watermark
 
 import (
 	"math"
+	"os"
 	"sort"
+	"strconv"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -212,6 +214,24 @@ func (s *scheme) chipSigns(cw []uint8) []float32 {
 
 // highpass returns x - box(x), clipped at ±3 RMS so that strong edges do not
 // dominate the correlations.
+var rotCentres = func() []float64 {
+	if os.Getenv("WM_ROT1") != "" {
+		return []float64{0.5}
+	}
+	return []float64{0.25, 0.75}
+}()
+
+var expGamma, expFloor = func() (float64, float64) {
+	g, f := 0.5, 0.05
+	if v := os.Getenv("WM_GAMMA"); v != "" {
+		g, _ = strconv.ParseFloat(v, 64)
+	}
+	if v := os.Getenv("WM_FLOOR"); v != "" {
+		f, _ = strconv.ParseFloat(v, 64)
+	}
+	return g, f
+}()
+
 func (s *scheme) highpass(work []float32, w, h int) []float32 {
 	b := boxBlur(work, w, h, s.hpRadius)
 	var ss float64
@@ -226,10 +246,10 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 			sq[i] = v * v
 		}
 		loc := boxBlur(sq, w, h, s.localNorm)
-		floor := float32(ss/float64(len(b)+1)) * 0.05
+		floor := float32(ss/float64(len(b)+1)) * float32(expFloor)
 		ss = 0
 		for i, v := range b {
-			d := v / float32(math.Sqrt(math.Max(float64(loc[i]+floor), 1e-12)))
+			d := v / float32(math.Pow(math.Max(float64(loc[i]+floor), 1e-12), expGamma))
 			b[i] = d
 			ss += float64(d) * float64(d)
 		}
@@ -645,12 +665,12 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
+	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, []float64{0.25, 0.75})
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop)
+	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, rotCentres)
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
@@ -661,7 +681,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 // search is the two-stage synchronisation search: every (scale, angle) on
 // a central window at chip resolution, then the refineTop best refined in
 // scale (and angle, when rotated) on the whole image.
-func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int) []syncResult {
+func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, centres []float64) []syncResult {
 	var cs, ca []float64
 	for _, a := range angles {
 		for _, sc := range scales {
@@ -672,7 +692,7 @@ func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refine
 	// long side, so that one flat or clipped region cannot hide the mark.
 	var coarse []syncResult
 	half := s.coarseHalf
-	for _, f := range [2]float64{0.25, 0.75} {
+	for _, f := range centres {
 		cx, cy := w/2, h/2
 		if w >= h {
 			cx = int(f * float64(w))
