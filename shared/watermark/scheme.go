@@ -212,12 +212,10 @@ func (s *scheme) chipSigns(cw []uint8) []float32 {
 // dominate the correlations.
 func (s *scheme) highpass(work []float32, w, h int) []float32 {
 	b := boxBlur(work, w, h, s.hpRadius)
-	var ss float64
 	for i, v := range work {
-		d := v - b[i]
-		b[i] = d
-		ss += float64(d) * float64(d)
+		b[i] = v - b[i]
 	}
+	ss := sumSquares(b)
 	if s.localNorm > 0 {
 		sq := make([]float32, len(b))
 		for i, v := range b {
@@ -225,12 +223,16 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		}
 		loc := boxBlur(sq, w, h, s.localNorm)
 		floor := float32(ss/float64(len(b)+1)) * 0.05
-		ss = 0
 		for i, v := range b {
-			d := v / float32(math.Sqrt(math.Max(float64(loc[i]+floor), 1e-12)))
-			b[i] = d
-			ss += float64(d) * float64(d)
+			// float32(math.Sqrt(float64(m))) compiles to one float32
+			// root; math.Max and float64 around it cost more than it.
+			m := loc[i] + floor
+			if m < 1e-12 {
+				m = 1e-12
+			}
+			b[i] = v / float32(math.Sqrt(float64(m)))
 		}
+		ss = sumSquares(b)
 	}
 	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
 	for i, v := range b {
