@@ -88,10 +88,10 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 			sq[i] = v * v
 		}
 		loc := refBoxBlur(sq, w, h, s.localNorm)
-		floor := float32(ss/float64(len(b)+1)) * 0.05
+		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
 		ss = 0
 		for i, v := range b {
-			d := v / float32(math.Sqrt(math.Max(float64(loc[i]+floor), 1e-12)))
+			d := v / (loc[i] + floor)
 			b[i] = d
 			ss += float64(d) * float64(d)
 		}

@@ -232,15 +232,13 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		// mark is nearly all there is, outweigh texture and text strokes.
 		// Dividing by the RMS weighed them alike: on the development set
 		// that left dense text undecodable and 30–60 bit errors on cropped
-		// textured photos. The floor (1 % of the mean power) bounds the
-		// weight of perfectly flat regions.
-		floor := float32(ss/float64(len(b)+1)) * 0.01
+		// textured photos. The floor is the larger of 1 % of the mean power
+		// and 1 level², about the power of the mark alone on a flat region:
+		// a region quieter than that has lost its mark (a JPEG block reduced
+		// to its DC term) and must not outweigh the rest.
+		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
 		for i, v := range b {
-			m := loc[i] + floor
-			if m < 1e-12 {
-				m = 1e-12
-			}
-			b[i] = v / m
+			b[i] = v / (loc[i] + floor)
 		}
 		ss = sumSquares(b)
 	}

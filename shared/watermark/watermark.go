@@ -95,7 +95,7 @@ func WithVersion(v int) EmbedOption {
 }
 
 // WithTargetPSNR sets the luminance PSNR, in dB, the embedder aims for
-// (default 43; allowed 36 to 60). Lower means stronger and more visible.
+// (default 42.2; allowed 36 to 60). Lower means stronger and more visible.
 func WithTargetPSNR(db float64) EmbedOption {
 	return func(c *embedConfig) error {
 		if !(db >= 36 && db <= 60) {
@@ -122,7 +122,7 @@ func schemeFor(v int) *scheme {
 // *image.YCbCr, *image.Gray, *image.RGBA or *image.NRGBA. Images whose short
 // side is below the format's minimum get a *TooSmallError.
 func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error) {
-	cfg := embedConfig{version: CurrentVersion, targetPSNR: 43}
+	cfg := embedConfig{version: CurrentVersion, targetPSNR: 42.2}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
