@@ -37,6 +37,8 @@ type scheme struct {
 	refineAngles  []float64 // angle refinements around the best rotated candidates
 	maxRotDecodes int       // decode attempts in the rotation search
 	rotRefineTop  int       // rotated coarse candidates refined
+	centres       []float64 // coarse windows' centres along the long side (fractions)
+	rotCentres    []float64 // the same for the rotation search
 	coarseHalf    int       // half-size of the coarse-pass window, working px
 	informed      bool      // Embed reallocates energy between bits (informedResidual)
 	pixelRefine   bool      // rank refined candidates at pixel resolution (T×T FFT)
@@ -67,6 +69,7 @@ type schemeParams struct {
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
+	centres, rotCentres              []float64
 	maxRotDecodes, rotRefineTop      int
 	maxDecodes                       int
 	minPilotZ                        float64
@@ -77,7 +80,7 @@ func newScheme(p schemeParams) *scheme {
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
 		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
-		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, rotCentres: p.rotCentres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -174,11 +177,13 @@ func paramsV2() schemeParams {
 		coarse:    coarse, coarseHalf: 80,
 		refine:      []float64{0.994, 0.997, 1, 1.003, 1.006},
 		pixelRefine: true,
-		refineTop:   4, localNorm: 2, informed: true,
+		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
 		rotScales:     coarse[:9], // 1.0 … 1.1
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
+		centres:       []float64{0.25, 0.75},
+		rotCentres:    []float64{0.5},
 		// Unmarked images peak at z 3.3–5.4 (measured on the development
 		// set); recovered marks at 7.4 and above. Candidates under 6 are not
 		// worth a decode.
