@@ -175,7 +175,7 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
-		refine:      []float64{0.994, 0.997, 1, 1.003, 1.006},
+		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
