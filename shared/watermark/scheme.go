@@ -182,8 +182,8 @@ func paramsV2() schemeParams {
 		rotScales:     coarse[:9], // 1.0 … 1.1
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
-		centres:       []float64{0.25, 0.75},
-		rotCentres:    []float64{0.5},
+		centres:    []float64{0.25, 0.75},
+		rotCentres: []float64{0.5},
 		// Unmarked images peak at z 3.3–5.4 (measured on the development
 		// set); recovered marks at 7.4 and above. Candidates under 6 are not
 		// worth a decode.
