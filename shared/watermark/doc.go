@@ -24,23 +24,29 @@
 //     Viterbi from the per-bit correlation sums.
 //   - Invisibility. The amplitude, in luminance levels, is 0.9 on flat
 //     regions and grows with the square root of local activity up to 6; it is
-//     scaled down if needed to meet a luminance PSNR of 43 dB. The residual is
+//     scaled down if needed to meet a luminance PSNR of 42.2 dB. The residual is
 //     upsampled bilinearly and added to the luminance only (YCbCr images keep
 //     Cb/Cr bit for bit, RGB images get the same offset on R, G and B), with
 //     a deterministic dither before rounding so sub-level marks survive on
 //     flat regions instead of being rounded away.
 //   - Informed embedding. Before writing, Embed runs the decoder's
 //     statistic on the host and gives more energy to coded bits the host
-//     works against, less to those it favours (gains 0.4–2.5, same total
+//     works against, less to those it favours (gains 0.7–1.8, same total
 //     energy; improved spread spectrum in the sense of Malvar and Florêncio).
-//   - Detection. High-pass (x minus its 3×3 mean), divided by the local RMS
-//     (9×9), clipped at 3 RMS; then a bounded search: scale 1 alone; then 36
-//     scales from 1 to 1.52 (crops to 66 % of the short side) on two 160×160
-//     windows at chip resolution by FFT correlation with the pilot, the 4 best
-//     refined (±0.6 % in 0.3 % steps) on the whole image at pixel resolution,
-//     aligned to the half-pixel; only if all that fails, ±1° and ±2°
-//     rotations with scales 1 to 1.1. Candidates whose pilot z-score is under
-//     6 are not decoded (unmarked images peak at 3.3–5.4).
+//   - Detection. High-pass (x minus its 3×3 mean), divided by the local
+//     power (5×5, floored), clipped at 3 RMS, so that flat regions, where the
+//     mark is nearly all there is, outweigh texture and text; then a bounded
+//     search: scale 1 alone; then 36 scales from 1 to 1.52 (crops to 66 % of
+//     the short side) on two 160×160 windows at chip resolution by FFT
+//     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
+//     image at pixel resolution, aligned to the half-pixel; only if all that
+//     fails, ±1° and ±2° rotations with scales 1 to 1.1 on a central window.
+//     Candidates whose pilot z-score is under 6 are not decoded (unmarked
+//     images peak at 5.4 at most).
+//   - Decoding a cropped or rotated candidate. Its scale is refined to
+//     0.15 %, and an unrotated one is decoded from the full-resolution
+//     luminance resampled onto the embedding grid the alignment implies, so
+//     no working pixel straddles two chips.
 //
 // # Format version 1
 //

@@ -1,7 +1,9 @@
 package watermark
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -58,33 +60,150 @@ func newTaps(n, m int) taps {
 
 // resampleLuma returns the luminance plane l resized to w×h as float32
 // (area average when shrinking, bilinear when enlarging), reading Pix rows
-// directly. It filters vertically first (a contiguous multiply-add over each
-// source row) and horizontally once per output row.
+// directly. It filters vertically first and horizontally once per output
+// row.
 func resampleLuma(l *imagex.Luma, w, h int) []float32 {
 	tx := newTaps(l.Width, w)
 	ty := newTaps(l.Height, h)
 	out := make([]float32, w*h)
 	acc := make([]float32, l.Width)
+	v := newVertical(l, h)
 	for y := 0; y < h; y++ {
-		clear(acc)
-		for k, wy := range ty.w[ty.off[y]:ty.off[y+1]] {
-			src := l.Pix[(ty.start[y]+k)*l.Stride:]
-			src = src[:len(acc)]
-			for x, v := range src {
-				acc[x] += wy * float32(v)
-			}
-		}
-		dst := out[y*w : (y+1)*w]
-		for x := range dst {
-			a := tx.start[x]
-			var s float32
-			for j, wx := range tx.w[tx.off[x]:tx.off[x+1]] {
-				s += wx * acc[a+j]
-			}
-			dst[x] = s
-		}
+		v.row(acc, ty.start[y], ty.w[ty.off[y]:ty.off[y+1]])
+		tx.apply(out[y*w:(y+1)*w], acc)
 	}
 	return out
+}
+
+// apply writes to dst the weighted sums of src that t describes.
+func (t taps) apply(dst, src []float32) {
+	start, off := t.start[:len(dst)], t.off[:len(dst)+1]
+	for x := range dst {
+		ws := t.w[off[x]:off[x+1]]
+		a := src[start[x]:]
+		a = a[:len(ws)]
+		// Two sums halve the chain of dependent adds.
+		var s0, s1 float32
+		j := 0
+		for ; j+1 < len(ws); j += 2 {
+			s0 += ws[j] * a[j]
+			s1 += ws[j+1] * a[j+1]
+		}
+		if j < len(ws) {
+			s0 += ws[j] * a[j]
+		}
+		dst[x] = s0 + s1
+	}
+}
+
+// vertical filters the rows of a luma plane. Only the first and last source
+// rows of an output row can have a fractional weight: the rows in between
+// lie wholly inside it and weigh 1/ratio. Those are summed as integers,
+// four pixels per 64-bit add, and scaled once, in the same pass that adds
+// the two boundary rows; at the usual ratios of 4–10 most pixels then cost
+// a fraction of an integer add instead of a float multiply-add and a load
+// and store of the accumulator.
+//
+// The even and odd bytes of each 8-pixel group are summed in separate words,
+// one byte per 16-bit lane, which holds the sum of at most maxRows rows.
+type vertical struct {
+	l         *imagex.Luma
+	full      float32  // the weight of a whole row
+	even, odd []uint64 // per 8-pixel group
+	tail      []uint32 // the last width%8 pixels
+}
+
+const maxRows = 0xFFFF / 0xFF
+
+func newVertical(l *imagex.Luma, h int) *vertical {
+	g := l.Width / 8
+	return &vertical{
+		l: l,
+		// As newTaps computes it for an overlap of exactly 1; when
+		// enlarging it exceeds every weight, so no row is summed.
+		full: float32(1 / (float64(l.Height) / float64(h))),
+		even: make([]uint64, g), odd: make([]uint64, g), tail: make([]uint32, l.Width%8),
+	}
+}
+
+func (v *vertical) pix(y int) []uint8 {
+	return v.l.Pix[y*v.l.Stride:][:v.l.Width]
+}
+
+// row sets dst to the sum of the rows y0, y0+1, … weighted by ws.
+func (v *vertical) row(dst []float32, y0 int, ws []float32) {
+	// The boundary rows a and b; a row of weight 0 stands in for a missing one.
+	a, b := v.pix(y0), v.pix(y0)
+	var wa, wb float32
+	k0, k1 := 0, len(ws) // the whole rows
+	if ws[0] != v.full {
+		wa, k0 = ws[0], 1
+	}
+	if k1 > k0 && ws[k1-1] != v.full {
+		b, wb, k1 = v.pix(y0+k1-1), ws[k1-1], k1-1
+	}
+	if k1-k0 > maxRows || slices.ContainsFunc(ws[k0:k1], func(w float32) bool { return w != v.full }) {
+		// The 16-bit lanes could overflow (shrinking over 257×); newTaps
+		// never gives a fractional weight inside, this only keeps the
+		// result right if it did.
+		clear(dst)
+		for k, wy := range ws {
+			for x, p := range v.pix(y0 + k) {
+				dst[x] += wy * float32(p)
+			}
+		}
+		return
+	}
+	v.sum(y0+k0, k1-k0)
+	v.take(dst, a, wa, b, wb)
+}
+
+// sum adds the n rows from y to the sums.
+func (v *vertical) sum(y, n int) {
+	const m = 0x00FF00FF00FF00FF
+	even, odd := v.even, v.odd[:len(v.even)]
+	for ; n > 0; y, n = y+1, n-1 {
+		src := v.pix(y)
+		for g := range even {
+			p := binary.LittleEndian.Uint64(src[8*g : 8*g+8])
+			even[g] += p & m
+			odd[g] += p >> 8 & m
+		}
+		for i, p := range src[8*len(even):] {
+			v.tail[i] += uint32(p)
+		}
+	}
+}
+
+// take sets dst to full times the sums plus wa×a plus wb×b, and clears the
+// sums. The products wa×p and wb×p are looked up: filling a table of 256
+// costs less than converting a row.
+func (v *vertical) take(dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
+	var ta, tb [256]float32
+	for p := range ta {
+		ta[p], tb[p] = wa*float32(p), wb*float32(p)
+	}
+	wt := v.full
+	even, odd := v.even, v.odd[:len(v.even)]
+	for g, e := range even {
+		o := odd[g]
+		d, a, b := dst[8*g:8*g+8], a[8*g:8*g+8], b[8*g:8*g+8]
+		d[0] = wt*float32(uint16(e)) + ta[a[0]] + tb[b[0]]
+		d[1] = wt*float32(uint16(o)) + ta[a[1]] + tb[b[1]]
+		d[2] = wt*float32(uint16(e>>16)) + ta[a[2]] + tb[b[2]]
+		d[3] = wt*float32(uint16(o>>16)) + ta[a[3]] + tb[b[3]]
+		d[4] = wt*float32(uint16(e>>32)) + ta[a[4]] + tb[b[4]]
+		d[5] = wt*float32(uint16(o>>32)) + ta[a[5]] + tb[b[5]]
+		d[6] = wt*float32(e>>48) + ta[a[6]] + tb[b[6]]
+		d[7] = wt*float32(o>>48) + ta[a[7]] + tb[b[7]]
+	}
+	clear(even)
+	clear(odd)
+	n := 8 * len(even)
+	for i, p := range v.tail {
+		dst[n+i] = wt*float32(p) + ta[a[n+i]] + tb[b[n+i]]
+	}
+	clear(v.tail)
 }
 
 // bilinear holds, for each output coordinate, the two input indices and the
@@ -115,35 +234,92 @@ func newBilinear(n, m int) bilinear {
 
 // boxBlur returns the mean of src over a (2r+1)² window, with the window
 // clamped at the borders.
+//
+// Both passes keep running sums in float64, so no drift builds up along a
+// line, and multiply by a table of reciprocal counts instead of dividing.
+// The vertical pass goes row by row with one running sum per column, which
+// reads memory in order; it needs the horizontal means of only the 2r+2
+// rows entering and leaving the window, so those live in a small ring.
 func boxBlur(src []float32, w, h, r int) []float32 {
-	tmp := make([]float32, w*h)
 	out := make([]float32, w*h)
-	for y := 0; y < h; y++ {
-		boxLine(src[y*w:(y+1)*w], tmp[y*w:(y+1)*w], 1, w, r)
+	invX, invY := recipCounts(w, r), recipCounts(h, r)
+	n := 2*r + 2
+	ring := make([]float32, n*w)
+	hrow := func(y int) []float32 {
+		dst := ring[y%n*w:][:w]
+		boxLine(dst, src[y*w:][:w], r, invX)
+		return dst
 	}
-	for x := 0; x < w; x++ {
-		boxLine(tmp[x:], out[x:], w, h, r)
+	col := make([]float64, w)
+	for y := range min(r+1, h) {
+		for x, v := range hrow(y) {
+			col[x] += float64(v)
+		}
+	}
+	zero := make([]float32, w) // stands in for rows beyond the borders
+	for y := 0; y < h; y++ {
+		in, outRow := zero, zero
+		if j := y + r + 1; j < h {
+			in = hrow(j)
+		}
+		if j := y - r; j >= 0 {
+			outRow = ring[j%n*w:][:w]
+		}
+		dst, inv := out[y*w:][:w], invY[y]
+		in, outRow = in[:w], outRow[:w]
+		for x, c := range col {
+			dst[x] = float32(c * inv)
+			col[x] = c + float64(in[x]) - float64(outRow[x])
+		}
 	}
 	return out
 }
 
-// boxLine writes the running mean of n samples of src (stride st) to dst.
-func boxLine(src, dst []float32, st, n, r int) {
-	var s float64
-	cnt := 0
-	for i := 0; i <= r && i < n; i++ {
-		s += float64(src[i*st])
-		cnt++
+// recipCounts returns 1/count for each of the n windows of radius r clamped
+// to [0, n).
+func recipCounts(n, r int) []float64 {
+	inv := make([]float64, n)
+	for i := range inv {
+		inv[i] = 1 / float64(min(i+r, n-1)-max(i-r, 0)+1)
 	}
-	for i := 0; i < n; i++ {
-		dst[i*st] = float32(s / float64(cnt))
+	return inv
+}
+
+// boxLine writes to dst the running mean of src over windows of radius r,
+// given the reciprocal window counts.
+func boxLine(dst, src []float32, r int, inv []float64) {
+	n := len(src)
+	dst, inv = dst[:n], inv[:n]
+	var s float64
+	for _, v := range src[:min(r+1, n)] {
+		s += float64(v)
+	}
+	for i := range dst {
+		dst[i] = float32(s * inv[i])
+		// One add on s per sample: s is the chain the loop waits on.
+		var in, out float64
 		if j := i + r + 1; j < n {
-			s += float64(src[j*st])
-			cnt++
+			in = float64(src[j])
 		}
 		if j := i - r; j >= 0 {
-			s -= float64(src[j*st])
-			cnt--
+			out = float64(src[j])
 		}
+		s += in - out
 	}
+}
+
+// sumSquares returns the sum of the squares of x in float64. Four partial
+// sums let the adds overlap instead of each waiting for the previous one.
+func sumSquares(x []float32) float64 {
+	var s0, s1, s2, s3 float64
+	for ; len(x) >= 4; x = x[4:] {
+		s0 += float64(x[0]) * float64(x[0])
+		s1 += float64(x[1]) * float64(x[1])
+		s2 += float64(x[2]) * float64(x[2])
+		s3 += float64(x[3]) * float64(x[3])
+	}
+	for _, v := range x {
+		s0 += float64(v) * float64(v)
+	}
+	return (s0 + s1) + (s2 + s3)
 }

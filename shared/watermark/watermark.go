@@ -95,7 +95,7 @@ func WithVersion(v int) EmbedOption {
 }
 
 // WithTargetPSNR sets the luminance PSNR, in dB, the embedder aims for
-// (default 43; allowed 36 to 60). Lower means stronger and more visible.
+// (default 42.2; allowed 36 to 60). Lower means stronger and more visible.
 func WithTargetPSNR(db float64) EmbedOption {
 	return func(c *embedConfig) error {
 		if !(db >= 36 && db <= 60) {
@@ -122,7 +122,7 @@ func schemeFor(v int) *scheme {
 // *image.YCbCr, *image.Gray, *image.RGBA or *image.NRGBA. Images whose short
 // side is below the format's minimum get a *TooSmallError.
 func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error) {
-	cfg := embedConfig{version: CurrentVersion, targetPSNR: 43}
+	cfg := embedConfig{version: CurrentVersion, targetPSNR: 42.2}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -210,7 +210,11 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 // spread spectrum): it runs the decoder's per-bit statistic on the working
 // image with and without the mark and gives more amplitude to bits the host
 // image works against, less to bits the host already favours (gains within
-// [0.4, 2.5]). The pilot and the total energy of res are kept.
+// [0.7, 1.8]). The gains are tuned on the whole image; a crop sees a
+// different host, where a bit starved to 0.4 (the earlier bound) is weak: on
+// the densest texture of the development set the narrower range cut a 90 %
+// crop from 61 to 37 coded-bit errors. The pilot and the total energy of res
+// are kept.
 func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
 	mask := perceptualMask(work, w, h)
 	// Energy of the data part of res.
@@ -265,7 +269,7 @@ func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []fl
 			if unit[b] > 0 {
 				g = (m - c*host[b]) / unit[b]
 			}
-			gains[b] = min(max(g, 0.4), 2.5)
+			gains[b] = min(max(g, 0.7), 1.8)
 		}
 		// Scale the data gains so the data energy is unchanged.
 		var e float64
@@ -497,7 +501,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 			work = resampleLuma(l, ww, wh)
 			works[[2]int{ww, wh}] = work
 		}
-		p, d := s.detect(work, ww, wh)
+		p, d := s.detect(l, work, ww, wh)
 		if d.Found {
 			return p, d, nil
 		}
