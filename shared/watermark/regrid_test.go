@@ -1,0 +1,57 @@
+package watermark
+
+import (
+	"image"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// TestRegridBeatsWorkingGridOnCrops checks the reason regridSoft exists:
+// after a crop, decoding from the full-resolution luminance resampled onto
+// the embedding grid gives fewer coded-bit errors than folding the
+// decoder's own working grid at the same alignment.
+func TestRegridBeatsWorkingGridOnCrops(t *testing.T) {
+	p := Payload(0x0123456789abcdef)
+	s := schemeFor(2)
+	cw := convEncode(message(p, 2))
+	errs := func(soft []float64) (n int) {
+		for j, b := range cw {
+			if (soft[j] > 0) != (b == 1) {
+				n++
+			}
+		}
+		return n
+	}
+	var foldTotal, regridTotal int
+	for _, name := range []string{"meadow.jpg", "water.jpg", "night.jpg", "flower.jpg"} {
+		marked, err := Embed(loadTestImage(t, name), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := marked.Bounds()
+		for _, r := range []image.Rectangle{
+			image.Rect(b.Dx()/20, b.Dy()/20, b.Dx()*19/20, b.Dy()*19/20),          // 90 %
+			image.Rect(b.Dx()/8, b.Dy()/8, b.Dx()*7/8, b.Dy()*7/8),                // 75 %
+			image.Rect(b.Dx()*17/100, b.Dy()*3/100, b.Dx()*97/100, b.Dy()*83/100), // off-centre 80 %
+		} {
+			// JPEG 50 after the crop, so that there are bit errors to compare.
+			l := imagex.ToLuma(reencode(t, marked.(subImager).SubImage(r), "jpeg", 50))
+			w, h := s.workDims(l.Width, l.Height)
+			hp := s.highpass(resampleLuma(l, w, h), w, h)
+			cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, s.centres)
+			c := s.fineScale(hp, w, h, s.align(hp, w, h, cands[0]))
+			g, ok := s.regridSoft(l, w, h, c)
+			if !ok {
+				t.Fatalf("crop %v: regrid refused", r)
+			}
+			fe, ge := errs(s.soft(c.acc, c.dx, c.dy)), errs(g)
+			t.Logf("%s crop %v: scale %.4f, bit errors fold %d, regrid %d", name, r, c.scale, fe, ge)
+			foldTotal += fe
+			regridTotal += ge
+		}
+	}
+	if regridTotal >= foldTotal {
+		t.Errorf("regrid bit errors %d, working-grid fold %d: regrid should be fewer", regridTotal, foldTotal)
+	}
+}
