@@ -2,6 +2,7 @@ package watermark
 
 import (
 	"image"
+	"math"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -53,5 +54,54 @@ func TestRegridBeatsWorkingGridOnCrops(t *testing.T) {
 	}
 	if regridTotal >= foldTotal {
 		t.Errorf("regrid bit errors %d, working-grid fold %d: regrid should be fewer", regridTotal, foldTotal)
+	}
+}
+
+// TestCapTextureKeepsFlatAmplitude checks the PSNR-cap allocation: the
+// energy is alpha² times the input's, and on flat pixels (mask = maskFlat)
+// the residual is unchanged while textured pixels shrink.
+func TestCapTextureKeepsFlatAmplitude(t *testing.T) {
+	const w, h = 128, 96
+	work := make([]float32, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if x >= w/2 { // right half: texture
+				work[y*w+x] = float32((x*7+y*13)%32) * 4
+			} else {
+				work[y*w+x] = 120
+			}
+		}
+	}
+	s := schemeFor(2)
+	res := s.residual(work, w, h, convEncode(message(0x1234, 2)), nil)
+	mask := perceptualMask(work, w, h)
+	energy := func(v []float32) (e float64) {
+		for _, r := range v {
+			e += float64(r) * float64(r)
+		}
+		return e
+	}
+	const alpha = 0.6
+	got := capTexture(work, w, h, res, alpha)
+	if e0, e1 := energy(res), energy(got); math.Abs(e1-alpha*alpha*e0) > 1e-3*e0 {
+		t.Errorf("energy %v, want %v", e1, alpha*alpha*e0)
+	}
+	var flat, tex int
+	for i := range res {
+		switch {
+		case mask[i] == maskFlat:
+			flat++
+			if got[i] != res[i] {
+				t.Fatalf("flat pixel %d changed: %v → %v", i, res[i], got[i])
+			}
+		case mask[i] > 2*maskFlat:
+			tex++
+			if math.Abs(float64(got[i])) >= math.Abs(float64(res[i])) {
+				t.Fatalf("textured pixel %d not shrunk: %v → %v", i, res[i], got[i])
+			}
+		}
+	}
+	if flat == 0 || tex == 0 {
+		t.Fatalf("test image has %d flat and %d textured pixels", flat, tex)
 	}
 }
