@@ -23,12 +23,13 @@
 //     convolutional code (294 coded bits) and decoded with soft-decision
 //     Viterbi from the per-bit correlation sums.
 //   - Invisibility. The amplitude, in luminance levels, is 0.9 on flat
-//     regions and grows with the square root of local activity up to 6; it is
-//     scaled down if needed to meet a luminance PSNR of 42.2 dB. The residual is
-//     upsampled bilinearly and added to the luminance only (YCbCr images keep
-//     Cb/Cr bit for bit, RGB images get the same offset on R, G and B), with
-//     a deterministic dither before rounding so sub-level marks survive on
-//     flat regions instead of being rounded away.
+//     regions and grows with the square root of local activity up to 6; if
+//     that exceeds a luminance PSNR of 42.2 dB, the part above the flat
+//     amplitude is scaled down (flat regions weigh most in the decoder).
+//     The residual is upsampled bilinearly and added to the luminance only
+//     (YCbCr images keep Cb/Cr bit for bit, RGB images get the same offset
+//     on R, G and B), with a deterministic dither before rounding so
+//     sub-level marks survive on flat regions instead of being rounded away.
 //   - Informed embedding. Before writing, Embed runs the decoder's
 //     statistic on the host and gives more energy to coded bits the host
 //     works against, less to those it favours (gains 0.7–1.8, same total

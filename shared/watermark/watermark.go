@@ -178,6 +178,10 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	// to meet the PSNR target. Clipping and the dithered rounding move the
 	// error off the continuous prediction: correct on the rounded luminance.
 	alpha = min(alpha, 1)
+	if alpha < 1 && alpha > 0 {
+		res = capTexture(work, ww, wh, res, alpha)
+		alpha = min(scaleFor(), 1)
+	}
 	for iter := 0; iter < 3 && alpha > 0; iter++ {
 		got := roundedPSNR(l, alpha, line, delta)
 		if got >= cfg.targetPSNR-0.1 && (alpha == 1 || got < cfg.targetPSNR+0.1) {
@@ -333,6 +337,36 @@ func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta
 		return math.Inf(1)
 	}
 	return 10 * math.Log10(255*255*float64(l.Width*l.Height)/ss)
+}
+
+// capTexture meets a PSNR budget that the full mask exceeds by shrinking
+// only the part of the amplitude above maskFlat, instead of scaling the
+// whole residual by alpha. The decoder weighs a pixel by the inverse of the
+// host's local power, so a level of mark on a flat region is worth far more
+// than one in texture; the flat amplitude is what a flat image gets anyway.
+// The energy on the working grid is kept at alpha² times that of res (the
+// full-resolution PSNR scales with it up to the upsampling's small change).
+func capTexture(work []float32, w, h int, res []float32, alpha float32) []float32 {
+	mask := perceptualMask(work, w, h)
+	flat := make([]float32, len(res))
+	tex := make([]float32, len(res))
+	var eff, eft, ett float64
+	for i, r := range res {
+		f := r * (maskFlat / mask[i])
+		flat[i], tex[i] = f, r-f
+		eff += float64(f) * float64(f)
+		eft += float64(f) * float64(tex[i])
+		ett += float64(tex[i]) * float64(tex[i])
+	}
+	target := float64(alpha) * float64(alpha) * (eff + 2*eft + ett)
+	beta := 0.0
+	if d := eft*eft - ett*(eff-target); ett > 0 && eff < target && d >= 0 {
+		beta = min(1, (-eft+math.Sqrt(d))/ett)
+	}
+	for i := range res {
+		flat[i] += float32(beta) * tex[i]
+	}
+	return flat
 }
 
 // residual returns the masked ±1 chip pattern (before global scaling) on
