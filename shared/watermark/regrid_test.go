@@ -105,3 +105,32 @@ func TestCapTextureKeepsFlatAmplitude(t *testing.T) {
 		t.Fatalf("test image has %d flat and %d textured pixels", flat, tex)
 	}
 }
+
+// FuzzExtractCrop extracts from arbitrary crops of one marked photo: the
+// search and the re-gridding must never fail, and whatever is found must be
+// the embedded payload.
+func FuzzExtractCrop(f *testing.F) {
+	const p = Payload(0x5eed5eed5eed5eed)
+	marked, err := Embed(loadTestImage(f, "meadow.jpg"), p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	l := imagex.ToLuma(marked)
+	f.Add(uint16(30), uint16(24), uint16(570), uint16(456))
+	f.Add(uint16(102), uint16(14), uint16(582), uint16(398))
+	f.Add(uint16(0), uint16(0), uint16(64), uint16(64))
+	f.Fuzz(func(t *testing.T, x0, y0, x1, y1 uint16) {
+		r := image.Rect(int(x0), int(y0), int(x1), int(y1)).Intersect(image.Rect(0, 0, l.Width, l.Height))
+		if r.Dx() < MinExtractShortSide || r.Dy() < MinExtractShortSide {
+			return
+		}
+		sub := &imagex.Luma{Width: r.Dx(), Height: r.Dy(), Stride: l.Stride, Pix: l.Pix[r.Min.Y*l.Stride+r.Min.X:]}
+		got, d, err := Extract(sub)
+		if err != nil {
+			t.Fatalf("Extract(crop %v): %v", r, err)
+		}
+		if d.Found && got != p {
+			t.Fatalf("Extract(crop %v) = %v, embedded %v", r, got, p)
+		}
+	})
+}

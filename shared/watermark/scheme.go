@@ -42,7 +42,7 @@ type scheme struct {
 	coarseHalf    int       // half-size of the coarse-pass window, working px
 	informed      bool      // Embed reallocates energy between bits (informedResidual)
 	pixelRefine   bool      // rank refined candidates at pixel resolution (T×T FFT)
-	localNorm     int       // if > 0, divide the high-pass by its local RMS over this radius
+	localNorm     int       // if > 0, divide the high-pass by its local power over this radius
 	maxDecodes    int       // decode attempts per scheme (bounds the false-positive rate)
 	minPilotZ     float64   // pilot peak z-score below which no decode is attempted
 }
