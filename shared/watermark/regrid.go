@@ -37,33 +37,6 @@ func areaTaps(n, m int, start, ratio float64) taps {
 	return t
 }
 
-// resampleTaps applies separable taps to l (vertical, then horizontal).
-func resampleTaps(l *imagex.Luma, tx, ty taps) []float32 {
-	w, h := len(tx.start), len(ty.start)
-	out := make([]float32, w*h)
-	acc := make([]float32, l.Width)
-	for y := 0; y < h; y++ {
-		clear(acc)
-		for k, wy := range ty.w[ty.off[y]:ty.off[y+1]] {
-			src := l.Pix[(ty.start[y]+k)*l.Stride:]
-			src = src[:len(acc)]
-			for x, v := range src {
-				acc[x] += wy * float32(v)
-			}
-		}
-		dst := out[y*w : (y+1)*w]
-		for x := range dst {
-			a := tx.start[x]
-			var s float32
-			for j, wx := range tx.w[tx.off[x]:tx.off[x+1]] {
-				s += wx * acc[a+j]
-			}
-			dst[x] = s
-		}
-	}
-	return out
-}
-
 // gridAxis maps one axis of candidate c back to the source: n source
 // samples, a working plane of wn samples, tile offset d and phase p. It
 // returns the first embedding pixel e0 that lies wholly inside the source,
@@ -90,7 +63,7 @@ func (s *scheme) regridSoft(l *imagex.Luma, w, h int, c syncResult) (soft []floa
 	if mw < s.tile || mh < s.tile {
 		return nil, false
 	}
-	g := resampleTaps(l, areaTaps(l.Width, mw, sx, qx), areaTaps(l.Height, mh, sy, qy))
+	g := resampleTaps(l, areaTaps(l.Width, mw, sx, qx), areaTaps(l.Height, mh, sy, qy), float32(1/qy))
 	hp := s.highpass(g, mw, mh)
 	T := s.tile
 	acc := s.foldPhase(hp, mw, 1, float64(((ex%T)+T)%T), float64(((ey%T)+T)%T), 0, 0, mw, mh)

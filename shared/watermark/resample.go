@@ -63,11 +63,20 @@ func newTaps(n, m int) taps {
 // directly. It filters vertically first and horizontally once per output
 // row.
 func resampleLuma(l *imagex.Luma, w, h int) []float32 {
-	tx := newTaps(l.Width, w)
-	ty := newTaps(l.Height, h)
+	// As newTaps computes it for an overlap of exactly 1; when enlarging it
+	// exceeds every weight, so no row is summed as a whole.
+	full := float32(1 / (float64(l.Height) / float64(h)))
+	return resampleTaps(l, newTaps(l.Width, w), newTaps(l.Height, h), full)
+}
+
+// resampleTaps applies separable taps to l, vertically then horizontally;
+// full is the vertical weight of a source row that lies wholly inside an
+// output row (see vertical).
+func resampleTaps(l *imagex.Luma, tx, ty taps, full float32) []float32 {
+	w, h := len(tx.start), len(ty.start)
 	out := make([]float32, w*h)
 	acc := make([]float32, l.Width)
-	v := newVertical(l, h)
+	v := newVertical(l, full)
 	for y := 0; y < h; y++ {
 		v.row(acc, ty.start[y], ty.w[ty.off[y]:ty.off[y+1]])
 		tx.apply(out[y*w:(y+1)*w], acc)
@@ -115,13 +124,10 @@ type vertical struct {
 
 const maxRows = 0xFFFF / 0xFF
 
-func newVertical(l *imagex.Luma, h int) *vertical {
+func newVertical(l *imagex.Luma, full float32) *vertical {
 	g := l.Width / 8
 	return &vertical{
-		l: l,
-		// As newTaps computes it for an overlap of exactly 1; when
-		// enlarging it exceeds every weight, so no row is summed.
-		full: float32(1 / (float64(l.Height) / float64(h))),
+		l: l, full: full,
 		even: make([]uint64, g), odd: make([]uint64, g), tail: make([]uint32, l.Width%8),
 	}
 }
