@@ -657,12 +657,12 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, []float64{0.25, 0.75})
+	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, s.centres)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, []float64{0.25, 0.75})
+	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, s.rotCentres)
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
