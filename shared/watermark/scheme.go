@@ -183,7 +183,7 @@ func paramsV2() schemeParams {
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
 		centres:    []float64{0.25, 0.75},
-		rotCentres: []float64{0.5},
+		rotCentres: []float64{0.25, 0.75},
 		// Unmarked images peak at z ≤ 5.4 (median 4.2 over the 94
 		// development images); candidates under 6 are not worth a decode.
 		maxDecodes: 3, minPilotZ: 6,
@@ -671,8 +671,9 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 }
 
 // search is the two-stage synchronisation search: every (scale, angle) on
-// a central window at chip resolution, then the refineTop best refined in
-// scale (and angle, when rotated) on the whole image.
+// coarseHalf-sized windows centred at the given fractions of the long side,
+// at chip resolution, then the refineTop best refined in scale (and angle,
+// when rotated) on the whole image.
 func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, centres []float64) []syncResult {
 	var cs, ca []float64
 	for _, a := range angles {
