@@ -41,7 +41,7 @@
 //     the short side) on two 160×160 windows at chip resolution by FFT
 //     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
 //     image at pixel resolution, aligned to the half-pixel; only if all that
-//     fails, ±1° and ±2° rotations with scales 1 to 1.1 on a central window.
+//     fails, ±1° and ±2° rotations with scales 1 to 1.1.
 //     Candidates whose pilot z-score is under 6 are not decoded (unmarked
 //     images peak at 5.4 at most).
 //   - Decoding a cropped or rotated candidate. Its scale is refined to

@@ -183,7 +183,7 @@ func paramsV2() schemeParams {
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
 		centres:    []float64{0.25, 0.75},
-		rotCentres: []float64{0.5},
+		rotCentres: []float64{0.25, 0.75},
 		// Unmarked images peak at z ≤ 5.4 (median 4.2 over the 94
 		// development images); candidates under 6 are not worth a decode.
 		maxDecodes: 3, minPilotZ: 6,
@@ -657,12 +657,12 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, []float64{0.25, 0.75})
+	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, s.centres)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, []float64{0.25, 0.75})
+	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, s.rotCentres)
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
@@ -671,8 +671,9 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 }
 
 // search is the two-stage synchronisation search: every (scale, angle) on
-// a central window at chip resolution, then the refineTop best refined in
-// scale (and angle, when rotated) on the whole image.
+// coarseHalf-sized windows centred at the given fractions of the long side,
+// at chip resolution, then the refineTop best refined in scale (and angle,
+// when rotated) on the whole image.
 func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, centres []float64) []syncResult {
 	var cs, ca []float64
 	for _, a := range angles {
