@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/jpeg"
+	"math"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -85,4 +86,65 @@ func BenchmarkExtractUnmarked(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N)/mp, "ms/MP")
+}
+
+// rotateCropLuma rotates l by deg about its centre (bilinear) and keeps the
+// largest same-aspect rectangle inside, as the robustness bench's rotation.
+func rotateCropLuma(l *imagex.Luma, deg float64) *imagex.Luma {
+	w, h := float64(l.Width), float64(l.Height)
+	c, s := math.Cos(deg*math.Pi/180), math.Sin(deg*math.Pi/180)
+	k := 1 / (c + s*math.Max(w/h, h/w))
+	ow, oh := int(w*k), int(h*k)
+	out := &imagex.Luma{Width: ow, Height: oh, Stride: ow, Pix: make([]uint8, ow*oh)}
+	for y := 0; y < oh; y++ {
+		for x := 0; x < ow; x++ {
+			dx, dy := float64(x)+0.5-float64(ow)/2, float64(y)+0.5-float64(oh)/2
+			sx, sy := c*dx-s*dy+w/2-0.5, s*dx+c*dy+h/2-0.5
+			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+			fx, fy := sx-float64(x0), sy-float64(y0)
+			x0, y0 = min(max(x0, 0), l.Width-2), min(max(y0, 0), l.Height-2)
+			p := func(xx, yy int) float64 { return float64(l.Pix[yy*l.Stride+xx]) }
+			v := (1-fy)*((1-fx)*p(x0, y0)+fx*p(x0+1, y0)) + fy*((1-fx)*p(x0, y0+1)+fx*p(x0+1, y0+1))
+			out.Pix[y*ow+x] = uint8(math.Round(v))
+		}
+	}
+	return out
+}
+
+// benchmarkExtractEdited measures extraction from an edited copy of the
+// marked 4 MP photo, per megapixel of the copy.
+func benchmarkExtractEdited(b *testing.B, edit func(*imagex.Luma) *imagex.Luma) {
+	data, _ := benchJPEG(b)
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	marked, err := Embed(img, 0x1234)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := edit(imagex.ToLuma(marked))
+	mp := float64(l.Width*l.Height) / 1e6
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, d, _ := Extract(l); !d.Found {
+			b.Fatal("watermark not found")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N)/mp, "ms/MP")
+}
+
+// BenchmarkExtractCrop75 is a marked image cropped to its central 75 %: the
+// scale search, the fine scale and the re-gridding run.
+func BenchmarkExtractCrop75(b *testing.B) {
+	benchmarkExtractEdited(b, func(l *imagex.Luma) *imagex.Luma {
+		x0, y0 := l.Width/8, l.Height/8
+		return &imagex.Luma{Width: l.Width * 3 / 4, Height: l.Height * 3 / 4, Stride: l.Stride, Pix: l.Pix[y0*l.Stride+x0:]}
+	})
+}
+
+// BenchmarkExtractRotate1 is a marked image rotated by 1° with the corners
+// cropped: the scale search fails and the rotation search finds it.
+func BenchmarkExtractRotate1(b *testing.B) {
+	benchmarkExtractEdited(b, func(l *imagex.Luma) *imagex.Luma { return rotateCropLuma(l, 1) })
 }

@@ -78,23 +78,35 @@ func (s *scheme) regridSoft(l *imagex.Luma, w, h int, c syncResult) (soft []floa
 	return s.soft(acc, bx, by), true
 }
 
-// fineScale refines a pixel-aligned candidate's scale to 0.15 % (the
-// search's last step is 0.3 %, and 0.3 % over a 400-pixel working plane
+// fineScale refines a pixel-level candidate's scale to 0.15 % (the
+// search's last step is 0.5 %, and 0.3 % over a 400-pixel working plane
 // already drifts the grid by half a chip at the edges): it folds the whole
-// plane at nine scales around c.scale, keeps the one whose pilot
-// correlation near (c.dx, c.dy) is largest, and re-aligns the phase there.
+// plane at scales within ±0.6 % of c.scale, keeps the one whose pilot
+// correlation near (c.dx, c.dy) is largest, and aligns the phase there.
 func (s *scheme) fineScale(hp []float32, w, h int, c syncResult) syncResult {
 	T := s.tile
-	bestScale, best := c.scale, math.Inf(-1)
-	for k := -4; k <= 4; k++ {
-		sc := c.scale * (1 + 0.0015*float64(k))
+	corr := func(sc float64) (best float64) {
+		best = math.Inf(-1)
 		acc := s.foldRot(hp, w, sc, c.angle, c.px, c.py, 0, 0, w, h)
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
-				if v := s.pilotCorr(acc, (c.dx+dx+T)%T, (c.dy+dy+T)%T); v > best {
-					best, bestScale = v, sc
-				}
+				best = max(best, s.pilotCorr(acc, (c.dx+dx+T)%T, (c.dy+dy+T)%T))
 			}
+		}
+		return best
+	}
+	// Coarse to fine: ±0.45 % and ±0.3 % around the search's scale, then
+	// ±0.15 % around the best of those (5 to 7 folds instead of 9).
+	bestScale, best := c.scale, corr(c.scale)
+	for _, f := range []float64{-0.0045, -0.003, 0.003, 0.0045} {
+		if v := corr(c.scale * (1 + f)); v > best {
+			best, bestScale = v, c.scale*(1+f)
+		}
+	}
+	mid := bestScale
+	for _, f := range []float64{-0.0015, 0.0015} {
+		if v := corr(mid * (1 + f)); v > best {
+			best, bestScale = v, mid*(1+f)
 		}
 	}
 	c.scale, c.acc = bestScale, nil

@@ -748,11 +748,16 @@ func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []sync
 		}
 		tried[key] = true
 		attempts++
-		if c.acc == nil {
-			c = s.align(hp, w, h, c)
-		}
-		if c.scale != 1 || c.angle != 0 {
+		switch {
+		case c.scale != 1 || c.angle != 0:
+			// fineScale searches ±1 pixel and aligns the phase itself; a
+			// chip-level offset needs turning into pixels first.
+			if !c.pixel {
+				c = s.align(hp, w, h, c)
+			}
 			c = s.fineScale(hp, w, h, c)
+		case c.acc == nil:
+			c = s.align(hp, w, h, c)
 		}
 		soft := s.soft(c.acc, c.dx, c.dy)
 		if l != nil && c.angle == 0 && (c.scale != 1 || c.px != 0 || c.py != 0) {
