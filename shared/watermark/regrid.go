@@ -67,14 +67,7 @@ func (s *scheme) regridSoft(l *imagex.Luma, w, h int, c syncResult) (soft []floa
 	hp := s.highpass(g, mw, mh)
 	T := s.tile
 	acc := s.foldPhase(hp, mw, 1, float64(((ex%T)+T)%T), float64(((ey%T)+T)%T), 0, 0, mw, mh)
-	bx, by, best := 0, 0, math.Inf(-1)
-	for dy := -1; dy <= 1; dy++ {
-		for dx := -1; dx <= 1; dx++ {
-			if v := s.pilotCorr(acc, (dx+T)%T, (dy+T)%T); v > best {
-				best, bx, by = v, (dx+T)%T, (dy+T)%T
-			}
-		}
-	}
+	_, bx, by := s.pilotNear(acc, 0, 0)
 	return s.soft(acc, bx, by), true
 }
 
@@ -84,16 +77,9 @@ func (s *scheme) regridSoft(l *imagex.Luma, w, h int, c syncResult) (soft []floa
 // plane at scales within ±0.6 % of c.scale, keeps the one whose pilot
 // correlation near (c.dx, c.dy) is largest, and aligns the phase there.
 func (s *scheme) fineScale(hp []float32, w, h int, c syncResult) syncResult {
-	T := s.tile
-	corr := func(sc float64) (best float64) {
-		best = math.Inf(-1)
-		acc := s.foldRot(hp, w, sc, c.angle, c.px, c.py, 0, 0, w, h)
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				best = max(best, s.pilotCorr(acc, (c.dx+dx+T)%T, (c.dy+dy+T)%T))
-			}
-		}
-		return best
+	corr := func(sc float64) float64 {
+		v, _, _ := s.pilotNear(s.foldRot(hp, w, sc, c.angle, c.px, c.py, 0, 0, w, h), c.dx, c.dy)
+		return v
 	}
 	// Coarse to fine: ±0.45 % and ±0.3 % around the search's scale, then
 	// ±0.15 % around the best of those (5 to 7 folds instead of 9).

@@ -40,7 +40,7 @@ func TestRegridBeatsWorkingGridOnCrops(t *testing.T) {
 			l := imagex.ToLuma(reencode(t, marked.(subImager).SubImage(r), "jpeg", 50))
 			w, h := s.workDims(l.Width, l.Height)
 			hp := s.highpass(resampleLuma(l, w, h), w, h)
-			cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, s.centres)
+			cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
 			c := s.fineScale(hp, w, h, s.align(hp, w, h, cands[0]))
 			g, ok := s.regridSoft(l, w, h, c)
 			if !ok {
@@ -73,8 +73,8 @@ func TestCapTextureKeepsFlatAmplitude(t *testing.T) {
 		}
 	}
 	s := schemeFor(2)
-	res := s.residual(work, w, h, convEncode(message(0x1234, 2)), nil)
 	mask := perceptualMask(work, w, h)
+	res := s.residual(mask, w, h, convEncode(message(0x1234, 2)), nil)
 	energy := func(v []float32) (e float64) {
 		for _, r := range v {
 			e += float64(r) * float64(r)
@@ -82,7 +82,7 @@ func TestCapTextureKeepsFlatAmplitude(t *testing.T) {
 		return e
 	}
 	const alpha = 0.6
-	got := capTexture(work, w, h, res, alpha)
+	got := capTexture(mask, res, alpha)
 	if e0, e1 := energy(res), energy(got); math.Abs(e1-alpha*alpha*e0) > 1e-3*e0 {
 		t.Errorf("energy %v, want %v", e1, alpha*alpha*e0)
 	}

@@ -38,7 +38,6 @@ type scheme struct {
 	maxRotDecodes int       // decode attempts in the rotation search
 	rotRefineTop  int       // rotated coarse candidates refined
 	centres       []float64 // coarse windows' centres along the long side (fractions)
-	rotCentres    []float64 // the same for the rotation search
 	coarseHalf    int       // half-size of the coarse-pass window, working px
 	informed      bool      // Embed reallocates energy between bits (informedResidual)
 	pixelRefine   bool      // rank refined candidates at pixel resolution (T×T FFT)
@@ -69,7 +68,7 @@ type schemeParams struct {
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
-	centres, rotCentres              []float64
+	centres                          []float64
 	maxRotDecodes, rotRefineTop      int
 	maxDecodes                       int
 	minPilotZ                        float64
@@ -80,7 +79,7 @@ func newScheme(p schemeParams) *scheme {
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
 		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
-		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, rotCentres: p.rotCentres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -182,8 +181,9 @@ func paramsV2() schemeParams {
 		rotScales:     coarse[:9], // 1.0 … 1.1
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
-		centres:    []float64{0.25, 0.75},
-		rotCentres: []float64{0.25, 0.75},
+		// The rotation search needs both windows too: one central window
+		// lost 4 of the 16 hard-subset rotations.
+		centres: []float64{0.25, 0.75},
 		// Unmarked images peak at z ≤ 5.4 (median 4.2 over the 94
 		// development images); candidates under 6 are not worth a decode.
 		maxDecodes: 3, minPilotZ: 6,
@@ -595,6 +595,22 @@ func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0
 	return out
 }
 
+// pilotNear returns the largest pilot correlation of the folded tile at the
+// offsets within one pixel of (dx, dy), and that offset.
+func (s *scheme) pilotNear(acc []float64, dx, dy int) (best float64, bx, by int) {
+	T := s.tile
+	best = math.Inf(-1)
+	for ddy := -1; ddy <= 1; ddy++ {
+		for ddx := -1; ddx <= 1; ddx++ {
+			x, y := (dx+ddx+T)%T, (dy+ddy+T)%T
+			if v := s.pilotCorr(acc, x, y); v > best {
+				best, bx, by = v, x, y
+			}
+		}
+	}
+	return best, bx, by
+}
+
 // pilotCorr is the pilot's correlation with the folded tile at pixel offset
 // (dx, dy).
 func (s *scheme) pilotCorr(acc []float64, dx, dy int) float64 {
@@ -657,12 +673,12 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, s.centres)
+	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, s.rotCentres)
+	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop)
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
@@ -671,10 +687,9 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 }
 
 // search is the two-stage synchronisation search: every (scale, angle) on
-// coarseHalf-sized windows centred at the given fractions of the long side,
-// at chip resolution, then the refineTop best refined in scale (and angle,
-// when rotated) on the whole image.
-func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, centres []float64) []syncResult {
+// the coarse windows at chip resolution, then the refineTop best refined in
+// scale (and angle, when rotated) on the whole image.
+func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int) []syncResult {
 	var cs, ca []float64
 	for _, a := range angles {
 		for _, sc := range scales {
@@ -685,7 +700,7 @@ func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refine
 	// long side, so that one flat or clipped region cannot hide the mark.
 	var coarse []syncResult
 	half := s.coarseHalf
-	for _, f := range centres {
+	for _, f := range s.centres {
 		cx, cy := w/2, h/2
 		if w >= h {
 			cx = int(f * float64(w))

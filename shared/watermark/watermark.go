@@ -138,7 +138,8 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	ww, wh := s.workDims(W, H)
 	work := resampleLuma(l, ww, wh)
 	cw := convEncode(message(p, s.version))
-	res := s.residual(work, ww, wh, cw, nil)
+	mask := perceptualMask(work, ww, wh)
+	res := s.residual(mask, ww, wh, cw, nil)
 
 	// Upsample the working residual to full resolution (bilinear), scale it
 	// to the target PSNR and add it to the luminance.
@@ -171,7 +172,7 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	}
 	alpha := scaleFor()
 	if s.informed && alpha > 0 {
-		res = s.informedResidual(work, ww, wh, cw, res, alpha)
+		res = s.informedResidual(work, mask, ww, wh, cw, res, alpha)
 		alpha = scaleFor()
 	}
 	// The mask is in luminance levels: never amplify it, only scale it down
@@ -179,7 +180,7 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	// error off the continuous prediction: correct on the rounded luminance.
 	alpha = min(alpha, 1)
 	if alpha < 1 && alpha > 0 {
-		res = capTexture(work, ww, wh, res, alpha)
+		res = capTexture(mask, res, alpha)
 		alpha = min(scaleFor(), 1)
 	}
 	for iter := 0; iter < 3 && alpha > 0; iter++ {
@@ -219,8 +220,7 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 // the densest texture of the development set the narrower range cut a 90 %
 // crop from 61 to 37 coded-bit errors. The pilot and the total energy of res
 // are kept.
-func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
-	mask := perceptualMask(work, w, h)
+func (s *scheme) informedResidual(work, mask []float32, w, h int, cw []uint8, res []float32, amp float32) []float32 {
 	// Energy of the data part of res.
 	T, C, G := s.tile, s.chip, s.grid
 	chipOf := func(x, y int) int { return ((y%T)/C)*G + (x%T)/C }
@@ -295,7 +295,7 @@ func (s *scheme) informedResidual(work []float32, w, h int, cw []uint8, res []fl
 				chipGains[k] = float32(gains[b])
 			}
 		}
-		res = s.residual(work, w, h, cw, chipGains)
+		res = s.residual(mask, w, h, cw, chipGains)
 	}
 	return res
 }
@@ -346,8 +346,7 @@ func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta
 // than one in texture; the flat amplitude is what a flat image gets anyway.
 // The energy on the working grid is kept at alpha² times that of res (the
 // full-resolution PSNR scales with it up to the upsampling's small change).
-func capTexture(work []float32, w, h int, res []float32, alpha float32) []float32 {
-	mask := perceptualMask(work, w, h)
+func capTexture(mask, res []float32, alpha float32) []float32 {
 	flat := make([]float32, len(res))
 	tex := make([]float32, len(res))
 	var eff, eft, ett float64
@@ -369,10 +368,10 @@ func capTexture(work []float32, w, h int, res []float32, alpha float32) []float3
 	return flat
 }
 
-// residual returns the masked ±1 chip pattern (before global scaling) on
-// the working grid for codeword cw.
-func (s *scheme) residual(work []float32, w, h int, cw []uint8, gains []float32) []float32 {
-	mask := perceptualMask(work, w, h)
+// residual returns the ±1 chip pattern for codeword cw times mask (the
+// perceptual mask of the w×h working image) and the per-chip gains, before
+// global scaling.
+func (s *scheme) residual(mask []float32, w, h int, cw []uint8, gains []float32) []float32 {
 	signs := s.chipSigns(cw)
 	for k, g := range gains {
 		signs[k] *= g
