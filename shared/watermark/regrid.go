@@ -8,34 +8,12 @@ import (
 
 // Decoding a cropped or rotated image on its own working grid folds pixels
 // that straddle two chips of the embedding grid (a crop to 90 % makes one
-// embedding pixel 1.11 working pixels): on the development photos that alone
-// turned 0–2 coded-bit errors into 40–60. Once the search has found the
+// embedding pixel 1.11 working pixels). Once the search has found the
 // alignment, the decoder therefore goes back to the full-resolution
 // luminance and resamples it onto the embedding grid itself, so every
 // output pixel is exactly one embedding pixel, as on an uncropped image.
-
-// areaTaps returns area-averaging weights for m output samples where output
-// i covers the input interval [start+i·ratio, start+(i+1)·ratio) of an n
-// sample signal. Any ratio > 0 works: below 1 each output averages the one
-// or two input samples it overlaps. The interval must lie inside [0, n].
-func areaTaps(n, m int, start, ratio float64) taps {
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
-	for i := 0; i < m; i++ {
-		t.off[i] = len(t.w)
-		lo, hi := start+float64(i)*ratio, start+float64(i+1)*ratio
-		a := min(max(int(math.Floor(lo)), 0), n-1)
-		t.start[i] = a
-		for j := a; j < n && float64(j) < hi; j++ {
-			ov := math.Min(hi, float64(j+1)) - math.Max(lo, float64(j))
-			t.w = append(t.w, float32(math.Max(ov, 0)/ratio))
-		}
-		if len(t.w) == t.off[i] {
-			t.w = append(t.w, 1)
-		}
-	}
-	t.off[m] = len(t.w)
-	return t
-}
+// With the fine scale, this took 90 % crops of two photos at the PSNR cap
+// from 42 and 59 coded-bit errors to 8 and 29.
 
 // gridAxis maps one axis of candidate c back to the source: n source
 // samples, a working plane of wn samples, tile offset d and phase p. It

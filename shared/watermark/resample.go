@@ -16,28 +16,40 @@ type taps struct {
 	w     []float32
 }
 
+// areaTaps returns area-averaging weights for m output samples where output
+// i covers the input interval [start+i·ratio, start+(i+1)·ratio) of an n
+// sample signal. Any ratio > 0 works: below 1 each output averages the one
+// or two input samples it overlaps. The interval must lie inside [0, n].
+func areaTaps(n, m int, start, ratio float64) taps {
+	t := taps{start: make([]int, m), off: make([]int, m+1)}
+	for i := 0; i < m; i++ {
+		t.off[i] = len(t.w)
+		lo, hi := start+float64(i)*ratio, start+float64(i+1)*ratio
+		a := min(max(int(math.Floor(lo)), 0), n-1)
+		t.start[i] = a
+		for j := a; j < n && float64(j) < hi; j++ {
+			ov := math.Min(hi, float64(j+1)) - math.Max(lo, float64(j))
+			t.w = append(t.w, float32(math.Max(ov, 0)/ratio))
+		}
+		if len(t.w) == t.off[i] {
+			t.w = append(t.w, 1)
+		}
+	}
+	t.off[m] = len(t.w)
+	return t
+}
+
 // newTaps builds centre-aligned resampling weights from n input samples to m
 // output samples: exact area averaging when shrinking, linear interpolation
 // when enlarging.
 func newTaps(n, m int) taps {
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
 	ratio := float64(n) / float64(m)
+	if ratio >= 1 {
+		return areaTaps(n, m, 0, ratio)
+	}
+	t := taps{start: make([]int, m), off: make([]int, m+1)}
 	for i := 0; i < m; i++ {
 		t.off[i] = len(t.w)
-		if ratio >= 1 {
-			lo, hi := float64(i)*ratio, float64(i+1)*ratio
-			a := int(math.Floor(lo))
-			t.start[i] = a
-			for j := a; float64(j) < hi && j < n; j++ {
-				ov := math.Min(hi, float64(j+1)) - math.Max(lo, float64(j))
-				if ov > 0 {
-					t.w = append(t.w, float32(ov/ratio))
-				} else {
-					t.w = append(t.w, 0)
-				}
-			}
-			continue
-		}
 		u := (float64(i)+0.5)*ratio - 0.5
 		a := int(math.Floor(u))
 		fr := float32(u - float64(a))
