@@ -35,11 +35,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/provenant/provenant/origin/anchor/ethchain"
-	"github.com/provenant/provenant/origin/httpapi"
-	"github.com/provenant/provenant/origin/mail"
-	"github.com/provenant/provenant/origin/ratelimit"
-	"github.com/provenant/provenant/origin/server"
+	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/httpapi"
+	"github.com/provenant/provenant/origin/internal/mail"
+	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/server"
 )
 
 func main() {

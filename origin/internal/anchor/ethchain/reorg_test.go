@@ -1,0 +1,144 @@
+package ethchain_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/store"
+)
+
+type countingPublisher struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (p *countingPublisher) Publish(txn store.Txn, e events.Event) error {
+	var ba anchor.BatchAnchored
+	if err := json.Unmarshal(e.Data, &ba); err != nil {
+		return err
+	}
+	ev := struct{ BatchAnchored *anchor.BatchAnchored }{&ba}
+	// Every call here commits (the store has no concurrent writers in this
+	// test, so Update never retries): the count is the number of emissions.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n[ev.BatchAnchored.BatchID]++
+	return txn.Set([]byte("test-events/"+ev.BatchAnchored.BatchID), []byte(ev.BatchAnchored.TxHash))
+}
+
+// TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
+// anchoring block away before it has the configured 3 confirmations. The
+// batch must leave "included", be tracked to the same tx in the new block,
+// and be anchored (and batch.anchored emitted) exactly once.
+func TestReorgBelowConfirmations(t *testing.T) {
+	ctx := context.Background()
+	key, _ := crypto.GenerateKey()
+	sim := simulated.NewBackend(types.GenesisAlloc{
+		crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))},
+	})
+	defer sim.Close()
+	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pub := &countingPublisher{n: map[string]int{}}
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Events: pub, BatchSize: 5, Confirmations: 3, BumpAfter: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(ctx, func(txn store.Txn) error {
+		for i := range 5 {
+			if err := b.Enqueue(txn, anchor.Entry{RecordID: recordName(i), LeafHash: recordLeaf(i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		t.Helper()
+		if err := b.Step(ctx); err != nil {
+			t.Fatalf("Step: %v", err)
+		}
+	}
+	batch := func() anchor.Batch {
+		t.Helper()
+		bt, err := b.Batch(ctx, "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bt
+	}
+	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step() // batch closed, tx persisted and broadcast (not mined: no Commit yet)
+	if got := batch().State; got != anchor.StateSubmitted {
+		t.Fatalf("state = %s, want submitted", got)
+	}
+	sim.Commit() // block 1 holds the tx
+	sim.Commit() // block 2: 2 confirmations
+	step()
+	first := batch()
+	if first.State != anchor.StateIncluded || first.BlockNumber != 1 {
+		t.Fatalf("batch = %+v, want included in block 1", first)
+	}
+	// Reorg from genesis: a side chain replaces blocks 1 and 2.
+	if err := sim.Fork(genesis.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	sim.Commit() // 1' (the tx returns from the pool, or is rebroadcast)
+	sim.Commit() // 2'
+	step()       // notices the new block hash; 2 confirmations again
+	second := batch()
+	if second.State == anchor.StateAnchored || second.BlockHash == first.BlockHash {
+		t.Fatalf("after reorg batch = %+v, want not anchored and a new block hash", second)
+	}
+	t.Logf("after reorg: state %s, block %d", second.State, second.BlockNumber)
+	if second.State == anchor.StateSubmitted { // dropped, rebroadcast: mine it
+		sim.Commit()
+		sim.Commit()
+		step()
+	}
+	sim.Commit()
+	step()
+	final := batch()
+	if final.State != anchor.StateAnchored || len(final.TxHashes) != 1 || final.TxHash != first.TxHash || final.BlockHash == first.BlockHash {
+		t.Fatalf("final batch = %+v, want anchored, same single tx %s, new block", final, first.TxHash)
+	}
+	if pub.n["1"] != 1 {
+		t.Fatalf("batch.anchored published %d times, want 1", pub.n["1"])
+	}
+	for i := range 5 {
+		p, err := b.Proof(ctx, recordName(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := anchor.Verify(ctx, ch, recordLeaf(i), p, 3); err != nil || !res.Passed() {
+			t.Fatalf("record %d: %+v, %v", i, res, err)
+		}
+	}
+	anchors, err := ch.Anchors(ctx, 1, final.BlockNumber+2)
+	if err != nil || len(anchors) != 1 {
+		t.Fatalf("anchors on canonical chain = %d, %v; want 1", len(anchors), err)
+	}
+}

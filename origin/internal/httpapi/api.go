@@ -1,0 +1,333 @@
+// Package httpapi is the origin's HTTP layer on fasthttp and
+// fasthttp/router: route registration with per-route authentication, scope
+// and rate-limit policies, the bearer-auth middleware, RFC 9457 problem
+// responses (the single place domain errors become statuses), JSON
+// decoding with limits, the handlers, and the embedded OpenAPI document.
+//
+// Handlers stay thin: parse, call a domain package, write. They receive the
+// *fasthttp.RequestCtx and must not retain it, or any slice obtained from
+// it, after returning.
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/records"
+	"github.com/provenant/provenant/origin/internal/webhooks"
+	"github.com/provenant/provenant/shared/clock"
+)
+
+// Handler serves one route. It returns nil after writing a response, or an
+// error that the API turns into a problem response (a *Problem as is,
+// domain sentinels via the error table, anything else as a logged 500).
+type Handler func(ctx *fasthttp.RequestCtx) error
+
+// AuthMode is a route's authentication requirement (the spec's Auth column).
+type AuthMode int
+
+// Authentication modes.
+const (
+	Public      AuthMode = iota // no authentication; any Authorization header is ignored
+	JWTOnly                     // a session JWT; API keys are refused
+	APIKeyOnly                  // an API key; JWTs are refused
+	JWTOrAPIKey                 // either
+)
+
+func (m AuthMode) String() string {
+	switch m {
+	case Public:
+		return "public"
+	case JWTOnly:
+		return "jwt"
+	case APIKeyOnly:
+		return "api_key"
+	case JWTOrAPIKey:
+		return "jwt_or_api_key"
+	}
+	return "AuthMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// LimitBy says what a route's rate limiter is keyed on.
+type LimitBy int
+
+// Rate limit keys.
+const (
+	// ByIP keys on the client IP (IPv6 by /64) and is checked before
+	// authentication.
+	ByIP LimitBy = iota
+	// ByCredential keys on the authenticated API key id (or the account id
+	// for a JWT) and is checked only after authentication succeeded, so
+	// failed attempts never consume someone's quota.
+	ByCredential
+)
+
+// Route describes one endpoint.
+type Route struct {
+	Method string
+	// Path in fasthttp/router syntax, e.g. "/api/v1/keys/api-keys/{id}";
+	// the same string is the key in the OpenAPI document's paths.
+	Path string
+	Auth AuthMode
+	// Scope, if set, is required of API-key principals (403 otherwise).
+	Scope string
+	// Limiter, if set, rate-limits the route; LimitBy says on what.
+	Limiter *ratelimit.Limiter
+	LimitBy LimitBy
+}
+
+// Config configures an API. Accounts, Keys and Clock are required.
+type Config struct {
+	Accounts *accounts.Service
+	Keys     *keys.Service
+	Clock    clock.Clock
+	// Logger receives one line per request and every internal error. It
+	// never receives request bodies or credentials. Nil discards.
+	Logger *slog.Logger
+	// MaxJSONBody caps JSON request bodies; zero means DefaultMaxJSONBody.
+	MaxJSONBody int
+	// Limits holds the per-route rate limit policies; zero fields take
+	// their DefaultLimits() value.
+	Limits Limits
+	// Webhooks, if set, serves the /api/v1/webhooks routes.
+	Webhooks *webhooks.Service
+	// MaxBody is the server-wide cap on any request body, checked against
+	// Content-Length before routing (413); zero means no API-level check.
+	// Streaming bodies are additionally capped by each route as it reads.
+	MaxBody int
+	// Records serves sign, verify, register, batch, content records and
+	// the dashboard; nil leaves those routes out.
+	Records *records.Service
+}
+
+// Limits are the rate limit policies of the routes built so far.
+type Limits struct {
+	Register ratelimit.Policy // spec: 10/min per IP
+	Login    ratelimit.Policy
+	Forgot   ratelimit.Policy
+	Reset    ratelimit.Policy
+	Sign     ratelimit.Policy // spec: 100/min per API key
+	Verify   ratelimit.Policy // spec: 60/min per IP
+	// SignBatch limits sign-batch requests per credential (each item also
+	// counts against nothing else).
+	SignBatch ratelimit.Policy
+	// SDKRegister limits hash-only registrations per credential.
+	SDKRegister ratelimit.Policy
+}
+
+// DefaultLimits returns the production policies (see docs/api.md).
+func DefaultLimits() Limits {
+	return Limits{
+		Register:    ratelimit.Policy{Name: "register", Quota: 10, Window: time.Minute},
+		Login:       ratelimit.Policy{Name: "login", Quota: 30, Window: time.Minute},
+		Forgot:      ratelimit.Policy{Name: "forgot-password", Quota: 5, Window: time.Minute},
+		Reset:       ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
+		Sign:        ratelimit.Policy{Name: "sign", Quota: 100, Window: time.Minute},
+		Verify:      ratelimit.Policy{Name: "verify", Quota: 60, Window: time.Minute},
+		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
+		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
+	}
+}
+
+// withDefaults fills every zero policy of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, p := range []struct{ dst, def *ratelimit.Policy }{
+		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
+		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+	} {
+		if *p.dst == (ratelimit.Policy{}) {
+			*p.dst = *p.def
+		}
+	}
+	return l
+}
+
+// API holds the router and the registered routes.
+type API struct {
+	cfg     Config
+	log     *slog.Logger
+	router  *router.Router
+	routes  []Route
+	maxJSON int
+}
+
+// New builds the API with every built-in route registered.
+func New(cfg Config) (*API, error) {
+	if cfg.Accounts == nil || cfg.Keys == nil || cfg.Clock == nil {
+		return nil, errors.New("httpapi: Accounts, Keys and Clock are required")
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody}
+	if a.maxJSON <= 0 {
+		a.maxJSON = DefaultMaxJSONBody
+	}
+	r := a.router
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.HandleOPTIONS = false
+	r.NotFound = func(ctx *fasthttp.RequestCtx) {
+		WriteProblem(ctx, NewProblem(fasthttp.StatusNotFound, CodeNotFound, "Not found"))
+	}
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
+		WriteProblem(ctx, NewProblem(fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method not allowed"))
+	}
+	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
+		a.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()), "panic", fmt.Sprint(v))
+		WriteProblem(ctx, NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"))
+	}
+	if err := a.registerBuiltins(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// NewLimiter returns a limiter for p on the API's clock.
+func (a *API) NewLimiter(p ratelimit.Policy) (*ratelimit.Limiter, error) {
+	return ratelimit.New(ratelimit.Config{Policy: p, Clock: a.cfg.Clock})
+}
+
+// Handle registers h for route. Every route of the public API must also
+// have an entry in openapi.json (a test enforces it).
+func (a *API) Handle(rt Route, h Handler) {
+	a.routes = append(a.routes, rt)
+	a.router.Handle(rt.Method, rt.Path, a.wrap(rt, h))
+}
+
+// Routes returns the registered routes in registration order.
+func (a *API) Routes() []Route { return slices.Clone(a.routes) }
+
+// Handler returns the fasthttp handler serving the API.
+func (a *API) Handler() fasthttp.RequestHandler {
+	h := a.router.Handler
+	return func(ctx *fasthttp.RequestCtx) {
+		start := a.cfg.Clock.Now()
+		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
+			// fasthttp does not enforce MaxRequestBodySize on streamed
+			// bodies; refuse before routing.
+			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
+		} else {
+			h(ctx)
+		}
+		finishBody(ctx)
+		attrs := []any{
+			"method", string(ctx.Method()),
+			"path", string(ctx.Path()),
+			"status", ctx.Response.StatusCode(),
+			"duration_ms", a.cfg.Clock.Now().Sub(start).Milliseconds(),
+		}
+		if p, ok := PrincipalFrom(ctx); ok {
+			attrs = append(attrs, "account_id", p.AccountID, "auth", string(p.Kind))
+		}
+		a.log.Info("request", attrs...)
+	}
+}
+
+// MaxDrain is how much of an unread request body the API reads and
+// discards after answering, so that the connection can serve the next
+// request and the client, still sending, reads the answer instead of a
+// connection reset. Past it the connection is closed.
+const MaxDrain = 4 << 20
+
+// finishBody consumes what the handler left of a streamed request body
+// (a refused upload, a route that ignores its body). Without it fasthttp
+// would parse the rest of the body as the next request.
+func finishBody(ctx *fasthttp.RequestCtx) {
+	s := ctx.RequestBodyStream()
+	if s == nil {
+		return
+	}
+	if cl := ctx.Request.Header.ContentLength(); cl > MaxDrain {
+		ctx.SetConnectionClose()
+		return
+	}
+	n, err := io.CopyN(io.Discard, s, MaxDrain+1)
+	if n > MaxDrain || (err != nil && !errors.Is(err, io.EOF)) {
+		ctx.SetConnectionClose()
+	}
+}
+
+// wrap applies, in order: IP rate limit, authentication, scope,
+// credential rate limit, then the handler; and maps the handler's error.
+func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		if err := a.serve(ctx, rt, h); err != nil {
+			p, internal := problemFor(err)
+			if internal {
+				a.log.Error("internal error", "method", rt.Method, "route", rt.Path, "err", err)
+			}
+			WriteProblem(ctx, p)
+		}
+	}
+}
+
+func (a *API) serve(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
+	if rt.Limiter != nil && rt.LimitBy == ByIP {
+		if err := applyLimit(ctx, rt.Limiter, ratelimit.IPKey(ctx.RemoteIP())); err != nil {
+			return err
+		}
+	}
+	if rt.Auth != Public {
+		p, err := a.authenticate(ctx, rt.Auth)
+		if err != nil {
+			return err
+		}
+		ctx.SetUserValue(principalKey{}, p)
+		if rt.Scope != "" {
+			if err := RequireScope(ctx, rt.Scope); err != nil {
+				return err
+			}
+		}
+		if rt.Limiter != nil && rt.LimitBy == ByCredential {
+			key := "acct:" + p.AccountID
+			if p.Kind == AuthAPIKey {
+				key = "key:" + p.APIKeyID
+			}
+			if err := applyLimit(ctx, rt.Limiter, key); err != nil {
+				return err
+			}
+		}
+	}
+	return h(ctx)
+}
+
+// applyLimit consumes one unit of key's quota, sets the RateLimit-Policy
+// and RateLimit headers (draft-ietf-httpapi-ratelimit-headers-10), and
+// returns a 429 problem with Retry-After when the quota is exhausted.
+func applyLimit(ctx *fasthttp.RequestCtx, l *ratelimit.Limiter, key string) error {
+	d := l.Allow(key)
+	pol := l.Policy()
+	ctx.Response.Header.Set("RateLimit-Policy", pol.PolicyHeader())
+	ctx.Response.Header.Set("RateLimit", d.Header(pol))
+	if d.Allowed {
+		return nil
+	}
+	p := &Problem{Type: QuotaExceededType, Title: "Too many requests", Status: fasthttp.StatusTooManyRequests,
+		Code: CodeRateLimited, ViolatedPolicies: []string{pol.Name}, RetryAfter: max(1, ratelimit.CeilSeconds(d.RetryAfter))}
+	p.Detail = "quota of " + strconv.Itoa(pol.Quota) + " requests per " + strconv.Itoa(int(pol.Window/time.Second)) + "s exceeded"
+	return p
+}
+
+// pathParam returns the router parameter name as a string ("" if absent).
+func pathParam(ctx *fasthttp.RequestCtx, name string) string {
+	s, _ := ctx.UserValue(name).(string)
+	return strings.Clone(s)
+}

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+)
+
+// Context returns the context.Context handlers pass to domain packages. It
+// is deliberately not the *fasthttp.RequestCtx: that one is cancelled as
+// soon as the server starts shutting down (in-flight requests should
+// finish), and must not be retained after the handler returns.
+func Context(*fasthttp.RequestCtx) context.Context { return context.Background() }
+
+// Wire types of the auth endpoints.
+type (
+	registerRequest struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+		OrgName  string `json:"org_name"`
+		OrgType  string `json:"org_type"`
+	}
+	loginRequest struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	forgotPasswordRequest struct {
+		Email string `json:"email"`
+	}
+	resetPasswordRequest struct {
+		Token    string `json:"token"`
+		Password string `json:"password"`
+	}
+	userResponse struct {
+		ID        string    `json:"id"`
+		Email     string    `json:"email"`
+		OrgName   string    `json:"org_name"`
+		OrgType   string    `json:"org_type"`
+		CreatedAt time.Time `json:"created_at"`
+	}
+	tokenResponse struct {
+		AccessToken string       `json:"access_token"`
+		TokenType   string       `json:"token_type"`
+		ExpiresIn   int          `json:"expires_in"`
+		ExpiresAt   time.Time    `json:"expires_at"`
+		User        userResponse `json:"user"`
+	}
+	statusResponse struct {
+		Status  string `json:"status"`
+		Message string `json:"message,omitempty"`
+	}
+)
+
+func toUserResponse(u accounts.User) userResponse {
+	return userResponse{ID: u.ID, Email: u.Email, OrgName: u.OrgName, OrgType: u.OrgType, CreatedAt: u.CreatedAt}
+}
+
+func (a *API) writeToken(ctx *fasthttp.RequestCtx, status int, u accounts.User) error {
+	tok, exp, err := a.cfg.Accounts.IssueToken(u)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, status, tokenResponse{
+		AccessToken: tok, TokenType: "bearer", ExpiresIn: int(a.cfg.Accounts.TokenTTL() / time.Second),
+		ExpiresAt: exp.UTC(), User: toUserResponse(u),
+	})
+}
+
+func (a *API) handleRegister(ctx *fasthttp.RequestCtx) error {
+	var req registerRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	u, err := a.cfg.Accounts.Register(Context(ctx), accounts.RegisterInput{
+		Email: req.Email, Password: req.Password, OrgName: req.OrgName, OrgType: req.OrgType,
+	})
+	if err != nil {
+		return err
+	}
+	return a.writeToken(ctx, fasthttp.StatusCreated, u)
+}
+
+func (a *API) handleLogin(ctx *fasthttp.RequestCtx) error {
+	var req loginRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	if req.Email == "" {
+		return FieldProblem("email", "is required")
+	}
+	if req.Password == "" {
+		return FieldProblem("password", "is required")
+	}
+	u, err := a.cfg.Accounts.Login(Context(ctx), req.Email, req.Password)
+	if err != nil {
+		return err
+	}
+	return a.writeToken(ctx, fasthttp.StatusOK, u)
+}
+
+func (a *API) handleMe(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	u, err := a.cfg.Accounts.Get(Context(ctx), p.AccountID)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, toUserResponse(u))
+}
+
+const forgotMessage = "If an account exists for this email, a password reset message has been sent."
+
+func (a *API) handleForgotPassword(ctx *fasthttp.RequestCtx) error {
+	var req forgotPasswordRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	if req.Email == "" {
+		return FieldProblem("email", "is required")
+	}
+	if err := a.cfg.Accounts.ForgotPassword(Context(ctx), req.Email); err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusAccepted, statusResponse{Status: "accepted", Message: forgotMessage})
+}
+
+func (a *API) handleResetPassword(ctx *fasthttp.RequestCtx) error {
+	var req resetPasswordRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	if req.Token == "" {
+		return FieldProblem("token", "is required")
+	}
+	if err := a.cfg.Accounts.ResetPassword(Context(ctx), req.Token, req.Password); err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, statusResponse{Status: "password_reset", Message: "Log in with the new password."})
+}

@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/keys"
+)
+
+// Pagination defaults for list endpoints.
+const (
+	DefaultPageLimit = 50
+	MaxPageLimit     = 100
+)
+
+// ListResponse is the envelope of every list endpoint: items in a stable
+// order and an opaque cursor for the next page (absent on the last page).
+type ListResponse[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// listResponse converts one page of domain items with conv. Items is never
+// nil, so an empty page encodes as "items": [].
+func listResponse[T, R any](items []T, next string, conv func(T) R) ListResponse[R] {
+	out := ListResponse[R]{Items: make([]R, 0, len(items)), NextCursor: next}
+	for _, it := range items {
+		out.Items = append(out.Items, conv(it))
+	}
+	return out
+}
+
+// PageParams reads the "limit" (1..MaxPageLimit, default DefaultPageLimit)
+// and "cursor" query parameters.
+func PageParams(ctx *fasthttp.RequestCtx) (cursor string, limit int, err error) {
+	args := ctx.QueryArgs()
+	limit = DefaultPageLimit
+	if v := args.Peek("limit"); len(v) > 0 {
+		n, convErr := strconv.Atoi(string(v))
+		if convErr != nil || n < 1 || n > MaxPageLimit {
+			return "", 0, FieldProblem("limit", "must be an integer from 1 to "+strconv.Itoa(MaxPageLimit))
+		}
+		limit = n
+	}
+	return string(args.Peek("cursor")), limit, nil
+}
+
+type (
+	createAPIKeyRequest struct {
+		Name   string   `json:"name"`
+		Scopes []string `json:"scopes"`
+	}
+	apiKeyResponse struct {
+		ID         string     `json:"id"`
+		Name       string     `json:"name"`
+		Scopes     []string   `json:"scopes"`
+		Last4      string     `json:"last4"`
+		CreatedAt  time.Time  `json:"created_at"`
+		LastUsedAt *time.Time `json:"last_used_at"`
+		RevokedAt  *time.Time `json:"revoked_at"`
+	}
+	createdAPIKeyResponse struct {
+		apiKeyResponse
+		// Key is the full API key, returned only in the creation response.
+		Key string `json:"key"`
+	}
+	createSigningKeyRequest struct {
+		Name       string `json:"name"`
+		OriginType string `json:"origin_type"`
+		DeviceID   string `json:"device_id"`
+		DeviceInfo string `json:"device_info"`
+	}
+	signingKeyResponse struct {
+		ID           string    `json:"id"`
+		Name         string    `json:"name"`
+		PublicKeyHex string    `json:"public_key_hex"`
+		OriginType   string    `json:"origin_type"`
+		DeviceID     string    `json:"device_id"`
+		DeviceInfo   string    `json:"device_info"`
+		CreatedAt    time.Time `json:"created_at"`
+	}
+)
+
+func toAPIKeyResponse(k keys.APIKey) apiKeyResponse {
+	return apiKeyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Last4: k.Last4, CreatedAt: k.CreatedAt,
+		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+}
+
+func toSigningKeyResponse(k keys.SigningKey) signingKeyResponse {
+	return signingKeyResponse{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
+		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt}
+}
+
+func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
+	var req createAPIKeyRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	k, text, err := a.cfg.Keys.CreateAPIKey(Context(ctx), p.AccountID, keys.CreateAPIKeyInput{Name: req.Name, Scopes: req.Scopes})
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusCreated, createdAPIKeyResponse{apiKeyResponse: toAPIKeyResponse(k), Key: text})
+}
+
+func (a *API) handleListAPIKeys(ctx *fasthttp.RequestCtx) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	page, err := a.cfg.Keys.ListAPIKeys(Context(ctx), p.AccountID, cursor, limit)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toAPIKeyResponse))
+}
+
+func (a *API) handleRevokeAPIKey(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	if _, err := a.cfg.Keys.RevokeAPIKey(Context(ctx), p.AccountID, pathParam(ctx, "id")); err != nil {
+		return err
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+	return nil
+}
+
+func (a *API) handleCreateSigningKey(ctx *fasthttp.RequestCtx) error {
+	var req createSigningKeyRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	k, err := a.cfg.Keys.CreateSigningKey(Context(ctx), p.AccountID, keys.CreateSigningKeyInput{
+		Name: req.Name, OriginType: req.OriginType, DeviceID: req.DeviceID, DeviceInfo: req.DeviceInfo,
+	})
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusCreated, toSigningKeyResponse(k))
+}
+
+func (a *API) handleListSigningKeys(ctx *fasthttp.RequestCtx) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	page, err := a.cfg.Keys.ListSigningKeys(Context(ctx), p.AccountID, cursor, limit)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toSigningKeyResponse))
+}

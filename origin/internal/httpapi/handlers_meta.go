@@ -1,0 +1,68 @@
+package httpapi
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/ratelimit"
+)
+
+// openAPIDocument is the OpenAPI 3.1 description of the API, served at
+// GET /api/v1/openapi.json. Extend openapi.json when adding a route.
+//
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// OpenAPI returns a copy of the embedded OpenAPI 3.1 document.
+func OpenAPI() []byte { return append([]byte(nil), openAPIDocument...) }
+
+func (a *API) registerBuiltins() error {
+	var lims [4]*ratelimit.Limiter
+	for i, p := range []ratelimit.Policy{a.cfg.Limits.Register, a.cfg.Limits.Login, a.cfg.Limits.Forgot, a.cfg.Limits.Reset} {
+		l, err := a.NewLimiter(p)
+		if err != nil {
+			return fmt.Errorf("httpapi: %w", err)
+		}
+		lims[i] = l
+	}
+	register, login, forgot, reset := lims[0], lims[1], lims[2], lims[3]
+
+	a.Handle(Route{Method: "GET", Path: "/health", Auth: Public}, a.handleHealth)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/openapi.json", Auth: Public}, a.handleOpenAPI)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/origin-types", Auth: Public}, a.handleOriginTypes)
+
+	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/register", Auth: Public, Limiter: register}, a.handleRegister)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/login", Auth: Public, Limiter: login}, a.handleLogin)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/auth/me", Auth: JWTOnly}, a.handleMe)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/forgot-password", Auth: Public, Limiter: forgot}, a.handleForgotPassword)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/reset-password", Auth: Public, Limiter: reset}, a.handleResetPassword)
+
+	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/api-keys", Auth: JWTOnly}, a.handleCreateAPIKey)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/api-keys", Auth: JWTOnly}, a.handleListAPIKeys)
+	a.Handle(Route{Method: "DELETE", Path: "/api/v1/keys/api-keys/{id}", Auth: JWTOnly}, a.handleRevokeAPIKey)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleCreateSigningKey)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleListSigningKeys)
+	a.registerWebhooks()
+	if a.cfg.Records != nil {
+		return a.registerRecords()
+	}
+	return nil
+}
+
+func (a *API) handleHealth(ctx *fasthttp.RequestCtx) error {
+	return WriteJSON(ctx, fasthttp.StatusOK, statusResponse{Status: "ok"})
+}
+
+func (a *API) handleOpenAPI(ctx *fasthttp.RequestCtx) error {
+	ctx.SetContentType("application/json")
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetBody(openAPIDocument)
+	return nil
+}
+
+func (a *API) handleOriginTypes(ctx *fasthttp.RequestCtx) error {
+	return WriteJSON(ctx, fasthttp.StatusOK, ListResponse[keys.OriginType]{Items: keys.OriginTypes()})
+}

@@ -1,0 +1,571 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/records"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// multipartOverhead is the room allowed for part headers and boundaries
+// on top of the file bytes of a single-file upload.
+const multipartOverhead = 64 << 10
+
+func (a *API) registerRecords() error {
+	l := a.cfg.Limits
+	var lims [4]*ratelimit.Limiter
+	for i, p := range []ratelimit.Policy{l.Sign, l.Verify, l.SignBatch, l.SDKRegister} {
+		lim, err := a.NewLimiter(p)
+		if err != nil {
+			return fmt.Errorf("httpapi: %w", err)
+		}
+		lims[i] = lim
+	}
+	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP}, a.handleVerify)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleGetRecord)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public}, a.handleCertificate)
+	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
+	return nil
+}
+
+func (a *API) singleUpload(extraText ...string) uploadSpec {
+	max := a.cfg.Records.Limits().MaxUploadBytes
+	total := max + multipartOverhead
+	if a.cfg.MaxBody > 0 {
+		total = min(total, int64(a.cfg.MaxBody))
+	}
+	return uploadSpec{FileFields: []string{"file"}, TextFields: extraText, MaxFiles: 1, MaxFileBytes: max, MaxTotalBytes: total}
+}
+
+func requireFile(f *uploadForm) (uploadFile, error) {
+	if len(f.Files) == 0 {
+		return uploadFile{}, FieldProblem("file", "is required")
+	}
+	return f.Files[0], nil
+}
+
+// handleSign: POST /api/v1/sign?signing_key_id=… (multipart: file,
+// return_file).
+func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
+	if keyID == "" {
+		return FieldProblem("signing_key_id", "is required")
+	}
+	form, err := readUpload(ctx, a.singleUpload("return_file"))
+	if err != nil {
+		return err
+	}
+	file, err := requireFile(form)
+	if err != nil {
+		return err
+	}
+	retFile, err := parseBool("return_file", form.Fields["return_file"], false)
+	if err != nil {
+		return err
+	}
+	if q := ctx.QueryArgs().Peek("return_file"); len(q) > 0 && form.Fields["return_file"] == "" {
+		if retFile, err = parseBool("return_file", string(q), false); err != nil {
+			return err
+		}
+	}
+	res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{
+		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
+	})
+	if err != nil {
+		return err
+	}
+	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+res.Record.ID)
+	if !retFile {
+		return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
+	}
+	writeSignedFile(ctx, res)
+	return nil
+}
+
+// writeSignedFile answers with the watermarked file and the record's
+// identifiers in headers.
+func writeSignedFile(ctx *fasthttp.RequestCtx, res *records.SignResult) {
+	h := &ctx.Response.Header
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Record-Id", res.Record.ID)
+	h.Set("X-Content-SHA256", res.Record.SHA256)
+	h.Set("X-Original-SHA256", res.Record.OriginalSHA256)
+	h.Set("X-Perceptual-Hash", res.Record.PerceptualHash)
+	h.Set("X-Watermark-Payload", res.Record.WatermarkPayloadHex)
+	h.Set("X-Signature", res.Record.SignatureHex)
+	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
+	ctx.SetContentType(res.ContentType)
+	ctx.SetStatusCode(fasthttp.StatusCreated)
+	ctx.SetBody(res.File)
+}
+
+func signedName(res *records.SignResult) string {
+	base := res.Record.OriginalFilename
+	base = strings.TrimSuffix(base, path.Ext(base))
+	if base == "" {
+		base = res.Record.ID
+	}
+	ext := ".png"
+	if res.Record.OutputFormat == "jpeg" {
+		ext = ".jpg"
+	}
+	return base + "-signed" + ext
+}
+
+// handleVerify: POST /api/v1/verify (multipart: file). Public.
+func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
+	form, err := readUpload(ctx, a.singleUpload())
+	if err != nil {
+		return err
+	}
+	file, err := requireFile(form)
+	if err != nil {
+		return err
+	}
+	res, err := a.cfg.Records.Verify(Context(ctx), file.Data, &file.SHA256)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, res.Response)
+}
+
+// MaxBatchItems is the largest number of files in one sign-batch request;
+// the whole request is also capped by the server's body cap.
+const MaxBatchItems = 10
+
+type batchItem struct {
+	Index    int                `json:"index"`
+	Filename string             `json:"filename"`
+	Status   int                `json:"status"`
+	Result   *wire.SignResponse `json:"result,omitempty"`
+	Error    *Problem           `json:"error,omitempty"`
+}
+
+type batchResponse struct {
+	Items     []batchItem `json:"items"`
+	Succeeded int         `json:"succeeded"`
+	Failed    int         `json:"failed"`
+}
+
+// handleSignBatch: POST /api/v1/sign-batch?signing_key_id=… (multipart:
+// one or more "files" parts, or "file" parts). Each item is signed on its
+// own; one bad file does not fail the others.
+func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
+	if keyID == "" {
+		return FieldProblem("signing_key_id", "is required")
+	}
+	// Check the key before reading megabytes of files.
+	if _, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
+		return err
+	}
+	spec := a.singleUpload()
+	spec.FileFields, spec.MaxFiles = []string{"files", "file"}, MaxBatchItems
+	if a.cfg.MaxBody > 0 {
+		spec.MaxTotalBytes = int64(a.cfg.MaxBody)
+	} else {
+		spec.MaxTotalBytes = spec.MaxFileBytes
+	}
+	form, err := readUpload(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if len(form.Files) == 0 {
+		return FieldProblem("files", "is required")
+	}
+	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
+	for i, f := range form.Files {
+		it := batchItem{Index: i, Filename: f.Filename}
+		res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256})
+		if err != nil {
+			prob, internal := problemFor(err)
+			if internal {
+				a.log.Error("internal error", "route", "/api/v1/sign-batch", "item", i, "err", err)
+			}
+			it.Status, it.Error = prob.Status, prob
+			out.Failed++
+		} else {
+			r := res.Response()
+			it.Status, it.Result = fasthttp.StatusCreated, &r
+			out.Succeeded++
+		}
+		out.Items = append(out.Items, it)
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, out)
+}
+
+type registerContentRequest struct {
+	RecordID            string `json:"record_id"`
+	SHA256              string `json:"sha256"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	SignatureHex        string `json:"signature_hex"`
+	SigningKeyID        string `json:"signing_key_id"`
+	SignerPublicKey     string `json:"signer_public_key"`
+	OriginType          string `json:"origin_type"`
+	Timestamp           string `json:"timestamp"`
+	OriginalFilename    string `json:"original_filename"`
+}
+
+// handleRegisterContent: POST /api/v1/register (JSON, hash-only).
+func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	var req registerContentRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	r, err := a.cfg.Records.Register(Context(ctx), records.RegisterInput{
+		Owner: p.AccountID, RecordID: req.RecordID, SHA256: req.SHA256, PerceptualHash: req.PerceptualHash,
+		WatermarkPayloadHex: req.WatermarkPayloadHex, SignatureHex: req.SignatureHex, SigningKeyID: req.SigningKeyID,
+		SignerPublicKey: req.SignerPublicKey, OriginType: req.OriginType, Timestamp: req.Timestamp, OriginalFilename: req.OriginalFilename,
+	})
+	if err != nil {
+		return err
+	}
+	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
+	return WriteJSON(ctx, fasthttp.StatusCreated, toRecordView(r))
+}
+
+// recordView is the owner's view of a record (list and detail).
+type recordView struct {
+	ID                  string      `json:"id"`
+	RecordID            string      `json:"record_id"`
+	SHA256              string      `json:"sha256"`
+	OriginalSHA256      string      `json:"original_sha256,omitempty"`
+	PerceptualHash      string      `json:"perceptual_hash"`
+	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
+	SignatureHex        string      `json:"signature_hex"`
+	BlockchainStatus    string      `json:"blockchain_status"`
+	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
+	OriginalFilename    string      `json:"original_filename"`
+	OriginType          string      `json:"origin_type"`
+	SigningKeyID        string      `json:"signing_key_id"`
+	Signer              wire.Signer `json:"signer"`
+	Source              string      `json:"source"`
+	Status              string      `json:"status"`
+	RevokedAt           string      `json:"revoked_at,omitempty"`
+	RevokedReason       string      `json:"revoked_reason,omitempty"`
+	AnchoredAt          string      `json:"anchored_at,omitempty"`
+	CreatedAt           string      `json:"created_at"`
+}
+
+type recordDetail struct {
+	recordView
+	InputFormat  string           `json:"input_format,omitempty"`
+	OutputFormat string           `json:"output_format,omitempty"`
+	JPEGQuality  int              `json:"jpeg_quality,omitempty"`
+	Width        int              `json:"width,omitempty"`
+	Height       int              `json:"height,omitempty"`
+	Canonical    string           `json:"canonical_record"`
+	Certificate  wire.Certificate `json:"certificate"`
+	Anchoring    anchoringView    `json:"anchoring"`
+}
+
+type anchoringView struct {
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Proof  any    `json:"proof,omitempty"`
+}
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(record.TimeFormat)
+}
+
+func toRecordView(r *records.Record) recordView {
+	return recordView{
+		ID: r.ID, RecordID: r.ID, SHA256: r.SHA256, OriginalSHA256: r.OriginalSHA256, PerceptualHash: r.PerceptualHash,
+		WatermarkPayloadHex: r.WatermarkPayloadHex, SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
+		BlockchainTx: r.BlockchainTx, OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
+		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
+		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
+		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat),
+	}
+}
+
+// parseFilter reads the list and search filters from the query string.
+func parseFilter(ctx *fasthttp.RequestCtx, public bool) (records.Filter, error) {
+	q := ctx.QueryArgs()
+	var f records.Filter
+	f.OriginType = string(q.Peek("origin_type"))
+	if f.OriginType != "" {
+		if _, ok := keys.LookupOriginType(f.OriginType); !ok {
+			return f, FieldProblem("origin_type", "is not a known origin type code")
+		}
+	}
+	f.BlockchainStatus = string(q.Peek("blockchain_status"))
+	if f.BlockchainStatus != "" && f.BlockchainStatus != wire.StatusPending && f.BlockchainStatus != wire.StatusAnchored {
+		return f, FieldProblem("blockchain_status", "must be pending or anchored")
+	}
+	if s := strings.ToLower(string(q.Peek("sha256"))); s != "" {
+		if _, err := hex.DecodeString(s); err != nil || len(s) != 64 {
+			return f, FieldProblem("sha256", "must be 64 hex digits")
+		}
+		f.SHA256 = s
+	}
+	if public {
+		f.OrgName = strings.TrimSpace(string(q.Peek("org_name")))
+		if len(f.OrgName) > 255 {
+			return f, FieldProblem("org_name", "is too long")
+		}
+	} else {
+		f.Status = string(q.Peek("status"))
+		if f.Status != "" && f.Status != records.StatusActive && f.Status != records.StatusRevoked {
+			return f, FieldProblem("status", "must be active or revoked")
+		}
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Time
+		end  bool
+	}{{"from", &f.From, false}, {"to", &f.To, true}} {
+		v := string(q.Peek(d.name))
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			day, derr := time.Parse(time.DateOnly, v)
+			if derr != nil {
+				return f, FieldProblem(d.name, "must be an RFC 3339 timestamp or a YYYY-MM-DD date")
+			}
+			t = day
+			if d.end { // a date "to" includes that whole day
+				t = day.Add(24 * time.Hour)
+			}
+		}
+		*d.dst = t.UTC()
+	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		return f, FieldProblem("to", "must be after from")
+	}
+	return f, nil
+}
+
+// handleListRecords: GET /api/v1/content-records.
+func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := parseFilter(ctx, false)
+	if err != nil {
+		return err
+	}
+	page, err := a.cfg.Records.List(Context(ctx), p.AccountID, cursor, limit, f)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toRecordView))
+}
+
+// handlePublicSearch: GET /api/v1/content-records/public/search. Public;
+// shows only PublicRecord fields.
+func (a *API) handlePublicSearch(ctx *fasthttp.RequestCtx) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := parseFilter(ctx, true)
+	if err != nil {
+		return err
+	}
+	page, err := a.cfg.Records.PublicSearch(Context(ctx), cursor, limit, f)
+	if err != nil {
+		return err
+	}
+	out := ListResponse[records.PublicRecord]{Items: page.Items, NextCursor: page.Next}
+	if out.Items == nil {
+		out.Items = []records.PublicRecord{}
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// handleGetRecord: GET /api/v1/content-records/{id}.
+func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	d, err := a.cfg.Records.GetDetail(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	r := d.Record
+	sg, err := r.Signed()
+	if err != nil {
+		return err
+	}
+	cert, err := (&record.Certificate{Signed: sg, Anchor: d.Anchor.Anchor}).Wire()
+	if err != nil {
+		return err
+	}
+	out := recordDetail{
+		recordView: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
+		Width: r.Width, Height: r.Height, Canonical: base64.StdEncoding.EncodeToString(r.Canonical), Certificate: cert,
+		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof},
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, out)
+}
+
+type revokeRequest struct {
+	Reason string `json:"reason"`
+}
+
+// handleRevokeRecord: DELETE /api/v1/content-records/{id}, optional JSON
+// body {"reason": "..."}.
+func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	var req revokeRequest
+	if ctx.Request.Header.ContentLength() != 0 { // a body is optional
+		if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+			return err
+		}
+	}
+	r, err := a.cfg.Records.Revoke(Context(ctx), p.AccountID, pathParam(ctx, "id"), req.Reason)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, toRecordView(r))
+}
+
+type certificateView struct {
+	wire.Certificate
+	Status        string `json:"status"`
+	RevokedAt     string `json:"revoked_at,omitempty"`
+	OriginType    string `json:"origin_type"`
+	OrgType       string `json:"org_type"`
+	KeyName       string `json:"key_name"`
+	Blockchain    string `json:"blockchain_status"`
+	BlockchainTx  string `json:"blockchain_tx,omitempty"`
+	VerifyOffline string `json:"verify_offline"`
+}
+
+var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>Provenance certificate</h1>
+{{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
+<dl>
+<dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
+<dt>Organisation</dt><dd>{{.OrgName}} ({{.OrgType}})</dd>
+<dt>Signing key</dt><dd>{{.KeyName}}</dd>
+<dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
+<dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
+<dt>Origin</dt><dd>{{.OriginType}}</dd>
+<dt>Signed at</dt><dd>{{.Timestamp}}</dd>
+<dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
+<dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
+</dl>
+<p>{{.VerifyOffline}}</p>
+</main></body></html>
+`))
+
+// handleCertificate: GET /api/v1/content-records/{id}/certificate.
+// Public; JSON by default, HTML (escaped by html/template) when the client
+// prefers text/html.
+func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
+	c, r, err := a.cfg.Records.Certificate(Context(ctx), pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	v := certificateView{Certificate: c, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
+		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
+		VerifyOffline: "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key."}
+	if prefersHTML(ctx.Request.Header.Peek("Accept")) {
+		var buf bytes.Buffer
+		if err := certTemplate.Execute(&buf, v); err != nil {
+			return err
+		}
+		ctx.Response.Header.Set("Cache-Control", "no-store")
+		ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		ctx.Response.Header.Set("Vary", "Accept")
+		ctx.SetContentType("text/html; charset=utf-8")
+		ctx.SetStatusCode(fasthttp.StatusOK)
+		ctx.SetBody(buf.Bytes())
+		return nil
+	}
+	ctx.Response.Header.Set("Vary", "Accept")
+	return WriteJSON(ctx, fasthttp.StatusOK, v)
+}
+
+// prefersHTML reports whether an Accept header ranks text/html above
+// application/json (ties go to JSON).
+func prefersHTML(accept []byte) bool {
+	html, js := -1.0, -1.0
+	for _, part := range strings.Split(string(accept), ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if s, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				q = f
+			}
+		}
+		switch mt {
+		case "text/html":
+			html = max(html, q)
+		case "application/json", "*/*", "application/*":
+			js = max(js, q)
+		}
+	}
+	return html > 0 && html > js
+}
+
+type recentRecord struct {
+	ID           string `json:"id"`
+	SHA256       string `json:"sha256"`
+	CreatedAt    string `json:"created_at"`
+	BlockchainTx string `json:"blockchain_tx"`
+}
+
+type dashboardStats struct {
+	TotalSigned        uint64         `json:"total_signed"`
+	TotalVerified      uint64         `json:"total_verified"`
+	BlockchainAnchored uint64         `json:"blockchain_anchored"`
+	PendingBatch       uint64         `json:"pending_batch"`
+	Revoked            uint64         `json:"revoked"`
+	RecentRecords      []recentRecord `json:"recent_records"`
+}
+
+// handleDashboardStats: GET /api/v1/dashboard/stats (JWT).
+func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	st, err := a.cfg.Records.Stats(Context(ctx), p.AccountID)
+	if err != nil {
+		return err
+	}
+	out := dashboardStats{TotalSigned: st.TotalSigned, TotalVerified: st.TotalVerified, BlockchainAnchored: st.BlockchainAnchored,
+		PendingBatch: st.PendingBatch, Revoked: st.Revoked, RecentRecords: make([]recentRecord, 0, len(st.Recent))}
+	for _, r := range st.Recent {
+		out.RecentRecords = append(out.RecentRecords, recentRecord{ID: r.ID, SHA256: r.SHA256,
+			CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), BlockchainTx: r.BlockchainTx})
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, out)
+}

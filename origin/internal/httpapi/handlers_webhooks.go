@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/webhooks"
+)
+
+// Problem codes of the webhook endpoints.
+const (
+	CodeDeliveryNotFailed = "delivery_not_failed"
+	CodeWebhookInactive   = "webhook_inactive"
+	CodeWebhookLimit      = "webhook_limit_reached"
+)
+
+type (
+	createWebhookRequest struct {
+		URL string `json:"url"`
+		// Events nil (omitted or null) subscribes to every event type.
+		Events []string `json:"events"`
+	}
+	// updateWebhookRequest: omitted (or null) members are left unchanged.
+	updateWebhookRequest struct {
+		URL    *string   `json:"url"`
+		Events *[]string `json:"events"`
+		Active *bool     `json:"active"`
+	}
+	webhookResponse struct {
+		ID              string     `json:"id"`
+		URL             string     `json:"url"`
+		Events          []string   `json:"events"`
+		Active          bool       `json:"active"`
+		CreatedAt       time.Time  `json:"created_at"`
+		UpdatedAt       time.Time  `json:"updated_at"`
+		SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
+	}
+	// webhookWithSecretResponse is returned only by create and
+	// rotate-secret: the one time the secret is shown.
+	webhookWithSecretResponse struct {
+		webhookResponse
+		Secret string `json:"secret"`
+	}
+	attemptResponse struct {
+		Attempt    int       `json:"attempt"`
+		At         time.Time `json:"at"`
+		StatusCode int       `json:"status_code,omitempty"`
+		LatencyMS  float64   `json:"latency_ms"`
+		Error      string    `json:"error,omitempty"`
+		Manual     bool      `json:"manual,omitempty"`
+	}
+	deliveryResponse struct {
+		ID            string            `json:"id"`
+		WebhookID     string            `json:"webhook_id"`
+		Event         string            `json:"event"`
+		Status        webhooks.Status   `json:"status"`
+		CreatedAt     time.Time         `json:"created_at"`
+		UpdatedAt     time.Time         `json:"updated_at"`
+		NextAttemptAt *time.Time        `json:"next_attempt_at,omitempty"`
+		LastError     string            `json:"last_error,omitempty"`
+		Attempts      []attemptResponse `json:"attempts"`
+		// Payload is the exact body sent (the {event, timestamp, data}
+		// envelope).
+		Payload json.RawMessage `json:"payload"`
+	}
+)
+
+func toWebhookResponse(w webhooks.Webhook) webhookResponse {
+	return webhookResponse{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, CreatedAt: w.CreatedAt,
+		UpdatedAt: w.UpdatedAt, SecretRotatedAt: w.SecretRotatedAt}
+}
+
+func toDeliveryResponse(d webhooks.Delivery) deliveryResponse {
+	out := deliveryResponse{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Status: d.Status, CreatedAt: d.CreatedAt,
+		UpdatedAt: d.UpdatedAt, NextAttemptAt: d.NextAttemptAt, LastError: d.LastError,
+		Attempts: make([]attemptResponse, 0, len(d.Attempts)), Payload: json.RawMessage(d.Body)}
+	for _, a := range d.Attempts {
+		out.Attempts = append(out.Attempts, attemptResponse{Attempt: a.Number, At: a.At, StatusCode: a.StatusCode,
+			LatencyMS: float64(a.Latency.Microseconds()) / 1000, Error: a.Error, Manual: a.Manual})
+	}
+	return out
+}
+
+func (a *API) registerWebhooks() {
+	if a.cfg.Webhooks == nil {
+		return
+	}
+	rt := func(method, path string) Route {
+		return Route{Method: method, Path: path, Auth: APIKeyOnly, Scope: keys.ScopeWebhooks}
+	}
+	a.Handle(rt("POST", "/api/v1/webhooks"), a.handleCreateWebhook)
+	a.Handle(rt("GET", "/api/v1/webhooks"), a.handleListWebhooks)
+	a.Handle(rt("GET", "/api/v1/webhooks/{id}"), a.handleGetWebhook)
+	a.Handle(rt("PUT", "/api/v1/webhooks/{id}"), a.handleUpdateWebhook)
+	a.Handle(rt("DELETE", "/api/v1/webhooks/{id}"), a.handleDeleteWebhook)
+	a.Handle(rt("POST", "/api/v1/webhooks/{id}/rotate-secret"), a.handleRotateWebhookSecret)
+	a.Handle(rt("GET", "/api/v1/webhooks/{id}/deliveries"), a.handleListDeliveries)
+	a.Handle(rt("POST", "/api/v1/webhooks/deliveries/{id}/retry"), a.handleRetryDelivery)
+}
+
+func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
+	var req createWebhookRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	w, secret, err := a.cfg.Webhooks.Create(Context(ctx), p.AccountID, webhooks.CreateInput{URL: req.URL, Events: req.Events})
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusCreated, webhookWithSecretResponse{webhookResponse: toWebhookResponse(w), Secret: secret})
+}
+
+func (a *API) handleListWebhooks(ctx *fasthttp.RequestCtx) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	page, err := a.cfg.Webhooks.List(Context(ctx), p.AccountID, cursor, limit)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toWebhookResponse))
+}
+
+func (a *API) handleGetWebhook(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	w, err := a.cfg.Webhooks.Get(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, toWebhookResponse(w))
+}
+
+func (a *API) handleUpdateWebhook(ctx *fasthttp.RequestCtx) error {
+	var req updateWebhookRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	w, err := a.cfg.Webhooks.Update(Context(ctx), p.AccountID, pathParam(ctx, "id"),
+		webhooks.UpdateInput{URL: req.URL, Events: req.Events, Active: req.Active})
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, toWebhookResponse(w))
+}
+
+func (a *API) handleDeleteWebhook(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	if err := a.cfg.Webhooks.Delete(Context(ctx), p.AccountID, pathParam(ctx, "id")); err != nil {
+		return err
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+	return nil
+}
+
+func (a *API) handleRotateWebhookSecret(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	w, secret, err := a.cfg.Webhooks.RotateSecret(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, webhookWithSecretResponse{webhookResponse: toWebhookResponse(w), Secret: secret})
+}
+
+func (a *API) handleListDeliveries(ctx *fasthttp.RequestCtx) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	status := webhooks.Status(ctx.QueryArgs().Peek("status"))
+	p, _ := PrincipalFrom(ctx)
+	page, err := a.cfg.Webhooks.ListDeliveries(Context(ctx), p.AccountID, pathParam(ctx, "id"), status, cursor, limit)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toDeliveryResponse))
+}
+
+func (a *API) handleRetryDelivery(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	d, err := a.cfg.Webhooks.Retry(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusAccepted, toDeliveryResponse(d))
+}

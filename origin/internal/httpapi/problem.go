@@ -1,0 +1,179 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/records"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/origin/internal/webhooks"
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// Problem is an RFC 9457 problem details object with Provenant's stable
+// "code" extension member. Handlers return it as an error; the API writes
+// it as application/problem+json. Title and Detail are client-facing and
+// must never contain internal error text or secrets.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	// Code is the stable, machine-readable error code (see docs/api.md).
+	Code string `json:"code"`
+	// Field names the offending request member for validation errors.
+	Field string `json:"field,omitempty"`
+	// ViolatedPolicies names the rate-limit policies exceeded (429 only),
+	// as in the IETF RateLimit draft's quota-exceeded problem type.
+	ViolatedPolicies []string `json:"violated-policies,omitempty"`
+	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
+	RetryAfter int `json:"-"`
+}
+
+// Error implements error; it is for logs, never for response bodies.
+func (p *Problem) Error() string { return "problem " + strconv.Itoa(p.Status) + " " + p.Code }
+
+// ProblemTypeBase prefixes every problem type URI except quota-exceeded.
+const ProblemTypeBase = "urn:provenant:problem:"
+
+// QuotaExceededType is the IANA-registered problem type for rate limits.
+const QuotaExceededType = "https://iana.org/assignments/http-problem-types#quota-exceeded"
+
+// Stable problem codes.
+const (
+	CodeValidation           = "validation_failed"
+	CodeMalformedJSON        = "malformed_json"
+	CodeUnknownField         = "unknown_field"
+	CodeUnauthenticated      = "unauthenticated"
+	CodeInvalidToken         = "invalid_token"
+	CodeInvalidAPIKey        = "invalid_api_key"
+	CodeCredentialKind       = "credential_kind_not_allowed"
+	CodeInvalidCredentials   = "invalid_credentials"
+	CodeInvalidResetToken    = "invalid_reset_token"
+	CodeInsufficientScope    = "insufficient_scope"
+	CodeNotFound             = "not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeEmailTaken           = "email_taken"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeHeadersTooLarge      = "headers_too_large"
+	CodeBadRequest           = "bad_request"
+	CodeRateLimited          = "rate_limited"
+	CodeInternal             = "internal_error"
+
+	// Uploads and content records.
+	CodeMalformedMultipart = "malformed_multipart"
+	CodeTooManyFiles       = "too_many_files"
+	CodeEmptyFile          = "empty_file"
+	CodeUnsupportedImage   = "unsupported_image_format"
+	CodeTooManyPixels      = "too_many_pixels"
+	CodeCorruptImage       = "corrupt_image"
+	CodeImageTooSmall      = "image_too_small"
+	CodeDuplicateRecord    = "duplicate_record"
+	CodeInvalidSignature   = "invalid_signature"
+	CodeAlreadyRevoked     = "already_revoked"
+)
+
+// NewProblem returns a Problem with the type derived from code.
+func NewProblem(status int, code, title string) *Problem {
+	return &Problem{Type: ProblemTypeBase + code, Title: title, Status: status, Code: code}
+}
+
+// FieldProblem returns a 400 validation problem naming field.
+func FieldProblem(field, reason string) *Problem {
+	p := NewProblem(fasthttp.StatusBadRequest, CodeValidation, "Request validation failed")
+	p.Field = field
+	p.Detail = field + " " + reason
+	return p
+}
+
+// errorMapping maps a domain sentinel error to a client-facing problem.
+// This table is the single place where domain errors become HTTP
+// statuses; later packages add their sentinels here.
+var errorMappings = []struct {
+	err    error
+	status int
+	code   string
+	title  string
+}{
+	{accounts.ErrEmailTaken, fasthttp.StatusConflict, CodeEmailTaken, "An account with this email already exists"},
+	{accounts.ErrInvalidCredentials, fasthttp.StatusUnauthorized, CodeInvalidCredentials, "Invalid email or password"},
+	{accounts.ErrInvalidToken, fasthttp.StatusUnauthorized, CodeInvalidToken, "Invalid or expired token"},
+	{accounts.ErrInvalidResetToken, fasthttp.StatusBadRequest, CodeInvalidResetToken, "Invalid or expired reset token"},
+	{accounts.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{keys.ErrInvalidAPIKey, fasthttp.StatusUnauthorized, CodeInvalidAPIKey, "Invalid API key"},
+	{keys.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
+	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},
+	{webhooks.ErrLimit, fasthttp.StatusConflict, CodeWebhookLimit, "The account has the maximum number of webhooks"},
+	{imagex.ErrEmpty, fasthttp.StatusBadRequest, CodeEmptyFile, "The uploaded file is empty"},
+	{imagex.ErrTooLarge, fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "The uploaded file is too large"},
+	{imagex.ErrUnsupportedFormat, fasthttp.StatusUnsupportedMediaType, CodeUnsupportedImage, "The file is not a JPEG, PNG, GIF or WebP image"},
+	{imagex.ErrTooManyPixels, fasthttp.StatusUnprocessableEntity, CodeTooManyPixels, "The image dimensions exceed the limit"},
+	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
+	{records.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
+	{records.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{records.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
+	{records.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
+	{records.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
+}
+
+// problemFor converts any handler error into a Problem; internal reports
+// whether it is an unexpected error that must be logged.
+func problemFor(err error) (p *Problem, internal bool) {
+	var prob *Problem
+	if errors.As(err, &prob) {
+		return prob, false
+	}
+	var fe *validate.FieldError
+	if errors.As(err, &fe) {
+		return FieldProblem(fe.Field, fe.Reason), false
+	}
+	if errors.Is(err, store.ErrBadCursor) {
+		return FieldProblem("cursor", "is not a valid page cursor"), false
+	}
+	for _, m := range errorMappings {
+		if errors.Is(err, m.err) {
+			return NewProblem(m.status, m.code, m.title), false
+		}
+	}
+	return NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"), true
+}
+
+// WriteProblem writes p as the response (status, headers and body).
+func WriteProblem(ctx *fasthttp.RequestCtx, p *Problem) {
+	body, err := json.Marshal(p)
+	if err != nil { // cannot happen for this type; keep a valid body anyway
+		body = []byte(`{"type":"` + ProblemTypeBase + CodeInternal + `","title":"Internal server error","status":500,"code":"internal_error"}`)
+	}
+	if p.RetryAfter > 0 {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+	if p.Status == fasthttp.StatusUnauthorized {
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="provenant"`)
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetContentType("application/problem+json")
+	ctx.SetStatusCode(p.Status)
+	ctx.SetBody(body)
+}
+
+// WriteJSON writes v as a JSON response with status.
+func WriteJSON(ctx *fasthttp.RequestCtx, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetContentType("application/json")
+	ctx.SetStatusCode(status)
+	ctx.SetBody(body)
+	return nil
+}

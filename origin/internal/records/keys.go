@@ -1,0 +1,220 @@
+package records
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/records/phindex"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Key layout (all under "rec/"):
+//
+//	rec/r/<id>                          Record JSON
+//	rec/s/<sha256 hex>/<id>             "s" (signed file) or "o" (original upload)
+//	rec/w/<payload hex>                 id
+//	rec/o/<owner>/<nanos hex>/<id>      owner list, creation order
+//	rec/n/<owner>/<^nanos hex>/<id>     owner list, newest first (recent records)
+//	rec/t/<nanos hex>/<id>              public registry, creation order
+//	rec/g/<org lower>/<nanos hex>/<id>  public registry by organisation
+//	rec/c/<owner>                       counters JSON
+//	rec/v/<owner>/<shard>               verification counter shard (8 bytes)
+//	rec/p/...                           perceptual index (phindex)
+const (
+	pfxRecord  = "rec/r/"
+	pfxSHA     = "rec/s/"
+	pfxPayload = "rec/w/"
+	pfxOwner   = "rec/o/"
+	pfxRecent  = "rec/n/"
+	pfxTime    = "rec/t/"
+	pfxOrg     = "rec/g/"
+	pfxCount   = "rec/c/"
+	pfxVerif   = "rec/v/"
+	pfxPHash   = "rec/p/"
+	// verifiedShards spreads total_verified over several keys so that
+	// concurrent verifications of one owner's content rarely conflict.
+	verifiedShards = 8
+)
+
+func recordKey(id string) []byte       { return []byte(pfxRecord + id) }
+func shaKey(sha, id string) []byte     { return []byte(pfxSHA + sha + "/" + id) }
+func shaPrefix(sha string) []byte      { return []byte(pfxSHA + sha + "/") }
+func payloadKey(p string) []byte       { return []byte(pfxPayload + p) }
+func ownerPrefix(owner string) []byte  { return []byte(pfxOwner + owner + "/") }
+func recentPrefix(owner string) []byte { return []byte(pfxRecent + owner + "/") }
+func orgPrefix(org string) []byte      { return []byte(pfxOrg + strings.ToLower(org) + "/") }
+func countKey(owner string) []byte     { return []byte(pfxCount + owner) }
+func verifKey(owner string, shard int) []byte {
+	return fmt.Appendf(nil, "%s%s/%d", pfxVerif, owner, shard)
+}
+func timeSuffix(t time.Time, id string) string {
+	return fmt.Sprintf("%016x/%s", uint64(t.UnixNano()), id)
+}
+func recentSuffix(t time.Time, id string) string {
+	return fmt.Sprintf("%016x/%s", ^uint64(t.UnixNano()), id)
+}
+
+func (s *Service) phindex() phindex.Index {
+	return phindex.Index{Prefix: []byte(pfxPHash), Radius: s.cfg.NearRadius}
+}
+
+// Record is a stored content record: the signed canonical bytes and
+// everything the service knows about them. Owner, SigningKeyID,
+// OriginalSHA256 and the revocation reason are private to the owner; the
+// public registry shows PublicRecord.
+type Record struct {
+	ID           string `json:"id"`
+	Owner        string `json:"owner"`
+	SigningKeyID string `json:"signing_key_id"`
+	Source       string `json:"source"`
+	// SHA256 is the hash of the signed file (for /sign: the watermarked
+	// output, the file that circulates).
+	SHA256 string `json:"sha256"`
+	// OriginalSHA256 is the hash of the upload before watermarking (sign
+	// only). It is not covered by the signature; the service vouches for
+	// it.
+	OriginalSHA256      string `json:"original_sha256,omitempty"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	SignatureHex        string `json:"signature_hex"`
+	// Canonical is the canonical record encoding (shared/record) the
+	// signature covers.
+	Canonical        []byte      `json:"canonical"`
+	OriginType       string      `json:"origin_type"`
+	Signer           wire.Signer `json:"signer"`
+	OriginalFilename string      `json:"original_filename"`
+	// InputFormat and OutputFormat are imagex format names ("jpeg", ...).
+	InputFormat  string `json:"input_format,omitempty"`
+	OutputFormat string `json:"output_format,omitempty"`
+	JPEGQuality  int    `json:"jpeg_quality,omitempty"`
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+	// BlockchainStatus is "pending" until the anchoring service reports
+	// the record's batch anchored (MarkAnchored), then "anchored".
+	BlockchainStatus string     `json:"blockchain_status"`
+	BlockchainTx     string     `json:"blockchain_tx,omitempty"`
+	AnchoredAt       *time.Time `json:"anchored_at,omitempty"`
+	Status           string     `json:"status"`
+	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
+	RevokedReason    string     `json:"revoked_reason,omitempty"`
+	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// Signed returns the record's canonical bytes and signature.
+func (r *Record) Signed() (record.Signed, error) {
+	sig, err := hex.DecodeString(r.SignatureHex)
+	if err != nil {
+		return record.Signed{}, fmt.Errorf("records: record %s: bad signature hex: %w", r.ID, err)
+	}
+	return record.Signed{Bytes: r.Canonical, Signature: sig}, nil
+}
+
+// counters are the owner's dashboard counters, updated in the transactions
+// that change them.
+type counters struct {
+	Signed   uint64 `json:"signed"`
+	Anchored uint64 `json:"anchored"`
+	Revoked  uint64 `json:"revoked"`
+}
+
+func getRecord(tx store.Txn, id string) (*Record, error) {
+	r, err := store.GetJSON[Record](tx, recordKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: record %s: %w", id, err)
+	}
+	return &r, nil
+}
+
+func bumpCounters(tx store.Txn, owner string, fn func(*counters)) error {
+	c, err := store.GetJSON[counters](tx, countKey(owner))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	fn(&c)
+	return store.PutJSON(tx, countKey(owner), c)
+}
+
+func readVerified(tx store.Txn, owner string) (uint64, error) {
+	var n uint64
+	for i := 0; i < verifiedShards; i++ {
+		b, err := tx.Get(verifKey(owner, i))
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(b) == 8 {
+			n += binary.BigEndian.Uint64(b)
+		}
+	}
+	return n, nil
+}
+
+func bumpVerified(tx store.Txn, owner string, shard int) error {
+	k := verifKey(owner, shard)
+	var n uint64
+	b, err := tx.Get(k)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	case len(b) == 8:
+		n = binary.BigEndian.Uint64(b)
+	}
+	return tx.Set(k, binary.BigEndian.AppendUint64(nil, n+1))
+}
+
+// insert writes r and all its indexes. It refuses (ErrDuplicate) an id or
+// a watermark payload that exists already.
+func (s *Service) insert(tx store.Txn, r *Record, rec *record.Record) error {
+	if _, err := tx.Get(recordKey(r.ID)); err == nil {
+		return fmt.Errorf("%w: record id %s exists", ErrDuplicate, r.ID)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if r.WatermarkPayloadHex != "" {
+		if _, err := tx.Get(payloadKey(r.WatermarkPayloadHex)); err == nil {
+			return fmt.Errorf("%w: watermark payload %s is in use", ErrDuplicate, r.WatermarkPayloadHex)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := tx.Set(payloadKey(r.WatermarkPayloadHex), []byte(r.ID)); err != nil {
+			return err
+		}
+	}
+	if err := store.PutJSON(tx, recordKey(r.ID), r); err != nil {
+		return err
+	}
+	if err := tx.Set(shaKey(r.SHA256, r.ID), []byte("s")); err != nil {
+		return err
+	}
+	if r.OriginalSHA256 != "" && r.OriginalSHA256 != r.SHA256 {
+		if err := tx.Set(shaKey(r.OriginalSHA256, r.ID), []byte("o")); err != nil {
+			return err
+		}
+	}
+	for _, k := range [][]byte{
+		append(ownerPrefix(r.Owner), timeSuffix(r.CreatedAt, r.ID)...),
+		append(recentPrefix(r.Owner), recentSuffix(r.CreatedAt, r.ID)...),
+		[]byte(pfxTime + timeSuffix(r.CreatedAt, r.ID)),
+		append(orgPrefix(r.Signer.OrgName), timeSuffix(r.CreatedAt, r.ID)...),
+	} {
+		if err := tx.Set(k, nil); err != nil {
+			return err
+		}
+	}
+	if err := s.phindex().Add(tx, rec.ID, rec.PerceptualHash); err != nil {
+		return err
+	}
+	return bumpCounters(tx, r.Owner, func(c *counters) { c.Signed++ })
+}

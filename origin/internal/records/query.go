@@ -1,0 +1,393 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/ids"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Filter selects records in List and PublicSearch. Zero fields select
+// everything.
+type Filter struct {
+	OriginType       string
+	BlockchainStatus string
+	// Status is "active" or "revoked" (List only).
+	Status string
+	// SHA256 matches the signed file's hash or the original upload's.
+	SHA256 string
+	// OrgName matches the signer's organisation, case-insensitively
+	// (PublicSearch only).
+	OrgName string
+	// From and To bound created_at: From <= created_at < To.
+	From, To time.Time
+	owner    string
+}
+
+func (f Filter) match(r *Record) bool {
+	switch {
+	case f.OriginType != "" && r.OriginType != f.OriginType,
+		f.BlockchainStatus != "" && r.BlockchainStatus != f.BlockchainStatus,
+		f.Status != "" && r.Status != f.Status,
+		f.SHA256 != "" && r.SHA256 != f.SHA256 && r.OriginalSHA256 != f.SHA256,
+		f.OrgName != "" && !strings.EqualFold(r.Signer.OrgName, f.OrgName),
+		f.owner != "" && r.Owner != f.owner,
+		!f.From.IsZero() && r.CreatedAt.Before(f.From),
+		!f.To.IsZero() && !r.CreatedAt.Before(f.To):
+		return false
+	}
+	return true
+}
+
+// Page is one page of records; Next is the cursor of the following page,
+// "" on the last one.
+type Page[T any] struct {
+	Items []T
+	Next  string
+}
+
+// MaxScanPerPage bounds the index entries one page examines when filters
+// reject most records; the page then comes back short with a cursor.
+const MaxScanPerPage = 5000
+
+// scanIndex walks index keys under prefix (each ending in "/<id>") from
+// cursor, loads the records, keeps those f matches, and stops at limit
+// matches or MaxScanPerPage entries. Cursors are base64url of the last
+// examined key's suffix and stay valid across inserts.
+func scanIndex(tx store.Txn, prefix []byte, start []byte, cursor string, limit int, f Filter, stopAfter func(*Record) bool) ([]*Record, string, error) {
+	seek := start
+	if cursor != "" {
+		suffix, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || len(suffix) == 0 {
+			return nil, "", store.ErrBadCursor
+		}
+		seek = append(append(bytes.Clone(prefix), suffix...), 0)
+	}
+	var out []*Record
+	var last []byte
+	next := ""
+	n := 0
+	err := tx.Scan(prefix, seek, func(k, _ []byte) error {
+		if len(out) == limit || n == MaxScanPerPage {
+			next = base64.RawURLEncoding.EncodeToString(last[len(prefix):])
+			return store.ErrStopIteration
+		}
+		n++
+		last = k
+		id := string(k[bytes.LastIndexByte(k, '/')+1:])
+		r, err := getRecord(tx, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if stopAfter != nil && stopAfter(r) {
+			last = nil
+			return store.ErrStopIteration
+		}
+		if f.match(r) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return out, next, nil
+}
+
+func timeStart(prefix []byte, from time.Time) []byte {
+	if from.IsZero() {
+		return nil
+	}
+	return append(bytes.Clone(prefix), fmt.Sprintf("%016x", uint64(from.UnixNano()))...)
+}
+
+func pastTo(f Filter) func(*Record) bool {
+	if f.To.IsZero() {
+		return nil
+	}
+	return func(r *Record) bool { return !r.CreatedAt.Before(f.To) }
+}
+
+// List returns one page of owner's records in creation order, filtered.
+// A SHA-256 filter uses the hash index instead of the owner's list.
+func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f Filter) (Page[*Record], error) {
+	var p Page[*Record]
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		var err error
+		if f.SHA256 != "" {
+			f.owner = owner
+			p.Items, p.Next, err = scanIndex(tx, shaPrefix(f.SHA256), nil, cursor, limit, f, nil)
+			return err
+		}
+		pre := ownerPrefix(owner)
+		p.Items, p.Next, err = scanIndex(tx, pre, timeStart(pre, f.From), cursor, limit, f, pastTo(f))
+		return err
+	})
+	if err != nil {
+		return Page[*Record]{}, fmt.Errorf("records: list: %w", err)
+	}
+	return p, nil
+}
+
+// Get returns owner's record id, or ErrNotFound (also for another
+// account's record).
+func (s *Service) Get(ctx context.Context, owner, id string) (*Record, error) {
+	r, err := s.lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Owner != owner {
+		return nil, ErrNotFound
+	}
+	return r, nil
+}
+
+func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
+	if !ids.IsUUID(id) {
+		return nil, ErrNotFound
+	}
+	var r *Record
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) (err error) {
+		r, err = getRecord(tx, id)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: get: %w", err)
+	}
+	return r, nil
+}
+
+// Detail is a record with its current anchoring state.
+type Detail struct {
+	Record *Record
+	Anchor AnchorState
+}
+
+// GetDetail returns owner's record and its anchoring state (the Merkle
+// proof once anchored).
+func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, error) {
+	r, err := s.Get(ctx, owner, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	return Detail{Record: r, Anchor: s.anchorState(ctx, r)}, nil
+}
+
+func (s *Service) anchorState(ctx context.Context, r *Record) AnchorState {
+	sg, err := r.Signed()
+	if err != nil {
+		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: stored signature unreadable"}
+	}
+	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, sg.LeafHash())
+	if err != nil {
+		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
+		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: the anchoring state could not be read"}
+	}
+	return st
+}
+
+// Certificate returns the public certificate of record id (any owner):
+// the spec's summary fields, the signed canonical bytes and the signature,
+// and the Merkle inclusion once anchored; revoked reports revocation.
+func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate, *Record, error) {
+	r, err := s.lookup(ctx, id)
+	if err != nil {
+		return wire.Certificate{}, nil, err
+	}
+	sg, err := r.Signed()
+	if err != nil {
+		return wire.Certificate{}, nil, err
+	}
+	c := record.Certificate{Signed: sg}
+	if st := s.anchorState(ctx, r); st.Anchor != nil {
+		c.Anchor = st.Anchor
+	}
+	w, err := c.Wire()
+	if err != nil {
+		return wire.Certificate{}, nil, fmt.Errorf("records: certificate %s: %w", id, err)
+	}
+	return w, r, nil
+}
+
+// Revoke marks owner's record id revoked with an optional reason. The
+// record stays in the registry and in every index; verification then
+// reports it as not authentic and why. ErrNotFound for another account's
+// record; ErrAlreadyRevoked when revoked before.
+func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record, error) {
+	if !ids.IsUUID(id) {
+		return nil, ErrNotFound
+	}
+	reason = strings.TrimSpace(reason)
+	if len(reason) > 500 {
+		reason = reason[:500]
+	}
+	var out *Record
+	now := s.now()
+	err := s.cfg.Store.Update(ctx, func(tx store.Txn) error {
+		r, err := getRecord(tx, id)
+		if err != nil {
+			return err
+		}
+		if r.Owner != owner {
+			return ErrNotFound
+		}
+		if r.Status == StatusRevoked {
+			return ErrAlreadyRevoked
+		}
+		r.Status, r.RevokedAt, r.RevokedReason = StatusRevoked, &now, reason
+		if err := store.PutJSON(tx, recordKey(id), r); err != nil {
+			return err
+		}
+		out = r
+		return bumpCounters(tx, owner, func(c *counters) { c.Revoked++ })
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyRevoked) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("records: revoke: %w", err)
+	}
+	s.log.Info("record revoked", "account_id", owner, "record_id", id)
+	return out, nil
+}
+
+// PublicRecord is what the public registry shows of a record: no owner
+// account id, signing key id, original hash, file name or revocation
+// reason.
+type PublicRecord struct {
+	ID                  string `json:"id"`
+	SHA256              string `json:"sha256"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	SignatureHex        string `json:"signature_hex"`
+	OriginType          string `json:"origin_type"`
+	OrgName             string `json:"org_name"`
+	OrgType             string `json:"org_type"`
+	SignerPublicKey     string `json:"signer_public_key"`
+	BlockchainStatus    string `json:"blockchain_status"`
+	BlockchainTx        string `json:"blockchain_tx,omitempty"`
+	Status              string `json:"status"`
+	CreatedAt           string `json:"created_at"`
+}
+
+// Public returns the registry view of r.
+func (r *Record) Public() PublicRecord {
+	return PublicRecord{
+		ID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, WatermarkPayloadHex: r.WatermarkPayloadHex,
+		SignatureHex: r.SignatureHex, OriginType: r.OriginType, OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType,
+		SignerPublicKey: r.Signer.PublicKey, BlockchainStatus: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
+		Status: r.Status, CreatedAt: r.CreatedAt.Format(record.TimeFormat),
+	}
+}
+
+// PublicSearch pages through the public registry (every account's
+// records, revoked ones included and marked), by sha256, org_name,
+// origin_type and date range. A sha256 filter uses the hash index, an
+// org_name filter the organisation index, otherwise the time index.
+func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (Page[PublicRecord], error) {
+	f.Status, f.owner = "", ""
+	var p Page[PublicRecord]
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		var rs []*Record
+		var err error
+		switch {
+		case f.SHA256 != "":
+			rs, p.Next, err = scanIndex(tx, shaPrefix(f.SHA256), nil, cursor, limit, f, nil)
+		case f.OrgName != "":
+			pre := orgPrefix(f.OrgName)
+			rs, p.Next, err = scanIndex(tx, pre, timeStart(pre, f.From), cursor, limit, f, pastTo(f))
+		default:
+			pre := []byte(pfxTime)
+			rs, p.Next, err = scanIndex(tx, pre, timeStart(pre, f.From), cursor, limit, f, pastTo(f))
+		}
+		for _, r := range rs {
+			p.Items = append(p.Items, r.Public())
+		}
+		return err
+	})
+	if err != nil {
+		return Page[PublicRecord]{}, fmt.Errorf("records: public search: %w", err)
+	}
+	return p, nil
+}
+
+// Stats are the dashboard counters of one account.
+type Stats struct {
+	TotalSigned        uint64
+	TotalVerified      uint64
+	BlockchainAnchored uint64
+	PendingBatch       uint64
+	Revoked            uint64
+	Recent             []*Record
+}
+
+// RecentLimit is the number of records Stats returns.
+const RecentLimit = 10
+
+// Stats returns owner's counters, kept transactionally by sign, register,
+// verify, revoke and MarkAnchored (no scan), and the newest records.
+func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
+	var st Stats
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		c, err := store.GetJSON[counters](tx, countKey(owner))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		v, err := readVerified(tx, owner)
+		if err != nil {
+			return err
+		}
+		st = Stats{TotalSigned: c.Signed, TotalVerified: v, BlockchainAnchored: c.Anchored,
+			PendingBatch: c.Signed - min(c.Signed, c.Anchored), Revoked: c.Revoked}
+		st.Recent, _, err = scanIndex(tx, recentPrefix(owner), nil, "", RecentLimit, Filter{}, nil)
+		return err
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("records: stats: %w", err)
+	}
+	return st, nil
+}
+
+// MarkAnchored records, inside the anchoring service's own transaction
+// (the one that marks the batch anchored), that the given records are
+// anchored in transaction txHash: their blockchain_status becomes
+// "anchored" and their owners' counters move from pending to anchored.
+// Unknown ids and records already anchored are skipped, so a re-run is
+// harmless. It writes only through txn.
+func (s *Service) MarkAnchored(txn store.Txn, recordIDs []string, txHash string, at time.Time) error {
+	at = at.UTC()
+	for _, id := range recordIDs {
+		r, err := getRecord(txn, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("records: mark anchored %s: %w", id, err)
+		}
+		if r.BlockchainStatus == wire.StatusAnchored {
+			continue
+		}
+		r.BlockchainStatus, r.BlockchainTx, r.AnchoredAt = wire.StatusAnchored, txHash, &at
+		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
+			return err
+		}
+		if err := bumpCounters(txn, r.Owner, func(c *counters) { c.Anchored++ }); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+// Package records owns content records ("rec/" prefix): signing an uploaded
+// image (watermark, re-encode, canonical record, Ed25519 signature through
+// the key service), registering pre-signed content, verifying a file
+// against the stored records (exact SHA-256, watermark payload, perceptual
+// near-duplicate index), listing, revocation, the public registry and the
+// dashboard counters.
+//
+// Every state change (a signed record and its indexes, its anchoring queue
+// entry, its content.signed event and the owner's counters) is written in
+// one store transaction, so a crash keeps all of it or none of it.
+package records
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// Errors callers branch on.
+var (
+	// ErrNotFound: no such record for this caller (records of other
+	// accounts are reported as not found, never as forbidden).
+	ErrNotFound = errors.New("records: not found")
+	// ErrDuplicate: a record with this id, SHA-256 (for this signer key) or
+	// watermark payload already exists (register).
+	ErrDuplicate = errors.New("records: duplicate record")
+	// ErrBadSignature: a registered record's signature does not verify
+	// over the canonical bytes the server rebuilt.
+	ErrBadSignature = errors.New("records: signature does not verify")
+	// ErrAlreadyRevoked: the record was revoked before.
+	ErrAlreadyRevoked = errors.New("records: record already revoked")
+	// ErrImageTooSmall: the image is too small to carry a watermark.
+	ErrImageTooSmall = errors.New("records: image too small to watermark")
+	// ErrPayloadExhausted: no unused watermark payload was found (a broken
+	// random source; 2^64 payloads make a collision otherwise negligible).
+	ErrPayloadExhausted = errors.New("records: could not allocate a unique watermark payload")
+)
+
+// Status values of a record's revocation state.
+const (
+	StatusActive  = "active"
+	StatusRevoked = "revoked"
+)
+
+// Sources of a record.
+const (
+	SourceSign     = "sign"
+	SourceRegister = "register"
+)
+
+// Keys is what records needs from the key service. *keys.Service
+// implements it; the private key never leaves it.
+type Keys interface {
+	// GetSigningKey returns owner's key id or keys.ErrNotFound.
+	GetSigningKey(ctx context.Context, owner, id string) (keys.SigningKey, error)
+	// Sign signs msg with owner's key id or returns keys.ErrNotFound.
+	Sign(ctx context.Context, owner, id string, msg []byte) ([]byte, keys.SigningKey, error)
+	// ListSigningKeys pages through owner's keys.
+	ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (keys.Page[keys.SigningKey], error)
+}
+
+// Accounts is what records needs from the account service.
+type Accounts interface {
+	// Get returns the account id or accounts.ErrNotFound.
+	Get(ctx context.Context, id string) (accounts.User, error)
+}
+
+// Config configures a Service. Store, Keys, Accounts, Clock and Rand are
+// required.
+type Config struct {
+	Store    store.Store
+	Keys     Keys
+	Accounts Accounts
+	Clock    clock.Clock
+	// Rand supplies record ids and watermark payloads (crypto/rand.Reader
+	// in production).
+	Rand io.Reader
+	// Events receives content.signed and content.verified inside the
+	// transaction that causes them; nil means events.Nop{}.
+	Events events.Publisher
+	// Anchor queues new records for anchoring inside the sign transaction;
+	// nil means PendingAnchor{} (records stay pending).
+	Anchor AnchorQueue
+	// Proofs reports a record's anchoring proof for verify and detail; nil
+	// means PendingAnchor{}.
+	Proofs ProofSource
+	// Limits bounds decoded images; zero value means limits.Default().
+	Limits limits.Limits
+	// NearRadius is the per-band Hamming radius of the perceptual index
+	// probe (see phindex); 0 means phindex.DefaultRadius.
+	NearRadius int
+	// Logger; nil discards. It never receives file contents or keys.
+	Logger *slog.Logger
+}
+
+// Service implements content record operations. It is safe for concurrent
+// use.
+type Service struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New validates cfg and returns a Service.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Keys == nil || cfg.Accounts == nil || cfg.Clock == nil || cfg.Rand == nil {
+		return nil, errors.New("records: Store, Keys, Accounts, Clock and Rand are required")
+	}
+	if cfg.Events == nil {
+		cfg.Events = events.Nop{}
+	}
+	if cfg.Anchor == nil {
+		cfg.Anchor = PendingAnchor{}
+	}
+	if cfg.Proofs == nil {
+		cfg.Proofs = PendingAnchor{}
+	}
+	if cfg.Limits == (limits.Limits{}) {
+		cfg.Limits = limits.Default()
+	}
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{cfg: cfg, log: log}, nil
+}
+
+// Limits returns the image limits the service enforces (the HTTP layer
+// caps uploads with MaxUploadBytes).
+func (s *Service) Limits() limits.Limits { return s.cfg.Limits }
+
+func (s *Service) now() time.Time { return s.cfg.Clock.Now().UTC() }

@@ -1,0 +1,192 @@
+package records
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// MaxClockSkew is how far in the future a registered record's timestamp
+// may be.
+const MaxClockSkew = 5 * time.Minute
+
+// RegisterInput is pre-signed content, registered by hashes only. The
+// signature must cover the canonical record (shared/record, version 1)
+// built from RecordID, SHA256, PerceptualHash, the signer's public key,
+// Timestamp (millisecond precision), OriginType, the account's org_name
+// and the watermark payload (8 bytes big-endian, or empty).
+type RegisterInput struct {
+	Owner               string
+	RecordID            string
+	SHA256              string
+	PerceptualHash      string
+	WatermarkPayloadHex string
+	SignatureHex        string
+	// SigningKeyID or SignerPublicKey (hex) names the caller's key; when
+	// both are given they must agree.
+	SigningKeyID    string
+	SignerPublicKey string
+	// OriginType defaults to the key's origin type.
+	OriginType       string
+	Timestamp        string
+	OriginalFilename string
+}
+
+func decodeHexField(field, v string, n int) ([]byte, error) {
+	b, err := hex.DecodeString(strings.ToLower(strings.TrimSpace(v)))
+	if err != nil || (n > 0 && len(b) != n) {
+		return nil, validate.Field(field, fmt.Sprintf("must be %d bytes of hex", n))
+	}
+	return b, nil
+}
+
+// findKey returns the caller's signing key named by id or public key.
+func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.SigningKey, error) {
+	pubHex = strings.ToLower(strings.TrimSpace(pubHex))
+	if id != "" {
+		k, err := s.cfg.Keys.GetSigningKey(ctx, owner, id)
+		if err != nil {
+			return keys.SigningKey{}, err
+		}
+		if pubHex != "" && pubHex != k.PublicKeyHex {
+			return keys.SigningKey{}, validate.Field("signer_public_key", "is not the public key of signing_key_id")
+		}
+		return k, nil
+	}
+	if pubHex == "" {
+		return keys.SigningKey{}, validate.Field("signing_key_id", "or signer_public_key is required")
+	}
+	cursor := ""
+	for {
+		p, err := s.cfg.Keys.ListSigningKeys(ctx, owner, cursor, 100)
+		if err != nil {
+			return keys.SigningKey{}, err
+		}
+		for _, k := range p.Items {
+			if k.PublicKeyHex == pubHex {
+				return k, nil
+			}
+		}
+		if p.Next == "" {
+			return keys.SigningKey{}, keys.ErrNotFound
+		}
+		cursor = p.Next
+	}
+}
+
+// Register verifies and stores pre-signed content. The server rebuilds the
+// canonical bytes from the fields and verifies the signature under the
+// caller's key before storing anything. Errors: validation (*FieldError),
+// keys.ErrNotFound for a key that is not the caller's, ErrBadSignature,
+// ErrDuplicate for a record id or watermark payload already registered,
+// or a SHA-256 the same key registered before.
+func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, error) {
+	key, err := s.findKey(ctx, in.Owner, in.SigningKeyID, in.SignerPublicKey)
+	if err != nil {
+		return nil, err
+	}
+	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("records: register: owner: %w", err)
+	}
+	rid, err := record.ParseID(strings.ToLower(in.RecordID))
+	if err != nil {
+		return nil, validate.Field("record_id", "must be a UUID")
+	}
+	sha, err := decodeHexField("sha256", in.SHA256, 32)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := phash.Parse(strings.ToLower(in.PerceptualHash))
+	if err != nil {
+		return nil, validate.Field("perceptual_hash", fmt.Sprintf("must be %d hex digits (64-bit then 256-bit hash)", phash.HexLen))
+	}
+	var payload []byte
+	if in.WatermarkPayloadHex != "" {
+		p, err := watermark.ParsePayload(in.WatermarkPayloadHex)
+		if err != nil || len(in.WatermarkPayloadHex) != 16 {
+			return nil, validate.Field("watermark_payload_hex", "must be 16 hex digits")
+		}
+		payload = binary.BigEndian.AppendUint64(nil, uint64(p))
+	}
+	sig, err := decodeHexField("signature_hex", in.SignatureHex, ed25519.SignatureSize)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
+	if err != nil {
+		return nil, validate.Field("timestamp", "must be an RFC 3339 timestamp")
+	}
+	if ts.After(s.now().Add(MaxClockSkew)) {
+		return nil, validate.Field("timestamp", "is in the future")
+	}
+	ot := in.OriginType
+	if ot == "" {
+		ot = key.OriginType
+	}
+	if _, ok := keys.LookupOriginType(ot); !ok {
+		return nil, validate.Field("origin_type", "is not a known origin type code")
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	rec := &record.Record{ID: rid, PerceptualHash: ph, SignerPublicKey: pub, Timestamp: ts.UTC(),
+		OriginType: ot, Org: user.OrgName, WatermarkPayload: payload}
+	copy(rec.SHA256[:], sha)
+	canon, err := rec.Encode()
+	if err != nil {
+		return nil, validate.Field("record", "cannot be encoded: "+errors.Unwrap(err).Error())
+	}
+	if !ed25519.Verify(pub, canon, sig) {
+		return nil, ErrBadSignature
+	}
+	parsed, err := record.Parse(canon)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	r := &Record{
+		ID: rid.String(), Owner: in.Owner, SigningKeyID: key.ID, Source: SourceRegister,
+		SHA256: hex.EncodeToString(sha), PerceptualHash: ph.String(), WatermarkPayloadHex: hex.EncodeToString(payload),
+		SignatureHex: hex.EncodeToString(sig), Canonical: canon, OriginType: ot,
+		Signer: signerOf(user.OrgName, user.OrgType, key), OriginalFilename: cleanFilename(in.OriginalFilename),
+		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
+	}
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(shaPrefix(r.SHA256), nil, func(k, _ []byte) error {
+			other, err := getRecord(tx, string(k[len(shaPrefix(r.SHA256)):]))
+			if err != nil {
+				return err
+			}
+			if other.SigningKeyID == key.ID && other.SHA256 == r.SHA256 {
+				return fmt.Errorf("%w: sha256 already registered with this key as record %s", ErrDuplicate, other.ID)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			return nil, ErrDuplicate
+		}
+		return nil, err
+	}
+	s.log.Info("content registered", "account_id", in.Owner, "record_id", r.ID, "signing_key_id", key.ID)
+	return r, nil
+}

@@ -1,0 +1,263 @@
+package records
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/ids"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// MaxFilenameLen bounds the stored original filename, in bytes.
+const MaxFilenameLen = 255
+
+// SignInput is one file to sign.
+type SignInput struct {
+	Owner        string
+	SigningKeyID string
+	// File is the exact uploaded bytes; the caller may reuse it after Sign
+	// returns.
+	File []byte
+	// Filename is the client's file name (informational, sanitised).
+	Filename string
+	// SHA256, if non-nil, is the SHA-256 of File the caller computed while
+	// reading it (the streaming upload reader does); nil means Sign hashes.
+	SHA256 *[32]byte
+}
+
+// SignResult is a signed record and the watermarked file.
+type SignResult struct {
+	Record *Record
+	// File is the watermarked output, the file whose SHA-256 the record
+	// carries; ContentType is its media type.
+	File        []byte
+	ContentType string
+	Certificate wire.Certificate
+}
+
+// Response returns the spec's JSON sign response.
+func (r *SignResult) Response() wire.SignResponse {
+	return wire.SignResponse{
+		RecordID: r.Record.ID, SHA256: r.Record.SHA256, PerceptualHash: r.Record.PerceptualHash,
+		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, SignatureHex: r.Record.SignatureHex,
+		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
+	}
+}
+
+// signedEvent is the data of content.signed (interface spec, Events).
+type signedEvent struct {
+	RecordID         string       `json:"record_id"`
+	SHA256           string       `json:"sha256"`
+	PerceptualHash   string       `json:"perceptual_hash"`
+	SignatureHex     string       `json:"signature_hex"`
+	OriginalFilename string       `json:"original_filename"`
+	OriginType       string       `json:"origin_type"`
+	Signer           signerDigest `json:"signer"`
+	BlockchainStatus string       `json:"blockchain_status"`
+}
+
+type signerDigest struct {
+	OrgName string `json:"org_name"`
+	OrgType string `json:"org_type"`
+	KeyName string `json:"key_name,omitempty"`
+}
+
+func cleanFilename(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7F {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	for len(s) > MaxFilenameLen {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// Sign decodes in.File under the service's limits, embeds a fresh unique
+// watermark payload, re-encodes the result (see encode.go), signs the
+// canonical record of the output with the caller's signing key, and stores
+// the record, its indexes, its anchoring queue entry, the owner's counters
+// and a content.signed event in one transaction.
+//
+// Errors: keys.ErrNotFound when the key is not the caller's; imagex
+// sentinels for unusable uploads; ErrImageTooSmall below the watermark's
+// minimum size.
+func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
+	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
+	if err != nil {
+		return nil, err
+	}
+	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("records: sign: owner: %w", err)
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	img, err := imagex.Decode(in.File, s.cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := s.freshPayload(ctx)
+	if err != nil {
+		return nil, err
+	}
+	marked, err := watermark.Embed(img.Image, payload)
+	if err != nil {
+		var small *watermark.TooSmallError
+		if errors.As(err, &small) {
+			return nil, fmt.Errorf("%w: %w", ErrImageTooSmall, err)
+		}
+		return nil, fmt.Errorf("records: embed: %w", err)
+	}
+	out, outFmt, quality, err := encodeOutput(marked, img.Format, in.File)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := phash.Compute(imagex.ToLuma(marked))
+	if err != nil {
+		return nil, fmt.Errorf("records: phash: %w", err)
+	}
+	idStr, err := ids.NewUUID(s.cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	rid, err := record.ParseID(idStr)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	rec := &record.Record{
+		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: ph, SignerPublicKey: pub,
+		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
+	}
+	canon, err := rec.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("records: encode record: %w", err)
+	}
+	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
+	if err != nil {
+		return nil, err
+	}
+	if usedKey.PublicKeyHex != key.PublicKeyHex {
+		return nil, fmt.Errorf("records: signing key %s changed during signing", key.ID)
+	}
+	signed := record.Signed{Bytes: canon, Signature: sig}
+	if _, err := record.Verify(signed); err != nil {
+		return nil, fmt.Errorf("records: fresh signature does not verify: %w", err)
+	}
+	var origSum [32]byte
+	if in.SHA256 != nil {
+		origSum = *in.SHA256
+	} else {
+		origSum = sha256.Sum256(in.File)
+	}
+	b := img.Image.Bounds()
+	r := &Record{
+		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
+		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
+		PerceptualHash: ph.String(), WatermarkPayloadHex: payload.String(), SignatureHex: hex.EncodeToString(sig),
+		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
+		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
+		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
+		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
+	}
+	if err := s.commitNew(ctx, r, rec, signed); err != nil {
+		return nil, err
+	}
+	cert := record.Certificate{Signed: signed}
+	wc, err := cert.Wire()
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", outFmt)
+	return &SignResult{Record: r, File: out, ContentType: outFmt.MIMEType(), Certificate: wc}, nil
+}
+
+func signerOf(orgName, orgType string, k keys.SigningKey) wire.Signer {
+	return wire.Signer{OrgName: orgName, OrgType: orgType, DeviceID: k.DeviceID, PublicKey: k.PublicKeyHex, KeyName: k.Name}
+}
+
+// commitNew stores a new record with everything that must commit with it.
+func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, signed record.Signed) error {
+	data, err := events.NewData(signedEvent{
+		RecordID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, SignatureHex: r.SignatureHex,
+		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
+		Signer:           signerDigest{OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName},
+		BlockchainStatus: r.BlockchainStatus,
+	})
+	if err != nil {
+		return err
+	}
+	leaf := signed.LeafHash()
+	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
+		if err := s.insert(tx, r, rec); err != nil {
+			return err
+		}
+		if err := s.cfg.Anchor.Enqueue(tx, r.ID, leaf, r.Owner); err != nil {
+			return fmt.Errorf("records: enqueue for anchoring: %w", err)
+		}
+		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
+	})
+	if err != nil {
+		return fmt.Errorf("records: store record: %w", err)
+	}
+	return nil
+}
+
+// freshPayload draws random non-zero 64-bit payloads until one is unused.
+// The transaction that stores the record checks again (ErrDuplicate on a
+// race, which needs two signers to draw the same 64-bit value).
+func (s *Service) freshPayload(ctx context.Context) (watermark.Payload, error) {
+	var b [8]byte
+	for range 8 {
+		if _, err := io.ReadFull(s.cfg.Rand, b[:]); err != nil {
+			return 0, fmt.Errorf("records: random payload: %w", err)
+		}
+		p := watermark.Payload(binary.BigEndian.Uint64(b[:]))
+		if p == 0 {
+			continue
+		}
+		used := false
+		err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+			_, err := tx.Get(payloadKey(p.String()))
+			if err == nil {
+				used = true
+				return nil
+			}
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return 0, fmt.Errorf("records: check payload: %w", err)
+		}
+		if !used {
+			return p, nil
+		}
+	}
+	return 0, ErrPayloadExhausted
+}

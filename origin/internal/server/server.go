@@ -1,0 +1,479 @@
+// Package server wires the origin together: it opens the store in the data
+// directory, loads or creates the secrets kept there, builds the domain
+// services and the HTTP API, and runs fasthttp. main only turns flags and
+// environment into a Config; tests start a real Server on a loopback
+// listener in-process.
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/httpapi"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/mail"
+	"github.com/provenant/provenant/origin/internal/records"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/webhooks"
+	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// Defaults.
+const (
+	DefaultListen  = "127.0.0.1:8080"
+	DefaultDataDir = "./data"
+	// DefaultMaxRequestBodySize is the cap on any request body (413
+	// problem), checked by the API against Content-Length and while
+	// streaming. JSON endpoints apply their own, smaller cap. Sized for one
+	// image of limits.DefaultMaxUploadBytes plus multipart overhead, and
+	// for the whole of a sign-batch request.
+	DefaultMaxRequestBodySize = limits.DefaultMaxUploadBytes + 1<<20
+)
+
+// Layout of the data directory.
+const (
+	dbSubdir      = "badger"
+	outboxSubdir  = "outbox"
+	secretsSubdir = "secrets"
+	jwtKeyFile    = "jwt-ed25519.seed"
+	masterKeyFile = "master.key"
+)
+
+// Config configures a Server. Only DataDir is required; zero values get
+// production defaults.
+type Config struct {
+	// DataDir holds the database, the secrets (unless MasterKey is given)
+	// and the mail outbox.
+	DataDir string
+	// MasterKey seals signing keys; nil means read <data>/secrets/master.key,
+	// creating it on first start. Production should pass it from the
+	// environment (PROVENANT_MASTER_KEY) and keep it off the data disk.
+	MasterKey []byte
+	// Mailer sends reset mails; nil means the outbox in <data>/outbox.
+	Mailer mail.Mailer
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock; nil means the system clock.
+	Clock clock.Clock
+	// Rand; nil means crypto/rand.Reader.
+	Rand io.Reader
+	// Password overrides argon2id parameters (tests use cheap ones).
+	Password accounts.PasswordParams
+	// TokenTTL overrides the JWT lifetime.
+	TokenTTL time.Duration
+	// ResetURL is the link base in password reset mails.
+	ResetURL string
+	// MaxRequestBodySize; zero means DefaultMaxRequestBodySize.
+	MaxRequestBodySize int
+	// Limits overrides the rate limit policies (zero: httpapi.DefaultLimits).
+	Limits httpapi.Limits
+	// Webhooks configures webhook delivery; zero values get the spec's
+	// schedule and timeout and an SSRF policy with no allow-list.
+	Webhooks WebhooksConfig
+	// Anchor configures Merkle batching and the chain the roots go to.
+	Anchor AnchorConfig
+	// Extend, if set, is called with the API after the built-in routes are
+	// registered (tests register test-only routes with it).
+	Extend func(*httpapi.API)
+	// Events receives content.signed, content.verified and batch.anchored
+	// inside the transactions that cause them; nil means the webhook
+	// service (tests substitute a recorder).
+	Events events.Publisher
+	// AnchorQueue and Proofs connect content records to anchoring; nil
+	// means the server's batcher and chain (tests substitute fakes).
+	AnchorQueue records.AnchorQueue
+	Proofs      records.ProofSource
+	// ImageLimits bounds uploads and decoded images; zero means
+	// limits.Default().
+	ImageLimits limits.Limits
+}
+
+// AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
+// anchors on the embedded dev chain persisted under <data>/chain, in batches
+// of 1,000 records or 60 s.
+type AnchorConfig struct {
+	// Chain selects the chain: an empty RPCURL means the embedded chain
+	// (Chain.DataDir is always the server's DataDir).
+	Chain ethchain.Config
+	// BatchSize and BatchInterval close a batch (zero: anchor defaults).
+	BatchSize     int
+	BatchInterval time.Duration
+	// PollInterval paces the batcher (zero: anchor default, 1 s).
+	PollInterval time.Duration
+	// RequireFinalized waits for the chain's finalized tag before a batch
+	// counts as anchored (public networks).
+	RequireFinalized bool
+}
+
+// WebhooksConfig configures webhook delivery (see docs/webhooks.md).
+type WebhooksConfig struct {
+	// Schedule holds the delays before attempts 2, 3, ... (nil: 1 min, 5 min).
+	Schedule []time.Duration
+	// Timeout bounds one attempt (zero: 30 s).
+	Timeout time.Duration
+	// Workers caps concurrent attempts (zero: 8); PerEndpoint caps them per
+	// webhook (zero: 2).
+	Workers     int
+	PerEndpoint int
+	// PollInterval is the dispatcher's idle poll period (zero: 200 ms).
+	PollInterval time.Duration
+	// RotationGrace is how long a rotated-out secret keeps signing (zero: 24 h).
+	RotationGrace time.Duration
+	// AllowCIDRs are networks webhooks may target although they are
+	// loopback/private/...; any port and http are allowed there. Empty in
+	// production; tests use 127.0.0.1/32.
+	AllowCIDRs []netip.Prefix
+	// AllowHTTP accepts http:// URLs to public addresses (default https only).
+	AllowHTTP bool
+	// Ports are accepted besides 80 and 443 for public addresses.
+	Ports []uint16
+	// Resolver overrides DNS for the SSRF checks (tests).
+	Resolver webhooks.Resolver
+	// Sender overrides the delivery HTTP client (tests, benchmarks).
+	Sender webhooks.Sender
+	// OnAttempt observes recorded attempts (tests, metrics).
+	OnAttempt func(webhooks.AttemptResult)
+}
+
+// Server is a running origin. Create with New, start with Serve, stop with
+// Shutdown.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *store.Badger
+	accounts *accounts.Service
+	keys     *keys.Service
+	webhooks *webhooks.Service
+	chain    *ethchain.Chain
+	batcher  *anchor.Batcher
+	records  *records.Service
+	api      *httpapi.API
+	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
+	stopAnchor context.CancelFunc
+	anchorDone chan struct{}
+	http       *fasthttp.Server
+	closeMu    sync.Mutex
+	closed     bool
+}
+
+// New opens the data directory and builds the server; it does not listen.
+// On error everything opened so far is closed.
+func New(cfg Config) (_ *Server, err error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("server: DataDir is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.MaxRequestBodySize <= 0 {
+		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("server: create data dir: %w", err)
+	}
+	st, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = st.Close()
+		}
+	}()
+	secrets := filepath.Join(cfg.DataDir, secretsSubdir)
+	seed, err := loadOrCreateSecret(filepath.Join(secrets, jwtKeyFile), ed25519.SeedSize, cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	master := cfg.MasterKey
+	if master == nil {
+		if master, err = loadOrCreateSecret(filepath.Join(secrets, masterKeyFile), keys.MasterKeySize, cfg.Rand); err != nil {
+			return nil, err
+		}
+	}
+	mailer := cfg.Mailer
+	if mailer == nil {
+		mailer = &mail.Outbox{Dir: filepath.Join(cfg.DataDir, outboxSubdir), Clock: cfg.Clock}
+	}
+	acc, err := accounts.New(accounts.Config{
+		Store: st, Clock: cfg.Clock, Mailer: mailer, Rand: cfg.Rand, Logger: cfg.Logger,
+		Password: cfg.Password, TokenKey: ed25519.NewKeyFromSeed(seed), TokenTTL: cfg.TokenTTL, ResetURL: cfg.ResetURL,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ks, err := keys.New(keys.Config{Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	wc := cfg.Webhooks
+	wh, err := webhooks.New(webhooks.Config{
+		Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master,
+		Guard:    webhooks.NewGuard(webhooks.GuardConfig{Allow: wc.AllowCIDRs, AllowHTTP: wc.AllowHTTP, Ports: wc.Ports, Resolver: wc.Resolver}),
+		Sender:   wc.Sender,
+		Schedule: wc.Schedule, Timeout: wc.Timeout, Workers: wc.Workers, PerEndpoint: wc.PerEndpoint,
+		PollInterval: wc.PollInterval, RotationGrace: wc.RotationGrace, OnAttempt: wc.OnAttempt,
+		Logger: cfg.Logger.With("component", "webhooks"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var pub events.Publisher = wh
+	if cfg.Events != nil {
+		pub = cfg.Events
+	}
+	chainCfg := cfg.Anchor.Chain
+	chainCfg.DataDir = cfg.DataDir
+	if chainCfg, err = chainCfg.Validate(); err != nil {
+		return nil, err
+	}
+	chain, err := ethchain.Open(context.Background(), chainCfg)
+	if err != nil {
+		return nil, fmt.Errorf("server: open chain: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = chain.Close()
+		}
+	}()
+	// The batcher's batch.anchored first updates the records, then reaches
+	// the subscribers, all in the transaction that marks the batch anchored.
+	anchored := &anchoredRecords{next: pub}
+	batcher, err := anchor.New(anchor.Config{
+		Store: st, Chain: chain, Events: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
+		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
+	})
+	if err != nil {
+		return nil, err
+	}
+	aq, proofs := cfg.AnchorQueue, cfg.Proofs
+	if aq == nil {
+		aq = anchorQueue{batcher}
+	}
+	if proofs == nil {
+		proofs = proofSource{b: batcher, chain: chain, minConf: chainCfg.Confirmations}
+	}
+	recs, err := records.New(records.Config{
+		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
+		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	anchored.recs = recs
+	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+		MaxBody: cfg.MaxRequestBodySize, Records: recs})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Extend != nil {
+		cfg.Extend(api)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher, records: recs, api: api}
+	s.http = &fasthttp.Server{
+		Handler:               api.Handler(),
+		ErrorHandler:          errorHandler,
+		Name:                  "provenant-origin",
+		NoDefaultServerHeader: true,
+		MaxRequestBodySize:    cfg.MaxRequestBodySize,
+		// Uploads are streamed to the handlers, which hash while reading
+		// and enforce the caps themselves (httpapi/upload.go); fasthttp
+		// neither buffers nor pre-parses multipart bodies.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               16 << 10, // also the cap on request headers
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		CloseOnShutdown:              true,
+		Logger:                       fasthttpLogger{l: cfg.Logger},
+	}
+	return s, nil
+}
+
+// Accounts returns the account service (for wiring later packages).
+func (s *Server) Accounts() *accounts.Service { return s.accounts }
+
+// Keys returns the key service (for wiring later packages).
+func (s *Server) Keys() *keys.Service { return s.keys }
+
+// Records returns the content record service (for wiring the anchoring
+// service's batch.anchored hook to Records().MarkAnchored).
+func (s *Server) Records() *records.Service { return s.records }
+
+// Store returns the store (for wiring later packages).
+func (s *Server) Store() store.Store { return s.store }
+
+// Webhooks returns the webhook service.
+func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
+
+// Publisher returns the events.Publisher that sign/verify/anchoring call
+// inside their store transactions: the webhook service, which queues the
+// deliveries durably in that transaction.
+func (s *Server) Publisher() events.Publisher { return s.webhooks }
+
+// Anchor returns the batcher (records enqueue into it; verify reads proofs).
+func (s *Server) Anchor() *anchor.Batcher { return s.batcher }
+
+// Chain returns the chain the batcher anchors to (verify reads it back).
+func (s *Server) Chain() *ethchain.Chain { return s.chain }
+
+// Serve starts the webhook dispatcher (which first resumes every pending
+// delivery already due, e.g. after a crash) and the anchoring batcher
+// (which resumes every batch in flight), then accepts connections on ln
+// until Shutdown; it returns nil after a Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	s.webhooks.Start()
+	s.closeMu.Lock()
+	if s.anchorDone == nil && !s.closed {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopAnchor, s.anchorDone = cancel, make(chan struct{})
+		go func() {
+			defer close(s.anchorDone)
+			_ = s.batcher.Run(ctx)
+		}()
+	}
+	s.closeMu.Unlock()
+	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
+	if err := s.http.Serve(ln); err != nil {
+		return fmt.Errorf("server: serve: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections, waits for in-flight requests (up
+// to ctx's deadline), stops the webhook dispatcher (attempts in flight are
+// cancelled and stay queued for the next start) and the batcher (batches in
+// flight resume at the next start), waits for queued mail, closes the chain
+// (the embedded chain flushes its database) and closes the store cleanly.
+// It is safe to call more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	httpErr := s.http.ShutdownWithContext(ctx)
+	s.webhooks.Close()
+	if s.stopAnchor != nil {
+		s.stopAnchor()
+		<-s.anchorDone
+	}
+	s.accounts.Close()
+	chainErr := s.chain.Close()
+	storeErr := s.store.Close()
+	s.log.Info("origin stopped")
+	return errors.Join(httpErr, chainErr, storeErr)
+}
+
+// errorHandler answers requests fasthttp could not read, as problem+json.
+func errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var p *httpapi.Problem
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		p = httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large")
+	case errors.As(err, &small):
+		p = httpapi.NewProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, httpapi.CodeHeadersTooLarge, "Request headers too large")
+	default:
+		p = httpapi.NewProblem(fasthttp.StatusBadRequest, httpapi.CodeBadRequest, "Malformed HTTP request")
+	}
+	ctx.SetConnectionClose()
+	httpapi.WriteProblem(ctx, p)
+}
+
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug("fasthttp: " + fmt.Sprintf(format, args...))
+}
+
+// ParseMasterKey decodes a master key given as 64 hex digits or as
+// standard/URL base64 of 32 bytes (the PROVENANT_MASTER_KEY format).
+func ParseMasterKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if b, err := hex.DecodeString(s); err == nil && len(b) == keys.MasterKeySize {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && len(b) == keys.MasterKeySize {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("server: master key must be %d bytes as hex or base64", keys.MasterKeySize)
+}
+
+// loadOrCreateSecret reads a size-byte secret from path (stored hex), or
+// creates it with mode 0600 if the file does not exist.
+func loadOrCreateSecret(path string, size int, rnd io.Reader) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+		if derr != nil || len(key) != size {
+			return nil, fmt.Errorf("server: secret file %s is malformed", path)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("server: read secret: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("server: create secrets dir: %w", err)
+	}
+	key := make([]byte, size)
+	if _, err := io.ReadFull(rnd, key); err != nil {
+		return nil, fmt.Errorf("server: generate secret: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("server: write secret: %w", err)
+	}
+	if err := syncFile(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("server: install secret: %w", err)
+	}
+	return key, nil
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("server: sync secret: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("server: sync secret: %w", err)
+	}
+	return nil
+}
