@@ -21,6 +21,15 @@ const (
 	// 1×50M strips that pass the pixel bound but defeat per-row buffers.
 	DefaultMaxSide = 65_535
 
+	// DefaultMaxDecodeBytes is the most memory the decoding of one image may
+	// need by default: 512 MiB. It admits every 8-bit image at the pixel
+	// limit (at most 4 bytes per pixel, 200 MB at 50 megapixels) and a
+	// 16-bit RGBA PNG (8 bytes per pixel) up to about 67 megapixels, and
+	// refuses the combinations that multiply the cost per pixel: an
+	// interlaced 16-bit PNG or a progressive 4:4:4 JPEG near the pixel
+	// limit.
+	DefaultMaxDecodeBytes = 512 << 20
+
 	// DefaultMaxUploadBytes is the largest uploaded file accepted by default: 32 MiB.
 	DefaultMaxUploadBytes = 32 << 20
 
@@ -55,6 +64,12 @@ type Limits struct {
 	MaxPixels int64
 	// MaxSide is the largest width or height.
 	MaxSide int
+	// MaxDecodeBytes is the most memory the decoder may need for one image:
+	// its output pixels in the decoder's own pixel type plus its working
+	// buffers, estimated from the header before decoding (see
+	// imagex.Info.DecodeBytes). It bounds what MaxPixels cannot: the same
+	// pixel count costs 1 byte per pixel as grey and 8 as 16-bit RGBA.
+	MaxDecodeBytes int64
 	// MaxUploadBytes is the largest file, in bytes.
 	MaxUploadBytes int64
 	// MaxProofLen is the largest Merkle audit or consistency path, in hashes.
@@ -68,6 +83,7 @@ func Default() Limits {
 	return Limits{
 		MaxPixels:      DefaultMaxPixels,
 		MaxSide:        DefaultMaxSide,
+		MaxDecodeBytes: DefaultMaxDecodeBytes,
 		MaxUploadBytes: DefaultMaxUploadBytes,
 		MaxProofLen:    DefaultMaxProofLen,
 		MaxCandidates:  DefaultMaxCandidates,
@@ -84,6 +100,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: MaxPixels %d <= 0", ErrInvalid, l.MaxPixels)
 	case l.MaxSide <= 0:
 		return fmt.Errorf("%w: MaxSide %d <= 0", ErrInvalid, l.MaxSide)
+	case l.MaxDecodeBytes <= 0:
+		return fmt.Errorf("%w: MaxDecodeBytes %d <= 0", ErrInvalid, l.MaxDecodeBytes)
 	case l.MaxUploadBytes <= 0:
 		return fmt.Errorf("%w: MaxUploadBytes %d <= 0", ErrInvalid, l.MaxUploadBytes)
 	case l.MaxProofLen <= 0 || l.MaxProofLen > 64:

@@ -15,6 +15,7 @@ func TestValidate(t *testing.T) {
 		{"zero pixels", func(l *Limits) { l.MaxPixels = 0 }, false},
 		{"zero side", func(l *Limits) { l.MaxSide = 0 }, false},
 		{"zero upload", func(l *Limits) { l.MaxUploadBytes = 0 }, false},
+		{"zero decode bytes", func(l *Limits) { l.MaxDecodeBytes = 0 }, false},
 		{"proof too long", func(l *Limits) { l.MaxProofLen = 65 }, false},
 		{"zero candidates", func(l *Limits) { l.MaxCandidates = 0 }, false},
 	}
