@@ -92,6 +92,41 @@ func ToLuma(img image.Image) *Luma {
 				dst[x] = lut[row[x]]
 			}
 		}
+	case *image.NRGBA64:
+		// 16-bit PNGs: the same values as the default path without boxing
+		// every pixel (an 8-byte allocation each, gigabytes of garbage for
+		// a large image).
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := row[8*x : 8*x+8 : 8*x+8]
+				a := uint32(p[6])<<8 | uint32(p[7])
+				r := (uint32(p[0])<<8 | uint32(p[1])) * a / 0xffff
+				g := (uint32(p[2])<<8 | uint32(p[3])) * a / 0xffff
+				bl := (uint32(p[4])<<8 | uint32(p[5])) * a / 0xffff
+				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
+			}
+		}
+	case *image.RGBA64:
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := row[8*x : 8*x+6 : 8*x+6]
+				r, g, bl := uint32(p[0])<<8|uint32(p[1]), uint32(p[2])<<8|uint32(p[3]), uint32(p[4])<<8|uint32(p[5])
+				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
+			}
+		}
+	case *image.Gray16:
+		for y := 0; y < h; y++ {
+			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			dst := l.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				v := uint32(row[2*x])<<8 | uint32(row[2*x+1])
+				dst[x] = uint8((65536*v + 1<<15) >> 24)
+			}
+		}
 	case *image.NYCbCrA:
 		// Same values as the default path (alpha-premultiplied RGB to grey),
 		// without boxing every pixel in an interface.

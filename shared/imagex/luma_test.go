@@ -41,7 +41,22 @@ func TestToLumaFastPathsMatchGrayModel(t *testing.T) {
 	for i := range gray.Pix {
 		gray.Pix[i] = uint8(i)
 	}
-	for name, img := range map[string]image.Image{"paletted": pal, "nycbcra": nycc, "gray": gray} {
+	n64, r64, g16 := image.NewNRGBA64(r), image.NewRGBA64(r), image.NewGray16(r)
+	for i := range n64.Pix {
+		n64.Pix[i] = uint8(i*29 + i/7)
+	}
+	for i := 0; i < len(r64.Pix); i += 8 { // valid premultiplied: colour <= alpha
+		a := uint16(i * 977)
+		for c := 0; c < 3; c++ {
+			v := uint16(uint32(i*31+c*1000) % (uint32(a) + 1))
+			r64.Pix[i+2*c], r64.Pix[i+2*c+1] = uint8(v>>8), uint8(v)
+		}
+		r64.Pix[i+6], r64.Pix[i+7] = uint8(a>>8), uint8(a)
+	}
+	for i := range g16.Pix {
+		g16.Pix[i] = uint8(i * 53)
+	}
+	for name, img := range map[string]image.Image{"paletted": pal, "nycbcra": nycc, "gray": gray, "nrgba64": n64, "rgba64": r64, "gray16": g16} {
 		if got, want := ToLuma(img).Pix, genericLuma(img); !bytes.Equal(got, want) {
 			t.Errorf("ToLuma(%s) differs from color.GrayModel", name)
 		}
