@@ -244,8 +244,10 @@ func (a *API) Handler() fasthttp.RequestHandler {
 // MaxDrain is how much of an unread request body the API reads and
 // discards after answering, so that the connection can serve the next
 // request and the client, still sending, reads the answer instead of a
-// connection reset. Past it the connection is closed.
-const MaxDrain = 4 << 20
+// connection reset. Past it the connection is closed. It is twice the
+// default upload cap, so that a file somewhat over the limit (the usual
+// mistake) gets its 413 problem; a body declared larger is not read.
+const MaxDrain = 64 << 20
 
 // finishBody consumes what the handler left of a streamed request body
 // (a refused upload, a route that ignores its body). Without it fasthttp
