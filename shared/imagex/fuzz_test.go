@@ -83,3 +83,43 @@ func FuzzJPEGOrientation(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHeader checks the header readers behind DecodeConfig's memory
+// estimate: never a panic; an accepted header has a positive DecodeBytes
+// within MaxDecodeBytes; and when the image then decodes, its pixels fit in
+// that estimate.
+func FuzzHeader(f *testing.F) {
+	// Seeds: testdata/fuzz/FuzzHeader (crafted headers of each colour type,
+	// sampling and chunk layout) plus the decodable images below.
+	for _, name := range []string{"images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg", "bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif"} {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	lim := limits.Default()
+	lim.MaxPixels = 1 << 18
+	lim.MaxSide = 4096
+	lim.MaxUploadBytes = 1 << 20
+	lim.MaxDecodeBytes = 16 << 20
+	f.Fuzz(func(t *testing.T, b []byte) {
+		info, err := DecodeConfig(b, lim)
+		if err != nil {
+			return
+		}
+		if info.DecodeBytes <= 0 || info.DecodeBytes > lim.MaxDecodeBytes {
+			t.Fatalf("DecodeBytes = %d for %dx%d %s", info.DecodeBytes, info.Width, info.Height, info.Format)
+		}
+		if c := info.Cost(UseVerify); c < info.DecodeBytes || info.Cost(UseMark) < c {
+			t.Fatalf("Cost(UseVerify) = %d, Cost(UseMark) = %d, DecodeBytes = %d", c, info.Cost(UseMark), info.DecodeBytes)
+		}
+		img, err := Decode(b, lim)
+		if err != nil {
+			return
+		}
+		if n := pixBytes(img.Image); n > info.DecodeBytes {
+			t.Fatalf("decoded %T holds %d bytes, estimate %d", img.Image, n, info.DecodeBytes)
+		}
+	})
+}
