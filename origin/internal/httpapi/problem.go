@@ -80,6 +80,15 @@ const (
 	CodeAlreadyRevoked     = "already_revoked"
 )
 
+// CodeDecodeCapacity (503, with Retry-After): the images being decoded
+// already use the server's decode memory budget and no room came within
+// the wait; the same request may succeed later.
+const CodeDecodeCapacity = "decode_capacity"
+
+// decodeRetryAfter is the Retry-After, in seconds, of a decode_capacity
+// answer: about the time one large decode takes.
+const decodeRetryAfter = 5
+
 // NewProblem returns a Problem with the type derived from code.
 func NewProblem(status int, code, title string) *Problem {
 	return &Problem{Type: ProblemTypeBase + code, Title: title, Status: status, Code: code}
@@ -135,6 +144,11 @@ func problemFor(err error) (p *Problem, internal bool) {
 	var fe *validate.FieldError
 	if errors.As(err, &fe) {
 		return FieldProblem(fe.Field, fe.Reason), false
+	}
+	if errors.Is(err, imagex.ErrBusy) {
+		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
+		p.RetryAfter = decodeRetryAfter
+		return p, false
 	}
 	if errors.Is(err, store.ErrBadCursor) {
 		return FieldProblem("cursor", "is not a valid page cursor"), false

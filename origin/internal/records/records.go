@@ -23,6 +23,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -96,6 +97,9 @@ type Config struct {
 	Proofs ProofSource
 	// Limits bounds decoded images; zero value means limits.Default().
 	Limits limits.Limits
+	// DecodeBudget, shared by every decode of the process, is reserved
+	// before each sign and verify decode; nil means unbounded.
+	DecodeBudget *imagex.Budget
 	// NearRadius is the per-band Hamming radius of the perceptual index
 	// probe (see phindex); 0 means phindex.DefaultRadius.
 	NearRadius int

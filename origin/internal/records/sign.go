@@ -115,6 +115,11 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	release, err := s.cfg.DecodeBudget.Reserve(ctx, in.File, s.cfg.Limits, imagex.UseMark)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	img, err := imagex.Decode(in.File, s.cfg.Limits)
 	if err != nil {
 		return nil, err

@@ -160,7 +160,12 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 			return s.VerifyFacts(ctx, f)
 		}
 	}
+	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
+	if err != nil {
+		return nil, err
+	}
 	f, err := ComputeFacts(file, sum, s.cfg.Limits)
+	release()
 	if err != nil {
 		return nil, err
 	}
