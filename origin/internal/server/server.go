@@ -19,6 +19,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -49,6 +51,17 @@ const (
 	// image of limits.DefaultMaxUploadBytes plus multipart overhead, and
 	// for the whole of a sign-batch request.
 	DefaultMaxRequestBodySize = limits.DefaultMaxUploadBytes + 1<<20
+	// DefaultDecodeMemory is the memory all image decodes in flight may
+	// use together (see Config.DecodeMemory).
+	DefaultDecodeMemory = 1 << 30
+	// DefaultDecodeWait is how long a decode waits for room in that
+	// memory before the request is answered 503 decode_capacity.
+	DefaultDecodeWait = 5 * time.Second
+	// returnMemoryAbove and returnMemoryEvery rate-limit giving decode
+	// memory back to the operating system when the decodes go idle.
+	returnMemoryAbove = 64 << 20
+	returnMemoryEvery = 2 * time.Second
+	returnMemoryDelay = 100 * time.Millisecond
 )
 
 // Layout of the data directory.
@@ -107,6 +120,15 @@ type Config struct {
 	// ImageLimits bounds uploads and decoded images; zero means
 	// limits.Default().
 	ImageLimits limits.Limits
+	// DecodeMemory is the budget, in bytes, shared by every decode in
+	// flight (sign, sign-batch items, verify): each reserves its estimated
+	// peak (imagex.Info.Cost) first, waits up to DecodeWait for room, and
+	// is otherwise answered 503 decode_capacity; an image whose estimate
+	// exceeds the whole budget is refused as too_many_pixels. Zero means
+	// DefaultDecodeMemory.
+	DecodeMemory int64
+	// DecodeWait bounds that wait; zero means DefaultDecodeWait.
+	DecodeWait time.Duration
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -281,9 +303,19 @@ func New(cfg Config) (_ *Server, err error) {
 	if proofs == nil {
 		proofs = proofSource{b: batcher, chain: chain, minConf: chainCfg.Confirmations}
 	}
+	if cfg.DecodeMemory <= 0 {
+		cfg.DecodeMemory = DefaultDecodeMemory
+	}
+	if cfg.DecodeWait <= 0 {
+		cfg.DecodeWait = DefaultDecodeWait
+	}
+	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Idle: returnMemory()})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	recs, err := records.New(records.Config{
 		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
-		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, Logger: cfg.Logger,
+		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
@@ -393,6 +425,39 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
 	return errors.Join(httpErr, chainErr, storeErr)
+}
+
+// returnMemory returns the decode budget's Idle hook: once the decodes in
+// flight have all finished, after at least returnMemoryAbove bytes were
+// reserved, it forces a collection and hands the freed pages back to the
+// operating system (at most once per returnMemoryEvery, on a timer
+// goroutine, never on the request's). Without it the pixel buffers of a burst of large decodes
+// stay in the process's resident memory for minutes: the runtime's
+// background scavenger returns them slowly while the server is idle.
+func returnMemory() func(int64) {
+	var (
+		mu        sync.Mutex
+		last      time.Time
+		pending   int64
+		scheduled bool
+	)
+	return func(reserved int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		pending += reserved
+		if scheduled || pending < returnMemoryAbove {
+			return
+		}
+		scheduled = true
+		// The short delay lets the request that released its reservation
+		// drop its last references to the pixels first.
+		time.AfterFunc(max(returnMemoryDelay, time.Until(last.Add(returnMemoryEvery))), func() {
+			mu.Lock()
+			scheduled, pending, last = false, 0, time.Now()
+			mu.Unlock()
+			debug.FreeOSMemory()
+		})
+	}
 }
 
 // errorHandler answers requests fasthttp could not read, as problem+json.
