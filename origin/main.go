@@ -18,6 +18,13 @@
 // PROVENANT_ETH_NETWORK, PROVENANT_ETH_CONFIRMATIONS). --batch-size and
 // --batch-interval close batches (defaults 1000 records / 60s).
 //
+// Memory: --decode-memory SIZE (env PROVENANT_DECODE_MEMORY; default 1GiB;
+// bytes, or a number with KiB, MiB, GiB, KB, MB or GB) is the memory all
+// image decodes in flight may use together; requests wait for room up to
+// 5 s, then get 503 decode_capacity. Unless GOMEMLIMIT is set, the Go
+// runtime's soft memory limit is set to that budget plus 512 MiB, so that
+// garbage from finished decodes is collected before the heap grows past it.
+//
 // Load tests only: PROVENANT_LIMIT_SIGN and PROVENANT_LIMIT_VERIFY (requests
 // per minute, overriding the spec's 100 per API key and 60 per IP).
 package main
@@ -28,10 +35,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -85,9 +95,17 @@ func run() error {
 	ethConf := fs.Uint64("eth-confirmations", envUint("PROVENANT_ETH_CONFIRMATIONS"), "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
 	batchSize := fs.Int("batch-size", int(envUint("PROVENANT_BATCH_SIZE")), "records per Merkle batch; 0: 1000")
 	batchInterval := fs.Duration("batch-interval", envDuration("PROVENANT_BATCH_INTERVAL"), "longest wait before a batch closes; 0: 60s")
+	decodeMemory := fs.String("decode-memory", envOr("PROVENANT_DECODE_MEMORY", "1GiB"), "memory all image decodes in flight may use together, e.g. 512MiB (env PROVENANT_DECODE_MEMORY)")
 	_ = fs.Parse(os.Args[1:])
 	if err := errors.Join(envErrs...); err != nil {
 		return err
+	}
+	decodeBytes, err := parseSize(*decodeMemory)
+	if err != nil || decodeBytes <= 0 {
+		return fmt.Errorf("decode memory %q: must be a positive size such as 512MiB or 2GiB", *decodeMemory)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(decodeBytes + memoryHeadroom)
 	}
 
 	var level slog.Level
@@ -96,7 +114,7 @@ func run() error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL")}
+	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL"), DecodeMemory: decodeBytes}
 	cfg.Anchor.Chain = ethchain.Config{RPCURL: *ethRPC, KeyFile: *ethKey, Network: *ethNetwork, Confirmations: *ethConf}
 	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = *batchSize, *batchInterval
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
@@ -158,6 +176,34 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// memoryHeadroom is what the process is allowed besides the decode budget
+// under the soft memory limit: the database, uploads being read, responses.
+const memoryHeadroom = 512 << 20
+
+// parseSize reads a byte count: digits, optionally followed by a unit
+// (B, KiB, MiB, GiB, TiB, or the decimal KB, MB, GB, TB; case-insensitive).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	if i == 0 {
+		return 0, fmt.Errorf("size %q has no number", s)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	mult := map[string]int64{"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
+	m, ok := mult[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if !ok {
+		return 0, fmt.Errorf("size %q: unknown unit", s)
+	}
+	if n > math.MaxInt64/m {
+		return 0, fmt.Errorf("size %q overflows", s)
+	}
+	return n * m, nil
 }
 
 func envOr(name, def string) string {
