@@ -191,3 +191,23 @@ func TestBudgetReserve(t *testing.T) {
 		t.Errorf("nil budget Reserve of a truncated GIF: %v, want ErrCorrupt", err)
 	}
 }
+
+// BenchmarkReserve is what a decode pays for its budget: the header read
+// (DecodeConfig with the memory estimate), Cost and an uncontended
+// Acquire/release. Compare with BenchmarkCore/Decode in package shared.
+func BenchmarkReserve(b *testing.B) {
+	file := readFile(b, "images/photo.jpg")
+	budget, err := NewBudget(BudgetConfig{Capacity: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim := limits.Default()
+	b.ReportAllocs()
+	for b.Loop() {
+		rel, err := budget.Reserve(context.Background(), file, lim, UseVerify)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rel()
+	}
+}
