@@ -7,12 +7,12 @@ import (
 	"fmt"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/events"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
-// anchorQueue adapts the batcher to records.AnchorQueue: the record's leaf
+// anchorQueue adapts the batcher to content.AnchorQueue: the record's leaf
 // (shared/record Signed.LeafHash, canonical bytes followed by the signature)
 // is queued in the sign transaction.
 type anchorQueue struct{ b *anchor.Batcher }
@@ -21,7 +21,7 @@ func (q anchorQueue) Enqueue(txn store.Txn, recordID string, leaf [32]byte, acco
 	return q.b.Enqueue(txn, anchor.Entry{RecordID: recordID, LeafHash: anchor.Hash(leaf), AccountID: accountID})
 }
 
-// proofSource adapts the batcher and the chain to records.ProofSource. It
+// proofSource adapts the batcher and the chain to content.ProofSource. It
 // never trusts a stored status: every answer comes from anchor.Verify, which
 // recomputes the root from the audit path and reads the transaction back.
 type proofSource struct {
@@ -30,30 +30,30 @@ type proofSource struct {
 	minConf uint64
 }
 
-func (p proofSource) AnchorState(ctx context.Context, recordID string, leaf [32]byte) (records.AnchorState, error) {
+func (p proofSource) AnchorState(ctx context.Context, recordID string, leaf [32]byte) (content.AnchorState, error) {
 	proof, err := p.b.Proof(ctx, recordID)
 	if errors.Is(err, anchor.ErrNotFound) {
-		return records.AnchorState{Outcome: records.AnchorPending, Detail: "pending: not queued for anchoring"}, nil
+		return content.AnchorState{Outcome: content.AnchorPending, Detail: "pending: not queued for anchoring"}, nil
 	}
 	if err != nil {
-		return records.AnchorState{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
+		return content.AnchorState{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
 	}
 	res, verr := anchor.Verify(ctx, p.chain, anchor.Hash(leaf), proof, p.minConf)
-	st := records.AnchorState{Detail: res.Detail, Anchor: proof.RecordAnchor(), Proof: proof}
+	st := content.AnchorState{Detail: res.Detail, Anchor: proof.RecordAnchor(), Proof: proof}
 	switch res.Outcome {
 	case anchor.Verified:
-		st.Outcome = records.AnchorVerified
+		st.Outcome = content.AnchorVerified
 	case anchor.Pending:
-		st.Outcome = records.AnchorPending
+		st.Outcome = content.AnchorPending
 	case anchor.Invalid:
-		st.Outcome = records.AnchorInvalid
+		st.Outcome = content.AnchorInvalid
 	default:
 		// The check could not run (chain unreachable): an error, never
 		// "pending", so the verify response says so.
 		if verr == nil {
 			verr = errors.New(res.Detail)
 		}
-		return records.AnchorState{}, fmt.Errorf("anchor verify %s: %w", recordID, verr)
+		return content.AnchorState{}, fmt.Errorf("anchor verify %s: %w", recordID, verr)
 	}
 	return st, nil
 }
@@ -62,7 +62,7 @@ func (p proofSource) AnchorState(ctx context.Context, recordID string, leaf [32]
 // marks the batch's records anchored, then passes every event on, all
 // inside the batcher's transaction. recs is set once, before Serve.
 type anchoredRecords struct {
-	recs *records.Service
+	recs *content.Service
 	next events.Publisher
 }
 

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/events"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
 )
 
-// recorder is an events.Publisher and a records.AnchorQueue that remember
+// recorder is an events.Publisher and a content.AnchorQueue that remember
 // what they were given (tests only: a real subscriber writes through txn).
 type recorder struct {
 	mu     sync.Mutex
@@ -41,14 +41,14 @@ func (r *recorder) Enqueue(_ store.Txn, id string, leaf [32]byte, _ string) erro
 // anchored is a ProofSource for a one-leaf batch: the root is the leaf.
 type anchored struct{ rec *recorder }
 
-func (a anchored) AnchorState(_ context.Context, id string, leaf [32]byte) (records.AnchorState, error) {
+func (a anchored) AnchorState(_ context.Context, id string, leaf [32]byte) (content.AnchorState, error) {
 	a.rec.mu.Lock()
 	defer a.rec.mu.Unlock()
 	if q, ok := a.rec.queued[id]; !ok || q != leaf {
-		return records.AnchorState{Outcome: records.AnchorPending, Detail: "pending: queued for anchoring"}, nil
+		return content.AnchorState{Outcome: content.AnchorPending, Detail: "pending: queued for anchoring"}, nil
 	}
 	an := &record.Anchor{BatchID: "b1", LeafIndex: 0, TreeSize: 1, Root: leaf, TxHash: "0xabc", BlockNumber: 7, Network: "dev"}
-	return records.AnchorState{Outcome: records.AnchorVerified, Detail: "Merkle proof verified in tx 0xabc", Anchor: an, Proof: map[string]any{"tx_hash": "0xabc"}}, nil
+	return content.AnchorState{Outcome: content.AnchorVerified, Detail: "Merkle proof verified in tx 0xabc", Anchor: an, Proof: map[string]any{"tx_hash": "0xabc"}}, nil
 }
 
 func TestEventsAndAnchoringSeam(t *testing.T) {

@@ -28,11 +28,11 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -102,8 +102,8 @@ type Config struct {
 	Events events.Publisher
 	// AnchorQueue and Proofs connect content records to anchoring; nil
 	// means the server's batcher and chain (tests substitute fakes).
-	AnchorQueue records.AnchorQueue
-	Proofs      records.ProofSource
+	AnchorQueue content.AnchorQueue
+	Proofs      content.ProofSource
 	// ImageLimits bounds uploads and decoded images; zero means
 	// limits.Default().
 	ImageLimits limits.Limits
@@ -167,7 +167,7 @@ type Server struct {
 	webhooks *webhooks.Service
 	chain    *ethchain.Chain
 	batcher  *anchor.Batcher
-	records  *records.Service
+	records  *content.Service
 	api      *httpapi.API
 	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
 	stopAnchor context.CancelFunc
@@ -281,7 +281,7 @@ func New(cfg Config) (_ *Server, err error) {
 	if proofs == nil {
 		proofs = proofSource{b: batcher, chain: chain, minConf: chainCfg.Confirmations}
 	}
-	recs, err := records.New(records.Config{
+	recs, err := content.New(content.Config{
 		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, Logger: cfg.Logger,
 	})
@@ -327,7 +327,7 @@ func (s *Server) Keys() *keys.Service { return s.keys }
 
 // Records returns the content record service (for wiring the anchoring
 // service's batch.anchored hook to Records().MarkAnchored).
-func (s *Server) Records() *records.Service { return s.records }
+func (s *Server) Records() *content.Service { return s.records }
 
 // Store returns the store (for wiring later packages).
 func (s *Server) Store() store.Store { return s.store }

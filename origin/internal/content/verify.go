@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 	ph, phErr := phash.Compute(l)
 	wm := <-ch
 	if phErr != nil {
-		return Facts{}, fmt.Errorf("records: phash: %w", phErr)
+		return Facts{}, fmt.Errorf("content: phash: %w", phErr)
 	}
 	f.PHash = ph
 	var small *watermark.TooSmallError
@@ -78,7 +78,7 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 		}
 	case errors.As(wm.err, &small):
 	default:
-		return Facts{}, fmt.Errorf("records: watermark: %w", wm.err)
+		return Facts{}, fmt.Errorf("content: watermark: %w", wm.err)
 	}
 	return f, nil
 }
@@ -199,7 +199,7 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 		})
 	})
 	if err != nil {
-		return Facts{}, false, fmt.Errorf("records: exact lookup: %w", err)
+		return Facts{}, false, fmt.Errorf("content: exact lookup: %w", err)
 	}
 	return f, found, nil
 }
@@ -307,7 +307,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentVerified, Time: now, Accounts: []string{best.rec.Owner}, Data: data})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("records: count verification: %w", err)
+		return nil, fmt.Errorf("content: count verification: %w", err)
 	}
 	return out, nil
 }
@@ -402,7 +402,7 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("records: candidate lookup: %w", err)
+		return nil, fmt.Errorf("content: candidate lookup: %w", err)
 	}
 	return out, nil
 }

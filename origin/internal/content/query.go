@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"bytes"
@@ -135,7 +135,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f F
 		return err
 	})
 	if err != nil {
-		return Page[*Record]{}, fmt.Errorf("records: list: %w", err)
+		return Page[*Record]{}, fmt.Errorf("content: list: %w", err)
 	}
 	return p, nil
 }
@@ -166,7 +166,7 @@ func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("records: get: %w", err)
+		return nil, fmt.Errorf("content: get: %w", err)
 	}
 	return r, nil
 }
@@ -218,7 +218,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 	}
 	w, err := c.Wire()
 	if err != nil {
-		return wire.Certificate{}, nil, fmt.Errorf("records: certificate %s: %w", id, err)
+		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
 	}
 	return w, r, nil
 }
@@ -259,7 +259,7 @@ func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyRevoked) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("records: revoke: %w", err)
+		return nil, fmt.Errorf("content: revoke: %w", err)
 	}
 	s.log.Info("record revoked", "account_id", owner, "record_id", id)
 	return out, nil
@@ -320,7 +320,7 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 		return err
 	})
 	if err != nil {
-		return Page[PublicRecord]{}, fmt.Errorf("records: public search: %w", err)
+		return Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
 	}
 	return p, nil
 }
@@ -357,7 +357,7 @@ func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 		return err
 	})
 	if err != nil {
-		return Stats{}, fmt.Errorf("records: stats: %w", err)
+		return Stats{}, fmt.Errorf("content: stats: %w", err)
 	}
 	return st, nil
 }
@@ -376,7 +376,7 @@ func (s *Service) MarkAnchored(txn store.Txn, recordIDs []string, txHash string,
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("records: mark anchored %s: %w", id, err)
+			return fmt.Errorf("content: mark anchored %s: %w", id, err)
 		}
 		if r.BlockchainStatus == wire.StatusAnchored {
 			continue

@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/records/phindex"
+	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
@@ -110,7 +110,7 @@ type Record struct {
 func (r *Record) Signed() (record.Signed, error) {
 	sig, err := hex.DecodeString(r.SignatureHex)
 	if err != nil {
-		return record.Signed{}, fmt.Errorf("records: record %s: bad signature hex: %w", r.ID, err)
+		return record.Signed{}, fmt.Errorf("content: record %s: bad signature hex: %w", r.ID, err)
 	}
 	return record.Signed{Bytes: r.Canonical, Signature: sig}, nil
 }
@@ -129,7 +129,7 @@ func getRecord(tx store.Txn, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("records: record %s: %w", id, err)
+		return nil, fmt.Errorf("content: record %s: %w", id, err)
 	}
 	return &r, nil
 }
