@@ -47,13 +47,6 @@ func (f Filter) match(r *Record) bool {
 	return true
 }
 
-// Page is one page of records; Next is the cursor of the following page,
-// "" on the last one.
-type Page[T any] struct {
-	Items []T
-	Next  string
-}
-
 // MaxScanPerPage bounds the index entries one page examines when filters
 // reject most records; the page then comes back short with a cursor.
 const MaxScanPerPage = 5000
@@ -121,8 +114,8 @@ func pastTo(f Filter) func(*Record) bool {
 
 // List returns one page of owner's records in creation order, filtered.
 // A SHA-256 filter uses the hash index instead of the owner's list.
-func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f Filter) (Page[*Record], error) {
-	var p Page[*Record]
+func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f Filter) (store.Page[*Record], error) {
+	var p store.Page[*Record]
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var err error
 		if f.SHA256 != "" {
@@ -135,7 +128,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f F
 		return err
 	})
 	if err != nil {
-		return Page[*Record]{}, fmt.Errorf("content: list: %w", err)
+		return store.Page[*Record]{}, fmt.Errorf("content: list: %w", err)
 	}
 	return p, nil
 }
@@ -298,9 +291,9 @@ func (r *Record) Public() PublicRecord {
 // records, revoked ones included and marked), by sha256, org_name,
 // origin_type and date range. A sha256 filter uses the hash index, an
 // org_name filter the organisation index, otherwise the time index.
-func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (Page[PublicRecord], error) {
+func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (store.Page[PublicRecord], error) {
 	f.Status, f.owner = "", ""
-	var p Page[PublicRecord]
+	var p store.Page[PublicRecord]
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var rs []*Record
 		var err error
@@ -320,7 +313,7 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 		return err
 	})
 	if err != nil {
-		return Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
+		return store.Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
 	}
 	return p, nil
 }

@@ -66,7 +66,7 @@ type Keys interface {
 	// Sign signs msg with owner's key id or returns keys.ErrNotFound.
 	Sign(ctx context.Context, owner, id string, msg []byte) ([]byte, keys.SigningKey, error)
 	// ListSigningKeys pages through owner's keys.
-	ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (keys.Page[keys.SigningKey], error)
+	ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (store.Page[keys.SigningKey], error)
 }
 
 // Accounts is what records needs from the account service.

@@ -218,13 +218,6 @@ type Delivery struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Page is one page of a list; Next is the cursor of the next page, "" on the
-// last page.
-type Page[T any] struct {
-	Items []T
-	Next  string
-}
-
 // Service implements webhooks. It is safe for concurrent use.
 type Service struct {
 	st        store.Store
@@ -494,8 +487,8 @@ func (s *Service) Get(ctx context.Context, owner, id string) (Webhook, error) {
 }
 
 // List returns one page of owner's webhooks, oldest first.
-func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (Page[Webhook], error) {
-	var p Page[Webhook]
+func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (store.Page[Webhook], error) {
+	var p store.Page[Webhook]
 	err := s.st.View(ctx, func(tx store.Txn) error {
 		p.Items = nil
 		next, err := store.ScanPage(tx, accountPrefix(owner), cursor, limit, func(key, _ []byte) error {
@@ -511,7 +504,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (Pa
 		return err
 	})
 	if err != nil {
-		return Page[Webhook]{}, fmt.Errorf("webhooks: list: %w", err)
+		return store.Page[Webhook]{}, fmt.Errorf("webhooks: list: %w", err)
 	}
 	return p, nil
 }
@@ -771,15 +764,15 @@ func (s *Service) Publish(txn store.Txn, ev events.Event) error {
 
 // ListDeliveries returns one page of the deliveries of owner's webhook,
 // newest first, optionally only those in status (empty: all).
-func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, status Status, cursor string, limit int) (Page[Delivery], error) {
+func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, status Status, cursor string, limit int) (store.Page[Delivery], error) {
 	idx := "all"
 	if status != "" {
 		if !ValidStatus(status) {
-			return Page[Delivery]{}, validate.Field("status", "must be one of pending, succeeded, failed")
+			return store.Page[Delivery]{}, validate.Field("status", "must be one of pending, succeeded, failed")
 		}
 		idx = string(status)
 	}
-	var p Page[Delivery]
+	var p store.Page[Delivery]
 	err := s.st.View(ctx, func(tx store.Txn) error {
 		p.Items = nil
 		if _, err := getOwnRecord(tx, owner, webhookID); err != nil {
@@ -800,7 +793,7 @@ func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, s
 		return err
 	})
 	if err != nil {
-		return Page[Delivery]{}, fmt.Errorf("webhooks: list deliveries: %w", err)
+		return store.Page[Delivery]{}, fmt.Errorf("webhooks: list deliveries: %w", err)
 	}
 	return p, nil
 }
