@@ -96,7 +96,7 @@ type Record struct {
 	Width        int    `json:"width,omitempty"`
 	Height       int    `json:"height,omitempty"`
 	// BlockchainStatus is "pending" until the anchoring service reports
-	// the record's batch anchored (MarkAnchored), then "anchored".
+	// the record's batch anchored (BatchAnchored), then "anchored".
 	BlockchainStatus string     `json:"blockchain_status"`
 	BlockchainTx     string     `json:"blockchain_tx,omitempty"`
 	AnchoredAt       *time.Time `json:"anchored_at,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
@@ -167,7 +168,7 @@ func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
 // Detail is a record with its current anchoring state.
 type Detail struct {
 	Record *Record
-	Anchor AnchorState
+	Anchor anchor.State
 }
 
 // GetDetail returns owner's record and its anchoring state (the Merkle
@@ -180,15 +181,15 @@ func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, erro
 	return Detail{Record: r, Anchor: s.anchorState(ctx, r)}, nil
 }
 
-func (s *Service) anchorState(ctx context.Context, r *Record) AnchorState {
+func (s *Service) anchorState(ctx context.Context, r *Record) anchor.State {
 	sg, err := r.Signed()
 	if err != nil {
-		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: stored signature unreadable"}
+		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: stored signature unreadable"}
 	}
-	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, sg.LeafHash())
+	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(sg.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
-		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: the anchoring state could not be read"}
+		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 	}
 	return st
 }
@@ -206,9 +207,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 		return wire.Certificate{}, nil, err
 	}
 	c := record.Certificate{Signed: sg}
-	if st := s.anchorState(ctx, r); st.Anchor != nil {
-		c.Anchor = st.Anchor
-	}
+	c.Anchor = s.anchorState(ctx, r).Anchor()
 	w, err := c.Wire()
 	if err != nil {
 		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
@@ -332,7 +331,7 @@ type Stats struct {
 const RecentLimit = 10
 
 // Stats returns owner's counters, kept transactionally by sign, register,
-// verify, revoke and MarkAnchored (no scan), and the newest records.
+// verify, revoke and BatchAnchored (no scan), and the newest records.
 func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 	var st Stats
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
@@ -353,34 +352,4 @@ func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 		return Stats{}, fmt.Errorf("content: stats: %w", err)
 	}
 	return st, nil
-}
-
-// MarkAnchored records, inside the anchoring service's own transaction
-// (the one that marks the batch anchored), that the given records are
-// anchored in transaction txHash: their blockchain_status becomes
-// "anchored" and their owners' counters move from pending to anchored.
-// Unknown ids and records already anchored are skipped, so a re-run is
-// harmless. It writes only through txn.
-func (s *Service) MarkAnchored(txn store.Txn, recordIDs []string, txHash string, at time.Time) error {
-	at = at.UTC()
-	for _, id := range recordIDs {
-		r, err := getRecord(txn, id)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("content: mark anchored %s: %w", id, err)
-		}
-		if r.BlockchainStatus == wire.StatusAnchored {
-			continue
-		}
-		r.BlockchainStatus, r.BlockchainTx, r.AnchoredAt = wire.StatusAnchored, txHash, &at
-		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
-			return err
-		}
-		if err := bumpCounters(txn, r.Owner, func(c *counters) { c.Anchored++ }); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -216,7 +217,7 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 		if err := s.insert(tx, r, rec); err != nil {
 			return err
 		}
-		if err := s.cfg.Anchor.Enqueue(tx, r.ID, leaf, r.Owner); err != nil {
+		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
 			return fmt.Errorf("content: enqueue for anchoring: %w", err)
 		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})

@@ -10,6 +10,7 @@ import (
 	"image"
 	"strings"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -245,13 +246,13 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	out.Record, out.ByOriginal = best.rec, best.byOrig && res.Match == verdict.MatchExact
 	// Anchoring is asked only for the chosen record, then the verdict is
 	// recomputed with it.
-	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, best.signed.LeafHash())
+	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, anchor.Hash(best.signed.LeafHash()))
 	if aerr != nil {
 		s.log.Warn("anchor state unavailable", "record_id", best.rec.ID, "err", aerr)
-		st = AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: the anchoring state could not be read"}
+		st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 	}
 	one := vc[res.Index]
-	one.Anchor, one.RootConfirmed = st.Anchor, st.Outcome == AnchorVerified
+	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
 	facts := f.verdictFacts()
 	if out.ByOriginal {
 		r, _ := record.Parse(best.signed.Bytes)
@@ -271,8 +272,8 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
 	}
 	switch st.Outcome {
-	case AnchorVerified:
-	case AnchorInvalid:
+	case anchor.Verified:
+	case anchor.Invalid:
 		res.Authentic, res.Confidence = false, 0
 		res.Checks.Blockchain = wire.Check{Details: "anchoring proof invalid: " + st.Detail}
 	default:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
@@ -286,9 +287,9 @@ type recordDetail struct {
 }
 
 type anchoringView struct {
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	Proof  any    `json:"proof,omitempty"`
+	Status string        `json:"status"`
+	Detail string        `json:"detail"`
+	Proof  *anchor.Proof `json:"proof,omitempty"`
 }
 
 func fmtTime(t *time.Time) string {
@@ -420,7 +421,7 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	cert, err := (&record.Certificate{Signed: sg, Anchor: d.Anchor.Anchor}).Wire()
+	cert, err := (&record.Certificate{Signed: sg, Anchor: d.Anchor.Anchor()}).Wire()
 	if err != nil {
 		return err
 	}
