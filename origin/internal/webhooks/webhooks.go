@@ -99,13 +99,6 @@ const (
 // attempt 1, attempt 3 five minutes after attempt 2.
 func DefaultSchedule() []time.Duration { return []time.Duration{time.Minute, 5 * time.Minute} }
 
-// Sender sends one delivery request. *http.Client implements it; the
-// production client comes from NewHTTPClient (SSRF-safe dialer, no proxy,
-// no redirects).
-type Sender interface {
-	Do(req *http.Request) (*http.Response, error)
-}
-
 // Config configures a Service. Store, Clock, MasterKey and Guard are
 // required; zero values of the rest get the defaults above.
 type Config struct {
@@ -116,11 +109,9 @@ type Config struct {
 	Rand io.Reader
 	// MasterKey (at least 32 bytes) seals webhook secrets at rest.
 	MasterKey []byte
-	// Guard is the SSRF policy applied at registration; the default Sender
-	// also dials through it.
+	// Guard is the SSRF policy applied at registration; the delivery client
+	// (NewHTTPClient) also dials through it.
 	Guard *Guard
-	// Sender sends deliveries; nil means NewHTTPClient(Guard, Timeout).
-	Sender Sender
 	// Schedule holds the delays before attempts 2, 3, ...; an automatic
 	// round makes len(Schedule)+1 attempts. Nil means DefaultSchedule().
 	Schedule []time.Duration
@@ -143,7 +134,9 @@ type Config struct {
 	// discards.
 	Logger *slog.Logger
 	// OnAttempt, if set, is called after each attempt's outcome is durably
-	// recorded (tests and metrics). It must not block.
+	// recorded. It is the hook for delivery metrics (attempts, latency,
+	// failures by cause); tests also wait on it instead of polling. It must
+	// not block.
 	OnAttempt func(AttemptResult)
 }
 
@@ -225,7 +218,7 @@ type Service struct {
 	rand      io.Reader
 	sealer    sealer
 	guard     *Guard
-	sender    Sender
+	client    *http.Client
 	schedule  []time.Duration
 	timeout   time.Duration
 	workers   int
@@ -249,7 +242,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, guard: cfg.Guard, sender: cfg.Sender,
+	s := &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, guard: cfg.Guard,
 		schedule: slices.Clone(cfg.Schedule), timeout: cfg.Timeout, workers: cfg.Workers, perHook: cfg.PerEndpoint,
 		poll: cfg.PollInterval, grace: cfg.RotationGrace, maxPerAcc: cfg.MaxPerAccount, log: cfg.Logger, onAttempt: cfg.OnAttempt}
 	if s.rand == nil {
@@ -284,9 +277,7 @@ func New(cfg Config) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.sender == nil {
-		s.sender = NewHTTPClient(s.guard, s.timeout)
-	}
+	s.client = NewHTTPClient(s.guard, s.timeout)
 	s.d.init()
 	return s, nil
 }
