@@ -127,7 +127,6 @@ type Server struct {
 	webhooks *webhooks.Service
 	chain    *ethchain.Chain
 	batcher  *anchor.Batcher
-	records  *content.Service
 	// anchored is the batcher's Listener: the content records first, then
 	// the batch.anchored announcement.
 	anchored anchor.Listener
@@ -278,7 +277,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		d.routes(api)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
-		records: recs, anchored: anchored, api: api}
+		anchored: anchored, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
