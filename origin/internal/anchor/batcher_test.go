@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -601,5 +602,78 @@ func TestMaxBatchSizeFitsOneStoreTransaction(t *testing.T) {
 	mustStep(h)
 	if s := h.stats(); s.Anchored != anchor.MaxBatchSize || s.AnchoredBatches != 1 {
 		t.Fatalf("stats = %+v", s)
+	}
+}
+
+// orderListener records, through the transaction, that it saw a batch, and
+// refuses while fail is set.
+type orderListener struct {
+	name  string
+	log   *[]string
+	fail  error
+	saw   []anchor.AnchoredBatch
+	calls int
+}
+
+func (l *orderListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
+	l.calls++
+	*l.log = append(*l.log, l.name)
+	if l.fail != nil {
+		return l.fail
+	}
+	l.saw = append(l.saw, b)
+	return txn.Set([]byte("test-listener/"+l.name+"/"+b.BatchID), nil)
+}
+
+// TestListenersRunInOrderInTheAnchoringTransaction: the listeners are called
+// in order with the typed batch; an error of any of them rolls back the
+// whole transition (the batch stays included, nothing is announced), and
+// the next Step anchors the batch and calls every listener again.
+func TestListenersRunInOrderInTheAnchoringTransaction(t *testing.T) {
+	var order []string
+	first := &orderListener{name: "records", log: &order}
+	second := &orderListener{name: "announce", log: &order, fail: errors.New("refused")}
+	h := newHarness(t, func(c *anchor.Config) {
+		c.BatchSize = 3
+		c.Anchored = anchor.Listeners{first, second}
+	})
+	h.enqueue(0, 3)
+	if err := h.step(); err == nil {
+		t.Fatal("Step succeeded although a listener refused")
+	}
+	b, err := h.b.Batch(context.Background(), "1")
+	if err != nil || b.State != anchor.StateIncluded {
+		t.Fatalf("batch after a refused listener = %+v, %v; want still included", b, err)
+	}
+	if got := strings.Join(order, ","); got != "records,announce" {
+		t.Fatalf("listener calls = %s, want records,announce", got)
+	}
+	if s := h.stats(); s.Anchored != 0 {
+		t.Fatalf("stats after a refused listener = %+v, want nothing anchored", s)
+	}
+	err = h.st.View(context.Background(), func(txn store.Txn) error {
+		_, err := txn.Get([]byte("test-listener/records/1"))
+		return err
+	})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the first listener's write survived the rollback: err = %v", err)
+	}
+
+	second.fail = nil
+	mustStep(h)
+	h.checkAllAnchored(3)
+	// The first listener saw the batch twice: its first write was rolled back.
+	if first.calls != 2 || second.calls != 2 || len(first.saw) != 2 || len(second.saw) != 1 {
+		t.Fatalf("calls = %d/%d, batches accepted %d/%d; want 2/2 and 2/1", first.calls, second.calls, len(first.saw), len(second.saw))
+	}
+	got, p := second.saw[0], h.proof(0)
+	if got.BatchID != "1" || got.LeafCount != 3 || got.MerkleRoot != p.MerkleRoot || got.TxHash != p.TxHash ||
+		got.BlockNumber != p.BlockNumber || got.Network != "fakenet" || strings.Join(got.RecordIDs, ",") != recordID(0)+","+recordID(1)+","+recordID(2) ||
+		got.Accounts["acct0"] != 2 || got.Accounts["acct1"] != 1 || !got.AnchoredAt.Equal(h.clk.Now()) {
+		t.Fatalf("AnchoredBatch = %+v, want the batch as proved (%+v)", got, p)
+	}
+	mustStep(h)
+	if first.calls != 2 {
+		t.Fatalf("an anchored batch was reported again (%d calls)", first.calls)
 	}
 }
