@@ -27,7 +27,8 @@ type Entry struct {
 // given the content service as its Listener: no construction cycle.
 type Queue struct{ clk clock.Clock }
 
-// NewQueue returns a Queue that stamps entries with clk (clock.System if nil).
+// NewQueue returns a Queue that stamps entries with clk (clock.System if
+// nil, as for the zero Queue).
 func NewQueue(clk clock.Clock) Queue {
 	if clk == nil {
 		clk = clock.System{}
@@ -54,7 +55,11 @@ func (q Queue) Enqueue(txn store.Txn, e Entry) error {
 	case !errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 	}
-	now := q.clk.Now()
+	clk := q.clk
+	if clk == nil { // the zero Queue
+		clk = clock.System{}
+	}
+	now := clk.Now()
 	rr = recordRec{Leaf: e.LeafHash, EnqueuedAt: now.UnixNano(), Account: e.AccountID}
 	if err := store.PutJSON(txn, recordKey(e.RecordID), rr); err != nil {
 		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
