@@ -8,7 +8,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/events"
 )
 
-// BatchAnchored is the data of a batch.anchored event (interface spec,
+// BatchAnchored is the data of a batch.anchored event (docs/webhooks.md,
 // "Events"); its JSON is the event's data object.
 type BatchAnchored struct {
 	BatchID string `json:"batch_id"`

@@ -241,12 +241,13 @@ func Verify(ctx context.Context, chain ChainReader, leaf Hash, p Proof, minConfi
 	return Result{Outcome: Verified, Detail: fmt.Sprintf("Merkle proof verified in tx %s block %d on %s (%d confirmations)", p.TxHash, tx.BlockNumber, p.Network, conf)}, nil
 }
 
-// Stats are the anchoring counters for the dashboard.
+// Stats are the anchoring service's own counters, for operators and tests.
+// The dashboard does not read them: its counters are kept by the records
+// service in the transactions that sign and anchor.
 type Stats struct {
-	// Pending counts records enqueued and not yet anchored (dashboard
-	// pending_batch).
+	// Pending counts records enqueued and not yet anchored.
 	Pending uint64
-	// Anchored counts anchored records (dashboard blockchain_anchored).
+	// Anchored counts anchored records.
 	Anchored uint64
 	// AnchoredBatches counts anchored batches (global stats only).
 	AnchoredBatches uint64
