@@ -32,7 +32,7 @@ const (
 	DefaultMaxBackoff    = time.Minute
 	// MaxBatchSize bounds BatchSize: closing a batch rewrites one key per
 	// record in a single store transaction, which must stay well under
-	// Badger's transaction size limit with the origin's 8 MiB memtables.
+	// Badger's transaction size limit with the origin's 32 MiB memtables.
 	MaxBatchSize = 4096
 )
 

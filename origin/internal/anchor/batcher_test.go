@@ -581,7 +581,7 @@ func TestRequireFinalized(t *testing.T) {
 }
 
 // A batch of MaxBatchSize records closes in one Badger transaction (with the
-// origin store's 8 MiB memtables) and anchors.
+// origin store's 32 MiB memtables) and anchors.
 func TestMaxBatchSizeFitsOneStoreTransaction(t *testing.T) {
 	h := newHarness(t, func(c *anchor.Config) { c.BatchSize = anchor.MaxBatchSize })
 	for from := 0; from < anchor.MaxBatchSize; from += 512 {

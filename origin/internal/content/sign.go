@@ -59,7 +59,7 @@ func (r *SignResult) Response() wire.SignResponse {
 	}
 }
 
-// signedEvent is the data of content.signed (interface spec, Events).
+// signedEvent is the data of content.signed (docs/webhooks.md, Events).
 type signedEvent struct {
 	RecordID         string       `json:"record_id"`
 	SHA256           string       `json:"sha256"`

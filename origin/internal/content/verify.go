@@ -116,7 +116,7 @@ type VerifyResult struct {
 	Facts      Facts
 }
 
-// verifiedEvent is the data of content.verified (interface spec, Events).
+// verifiedEvent is the data of content.verified (docs/webhooks.md, Events).
 type verifiedEvent struct {
 	Authentic  bool         `json:"authentic"`
 	Confidence float64      `json:"confidence"`

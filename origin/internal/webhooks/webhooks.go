@@ -82,7 +82,7 @@ func ValidStatus(s Status) bool {
 	return s == StatusPending || s == StatusSucceeded || s == StatusFailed
 }
 
-// Defaults (the interface spec's values for the schedule and timeout).
+// Defaults (the API contract's schedule and timeout, docs/webhooks.md).
 const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultWorkers        = 8
