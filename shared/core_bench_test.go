@@ -26,8 +26,7 @@ func benchJPEG(b *testing.B) []byte {
 	b.Helper()
 	var src image.Image
 	cands := []string{os.Getenv("PROVENANT_BENCH_IMAGE"),
-		filepath.Join("..", "bench", "images", "bg__mate_nature_LadyBird.jpg"),
-		"/work/main/bench/images/bg__mate_nature_LadyBird.jpg"}
+		filepath.Join("..", "bench", "images", "bg__mate_nature_LadyBird.jpg")}
 	for _, p := range cands {
 		if p == "" {
 			continue

@@ -8,7 +8,7 @@ import (
 )
 
 // forbidden are module path fragments that must never reach the
-// verification core: they belong to the servers (ARCHITECTURE.md).
+// verification core: they belong to the servers (docs/design.md).
 var forbidden = []string{
 	"github.com/valyala/fasthttp",
 	"github.com/fasthttp/",

@@ -1,6 +1,6 @@
 // Package wire holds the JSON types of the public API that the origin, the
 // edge and the WebAssembly verifier exchange. The types carry no behaviour:
-// field names and JSON tags are the contract, see spec/interface-spec.md.
+// field names and JSON tags are the contract documented in docs/api.md.
 package wire
 
 // Check names, as used as keys of [Checks] in JSON.

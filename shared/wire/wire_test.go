@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestJSONNames pins the JSON field names the interface spec fixes.
+// TestJSONNames pins the JSON field names the API contract fixes (docs/api.md).
 func TestJSONNames(t *testing.T) {
 	tests := []struct {
 		name string

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/merkle"
@@ -33,7 +32,7 @@ const (
 	DefaultMaxBackoff    = time.Minute
 	// MaxBatchSize bounds BatchSize: closing a batch rewrites one key per
 	// record in a single store transaction, which must stay well under
-	// Badger's transaction size limit with the origin's 8 MiB memtables.
+	// Badger's transaction size limit with the origin's 32 MiB memtables.
 	MaxBatchSize = 4096
 )
 
@@ -61,9 +60,9 @@ type Hooks struct {
 type Config struct {
 	Store store.Store
 	Chain Chain
-	// Events receives batch.anchored inside the transaction that marks the
-	// batch anchored; events.Nop if nil.
-	Events events.Publisher
+	// Anchored is told about every batch that becomes anchored, inside the
+	// transaction that marks it anchored (see Listener); nil means nobody.
+	Anchored Listener
 	// Clock; clock.System if nil.
 	Clock clock.Clock
 	// Logger; discards if nil.
@@ -98,21 +97,19 @@ type Config struct {
 // Batcher closes batches, anchors them and tracks them to finality. All
 // its methods are safe for concurrent use; Step and Run serialize.
 type Batcher struct {
-	cfg  Config
-	st   store.Store
-	ch   Chain
-	pub  events.Publisher
-	clk  clock.Clock
-	log  *slog.Logger
-	kick chan struct{}
+	cfg    Config
+	st     store.Store
+	ch     Chain
+	on     Listener
+	clk    clock.Clock
+	log    *slog.Logger
+	queue  Queue
+	proofs *Prover
 
 	stepMu sync.Mutex
 	// In-memory per-batch progress, lost on restart by design (a restart
 	// rebroadcasts everything in flight).
 	mem map[uint64]*batchMem
-
-	treeMu sync.Mutex
-	trees  map[uint64]*merkle.Tree // small cache for Proof
 }
 
 type batchMem struct {
@@ -128,8 +125,8 @@ func New(cfg Config) (*Batcher, error) {
 	if cfg.Store == nil || cfg.Chain == nil {
 		return nil, errors.New("anchor: Config.Store and Config.Chain are required")
 	}
-	if cfg.Events == nil {
-		cfg.Events = events.Nop{}
+	if cfg.Anchored == nil {
+		cfg.Anchored = Listeners(nil)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
@@ -168,81 +165,27 @@ func New(cfg Config) (*Batcher, error) {
 		return nil, errors.New("anchor: negative durations or limits in Config")
 	}
 	return &Batcher{
-		cfg:   cfg,
-		st:    cfg.Store,
-		ch:    cfg.Chain,
-		pub:   cfg.Events,
-		clk:   cfg.Clock,
-		log:   cfg.Logger,
-		kick:  make(chan struct{}, 1),
-		mem:   map[uint64]*batchMem{},
-		trees: map[uint64]*merkle.Tree{},
+		cfg:    cfg,
+		st:     cfg.Store,
+		ch:     cfg.Chain,
+		on:     cfg.Anchored,
+		clk:    cfg.Clock,
+		log:    cfg.Logger,
+		queue:  NewQueue(cfg.Clock),
+		proofs: NewProver(cfg.Store),
+		mem:    map[uint64]*batchMem{},
 	}, nil
 }
 
-// Entry is a record to anchor.
-type Entry struct {
-	// RecordID identifies the record (its UUID).
-	RecordID string
-	// LeafHash is the record's RFC 9162 leaf hash from shared/record
-	// (Signed.LeafHash): SHA-256(0x00 ‖ canonical record bytes ‖ signature),
-	// so the anchored root commits to the signature too.
-	LeafHash Hash
-	// AccountID owns the record; it feeds the per-account counters. Optional.
-	AccountID string
+// Enqueue is Queue.Enqueue with the batcher's clock (see Queue).
+func (b *Batcher) Enqueue(txn store.Txn, e Entry) error { return b.queue.Enqueue(txn, e) }
+
+// Proof is Prover.Proof on the batcher's store (see Prover).
+func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
+	return b.proofs.Proof(ctx, recordID)
 }
 
-// Enqueue adds e to the anchoring queue inside txn, the sign path's own
-// transaction, so the record and its queue entry commit together (or not at
-// all). It is idempotent: enqueueing the same record id with the same leaf
-// hash again does nothing; with a different leaf hash it returns
-// ErrConflictingLeaf. It writes only through txn and may be re-run.
-func (b *Batcher) Enqueue(txn store.Txn, e Entry) error {
-	if e.RecordID == "" {
-		return errors.New("anchor: enqueue: empty record id")
-	}
-	rr, err := store.GetJSON[recordRec](txn, recordKey(e.RecordID))
-	switch {
-	case err == nil:
-		if rr.Leaf != e.LeafHash {
-			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, ErrConflictingLeaf)
-		}
-		return nil
-	case !errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-	}
-	now := b.clk.Now()
-	rr = recordRec{Leaf: e.LeafHash, EnqueuedAt: now.UnixNano(), Account: e.AccountID}
-	if err := store.PutJSON(txn, recordKey(e.RecordID), rr); err != nil {
-		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-	}
-	val := append(append([]byte{}, e.LeafHash[:]...), e.AccountID...)
-	if err := txn.Set(queueKey(now, e.RecordID), val); err != nil {
-		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-	}
-	if e.AccountID != "" {
-		ar, err := store.GetJSON[accountRec](txn, accountKey(e.AccountID))
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-		}
-		ar.Enqueued++
-		if err := store.PutJSON(txn, accountKey(e.AccountID), ar); err != nil {
-			return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
-		}
-	}
-	return nil
-}
-
-// Kick wakes Run early (for example after a commit that enqueued records).
-// It never blocks.
-func (b *Batcher) Kick() {
-	select {
-	case b.kick <- struct{}{}:
-	default:
-	}
-}
-
-// Run calls Step every PollInterval (or on Kick) until ctx is done, and
+// Run calls Step every PollInterval until ctx is done, and
 // returns ctx.Err(). Step errors are logged and retried, never fatal.
 func (b *Batcher) Run(ctx context.Context) error {
 	t := time.NewTicker(b.cfg.PollInterval)
@@ -255,7 +198,6 @@ func (b *Batcher) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-		case <-b.kick:
 		}
 	}
 }
@@ -836,7 +778,7 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		return b.deferRetry(br.Seq, err)
 	}
 	now := b.clk.Now()
-	var ev *BatchAnchored
+	var ab AnchoredBatch
 	nb, err := b.updateBatch(ctx, br.Seq, StateIncluded, func(txn store.Txn, nb *batchRec) error {
 		nb.State = StateAnchored
 		nb.AnchoredAt = now
@@ -849,16 +791,6 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		if err := store.PutJSON(txn, keyStats, st); err != nil {
 			return err
 		}
-		for acct, n := range nb.Accounts {
-			ar, err := store.GetJSON[accountRec](txn, accountKey(acct))
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			ar.Anchored += uint64(n)
-			if err := store.PutJSON(txn, accountKey(acct), ar); err != nil {
-				return err
-			}
-		}
 		if err := txn.Delete(seqKey(keyOpen, nb.Seq)); err != nil {
 			return err
 		}
@@ -866,23 +798,19 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		if err != nil {
 			return err
 		}
-		ev = &BatchAnchored{
-			BatchID: BatchID(nb.Seq), MerkleRoot: merkle.Hash(nb.Root).String(), LeafCount: nb.LeafCount,
-			TxHash: inc.TxHash.String(), BlockNumber: inc.BlockNumber, Network: nb.Network,
-			RecordIDs: ids, Accounts: nb.Accounts,
+		ab = AnchoredBatch{
+			BatchID: BatchID(nb.Seq), MerkleRoot: nb.Root, LeafCount: nb.LeafCount,
+			TxHash: inc.TxHash, BlockNumber: inc.BlockNumber, Network: nb.Network,
+			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now,
 		}
-		e, err := batchAnchoredEvent(now, ev)
-		if err != nil {
-			return err
-		}
-		return b.pub.Publish(txn, e)
+		return b.on.BatchAnchored(txn, ab)
 	})
 	if err != nil {
 		return fmt.Errorf("mark anchored: %w", err)
 	}
 	*br = nb
 	delete(b.mem, br.Seq)
-	b.log.Info("anchor batch anchored", "batch", ev.BatchID, "tx", ev.TxHash, "block", ev.BlockNumber, "leaves", ev.LeafCount)
+	b.log.Info("anchor batch anchored", "batch", ab.BatchID, "tx", ab.TxHash, "block", ab.BlockNumber, "leaves", ab.LeafCount)
 	return nil
 }
 

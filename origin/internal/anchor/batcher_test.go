@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,11 +28,22 @@ type recPublisher struct {
 type recEvent struct {
 	Type          string
 	Accounts      []string
-	BatchAnchored *anchor.BatchAnchored
+	BatchAnchored *batchAnchored
+}
+
+// batchAnchored is the data object of batch.anchored as receivers read it.
+type batchAnchored struct {
+	BatchID     string   `json:"batch_id"`
+	MerkleRoot  string   `json:"merkle_root"`
+	LeafCount   uint64   `json:"leaf_count"`
+	TxHash      string   `json:"tx_hash"`
+	BlockNumber uint64   `json:"block_number"`
+	Network     string   `json:"network"`
+	RecordIDs   []string `json:"record_ids"`
 }
 
 func (p *recPublisher) Publish(txn store.Txn, ev events.Event) error {
-	var ba anchor.BatchAnchored
+	var ba batchAnchored
 	if err := json.Unmarshal(ev.Data, &ba); err != nil {
 		return err
 	}
@@ -60,7 +72,7 @@ func newHarness(t testing.TB, mod func(*anchor.Config)) *harness {
 	t.Cleanup(func() { st.Close() })
 	h := &harness{t: t, st: st, ch: newFakeChain(), clk: clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), pub: &recPublisher{}}
 	h.cfg = anchor.Config{
-		Store: st, Chain: h.ch, Events: h.pub, Clock: h.clk,
+		Store: st, Chain: h.ch, Anchored: anchor.Announcer{Events: h.pub}, Clock: h.clk,
 		BatchSize: 1000, BatchInterval: time.Minute, Confirmations: 1,
 		PollInterval: time.Second, BumpAfter: time.Minute, MaxBackoff: 10 * time.Second,
 	}
@@ -109,7 +121,7 @@ func (h *harness) proof(i int) anchor.Proof {
 
 func (h *harness) stats() anchor.Stats {
 	h.t.Helper()
-	s, err := h.b.Stats(context.Background(), "")
+	s, err := h.b.Stats(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -179,16 +191,17 @@ func TestBatchesCloseBySizeThenByTime(t *testing.T) {
 	sizes := map[string]uint64{}
 	for _, ev := range h.pub.events {
 		a := ev.BatchAnchored
-		if ev.Type != events.BatchAnchored || uint64(len(a.RecordIDs)) != a.LeafCount || a.Network != "fakenet" || a.TxHash == "" {
+		if ev.Type != events.BatchAnchored || uint64(len(a.RecordIDs)) != a.LeafCount || a.Network != "fakenet" || a.TxHash == "" || len(a.MerkleRoot) != 64 {
 			t.Fatalf("event = %+v", a)
+		}
+		// Records alternate between two accounts: both own part of every batch.
+		if fmt.Sprint(ev.Accounts) != "[acct0 acct1]" {
+			t.Fatalf("batch %s notifies %v, want [acct0 acct1]", a.BatchID, ev.Accounts)
 		}
 		sizes[a.BatchID] = a.LeafCount
 	}
 	if sizes["1"] != 1000 || sizes["2"] != 1000 || sizes["3"] != 500 {
 		t.Fatalf("batch sizes = %v", sizes)
-	}
-	if s, _ := h.b.Stats(context.Background(), "acct1"); s.Anchored != 1250 || s.Pending != 0 {
-		t.Fatalf("acct1 stats = %+v", s)
 	}
 	b1, err := h.b.Batch(context.Background(), "1")
 	if err != nil || b1.State != anchor.StateAnchored || len(b1.RecordIDs) != 1000 || b1.RecordIDs[0] != recordID(0) || len(b1.TxHashes) != 1 {
@@ -568,7 +581,7 @@ func TestRequireFinalized(t *testing.T) {
 }
 
 // A batch of MaxBatchSize records closes in one Badger transaction (with the
-// origin store's 8 MiB memtables) and anchors.
+// origin store's 32 MiB memtables) and anchors.
 func TestMaxBatchSizeFitsOneStoreTransaction(t *testing.T) {
 	h := newHarness(t, func(c *anchor.Config) { c.BatchSize = anchor.MaxBatchSize })
 	for from := 0; from < anchor.MaxBatchSize; from += 512 {
@@ -589,5 +602,78 @@ func TestMaxBatchSizeFitsOneStoreTransaction(t *testing.T) {
 	mustStep(h)
 	if s := h.stats(); s.Anchored != anchor.MaxBatchSize || s.AnchoredBatches != 1 {
 		t.Fatalf("stats = %+v", s)
+	}
+}
+
+// orderListener records, through the transaction, that it saw a batch, and
+// refuses while fail is set.
+type orderListener struct {
+	name  string
+	log   *[]string
+	fail  error
+	saw   []anchor.AnchoredBatch
+	calls int
+}
+
+func (l *orderListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
+	l.calls++
+	*l.log = append(*l.log, l.name)
+	if l.fail != nil {
+		return l.fail
+	}
+	l.saw = append(l.saw, b)
+	return txn.Set([]byte("test-listener/"+l.name+"/"+b.BatchID), nil)
+}
+
+// TestListenersRunInOrderInTheAnchoringTransaction: the listeners are called
+// in order with the typed batch; an error of any of them rolls back the
+// whole transition (the batch stays included, nothing is announced), and
+// the next Step anchors the batch and calls every listener again.
+func TestListenersRunInOrderInTheAnchoringTransaction(t *testing.T) {
+	var order []string
+	first := &orderListener{name: "records", log: &order}
+	second := &orderListener{name: "announce", log: &order, fail: errors.New("refused")}
+	h := newHarness(t, func(c *anchor.Config) {
+		c.BatchSize = 3
+		c.Anchored = anchor.Listeners{first, second}
+	})
+	h.enqueue(0, 3)
+	if err := h.step(); err == nil {
+		t.Fatal("Step succeeded although a listener refused")
+	}
+	b, err := h.b.Batch(context.Background(), "1")
+	if err != nil || b.State != anchor.StateIncluded {
+		t.Fatalf("batch after a refused listener = %+v, %v; want still included", b, err)
+	}
+	if got := strings.Join(order, ","); got != "records,announce" {
+		t.Fatalf("listener calls = %s, want records,announce", got)
+	}
+	if s := h.stats(); s.Anchored != 0 {
+		t.Fatalf("stats after a refused listener = %+v, want nothing anchored", s)
+	}
+	err = h.st.View(context.Background(), func(txn store.Txn) error {
+		_, err := txn.Get([]byte("test-listener/records/1"))
+		return err
+	})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the first listener's write survived the rollback: err = %v", err)
+	}
+
+	second.fail = nil
+	mustStep(h)
+	h.checkAllAnchored(3)
+	// The first listener saw the batch twice: its first write was rolled back.
+	if first.calls != 2 || second.calls != 2 || len(first.saw) != 2 || len(second.saw) != 1 {
+		t.Fatalf("calls = %d/%d, batches accepted %d/%d; want 2/2 and 2/1", first.calls, second.calls, len(first.saw), len(second.saw))
+	}
+	got, p := second.saw[0], h.proof(0)
+	if got.BatchID != "1" || got.LeafCount != 3 || got.MerkleRoot != p.MerkleRoot || got.TxHash != p.TxHash ||
+		got.BlockNumber != p.BlockNumber || got.Network != "fakenet" || strings.Join(got.RecordIDs, ",") != recordID(0)+","+recordID(1)+","+recordID(2) ||
+		got.Accounts["acct0"] != 2 || got.Accounts["acct1"] != 1 || !got.AnchoredAt.Equal(h.clk.Now()) {
+		t.Fatalf("AnchoredBatch = %+v, want the batch as proved (%+v)", got, p)
+	}
+	mustStep(h)
+	if first.calls != 2 {
+		t.Fatalf("an anchored batch was reported again (%d calls)", first.calls)
 	}
 }

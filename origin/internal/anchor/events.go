@@ -6,11 +6,64 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/merkle"
 )
 
-// BatchAnchored is the data of a batch.anchored event (interface spec,
-// "Events"); its JSON is the event's data object.
-type BatchAnchored struct {
+// AnchoredBatch is a batch that has just reached StateAnchored, as the
+// batcher hands it to its Listener.
+type AnchoredBatch struct {
+	BatchID     string
+	MerkleRoot  Hash
+	LeafCount   uint64
+	TxHash      Hash
+	BlockNumber uint64
+	Network     string
+	// RecordIDs are the batch's records in leaf order.
+	RecordIDs []string
+	// Accounts counts the batch's records per owning account (Entry.AccountID),
+	// so that announcements can be fanned out to the owners.
+	Accounts map[string]int
+	// AnchoredAt is when the batcher saw the required confirmations (the
+	// batcher's clock, not a chain fact).
+	AnchoredAt time.Time
+}
+
+// Listener is told that a batch is anchored. BatchAnchored runs inside the
+// store transaction that moves the batch to StateAnchored, with that
+// transaction, so what the listener writes commits together with the new
+// batch state or not at all. It must write only through txn (no network, no
+// goroutines): the transaction may be retried, and if BatchAnchored returns
+// an error it is rolled back and the batch is anchored again (and the
+// listener called again) at a later Step.
+type Listener interface {
+	BatchAnchored(txn store.Txn, b AnchoredBatch) error
+}
+
+// Listeners is a Listener that calls each of its elements in order and stops
+// at the first error (which aborts the batcher's transaction).
+type Listeners []Listener
+
+// BatchAnchored implements Listener.
+func (ls Listeners) BatchAnchored(txn store.Txn, b AnchoredBatch) error {
+	for _, l := range ls {
+		if err := l.BatchAnchored(txn, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Announcer is the Listener that turns an anchored batch into the
+// batch.anchored event (docs/webhooks.md) and publishes it to Events in the
+// same transaction; the accounts notified are the owners of the batch's
+// records.
+type Announcer struct {
+	Events events.Publisher
+}
+
+// batchAnchoredData is the data object of a batch.anchored event.
+type batchAnchoredData struct {
 	BatchID string `json:"batch_id"`
 	// MerkleRoot is 64 hex digits without 0x, as in certificates (wire.Anchor).
 	MerkleRoot string `json:"merkle_root"`
@@ -20,22 +73,21 @@ type BatchAnchored struct {
 	BlockNumber uint64   `json:"block_number"`
 	Network     string   `json:"network"`
 	RecordIDs   []string `json:"record_ids"`
-	// Accounts counts the batch's records per owning account (not part of
-	// the public payload), so that deliveries can be fanned out per account.
-	Accounts map[string]int `json:"-"`
 }
 
-// batchAnchoredEvent wraps a batch.anchored payload for the event seam: the
-// accounts to notify are the owners of the batch's records.
-func batchAnchoredEvent(at time.Time, ba *BatchAnchored) (events.Event, error) {
-	data, err := events.NewData(ba)
+// BatchAnchored implements Listener.
+func (a Announcer) BatchAnchored(txn store.Txn, b AnchoredBatch) error {
+	data, err := events.NewData(batchAnchoredData{
+		BatchID: b.BatchID, MerkleRoot: merkle.Hash(b.MerkleRoot).String(), LeafCount: b.LeafCount,
+		TxHash: b.TxHash.String(), BlockNumber: b.BlockNumber, Network: b.Network, RecordIDs: b.RecordIDs,
+	})
 	if err != nil {
-		return events.Event{}, fmt.Errorf("encode batch.anchored %s: %w", ba.BatchID, err)
+		return fmt.Errorf("encode batch.anchored %s: %w", b.BatchID, err)
 	}
-	accts := make([]string, 0, len(ba.Accounts))
-	for a := range ba.Accounts {
-		accts = append(accts, a)
+	accts := make([]string, 0, len(b.Accounts))
+	for acct := range b.Accounts {
+		accts = append(accts, acct)
 	}
 	sort.Strings(accts)
-	return events.Event{Type: events.BatchAnchored, Time: at, Accounts: accts, Data: data}, nil
+	return a.Events.Publish(txn, events.Event{Type: events.BatchAnchored, Time: b.AnchoredAt, Accounts: accts, Data: data})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
@@ -40,16 +41,31 @@ type Proof struct {
 	AnchoredAt time.Time `json:"anchored_at,omitzero"`
 }
 
+// Prover reads proofs from the anchoring state in a store, keeping the Merkle
+// trees of a few recent batches in memory. It needs no running Batcher, so
+// readers (verification, record details) can be built before the batcher.
+// It is safe for concurrent use.
+type Prover struct {
+	st     store.Store
+	treeMu sync.Mutex
+	trees  map[uint64]*merkle.Tree
+}
+
+// NewProver returns a Prover reading st.
+func NewProver(st store.Store) *Prover {
+	return &Prover{st: st, trees: map[uint64]*merkle.Tree{}}
+}
+
 // Proof returns the current proof of recordID: always the leaf hash and
 // status, the inclusion proof once the record's batch is closed, and the
 // transaction once the batch is included. ErrNotFound if the record was
 // never enqueued.
-func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
+func (pv *Prover) Proof(ctx context.Context, recordID string) (Proof, error) {
 	p := Proof{Format: ProofFormat, RecordID: recordID, Status: StatusPending}
 	var br batchRec
 	var leaves []merkle.Hash
 	var rr recordRec
-	err := b.st.View(ctx, func(txn store.Txn) error {
+	err := pv.st.View(ctx, func(txn store.Txn) error {
 		var err error
 		rr, err = store.GetJSON[recordRec](txn, recordKey(recordID))
 		if errors.Is(err, store.ErrNotFound) {
@@ -64,7 +80,7 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 		if br, err = loadBatch(txn, rr.Batch); err != nil {
 			return err
 		}
-		if b.cachedTree(rr.Batch) == nil {
+		if pv.cachedTree(rr.Batch) == nil {
 			leaves, err = loadLeaves(txn, rr.Batch)
 		}
 		return err
@@ -76,10 +92,10 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 	if rr.Batch == 0 {
 		return p, nil
 	}
-	tree := b.cachedTree(rr.Batch)
+	tree := pv.cachedTree(rr.Batch)
 	if tree == nil {
 		tree = merkle.Build(leaves)
-		b.cacheTree(rr.Batch, tree)
+		pv.cacheTree(rr.Batch, tree)
 	}
 	path, err := tree.InclusionProof(rr.Index)
 	if err != nil {
@@ -125,22 +141,22 @@ func (p Proof) RecordAnchor() *record.Anchor {
 
 const treeCacheSize = 8
 
-func (b *Batcher) cachedTree(seq uint64) *merkle.Tree {
-	b.treeMu.Lock()
-	defer b.treeMu.Unlock()
-	return b.trees[seq]
+func (pv *Prover) cachedTree(seq uint64) *merkle.Tree {
+	pv.treeMu.Lock()
+	defer pv.treeMu.Unlock()
+	return pv.trees[seq]
 }
 
-func (b *Batcher) cacheTree(seq uint64, t *merkle.Tree) {
-	b.treeMu.Lock()
-	defer b.treeMu.Unlock()
-	if len(b.trees) >= treeCacheSize {
-		for k := range b.trees { // evict an arbitrary entry
-			delete(b.trees, k)
+func (pv *Prover) cacheTree(seq uint64, t *merkle.Tree) {
+	pv.treeMu.Lock()
+	defer pv.treeMu.Unlock()
+	if len(pv.trees) >= treeCacheSize {
+		for k := range pv.trees { // evict an arbitrary entry
+			delete(pv.trees, k)
 			break
 		}
 	}
-	b.trees[seq] = t
+	pv.trees[seq] = t
 }
 
 // Outcome classifies a verification.
@@ -241,31 +257,23 @@ func Verify(ctx context.Context, chain ChainReader, leaf Hash, p Proof, minConfi
 	return Result{Outcome: Verified, Detail: fmt.Sprintf("Merkle proof verified in tx %s block %d on %s (%d confirmations)", p.TxHash, tx.BlockNumber, p.Network, conf)}, nil
 }
 
-// Stats are the anchoring counters for the dashboard.
+// Stats are the operator's anchoring counters, over all accounts. (Each
+// owner's dashboard counters are the content service's, kept by its
+// Listener.)
 type Stats struct {
-	// Pending counts records enqueued and not yet anchored (dashboard
-	// pending_batch).
+	// Pending counts records enqueued and not yet anchored.
 	Pending uint64
-	// Anchored counts anchored records (dashboard blockchain_anchored).
+	// Anchored counts anchored records.
 	Anchored uint64
-	// AnchoredBatches counts anchored batches (global stats only).
+	// AnchoredBatches counts anchored batches.
 	AnchoredBatches uint64
 }
 
-// Stats returns the counters of accountID, or of everything if accountID is
-// "". Global Pending costs a scan of the queue and the open batches.
-func (b *Batcher) Stats(ctx context.Context, accountID string) (Stats, error) {
+// Stats returns the global counters. Pending costs a scan of the queue and
+// the open batches.
+func (b *Batcher) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
 	err := b.st.View(ctx, func(txn store.Txn) error {
-		if accountID != "" {
-			ar, err := store.GetJSON[accountRec](txn, accountKey(accountID))
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			s.Anchored = ar.Anchored
-			s.Pending = ar.Enqueued - min(ar.Enqueued, ar.Anchored)
-			return nil
-		}
 		st, err := store.GetJSON[statsRec](txn, keyStats)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err

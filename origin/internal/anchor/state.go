@@ -67,16 +67,15 @@ func RecordStatus(s BatchState) Status {
 
 // Storage keys. Everything anchoring stores lives under "anchor/".
 var (
-	keyQueue   = []byte("anchor/q/")      // + 8-byte BE enqueue unix-nanos + record id → leaf(32) ‖ account id
-	keyRecord  = []byte("anchor/r/")      // + record id → recordRec JSON
-	keyBatch   = []byte("anchor/b/")      // + 8-byte BE seq → batchRec JSON
-	keyLeaves  = []byte("anchor/bl/")     // + 8-byte BE seq → leaf hashes, 32 bytes each, in leaf order
-	keyIDs     = []byte("anchor/bi/")     // + 8-byte BE seq → JSON array of record ids, in leaf order
-	keyOpen    = []byte("anchor/open/")   // + 8-byte BE seq → empty: batches not yet anchored
-	keyAccount = []byte("anchor/a/")      // + account id → accountRec JSON
-	keySeq     = []byte("anchor/m/seq")   // last batch seq, 8-byte BE
-	keyNonce   = []byte("anchor/m/nonce") // next nonce to use, 8-byte BE
-	keyStats   = []byte("anchor/m/stats") // statsRec JSON
+	keyQueue  = []byte("anchor/q/")      // + 8-byte BE enqueue unix-nanos + record id → leaf(32) ‖ account id
+	keyRecord = []byte("anchor/r/")      // + record id → recordRec JSON
+	keyBatch  = []byte("anchor/b/")      // + 8-byte BE seq → batchRec JSON
+	keyLeaves = []byte("anchor/bl/")     // + 8-byte BE seq → leaf hashes, 32 bytes each, in leaf order
+	keyIDs    = []byte("anchor/bi/")     // + 8-byte BE seq → JSON array of record ids, in leaf order
+	keyOpen   = []byte("anchor/open/")   // + 8-byte BE seq → empty: batches not yet anchored
+	keySeq    = []byte("anchor/m/seq")   // last batch seq, 8-byte BE
+	keyNonce  = []byte("anchor/m/nonce") // next nonce to use, 8-byte BE
+	keyStats  = []byte("anchor/m/stats") // statsRec JSON
 )
 
 func seqKey(prefix []byte, seq uint64) []byte {
@@ -94,8 +93,6 @@ func queueKey(at time.Time, recordID string) []byte {
 }
 
 func recordKey(id string) []byte { return append(append([]byte{}, keyRecord...), id...) }
-
-func accountKey(id string) []byte { return append(append([]byte{}, keyAccount...), id...) }
 
 // BatchID renders a batch sequence number as its public id.
 func BatchID(seq uint64) string { return strconv.FormatUint(seq, 10) }
@@ -160,11 +157,6 @@ type batchRec struct {
 type statsRec struct {
 	AnchoredRecords uint64 `json:"anchored_records"`
 	AnchoredBatches uint64 `json:"anchored_batches"`
-}
-
-type accountRec struct {
-	Enqueued uint64 `json:"enqueued"`
-	Anchored uint64 `json:"anchored"`
 }
 
 func getUint(txn store.Txn, key []byte) (uint64, error) {

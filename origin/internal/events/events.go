@@ -12,7 +12,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
-// Event types, as named by the interface spec.
+// Event types, as named by the API contract (docs/webhooks.md).
 const (
 	ContentSigned   = "content.signed"
 	BatchAnchored   = "batch.anchored"

@@ -23,9 +23,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -109,7 +109,7 @@ type Config struct {
 	MaxBody int
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
-	Records *records.Service
+	Records *content.Service
 }
 
 // Limits are the rate limit policies of the routes built so far.

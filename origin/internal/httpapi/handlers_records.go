@@ -14,9 +14,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -90,7 +91,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 			return err
 		}
 	}
-	res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{
+	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
 	})
 	if err != nil {
@@ -106,7 +107,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 
 // writeSignedFile answers with the watermarked file and the record's
 // identifiers in headers.
-func writeSignedFile(ctx *fasthttp.RequestCtx, res *records.SignResult) {
+func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h := &ctx.Response.Header
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Record-Id", res.Record.ID)
@@ -122,7 +123,7 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *records.SignResult) {
 	ctx.SetBody(res.File)
 }
 
-func signedName(res *records.SignResult) string {
+func signedName(res *content.SignResult) string {
 	base := res.Record.OriginalFilename
 	base = strings.TrimSuffix(base, path.Ext(base))
 	if base == "" {
@@ -200,7 +201,7 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
 	for i, f := range form.Files {
 		it := batchItem{Index: i, Filename: f.Filename}
-		res, err := a.cfg.Records.Sign(Context(ctx), records.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256})
+		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256})
 		if err != nil {
 			prob, internal := problemFor(err)
 			if internal {
@@ -238,7 +239,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
-	r, err := a.cfg.Records.Register(Context(ctx), records.RegisterInput{
+	r, err := a.cfg.Records.Register(Context(ctx), content.RegisterInput{
 		Owner: p.AccountID, RecordID: req.RecordID, SHA256: req.SHA256, PerceptualHash: req.PerceptualHash,
 		WatermarkPayloadHex: req.WatermarkPayloadHex, SignatureHex: req.SignatureHex, SigningKeyID: req.SigningKeyID,
 		SignerPublicKey: req.SignerPublicKey, OriginType: req.OriginType, Timestamp: req.Timestamp, OriginalFilename: req.OriginalFilename,
@@ -286,9 +287,9 @@ type recordDetail struct {
 }
 
 type anchoringView struct {
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	Proof  any    `json:"proof,omitempty"`
+	Status string        `json:"status"`
+	Detail string        `json:"detail"`
+	Proof  *anchor.Proof `json:"proof,omitempty"`
 }
 
 func fmtTime(t *time.Time) string {
@@ -298,7 +299,7 @@ func fmtTime(t *time.Time) string {
 	return t.UTC().Format(record.TimeFormat)
 }
 
-func toRecordView(r *records.Record) recordView {
+func toRecordView(r *content.Record) recordView {
 	return recordView{
 		ID: r.ID, RecordID: r.ID, SHA256: r.SHA256, OriginalSHA256: r.OriginalSHA256, PerceptualHash: r.PerceptualHash,
 		WatermarkPayloadHex: r.WatermarkPayloadHex, SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
@@ -310,9 +311,9 @@ func toRecordView(r *records.Record) recordView {
 }
 
 // parseFilter reads the list and search filters from the query string.
-func parseFilter(ctx *fasthttp.RequestCtx, public bool) (records.Filter, error) {
+func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) {
 	q := ctx.QueryArgs()
-	var f records.Filter
+	var f content.Filter
 	f.OriginType = string(q.Peek("origin_type"))
 	if f.OriginType != "" {
 		if _, ok := keys.LookupOriginType(f.OriginType); !ok {
@@ -336,7 +337,7 @@ func parseFilter(ctx *fasthttp.RequestCtx, public bool) (records.Filter, error) 
 		}
 	} else {
 		f.Status = string(q.Peek("status"))
-		if f.Status != "" && f.Status != records.StatusActive && f.Status != records.StatusRevoked {
+		if f.Status != "" && f.Status != content.StatusActive && f.Status != content.StatusRevoked {
 			return f, FieldProblem("status", "must be active or revoked")
 		}
 	}
@@ -401,9 +402,9 @@ func (a *API) handlePublicSearch(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[records.PublicRecord]{Items: page.Items, NextCursor: page.Next}
+	out := ListResponse[content.PublicRecord]{Items: page.Items, NextCursor: page.Next}
 	if out.Items == nil {
-		out.Items = []records.PublicRecord{}
+		out.Items = []content.PublicRecord{}
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
@@ -420,7 +421,7 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	cert, err := (&record.Certificate{Signed: sg, Anchor: d.Anchor.Anchor}).Wire()
+	cert, err := (&record.Certificate{Signed: sg, Anchor: d.Anchor.Anchor()}).Wire()
 	if err != nil {
 		return err
 	}

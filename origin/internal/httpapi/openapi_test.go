@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -42,9 +42,9 @@ func newTestAPI(t *testing.T) *API {
 	if err != nil {
 		t.Fatalf("webhooks.New: %v", err)
 	}
-	recs, err := records.New(records.Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader})
+	recs, err := content.New(content.Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader})
 	if err != nil {
-		t.Fatalf("records.New: %v", err)
+		t.Fatalf("content.New: %v", err)
 	}
 	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs})
 	if err != nil {

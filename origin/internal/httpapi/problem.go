@@ -8,8 +8,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/origin/internal/webhooks"
@@ -127,11 +127,11 @@ var errorMappings = []struct {
 	{imagex.ErrUnsupportedFormat, fasthttp.StatusUnsupportedMediaType, CodeUnsupportedImage, "The file is not a JPEG, PNG, GIF or WebP image"},
 	{imagex.ErrTooManyPixels, fasthttp.StatusUnprocessableEntity, CodeTooManyPixels, "The image dimensions exceed the limit"},
 	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
-	{records.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
-	{records.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
-	{records.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
-	{records.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
-	{records.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
+	{content.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
+	{content.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
+	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
+	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
 }
 
 // problemFor converts any handler error into a Problem; internal reports

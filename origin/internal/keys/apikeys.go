@@ -212,10 +212,10 @@ func getAPIKey(tx store.Txn, id string) (APIKey, error) {
 
 // ListAPIKeys returns one page of owner's API keys, revoked ones included,
 // oldest first.
-func (s *Service) ListAPIKeys(ctx context.Context, owner, cursor string, limit int) (Page[APIKey], error) {
+func (s *Service) ListAPIKeys(ctx context.Context, owner, cursor string, limit int) (store.Page[APIKey], error) {
 	p, err := listPage(ctx, s.st, akOwnerPrefix(owner), cursor, limit, getAPIKey)
 	if err != nil {
-		return Page[APIKey]{}, fmt.Errorf("keys: list API keys: %w", err)
+		return store.Page[APIKey]{}, fmt.Errorf("keys: list API keys: %w", err)
 	}
 	return p, nil
 }

@@ -69,13 +69,6 @@ func New(cfg Config) (*Service, error) {
 	return &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, log: log}, nil
 }
 
-// Page is one page of a list; Next is the cursor of the following page, ""
-// on the last page.
-type Page[T any] struct {
-	Items []T
-	Next  string
-}
-
 // getJSON reads the what record id stored under key, mapping a missing key
 // to ErrNotFound.
 func getJSON[T any](tx store.Txn, key []byte, what, id string) (T, error) {
@@ -92,8 +85,8 @@ func getJSON[T any](tx store.Txn, key []byte, what, id string) (T, error) {
 // listPage returns one page of the owner index under prefix (keys ending in
 // "/<id>"), loading each listed id with get in the same transaction.
 func listPage[T any](ctx context.Context, st store.Store, prefix []byte, cursor string, limit int,
-	get func(tx store.Txn, id string) (T, error)) (Page[T], error) {
-	var p Page[T]
+	get func(tx store.Txn, id string) (T, error)) (store.Page[T], error) {
+	var p store.Page[T]
 	err := st.View(ctx, func(tx store.Txn) error {
 		p.Items = nil
 		next, err := store.ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {

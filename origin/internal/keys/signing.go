@@ -135,13 +135,13 @@ func getSigning(tx store.Txn, id string) (signingRecord, error) {
 }
 
 // ListSigningKeys returns one page of owner's signing keys, oldest first.
-func (s *Service) ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (Page[SigningKey], error) {
+func (s *Service) ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (store.Page[SigningKey], error) {
 	p, err := listPage(ctx, s.st, skOwnerPrefix(owner), cursor, limit, func(tx store.Txn, id string) (SigningKey, error) {
 		r, err := getSigning(tx, id)
 		return r.SigningKey, err
 	})
 	if err != nil {
-		return Page[SigningKey]{}, fmt.Errorf("keys: list signing keys: %w", err)
+		return store.Page[SigningKey]{}, fmt.Errorf("keys: list signing keys: %w", err)
 	}
 	return p, nil
 }

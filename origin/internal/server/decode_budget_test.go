@@ -24,7 +24,7 @@ func TestDecodeBudgetRefusesOversizedImage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := startServer(t, "", nil, func(c *Config) { c.DecodeMemory = tt.memory })
+			ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.DecodeMemory = tt.memory })
 			r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "meadow.jpg", data}}, nil)
 			if tt.wantCode == "" {
 				ts.mustStatus(r, 200, "verify")

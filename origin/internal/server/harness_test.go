@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/logbuf"
+	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -36,7 +38,9 @@ type testServer struct {
 	stopped bool
 }
 
-type serverOpt func(*Config)
+// serverOpt adjusts the configuration and the test substitutes of a
+// server before it is built.
+type serverOpt func(*Config, *deps)
 
 // startServer runs a real origin on a loopback port over a real Badger in
 // dataDir ("" means a fresh t.TempDir()).
@@ -54,12 +58,12 @@ func startServer(t *testing.T, dataDir string, clk *clock.Fake, opts ...serverOp
 		Logger:   slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:    clk,
 		Password: cheapPassword,
-		Extend:   testRoutes,
 	}
+	d := deps{routes: testRoutes}
 	for _, o := range opts {
-		o(&cfg)
+		o(&cfg, &d)
 	}
-	srv, err := New(cfg)
+	srv, err := newServer(cfg, d)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -82,6 +86,15 @@ func (ts *testServer) stop() {
 	defer cancel()
 	if err := ts.srv.Shutdown(ctx); err != nil {
 		ts.t.Errorf("Shutdown: %v", err)
+	}
+}
+
+// loopbackWebhooks lets webhooks target 127.0.0.1 (the test receivers),
+// polling often so that deliveries are quick.
+func loopbackWebhooks() webhooks.Config {
+	return webhooks.Config{
+		Guard:        webhooks.NewGuard(webhooks.GuardConfig{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}),
+		PollInterval: 5 * time.Millisecond,
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +20,10 @@ import (
 func TestSignAnchorVerifyPipeline(t *testing.T) {
 	rcv := newHookReceiver(t)
 	dir := t.TempDir()
-	opts := func(c *Config) {
+	opts := func(c *Config, _ *deps) {
 		c.Anchor.BatchSize = 3
 		c.Anchor.PollInterval = 20 * time.Millisecond
-		c.Webhooks.AllowCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-		c.Webhooks.PollInterval = 5 * time.Millisecond
+		c.Webhooks = loopbackWebhooks()
 	}
 	ts := startServer(t, dir, nil, opts)
 	s := ts.newSigner("anchors@example.com")
@@ -83,13 +81,13 @@ func TestSignAnchorVerifyPipeline(t *testing.T) {
 	if _, err := cert.Verify(); err != nil {
 		t.Errorf("certificate does not verify offline: %v", err)
 	}
-	res, err := anchor.Verify(t.Context(), ts.srv.Chain(), anchor.Hash(cert.Signed.LeafHash()), detail.Anchoring.Proof, 1)
+	res, err := anchor.Verify(t.Context(), ts.srv.chain, anchor.Hash(cert.Signed.LeafHash()), detail.Anchoring.Proof, 1)
 	if err != nil || !res.Passed() {
 		t.Errorf("anchor.Verify(detail proof) = %+v, %v; want verified", res, err)
 	}
 	tampered := detail.Anchoring.Proof
 	tampered.MerkleRoot[0] ^= 1
-	if res, _ := anchor.Verify(t.Context(), ts.srv.Chain(), anchor.Hash(cert.Signed.LeafHash()), tampered, 1); res.Passed() {
+	if res, _ := anchor.Verify(t.Context(), ts.srv.chain, anchor.Hash(cert.Signed.LeafHash()), tampered, 1); res.Passed() {
 		t.Errorf("anchor.Verify(tampered root) passed, want failure")
 	}
 

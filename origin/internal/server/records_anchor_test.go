@@ -7,18 +7,17 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/shared/record"
 )
 
-// recorder is an events.Publisher and a records.AnchorQueue that remember
+// recorder is an events.Publisher and a content.AnchorQueue that remember
 // what they were given (tests only: a real subscriber writes through txn).
 type recorder struct {
 	mu     sync.Mutex
 	events []events.Event
-	queued map[string][32]byte
+	queued map[string]anchor.Hash
 }
 
 func (r *recorder) Publish(_ store.Txn, ev events.Event) error {
@@ -28,33 +27,46 @@ func (r *recorder) Publish(_ store.Txn, ev events.Event) error {
 	return nil
 }
 
-func (r *recorder) Enqueue(_ store.Txn, id string, leaf [32]byte, _ string) error {
+func (r *recorder) Enqueue(_ store.Txn, e anchor.Entry) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.queued == nil {
-		r.queued = map[string][32]byte{}
+		r.queued = map[string]anchor.Hash{}
 	}
-	r.queued[id] = leaf
+	r.queued[e.RecordID] = e.LeafHash
 	return nil
+}
+
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ev := range r.events {
+		out = append(out, ev.Type)
+	}
+	return out
 }
 
 // anchored is a ProofSource for a one-leaf batch: the root is the leaf.
 type anchored struct{ rec *recorder }
 
-func (a anchored) AnchorState(_ context.Context, id string, leaf [32]byte) (records.AnchorState, error) {
+func (a anchored) AnchorState(_ context.Context, id string, leaf anchor.Hash) (anchor.State, error) {
 	a.rec.mu.Lock()
 	defer a.rec.mu.Unlock()
 	if q, ok := a.rec.queued[id]; !ok || q != leaf {
-		return records.AnchorState{Outcome: records.AnchorPending, Detail: "pending: queued for anchoring"}, nil
+		return anchor.State{Outcome: anchor.Pending, Detail: "pending: queued for anchoring"}, nil
 	}
-	an := &record.Anchor{BatchID: "b1", LeafIndex: 0, TreeSize: 1, Root: leaf, TxHash: "0xabc", BlockNumber: 7, Network: "dev"}
-	return records.AnchorState{Outcome: records.AnchorVerified, Detail: "Merkle proof verified in tx 0xabc", Anchor: an, Proof: map[string]any{"tx_hash": "0xabc"}}, nil
+	p := &anchor.Proof{Format: anchor.ProofFormat, RecordID: id, Status: anchor.StatusAnchored, LeafHash: leaf, BatchID: "1",
+		TreeSize: 1, MerkleRoot: leaf, Network: "dev", TxHash: testTx, BlockNumber: 7}
+	return anchor.State{Outcome: anchor.Verified, Detail: "Merkle proof verified in tx " + testTx.String(), Proof: p}, nil
 }
+
+var testTx = anchor.Hash{0xab, 0xc}
 
 func TestEventsAndAnchoringSeam(t *testing.T) {
 	rec := &recorder{}
-	ts := startServer(t, "", nil, func(c *Config) {
-		c.Events, c.AnchorQueue, c.Proofs = rec, rec, anchored{rec}
+	ts := startServer(t, "", nil, func(_ *Config, d *deps) {
+		d.events, d.anchorQueue, d.proofs = rec, rec, anchored{rec}
 	})
 	s := ts.newSigner("anchor@example.com")
 	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "pic.jpg", photo(t, 11, 384, 288)}}, map[string]string{"return_file": "true"})
@@ -74,50 +86,56 @@ func TestEventsAndAnchoringSeam(t *testing.T) {
 		t.Errorf("content.signed data = %s", rec.events[0].Data)
 	}
 
-	// The anchoring service marks the batch anchored inside its own
-	// transaction.
-	err := ts.srv.Store().Update(context.Background(), func(tx store.Txn) error {
-		return ts.srv.Records().MarkAnchored(tx, []string{id, "unknown-id"}, "0xabc", ts.clock.Now())
-	})
+	// The batcher tells the server's listener that the batch is anchored,
+	// inside its own transaction: the records are marked, then
+	// batch.anchored is published to the owners.
+	batch := anchor.AnchoredBatch{BatchID: "1", MerkleRoot: rec.queued[id], LeafCount: 1, TxHash: testTx, BlockNumber: 7,
+		Network: "dev", RecordIDs: []string{id, "unknown-id"}, Accounts: map[string]int{s.id: 1}, AnchoredAt: ts.clock.Now()}
+	err := ts.srv.store.Update(context.Background(), func(tx store.Txn) error { return ts.srv.anchored.BatchAnchored(tx, batch) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := rec.types(); len(got) != 2 || got[1] != events.BatchAnchored {
+		t.Fatalf("events after anchoring = %v, want batch.anchored second", got)
+	}
+	if ev := rec.events[1]; len(ev.Accounts) != 1 || ev.Accounts[0] != s.id || !strings.Contains(string(ev.Data), `"record_ids":["`+id+`","unknown-id"]`) ||
+		!strings.Contains(string(ev.Data), `"tx_hash":"`+testTx.String()+`"`) {
+		t.Errorf("batch.anchored = %+v (%s), want the owner and the batch's records", ev, ev.Data)
 	}
 	v := ts.verify(marked)
 	if !v.Authentic || v.Confidence != 1 || !v.Checks["blockchain"].Passed {
 		t.Errorf("verify after anchoring = %+v, want authentic, confidence 1, blockchain passed", v)
 	}
-	if n := len(rec.events); n != 2 || rec.events[1].Type != events.ContentVerified {
-		t.Fatalf("events after verify = %d, want content.verified second", n)
+	if got := rec.types(); len(got) != 3 || got[2] != events.ContentVerified {
+		t.Fatalf("events after verify = %v, want content.verified third", got)
 	}
-	_ = json.Unmarshal(rec.events[1].Data, &data)
+	_ = json.Unmarshal(rec.events[2].Data, &data)
 	if data["record_id"] != id || data["authentic"] != true || data["checks"] == nil {
 		t.Errorf("content.verified data = %s", rec.events[1].Data)
 	}
 	// Unknown files publish nothing.
 	ts.verify(photo(t, 12, 384, 288))
-	if len(rec.events) != 2 {
-		t.Errorf("verifying an unknown file published an event")
+	if got := rec.types(); len(got) != 3 {
+		t.Errorf("verifying an unknown file published an event: %v", got)
 	}
 
 	r = ts.do("GET", "/api/v1/content-records?blockchain_status=anchored", s.apiKey, nil)
-	if !strings.Contains(string(r.body), id) || !strings.Contains(string(r.body), `"blockchain_tx":"0xabc"`) {
+	if !strings.Contains(string(r.body), id) || !strings.Contains(string(r.body), `"blockchain_tx":"`+testTx.String()+`"`) {
 		t.Errorf("anchored filter = %s, want the record with its tx", r.body)
 	}
 	r = ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
 	ts.mustStatus(r, 200, "detail")
-	if !strings.Contains(string(r.body), `"proof":{"tx_hash":"0xabc"}`) || !strings.Contains(string(r.body), `"anchor":{`) {
+	if !strings.Contains(string(r.body), `"proof":{"format":"`+anchor.ProofFormat+`"`) || !strings.Contains(string(r.body), `"anchor":{`) {
 		t.Errorf("detail = %s, want the proof and the certificate's anchor", r.body)
 	}
 	r = ts.do("GET", "/api/v1/dashboard/stats", s.token, nil)
 	if !strings.Contains(string(r.body), `"blockchain_anchored":1`) || !strings.Contains(string(r.body), `"pending_batch":0`) || !strings.Contains(string(r.body), `"total_verified":1`) {
 		t.Errorf("stats = %s, want 1 anchored, 0 pending, 1 verified", r.body)
 	}
-	// MarkAnchored is idempotent.
-	_ = ts.srv.Store().Update(context.Background(), func(tx store.Txn) error {
-		return ts.srv.Records().MarkAnchored(tx, []string{id}, "0xabc", ts.clock.Now())
-	})
+	// A replayed batch changes no record and no counter.
+	_ = ts.srv.store.Update(context.Background(), func(tx store.Txn) error { return ts.srv.anchored.BatchAnchored(tx, batch) })
 	r = ts.do("GET", "/api/v1/dashboard/stats", s.token, nil)
 	if !strings.Contains(string(r.body), `"blockchain_anchored":1`) {
-		t.Errorf("stats after a second MarkAnchored = %s, want still 1 anchored", r.body)
+		t.Errorf("stats after a replayed batch = %s, want still 1 anchored", r.body)
 	}
 }

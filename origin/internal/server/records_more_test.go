@@ -79,7 +79,7 @@ func (ts *testServer) localRecord(s signer, id string, sum [32]byte, payload []b
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	sig, _, err := ts.srv.Keys().Sign(context.Background(), s.id, s.keyID, canon)
+	sig, _, err := ts.srv.keys.Sign(context.Background(), s.id, s.keyID, canon)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestSignRateLimit(t *testing.T) {
 func TestUploadErrors(t *testing.T) {
 	lim := limits.Default()
 	lim.MaxUploadBytes = 200 << 10
-	ts := startServer(t, "", nil, func(c *Config) {
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
 		c.ImageLimits = lim
 		c.MaxRequestBodySize = 1 << 20
 		c.Limits = httpapi.Limits{Verify: ratelimit.Policy{Name: "verify", Quota: 1000, Window: time.Minute}}

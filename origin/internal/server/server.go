@@ -16,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -29,11 +28,11 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/records"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -101,22 +100,13 @@ type Config struct {
 	MaxRequestBodySize int
 	// Limits overrides the rate limit policies (zero: httpapi.DefaultLimits).
 	Limits httpapi.Limits
-	// Webhooks configures webhook delivery; zero values get the spec's
-	// schedule and timeout and an SSRF policy with no allow-list.
-	Webhooks WebhooksConfig
+	// Webhooks configures webhook delivery (docs/webhooks.md); zero values
+	// get the default schedule and timeout. The server sets Store, Clock,
+	// Rand, MasterKey and Logger itself (values given here are ignored); a
+	// nil Guard means the SSRF policy with no allow-list.
+	Webhooks webhooks.Config
 	// Anchor configures Merkle batching and the chain the roots go to.
 	Anchor AnchorConfig
-	// Extend, if set, is called with the API after the built-in routes are
-	// registered (tests register test-only routes with it).
-	Extend func(*httpapi.API)
-	// Events receives content.signed, content.verified and batch.anchored
-	// inside the transactions that cause them; nil means the webhook
-	// service (tests substitute a recorder).
-	Events events.Publisher
-	// AnchorQueue and Proofs connect content records to anchoring; nil
-	// means the server's batcher and chain (tests substitute fakes).
-	AnchorQueue records.AnchorQueue
-	Proofs      records.ProofSource
 	// ImageLimits bounds uploads and decoded images; zero means
 	// limits.Default().
 	ImageLimits limits.Limits
@@ -148,36 +138,6 @@ type AnchorConfig struct {
 	RequireFinalized bool
 }
 
-// WebhooksConfig configures webhook delivery (see docs/webhooks.md).
-type WebhooksConfig struct {
-	// Schedule holds the delays before attempts 2, 3, ... (nil: 1 min, 5 min).
-	Schedule []time.Duration
-	// Timeout bounds one attempt (zero: 30 s).
-	Timeout time.Duration
-	// Workers caps concurrent attempts (zero: 8); PerEndpoint caps them per
-	// webhook (zero: 2).
-	Workers     int
-	PerEndpoint int
-	// PollInterval is the dispatcher's idle poll period (zero: 200 ms).
-	PollInterval time.Duration
-	// RotationGrace is how long a rotated-out secret keeps signing (zero: 24 h).
-	RotationGrace time.Duration
-	// AllowCIDRs are networks webhooks may target although they are
-	// loopback/private/...; any port and http are allowed there. Empty in
-	// production; tests use 127.0.0.1/32.
-	AllowCIDRs []netip.Prefix
-	// AllowHTTP accepts http:// URLs to public addresses (default https only).
-	AllowHTTP bool
-	// Ports are accepted besides 80 and 443 for public addresses.
-	Ports []uint16
-	// Resolver overrides DNS for the SSRF checks (tests).
-	Resolver webhooks.Resolver
-	// Sender overrides the delivery HTTP client (tests, benchmarks).
-	Sender webhooks.Sender
-	// OnAttempt observes recorded attempts (tests, metrics).
-	OnAttempt func(webhooks.AttemptResult)
-}
-
 // Server is a running origin. Create with New, start with Serve, stop with
 // Shutdown.
 type Server struct {
@@ -189,7 +149,9 @@ type Server struct {
 	webhooks *webhooks.Service
 	chain    *ethchain.Chain
 	batcher  *anchor.Batcher
-	records  *records.Service
+	// anchored is the batcher's Listener: the content records first, then
+	// the batch.anchored announcement.
+	anchored anchor.Listener
 	api      *httpapi.API
 	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
 	stopAnchor context.CancelFunc
@@ -199,9 +161,25 @@ type Server struct {
 	closed     bool
 }
 
+// deps are the parts that the in-package tests substitute for the real
+// ones; New uses none of them, so production wiring has no test seams.
+type deps struct {
+	// routes registers test-only routes after the built-in ones.
+	routes func(*httpapi.API)
+	// events replaces the webhook service as the publisher of
+	// content.signed, content.verified and batch.anchored.
+	events events.Publisher
+	// anchorQueue and proofs replace the anchoring queue and the chain
+	// checker that content records use.
+	anchorQueue content.AnchorQueue
+	proofs      content.ProofSource
+}
+
 // New opens the data directory and builds the server; it does not listen.
 // On error everything opened so far is closed.
-func New(cfg Config) (_ *Server, err error) {
+func New(cfg Config) (*Server, error) { return newServer(cfg, deps{}) }
+
+func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("server: DataDir is required")
 	}
@@ -256,20 +234,18 @@ func New(cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	wc := cfg.Webhooks
-	wh, err := webhooks.New(webhooks.Config{
-		Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master,
-		Guard:    webhooks.NewGuard(webhooks.GuardConfig{Allow: wc.AllowCIDRs, AllowHTTP: wc.AllowHTTP, Ports: wc.Ports, Resolver: wc.Resolver}),
-		Sender:   wc.Sender,
-		Schedule: wc.Schedule, Timeout: wc.Timeout, Workers: wc.Workers, PerEndpoint: wc.PerEndpoint,
-		PollInterval: wc.PollInterval, RotationGrace: wc.RotationGrace, OnAttempt: wc.OnAttempt,
-		Logger: cfg.Logger.With("component", "webhooks"),
-	})
+	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
+	wc.Logger = cfg.Logger.With("component", "webhooks")
+	if wc.Guard == nil {
+		wc.Guard = webhooks.NewGuard(webhooks.GuardConfig{})
+	}
+	wh, err := webhooks.New(wc)
 	if err != nil {
 		return nil, err
 	}
 	var pub events.Publisher = wh
-	if cfg.Events != nil {
-		pub = cfg.Events
+	if d.events != nil {
+		pub = d.events
 	}
 	chainCfg := cfg.Anchor.Chain
 	chainCfg.DataDir = cfg.DataDir
@@ -285,23 +261,18 @@ func New(cfg Config) (_ *Server, err error) {
 			_ = chain.Close()
 		}
 	}()
-	// The batcher's batch.anchored first updates the records, then reaches
-	// the subscribers, all in the transaction that marks the batch anchored.
-	anchored := &anchoredRecords{next: pub}
-	batcher, err := anchor.New(anchor.Config{
-		Store: st, Chain: chain, Events: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
-		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
-		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
-	})
-	if err != nil {
-		return nil, err
+	// Content records queue into the anchoring queue and read proofs from
+	// the store, neither of which needs the batcher; so the content service
+	// exists before the batcher, which is given it as its Listener: the
+	// records are marked anchored first, then batch.anchored is announced,
+	// both inside the transaction that marks the batch anchored.
+	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
+	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: chain, MinConfirmations: chainCfg.Confirmations}
+	if d.anchorQueue != nil {
+		aq = d.anchorQueue
 	}
-	aq, proofs := cfg.AnchorQueue, cfg.Proofs
-	if aq == nil {
-		aq = anchorQueue{batcher}
-	}
-	if proofs == nil {
-		proofs = proofSource{b: batcher, chain: chain, minConf: chainCfg.Confirmations}
+	if d.proofs != nil {
+		proofs = d.proofs
 	}
 	if cfg.DecodeMemory <= 0 {
 		cfg.DecodeMemory = DefaultDecodeMemory
@@ -313,23 +284,32 @@ func New(cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	recs, err := records.New(records.Config{
+	recs, err := content.New(content.Config{
 		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	anchored.recs = recs
+	anchored := anchor.Listeners{recs, anchor.Announcer{Events: pub}}
+	batcher, err := anchor.New(anchor.Config{
+		Store: st, Chain: chain, Anchored: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
+		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
+	})
+	if err != nil {
+		return nil, err
+	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Extend != nil {
-		cfg.Extend(api)
+	if d.routes != nil {
+		d.routes(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher, records: recs, api: api}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
+		anchored: anchored, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler,
@@ -350,33 +330,6 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	return s, nil
 }
-
-// Accounts returns the account service (for wiring later packages).
-func (s *Server) Accounts() *accounts.Service { return s.accounts }
-
-// Keys returns the key service (for wiring later packages).
-func (s *Server) Keys() *keys.Service { return s.keys }
-
-// Records returns the content record service (for wiring the anchoring
-// service's batch.anchored hook to Records().MarkAnchored).
-func (s *Server) Records() *records.Service { return s.records }
-
-// Store returns the store (for wiring later packages).
-func (s *Server) Store() store.Store { return s.store }
-
-// Webhooks returns the webhook service.
-func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
-
-// Publisher returns the events.Publisher that sign/verify/anchoring call
-// inside their store transactions: the webhook service, which queues the
-// deliveries durably in that transaction.
-func (s *Server) Publisher() events.Publisher { return s.webhooks }
-
-// Anchor returns the batcher (records enqueue into it; verify reads proofs).
-func (s *Server) Anchor() *anchor.Batcher { return s.batcher }
-
-// Chain returns the chain the batcher anchors to (verify reads it back).
-func (s *Server) Chain() *ethchain.Chain { return s.chain }
 
 // Serve starts the webhook dispatcher (which first resumes every pending
 // delivery already due, e.g. after a crash) and the anchoring batcher

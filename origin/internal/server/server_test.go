@@ -603,7 +603,7 @@ func TestRestartKeepsState(t *testing.T) {
 	}
 	// The sealed private key still opens and signs with the advertised key.
 	msg := []byte("content record bytes")
-	sig, meta, err := ts.srv.Keys().Sign(context.Background(), acct.id, skID, msg)
+	sig, meta, err := ts.srv.keys.Sign(context.Background(), acct.id, skID, msg)
 	if err != nil {
 		t.Fatalf("Sign after restart: %v", err)
 	}
@@ -611,7 +611,7 @@ func TestRestartKeepsState(t *testing.T) {
 	if !ed25519.Verify(pub, msg, sig) || meta.ID != skID {
 		t.Errorf("signature after restart does not verify with public_key_hex")
 	}
-	if _, _, err := ts.srv.Keys().Sign(context.Background(), "someone-else", skID, msg); err == nil {
+	if _, _, err := ts.srv.keys.Sign(context.Background(), "someone-else", skID, msg); err == nil {
 		t.Errorf("Sign with another owner's key succeeded")
 	}
 }
@@ -628,7 +628,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	r := ts.do("POST", "/api/v1/keys/signing-keys", acct.token, map[string]string{"name": "s", "origin_type": "screenshot"})
 	ts.mustStatus(r, 201, "signing key")
 	skID, _ := r.json(t)["id"].(string)
-	if _, _, err := ts.srv.Keys().Sign(context.Background(), acct.id, skID, []byte("x")); err != nil {
+	if _, _, err := ts.srv.keys.Sign(context.Background(), acct.id, skID, []byte("x")); err != nil {
 		t.Fatalf("Sign: %v", err)
 	}
 	ts.do("POST", "/api/v1/auth/forgot-password", "", map[string]string{"email": acct.email})
@@ -778,7 +778,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestBodyOverServerLimit(t *testing.T) {
-	ts := startServer(t, "", nil, func(c *Config) { c.MaxRequestBodySize = 4 << 10 })
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.MaxRequestBodySize = 4 << 10 })
 	r := ts.do("POST", "/api/v1/auth/login", "", `{"email":"`+strings.Repeat("a", 8<<10)+`"}`)
 	if r.status != 413 {
 		t.Fatalf("status = %d, want 413; body %s", r.status, r.body)

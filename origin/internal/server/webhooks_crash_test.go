@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -39,17 +38,14 @@ func TestMain(m *testing.M) {
 
 func runCrashChild(dir string) {
 	ref := &serverRef{}
-	srv, err := New(Config{
+	wc := loopbackWebhooks()
+	wc.Timeout = time.Minute // the receiver hangs: attempts stay in flight until the kill
+	srv, err := newServer(Config{
 		DataDir:  dir,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Password: cheapPassword,
-		Extend:   publishRoute(ref, time.Now),
-		Webhooks: WebhooksConfig{
-			AllowCIDRs:   []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-			Timeout:      time.Minute, // the receiver hangs: attempts stay in flight until the kill
-			PollInterval: 5 * time.Millisecond,
-		},
-	})
+		Webhooks: wc,
+	}, deps{routes: publishRoute(ref, time.Now)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -185,8 +181,8 @@ func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
 	t.Logf("deliveries in flight at the kill: %d of %d (the rest were queued)", before, crashEvents)
 
 	// Restart in-process on the same dir; the clock is after the child's.
-	restarted := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)), func(c *Config) {
-		c.Webhooks = WebhooksConfig{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, PollInterval: 5 * time.Millisecond}
+	restarted := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)), func(c *Config, _ *deps) {
+		c.Webhooks = loopbackWebhooks()
 	})
 	select {
 	case <-rcv.allDone:
@@ -204,7 +200,7 @@ func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	owner := accountOf(t, restarted, key)
-	page, err := restarted.srv.Webhooks().ListDeliveries(ctx, owner, hook, "", "", 100)
+	page, err := restarted.srv.webhooks.ListDeliveries(ctx, owner, hook, "", "", 100)
 	if err != nil || len(page.Items) != crashEvents {
 		t.Fatalf("deliveries after restart = %d, %v; want %d", len(page.Items), err, crashEvents)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/provenant/provenant/origin/internal/webhooks"
 )
 
 // WebhooksConfigFromEnv reads the webhook settings from the environment
@@ -18,8 +20,11 @@ import (
 //	PROVENANT_WEBHOOK_TIMEOUT       per-attempt timeout (default 30s)
 //	PROVENANT_WEBHOOK_WORKERS       concurrent attempts (default 8)
 //	PROVENANT_WEBHOOK_PER_ENDPOINT  concurrent attempts per webhook (default 2)
-func WebhooksConfigFromEnv(getenv func(string) string) (WebhooksConfig, error) {
-	var c WebhooksConfig
+//
+// The returned Config always has its Guard (the SSRF policy) set.
+func WebhooksConfigFromEnv(getenv func(string) string) (webhooks.Config, error) {
+	var c webhooks.Config
+	var g webhooks.GuardConfig
 	list := func(v string) []string {
 		var out []string
 		for _, f := range strings.Split(v, ",") {
@@ -34,21 +39,21 @@ func WebhooksConfigFromEnv(getenv func(string) string) (WebhooksConfig, error) {
 		if err != nil {
 			return c, fmt.Errorf("PROVENANT_WEBHOOK_ALLOW_CIDRS: %w", err)
 		}
-		c.AllowCIDRs = append(c.AllowCIDRs, p)
+		g.Allow = append(g.Allow, p)
 	}
 	if v := getenv("PROVENANT_WEBHOOK_ALLOW_HTTP"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return c, fmt.Errorf("PROVENANT_WEBHOOK_ALLOW_HTTP: %w", err)
 		}
-		c.AllowHTTP = b
+		g.AllowHTTP = b
 	}
 	for _, f := range list(getenv("PROVENANT_WEBHOOK_PORTS")) {
 		n, err := strconv.ParseUint(f, 10, 16)
 		if err != nil || n == 0 {
 			return c, fmt.Errorf("PROVENANT_WEBHOOK_PORTS: bad port %q", f)
 		}
-		c.Ports = append(c.Ports, uint16(n))
+		g.Ports = append(g.Ports, uint16(n))
 	}
 	if v := getenv("PROVENANT_WEBHOOK_SCHEDULE"); v != "" {
 		c.Schedule = []time.Duration{}
@@ -76,5 +81,6 @@ func WebhooksConfigFromEnv(getenv func(string) string) (WebhooksConfig, error) {
 			*dst = n
 		}
 	}
+	c.Guard = webhooks.NewGuard(g)
 	return c, nil
 }

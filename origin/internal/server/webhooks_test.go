@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func publishRoute(ref *serverRef, clk func() time.Time) func(*httpapi.API) {
 			srv := ref.get()
 			ev := events.Event{Type: string(ctx.QueryArgs().Peek("type")), Time: clk(), Accounts: []string{p.AccountID},
 				Data: json.RawMessage(append([]byte(nil), ctx.PostBody()...))}
-			err := srv.Store().Update(context.Background(), func(tx store.Txn) error { return srv.Publisher().Publish(tx, ev) })
+			err := srv.store.Update(context.Background(), func(tx store.Txn) error { return srv.webhooks.Publish(tx, ev) })
 			if err != nil {
 				return err
 			}
@@ -113,15 +112,12 @@ func startWebhookServer(t *testing.T, dataDir string) *webhookServer {
 	ref := &serverRef{}
 	attempts := make(chan webhooks.AttemptResult, 100)
 	var clk func() time.Time
-	ts := startServer(t, dataDir, nil, func(c *Config) {
+	ts := startServer(t, dataDir, nil, func(c *Config, d *deps) {
 		clk = c.Clock.Now
-		c.Extend = publishRoute(ref, func() time.Time { return clk() })
-		c.Webhooks = WebhooksConfig{
-			AllowCIDRs:   []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-			PollInterval: 5 * time.Millisecond,
-			Timeout:      2 * time.Second,
-			OnAttempt:    func(r webhooks.AttemptResult) { attempts <- r },
-		}
+		d.routes = publishRoute(ref, func() time.Time { return clk() })
+		c.Webhooks = loopbackWebhooks()
+		c.Webhooks.Timeout = 2 * time.Second
+		c.Webhooks.OnAttempt = func(r webhooks.AttemptResult) { attempts <- r }
 	})
 	ref.set(ts.srv)
 	return &webhookServer{testServer: ts, attempts: attempts}

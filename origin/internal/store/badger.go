@@ -38,8 +38,8 @@ type Badger struct {
 var _ Store = (*Badger)(nil)
 
 // Open opens (or creates) the Badger database in cfg.Dir with options sized
-// for a small service (8 MiB memtables, 16 MiB value-log files, small caches;
-// see shared/guides/dependencies.md §7) and SyncWrites on.
+// for a small service (32 MiB memtables, 16 MiB value-log files, small caches;
+// see docs/design.md, "Storage") and SyncWrites on.
 //
 // Why SyncWrites: accounts, keys, records and the webhook queue are written
 // at human or API rates (hundreds per second at most), and a signed record or

@@ -6,6 +6,15 @@ import (
 	"errors"
 )
 
+// Page is one page of a listing: at most the requested number of items, in
+// the listing's order, and Next, the opaque cursor of the following page
+// ("" on the last page). Every service that pages through the store returns
+// it, so the HTTP layer renders all lists the same way.
+type Page[T any] struct {
+	Items []T
+	Next  string
+}
+
 // ErrBadCursor is returned by ScanPage for a cursor it did not produce.
 var ErrBadCursor = errors.New("store: malformed page cursor")
 

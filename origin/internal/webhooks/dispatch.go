@@ -101,9 +101,7 @@ func (s *Service) Close() {
 		<-d.loopDone
 	}
 	d.wg.Wait()
-	if c, ok := s.sender.(*http.Client); ok {
-		c.CloseIdleConnections()
-	}
+	s.client.CloseIdleConnections()
 }
 
 // DispatchDue starts an attempt for every delivery due by Clock, within the
@@ -286,7 +284,7 @@ func (s *Service) send(ctx context.Context, url string, del Delivery, secret, pr
 		}
 	}
 	h.Set(HeaderStdSignature, sigs)
-	resp, err := s.sender.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, classify(err)
 	}

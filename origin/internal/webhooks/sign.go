@@ -24,7 +24,7 @@ const SecretPrefix = "whsec_"
 const SecretBytes = 32
 
 // Header names sent with every delivery. The X-Service-* set is fixed by the
-// interface spec; the webhook-* trio follows Standard Webhooks and is sent
+// API contract (docs/webhooks.md); the webhook-* trio follows Standard Webhooks and is sent
 // in addition.
 const (
 	HeaderSignature         = "X-Service-Signature"

@@ -21,7 +21,8 @@ import (
 var ErrDestinationRefused = errors.New("webhooks: destination address refused")
 
 // Resolver resolves a host name to IP addresses. *net.Resolver implements
-// it; tests inject a fake so that no outside DNS is needed.
+// it: a deployment can pass one that asks a chosen DNS server (its Dial
+// field), and tests pass a fake so that no outside DNS is needed.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }

@@ -82,7 +82,7 @@ func ValidStatus(s Status) bool {
 	return s == StatusPending || s == StatusSucceeded || s == StatusFailed
 }
 
-// Defaults (the interface spec's values for the schedule and timeout).
+// Defaults (the API contract's schedule and timeout, docs/webhooks.md).
 const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultWorkers        = 8
@@ -99,13 +99,6 @@ const (
 // attempt 1, attempt 3 five minutes after attempt 2.
 func DefaultSchedule() []time.Duration { return []time.Duration{time.Minute, 5 * time.Minute} }
 
-// Sender sends one delivery request. *http.Client implements it; the
-// production client comes from NewHTTPClient (SSRF-safe dialer, no proxy,
-// no redirects).
-type Sender interface {
-	Do(req *http.Request) (*http.Response, error)
-}
-
 // Config configures a Service. Store, Clock, MasterKey and Guard are
 // required; zero values of the rest get the defaults above.
 type Config struct {
@@ -116,11 +109,9 @@ type Config struct {
 	Rand io.Reader
 	// MasterKey (at least 32 bytes) seals webhook secrets at rest.
 	MasterKey []byte
-	// Guard is the SSRF policy applied at registration; the default Sender
-	// also dials through it.
+	// Guard is the SSRF policy applied at registration; the delivery client
+	// (NewHTTPClient) also dials through it.
 	Guard *Guard
-	// Sender sends deliveries; nil means NewHTTPClient(Guard, Timeout).
-	Sender Sender
 	// Schedule holds the delays before attempts 2, 3, ...; an automatic
 	// round makes len(Schedule)+1 attempts. Nil means DefaultSchedule().
 	Schedule []time.Duration
@@ -143,7 +134,9 @@ type Config struct {
 	// discards.
 	Logger *slog.Logger
 	// OnAttempt, if set, is called after each attempt's outcome is durably
-	// recorded (tests and metrics). It must not block.
+	// recorded. It is the hook for delivery metrics (attempts, latency,
+	// failures by cause); tests also wait on it instead of polling. It must
+	// not block.
 	OnAttempt func(AttemptResult)
 }
 
@@ -218,13 +211,6 @@ type Delivery struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Page is one page of a list; Next is the cursor of the next page, "" on the
-// last page.
-type Page[T any] struct {
-	Items []T
-	Next  string
-}
-
 // Service implements webhooks. It is safe for concurrent use.
 type Service struct {
 	st        store.Store
@@ -232,7 +218,7 @@ type Service struct {
 	rand      io.Reader
 	sealer    sealer
 	guard     *Guard
-	sender    Sender
+	client    *http.Client
 	schedule  []time.Duration
 	timeout   time.Duration
 	workers   int
@@ -256,7 +242,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, guard: cfg.Guard, sender: cfg.Sender,
+	s := &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, guard: cfg.Guard,
 		schedule: slices.Clone(cfg.Schedule), timeout: cfg.Timeout, workers: cfg.Workers, perHook: cfg.PerEndpoint,
 		poll: cfg.PollInterval, grace: cfg.RotationGrace, maxPerAcc: cfg.MaxPerAccount, log: cfg.Logger, onAttempt: cfg.OnAttempt}
 	if s.rand == nil {
@@ -291,9 +277,7 @@ func New(cfg Config) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.sender == nil {
-		s.sender = NewHTTPClient(s.guard, s.timeout)
-	}
+	s.client = NewHTTPClient(s.guard, s.timeout)
 	s.d.init()
 	return s, nil
 }
@@ -494,8 +478,8 @@ func (s *Service) Get(ctx context.Context, owner, id string) (Webhook, error) {
 }
 
 // List returns one page of owner's webhooks, oldest first.
-func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (Page[Webhook], error) {
-	var p Page[Webhook]
+func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (store.Page[Webhook], error) {
+	var p store.Page[Webhook]
 	err := s.st.View(ctx, func(tx store.Txn) error {
 		p.Items = nil
 		next, err := store.ScanPage(tx, accountPrefix(owner), cursor, limit, func(key, _ []byte) error {
@@ -511,7 +495,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (Pa
 		return err
 	})
 	if err != nil {
-		return Page[Webhook]{}, fmt.Errorf("webhooks: list: %w", err)
+		return store.Page[Webhook]{}, fmt.Errorf("webhooks: list: %w", err)
 	}
 	return p, nil
 }
@@ -771,15 +755,15 @@ func (s *Service) Publish(txn store.Txn, ev events.Event) error {
 
 // ListDeliveries returns one page of the deliveries of owner's webhook,
 // newest first, optionally only those in status (empty: all).
-func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, status Status, cursor string, limit int) (Page[Delivery], error) {
+func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, status Status, cursor string, limit int) (store.Page[Delivery], error) {
 	idx := "all"
 	if status != "" {
 		if !ValidStatus(status) {
-			return Page[Delivery]{}, validate.Field("status", "must be one of pending, succeeded, failed")
+			return store.Page[Delivery]{}, validate.Field("status", "must be one of pending, succeeded, failed")
 		}
 		idx = string(status)
 	}
-	var p Page[Delivery]
+	var p store.Page[Delivery]
 	err := s.st.View(ctx, func(tx store.Txn) error {
 		p.Items = nil
 		if _, err := getOwnRecord(tx, owner, webhookID); err != nil {
@@ -800,7 +784,7 @@ func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, s
 		return err
 	})
 	if err != nil {
-		return Page[Delivery]{}, fmt.Errorf("webhooks: list deliveries: %w", err)
+		return store.Page[Delivery]{}, fmt.Errorf("webhooks: list deliveries: %w", err)
 	}
 	return p, nil
 }

@@ -72,7 +72,7 @@ func embeddedGenesis(funded common.Address) *core.Genesis {
 // OpenEmbedded starts (or reopens) the in-process dev chain under
 // cfg.DataDir and returns a Chain that mines a block for every transaction.
 //
-// Guarantees (see /work/shared/guides/embedded-chain.md for the evidence):
+// Guarantees (docs/anchoring.md, "The embedded chain", gives the evidence):
 // the chain, its genesis and the sender's nonce survive a clean Close, and
 // everything accepted before the last Sync survives SIGKILL (hash state
 // scheme, archive mode, and Sync = pebble fsync). Close shuts the node down

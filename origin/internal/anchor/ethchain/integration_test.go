@@ -116,7 +116,7 @@ func (o *origin) runUntilAnchored(ctx context.Context, n int, timeout time.Durat
 			return err
 		}
 		stepErr := o.b.Step(ctx)
-		s, err := o.b.Stats(ctx, "")
+		s, err := o.b.Stats(ctx)
 		if err != nil {
 			return err
 		}
@@ -268,7 +268,7 @@ func TestEmbeddedEndToEndAndRestart(t *testing.T) {
 	go func() { done <- o.b.Run(runCtx) }()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		s, err := o.b.Stats(ctx, "")
+		s, err := o.b.Stats(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package ethchain_test
 
 import (
 	"context"
-	"encoding/json"
 	"math/big"
 	"sync"
 	"testing"
@@ -14,27 +13,21 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
-	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
-type countingPublisher struct {
+type countingListener struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (p *countingPublisher) Publish(txn store.Txn, e events.Event) error {
-	var ba anchor.BatchAnchored
-	if err := json.Unmarshal(e.Data, &ba); err != nil {
-		return err
-	}
-	ev := struct{ BatchAnchored *anchor.BatchAnchored }{&ba}
+func (p *countingListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
 	// Every call here commits (the store has no concurrent writers in this
 	// test, so Update never retries): the count is the number of emissions.
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.n[ev.BatchAnchored.BatchID]++
-	return txn.Set([]byte("test-events/"+ev.BatchAnchored.BatchID), []byte(ev.BatchAnchored.TxHash))
+	p.n[b.BatchID]++
+	return txn.Set([]byte("test-events/"+b.BatchID), []byte(b.TxHash.String()))
 }
 
 // TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
@@ -57,8 +50,8 @@ func TestReorgBelowConfirmations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	pub := &countingPublisher{n: map[string]int{}}
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Events: pub, BatchSize: 5, Confirmations: 3, BumpAfter: time.Hour})
+	pub := &countingListener{n: map[string]int{}}
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 3, BumpAfter: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

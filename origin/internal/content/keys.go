@@ -1,17 +1,15 @@
-package records
+package content
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/records/phindex"
+	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
-	"github.com/provenant/provenant/shared/wire"
 )
 
 // Key layout (all under "rec/"):
@@ -64,57 +62,6 @@ func (s *Service) phindex() phindex.Index {
 	return phindex.Index{Prefix: []byte(pfxPHash), Radius: s.cfg.NearRadius}
 }
 
-// Record is a stored content record: the signed canonical bytes and
-// everything the service knows about them. Owner, SigningKeyID,
-// OriginalSHA256 and the revocation reason are private to the owner; the
-// public registry shows PublicRecord.
-type Record struct {
-	ID           string `json:"id"`
-	Owner        string `json:"owner"`
-	SigningKeyID string `json:"signing_key_id"`
-	Source       string `json:"source"`
-	// SHA256 is the hash of the signed file (for /sign: the watermarked
-	// output, the file that circulates).
-	SHA256 string `json:"sha256"`
-	// OriginalSHA256 is the hash of the upload before watermarking (sign
-	// only). It is not covered by the signature; the service vouches for
-	// it.
-	OriginalSHA256      string `json:"original_sha256,omitempty"`
-	PerceptualHash      string `json:"perceptual_hash"`
-	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
-	// Canonical is the canonical record encoding (shared/record) the
-	// signature covers.
-	Canonical        []byte      `json:"canonical"`
-	OriginType       string      `json:"origin_type"`
-	Signer           wire.Signer `json:"signer"`
-	OriginalFilename string      `json:"original_filename"`
-	// InputFormat and OutputFormat are imagex format names ("jpeg", ...).
-	InputFormat  string `json:"input_format,omitempty"`
-	OutputFormat string `json:"output_format,omitempty"`
-	JPEGQuality  int    `json:"jpeg_quality,omitempty"`
-	Width        int    `json:"width,omitempty"`
-	Height       int    `json:"height,omitempty"`
-	// BlockchainStatus is "pending" until the anchoring service reports
-	// the record's batch anchored (MarkAnchored), then "anchored".
-	BlockchainStatus string     `json:"blockchain_status"`
-	BlockchainTx     string     `json:"blockchain_tx,omitempty"`
-	AnchoredAt       *time.Time `json:"anchored_at,omitempty"`
-	Status           string     `json:"status"`
-	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
-	RevokedReason    string     `json:"revoked_reason,omitempty"`
-	CreatedAt        time.Time  `json:"created_at"`
-}
-
-// Signed returns the record's canonical bytes and signature.
-func (r *Record) Signed() (record.Signed, error) {
-	sig, err := hex.DecodeString(r.SignatureHex)
-	if err != nil {
-		return record.Signed{}, fmt.Errorf("records: record %s: bad signature hex: %w", r.ID, err)
-	}
-	return record.Signed{Bytes: r.Canonical, Signature: sig}, nil
-}
-
 // counters are the owner's dashboard counters, updated in the transactions
 // that change them.
 type counters struct {
@@ -129,7 +76,7 @@ func getRecord(tx store.Txn, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("records: record %s: %w", id, err)
+		return nil, fmt.Errorf("content: record %s: %w", id, err)
 	}
 	return &r, nil
 }

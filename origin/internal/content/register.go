@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"context"
@@ -100,7 +100,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {
-		return nil, fmt.Errorf("records: register: owner: %w", err)
+		return nil, fmt.Errorf("content: register: owner: %w", err)
 	}
 	rid, err := record.ParseID(strings.ToLower(in.RecordID))
 	if err != nil {

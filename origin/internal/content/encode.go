@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"bytes"
@@ -133,13 +133,13 @@ func encodeOutput(img image.Image, in imagex.Format, original []byte) ([]byte, i
 		}
 		q = min(max(q, MinJPEGQuality), 100)
 		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-			return nil, "", 0, fmt.Errorf("records: encode jpeg: %w", err)
+			return nil, "", 0, fmt.Errorf("content: encode jpeg: %w", err)
 		}
 		return buf.Bytes(), imagex.JPEG, q, nil
 	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, img); err != nil {
-		return nil, "", 0, fmt.Errorf("records: encode png: %w", err)
+		return nil, "", 0, fmt.Errorf("content: encode png: %w", err)
 	}
 	return buf.Bytes(), imagex.PNG, 0, nil
 }

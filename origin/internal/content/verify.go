@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"image"
 	"strings"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -66,7 +67,7 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 	ph, phErr := phash.Compute(l)
 	wm := <-ch
 	if phErr != nil {
-		return Facts{}, fmt.Errorf("records: phash: %w", phErr)
+		return Facts{}, fmt.Errorf("content: phash: %w", phErr)
 	}
 	f.PHash = ph
 	var small *watermark.TooSmallError
@@ -78,7 +79,7 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 		}
 	case errors.As(wm.err, &small):
 	default:
-		return Facts{}, fmt.Errorf("records: watermark: %w", wm.err)
+		return Facts{}, fmt.Errorf("content: watermark: %w", wm.err)
 	}
 	return f, nil
 }
@@ -115,7 +116,7 @@ type VerifyResult struct {
 	Facts      Facts
 }
 
-// verifiedEvent is the data of content.verified (interface spec, Events).
+// verifiedEvent is the data of content.verified (docs/webhooks.md, Events).
 type verifiedEvent struct {
 	Authentic  bool         `json:"authentic"`
 	Confidence float64      `json:"confidence"`
@@ -204,7 +205,7 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 		})
 	})
 	if err != nil {
-		return Facts{}, false, fmt.Errorf("records: exact lookup: %w", err)
+		return Facts{}, false, fmt.Errorf("content: exact lookup: %w", err)
 	}
 	return f, found, nil
 }
@@ -250,13 +251,13 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	out.Record, out.ByOriginal = best.rec, best.byOrig && res.Match == verdict.MatchExact
 	// Anchoring is asked only for the chosen record, then the verdict is
 	// recomputed with it.
-	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, best.signed.LeafHash())
+	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, anchor.Hash(best.signed.LeafHash()))
 	if aerr != nil {
 		s.log.Warn("anchor state unavailable", "record_id", best.rec.ID, "err", aerr)
-		st = AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: the anchoring state could not be read"}
+		st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 	}
 	one := vc[res.Index]
-	one.Anchor, one.RootConfirmed = st.Anchor, st.Outcome == AnchorVerified
+	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
 	facts := f.verdictFacts()
 	if out.ByOriginal {
 		r, _ := record.Parse(best.signed.Bytes)
@@ -276,8 +277,8 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
 	}
 	switch st.Outcome {
-	case AnchorVerified:
-	case AnchorInvalid:
+	case anchor.Verified:
+	case anchor.Invalid:
 		res.Authentic, res.Confidence = false, 0
 		res.Checks.Blockchain = wire.Check{Details: "anchoring proof invalid: " + st.Detail}
 	default:
@@ -312,7 +313,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentVerified, Time: now, Accounts: []string{best.rec.Owner}, Data: data})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("records: count verification: %w", err)
+		return nil, fmt.Errorf("content: count verification: %w", err)
 	}
 	return out, nil
 }
@@ -407,7 +408,7 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("records: candidate lookup: %w", err)
+		return nil, fmt.Errorf("content: candidate lookup: %w", err)
 	}
 	return out, nil
 }

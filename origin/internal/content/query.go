@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
@@ -45,13 +46,6 @@ func (f Filter) match(r *Record) bool {
 		return false
 	}
 	return true
-}
-
-// Page is one page of records; Next is the cursor of the following page,
-// "" on the last one.
-type Page[T any] struct {
-	Items []T
-	Next  string
 }
 
 // MaxScanPerPage bounds the index entries one page examines when filters
@@ -121,8 +115,8 @@ func pastTo(f Filter) func(*Record) bool {
 
 // List returns one page of owner's records in creation order, filtered.
 // A SHA-256 filter uses the hash index instead of the owner's list.
-func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f Filter) (Page[*Record], error) {
-	var p Page[*Record]
+func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f Filter) (store.Page[*Record], error) {
+	var p store.Page[*Record]
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var err error
 		if f.SHA256 != "" {
@@ -135,7 +129,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f F
 		return err
 	})
 	if err != nil {
-		return Page[*Record]{}, fmt.Errorf("records: list: %w", err)
+		return store.Page[*Record]{}, fmt.Errorf("content: list: %w", err)
 	}
 	return p, nil
 }
@@ -166,7 +160,7 @@ func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("records: get: %w", err)
+		return nil, fmt.Errorf("content: get: %w", err)
 	}
 	return r, nil
 }
@@ -174,7 +168,7 @@ func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
 // Detail is a record with its current anchoring state.
 type Detail struct {
 	Record *Record
-	Anchor AnchorState
+	Anchor anchor.State
 }
 
 // GetDetail returns owner's record and its anchoring state (the Merkle
@@ -187,15 +181,15 @@ func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, erro
 	return Detail{Record: r, Anchor: s.anchorState(ctx, r)}, nil
 }
 
-func (s *Service) anchorState(ctx context.Context, r *Record) AnchorState {
+func (s *Service) anchorState(ctx context.Context, r *Record) anchor.State {
 	sg, err := r.Signed()
 	if err != nil {
-		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: stored signature unreadable"}
+		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: stored signature unreadable"}
 	}
-	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, sg.LeafHash())
+	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(sg.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
-		return AnchorState{Outcome: AnchorUnavailable, Detail: "unavailable: the anchoring state could not be read"}
+		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 	}
 	return st
 }
@@ -213,94 +207,21 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 		return wire.Certificate{}, nil, err
 	}
 	c := record.Certificate{Signed: sg}
-	if st := s.anchorState(ctx, r); st.Anchor != nil {
-		c.Anchor = st.Anchor
-	}
+	c.Anchor = s.anchorState(ctx, r).Anchor()
 	w, err := c.Wire()
 	if err != nil {
-		return wire.Certificate{}, nil, fmt.Errorf("records: certificate %s: %w", id, err)
+		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
 	}
 	return w, r, nil
-}
-
-// Revoke marks owner's record id revoked with an optional reason. The
-// record stays in the registry and in every index; verification then
-// reports it as not authentic and why. ErrNotFound for another account's
-// record; ErrAlreadyRevoked when revoked before.
-func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record, error) {
-	if !ids.IsUUID(id) {
-		return nil, ErrNotFound
-	}
-	reason = strings.TrimSpace(reason)
-	if len(reason) > 500 {
-		reason = reason[:500]
-	}
-	var out *Record
-	now := s.now()
-	err := s.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		r, err := getRecord(tx, id)
-		if err != nil {
-			return err
-		}
-		if r.Owner != owner {
-			return ErrNotFound
-		}
-		if r.Status == StatusRevoked {
-			return ErrAlreadyRevoked
-		}
-		r.Status, r.RevokedAt, r.RevokedReason = StatusRevoked, &now, reason
-		if err := store.PutJSON(tx, recordKey(id), r); err != nil {
-			return err
-		}
-		out = r
-		return bumpCounters(tx, owner, func(c *counters) { c.Revoked++ })
-	})
-	if err != nil {
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyRevoked) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("records: revoke: %w", err)
-	}
-	s.log.Info("record revoked", "account_id", owner, "record_id", id)
-	return out, nil
-}
-
-// PublicRecord is what the public registry shows of a record: no owner
-// account id, signing key id, original hash, file name or revocation
-// reason.
-type PublicRecord struct {
-	ID                  string `json:"id"`
-	SHA256              string `json:"sha256"`
-	PerceptualHash      string `json:"perceptual_hash"`
-	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
-	OriginType          string `json:"origin_type"`
-	OrgName             string `json:"org_name"`
-	OrgType             string `json:"org_type"`
-	SignerPublicKey     string `json:"signer_public_key"`
-	BlockchainStatus    string `json:"blockchain_status"`
-	BlockchainTx        string `json:"blockchain_tx,omitempty"`
-	Status              string `json:"status"`
-	CreatedAt           string `json:"created_at"`
-}
-
-// Public returns the registry view of r.
-func (r *Record) Public() PublicRecord {
-	return PublicRecord{
-		ID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, WatermarkPayloadHex: r.WatermarkPayloadHex,
-		SignatureHex: r.SignatureHex, OriginType: r.OriginType, OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType,
-		SignerPublicKey: r.Signer.PublicKey, BlockchainStatus: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
-		Status: r.Status, CreatedAt: r.CreatedAt.Format(record.TimeFormat),
-	}
 }
 
 // PublicSearch pages through the public registry (every account's
 // records, revoked ones included and marked), by sha256, org_name,
 // origin_type and date range. A sha256 filter uses the hash index, an
 // org_name filter the organisation index, otherwise the time index.
-func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (Page[PublicRecord], error) {
+func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (store.Page[PublicRecord], error) {
 	f.Status, f.owner = "", ""
-	var p Page[PublicRecord]
+	var p store.Page[PublicRecord]
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var rs []*Record
 		var err error
@@ -320,7 +241,7 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 		return err
 	})
 	if err != nil {
-		return Page[PublicRecord]{}, fmt.Errorf("records: public search: %w", err)
+		return store.Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
 	}
 	return p, nil
 }
@@ -339,7 +260,7 @@ type Stats struct {
 const RecentLimit = 10
 
 // Stats returns owner's counters, kept transactionally by sign, register,
-// verify, revoke and MarkAnchored (no scan), and the newest records.
+// verify, revoke and BatchAnchored (no scan), and the newest records.
 func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 	var st Stats
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
@@ -357,37 +278,7 @@ func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 		return err
 	})
 	if err != nil {
-		return Stats{}, fmt.Errorf("records: stats: %w", err)
+		return Stats{}, fmt.Errorf("content: stats: %w", err)
 	}
 	return st, nil
-}
-
-// MarkAnchored records, inside the anchoring service's own transaction
-// (the one that marks the batch anchored), that the given records are
-// anchored in transaction txHash: their blockchain_status becomes
-// "anchored" and their owners' counters move from pending to anchored.
-// Unknown ids and records already anchored are skipped, so a re-run is
-// harmless. It writes only through txn.
-func (s *Service) MarkAnchored(txn store.Txn, recordIDs []string, txHash string, at time.Time) error {
-	at = at.UTC()
-	for _, id := range recordIDs {
-		r, err := getRecord(txn, id)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("records: mark anchored %s: %w", id, err)
-		}
-		if r.BlockchainStatus == wire.StatusAnchored {
-			continue
-		}
-		r.BlockchainStatus, r.BlockchainTx, r.AnchoredAt = wire.StatusAnchored, txHash, &at
-		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
-			return err
-		}
-		if err := bumpCounters(txn, r.Owner, func(c *counters) { c.Anchored++ }); err != nil {
-			return err
-		}
-	}
-	return nil
 }

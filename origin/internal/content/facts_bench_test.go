@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 // extraction, and all of it (ComputeFacts, where hash and extraction run
 // concurrently), on RECORDS_BENCH_IMAGE (skipped when unset).
 //
-//	RECORDS_BENCH_IMAGE=/tmp/img1mp.jpg go test ./origin/records -run '^$' -bench ComputeFacts -benchtime 20x -count 5
+//	RECORDS_BENCH_IMAGE=path/to/photo.jpg go test ./origin/internal/content -run '^$' -bench ComputeFacts -benchtime 20x -count 5
 func BenchmarkComputeFacts(b *testing.B) {
 	path := os.Getenv("RECORDS_BENCH_IMAGE")
 	if path == "" {

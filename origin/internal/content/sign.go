@@ -1,4 +1,4 @@
-package records
+package content
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -58,7 +59,7 @@ func (r *SignResult) Response() wire.SignResponse {
 	}
 }
 
-// signedEvent is the data of content.signed (interface spec, Events).
+// signedEvent is the data of content.signed (docs/webhooks.md, Events).
 type signedEvent struct {
 	RecordID         string       `json:"record_id"`
 	SHA256           string       `json:"sha256"`
@@ -109,7 +110,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {
-		return nil, fmt.Errorf("records: sign: owner: %w", err)
+		return nil, fmt.Errorf("content: sign: owner: %w", err)
 	}
 	pub, err := key.PublicKey()
 	if err != nil {
@@ -134,7 +135,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		if errors.As(err, &small) {
 			return nil, fmt.Errorf("%w: %w", ErrImageTooSmall, err)
 		}
-		return nil, fmt.Errorf("records: embed: %w", err)
+		return nil, fmt.Errorf("content: embed: %w", err)
 	}
 	out, outFmt, quality, err := encodeOutput(marked, img.Format, in.File)
 	if err != nil {
@@ -142,7 +143,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	ph, err := phash.Compute(imagex.ToLuma(marked))
 	if err != nil {
-		return nil, fmt.Errorf("records: phash: %w", err)
+		return nil, fmt.Errorf("content: phash: %w", err)
 	}
 	idStr, err := ids.NewUUID(s.cfg.Rand)
 	if err != nil {
@@ -160,18 +161,18 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	canon, err := rec.Encode()
 	if err != nil {
-		return nil, fmt.Errorf("records: encode record: %w", err)
+		return nil, fmt.Errorf("content: encode record: %w", err)
 	}
 	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
 	if err != nil {
 		return nil, err
 	}
 	if usedKey.PublicKeyHex != key.PublicKeyHex {
-		return nil, fmt.Errorf("records: signing key %s changed during signing", key.ID)
+		return nil, fmt.Errorf("content: signing key %s changed during signing", key.ID)
 	}
 	signed := record.Signed{Bytes: canon, Signature: sig}
 	if _, err := record.Verify(signed); err != nil {
-		return nil, fmt.Errorf("records: fresh signature does not verify: %w", err)
+		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
 	}
 	var origSum [32]byte
 	if in.SHA256 != nil {
@@ -221,13 +222,13 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 		if err := s.insert(tx, r, rec); err != nil {
 			return err
 		}
-		if err := s.cfg.Anchor.Enqueue(tx, r.ID, leaf, r.Owner); err != nil {
-			return fmt.Errorf("records: enqueue for anchoring: %w", err)
+		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
+			return fmt.Errorf("content: enqueue for anchoring: %w", err)
 		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
 	})
 	if err != nil {
-		return fmt.Errorf("records: store record: %w", err)
+		return fmt.Errorf("content: store record: %w", err)
 	}
 	return nil
 }
@@ -239,7 +240,7 @@ func (s *Service) freshPayload(ctx context.Context) (watermark.Payload, error) {
 	var b [8]byte
 	for range 8 {
 		if _, err := io.ReadFull(s.cfg.Rand, b[:]); err != nil {
-			return 0, fmt.Errorf("records: random payload: %w", err)
+			return 0, fmt.Errorf("content: random payload: %w", err)
 		}
 		p := watermark.Payload(binary.BigEndian.Uint64(b[:]))
 		if p == 0 {
@@ -258,7 +259,7 @@ func (s *Service) freshPayload(ctx context.Context) (watermark.Payload, error) {
 			return err
 		})
 		if err != nil {
-			return 0, fmt.Errorf("records: check payload: %w", err)
+			return 0, fmt.Errorf("content: check payload: %w", err)
 		}
 		if !used {
 			return p, nil

@@ -1,4 +1,4 @@
-// Package records owns content records ("rec/" prefix): signing an uploaded
+// Package content owns content records ("rec/" prefix): signing an uploaded
 // image (watermark, re-encode, canonical record, Ed25519 signature through
 // the key service), registering pre-signed content, verifying a file
 // against the stored records (exact SHA-256, watermark payload, perceptual
@@ -8,7 +8,7 @@
 // Every state change (a signed record and its indexes, its anchoring queue
 // entry, its content.signed event and the owner's counters) is written in
 // one store transaction, so a crash keeps all of it or none of it.
-package records
+package content
 
 import (
 	"context"
@@ -31,20 +31,20 @@ import (
 var (
 	// ErrNotFound: no such record for this caller (records of other
 	// accounts are reported as not found, never as forbidden).
-	ErrNotFound = errors.New("records: not found")
+	ErrNotFound = errors.New("content: not found")
 	// ErrDuplicate: a record with this id, SHA-256 (for this signer key) or
 	// watermark payload already exists (register).
-	ErrDuplicate = errors.New("records: duplicate record")
+	ErrDuplicate = errors.New("content: duplicate record")
 	// ErrBadSignature: a registered record's signature does not verify
 	// over the canonical bytes the server rebuilt.
-	ErrBadSignature = errors.New("records: signature does not verify")
+	ErrBadSignature = errors.New("content: signature does not verify")
 	// ErrAlreadyRevoked: the record was revoked before.
-	ErrAlreadyRevoked = errors.New("records: record already revoked")
+	ErrAlreadyRevoked = errors.New("content: record already revoked")
 	// ErrImageTooSmall: the image is too small to carry a watermark.
-	ErrImageTooSmall = errors.New("records: image too small to watermark")
+	ErrImageTooSmall = errors.New("content: image too small to watermark")
 	// ErrPayloadExhausted: no unused watermark payload was found (a broken
 	// random source; 2^64 payloads make a collision otherwise negligible).
-	ErrPayloadExhausted = errors.New("records: could not allocate a unique watermark payload")
+	ErrPayloadExhausted = errors.New("content: could not allocate a unique watermark payload")
 )
 
 // Status values of a record's revocation state.
@@ -67,7 +67,7 @@ type Keys interface {
 	// Sign signs msg with owner's key id or returns keys.ErrNotFound.
 	Sign(ctx context.Context, owner, id string, msg []byte) ([]byte, keys.SigningKey, error)
 	// ListSigningKeys pages through owner's keys.
-	ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (keys.Page[keys.SigningKey], error)
+	ListSigningKeys(ctx context.Context, owner, cursor string, limit int) (store.Page[keys.SigningKey], error)
 }
 
 // Accounts is what records needs from the account service.
@@ -117,7 +117,7 @@ type Service struct {
 // New validates cfg and returns a Service.
 func New(cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Keys == nil || cfg.Accounts == nil || cfg.Clock == nil || cfg.Rand == nil {
-		return nil, errors.New("records: Store, Keys, Accounts, Clock and Rand are required")
+		return nil, errors.New("content: Store, Keys, Accounts, Clock and Rand are required")
 	}
 	if cfg.Events == nil {
 		cfg.Events = events.Nop{}
@@ -132,7 +132,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Limits = limits.Default()
 	}
 	if err := cfg.Limits.Validate(); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
+		return nil, fmt.Errorf("content: %w", err)
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -1,0 +1,65 @@
+package anchor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/provenant/provenant/shared/record"
+)
+
+// State is what is known about one record's anchoring, for the verify
+// response's blockchain check and the record detail.
+type State struct {
+	// Outcome is Verified, Pending or Invalid; Unavailable only when the
+	// check could not run.
+	Outcome Outcome
+	// Detail is a human-readable sentence for the blockchain check, e.g.
+	// "pending: queued for the next batch".
+	Detail string
+	// Proof is the record's proof document; nil while the record is not
+	// queued (or when the state comes from elsewhere than a Checker).
+	Proof *Proof
+}
+
+// Anchor returns the certificate's inclusion proof (Proof.RecordAnchor), nil
+// until the record's batch is in a transaction.
+func (s State) Anchor() *record.Anchor {
+	if s.Proof == nil {
+		return nil
+	}
+	return s.Proof.RecordAnchor()
+}
+
+// Checker reports a record's anchoring state without trusting any status the
+// origin stored: every answer comes from Verify, which recomputes the root
+// from the audit path and reads the transaction back from Chain.
+type Checker struct {
+	Proofs *Prover
+	Chain  ChainReader
+	// MinConfirmations a block needs for Verified (0 means 1).
+	MinConfirmations uint64
+}
+
+// AnchorState returns the state of recordID, whose leaf hash is leaf. A
+// record that was never queued is Pending. An error means the state could
+// not be determined (store or chain unavailable); it is never used to say
+// "pending".
+func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (State, error) {
+	proof, err := c.Proofs.Proof(ctx, recordID)
+	if errors.Is(err, ErrNotFound) {
+		return State{Outcome: Pending, Detail: "pending: not queued for anchoring"}, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
+	}
+	res, verr := Verify(ctx, c.Chain, leaf, proof, c.MinConfirmations)
+	switch res.Outcome {
+	case Verified, Pending, Invalid:
+		return State{Outcome: res.Outcome, Detail: res.Detail, Proof: &proof}, nil
+	}
+	if verr == nil {
+		verr = errors.New(res.Detail)
+	}
+	return State{}, fmt.Errorf("anchor verify %s: %w", recordID, verr)
+}

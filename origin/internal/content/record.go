@@ -1,0 +1,95 @@
+package content
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Record is a stored content record: the signed canonical bytes and
+// everything the service knows about them. Owner, SigningKeyID,
+// OriginalSHA256 and the revocation reason are private to the owner; the
+// public registry shows PublicRecord.
+type Record struct {
+	ID           string `json:"id"`
+	Owner        string `json:"owner"`
+	SigningKeyID string `json:"signing_key_id"`
+	Source       string `json:"source"`
+	// SHA256 is the hash of the signed file (for /sign: the watermarked
+	// output, the file that circulates).
+	SHA256 string `json:"sha256"`
+	// OriginalSHA256 is the hash of the upload before watermarking (sign
+	// only). It is not covered by the signature; the service vouches for
+	// it.
+	OriginalSHA256      string `json:"original_sha256,omitempty"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	SignatureHex        string `json:"signature_hex"`
+	// Canonical is the canonical record encoding (shared/record) the
+	// signature covers.
+	Canonical        []byte      `json:"canonical"`
+	OriginType       string      `json:"origin_type"`
+	Signer           wire.Signer `json:"signer"`
+	OriginalFilename string      `json:"original_filename"`
+	// InputFormat and OutputFormat are imagex format names ("jpeg", ...).
+	InputFormat  string `json:"input_format,omitempty"`
+	OutputFormat string `json:"output_format,omitempty"`
+	JPEGQuality  int    `json:"jpeg_quality,omitempty"`
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+	// BlockchainStatus is "pending" until the batcher reports the record's
+	// batch anchored (Service.BatchAnchored, in the batcher's transaction),
+	// then "anchored", with the transaction and the time. The record is the
+	// only place that keeps this per-record state, which lists, filters, the
+	// registry and the counters read; the batcher keeps the batch's state
+	// machine only. Verification trusts neither: it recomputes the proof and
+	// reads the chain (anchor.Checker).
+	BlockchainStatus string     `json:"blockchain_status"`
+	BlockchainTx     string     `json:"blockchain_tx,omitempty"`
+	AnchoredAt       *time.Time `json:"anchored_at,omitempty"`
+	Status           string     `json:"status"`
+	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
+	RevokedReason    string     `json:"revoked_reason,omitempty"`
+	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// Signed returns the record's canonical bytes and signature.
+func (r *Record) Signed() (record.Signed, error) {
+	sig, err := hex.DecodeString(r.SignatureHex)
+	if err != nil {
+		return record.Signed{}, fmt.Errorf("content: record %s: bad signature hex: %w", r.ID, err)
+	}
+	return record.Signed{Bytes: r.Canonical, Signature: sig}, nil
+}
+
+// PublicRecord is what the public registry shows of a record: no owner
+// account id, signing key id, original hash, file name or revocation
+// reason.
+type PublicRecord struct {
+	ID                  string `json:"id"`
+	SHA256              string `json:"sha256"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	SignatureHex        string `json:"signature_hex"`
+	OriginType          string `json:"origin_type"`
+	OrgName             string `json:"org_name"`
+	OrgType             string `json:"org_type"`
+	SignerPublicKey     string `json:"signer_public_key"`
+	BlockchainStatus    string `json:"blockchain_status"`
+	BlockchainTx        string `json:"blockchain_tx,omitempty"`
+	Status              string `json:"status"`
+	CreatedAt           string `json:"created_at"`
+}
+
+// Public returns the registry view of r.
+func (r *Record) Public() PublicRecord {
+	return PublicRecord{
+		ID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, WatermarkPayloadHex: r.WatermarkPayloadHex,
+		SignatureHex: r.SignatureHex, OriginType: r.OriginType, OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType,
+		SignerPublicKey: r.Signer.PublicKey, BlockchainStatus: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
+		Status: r.Status, CreatedAt: r.CreatedAt.Format(record.TimeFormat),
+	}
+}
