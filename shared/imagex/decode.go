@@ -213,6 +213,8 @@ const (
 // hash, the detector's tables and small buffers. Measured peaks (heap
 // sampled under GOGC=5 on 6 and 4 megapixel images, one of them 16000×256):
 // about 12.5 bytes per working pixel for detection and 23 for embedding.
+// TestCostBoundsPipeline checks Cost against the real pipeline, so a change
+// of the watermark's working size shows there.
 const (
 	workShort      = 256
 	verifyWorkByte = 20
