@@ -137,6 +137,11 @@ func TestDecodeBytesLimit(t *testing.T) {
 	if want := int64(8 * 7000 * 7000); info.DecodeBytes != want {
 		t.Fatalf("DecodeBytes = %d, want %d", info.DecodeBytes, want)
 	}
+	// As docs/api.md says: two verifies fit the default 1 GiB decode
+	// budget, a sign does not.
+	if v, m := info.Cost(UseVerify), info.Cost(UseMark); v <= 0 || 2*v > 1<<30 || m <= 1<<30 {
+		t.Errorf("Cost(UseVerify) = %d, Cost(UseMark) = %d; want two verifies within 1 GiB and a sign over it", v, m)
+	}
 	lim.MaxDecodeBytes = info.DecodeBytes - 1
 	_, err = DecodeConfig(b, lim)
 	var de *DimensionError
