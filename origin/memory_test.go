@@ -168,7 +168,7 @@ func startOrigin(t *testing.T, args ...string) (string, int) {
 // peak resident memory stays under the budget plus the 512 MiB headroom of
 // its soft memory limit; and once the requests are answered the memory
 // returns to near the idle level. Before the budget the same load peaked at
-// 5.4 GB and kept it for minutes.
+// 5.4 GB and kept it for minutes; with an unbounded budget the test fails.
 func TestDecodeMemoryBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes gigabytes in a child process")

@@ -22,11 +22,13 @@ type BudgetConfig struct {
 	// Wait bounds how long Reserve waits for room (besides the caller's
 	// context); zero means no wait.
 	Wait time.Duration
-	// Idle, if set, is called (outside the budget's lock, on the releasing
-	// goroutine) whenever the last reservation is released, with the bytes
-	// reserved since the previous call: the moment to return memory to the
-	// operating system.
-	Idle func(reserved int64)
+	// Released, if set, is called on the releasing goroutine after each
+	// release, outside the budget's lock and before the freed room is
+	// granted to waiting reservations, with the bytes released and the
+	// bytes still reserved: the moment to collect the released decode's
+	// garbage, so that the next decode reuses its memory instead of adding
+	// to it, or to return memory to the operating system.
+	Released func(n, inUse int64)
 }
 
 // Budget is a weighted semaphore over decode memory, shared by every
@@ -41,7 +43,6 @@ type Budget struct {
 	cfg     BudgetConfig
 	mu      sync.Mutex
 	used    int64
-	since   int64 // reserved since the last Idle call
 	waiters []*waiter
 }
 
@@ -92,7 +93,6 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 	if b.used+n <= b.cfg.Capacity { // waiters, if any, do not fit now
 
 		b.used += n
-		b.since += n
 		b.mu.Unlock()
 		return b.releaser(n), nil
 	}
@@ -156,15 +156,17 @@ func (b *Budget) releaser(n int64) func() {
 		once.Do(func() {
 			b.mu.Lock()
 			b.used -= n
-			b.grantLocked()
-			var idle int64
-			if b.used == 0 && b.cfg.Idle != nil {
-				idle, b.since = b.since, 0
+			inUse := b.used
+			if b.cfg.Released == nil {
+				b.grantLocked()
+				b.mu.Unlock()
+				return
 			}
 			b.mu.Unlock()
-			if idle > 0 {
-				b.cfg.Idle(idle)
-			}
+			b.cfg.Released(n, inUse)
+			b.mu.Lock()
+			b.grantLocked()
+			b.mu.Unlock()
 		})
 	}
 }
@@ -175,7 +177,6 @@ func (b *Budget) grantLocked() {
 	for _, w := range b.waiters {
 		if b.used+w.n <= b.cfg.Capacity {
 			b.used += w.n
-			b.since += w.n
 			close(w.ready)
 			continue
 		}

@@ -3,15 +3,16 @@ package imagex
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/shared/limits"
 )
 
-func newBudget(t *testing.T, capacity int64, wait time.Duration, idle func(int64)) *Budget {
+func newBudget(t *testing.T, capacity int64, wait time.Duration, released func(n, inUse int64)) *Budget {
 	t.Helper()
-	b, err := NewBudget(BudgetConfig{Capacity: capacity, Wait: wait, Idle: idle})
+	b, err := NewBudget(BudgetConfig{Capacity: capacity, Wait: wait, Released: released})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,22 +144,58 @@ func TestBudgetWaitBounded(t *testing.T) {
 	})
 }
 
-// TestBudgetIdle: Idle runs once the last reservation is released, with
-// what was reserved since the previous time.
-func TestBudgetIdle(t *testing.T) {
-	var calls []int64
-	b := newBudget(t, 100, 0, func(n int64) { calls = append(calls, n) })
+// TestBudgetReleased: the hook sees every release with what is still
+// reserved, before a waiting reservation is granted the room.
+func TestBudgetReleased(t *testing.T) {
+	type call struct{ n, inUse int64 }
+	var (
+		mu    sync.Mutex
+		calls []call
+	)
+	granted, done := make(chan struct{}), make(chan struct{})
+	b := newBudget(t, 100, time.Minute, func(n, inUse int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(calls) < 2 {
+			select {
+			case <-granted:
+				t.Errorf("Released(%d, %d) ran after the waiter was granted", n, inUse)
+			default:
+			}
+		}
+		calls = append(calls, call{n, inUse})
+	})
 	r1, _ := b.Acquire(context.Background(), 30)
-	r2, _ := b.Acquire(context.Background(), 50)
-	r1()
-	if len(calls) != 0 {
-		t.Fatalf("Idle called with a reservation still held: %v", calls)
+	r2, _ := b.Acquire(context.Background(), 70)
+	go func() {
+		defer close(done)
+		rel, err := b.Acquire(context.Background(), 50)
+		if err == nil {
+			close(granted)
+			rel()
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		queued := len(b.waiters)
+		b.mu.Unlock()
+		if queued == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
+	r1()
 	r2()
-	r3, _ := b.Acquire(context.Background(), 10)
-	r3()
-	if len(calls) != 2 || calls[0] != 80 || calls[1] != 10 {
-		t.Errorf("Idle calls = %v, want [80 10]", calls)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not granted")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) < 2 || calls[0] != (call{30, 70}) || calls[1] != (call{70, 0}) {
+		t.Errorf("Released calls = %v, want [{30 70} {70 0} ...]", calls)
 	}
 }
 

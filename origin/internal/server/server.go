@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -56,11 +57,11 @@ const (
 	// DefaultDecodeWait is how long a decode waits for room in that
 	// memory before the request is answered 503 decode_capacity.
 	DefaultDecodeWait = 5 * time.Second
-	// returnMemoryAbove and returnMemoryEvery rate-limit giving decode
-	// memory back to the operating system when the decodes go idle.
-	returnMemoryAbove = 64 << 20
+	// reclaimAbove is the smallest released decode reservation after which
+	// the server collects garbage at once; returnMemoryEvery rate-limits
+	// giving memory back to the operating system when decodes go idle.
+	reclaimAbove      = 64 << 20
 	returnMemoryEvery = 2 * time.Second
-	returnMemoryDelay = 100 * time.Millisecond
 )
 
 // Layout of the data directory.
@@ -280,7 +281,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if cfg.DecodeWait <= 0 {
 		cfg.DecodeWait = DefaultDecodeWait
 	}
-	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Idle: returnMemory()})
+	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Released: reclaimMemory()})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -380,36 +381,36 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return errors.Join(httpErr, chainErr, storeErr)
 }
 
-// returnMemory returns the decode budget's Idle hook: once the decodes in
-// flight have all finished, after at least returnMemoryAbove bytes were
-// reserved, it forces a collection and hands the freed pages back to the
-// operating system (at most once per returnMemoryEvery, on a timer
-// goroutine, never on the request's). Without it the pixel buffers of a burst of large decodes
-// stay in the process's resident memory for minutes: the runtime's
-// background scavenger returns them slowly while the server is idle.
-func returnMemory() func(int64) {
+// reclaimMemory returns the decode budget's Released hook. After a decode
+// of at least reclaimAbove bytes it collects at once, before a waiting
+// decode is let in (pixel buffers hold no pointers: about 5 ms for a
+// gigabyte of them), so that the next decode reuses the freed memory
+// instead of growing the heap by its own size while the garbage waits for
+// the next cycle. When nothing is reserved any more it also hands the free
+// memory back to the operating system, off the request's goroutine (that
+// takes about 200 ms per gigabyte) and at most once per returnMemoryEvery;
+// without it, the resident memory of a burst of large decodes stays for
+// minutes, as the runtime's background scavenger returns it slowly while
+// the server is idle.
+func reclaimMemory() func(n, inUse int64) {
 	var (
-		mu        sync.Mutex
-		last      time.Time
-		pending   int64
-		scheduled bool
+		mu   sync.Mutex
+		last time.Time
 	)
-	return func(reserved int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		pending += reserved
-		if scheduled || pending < returnMemoryAbove {
+	return func(n, inUse int64) {
+		if n < reclaimAbove {
 			return
 		}
-		scheduled = true
-		// The short delay lets the request that released its reservation
-		// drop its last references to the pixels first.
-		time.AfterFunc(max(returnMemoryDelay, time.Until(last.Add(returnMemoryEvery))), func() {
-			mu.Lock()
-			scheduled, pending, last = false, 0, time.Now()
-			mu.Unlock()
-			debug.FreeOSMemory()
-		})
+		runtime.GC()
+		if inUse > 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) >= returnMemoryEvery {
+			last = time.Now()
+			go debug.FreeOSMemory()
+		}
 	}
 }
 
