@@ -23,7 +23,8 @@
 // image decodes in flight may use together; requests wait for room up to
 // 5 s, then get 503 decode_capacity. Unless GOMEMLIMIT is set, the Go
 // runtime's soft memory limit is set to that budget plus 512 MiB, so that
-// garbage from finished decodes is collected before the heap grows past it.
+// garbage from finished decodes is collected before the heap grows past it
+// (see "Decode memory" in docs/api.md).
 //
 // Load tests only: PROVENANT_LIMIT_SIGN and PROVENANT_LIMIT_VERIFY (requests
 // per minute, overriding the spec's 100 per API key and 60 per IP).
@@ -104,7 +105,7 @@ func run() error {
 	if err != nil || decodeBytes <= 0 {
 		return fmt.Errorf("decode memory %q: must be a positive size such as 512MiB or 2GiB", *decodeMemory)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOMEMLIMIT") == "" && decodeBytes <= math.MaxInt64-memoryHeadroom {
 		debug.SetMemoryLimit(decodeBytes + memoryHeadroom)
 	}
 
