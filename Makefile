@@ -1,16 +1,29 @@
 # The two commands a newcomer needs: `make run` and `make test`.
+# docs/testing.md says what each target checks and how long it takes.
 GO ?= go
 WASIP1_ENV := GOOS=wasip1 GOARCH=wasm
 JS_ENV := GOOS=js GOARCH=wasm
 
-.PHONY: run test test-go test-wasm bench lint fuzz-smoke
+# Packages with goroutines, locks or background loops, run under -race.
+RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
+	./origin/internal/webhooks/... ./origin/internal/ratelimit/... ./origin/internal/httpapi/...
+
+# wazero runs the wasip1 test binaries. A wazero of this version already on
+# PATH is used (CI installs one into GOPATH/bin); otherwise `make` installs
+# it once into ./bin (gitignored), saying so.
+WAZERO_VERSION := v1.12.0
+WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
+
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke
 
 ## run: start the origin on its embedded defaults (data in ./data, :8080).
 run:
 	$(GO) run ./origin
 
-## test: every Go test, plus the verification core built for both WebAssembly targets.
-test: test-wasm test-go
+## test: every Go test natively, the concurrent packages again under the
+## race detector, and the verification core built for js/wasm and tested
+## under wasip1/wasm (wazero).
+test: test-wasm test-go test-race test-wasip1
 
 test-go:
 	$(GO) test -count=1 -timeout 25m ./...
@@ -19,12 +32,40 @@ test-wasm:
 	$(JS_ENV) $(GO) build ./shared/...
 	$(WASIP1_ENV) $(GO) build ./shared/...
 
+## test-race: the packages with concurrency, under the race detector.
+test-race:
+	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+
+## test-wasip1: the shared/ tests compiled to wasip1/wasm and run by wazero,
+## so native and WebAssembly are checked for identical results.
+test-wasip1:
+	@if [ "$$(wazero version 2>/dev/null)" = "$(WAZERO_VERSION)" ]; then \
+		dir=$$(dirname "$$(command -v wazero)"); \
+	else \
+		dir="$(WAZERO_DIR)"; \
+		if [ ! -x "$$dir/wazero" ]; then \
+			echo "installing wazero $(WAZERO_VERSION) into $$dir"; \
+			GOBIN="$$dir" $(GO) install github.com/tetratelabs/wazero/cmd/wazero@$(WAZERO_VERSION) || exit 1; \
+		fi; \
+	fi; \
+	echo "$(WASIP1_ENV) go test ./shared/... (wazero in $$dir)"; \
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$dir:$$PATH" GOWASIRUNTIME=wazero $(WASIP1_ENV) \
+		$(GO) test -count=1 -timeout 20m ./shared/...
+
+## fuzz-smoke: every fuzz target for a few seconds (FUZZ_BUDGET seconds in all).
+fuzz-smoke:
+	GO="$(GO)" bash .ci/fuzz-smoke
+
 ## bench: Go micro-benchmarks of the verification core (see bench/README.md for the harness).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
 
-## lint: formatting and vet.
-lint:
+## lint: formatting, vet (native and js/wasm) and a tidy go.mod.
+lint: tidy-check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(JS_ENV) $(GO) vet ./shared/...
+
+## tidy-check: go.mod and go.sum are what `go mod tidy` would write.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run 'go mod tidy'"; exit 1; }

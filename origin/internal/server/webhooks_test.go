@@ -134,12 +134,21 @@ func (ws *webhookServer) waitAttempt(what string) webhooks.AttemptResult {
 	return webhooks.AttemptResult{}
 }
 
-func (ws *webhookServer) noAttempt(what string) {
+// noneDue asserts that no delivery is due at the fake clock's time: a
+// DispatchDue pass of its own starts nothing, and no attempt was reported.
+// An attempt the background loop started early would also carry the early
+// time, which the callers check against the schedule.
+func (ws *webhookServer) noneDue(what string) {
 	ws.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if n, err := ws.srv.Webhooks().DispatchDue(ctx); err != nil || n != 0 {
+		ws.t.Fatalf("%s: DispatchDue started %d attempts (%v), want none due", what, n, err)
+	}
 	select {
 	case r := <-ws.attempts:
 		ws.t.Fatalf("%s: unexpected attempt %+v", what, r)
-	case <-time.After(100 * time.Millisecond): // many dispatcher polls (5 ms)
+	default:
 	}
 }
 
@@ -323,7 +332,7 @@ func TestWebhookDeliveryRetriesAndManualRetry(t *testing.T) {
 		t.Fatalf("attempt 1 = %+v, want 500 and pending", a)
 	}
 	ws.clock.Advance(59 * time.Second)
-	ws.noAttempt("at +59s")
+	ws.noneDue("at +59s")
 	ws.clock.Advance(time.Second)
 	if a := ws.waitAttempt("attempt 2"); a.Attempt.Number != 2 || a.Attempt.StatusCode != 500 {
 		t.Fatalf("attempt 2 = %+v, want number 2, 500", a)

@@ -375,6 +375,15 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 			t.Fatalf("fast endpoint got only %d of 6 deliveries while the slow one hangs", done)
 		}
 	}
+	// Wait until two slow requests hang at the receiver, so the count
+	// below measures the cap and not a request still on its way.
+	for arrived := 0; arrived < 2; arrived++ {
+		select {
+		case <-slow.notify:
+		case <-deadline:
+			t.Fatalf("only %d slow requests reached the receiver, want 2", arrived)
+		}
+	}
 	if got := len(slow.requests()); got != 2 {
 		t.Errorf("slow endpoint has %d concurrent requests, want the per-endpoint cap 2", got)
 	}
