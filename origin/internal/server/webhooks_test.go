@@ -142,7 +142,7 @@ func (ws *webhookServer) noneDue(what string) {
 	ws.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if n, err := ws.srv.Webhooks().DispatchDue(ctx); err != nil || n != 0 {
+	if n, err := ws.srv.webhooks.DispatchDue(ctx); err != nil || n != 0 {
 		ws.t.Fatalf("%s: DispatchDue started %d attempts (%v), want none due", what, n, err)
 	}
 	select {
