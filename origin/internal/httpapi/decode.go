@@ -94,17 +94,14 @@ func jsonProblem(err error) *Problem {
 		field := memberOf(syn.JSONPointer)
 		if errors.Is(syn.Err, jsontext.ErrDuplicateName) {
 			p := NewProblem(fasthttp.StatusBadRequest, CodeDuplicateField, "Duplicate field in request body")
-			p.Field = field
-			p.Detail = "a member name may appear only once in an object"
-			return p
+			return p.withField(field, field+" appears more than once in an object")
 		}
 		p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
 		// The library keeps its invalid-UTF-8 sentinel internal; its message
 		// is the only signal. Naming the member tells the client which
 		// string to fix.
 		if msg := syn.Error(); strings.Contains(msg, "UTF-8") || strings.Contains(msg, "surrogate") {
-			p.Field = field
-			p.Detail = "strings must be valid UTF-8 without lone surrogate escapes"
+			p.withField(field, field+" must be valid UTF-8 (no lone surrogate escapes)")
 		}
 		return p
 	}
@@ -113,9 +110,7 @@ func jsonProblem(err error) *Problem {
 		field := memberOf(sem.JSONPointer)
 		if errors.Is(sem.Err, json.ErrUnknownName) {
 			p := NewProblem(fasthttp.StatusBadRequest, CodeUnknownField, "Unknown field in request body")
-			p.Field = field
-			p.Detail = "unknown fields are rejected; member names are case-sensitive; see docs/api.md"
-			return p
+			return p.withField(field, field+" is not a member of this request (names are case-sensitive)")
 		}
 		if field == "" {
 			p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
