@@ -72,6 +72,11 @@ func requireFile(f *uploadForm) (uploadFile, error) {
 // return_file).
 func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
+	// A repeated signing_key_id could name different keys to different
+	// layers; refuse it before reading the upload.
+	if err := CheckQuery(ctx, "signing_key_id", "return_file"); err != nil {
+		return err
+	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
@@ -178,6 +183,9 @@ type batchResponse struct {
 // own; one bad file does not fail the others.
 func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
+	if err := CheckQuery(ctx, "signing_key_id"); err != nil {
+		return err
+	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base64"
 	"slices"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -30,6 +31,7 @@ func CheckQuery(ctx *fasthttp.RequestCtx, allowed ...string) error {
 		if len(name) > maxFieldName {
 			name = name[:maxFieldName]
 		}
+		name = strings.ToValidUTF8(name, "\uFFFD")
 		switch {
 		case !slices.Contains(allowed, string(k)):
 			prob = NewProblem(fasthttp.StatusBadRequest, CodeUnknownParameter, "Unknown query parameter").

@@ -255,3 +255,29 @@ func TestWebhookMulticastRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestSignQueryStrict: the signing endpoints take one signing_key_id; a
+// second one (which a proxy might read instead of the first) is refused
+// before the upload is read, and nothing is signed.
+func TestSignQueryStrict(t *testing.T) {
+	ts := startServer(t, "", nil)
+	s := ts.newSigner("signq@example.com")
+	img := photo(t, 5, 384, 288)
+	for _, tc := range []struct{ name, path, part, wantCode, wantField string }{
+		{"sign repeated key", "/api/v1/sign?signing_key_id=" + s.keyID + "&signing_key_id=" + s.keyID, "file", "duplicate_parameter", "signing_key_id"},
+		{"sign unknown parameter", "/api/v1/sign?signing_key_id=" + s.keyID + "&returnfile=true", "file", "unknown_parameter", "returnfile"},
+		{"batch repeated key", "/api/v1/sign-batch?signing_key_id=" + s.keyID + "&signing_key_id=x", "files", "duplicate_parameter", "signing_key_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ts.problem(ts.upload(tc.path, s.apiKey, []namedFile{{tc.part, "a.jpg", img}}, nil), 400, tc.name)
+			if p.Code != tc.wantCode || p.Field != tc.wantField {
+				t.Errorf("problem = %s field %q, want %s field %q", p.Code, p.Field, tc.wantCode, tc.wantField)
+			}
+		})
+	}
+	r := ts.do("GET", "/api/v1/content-records", s.apiKey, nil)
+	ts.mustStatus(r, 200, "list records")
+	if items, _ := r.json(t)["items"].([]any); len(items) != 0 {
+		t.Errorf("%d records after refused signs, want 0", len(items))
+	}
+}
