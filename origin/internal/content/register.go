@@ -89,12 +89,11 @@ func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.S
 
 // Register verifies and stores pre-signed content. The server rebuilds the
 // canonical bytes from the fields and verifies the signature under the
-// caller's key before storing anything. Errors: validation (a
-// validate.Errors listing every invalid field, checked before the key
-// lookup),
-// keys.ErrNotFound for a key that is not the caller's, ErrBadSignature,
-// ErrDuplicate for a record id or watermark payload already registered,
-// or a SHA-256 the same key registered before.
+// caller's key before storing anything. Errors: a validate.Errors listing
+// every invalid field (all checked before the key lookup), keys.ErrNotFound
+// for a key that is not the caller's, ErrBadSignature, ErrDuplicate for a
+// record id or watermark payload already registered, or a SHA-256 the same
+// key registered before.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, error) {
 	// Check every field before looking anything up, so the client learns
 	// about all its mistakes at once.
