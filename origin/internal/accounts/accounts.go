@@ -223,28 +223,28 @@ func validOrgType(t string) bool {
 	return false
 }
 
-// Register creates an account. It returns a *validate.FieldError for
-// invalid input and ErrEmailTaken if the normalised email is registered.
+// Register creates an account. It returns a validate.Errors listing every
+// invalid field and ErrEmailTaken if the normalised email is registered.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) {
+	var errs validate.Errors
 	email, err := NormalizeEmail(in.Email)
-	if err != nil {
-		return User{}, err
-	}
-	if err := validatePassword("password", in.Password); err != nil {
-		return User{}, err
-	}
+	_ = errs.Check(err)
+	_ = errs.Check(validatePassword("password", in.Password))
 	org := strings.TrimSpace(in.OrgName)
+	if org == "" {
+		errs.Add("org_name", "is required")
+	} else {
+		// org_name is copied into every record the account signs.
+		_ = errs.Check(validate.Text("org_name", org, MaxOrgNameLen))
+	}
 	switch {
-	case org == "":
-		return User{}, validate.Field("org_name", "is required")
-	case !utf8.ValidString(org) || utf8.RuneCountInString(org) > MaxOrgNameLen:
-		return User{}, validate.Field("org_name", fmt.Sprintf("must be valid UTF-8 of at most %d characters", MaxOrgNameLen))
+	case in.OrgType == "":
+		errs.Add("org_type", "is required")
+	case !validOrgType(in.OrgType):
+		errs.Add("org_type", "must be one of "+strings.Join(orgTypes, ", "))
 	}
-	if in.OrgType == "" {
-		return User{}, validate.Field("org_type", "is required")
-	}
-	if !validOrgType(in.OrgType) {
-		return User{}, validate.Field("org_type", "must be one of "+strings.Join(orgTypes, ", "))
+	if err := errs.Err(); err != nil {
+		return User{}, err
 	}
 	id, err := ids.NewUUID(s.cfg.Rand)
 	if err != nil {

@@ -89,56 +89,64 @@ func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.S
 
 // Register verifies and stores pre-signed content. The server rebuilds the
 // canonical bytes from the fields and verifies the signature under the
-// caller's key before storing anything. Errors: validation (*FieldError),
-// keys.ErrNotFound for a key that is not the caller's, ErrBadSignature,
-// ErrDuplicate for a record id or watermark payload already registered,
-// or a SHA-256 the same key registered before.
+// caller's key before storing anything. Errors: a validate.Errors listing
+// every invalid field (all checked before the key lookup), keys.ErrNotFound
+// for a key that is not the caller's, ErrBadSignature, ErrDuplicate for a
+// record id or watermark payload already registered, or a SHA-256 the same
+// key registered before.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, error) {
-	key, err := s.findKey(ctx, in.Owner, in.SigningKeyID, in.SignerPublicKey)
+	// Check every field before looking anything up, so the client learns
+	// about all its mistakes at once.
+	var errs validate.Errors
+	rid, err := record.ParseID(strings.ToLower(in.RecordID))
 	if err != nil {
+		errs.Add("record_id", "must be a UUID")
+	}
+	sha, err := decodeHexField("sha256", in.SHA256, 32)
+	_ = errs.Check(err)
+	ph, err := phash.Parse(strings.ToLower(in.PerceptualHash))
+	if err != nil {
+		errs.Add("perceptual_hash", fmt.Sprintf("must be %d hex digits (64-bit then 256-bit hash)", phash.HexLen))
+	}
+	var payload []byte
+	if in.WatermarkPayloadHex != "" {
+		p, err := watermark.ParsePayload(in.WatermarkPayloadHex)
+		if err != nil || len(in.WatermarkPayloadHex) != 16 {
+			errs.Add("watermark_payload_hex", "must be 16 hex digits")
+		} else {
+			payload = binary.BigEndian.AppendUint64(nil, uint64(p))
+		}
+	}
+	sig, err := decodeHexField("signature_hex", in.SignatureHex, ed25519.SignatureSize)
+	_ = errs.Check(err)
+	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
+	if err != nil {
+		errs.Add("timestamp", "must be an RFC 3339 timestamp")
+	} else if ts.After(s.now().Add(MaxClockSkew)) {
+		errs.Add("timestamp", "is in the future")
+	}
+	if in.OriginType != "" {
+		if _, ok := keys.LookupOriginType(in.OriginType); !ok {
+			errs.Add("origin_type", "is not a known origin type code")
+		}
+	}
+	// The filename is informational and cut to MaxFilenameLen bytes when
+	// stored, so only its text is checked here, not its length.
+	_ = errs.Check(validate.Text("original_filename", in.OriginalFilename, 0))
+	key, err := s.findKey(ctx, in.Owner, in.SigningKeyID, in.SignerPublicKey)
+	if err := errs.Check(err); err != nil && len(errs) == 0 {
+		return nil, err
+	}
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {
 		return nil, fmt.Errorf("content: register: owner: %w", err)
 	}
-	rid, err := record.ParseID(strings.ToLower(in.RecordID))
-	if err != nil {
-		return nil, validate.Field("record_id", "must be a UUID")
-	}
-	sha, err := decodeHexField("sha256", in.SHA256, 32)
-	if err != nil {
-		return nil, err
-	}
-	ph, err := phash.Parse(strings.ToLower(in.PerceptualHash))
-	if err != nil {
-		return nil, validate.Field("perceptual_hash", fmt.Sprintf("must be %d hex digits (64-bit then 256-bit hash)", phash.HexLen))
-	}
-	var payload []byte
-	if in.WatermarkPayloadHex != "" {
-		p, err := watermark.ParsePayload(in.WatermarkPayloadHex)
-		if err != nil || len(in.WatermarkPayloadHex) != 16 {
-			return nil, validate.Field("watermark_payload_hex", "must be 16 hex digits")
-		}
-		payload = binary.BigEndian.AppendUint64(nil, uint64(p))
-	}
-	sig, err := decodeHexField("signature_hex", in.SignatureHex, ed25519.SignatureSize)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
-	if err != nil {
-		return nil, validate.Field("timestamp", "must be an RFC 3339 timestamp")
-	}
-	if ts.After(s.now().Add(MaxClockSkew)) {
-		return nil, validate.Field("timestamp", "is in the future")
-	}
 	ot := in.OriginType
 	if ot == "" {
 		ot = key.OriginType
-	}
-	if _, ok := keys.LookupOriginType(ot); !ok {
-		return nil, validate.Field("origin_type", "is not a known origin type code")
 	}
 	pub, err := key.PublicKey()
 	if err != nil {

@@ -5,22 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
 )
 
 // Revoke marks owner's record id revoked with an optional reason. The
 // record stays in the registry and in every index; verification then
 // reports it as not authentic and why. ErrNotFound for another account's
-// record; ErrAlreadyRevoked when revoked before.
+// record; ErrAlreadyRevoked when revoked before; a *validate.FieldError
+// for a reason that is not valid text (invalid UTF-8, control characters).
 func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record, error) {
 	if !ids.IsUUID(id) {
 		return nil, ErrNotFound
 	}
 	reason = strings.TrimSpace(reason)
-	if len(reason) > 500 {
-		reason = reason[:500]
+	// Verification shows the reason to anyone: no control characters
+	// beyond tab and line breaks. Over-long reasons are still cut, but on
+	// a character boundary.
+	if err := validate.MultilineText("reason", reason, 0); err != nil {
+		return nil, err
+	}
+	for len(reason) > 500 {
+		_, n := utf8.DecodeLastRuneInString(reason)
+		reason = reason[:len(reason)-n]
 	}
 	var out *Record
 	now := s.now()

@@ -2,12 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"strings"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/valyala/fasthttp"
 )
 
@@ -17,7 +18,10 @@ const DefaultMaxJSONBody = 64 << 10
 // DecodeJSON decodes the request body into v (a pointer to a struct):
 // Content-Type must be application/json (415 otherwise), the body must be
 // at most max bytes (413), exactly one JSON value, and contain no member
-// that v does not declare (400 unknown_field). Errors are *Problem values.
+// that v does not declare (400 unknown_field). Member names match
+// case-sensitively, a repeated name is refused (400 duplicate_field), and
+// strings must be valid UTF-8 with no lone surrogate escape (400
+// malformed_json naming the member). Errors are *Problem values.
 //
 // The body is read through a capped reader, so the cap holds when the
 // server streams request bodies (fasthttp StreamRequestBody), where
@@ -51,42 +55,73 @@ func decodeJSONBody(contentType, body []byte, max int, v any) error {
 	if len(body) > max {
 		return NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonProblem(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	// Every request body is an object; a top-level null would otherwise
+	// decode as "no members" and surface later as a confusing validation
+	// error.
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
-		p.Detail = "the body must contain a single JSON object"
+		p.Detail = "the body must be a JSON object"
 		return p
+	}
+	// json (v2 semantics) matches member names case-sensitively and
+	// refuses duplicate names, invalid UTF-8 and lone surrogate escapes,
+	// and trailing data after the value; RejectUnknownMembers adds the
+	// unknown-member refusal.
+	if err := json.Unmarshal(body, v, json.RejectUnknownMembers(true)); err != nil {
+		return jsonProblem(err)
 	}
 	return nil
 }
 
+// maxFieldName bounds the member name echoed back in a problem.
+const maxFieldName = 64
+
+// memberOf returns the top-level member a JSON pointer designates ("" for
+// the root), truncated so a hostile name cannot bloat the response.
+func memberOf(ptr jsontext.Pointer) string {
+	for tok := range ptr.Tokens() {
+		if len(tok) > maxFieldName {
+			tok = strings.ToValidUTF8(tok[:maxFieldName], "")
+		}
+		return tok
+	}
+	return ""
+}
+
 func jsonProblem(err error) *Problem {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		field := typeErr.Field
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		field := memberOf(syn.JSONPointer)
+		if errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+			p := NewProblem(fasthttp.StatusBadRequest, CodeDuplicateField, "Duplicate field in request body")
+			return p.withField(field, field+" appears more than once in an object")
+		}
+		p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
+		// The library keeps its invalid-UTF-8 sentinel internal; its message
+		// is the only signal. Naming the member tells the client which
+		// string to fix.
+		if msg := syn.Error(); strings.Contains(msg, "UTF-8") || strings.Contains(msg, "surrogate") {
+			p.withField(field, field+" must be valid UTF-8 (no lone surrogate escapes)")
+		}
+		return p
+	}
+	var sem *json.SemanticError
+	if errors.As(err, &sem) {
+		field := memberOf(sem.JSONPointer)
+		if errors.Is(sem.Err, json.ErrUnknownName) {
+			p := NewProblem(fasthttp.StatusBadRequest, CodeUnknownField, "Unknown field in request body")
+			return p.withField(field, field+" is not a member of this request (names are case-sensitive)")
+		}
 		if field == "" {
 			p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
 			p.Detail = "the body must be a JSON object"
 			return p
 		}
-		return FieldProblem(field, "has the wrong type (want "+typeErr.Type.String()+")")
-	}
-	// encoding/json reports unknown members as `json: unknown field "name"`;
-	// there is no typed error for it.
-	const unknown = "json: unknown field "
-	if msg := err.Error(); strings.HasPrefix(msg, unknown) {
-		p := NewProblem(fasthttp.StatusBadRequest, CodeUnknownField, "Unknown field in request body")
-		p.Field = strings.Trim(strings.TrimPrefix(msg, unknown), `"`)
-		if len(p.Field) > 64 {
-			p.Field = p.Field[:64]
+		want := "a different type"
+		if sem.GoType != nil {
+			want = sem.GoType.String()
 		}
-		p.Detail = "unknown fields are rejected; see docs/api.md"
-		return p
+		return FieldProblem(field, "has the wrong type (want "+want+")")
 	}
-	p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
-	return p
+	return NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
 }

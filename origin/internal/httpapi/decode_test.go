@@ -1,8 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
+	stdjson "encoding/json"
 	"errors"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDecodeJSONBody(t *testing.T) {
@@ -26,6 +33,16 @@ func TestDecodeJSONBody(t *testing.T) {
 		{"array", "application/json", `["a"]`, 400, CodeMalformedJSON, ""},
 		{"wrong type", "application/json", `{"email":1}`, 400, CodeValidation, "email"},
 		{"unknown", "application/json", `{"email":"a","role":"admin"}`, 400, CodeUnknownField, "role"},
+		{"case variant", "application/json", `{"email":"a","EMAIL":"b"}`, 400, CodeUnknownField, "EMAIL"},
+		{"case variant only", "application/json", `{"Email":"a"}`, 400, CodeUnknownField, "Email"},
+		{"long s folds to s in v1", "application/json", `{"email":"a","paſſword":"x"}`, 400, CodeUnknownField, "paſſword"},
+		{"duplicate", "application/json", `{"email":"a","email":"b"}`, 400, CodeDuplicateField, "email"},
+		{"invalid utf-8", "application/json", "{\"email\":\"a\",\"password\":\"\xff\"}", 400, CodeMalformedJSON, "password"},
+		{"lone surrogate", "application/json", `{"email":"a","password":"\ud800"}`, 400, CodeMalformedJSON, "password"},
+		{"null", "application/json", `null`, 400, CodeMalformedJSON, ""},
+		{"string", "application/json", `"str"`, 400, CodeMalformedJSON, ""},
+		{"number", "application/json", `1`, 400, CodeMalformedJSON, ""},
+		{"empty array", "application/json", ` []`, 400, CodeMalformedJSON, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +69,9 @@ func TestDecodeJSONBody(t *testing.T) {
 }
 
 // fuzzDecode checks the decoder contract on arbitrary bytes: it never
-// panics, and it either succeeds or returns a 4xx *Problem.
+// panics; it either succeeds or returns a 4xx *Problem; and whatever it
+// accepts is strict JSON (checked independently by strictReference) that
+// decodes to the same value as encoding/json would give.
 func fuzzDecode[T any](f *testing.F, seeds ...string) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -61,6 +80,13 @@ func fuzzDecode[T any](f *testing.F, seeds ...string) {
 		var v T
 		err := decodeJSONBody([]byte("application/json"), []byte(body), DefaultMaxJSONBody, &v)
 		if err == nil {
+			var ref T
+			if rerr := strictReference([]byte(body), &ref); rerr != nil {
+				t.Fatalf("decode(%q) accepted a body the strict reference refuses: %v", body, rerr)
+			}
+			if !reflect.DeepEqual(v, ref) {
+				t.Fatalf("decode(%q) = %+v, reference = %+v", body, v, ref)
+			}
 			return
 		}
 		var p *Problem
@@ -73,14 +99,128 @@ func fuzzDecode[T any](f *testing.F, seeds ...string) {
 	})
 }
 
+// strictReference decodes body into v with encoding/json after checking,
+// independently of the decoder under test, what strictness requires: valid
+// UTF-8 with no lone surrogate escape, a top-level object whose member
+// names are exactly v's JSON names, and no object anywhere with a repeated
+// member name.
+func strictReference(body []byte, v any) error {
+	if !utf8.Valid(body) {
+		return errors.New("invalid UTF-8")
+	}
+	known := map[string]bool{}
+	rt := reflect.TypeOf(v).Elem()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		known[name] = true
+	}
+	dec := stdjson.NewDecoder(bytes.NewReader(body))
+	type frame struct {
+		object  bool
+		wantKey bool
+		seen    map[string]bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if len(stack) == 0 {
+			if d, ok := tok.(stdjson.Delim); !ok || d != '{' {
+				return errors.New("top level is not an object")
+			}
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			if d, ok := tok.(stdjson.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].wantKey = true
+				}
+				continue
+			}
+			key := tok.(string)
+			if top.seen[key] {
+				return errors.New("duplicate member " + key)
+			}
+			if len(stack) == 1 && !known[key] {
+				return errors.New("unknown member " + key)
+			}
+			top.seen[key] = true
+			top.wantKey = false
+			continue
+		}
+		switch d, _ := tok.(stdjson.Delim); d {
+		case '{':
+			stack = append(stack, &frame{object: true, wantKey: true, seen: map[string]bool{}})
+			continue
+		case '[':
+			stack = append(stack, &frame{})
+			continue
+		case ']':
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	if bytes.Contains(body, []byte(`\u`)) && loneSurrogate(body) {
+		return errors.New("lone surrogate escape")
+	}
+	return stdjson.Unmarshal(body, v)
+}
+
+// loneSurrogate reports whether any \uD800-\uDFFF escape in body is not
+// part of a high-low pair (a coarse scan; escaped backslashes are skipped).
+func loneSurrogate(body []byte) bool {
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(body[i:])
+		if !ok {
+			i++ // skip the escaped character, e.g. \\
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			lo, ok := hex4(body[i+6:])
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
 func FuzzDecodeRegister(f *testing.F) {
 	fuzzDecode[registerRequest](f,
 		`{"email":"a@b.co","password":"password1","org_name":"O","org_type":"individual"}`,
-		`{"email":1}`, `{"x":null}`, `{}`, `[]`, `{"email":"\u0000"}`, `{"password":"`+"\xff"+`"}`)
+		`{"email":1}`, `{"x":null}`, `{}`, `[]`, `{"email":"\u0000"}`, `{"password":"`+"\xff"+`"}`,
+		`{"email":"a","EMAIL":"b"}`, `{"email":"a","email":"b"}`, `{"org_name":"\ud800"}`, `{"org_name":"\ud83d\ude00"}`)
 }
 
 func FuzzDecodeLogin(f *testing.F) {
-	fuzzDecode[loginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`)
+	fuzzDecode[loginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`, `{"paſſword":"p"}`)
 }
 
 func FuzzDecodeResetPassword(f *testing.F) {
@@ -88,9 +228,15 @@ func FuzzDecodeResetPassword(f *testing.F) {
 }
 
 func FuzzDecodeCreateAPIKey(f *testing.F) {
-	fuzzDecode[createAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`)
+	fuzzDecode[createAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`,
+		`{"scopes":["read"],"SCOPES":["sign","read","webhooks"]}`, `{"ſcopes":["read"]}`, `{"scopes":["read"],"scopes":["sign"]}`)
 }
 
 func FuzzDecodeCreateSigningKey(f *testing.F) {
 	fuzzDecode[createSigningKeyRequest](f, `{"name":"cam","origin_type":"camera_image","device_id":"d","device_info":"i"}`, `{"name":{}}`)
+}
+
+func FuzzDecodeUpdateWebhook(f *testing.F) {
+	fuzzDecode[updateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
+		`{"events":null}`, `{"active":true,"active":false}`, `{"events":[{"a":1,"a":2}]}`)
 }

@@ -33,8 +33,13 @@ func listResponse[T, R any](items []T, next string, conv func(T) R) ListResponse
 }
 
 // PageParams reads the "limit" (1..MaxPageLimit, default DefaultPageLimit)
-// and "cursor" query parameters.
-func PageParams(ctx *fasthttp.RequestCtx) (cursor string, limit int, err error) {
+// and "cursor" query parameters, after refusing any parameter outside
+// limit, cursor and extra (see CheckQuery). A cursor that is not one the
+// store could have issued is a 400 invalid_cursor.
+func PageParams(ctx *fasthttp.RequestCtx, extra ...string) (cursor string, limit int, err error) {
+	if err := CheckQuery(ctx, append(extra, pageParams...)...); err != nil {
+		return "", 0, err
+	}
 	args := ctx.QueryArgs()
 	limit = DefaultPageLimit
 	if v := args.Peek("limit"); len(v) > 0 {
@@ -44,7 +49,13 @@ func PageParams(ctx *fasthttp.RequestCtx) (cursor string, limit int, err error) 
 		}
 		limit = n
 	}
-	return string(args.Peek("cursor")), limit, nil
+	cursor = string(args.Peek("cursor"))
+	// An empty cursor is the first page, so a loop can pass next_cursor
+	// back verbatim from the start.
+	if cursor != "" && !validCursor(cursor) {
+		return "", 0, cursorProblem()
+	}
+	return cursor, limit, nil
 }
 
 type (

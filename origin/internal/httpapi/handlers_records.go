@@ -14,10 +14,12 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -70,6 +72,11 @@ func requireFile(f *uploadForm) (uploadFile, error) {
 // return_file).
 func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
+	// A repeated signing_key_id could name different keys to different
+	// layers; refuse it before reading the upload.
+	if err := CheckQuery(ctx, "signing_key_id", "return_file"); err != nil {
+		return err
+	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
@@ -176,6 +183,9 @@ type batchResponse struct {
 // own; one bad file does not fail the others.
 func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
+	if err := CheckQuery(ctx, "signing_key_id"); err != nil {
+		return err
+	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
@@ -310,35 +320,35 @@ func toRecordView(r *content.Record) recordView {
 	}
 }
 
-// parseFilter reads the list and search filters from the query string.
+// parseFilter reads the list and search filters from the query string,
+// reporting every invalid one at once.
 func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) {
 	q := ctx.QueryArgs()
 	var f content.Filter
+	var errs validate.Errors
 	f.OriginType = string(q.Peek("origin_type"))
 	if f.OriginType != "" {
 		if _, ok := keys.LookupOriginType(f.OriginType); !ok {
-			return f, FieldProblem("origin_type", "is not a known origin type code")
+			errs.Add("origin_type", "is not a known origin type code")
 		}
 	}
 	f.BlockchainStatus = string(q.Peek("blockchain_status"))
 	if f.BlockchainStatus != "" && f.BlockchainStatus != wire.StatusPending && f.BlockchainStatus != wire.StatusAnchored {
-		return f, FieldProblem("blockchain_status", "must be pending or anchored")
+		errs.Add("blockchain_status", "must be pending or anchored")
 	}
 	if s := strings.ToLower(string(q.Peek("sha256"))); s != "" {
 		if _, err := hex.DecodeString(s); err != nil || len(s) != 64 {
-			return f, FieldProblem("sha256", "must be 64 hex digits")
+			errs.Add("sha256", "must be 64 hex digits")
 		}
 		f.SHA256 = s
 	}
 	if public {
 		f.OrgName = strings.TrimSpace(string(q.Peek("org_name")))
-		if len(f.OrgName) > 255 {
-			return f, FieldProblem("org_name", "is too long")
-		}
+		_ = errs.Check(validate.Text("org_name", f.OrgName, accounts.MaxOrgNameLen))
 	} else {
 		f.Status = string(q.Peek("status"))
 		if f.Status != "" && f.Status != content.StatusActive && f.Status != content.StatusRevoked {
-			return f, FieldProblem("status", "must be active or revoked")
+			errs.Add("status", "must be active or revoked")
 		}
 	}
 	for _, d := range []struct {
@@ -354,7 +364,8 @@ func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) 
 		if err != nil {
 			day, derr := time.Parse(time.DateOnly, v)
 			if derr != nil {
-				return f, FieldProblem(d.name, "must be an RFC 3339 timestamp or a YYYY-MM-DD date")
+				errs.Add(d.name, "must be an RFC 3339 timestamp or a YYYY-MM-DD date")
+				continue
 			}
 			t = day
 			if d.end { // a date "to" includes that whole day
@@ -364,15 +375,15 @@ func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) 
 		*d.dst = t.UTC()
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
-		return f, FieldProblem("to", "must be after from")
+		errs.Add("to", "must be after from")
 	}
-	return f, nil
+	return f, errs.Err()
 }
 
 // handleListRecords: GET /api/v1/content-records.
 func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	cursor, limit, err := PageParams(ctx)
+	cursor, limit, err := PageParams(ctx, "origin_type", "blockchain_status", "sha256", "status", "from", "to")
 	if err != nil {
 		return err
 	}
@@ -390,7 +401,7 @@ func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 // handlePublicSearch: GET /api/v1/content-records/public/search. Public;
 // shows only PublicRecord fields.
 func (a *API) handlePublicSearch(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx)
+	cursor, limit, err := PageParams(ctx, "origin_type", "blockchain_status", "sha256", "org_name", "from", "to")
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func (a *API) handleRotateWebhookSecret(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleListDeliveries(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx)
+	cursor, limit, err := PageParams(ctx, "status")
 	if err != nil {
 		return err
 	}

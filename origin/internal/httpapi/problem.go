@@ -27,13 +27,24 @@ type Problem struct {
 	Detail string `json:"detail,omitempty"`
 	// Code is the stable, machine-readable error code (see docs/api.md).
 	Code string `json:"code"`
-	// Field names the offending request member for validation errors.
+	// Field names the offending request member (query parameter for
+	// query errors); when several are invalid, the first of Errors.
 	Field string `json:"field,omitempty"`
+	// Errors lists every invalid member of the request (validation,
+	// unknown, duplicate and query errors); absent for other problems.
+	Errors []FieldIssue `json:"errors,omitempty"`
 	// ViolatedPolicies names the rate-limit policies exceeded (429 only),
 	// as in the IETF RateLimit draft's quota-exceeded problem type.
 	ViolatedPolicies []string `json:"violated-policies,omitempty"`
 	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
 	RetryAfter int `json:"-"`
+}
+
+// FieldIssue is one invalid member of a request: its name and a
+// client-safe sentence about it (which never echoes the submitted value).
+type FieldIssue struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
 }
 
 // Error implements error; it is for logs, never for response bodies.
@@ -50,6 +61,10 @@ const (
 	CodeValidation           = "validation_failed"
 	CodeMalformedJSON        = "malformed_json"
 	CodeUnknownField         = "unknown_field"
+	CodeDuplicateField       = "duplicate_field"
+	CodeUnknownParameter     = "unknown_parameter"
+	CodeDuplicateParameter   = "duplicate_parameter"
+	CodeInvalidCursor        = "invalid_cursor"
 	CodeUnauthenticated      = "unauthenticated"
 	CodeInvalidToken         = "invalid_token"
 	CodeInvalidAPIKey        = "invalid_api_key"
@@ -96,9 +111,35 @@ func NewProblem(status int, code, title string) *Problem {
 
 // FieldProblem returns a 400 validation problem naming field.
 func FieldProblem(field, reason string) *Problem {
+	return ValidationProblem(validate.Errors{{Field: field, Reason: reason}})
+}
+
+// ValidationProblem returns the 400 validation problem listing every
+// invalid field in errs (at least one): errors holds them all, while field
+// and detail describe the first, as they did when only one was reported.
+func ValidationProblem(errs validate.Errors) *Problem {
 	p := NewProblem(fasthttp.StatusBadRequest, CodeValidation, "Request validation failed")
-	p.Field = field
-	p.Detail = field + " " + reason
+	for _, fe := range errs {
+		p.Errors = append(p.Errors, FieldIssue{Field: fe.Field, Detail: fe.Field + " " + fe.Reason})
+	}
+	if len(p.Errors) > 0 {
+		p.Field, p.Detail = p.Errors[0].Field, p.Errors[0].Detail
+	}
+	return p
+}
+
+// cursorProblem is the 400 for a page cursor the server did not issue.
+func cursorProblem() *Problem {
+	return NewProblem(fasthttp.StatusBadRequest, CodeInvalidCursor, "Invalid page cursor").
+		withField("cursor", "cursor is not a page cursor this endpoint issued; use next_cursor verbatim or omit it")
+}
+
+// withField sets the problem's field and detail and lists it as its one
+// error, for the request-shape problems (unknown or duplicate members and
+// query parameters) that stop at the first offence.
+func (p *Problem) withField(field, detail string) *Problem {
+	p.Field, p.Detail = field, detail
+	p.Errors = []FieldIssue{{Field: field, Detail: detail}}
 	return p
 }
 
@@ -141,6 +182,10 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.As(err, &prob) {
 		return prob, false
 	}
+	var errs validate.Errors
+	if errors.As(err, &errs) && len(errs) > 0 {
+		return ValidationProblem(errs), false
+	}
 	var fe *validate.FieldError
 	if errors.As(err, &fe) {
 		return FieldProblem(fe.Field, fe.Reason), false
@@ -151,7 +196,7 @@ func problemFor(err error) (p *Problem, internal bool) {
 		return p, false
 	}
 	if errors.Is(err, store.ErrBadCursor) {
-		return FieldProblem("cursor", "is not a valid page cursor"), false
+		return cursorProblem(), false
 	}
 	for _, m := range errorMappings {
 		if errors.Is(err, m.err) {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -135,11 +134,11 @@ func hashAPIKey(text string) string {
 
 func validateName(name string) (string, error) {
 	n := strings.TrimSpace(name)
-	switch {
-	case n == "":
+	if n == "" {
 		return "", validate.Field("name", "is required")
-	case !utf8.ValidString(n) || utf8.RuneCountInString(n) > maxNameLen:
-		return "", validate.Field("name", fmt.Sprintf("must be valid UTF-8 of at most %d characters", maxNameLen))
+	}
+	if err := validate.Text("name", n, maxNameLen); err != nil {
+		return "", err
 	}
 	return n, nil
 }
@@ -167,12 +166,12 @@ func normalizeScopes(in []string) ([]string, error) {
 // CreateAPIKey creates an API key for owner and returns its metadata and
 // its text. The text is returned only here; it is stored only as a hash.
 func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKeyInput) (APIKey, string, error) {
+	var errs validate.Errors
 	name, err := validateName(in.Name)
-	if err != nil {
-		return APIKey{}, "", err
-	}
+	_ = errs.Check(err)
 	scopes, err := normalizeScopes(in.Scopes)
-	if err != nil {
+	_ = errs.Check(err)
+	if err := errs.Err(); err != nil {
 		return APIKey{}, "", err
 	}
 	id, err := ids.NewUUID(s.rand)

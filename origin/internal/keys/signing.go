@@ -10,7 +10,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -64,8 +63,8 @@ func skOwnerPrefix(owner string) []byte { return []byte("sk/o/" + owner + "/") }
 
 func optionalText(field, v string, max int) (string, error) {
 	v = strings.TrimSpace(v)
-	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > max {
-		return "", validate.Field(field, fmt.Sprintf("must be valid UTF-8 of at most %d characters", max))
+	if err := validate.Text(field, v, max); err != nil {
+		return "", err
 	}
 	return v, nil
 }
@@ -73,22 +72,21 @@ func optionalText(field, v string, max int) (string, error) {
 // CreateSigningKey generates an Ed25519 key pair for owner, seals the
 // private key under the master key and stores it.
 func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateSigningKeyInput) (SigningKey, error) {
+	// name, device_id and device_info end up in signed records and
+	// certificates, hence single-line control-free text.
+	var errs validate.Errors
 	name, err := validateName(in.Name)
-	if err != nil {
-		return SigningKey{}, err
-	}
-	if in.OriginType == "" {
-		return SigningKey{}, validate.Field("origin_type", "is required")
-	}
-	if _, ok := LookupOriginType(in.OriginType); !ok {
-		return SigningKey{}, validate.Field("origin_type", "is not a known origin type code (see GET /api/v1/origin-types)")
+	_ = errs.Check(err)
+	if _, ok := LookupOriginType(in.OriginType); in.OriginType == "" {
+		errs.Add("origin_type", "is required")
+	} else if !ok {
+		errs.Add("origin_type", "is not a known origin type code (see GET /api/v1/origin-types)")
 	}
 	devID, err := optionalText("device_id", in.DeviceID, maxDeviceIDLen)
-	if err != nil {
-		return SigningKey{}, err
-	}
+	_ = errs.Check(err)
 	devInfo, err := optionalText("device_info", in.DeviceInfo, maxDeviceInfoLen)
-	if err != nil {
+	_ = errs.Check(err)
+	if err := errs.Err(); err != nil {
 		return SigningKey{}, err
 	}
 	id, err := ids.NewUUID(s.rand)

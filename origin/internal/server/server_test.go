@@ -701,7 +701,7 @@ func TestProblemsForTransportErrors(t *testing.T) {
 		{"unknown route", "GET", "/api/v1/nope", "", nil, "", 404, "not_found"},
 		{"wrong method", "PUT", "/api/v1/keys/api-keys", acct.token, nil, "", 405, "method_not_allowed"},
 		{"bad limit", "GET", "/api/v1/keys/api-keys?limit=0", acct.token, nil, "", 400, "validation_failed"},
-		{"bad cursor", "GET", "/api/v1/keys/signing-keys?cursor=%25%25", acct.token, nil, "", 400, "validation_failed"},
+		{"bad cursor", "GET", "/api/v1/keys/signing-keys?cursor=%25%25", acct.token, nil, "", 400, "invalid_cursor"},
 		{"bad origin type", "POST", "/api/v1/keys/signing-keys", acct.token, `{"name":"a","origin_type":"x"}`, "application/json", 400, "validation_failed"},
 		{"bad scope", "POST", "/api/v1/keys/api-keys", acct.token, `{"name":"a","scopes":["root"]}`, "application/json", 400, "validation_failed"},
 	}

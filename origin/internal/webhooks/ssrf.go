@@ -104,7 +104,8 @@ var refusedPrefixes = []struct {
 }
 
 // AddressClass returns the name of the refused class ip belongs to
-// ("loopback", "private", "link-local", "cgnat", ...), or "" if ip is a
+// ("loopback", "private", "link-local", "multicast", "broadcast",
+// "unspecified", "cgnat", ...), or "" if ip is a
 // public unicast address. IPv4-mapped IPv6 forms are classified as the
 // IPv4 address they carry.
 func AddressClass(ip netip.Addr) string {
@@ -121,9 +122,11 @@ func AddressClass(ip netip.Addr) string {
 		return "loopback"
 	case ip.IsPrivate():
 		return "private"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
+	case ip.IsLinkLocalUnicast():
 		return "link-local"
-	case ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
+	case ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}): // not just "reserved"
+		return "broadcast"
+	case ip.IsMulticast(): // every scope, 224.0.0.1 and ff02::1 included
 		return "multicast"
 	}
 	for _, r := range refusedPrefixes {

@@ -419,12 +419,14 @@ type CreateInput struct {
 // SSRF policy, and returns it with its secret. The secret is returned only
 // here (and by RotateSecret); it is stored sealed and never logged.
 func (s *Service) Create(ctx context.Context, owner string, in CreateInput) (Webhook, string, error) {
+	var errs validate.Errors
 	u, err := s.checkURL(ctx, in.URL)
-	if err != nil {
+	if err := errs.Check(err); err != nil {
 		return Webhook{}, "", err
 	}
 	evs, err := normalizeEvents(in.Events)
-	if err != nil {
+	_ = errs.Check(err)
+	if err := errs.Err(); err != nil {
 		return Webhook{}, "", err
 	}
 	id, err := ids.NewUUID(s.rand)
@@ -515,8 +517,10 @@ func (s *Service) Update(ctx context.Context, owner, id string, in UpdateInput) 
 	var u string
 	var evs []string
 	var err error
+	var errs validate.Errors
 	if in.URL != nil {
-		if u, err = s.checkURL(ctx, *in.URL); err != nil {
+		u, err = s.checkURL(ctx, *in.URL)
+		if err := errs.Check(err); err != nil {
 			return Webhook{}, err
 		}
 	}
@@ -525,9 +529,11 @@ func (s *Service) Update(ctx context.Context, owner, id string, in UpdateInput) 
 		if ev == nil {
 			ev = []string{}
 		}
-		if evs, err = normalizeEvents(ev); err != nil {
-			return Webhook{}, err
-		}
+		evs, err = normalizeEvents(ev)
+		_ = errs.Check(err)
+	}
+	if err := errs.Err(); err != nil {
+		return Webhook{}, err
 	}
 	var out Webhook
 	err = s.st.Update(ctx, func(tx store.Txn) error {
