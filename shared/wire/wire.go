@@ -89,6 +89,11 @@ type SignResponse struct {
 	SignatureHex        string      `json:"signature_hex"`
 	BlockchainStatus    string      `json:"blockchain_status"`
 	Certificate         Certificate `json:"certificate"`
+	// ParentRecordID is the record the signed upload derives from, when it
+	// is already signed content (same account, or declared with
+	// derivative_of); ParentEvidence names what linked it.
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	ParentEvidence []string `json:"parent_evidence,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.

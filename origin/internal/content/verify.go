@@ -46,12 +46,19 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 	if err != nil {
 		return Facts{}, err
 	}
-	var f Facts
+	var s [32]byte
 	if sum != nil {
-		f.SHA256 = *sum
+		s = *sum
 	} else {
-		f.SHA256 = sha256.Sum256(file)
+		s = sha256.Sum256(file)
 	}
+	return factsOf(img, s)
+}
+
+// factsOf derives the facts from an image already decoded (Sign reuses
+// its decode) whose file has SHA-256 sum.
+func factsOf(img *imagex.Image, sum [32]byte) (Facts, error) {
+	f := Facts{SHA256: sum}
 	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
 	l := lumaOf(img.Image)
 	type wmOut struct {

@@ -67,14 +67,14 @@ func requireFile(f *uploadForm) (uploadFile, error) {
 }
 
 // handleSign: POST /api/v1/sign?signing_key_id=… (multipart: file,
-// return_file).
+// return_file, derivative_of; the last two also as query parameters).
 func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
 	}
-	form, err := readUpload(ctx, a.singleUpload("return_file"))
+	form, err := readUpload(ctx, a.singleUpload("return_file", "derivative_of"))
 	if err != nil {
 		return err
 	}
@@ -91,8 +91,20 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 			return err
 		}
 	}
+	parent := form.Fields["derivative_of"]
+	if parent == "" {
+		parent = string(ctx.QueryArgs().Peek("derivative_of"))
+	}
+	if parent != "" {
+		id, err := record.ParseID(parent)
+		if err != nil {
+			return FieldProblem("derivative_of", "must be a record id (UUID)")
+		}
+		parent = id.String()
+	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
+		DerivativeOf: parent,
 	})
 	if err != nil {
 		return err
@@ -117,6 +129,9 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("X-Watermark-Payload", res.Record.WatermarkPayloadHex)
 	h.Set("X-Signature", res.Record.SignatureHex)
 	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
+	if res.Record.ParentRecordID != "" {
+		h.Set("X-Parent-Record-Id", res.Record.ParentRecordID)
+	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
 	ctx.SetContentType(res.ContentType)
 	ctx.SetStatusCode(fasthttp.StatusCreated)

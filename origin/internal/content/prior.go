@@ -1,0 +1,121 @@
+package content
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
+)
+
+// link is a stored record a file is tied to, with what ties it.
+type link struct {
+	rec      *Record
+	evidence []string
+}
+
+// links returns the records f is tied to (watermark, SHA-256 of the signed
+// output or of the uploaded original, near perceptual hash), each with its
+// evidence, in candidate order. Revoked records are left out: their signer
+// withdrew the claim.
+func (s *Service) links(ctx context.Context, f Facts) ([]link, error) {
+	cands, err := s.candidates(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var out []link
+	for _, c := range cands {
+		if c.rec.Status == StatusRevoked {
+			continue
+		}
+		rec, err := record.Parse(c.signed.Bytes)
+		if err != nil {
+			continue
+		}
+		ev := evidenceOf(f, rec, c.byOrig)
+		if len(ev) > 0 {
+			out = append(out, link{rec: c.rec, evidence: ev})
+		}
+	}
+	return out, nil
+}
+
+// evidenceOf lists what ties the file with facts f to rec, strongest first.
+func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
+	var ev []string
+	if f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload) {
+		ev = append(ev, EvidenceWatermark)
+	}
+	if f.SHA256 == rec.SHA256 {
+		ev = append(ev, EvidenceSHA256)
+	}
+	if byOrig {
+		ev = append(ev, EvidenceOriginalSHA256)
+	}
+	if phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256) <= phash.NearDistance256 {
+		ev = append(ev, EvidencePerceptualHash)
+	}
+	return ev
+}
+
+// prior picks, among the links, the record an upload derives from: the one
+// whose watermark is in the picture, else the earliest created (the
+// server's creation time, never the record's own timestamp claim).
+func prior(ls []link) *link {
+	var best *link
+	for i := range ls {
+		l := &ls[i]
+		switch {
+		case best == nil:
+			best = l
+		case hasEvidence(l.evidence, EvidenceWatermark) != hasEvidence(best.evidence, EvidenceWatermark):
+			if hasEvidence(l.evidence, EvidenceWatermark) {
+				best = l
+			}
+		case l.rec.CreatedAt.Before(best.rec.CreatedAt):
+			best = l
+		}
+	}
+	return best
+}
+
+func hasEvidence(ev []string, kind string) bool {
+	for _, e := range ev {
+		if e == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// parentFor applies the sign-time rule to an upload of owner with facts f:
+// it returns the parent link of the new record (nil when the upload is
+// new content), or an *AlreadySignedError when the upload is another
+// account's content and derivativeOf is empty, or ErrDerivativeMismatch
+// when derivativeOf is not among the records the upload is tied to.
+func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf string) (*link, error) {
+	ls, err := s.links(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if derivativeOf != "" {
+		for i := range ls {
+			if ls[i].rec.ID == derivativeOf {
+				return &ls[i], nil
+			}
+		}
+		if len(ls) == 0 {
+			return nil, fmt.Errorf("%w: the upload is not linked to record %s (no watermark, SHA-256 or perceptual hash match)", ErrDerivativeMismatch, derivativeOf)
+		}
+		return nil, fmt.Errorf("%w: the upload is not linked to record %s but to record %s", ErrDerivativeMismatch, derivativeOf, prior(ls).rec.ID)
+	}
+	p := prior(ls)
+	if p == nil {
+		return nil, nil
+	}
+	if p.rec.Owner != owner {
+		return nil, &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
+	}
+	return p, nil
+}

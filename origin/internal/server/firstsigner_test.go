@@ -1,0 +1,171 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/jpeg"
+	"strings"
+	"testing"
+
+	"golang.org/x/image/draw"
+)
+
+// newSignerOrg is newSigner for an account of organisation org.
+func (ts *testServer) newSignerOrg(email, org string) signer {
+	ts.t.Helper()
+	r := ts.do("POST", "/api/v1/auth/register", "", map[string]string{
+		"email": email, "password": "correct horse battery staple", "org_name": org, "org_type": "news_org",
+	})
+	ts.mustStatus(r, 201, "register "+email)
+	m := r.json(ts.t)
+	user, _ := m["user"].(map[string]any)
+	a := account{email: email, password: "correct horse battery staple"}
+	a.token, _ = m["access_token"].(string)
+	a.id, _ = user["id"].(string)
+	r = ts.do("POST", "/api/v1/keys/signing-keys", a.token, map[string]string{"name": org + " desk", "origin_type": "camera_image"})
+	ts.mustStatus(r, 201, "create signing key")
+	k := r.json(ts.t)
+	key, _ := ts.createAPIKey(a.token, map[string]any{"name": "ci"})
+	return signer{account: a, keyID: k["id"].(string), pubHex: k["public_key_hex"].(string), apiKey: key}
+}
+
+// signFile signs data as s (fields: extra form fields) and returns the
+// response, whose body is the watermarked file on success.
+func (ts *testServer) signFile(s signer, data []byte, fields map[string]string) response {
+	ts.t.Helper()
+	f := map[string]string{"return_file": "true"}
+	for k, v := range fields {
+		f[k] = v
+	}
+	return ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "photo.jpg", data}}, f)
+}
+
+type signProblem struct {
+	Code           string `json:"code"`
+	Detail         string `json:"detail"`
+	Field          string `json:"field"`
+	RecordID       string `json:"record_id"`
+	CertificateURL string `json:"certificate_url"`
+}
+
+func (r response) signProblem(t *testing.T) signProblem {
+	t.Helper()
+	var p signProblem
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatalf("problem body %s: %v", r.body, err)
+	}
+	return p
+}
+
+// transform decodes a JPEG, applies f to an RGBA copy and re-encodes it at
+// quality q.
+func transform(t *testing.T, data []byte, q int, f func(src image.Image) image.Image) []byte {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, f(img), &jpeg.Options{Quality: q}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// crop keeps the centre of the picture, frac of each side cut off.
+func crop(frac float64) func(image.Image) image.Image {
+	return func(src image.Image) image.Image {
+		b := src.Bounds()
+		dx, dy := int(float64(b.Dx())*frac), int(float64(b.Dy())*frac)
+		r := image.Rect(b.Min.X+dx, b.Min.Y+dy, b.Max.X-dx, b.Max.Y-dy)
+		dst := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+		draw.Draw(dst, dst.Bounds(), src, r.Min, draw.Src)
+		return dst
+	}
+}
+
+// blurRerender strips a watermark the way a copier would: shrink to a
+// quarter and scale back up (a heavy low-pass), then re-encode.
+func blurRerender(src image.Image) image.Image {
+	b := src.Bounds()
+	small := image.NewRGBA(image.Rect(0, 0, b.Dx()/4, b.Dy()/4))
+	draw.BiLinear.Scale(small, small.Bounds(), src, b, draw.Src, nil)
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.BiLinear.Scale(dst, dst.Bounds(), small, small.Bounds(), draw.Src, nil)
+	return dst
+}
+
+// TestWhoSignedFirstAtSign: an upload that is already signed content is
+// linked to its record (same account) or refused (another account) unless
+// declared a derivative, whatever links it (watermark, hashes).
+func TestWhoSignedFirstAtSign(t *testing.T) {
+	ts := startServer(t, "", nil)
+	news := ts.newSignerOrg("desk@original.example", "Original News")
+	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+
+	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
+	ts.mustStatus(r, 201, "Original News signs photo.jpg")
+	published, idA := r.body, r.header.Get("X-Record-Id")
+	if p := r.header.Get("X-Parent-Record-Id"); p != "" {
+		t.Errorf("first signature: X-Parent-Record-Id = %q, want none", p)
+	}
+	shared := reencode(t, published, 0.9, 80)
+
+	// Copycat re-signs the shared copy without declaring it: refused.
+	r = ts.signFile(copycat, shared, nil)
+	ts.mustStatus(r, 409, "Copycat signs the shared copy")
+	if p := r.signProblem(t); p.Code != "already_signed" || p.RecordID != idA ||
+		p.CertificateURL != "/api/v1/content-records/"+idA+"/certificate" {
+		t.Errorf("409 problem = %+v, want already_signed naming record %s and its certificate", p, idA)
+	}
+	// Nor can it re-sign Original News's exact published bytes.
+	r = ts.signFile(copycat, published, nil)
+	ts.mustStatus(r, 409, "Copycat signs the published file")
+
+	// Declaring a record the upload is not linked to: 422.
+	r = ts.signFile(news, readTestdata(t, "water.jpg"), nil)
+	ts.mustStatus(r, 201, "Original News signs another picture")
+	idOther := r.header.Get("X-Record-Id")
+	r = ts.signFile(copycat, shared, map[string]string{"derivative_of": idOther})
+	ts.mustStatus(r, 422, "Copycat declares the wrong parent")
+	if p := r.signProblem(t); p.Code != "derivative_mismatch" || p.Field != "derivative_of" {
+		t.Errorf("422 problem = %+v, want derivative_mismatch on derivative_of", p)
+	}
+	r = ts.upload("/api/v1/sign?signing_key_id="+copycat.keyID+"&derivative_of=not-a-uuid", copycat.apiKey,
+		[]namedFile{{"file", "photo.jpg", shared}}, nil)
+	ts.mustStatus(r, 400, "derivative_of not a UUID")
+
+	// Declared (here as a query parameter): signed, linked to the parent.
+	r = ts.upload("/api/v1/sign?signing_key_id="+copycat.keyID+"&derivative_of="+idA, copycat.apiKey,
+		[]namedFile{{"file", "photo.jpg", shared}}, nil)
+	ts.mustStatus(r, 201, "Copycat signs the shared copy as a derivative")
+	var sr struct {
+		RecordID       string   `json:"record_id"`
+		ParentRecordID string   `json:"parent_record_id"`
+		ParentEvidence []string `json:"parent_evidence"`
+	}
+	if err := json.Unmarshal(r.body, &sr); err != nil {
+		t.Fatal(err)
+	}
+	if sr.ParentRecordID != idA || len(sr.ParentEvidence) == 0 || sr.ParentEvidence[0] != "watermark" {
+		t.Errorf("derivative sign response = %s, want parent_record_id %s linked first by watermark", r.body, idA)
+	}
+
+	// The same account re-signing its own crop: a derivative, no refusal.
+	r = ts.signFile(news, transform(t, published, 90, crop(0.04)), nil)
+	ts.mustStatus(r, 201, "Original News signs its own crop")
+	if p := r.header.Get("X-Parent-Record-Id"); p != idA {
+		t.Errorf("own crop: X-Parent-Record-Id = %q, want %s", p, idA)
+	}
+
+	// A copy stripped of its watermark is still linked by its perceptual
+	// hash, and the refusal says so.
+	stripped := transform(t, published, 85, blurRerender)
+	r = ts.signFile(copycat, stripped, nil)
+	ts.mustStatus(r, 409, "Copycat signs a stripped copy")
+	if p := r.signProblem(t); p.Code != "already_signed" || p.RecordID != idA ||
+		!strings.Contains(p.Detail, "perceptual_hash") || strings.Contains(p.Detail, "watermark") {
+		t.Errorf("stripped copy: problem = %+v, want already_signed naming %s by perceptual_hash only", p, idA)
+	}
+}
