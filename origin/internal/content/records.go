@@ -26,6 +26,7 @@ import (
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/verdict"
 )
 
 // Errors callers branch on.
@@ -78,11 +79,11 @@ func (e *AlreadySignedError) Unwrap() error { return ErrAlreadySigned }
 // service, not covered by the signature), a near perceptual hash, and a
 // parent link recorded when the record was signed.
 const (
-	EvidenceWatermark      = "watermark"
-	EvidenceSHA256         = "sha256"
-	EvidenceOriginalSHA256 = "original_sha256"
-	EvidencePerceptualHash = "perceptual_hash"
-	EvidenceParentLink     = "parent_link"
+	EvidenceWatermark      = verdict.EvidenceWatermark
+	EvidenceSHA256         = verdict.EvidenceSHA256
+	EvidenceOriginalSHA256 = verdict.EvidenceOriginalSHA256
+	EvidencePerceptualHash = verdict.EvidencePerceptualHash
+	EvidenceParentLink     = verdict.EvidenceParentLink
 )
 
 // Status values of a record's revocation state.

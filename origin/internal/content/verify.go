@@ -218,44 +218,34 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
+//
+// The record answered is chosen by the "who signed first" rule of
+// shared/verdict: the record whose watermark is in the picture, else the
+// earliest claim by the service's times. Parents of the linked records are
+// added as candidates so that the answer carries the provenance chain.
 func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, error) {
 	cands, err := s.candidates(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	opts := verdict.Options{MaxCandidates: s.cfg.Limits.MaxCandidates}
+	if cands, err = s.withParents(ctx, cands); err != nil {
+		return nil, err
+	}
+	opts := verdict.Options{MaxCandidates: len(cands)}
 	vc := make([]verdict.Candidate, len(cands))
 	for i, c := range cands {
 		vc[i] = verdictCandidate(c)
 	}
-	// The original upload is not what the record's SHA-256 names; when it
-	// matched, the verdict is taken for that record as if exact and the
-	// sha256 check says which file matched.
-	byOrig := -1
-	for i, c := range cands {
-		if c.byOrig {
-			byOrig = i
-			break
-		}
-	}
-	res := verdict.Decide(f.verdictFacts(), vc, opts)
-	if byOrig >= 0 && res.Match != verdict.MatchExact {
-		c := cands[byOrig]
-		fo := f.verdictFacts()
-		r, _ := record.Parse(c.signed.Bytes)
-		fo.SHA256 = r.SHA256
-		res = verdict.Decide(fo, vc[byOrig:byOrig+1], opts)
-		if res.Match == verdict.MatchExact {
-			res.Index = byOrig
-		}
-	}
+	facts := f.verdictFacts()
+	res := verdict.Decide(facts, vc, opts)
 	out := &VerifyResult{Facts: f, Match: res.Match}
 	if res.Record == nil || res.Match == verdict.MatchNone || res.Index < 0 {
 		out.Response = res.Wire()
 		return out, nil
 	}
 	best := cands[res.Index]
-	out.Record, out.ByOriginal = best.rec, best.byOrig && res.Match == verdict.MatchExact
+	out.Record, out.ByOriginal = best.rec, res.ByOriginal
+	chain, original := res.Chain, res.Original
 	// Anchoring is asked only for the chosen record, then the verdict is
 	// recomputed with it.
 	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, anchor.Hash(best.signed.LeafHash()))
@@ -265,20 +255,8 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	one := vc[res.Index]
 	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
-	facts := f.verdictFacts()
-	if out.ByOriginal {
-		r, _ := record.Parse(best.signed.Bytes)
-		facts.SHA256 = r.SHA256
-	}
 	res = verdict.Decide(facts, []verdict.Candidate{one}, opts)
-	res.Index = 0
-	if out.ByOriginal {
-		res.Checks.SHA256.Details = "exact SHA-256 match with the original (unwatermarked) file signed as record " + best.rec.ID +
-			" (the original's hash is kept by the service, not covered by the signature)"
-		if best.rec.Status == StatusRevoked {
-			res.Checks.SHA256.Details += "; record " + best.rec.ID + " was revoked"
-		}
-	}
+	res.Index, res.Chain, res.Original = 0, chain, original
 	if f.Shortcut == best.rec.ID && res.Checks.Watermark.Passed {
 		res.Checks.Watermark.Details = "watermark payload " + best.rec.WatermarkPayloadHex + " of record " + best.rec.ID +
 			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
@@ -301,6 +279,11 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	signer := best.rec.Signer
 	resp.Signer = &signer
+	// The chain names each signer as the service knows the account (a
+	// registered record's org field is the client's claim).
+	for i := range resp.Chain {
+		resp.Chain[i].OrgName = cands[chain[i].Index].rec.Signer.OrgName
+	}
 	out.Response = resp
 	out.Match = res.Match
 
@@ -330,11 +313,63 @@ func (f Facts) verdictFacts() verdict.Facts {
 }
 
 func verdictCandidate(c candidate) verdict.Candidate {
-	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason}
+	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason,
+		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID}
 	if c.rec.RevokedAt != nil {
 		vc.RevokedAt = *c.rec.RevokedAt
 	}
+	if c.rec.AnchoredAt != nil {
+		vc.AnchoredAt = *c.rec.AnchoredAt
+	}
+	if b, err := hex.DecodeString(c.rec.OriginalSHA256); err == nil && len(b) == len(vc.OriginalSHA256) {
+		copy(vc.OriginalSHA256[:], b)
+	}
 	return vc
+}
+
+// maxParentDepth bounds how many parent links verification follows from a
+// linked record.
+const maxParentDepth = 8
+
+// withParents appends to cands the parents of its records (and theirs, up
+// to maxParentDepth links), each with a verifying signature, so that the
+// verdict can name the chain's original.
+func (s *Service) withParents(ctx context.Context, cands []candidate) ([]candidate, error) {
+	seen := map[string]bool{}
+	for _, c := range cands {
+		seen[c.rec.ID] = true
+	}
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		n := len(cands)
+		for i := 0; i < n; i++ {
+			id := cands[i].rec.ParentRecordID
+			for d := 0; d < maxParentDepth && id != "" && !seen[id]; d++ {
+				seen[id] = true
+				r, err := getRecord(tx, id)
+				if errors.Is(err, ErrNotFound) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				sg, err := r.Signed()
+				if err != nil {
+					break
+				}
+				if _, err := record.Verify(sg); err != nil {
+					s.log.Warn("stored record signature does not verify; ignored", "record_id", id)
+					break
+				}
+				cands = append(cands, candidate{rec: r, signed: sg})
+				id = r.ParentRecordID
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("content: parent lookup: %w", err)
+	}
+	return cands, nil
 }
 
 // candidates collects, in one read transaction, the records linked to f:

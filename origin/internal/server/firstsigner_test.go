@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/image/draw"
 )
@@ -85,15 +86,12 @@ func crop(frac float64) func(image.Image) image.Image {
 	}
 }
 
-// blurRerender strips a watermark the way a copier would: shrink to a
-// quarter and scale back up (a heavy low-pass), then re-encode.
-func blurRerender(src image.Image) image.Image {
-	b := src.Bounds()
-	small := image.NewRGBA(image.Rect(0, 0, b.Dx()/4, b.Dy()/4))
-	draw.BiLinear.Scale(small, small.Bounds(), src, b, draw.Src, nil)
-	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	draw.BiLinear.Scale(dst, dst.Bounds(), small, small.Bounds(), draw.Src, nil)
-	return dst
+// unmarkedCopy is a copy of the picture with no watermark left in it: the
+// same photo re-rendered from the unmarked source (resized, re-encoded),
+// as a copier who removed the mark would circulate it. Only its perceptual
+// hash ties it to the signed record.
+func unmarkedCopy(t *testing.T) []byte {
+	return reencode(t, readTestdata(t, "meadow.jpg"), 0.8, 85)
 }
 
 // TestWhoSignedFirstAtSign: an upload that is already signed content is
@@ -161,11 +159,105 @@ func TestWhoSignedFirstAtSign(t *testing.T) {
 
 	// A copy stripped of its watermark is still linked by its perceptual
 	// hash, and the refusal says so.
-	stripped := transform(t, published, 85, blurRerender)
+	stripped := unmarkedCopy(t)
 	r = ts.signFile(copycat, stripped, nil)
 	ts.mustStatus(r, 409, "Copycat signs a stripped copy")
 	if p := r.signProblem(t); p.Code != "already_signed" || p.RecordID != idA ||
 		!strings.Contains(p.Detail, "perceptual_hash") || strings.Contains(p.Detail, "watermark") {
 		t.Errorf("stripped copy: problem = %+v, want already_signed naming %s by perceptual_hash only", p, idA)
+	}
+}
+
+type chainResp struct {
+	verifyResp
+	OriginalRecordID string `json:"original_record_id"`
+	Chain            []struct {
+		RecordID       string   `json:"record_id"`
+		OrgName        string   `json:"org_name"`
+		Relation       string   `json:"relation"`
+		Evidence       []string `json:"evidence"`
+		ParentRecordID string   `json:"parent_record_id"`
+		CreatedAt      string   `json:"created_at"`
+	} `json:"chain"`
+}
+
+func (ts *testServer) verifyChain(data []byte) chainResp {
+	ts.t.Helper()
+	ts.verify(data) // the common assertions on the four checks
+	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
+	ts.mustStatus(r, 200, "verify")
+	var v chainResp
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		ts.t.Fatalf("verify body %s: %v", r.body, err)
+	}
+	return v
+}
+
+// chainString renders a chain as "org:relation[evidence,…] → …".
+func (v chainResp) chainString() string {
+	var parts []string
+	for _, l := range v.Chain {
+		parts = append(parts, l.OrgName+":"+l.Relation+"["+strings.Join(l.Evidence, ",")+"]")
+	}
+	return strings.Join(parts, " → ")
+}
+
+// TestWhoSignedFirstAtVerify: the shared copy of Original News's photo
+// verifies as Original News's even after Copycat Agency signed it (as a
+// declared derivative or by registering its hash), and every answer names
+// the original and lists the later claims with what linked them.
+func TestWhoSignedFirstAtVerify(t *testing.T) {
+	ts := startServer(t, "", nil)
+	news := ts.newSignerOrg("desk@original.example", "Original News")
+	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+
+	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
+	ts.mustStatus(r, 201, "Original News signs photo.jpg")
+	published, idA := r.body, r.header.Get("X-Record-Id")
+	shared := reencode(t, published, 0.9, 80)
+
+	ts.clock.Advance(time.Minute)
+	r = ts.signFile(copycat, shared, map[string]string{"derivative_of": idA})
+	ts.mustStatus(r, 201, "Copycat signs the shared copy as a derivative")
+	copied, idB := r.body, r.header.Get("X-Record-Id")
+
+	ts.clock.Advance(time.Minute)
+	stripped := unmarkedCopy(t)
+	r = ts.signFile(copycat, stripped, map[string]string{"derivative_of": idA})
+	ts.mustStatus(r, 201, "Copycat signs a stripped copy as a derivative")
+	strippedOut, idS := r.body, r.header.Get("X-Record-Id")
+
+	tests := []struct {
+		name          string
+		file          []byte
+		wantRecord    string
+		wantOrg       string
+		wantAuthentic bool
+		wantChain     string
+	}{
+		{"shared copy (Copycat uploaded it as its original)", shared, idA, "Original News", true,
+			"Original News:original[watermark,perceptual_hash] → Copycat Agency:derivative[original_sha256,perceptual_hash,parent_link] → Copycat Agency:derivative[perceptual_hash,parent_link]"},
+		{"published file", published, idA, "Original News", true,
+			"Original News:original[watermark,sha256,perceptual_hash] → Copycat Agency:derivative[perceptual_hash,parent_link] → Copycat Agency:derivative[perceptual_hash,parent_link]"},
+		{"Copycat's declared derivative", copied, idB, "Copycat Agency", true,
+			"Original News:original[perceptual_hash] → Copycat Agency:derivative[watermark,sha256,perceptual_hash,parent_link] → Copycat Agency:derivative[perceptual_hash,parent_link]"},
+		{"stripped copy: linked by perceptual hash and time only", stripped, idA, "Original News", false,
+			"Original News:original[perceptual_hash] → Copycat Agency:derivative[perceptual_hash,parent_link] → Copycat Agency:derivative[original_sha256,perceptual_hash,parent_link]"},
+		{"Copycat's signed stripped copy", strippedOut, idS, "Copycat Agency", true,
+			"Original News:original[perceptual_hash] → Copycat Agency:derivative[perceptual_hash,parent_link] → Copycat Agency:derivative[watermark,sha256,perceptual_hash,parent_link]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := ts.verifyChain(tt.file)
+			if v.RecordID != tt.wantRecord || v.Signer == nil || v.Signer.OrgName != tt.wantOrg || v.Authentic != tt.wantAuthentic {
+				t.Errorf("verify: record %s signer %+v authentic %v, want %s %s %v", v.RecordID, v.Signer, v.Authentic, tt.wantRecord, tt.wantOrg, tt.wantAuthentic)
+			}
+			if v.OriginalRecordID != idA {
+				t.Errorf("original_record_id = %q, want %s (Original News)", v.OriginalRecordID, idA)
+			}
+			if got := v.chainString(); got != tt.wantChain {
+				t.Errorf("chain = %s\nwant    %s", got, tt.wantChain)
+			}
+		})
 	}
 }
