@@ -351,12 +351,14 @@ func chain(evals []*eval, best *eval) ([]Link, int) {
 	if len(members) < 2 {
 		return nil, -1
 	}
-	sortEvals(members)
+	sortEvals(members, root)
 	links := make([]Link, len(members))
 	orig := -1
 	for i, e := range members {
 		l := Link{Index: e.idx, Record: e.rec, ParentID: e.c.ParentID, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt, Evidence: e.evidence()}
-		if _, ok := byID[e.c.ParentID]; ok {
+		if _, ok := byID[e.c.ParentID]; ok || len(l.Evidence) == 0 {
+			// Linked to the chain through a parent link: its own, or (for an
+			// ancestor with no evidence in the file) its child's.
 			l.Evidence = append(l.Evidence, EvidenceParentLink)
 		}
 		switch {
@@ -386,23 +388,26 @@ func descends(e, root *eval, byID map[string]*eval) bool {
 	return false
 }
 
-// sortEvals orders claims oldest first (insertion sort: chains are short).
-func sortEvals(es []*eval) {
+// sortEvals orders claims oldest first, the original first among claims
+// of equal time (insertion sort: chains are short).
+func sortEvals(es []*eval, root *eval) {
+	less := func(a, b *eval) bool {
+		if Earlier(a.c, b.c) {
+			return true
+		}
+		if Earlier(b.c, a.c) {
+			return false
+		}
+		if (a == root) != (b == root) {
+			return a == root
+		}
+		return a.idx < b.idx
+	}
 	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && chainBefore(es[j], es[j-1]); j-- {
+		for j := i; j > 0 && less(es[j], es[j-1]); j-- {
 			es[j], es[j-1] = es[j-1], es[j]
 		}
 	}
-}
-
-func chainBefore(a, b *eval) bool {
-	if Earlier(a.c, b.c) {
-		return true
-	}
-	if Earlier(b.c, a.c) {
-		return false
-	}
-	return a.idx < b.idx
 }
 
 func (e *eval) evidence() []string {
