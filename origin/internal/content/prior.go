@@ -3,8 +3,11 @@ package content
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 )
@@ -118,4 +121,33 @@ func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf st
 		return nil, &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
 	}
 	return p, nil
+}
+
+// Lineage returns r's provenance as the service recorded it at signing:
+// its ancestors through parent links, oldest first, then r itself (at most
+// maxParentDepth ancestors; a missing parent ends the walk). A record with
+// no parent gives just itself.
+func (s *Service) Lineage(ctx context.Context, r *Record) ([]*Record, error) {
+	out := []*Record{r}
+	seen := map[string]bool{r.ID: true}
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		for id, d := r.ParentRecordID, 0; id != "" && !seen[id] && d < maxParentDepth; d++ {
+			seen[id] = true
+			p, err := getRecord(tx, id)
+			if errors.Is(err, ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+			id = p.ParentRecordID
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("content: lineage of %s: %w", r.ID, err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }

@@ -260,4 +260,42 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 			}
 		})
 	}
+
+	// The derivative's certificate shows where it came from.
+	r = ts.do("GET", "/api/v1/content-records/"+idB+"/certificate", "", nil)
+	ts.mustStatus(r, 200, "certificate (json)")
+	var cert struct {
+		ParentRecordID string `json:"parent_record_id"`
+		Chain          []struct {
+			RecordID string   `json:"record_id"`
+			OrgName  string   `json:"org_name"`
+			Relation string   `json:"relation"`
+			Evidence []string `json:"evidence"`
+		} `json:"chain"`
+	}
+	if err := json.Unmarshal(r.body, &cert); err != nil {
+		t.Fatal(err)
+	}
+	if cert.ParentRecordID != idA || len(cert.Chain) != 2 ||
+		cert.Chain[0].RecordID != idA || cert.Chain[0].OrgName != "Original News" || cert.Chain[0].Relation != "original" ||
+		cert.Chain[1].RecordID != idB || cert.Chain[1].OrgName != "Copycat Agency" || cert.Chain[1].Relation != "derivative" ||
+		len(cert.Chain[1].Evidence) == 0 || cert.Chain[1].Evidence[0] != "watermark" {
+		t.Errorf("certificate of the derivative = %s, want parent %s and chain Original News (original) → Copycat Agency (derivative, by watermark)", r.body, idA)
+	}
+	h, err := newRequest("GET", ts.base+"/api/v1/content-records/"+idB+"/certificate", "text/html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := h.body
+	for _, want := range []string{"Original News, ", "(original)", "re-signed by Copycat Agency on ", "linked by watermark"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("certificate HTML lacks %q:\n%s", want, html)
+		}
+	}
+	// The original's own certificate has no chain.
+	r = ts.do("GET", "/api/v1/content-records/"+idA+"/certificate", "", nil)
+	ts.mustStatus(r, 200, "certificate of the original")
+	if strings.Contains(string(r.body), `"chain"`) || strings.Contains(string(r.body), `"parent_record_id"`) {
+		t.Errorf("certificate of the original = %s, want no parent and no chain", r.body)
+	}
 }
