@@ -160,6 +160,24 @@ func TestDecideWhoSignedFirst(t *testing.T) {
 			wantChain: "Exact:original[sha256,perceptual_hash] → Weak:resigned_copy[perceptual_hash]",
 		},
 		{
+			name: "equal times: a parent precedes its derivative, whatever the match",
+			claims: []claim{
+				{name: "Derived", orig: true, dist: 4, created: 3, parent: "News"},
+				{name: "News", dist: 4, created: 3},
+			},
+			wantRecord: "News", wantOriginal: "News", wantAuthentic: false,
+			wantChain: "News:original[perceptual_hash] → Derived:derivative[original_sha256,perceptual_hash,parent_link]",
+		},
+		{
+			name: "equal times: an original precedes another signer's derivative",
+			claims: []claim{
+				{name: "Derived", sha: true, created: 3, parent: "Elsewhere"},
+				{name: "Plain", dist: 9, created: 3},
+			},
+			wantRecord: "Plain", wantOriginal: "Plain", wantAuthentic: false,
+			wantChain: "Plain:original[perceptual_hash] → Derived:resigned_copy[sha256,perceptual_hash]",
+		},
+		{
 			name: "declared derivative: its parent is the original of the chain",
 			claims: []claim{
 				{name: "Derived", wm: true, sha: true, created: 4, parent: "News"},

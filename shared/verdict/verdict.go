@@ -284,8 +284,9 @@ func Earlier(a, b *Candidate) bool {
 }
 
 // before is the choice order: watermark in the picture first, then the
-// earlier claim, then the stronger match, the nearer hash, the earlier
-// candidate.
+// earlier claim, then a parent before its derivative and a record without
+// parent before one with, then the stronger match, the nearer hash, the
+// earlier candidate.
 func before(a, b *eval) bool {
 	if a.wmEq != b.wmEq {
 		return a.wmEq
@@ -295,6 +296,14 @@ func before(a, b *eval) bool {
 	}
 	if Earlier(b.c, a.c) {
 		return false
+	}
+	// Equal times (same millisecond, or no times known): a parent precedes
+	// its own derivative, an original precedes a derivative.
+	if pa, pb := b.c.ParentID == a.rec.ID.String(), a.c.ParentID == b.rec.ID.String(); pa != pb {
+		return pa
+	}
+	if (a.c.ParentID == "") != (b.c.ParentID == "") {
+		return a.c.ParentID == ""
 	}
 	if a.match != b.match {
 		return a.match > b.match

@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/verdict"
 )
 
 // link is a stored record a file is tied to, with what ties it.
@@ -62,25 +63,60 @@ func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
 	return ev
 }
 
-// prior picks, among the links, the record an upload derives from: the one
-// whose watermark is in the picture, else the earliest created (the
-// server's creation time, never the record's own timestamp claim).
+// prior picks, among the links, the record an upload derives from, in the
+// order verification uses (verdict.Earlier and the tie rules of
+// verdict.Decide): the one whose watermark is in the picture, else the
+// earliest claim by the service's times (never the record's own timestamp
+// claim); between claims of equal time, a parent before its derivative, an
+// original before a derivative, then the stronger evidence.
 func prior(ls []link) *link {
 	var best *link
 	for i := range ls {
-		l := &ls[i]
-		switch {
-		case best == nil:
-			best = l
-		case hasEvidence(l.evidence, EvidenceWatermark) != hasEvidence(best.evidence, EvidenceWatermark):
-			if hasEvidence(l.evidence, EvidenceWatermark) {
-				best = l
-			}
-		case l.rec.CreatedAt.Before(best.rec.CreatedAt):
+		if l := &ls[i]; best == nil || priorBefore(l, best) {
 			best = l
 		}
 	}
 	return best
+}
+
+func priorBefore(a, b *link) bool {
+	if wa, wb := hasEvidence(a.evidence, EvidenceWatermark), hasEvidence(b.evidence, EvidenceWatermark); wa != wb {
+		return wa
+	}
+	ca, cb := timesOf(a.rec), timesOf(b.rec)
+	if verdict.Earlier(&ca, &cb) {
+		return true
+	}
+	if verdict.Earlier(&cb, &ca) {
+		return false
+	}
+	if pa, pb := b.rec.ParentRecordID == a.rec.ID, a.rec.ParentRecordID == b.rec.ID; pa != pb {
+		return pa
+	}
+	if (a.rec.ParentRecordID == "") != (b.rec.ParentRecordID == "") {
+		return a.rec.ParentRecordID == ""
+	}
+	return evidenceRank(a.evidence) < evidenceRank(b.evidence)
+}
+
+// timesOf gives the service times of r in the form verdict.Earlier reads.
+func timesOf(r *Record) verdict.Candidate {
+	c := verdict.Candidate{CreatedAt: r.CreatedAt}
+	if r.AnchoredAt != nil {
+		c.AnchoredAt = *r.AnchoredAt
+	}
+	return c
+}
+
+// evidenceRank is the position of the strongest evidence in the evidence
+// order (lower is stronger).
+func evidenceRank(ev []string) int {
+	for i, k := range []string{EvidenceWatermark, EvidenceSHA256, EvidenceOriginalSHA256, EvidencePerceptualHash} {
+		if hasEvidence(ev, k) {
+			return i
+		}
+	}
+	return 4
 }
 
 func hasEvidence(ev []string, kind string) bool {

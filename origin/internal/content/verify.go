@@ -150,8 +150,8 @@ type candidate struct {
 // sum, if non-nil, is the SHA-256 of file the caller computed while
 // reading it.
 //
-// A file byte-identical to a record's signed output (the common case of
-// checking a circulating copy) is not decoded: its perceptual hash and
+// A file byte-identical to the signed output of a record this service
+// signed (the common case of checking a circulating copy) is not decoded: its perceptual hash and
 // watermark payload are, by construction, those stored in that record's
 // signed canonical bytes, and the watermark check says so.
 func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*VerifyResult, error) {
@@ -193,6 +193,13 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 			}
 			r, err := getRecord(tx, string(k[len(shaPrefix(shaHex)):]))
 			if err != nil {
+				return nil
+			}
+			// Only an output this service produced has facts it computed
+			// itself; a registered record's perceptual hash and payload are
+			// the client's claim, and the file may carry another record's
+			// watermark (who signed first), so it is decoded.
+			if r.Source != SourceSign {
 				return nil
 			}
 			sg, err := r.Signed()

@@ -2,6 +2,9 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"image"
 	"image/jpeg"
@@ -10,6 +13,9 @@ import (
 	"time"
 
 	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
 )
 
 // newSignerOrg is newSigner for an account of organisation org.
@@ -297,5 +303,53 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 	ts.mustStatus(r, 200, "certificate of the original")
 	if strings.Contains(string(r.body), `"chain"`) || strings.Contains(string(r.body), `"parent_record_id"`) {
 		t.Errorf("certificate of the original = %s, want no parent and no chain", r.body)
+	}
+}
+
+// TestWhoSignedFirstRegisteredCopy: a hash registered later for the exact
+// bytes of Original News's shared copy (register takes no picture, so no
+// sign-time check applies) is an exact SHA-256 match, yet the watermark in
+// the picture names Original News and the registration is listed as a
+// re-signed copy.
+func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
+	ts := startServer(t, "", nil)
+	news := ts.newSignerOrg("desk@original.example", "Original News")
+	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
+	ts.mustStatus(r, 201, "Original News signs photo.jpg")
+	idA := r.header.Get("X-Record-Id")
+	shared := reencode(t, r.body, 0.9, 80)
+
+	ts.clock.Advance(time.Minute)
+	sum := sha256.Sum256(shared)
+	rid, _ := record.ParseID(uuidN(7))
+	pub, _ := hex.DecodeString(copycat.pubHex)
+	ph := phash.Hash{P64: 1, P256: [4]uint64{1, 2, 3, 4}} // an SDK's hash of a different picture: only the SHA-256 ties it
+	at := ts.clock.Now().UTC().Truncate(time.Millisecond)
+	canon, err := (&record.Record{ID: rid, SHA256: sum, PerceptualHash: ph, SignerPublicKey: pub, Timestamp: at,
+		OriginType: "camera_image", Org: "Copycat Agency"}).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, _, err := ts.srv.keys.Sign(context.Background(), copycat.id, copycat.keyID, canon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"record_id": uuidN(7), "sha256": hex.EncodeToString(sum[:]), "perceptual_hash": ph.String(),
+		"signature_hex": hex.EncodeToString(sig), "signer_public_key": copycat.pubHex,
+		"timestamp": at.Format(time.RFC3339Nano), "origin_type": "camera_image"}
+	r = ts.do("POST", "/api/v1/register", copycat.apiKey, body)
+	ts.mustStatus(r, 201, "Copycat registers the shared copy's hash")
+
+	v := ts.verifyChain(shared)
+	if v.RecordID != idA || v.Signer == nil || v.Signer.OrgName != "Original News" || !v.Authentic {
+		t.Errorf("verify(shared) record %s signer %+v authentic %v, want %s Original News true", v.RecordID, v.Signer, v.Authentic, idA)
+	}
+	if v.Checks["sha256"].Passed {
+		t.Errorf("sha256 check = %+v, want not passed for Original News's record (the bytes are the registered copy's)", v.Checks["sha256"])
+	}
+	want := "Original News:original[watermark,perceptual_hash] → Copycat Agency:resigned_copy[sha256]"
+	if got := v.chainString(); got != want || v.OriginalRecordID != idA {
+		t.Errorf("chain = %s (original %s)\nwant    %s (original %s)", got, v.OriginalRecordID, want, idA)
 	}
 }
