@@ -250,7 +250,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		out.Response = res.Wire()
 		return out, nil
 	}
-	best := cands[res.Index]
+	best, res0Index := cands[res.Index], res.Index
 	out.Record, out.ByOriginal = best.rec, res.ByOriginal
 	chain, original := res.Chain, res.Original
 	// Anchoring is asked only for the chosen record, then the verdict is
@@ -264,6 +264,22 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
 	res = verdict.Decide(facts, []verdict.Candidate{one}, opts)
 	res.Index, res.Chain, res.Original = 0, chain, original
+	// Hash matches with later claims stay visible as details: they do not
+	// outrank the chosen record, but they are what the file is.
+	for _, l := range chain {
+		if l.Index == res0Index {
+			continue
+		}
+		id := cands[l.Index].rec.ID
+		for _, ev := range l.Evidence {
+			switch ev {
+			case verdict.EvidenceSHA256:
+				res.Checks.SHA256.Details += "; the file is byte-identical to record " + id + " (" + string(l.Relation) + ", see chain)"
+			case verdict.EvidenceOriginalSHA256:
+				res.Checks.SHA256.Details += "; the file is the original upload of record " + id + " (" + string(l.Relation) + ", see chain; the service's word, not covered by a signature)"
+			}
+		}
+	}
 	if f.Shortcut == best.rec.ID && res.Checks.Watermark.Passed {
 		res.Checks.Watermark.Details = "watermark payload " + best.rec.WatermarkPayloadHex + " of record " + best.rec.ID +
 			": the file is byte-identical to the signed output, which carries it (not re-extracted)"

@@ -264,6 +264,9 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 			if got := v.chainString(); got != tt.wantChain {
 				t.Errorf("chain = %s\nwant    %s", got, tt.wantChain)
 			}
+			if strings.Contains(tt.wantChain, "derivative[original_sha256") && !strings.Contains(v.Checks["sha256"].Details, "original upload of record") {
+				t.Errorf("sha256 details = %q, want the later claim's original-upload match kept as a detail", v.Checks["sha256"].Details)
+			}
 		})
 	}
 
@@ -345,8 +348,8 @@ func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
 	if v.RecordID != idA || v.Signer == nil || v.Signer.OrgName != "Original News" || !v.Authentic {
 		t.Errorf("verify(shared) record %s signer %+v authentic %v, want %s Original News true", v.RecordID, v.Signer, v.Authentic, idA)
 	}
-	if v.Checks["sha256"].Passed {
-		t.Errorf("sha256 check = %+v, want not passed for Original News's record (the bytes are the registered copy's)", v.Checks["sha256"])
+	if sc := v.Checks["sha256"]; sc.Passed || !strings.Contains(sc.Details, "byte-identical to record "+uuidN(7)+" (resigned_copy") {
+		t.Errorf("sha256 check = %+v, want not passed for Original News's record and the registered copy named in the details", sc)
 	}
 	want := "Original News:original[watermark,perceptual_hash] → Copycat Agency:resigned_copy[sha256]"
 	if got := v.chainString(); got != want || v.OriginalRecordID != idA {
