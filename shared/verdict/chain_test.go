@@ -20,7 +20,8 @@ type claim struct {
 	dist     int    // perceptual distance to the file
 	created  int    // service creation time, minutes (0: unknown)
 	anchored int    // anchoring time, minutes (0: pending)
-	parent   string // name of its parent claim
+	parent   string // name of its parent claim, as stored beside the record
+	signed   string // name of its parent claim, inside the signed record (version 2)
 	badSig   bool
 }
 
@@ -45,6 +46,13 @@ func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 			OriginType: "camera_image", Org: c.name, WatermarkPayload: []byte{0x10, byte(i)}}
 		if c.sha {
 			rec.SHA256 = fileSHA
+		}
+		if c.signed != "" {
+			pid, err := record.ParseID(claimID(c.signed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Parent = &pid
 		}
 		if c.wm {
 			rec.WatermarkPayload = f.Watermark.Payload
@@ -182,6 +190,25 @@ func TestDecideWhoSignedFirst(t *testing.T) {
 			claims: []claim{
 				{name: "Derived", wm: true, sha: true, created: 4, parent: "News"},
 				{name: "News", dist: 200, created: 1},
+			},
+			wantRecord: "Derived", wantOriginal: "News", wantAuthentic: true,
+			wantChain: "News:original[parent_link] → Derived:derivative[watermark,sha256,perceptual_hash,parent_link]",
+		},
+		{
+			name: "a parent inside the signed record counts without a stored link",
+			claims: []claim{
+				{name: "Derived", wm: true, sha: true, created: 4, signed: "News"},
+				{name: "News", dist: 200, created: 1},
+			},
+			wantRecord: "Derived", wantOriginal: "News", wantAuthentic: true,
+			wantChain: "News:original[parent_link] → Derived:derivative[watermark,sha256,perceptual_hash,parent_link]",
+		},
+		{
+			name: "the signed parent wins over a different stored one",
+			claims: []claim{
+				{name: "Derived", wm: true, sha: true, created: 4, signed: "News", parent: "Other"},
+				{name: "News", dist: 200, created: 1},
+				{name: "Other", dist: 200, created: 2},
 			},
 			wantRecord: "Derived", wantOriginal: "News", wantAuthentic: true,
 			wantChain: "News:original[parent_link] → Derived:derivative[watermark,sha256,perceptual_hash,parent_link]",

@@ -91,7 +91,9 @@ type Candidate struct {
 	// AnchoredAt is when the record's batch was anchored on chain; zero
 	// while pending.
 	AnchoredAt time.Time
-	// ParentID is the record this one was signed as a derivative of.
+	// ParentID is the record this one was signed as a derivative of, as the
+	// service stored it; a parent inside the signed record (canonical
+	// version 2) takes precedence.
 	ParentID string
 }
 
@@ -211,6 +213,7 @@ type eval struct {
 	near      bool
 	anchorErr error // non-nil: proof present and failing
 	anchored  bool
+	parent    string // parent record id, signed or stored
 }
 
 // Decide scores every candidate (up to the limit) and returns the verdict
@@ -299,11 +302,11 @@ func before(a, b *eval) bool {
 	}
 	// Equal times (same millisecond, or no times known): a parent precedes
 	// its own derivative, an original precedes a derivative.
-	if pa, pb := b.c.ParentID == a.rec.ID.String(), a.c.ParentID == b.rec.ID.String(); pa != pb {
+	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
 		return pa
 	}
-	if (a.c.ParentID == "") != (b.c.ParentID == "") {
-		return a.c.ParentID == ""
+	if (a.parent == "") != (b.parent == "") {
+		return a.parent == ""
 	}
 	if a.match != b.match {
 		return a.match > b.match
@@ -344,14 +347,14 @@ func chain(evals []*eval, best *eval) ([]Link, int) {
 	// cannot loop: each record is added once).
 	root := best
 	for i := 0; i < len(members); i++ {
-		p, ok := byID[members[i].c.ParentID]
+		p, ok := byID[members[i].parent]
 		for ok && !in[p] {
 			add(p)
-			p, ok = byID[p.c.ParentID]
+			p, ok = byID[p.parent]
 		}
 	}
 	for seen := map[*eval]bool{root: true}; ; {
-		p, ok := byID[root.c.ParentID]
+		p, ok := byID[root.parent]
 		if !ok || seen[p] {
 			break
 		}
@@ -364,8 +367,8 @@ func chain(evals []*eval, best *eval) ([]Link, int) {
 	links := make([]Link, len(members))
 	orig := -1
 	for i, e := range members {
-		l := Link{Index: e.idx, Record: e.rec, ParentID: e.c.ParentID, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt, Evidence: e.evidence()}
-		if _, ok := byID[e.c.ParentID]; ok || len(l.Evidence) == 0 {
+		l := Link{Index: e.idx, Record: e.rec, ParentID: e.parent, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt, Evidence: e.evidence()}
+		if _, ok := byID[e.parent]; ok || len(l.Evidence) == 0 {
 			// Linked to the chain through a parent link: its own, or (for an
 			// ancestor with no evidence in the file) its child's.
 			l.Evidence = append(l.Evidence, EvidenceParentLink)
@@ -388,7 +391,7 @@ func chain(evals []*eval, best *eval) ([]Link, int) {
 // descends reports whether e's parent links reach root.
 func descends(e, root *eval, byID map[string]*eval) bool {
 	seen := map[*eval]bool{}
-	for p, ok := byID[e.c.ParentID]; ok && !seen[p]; p, ok = byID[p.c.ParentID] {
+	for p, ok := byID[e.parent]; ok && !seen[p]; p, ok = byID[p.parent] {
 		if p == root {
 			return true
 		}
@@ -441,7 +444,12 @@ func score(f Facts, i int, c *Candidate, near int) *eval {
 	if err != nil {
 		return nil
 	}
-	e := &eval{idx: i, rec: rec, c: c}
+	e := &eval{idx: i, rec: rec, c: c, parent: c.ParentID}
+	if rec.Parent != nil {
+		// A signed parent link (canonical version 2) is the signer's own
+		// statement and wins over what the service stored beside it.
+		e.parent = rec.Parent.String()
+	}
 	e.shaEq = f.SHA256 == rec.SHA256
 	e.origEq = c.OriginalSHA256 != [32]byte{} && f.SHA256 == c.OriginalSHA256
 	e.wmEq = f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload)

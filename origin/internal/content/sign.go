@@ -181,6 +181,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
 		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
 	}
+	if parent != nil {
+		// The parent link is part of what the signature covers (canonical
+		// version 2): a derivative cannot later deny its origin.
+		pid, err := record.ParseID(parent.rec.ID)
+		if err != nil {
+			return nil, fmt.Errorf("content: parent id: %w", err)
+		}
+		rec.Parent = &pid
+	}
 	canon, err := rec.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("content: encode record: %w", err)

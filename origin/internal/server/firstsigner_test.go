@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"image"
@@ -274,6 +275,7 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 	r = ts.do("GET", "/api/v1/content-records/"+idB+"/certificate", "", nil)
 	ts.mustStatus(r, 200, "certificate (json)")
 	var cert struct {
+		Record         string `json:"record"`
 		ParentRecordID string `json:"parent_record_id"`
 		Chain          []struct {
 			RecordID string   `json:"record_id"`
@@ -290,6 +292,14 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 		cert.Chain[1].RecordID != idB || cert.Chain[1].OrgName != "Copycat Agency" || cert.Chain[1].Relation != "derivative" ||
 		len(cert.Chain[1].Evidence) == 0 || cert.Chain[1].Evidence[0] != "watermark" {
 		t.Errorf("certificate of the derivative = %s, want parent %s and chain Original News (original) → Copycat Agency (derivative, by watermark)", r.body, idA)
+	}
+	// The parent link is inside what Copycat's signature covers.
+	canon, err := base64.StdEncoding.DecodeString(cert.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := record.Parse(canon); err != nil || rec.Parent == nil || rec.Parent.String() != idA || canon[4] != record.VersionParent {
+		t.Errorf("signed record of the derivative: err %v, version %d, parent %v; want version %d with parent %s", err, canon[4], rec, record.VersionParent, idA)
 	}
 	h, err := newRequest("GET", ts.base+"/api/v1/content-records/"+idB+"/certificate", "text/html")
 	if err != nil {
