@@ -159,34 +159,43 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 		h := sha256.Sum256(file)
 		sum = &h
 	}
+	var registered *Facts
 	if len(file) > 0 && int64(len(file)) <= s.cfg.Limits.MaxUploadBytes {
-		f, ok, err := s.exactFacts(ctx, *sum)
+		f, signed, ok, err := s.exactFacts(ctx, *sum)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if ok && signed {
 			return s.VerifyFacts(ctx, f)
+		}
+		if ok {
+			registered = &f
 		}
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var f Facts
+		f, err = ComputeFacts(file, sum, s.cfg.Limits)
+		release()
+		if err == nil {
+			return s.VerifyFacts(ctx, f)
+		}
 	}
-	f, err := ComputeFacts(file, sum, s.cfg.Limits)
-	release()
-	if err != nil {
-		return nil, err
+	// A registered file that cannot be decoded (not an image, or no
+	// capacity) still verifies by its hash, as before.
+	if registered != nil && !errors.Is(err, context.Canceled) {
+		return s.VerifyFacts(ctx, *registered)
 	}
-	return s.VerifyFacts(ctx, f)
+	return nil, err
 }
 
 // exactFacts returns the facts of a file whose SHA-256 is a record's
 // signed output, read from that record's verified canonical bytes.
-func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, error) {
+// signed is true when that record is one this service signed (its facts
+// are the service's own); otherwise they are a registered record's claim.
+func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed, found bool, err error) {
 	shaHex := hex.EncodeToString(sum[:])
-	var f Facts
-	found := false
-	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(shaPrefix(shaHex), nil, func(k, v []byte) error {
 			if string(v) != "s" {
 				return nil
@@ -198,8 +207,9 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 			// Only an output this service produced has facts it computed
 			// itself; a registered record's perceptual hash and payload are
 			// the client's claim, and the file may carry another record's
-			// watermark (who signed first), so it is decoded.
-			if r.Source != SourceSign {
+			// watermark (who signed first), so Verify decodes it and keeps
+			// these facts as a fallback. A signed record is preferred.
+			if found && r.Source != SourceSign {
 				return nil
 			}
 			sg, err := r.Signed()
@@ -214,14 +224,17 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 			if len(rec.WatermarkPayload) > 0 {
 				f.Watermark = verdict.Watermark{Found: true, Payload: rec.WatermarkPayload}
 			}
-			found = true
-			return store.ErrStopIteration
+			found, signed = true, r.Source == SourceSign
+			if signed {
+				return store.ErrStopIteration
+			}
+			return nil
 		})
 	})
 	if err != nil {
-		return Facts{}, false, fmt.Errorf("content: exact lookup: %w", err)
+		return Facts{}, false, false, fmt.Errorf("content: exact lookup: %w", err)
 	}
-	return f, found, nil
+	return f, signed, found, nil
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).

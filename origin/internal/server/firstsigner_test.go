@@ -365,4 +365,15 @@ func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
 	if got := v.chainString(); got != want || v.OriginalRecordID != idA {
 		t.Errorf("chain = %s (original %s)\nwant    %s (original %s)", got, v.OriginalRecordID, want, idA)
 	}
+
+	// A registered file that is not an image still verifies by its hash
+	// (it cannot be decoded, so the registered record's facts are used).
+	sdk := ts.newSigner("sdk@example.com")
+	doc := []byte("a registered document, not an image")
+	body, _ = ts.localRecord(sdk, uuidN(8), sha256.Sum256(doc), nil)
+	r = ts.do("POST", "/api/v1/register", sdk.apiKey, body)
+	ts.mustStatus(r, 201, "register a document")
+	if v := ts.verify(doc); v.RecordID != uuidN(8) || !v.Authentic || !v.Checks["sha256"].Passed {
+		t.Errorf("verify(registered document) = %+v, want authentic exact match with %s", v, uuidN(8))
+	}
 }
