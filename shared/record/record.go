@@ -15,8 +15,16 @@
 //	org          1+n      length-prefixed UTF-8, n <= 255
 //	watermark    1+n      length-prefixed payload bytes, n <= 255
 //
-// There is exactly one encoding of a record: fixed order, no optional fields,
-// no trailing bytes. Parse accepts exactly what Encode produces.
+// Version 2 is version 1 followed by one more field, for a record signed as
+// a derivative of another record:
+//
+//	parent id   16 bytes  UUID of the parent record, not all zero
+//
+// A record without parent is always written as version 1 and a record with
+// one as version 2, so records signed before version 2 existed verify
+// unchanged and there is still exactly one encoding of a record: fixed
+// order, no optional fields, no trailing bytes. Parse accepts exactly what
+// Encode produces.
 package record
 
 import (
@@ -34,8 +42,12 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 )
 
-// Version is the encoding version this package writes.
+// Version is the encoding version of a record without parent.
 const Version = 1
+
+// VersionParent is the encoding version of a record with a parent id
+// (Record.Parent set).
+const VersionParent = 2
 
 const (
 	magic     = "PVNR"
@@ -104,6 +116,9 @@ type Record struct {
 	OriginType       string
 	Org              string
 	WatermarkPayload []byte
+	// Parent, when set, is the record this one derives from (encoded as
+	// version 2); nil for an original (version 1).
+	Parent *ID
 }
 
 // Validate reports whether r can be encoded.
@@ -128,6 +143,9 @@ func (r *Record) Validate() error {
 	if len(r.WatermarkPayload) > limits.MaxRecordField {
 		return fmt.Errorf("%w: watermark payload has %d bytes > %d", ErrInvalid, len(r.WatermarkPayload), limits.MaxRecordField)
 	}
+	if r.Parent != nil && *r.Parent == (ID{}) {
+		return fmt.Errorf("%w: parent id is all zero", ErrInvalid)
+	}
 	return nil
 }
 
@@ -138,7 +156,11 @@ func (r *Record) Encode() ([]byte, error) {
 	}
 	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
 	b = append(b, magic...)
-	b = append(b, Version)
+	if r.Parent != nil {
+		b = append(b, VersionParent)
+	} else {
+		b = append(b, Version)
+	}
 	b = append(b, r.ID[:]...)
 	b = append(b, r.SHA256[:]...)
 	b = append(b, r.PerceptualHash.Bytes()...)
@@ -150,6 +172,9 @@ func (r *Record) Encode() ([]byte, error) {
 	b = append(b, r.Org...)
 	b = append(b, byte(len(r.WatermarkPayload)))
 	b = append(b, r.WatermarkPayload...)
+	if r.Parent != nil {
+		b = append(b, r.Parent[:]...)
+	}
 	return b, nil
 }
 
@@ -163,8 +188,9 @@ func Parse(b []byte) (*Record, error) {
 	if len(b) < 5 || string(b[:4]) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
-	if b[4] != Version {
-		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, b[4])
+	version := b[4]
+	if version != Version && version != VersionParent {
+		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, version)
 	}
 	if len(b) < fixedSize+3 {
 		return nil, fmt.Errorf("%w: %d bytes, need at least %d", ErrMalformed, len(b), fixedSize+3)
@@ -194,6 +220,17 @@ func Parse(b []byte) (*Record, error) {
 		}
 		fields[i] = p[1 : 1+int(p[0])]
 		p = p[1+int(p[0]):]
+	}
+	if version == VersionParent {
+		var parent ID
+		if len(p) < len(parent) {
+			return nil, fmt.Errorf("%w: parent id overruns the record", ErrMalformed)
+		}
+		p = p[copy(parent[:], p):]
+		if parent == (ID{}) {
+			return nil, fmt.Errorf("%w: parent id is all zero", ErrMalformed)
+		}
+		r.Parent = &parent
 	}
 	if len(p) != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(p))

@@ -99,7 +99,13 @@ func TestEncodeInvalid(t *testing.T) {
 func TestParseMalformed(t *testing.T) {
 	good, _ := testRecord(testKey(1)).Encode()
 	version2 := bytes.Clone(good)
-	version2[4] = 2
+	version2[4] = 2 // a version 2 record must end with a parent id
+	version3 := bytes.Clone(good)
+	version3[4] = 3
+	parentRec := testRecord(testKey(1))
+	parentRec.Parent = &ID{9}
+	withParent, _ := parentRec.Encode()
+	zeroParent := append(bytes.Clone(withParent[:len(withParent)-16]), make([]byte, 16)...)
 	badUTF8 := bytes.Clone(good)
 	badUTF8[fixedSize+1] = 0xff // first byte of origin type
 	farFuture := bytes.Clone(good)
@@ -111,7 +117,11 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{"empty", nil, ErrMalformed},
 		{"bad magic", append([]byte("XXXX"), good[4:]...), ErrMalformed},
-		{"version 2", version2, ErrUnsupportedVersion},
+		{"version 3", version3, ErrUnsupportedVersion},
+		{"version 2 without parent id", version2, ErrMalformed},
+		{"version 2 with a zero parent id", zeroParent, ErrMalformed},
+		{"version 2 with a truncated parent id", withParent[:len(withParent)-1], ErrMalformed},
+		{"version 1 with a parent id appended", append(bytes.Clone(good), withParent[len(withParent)-16:]...), ErrMalformed},
 		{"truncated fixed part", good[:fixedSize], ErrMalformed},
 		{"truncated field", good[:len(good)-1], ErrMalformed},
 		{"trailing byte", append(bytes.Clone(good), 0), ErrMalformed},
@@ -251,4 +261,51 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Encode(Parse(b)) = %x, want %x", out, b)
 		}
 	})
+}
+
+// TestParentVersion: a record with a parent is written as version 2 and
+// round-trips with its parent; one without stays version 1, byte for byte
+// what it was before version 2 existed.
+func TestParentVersion(t *testing.T) {
+	priv := testKey(1)
+	orig := testRecord(priv)
+	v1, err := orig.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := testRecord(priv)
+	parent := ID{0xab, 0xcd}
+	derived.Parent = &parent
+	v2, err := derived.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1[4] != Version || v2[4] != VersionParent {
+		t.Fatalf("versions = %d, %d, want %d, %d", v1[4], v2[4], Version, VersionParent)
+	}
+	if !bytes.Equal(v2[:4], v1[:4]) || !bytes.Equal(v2[5:len(v1)], v1[5:]) || len(v2) != len(v1)+16 {
+		t.Errorf("version 2 = version 1 + parent id expected; got %d bytes vs %d", len(v2), len(v1))
+	}
+	signed, err := Sign(priv, derived)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Verify(signed)
+	if err != nil {
+		t.Fatalf("Verify(version 2) = %v", err)
+	}
+	if got.Parent == nil || *got.Parent != parent {
+		t.Errorf("parsed parent = %v, want %v", got.Parent, parent)
+	}
+	if again, _ := got.Encode(); !bytes.Equal(again, v2) {
+		t.Error("Encode(Parse(v2)) != v2")
+	}
+	if p, err := Parse(v1); err != nil || p.Parent != nil {
+		t.Errorf("Parse(v1) parent = %v, err %v; want nil, nil", p.Parent, err)
+	}
+	zero := testRecord(priv)
+	zero.Parent = &ID{}
+	if _, err := zero.Encode(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Encode(zero parent) err = %v, want ErrInvalid", err)
+	}
 }

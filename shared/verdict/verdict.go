@@ -77,6 +77,24 @@ type Candidate struct {
 	// RootConfirmed is true when the origin (or a chain client) confirmed that
 	// Anchor.Root was written in transaction Anchor.TxHash.
 	RootConfirmed bool
+
+	// The fields below are what the service knows beside the signed bytes;
+	// they order competing claims (see [Decide]) and are zero when unknown.
+
+	// OriginalSHA256 is the SHA-256 of the file the signer uploaded before
+	// watermarking. The signature does not cover it: a match is evidence
+	// weighed below a watermark or a signed SHA-256 of another record.
+	OriginalSHA256 [32]byte
+	// CreatedAt is when the service stored the record, by its own clock
+	// (never the record's own timestamp claim).
+	CreatedAt time.Time
+	// AnchoredAt is when the record's batch was anchored on chain; zero
+	// while pending.
+	AnchoredAt time.Time
+	// ParentID is the record this one was signed as a derivative of, as the
+	// service stored it; a parent inside the signed record (canonical
+	// version 2) takes precedence.
+	ParentID string
 }
 
 // Options tune [Decide]. The zero value means the defaults.
@@ -109,6 +127,52 @@ func (m Match) String() string {
 	return matchNames[m]
 }
 
+// Relation is how a record of a provenance chain relates to the file's
+// original.
+type Relation string
+
+// Relations of a chain link.
+const (
+	// RelOriginal: the first claim, the record the file's provenance
+	// starts from.
+	RelOriginal Relation = "original"
+	// RelDerivative: signed later as a derivative (its parent link leads to
+	// another record of the chain).
+	RelDerivative Relation = "derivative"
+	// RelResignedCopy: a later record of the same content with no parent
+	// link: a re-signature of someone's content, never its origin.
+	RelResignedCopy Relation = "resigned_copy"
+	// RelEarlierMatch: an earlier record linked only by weaker evidence
+	// (perceptual hash, original upload) while the watermark in the
+	// picture names another record.
+	RelEarlierMatch Relation = "earlier_match"
+)
+
+// Evidence kinds that link a file to a record.
+const (
+	EvidenceWatermark      = "watermark"
+	EvidenceSHA256         = "sha256"
+	EvidenceOriginalSHA256 = "original_sha256"
+	EvidencePerceptualHash = "perceptual_hash"
+	EvidenceParentLink     = "parent_link"
+)
+
+// Link is one record of a provenance chain.
+type Link struct {
+	// Index is the record's position in the candidates.
+	Index    int
+	Record   *record.Record
+	Relation Relation
+	// Evidence names what linked the record: to the file (watermark,
+	// sha256, original_sha256, perceptual_hash) or to another record of
+	// the chain (parent_link).
+	Evidence []string
+	ParentID string
+	// CreatedAt and AnchoredAt are the candidate's service times.
+	CreatedAt  time.Time
+	AnchoredAt time.Time
+}
+
 // Result is the verdict.
 type Result struct {
 	Authentic  bool
@@ -124,7 +188,16 @@ type Result struct {
 	Revoked bool
 	// TxHash is the anchoring transaction of the best candidate, if any.
 	TxHash string
-	Checks wire.Checks
+	// ByOriginal is true when the file matched the record only by the
+	// SHA-256 of its uploaded original.
+	ByOriginal bool
+	Checks     wire.Checks
+	// Chain lists, oldest claim first, every record linked to the file or
+	// to the chosen record by a parent link, when there is more than one.
+	// Original is the index in Chain of the chain's original, -1 without
+	// a chain.
+	Chain    []Link
+	Original int
 }
 
 // eval is one candidate scored.
@@ -134,17 +207,31 @@ type eval struct {
 	c         *Candidate
 	match     Match
 	shaEq     bool
+	origEq    bool
 	wmEq      bool
 	dist      int
 	near      bool
 	anchorErr error // non-nil: proof present and failing
 	anchored  bool
+	parent    string // parent record id, signed or stored
 }
 
 // Decide scores every candidate (up to the limit) and returns the verdict
-// for the best one. Candidates with an invalid signature are ignored. The
-// best candidate is the one with the strongest [Match]; ties go to the
-// smaller perceptual distance, then to the earlier candidate.
+// for the chosen one. Candidates with an invalid signature are ignored.
+//
+// Who signed first: the chosen record is the one whose watermark is in the
+// picture; failing that, the earliest claim among the records linked to
+// the file (by SHA-256 of the signed file or of the uploaded original, or
+// by a near perceptual hash), in [Earlier] order. Between claims of equal
+// time (in particular when the caller knows no times) the strongest
+// [Match] wins, then the smaller perceptual distance, then the earlier
+// candidate. A match by the uploaded original alone counts as exact for
+// its own record but never outranks a watermark of another record.
+//
+// When more than one record is involved (several linked records, or a
+// parent link from the chosen record to an earlier one among the
+// candidates), Result.Chain lists them oldest first with their relation
+// to the original.
 func Decide(f Facts, cands []Candidate, opt Options) Result {
 	near := opt.NearDistance256
 	if near <= 0 {
@@ -157,17 +244,199 @@ func Decide(f Facts, cands []Candidate, opt Options) Result {
 	if len(cands) > maxC {
 		cands = cands[:maxC]
 	}
-	var best *eval
+	evals := make([]*eval, len(cands))
+	var best, closest *eval
 	for i := range cands {
 		e := score(f, i, &cands[i], near)
+		evals[i] = e
 		if e == nil {
 			continue
 		}
-		if best == nil || e.match > best.match || (e.match == best.match && e.dist < best.dist) {
+		if closest == nil || e.dist < closest.dist {
+			closest = e
+		}
+		if e.match == MatchNone {
+			continue
+		}
+		if best == nil || before(e, best) {
 			best = e
 		}
 	}
-	return result(f, best, near)
+	if best == nil {
+		best = closest
+	}
+	r := result(f, best, near)
+	r.Chain, r.Original = chain(evals, best)
+	return r
+}
+
+// Earlier reports whether claim a precedes claim b: anchored records by
+// their anchoring time, before records still pending, which go by the
+// service's creation time. Batches are anchored in creation order, so this
+// is creation order whenever anchoring keeps up; once anchored, the chain's
+// time is the proof a third party can check.
+func Earlier(a, b *Candidate) bool {
+	aa, ba := !a.AnchoredAt.IsZero(), !b.AnchoredAt.IsZero()
+	switch {
+	case aa && ba && !a.AnchoredAt.Equal(b.AnchoredAt):
+		return a.AnchoredAt.Before(b.AnchoredAt)
+	case aa != ba:
+		return aa
+	}
+	return a.CreatedAt.Before(b.CreatedAt)
+}
+
+// before is the choice order: watermark in the picture first, then the
+// earlier claim, then a parent before its derivative and a record without
+// parent before one with, then the stronger match, the nearer hash, the
+// earlier candidate.
+func before(a, b *eval) bool {
+	if a.wmEq != b.wmEq {
+		return a.wmEq
+	}
+	if Earlier(a.c, b.c) {
+		return true
+	}
+	if Earlier(b.c, a.c) {
+		return false
+	}
+	// Equal times (same millisecond, or no times known): a parent precedes
+	// its own derivative, an original precedes a derivative.
+	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
+		return pa
+	}
+	if (a.parent == "") != (b.parent == "") {
+		return a.parent == ""
+	}
+	if a.match != b.match {
+		return a.match > b.match
+	}
+	if a.dist != b.dist {
+		return a.dist < b.dist
+	}
+	return a.idx < b.idx
+}
+
+// chain builds the provenance chain around the chosen candidate.
+func chain(evals []*eval, best *eval) ([]Link, int) {
+	if best == nil || best.match == MatchNone {
+		return nil, -1
+	}
+	byID := map[string]*eval{}
+	for _, e := range evals {
+		if e != nil {
+			if _, dup := byID[e.rec.ID.String()]; !dup {
+				byID[e.rec.ID.String()] = e
+			}
+		}
+	}
+	in := map[*eval]bool{}
+	var members []*eval
+	add := func(e *eval) {
+		if !in[e] {
+			in[e] = true
+			members = append(members, e)
+		}
+	}
+	for _, e := range evals {
+		if e != nil && e.match != MatchNone {
+			add(e)
+		}
+	}
+	// Ancestors of every member, as far as the candidates reach (a cycle
+	// cannot loop: each record is added once).
+	root := best
+	for i := 0; i < len(members); i++ {
+		p, ok := byID[members[i].parent]
+		for ok && !in[p] {
+			add(p)
+			p, ok = byID[p.parent]
+		}
+	}
+	for seen := map[*eval]bool{root: true}; ; {
+		p, ok := byID[root.parent]
+		if !ok || seen[p] {
+			break
+		}
+		seen[p], root = true, p
+	}
+	if len(members) < 2 {
+		return nil, -1
+	}
+	sortEvals(members, root)
+	links := make([]Link, len(members))
+	orig := -1
+	for i, e := range members {
+		l := Link{Index: e.idx, Record: e.rec, ParentID: e.parent, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt, Evidence: e.evidence()}
+		if _, ok := byID[e.parent]; ok || len(l.Evidence) == 0 {
+			// Linked to the chain through a parent link: its own, or (for an
+			// ancestor with no evidence in the file) its child's.
+			l.Evidence = append(l.Evidence, EvidenceParentLink)
+		}
+		switch {
+		case e == root:
+			l.Relation, orig = RelOriginal, i
+		case descends(e, root, byID):
+			l.Relation = RelDerivative
+		case Earlier(e.c, root.c):
+			l.Relation = RelEarlierMatch
+		default:
+			l.Relation = RelResignedCopy
+		}
+		links[i] = l
+	}
+	return links, orig
+}
+
+// descends reports whether e's parent links reach root.
+func descends(e, root *eval, byID map[string]*eval) bool {
+	seen := map[*eval]bool{}
+	for p, ok := byID[e.parent]; ok && !seen[p]; p, ok = byID[p.parent] {
+		if p == root {
+			return true
+		}
+		seen[p] = true
+	}
+	return false
+}
+
+// sortEvals orders claims oldest first, the original first among claims
+// of equal time (insertion sort: chains are short).
+func sortEvals(es []*eval, root *eval) {
+	less := func(a, b *eval) bool {
+		if Earlier(a.c, b.c) {
+			return true
+		}
+		if Earlier(b.c, a.c) {
+			return false
+		}
+		if (a == root) != (b == root) {
+			return a == root
+		}
+		return a.idx < b.idx
+	}
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && less(es[j], es[j-1]); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+func (e *eval) evidence() []string {
+	var ev []string
+	if e.wmEq {
+		ev = append(ev, EvidenceWatermark)
+	}
+	if e.shaEq {
+		ev = append(ev, EvidenceSHA256)
+	}
+	if e.origEq {
+		ev = append(ev, EvidenceOriginalSHA256)
+	}
+	if e.near {
+		ev = append(ev, EvidencePerceptualHash)
+	}
+	return ev
 }
 
 func score(f Facts, i int, c *Candidate, near int) *eval {
@@ -175,13 +444,19 @@ func score(f Facts, i int, c *Candidate, near int) *eval {
 	if err != nil {
 		return nil
 	}
-	e := &eval{idx: i, rec: rec, c: c}
+	e := &eval{idx: i, rec: rec, c: c, parent: c.ParentID}
+	if rec.Parent != nil {
+		// A signed parent link (canonical version 2) is the signer's own
+		// statement and wins over what the service stored beside it.
+		e.parent = rec.Parent.String()
+	}
 	e.shaEq = f.SHA256 == rec.SHA256
+	e.origEq = c.OriginalSHA256 != [32]byte{} && f.SHA256 == c.OriginalSHA256
 	e.wmEq = f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload)
 	e.dist = phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256)
 	e.near = e.dist <= near
 	switch {
-	case e.shaEq:
+	case e.shaEq, e.origEq:
 		e.match = MatchExact
 	case e.wmEq && e.near:
 		e.match = MatchReencoded
@@ -200,7 +475,7 @@ func score(f Facts, i int, c *Candidate, near int) *eval {
 }
 
 func result(f Facts, e *eval, near int) Result {
-	r := Result{Index: -1}
+	r := Result{Index: -1, Original: -1}
 	if e == nil || e.match == MatchNone {
 		r.Checks = noMatchChecks(f, e, near)
 		if e != nil {
@@ -209,6 +484,7 @@ func result(f Facts, e *eval, near int) Result {
 		return r
 	}
 	r.Index, r.Record, r.Match, r.Revoked = e.idx, e.rec, e.match, e.c.Revoked
+	r.ByOriginal = e.origEq && !e.shaEq
 	r.Anchored = e.anchored
 	if e.c.Anchor != nil {
 		r.TxHash = e.c.Anchor.TxHash
@@ -271,9 +547,13 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 		ch.Watermark = wire.Check{Details: "no watermark detected"}
 	}
 	// sha256
-	if e.shaEq {
+	switch {
+	case e.shaEq:
 		ch.SHA256 = wire.Check{Passed: !e.c.Revoked, Details: "exact SHA-256 match with record " + id + revoked}
-	} else {
+	case e.origEq:
+		ch.SHA256 = wire.Check{Passed: !e.c.Revoked, Details: "exact SHA-256 match with the original (unwatermarked) file signed as record " + id +
+			" (the original's hash is kept by the service, not covered by the signature)" + revoked}
+	default:
 		ch.SHA256 = wire.Check{Details: "SHA-256 differs from record " + id + ": the file was re-encoded or altered"}
 	}
 	// perceptual hash
@@ -329,6 +609,20 @@ func (r Result) Wire() wire.VerifyResponse {
 		if r.Anchored {
 			w.BlockchainTx = r.TxHash
 		}
+	}
+	if r.Original >= 0 && r.Original < len(r.Chain) {
+		w.OriginalRecordID = r.Chain[r.Original].Record.ID.String()
+	}
+	for _, l := range r.Chain {
+		cl := wire.ChainLink{RecordID: l.Record.ID.String(), OrgName: l.Record.Org, Relation: string(l.Relation),
+			Evidence: l.Evidence, ParentRecordID: l.ParentID}
+		if !l.CreatedAt.IsZero() {
+			cl.CreatedAt = l.CreatedAt.UTC().Format(record.TimeFormat)
+		}
+		if !l.AnchoredAt.IsZero() {
+			cl.AnchoredAt = l.AnchoredAt.UTC().Format(record.TimeFormat)
+		}
+		w.Chain = append(w.Chain, cl)
 	}
 	return w
 }

@@ -59,6 +59,28 @@ type VerifyResponse struct {
 	Checks    Checks `json:"checks"`
 	// RecordID is the matched record, when there is one (an extension of the spec).
 	RecordID string `json:"record_id,omitempty"`
+	// OriginalRecordID is the first claim of the provenance chain, and
+	// Chain the records linked to the file, oldest first, when more than one
+	// record is involved (docs/verification.md, "Who signed first").
+	OriginalRecordID string      `json:"original_record_id,omitempty"`
+	Chain            []ChainLink `json:"chain,omitempty"`
+}
+
+// ChainLink is one record of a provenance chain.
+type ChainLink struct {
+	RecordID string `json:"record_id"`
+	// OrgName is the signer's organisation.
+	OrgName string `json:"org_name"`
+	// Relation is original, derivative, resigned_copy or earlier_match.
+	Relation string `json:"relation"`
+	// Evidence names what linked the record: watermark, sha256,
+	// original_sha256, perceptual_hash, parent_link.
+	Evidence       []string `json:"evidence"`
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	// CreatedAt is when the service stored the record; AnchoredAt when its
+	// batch was anchored. ISO 8601 UTC.
+	CreatedAt  string `json:"created_at,omitempty"`
+	AnchoredAt string `json:"anchored_at,omitempty"`
 }
 
 // Certificate is the offline-verifiable summary of a signed record nested in
@@ -89,6 +111,11 @@ type SignResponse struct {
 	SignatureHex        string      `json:"signature_hex"`
 	BlockchainStatus    string      `json:"blockchain_status"`
 	Certificate         Certificate `json:"certificate"`
+	// ParentRecordID is the record the signed upload derives from, when it
+	// is already signed content (same account, or declared with
+	// derivative_of); ParentEvidence names what linked it.
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	ParentEvidence []string `json:"parent_evidence,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.

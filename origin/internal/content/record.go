@@ -54,6 +54,13 @@ type Record struct {
 	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
 	RevokedReason    string     `json:"revoked_reason,omitempty"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// ParentRecordID is the record this one derives from, found or declared
+	// when it was signed (docs/verification.md, "Who signed first"), and
+	// ParentEvidence what linked the upload to it. For a record this
+	// service signed, the parent id is also inside Canonical (version 2);
+	// the evidence is the service's word.
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	ParentEvidence []string `json:"parent_evidence,omitempty"`
 }
 
 // Signed returns the record's canonical bytes and signature.

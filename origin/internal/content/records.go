@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
@@ -25,6 +26,7 @@ import (
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/verdict"
 )
 
 // Errors callers branch on.
@@ -45,6 +47,43 @@ var (
 	// ErrPayloadExhausted: no unused watermark payload was found (a broken
 	// random source; 2^64 payloads make a collision otherwise negligible).
 	ErrPayloadExhausted = errors.New("content: could not allocate a unique watermark payload")
+	// ErrAlreadySigned: the upload is content another account already
+	// signed and the caller did not declare it a derivative; the error is
+	// an *AlreadySignedError naming the record.
+	ErrAlreadySigned = errors.New("content: already signed by another account")
+	// ErrDerivativeMismatch: the declared parent (derivative_of) is not a
+	// record the upload is linked to.
+	ErrDerivativeMismatch = errors.New("content: declared parent does not match the upload")
+)
+
+// AlreadySignedError is returned by Sign when the upload carries the
+// watermark of, or matches by SHA-256 or perceptual hash, a record of
+// another account. It wraps ErrAlreadySigned.
+type AlreadySignedError struct {
+	// RecordID is the existing record the upload is linked to.
+	RecordID string
+	// Evidence names what linked it (Evidence* constants).
+	Evidence []string
+}
+
+func (e *AlreadySignedError) Error() string {
+	return "content: already signed as record " + e.RecordID + " (" + strings.Join(e.Evidence, ", ") + ")"
+}
+
+// Unwrap makes errors.Is(err, ErrAlreadySigned) hold.
+func (e *AlreadySignedError) Unwrap() error { return ErrAlreadySigned }
+
+// Evidence kinds that link a file to a record, strongest first: the
+// record's watermark payload found in the picture, the SHA-256 of its
+// signed output, the SHA-256 of its uploaded original (kept by the
+// service, not covered by the signature), a near perceptual hash, and a
+// parent link recorded when the record was signed.
+const (
+	EvidenceWatermark      = verdict.EvidenceWatermark
+	EvidenceSHA256         = verdict.EvidenceSHA256
+	EvidenceOriginalSHA256 = verdict.EvidenceOriginalSHA256
+	EvidencePerceptualHash = verdict.EvidencePerceptualHash
+	EvidenceParentLink     = verdict.EvidenceParentLink
 )
 
 // Status values of a record's revocation state.

@@ -38,6 +38,9 @@ type SignInput struct {
 	// SHA256, if non-nil, is the SHA-256 of File the caller computed while
 	// reading it (the streaming upload reader does); nil means Sign hashes.
 	SHA256 *[32]byte
+	// DerivativeOf, if set, declares the upload a derivative of that
+	// record (required to re-sign another account's content).
+	DerivativeOf string
 }
 
 // SignResult is a signed record and the watermarked file.
@@ -56,6 +59,7 @@ func (r *SignResult) Response() wire.SignResponse {
 		RecordID: r.Record.ID, SHA256: r.Record.SHA256, PerceptualHash: r.Record.PerceptualHash,
 		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
+		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
 	}
 }
 
@@ -125,6 +129,24 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	var origSum [32]byte
+	if in.SHA256 != nil {
+		origSum = *in.SHA256
+	} else {
+		origSum = sha256.Sum256(in.File)
+	}
+	// Look before marking: an upload that is already signed content is
+	// linked to its record, or refused when it is another account's and
+	// not declared a derivative, so that no second watermark goes over a
+	// signer's without the link.
+	facts, err := factsOf(img, origSum)
+	if err != nil {
+		return nil, err
+	}
+	parent, err := s.parentFor(ctx, facts, in.Owner, in.DerivativeOf)
+	if err != nil {
+		return nil, err
+	}
 	payload, err := s.freshPayload(ctx)
 	if err != nil {
 		return nil, err
@@ -159,6 +181,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
 		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
 	}
+	if parent != nil {
+		// The parent link is part of what the signature covers (canonical
+		// version 2): a derivative cannot later deny its origin.
+		pid, err := record.ParseID(parent.rec.ID)
+		if err != nil {
+			return nil, fmt.Errorf("content: parent id: %w", err)
+		}
+		rec.Parent = &pid
+	}
 	canon, err := rec.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("content: encode record: %w", err)
@@ -174,12 +205,6 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if _, err := record.Verify(signed); err != nil {
 		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
 	}
-	var origSum [32]byte
-	if in.SHA256 != nil {
-		origSum = *in.SHA256
-	} else {
-		origSum = sha256.Sum256(in.File)
-	}
 	b := img.Image.Bounds()
 	r := &Record{
 		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
@@ -189,6 +214,9 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
 		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
 		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
+	}
+	if parent != nil {
+		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
 	}
 	if err := s.commitNew(ctx, r, rec, signed); err != nil {
 		return nil, err

@@ -46,12 +46,19 @@ func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) 
 	if err != nil {
 		return Facts{}, err
 	}
-	var f Facts
+	var s [32]byte
 	if sum != nil {
-		f.SHA256 = *sum
+		s = *sum
 	} else {
-		f.SHA256 = sha256.Sum256(file)
+		s = sha256.Sum256(file)
 	}
+	return factsOf(img, s)
+}
+
+// factsOf derives the facts from an image already decoded (Sign reuses
+// its decode) whose file has SHA-256 sum.
+func factsOf(img *imagex.Image, sum [32]byte) (Facts, error) {
+	f := Facts{SHA256: sum}
 	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
 	l := lumaOf(img.Image)
 	type wmOut struct {
@@ -143,8 +150,8 @@ type candidate struct {
 // sum, if non-nil, is the SHA-256 of file the caller computed while
 // reading it.
 //
-// A file byte-identical to a record's signed output (the common case of
-// checking a circulating copy) is not decoded: its perceptual hash and
+// A file byte-identical to the signed output of a record this service
+// signed (the common case of checking a circulating copy) is not decoded: its perceptual hash and
 // watermark payload are, by construction, those stored in that record's
 // signed canonical bytes, and the watermark check says so.
 func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*VerifyResult, error) {
@@ -152,40 +159,57 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 		h := sha256.Sum256(file)
 		sum = &h
 	}
+	var registered *Facts
 	if len(file) > 0 && int64(len(file)) <= s.cfg.Limits.MaxUploadBytes {
-		f, ok, err := s.exactFacts(ctx, *sum)
+		f, signed, ok, err := s.exactFacts(ctx, *sum)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if ok && signed {
 			return s.VerifyFacts(ctx, f)
+		}
+		if ok {
+			registered = &f
 		}
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var f Facts
+		f, err = ComputeFacts(file, sum, s.cfg.Limits)
+		release()
+		if err == nil {
+			return s.VerifyFacts(ctx, f)
+		}
 	}
-	f, err := ComputeFacts(file, sum, s.cfg.Limits)
-	release()
-	if err != nil {
-		return nil, err
+	// A registered file that cannot be decoded (not an image, or no
+	// capacity) still verifies by its hash, as before.
+	if registered != nil && !errors.Is(err, context.Canceled) {
+		return s.VerifyFacts(ctx, *registered)
 	}
-	return s.VerifyFacts(ctx, f)
+	return nil, err
 }
 
 // exactFacts returns the facts of a file whose SHA-256 is a record's
 // signed output, read from that record's verified canonical bytes.
-func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, error) {
+// signed is true when that record is one this service signed (its facts
+// are the service's own); otherwise they are a registered record's claim.
+func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed, found bool, err error) {
 	shaHex := hex.EncodeToString(sum[:])
-	var f Facts
-	found := false
-	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(shaPrefix(shaHex), nil, func(k, v []byte) error {
 			if string(v) != "s" {
 				return nil
 			}
 			r, err := getRecord(tx, string(k[len(shaPrefix(shaHex)):]))
 			if err != nil {
+				return nil
+			}
+			// Only an output this service produced has facts it computed
+			// itself; a registered record's perceptual hash and payload are
+			// the client's claim, and the file may carry another record's
+			// watermark (who signed first), so Verify decodes it and keeps
+			// these facts as a fallback. A signed record is preferred.
+			if found && r.Source != SourceSign {
 				return nil
 			}
 			sg, err := r.Signed()
@@ -200,55 +224,48 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (Facts, bool, er
 			if len(rec.WatermarkPayload) > 0 {
 				f.Watermark = verdict.Watermark{Found: true, Payload: rec.WatermarkPayload}
 			}
-			found = true
-			return store.ErrStopIteration
+			found, signed = true, r.Source == SourceSign
+			if signed {
+				return store.ErrStopIteration
+			}
+			return nil
 		})
 	})
 	if err != nil {
-		return Facts{}, false, fmt.Errorf("content: exact lookup: %w", err)
+		return Facts{}, false, false, fmt.Errorf("content: exact lookup: %w", err)
 	}
-	return f, found, nil
+	return f, signed, found, nil
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
+//
+// The record answered is chosen by the "who signed first" rule of
+// shared/verdict: the record whose watermark is in the picture, else the
+// earliest claim by the service's times. Parents of the linked records are
+// added as candidates so that the answer carries the provenance chain.
 func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, error) {
 	cands, err := s.candidates(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	opts := verdict.Options{MaxCandidates: s.cfg.Limits.MaxCandidates}
+	if cands, err = s.withParents(ctx, cands); err != nil {
+		return nil, err
+	}
+	opts := verdict.Options{MaxCandidates: len(cands)}
 	vc := make([]verdict.Candidate, len(cands))
 	for i, c := range cands {
 		vc[i] = verdictCandidate(c)
 	}
-	// The original upload is not what the record's SHA-256 names; when it
-	// matched, the verdict is taken for that record as if exact and the
-	// sha256 check says which file matched.
-	byOrig := -1
-	for i, c := range cands {
-		if c.byOrig {
-			byOrig = i
-			break
-		}
-	}
-	res := verdict.Decide(f.verdictFacts(), vc, opts)
-	if byOrig >= 0 && res.Match != verdict.MatchExact {
-		c := cands[byOrig]
-		fo := f.verdictFacts()
-		r, _ := record.Parse(c.signed.Bytes)
-		fo.SHA256 = r.SHA256
-		res = verdict.Decide(fo, vc[byOrig:byOrig+1], opts)
-		if res.Match == verdict.MatchExact {
-			res.Index = byOrig
-		}
-	}
+	facts := f.verdictFacts()
+	res := verdict.Decide(facts, vc, opts)
 	out := &VerifyResult{Facts: f, Match: res.Match}
 	if res.Record == nil || res.Match == verdict.MatchNone || res.Index < 0 {
 		out.Response = res.Wire()
 		return out, nil
 	}
-	best := cands[res.Index]
-	out.Record, out.ByOriginal = best.rec, best.byOrig && res.Match == verdict.MatchExact
+	best, res0Index := cands[res.Index], res.Index
+	out.Record, out.ByOriginal = best.rec, res.ByOriginal
+	chain, original := res.Chain, res.Original
 	// Anchoring is asked only for the chosen record, then the verdict is
 	// recomputed with it.
 	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, anchor.Hash(best.signed.LeafHash()))
@@ -258,18 +275,22 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	one := vc[res.Index]
 	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
-	facts := f.verdictFacts()
-	if out.ByOriginal {
-		r, _ := record.Parse(best.signed.Bytes)
-		facts.SHA256 = r.SHA256
-	}
 	res = verdict.Decide(facts, []verdict.Candidate{one}, opts)
-	res.Index = 0
-	if out.ByOriginal {
-		res.Checks.SHA256.Details = "exact SHA-256 match with the original (unwatermarked) file signed as record " + best.rec.ID +
-			" (the original's hash is kept by the service, not covered by the signature)"
-		if best.rec.Status == StatusRevoked {
-			res.Checks.SHA256.Details += "; record " + best.rec.ID + " was revoked"
+	res.Index, res.Chain, res.Original = 0, chain, original
+	// Hash matches with later claims stay visible as details: they do not
+	// outrank the chosen record, but they are what the file is.
+	for _, l := range chain {
+		if l.Index == res0Index {
+			continue
+		}
+		id := cands[l.Index].rec.ID
+		for _, ev := range l.Evidence {
+			switch ev {
+			case verdict.EvidenceSHA256:
+				res.Checks.SHA256.Details += "; the file is byte-identical to record " + id + " (" + string(l.Relation) + ", see chain)"
+			case verdict.EvidenceOriginalSHA256:
+				res.Checks.SHA256.Details += "; the file is the original upload of record " + id + " (" + string(l.Relation) + ", see chain; the service's word, not covered by a signature)"
+			}
 		}
 	}
 	if f.Shortcut == best.rec.ID && res.Checks.Watermark.Passed {
@@ -294,6 +315,11 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	signer := best.rec.Signer
 	resp.Signer = &signer
+	// The chain names each signer as the service knows the account (a
+	// registered record's org field is the client's claim).
+	for i := range resp.Chain {
+		resp.Chain[i].OrgName = cands[chain[i].Index].rec.Signer.OrgName
+	}
 	out.Response = resp
 	out.Match = res.Match
 
@@ -323,11 +349,63 @@ func (f Facts) verdictFacts() verdict.Facts {
 }
 
 func verdictCandidate(c candidate) verdict.Candidate {
-	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason}
+	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason,
+		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID}
 	if c.rec.RevokedAt != nil {
 		vc.RevokedAt = *c.rec.RevokedAt
 	}
+	if c.rec.AnchoredAt != nil {
+		vc.AnchoredAt = *c.rec.AnchoredAt
+	}
+	if b, err := hex.DecodeString(c.rec.OriginalSHA256); err == nil && len(b) == len(vc.OriginalSHA256) {
+		copy(vc.OriginalSHA256[:], b)
+	}
 	return vc
+}
+
+// maxParentDepth bounds how many parent links verification follows from a
+// linked record.
+const maxParentDepth = 8
+
+// withParents appends to cands the parents of its records (and theirs, up
+// to maxParentDepth links), each with a verifying signature, so that the
+// verdict can name the chain's original.
+func (s *Service) withParents(ctx context.Context, cands []candidate) ([]candidate, error) {
+	seen := map[string]bool{}
+	for _, c := range cands {
+		seen[c.rec.ID] = true
+	}
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		n := len(cands)
+		for i := 0; i < n; i++ {
+			id := cands[i].rec.ParentRecordID
+			for d := 0; d < maxParentDepth && id != "" && !seen[id]; d++ {
+				seen[id] = true
+				r, err := getRecord(tx, id)
+				if errors.Is(err, ErrNotFound) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				sg, err := r.Signed()
+				if err != nil {
+					break
+				}
+				if _, err := record.Verify(sg); err != nil {
+					s.log.Warn("stored record signature does not verify; ignored", "record_id", id)
+					break
+				}
+				cands = append(cands, candidate{rec: r, signed: sg})
+				id = r.ParentRecordID
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("content: parent lookup: %w", err)
+	}
+	return cands, nil
 }
 
 // candidates collects, in one read transaction, the records linked to f:

@@ -69,7 +69,7 @@ func requireFile(f *uploadForm) (uploadFile, error) {
 }
 
 // handleSign: POST /api/v1/sign?signing_key_id=… (multipart: file,
-// return_file).
+// return_file, derivative_of; the last two also as query parameters).
 func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	// A repeated signing_key_id could name different keys to different
@@ -81,7 +81,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
 	}
-	form, err := readUpload(ctx, a.singleUpload("return_file"))
+	form, err := readUpload(ctx, a.singleUpload("return_file", "derivative_of"))
 	if err != nil {
 		return err
 	}
@@ -98,8 +98,20 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 			return err
 		}
 	}
+	parent := form.Fields["derivative_of"]
+	if parent == "" {
+		parent = string(ctx.QueryArgs().Peek("derivative_of"))
+	}
+	if parent != "" {
+		id, err := record.ParseID(parent)
+		if err != nil {
+			return FieldProblem("derivative_of", "must be a record id (UUID)")
+		}
+		parent = id.String()
+	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
+		DerivativeOf: parent,
 	})
 	if err != nil {
 		return err
@@ -124,6 +136,9 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("X-Watermark-Payload", res.Record.WatermarkPayloadHex)
 	h.Set("X-Signature", res.Record.SignatureHex)
 	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
+	if res.Record.ParentRecordID != "" {
+		h.Set("X-Parent-Record-Id", res.Record.ParentRecordID)
+	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
 	ctx.SetContentType(res.ContentType)
 	ctx.SetStatusCode(fasthttp.StatusCreated)
@@ -282,6 +297,10 @@ type recordView struct {
 	RevokedReason       string      `json:"revoked_reason,omitempty"`
 	AnchoredAt          string      `json:"anchored_at,omitempty"`
 	CreatedAt           string      `json:"created_at"`
+	// ParentRecordID is the record this one was signed as a derivative of,
+	// ParentEvidence what linked the upload to it.
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	ParentEvidence []string `json:"parent_evidence,omitempty"`
 }
 
 type recordDetail struct {
@@ -316,7 +335,7 @@ func toRecordView(r *content.Record) recordView {
 		BlockchainTx: r.BlockchainTx, OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
-		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat),
+		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), ParentRecordID: r.ParentRecordID, ParentEvidence: r.ParentEvidence,
 	}
 }
 
@@ -475,6 +494,20 @@ type certificateView struct {
 	Blockchain    string `json:"blockchain_status"`
 	BlockchainTx  string `json:"blockchain_tx,omitempty"`
 	VerifyOffline string `json:"verify_offline"`
+	// ParentRecordID and Chain show where the content came from when the
+	// record was signed as a derivative (docs/verification.md, "Who signed
+	// first"): the ancestors oldest first, then this record.
+	ParentRecordID string          `json:"parent_record_id,omitempty"`
+	Chain          []certChainLink `json:"chain,omitempty"`
+}
+
+type certChainLink struct {
+	RecordID  string   `json:"record_id"`
+	OrgName   string   `json:"org_name"`
+	CreatedAt string   `json:"created_at"`
+	Relation  string   `json:"relation"`
+	Evidence  []string `json:"evidence,omitempty"`
+	Status    string   `json:"status"`
 }
 
 var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
@@ -493,6 +526,9 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
 <dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
 </dl>
+{{if .Chain}}<h2>Provenance chain</h2>
+<ol>{{range .Chain}}<li>{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}}) <code>{{.RecordID}}</code></li>
+{{end}}</ol>{{end}}
 <p>{{.VerifyOffline}}</p>
 </main></body></html>
 `))
@@ -507,7 +543,22 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	}
 	v := certificateView{Certificate: c, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
-		VerifyOffline: "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key."}
+		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
+		ParentRecordID: r.ParentRecordID}
+	if r.ParentRecordID != "" {
+		lineage, err := a.cfg.Records.Lineage(Context(ctx), r)
+		if err != nil {
+			return err
+		}
+		for i, l := range lineage {
+			rel := "derivative"
+			if i == 0 {
+				rel = "original"
+			}
+			v.Chain = append(v.Chain, certChainLink{RecordID: l.ID, OrgName: l.Signer.OrgName,
+				CreatedAt: l.CreatedAt.UTC().Format(record.TimeFormat), Relation: rel, Evidence: l.ParentEvidence, Status: l.Status})
+		}
+	}
 	if prefersHTML(ctx.Request.Header.Peek("Accept")) {
 		var buf bytes.Buffer
 		if err := certTemplate.Execute(&buf, v); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -36,6 +37,10 @@ type Problem struct {
 	// ViolatedPolicies names the rate-limit policies exceeded (429 only),
 	// as in the IETF RateLimit draft's quota-exceeded problem type.
 	ViolatedPolicies []string `json:"violated-policies,omitempty"`
+	// RecordID and CertificateURL name the existing record an
+	// already_signed upload belongs to.
+	RecordID       string `json:"record_id,omitempty"`
+	CertificateURL string `json:"certificate_url,omitempty"`
 	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
 	RetryAfter int `json:"-"`
 }
@@ -93,6 +98,12 @@ const (
 	CodeDuplicateRecord    = "duplicate_record"
 	CodeInvalidSignature   = "invalid_signature"
 	CodeAlreadyRevoked     = "already_revoked"
+	// CodeAlreadySigned (409): the upload is another account's signed
+	// content and was not declared a derivative (derivative_of).
+	CodeAlreadySigned = "already_signed"
+	// CodeDerivativeMismatch (422): derivative_of names a record the upload
+	// is not linked to.
+	CodeDerivativeMismatch = "derivative_mismatch"
 )
 
 // CodeDecodeCapacity (503, with Retry-After): the images being decoded
@@ -193,6 +204,20 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.Is(err, imagex.ErrBusy) {
 		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
 		p.RetryAfter = decodeRetryAfter
+		return p, false
+	}
+	var signed *content.AlreadySignedError
+	if errors.As(err, &signed) {
+		p := NewProblem(fasthttp.StatusConflict, CodeAlreadySigned, "The upload is content another account already signed")
+		p.RecordID = signed.RecordID
+		p.CertificateURL = "/api/v1/content-records/" + signed.RecordID + "/certificate"
+		p.Detail = "The upload matches record " + signed.RecordID + " (" + strings.Join(signed.Evidence, ", ") +
+			"). To sign it as a derivative, send derivative_of=" + signed.RecordID + "."
+		return p, false
+	}
+	if errors.Is(err, content.ErrDerivativeMismatch) {
+		p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeDerivativeMismatch, "The upload is not linked to the declared parent record")
+		p.Field = "derivative_of"
 		return p, false
 	}
 	if errors.Is(err, store.ErrBadCursor) {
