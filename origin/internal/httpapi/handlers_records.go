@@ -74,7 +74,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	// A repeated signing_key_id could name different keys to different
 	// layers; refuse it before reading the upload.
-	if err := CheckQuery(ctx, "signing_key_id", "return_file"); err != nil {
+	if err := CheckQuery(ctx, "signing_key_id", "return_file", "derivative_of"); err != nil {
 		return err
 	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))

@@ -140,6 +140,9 @@ func TestWhoSignedFirstAtSign(t *testing.T) {
 	r = ts.upload("/api/v1/sign?signing_key_id="+copycat.keyID+"&derivative_of=not-a-uuid", copycat.apiKey,
 		[]namedFile{{"file", "photo.jpg", shared}}, nil)
 	ts.mustStatus(r, 400, "derivative_of not a UUID")
+	if p := r.signProblem(t); p.Code != "validation_failed" || p.Field != "derivative_of" {
+		t.Errorf("400 problem = %+v, want validation_failed on derivative_of", p)
+	}
 
 	// Declared (here as a query parameter): signed, linked to the parent.
 	r = ts.upload("/api/v1/sign?signing_key_id="+copycat.keyID+"&derivative_of="+idA, copycat.apiKey,
