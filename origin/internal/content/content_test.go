@@ -76,6 +76,18 @@ func (l *eventLog) types() []string {
 	return out
 }
 
+// lastData returns the data of the newest committed event of type typ, or "".
+func (l *eventLog) lastData(typ string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.evs) - 1; i >= 0; i-- {
+		if l.evs[i].Type == typ {
+			return string(l.evs[i].Data)
+		}
+	}
+	return ""
+}
+
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	st, err := store.Open(store.Config{Dir: t.TempDir()})

@@ -3,9 +3,11 @@ package content
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/shared/record"
 )
 
@@ -83,6 +85,9 @@ func TestSignLinksPriorContent(t *testing.T) {
 	}
 	if d.Record.ParentRecordID != orig.Record.ID {
 		t.Errorf("declared derivative parent = %q, want %s", d.Record.ParentRecordID, orig.Record.ID)
+	}
+	if data := e.pub.lastData(events.ContentSigned); !strings.Contains(data, `"parent_record_id":"`+orig.Record.ID+`"`) || !strings.Contains(data, `"parent_evidence":["watermark"`) {
+		t.Errorf("content.signed data of the derivative = %s, want parent_record_id %s and the watermark evidence first", data, orig.Record.ID)
 	}
 	rec, err := record.Parse(e.record(d.Record.ID).Canonical)
 	if err != nil || rec.Parent == nil || rec.Parent.String() != orig.Record.ID {

@@ -73,6 +73,10 @@ type signedEvent struct {
 	OriginType       string       `json:"origin_type"`
 	Signer           signerDigest `json:"signer"`
 	BlockchainStatus string       `json:"blockchain_status"`
+	// ParentRecordID and ParentEvidence are set for a derivative, so a
+	// receiver learns of the link without fetching the record.
+	ParentRecordID string   `json:"parent_record_id,omitempty"`
+	ParentEvidence []string `json:"parent_evidence,omitempty"`
 }
 
 type signerDigest struct {
@@ -241,6 +245,7 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
 		Signer:           signerDigest{OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName},
 		BlockchainStatus: r.BlockchainStatus,
+		ParentRecordID:   r.ParentRecordID, ParentEvidence: r.ParentEvidence,
 	})
 	if err != nil {
 		return err
