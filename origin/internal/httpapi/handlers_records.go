@@ -102,12 +102,8 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if parent == "" {
 		parent = string(ctx.QueryArgs().Peek("derivative_of"))
 	}
-	if parent != "" {
-		id, err := record.ParseID(parent)
-		if err != nil {
-			return FieldProblem("derivative_of", "must be a record id (UUID)")
-		}
-		parent = id.String()
+	if parent, err = parseParent("derivative_of", parent); err != nil {
+		return err
 	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
@@ -193,9 +189,28 @@ type batchResponse struct {
 	Failed    int         `json:"failed"`
 }
 
+// parseParent checks a declared parent record id ("" means none) and
+// returns it in canonical form.
+func parseParent(field, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	id, err := record.ParseID(v)
+	if err != nil {
+		return "", FieldProblem(field, "must be a record id (UUID)")
+	}
+	return id.String(), nil
+}
+
+// batchParentField is the sign-batch text part that declares item i a
+// derivative of an existing record (items are numbered from 0 in the order
+// of their file parts).
+func batchParentField(i int) string { return "derivative_of[" + strconv.Itoa(i) + "]" }
+
 // handleSignBatch: POST /api/v1/sign-batch?signing_key_id=… (multipart:
-// one or more "files" parts, or "file" parts). Each item is signed on its
-// own; one bad file does not fail the others.
+// one or more "files" parts, or "file" parts, and optional
+// "derivative_of[i]" parts). Each item is signed on its own; one bad file
+// does not fail the others.
 func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	if err := CheckQuery(ctx, "signing_key_id"); err != nil {
@@ -209,7 +224,11 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	if _, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
 		return err
 	}
-	spec := a.singleUpload()
+	parentFields := make([]string, MaxBatchItems)
+	for i := range parentFields {
+		parentFields[i] = batchParentField(i)
+	}
+	spec := a.singleUpload(parentFields...)
 	spec.FileFields, spec.MaxFiles = []string{"files", "file"}, MaxBatchItems
 	if a.cfg.MaxBody > 0 {
 		spec.MaxTotalBytes = int64(a.cfg.MaxBody)
@@ -223,10 +242,27 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	if len(form.Files) == 0 {
 		return FieldProblem("files", "is required")
 	}
+	parents := make([]string, len(form.Files))
+	for i := range MaxBatchItems {
+		field := batchParentField(i)
+		v, ok := form.Fields[field]
+		if !ok {
+			continue
+		}
+		if i >= len(form.Files) {
+			return FieldProblem(field, "names no file of this batch")
+		}
+		if parents[i], err = parseParent(field, v); err != nil {
+			return err
+		}
+	}
 	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
 	for i, f := range form.Files {
 		it := batchItem{Index: i, Filename: f.Filename}
-		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256})
+		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
+			Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
+			DerivativeOf: parents[i],
+		})
 		if err != nil {
 			prob, internal := problemFor(err)
 			if internal {

@@ -380,3 +380,51 @@ func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
 		t.Errorf("verify(registered document) = %+v, want authentic exact match with %s", v, uuidN(8))
 	}
 }
+
+// TestWhoSignedFirstInBatch: sign-batch applies the sign-time rule to each
+// item, and an item declared with derivative_of[i] is linked to its parent.
+func TestWhoSignedFirstInBatch(t *testing.T) {
+	ts := startServer(t, "", nil)
+	news := ts.newSignerOrg("desk@original.example", "Original News")
+	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
+	ts.mustStatus(r, 201, "Original News signs meadow.jpg")
+	shared, idA := reencode(t, r.body, 0.9, 80), r.header.Get("X-Record-Id")
+
+	batch := "/api/v1/sign-batch?signing_key_id=" + copycat.keyID
+	files := []namedFile{{"files", "undeclared.jpg", shared}, {"files", "declared.jpg", shared}}
+	r = ts.upload(batch, copycat.apiKey, files, map[string]string{"derivative_of[1]": idA})
+	ts.mustStatus(r, 200, "sign-batch with one declared item")
+	var br struct {
+		Items []struct {
+			Status int
+			Result *struct {
+				ParentRecordID string `json:"parent_record_id"`
+			}
+			Error *struct {
+				Code     string
+				RecordID string `json:"record_id"`
+			}
+		}
+	}
+	if err := json.Unmarshal(r.body, &br); err != nil || len(br.Items) != 2 {
+		t.Fatalf("batch answer %s (%v), want 2 items", r.body, err)
+	}
+	if it := br.Items[0]; it.Status != 409 || it.Error == nil || it.Error.Code != "already_signed" || it.Error.RecordID != idA {
+		t.Errorf("undeclared item = %s, want 409 already_signed naming %s", r.body, idA)
+	}
+	if it := br.Items[1]; it.Status != 201 || it.Result == nil || it.Result.ParentRecordID != idA {
+		t.Errorf("declared item = %s, want 201 with parent_record_id %s", r.body, idA)
+	}
+
+	for _, tc := range []struct{ name, field, value string }{
+		{"index past the files", "derivative_of[2]", idA},
+		{"not a record id", "derivative_of[0]", "not-a-uuid"},
+	} {
+		r = ts.upload(batch, copycat.apiKey, files, map[string]string{tc.field: tc.value})
+		ts.mustStatus(r, 400, tc.name)
+		if p := r.signProblem(t); p.Field != tc.field {
+			t.Errorf("%s: problem %+v, want field %s", tc.name, p, tc.field)
+		}
+	}
+}
