@@ -110,6 +110,9 @@ type Config struct {
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
+	// Ready lists the dependency checks GET /ready runs; none means the
+	// origin is ready as soon as it serves.
+	Ready []ReadyCheck
 }
 
 // Limits are the rate limit policies of the routes built so far.
@@ -190,7 +193,7 @@ func New(cfg Config) (*API, error) {
 		WriteProblem(ctx, NewProblem(fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method not allowed"))
 	}
 	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
-		a.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()), "panic", fmt.Sprint(v))
+		a.log.Error("handler panic", "method", string(ctx.Method()), "route", routeOf(ctx), "request_id", RequestID(ctx), "panic", fmt.Sprint(v))
 		WriteProblem(ctx, NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"))
 	}
 	if err := a.registerBuiltins(); err != nil {
@@ -214,11 +217,18 @@ func (a *API) Handle(rt Route, h Handler) {
 // Routes returns the registered routes in registration order.
 func (a *API) Routes() []Route { return slices.Clone(a.routes) }
 
-// Handler returns the fasthttp handler serving the API.
+// Handler returns the fasthttp handler serving the API. Every request gets
+// a request id (see RequestID) and, once answered, exactly one "request"
+// log line: method, route template (never the raw path), status,
+// duration, bytes in (the declared Content-Length, 0 if none) and out,
+// client IP (the TCP peer), request id, and the account id and credential
+// kind when authenticated. Bodies, headers and query strings are never
+// logged.
 func (a *API) Handler() fasthttp.RequestHandler {
 	h := a.router.Handler
 	return func(ctx *fasthttp.RequestCtx) {
 		start := a.cfg.Clock.Now()
+		reqID := RequestID(ctx)
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
 		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
 			// fasthttp does not enforce MaxRequestBodySize on streamed
@@ -230,9 +240,13 @@ func (a *API) Handler() fasthttp.RequestHandler {
 		finishBody(ctx)
 		attrs := []any{
 			"method", string(ctx.Method()),
-			"path", string(ctx.Path()),
+			"route", routeOf(ctx),
 			"status", ctx.Response.StatusCode(),
 			"duration_ms", a.cfg.Clock.Now().Sub(start).Milliseconds(),
+			"bytes_in", max(0, ctx.Request.Header.ContentLength()),
+			"bytes_out", len(ctx.Response.Body()),
+			"client_ip", ctx.RemoteIP().String(),
+			"request_id", reqID,
 		}
 		if p, ok := PrincipalFrom(ctx); ok {
 			attrs = append(attrs, "account_id", p.AccountID, "auth", string(p.Kind))
@@ -271,10 +285,11 @@ func finishBody(ctx *fasthttp.RequestCtx) {
 // credential rate limit, then the handler; and maps the handler's error.
 func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		ctx.SetUserValue(routeKey{}, rt.Path)
 		if err := a.serve(ctx, rt, h); err != nil {
 			p, internal := problemFor(err)
 			if internal {
-				a.log.Error("internal error", "method", rt.Method, "route", rt.Path, "err", err)
+				a.log.Error("internal error", "method", rt.Method, "route", rt.Path, "request_id", RequestID(ctx), "err", err)
 			}
 			WriteProblem(ctx, p)
 		}

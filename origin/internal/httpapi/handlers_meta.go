@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -31,6 +33,7 @@ func (a *API) registerBuiltins() error {
 	register, login, forgot, reset := lims[0], lims[1], lims[2], lims[3]
 
 	a.Handle(Route{Method: "GET", Path: "/health", Auth: Public}, a.handleHealth)
+	a.Handle(Route{Method: "GET", Path: "/ready", Auth: Public}, a.handleReady)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/openapi.json", Auth: Public}, a.handleOpenAPI)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/origin-types", Auth: Public}, a.handleOriginTypes)
 
@@ -65,4 +68,40 @@ func (a *API) handleOpenAPI(ctx *fasthttp.RequestCtx) error {
 
 func (a *API) handleOriginTypes(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, ListResponse[keys.OriginType]{Items: keys.OriginTypes()})
+}
+
+// ReadyCheck is one dependency GET /ready checks. Check must be cheap and
+// honour ctx, which carries ReadyTimeout.
+type ReadyCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// ReadyTimeout bounds each readiness check, so that a hung dependency
+// makes /ready answer 503 promptly instead of hanging the probe.
+const ReadyTimeout = 2 * time.Second
+
+// readyResponse is the body of GET /ready. Checks maps each check's name to
+// "ok" or "fail"; the failure's cause is logged, never sent, since the
+// endpoint is public.
+type readyResponse struct {
+	Status string            `json:"status"`
+	Checks map[string]string `json:"checks"`
+}
+
+func (a *API) handleReady(ctx *fasthttp.RequestCtx) error {
+	resp := readyResponse{Status: "ready", Checks: make(map[string]string, len(a.cfg.Ready))}
+	status := fasthttp.StatusOK
+	for _, c := range a.cfg.Ready {
+		cctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
+		err := c.Check(cctx)
+		cancel()
+		if err != nil {
+			a.log.Warn("not ready", "check", c.Name, "request_id", RequestID(ctx), "err", err)
+			resp.Checks[c.Name], resp.Status, status = "fail", "not_ready", fasthttp.StatusServiceUnavailable
+			continue
+		}
+		resp.Checks[c.Name] = "ok"
+	}
+	return WriteJSON(ctx, status, resp)
 }

@@ -96,6 +96,7 @@ func TestRoutesAuthModes(t *testing.T) {
 	api := newTestAPI(t)
 	want := map[string]AuthMode{
 		"GET /health":                       Public,
+		"GET /ready":                        Public,
 		"POST /api/v1/auth/register":        Public,
 		"POST /api/v1/auth/login":           Public,
 		"GET /api/v1/auth/me":               JWTOnly,

@@ -41,6 +41,9 @@ type Problem struct {
 	// already_signed upload belongs to.
 	RecordID       string `json:"record_id,omitempty"`
 	CertificateURL string `json:"certificate_url,omitempty"`
+	// RequestID is the request's id (the X-Request-Id response header),
+	// set by WriteProblem, so that a user can quote it to an operator.
+	RequestID string `json:"request_id,omitempty"`
 	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
 	RetryAfter int `json:"-"`
 }
@@ -231,9 +234,12 @@ func problemFor(err error) (p *Problem, internal bool) {
 	return NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"), true
 }
 
-// WriteProblem writes p as the response (status, headers and body).
+// WriteProblem writes p as the response (status, headers and body), with
+// the request id as its request_id member. p itself is not modified.
 func WriteProblem(ctx *fasthttp.RequestCtx, p *Problem) {
-	body, err := json.Marshal(p)
+	cp := *p
+	cp.RequestID = RequestID(ctx)
+	body, err := json.Marshal(&cp)
 	if err != nil { // cannot happen for this type; keep a valid body anyway
 		body = []byte(`{"type":"` + ProblemTypeBase + CodeInternal + `","title":"Internal server error","status":500,"code":"internal_error"}`)
 	}

@@ -77,6 +77,25 @@ func (o *Outbox) Send(_ context.Context, m Message) error {
 	return nil
 }
 
+// Ready reports whether a message could be written now: it creates Dir if
+// needed and writes and removes a hidden probe file (which ReadOutbox
+// skips).
+func (o *Outbox) Ready(_ context.Context) error {
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return fmt.Errorf("mail: create outbox: %w", err)
+	}
+	f, err := os.CreateTemp(o.Dir, ".ready-*.tmp")
+	if err != nil {
+		return fmt.Errorf("mail: outbox not writable: %w", err)
+	}
+	name := f.Name()
+	cerr := f.Close()
+	if err := errors.Join(cerr, os.Remove(name)); err != nil {
+		return fmt.Errorf("mail: outbox probe: %w", err)
+	}
+	return nil
+}
+
 // ReadOutbox returns the messages in an outbox directory, oldest first. It
 // is meant for tests and operators.
 func ReadOutbox(dir string) ([]OutboxFile, error) {
@@ -136,6 +155,16 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 		strings.ReplaceAll(m.Body, "\n", "\r\n")
 	if err := smtp.SendMail(s.Addr, auth, s.From, []string{m.To}, []byte(body)); err != nil {
 		return fmt.Errorf("mail: smtp send: %w", err)
+	}
+	return nil
+}
+
+// Ready reports whether the relay is configured (an address and a sender).
+// It does not dial: a readiness probe must stay cheap, and a relay that is
+// down is reported by Send.
+func (s *SMTP) Ready(_ context.Context) error {
+	if s.Addr == "" || s.From == "" {
+		return errors.New("mail: smtp address or sender not configured")
 	}
 	return nil
 }

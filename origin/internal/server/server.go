@@ -302,7 +302,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		return nil, err
 	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs})
+		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer)})
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		anchored: anchored, api: api}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
-		ErrorHandler:          errorHandler,
+		ErrorHandler:          errorHandler(cfg.Logger),
 		Name:                  "provenant-origin",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.MaxRequestBodySize,
@@ -414,26 +414,65 @@ func reclaimMemory() func(n, inUse int64) {
 	}
 }
 
-// errorHandler answers requests fasthttp could not read, as problem+json.
-func errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	var p *httpapi.Problem
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		p = httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large")
-	case errors.As(err, &small):
-		p = httpapi.NewProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, httpapi.CodeHeadersTooLarge, "Request headers too large")
-	default:
-		p = httpapi.NewProblem(fasthttp.StatusBadRequest, httpapi.CodeBadRequest, "Malformed HTTP request")
+// readyProbeKey is the key the store check reads; it is never written, so
+// the read exercises Badger's read path and answers ErrNotFound.
+var readyProbeKey = []byte("ready-probe")
+
+// readyChecks are the dependencies GET /ready checks: a Badger read, the
+// chain's head block number, and the mailer when it can tell (the outbox
+// is writable, or SMTP is configured).
+func readyChecks(st *store.Badger, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
+	checks := []httpapi.ReadyCheck{
+		{Name: "store", Check: func(ctx context.Context) error {
+			return st.View(ctx, func(txn store.Txn) error {
+				if _, err := txn.Get(readyProbeKey); err != nil && !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				return nil
+			})
+		}},
+		{Name: "chain", Check: func(ctx context.Context) error {
+			_, err := chain.Head(ctx)
+			return err
+		}},
 	}
-	ctx.SetConnectionClose()
-	httpapi.WriteProblem(ctx, p)
+	if r, ok := mailer.(interface{ Ready(context.Context) error }); ok {
+		checks = append(checks, httpapi.ReadyCheck{Name: "mailer", Check: r.Ready})
+	}
+	return checks
 }
 
+// errorHandler answers requests fasthttp could not read, as problem+json,
+// and logs them as the API's handler logs the others: one "request" line,
+// with a request id, but no method or route (the request line may not have
+// been read) and nothing of the request's bytes.
+func errorHandler(log *slog.Logger) func(ctx *fasthttp.RequestCtx, err error) {
+	return func(ctx *fasthttp.RequestCtx, err error) {
+		var p *httpapi.Problem
+		var small *fasthttp.ErrSmallBuffer
+		switch {
+		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+			p = httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large")
+		case errors.As(err, &small):
+			p = httpapi.NewProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, httpapi.CodeHeadersTooLarge, "Request headers too large")
+		default:
+			p = httpapi.NewProblem(fasthttp.StatusBadRequest, httpapi.CodeBadRequest, "Malformed HTTP request")
+		}
+		ctx.SetConnectionClose()
+		httpapi.WriteProblem(ctx, p)
+		log.Info("request", "method", "-", "route", "-", "status", p.Status, "duration_ms", 0, "bytes_in", 0,
+			"bytes_out", len(ctx.Response.Body()), "client_ip", ctx.RemoteIP().String(), "request_id", httpapi.RequestID(ctx),
+			"error", p.Code)
+	}
+}
+
+// fasthttpLogger receives fasthttp's own messages. Only the format string
+// is logged: fasthttp formats connection errors with the raw request
+// bytes, Authorization header included.
 type fasthttpLogger struct{ l *slog.Logger }
 
-func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Debug("fasthttp: " + fmt.Sprintf(format, args...))
+func (f fasthttpLogger) Printf(format string, _ ...any) {
+	f.l.Debug("fasthttp: " + format)
 }
 
 // ParseMasterKey decodes a master key given as 64 hex digits or as

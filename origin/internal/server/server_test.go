@@ -148,7 +148,14 @@ func TestLoginFailures(t *testing.T) {
 		if got := r.problemCode(t); got != "invalid_credentials" {
 			t.Errorf("%s: code %q, want invalid_credentials", tc.name, got)
 		}
-		bodies = append(bodies, string(r.body))
+		// request_id differs per request by design; everything else must not.
+		m := r.json(t)
+		if id, _ := m["request_id"].(string); id != r.header.Get("X-Request-Id") {
+			t.Errorf("%s: request_id %q, want the X-Request-Id header %q", tc.name, id, r.header.Get("X-Request-Id"))
+		}
+		delete(m, "request_id")
+		b, _ := json.Marshal(m)
+		bodies = append(bodies, string(b))
 	}
 	for i := 1; i < len(bodies); i++ {
 		if bodies[i] != bodies[0] {
