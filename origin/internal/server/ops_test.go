@@ -184,6 +184,9 @@ func TestAccessLogsEveryRoute(t *testing.T) {
 			t.Errorf("%s %s: access line %+v, want method, route template, status, client_ip, bytes and duration", s.method, s.route, l)
 		}
 	}
+	if me := byID["t-api.v1.auth.me.GET.0"]; len(me) != 1 || me[0].Status != 200 || me[0].AccountID != acct.id {
+		t.Errorf("GET /api/v1/auth/me with a JWT: access lines %+v, want one 200 with account_id %s", me, acct.id)
+	}
 	if strings.Contains(logs, "00000000-0000-4000-8000-000000000000") {
 		t.Errorf("logs contain a raw request path")
 	}
