@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -12,8 +13,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/origin/internal/httpapi"
+	"github.com/provenant/provenant/origin/internal/store"
 )
 
 // accessLine is one "request" log line as the JSON handler writes it.
@@ -281,4 +284,23 @@ func TestReady(t *testing.T) {
 
 	// Liveness is unaffected by readiness.
 	ts.mustStatus(ts.do("GET", "/health", "", nil), 200, "health")
+
+	// Another real failure: the chain goes away (the embedded node is
+	// stopped). Shutdown then reports the second close of the chain, which
+	// is expected here; the store must still close cleanly.
+	if err := ts.srv.chain.Close(); err != nil {
+		t.Fatalf("close chain: %v", err)
+	}
+	check(503, map[string]string{"store": "ok", "chain": "fail", "mailer": "ok"})
+	ts.stopped = true
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = ts.srv.Shutdown(ctx)
+	st, err := store.Open(store.Config{Dir: filepath.Join(ts.dataDir, dbSubdir)})
+	if err != nil {
+		t.Fatalf("store after shutdown: %v", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Errorf("close reopened store: %v", err)
+	}
 }
