@@ -4,7 +4,6 @@
 package keys
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,22 +81,16 @@ func getJSON[T any](tx store.Txn, key []byte, what, id string) (T, error) {
 	return v, nil
 }
 
-// listPage returns one page of the owner index under prefix (keys ending in
-// "/<id>"), loading each listed id with get in the same transaction.
+// listPage returns one page of the owner index under prefix, loading each
+// listed id with get in the same transaction.
 func listPage[T any](ctx context.Context, st store.Store, prefix []byte, cursor string, limit int,
 	get func(tx store.Txn, id string) (T, error)) (store.Page[T], error) {
 	var p store.Page[T]
-	err := st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
-		next, err := store.ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {
-			v, err := get(tx, string(key[bytes.LastIndexByte(key, '/')+1:]))
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, v)
-			return nil
+	err := st.View(ctx, func(tx store.Txn) (err error) {
+		p, err = store.IndexPage(tx, prefix, cursor, limit, func(id string) (T, bool, error) {
+			v, err := get(tx, id)
+			return v, err == nil, err
 		})
-		p.Next = next
 		return err
 	})
 	return p, err

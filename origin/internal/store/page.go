@@ -53,3 +53,25 @@ func ScanPage(tx Txn, prefix []byte, cursor string, limit int, fn func(key, valu
 	}
 	return next, nil
 }
+
+// IndexPage reads one page of an index under prefix whose keys end in
+// "/<id>", loading each listed id with get inside tx. get reports ok=false
+// for an id to leave out (an entry whose target is gone); such an entry
+// still counts toward limit, so the page's cursor stays where ScanPage put
+// it.
+func IndexPage[T any](tx Txn, prefix []byte, cursor string, limit int, get func(id string) (v T, ok bool, err error)) (Page[T], error) {
+	var p Page[T]
+	next, err := ScanPage(tx, prefix, cursor, limit, func(key, _ []byte) error {
+		v, ok, err := get(string(key[bytes.LastIndexByte(key, '/')+1:]))
+		if err != nil || !ok {
+			return err
+		}
+		p.Items = append(p.Items, v)
+		return nil
+	})
+	if err != nil {
+		return Page[T]{}, err
+	}
+	p.Next = next
+	return p, nil
+}

@@ -482,18 +482,11 @@ func (s *Service) Get(ctx context.Context, owner, id string) (Webhook, error) {
 // List returns one page of owner's webhooks, oldest first.
 func (s *Service) List(ctx context.Context, owner, cursor string, limit int) (store.Page[Webhook], error) {
 	var p store.Page[Webhook]
-	err := s.st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
-		next, err := store.ScanPage(tx, accountPrefix(owner), cursor, limit, func(key, _ []byte) error {
-			id := string(key[strings.LastIndexByte(string(key), '/')+1:])
+	err := s.st.View(ctx, func(tx store.Txn) (err error) {
+		p, err = store.IndexPage(tx, accountPrefix(owner), cursor, limit, func(id string) (Webhook, bool, error) {
 			r, err := getRecord(tx, id)
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, r.Webhook)
-			return nil
+			return r.Webhook, err == nil, err
 		})
-		p.Next = next
 		return err
 	})
 	if err != nil {
@@ -770,23 +763,18 @@ func (s *Service) ListDeliveries(ctx context.Context, owner, webhookID string, s
 		idx = string(status)
 	}
 	var p store.Page[Delivery]
-	err := s.st.View(ctx, func(tx store.Txn) error {
-		p.Items = nil
+	err := s.st.View(ctx, func(tx store.Txn) (err error) {
 		if _, err := getOwnRecord(tx, owner, webhookID); err != nil {
 			return err
 		}
-		next, err := store.ScanPage(tx, listPrefix(webhookID, idx), cursor, limit, func(k, _ []byte) error {
-			d, err := getDelivery(tx, string(k[strings.LastIndexByte(string(k), '/')+1:]))
+		// A delivery pruned after its index entry was read is left out.
+		p, err = store.IndexPage(tx, listPrefix(webhookID, idx), cursor, limit, func(id string) (Delivery, bool, error) {
+			d, err := getDelivery(tx, id)
 			if errors.Is(err, ErrNotFound) {
-				return nil
+				return d, false, nil
 			}
-			if err != nil {
-				return err
-			}
-			p.Items = append(p.Items, d)
-			return nil
+			return d, err == nil, err
 		})
-		p.Next = next
 		return err
 	})
 	if err != nil {
