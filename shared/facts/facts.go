@@ -124,35 +124,47 @@ func (f Facts) Wire() wire.Facts {
 // ErrInvalid is wrapped by [FromWire] errors.
 var ErrInvalid = errors.New("facts: invalid")
 
+// FieldError is a [FromWire] error naming the JSON member at fault
+// (sha256, perceptual_hash or watermark). It unwraps to [ErrInvalid].
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return "facts: invalid " + e.Field + ": " + e.Reason }
+
+// Unwrap returns [ErrInvalid].
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
 // FromWire parses the JSON form. The watermark payload, when found, is 1
 // to [limits.MaxRecordField] bytes of hex; a watermark not found carries
 // no payload.
 func FromWire(w wire.Facts) (Facts, error) {
 	var f Facts
 	if b, err := hex.DecodeString(w.SHA256); err != nil || len(b) != len(f.SHA256) {
-		return Facts{}, fmt.Errorf("%w: sha256 must be 64 hex digits", ErrInvalid)
+		return Facts{}, &FieldError{"sha256", "must be 64 hex digits"}
 	} else {
 		copy(f.SHA256[:], b)
 	}
 	ph, err := phash.Parse(w.PerceptualHash)
 	if err != nil {
-		return Facts{}, fmt.Errorf("%w: perceptual_hash: %w", ErrInvalid, err)
+		return Facts{}, &FieldError{"perceptual_hash", "must be " + fmt.Sprint(phash.HexLen) + " hex digits"}
 	}
 	f.PHash = ph
 	wm := w.Watermark
 	if wm.BitErrors < 0 || wm.Strength != wm.Strength {
-		return Facts{}, fmt.Errorf("%w: watermark strength or bit_errors out of range", ErrInvalid)
+		return Facts{}, &FieldError{"watermark", "strength or bit_errors out of range"}
 	}
 	f.Watermark = verdict.Watermark{Found: wm.Found, Strength: wm.Strength, BitErrors: wm.BitErrors}
 	switch {
 	case wm.Found:
 		p, err := hex.DecodeString(wm.Payload)
 		if err != nil || len(p) == 0 || len(p) > limits.MaxRecordField {
-			return Facts{}, fmt.Errorf("%w: watermark payload must be 1 to %d bytes of hex", ErrInvalid, limits.MaxRecordField)
+			return Facts{}, &FieldError{"watermark", "payload must be 1 to " + fmt.Sprint(limits.MaxRecordField) + " bytes of hex when found"}
 		}
 		f.Watermark.Payload = p
 	case wm.Payload != "":
-		return Facts{}, fmt.Errorf("%w: watermark payload without found", ErrInvalid)
+		return Facts{}, &FieldError{"watermark", "payload given but found is false"}
 	}
 	f.Format, f.Width, f.Height = imagex.Format(w.Format), w.Width, w.Height
 	return f, nil
