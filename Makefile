@@ -75,11 +75,12 @@ fuzz-smoke:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
 
-## lint: formatting, vet (native and js/wasm) and a tidy go.mod.
+## lint: formatting, vet (native, js/wasm, and wasip1 for the module) and a tidy go.mod.
 lint: tidy-check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(JS_ENV) $(GO) vet ./shared/...
+	$(WASIP1_ENV) $(GO) vet ./wasm/...
 
 ## tidy-check: go.mod and go.sum are what `go mod tidy` would write.
 tidy-check:
