@@ -131,6 +131,10 @@ func anchorFromWire(wa *wire.Anchor, lim limits.Limits) (*record.Anchor, error) 
 	return a, nil
 }
 
+// maxParents is how many parent links the origin follows from each
+// candidate.
+const maxParents = 8
+
 // Result is the outcome of [Decide].
 type Result struct {
 	Response wire.VerifyResponse
@@ -143,7 +147,8 @@ type Result struct {
 }
 
 // Decide checks every candidate of resp (see [Check]; at most
-// lim.MaxCandidates plus their parents are scored, in the answer's order)
+// lim.MaxCandidates times 9, the records and their parents, in the
+// answer's order)
 // and computes the verify response the origin gives for a file with facts
 // f. It mirrors the origin's verification step by step: a file
 // byte-identical to the output of a record the service signed takes that
@@ -152,7 +157,9 @@ type Result struct {
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
-	max := lim.MaxCandidates*2 + 8 // candidates plus their parents
+	// The origin answers at most MaxCandidates records plus up to 8
+	// parents of each (its parent depth); more is not an honest answer.
+	max := lim.MaxCandidates * (1 + maxParents)
 	for i := range resp.Candidates {
 		w := &resp.Candidates[i]
 		if len(cands) >= max {
