@@ -129,4 +129,6 @@ type Anchor struct {
 	TxHash      string   `json:"tx_hash"`
 	BlockNumber uint64   `json:"block_number"`
 	Network     string   `json:"network,omitempty"`
+	// ChainID is the EIP-155 chain id of Network, when known.
+	ChainID uint64 `json:"chain_id,omitempty"`
 }

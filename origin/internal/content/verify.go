@@ -3,23 +3,20 @@ package content
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"image"
 	"strings"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -37,76 +34,20 @@ type Facts struct {
 	Shortcut string
 }
 
-// ComputeFacts decodes file once under lim and derives the SHA-256, both
-// perceptual hashes and the watermark from the same luminance plane (the
-// hash and the extraction run concurrently). Images too small for the
-// watermark simply have none.
-func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) {
-	img, err := imagex.Decode(file, lim)
-	if err != nil {
-		return Facts{}, err
-	}
-	var s [32]byte
-	if sum != nil {
-		s = *sum
-	} else {
-		s = sha256.Sum256(file)
-	}
-	return factsOf(img, s)
+// fromFacts adds nothing to what shared/facts computed: the origin's
+// Facts only add the Shortcut of an exact match.
+func fromFacts(f facts.Facts) Facts {
+	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height}
 }
 
 // factsOf derives the facts from an image already decoded (Sign reuses
 // its decode) whose file has SHA-256 sum.
 func factsOf(img *imagex.Image, sum [32]byte) (Facts, error) {
-	f := Facts{SHA256: sum}
-	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
-	l := lumaOf(img.Image)
-	type wmOut struct {
-		p   watermark.Payload
-		d   watermark.Detection
-		err error
+	f, err := facts.FromImage(img, sum)
+	if err != nil {
+		return Facts{}, fmt.Errorf("content: %w", err)
 	}
-	ch := make(chan wmOut, 1)
-	go func() {
-		p, d, err := watermark.Extract(l)
-		ch <- wmOut{p, d, err}
-	}()
-	ph, phErr := phash.Compute(l)
-	wm := <-ch
-	if phErr != nil {
-		return Facts{}, fmt.Errorf("content: phash: %w", phErr)
-	}
-	f.PHash = ph
-	var small *watermark.TooSmallError
-	switch {
-	case wm.err == nil:
-		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
-		if wm.d.Found {
-			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
-		}
-	case errors.As(wm.err, &small):
-	default:
-		return Facts{}, fmt.Errorf("content: watermark: %w", wm.err)
-	}
-	return f, nil
-}
-
-// lumaOf returns the luminance plane of m: for a decoded JPEG
-// (*image.YCbCr, or *image.Gray) a view of its Y plane without copying
-// (neither phash nor watermark modifies the plane), otherwise
-// imagex.ToLuma.
-func lumaOf(m image.Image) *imagex.Luma {
-	switch t := m.(type) {
-	case *image.YCbCr:
-		if t.Rect.Min == (image.Point{}) {
-			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.YStride, Pix: t.Y}
-		}
-	case *image.Gray:
-		if t.Rect.Min == (image.Point{}) {
-			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.Stride, Pix: t.Pix}
-		}
-	}
-	return imagex.ToLuma(m)
+	return fromFacts(f), nil
 }
 
 // VerifyResult is the outcome of Verify.
@@ -174,11 +115,11 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
 	if err == nil {
-		var f Facts
-		f, err = ComputeFacts(file, sum, s.cfg.Limits)
+		var f facts.Facts
+		f, err = facts.Analyze(file, s.cfg.Limits)
 		release()
 		if err == nil {
-			return s.VerifyFacts(ctx, f)
+			return s.VerifyFacts(ctx, fromFacts(f))
 		}
 	}
 	// A registered file that cannot be decoded (not an image, or no
@@ -238,6 +179,8 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
+// shared/lookup.Decide mirrors it step by step for a client that checks
+// the candidates itself; a change here is a change there.
 //
 // The record answered is chosen by the "who signed first" rule of
 // shared/verdict: the record whose watermark is in the picture, else the
