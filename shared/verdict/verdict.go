@@ -761,6 +761,22 @@ func shapeNotAuthentic(r *Result, e *eval, near int) {
 	}
 }
 
+// Disown makes r a non-authentic answer for evidence found outside
+// [Decide] (for example a chain client that finds the anchoring
+// transaction invalid): confidence 0, no check passed, and the record
+// reported as a [wire.Resemblance] with relation and detail.
+func (r *Result) Disown(relation, detail string) {
+	r.Authentic, r.Confidence, r.Anchored, r.TxHash = false, 0, false, ""
+	for _, ch := range []*wire.Check{&r.Checks.Watermark, &r.Checks.SHA256, &r.Checks.PerceptualHash, &r.Checks.Blockchain} {
+		ch.Passed = false
+	}
+	if r.Record == nil || r.Match == MatchNone {
+		r.Resembles = nil
+		return
+	}
+	r.Resembles = &wire.Resemblance{RecordID: r.Record.ID.String(), Relation: relation, ClaimedBy: r.Record.Org, Detail: detail}
+}
+
 // Wire returns the verify response fields the verdict determines:
 // authentic, confidence, checks, blockchain_tx, timestamp, record_id and
 // resembles. The origin fills origin and signer from its key registry,
