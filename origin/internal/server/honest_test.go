@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/watermark"
@@ -237,6 +239,20 @@ func TestHonestRevocationIsTheRevokers(t *testing.T) {
 		}
 	}
 
+	// Mallory registers the exact bytes of another circulating copy by
+	// hash (nobody held that SHA-256), then revokes: the signed
+	// watermark in the picture still answers, as the victim's.
+	copy2 := reencode(t, published, 0.8, 75)
+	r = ts.registerClaim(mallory, "Mallory Media", uuidN(990), sha256.Sum256(copy2),
+		phash.Hash{P64: 0xfedcba9876543210, P256: [4]uint64{9, 9, 9, 9}}, nil, ts.clock.Now())
+	ts.mustStatus(r, 201, "Mallory registers a circulating copy's hash")
+	r = ts.do("DELETE", "/api/v1/content-records/"+uuidN(990), mallory.apiKey, map[string]string{"reason": "photo is staged - withdrawn"})
+	ts.mustStatus(r, 200, "Mallory revokes its registration")
+	if v := ts.verifyHonest(copy2); !v.Authentic || v.RecordID != idA || v.Signer == nil || v.Signer.OrgName != "Example News" {
+		t.Errorf("verify(copy Mallory registered and revoked): authentic %v record %s signer %+v, want Example News's %s:\n%s",
+			v.Authentic, v.RecordID, v.Signer, idA, v.raw)
+	}
+
 	// Revoke and re-sign the same picture: the active record answers for
 	// the unwatermarked original, whichever id sorts first. Several
 	// pictures, so that both id orders occur.
@@ -403,6 +419,22 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 		ts.mustStatus(r, 201, "sign "+f)
 		ids = append(ids, r.header.Get("X-Record-Id"))
 	}
+	// A registered record whose 64-bit perceptual hash is the probe's (so
+	// the index returns it as a candidate) but whose 256-bit hash is far:
+	// the closest record, which the answer used to name.
+	probe := photo(t, 4242, 640, 480)
+	img, err := imagex.Decode(probe, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := phash.Compute(imagex.ToLuma(img.Image))
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := phash.Hash{P64: ph.P64, P256: [4]uint64{^ph.P256[0], ^ph.P256[1], ^ph.P256[2], ^ph.P256[3]}}
+	r := ts.registerClaim(victim, "Example News", uuidN(970), sha256.Sum256([]byte("elsewhere")), far, nil, ts.clock.Now())
+	ts.mustStatus(r, 201, "register a candidate far from the probe")
+	ids = append(ids, uuidN(970))
 	flip := func(src image.Image) image.Image {
 		b := src.Bounds()
 		dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
@@ -418,7 +450,7 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 		name string
 		file []byte
 	}{
-		{"unrelated picture", photo(t, 4242, 640, 480)},
+		{"unrelated picture, a far candidate in the index", probe},
 		{"mirrored, re-encoded copy of a signed picture", transform(t, readTestdata(t, "meadow.jpg"), 85, flip)},
 		{"heavy crop of a signed picture", transform(t, readTestdata(t, "water.jpg"), 85, crop(0.3))},
 	} {
