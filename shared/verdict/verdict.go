@@ -28,6 +28,13 @@
 //   - The blockchain check passes only when the record's leaf verifies by
 //     its Merkle audit path against a root confirmed on chain; otherwise it
 //     reports pending.
+//   - A match by the uploaded original's SHA-256 only (the service's word,
+//     not covered by the signature) is authentic at ConfidenceOriginal at
+//     most, and its blockchain check does not pass.
+//   - No endorsement without authenticity: when the verdict is not
+//     authentic no check passes, and the record found is reported in
+//     Result.Resembles, never as the file's record.
+//   - A file that matches nothing names no record.
 package verdict
 
 import (
