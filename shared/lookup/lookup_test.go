@@ -101,6 +101,8 @@ func TestDecide(t *testing.T) {
 	revoked.Status, revoked.RevokedAt, revoked.RevokedReason = wire.RecordRevoked, "2026-02-01T00:00:00Z", "mistake"
 	pending := exact
 	pending.Anchor, pending.AnchorState, pending.AnchorDetail, pending.RootConfirmed = nil, wire.AnchorPending, "pending: queued for the next batch", false
+	invalid := exact
+	invalid.AnchorState, invalid.AnchorDetail, invalid.RootConfirmed = wire.AnchorInvalid, "the root is not in tx 0xfeed", false
 	for _, tt := range []struct {
 		name      string
 		cands     []wire.LookupCandidate
@@ -114,6 +116,7 @@ func TestDecide(t *testing.T) {
 		{"exact signed output, anchored", []wire.LookupCandidate{exact}, true, verdict.MatchExact, true, 0, "not extracted: the file is byte-identical"},
 		{"bad signature dropped", []wire.LookupCandidate{bad}, false, verdict.MatchNone, false, 1, ""},
 		{"revoked", []wire.LookupCandidate{revoked}, false, verdict.MatchExact, false, 0, "was revoked"},
+		{"invalid anchoring disowns the record", []wire.LookupCandidate{invalid}, false, verdict.MatchExact, false, 0, "anchoring proof invalid: the root is not in tx 0xfeed"},
 		{"pending keeps the origin's sentence", []wire.LookupCandidate{pending}, true, verdict.MatchExact, false, 0, "pending: queued for the next batch"},
 		{"signed output beats a registered look-alike", []wire.LookupCandidate{other, exact}, true, verdict.MatchExact, true, 0, ""},
 	} {
