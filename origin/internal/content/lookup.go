@@ -64,13 +64,14 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		RecordID: r.ID, Record: base64.StdEncoding.EncodeToString(c.signed.Bytes),
 		SignatureHex: hex.EncodeToString(c.signed.Signature), Source: r.Source,
 		OriginalMatch: r.OriginalSHA256 != "" && r.OriginalSHA256 == shaHex,
-		Signer:        r.Signer, Status: r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
+		Status:        r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
 		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
 	}
 	if rec, err := record.Parse(c.signed.Bytes); err == nil {
 		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)
 	}
-	w.Origin = claimOf(c).Origin
+	cl := s.claimOf(ctx, c)
+	w.Signer, w.Origin = cl.Signer, cl.Origin
 	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)

@@ -206,7 +206,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	claims := make([]lookup.Claim, len(cands))
 	for i, c := range cands {
-		claims[i] = claimOf(c)
+		claims[i] = s.claimOf(ctx, c)
 	}
 	o := lookup.Resolve(lookup.Input{Facts: f.verdictFacts(), Shortcut: f.Shortcut, NotDecoded: f.NotDecoded, Claims: claims,
 		Anchoring: func(i int) lookup.Anchoring {
@@ -252,8 +252,10 @@ func (f Facts) verdictFacts() verdict.Facts {
 }
 
 // claimOf is c as lookup.Resolve scores it, with the display fields the
-// origin knows: the account's signer and the declared origin type.
-func claimOf(c candidate) lookup.Claim {
+// origin knows: the account's signer and the declared origin type. Verify
+// and Lookup both take the display fields from here, so that a client's
+// answer shows the signer exactly as the origin's does.
+func (s *Service) claimOf(_ context.Context, c candidate) lookup.Claim {
 	r := c.rec
 	cl := lookup.Claim{Candidate: verdictCandidate(c), RecordID: r.ID, Source: r.Source, Signer: r.Signer}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
