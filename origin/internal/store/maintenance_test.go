@@ -40,7 +40,7 @@ func TestRunGCReclaimsDeletedValues(t *testing.T) {
 	defer func() { st.Close() }()
 	ctx := context.Background()
 	val := bytes.Repeat([]byte("x"), 64<<10) // over the value threshold: lands in the value log
-	const n = 160                             // 10 MiB: about ten 1 MiB files
+	const n = 160                            // 10 MiB: about ten 1 MiB files
 	for i := range n {
 		if err := st.Update(ctx, func(tx Txn) error { return tx.Set(fmt.Appendf(nil, "gc/%04d", i), val) }); err != nil {
 			t.Fatal(err)
