@@ -371,7 +371,10 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			return nil, fmt.Errorf("server: admin listen: %w", err)
 		}
-		s.admin = &http.Server{Handler: met.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+		mux := http.NewServeMux()
+		mux.Handle("/", met.Handler())
+		mux.HandleFunc("GET /backup", s.handleBackup)
+		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
