@@ -17,19 +17,39 @@ import (
 	"github.com/provenant/provenant/origin/internal/server"
 )
 
+type backupOptions struct {
+	out, adminURL string
+	timeout       time.Duration
+}
+
+func backupFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *backupOptions) {
+	f := newFlags("origin backup", "PROVENANT_BACKUP_", "origin backup -out FILE [--admin-url URL]", getenv, out)
+	o := &backupOptions{}
+	f.str(&o.out, "out", "", "archive to write (required); it holds the secrets of the data directory: keep it like them")
+	f.str(&o.adminURL, "admin-url", "http://"+server.DefaultAdminListen, "base URL of the running origin's admin listener (--admin-listen)")
+	f.dur(&o.timeout, "timeout", time.Hour, "give up after this long")
+	return f, o
+}
+
+type restoreOptions struct{ in, dataDir string }
+
+func restoreFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *restoreOptions) {
+	f := newFlags("origin restore", "PROVENANT_RESTORE_", "origin restore -in FILE -data-dir DIR", getenv, out)
+	o := &restoreOptions{}
+	f.str(&o.in, "in", "", "archive written by origin backup (required)")
+	f.str(&o.dataDir, "data-dir", "", "data directory to create; must be missing or empty (required)")
+	return f, o
+}
+
 // backupCmd is `origin backup`: it asks a running origin for a backup on
 // its admin listener (online: the origin keeps serving) and writes it to
 // -out atomically (a temporary file renamed once complete), mode 0600.
 func backupCmd(args []string, getenv func(string) (string, bool), out io.Writer) error {
-	f := newFlags("origin backup", "PROVENANT_BACKUP_", "origin backup -out FILE [--admin-url URL]", getenv, out)
-	var file, adminURL string
-	var timeout time.Duration
-	f.str(&file, "out", "", "archive to write (required); it holds the secrets of the data directory: keep it like them")
-	f.str(&adminURL, "admin-url", "http://"+server.DefaultAdminListen, "base URL of the running origin's admin listener (--admin-listen)")
-	f.dur(&timeout, "timeout", time.Hour, "give up after this long")
+	f, o := backupFlags(getenv, out)
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	file, adminURL, timeout := o.out, o.adminURL, o.timeout
 	if file == "" {
 		return errors.New("backup: -out FILE is required (see --help)")
 	}
@@ -74,13 +94,11 @@ func backupCmd(args []string, getenv func(string) (string, bool), out io.Writer)
 // restoreCmd is `origin restore`: it unpacks an archive into an empty data
 // directory, with no origin running on it.
 func restoreCmd(args []string, getenv func(string) (string, bool), out io.Writer) error {
-	f := newFlags("origin restore", "PROVENANT_RESTORE_", "origin restore -in FILE -data-dir DIR", getenv, out)
-	var file, dir string
-	f.str(&file, "in", "", "archive written by origin backup (required)")
-	f.str(&dir, "data-dir", "", "data directory to create; must be missing or empty (required)")
+	f, o := restoreFlags(getenv, out)
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	file, dir := o.in, o.dataDir
 	if file == "" || dir == "" {
 		return errors.New("restore: -in FILE and -data-dir DIR are required (see --help)")
 	}

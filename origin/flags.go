@@ -33,6 +33,7 @@ func newFlags(name, prefix, synopsis string, getenv func(string) (string, bool),
 	f := &flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), prefix: prefix, getenv: getenv, defaults: map[string]string{}}
 	f.fs.SetOutput(out)
 	f.fs.Usage = func() {
+		out := f.fs.Output()
 		fmt.Fprintf(out, "Usage: %s\n\nFlags (a flag wins over its environment variable):\n", synopsis)
 		f.fs.VisitAll(func(fl *flag.Flag) {
 			fmt.Fprintf(out, "  --%s (env %s; default %q)\n    \t%s\n", fl.Name, f.envName(fl.Name), f.defaults[fl.Name], fl.Usage)
