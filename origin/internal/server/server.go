@@ -180,9 +180,10 @@ type Server struct {
 	anchorDone chan struct{}
 	http       *fasthttp.Server
 	// admin serves metrics and pprof on adminLn (both nil when disabled).
-	admin   *http.Server
-	adminLn net.Listener
-	metrics *metrics.Metrics
+	admin        *http.Server
+	adminLn      net.Listener
+	adminServing bool
+	metrics      *metrics.Metrics
 	// stopGC ends the value-log GC loop; gcDone is closed when it has.
 	stopGC  context.CancelFunc
 	gcDone  chan struct{}
@@ -424,7 +425,8 @@ func (s *Server) Serve(ln net.Listener) error {
 			s.store.RunGC(ctx, every, s.log.With("component", "badger"))
 		}()
 	}
-	if s.admin != nil && !s.closed {
+	if s.admin != nil && !s.closed && !s.adminServing {
+		s.adminServing = true
 		go func() {
 			if err := s.admin.Serve(s.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				s.log.Error("admin listener stopped", "err", err)
