@@ -89,7 +89,9 @@ func TestEveryMetricDocumented(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	m, err := New(reg, Sources{
-		AnchorQueue:  func(context.Context) (anchor.QueueStats, error) { return anchor.QueueStats{Depth: 1, Oldest: time.Unix(0, 0)}, nil },
+		AnchorQueue: func(context.Context) (anchor.QueueStats, error) {
+			return anchor.QueueStats{Depth: 1, Oldest: time.Unix(0, 0)}, nil
+		},
 		WebhookQueue: func(context.Context) (int, error) { return 0, nil },
 		StoreSizes:   func() (int64, int64) { return 1, 2 },
 	})
