@@ -15,23 +15,36 @@ RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
 WAZERO_VERSION := v1.12.0
 WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 
-.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke
+# The browser verifier module (./wasm, a wasip1 reactor), written where the
+# origin embeds it (go:embed); gitignored. Always rebuilt: go's build cache
+# makes an unchanged build a ~3 s relink, and the output is reproducible,
+# so a branch switch can never leave a stale module embedded.
+VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
 
-## run: start the origin on its embedded defaults (data in ./data, :8080).
-run:
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm
+
+## wasm: build the browser verifier module that the origin embeds and
+## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
+wasm:
+	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(VERIFIER_WASM) ./wasm
+	@echo "built $(VERIFIER_WASM) ($$(wc -c < $(VERIFIER_WASM)) bytes)"
+
+## run: start the origin on its embedded defaults (data in ./data, :8080),
+## with the verifier module built first so the widget works.
+run: wasm
 	$(GO) run ./origin
 
 ## test: every Go test natively, the concurrent packages again under the
 ## race detector, and the verification core built for js/wasm and tested
-## under wasip1/wasm (wazero).
-test: test-wasm test-go test-race test-wasip1
+## under wasip1/wasm (wazero). The verifier module is built first.
+test: wasm test-wasm test-go test-race test-wasip1
 
 test-go:
 	$(GO) test -count=1 -timeout 25m ./...
 
 test-wasm:
 	$(JS_ENV) $(GO) build ./shared/...
-	$(WASIP1_ENV) $(GO) build ./shared/...
+	$(WASIP1_ENV) $(GO) build ./shared/... ./wasm
 
 ## test-race: the packages with concurrency, under the race detector.
 test-race:
@@ -61,11 +74,12 @@ fuzz-smoke:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
 
-## lint: formatting, vet (native and js/wasm) and a tidy go.mod.
+## lint: formatting, vet (native, js/wasm, and wasip1 for the module) and a tidy go.mod.
 lint: tidy-check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(JS_ENV) $(GO) vet ./shared/...
+	$(WASIP1_ENV) $(GO) vet ./wasm/...
 
 ## tidy-check: go.mod and go.sum are what `go mod tidy` would write.
 tidy-check:

@@ -132,21 +132,21 @@ func TestDecideWhoSignedFirst(t *testing.T) {
 			wantChain: "Early:earlier_match[perceptual_hash] → Marked:original[watermark,perceptual_hash]",
 		},
 		{
-			name: "no watermark: the earliest claim wins over a stronger later match",
+			name: "no watermark: the stronger later match answers, the earliest claim stays the chain's original",
 			claims: []claim{
 				{name: "Copycat", sha: true, dist: 0, created: 9},
 				{name: "News", dist: 12, created: 2},
 			},
-			wantRecord: "News", wantOriginal: "News", wantAuthentic: false,
+			wantRecord: "Copycat", wantOriginal: "News", wantAuthentic: true,
 			wantChain: "News:original[perceptual_hash] → Copycat:resigned_copy[sha256,perceptual_hash]",
 		},
 		{
-			name: "an anchored claim precedes a pending one",
+			name: "an anchored claim precedes a pending one as the chain's original; the exact match answers",
 			claims: []claim{
 				{name: "Pending", sha: true, created: 1},
 				{name: "Anchored", dist: 10, created: 2, anchored: 3},
 			},
-			wantRecord: "Anchored", wantOriginal: "Anchored", wantAuthentic: false,
+			wantRecord: "Pending", wantOriginal: "Anchored", wantAuthentic: true,
 			wantChain: "Anchored:original[perceptual_hash] → Pending:resigned_copy[sha256,perceptual_hash]",
 		},
 		{
@@ -168,21 +168,21 @@ func TestDecideWhoSignedFirst(t *testing.T) {
 			wantChain: "Exact:original[sha256,perceptual_hash] → Weak:resigned_copy[perceptual_hash]",
 		},
 		{
-			name: "equal times: a parent precedes its derivative, whatever the match",
+			name: "equal times: a parent is the chain's original; the derivative's original upload answers",
 			claims: []claim{
 				{name: "Derived", orig: true, dist: 4, created: 3, parent: "News"},
 				{name: "News", dist: 4, created: 3},
 			},
-			wantRecord: "News", wantOriginal: "News", wantAuthentic: false,
+			wantRecord: "Derived", wantOriginal: "News", wantAuthentic: true,
 			wantChain: "News:original[perceptual_hash] → Derived:derivative[original_sha256,perceptual_hash,parent_link]",
 		},
 		{
-			name: "equal times: an original precedes another signer's derivative",
+			name: "equal times: an original is the chain's original before another signer's derivative; the exact match answers",
 			claims: []claim{
 				{name: "Derived", sha: true, created: 3, parent: "Elsewhere"},
 				{name: "Plain", dist: 9, created: 3},
 			},
-			wantRecord: "Plain", wantOriginal: "Plain", wantAuthentic: false,
+			wantRecord: "Derived", wantOriginal: "Plain", wantAuthentic: true,
 			wantChain: "Plain:original[perceptual_hash] → Derived:resigned_copy[sha256,perceptual_hash]",
 		},
 		{

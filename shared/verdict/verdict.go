@@ -28,12 +28,20 @@
 //   - The blockchain check passes only when the record's leaf verifies by
 //     its Merkle audit path against a root confirmed on chain; otherwise it
 //     reports pending.
+//   - A match by the uploaded original's SHA-256 only (the service's word,
+//     not covered by the signature) is authentic at ConfidenceOriginal at
+//     most, and its blockchain check does not pass.
+//   - No endorsement without authenticity: when the verdict is not
+//     authentic no check passes, and the record found is reported in
+//     Result.Resembles, never as the file's record.
+//   - A file that matches nothing names no record.
 package verdict
 
 import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/provenant/provenant/shared/limits"
@@ -191,7 +199,13 @@ type Result struct {
 	// ByOriginal is true when the file matched the record only by the
 	// SHA-256 of its uploaded original.
 	ByOriginal bool
-	Checks     wire.Checks
+	// AnchoredAt is the chosen candidate's anchoring time (zero while
+	// pending): the time of record once the blockchain check passed.
+	AnchoredAt time.Time
+	// Resembles is set when the verdict is not authentic but a record was
+	// linked to the file: what was found, not the file's record.
+	Resembles *wire.Resemblance
+	Checks    wire.Checks
 	// Chain lists, oldest claim first, every record linked to the file or
 	// to the chosen record by a parent link, when there is more than one.
 	// Original is the index in Chain of the chain's original, -1 without
@@ -219,19 +233,24 @@ type eval struct {
 // Decide scores every candidate (up to the limit) and returns the verdict
 // for the chosen one. Candidates with an invalid signature are ignored.
 //
-// Who signed first: the chosen record is the one whose watermark is in the
-// picture; failing that, the earliest claim among the records linked to
-// the file (by SHA-256 of the signed file or of the uploaded original, or
-// by a near perceptual hash), in [Earlier] order. Between claims of equal
-// time (in particular when the caller knows no times) the strongest
-// [Match] wins, then the smaller perceptual distance, then the earlier
-// candidate. A match by the uploaded original alone counts as exact for
-// its own record but never outranks a watermark of another record.
+// Which record answers: the candidates are ordered by [Strength] of the
+// evidence linking them to the file (what the signature covers first, the
+// service's record of an uploaded original last); among equal evidence an
+// active record before a revoked one (a revocation withdraws only the
+// revoker's own claim); then the earliest claim in [Earlier] order (who
+// signed first); then a parent before its derivative, the stronger
+// [Match], the smaller perceptual distance, and finally the signature
+// bytes, so that the answer never depends on record ids or on the order
+// of the candidates.
 //
 // When more than one record is involved (several linked records, or a
 // parent link from the chosen record to an earlier one among the
 // candidates), Result.Chain lists them oldest first with their relation
-// to the original.
+// to the original: the first claim in "who signed first" order (the
+// watermark in the picture, else the earliest claim) and its ancestors.
+// The original need not be the record that answers: a later record whose
+// evidence is stronger answers, and the chain still names who claimed the
+// picture first.
 func Decide(f Facts, cands []Candidate, opt Options) Result {
 	near := opt.NearDistance256
 	if near <= 0 {
@@ -245,28 +264,24 @@ func Decide(f Facts, cands []Candidate, opt Options) Result {
 		cands = cands[:maxC]
 	}
 	evals := make([]*eval, len(cands))
-	var best, closest *eval
+	var best, first *eval
 	for i := range cands {
 		e := score(f, i, &cands[i], near)
 		evals[i] = e
-		if e == nil {
-			continue
-		}
-		if closest == nil || e.dist < closest.dist {
-			closest = e
-		}
-		if e.match == MatchNone {
+		if e == nil || e.match == MatchNone {
 			continue
 		}
 		if best == nil || before(e, best) {
 			best = e
 		}
-	}
-	if best == nil {
-		best = closest
+		if first == nil || claimedBefore(e, first) {
+			first = e
+		}
 	}
 	r := result(f, best, near)
-	r.Chain, r.Original = chain(evals, best)
+	shapeOriginalOnly(&r, best)
+	shapeNotAuthentic(&r, best, near)
+	r.Chain, r.Original = chain(evals, first)
 	return r
 }
 
@@ -286,13 +301,46 @@ func Earlier(a, b *Candidate) bool {
 	return a.CreatedAt.Before(b.CreatedAt)
 }
 
-// before is the choice order: watermark in the picture first, then the
-// earlier claim, then a parent before its derivative and a record without
-// parent before one with, then the stronger match, the nearer hash, the
-// earlier candidate.
+// Evidence strengths, weakest first (see [Strength]).
+const (
+	StrengthNone       = 0
+	StrengthOriginal   = 1 // only the service's record of the uploaded original
+	StrengthPerceptual = 2 // a near perceptual hash (the signed hash of a similar picture)
+	StrengthWatermark  = 4 // the record's watermark in a picture that is not the signed picture
+	StrengthSigned     = 6 // the signed SHA-256, or the watermark in the signed picture
+)
+
+// Strength ranks the evidence linking a file to a record: the signed
+// SHA-256 or the record's watermark in its own picture (StrengthSigned),
+// then a watermark alone, then a near perceptual hash; a match of the
+// uploaded original's hash, which the signature does not cover, adds
+// StrengthOriginal to what the signature covers, so it decides only
+// between records the signed evidence ranks equally.
+func Strength(shaEq, wmEq, near, origEq bool) int {
+	s := StrengthNone
+	switch {
+	case shaEq || (wmEq && near):
+		s = StrengthSigned
+	case wmEq:
+		s = StrengthWatermark
+	case near:
+		s = StrengthPerceptual
+	}
+	if origEq {
+		s += StrengthOriginal
+	}
+	return s
+}
+
+func (e *eval) strength() int { return Strength(e.shaEq, e.wmEq, e.near, e.origEq) }
+
+// before is the choice order documented on [Decide].
 func before(a, b *eval) bool {
-	if a.wmEq != b.wmEq {
-		return a.wmEq
+	if sa, sb := a.strength(), b.strength(); sa != sb {
+		return sa > sb
+	}
+	if a.c.Revoked != b.c.Revoked {
+		return !a.c.Revoked
 	}
 	if Earlier(a.c, b.c) {
 		return true
@@ -314,10 +362,51 @@ func before(a, b *eval) bool {
 	if a.dist != b.dist {
 		return a.dist < b.dist
 	}
+	return lastResort(a, b)
+}
+
+// lastResort orders otherwise equal candidates by their signatures:
+// deterministic, and independent of record ids and of the order in which
+// the candidates were found.
+func lastResort(a, b *eval) bool {
+	if c := bytes.Compare(a.c.Signed.Signature, b.c.Signed.Signature); c != 0 {
+		return c < 0
+	}
 	return a.idx < b.idx
 }
 
-// chain builds the provenance chain around the chosen candidate.
+// claimedBefore is the "who signed first" order that picks the original
+// of the provenance chain (not the record that answers, see [Decide]):
+// the watermark in the picture first, then the earlier claim, then a
+// parent before its derivative and a record without parent before one
+// with, then the stronger match and the nearer hash.
+func claimedBefore(a, b *eval) bool {
+	if a.wmEq != b.wmEq {
+		return a.wmEq
+	}
+	if Earlier(a.c, b.c) {
+		return true
+	}
+	if Earlier(b.c, a.c) {
+		return false
+	}
+	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
+		return pa
+	}
+	if (a.parent == "") != (b.parent == "") {
+		return a.parent == ""
+	}
+	if a.match != b.match {
+		return a.match > b.match
+	}
+	if a.dist != b.dist {
+		return a.dist < b.dist
+	}
+	return lastResort(a, b)
+}
+
+// chain builds the provenance chain around best, the first claim among
+// the linked candidates (its parents, if any, precede it).
 func chain(evals []*eval, best *eval) ([]Link, int) {
 	if best == nil || best.match == MatchNone {
 		return nil, -1
@@ -477,13 +566,11 @@ func score(f Facts, i int, c *Candidate, near int) *eval {
 func result(f Facts, e *eval, near int) Result {
 	r := Result{Index: -1, Original: -1}
 	if e == nil || e.match == MatchNone {
-		r.Checks = noMatchChecks(f, e, near)
-		if e != nil {
-			r.Index, r.Record = e.idx, e.rec
-		}
+		r.Checks = noMatchChecks(f, near)
 		return r
 	}
 	r.Index, r.Record, r.Match, r.Revoked = e.idx, e.rec, e.match, e.c.Revoked
+	r.AnchoredAt = e.c.AnchoredAt
 	r.ByOriginal = e.origEq && !e.shaEq
 	r.Anchored = e.anchored
 	if e.c.Anchor != nil {
@@ -582,33 +669,145 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 	return ch
 }
 
-func noMatchChecks(f Facts, e *eval, near int) wire.Checks {
+// noMatchChecks are the checks of a file no record is linked to. They
+// name no record: a picture that matches nothing says nothing about who
+// signed what.
+func noMatchChecks(f Facts, near int) wire.Checks {
 	ch := wire.Checks{
 		SHA256:         wire.Check{Details: "no signed record has this SHA-256"},
-		PerceptualHash: wire.Check{Details: "no signed record has a near perceptual hash"},
+		PerceptualHash: wire.Check{Details: fmt.Sprintf("no signed record has a near perceptual hash (threshold %d/256)", near)},
 		Blockchain:     wire.Check{Details: "no record to check"},
 		Watermark:      wire.Check{Details: "no watermark detected"},
 	}
 	if f.Watermark.Found {
 		ch.Watermark.Details = fmt.Sprintf("watermark payload %s found but matches no signed record", hex.EncodeToString(f.Watermark.Payload))
 	}
-	if e != nil {
-		ch.PerceptualHash.Details = fmt.Sprintf("closest record %s at distance %d/256, above threshold %d", e.rec.ID, e.dist, near)
-	}
 	return ch
 }
 
+// ConfidenceOriginal is the confidence of a file linked to its record only
+// by the service's record of the uploaded original: below every match the
+// signature covers (a re-encoded copy starts at 0.85), never 1.
+const ConfidenceOriginal = 0.80
+
+// shapeOriginalOnly applies "private stays private" to a file matched only
+// by the SHA-256 of the signer's unwatermarked upload: that hash is the
+// service's own evidence, not covered by the signature or by the anchored
+// leaf, so the answer is capped at ConfidenceOriginal, the blockchain
+// check does not pass for the file, and the sha256 check says whose word
+// it is.
+func shapeOriginalOnly(r *Result, e *eval) {
+	if e == nil || !r.ByOriginal {
+		return
+	}
+	if e.wmEq && e.near {
+		// The record's watermark in its own picture is covered by the
+		// signature; only the exact-match bonus goes.
+		r.Confidence = min(r.Confidence, 0.98)
+		return
+	}
+	if r.Authentic {
+		r.Confidence = ConfidenceOriginal
+	}
+	if r.Checks.Blockchain.Passed {
+		a := e.c.Anchor
+		r.Checks.Blockchain = wire.Check{Details: fmt.Sprintf("record %s is anchored (leaf %d of %d under root %s, tx %s); "+
+			"the file is linked to it only by the service's record of the original upload, which the anchored record does not cover",
+			e.rec.ID, a.LeafIndex, a.TreeSize, a.Root, a.TxHash)}
+	}
+	r.Anchored, r.TxHash = false, ""
+}
+
+// shapeNotAuthentic applies "no endorsement without authenticity": when
+// the verdict is not authentic, no check passes (each says what it found
+// about the record, not about the file) and what was found is reported as
+// a [wire.Resemblance] instead of as the file's record.
+func shapeNotAuthentic(r *Result, e *eval, near int) {
+	if e == nil || r.Authentic || r.Match == MatchNone {
+		return
+	}
+	id := e.rec.ID.String()
+	notShown := "; record " + id + " is not shown to be this file"
+	if r.Checks.Watermark.Passed {
+		r.Checks.Watermark = wire.Check{Details: r.Checks.Watermark.Details + notShown}
+	}
+	if r.Checks.SHA256.Passed {
+		r.Checks.SHA256 = wire.Check{Details: r.Checks.SHA256.Details + notShown}
+	}
+	if r.Checks.PerceptualHash.Passed {
+		r.Checks.PerceptualHash = wire.Check{Details: r.Checks.PerceptualHash.Details + "; a look-alike is not proof of origin"}
+	}
+	if r.Checks.Blockchain.Passed {
+		a := e.c.Anchor
+		r.Checks.Blockchain = wire.Check{Details: fmt.Sprintf("record %s is anchored (tx %s, block %d); this file is not shown to be that record",
+			id, a.TxHash, a.BlockNumber)}
+	}
+	r.Anchored = false
+	r.Resembles = &wire.Resemblance{RecordID: id, ClaimedBy: e.rec.Org}
+	switch {
+	case e.c.Revoked:
+		r.Resembles.Relation = wire.RelationRevoked
+		r.Resembles.Detail = "the file matches record " + id + " by " + strings.Join(e.evidence(), ", ") + ", but its signer revoked it"
+		if !e.c.RevokedAt.IsZero() {
+			r.Resembles.Detail += " at " + e.c.RevokedAt.UTC().Format(record.TimeFormat)
+		}
+		if e.c.RevokedReason != "" {
+			r.Resembles.Detail += " (" + e.c.RevokedReason + ")"
+		}
+	case e.anchorErr != nil:
+		r.Resembles.Relation = wire.RelationProofInvalid
+		r.Resembles.Detail = "the anchoring proof of record " + id + " does not verify: the evidence is inconsistent"
+	case e.wmEq:
+		r.Resembles.Relation = wire.RelationWatermarkTransplant
+		r.Resembles.Detail = fmt.Sprintf("the file carries the watermark of record %s, but the picture is not the signed picture "+
+			"(perceptual distance %d/256, threshold %d): the mark does not show who made this picture", id, e.dist, near)
+	default:
+		r.Resembles.Relation = wire.RelationPerceptualLookalike
+		r.Resembles.Detail = fmt.Sprintf("the picture looks like record %s (perceptual distance %d/256) but carries neither its watermark nor its bytes: "+
+			"it may be a derivative or a look-alike", id, e.dist)
+	}
+}
+
+// Disown makes r a non-authentic answer for evidence found outside
+// [Decide] (for example a chain client that finds the anchoring
+// transaction invalid): confidence 0, no check passed, and the record
+// reported as a [wire.Resemblance] with relation and detail.
+func (r *Result) Disown(relation, detail string) {
+	r.Authentic, r.Confidence, r.Anchored, r.TxHash = false, 0, false, ""
+	for _, ch := range []*wire.Check{&r.Checks.Watermark, &r.Checks.SHA256, &r.Checks.PerceptualHash, &r.Checks.Blockchain} {
+		ch.Passed = false
+	}
+	if r.Record == nil || r.Match == MatchNone {
+		r.Resembles = nil
+		return
+	}
+	r.Resembles = &wire.Resemblance{RecordID: r.Record.ID.String(), Relation: relation, ClaimedBy: r.Record.Org, Detail: detail}
+}
+
 // Wire returns the verify response fields the verdict determines:
-// authentic, confidence, checks, blockchain_tx, timestamp and record_id.
-// The origin fills origin and signer from its key registry.
+// authentic, confidence, checks, blockchain_tx, timestamp, record_id and
+// resembles. The origin fills origin and signer from its key registry,
+// only for an authentic answer.
+//
+// record_id, timestamp and blockchain_tx are the file's only when the
+// answer is authentic; otherwise the record found is in resembles. The
+// timestamp is the time of record: the anchoring time once the blockchain
+// check passed, else the time inside the signed record.
 func (r Result) Wire() wire.VerifyResponse {
 	w := wire.VerifyResponse{Authentic: r.Authentic, Confidence: r.Confidence, Checks: r.Checks}
-	if r.Record != nil && r.Match != MatchNone {
+	if r.Record != nil && r.Match != MatchNone && r.Authentic {
 		w.RecordID = r.Record.ID.String()
 		w.Timestamp = r.Record.Timestamp.UTC().Format(record.TimeFormat)
 		if r.Anchored {
 			w.BlockchainTx = r.TxHash
+			if !r.AnchoredAt.IsZero() {
+				w.Timestamp = r.AnchoredAt.UTC().Format(record.TimeFormat)
+			}
 		}
+	}
+	if !r.Authentic && r.Resembles != nil {
+		res := *r.Resembles
+		w.Resembles = &res
 	}
 	if r.Original >= 0 && r.Original < len(r.Chain) {
 		w.OriginalRecordID = r.Chain[r.Original].Record.ID.String()

@@ -145,16 +145,26 @@ func checkInvariants(t *testing.T, s spec) {
 		}
 		return
 	}
-	if got, want := r.Checks.SHA256.Passed, s.sha && !s.revoke; got != want {
+	// No endorsement without authenticity: a check passes only for what it
+	// proves about this file.
+	if got, want := r.Checks.SHA256.Passed, s.sha && wantAuth; got != want {
 		t.Errorf("sha256.passed = %v, want %v", got, want)
 	}
-	if got, want := r.Checks.Watermark.Passed, s.wm == "match" && !s.revoke; got != want {
+	if got, want := r.Checks.Watermark.Passed, s.wm == "match" && wantAuth; got != want {
 		t.Errorf("watermark.passed = %v, want %v", got, want)
 	}
-	if got, want := r.Checks.PerceptualHash.Passed, near && !s.revoke; got != want {
+	if got, want := r.Checks.PerceptualHash.Passed, near && wantAuth; got != want {
 		t.Errorf("perceptual_hash.passed = %v, want %v", got, want)
 	}
-	if got, want := r.Checks.Blockchain.Passed, s.anchor == "confirmed"; got != want {
+	w := r.Wire()
+	if !wantAuth && (w.RecordID != "" || w.BlockchainTx != "" || w.Timestamp != "" || w.Resembles == nil || w.Resembles.RecordID == "") {
+		t.Errorf("not authentic: Wire() record %q tx %q timestamp %q resembles %+v, want only resembles naming the record",
+			w.RecordID, w.BlockchainTx, w.Timestamp, w.Resembles)
+	}
+	if wantAuth && (w.RecordID == "" || w.Resembles != nil) {
+		t.Errorf("authentic: Wire() record %q resembles %+v, want the record and no resembles", w.RecordID, w.Resembles)
+	}
+	if got, want := r.Checks.Blockchain.Passed, s.anchor == "confirmed" && wantAuth; got != want {
 		t.Errorf("blockchain.passed = %v, want %v (%s)", got, want, r.Checks.Blockchain.Details)
 	}
 	if s.anchor == "none" || s.anchor == "unconfirmed" {

@@ -64,6 +64,46 @@ type VerifyResponse struct {
 	// record is involved (docs/verification.md, "Who signed first").
 	OriginalRecordID string      `json:"original_record_id,omitempty"`
 	Chain            []ChainLink `json:"chain,omitempty"`
+	// Resembles is what was found when the file is not authentic: a record
+	// the file resembles or carries a mark of, which is not shown to be
+	// the file's (docs/verification.md, "No endorsement without
+	// authenticity"). Signer, Origin, BlockchainTx, RecordID and Timestamp
+	// are then empty: they would read as the file's.
+	Resembles *Resemblance `json:"resembles,omitempty"`
+	// ClaimedTimestamp is the signing time a registered record claims
+	// (set by the client, not by the service), shown beside Timestamp,
+	// which is then the time of record: when the record was anchored, or
+	// received while pending.
+	ClaimedTimestamp string `json:"claimed_timestamp,omitempty"`
+}
+
+// Resemblance relations.
+const (
+	// RelationRevoked: the file is the record's, but its signer revoked it.
+	RelationRevoked = "revoked"
+	// RelationWatermarkTransplant: the file carries the record's watermark
+	// payload in a picture that is not the signed picture.
+	RelationWatermarkTransplant = "watermark_transplant"
+	// RelationPerceptualLookalike: the picture looks like the record's but
+	// carries neither its watermark nor its bytes.
+	RelationPerceptualLookalike = "perceptual_lookalike"
+	// RelationDerived: the picture is derived from the record's, with
+	// content that may differ.
+	RelationDerived = "derived"
+	// RelationProofInvalid: the record's anchoring proof does not verify.
+	RelationProofInvalid = "proof_invalid"
+)
+
+// Resemblance names a record a non-authentic file was linked to, and how.
+type Resemblance struct {
+	RecordID string `json:"record_id"`
+	// Relation is one of the Relation constants.
+	Relation string `json:"relation"`
+	// ClaimedBy is the organisation that signed the record (not the
+	// file's signer).
+	ClaimedBy string `json:"claimed_by,omitempty"`
+	// Detail says in words what was found and why it is not authenticity.
+	Detail string `json:"detail"`
 }
 
 // ChainLink is one record of a provenance chain.
@@ -129,4 +169,6 @@ type Anchor struct {
 	TxHash      string   `json:"tx_hash"`
 	BlockNumber uint64   `json:"block_number"`
 	Network     string   `json:"network,omitempty"`
+	// ChainID is the EIP-155 chain id of Network, when known.
+	ChainID uint64 `json:"chain_id,omitempty"`
 }

@@ -6,8 +6,6 @@ import (
 	"image/color"
 	"image/jpeg"
 	"testing"
-
-	"github.com/provenant/provenant/shared/imagex"
 )
 
 func TestEstimateJPEGQuality(t *testing.T) {
@@ -67,31 +65,6 @@ func TestCleanFilename(t *testing.T) {
 	} {
 		if got := cleanFilename(tt.in); got != tt.want {
 			t.Errorf("cleanFilename(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestLumaOfMatchesToLuma(t *testing.T) {
-	ycc := image.NewYCbCr(image.Rect(0, 0, 37, 21), image.YCbCrSubsampleRatio420)
-	for i := range ycc.Y {
-		ycc.Y[i] = uint8(i * 7)
-	}
-	gray := image.NewGray(image.Rect(0, 0, 9, 5))
-	for i := range gray.Pix {
-		gray.Pix[i] = uint8(i * 3)
-	}
-	rgba := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	for _, m := range []image.Image{ycc, gray, rgba, ycc.SubImage(image.Rect(3, 3, 20, 20))} {
-		got, want := lumaOf(m), imagex.ToLuma(m)
-		if got.Width != want.Width || got.Height != want.Height {
-			t.Fatalf("%T: size %dx%d, want %dx%d", m, got.Width, got.Height, want.Width, want.Height)
-		}
-		for y := 0; y < got.Height; y++ {
-			for x := 0; x < got.Width; x++ {
-				if got.At(x, y) != want.At(x, y) {
-					t.Fatalf("%T: luma(%d,%d) = %d, want %d", m, x, y, got.At(x, y), want.At(x, y))
-				}
-			}
 		}
 	}
 }

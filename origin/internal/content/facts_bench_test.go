@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -12,7 +13,7 @@ import (
 
 // BenchmarkComputeFacts breaks down what verify computes from a file:
 // the decode alone (the floor), the perceptual hashes, the watermark
-// extraction, and all of it (ComputeFacts, where hash and extraction run
+// extraction, and all of it (facts.Analyze, where hash and extraction run
 // concurrently), on RECORDS_BENCH_IMAGE (skipped when unset).
 //
 //	RECORDS_BENCH_IMAGE=path/to/photo.jpg go test ./origin/internal/content -run '^$' -bench ComputeFacts -benchtime 20x -count 5
@@ -36,7 +37,7 @@ func BenchmarkComputeFacts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l := lumaOf(img.Image)
+	l := facts.Luma(img.Image)
 	b.Run("phash", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := phash.Compute(l); err != nil {
@@ -53,7 +54,7 @@ func BenchmarkComputeFacts(b *testing.B) {
 	})
 	b.Run("facts", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := ComputeFacts(data, nil, limits.Default()); err != nil {
+			if _, err := facts.Analyze(data, limits.Default()); err != nil {
 				b.Fatal(err)
 			}
 		}

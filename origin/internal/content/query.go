@@ -23,7 +23,8 @@ type Filter struct {
 	BlockchainStatus string
 	// Status is "active" or "revoked" (List only).
 	Status string
-	// SHA256 matches the signed file's hash or the original upload's.
+	// SHA256 matches the signed file's hash, or (List only: the owner's
+	// own records) the original upload's.
 	SHA256 string
 	// OrgName matches the signer's organisation, case-insensitively
 	// (PublicSearch only).
@@ -31,6 +32,9 @@ type Filter struct {
 	// From and To bound created_at: From <= created_at < To.
 	From, To time.Time
 	owner    string
+	// signedOnly restricts SHA256 to the signed file's hash: the original
+	// upload's hash is private to the record's owner.
+	signedOnly bool
 }
 
 func (f Filter) match(r *Record) bool {
@@ -38,7 +42,7 @@ func (f Filter) match(r *Record) bool {
 	case f.OriginType != "" && r.OriginType != f.OriginType,
 		f.BlockchainStatus != "" && r.BlockchainStatus != f.BlockchainStatus,
 		f.Status != "" && r.Status != f.Status,
-		f.SHA256 != "" && r.SHA256 != f.SHA256 && r.OriginalSHA256 != f.SHA256,
+		f.SHA256 != "" && r.SHA256 != f.SHA256 && (f.signedOnly || r.OriginalSHA256 != f.SHA256),
 		f.OrgName != "" && !strings.EqualFold(r.Signer.OrgName, f.OrgName),
 		f.owner != "" && r.Owner != f.owner,
 		!f.From.IsZero() && r.CreatedAt.Before(f.From),
@@ -219,8 +223,10 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 // records, revoked ones included and marked), by sha256, org_name,
 // origin_type and date range. A sha256 filter uses the hash index, an
 // org_name filter the organisation index, otherwise the time index.
+// sha256 matches only the signed file's hash, never the unwatermarked
+// original's, which only its owner can search (List).
 func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (store.Page[PublicRecord], error) {
-	f.Status, f.owner = "", ""
+	f.Status, f.owner, f.signedOnly = "", "", true
 	var p store.Page[PublicRecord]
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var rs []*Record

@@ -92,8 +92,14 @@ func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.S
 // caller's key before storing anything. Errors: a validate.Errors listing
 // every invalid field (all checked before the key lookup), keys.ErrNotFound
 // for a key that is not the caller's, ErrBadSignature, ErrDuplicate for a
-// record id or watermark payload already registered, or a SHA-256 the same
-// key registered before.
+// record id or watermark payload already registered, a SHA-256 the same
+// key registered before, or a SHA-256 (of a signed file or of an uploaded
+// original) or perceptual hash another account already holds: register
+// cannot claim someone else's file (docs/verification.md, "Register
+// cannot steal"). The refusal names nothing of the other record.
+//
+// The record's timestamp is the client's claim: verify and the
+// certificate show it as claimed, beside the time of record.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, error) {
 	// Check every field before looking anything up, so the client learns
 	// about all its mistakes at once.
@@ -174,19 +180,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		Signer: signerOf(user.OrgName, user.OrgType, key), OriginalFilename: cleanFilename(in.OriginalFilename),
 		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
 	}
-	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		return tx.Scan(shaPrefix(r.SHA256), nil, func(k, _ []byte) error {
-			other, err := getRecord(tx, string(k[len(shaPrefix(r.SHA256)):]))
-			if err != nil {
-				return err
-			}
-			if other.SigningKeyID == key.ID && other.SHA256 == r.SHA256 {
-				return fmt.Errorf("%w: sha256 already registered with this key as record %s", ErrDuplicate, other.ID)
-			}
-			return nil
-		})
-	})
-	if err != nil {
+	if err := s.checkNotClaimed(ctx, r, ph, key.ID); err != nil {
 		return nil, err
 	}
 	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}); err != nil {
@@ -197,4 +191,51 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	}
 	s.log.Info("content registered", "account_id", in.Owner, "record_id", r.ID, "signing_key_id", key.ID)
 	return r, nil
+}
+
+// maxPHashConflicts bounds the records with the same 64-bit perceptual
+// hash that register examines for an exact 256-bit collision.
+const maxPHashConflicts = 256
+
+// checkNotClaimed refuses (ErrDuplicate) a registration whose SHA-256 is
+// the signed file or the uploaded original of another account's record,
+// or the same key's earlier registration, or whose perceptual hash
+// (64-bit and 256-bit, exactly) is another account's. The error text
+// names a record only when it is the caller's own.
+func (s *Service) checkNotClaimed(ctx context.Context, r *Record, ph phash.Hash, keyID string) error {
+	return s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		err := tx.Scan(shaPrefix(r.SHA256), nil, func(k, _ []byte) error {
+			other, err := getRecord(tx, string(k[len(shaPrefix(r.SHA256)):]))
+			if err != nil {
+				return err
+			}
+			switch {
+			case other.Owner != r.Owner:
+				return fmt.Errorf("%w: sha256 already registered by another account", ErrDuplicate)
+			case other.SigningKeyID == keyID && other.SHA256 == r.SHA256:
+				return fmt.Errorf("%w: sha256 already registered with this key as record %s", ErrDuplicate, other.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ms, _, err := s.phindex().Lookup(tx, ph, 0, maxPHashConflicts, 0)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			other, err := getRecord(tx, record.ID(m.ID).String())
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if other.Owner != r.Owner && other.PerceptualHash == r.PerceptualHash {
+				return fmt.Errorf("%w: perceptual hash already registered by another account", ErrDuplicate)
+			}
+		}
+		return nil
+	})
 }

@@ -3,23 +3,20 @@ package content
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"image"
 	"strings"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -32,81 +29,29 @@ type Facts struct {
 	Width     int
 	Height    int
 	// Shortcut names the record whose signed output is byte-identical to
-	// the file; PHash and Watermark were then taken from that record
-	// instead of being recomputed (see Verify).
+	// the file; PHash was then taken from that record (the service
+	// computed it on that output) and the watermark was not extracted
+	// (see Verify).
 	Shortcut string
+	// NotDecoded is true when the file was not decoded (a registered file
+	// that is not an image): PHash and Watermark are unknown, not zero.
+	NotDecoded bool
 }
 
-// ComputeFacts decodes file once under lim and derives the SHA-256, both
-// perceptual hashes and the watermark from the same luminance plane (the
-// hash and the extraction run concurrently). Images too small for the
-// watermark simply have none.
-func ComputeFacts(file []byte, sum *[32]byte, lim limits.Limits) (Facts, error) {
-	img, err := imagex.Decode(file, lim)
-	if err != nil {
-		return Facts{}, err
-	}
-	var s [32]byte
-	if sum != nil {
-		s = *sum
-	} else {
-		s = sha256.Sum256(file)
-	}
-	return factsOf(img, s)
+// fromFacts adds nothing to what shared/facts computed: the origin's
+// Facts only add the Shortcut of an exact match.
+func fromFacts(f facts.Facts) Facts {
+	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height}
 }
 
 // factsOf derives the facts from an image already decoded (Sign reuses
 // its decode) whose file has SHA-256 sum.
 func factsOf(img *imagex.Image, sum [32]byte) (Facts, error) {
-	f := Facts{SHA256: sum}
-	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
-	l := lumaOf(img.Image)
-	type wmOut struct {
-		p   watermark.Payload
-		d   watermark.Detection
-		err error
+	f, err := facts.FromImage(img, sum)
+	if err != nil {
+		return Facts{}, fmt.Errorf("content: %w", err)
 	}
-	ch := make(chan wmOut, 1)
-	go func() {
-		p, d, err := watermark.Extract(l)
-		ch <- wmOut{p, d, err}
-	}()
-	ph, phErr := phash.Compute(l)
-	wm := <-ch
-	if phErr != nil {
-		return Facts{}, fmt.Errorf("content: phash: %w", phErr)
-	}
-	f.PHash = ph
-	var small *watermark.TooSmallError
-	switch {
-	case wm.err == nil:
-		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
-		if wm.d.Found {
-			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
-		}
-	case errors.As(wm.err, &small):
-	default:
-		return Facts{}, fmt.Errorf("content: watermark: %w", wm.err)
-	}
-	return f, nil
-}
-
-// lumaOf returns the luminance plane of m: for a decoded JPEG
-// (*image.YCbCr, or *image.Gray) a view of its Y plane without copying
-// (neither phash nor watermark modifies the plane), otherwise
-// imagex.ToLuma.
-func lumaOf(m image.Image) *imagex.Luma {
-	switch t := m.(type) {
-	case *image.YCbCr:
-		if t.Rect.Min == (image.Point{}) {
-			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.YStride, Pix: t.Y}
-		}
-	case *image.Gray:
-		if t.Rect.Min == (image.Point{}) {
-			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.Stride, Pix: t.Pix}
-		}
-	}
-	return imagex.ToLuma(m)
+	return fromFacts(f), nil
 }
 
 // VerifyResult is the outcome of Verify.
@@ -151,9 +96,11 @@ type candidate struct {
 // reading it.
 //
 // A file byte-identical to the signed output of a record this service
-// signed (the common case of checking a circulating copy) is not decoded: its perceptual hash and
-// watermark payload are, by construction, those stored in that record's
-// signed canonical bytes, and the watermark check says so.
+// signed (the common case of checking a circulating copy) is not decoded:
+// its perceptual hash is the one the service computed on that output, and
+// the watermark is not extracted, which the watermark check says; no
+// watermark fact is ever copied from a record (docs/verification.md,
+// "Register cannot steal").
 func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*VerifyResult, error) {
 	if sum == nil {
 		h := sha256.Sum256(file)
@@ -174,11 +121,11 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
 	if err == nil {
-		var f Facts
-		f, err = ComputeFacts(file, sum, s.cfg.Limits)
+		var f facts.Facts
+		f, err = facts.Analyze(file, s.cfg.Limits)
 		release()
 		if err == nil {
-			return s.VerifyFacts(ctx, f)
+			return s.VerifyFacts(ctx, fromFacts(f))
 		}
 	}
 	// A registered file that cannot be decoded (not an image, or no
@@ -190,9 +137,11 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 }
 
 // exactFacts returns the facts of a file whose SHA-256 is a record's
-// signed output, read from that record's verified canonical bytes.
-// signed is true when that record is one this service signed (its facts
-// are the service's own); otherwise they are a registered record's claim.
+// signed output. signed is true when that record is one this service
+// signed: the perceptual hash is then the one the service computed on
+// that output. Otherwise (a registered record, whose hashes are the
+// client's claim) only the SHA-256 is known, for a file that cannot be
+// decoded. The watermark is never taken from a record.
 func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed, found bool, err error) {
 	shaHex := hex.EncodeToString(sum[:])
 	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
@@ -220,11 +169,12 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed
 			if err != nil || rec.SHA256 != sum {
 				return nil
 			}
-			f = Facts{SHA256: sum, PHash: rec.PerceptualHash, Shortcut: r.ID}
-			if len(rec.WatermarkPayload) > 0 {
-				f.Watermark = verdict.Watermark{Found: true, Payload: rec.WatermarkPayload}
-			}
 			found, signed = true, r.Source == SourceSign
+			if signed {
+				f = Facts{SHA256: sum, PHash: rec.PerceptualHash, Shortcut: r.ID}
+			} else {
+				f = Facts{SHA256: sum, NotDecoded: true}
+			}
 			if signed {
 				return store.ErrStopIteration
 			}
@@ -238,6 +188,8 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
+// shared/lookup.Decide mirrors it step by step for a client that checks
+// the candidates itself; a change here is a change there.
 //
 // The record answered is chosen by the "who signed first" rule of
 // shared/verdict: the record whose watermark is in the picture, else the
@@ -293,14 +245,11 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 			}
 		}
 	}
-	if f.Shortcut == best.rec.ID && res.Checks.Watermark.Passed {
-		res.Checks.Watermark.Details = "watermark payload " + best.rec.WatermarkPayloadHex + " of record " + best.rec.ID +
-			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
-	}
+	notExtracted(&res, f)
 	switch st.Outcome {
 	case anchor.Verified:
 	case anchor.Invalid:
-		res.Authentic, res.Confidence = false, 0
+		res.Disown(wire.RelationProofInvalid, "the anchoring proof of record "+best.rec.ID+" is invalid: the evidence is inconsistent")
 		res.Checks.Blockchain = wire.Check{Details: "anchoring proof invalid: " + st.Detail}
 	default:
 		if !res.Checks.Blockchain.Passed && st.Detail != "" && !strings.HasPrefix(res.Checks.Blockchain.Details, "Merkle proof failed") {
@@ -308,13 +257,8 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		}
 	}
 	resp := res.Wire()
-	if ot, ok := keys.LookupOriginType(best.rec.OriginType); ok {
-		resp.Origin = &wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
-	} else {
-		resp.Origin = &wire.Origin{Category: "unknown", Code: best.rec.OriginType, Label: best.rec.OriginType}
-	}
 	signer := best.rec.Signer
-	resp.Signer = &signer
+	endorse(&resp, res, best.rec)
 	// The chain names each signer as the service knows the account (a
 	// registered record's org field is the client's claim).
 	for i := range resp.Chain {
@@ -471,7 +415,7 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 				return err
 			}
 		}
-		if len(out) >= maxC {
+		if len(out) >= maxC || f.NotDecoded {
 			return nil
 		}
 		ms, _, err := s.phindex().Lookup(tx, f.PHash, phash.CandidateDistance64, maxC, 0)
@@ -489,4 +433,50 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 		return nil, fmt.Errorf("content: candidate lookup: %w", err)
 	}
 	return out, nil
+}
+
+// notExtracted states in the checks which facts were not computed from
+// the file: the watermark of a file verified by the exact-SHA-256
+// shortcut, and both the watermark and the perceptual hash of a file that
+// was not decoded. None of these is ever taken from a record.
+func notExtracted(res *verdict.Result, f Facts) {
+	switch {
+	case f.NotDecoded:
+		res.Checks.Watermark = wire.Check{Details: "not extracted: the file could not be decoded as an image"}
+		res.Checks.PerceptualHash = wire.Check{Details: "not computed: the file could not be decoded as an image"}
+	case f.Shortcut != "":
+		res.Checks.Watermark = wire.Check{Details: "not extracted: the file is byte-identical to the signed output of record " +
+			f.Shortcut + ", so it was not decoded (see the sha256 check)"}
+	}
+}
+
+// endorse fills the verify response's signer, origin and time of record
+// from the chosen record, only when the answer is authentic: when it is
+// not, the record found is in resembles (claimed_by names its signer as
+// the service knows the account) and nothing reads as the file's.
+//
+// A registered record's signed timestamp is the client's claim: it is
+// shown as claimed_timestamp, and timestamp is the time of record, the
+// anchoring time once anchored, else when the service received it.
+func endorse(resp *wire.VerifyResponse, res verdict.Result, r *Record) {
+	if !resp.Authentic {
+		resp.Signer, resp.Origin, resp.BlockchainTx, resp.RecordID, resp.Timestamp = nil, nil, "", "", ""
+		if resp.Resembles != nil {
+			resp.Resembles.ClaimedBy = r.Signer.OrgName
+		}
+		return
+	}
+	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
+		resp.Origin = &wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
+	} else {
+		resp.Origin = &wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
+	}
+	signer := r.Signer
+	resp.Signer = &signer
+	if r.Source == SourceRegister && res.Record != nil {
+		resp.ClaimedTimestamp = res.Record.Timestamp.UTC().Format(record.TimeFormat)
+		if !res.Anchored || res.AnchoredAt.IsZero() {
+			resp.Timestamp = r.CreatedAt.UTC().Format(record.TimeFormat)
+		}
+	}
 }

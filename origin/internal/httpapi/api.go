@@ -27,6 +27,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -121,6 +122,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed (see
 	// ClientIP); empty means the TCP peer is always the client.
 	TrustedProxies []netip.Prefix
+	// Verifier is the browser verifier module served under
+	// /api/v1/widget/; nil answers those routes 503 widget_not_built.
+	Verifier *verifierwasm.Module
 }
 
 // Observer receives one RequestObservation per answered request. It is
@@ -150,6 +154,10 @@ type Limits struct {
 	Reset    ratelimit.Policy
 	Sign     ratelimit.Policy // spec: 100/min per API key
 	Verify   ratelimit.Policy // spec: 60/min per IP
+	// Lookup limits POST /api/v1/verify/lookup per client IP, in its own
+	// bucket: a page of marked images costs one lookup each, and a lookup
+	// decodes nothing.
+	Lookup ratelimit.Policy
 	// SignBatch limits sign-batch requests per credential (each item also
 	// counts against nothing else).
 	SignBatch ratelimit.Policy
@@ -166,6 +174,7 @@ func DefaultLimits() Limits {
 		Reset:       ratelimit.Policy{Name: "reset-password", Quota: 10, Window: time.Minute},
 		Sign:        ratelimit.Policy{Name: "sign", Quota: 100, Window: time.Minute},
 		Verify:      ratelimit.Policy{Name: "verify", Quota: 60, Window: time.Minute},
+		Lookup:      ratelimit.Policy{Name: "verify-lookup", Quota: 120, Window: time.Minute},
 		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
 		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
 	}
@@ -176,7 +185,7 @@ func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	for _, p := range []struct{ dst, def *ratelimit.Policy }{
 		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
-		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.Lookup, &d.Lookup}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
 	} {
 		if *p.dst == (ratelimit.Policy{}) {
 			*p.dst = *p.def

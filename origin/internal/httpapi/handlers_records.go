@@ -41,6 +41,9 @@ func (a *API) registerRecords() error {
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
 	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP}, a.handleVerify)
+	if err := a.registerLookup(); err != nil {
+		return err
+	}
 	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
@@ -535,6 +538,27 @@ type certificateView struct {
 	// first"): the ancestors oldest first, then this record.
 	ParentRecordID string          `json:"parent_record_id,omitempty"`
 	Chain          []certChainLink `json:"chain,omitempty"`
+	// TimeOfRecord is when the record is known to have existed: its
+	// anchoring time once anchored (TimeOfRecordBasis "anchored"), else
+	// when the service received it ("received"). Timestamp stays the time
+	// inside the signed record; for a registered record it is the client's
+	// claim, repeated as ClaimedTimestamp (docs/verification.md, "Register
+	// cannot steal").
+	TimeOfRecord      string `json:"time_of_record"`
+	TimeOfRecordBasis string `json:"time_of_record_basis"`
+	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
+}
+
+// timeOfRecord fills the certificate's time of record and claimed time.
+func (v *certificateView) timeOfRecord(r *content.Record) {
+	if r.AnchoredAt != nil {
+		v.TimeOfRecord, v.TimeOfRecordBasis = fmtTime(r.AnchoredAt), "anchored"
+	} else {
+		v.TimeOfRecord, v.TimeOfRecordBasis = r.CreatedAt.UTC().Format(record.TimeFormat), "received"
+	}
+	if r.Source == content.SourceRegister {
+		v.ClaimedTimestamp = v.Timestamp
+	}
 }
 
 type certChainLink struct {
@@ -558,7 +582,8 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
 <dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
 <dt>Origin</dt><dd>{{.OriginType}}</dd>
-<dt>Signed at</dt><dd>{{.Timestamp}}</dd>
+<dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on chain{{else}}received by the service, not yet anchored{{end}})</dd>
+{{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
 <dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
 <dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
 </dl>
@@ -581,6 +606,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID}
+	v.timeOfRecord(r)
 	if r.ParentRecordID != "" {
 		lineage, err := a.cfg.Records.Lineage(Context(ctx), r)
 		if err != nil {

@@ -181,10 +181,15 @@ func TestSignVerifyEndToEnd(t *testing.T) {
 	if !v.Authentic || v.RecordID != id || v.Confidence < 0.98 {
 		t.Errorf("verify(marked) authentic=%v record=%s confidence=%v, want true %s >= 0.98", v.Authentic, v.RecordID, v.Confidence, id)
 	}
-	for _, c := range []string{"watermark", "sha256", "perceptual_hash"} {
+	for _, c := range []string{"sha256", "perceptual_hash"} {
 		if !v.Checks[c].Passed {
 			t.Errorf("verify(marked) check %s = %+v, want passed", c, v.Checks[c])
 		}
+	}
+	// The exact-SHA-256 shortcut does not decode the file: the watermark
+	// is reported as not extracted, never copied from the record.
+	if wc := v.Checks["watermark"]; wc.Passed || !strings.HasPrefix(wc.Details, "not extracted") {
+		t.Errorf("verify(marked) watermark check = %+v, want not passed, not extracted", wc)
 	}
 	if bc := v.Checks["blockchain"]; bc.Passed || !strings.HasPrefix(bc.Details, "pending") {
 		t.Errorf("blockchain check = %+v, want pending", bc)

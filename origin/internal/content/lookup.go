@@ -1,0 +1,108 @@
+package content
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Lookup answers a verification by facts (POST /api/v1/verify/lookup):
+// the candidate records Verify would score for a file with facts f, found
+// by the same candidate search, each with its canonical signed bytes,
+// signature, display fields, revocation and anchoring state, so that the
+// caller checks them and computes the verdict itself (shared/lookup).
+//
+// As in Verify, a sha256 that is the signed output of a record this
+// service signed takes that record's perceptual hash and payload for the
+// search. When report is true the verification is also counted and
+// content.verified published exactly as Verify does (VerifyFacts).
+func (s *Service) Lookup(ctx context.Context, f Facts, report bool) (wire.LookupResponse, error) {
+	ef, signed, ok, err := s.exactFacts(ctx, f.SHA256)
+	if err != nil {
+		return wire.LookupResponse{}, err
+	}
+	if ok && signed {
+		f = ef
+	}
+	cands, err := s.candidates(ctx, f)
+	if err != nil {
+		return wire.LookupResponse{}, err
+	}
+	if cands, err = s.withParents(ctx, cands); err != nil {
+		return wire.LookupResponse{}, err
+	}
+	out := wire.LookupResponse{Candidates: make([]wire.LookupCandidate, 0, len(cands))}
+	shaHex := hex.EncodeToString(f.SHA256[:])
+	for _, c := range cands {
+		out.Candidates = append(out.Candidates, s.lookupCandidate(ctx, c, shaHex))
+	}
+	if report {
+		if _, err := s.VerifyFacts(ctx, f); err != nil {
+			return wire.LookupResponse{}, err
+		}
+	}
+	return out, nil
+}
+
+// lookupTime keeps full precision: the client orders competing claims by
+// these times exactly as the origin does.
+func lookupTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex string) wire.LookupCandidate {
+	r := c.rec
+	w := wire.LookupCandidate{
+		RecordID: r.ID, Record: base64.StdEncoding.EncodeToString(c.signed.Bytes),
+		SignatureHex: hex.EncodeToString(c.signed.Signature), Source: r.Source,
+		OriginalMatch: r.OriginalSHA256 != "" && r.OriginalSHA256 == shaHex,
+		Signer:        r.Signer, Status: r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
+		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
+	}
+	if rec, err := record.Parse(c.signed.Bytes); err == nil {
+		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)
+	}
+	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
+		w.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
+	} else {
+		w.Origin = wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
+	}
+	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
+	if err != nil {
+		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
+		w.AnchorState, w.AnchorDetail = wire.AnchorUnavailable, "unavailable: the anchoring state could not be read"
+		return w
+	}
+	switch st.Outcome {
+	case anchor.Verified:
+		w.AnchorState, w.RootConfirmed = wire.AnchorVerified, true
+	case anchor.Invalid:
+		w.AnchorState = wire.AnchorInvalid
+	case anchor.Pending:
+		w.AnchorState = wire.AnchorPending
+	default:
+		w.AnchorState = wire.AnchorUnavailable
+	}
+	w.AnchorDetail = st.Detail
+	if a := st.Anchor(); a != nil {
+		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),
+			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, AuditPath: make([]string, len(a.AuditPath))}
+		for i, h := range a.AuditPath {
+			wa.AuditPath[i] = h.String()
+		}
+		if st.Proof != nil {
+			wa.ChainID = st.Proof.ChainID
+		}
+		w.Anchor = wa
+	}
+	return w
+}

@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// MaxLookupBody caps a lookup request: a few hashes and a payload.
+const MaxLookupBody = 4 << 10
+
+func (a *API) registerLookup() error {
+	lim, err := a.NewLimiter(a.cfg.Limits.Lookup)
+	if err != nil {
+		return fmt.Errorf("httpapi: %w", err)
+	}
+	a.Handle(Route{Method: "POST", Path: "/api/v1/verify/lookup", Auth: Public, Limiter: lim, LimitBy: ByIP}, a.handleLookup)
+	return nil
+}
+
+// handleLookup: POST /api/v1/verify/lookup (JSON facts). Public.
+func (a *API) handleLookup(ctx *fasthttp.RequestCtx) error {
+	var req wire.LookupRequest
+	if err := DecodeJSON(ctx, MaxLookupBody, &req); err != nil {
+		return err
+	}
+	w := wire.Facts{SHA256: req.SHA256, PerceptualHash: req.PerceptualHash}
+	if req.Watermark != nil {
+		w.Watermark = *req.Watermark
+	}
+	f, err := facts.FromWire(w)
+	if err != nil {
+		return lookupFieldProblem(err)
+	}
+	res, err := a.cfg.Records.Lookup(Context(ctx), content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}, req.Report)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, res)
+}
+
+// lookupFieldProblem names the member a facts.FromWire error is about.
+func lookupFieldProblem(err error) error {
+	var fe *facts.FieldError
+	if errors.As(err, &fe) {
+		return FieldProblem(fe.Field, fe.Reason)
+	}
+	return err
+}

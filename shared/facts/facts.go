@@ -1,0 +1,171 @@
+// Package facts computes what verification needs from a file before any
+// lookup: its SHA-256, its perceptual hashes and the watermark it carries.
+// [Analyze] is the one entry point every host calls (the origin, the edge,
+// the browser's WebAssembly module), so that the facts a browser sends to
+// the lookup are the ones the origin would have computed itself.
+package facts
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/verdict"
+	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Facts are what verification computes from a file.
+type Facts struct {
+	SHA256    [32]byte
+	PHash     phash.Hash
+	Watermark verdict.Watermark
+	Format    imagex.Format
+	Width     int
+	Height    int
+}
+
+// Verdict returns the facts [verdict.Decide] scores.
+func (f Facts) Verdict() verdict.Facts {
+	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}
+}
+
+// Analyze decodes file once under lim and derives the SHA-256, both
+// perceptual hashes and the watermark from the same luminance plane.
+// Images too small to carry a watermark simply have none. Errors are
+// imagex's (unsupported format, limits exceeded, corrupt data) or wrap
+// a perceptual-hash or watermark failure.
+func Analyze(file []byte, lim limits.Limits) (Facts, error) {
+	img, err := imagex.Decode(file, lim)
+	if err != nil {
+		return Facts{}, err
+	}
+	return FromImage(img, sha256.Sum256(file))
+}
+
+// FromImage is [Analyze] for an image already decoded (signing reuses its
+// decode) whose file has SHA-256 sum. The perceptual hash and the watermark
+// extraction run concurrently when the host has threads.
+func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
+	f := Facts{SHA256: sum}
+	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
+	l := Luma(img.Image)
+	type wmOut struct {
+		p   watermark.Payload
+		d   watermark.Detection
+		err error
+	}
+	ch := make(chan wmOut, 1)
+	go func() {
+		p, d, err := watermark.Extract(l)
+		ch <- wmOut{p, d, err}
+	}()
+	ph, phErr := phash.Compute(l)
+	wm := <-ch
+	if phErr != nil {
+		return Facts{}, fmt.Errorf("facts: phash: %w", phErr)
+	}
+	f.PHash = ph
+	var small *watermark.TooSmallError
+	switch {
+	case wm.err == nil:
+		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
+		if wm.d.Found {
+			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
+		}
+	case errors.As(wm.err, &small):
+	default:
+		return Facts{}, fmt.Errorf("facts: watermark: %w", wm.err)
+	}
+	return f, nil
+}
+
+// Luma returns the luminance plane of m: for a decoded JPEG
+// (*image.YCbCr, or *image.Gray) a view of its Y plane without copying
+// (neither phash nor watermark modifies the plane), otherwise
+// imagex.ToLuma.
+func Luma(m image.Image) *imagex.Luma {
+	switch t := m.(type) {
+	case *image.YCbCr:
+		if t.Rect.Min == (image.Point{}) {
+			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.YStride, Pix: t.Y}
+		}
+	case *image.Gray:
+		if t.Rect.Min == (image.Point{}) {
+			return &imagex.Luma{Width: t.Rect.Dx(), Height: t.Rect.Dy(), Stride: t.Stride, Pix: t.Pix}
+		}
+	}
+	return imagex.ToLuma(m)
+}
+
+// Wire returns the JSON form (lowercase hex hashes and payload).
+func (f Facts) Wire() wire.Facts {
+	w := wire.Facts{
+		SHA256:         hex.EncodeToString(f.SHA256[:]),
+		PerceptualHash: f.PHash.String(),
+		Watermark: wire.WatermarkFacts{Found: f.Watermark.Found, Strength: f.Watermark.Strength,
+			BitErrors: f.Watermark.BitErrors},
+		Format: string(f.Format),
+		Width:  f.Width,
+		Height: f.Height,
+	}
+	if f.Watermark.Found {
+		w.Watermark.Payload = hex.EncodeToString(f.Watermark.Payload)
+	}
+	return w
+}
+
+// ErrInvalid is wrapped by [FromWire] errors.
+var ErrInvalid = errors.New("facts: invalid")
+
+// FieldError is a [FromWire] error naming the JSON member at fault
+// (sha256, perceptual_hash or watermark). It unwraps to [ErrInvalid].
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return "facts: invalid " + e.Field + ": " + e.Reason }
+
+// Unwrap returns [ErrInvalid].
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// FromWire parses the JSON form. The watermark payload, when found, is 1
+// to [limits.MaxRecordField] bytes of hex; a watermark not found carries
+// no payload.
+func FromWire(w wire.Facts) (Facts, error) {
+	var f Facts
+	if b, err := hex.DecodeString(w.SHA256); err != nil || len(b) != len(f.SHA256) {
+		return Facts{}, &FieldError{"sha256", "must be 64 hex digits"}
+	} else {
+		copy(f.SHA256[:], b)
+	}
+	ph, err := phash.Parse(w.PerceptualHash)
+	if err != nil {
+		return Facts{}, &FieldError{"perceptual_hash", "must be " + fmt.Sprint(phash.HexLen) + " hex digits"}
+	}
+	f.PHash = ph
+	wm := w.Watermark
+	if wm.BitErrors < 0 || wm.Strength != wm.Strength {
+		return Facts{}, &FieldError{"watermark", "strength or bit_errors out of range"}
+	}
+	f.Watermark = verdict.Watermark{Found: wm.Found, Strength: wm.Strength, BitErrors: wm.BitErrors}
+	switch {
+	case wm.Found:
+		p, err := hex.DecodeString(wm.Payload)
+		if err != nil || len(p) == 0 || len(p) > limits.MaxRecordField {
+			return Facts{}, &FieldError{"watermark", "payload must be 1 to " + fmt.Sprint(limits.MaxRecordField) + " bytes of hex when found"}
+		}
+		f.Watermark.Payload = p
+	case wm.Payload != "":
+		return Facts{}, &FieldError{"watermark", "payload given but found is false"}
+	}
+	f.Format, f.Width, f.Height = imagex.Format(w.Format), w.Width, w.Height
+	return f, nil
+}

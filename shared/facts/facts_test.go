@@ -1,0 +1,106 @@
+package facts
+
+import (
+	"errors"
+	"image"
+	"os"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+func TestLumaMatchesToLuma(t *testing.T) {
+	ycc := image.NewYCbCr(image.Rect(0, 0, 37, 21), image.YCbCrSubsampleRatio420)
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(i * 7)
+	}
+	gray := image.NewGray(image.Rect(0, 0, 9, 5))
+	for i := range gray.Pix {
+		gray.Pix[i] = uint8(i * 3)
+	}
+	rgba := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	for _, m := range []image.Image{ycc, gray, rgba, ycc.SubImage(image.Rect(3, 3, 20, 20))} {
+		got, want := Luma(m), imagex.ToLuma(m)
+		if got.Width != want.Width || got.Height != want.Height {
+			t.Fatalf("%T: size %dx%d, want %dx%d", m, got.Width, got.Height, want.Width, want.Height)
+		}
+		for y := 0; y < got.Height; y++ {
+			for x := 0; x < got.Width; x++ {
+				if got.At(x, y) != want.At(x, y) {
+					t.Fatalf("%T: luma(%d,%d) = %d, want %d", m, x, y, got.At(x, y), want.At(x, y))
+				}
+			}
+		}
+	}
+}
+
+func TestAnalyze(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		file    string
+		format  imagex.Format
+		wantErr error
+	}{
+		{"jpeg", "../testdata/images/photo.jpg", imagex.JPEG, nil},
+		{"png", "../testdata/images/photo.png", imagex.PNG, nil},
+		{"tiny webp has no watermark room", "../testdata/images/tiny.webp", imagex.WebP, nil},
+		{"not an image", "facts.go", "", imagex.ErrUnsupportedFormat},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Analyze(b, limits.Default())
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if f.Format != tt.format || f.Width == 0 || f.Height == 0 {
+				t.Errorf("format %q %dx%d, want %q with a size", f.Format, f.Width, f.Height, tt.format)
+			}
+			if f.Watermark.Found {
+				t.Errorf("an unmarked image has a watermark %x", f.Watermark.Payload)
+			}
+			back, err := FromWire(f.Wire())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Wire() != f.Wire() {
+				t.Errorf("wire round trip: got %+v, want %+v", back.Wire(), f.Wire())
+			}
+		})
+	}
+}
+
+func TestFromWireRefuses(t *testing.T) {
+	sha := "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	ph := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, tt := range []struct {
+		name string
+		in   wire.Facts
+		ok   bool
+	}{
+		{"valid, no watermark", wire.Facts{SHA256: sha, PerceptualHash: ph}, true},
+		{"valid watermark", wire.Facts{SHA256: sha, PerceptualHash: ph, Watermark: wire.WatermarkFacts{Found: true, Payload: "0123456789abcdef"}}, true},
+		{"short sha256", wire.Facts{SHA256: sha[:62], PerceptualHash: ph}, false},
+		{"bad perceptual hash", wire.Facts{SHA256: sha, PerceptualHash: ph[:70]}, false},
+		{"found without payload", wire.Facts{SHA256: sha, PerceptualHash: ph, Watermark: wire.WatermarkFacts{Found: true}}, false},
+		{"payload without found", wire.Facts{SHA256: sha, PerceptualHash: ph, Watermark: wire.WatermarkFacts{Payload: "00"}}, false},
+		{"negative bit errors", wire.Facts{SHA256: sha, PerceptualHash: ph, Watermark: wire.WatermarkFacts{BitErrors: -1}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromWire(tt.in)
+			if (err == nil) != tt.ok {
+				t.Fatalf("err = %v, want ok=%v", err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrInvalid) {
+				t.Errorf("err = %v, want ErrInvalid", err)
+			}
+		})
+	}
+}

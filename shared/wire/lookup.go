@@ -1,0 +1,108 @@
+package wire
+
+// Facts are what verification computes from a file before any lookup
+// (shared/facts.Analyze): the output of the WebAssembly module's analyze.
+type Facts struct {
+	// SHA256 is the file's SHA-256, 64 lowercase hex digits.
+	SHA256 string `json:"sha256"`
+	// PerceptualHash is the 64-bit and 256-bit perceptual hashes, 80 hex
+	// digits (the record's perceptual_hash form).
+	PerceptualHash string         `json:"perceptual_hash"`
+	Watermark      WatermarkFacts `json:"watermark"`
+	// Format, Width and Height describe the decoded picture; informative.
+	Format string `json:"format,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+}
+
+// WatermarkFacts is the watermark extraction result.
+type WatermarkFacts struct {
+	Found bool `json:"found"`
+	// Payload is the decoded payload in hex, present only when Found.
+	Payload string `json:"payload,omitempty"`
+	// Strength is the detector's synchronisation strength.
+	Strength float64 `json:"strength"`
+	// BitErrors is the number of coded bits the error correction fixed.
+	BitErrors int `json:"bit_errors"`
+}
+
+// LookupRequest is the body of POST /api/v1/verify/lookup: the facts of
+// a file computed by the client. Format, Width and Height are accepted
+// (so that analyze's output posts unchanged) and ignored.
+type LookupRequest struct {
+	SHA256         string          `json:"sha256"`
+	PerceptualHash string          `json:"perceptual_hash"`
+	Watermark      *WatermarkFacts `json:"watermark,omitempty"`
+	Format         string          `json:"format,omitempty"`
+	Width          int             `json:"width,omitempty"`
+	Height         int             `json:"height,omitempty"`
+	// Report asks the origin to count the verification for the matched
+	// record's owner (total_verified) and publish content.verified, as
+	// POST /api/v1/verify does.
+	Report bool `json:"report,omitempty"`
+}
+
+// LookupResponse is the body of a lookup answer: every candidate record
+// the origin's own verification would score for these facts, each with
+// what a client needs to check it without trusting the origin.
+type LookupResponse struct {
+	Candidates []LookupCandidate `json:"candidates"`
+}
+
+// Revocation states of a lookup candidate.
+const (
+	RecordActive  = "active"
+	RecordRevoked = "revoked"
+)
+
+// Anchor states of a lookup candidate, as the origin determined them.
+const (
+	AnchorVerified    = "verified"
+	AnchorPending     = "pending"
+	AnchorInvalid     = "invalid"
+	AnchorUnavailable = "unavailable"
+)
+
+// LookupCandidate is one candidate record of a lookup.
+type LookupCandidate struct {
+	RecordID string `json:"record_id"`
+	// Record is the canonical signed record bytes, base64 (std, padded).
+	Record string `json:"record"`
+	// SignatureHex is the Ed25519 signature over Record, hex.
+	SignatureHex string `json:"signature_hex"`
+	// SignerPublicKey is the Ed25519 key inside Record, hex.
+	SignerPublicKey string `json:"signer_public_key"`
+	// Source is "sign" (the service watermarked and signed the file) or
+	// "register" (the client signed it; its facts are the client's claim).
+	Source string `json:"source"`
+	// OriginalMatch is true when the looked-up sha256 is the SHA-256 of
+	// the signer's original upload (the service's word: the signature does
+	// not cover it, and the hash itself is not disclosed).
+	OriginalMatch bool `json:"original_match,omitempty"`
+	// Signer and Origin are the display fields the origin answers with.
+	Signer Signer `json:"signer"`
+	Origin Origin `json:"origin"`
+	// Status is active or revoked; RevokedAt (ISO 8601 UTC) and
+	// RevokedReason are set when revoked.
+	Status        string `json:"status"`
+	RevokedAt     string `json:"revoked_at,omitempty"`
+	RevokedReason string `json:"revoked_reason,omitempty"`
+	// CreatedAt is when the service stored the record; AnchoredAt when its
+	// batch was anchored. They order competing claims.
+	CreatedAt  string `json:"created_at"`
+	AnchoredAt string `json:"anchored_at,omitempty"`
+	// ParentRecordID is the stored parent link (a version 2 record carries
+	// it signed as well).
+	ParentRecordID string `json:"parent_record_id,omitempty"`
+	// Anchor is the Merkle inclusion proof of the record's leaf, once its
+	// batch is in a transaction.
+	Anchor *Anchor `json:"anchor,omitempty"`
+	// AnchorState is verified, pending, invalid or unavailable: the
+	// origin's own check of Anchor against the chain; AnchorDetail is its
+	// sentence for the blockchain check.
+	AnchorState  string `json:"anchor_state"`
+	AnchorDetail string `json:"anchor_detail,omitempty"`
+	// RootConfirmed is true when the origin read Anchor.MerkleRoot back
+	// from transaction Anchor.TxHash with enough confirmations.
+	RootConfirmed bool `json:"root_confirmed"`
+}

@@ -1,0 +1,246 @@
+// Package abi is what the WebAssembly module's exports do, as plain
+// functions of bytes (JSON in, JSON out) so that they are tested natively
+// and through the module alike. docs/widget.md documents every shape.
+package abi
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/lookup"
+	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Error codes of a failed call ("ok": false).
+const (
+	codeBadInput     = "bad_input"
+	codeUnsupported  = "unsupported_format"
+	codeTooLarge     = "image_too_large"
+	codeInvalidImage = "invalid_image"
+)
+
+type callError struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+type failure struct {
+	OK    bool      `json:"ok"`
+	Error callError `json:"error"`
+}
+
+func fail(code, detail string) []byte {
+	b, _ := json.Marshal(failure{Error: callError{Code: code, Detail: detail}})
+	return b
+}
+
+func ok(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	return b
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields
+// and trailing data.
+func decodeStrict(in []byte, v any) error {
+	if in == nil {
+		return errors.New("no input buffer (alloc it first)")
+	}
+	d := json.NewDecoder(bytes.NewReader(in))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+type analyzeOut struct {
+	OK    bool       `json:"ok"`
+	Facts wire.Facts `json:"facts"`
+}
+
+// Analyze computes the facts of the file in (shared/facts.Analyze) and
+// returns {"ok":true,"facts":wire.Facts} or {"ok":false,"error":{code,detail}}.
+func Analyze(in []byte, lim limits.Limits) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	f, err := facts.Analyze(in, lim)
+	switch {
+	case errors.Is(err, imagex.ErrUnsupportedFormat):
+		return fail(codeUnsupported, err.Error())
+	case errors.Is(err, imagex.ErrTooLarge), errors.Is(err, imagex.ErrTooManyPixels):
+		return fail(codeTooLarge, err.Error())
+	case err != nil:
+		return fail(codeInvalidImage, err.Error())
+	}
+	return ok(analyzeOut{OK: true, Facts: f.Wire()})
+}
+
+type decideIn struct {
+	Facts  wire.Facts          `json:"facts"`
+	Lookup wire.LookupResponse `json:"lookup"`
+}
+
+type decideOut struct {
+	OK     bool                `json:"ok"`
+	Result wire.VerifyResponse `json:"result"`
+	// Match, Revoked and Anchored summarise the verdict for a badge.
+	Match    string             `json:"match"`
+	Revoked  bool               `json:"revoked"`
+	Anchored bool               `json:"anchored"`
+	Rejected []lookup.Rejection `json:"rejected"`
+}
+
+// Decide takes {"facts":wire.Facts,"lookup":wire.LookupResponse}, checks
+// every candidate's signature and anchor proof and returns the verify
+// response shared/lookup.Decide computes, with a badge summary and the
+// rejected candidates.
+func Decide(in []byte, lim limits.Limits) []byte {
+	var req decideIn
+	if err := decodeStrict(in, &req); err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	f, err := facts.FromWire(req.Facts)
+	if err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	r := lookup.Decide(f, req.Lookup, lim)
+	out := decideOut{OK: true, Result: r.Response, Match: r.Match.String(), Revoked: r.Revoked, Anchored: r.Anchored,
+		Rejected: r.Rejected}
+	if out.Rejected == nil {
+		out.Rejected = []lookup.Rejection{}
+	}
+	return ok(out)
+}
+
+type signatureIn struct {
+	Record       string `json:"record"`
+	SignatureHex string `json:"signature_hex"`
+}
+
+type signatureOut struct {
+	OK              bool   `json:"ok"`
+	Valid           bool   `json:"valid"`
+	Detail          string `json:"detail,omitempty"`
+	RecordID        string `json:"record_id,omitempty"`
+	SHA256          string `json:"sha256,omitempty"`
+	PerceptualHash  string `json:"perceptual_hash,omitempty"`
+	SignerPublicKey string `json:"signer_public_key,omitempty"`
+	OrgName         string `json:"org_name,omitempty"`
+	OriginType      string `json:"origin_type,omitempty"`
+	Timestamp       string `json:"timestamp,omitempty"`
+	Watermark       string `json:"watermark_payload,omitempty"`
+	LeafHash        string `json:"leaf_hash,omitempty"`
+}
+
+func signed(rec, sigHex string) (record.Signed, error) {
+	b, err := base64.StdEncoding.DecodeString(rec)
+	if err != nil {
+		return record.Signed{}, errors.New("record is not base64")
+	}
+	sig, err := hex.DecodeString(sigHex)
+	if err != nil {
+		return record.Signed{}, errors.New("signature_hex is not hex")
+	}
+	return record.Signed{Bytes: b, Signature: sig}, nil
+}
+
+// VerifySignature takes {"record":base64,"signature_hex":hex} and says
+// whether the Ed25519 signature verifies under the key inside the record,
+// with the record's fields when it does.
+func VerifySignature(in []byte) []byte {
+	var req signatureIn
+	if err := decodeStrict(in, &req); err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	sg, err := signed(req.Record, req.SignatureHex)
+	if err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	r, err := record.Verify(sg)
+	if err != nil {
+		return ok(signatureOut{OK: true, Detail: err.Error()})
+	}
+	return ok(signatureOut{OK: true, Valid: true, RecordID: r.ID.String(), SHA256: hex.EncodeToString(r.SHA256[:]),
+		PerceptualHash: r.PerceptualHash.String(), SignerPublicKey: hex.EncodeToString(r.SignerPublicKey),
+		OrgName: r.Org, OriginType: r.OriginType, Timestamp: r.Timestamp.Format(record.TimeFormat),
+		Watermark: hex.EncodeToString(r.WatermarkPayload), LeafHash: sg.LeafHash().String()})
+}
+
+type proofIn struct {
+	// LeafHash, or Record and SignatureHex (whose leaf is hashed here).
+	LeafHash     string      `json:"leaf_hash,omitempty"`
+	Record       string      `json:"record,omitempty"`
+	SignatureHex string      `json:"signature_hex,omitempty"`
+	Anchor       wire.Anchor `json:"anchor"`
+}
+
+type proofOut struct {
+	OK       bool   `json:"ok"`
+	Valid    bool   `json:"valid"`
+	Detail   string `json:"detail,omitempty"`
+	LeafHash string `json:"leaf_hash"`
+}
+
+// VerifyProof takes {"leaf_hash"} or {"record","signature_hex"} and an
+// "anchor" (wire.Anchor) and says whether the leaf is included under the
+// anchor's Merkle root by its audit path.
+func VerifyProof(in []byte, lim limits.Limits) []byte {
+	var req proofIn
+	if err := decodeStrict(in, &req); err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	var leaf merkle.Hash
+	switch {
+	case req.LeafHash != "" && req.Record == "":
+		h, err := merkle.ParseHash(req.LeafHash)
+		if err != nil {
+			return fail(codeBadInput, "leaf_hash: "+err.Error())
+		}
+		leaf = h
+	case req.LeafHash == "" && req.Record != "":
+		sg, err := signed(req.Record, req.SignatureHex)
+		if err != nil {
+			return fail(codeBadInput, err.Error())
+		}
+		leaf = sg.LeafHash()
+	default:
+		return fail(codeBadInput, "give leaf_hash or record and signature_hex")
+	}
+	if len(req.Anchor.AuditPath) > lim.MaxProofLen {
+		return fail(codeBadInput, "audit_path longer than the proof limit")
+	}
+	path := make([]merkle.Hash, len(req.Anchor.AuditPath))
+	for i, s := range req.Anchor.AuditPath {
+		h, err := merkle.ParseHash(s)
+		if err != nil {
+			return fail(codeBadInput, "audit_path: "+err.Error())
+		}
+		path[i] = h
+	}
+	root, err := merkle.ParseHash(req.Anchor.MerkleRoot)
+	if err != nil {
+		return fail(codeBadInput, "merkle_root: "+err.Error())
+	}
+	out := proofOut{OK: true, LeafHash: leaf.String()}
+	if err := merkle.VerifyInclusion(req.Anchor.LeafIndex, req.Anchor.TreeSize, leaf, path, root); err != nil {
+		out.Detail = err.Error()
+	} else {
+		out.Valid = true
+	}
+	return ok(out)
+}

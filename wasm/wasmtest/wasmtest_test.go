@@ -1,0 +1,338 @@
+package wasmtest_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"image/jpeg"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/shared/wire"
+	"github.com/provenant/provenant/wasm/internal/abi"
+	"github.com/provenant/provenant/wasm/wasmtest"
+)
+
+var module []byte
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "verifier-wasm")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if module, err = wasmtest.Build(root, dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+func load(t testing.TB) *wasmtest.Module {
+	t.Helper()
+	ctx := context.Background()
+	m, err := wasmtest.Load(ctx, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(ctx) })
+	return m
+}
+
+func TestExportsAndImports(t *testing.T) {
+	m := load(t)
+	got := m.Exports()
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "decide", "verify_proof", "verify_signature"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("exports %v lack %q", got, want)
+		}
+	}
+	imports, err := wasmtest.Imports(context.Background(), module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The browser's WASI shim implements exactly these (docs/widget.md,
+	// "Imports"): a new one must be added there first.
+	want := []string{"args_get", "args_sizes_get", "clock_time_get", "environ_get", "environ_sizes_get",
+		"fd_close", "fd_fdstat_get", "fd_fdstat_set_flags", "fd_prestat_dir_name", "fd_prestat_get", "fd_read",
+		"fd_write", "path_filestat_get", "path_open", "poll_oneoff", "proc_exit", "random_get", "sched_yield"}
+	var names []string
+	for _, imp := range imports {
+		mod, name, _ := strings.Cut(imp, ".")
+		if mod != "wasi_snapshot_preview1" {
+			t.Errorf("import %s: want only wasi_snapshot_preview1", imp)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("imports = %v, want %v", names, want)
+	}
+}
+
+// fixture is a watermarked JPEG signed by a test key, and its record
+// anchored as leaf 1 of a 3-leaf batch.
+type fixture struct {
+	file      []byte
+	facts     facts.Facts
+	signed    record.Signed
+	rec       *record.Record
+	candidate wire.LookupCandidate
+}
+
+func newFixture(t testing.TB) fixture {
+	t.Helper()
+	src, err := os.ReadFile("../../shared/watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := imagex.Decode(src, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := watermark.Embed(img.Image, 0x0123456789abcdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := facts.Analyze(buf.Bytes(), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Watermark.Found {
+		t.Fatal("fixture: the watermark of the marked JPEG was not found")
+	}
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	id, _ := record.ParseID("0190f3a1-7b2c-7d4e-8f00-123456789abc")
+	rec := &record.Record{ID: id, SHA256: f.SHA256, PerceptualHash: f.PHash, SignerPublicKey: priv.Public().(ed25519.PublicKey),
+		Timestamp: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), OriginType: "camera_image", Org: "Example News",
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, 0x0123456789abcdef)}
+	sg, err := record.Sign(priv, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := merkle.Build([]merkle.Hash{merkle.LeafHash([]byte("a")), sg.LeafHash(), merkle.LeafHash([]byte("c"))})
+	path, err := tree.InclusionProof(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa := &wire.Anchor{BatchID: "4", LeafIndex: 1, TreeSize: 3, MerkleRoot: tree.Root().String(), TxHash: "0xabc",
+		BlockNumber: 17, Network: "provenant-dev", ChainID: 1337}
+	for _, h := range path {
+		wa.AuditPath = append(wa.AuditPath, h.String())
+	}
+	c := wire.LookupCandidate{
+		RecordID: id.String(), Record: base64.StdEncoding.EncodeToString(sg.Bytes), SignatureHex: hex.EncodeToString(sg.Signature),
+		SignerPublicKey: hex.EncodeToString(rec.SignerPublicKey), Source: "sign",
+		Signer: wire.Signer{OrgName: "Example News", OrgType: "news", KeyName: "desk", PublicKey: hex.EncodeToString(rec.SignerPublicKey)},
+		Origin: wire.Origin{Category: "camera", Code: "camera_image", Label: "Camera image"},
+		Status: wire.RecordActive, CreatedAt: "2026-11-22T12:00:00.123456789Z", AnchoredAt: "2026-11-22T12:05:00Z",
+		Anchor: wa, AnchorState: wire.AnchorVerified, RootConfirmed: true,
+	}
+	return fixture{file: buf.Bytes(), facts: f, signed: sg, rec: rec, candidate: c}
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+type decideOut struct {
+	OK       bool                `json:"ok"`
+	Result   wire.VerifyResponse `json:"result"`
+	Match    string              `json:"match"`
+	Revoked  bool                `json:"revoked"`
+	Anchored bool                `json:"anchored"`
+	Rejected []struct {
+		RecordID string `json:"record_id"`
+		Dropped  bool   `json:"dropped"`
+	} `json:"rejected"`
+	Error struct{ Code string } `json:"error"`
+}
+
+// TestModuleEqualsNative calls every export through wazero and checks the
+// answer byte for byte against the same call made natively, and what the
+// answer says.
+func TestModuleEqualsNative(t *testing.T) {
+	fx := newFixture(t)
+	m := load(t)
+	ctx := context.Background()
+	lim := limits.Default()
+	other, err := os.ReadFile("../../shared/testdata/images/other.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked := fx.candidate
+	revoked.Status, revoked.RevokedAt, revoked.RevokedReason = wire.RecordRevoked, "2026-11-23T08:00:00Z", "key compromised"
+	badSig := fx.candidate
+	sig := bytes.Clone(fx.signed.Signature)
+	sig[0] ^= 1
+	badSig.SignatureHex = hex.EncodeToString(sig)
+	badProof := fx.candidate
+	ba := *badProof.Anchor
+	ba.LeafIndex = 2
+	badProof.Anchor = &ba
+	decideIn := func(c ...wire.LookupCandidate) []byte {
+		return mustJSON(t, map[string]any{"facts": fx.facts.Wire(), "lookup": wire.LookupResponse{Candidates: c}})
+	}
+	for _, tt := range []struct {
+		name   string
+		export string
+		in     []byte
+		native func([]byte) []byte
+		check  func(t *testing.T, out []byte)
+	}{
+		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+			var got struct {
+				OK    bool       `json:"ok"`
+				Facts wire.Facts `json:"facts"`
+			}
+			json.Unmarshal(out, &got)
+			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
+				t.Errorf("facts = %+v, want %+v", got.Facts, want)
+			}
+		}},
+		{"analyze unrelated jpeg", "analyze", other, func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"ok":true`)) || !bytes.Contains(out, []byte(`"found":false`)) {
+				t.Errorf("got %s, want ok and no watermark", out)
+			}
+		}},
+		{"analyze not an image", "analyze", []byte("hello"), func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"unsupported_format"`)) {
+				t.Errorf("got %s, want unsupported_format", out)
+			}
+		}},
+		{"decide exact anchored", "decide", decideIn(fx.candidate), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			var got decideOut
+			json.Unmarshal(out, &got)
+			if !got.OK || !got.Result.Authentic || got.Match != "exact" || !got.Anchored || got.Result.RecordID != fx.candidate.RecordID {
+				t.Errorf("got %s, want authentic exact anchored %s", out, fx.candidate.RecordID)
+			}
+			if got.Result.Signer == nil || got.Result.Signer.KeyName != "desk" || got.Result.Origin == nil || got.Result.Origin.Label != "Camera image" {
+				t.Errorf("signer/origin = %+v/%+v, want the candidate's display fields", got.Result.Signer, got.Result.Origin)
+			}
+		}},
+		{"decide revoked", "decide", decideIn(revoked), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			var got decideOut
+			json.Unmarshal(out, &got)
+			if !got.OK || got.Result.Authentic || !got.Revoked {
+				t.Errorf("got %s, want revoked, not authentic", out)
+			}
+		}},
+		{"decide bad signature dropped", "decide", decideIn(badSig), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			var got decideOut
+			json.Unmarshal(out, &got)
+			if !got.OK || got.Result.Authentic || got.Result.RecordID != "" || len(got.Rejected) != 1 || !got.Rejected[0].Dropped {
+				t.Errorf("got %s, want no match and the candidate dropped", out)
+			}
+		}},
+		{"decide bad proof", "decide", decideIn(badProof), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			var got decideOut
+			json.Unmarshal(out, &got)
+			if !got.OK || got.Result.Authentic || got.Anchored || len(got.Rejected) != 1 || got.Rejected[0].Dropped {
+				t.Errorf("got %s, want not authentic, the proof failure reported", out)
+			}
+		}},
+		{"decide no candidates", "decide", decideIn(), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			var got decideOut
+			json.Unmarshal(out, &got)
+			if !got.OK || got.Result.Authentic || got.Match != "none" {
+				t.Errorf("got %s, want match none", out)
+			}
+		}},
+		{"decide unknown field", "decide", []byte(`{"facts":{},"lookup":{},"x":1}`), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("got %s, want bad_input", out)
+			}
+		}},
+		{"verify_signature good", "verify_signature", mustJSON(t, map[string]string{"record": fx.candidate.Record, "signature_hex": fx.candidate.SignatureHex}),
+			abi.VerifySignature, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"valid":true`)) || !bytes.Contains(out, []byte(fx.candidate.RecordID)) {
+					t.Errorf("got %s, want valid with the record id", out)
+				}
+			}},
+		{"verify_signature bad", "verify_signature", mustJSON(t, map[string]string{"record": badSig.Record, "signature_hex": badSig.SignatureHex}),
+			abi.VerifySignature, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"valid":false`)) {
+					t.Errorf("got %s, want not valid", out)
+				}
+			}},
+		{"verify_proof good", "verify_proof", mustJSON(t, map[string]any{"record": fx.candidate.Record, "signature_hex": fx.candidate.SignatureHex, "anchor": fx.candidate.Anchor}),
+			func(b []byte) []byte { return abi.VerifyProof(b, lim) }, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"valid":true`)) {
+					t.Errorf("got %s, want valid", out)
+				}
+			}},
+		{"verify_proof wrong index", "verify_proof", mustJSON(t, map[string]any{"leaf_hash": fx.signed.LeafHash().String(), "anchor": badProof.Anchor}),
+			func(b []byte) []byte { return abi.VerifyProof(b, lim) }, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"valid":false`)) {
+					t.Errorf("got %s, want not valid", out)
+				}
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := m.Call(ctx, tt.export, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tt.native(tt.in); !bytes.Equal(got, want) {
+				t.Errorf("module answered\n%s\nnative answered\n%s", got, want)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+// TestBuffersAreReleased checks that alloc/free leave no buffer behind:
+// many calls do not grow the module's memory without bound.
+func TestBuffersAreReleased(t *testing.T) {
+	m := load(t)
+	ctx := context.Background()
+	in := bytes.Repeat([]byte{'x'}, 1<<20)
+	for range 5 {
+		if _, err := m.Call(ctx, "analyze", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := m.MemoryBytes()
+	for range 40 {
+		if _, err := m.Call(ctx, "analyze", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := m.MemoryBytes(); after > before+8<<20 {
+		t.Errorf("memory grew from %d to %d bytes over 40 calls of 1 MiB: buffers are kept", before, after)
+	}
+}
