@@ -14,23 +14,38 @@ RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
 WAZERO_VERSION := v1.12.0
 WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 
-.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke
+# The browser verifier module (./wasm, a wasip1 reactor), written where the
+# origin embeds it (go:embed); gitignored. Rebuilt when a Go source of the
+# core or of ./wasm changes.
+VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
+VERIFIER_SRC := $(shell find shared wasm -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 
-## run: start the origin on its embedded defaults (data in ./data, :8080).
-run:
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm
+
+## wasm: build the browser verifier module that the origin embeds and
+## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
+wasm: $(VERIFIER_WASM)
+
+$(VERIFIER_WASM): $(VERIFIER_SRC)
+	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' -trimpath -o $@ ./wasm
+	@echo "built $@ ($$(wc -c < $@) bytes)"
+
+## run: start the origin on its embedded defaults (data in ./data, :8080),
+## with the verifier module built first so the widget works.
+run: wasm
 	$(GO) run ./origin
 
 ## test: every Go test natively, the concurrent packages again under the
 ## race detector, and the verification core built for js/wasm and tested
-## under wasip1/wasm (wazero).
-test: test-wasm test-go test-race test-wasip1
+## under wasip1/wasm (wazero). The verifier module is built first.
+test: wasm test-wasm test-go test-race test-wasip1
 
 test-go:
 	$(GO) test -count=1 -timeout 25m ./...
 
 test-wasm:
 	$(JS_ENV) $(GO) build ./shared/...
-	$(WASIP1_ENV) $(GO) build ./shared/...
+	$(WASIP1_ENV) $(GO) build ./shared/... ./wasm
 
 ## test-race: the packages with concurrency, under the race detector.
 test-race:

@@ -98,6 +98,22 @@ func Load(ctx context.Context, wasm []byte) (*Module, error) {
 // Close releases the runtime.
 func (m *Module) Close(ctx context.Context) error { return m.rt.Close(ctx) }
 
+// Imports lists the module's imported functions as "module.name".
+func Imports(ctx context.Context, wasm []byte) ([]string, error) {
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	cm, err := rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		out = append(out, mod+"."+name)
+	}
+	return out, nil
+}
+
 // Exports lists the module's exported function names.
 func (m *Module) Exports() []string {
 	var out []string

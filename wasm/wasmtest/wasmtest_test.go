@@ -12,6 +12,7 @@ import (
 	"image/jpeg"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,28 @@ func TestExportsAndImports(t *testing.T) {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}
+	}
+	imports, err := wasmtest.Imports(context.Background(), module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The browser's WASI shim implements exactly these (docs/widget.md,
+	// "Imports"): a new one must be added there first.
+	want := []string{"args_get", "args_sizes_get", "clock_time_get", "environ_get", "environ_sizes_get",
+		"fd_close", "fd_fdstat_get", "fd_fdstat_set_flags", "fd_prestat_dir_name", "fd_prestat_get", "fd_read",
+		"fd_write", "path_filestat_get", "path_open", "poll_oneoff", "proc_exit", "random_get", "sched_yield"}
+	var names []string
+	for _, imp := range imports {
+		mod, name, _ := strings.Cut(imp, ".")
+		if mod != "wasi_snapshot_preview1" {
+			t.Errorf("import %s: want only wasi_snapshot_preview1", imp)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("imports = %v, want %v", names, want)
 	}
 }
 

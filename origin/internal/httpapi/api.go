@@ -26,6 +26,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -117,6 +118,9 @@ type Config struct {
 	// Ready lists the dependency checks GET /ready runs; none means the
 	// origin is ready as soon as it serves.
 	Ready []ReadyCheck
+	// Verifier is the browser verifier module served under
+	// /api/v1/widget/; nil answers those routes 503 widget_not_built.
+	Verifier *verifierwasm.Module
 }
 
 // Limits are the rate limit policies of the routes built so far.

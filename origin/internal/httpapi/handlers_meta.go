@@ -36,6 +36,7 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "GET", Path: "/ready", Auth: Public}, a.handleReady)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/openapi.json", Auth: Public}, a.handleOpenAPI)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/origin-types", Auth: Public}, a.handleOriginTypes)
+	a.registerVerifierModule()
 
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/register", Auth: Public, Limiter: register}, a.handleRegister)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/login", Auth: Public, Limiter: login}, a.handleLogin)

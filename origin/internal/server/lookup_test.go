@@ -29,7 +29,7 @@ var verifierModule = sync.OnceValues(func() ([]byte, error) {
 	return wasmtest.Build(root, dir)
 })
 
-func loadVerifier(t *testing.T) *wasmtest.Module {
+func wasmVerifier(t *testing.T) *wasmtest.Module {
 	t.Helper()
 	b, err := verifierModule()
 	if err != nil {
@@ -111,7 +111,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 		c.Anchor.BatchSize = 2
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})
-	m := loadVerifier(t)
+	m := wasmVerifier(t)
 	s := ts.newSignerOrg("desk@lookup.example", "Lookup News")
 	orig := readTestdata(t, "meadow.jpg")
 	r := ts.signFile(s, orig, nil)
@@ -178,7 +178,7 @@ func TestLookupEndpoint(t *testing.T) {
 	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
 	ts.mustStatus(r, 201, "sign")
 	signed, id := r.body, r.header.Get("X-Record-Id")
-	m := loadVerifier(t)
+	m := wasmVerifier(t)
 	out, err := m.Call(context.Background(), "analyze", signed)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -35,6 +36,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
@@ -120,6 +122,11 @@ type Config struct {
 	DecodeMemory int64
 	// DecodeWait bounds that wait; zero means DefaultDecodeWait.
 	DecodeWait time.Duration
+	// Verifier is the directory holding the browser verifier module
+	// (verifier.wasm); nil means the one embedded at build time
+	// (verifierwasm.Embedded, filled by `make wasm`). Without a module the
+	// widget module routes answer 503 widget_not_built.
+	Verifier fs.FS
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -179,6 +186,25 @@ type deps struct {
 // New opens the data directory and builds the server; it does not listen.
 // On error everything opened so far is closed.
 func New(cfg Config) (*Server, error) { return newServer(cfg, deps{}) }
+
+// loadVerifier returns the configured verifier module, or nil (logged)
+// when none was built.
+func loadVerifier(cfg Config) (*verifierwasm.Module, error) {
+	dir := cfg.Verifier
+	if dir == nil {
+		dir = verifierwasm.Embedded()
+	}
+	m, err := verifierwasm.Load(dir)
+	if errors.Is(err, verifierwasm.ErrNotBuilt) {
+		cfg.Logger.Warn("browser verifier module not built: /api/v1/widget/ answers 503 until `make wasm` and a rebuild")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	cfg.Logger.Info("browser verifier module", "path", "/api/v1/widget/"+m.Name(), "bytes", m.Size())
+	return m, nil
+}
 
 func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if cfg.DataDir == "" {
@@ -301,8 +327,12 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	verifier, err := loadVerifier(cfg)
+	if err != nil {
+		return nil, err
+	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer)})
+		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,99 @@
+package abi
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// seedInput is a decide input with one signed, anchored candidate whose
+// SHA-256 is the file's.
+func seedInput(t testing.TB) []byte {
+	t.Helper()
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
+	id, _ := record.ParseID("0190f3a1-7b2c-7d4e-8f00-123456789abc")
+	ph := phash.Hash{P64: 0x1234, P256: [4]uint64{1, 2, 3, 4}}
+	rec := &record.Record{ID: id, SHA256: [32]byte{0xaa}, PerceptualHash: ph, SignerPublicKey: priv.Public().(ed25519.PublicKey),
+		Timestamp: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), OriginType: "camera_image", Org: "Example",
+		WatermarkPayload: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
+	sg, err := record.Sign(priv, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := merkle.Build([]merkle.Hash{sg.LeafHash(), merkle.LeafHash([]byte("b"))})
+	path, _ := tree.InclusionProof(0)
+	a := &wire.Anchor{LeafIndex: 0, TreeSize: 2, MerkleRoot: tree.Root().String(), TxHash: "0x01", BlockNumber: 3}
+	for _, h := range path {
+		a.AuditPath = append(a.AuditPath, h.String())
+	}
+	in := map[string]any{
+		"facts": wire.Facts{SHA256: hex.EncodeToString(rec.SHA256[:]), PerceptualHash: ph.String(),
+			Watermark: wire.WatermarkFacts{Found: true, Payload: "0102030405060708", Strength: 8}},
+		"lookup": wire.LookupResponse{Candidates: []wire.LookupCandidate{{
+			RecordID: id.String(), Record: base64.StdEncoding.EncodeToString(sg.Bytes), SignatureHex: hex.EncodeToString(sg.Signature),
+			SignerPublicKey: hex.EncodeToString(rec.SignerPublicKey), Source: "sign", Status: wire.RecordActive,
+			CreatedAt: "2026-11-22T12:00:00Z", Anchor: a, AnchorState: wire.AnchorVerified, RootConfirmed: true,
+		}}},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDecideSeed(t *testing.T) {
+	out := Decide(seedInput(t), limits.Default())
+	var got struct {
+		OK     bool                `json:"ok"`
+		Result wire.VerifyResponse `json:"result"`
+		Match  string              `json:"match"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.OK || !got.Result.Authentic || got.Match != "exact" || !got.Result.Checks.Blockchain.Passed {
+		t.Errorf("decide = %s, want an authentic exact anchored verdict", out)
+	}
+}
+
+// FuzzDecide: any input gives one JSON document, ok or a bad_input
+// error, the same on every call, and a verdict that passes every check
+// is never given without a candidate.
+func FuzzDecide(f *testing.F) {
+	f.Add(seedInput(f))
+	f.Add([]byte(`{"facts":{},"lookup":{"candidates":[]}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lim := limits.Default()
+		out := Decide(in, lim)
+		var got struct {
+			OK     *bool               `json:"ok"`
+			Result wire.VerifyResponse `json:"result"`
+			Error  *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.OK == nil {
+			t.Fatalf("output %q is not a result document: %v", out, err)
+		}
+		if !*got.OK && (got.Error == nil || got.Error.Code != codeBadInput) {
+			t.Fatalf("failure %s, want bad_input", out)
+		}
+		if again := Decide(in, lim); !bytes.Equal(again, out) {
+			t.Fatalf("decide is not deterministic:\n%s\n%s", out, again)
+		}
+		if *got.OK && got.Result.Authentic && got.Result.RecordID == "" {
+			t.Fatalf("authentic without a record: %s", out)
+		}
+	})
+}

@@ -1,0 +1,84 @@
+package wasmtest_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"os"
+	"testing"
+
+	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/wasm/wasmtest"
+)
+
+// benchJPEG returns a JPEG (quality 90) of about mp megapixels at 3:2:
+// PROVENANT_BENCH_IMAGE resized, or the watermark test photo upscaled.
+func benchJPEG(b *testing.B, mp float64) []byte {
+	b.Helper()
+	path := os.Getenv("PROVENANT_BENCH_IMAGE")
+	if path == "" {
+		path = "../../shared/watermark/testdata/meadow.jpg"
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	img, _, err := image.Decode(bytes.NewReader(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := 1
+	for float64(3*h/2*h) < mp*1e6 {
+		h++
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 3*h/2, h))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 90}); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkAnalyze times facts.Analyze natively and the module's analyze
+// export in wazero (copy in, analyze, copy out) on the same JPEG, and
+// reports ms per megapixel. Native runs the perceptual hash and the
+// watermark extraction on two goroutines in parallel; the module has one
+// thread.
+//
+//	go test -run '^$' -bench Analyze -count 6 ./wasm/wasmtest
+func BenchmarkAnalyze(b *testing.B) {
+	ctx := context.Background()
+	m, err := wasmtest.Load(ctx, module)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(ctx)
+	for _, mp := range []float64{1, 4} {
+		file := benchJPEG(b, mp)
+		cfg, _ := jpeg.DecodeConfig(bytes.NewReader(file))
+		pixels := float64(cfg.Width*cfg.Height) / 1e6
+		b.Run(fmt.Sprintf("%.0fMP/native", mp), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := facts.Analyze(file, limits.Default()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/pixels, "ms/MP")
+		})
+		b.Run(fmt.Sprintf("%.0fMP/wazero", mp), func(b *testing.B) {
+			for b.Loop() {
+				out, err := m.Call(ctx, "analyze", file)
+				if err != nil || !bytes.HasPrefix(out, []byte(`{"ok":true`)) {
+					b.Fatalf("analyze: %s %v", out, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/pixels, "ms/MP")
+		})
+	}
+}
