@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -115,6 +116,12 @@ type Config struct {
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
+	// Widget holds the browser widget's scripts (embed.js, worker.js),
+	// served under /api/v1/widget/; nil leaves those routes out.
+	Widget fs.FS
+	// Demo, if set, is the demo directory (origin/internal/demo) that GET
+	// /demo shows; nil leaves /demo out.
+	Demo fs.FS
 	// Ready lists the dependency checks GET /ready runs; none means the
 	// origin is ready as soon as it serves.
 	Ready []ReadyCheck

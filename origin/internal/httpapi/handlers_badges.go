@@ -38,6 +38,8 @@ var (
 )
 
 func (a *API) registerBadges() {
+	a.registerWidget()
+	a.registerDemo()
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/badge/{record_id}.svg", Auth: Public, CrossOrigin: true}, a.handleBadge)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/org-badge/{org_name}.svg", Auth: Public, CrossOrigin: true}, a.handleOrgBadge)
 }
