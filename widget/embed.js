@@ -147,7 +147,10 @@ a { color: #0969da; }
       styleInto(root);
       this._button = el('button', {class: 'badge', type: 'button', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', part: 'badge'});
       this._button.addEventListener('click', () => this.open());
-      root.append(this._button);
+      // The status colour lives on a wrapper inside the shadow root: a
+      // custom element must not give itself attributes while constructed.
+      this._wrap = el('span', {class: 'wrap'}, this._button);
+      root.append(this._wrap);
       this._panel = null;
       this._render();
     }
@@ -160,7 +163,7 @@ a { color: #0969da; }
 
     _render() {
       const look = this._look();
-      this.style.setProperty('--c', look.colour);
+      this._wrap.style.setProperty('--c', look.colour);
       this._button.replaceChildren(el('span', {class: 'mark', 'aria-hidden': 'true'}, look.mark), el('span', {}, look.text));
       this._button.setAttribute('aria-label', 'Provenance: ' + look.text + (this.status ? ', show details' : ''));
       this._button.setAttribute('aria-busy', this.status ? 'false' : 'true');
@@ -178,7 +181,7 @@ a { color: #0969da; }
       close.addEventListener('click', () => this.close());
       backdrop.addEventListener('click', () => this.close());
       panel.addEventListener('keydown', (e) => this._trap(e));
-      root.append(backdrop, panel);
+      this._wrap.append(backdrop, panel);
       this._panel = panel;
       this._backdrop = backdrop;
       this._button.setAttribute('aria-expanded', 'true');
