@@ -438,3 +438,66 @@ func distinctColours(t *testing.T, b []byte) int {
 	_ = image.Point{}
 	return len(seen)
 }
+
+// TestDemoPage: on an empty data dir the origin creates the demo account
+// and pictures; GET /demo, under its strict CSP, shows every picture's
+// expected badge (verified, altered, none, revoked) computed in Chromium.
+func TestDemoPage(t *testing.T) {
+	chromiumPath(t)
+	module, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Demo = true
+		c.Anchor.PollInterval = 20 * time.Millisecond
+	})
+	b := newBrowser(t)
+	if err := chromedp.Run(b.ctx, chromedp.EmulateViewport(1100, 1500), chromedp.Navigate(ts.base+"/demo")); err != nil {
+		t.Fatal(err)
+	}
+	var expect map[string]string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const m = {}; document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; m[img.id] = img.closest('figure').dataset.expect; }); return m; })()`, &expect)); err != nil {
+		t.Fatal(err)
+	}
+	if len(expect) < 6 {
+		t.Fatalf("demo page shows %d pictures, want 6", len(expect))
+	}
+	// The demo records are anchored seconds after start; a badge read while
+	// anchoring is pending says so, so wait for the final states.
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		got := b.waitBadges(t, len(expect), 30*time.Second)
+		var wrong []string
+		for id, want := range expect {
+			if got[id].Status != want {
+				wrong = append(wrong, fmt.Sprintf("%s: %s (want %s)", id, got[id].Status, want))
+			}
+		}
+		if len(wrong) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo badges: %v\nconsole:\n%s", wrong, b.consoleLog())
+		}
+		if err := chromedp.Run(b.ctx, chromedp.Reload()); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; })`, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 100)); err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "demo.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
