@@ -29,6 +29,10 @@ type module struct {
 	lim  limits.Limits
 }
 
+// mod is package state on purpose: the exports are plain functions the
+// host calls, with nowhere to pass a value through, and the buffer table
+// is the one thing they share. An instance is single-threaded, so it
+// needs no lock.
 var mod = &module{live: map[uint32][]byte{}, lim: limits.Default()}
 
 // keep registers b as live and returns its address in linear memory.

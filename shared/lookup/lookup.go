@@ -131,6 +131,10 @@ func anchorFromWire(wa *wire.Anchor, lim limits.Limits) (*record.Anchor, error) 
 	return a, nil
 }
 
+// maxParents is how many parent links the origin follows from each
+// candidate.
+const maxParents = 8
+
 // Result is the outcome of [Decide].
 type Result struct {
 	Response wire.VerifyResponse
@@ -143,16 +147,22 @@ type Result struct {
 }
 
 // Decide checks every candidate of resp (see [Check]; at most
-// lim.MaxCandidates plus their parents are scored, in the answer's order)
+// lim.MaxCandidates times 9, the records and their parents, in the
+// answer's order)
 // and computes the verify response the origin gives for a file with facts
 // f. It mirrors the origin's verification step by step: a file
 // byte-identical to the output of a record the service signed takes that
 // record's perceptual hash and payload; the candidates are scored without
 // anchors to choose the record, which is then scored alone with its anchor.
+// The numbered steps below are content.VerifyFacts's, in its order; a
+// change to one is a change to both (content's TestLookupDecideEqualsVerify
+// fails otherwise).
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
-	max := lim.MaxCandidates*2 + 8 // candidates plus their parents
+	// The origin answers at most MaxCandidates records plus up to 8
+	// parents of each (its parent depth); more is not an honest answer.
+	max := lim.MaxCandidates * (1 + maxParents)
 	for i := range resp.Candidates {
 		w := &resp.Candidates[i]
 		if len(cands) >= max {
@@ -169,6 +179,8 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 		}
 		cands = append(cands, c)
 	}
+	// Step 1 (content.Verify, exactFacts): the signed output of a record
+	// the service signed is answered from that record's signed facts.
 	shortcut := ""
 	for _, c := range cands {
 		if c.Wire.Source == "sign" && c.Record.SHA256 == f.SHA256 {
@@ -179,6 +191,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 			break
 		}
 	}
+	// Step 2 (VerifyFacts): choose among all candidates, without anchors.
 	vf := f.Verdict()
 	opts := verdict.Options{MaxCandidates: len(cands)}
 	vc := make([]verdict.Candidate, len(cands))
@@ -193,6 +206,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	best, res0Index := cands[res.Index], res.Index
 	chain, original := res.Chain, res.Original
+	// Step 3: score the chosen record alone with its anchoring state.
 	state, detail := best.Wire.AnchorState, best.Wire.AnchorDetail
 	one := best.Candidate
 	if state == wire.AnchorUnavailable {
@@ -200,6 +214,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	res = verdict.Decide(vf, []verdict.Candidate{one}, opts)
 	res.Index, res.Chain, res.Original = 0, chain, original
+	// Step 4: hash matches with other records of the chain stay visible.
 	for _, l := range chain {
 		if l.Index == res0Index {
 			continue
@@ -214,10 +229,12 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 			}
 		}
 	}
+	// Step 5: the shortcut's watermark detail.
 	if shortcut == best.Wire.RecordID && res.Checks.Watermark.Passed {
 		res.Checks.Watermark.Details = "watermark payload " + hex.EncodeToString(best.Record.WatermarkPayload) + " of record " + shortcut +
 			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
 	}
+	// Step 6: the origin's anchoring outcome.
 	switch state {
 	case wire.AnchorVerified:
 	case wire.AnchorInvalid:
@@ -228,6 +245,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 			res.Checks.Blockchain.Details = detail
 		}
 	}
+	// Step 7: display fields as the origin knows them.
 	w := res.Wire()
 	o := best.Wire.Origin
 	w.Origin = &o

@@ -8,7 +8,8 @@
 // on a full photo costs as much as decoding it. This package area-averages the
 // luminance to exactly those sizes first ([imagex.Downscale]), so the library's
 // resize is the identity and returns its input unchanged. The 64-bit hash is
-// goimagehash.PerceptionHash itself; the 256-bit hash is a bit-identical
+// goimagehash.PerceptionHash's own steps (its DCT and median, without the
+// root package, which links encoding/gob); the 256-bit hash is a bit-identical
 // re-implementation of goimagehash.ExtPerceptionHash(img, 16, 16) on the
 // 256×256 plane that transforms only the 16 DCT columns the hash reads
 // (goimagehash's version costs ~15% of a JPEG decode on its own), checked
@@ -27,7 +28,8 @@ import (
 	"image"
 	"math/bits"
 
-	"github.com/corona10/goimagehash"
+	"github.com/corona10/goimagehash/etcs"
+	"github.com/corona10/goimagehash/transforms"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -85,14 +87,35 @@ func Compute(l *imagex.Luma) (Hash, error) {
 	}
 	s256 := imagex.Downscale(l, Side256, Side256)
 	s64 := imagex.Downscale(s256, Side64, Side64)
-	var h Hash
-	p, err := goimagehash.PerceptionHash(gray(s64))
-	if err != nil {
-		return Hash{}, fmt.Errorf("phash: 64-bit: %w", err)
+	return Hash{P64: hash64(s64), P256: ext256(s256)}, nil
+}
+
+// hash64 is goimagehash.PerceptionHash of a 64×64 plane, step for step,
+// through the library's transforms and etcs packages only: its root
+// package links encoding/gob, a tenth of the browser module, for hash
+// (de)serialisation this package does not use. At 64×64 the library's
+// resize returns its input; a grey pixel's value is its pixel2Gray of the
+// 16-bit grey (the same expression, so the same bits); then its DCT, the
+// 8×8 low frequencies and their median. TestCompute64IsGoimagehash checks
+// it against the library.
+func hash64(l *imagex.Luma) uint64 {
+	pixels := make([]float64, Side64*Side64)
+	for y := 0; y < Side64; y++ {
+		for x := 0; x < Side64; x++ {
+			v := uint32(l.Pix[y*l.Stride+x]) * 0x101
+			pixels[y*Side64+x] = 0.299*float64(v/257) + 0.587*float64(v/257) + 0.114*float64(v/256)
+		}
 	}
-	h.P64 = p.GetHash()
-	h.P256 = ext256(s256)
-	return h, nil
+	transforms.DCT2DFast64(&pixels)
+	flat := transforms.FlattenPixelsFast64(pixels, 8, 8)
+	median := etcs.MedianOfPixelsFast64(flat)
+	var h uint64
+	for i, p := range flat {
+		if p > median {
+			h |= 1 << uint(63-i)
+		}
+	}
+	return h
 }
 
 func gray(l *imagex.Luma) *image.Gray {

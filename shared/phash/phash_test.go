@@ -70,6 +70,8 @@ func TestExt256MatchesGoimagehash(t *testing.T) {
 	}
 }
 
+// TestCompute64IsGoimagehash is the differential test that lets hash64
+// stand in for goimagehash.PerceptionHash on a 64×64 plane.
 func TestCompute64IsGoimagehash(t *testing.T) {
 	l := lumaOf(t, "photo.jpg")
 	h, err := Compute(l)
@@ -83,6 +85,35 @@ func TestCompute64IsGoimagehash(t *testing.T) {
 	}
 	if h.P64 != want.GetHash() {
 		t.Errorf("Compute().P64 = %016x, goimagehash = %016x", h.P64, want.GetHash())
+	}
+
+	r := rand.New(rand.NewPCG(9, 9))
+	planes := map[string]*imagex.Luma{
+		"flat0":    plane(64, 64, func(x, y int) uint8 { return 0 }),
+		"flat255":  plane(64, 64, func(x, y int) uint8 { return 255 }),
+		"gradient": plane(64, 64, func(x, y int) uint8 { return uint8(4 * x) }),
+		"checker":  plane(64, 64, func(x, y int) uint8 { return uint8(255 * ((x/4 + y/4) % 2)) }),
+		"noise":    plane(64, 64, func(x, y int) uint8 { return uint8(r.IntN(256)) }),
+		// A strided view: hash64 must honour Stride.
+		"strided": func() *imagex.Luma {
+			p := plane(80, 64, func(x, y int) uint8 { return uint8(x*y + r.IntN(9)) })
+			return &imagex.Luma{Width: 64, Height: 64, Stride: p.Stride, Pix: p.Pix}
+		}(),
+	}
+	for _, f := range []string{"photo.jpg", "other.jpg", "photo.png", "photo.gif", "photo.webp", "gray.jpg"} {
+		planes[f] = imagex.Downscale(imagex.Downscale(lumaOf(t, f), Side256, Side256), Side64, Side64)
+	}
+	for i := 0; i < 30; i++ {
+		planes["random-smooth-"+string(rune('a'+i))] = imagex.Downscale(plane(24, 17, func(x, y int) uint8 { return uint8(r.IntN(256)) }), Side64, Side64)
+	}
+	for name, p := range planes {
+		want, err := goimagehash.PerceptionHash(gray(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hash64(p); got != want.GetHash() {
+			t.Errorf("hash64(%s) = %016x, goimagehash = %016x", name, got, want.GetHash())
+		}
 	}
 }
 

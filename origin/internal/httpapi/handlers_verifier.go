@@ -35,6 +35,8 @@ type widgetManifest struct {
 	WASM   string `json:"wasm"`
 	SHA256 string `json:"sha256"`
 	Size   int    `json:"size"`
+	// Lookup is where the module's facts are posted (POST).
+	Lookup string `json:"lookup"`
 }
 
 // handleWidgetManifest: GET /api/v1/widget/manifest.json. Public.
@@ -43,7 +45,8 @@ func (a *API) handleWidgetManifest(ctx *fasthttp.RequestCtx) error {
 	if m == nil {
 		return notBuilt()
 	}
-	if err := WriteJSON(ctx, fasthttp.StatusOK, widgetManifest{WASM: "/api/v1/widget/" + m.Name(), SHA256: m.SHA256(), Size: m.Size()}); err != nil {
+	if err := WriteJSON(ctx, fasthttp.StatusOK, widgetManifest{WASM: "/api/v1/widget/" + m.Name(), SHA256: m.SHA256(), Size: m.Size(),
+		Lookup: "/api/v1/verify/lookup"}); err != nil {
 		return err
 	}
 	ctx.Response.Header.Set("Cache-Control", manifestCache)

@@ -60,12 +60,14 @@ func TestVerifierModuleServed(t *testing.T) {
 		WASM   string `json:"wasm"`
 		SHA256 string `json:"sha256"`
 		Size   int    `json:"size"`
+		Lookup string `json:"lookup"`
 	}
 	if err := json.Unmarshal(r.body, &man); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(man.WASM, "/api/v1/widget/verifier-"+man.SHA256[:16]) || !strings.HasSuffix(man.WASM, ".wasm") || man.Size != len(module) {
-		t.Fatalf("manifest = %s, want the module's hashed path and size %d", r.body, len(module))
+	if !strings.HasPrefix(man.WASM, "/api/v1/widget/verifier-"+man.SHA256[:16]) || !strings.HasSuffix(man.WASM, ".wasm") || man.Size != len(module) ||
+		man.Lookup != "/api/v1/verify/lookup" {
+		t.Fatalf("manifest = %s, want the module's hashed path, size %d and the lookup path", r.body, len(module))
 	}
 	if cc := r.header.Get("Cache-Control"); !strings.Contains(cc, "max-age=60") {
 		t.Errorf("manifest Cache-Control = %q, want a short max-age", cc)
