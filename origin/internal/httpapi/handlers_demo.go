@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"html/template"
 	"io/fs"
@@ -11,9 +13,29 @@ import (
 
 // DemoCSP is the Content-Security-Policy of GET /demo: the strict policy
 // docs/widget.md tells publishers the widget needs, so the demo proves it
-// is enough.
-const DemoCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src blob:; connect-src 'self'; " +
-	"img-src 'self'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// is enough. Its only style-src is the hash of the page's own stylesheet:
+// the widget needs no 'unsafe-inline'.
+var DemoCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src blob:; connect-src 'self'; " +
+	"img-src 'self'; style-src '" + cspHash(demoStyle) + "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// cspHash is a CSP source expression allowing exactly the inline text s.
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// demoStyle is the demo page's stylesheet, allowed by its hash.
+const demoStyle = `body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1f2328; background: #f6f8fa; }
+header, main, footer { max-width: 1040px; margin: 0 auto; padding: 16px 20px; }
+h1 { margin: 8px 0 4px; font-size: 26px; }
+.label { display: inline-block; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 4px 10px; font-size: 14px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 20px; }
+figure { margin: 0; background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 10px; }
+figure img { display: block; width: 100%; height: auto; border-radius: 4px; }
+figcaption { font-size: 14px; color: #57606a; }
+figcaption strong { color: #1f2328; }
+code { background: #eaeef2; padding: 1px 4px; border-radius: 4px; }
+`
 
 // demoManifest is the part of the demo directory's manifest.json the page
 // uses (origin/internal/demo writes it).
@@ -91,18 +113,7 @@ var demoTemplate = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Provenant demo: pictures verified in your browser</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1f2328; background: #f6f8fa; }
-header, main, footer { max-width: 1040px; margin: 0 auto; padding: 16px 20px; }
-h1 { margin: 8px 0 4px; font-size: 26px; }
-.label { display: inline-block; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 4px 10px; font-size: 14px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 20px; }
-figure { margin: 0; background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 10px; }
-figure img { display: block; width: 100%; height: auto; border-radius: 4px; }
-figcaption { font-size: 14px; color: #57606a; }
-figcaption strong { color: #1f2328; }
-code { background: #eaeef2; padding: 1px 4px; border-radius: 4px; }
-</style></head>
+<style>` + demoStyle + `</style></head>
 <body>
 <header>
 <h1>Provenant demo</h1>
