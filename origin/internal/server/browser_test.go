@@ -189,6 +189,9 @@ type widgetVerification struct {
 	Result wire.VerifyResponse `json:"result"`
 	Match  string              `json:"match"`
 	Timing map[string]float64  `json:"timings"`
+	// ByRecord is set when the badge came from the record's certificate
+	// because the picture's bytes could not be read.
+	ByRecord bool `json:"byRecord"`
 }
 
 const badgesJS = `[...document.querySelectorAll('img[data-provenant]')].map((img) => {
@@ -267,7 +270,11 @@ func TestWidgetInChromium(t *testing.T) {
 		files["/img/"+c.name+".jpg"] = c.file
 		names = append(names, c.name)
 	}
-	files["/page.html"] = widgetPage(ts.base, names)
+	// A picture on a third origin that sends no CORS headers: the worker
+	// cannot read it, so the badge comes from data-provenant-record.
+	noCORS := servePage(t, map[string][]byte{"/signed.jpg": signed})
+	files["/page.html"] = append(widgetPage(ts.base, names), fmt.Sprintf(
+		`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/signed.jpg" alt="by record"></figure>`, id, noCORS)...)
 	page := servePage(t, files)
 	if page == ts.base {
 		t.Fatal("page and service share an origin")
@@ -277,7 +284,10 @@ func TestWidgetInChromium(t *testing.T) {
 	if err := chromedp.Run(b.ctx, chromedp.Navigate(page+"/page.html")); err != nil {
 		t.Fatal(err)
 	}
-	got := b.waitBadges(t, len(corpus), 30*time.Second)
+	got := b.waitBadges(t, len(corpus)+1, 30*time.Second)
+	if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
+		t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
+	}
 	for _, c := range corpus {
 		t.Run(c.name, func(t *testing.T) {
 			g := got[c.name]
@@ -322,6 +332,17 @@ func TestWidgetInChromium(t *testing.T) {
 		}
 		if lookups < len(corpus) {
 			t.Errorf("saw %d lookup requests for %d images: the network log misses the worker's requests, so it proves nothing", lookups, len(corpus))
+		}
+	})
+
+	t.Run("image added later", func(t *testing.T) {
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const img = document.createElement('img');
+		  img.id = 'late'; img.src = '/img/revoked.jpg'; img.setAttribute('data-provenant', ''); document.body.prepend(img); })()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		got := b.waitBadges(t, len(corpus)+2, 30*time.Second)
+		if got["late"].Status != "revoked" {
+			t.Errorf("image added after load: badge %q, want revoked", got["late"].Status)
 		}
 	})
 
