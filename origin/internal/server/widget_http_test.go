@@ -213,6 +213,17 @@ func TestCORS(t *testing.T) {
 		t.Errorf("revoked certificate with the old ETag: %d, ETag %q; want 200 and a new ETag", r.status, r.header.Get("ETag"))
 	}
 
+	for _, name := range []string{"embed.js", "worker.js"} {
+		r := ts.sendWith("GET", "/api/v1/widget/"+name, origin)
+		ts.mustStatus(r, 200, name)
+		if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") || r.header.Get("Access-Control-Allow-Origin") != "*" || r.header.Get("ETag") == "" {
+			t.Errorf("%s: Content-Type %q, ACAO %q, ETag %q", name, ct, r.header.Get("Access-Control-Allow-Origin"), r.header.Get("ETag"))
+		}
+		if r2 := ts.sendWith("GET", "/api/v1/widget/"+name, map[string]string{"If-None-Match": r.header.Get("ETag")}); r2.status != 304 {
+			t.Errorf("%s revalidation: %d, want 304", name, r2.status)
+		}
+	}
+
 	// A rate-limited or failing public answer is still readable cross-origin.
 	r = ts.sendWith("POST", "/api/v1/verify/lookup", origin)
 	if r.status < 400 || r.header.Get("Access-Control-Allow-Origin") != "*" {
