@@ -7,7 +7,9 @@
   'use strict';
   if (window.Provenant) return;
 
-  const script = document.currentScript;
+  // currentScript is null when a bundler or loader ran this file; the tag
+  // itself still names the service.
+  const script = document.currentScript || document.querySelector('script[src*="/api/v1/widget/embed.js"]');
   const base = script && script.src
     ? script.src.replace(/\/api\/v1\/widget\/embed\.js(?:[?#].*)?$/, '')
     : location.origin;
