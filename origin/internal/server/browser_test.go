@@ -356,11 +356,26 @@ func badgeJS(id, expr string) string {
 }
 
 func checkPanel(t *testing.T, b *browser, id string) {
-	var ok bool
-	if err := chromedp.Run(b.ctx,
-		chromedp.Evaluate(badgeJS(id, `(badge.scrollIntoView(), root.querySelector('button.badge').focus(), root.activeElement === root.querySelector('button.badge'))`), &ok),
-	); err != nil || !ok {
-		t.Fatalf("focus the badge: %v (focused %v)", err, ok)
+	// Reach the badge the way a keyboard user does: Tab from the top.
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur(), window.scrollTo(0, 0)`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ok := false
+	for i := 0; i < 20 && !ok; i++ {
+		if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Tab),
+			chromedp.Evaluate(badgeJS(id, `document.activeElement === badge && root.activeElement === root.querySelector('button.badge')`), &ok)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !ok {
+		t.Fatalf("20 Tabs never focused the badge of %s", id)
+	}
+	var outline string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(() => { const s = getComputedStyle(root.querySelector('button.badge')); return s.outlineStyle + ' ' + s.outlineWidth; })()`), &outline)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(outline, "none") || strings.HasSuffix(outline, " 0px") {
+		t.Errorf("focused badge has no visible focus ring (outline %q)", outline)
 	}
 	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
 		t.Fatal(err)
