@@ -294,6 +294,9 @@ func TestWidgetInChromium(t *testing.T) {
 			if g.Status != c.status {
 				t.Fatalf("badge status %q, want %q (verification %+v)", g.Status, c.status, g.Verification)
 			}
+			if c.name == "reencoded" && g.Verification.Match != "reencoded" {
+				t.Errorf("re-encoded copy matched by %q, want reencoded (watermark and perceptual hash)", g.Verification.Match)
+			}
 			if c.recordID != "" && g.RecordID != c.recordID {
 				t.Errorf("badge record-id %q, want %q", g.RecordID, c.recordID)
 			}

@@ -171,6 +171,8 @@ func TestCORS(t *testing.T) {
 		{"lookup", "/api/v1/verify/lookup", "POST", "POST"},
 		{"certificate", "/api/v1/content-records/" + id + "/certificate", "GET", "GET, HEAD"},
 		{"badge", "/api/v1/widget/badge/" + id + ".svg", "GET", "GET"},
+		{"manifest", "/api/v1/widget/manifest.json", "GET", "GET"},
+		{"embed", "/api/v1/widget/embed.js", "GET", "GET"},
 	} {
 		t.Run("preflight "+tt.name, func(t *testing.T) {
 			r := ts.sendWith("OPTIONS", tt.path, map[string]string{"Origin": "https://publisher.example",
