@@ -106,6 +106,7 @@
 .ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; }
 .close { position: absolute; top: 10px; right: 10px; width: 30px; height: 30px; border: 1px solid #d0d7de; border-radius: 6px; background: #f6f8fa; font-size: 18px; line-height: 1; cursor: pointer; color: #1f2328; }
 .note { color: #57606a; font-size: 12px; margin: 8px 0 0; }
+.panel p { overflow-wrap: anywhere; }
 a { color: #0969da; }
 `;
 

@@ -539,4 +539,21 @@ func TestDemoPage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "demo.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The panel of a picture that is not authentic says so.
+	for id, want := range expect {
+		if want != "altered" {
+			continue
+		}
+		var text string
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+			chromedp.CaptureScreenshot(&shot)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "Not authentic") || strings.Contains(text, "Authentic\n") {
+			t.Errorf("altered picture's panel:\n%s", text)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "demo-altered-panel.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
