@@ -18,6 +18,10 @@
 // PROVENANT_ETH_NETWORK, PROVENANT_ETH_CONFIRMATIONS). --batch-size and
 // --batch-interval close batches (defaults 1000 records / 60s).
 //
+// Demo: --demo (env PROVENANT_DEMO=1; `make run` passes it) serves GET
+// /demo, the widget on sample pictures; on an empty data dir it first
+// creates the demo account "Provenant Demo (sample data)" and signs them.
+//
 // Memory: --decode-memory SIZE (env PROVENANT_DECODE_MEMORY; default 1GiB;
 // bytes, or a number with KiB, MiB, GiB, KB, MB or GB) is the memory all
 // image decodes in flight may use together; requests wait for room up to
@@ -96,6 +100,7 @@ func run() error {
 	ethConf := fs.Uint64("eth-confirmations", envUint("PROVENANT_ETH_CONFIRMATIONS"), "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
 	batchSize := fs.Int("batch-size", int(envUint("PROVENANT_BATCH_SIZE")), "records per Merkle batch; 0: 1000")
 	batchInterval := fs.Duration("batch-interval", envDuration("PROVENANT_BATCH_INTERVAL"), "longest wait before a batch closes; 0: 60s")
+	demo := fs.Bool("demo", os.Getenv("PROVENANT_DEMO") == "1", "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (env PROVENANT_DEMO=1; make run sets it)")
 	decodeMemory := fs.String("decode-memory", envOr("PROVENANT_DECODE_MEMORY", "1GiB"), "memory all image decodes in flight may use together, e.g. 512MiB (env PROVENANT_DECODE_MEMORY)")
 	_ = fs.Parse(os.Args[1:])
 	if err := errors.Join(envErrs...); err != nil {
@@ -115,7 +120,7 @@ func run() error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL"), DecodeMemory: decodeBytes}
+	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL"), DecodeMemory: decodeBytes, Demo: *demo}
 	cfg.Anchor.Chain = ethchain.Config{RPCURL: *ethRPC, KeyFile: *ethKey, Network: *ethNetwork, Confirmations: *ethConf}
 	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = *batchSize, *batchInterval
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
