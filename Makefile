@@ -32,7 +32,7 @@ wasm:
 ## run: start the origin on its embedded defaults (data in ./data, :8080),
 ## with the verifier module built first so the widget works.
 run: wasm
-	$(GO) run ./origin
+	$(GO) run ./origin -demo
 
 ## test: every Go test natively, the concurrent packages again under the
 ## race detector, and the verification core built for js/wasm and tested

@@ -83,6 +83,18 @@ func (f *flags) uint(dst *uint64, name string, def uint64, usage string) {
 	f.fs.Uint64Var(dst, name, def, usage)
 }
 
+func (f *flags) boolean(dst *bool, name string, def bool, usage string) {
+	f.defaults[name] = strconv.FormatBool(def)
+	if v, ok := f.env(name); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			f.errs = append(f.errs, fmt.Errorf("%s: %w", f.envName(name), err))
+		}
+		def = b
+	}
+	f.fs.BoolVar(dst, name, def, usage)
+}
+
 // parse parses args; it returns flag.ErrHelp for -h/--help (after printing
 // the usage) and joins the environment errors.
 func (f *flags) parse(args []string) error {

@@ -29,6 +29,8 @@ func sampleValue(fl *flag.Flag) string {
 		return "7s"
 	case uint64:
 		return "7"
+	case bool:
+		return "true"
 	default:
 		return "sample-" + fl.Name
 	}
@@ -68,7 +70,7 @@ func TestFlagEnvParity(t *testing.T) {
 					t.Errorf("with %s=%s the flag is %q, want %q", env, v, s, v)
 				}
 				got = commandFlags(map[string]string{env: v})[cmd]
-				flagV := map[string]string{"7s": "9s", "7": "9"}[v]
+				flagV := map[string]string{"7s": "9s", "7": "9", "true": "false"}[v]
 				if flagV == "" {
 					flagV = "from-flag"
 				}

@@ -15,6 +15,10 @@
 // created on first start), PROVENANT_SMTP_PASSWORD, and PROVENANT_WEBHOOK_*
 // (see server.WebhooksConfigFromEnv and docs/webhooks.md).
 //
+// Demo: --demo (`make run` sets it) serves GET /demo, the widget on sample
+// pictures; on an empty data dir it first creates the demo account
+// "Provenant Demo (sample data)" and signs them.
+//
 // Memory: --decode-memory is the memory all image decodes in flight may use
 // together; unless GOMEMLIMIT is set, the Go runtime's soft memory limit
 // is set to that budget plus 512 MiB, so that garbage from finished
@@ -98,6 +102,7 @@ type serveOptions struct {
 	decodeMemory                                           string
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
+	demo                                                   bool
 }
 
 // serveFlags declares the server's flags. It is separate from serve so
@@ -125,6 +130,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.resetURL, "reset-url", "", "link base in password reset mails; empty: the bare token")
 	f.uint(&o.limitSign, "limit-sign", 0, "load tests only: sign requests per minute per API key; 0: the documented 100")
 	f.uint(&o.limitVerify, "limit-verify", 0, "load tests only: verify requests per minute per IP; 0: the documented 60")
+	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
 	return f, o
 }
 
@@ -155,7 +161,7 @@ func serve(args []string) error {
 	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
-		AdminAddr: o.adminListen, TrustedProxies: proxies, GCInterval: o.gcInterval}
+		AdminAddr: o.adminListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}

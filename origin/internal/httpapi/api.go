@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -88,6 +89,10 @@ type Route struct {
 	// Limiter, if set, rate-limits the route; LimitBy says on what.
 	Limiter *ratelimit.Limiter
 	LimitBy LimitBy
+	// CrossOrigin lets any web page call the route (CORS "*", without
+	// credentials) and answers its preflight; only public routes may set
+	// it (Handle panics otherwise).
+	CrossOrigin bool
 }
 
 // Config configures an API. Accounts, Keys and Clock are required.
@@ -112,6 +117,12 @@ type Config struct {
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
+	// Widget holds the browser widget's scripts (embed.js, worker.js),
+	// served under /api/v1/widget/; nil leaves those routes out.
+	Widget fs.FS
+	// Demo, if set, is the demo directory (origin/internal/demo) that GET
+	// /demo shows; nil leaves /demo out.
+	Demo fs.FS
 	// Ready lists the dependency checks GET /ready runs; none means the
 	// origin is ready as soon as it serves.
 	Ready []ReadyCheck
@@ -201,6 +212,9 @@ type API struct {
 	router  *router.Router
 	routes  []Route
 	maxJSON int
+	// cors holds the CrossOrigin routes (with no-op handlers), so that a
+	// preflight can ask which methods a path serves cross-origin.
+	cors *router.Router
 }
 
 // New builds the API with every built-in route registered.
@@ -213,7 +227,7 @@ func New(cfg Config) (*API, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody}
+	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New()}
 	if a.maxJSON <= 0 {
 		a.maxJSON = DefaultMaxJSONBody
 	}
@@ -246,6 +260,12 @@ func (a *API) NewLimiter(p ratelimit.Policy) (*ratelimit.Limiter, error) {
 // Handle registers h for route. Every route of the public API must also
 // have an entry in openapi.json (a test enforces it).
 func (a *API) Handle(rt Route, h Handler) {
+	if rt.CrossOrigin {
+		if rt.Auth != Public {
+			panic("httpapi: cross-origin route " + rt.Path + " must be public")
+		}
+		a.cors.Handle(rt.Method, rt.Path, func(*fasthttp.RequestCtx) {})
+	}
 	a.routes = append(a.routes, rt)
 	a.router.Handle(rt.Method, rt.Path, a.wrap(rt, h))
 }
@@ -270,6 +290,8 @@ func (a *API) Handler() fasthttp.RequestHandler {
 			// fasthttp does not enforce MaxRequestBodySize on streamed
 			// bodies; refuse before routing.
 			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
+		} else if ctx.IsOptions() && preflight(ctx, a.cors) {
+			ctx.SetUserValue(routeKey{}, "OPTIONS (preflight)")
 		} else {
 			h(ctx)
 		}
@@ -328,6 +350,9 @@ func finishBody(ctx *fasthttp.RequestCtx) {
 func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ctx.SetUserValue(routeKey{}, rt.Path)
+		if rt.CrossOrigin {
+			setCORS(ctx)
+		}
 		if err := a.serve(ctx, rt, h); err != nil {
 			p, internal := problemFor(err)
 			if internal {

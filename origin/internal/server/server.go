@@ -34,6 +34,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -45,6 +46,7 @@ import (
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/widget"
 )
 
 // Defaults.
@@ -80,6 +82,7 @@ const (
 	dbSubdir      = "badger"
 	outboxSubdir  = "outbox"
 	secretsSubdir = "secrets"
+	demoSubdir    = "demo"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
 )
@@ -148,6 +151,11 @@ type Config struct {
 	// (verifierwasm.Embedded, filled by `make wasm`). Without a module the
 	// widget module routes answer 503 widget_not_built.
 	Verifier fs.FS
+	// Demo serves GET /demo. On the first start of an empty data
+	// directory it also creates the demo account and its pictures
+	// (origin/internal/demo) under <data>/demo; on a data directory that
+	// already had data, /demo shows whatever an earlier start created.
+	Demo bool
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -254,6 +262,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create data dir: %w", err)
 	}
+	_, statErr := os.Stat(filepath.Join(cfg.DataDir, dbSubdir))
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	st, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
 	if err != nil {
 		return nil, err
@@ -386,9 +396,21 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var demoDir fs.FS
+	if cfg.Demo {
+		dir := filepath.Join(cfg.DataDir, demoSubdir)
+		if fresh {
+			flush := func(ctx context.Context) error { _, err := batcher.Flush(ctx); return err }
+			if _, err := demo.Seed(context.Background(), demo.Config{Accounts: acc, Keys: ks, Records: recs, Dir: dir, Rand: cfg.Rand, Flush: flush}); err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+			cfg.Logger.Info("demo account and pictures created", "org_name", demo.OrgName, "path", "/demo")
+		}
+		demoDir = os.DirFS(dir)
+	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
-		Observer: met, TrustedProxies: cfg.TrustedProxies})
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
 	}
