@@ -30,6 +30,10 @@ const (
 	backupSecretsDir   = "secrets/"      // the files of <data>/secrets
 )
 
+// blobSubdirs are the data-directory subdirectories of plain files that a
+// backup copies whole (entries "<dir>/<relative path>").
+var blobSubdirs = []string{demoSubdir}
+
 // backupManifest describes an archive.
 type backupManifest struct {
 	Format    string    `json:"format"`
@@ -48,8 +52,9 @@ type backupManifest struct {
 // snapshot taken at one read timestamp while requests continue, and, for
 // the embedded chain, its blocks up to the head at the time of the copy.
 // The chain is copied after the store, so every anchoring transaction the
-// snapshot refers to is in the copy. The mail outbox is not included
-// (mails are sent once and not needed again).
+// snapshot refers to is in the copy. The blob directories (the demo
+// pictures) are copied whole; the mail outbox is not (mails are sent once
+// and not needed again).
 //
 // The archive holds the JWT key and, unless it is given by environment,
 // the master key: it is as sensitive as the data directory.
@@ -103,6 +108,22 @@ func (s *Server) Backup(ctx context.Context, w io.Writer) error {
 		}
 		if err := tarFile(tw, backupSecretsDir+e.Name(), filepath.Join(s.cfg.DataDir, secretsSubdir, e.Name()), m.CreatedAt); err != nil {
 			return err
+		}
+	}
+	for _, sub := range blobSubdirs {
+		root := filepath.Join(s.cfg.DataDir, sub)
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			return tarFile(tw, sub+"/"+filepath.ToSlash(rel), p, m.CreatedAt)
+		})
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("server: backup: %s: %w", sub, err)
 		}
 	}
 	if err := tarFile(tw, backupStoreName, storeFile, m.CreatedAt); err != nil {
@@ -173,6 +194,21 @@ func tarFile(tw *tar.Writer, name, file string, at time.Time) error {
 	return nil
 }
 
+// isBlobEntry reports whether a (cleaned) archive entry name is a file
+// under one of blobSubdirs; names that climb out ("..") or are absolute
+// never are.
+func isBlobEntry(name string) bool {
+	if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+		return false
+	}
+	for _, sub := range blobSubdirs {
+		if strings.HasPrefix(name, sub+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrRestoreTarget is returned by Restore when the data directory is not
 // empty: a restore never merges into existing state.
 var ErrRestoreTarget = errors.New("server: restore needs an empty or missing data directory")
@@ -228,6 +264,14 @@ func Restore(ctx context.Context, r io.Reader, dataDir string, log *slog.Logger)
 				return err
 			}); err != nil {
 				return fmt.Errorf("server: restore: secrets: %w", err)
+			}
+		case isBlobEntry(name):
+			dst := filepath.Join(dataDir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+				return fmt.Errorf("server: restore: %w", err)
+			}
+			if err := writeFile(dst, func(w io.Writer) error { _, err := io.Copy(w, tr); return err }); err != nil {
+				return fmt.Errorf("server: restore: %s: %w", name, err)
 			}
 		case name == backupStoreName:
 			st, err := store.Open(store.Config{Dir: filepath.Join(dataDir, dbSubdir), Logger: log.With("component", "badger")})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,15 @@ func TestBackupRestoreDrill(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
+	// A blob directory (the demo pictures live there) travels whole.
+	blob := []byte("demo picture bytes")
+	if err := os.MkdirAll(filepath.Join(dir, demoSubdir, "pictures"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, demoSubdir, "pictures", "a.jpg"), blob, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	// Online backup over the admin listener, while the server runs.
 	resp, err := http.Get("http://" + ts.srv.AdminAddr().String() + "/backup")
 	if err != nil {
@@ -86,6 +96,10 @@ func TestBackupRestoreDrill(t *testing.T) {
 	}
 	if err := Restore(t.Context(), bytes.NewReader(archive[:len(archive)/2]), filepath.Join(t.TempDir(), "half"), nil); err == nil {
 		t.Error("Restore of a truncated archive succeeded, want an error")
+	}
+
+	if got, err := os.ReadFile(filepath.Join(restored, demoSubdir, "pictures", "a.jpg")); err != nil || !bytes.Equal(got, blob) {
+		t.Errorf("restored blob = %q, %v; want %q", got, err, blob)
 	}
 
 	// Two minutes later on the restored origin: the retry is due.
@@ -113,5 +127,22 @@ func TestBackupRestoreDrill(t *testing.T) {
 	h2, b2 := rcv.request(1)
 	if h1.Get("X-Service-Event") != "batch.anchored" || !bytes.Equal(b1, b2) {
 		t.Errorf("retried delivery after restore = %s %q, want the same batch.anchored body as before the backup (%s)", h2.Get("X-Service-Event"), b2, b1)
+	}
+}
+
+func TestIsBlobEntry(t *testing.T) {
+	for name, want := range map[string]bool{
+		"demo/a.jpg":          true,
+		"demo/pictures/b.png": true,
+		"demo":                false,
+		"../demo/a.jpg":       false,
+		"/demo/a.jpg":         false,
+		"secrets/master.key":  false,
+		"demonstration/a.jpg": false,
+		"badger.backup":       false,
+	} {
+		if got := isBlobEntry(path.Clean(name)); got != want {
+			t.Errorf("isBlobEntry(%q) = %v, want %v", name, got, want)
+		}
 	}
 }
