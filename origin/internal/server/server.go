@@ -17,6 +17,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
@@ -36,6 +39,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
+	"github.com/provenant/provenant/origin/internal/metrics"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
@@ -66,6 +70,11 @@ const (
 	// giving memory back to the operating system when decodes go idle.
 	reclaimAbove      = 64 << 20
 	returnMemoryEvery = 2 * time.Second
+	// DefaultGCInterval is how often value-log GC runs (Config.GCInterval).
+	DefaultGCInterval = 10 * time.Minute
+	// DefaultAdminListen is the admin listener's address: loopback, since
+	// metrics and profiles are for the operator, not the public.
+	DefaultAdminListen = "127.0.0.1:9090"
 )
 
 // Layout of the data directory.
@@ -125,6 +134,18 @@ type Config struct {
 	DecodeMemory int64
 	// DecodeWait bounds that wait; zero means DefaultDecodeWait.
 	DecodeWait time.Duration
+	// AdminAddr is where the admin listener (GET /metrics, /debug/pprof/)
+	// listens; "" disables it. It is never the public listener.
+	AdminAddr string
+	// Registry receives the origin's metrics; nil means a fresh registry
+	// (metrics are collected either way, and served when AdminAddr is set).
+	Registry *prometheus.Registry
+	// GCInterval is how often value-log GC runs; zero means
+	// DefaultGCInterval, negative disables it.
+	GCInterval time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (httpapi.API.ClientIP); empty trusts none.
+	TrustedProxies []netip.Prefix
 	// Verifier is the directory holding the browser verifier module
 	// (verifier.wasm); nil means the one embedded at build time
 	// (verifierwasm.Embedded, filled by `make wasm`). Without a module the
@@ -173,8 +194,16 @@ type Server struct {
 	stopAnchor context.CancelFunc
 	anchorDone chan struct{}
 	http       *fasthttp.Server
-	closeMu    sync.Mutex
-	closed     bool
+	// admin serves metrics and pprof on adminLn (both nil when disabled).
+	admin        *http.Server
+	adminLn      net.Listener
+	adminServing bool
+	metrics      *metrics.Metrics
+	// stopGC ends the value-log GC loop; gcDone is closed when it has.
+	stopGC  context.CancelFunc
+	gcDone  chan struct{}
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // deps are the parts that the in-package tests substitute for the real
@@ -273,6 +302,30 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	wc := cfg.Webhooks
 	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
 	wc.Logger = cfg.Logger.With("component", "webhooks")
+	reg := cfg.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	// The sources are closures over services built below; a scrape can only
+	// happen once the admin listener serves, after New returned.
+	var (
+		whSvc   *webhooks.Service
+		metrSrc = metrics.Sources{
+			AnchorQueue:  func(ctx context.Context) (anchor.QueueStats, error) { return anchor.ReadQueueStats(ctx, st) },
+			WebhookQueue: func(ctx context.Context) (int, error) { return whSvc.QueueDepth(ctx) },
+			StoreSizes:   st.Sizes,
+			Now:          cfg.Clock.Now,
+		}
+	)
+	met, err := metrics.New(reg, metrSrc)
+	if err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	if prev := wc.OnAttempt; prev != nil {
+		wc.OnAttempt = func(r webhooks.AttemptResult) { met.WebhookAttempt(r); prev(r) }
+	} else {
+		wc.OnAttempt = met.WebhookAttempt
+	}
 	if wc.Guard == nil {
 		wc.Guard = webhooks.NewGuard(webhooks.GuardConfig{})
 	}
@@ -280,6 +333,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	whSvc = wh
 	var pub events.Publisher = wh
 	if d.events != nil {
 		pub = d.events
@@ -304,7 +358,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	// records are marked anchored first, then batch.anchored is announced,
 	// both inside the transaction that marks the batch anchored.
 	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
-	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: chain, MinConfirmations: chainCfg.Confirmations}
+	counted := met.Chain(chain)
+	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations}
 	if d.anchorQueue != nil {
 		aq = d.anchorQueue
 	}
@@ -330,7 +385,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	anchored := anchor.Listeners{recs, anchor.Announcer{Events: pub}}
 	batcher, err := anchor.New(anchor.Config{
-		Store: st, Chain: chain, Anchored: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
 		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
 	})
@@ -355,7 +410,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
-		Widget: widget.FS(), Demo: demoDir})
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +418,17 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		d.routes(api)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
-		anchored: anchored, api: api}
+		anchored: anchored, api: api, metrics: met}
+	if cfg.AdminAddr != "" {
+		// Listen now, so that a taken port fails New rather than Serve.
+		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			return nil, fmt.Errorf("server: admin listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/", met.Handler())
+		mux.HandleFunc("GET /backup", s.handleBackup)
+		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler(cfg.Logger),
@@ -400,6 +465,27 @@ func (s *Server) Serve(ln net.Listener) error {
 			_ = s.batcher.Run(ctx)
 		}()
 	}
+	if s.gcDone == nil && !s.closed && s.cfg.GCInterval >= 0 {
+		every := s.cfg.GCInterval
+		if every == 0 {
+			every = DefaultGCInterval
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopGC, s.gcDone = cancel, make(chan struct{})
+		go func() {
+			defer close(s.gcDone)
+			s.store.RunGC(ctx, every, s.log.With("component", "badger"))
+		}()
+	}
+	if s.admin != nil && !s.closed && !s.adminServing {
+		s.adminServing = true
+		go func() {
+			if err := s.admin.Serve(s.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("admin listener stopped", "err", err)
+			}
+		}()
+		s.log.Info("admin listening", "addr", s.adminLn.Addr().String())
+	}
 	s.closeMu.Unlock()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
@@ -422,6 +508,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
+	var adminErr error
+	if s.admin != nil {
+		adminErr = s.admin.Shutdown(ctx)
+		_ = s.adminLn.Close() // when Serve never ran; already closed otherwise
+	}
+	if s.stopGC != nil {
+		s.stopGC()
+		<-s.gcDone
+	}
 	s.webhooks.Close()
 	if s.stopAnchor != nil {
 		s.stopAnchor()
@@ -431,7 +526,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	chainErr := s.chain.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
-	return errors.Join(httpErr, chainErr, storeErr)
+	return errors.Join(httpErr, adminErr, chainErr, storeErr)
+}
+
+// AdminAddr returns the admin listener's address, or nil when it is
+// disabled.
+func (s *Server) AdminAddr() net.Addr {
+	if s.adminLn == nil {
+		return nil
+	}
+	return s.adminLn.Addr()
 }
 
 // reclaimMemory returns the decode budget's Released hook. After a decode
