@@ -39,10 +39,10 @@ const (
 	// MaxBlocks bounds the blocks of a grid (panoramas get larger blocks).
 	MaxBlocks = 256
 	// BlockBytes is the encoded size of one block.
-	BlockBytes = 4
+	BlockBytes  = 4
 	headerBytes = 7
 	// MaxEncoded is the largest encoded grid.
-	MaxEncoded = headerBytes + MaxBlocks*BlockBytes
+	MaxEncoded  = headerBytes + MaxBlocks*BlockBytes
 	maxWorkLong = WorkShort * 64
 )
 
