@@ -15,6 +15,7 @@ import (
 
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/verdict"
 	"github.com/provenant/provenant/shared/watermark"
@@ -29,11 +30,16 @@ type Facts struct {
 	Format    imagex.Format
 	Width     int
 	Height    int
+	// Local is the probe for the local-signature comparison, set when a
+	// watermark was found (it places the picture on the signed grid). It
+	// has no JSON form: a host that sends facts elsewhere to decide
+	// (the browser module) compares on its side or gets no content match.
+	Local *localsig.Probe
 }
 
 // Verdict returns the facts [verdict.Decide] scores.
 func (f Facts) Verdict() verdict.Facts {
-	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}
+	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
 }
 
 // Analyze decodes file once under lim and derives the SHA-256, both
@@ -78,12 +84,20 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
 		if wm.d.Found {
 			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
+			f.Local = localsig.NewProbe(l, Alignment(wm.d))
 		}
 	case errors.As(wm.err, &small):
 	default:
 		return Facts{}, fmt.Errorf("facts: watermark: %w", wm.err)
 	}
 	return f, nil
+}
+
+// Alignment is the placement of a picture on the signed grid that the
+// watermark decoder found.
+func Alignment(d watermark.Detection) localsig.Alignment {
+	return localsig.Alignment{Scale: d.Scale, Angle: d.Angle, OffsetX: d.OffsetX, OffsetY: d.OffsetY,
+		WorkWidth: d.WorkWidth, WorkHeight: d.WorkHeight, Period: d.Period}
 }
 
 // Luma returns the luminance plane of m: for a decoded JPEG

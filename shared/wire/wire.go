@@ -75,6 +75,34 @@ type VerifyResponse struct {
 	// which is then the time of record: when the record was anchored, or
 	// received while pending.
 	ClaimedTimestamp string `json:"claimed_timestamp,omitempty"`
+	// Match is how the file relates to the record found, always present:
+	// exact, reencoded, crop, edited, mismatch, perceptual or none
+	// (docs/verification.md, "Local signatures").
+	Match string `json:"match"`
+	// Region is the part of the signed picture the file shows, for crop
+	// and edited.
+	Region *Region `json:"region,omitempty"`
+	// ChangedBlocks is the coarse map of the signed picture's blocks
+	// found changed, for edited.
+	ChangedBlocks *BlockMap `json:"changed_blocks,omitempty"`
+}
+
+// Region is a rectangle of the signed picture as fractions (0..1) of its
+// width and height, origin top left.
+type Region struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// BlockMap is a coarse grid over the signed picture (Cols×Rows blocks,
+// row-major from the top left) and the indices of the blocks found
+// changed.
+type BlockMap struct {
+	Cols  int   `json:"cols"`
+	Rows  int   `json:"rows"`
+	Cells []int `json:"cells"`
 }
 
 // Resemblance relations.
