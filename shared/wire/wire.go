@@ -200,3 +200,22 @@ type Anchor struct {
 	// ChainID is the EIP-155 chain id of Network, when known.
 	ChainID uint64 `json:"chain_id,omitempty"`
 }
+
+// Probe is the examined picture's local-signature probe in JSON: its
+// luminance area-averaged to short side 128 (Pix, row-major, base64 in
+// JSON) and the placement on the signed grid the watermark decoder found
+// (docs/verification.md, "Local signatures"). The browser module returns
+// it beside the facts from analyze and takes it back in decide; it is a
+// thumbnail of the picture, so it never goes to the lookup.
+type Probe struct {
+	Width      int     `json:"width"`
+	Height     int     `json:"height"`
+	Pix        []byte  `json:"pix"`
+	Scale      float64 `json:"scale"`
+	Angle      float64 `json:"angle"`
+	OffsetX    float64 `json:"offset_x"`
+	OffsetY    float64 `json:"offset_y"`
+	WorkWidth  int     `json:"work_width"`
+	WorkHeight int     `json:"work_height"`
+	Period     int     `json:"period"`
+}

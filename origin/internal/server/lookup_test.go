@@ -55,8 +55,9 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 		t.Fatal(err)
 	}
 	var an struct {
-		OK    bool       `json:"ok"`
-		Facts wire.Facts `json:"facts"`
+		OK    bool        `json:"ok"`
+		Facts wire.Facts  `json:"facts"`
+		Local *wire.Probe `json:"local"`
 	}
 	if err := json.Unmarshal(out, &an); err != nil || !an.OK {
 		t.Fatalf("analyze: %s (%v)", out, err)
@@ -68,7 +69,7 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 	}
 	r := ts.do("POST", "/api/v1/verify/lookup", "", req)
 	ts.mustStatus(r, 200, "lookup")
-	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body)})
+	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body), "local": an.Local})
 	if err != nil {
 		t.Fatal(err)
 	}

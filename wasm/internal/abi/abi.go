@@ -70,6 +70,10 @@ func decodeStrict(in []byte, v any) error {
 type analyzeOut struct {
 	OK    bool       `json:"ok"`
 	Facts wire.Facts `json:"facts"`
+	// Local is the picture's local-signature probe (a small thumbnail
+	// and the watermark's alignment), present when a watermark was found:
+	// the host passes it back to decide and never to the lookup.
+	Local *wire.Probe `json:"local,omitempty"`
 }
 
 // Analyze computes the facts of the file in (shared/facts.Analyze) and
@@ -87,12 +91,15 @@ func Analyze(in []byte, lim limits.Limits) []byte {
 	case err != nil:
 		return fail(codeInvalidImage, err.Error())
 	}
-	return ok(analyzeOut{OK: true, Facts: f.Wire()})
+	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
 }
 
 type decideIn struct {
 	Facts  wire.Facts          `json:"facts"`
 	Lookup wire.LookupResponse `json:"lookup"`
+	// Local is analyze's local member; without it a watermark match
+	// cannot be shown to be the signed picture (docs/verification.md).
+	Local *wire.Probe `json:"local,omitempty"`
 }
 
 type decideOut struct {
@@ -116,6 +123,9 @@ func Decide(in []byte, lim limits.Limits) []byte {
 	}
 	f, err := facts.FromWire(req.Facts)
 	if err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	if f.Local, err = facts.ProbeFromWire(req.Local); err != nil {
 		return fail(codeBadInput, err.Error())
 	}
 	r := lookup.Decide(f, req.Lookup, lim)
