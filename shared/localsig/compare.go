@@ -148,36 +148,32 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 		return r
 	}
 	// Global gain/offset of the means (brightness and contrast edits,
-	// tone curves of re-encoders), fitted by least squares and refitted
-	// without the blocks it explains worst.
-	use := make([]bool, len(ps))
-	for i := range use {
-		use[i] = true
+	// tone curves of re-encoders), fitted robustly: start from gain 1 and
+	// the median offset, then refit by least squares on the blocks within
+	// MeanTolerance of the current fit, three times. A caption or a
+	// pasted object is a minority of blocks and stays out of the fit.
+	diffs := make([]float64, len(ps))
+	for i, q := range ps {
+		diffs[i] = q.f.mean - float64(q.bk.Mean)
 	}
-	gain, off := 1.0, 0.0
+	gain, off := 1.0, median(diffs)
 	for iter := 0; iter < 3; iter++ {
 		var n, sx, sy, sxx, sxy float64
-		for i, q := range ps {
-			if use[i] {
-				x, y := float64(q.bk.Mean), q.f.mean
+		for _, q := range ps {
+			x, y := float64(q.bk.Mean), q.f.mean
+			if math.Abs(y-(gain*x+off)) <= MeanTolerance {
 				n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
 			}
 		}
-		if d := n*sxx - sx*sx; n >= 2 && d > 1e-9 {
-			gain = (n*sxy - sx*sy) / d
-			gain = min(max(gain, 0.5), 2)
-			off = (sy - gain*sx) / n
-		} else if n >= 1 {
-			gain, off = 1, (sy-sx)/n
+		if 2*n < float64(len(ps)) {
+			break
 		}
-		res := make([]float64, len(ps))
-		for i, q := range ps {
-			res[i] = math.Abs(q.f.mean - (gain*float64(q.bk.Mean) + off))
+		if d := n*sxx - sx*sx; d > n*n*25 {
+			// Enough spread of means (a standard deviation above 5
+			// levels) to fit a gain.
+			gain = min(max((n*sxy-sx*sy)/d, 0.5), 2)
 		}
-		cut := median(res) * 3
-		for i := range use {
-			use[i] = res[i] <= max(cut, 2)
-		}
+		off = (sy - gain*sx) / n
 	}
 	// Median change of detail over the textured blocks.
 	var dl []float64

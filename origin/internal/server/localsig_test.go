@@ -84,7 +84,7 @@ func boxBlur(m *image.RGBA, r int) *image.RGBA {
 // the victim's; a re-encoded copy and a crop still do (the local
 // signatures of record version 3, docs/verification.md).
 func TestHonestEditedIsNotAuthentic(t *testing.T) {
-	ts := startServer(t, "", nil, nil)
+	ts := startServer(t, "", nil)
 	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
 	r := ts.signFile(victim, readTestdata(t, "meadow.jpg"), nil)
 	ts.mustStatus(r, 201, "victim signs")
