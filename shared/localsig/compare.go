@@ -188,7 +188,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	for _, q := range ps {
-		changed := math.Abs(q.f.mean-(gain*float64(q.bk.Mean)+off)) > MeanTolerance
+		changed := meanChanged(q.f.mean, gain*float64(q.bk.Mean)+off)
 		var e, w, bad float64
 		for k, c := range q.f.ac {
 			e += c * c
@@ -222,6 +222,22 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 		r.Outcome = Mismatch
 	}
 	return r
+}
+
+// meanChanged reports whether an examined block mean m is beyond
+// MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
+// near either end the prediction is only a bound: a tone edit that
+// saturates part of a bright block pulls its mean below the linear
+// prediction, which is tolerated up to twice the tolerance.
+func meanChanged(m, p float64) bool {
+	tol := float64(MeanTolerance)
+	switch {
+	case p > 255-2*tol && m < p:
+		tol *= 2
+	case p < 2*tol && m > p:
+		tol *= 2
+	}
+	return math.Abs(m-min(max(p, 0), 255)) > tol
 }
 
 // footprint is the bounding box of the examined picture on the signed

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -124,6 +125,8 @@ func TestGenuineCopies(t *testing.T) {
 			b := m.Bounds()
 			return reJPEG(t, resize(m, b.Dx()*7/10, b.Dy()*7/10), 80)
 		}, []localsig.Outcome{localsig.Same}},
+		{"brighter+contrast", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, tone(m, 1.1, 8), 85) }, []localsig.Outcome{localsig.Same}},
+		{"rotate1deg+crop90%", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(rotate(m, 1), 0.05, 0.05, 0.9, 0.9), 85) }, []localsig.Outcome{localsig.Crop}},
 		{"crop80%centre", func(t testing.TB, m image.Image) image.Image { return crop(m, 0.1, 0.1, 0.8, 0.8) }, []localsig.Outcome{localsig.Crop}},
 		{"crop70%corner+jpeg75", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(m, 0.3, 0.0, 0.7, 0.7), 75) }, []localsig.Outcome{localsig.Crop}},
 	}
@@ -250,4 +253,45 @@ func TestLocalEditsAreFlagged(t *testing.T) {
 			})
 		}
 	}
+}
+
+// tone applies v' = gain·v + off to every channel.
+func tone(m image.Image, gain, off float64) image.Image {
+	out := rgba(m)
+	for i := range out.Pix {
+		if i%4 != 3 {
+			out.Pix[i] = uint8(min(max(gain*float64(out.Pix[i])+off, 0), 255))
+		}
+	}
+	return out
+}
+
+// rotate turns m by deg degrees about its centre (bilinear, same size).
+func rotate(m image.Image, deg float64) image.Image {
+	src := rgba(m)
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	s, c := math.Sincos(deg * math.Pi / 180)
+	cx, cy := float64(w)/2, float64(h)/2
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy
+			sx, sy := c*dx-s*dy+cx-0.5, s*dx+c*dy+cy-0.5
+			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+			fx, fy := sx-float64(x0), sy-float64(y0)
+			var px [4]float64
+			for k := 0; k < 4; k++ {
+				at := func(xx, yy int) float64 {
+					xx, yy = min(max(xx, 0), w-1), min(max(yy, 0), h-1)
+					return float64(src.Pix[yy*src.Stride+xx*4+k])
+				}
+				a := at(x0, y0) + fx*(at(x0+1, y0)-at(x0, y0))
+				b := at(x0, y0+1) + fx*(at(x0+1, y0+1)-at(x0, y0+1))
+				px[k] = a + fy*(b-a)
+			}
+			i := y*out.Stride + x*4
+			out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = uint8(px[0]+0.5), uint8(px[1]+0.5), uint8(px[2]+0.5), 255
+		}
+	}
+	return out
 }
