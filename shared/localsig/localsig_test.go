@@ -126,7 +126,9 @@ func TestGenuineCopies(t *testing.T) {
 			return reJPEG(t, resize(m, b.Dx()*7/10, b.Dy()*7/10), 80)
 		}, []localsig.Outcome{localsig.Same}},
 		{"brighter+contrast", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, tone(m, 1.1, 8), 85) }, []localsig.Outcome{localsig.Same}},
-		{"rotate1deg+crop90%", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(rotate(m, 1), 0.05, 0.05, 0.9, 0.9), 85) }, []localsig.Outcome{localsig.Crop}},
+		{"rotate1deg+crop90%", func(t testing.TB, m image.Image) image.Image {
+			return reJPEG(t, crop(rotate(m, 1), 0.05, 0.05, 0.9, 0.9), 85)
+		}, []localsig.Outcome{localsig.Crop}},
 		{"crop80%centre", func(t testing.TB, m image.Image) image.Image { return crop(m, 0.1, 0.1, 0.8, 0.8) }, []localsig.Outcome{localsig.Crop}},
 		{"crop70%corner+jpeg75", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(m, 0.3, 0.0, 0.7, 0.7), 75) }, []localsig.Outcome{localsig.Crop}},
 	}
