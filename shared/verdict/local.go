@@ -133,8 +133,10 @@ func localRelation(e *eval) (relation, detail string, ok bool) {
 	id := e.rec.ID.String()
 	switch e.match {
 	case MatchEdited:
-		return wire.RelationDerived, fmt.Sprintf("an edited copy of the picture signed as record %s: %d of %d blocks differ from the signed picture (see changed_blocks)",
-			id, e.local.ChangedCount, e.local.Compared), true
+		x0, y0, x1, y1 := changedBox(e)
+		return wire.RelationDerived, fmt.Sprintf("an edited copy of the picture signed as record %s: %d of %d blocks differ from the signed picture, "+
+			"within x %.0f–%.0f %%, y %.0f–%.0f %% of it (see changed_blocks); the rest matches", id, e.local.ChangedCount, e.local.Compared,
+			100*x0, 100*x1, 100*y0, 100*y1), true
 	case MatchMismatch:
 		return wire.RelationWatermarkTransplant, "warning: the file carries the watermark of record " + id +
 			", but its picture is not the signed picture: the watermark was copied into another picture and does not show who made it", true
@@ -171,3 +173,19 @@ func (r Result) wireLocal(w *wire.VerifyResponse) {
 }
 
 func isLocal(e *eval) bool { _, _, ok := localRelation(e); return ok }
+
+// changedBox is the bounding box of the changed blocks, as fractions of
+// the signed picture.
+func changedBox(e *eval) (x0, y0, x1, y1 float64) {
+	x0, y0 = 1, 1
+	g := e.grid
+	for i, c := range e.local.Changed {
+		if !c {
+			continue
+		}
+		col, row := i%g.Cols, i/g.Cols
+		x0, y0 = min(x0, float64(col)/float64(g.Cols)), min(y0, float64(row)/float64(g.Rows))
+		x1, y1 = max(x1, float64(col+1)/float64(g.Cols)), max(y1, float64(row+1)/float64(g.Rows))
+	}
+	return x0, y0, x1, y1
+}

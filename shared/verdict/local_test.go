@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +140,9 @@ func TestDecideLocal(t *testing.T) {
 			case verdict.MatchEdited:
 				if w.ChangedBlocks == nil || len(w.ChangedBlocks.Cells) == 0 {
 					t.Fatalf("changed_blocks = %+v, want the caption's blocks", w.ChangedBlocks)
+				}
+				if !strings.Contains(w.Resembles.Detail, "y 75–100 %") && !strings.Contains(w.Resembles.Detail, "y 88–100 %") {
+					t.Errorf("resembles.detail = %q, want the changed area at the bottom named", w.Resembles.Detail)
 				}
 				for _, c := range w.ChangedBlocks.Cells {
 					if row := c / w.ChangedBlocks.Cols; row < w.ChangedBlocks.Rows*3/4 {
