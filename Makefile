@@ -6,7 +6,8 @@ JS_ENV := GOOS=js GOARCH=wasm
 
 # Packages with goroutines, locks or background loops, run under -race.
 RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
-	./origin/internal/webhooks/... ./origin/internal/ratelimit/... ./origin/internal/httpapi/...
+	./origin/internal/webhooks/... ./origin/internal/ratelimit/... ./origin/internal/httpapi/... \
+	./origin/internal/metrics/...
 
 # wazero runs the wasip1 test binaries. A wazero of this version already on
 # PATH is used (CI installs one into GOPATH/bin); otherwise `make` installs
@@ -31,7 +32,7 @@ wasm:
 ## run: start the origin on its embedded defaults (data in ./data, :8080),
 ## with the verifier module built first so the widget works.
 run: wasm
-	$(GO) run ./origin
+	$(GO) run ./origin -demo
 
 ## test: every Go test natively, the concurrent packages again under the
 ## race detector, and the verification core built for js/wasm and tested

@@ -16,6 +16,9 @@ func runSign(args []string) error {
 	apiKey := fs.String("api-key", os.Getenv("PROVENANT_API_KEY"), "API key with scope sign (env PROVENANT_API_KEY)")
 	signingKey := fs.String("signing-key", "", "signing key id")
 	returnFile := fs.Bool("return-file", false, "ask for the watermarked file instead of JSON")
+	floor := fs.Duration("floor", 0, "total time spent measuring the decode-only ceiling of the same images, interleaved with the load (0 to skip)")
+	rounds := fs.Int("rounds", 1, "interleaved rounds of decode-only ceiling and sign load (with -floor)")
+	serverPID := fs.Int("server-pid", 0, "if set, report the origin's CPU per sign from /proc next to the CPU per decode")
 	_ = fs.Parse(args)
 	if *apiKey == "" || *signingKey == "" {
 		return fmt.Errorf("-api-key and -signing-key are required")
@@ -32,7 +35,5 @@ func runSign(args []string) error {
 	}
 	fmt.Printf("sign: %d images; c=%d d=%v rate=%v/s GOMAXPROCS=%d\n", len(imgs), lf.c, lf.d, lf.rate, runtime.GOMAXPROCS(0))
 	u := lf.url + "/api/v1/sign?signing_key_id=" + url.QueryEscape(*signingKey)
-	res := runLoad(u, map[string]string{"Authorization": "Bearer " + *apiKey}, reqs, lf.c, lf.d, lf.rate, http.StatusCreated)
-	res.print(os.Stdout, "POST /api/v1/sign")
-	return nil
+	return interleaved(u, map[string]string{"Authorization": "Bearer " + *apiKey}, http.StatusCreated, "sign", imgs, reqs, lf, *floor, *rounds, *serverPID)
 }

@@ -314,31 +314,39 @@ func runVerify(args []string) error {
 	}
 	fmt.Printf("verify: %d images, mean %.2f MP, mean %d KB; c=%d d=%v GOMAXPROCS=%d\n", len(imgs),
 		float64(px)/float64(len(imgs))/1e6, bytesTotal/int64(len(imgs))/1000, lf.c, lf.d, runtime.GOMAXPROCS(0))
-	// Interleave: each round measures the decode-only ceiling for floor/rounds,
-	// then the verify load for d/rounds, so that both see the same machine
-	// load (the machine is shared); the ratio is the median of the rounds.
-	if *rounds < 1 {
-		*rounds = 1
+	return interleaved(lf.url+"/api/v1/verify", nil, http.StatusOK, "verify", imgs, reqs, lf, *floor, *rounds, *serverPID)
+}
+
+// interleaved runs the load against u in rounds, each preceded by a slice
+// of the decode-only ceiling of the same images, so that both see the same
+// machine load (the machine is shared), and prints throughput, the median
+// ratio to the ceiling and, with serverPID, the origin's CPU per request
+// next to the CPU per decode.
+func interleaved(u string, hdr map[string]string, want int, what string, imgs [][]byte, reqs []request, lf loadFlags,
+	floor time.Duration, rounds, serverPID int) error {
+	var err error
+	if rounds < 1 {
+		rounds = 1
 	}
 	var total loadResult
 	total.status = map[int]int{}
 	var ratios, ceils, decodeCPU, serverCPU []float64
-	for r := 0; r < *rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		var ceil float64
-		if *floor > 0 {
+		if floor > 0 {
 			u0, s0 := rusage()
 			t0 := time.Now()
-			if ceil, err = decodeCeiling(imgs, lf.c, *floor/time.Duration(*rounds)); err != nil {
+			if ceil, err = decodeCeiling(imgs, lf.c, floor/time.Duration(rounds)); err != nil {
 				return fmt.Errorf("decode ceiling: %w", err)
 			}
 			u1, s1 := rusage()
 			ceils = append(ceils, ceil)
 			decodeCPU = append(decodeCPU, float64((u1-u0)+(s1-s0))/(ceil*time.Since(t0).Seconds()))
 		}
-		cpu0 := procCPU(*serverPID)
-		res := runLoad(lf.url+"/api/v1/verify", nil, reqs, lf.c, lf.d/time.Duration(*rounds), lf.rate, http.StatusOK)
-		if *serverPID > 0 && len(res.lat) > 0 {
-			serverCPU = append(serverCPU, float64(procCPU(*serverPID)-cpu0)/float64(len(res.lat)))
+		cpu0 := procCPU(serverPID)
+		res := runLoad(u, hdr, reqs, lf.c, lf.d/time.Duration(rounds), lf.rate, want)
+		if serverPID > 0 && len(res.lat) > 0 {
+			serverCPU = append(serverCPU, float64(procCPU(serverPID)-cpu0)/float64(len(res.lat)))
 		}
 		total.n += res.n
 		total.errs += res.errs
@@ -359,13 +367,13 @@ func runVerify(args []string) error {
 	if len(ceils) > 0 {
 		fmt.Printf("decode-only ceiling (imagex.Decode, %d goroutines, in this process), per round: %s images/s\n", lf.c, fmtFloats(ceils, "%.1f"))
 	}
-	total.print(os.Stdout, "POST /api/v1/verify")
+	total.print(os.Stdout, "POST /api/v1/"+what)
 	if len(ratios) > 0 {
-		fmt.Printf("  verify throughput / decode ceiling per round: %s; median %.0f%%\n", fmtFloats(ratios, "%.2f"), 100*median(ratios))
+		fmt.Printf("  %s throughput / decode ceiling per round: %s; median %.0f%%\n", what, fmtFloats(ratios, "%.2f"), 100*median(ratios))
 	}
 	if len(serverCPU) > 0 && len(decodeCPU) > 0 {
 		dc, sc := median(decodeCPU)/1e6, median(serverCPU)/1e6
-		fmt.Printf("  CPU per decode (client, median) %.1f ms; origin CPU per verify (median) %.1f ms; CPU-bound ratio %.0f%%\n", dc, sc, 100*dc/sc)
+		fmt.Printf("  CPU per decode (client, median) %.1f ms; origin CPU per %s (median) %.1f ms; CPU-bound ratio %.0f%%\n", dc, what, sc, 100*dc/sc)
 	}
 	return nil
 }

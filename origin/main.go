@@ -1,33 +1,29 @@
-// Command origin runs the Provenant origin server.
+// Command origin runs the Provenant origin server, and backs up and
+// restores its data.
 //
-//	go run ./origin [--listen 127.0.0.1:8080] [--data-dir ./data]
+//	origin [serve] [flags]                 run the server
+//	origin backup -out FILE [flags]        online backup through a running server's admin listener
+//	origin restore -in FILE -data-dir DIR  restore a backup into an empty data directory
 //
-// Environment: PROVENANT_LISTEN, PROVENANT_DATA_DIR (used when the flag is
-// not given), PROVENANT_MASTER_KEY (64 hex digits or base64 of 32 bytes;
-// default: <data-dir>/secrets/master.key, created on first start),
-// PROVENANT_SMTP_ADDR, PROVENANT_SMTP_FROM, PROVENANT_SMTP_USERNAME,
-// PROVENANT_SMTP_PASSWORD (SMTP mail instead of the outbox directory),
-// PROVENANT_RESET_URL (link base in reset mails), PROVENANT_LOG_LEVEL
-// (debug, info, warn, error), PROVENANT_WEBHOOK_* (webhook delivery; see
-// server.WebhooksConfigFromEnv and docs/webhooks.md).
+// Every flag has an environment twin, PROVENANT_<FLAG> for the server
+// (e.g. --data-dir and PROVENANT_DATA_DIR) and PROVENANT_BACKUP_<FLAG> /
+// PROVENANT_RESTORE_<FLAG> for the subcommands; a flag on the command line
+// wins. `origin --help` lists them with their defaults; docs/operations.md
+// explains each. Secrets and structured settings are environment-only so
+// that they never appear in a process listing: PROVENANT_MASTER_KEY (64
+// hex digits or base64 of 32 bytes; default: <data-dir>/secrets/master.key,
+// created on first start), PROVENANT_SMTP_PASSWORD, and PROVENANT_WEBHOOK_*
+// (see server.WebhooksConfigFromEnv and docs/webhooks.md).
 //
-// Anchoring: by default Merkle roots go to an embedded go-ethereum dev chain
-// persisted under <data-dir>/chain. --eth-rpc URL --eth-key FILE
-// --eth-network NAME [--eth-confirmations K] send them to any Ethereum
-// JSON-RPC node instead (env PROVENANT_ETH_RPC, PROVENANT_ETH_KEY,
-// PROVENANT_ETH_NETWORK, PROVENANT_ETH_CONFIRMATIONS). --batch-size and
-// --batch-interval close batches (defaults 1000 records / 60s).
+// Demo: --demo (`make run` sets it) serves GET /demo, the widget on sample
+// pictures; on an empty data dir it first creates the demo account
+// "Provenant Demo (sample data)" and signs them.
 //
-// Memory: --decode-memory SIZE (env PROVENANT_DECODE_MEMORY; default 1GiB;
-// bytes, or a number with KiB, MiB, GiB, KB, MB or GB) is the memory all
-// image decodes in flight may use together; requests wait for room up to
-// 5 s, then get 503 decode_capacity. Unless GOMEMLIMIT is set, the Go
-// runtime's soft memory limit is set to that budget plus 512 MiB, so that
-// garbage from finished decodes is collected before the heap grows past it
-// (see "Decode memory" in docs/api.md).
-//
-// Load tests only: PROVENANT_LIMIT_SIGN and PROVENANT_LIMIT_VERIFY (requests
-// per minute, overriding the spec's 100 per API key and 60 per IP).
+// Memory: --decode-memory is the memory all image decodes in flight may use
+// together; unless GOMEMLIMIT is set, the Go runtime's soft memory limit
+// is set to that budget plus 512 MiB, so that garbage from finished
+// decodes is collected before the heap grows past it (see "Decode memory"
+// in docs/api.md).
 package main
 
 import (
@@ -35,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -46,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/mail"
@@ -55,69 +53,120 @@ import (
 
 func main() {
 	if err := run(); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
 		fmt.Fprintln(os.Stderr, "origin:", err)
-		os.Exit(1)
+		os.Exit(2)
 	}
 }
 
+// run dispatches os.Args to a subcommand; no subcommand means serve.
 func run() error {
-	fs := flag.NewFlagSet("origin", flag.ExitOnError)
-	listen := fs.String("listen", envOr("PROVENANT_LISTEN", server.DefaultListen), "address to listen on (env PROVENANT_LISTEN)")
-	dataDir := fs.String("data-dir", envOr("PROVENANT_DATA_DIR", server.DefaultDataDir), "data directory (env PROVENANT_DATA_DIR)")
-	logLevel := fs.String("log-level", envOr("PROVENANT_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
-	// Numeric defaults from the environment; a malformed value is an error,
-	// not a silent fallback.
-	var envErrs []error
-	envUint := func(name string) uint64 {
-		v := os.Getenv(name)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.ParseUint(v, 10, 31)
-		if err != nil {
-			envErrs = append(envErrs, fmt.Errorf("%s: %w", name, err))
-		}
-		return n
+	args := os.Args[1:]
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
 	}
-	envDuration := func(name string) time.Duration {
-		v := os.Getenv(name)
-		if v == "" {
-			return 0
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			envErrs = append(envErrs, fmt.Errorf("%s: %w", name, err))
-		}
-		return d
+	switch cmd {
+	case "serve":
+		return serve(args)
+	case "backup":
+		return backupCmd(args, lookupEnv, os.Stderr)
+	case "restore":
+		return restoreCmd(args, lookupEnv, os.Stderr)
+	default:
+		return fmt.Errorf("unknown command %q: want serve, backup or restore (see --help)", cmd)
 	}
-	ethRPC := fs.String("eth-rpc", os.Getenv("PROVENANT_ETH_RPC"), "Ethereum JSON-RPC URL; empty: the embedded dev chain (env PROVENANT_ETH_RPC)")
-	ethKey := fs.String("eth-key", os.Getenv("PROVENANT_ETH_KEY"), "file with the funded sender's hex private key, with --eth-rpc (env PROVENANT_ETH_KEY)")
-	ethNetwork := fs.String("eth-network", os.Getenv("PROVENANT_ETH_NETWORK"), "network name carried by proofs, with --eth-rpc (env PROVENANT_ETH_NETWORK)")
-	ethConf := fs.Uint64("eth-confirmations", envUint("PROVENANT_ETH_CONFIRMATIONS"), "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
-	batchSize := fs.Int("batch-size", int(envUint("PROVENANT_BATCH_SIZE")), "records per Merkle batch; 0: 1000")
-	batchInterval := fs.Duration("batch-interval", envDuration("PROVENANT_BATCH_INTERVAL"), "longest wait before a batch closes; 0: 60s")
-	decodeMemory := fs.String("decode-memory", envOr("PROVENANT_DECODE_MEMORY", "1GiB"), "memory all image decodes in flight may use together, e.g. 512MiB (env PROVENANT_DECODE_MEMORY)")
-	_ = fs.Parse(os.Args[1:])
-	if err := errors.Join(envErrs...); err != nil {
+}
+
+// envOnlyHelp lists, for --help, the settings that have no flag: secrets
+// (a flag would show them in process listings) and structured ones.
+const envOnlyHelp = `
+Environment only:
+  PROVENANT_MASTER_KEY     32-byte key sealing signing keys and webhook secrets, 64 hex digits or base64
+                           (default: <data-dir>/secrets/master.key, created on first start)
+  PROVENANT_SMTP_PASSWORD  SMTP password, with --smtp-addr
+  PROVENANT_WEBHOOK_*      webhook delivery: ALLOW_CIDRS, ALLOW_HTTP, PORTS, SCHEDULE, TIMEOUT, WORKERS, PER_ENDPOINT
+  GOMEMLIMIT               Go soft memory limit (default: --decode-memory + 512MiB)
+See docs/operations.md.
+`
+
+// serveOptions are the server's flags, parsed.
+type serveOptions struct {
+	listen, dataDir, logLevel, adminListen, trustedProxies string
+	gcInterval                                             time.Duration
+	ethRPC, ethKey, ethNetwork                             string
+	ethConfirmations, batchSize                            uint64
+	batchInterval                                          time.Duration
+	decodeMemory                                           string
+	smtpAddr, smtpFrom, smtpUsername, resetURL             string
+	limitSign, limitVerify                                 uint64
+	demo                                                   bool
+}
+
+// serveFlags declares the server's flags. It is separate from serve so
+// that a test can check every flag against its twin and the docs.
+func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *serveOptions) {
+	f := newFlags("origin", "PROVENANT_", "origin [serve] [flags]   (also: origin backup --help, origin restore --help)", getenv, out)
+	o := &serveOptions{}
+	f.trailer = envOnlyHelp
+	f.str(&o.listen, "listen", server.DefaultListen, "public API address")
+	f.str(&o.dataDir, "data-dir", server.DefaultDataDir, "data directory: database, embedded chain, secrets, mail outbox")
+	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
+	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
+	f.dur(&o.gcInterval, "gc-interval", server.DefaultGCInterval, "how often Badger value-log GC runs; 0 disables it")
+	f.str(&o.ethRPC, "eth-rpc", "", "Ethereum JSON-RPC URL; empty: the embedded dev chain under <data-dir>/chain")
+	f.str(&o.ethKey, "eth-key", "", "file with the funded sender's hex private key, with --eth-rpc")
+	f.str(&o.ethNetwork, "eth-network", "", "network name carried by proofs, with --eth-rpc")
+	f.uint(&o.ethConfirmations, "eth-confirmations", 0, "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
+	f.uint(&o.batchSize, "batch-size", uint64(anchor.DefaultBatchSize), "records per Merkle batch")
+	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
+	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
+	f.str(&o.smtpAddr, "smtp-addr", "", "SMTP server host:port for reset mails; empty: files in <data-dir>/outbox")
+	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
+	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
+	f.str(&o.resetURL, "reset-url", "", "link base in password reset mails; empty: the bare token")
+	f.uint(&o.limitSign, "limit-sign", 0, "load tests only: sign requests per minute per API key; 0: the documented 100")
+	f.uint(&o.limitVerify, "limit-verify", 0, "load tests only: verify requests per minute per IP; 0: the documented 60")
+	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
+	return f, o
+}
+
+// serve runs the server until SIGINT or SIGTERM.
+func serve(args []string) error {
+	f, o := serveFlags(lookupEnv, os.Stderr)
+	if err := f.parse(args); err != nil {
 		return err
 	}
-	decodeBytes, err := parseSize(*decodeMemory)
+	decodeBytes, err := parseSize(o.decodeMemory)
 	if err != nil || decodeBytes <= 0 {
-		return fmt.Errorf("decode memory %q: must be a positive size such as 512MiB or 2GiB", *decodeMemory)
+		return fmt.Errorf("decode memory %q: must be a positive size such as 512MiB or 2GiB", o.decodeMemory)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && decodeBytes <= math.MaxInt64-memoryHeadroom {
 		debug.SetMemoryLimit(decodeBytes + memoryHeadroom)
 	}
-
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return fmt.Errorf("log level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	proxies, err := httpapi.ParseTrustedProxies(o.trustedProxies)
+	if err != nil {
+		return err
+	}
+	if o.batchSize > uint64(anchor.MaxBatchSize) {
+		return fmt.Errorf("batch size %d: at most %d", o.batchSize, anchor.MaxBatchSize)
+	}
 
-	cfg := server.Config{DataDir: *dataDir, Logger: logger, ResetURL: os.Getenv("PROVENANT_RESET_URL"), DecodeMemory: decodeBytes}
-	cfg.Anchor.Chain = ethchain.Config{RPCURL: *ethRPC, KeyFile: *ethKey, Network: *ethNetwork, Confirmations: *ethConf}
-	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = *batchSize, *batchInterval
+	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
+		AdminAddr: o.adminListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+	if o.gcInterval <= 0 {
+		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
+	}
+	cfg.Anchor.Chain = ethchain.Config{RPCURL: o.ethRPC, KeyFile: o.ethKey, Network: o.ethNetwork, Confirmations: o.ethConfirmations}
+	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = int(o.batchSize), o.batchInterval
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err
@@ -130,23 +179,17 @@ func run() error {
 		}
 		cfg.MasterKey = mk
 	}
-	if addr := os.Getenv("PROVENANT_SMTP_ADDR"); addr != "" {
-		cfg.Mailer = &mail.SMTP{Addr: addr, From: envOr("PROVENANT_SMTP_FROM", "noreply@localhost"),
-			Username: os.Getenv("PROVENANT_SMTP_USERNAME"), Password: os.Getenv("PROVENANT_SMTP_PASSWORD")}
+	if o.smtpAddr != "" {
+		cfg.Mailer = &mail.SMTP{Addr: o.smtpAddr, From: o.smtpFrom, Username: o.smtpUsername, Password: os.Getenv("PROVENANT_SMTP_PASSWORD")}
 	}
-
 	for _, l := range []struct {
-		env string
+		n   uint64
 		dst *ratelimit.Policy
 		def ratelimit.Policy
-	}{{"PROVENANT_LIMIT_SIGN", &cfg.Limits.Sign, httpapi.DefaultLimits().Sign}, {"PROVENANT_LIMIT_VERIFY", &cfg.Limits.Verify, httpapi.DefaultLimits().Verify}} {
-		if v := os.Getenv(l.env); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("%s must be a positive integer", l.env)
-			}
+	}{{o.limitSign, &cfg.Limits.Sign, httpapi.DefaultLimits().Sign}, {o.limitVerify, &cfg.Limits.Verify, httpapi.DefaultLimits().Verify}} {
+		if l.n > 0 {
 			*l.dst = l.def
-			l.dst.Quota = n
+			l.dst.Quota = int(l.n)
 		}
 	}
 
@@ -154,7 +197,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return fmt.Errorf("listen: %w", err)

@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -57,6 +59,11 @@ type crossFacts struct {
 	Signature string `json:"signature"`
 	LeafHash  string `json:"leaf_hash"`
 	Verdict   string `json:"verdict"`
+	// LocalSig is the local-signature grid of the marked picture and
+	// VerdictLocal the verdict on its JPEG copy for a record carrying it
+	// (version 3), with the probe the copy gives.
+	LocalSig     string `json:"local_sig,omitempty"`
+	VerdictLocal string `json:"verdict_local,omitempty"`
 }
 
 type crossAll struct {
@@ -113,6 +120,8 @@ func computeCross(t *testing.T) crossAll {
 			Strength:   fbits(det.Strength),
 		}
 		var wmFacts verdict.Watermark
+		var grid []byte
+		var probe *localsig.Probe
 		if b := img.Image.Bounds(); min(b.Dx(), b.Dy()) >= 256 {
 			marked, err := watermark.Embed(img.Image, crossPayload)
 			if err != nil {
@@ -126,6 +135,10 @@ func computeCross(t *testing.T) crossAll {
 				t.Fatalf("Extract(marked %s): %v", name, err)
 			}
 			f.MarkedPayload, f.MarkedStrength = p.String(), fbits(d.Strength)
+			if grid, err = localsig.Compute(imagex.ToLuma(marked)).Encode(); err != nil {
+				t.Fatal(err)
+			}
+			f.LocalSig = hex.EncodeToString(grid)
 			var buf bytes.Buffer
 			if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 90}); err != nil {
 				t.Fatal(err)
@@ -141,6 +154,7 @@ func computeCross(t *testing.T) crossAll {
 			f.JPEGPayload, f.JPEGStrength = p.String(), fbits(d.Strength)
 			if d.Found {
 				wmFacts = verdict.Watermark{Found: true, Payload: payloadBytes(p)}
+				probe = localsig.NewProbe(imagex.ToLuma(re.Image), facts.Alignment(d))
 			}
 		}
 		var id record.ID
@@ -168,6 +182,18 @@ func computeCross(t *testing.T) crossAll {
 		res := verdict.Decide(verdict.Facts{SHA256: sha256.Sum256(append(raw, 0)), PHash: ph, Watermark: wmFacts},
 			[]verdict.Candidate{{Signed: signed}}, verdict.Options{})
 		f.Verdict = fmt.Sprintf("authentic=%v confidence=%s match=%s", res.Authentic, fbits(res.Confidence), res.Match)
+		if grid != nil {
+			rec3 := *rec
+			rec3.LocalSig = grid
+			signed3, err := record.Sign(priv, &rec3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := verdict.Decide(verdict.Facts{SHA256: sha256.Sum256(append(raw, 0)), PHash: ph, Watermark: wmFacts, Local: probe},
+				[]verdict.Candidate{{Signed: signed3}}, verdict.Options{})
+			w := res.Wire()
+			f.VerdictLocal = fmt.Sprintf("authentic=%v confidence=%s match=%s region=%+v", res.Authentic, fbits(res.Confidence), w.Match, w.Region)
+		}
 		all.Files = append(all.Files, f)
 	}
 	root := merkle.Build(leaves).Root()

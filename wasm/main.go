@@ -25,8 +25,9 @@ func main() {}
 // move objects, and keeping them referenced here stops it from collecting
 // one the host still reads or writes.
 type module struct {
-	live map[uint32][]byte
-	lim  limits.Limits
+	live   map[uint32][]byte
+	lim    limits.Limits
+	probes abi.Probes
 }
 
 // mod is package state on purpose: the exports are plain functions the
@@ -71,12 +72,12 @@ func free(ptr uint32) {
 
 //go:wasmexport analyze
 func analyze(ptr, n uint32) uint64 {
-	return mod.output(abi.Analyze(mod.input(ptr, n), mod.lim))
+	return mod.output(abi.AnalyzeKeep(mod.input(ptr, n), mod.lim, &mod.probes))
 }
 
 //go:wasmexport decide
 func decide(ptr, n uint32) uint64 {
-	return mod.output(abi.Decide(mod.input(ptr, n), mod.lim))
+	return mod.output(abi.DecideKeep(mod.input(ptr, n), mod.lim, &mod.probes))
 }
 
 //go:wasmexport verify_proof

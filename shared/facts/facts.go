@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/verdict"
 	"github.com/provenant/provenant/shared/watermark"
@@ -29,11 +31,16 @@ type Facts struct {
 	Format    imagex.Format
 	Width     int
 	Height    int
+	// Local is the probe for the local-signature comparison, set when a
+	// watermark was found (it places the picture on the signed grid). It
+	// has no JSON form: a host that sends facts elsewhere to decide
+	// (the browser module) compares on its side or gets no content match.
+	Local *localsig.Probe
 }
 
 // Verdict returns the facts [verdict.Decide] scores.
 func (f Facts) Verdict() verdict.Facts {
-	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}
+	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
 }
 
 // Analyze decodes file once under lim and derives the SHA-256, both
@@ -78,12 +85,20 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
 		if wm.d.Found {
 			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
+			f.Local = localsig.NewProbe(l, Alignment(wm.d))
 		}
 	case errors.As(wm.err, &small):
 	default:
 		return Facts{}, fmt.Errorf("facts: watermark: %w", wm.err)
 	}
 	return f, nil
+}
+
+// Alignment is the placement of a picture on the signed grid that the
+// watermark decoder found.
+func Alignment(d watermark.Detection) localsig.Alignment {
+	return localsig.Alignment{Scale: d.Scale, Angle: d.Angle, OffsetX: d.OffsetX, OffsetY: d.OffsetY,
+		WorkWidth: d.WorkWidth, WorkHeight: d.WorkHeight, Period: d.Period}
 }
 
 // Luma returns the luminance plane of m: for a decoded JPEG
@@ -168,4 +183,45 @@ func FromWire(w wire.Facts) (Facts, error) {
 	}
 	f.Format, f.Width, f.Height = imagex.Format(w.Format), w.Width, w.Height
 	return f, nil
+}
+
+// WireProbe returns the JSON form of f.Local, nil when there is none.
+func (f Facts) WireProbe() *wire.Probe {
+	p := f.Local
+	if p == nil || p.Plane == nil {
+		return nil
+	}
+	l := p.Plane
+	pix := make([]byte, 0, l.Width*l.Height)
+	for y := 0; y < l.Height; y++ {
+		pix = append(pix, l.Pix[y*l.Stride:y*l.Stride+l.Width]...)
+	}
+	a := p.Align
+	return &wire.Probe{Width: l.Width, Height: l.Height, Pix: pix, Scale: a.Scale, Angle: a.Angle, OffsetX: a.OffsetX, OffsetY: a.OffsetY,
+		WorkWidth: a.WorkWidth, WorkHeight: a.WorkHeight, Period: a.Period}
+}
+
+// ProbeFromWire parses the JSON form of a probe: a plane of short side
+// localsig.ProbeShort with one byte per pixel, and an alignment with a
+// finite positive scale, an angle within ±45°, finite offsets and
+// working dimensions and period within bounds. nil gives nil.
+func ProbeFromWire(w *wire.Probe) (*localsig.Probe, error) {
+	if w == nil {
+		return nil, nil
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case min(w.Width, w.Height) != localsig.ProbeShort || max(w.Width, w.Height) > 64*localsig.ProbeShort || len(w.Pix) != w.Width*w.Height:
+		return nil, &FieldError{"local", "plane must have short side " + fmt.Sprint(localsig.ProbeShort) + " and width×height bytes"}
+	case !finite(w.Scale) || w.Scale <= 0 || w.Scale > 16 || !finite(w.Angle) || math.Abs(w.Angle) > 45 ||
+		!finite(w.OffsetX) || !finite(w.OffsetY) || math.Abs(w.OffsetX) > 1<<16 || math.Abs(w.OffsetY) > 1<<16:
+		return nil, &FieldError{"local", "alignment out of range"}
+	case w.WorkWidth <= 0 || w.WorkHeight <= 0 || w.WorkWidth > 1<<16 || w.WorkHeight > 1<<16 || w.Period <= 0 || w.Period > 1024:
+		return nil, &FieldError{"local", "working size or period out of range"}
+	}
+	return &localsig.Probe{
+		Plane: &imagex.Luma{Width: w.Width, Height: w.Height, Stride: w.Width, Pix: w.Pix},
+		Align: localsig.Alignment{Scale: w.Scale, Angle: w.Angle, OffsetX: w.OffsetX, OffsetY: w.OffsetY,
+			WorkWidth: w.WorkWidth, WorkHeight: w.WorkHeight, Period: w.Period},
+	}, nil
 }

@@ -20,8 +20,17 @@
 //
 //	parent id   16 bytes  UUID of the parent record, not all zero
 //
-// A record without parent is always written as version 1 and a record with
-// one as version 2, so records signed before version 2 existed verify
+// Version 3 is version 1 followed by the parent and the picture's local
+// signatures (shared/localsig), for records signed since local signatures
+// exist:
+//
+//	parent id   16 bytes  UUID of the parent record, all zero for none
+//	local sig    2+n      uint16 length, then a canonical localsig grid
+//	                      (n >= 1; Parse checks it is canonical)
+//
+// A record with local signatures is always written as version 3; one
+// without is written as before: version 1 without parent, version 2 with
+// one, so records signed before version 2 existed verify
 // unchanged and there is still exactly one encoding of a record: fixed
 // order, no optional fields, no trailing bytes. Parse accepts exactly what
 // Encode produces.
@@ -38,6 +47,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -46,8 +56,12 @@ import (
 const Version = 1
 
 // VersionParent is the encoding version of a record with a parent id
-// (Record.Parent set).
+// (Record.Parent set) and no local signatures.
 const VersionParent = 2
+
+// VersionLocal is the encoding version of a record carrying local
+// signatures (Record.LocalSig set), with or without parent.
+const VersionLocal = 3
 
 const (
 	magic     = "PVNR"
@@ -117,8 +131,20 @@ type Record struct {
 	Org              string
 	WatermarkPayload []byte
 	// Parent, when set, is the record this one derives from (encoded as
-	// version 2); nil for an original (version 1).
+	// version 2 or 3); nil for an original.
 	Parent *ID
+	// LocalSig, when set, is the canonical encoding of the signed
+	// picture's local signature grid (localsig.Grid.Encode); the record is
+	// then encoded as version 3.
+	LocalSig []byte
+}
+
+// Grid parses the record's local signatures; nil when it has none.
+func (r *Record) Grid() (*localsig.Grid, error) {
+	if len(r.LocalSig) == 0 {
+		return nil, nil
+	}
+	return localsig.Parse(r.LocalSig)
 }
 
 // Validate reports whether r can be encoded.
@@ -146,6 +172,11 @@ func (r *Record) Validate() error {
 	if r.Parent != nil && *r.Parent == (ID{}) {
 		return fmt.Errorf("%w: parent id is all zero", ErrInvalid)
 	}
+	if len(r.LocalSig) > 0 {
+		if _, err := localsig.Parse(r.LocalSig); err != nil {
+			return fmt.Errorf("%w: local signatures: %w", ErrInvalid, err)
+		}
+	}
 	return nil
 }
 
@@ -156,9 +187,12 @@ func (r *Record) Encode() ([]byte, error) {
 	}
 	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
 	b = append(b, magic...)
-	if r.Parent != nil {
+	switch {
+	case len(r.LocalSig) > 0:
+		b = append(b, VersionLocal)
+	case r.Parent != nil:
 		b = append(b, VersionParent)
-	} else {
+	default:
 		b = append(b, Version)
 	}
 	b = append(b, r.ID[:]...)
@@ -172,6 +206,15 @@ func (r *Record) Encode() ([]byte, error) {
 	b = append(b, r.Org...)
 	b = append(b, byte(len(r.WatermarkPayload)))
 	b = append(b, r.WatermarkPayload...)
+	if len(r.LocalSig) > 0 {
+		var parent ID
+		if r.Parent != nil {
+			parent = *r.Parent
+		}
+		b = append(b, parent[:]...)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(r.LocalSig)))
+		return append(b, r.LocalSig...), nil
+	}
 	if r.Parent != nil {
 		b = append(b, r.Parent[:]...)
 	}
@@ -189,7 +232,7 @@ func Parse(b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
 	version := b[4]
-	if version != Version && version != VersionParent {
+	if version != Version && version != VersionParent && version != VersionLocal {
 		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, version)
 	}
 	if len(b) < fixedSize+3 {
@@ -231,6 +274,26 @@ func Parse(b []byte) (*Record, error) {
 			return nil, fmt.Errorf("%w: parent id is all zero", ErrMalformed)
 		}
 		r.Parent = &parent
+	}
+	if version == VersionLocal {
+		var parent ID
+		if len(p) < len(parent)+2 {
+			return nil, fmt.Errorf("%w: parent id or local signatures overrun the record", ErrMalformed)
+		}
+		p = p[copy(parent[:], p):]
+		if parent != (ID{}) {
+			r.Parent = &parent
+		}
+		n := int(binary.BigEndian.Uint16(p))
+		p = p[2:]
+		if n == 0 || len(p) < n {
+			return nil, fmt.Errorf("%w: local signatures of %d bytes", ErrMalformed, n)
+		}
+		if _, err := localsig.Parse(p[:n]); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		r.LocalSig = bytes.Clone(p[:n])
+		p = p[n:]
 	}
 	if len(p) != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(p))

@@ -100,8 +100,8 @@ func TestParseMalformed(t *testing.T) {
 	good, _ := testRecord(testKey(1)).Encode()
 	version2 := bytes.Clone(good)
 	version2[4] = 2 // a version 2 record must end with a parent id
-	version3 := bytes.Clone(good)
-	version3[4] = 3
+	version4 := bytes.Clone(good)
+	version4[4] = 4
 	parentRec := testRecord(testKey(1))
 	parentRec.Parent = &ID{9}
 	withParent, _ := parentRec.Encode()
@@ -117,7 +117,7 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{"empty", nil, ErrMalformed},
 		{"bad magic", append([]byte("XXXX"), good[4:]...), ErrMalformed},
-		{"version 3", version3, ErrUnsupportedVersion},
+		{"version 4", version4, ErrUnsupportedVersion},
 		{"version 2 without parent id", version2, ErrMalformed},
 		{"version 2 with a zero parent id", zeroParent, ErrMalformed},
 		{"version 2 with a truncated parent id", withParent[:len(withParent)-1], ErrMalformed},

@@ -35,6 +35,10 @@ func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 	t.Helper()
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
 	f := Facts{SHA256: fileSHA, PHash: fileP, Watermark: Watermark{Found: true, Payload: []byte{0xee, 0xee}}}
+	// The file is the signed picture block by block: a record whose
+	// watermark it carries shows it (local signatures, version 3).
+	grid, probe := localFixture()
+	f.Local = probe
 	var out []Candidate
 	for i, c := range cs {
 		id, err := record.ParseID(claimID(c.name))
@@ -43,7 +47,7 @@ func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 		}
 		rec := &record.Record{ID: id, SHA256: [32]byte{byte(i + 1)}, PerceptualHash: withDistance(c.dist),
 			SignerPublicKey: priv.Public().(ed25519.PublicKey), Timestamp: chainEpoch,
-			OriginType: "camera_image", Org: c.name, WatermarkPayload: []byte{0x10, byte(i)}}
+			OriginType: "camera_image", Org: c.name, WatermarkPayload: []byte{0x10, byte(i)}, LocalSig: grid}
 		if c.sha {
 			rec.SHA256 = fileSHA
 		}

@@ -20,7 +20,10 @@ func ExampleDecide() {
 		SignerPublicKey: priv.Public().(ed25519.PublicKey), Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 	})
 
-	// The same picture, re-encoded: another SHA-256, the watermark still reads.
+	// The same picture, re-encoded: another SHA-256, the watermark still
+	// reads. The record predates local signatures (version 1), so nothing
+	// the signature covers shows the content unchanged: derived, not
+	// authentic (a version 3 record with its local signatures would be).
 	facts := verdict.Facts{
 		SHA256:    sha256.Sum256([]byte("re-encoded bytes")),
 		PHash:     phash.Hash{P64: 1, P256: [4]uint64{1, 2, 3, 7}}, // 2 bits away
@@ -31,7 +34,7 @@ func ExampleDecide() {
 	fmt.Println(r.Checks.SHA256.Passed, r.Checks.Watermark.Passed, r.Checks.PerceptualHash.Passed, r.Checks.Blockchain.Passed)
 	fmt.Println(r.Checks.Blockchain.Details)
 	// Output:
-	// true 0.95 reencoded
-	// false true true false
+	// false 0.45 perceptual
+	// false false false false
 	// pending: record 00000000-0000-0000-0000-000000000000 is not anchored yet
 }

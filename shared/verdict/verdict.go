@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
@@ -69,6 +70,11 @@ type Facts struct {
 	SHA256    [32]byte
 	PHash     phash.Hash
 	Watermark Watermark
+	// Local is the file's probe for the local-signature comparison (its
+	// small luminance plane and the watermark's alignment); nil when no
+	// watermark was found or the host did not compute it, in which case
+	// no watermark match can be shown to be the signed picture.
+	Local *localsig.Probe
 }
 
 // Candidate is a record the lookup returned for the file (by SHA-256, by
@@ -117,16 +123,32 @@ type Options struct {
 // Match is the strongest link found between the file and a record.
 type Match int
 
-// Match kinds, weakest first.
+// Match kinds, weakest first. Their names are the verify response's
+// `match` member (docs/verification.md, "Local signatures").
 const (
-	MatchNone       Match = iota // no candidate links to the file
-	MatchPerceptual              // perceptual hash near, no watermark match
-	MatchWatermark               // watermark payload matches, perceptual hash far
-	MatchReencoded               // watermark payload matches and perceptual hash near
-	MatchExact                   // SHA-256 equal
+	MatchNone Match = iota // no candidate links to the file
+	// MatchPerceptual: the perceptual hash is near and nothing the
+	// signature covers shows the file to be the signed picture (also a
+	// watermark match on a record without local signatures, or whose
+	// content could not be compared).
+	MatchPerceptual
+	// MatchMismatch: the record's watermark is in the file but the
+	// picture is not the signed picture (transplanted mark).
+	MatchMismatch
+	// MatchEdited: the record's watermark, and most of the signed
+	// picture's local signatures, but some blocks changed.
+	MatchEdited
+	// MatchCrop: the record's watermark and every overlapping local
+	// signature: part of the signed picture.
+	MatchCrop
+	// MatchReencoded: the record's watermark and every local signature:
+	// the whole signed picture, re-encoded or resized.
+	MatchReencoded
+	// MatchExact: SHA-256 equal.
+	MatchExact
 )
 
-var matchNames = [...]string{"none", "perceptual", "watermark", "reencoded", "exact"}
+var matchNames = [...]string{"none", "perceptual", "mismatch", "edited", "crop", "reencoded", "exact"}
 
 func (m Match) String() string {
 	if m < 0 || int(m) >= len(matchNames) {
@@ -212,6 +234,11 @@ type Result struct {
 	// a chain.
 	Chain    []Link
 	Original int
+
+	// local and grid are the chosen candidate's local-signature
+	// comparison and grid, when compared.
+	local *localsig.Result
+	grid  *localsig.Grid
 }
 
 // eval is one candidate scored.
@@ -228,6 +255,10 @@ type eval struct {
 	anchorErr error // non-nil: proof present and failing
 	anchored  bool
 	parent    string // parent record id, signed or stored
+	// local is the local-signature comparison (nil when the record has
+	// no grid or the file no probe); grid is the record's grid.
+	local *localsig.Result
+	grid  *localsig.Grid
 }
 
 // Decide scores every candidate (up to the limit) and returns the verdict
@@ -332,7 +363,16 @@ func Strength(shaEq, wmEq, near, origEq bool) int {
 	return s
 }
 
-func (e *eval) strength() int { return Strength(e.shaEq, e.wmEq, e.near, e.origEq) }
+func (e *eval) strength() int {
+	s := Strength(e.shaEq, e.wmEq, e.near, e.origEq)
+	// A watermark ranks as signed evidence only when the local signatures
+	// show the picture is the signed one (authentic is earned by what the
+	// signature covers).
+	if !e.shaEq && e.wmEq && !e.contentShown() && s >= StrengthSigned {
+		s -= StrengthSigned - StrengthWatermark
+	}
+	return s
+}
 
 // before is the choice order documented on [Decide].
 func before(a, b *eval) bool {
@@ -544,18 +584,7 @@ func score(f Facts, i int, c *Candidate, near int) *eval {
 	e.wmEq = f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload)
 	e.dist = phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256)
 	e.near = e.dist <= near
-	switch {
-	case e.shaEq, e.origEq:
-		e.match = MatchExact
-	case e.wmEq && e.near:
-		e.match = MatchReencoded
-	case e.wmEq:
-		e.match = MatchWatermark
-	case e.near:
-		e.match = MatchPerceptual
-	default:
-		e.match = MatchNone
-	}
+	e.match = matchOf(f, e)
 	if c.Anchor != nil {
 		e.anchorErr = c.Anchor.Verify(c.Signed.LeafHash())
 		e.anchored = e.anchorErr == nil && c.RootConfirmed
@@ -577,6 +606,8 @@ func result(f Facts, e *eval, near int) Result {
 		r.TxHash = e.c.Anchor.TxHash
 	}
 	r.Checks = checks(f, e, near)
+	r.local, r.grid = e.local, e.grid
+	localDetails(&r, e)
 
 	// Confidence is computed in integer hundredths so that every platform
 	// gives the same number.
@@ -587,19 +618,8 @@ func result(f Facts, e *eval, near int) Result {
 		if e.anchored {
 			pct = 100
 		}
-	case MatchReencoded:
-		// 85..95: +10 at distance 0 falling linearly to 0 at the threshold,
-		// minus 1 per 2 corrected watermark bit errors (at most 5).
-		bonus := (10*(near-e.dist) + near/2) / near
-		bonus -= min(max(f.Watermark.BitErrors, 0), 10) / 2
-		r.Authentic, pct = true, 85+max(bonus, 0)
-		if e.anchored {
-			pct += 3
-		}
-	case MatchWatermark:
-		pct = 50
-	case MatchPerceptual:
-		pct = 20 + (25*(near-e.dist)+near/2)/near
+	default:
+		r.Authentic, pct = localConfidence(f, e, near)
 	}
 	if e.c.Revoked || e.anchorErr != nil {
 		r.Authentic, pct = false, 0
@@ -757,6 +777,8 @@ func shapeNotAuthentic(r *Result, e *eval, near int) {
 	case e.anchorErr != nil:
 		r.Resembles.Relation = wire.RelationProofInvalid
 		r.Resembles.Detail = "the anchoring proof of record " + id + " does not verify: the evidence is inconsistent"
+	case isLocal(e):
+		r.Resembles.Relation, r.Resembles.Detail, _ = localRelation(e)
 	case e.wmEq:
 		r.Resembles.Relation = wire.RelationWatermarkTransplant
 		r.Resembles.Detail = fmt.Sprintf("the file carries the watermark of record %s, but the picture is not the signed picture "+
@@ -795,6 +817,7 @@ func (r *Result) Disown(relation, detail string) {
 // check passed, else the time inside the signed record.
 func (r Result) Wire() wire.VerifyResponse {
 	w := wire.VerifyResponse{Authentic: r.Authentic, Confidence: r.Confidence, Checks: r.Checks}
+	r.wireLocal(&w)
 	if r.Record != nil && r.Match != MatchNone && r.Authentic {
 		w.RecordID = r.Record.ID.String()
 		w.Timestamp = r.Record.Timestamp.UTC().Format(record.TimeFormat)

@@ -114,16 +114,18 @@ func checkInvariants(t *testing.T, s spec) {
 	case s.sha:
 		wantMatch = MatchExact
 	case s.wm == "match" && near:
-		wantMatch = MatchReencoded
+		// These records carry no local signatures (version 1): the mark
+		// and a near hash are not enough for authentic.
+		wantMatch = MatchPerceptual
 	case s.wm == "match":
-		wantMatch = MatchWatermark
+		wantMatch = MatchMismatch
 	case near:
 		wantMatch = MatchPerceptual
 	}
 	if r.Match != wantMatch {
 		t.Fatalf("Match = %v, want %v", r.Match, wantMatch)
 	}
-	wantAuth := (wantMatch == MatchExact || wantMatch == MatchReencoded) && !s.revoke && s.anchor != "bad"
+	wantAuth := wantMatch == MatchExact && !s.revoke && s.anchor != "bad"
 	if r.Authentic != wantAuth {
 		t.Errorf("Authentic = %v, want %v (checks %+v)", r.Authentic, wantAuth, r.Checks)
 	}
@@ -196,9 +198,9 @@ func TestDecideNamed(t *testing.T) {
 	}{
 		{"exact file, anchored", spec{true, "match", 0, "confirmed", false, false}, true, 1.00, MatchExact},
 		{"exact file, pending", spec{true, "match", 0, "none", false, false}, true, 0.98, MatchExact},
-		{"re-encoded, watermark + near, anchored", spec{false, "match", 10, "confirmed", false, false}, true, 0.95, MatchReencoded},
-		{"re-encoded, at threshold, pending", spec{false, "match", phash.NearDistance256, "none", false, false}, true, 0.85, MatchReencoded},
-		{"cropped: watermark only", spec{false, "match", 120, "confirmed", false, false}, false, 0.50, MatchWatermark},
+		{"record without local signatures: watermark + near is derived, not authentic", spec{false, "match", 10, "confirmed", false, false}, false, 0.45, MatchPerceptual},
+		{"record without local signatures: watermark + near, pending", spec{false, "match", phash.NearDistance256, "none", false, false}, false, 0.45, MatchPerceptual},
+		{"record without local signatures: watermark only", spec{false, "match", 120, "confirmed", false, false}, false, 0.05, MatchMismatch},
 		{"look-alike: pHash only", spec{false, "none", 0, "confirmed", false, false}, false, 0.45, MatchPerceptual},
 		{"revoked exact", spec{true, "match", 0, "confirmed", true, false}, false, 0, MatchExact},
 		{"forged anchor", spec{true, "match", 0, "bad", false, false}, false, 0, MatchExact},

@@ -792,7 +792,8 @@ func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []sync
 				errs++
 			}
 		}
-		return p, Detection{Found: true, Version: int(v), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale, Angle: c.angle}
+		return p, Detection{Found: true, Version: int(v), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
+			OffsetX: c.px - float64(c.dx), OffsetY: c.py - float64(c.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
 	}
 	return 0, best
 }

@@ -54,6 +54,18 @@ type Detection struct {
 	Scale float64
 	// Angle is the rotation, in degrees, the decoder synchronised on.
 	Angle float64
+	// OffsetX, OffsetY, WorkWidth, WorkHeight and Period place the
+	// examined picture on the signed picture's canonical grid (set only
+	// when Found): a point (x, y) of the examined picture's working plane
+	// (WorkWidth×WorkHeight, short side the format's canonical size, pixel
+	// edges at integers) lies at R(Angle)·(x, y)/Scale + (OffsetX, OffsetY)
+	// on the signed picture's working plane, up to a whole multiple of
+	// Period in each axis (the mark is tiled, so the decoder knows the
+	// translation only modulo one tile). R(a) maps (x, y) to
+	// (x·cos a + y·sin a, y·cos a − x·sin a).
+	OffsetX, OffsetY      float64
+	WorkWidth, WorkHeight int
+	Period                int
 }
 
 // TooSmallError reports an image whose short side is below the minimum the

@@ -75,6 +75,34 @@ type VerifyResponse struct {
 	// which is then the time of record: when the record was anchored, or
 	// received while pending.
 	ClaimedTimestamp string `json:"claimed_timestamp,omitempty"`
+	// Match is how the file relates to the record found, always present:
+	// exact, reencoded, crop, edited, mismatch, perceptual or none
+	// (docs/verification.md, "Local signatures").
+	Match string `json:"match"`
+	// Region is the part of the signed picture the file shows, for crop
+	// and edited.
+	Region *Region `json:"region,omitempty"`
+	// ChangedBlocks is the coarse map of the signed picture's blocks
+	// found changed, for edited.
+	ChangedBlocks *BlockMap `json:"changed_blocks,omitempty"`
+}
+
+// Region is a rectangle of the signed picture as fractions (0..1) of its
+// width and height, origin top left.
+type Region struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// BlockMap is a coarse grid over the signed picture (Cols×Rows blocks,
+// row-major from the top left) and the indices of the blocks found
+// changed.
+type BlockMap struct {
+	Cols  int   `json:"cols"`
+	Rows  int   `json:"rows"`
+	Cells []int `json:"cells"`
 }
 
 // Resemblance relations.
@@ -171,4 +199,23 @@ type Anchor struct {
 	Network     string   `json:"network,omitempty"`
 	// ChainID is the EIP-155 chain id of Network, when known.
 	ChainID uint64 `json:"chain_id,omitempty"`
+}
+
+// Probe is the examined picture's local-signature probe in JSON: its
+// luminance area-averaged to short side 128 (Pix, row-major, base64 in
+// JSON) and the placement on the signed grid the watermark decoder found
+// (docs/verification.md, "Local signatures"). The browser module returns
+// it beside the facts from analyze and takes it back in decide; it is a
+// thumbnail of the picture, so it never goes to the lookup.
+type Probe struct {
+	Width      int     `json:"width"`
+	Height     int     `json:"height"`
+	Pix        []byte  `json:"pix"`
+	Scale      float64 `json:"scale"`
+	Angle      float64 `json:"angle"`
+	OffsetX    float64 `json:"offset_x"`
+	OffsetY    float64 `json:"offset_y"`
+	WorkWidth  int     `json:"work_width"`
+	WorkHeight int     `json:"work_height"`
+	Period     int     `json:"period"`
 }

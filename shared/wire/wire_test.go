@@ -13,11 +13,11 @@ func TestJSONNames(t *testing.T) {
 		want string
 	}{
 		{"verify", VerifyResponse{Authentic: true, Confidence: 0.95, Origin: &Origin{"camera", "camera_image", "Camera image"},
-			Signer: &Signer{"Org", "news_org", "dev1", "ab", "key"}, BlockchainTx: "0x1", Timestamp: "2026-11-22T12:00:00.000Z"},
+			Signer: &Signer{"Org", "news_org", "dev1", "ab", "key"}, BlockchainTx: "0x1", Timestamp: "2026-11-22T12:00:00.000Z", Match: "reencoded"},
 			`{"authentic":true,"confidence":0.95,"origin":{"category":"camera","code":"camera_image","label":"Camera image"},` +
 				`"signer":{"org_name":"Org","org_type":"news_org","device_id":"dev1","public_key":"ab","key_name":"key"},` +
 				`"blockchain_tx":"0x1","timestamp":"2026-11-22T12:00:00.000Z","checks":{"watermark":{"passed":false,"details":""},` +
-				`"sha256":{"passed":false,"details":""},"perceptual_hash":{"passed":false,"details":""},"blockchain":{"passed":false,"details":""}}}`},
+				`"sha256":{"passed":false,"details":""},"perceptual_hash":{"passed":false,"details":""},"blockchain":{"passed":false,"details":""}},"match":"reencoded"}`},
 		{"sign", SignResponse{RecordID: "r", SHA256: "s", PerceptualHash: "p", WatermarkPayloadHex: "w", SignatureHex: "g", BlockchainStatus: StatusPending,
 			Certificate: Certificate{RecordID: "r", SHA256: "s", SignerPublicKey: "k", OrgName: "o", Timestamp: "t"}},
 			`{"record_id":"r","sha256":"s","perceptual_hash":"p","watermark_payload_hex":"w","signature_hex":"g","blockchain_status":"pending",` +

@@ -92,6 +92,9 @@ type Config struct {
 	MaxBackoff time.Duration
 	// Hooks are for tests.
 	Hooks Hooks
+	// OnBatchClosed, if set, is called after a batch closed with this many
+	// records has committed (the batch-size metric). It must not block.
+	OnBatchClosed func(records int)
 }
 
 // Batcher closes batches, anchors them and tracks them to finality. All
@@ -281,6 +284,7 @@ var errNotDue = errors.New("not due")
 func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 	now := b.clk.Now()
 	var seq uint64
+	var size int
 	err := b.st.Update(ctx, func(txn store.Txn) error {
 		type qe struct {
 			key     []byte
@@ -330,6 +334,7 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 			}
 		}
 		tree := merkle.Build(leaves)
+		size = len(leaves)
 		br := batchRec{
 			Seq: seq, Root: Hash(tree.Root()), LeafCount: uint64(len(leaves)), State: StateQueued,
 			CreatedAt: now, Network: b.ch.Network(), ChainID: b.ch.ChainID(), Accounts: accounts,
@@ -364,6 +369,9 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 		return false, fmt.Errorf("anchor: close batch: %w", err)
 	}
 	b.log.Info("anchor batch closed", "batch", BatchID(seq))
+	if b.cfg.OnBatchClosed != nil {
+		b.cfg.OnBatchClosed(size)
+	}
 	return true, nil
 }
 

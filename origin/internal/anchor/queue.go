@@ -1,8 +1,10 @@
 package anchor
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
@@ -69,4 +71,34 @@ func (q Queue) Enqueue(txn store.Txn, e Entry) error {
 		return fmt.Errorf("anchor: enqueue %s: %w", e.RecordID, err)
 	}
 	return nil
+}
+
+// QueueStats describes the records waiting for a batch to close.
+type QueueStats struct {
+	// Depth is the number of queued records.
+	Depth int
+	// Oldest is when the oldest queued record was enqueued (zero when the
+	// queue is empty).
+	Oldest time.Time
+}
+
+// ReadQueueStats counts the anchoring queue in st. It reads the whole
+// queue, which the batcher keeps to about one batch (BatchSize records)
+// in normal operation; a growing depth means anchoring is falling behind.
+func ReadQueueStats(ctx context.Context, st store.Store) (QueueStats, error) {
+	var qs QueueStats
+	err := st.View(ctx, func(txn store.Txn) error {
+		qs = QueueStats{}
+		return txn.Scan(keyQueue, nil, func(k, _ []byte) error {
+			if qs.Depth == 0 && len(k) >= len(keyQueue)+8 {
+				qs.Oldest = time.Unix(0, int64(beUint64(k[len(keyQueue):])))
+			}
+			qs.Depth++
+			return nil
+		})
+	})
+	if err != nil {
+		return QueueStats{}, fmt.Errorf("anchor: queue stats: %w", err)
+	}
+	return qs, nil
 }

@@ -127,7 +127,7 @@ func TestLookupDecideEqualsVerify(t *testing.T) {
 			if err := json.Unmarshal(b, &resp); err != nil {
 				t.Fatal(err)
 			}
-			got := lookup.Decide(facts.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}, resp, e.svc.Limits())
+			got := lookup.Decide(facts.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}, resp, e.svc.Limits())
 			if n := len(got.Rejected); (tt.proofFails && (n != 1 || got.Rejected[0].Dropped)) || (!tt.proofFails && n != 0) {
 				t.Errorf("rejected %+v, want the proof failure reported: %v", got.Rejected, tt.proofFails)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/watermark"
@@ -167,9 +168,17 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ph, err := phash.Compute(imagex.ToLuma(marked))
+	markedLuma := imagex.ToLuma(marked)
+	ph, err := phash.Compute(markedLuma)
 	if err != nil {
 		return nil, fmt.Errorf("content: phash: %w", err)
+	}
+	// The local signatures bind the record to the signed picture block by
+	// block (canonical version 3), so that verify can tell a crop or a
+	// re-encode from an edit or a transplanted watermark.
+	grid, err := localsig.Compute(markedLuma).Encode()
+	if err != nil {
+		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}
 	idStr, err := ids.NewUUID(s.cfg.Rand)
 	if err != nil {
@@ -184,6 +193,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: ph, SignerPublicKey: pub,
 		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
 		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
+		LocalSig:         grid,
 	}
 	if parent != nil {
 		// The parent link is part of what the signature covers (canonical

@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/lookup"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -36,12 +37,14 @@ type Facts struct {
 	// NotDecoded is true when the file was not decoded (a registered file
 	// that is not an image): PHash and Watermark are unknown, not zero.
 	NotDecoded bool
+	// Local is the file's local-signature probe (see facts.Facts.Local).
+	Local *localsig.Probe
 }
 
 // fromFacts adds nothing to what shared/facts computed: the origin's
 // Facts only add the Shortcut of an exact match.
 func fromFacts(f facts.Facts) Facts {
-	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height}
+	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height, Local: f.Local}
 }
 
 // factsOf derives the facts from an image already decoded (Sign reuses
@@ -248,7 +251,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 }
 
 func (f Facts) verdictFacts() verdict.Facts {
-	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}
+	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
 }
 
 // claimOf is c as lookup.Resolve scores it, with the display fields the

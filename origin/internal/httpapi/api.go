@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +89,10 @@ type Route struct {
 	// Limiter, if set, rate-limits the route; LimitBy says on what.
 	Limiter *ratelimit.Limiter
 	LimitBy LimitBy
+	// CrossOrigin lets any web page call the route (CORS "*", without
+	// credentials) and answers its preflight; only public routes may set
+	// it (Handle panics otherwise).
+	CrossOrigin bool
 }
 
 // Config configures an API. Accounts, Keys and Clock are required.
@@ -111,12 +117,44 @@ type Config struct {
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
+	// Widget holds the browser widget's scripts (embed.js, worker.js),
+	// served under /api/v1/widget/; nil leaves those routes out.
+	Widget fs.FS
+	// Demo, if set, is the demo directory (origin/internal/demo) that GET
+	// /demo shows; nil leaves /demo out.
+	Demo fs.FS
 	// Ready lists the dependency checks GET /ready runs; none means the
 	// origin is ready as soon as it serves.
 	Ready []ReadyCheck
+	// Observer, if set, is told about every answered request, where the
+	// access log line is written (metrics hook in there, not in a second
+	// wrapper).
+	Observer Observer
+	// TrustedProxies are the peers whose X-Forwarded-For is believed (see
+	// ClientIP); empty means the TCP peer is always the client.
+	TrustedProxies []netip.Prefix
 	// Verifier is the browser verifier module served under
 	// /api/v1/widget/; nil answers those routes 503 widget_not_built.
 	Verifier *verifierwasm.Module
+}
+
+// Observer receives one RequestObservation per answered request. It is
+// called on the request's goroutine and must not block.
+type Observer interface {
+	ObserveRequest(RequestObservation)
+}
+
+// RequestObservation describes an answered request. Body is the response
+// body, valid only during the ObserveRequest call.
+type RequestObservation struct {
+	Method string
+	// Route is the route template, or "-" when no route matched.
+	Route    string
+	Status   int
+	Duration time.Duration
+	// RateLimited names the policy that refused the request (429), or "".
+	RateLimited string
+	Body        []byte
 }
 
 // Limits are the rate limit policies of the routes built so far.
@@ -174,6 +212,9 @@ type API struct {
 	router  *router.Router
 	routes  []Route
 	maxJSON int
+	// cors holds the CrossOrigin routes (with no-op handlers), so that a
+	// preflight can ask which methods a path serves cross-origin.
+	cors *router.Router
 }
 
 // New builds the API with every built-in route registered.
@@ -186,7 +227,7 @@ func New(cfg Config) (*API, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody}
+	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New()}
 	if a.maxJSON <= 0 {
 		a.maxJSON = DefaultMaxJSONBody
 	}
@@ -219,6 +260,12 @@ func (a *API) NewLimiter(p ratelimit.Policy) (*ratelimit.Limiter, error) {
 // Handle registers h for route. Every route of the public API must also
 // have an entry in openapi.json (a test enforces it).
 func (a *API) Handle(rt Route, h Handler) {
+	if rt.CrossOrigin {
+		if rt.Auth != Public {
+			panic("httpapi: cross-origin route " + rt.Path + " must be public")
+		}
+		a.cors.Handle(rt.Method, rt.Path, func(*fasthttp.RequestCtx) {})
+	}
 	a.routes = append(a.routes, rt)
 	a.router.Handle(rt.Method, rt.Path, a.wrap(rt, h))
 }
@@ -230,7 +277,7 @@ func (a *API) Routes() []Route { return slices.Clone(a.routes) }
 // a request id (see RequestID) and, once answered, exactly one "request"
 // log line: method, route template (never the raw path), status,
 // duration, bytes in (the declared Content-Length, 0 if none) and out,
-// client IP (the TCP peer), request id, and the account id and credential
+// client IP (see ClientIP), request id, and the account id and credential
 // kind when authenticated. Bodies, headers and query strings are never
 // logged.
 func (a *API) Handler() fasthttp.RequestHandler {
@@ -243,24 +290,32 @@ func (a *API) Handler() fasthttp.RequestHandler {
 			// fasthttp does not enforce MaxRequestBodySize on streamed
 			// bodies; refuse before routing.
 			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
+		} else if ctx.IsOptions() && preflight(ctx, a.cors) {
+			ctx.SetUserValue(routeKey{}, "OPTIONS (preflight)")
 		} else {
 			h(ctx)
 		}
 		finishBody(ctx)
+		dur := a.cfg.Clock.Now().Sub(start)
 		attrs := []any{
 			"method", string(ctx.Method()),
 			"route", routeOf(ctx),
 			"status", ctx.Response.StatusCode(),
-			"duration_ms", a.cfg.Clock.Now().Sub(start).Milliseconds(),
+			"duration_ms", dur.Milliseconds(),
 			"bytes_in", max(0, ctx.Request.Header.ContentLength()),
 			"bytes_out", len(ctx.Response.Body()),
-			"client_ip", ctx.RemoteIP().String(),
+			"client_ip", a.ClientIP(ctx).String(),
 			"request_id", reqID,
 		}
 		if p, ok := PrincipalFrom(ctx); ok {
 			attrs = append(attrs, "account_id", p.AccountID, "auth", string(p.Kind))
 		}
 		a.log.Info("request", attrs...)
+		if a.cfg.Observer != nil {
+			limited, _ := ctx.UserValue(rateLimitedKey{}).(string)
+			a.cfg.Observer.ObserveRequest(RequestObservation{Method: string(ctx.Method()), Route: routeOf(ctx),
+				Status: ctx.Response.StatusCode(), Duration: dur, RateLimited: limited, Body: ctx.Response.Body()})
+		}
 	}
 }
 
@@ -295,6 +350,9 @@ func finishBody(ctx *fasthttp.RequestCtx) {
 func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ctx.SetUserValue(routeKey{}, rt.Path)
+		if rt.CrossOrigin {
+			setCORS(ctx)
+		}
 		if err := a.serve(ctx, rt, h); err != nil {
 			p, internal := problemFor(err)
 			if internal {
@@ -307,7 +365,7 @@ func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 
 func (a *API) serve(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 	if rt.Limiter != nil && rt.LimitBy == ByIP {
-		if err := applyLimit(ctx, rt.Limiter, ratelimit.IPKey(ctx.RemoteIP())); err != nil {
+		if err := applyLimit(ctx, rt.Limiter, ratelimit.IPKey(a.ClientIP(ctx))); err != nil {
 			return err
 		}
 	}
@@ -346,6 +404,7 @@ func applyLimit(ctx *fasthttp.RequestCtx, l *ratelimit.Limiter, key string) erro
 	if d.Allowed {
 		return nil
 	}
+	ctx.SetUserValue(rateLimitedKey{}, pol.Name)
 	p := &Problem{Type: QuotaExceededType, Title: "Too many requests", Status: fasthttp.StatusTooManyRequests,
 		Code: CodeRateLimited, ViolatedPolicies: []string{pol.Name}, RetryAfter: max(1, ratelimit.CeilSeconds(d.RetryAfter))}
 	p.Detail = "quota of " + strconv.Itoa(pol.Quota) + " requests per " + strconv.Itoa(int(pol.Window/time.Second)) + "s exceeded"

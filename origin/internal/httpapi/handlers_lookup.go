@@ -19,7 +19,7 @@ func (a *API) registerLookup() error {
 	if err != nil {
 		return fmt.Errorf("httpapi: %w", err)
 	}
-	a.Handle(Route{Method: "POST", Path: "/api/v1/verify/lookup", Auth: Public, Limiter: lim, LimitBy: ByIP}, a.handleLookup)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/verify/lookup", Auth: Public, Limiter: lim, LimitBy: ByIP, CrossOrigin: true}, a.handleLookup)
 	return nil
 }
 

@@ -40,7 +40,7 @@ func (a *API) registerRecords() error {
 	}
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
 	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP}, a.handleVerify)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true}, a.handleVerify)
 	if err := a.registerLookup(); err != nil {
 		return err
 	}
@@ -49,7 +49,12 @@ func (a *API) registerRecords() error {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleGetRecord)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public}, a.handleCertificate)
+	// Certificates revalidate on every use (no-cache + ETag): a
+	// revocation shows at once, and an unchanged one costs a 304.
+	cert := validated("no-cache", a.handleCertificate)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
+	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
+	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
 	return nil

@@ -20,8 +20,8 @@ const immutableCache = "public, max-age=31536000, immutable"
 const manifestCache = "public, max-age=60"
 
 func (a *API) registerVerifierModule() {
-	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/manifest.json", Auth: Public}, a.handleWidgetManifest)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/verifier-{hash}.wasm", Auth: Public}, a.handleVerifierModule)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/manifest.json", Auth: Public, CrossOrigin: true}, a.handleWidgetManifest)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/verifier-{hash}.wasm", Auth: Public, CrossOrigin: true}, a.handleVerifierModule)
 }
 
 func notBuilt() *Problem {

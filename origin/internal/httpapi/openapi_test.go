@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/widget"
 )
 
 func newTestAPI(t *testing.T) *API {
@@ -46,7 +47,7 @@ func newTestAPI(t *testing.T) *API {
 	if err != nil {
 		t.Fatalf("content.New: %v", err)
 	}
-	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs})
+	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS()})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

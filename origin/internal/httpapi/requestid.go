@@ -18,6 +18,9 @@ type requestIDKey struct{}
 
 type routeKey struct{}
 
+// rateLimitedKey holds the name of the policy that refused the request.
+type rateLimitedKey struct{}
+
 // unmatchedRoute is the route logged for requests no route matched (404,
 // 405, and bodies refused before routing), so that raw paths, which may
 // hold ids or values, never reach the access log.

@@ -306,13 +306,14 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 		len(cert.Chain[1].Evidence) == 0 || cert.Chain[1].Evidence[0] != "watermark" {
 		t.Errorf("certificate of the derivative = %s, want parent %s and chain Original News (original) → Copycat Agency (derivative, by watermark)", r.body, idA)
 	}
-	// The parent link is inside what Copycat's signature covers.
+	// The parent link is inside what Copycat's signature covers (version 3:
+	// every record signed now carries local signatures, and its parent).
 	canon, err := base64.StdEncoding.DecodeString(cert.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := record.Parse(canon); err != nil || rec.Parent == nil || rec.Parent.String() != idA || canon[4] != record.VersionParent {
-		t.Errorf("signed record of the derivative: err %v, version %d, parent %v; want version %d with parent %s", err, canon[4], rec, record.VersionParent, idA)
+	if rec, err := record.Parse(canon); err != nil || rec.Parent == nil || rec.Parent.String() != idA || canon[4] != record.VersionLocal {
+		t.Errorf("signed record of the derivative: err %v, version %d, parent %v; want version %d with parent %s", err, canon[4], rec, record.VersionLocal, idA)
 	}
 	h, err := newRequest("GET", ts.base+"/api/v1/content-records/"+idB+"/certificate", "text/html")
 	if err != nil {

@@ -29,7 +29,7 @@ var cheapPassword = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, Key
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 
 type testServer struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *Server
 	base    string
 	dataDir string
@@ -44,7 +44,7 @@ type serverOpt func(*Config, *deps)
 
 // startServer runs a real origin on a loopback port over a real Badger in
 // dataDir ("" means a fresh t.TempDir()).
-func startServer(t *testing.T, dataDir string, clk *clock.Fake, opts ...serverOpt) *testServer {
+func startServer(t testing.TB, dataDir string, clk *clock.Fake, opts ...serverOpt) *testServer {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
@@ -122,7 +122,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T) map[string]any {
+func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -132,7 +132,7 @@ func (r response) json(t *testing.T) map[string]any {
 }
 
 // problemCode returns the problem's code after checking the media type.
-func (r response) problemCode(t *testing.T) string {
+func (r response) problemCode(t testing.TB) string {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("Content-Type = %q, want application/problem+json (status %d, body %s)", ct, r.status, r.body)

@@ -77,23 +77,6 @@ func anchoredServer(t *testing.T) *testServer {
 	})
 }
 
-// waitAnchored waits until record id of s is anchored.
-func (ts *testServer) waitAnchored(s signer, id string) {
-	ts.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		r := ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
-		ts.mustStatus(r, 200, "record detail")
-		if r.json(ts.t)["blockchain_status"] == "anchored" {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.t.Fatalf("record %s not anchored within 60s: %s", id, r.body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // transplant embeds payload (hex) into picture with the project's own
 // embedder, as an attacker who read the payload from public search would.
 func transplant(t *testing.T, picture []byte, payloadHex string) []byte {

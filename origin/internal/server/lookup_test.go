@@ -55,8 +55,9 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 		t.Fatal(err)
 	}
 	var an struct {
-		OK    bool       `json:"ok"`
-		Facts wire.Facts `json:"facts"`
+		OK    bool        `json:"ok"`
+		Facts wire.Facts  `json:"facts"`
+		Local *wire.Probe `json:"local"`
 	}
 	if err := json.Unmarshal(out, &an); err != nil || !an.OK {
 		t.Fatalf("analyze: %s (%v)", out, err)
@@ -68,7 +69,7 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 	}
 	r := ts.do("POST", "/api/v1/verify/lookup", "", req)
 	ts.mustStatus(r, 200, "lookup")
-	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body)})
+	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body), "local": an.Local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	}{
 		{"signed file", signedA, "exact", true, idA, ""},
 		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, ""},
-		{"cropped", transform(t, signedA, 90, crop(0.08)), "watermark", false, "", ""},
+		{"cropped", transform(t, signedA, 90, crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
 		{"unsigned original", orig, "exact", true, idA, ""},
 		{"unrelated", photo(t, 7, 640, 480), "none", false, "", ""},
 		{"revoked", signedB, "exact", false, "", idB},

@@ -17,6 +17,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,22 +27,26 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
+	"github.com/provenant/provenant/origin/internal/metrics"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/widget"
 )
 
 // Defaults.
@@ -64,6 +70,11 @@ const (
 	// giving memory back to the operating system when decodes go idle.
 	reclaimAbove      = 64 << 20
 	returnMemoryEvery = 2 * time.Second
+	// DefaultGCInterval is how often value-log GC runs (Config.GCInterval).
+	DefaultGCInterval = 10 * time.Minute
+	// DefaultAdminListen is the admin listener's address: loopback, since
+	// metrics and profiles are for the operator, not the public.
+	DefaultAdminListen = "127.0.0.1:9090"
 )
 
 // Layout of the data directory.
@@ -71,6 +82,7 @@ const (
 	dbSubdir      = "badger"
 	outboxSubdir  = "outbox"
 	secretsSubdir = "secrets"
+	demoSubdir    = "demo"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
 )
@@ -122,11 +134,28 @@ type Config struct {
 	DecodeMemory int64
 	// DecodeWait bounds that wait; zero means DefaultDecodeWait.
 	DecodeWait time.Duration
+	// AdminAddr is where the admin listener (GET /metrics, /debug/pprof/)
+	// listens; "" disables it. It is never the public listener.
+	AdminAddr string
+	// Registry receives the origin's metrics; nil means a fresh registry
+	// (metrics are collected either way, and served when AdminAddr is set).
+	Registry *prometheus.Registry
+	// GCInterval is how often value-log GC runs; zero means
+	// DefaultGCInterval, negative disables it.
+	GCInterval time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (httpapi.API.ClientIP); empty trusts none.
+	TrustedProxies []netip.Prefix
 	// Verifier is the directory holding the browser verifier module
 	// (verifier.wasm); nil means the one embedded at build time
 	// (verifierwasm.Embedded, filled by `make wasm`). Without a module the
 	// widget module routes answer 503 widget_not_built.
 	Verifier fs.FS
+	// Demo serves GET /demo. On the first start of an empty data
+	// directory it also creates the demo account and its pictures
+	// (origin/internal/demo) under <data>/demo; on a data directory that
+	// already had data, /demo shows whatever an earlier start created.
+	Demo bool
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -165,8 +194,16 @@ type Server struct {
 	stopAnchor context.CancelFunc
 	anchorDone chan struct{}
 	http       *fasthttp.Server
-	closeMu    sync.Mutex
-	closed     bool
+	// admin serves metrics and pprof on adminLn (both nil when disabled).
+	admin        *http.Server
+	adminLn      net.Listener
+	adminServing bool
+	metrics      *metrics.Metrics
+	// stopGC ends the value-log GC loop; gcDone is closed when it has.
+	stopGC  context.CancelFunc
+	gcDone  chan struct{}
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // deps are the parts that the in-package tests substitute for the real
@@ -225,6 +262,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create data dir: %w", err)
 	}
+	_, statErr := os.Stat(filepath.Join(cfg.DataDir, dbSubdir))
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	st, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
 	if err != nil {
 		return nil, err
@@ -263,6 +302,30 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	wc := cfg.Webhooks
 	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
 	wc.Logger = cfg.Logger.With("component", "webhooks")
+	reg := cfg.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	// The sources are closures over services built below; a scrape can only
+	// happen once the admin listener serves, after New returned.
+	var (
+		whSvc   *webhooks.Service
+		metrSrc = metrics.Sources{
+			AnchorQueue:  func(ctx context.Context) (anchor.QueueStats, error) { return anchor.ReadQueueStats(ctx, st) },
+			WebhookQueue: func(ctx context.Context) (int, error) { return whSvc.QueueDepth(ctx) },
+			StoreSizes:   st.Sizes,
+			Now:          cfg.Clock.Now,
+		}
+	)
+	met, err := metrics.New(reg, metrSrc)
+	if err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	if prev := wc.OnAttempt; prev != nil {
+		wc.OnAttempt = func(r webhooks.AttemptResult) { met.WebhookAttempt(r); prev(r) }
+	} else {
+		wc.OnAttempt = met.WebhookAttempt
+	}
 	if wc.Guard == nil {
 		wc.Guard = webhooks.NewGuard(webhooks.GuardConfig{})
 	}
@@ -270,6 +333,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	whSvc = wh
 	var pub events.Publisher = wh
 	if d.events != nil {
 		pub = d.events
@@ -294,7 +358,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	// records are marked anchored first, then batch.anchored is announced,
 	// both inside the transaction that marks the batch anchored.
 	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
-	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: chain, MinConfirmations: chainCfg.Confirmations}
+	counted := met.Chain(chain)
+	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations}
 	if d.anchorQueue != nil {
 		aq = d.anchorQueue
 	}
@@ -320,7 +385,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	anchored := anchor.Listeners{recs, anchor.Announcer{Events: pub}}
 	batcher, err := anchor.New(anchor.Config{
-		Store: st, Chain: chain, Anchored: anchored, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
 		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
 	})
@@ -331,8 +396,21 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var demoDir fs.FS
+	if cfg.Demo {
+		dir := filepath.Join(cfg.DataDir, demoSubdir)
+		if fresh {
+			flush := func(ctx context.Context) error { _, err := batcher.Flush(ctx); return err }
+			if _, err := demo.Seed(context.Background(), demo.Config{Accounts: acc, Keys: ks, Records: recs, Dir: dir, Rand: cfg.Rand, Flush: flush}); err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+			cfg.Logger.Info("demo account and pictures created", "org_name", demo.OrgName, "path", "/demo")
+		}
+		demoDir = os.DirFS(dir)
+	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier})
+		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +418,17 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		d.routes(api)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
-		anchored: anchored, api: api}
+		anchored: anchored, api: api, metrics: met}
+	if cfg.AdminAddr != "" {
+		// Listen now, so that a taken port fails New rather than Serve.
+		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			return nil, fmt.Errorf("server: admin listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/", met.Handler())
+		mux.HandleFunc("GET /backup", s.handleBackup)
+		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler(cfg.Logger),
@@ -377,6 +465,27 @@ func (s *Server) Serve(ln net.Listener) error {
 			_ = s.batcher.Run(ctx)
 		}()
 	}
+	if s.gcDone == nil && !s.closed && s.cfg.GCInterval >= 0 {
+		every := s.cfg.GCInterval
+		if every == 0 {
+			every = DefaultGCInterval
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopGC, s.gcDone = cancel, make(chan struct{})
+		go func() {
+			defer close(s.gcDone)
+			s.store.RunGC(ctx, every, s.log.With("component", "badger"))
+		}()
+	}
+	if s.admin != nil && !s.closed && !s.adminServing {
+		s.adminServing = true
+		go func() {
+			if err := s.admin.Serve(s.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("admin listener stopped", "err", err)
+			}
+		}()
+		s.log.Info("admin listening", "addr", s.adminLn.Addr().String())
+	}
 	s.closeMu.Unlock()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
@@ -399,6 +508,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
+	var adminErr error
+	if s.admin != nil {
+		adminErr = s.admin.Shutdown(ctx)
+		_ = s.adminLn.Close() // when Serve never ran; already closed otherwise
+	}
+	if s.stopGC != nil {
+		s.stopGC()
+		<-s.gcDone
+	}
 	s.webhooks.Close()
 	if s.stopAnchor != nil {
 		s.stopAnchor()
@@ -408,7 +526,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	chainErr := s.chain.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
-	return errors.Join(httpErr, chainErr, storeErr)
+	return errors.Join(httpErr, adminErr, chainErr, storeErr)
+}
+
+// AdminAddr returns the admin listener's address, or nil when it is
+// disabled.
+func (s *Server) AdminAddr() net.Addr {
+	if s.adminLn == nil {
+		return nil
+	}
+	return s.adminLn.Addr()
 }
 
 // reclaimMemory returns the decode budget's Released hook. After a decode

@@ -27,7 +27,16 @@ type Config struct {
 	// MaxRetries bounds the attempts Update makes on conflict; zero means
 	// DefaultMaxRetries.
 	MaxRetries int
+	// ValueLogFileSize is the size at which a value-log file is closed and
+	// a new one started, the unit value-log GC rewrites and deletes; zero
+	// means DefaultValueLogFileSize. Tests use small files.
+	ValueLogFileSize int64
 }
+
+// DefaultValueLogFileSize is the value-log file size when
+// Config.ValueLogFileSize is zero: small enough that GC, which rewrites a
+// whole file to reclaim its garbage, stays cheap.
+const DefaultValueLogFileSize = 16 << 20
 
 // Badger is the Store implementation on Badger v4.
 type Badger struct {
@@ -52,6 +61,10 @@ func Open(cfg Config) (*Badger, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("store: Config.Dir is required")
 	}
+	vlogSize := cfg.ValueLogFileSize
+	if vlogSize <= 0 {
+		vlogSize = DefaultValueLogFileSize
+	}
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithSyncWrites(true).
 		WithLogger(slogAdapter{l: cfg.Logger}).
@@ -61,7 +74,7 @@ func Open(cfg Config) (*Badger, error) {
 		// anchored) in the one transaction that must hold it.
 		WithMemTableSize(32 << 20).
 		WithNumMemtables(2).
-		WithValueLogFileSize(16 << 20).
+		WithValueLogFileSize(vlogSize).
 		WithBlockCacheSize(8 << 20).
 		WithIndexCacheSize(4 << 20).
 		WithNumCompactors(2).

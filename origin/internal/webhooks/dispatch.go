@@ -492,3 +492,18 @@ func (s *Service) dropDelivery(del Delivery) {
 		s.log.Warn("webhook orphan delivery not dropped", "delivery_id", del.ID, "err", err)
 	}
 }
+
+// QueueDepth returns the number of pending deliveries in the due queue
+// (waiting for their first attempt or a retry). It scans the queue's keys,
+// so it costs one key read per pending delivery.
+func (s *Service) QueueDepth(ctx context.Context) (int, error) {
+	n := 0
+	err := s.st.View(ctx, func(tx store.Txn) error {
+		n = 0
+		return tx.Scan([]byte(queuePrefix), nil, func(_, _ []byte) error { n++; return nil })
+	})
+	if err != nil {
+		return 0, fmt.Errorf("webhooks: queue depth: %w", err)
+	}
+	return n, nil
+}

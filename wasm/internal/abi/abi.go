@@ -70,11 +70,52 @@ func decodeStrict(in []byte, v any) error {
 type analyzeOut struct {
 	OK    bool       `json:"ok"`
 	Facts wire.Facts `json:"facts"`
+	// Local is the picture's local-signature probe (a small thumbnail
+	// and the watermark's alignment), present when a watermark was found:
+	// the host passes it back to decide and never to the lookup.
+	Local *wire.Probe `json:"local,omitempty"`
+}
+
+// Probes remembers the local-signature probes of the last few files
+// analysed, by SHA-256, so that decide finds the probe of a file this
+// instance analysed even when the host passes back only the facts.
+type Probes struct {
+	keys []string
+	vals []*wire.Probe
+}
+
+// probesKept bounds the probes remembered (about 25 KB each).
+const probesKept = 4
+
+func (p *Probes) put(k string, v *wire.Probe) {
+	if p == nil || v == nil {
+		return
+	}
+	if len(p.keys) >= probesKept {
+		p.keys, p.vals = p.keys[1:], p.vals[1:]
+	}
+	p.keys, p.vals = append(p.keys, k), append(p.vals, v)
+}
+
+func (p *Probes) get(k string) *wire.Probe {
+	if p == nil {
+		return nil
+	}
+	for i := len(p.keys) - 1; i >= 0; i-- {
+		if p.keys[i] == k {
+			return p.vals[i]
+		}
+	}
+	return nil
 }
 
 // Analyze computes the facts of the file in (shared/facts.Analyze) and
-// returns {"ok":true,"facts":wire.Facts} or {"ok":false,"error":{code,detail}}.
-func Analyze(in []byte, lim limits.Limits) []byte {
+// returns {"ok":true,"facts":wire.Facts,"local":wire.Probe} or
+// {"ok":false,"error":{code,detail}}.
+func Analyze(in []byte, lim limits.Limits) []byte { return AnalyzeKeep(in, lim, nil) }
+
+// AnalyzeKeep is [Analyze] that also remembers the probe in p.
+func AnalyzeKeep(in []byte, lim limits.Limits, p *Probes) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
@@ -87,12 +128,18 @@ func Analyze(in []byte, lim limits.Limits) []byte {
 	case err != nil:
 		return fail(codeInvalidImage, err.Error())
 	}
-	return ok(analyzeOut{OK: true, Facts: f.Wire()})
+	w := f.Wire()
+	probe := f.WireProbe()
+	p.put(w.SHA256, probe)
+	return ok(analyzeOut{OK: true, Facts: w, Local: probe})
 }
 
 type decideIn struct {
 	Facts  wire.Facts          `json:"facts"`
 	Lookup wire.LookupResponse `json:"lookup"`
+	// Local is analyze's local member; without it a watermark match
+	// cannot be shown to be the signed picture (docs/verification.md).
+	Local *wire.Probe `json:"local,omitempty"`
 }
 
 type decideOut struct {
@@ -109,13 +156,23 @@ type decideOut struct {
 // every candidate's signature and anchor proof and returns the verify
 // response shared/lookup.Decide computes, with a badge summary and the
 // rejected candidates.
-func Decide(in []byte, lim limits.Limits) []byte {
+func Decide(in []byte, lim limits.Limits) []byte { return DecideKeep(in, lim, nil) }
+
+// DecideKeep is [Decide] that, when the input carries no local member,
+// uses the probe p remembers for the facts' SHA-256.
+func DecideKeep(in []byte, lim limits.Limits, p *Probes) []byte {
 	var req decideIn
 	if err := decodeStrict(in, &req); err != nil {
 		return fail(codeBadInput, err.Error())
 	}
 	f, err := facts.FromWire(req.Facts)
 	if err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	if req.Local == nil {
+		req.Local = p.get(req.Facts.SHA256)
+	}
+	if f.Local, err = facts.ProbeFromWire(req.Local); err != nil {
 		return fail(codeBadInput, err.Error())
 	}
 	r := lookup.Decide(f, req.Lookup, lim)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -145,6 +147,8 @@ func OpenEmbedded(cfg EmbeddedConfig) (_ *Chain, err error) {
 		GasLimit:      cfg.GasLimit,
 		MinTip:        big.NewInt(1),
 		Syncer:        db.SyncKeyValue,
+		Exporter:      exportBlocks(backend.BlockChain()),
+		Importer:      importBlocks(backend.BlockChain()),
 		Closer: func() error {
 			client.Close()
 			return stack.Close()
@@ -169,4 +173,51 @@ func chainExists(stack *node.Node, dataDir string) (bool, error) {
 	}
 	defer db.Close()
 	return rawdb.ReadCanonicalHash(db, 0) != (common.Hash{}), nil
+}
+
+// exportBlocks writes blocks 1..head of bc as RLP.
+func exportBlocks(bc *core.BlockChain) func(io.Writer) (uint64, error) {
+	return func(w io.Writer) (uint64, error) {
+		head := bc.CurrentBlock().Number.Uint64()
+		if head == 0 {
+			return 0, nil
+		}
+		if err := bc.ExportN(w, 1, head); err != nil {
+			return 0, fmt.Errorf("ethchain: export blocks: %w", err)
+		}
+		return head, nil
+	}
+}
+
+// importBlockBatch is how many blocks importBlocks inserts at once.
+const importBlockBatch = 256
+
+// importBlocks reads RLP blocks and inserts the missing ones into bc, in
+// batches, as geth's own import does.
+func importBlocks(bc *core.BlockChain) func(io.Reader) (int, error) {
+	return func(r io.Reader) (int, error) {
+		stream := rlp.NewStream(r, 0)
+		n := 0
+		for {
+			var batch types.Blocks
+			for len(batch) < importBlockBatch {
+				b := new(types.Block)
+				if err := stream.Decode(b); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					return n, fmt.Errorf("ethchain: import: block %d: %w", n+len(batch)+1, err)
+				}
+				if !bc.HasBlock(b.Hash(), b.NumberU64()) {
+					batch = append(batch, b)
+				}
+			}
+			if len(batch) == 0 {
+				return n, nil
+			}
+			if _, err := bc.InsertChain(batch); err != nil {
+				return n, fmt.Errorf("ethchain: import: %w", err)
+			}
+			n += len(batch)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"strings"
 
@@ -68,7 +69,15 @@ type ClientConfig struct {
 	Syncer func() error
 	// Closer, if set, is called by Close after nothing else will use Client.
 	Closer func() error
+	// Exporter and Importer, if set, back ExportBlocks and ImportBlocks
+	// (the embedded chain's backup and restore).
+	Exporter func(w io.Writer) (uint64, error)
+	Importer func(r io.Reader) (int, error)
 }
+
+// ErrNotEmbedded is returned by ExportBlocks and ImportBlocks on a chain
+// reached over RPC: its data lives with the node, not in the data dir.
+var ErrNotEmbedded = errors.New("ethchain: not the embedded chain")
 
 // Chain is an anchor.Chain on go-ethereum. Safe for concurrent use.
 type Chain struct {
@@ -83,6 +92,8 @@ type Chain struct {
 	signer   types.Signer
 	syncer   func() error
 	closer   func() error
+	exporter func(io.Writer) (uint64, error)
+	importer func(io.Reader) (int, error)
 }
 
 var _ anchor.Chain = (*Chain)(nil)
@@ -116,6 +127,8 @@ func New(ctx context.Context, cfg ClientConfig) (*Chain, error) {
 		signer:   types.LatestSignerForChainID(id),
 		syncer:   cfg.Syncer,
 		closer:   cfg.Closer,
+		exporter: cfg.Exporter,
+		importer: cfg.Importer,
 	}
 	if ch.gasLimit == 0 {
 		ch.gasLimit = DefaultGasLimit
@@ -379,6 +392,31 @@ func (c *Chain) Sync(context.Context) error {
 		return fmt.Errorf("ethchain: sync: %w", err)
 	}
 	return nil
+}
+
+// Embedded reports whether the chain's data lives in the origin's data
+// directory (and so belongs in its backups).
+func (c *Chain) Embedded() bool { return c.exporter != nil }
+
+// ExportBlocks writes every block after genesis, up to the current head,
+// RLP-encoded one after another, and returns the head's number. Blocks
+// are immutable once written, so a copy taken while the chain keeps
+// mining is consistent: it holds everything up to the head it names.
+func (c *Chain) ExportBlocks(w io.Writer) (uint64, error) {
+	if c.exporter == nil {
+		return 0, ErrNotEmbedded
+	}
+	return c.exporter(w)
+}
+
+// ImportBlocks inserts blocks written by ExportBlocks into this chain,
+// which must have the same genesis (any embedded chain has), and returns
+// how many it inserted. Blocks already present are skipped.
+func (c *Chain) ImportBlocks(r io.Reader) (int, error) {
+	if c.importer == nil {
+		return 0, ErrNotEmbedded
+	}
+	return c.importer(r)
 }
 
 // Close releases the node or connection. The Chain must not be used afterwards.

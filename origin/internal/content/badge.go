@@ -1,0 +1,86 @@
+package content
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// BadgeState is what a public badge says about one record.
+type BadgeState struct {
+	RecordID string
+	OrgName  string
+	// Revoked wins over anchoring: a revoked record is never shown as
+	// verified.
+	Revoked  bool
+	Anchored bool
+}
+
+// Badge returns the badge state of record id (any owner), or ErrNotFound.
+func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
+	r, err := s.lookup(ctx, id)
+	if err != nil {
+		return BadgeState{}, err
+	}
+	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked,
+		Anchored: r.BlockchainStatus == wire.StatusAnchored}, nil
+}
+
+// OrgCounts are an organisation's public totals, for its badge.
+type OrgCounts struct {
+	// OrgName is the name as the newest record spells it.
+	OrgName string
+	// Signed counts the organisation's records that are not revoked;
+	// Anchored those of them whose batch is on chain.
+	Signed, Anchored uint64
+	// Truncated is true when the organisation has more than MaxOrgScan
+	// records and the counts stop there.
+	Truncated bool
+}
+
+// MaxOrgScan bounds the records one OrgCounts call reads.
+const MaxOrgScan = 100_000
+
+// OrgCounts counts the public records signed under org (matched
+// case-insensitively, as PublicSearch does). An organisation with no
+// record at all is ErrNotFound; one whose records are all revoked is
+// found with zero counts.
+func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) {
+	var c OrgCounts
+	n := 0
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
+			if n == MaxOrgScan {
+				c.Truncated = true
+				return store.ErrStopIteration
+			}
+			n++
+			r, err := getRecord(tx, string(k[bytes.LastIndexByte(k, '/')+1:]))
+			// An index entry whose record is gone counts for nothing; a
+			// name with a '/' can share another's prefix, hence EqualFold.
+			if err != nil || !strings.EqualFold(r.Signer.OrgName, org) {
+				return nil
+			}
+			c.OrgName = r.Signer.OrgName
+			if r.Status == StatusRevoked {
+				return nil
+			}
+			c.Signed++
+			if r.BlockchainStatus == wire.StatusAnchored {
+				c.Anchored++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return OrgCounts{}, fmt.Errorf("content: org counts: %w", err)
+	}
+	if c.OrgName == "" {
+		return OrgCounts{}, ErrNotFound
+	}
+	return c, nil
+}

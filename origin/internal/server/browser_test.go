@@ -1,0 +1,559 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// chromiumPath returns the headless browser the widget tests drive. With
+// none installed they skip, unless CI is set: CI must run them.
+func chromiumPath(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no chromium on PATH and CI is set: the browser tests must run in CI (.ci/run installs chromium)")
+	}
+	t.Skip("skipping the browser tests: no chromium on PATH (apt-get install chromium; under CI=true this fails instead)")
+	return ""
+}
+
+// browser is one headless Chromium with its page's console, exceptions and
+// network log collected.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	logs   []string
+	reqs   []sentRequest
+	cancel func()
+}
+
+// sentRequest is a request the page (or its worker) sent.
+type sentRequest struct {
+	URL, Method string
+	BodyBytes   int
+	Body        []byte
+	HasBody     bool
+}
+
+func newBrowser(t testing.TB) *browser {
+	t.Helper()
+	exe := chromiumPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // CI containers run as root
+		chromedp.WindowSize(1100, 900),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	b := &browser{ctx: ctx, cancel: func() { cancel(); acancel() }}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			var parts []string
+			for _, a := range e.Args {
+				parts = append(parts, string(a.Value))
+			}
+			b.logs = append(b.logs, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+		case *runtime.EventExceptionThrown:
+			b.logs = append(b.logs, "exception: "+e.ExceptionDetails.Error())
+		}
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		b.cancel()
+		t.Fatalf("start chromium: %v", err)
+	}
+	// The network log comes from the browser target's Fetch domain, which
+	// pauses every request of every target, the page's dedicated workers
+	// included (a page target's Network domain does not see those).
+	c := chromedp.FromContext(ctx)
+	bctx := cdp.WithExecutor(ctx, c.Browser)
+	chromedp.ListenBrowser(ctx, func(ev any) {
+		e, ok := ev.(*fetch.EventRequestPaused)
+		if !ok {
+			return
+		}
+		r := sentRequest{URL: e.Request.URL, Method: e.Request.Method, HasBody: e.Request.HasPostData}
+		for _, p := range e.Request.PostDataEntries {
+			d, _ := base64.StdEncoding.DecodeString(p.Bytes)
+			r.Body = append(r.Body, d...)
+		}
+		r.BodyBytes = len(r.Body)
+		b.mu.Lock()
+		b.reqs = append(b.reqs, r)
+		b.mu.Unlock()
+		go func() { _ = fetch.ContinueRequest(e.RequestID).Do(bctx) }()
+	})
+	if err := fetch.Enable().Do(bctx); err != nil {
+		b.cancel()
+		t.Fatalf("enable request logging: %v", err)
+	}
+	t.Cleanup(b.cancel)
+	return b
+}
+
+func (b *browser) consoleLog() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.logs, "\n")
+}
+
+func (b *browser) requests() []sentRequest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]sentRequest(nil), b.reqs...)
+}
+
+// servePage serves files (path -> bytes) from a second loopback origin,
+// different from the service's, and returns its base URL.
+func servePage(t testing.TB, files map[string][]byte) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".html"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		case strings.HasSuffix(r.URL.Path, ".jpg"):
+			w.Header().Set("Content-Type", "image/jpeg")
+		}
+		_, _ = w.Write(b)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// widgetPage is a publisher's page: the embed script from the service and
+// one marked image per name, each served by the page's own origin.
+func widgetPage(service string, names []string) []byte {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>publisher</title>")
+	b.WriteString(`<style>body{display:flex;flex-wrap:wrap;font-family:sans-serif} img{width:200px;height:auto;display:block} figure{margin:8px}</style></head><body>`)
+	for _, n := range names {
+		fmt.Fprintf(&b, `<figure><img data-provenant id=%q src="/img/%s.jpg" alt=%q></figure>`, n, n, n)
+	}
+	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async></script></body></html>`, service)
+	return []byte(b.String())
+}
+
+// badgeState is what the page shows for one image.
+type badgeState struct {
+	ID           string              `json:"id"`
+	Status       string              `json:"status"`
+	RecordID     string              `json:"record_id"`
+	Verification *widgetVerification `json:"verification"`
+}
+
+type widgetVerification struct {
+	Status string              `json:"status"`
+	Error  string              `json:"error"`
+	Result wire.VerifyResponse `json:"result"`
+	Match  string              `json:"match"`
+	Timing map[string]float64  `json:"timings"`
+	// ByRecord is set when the badge came from the record's certificate
+	// because the picture's bytes could not be read.
+	ByRecord bool `json:"byRecord"`
+}
+
+const badgesJS = `[...document.querySelectorAll('img[data-provenant]')].map((img) => {
+  const b = img.nextElementSibling && img.nextElementSibling.tagName === 'PROVENANT-BADGE' ? img.nextElementSibling : null;
+  return {id: img.id, status: b ? (b.getAttribute('status') || '') : '', record_id: b ? (b.getAttribute('record-id') || '') : '',
+    verification: b ? b.verification : null};
+})`
+
+// waitBadges waits until every image's badge has a status.
+func (b *browser) waitBadges(t testing.TB, want int, d time.Duration) map[string]badgeState {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		var states []badgeState
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgesJS, &states)); err != nil {
+			t.Fatalf("read badges: %v\n%s", err, b.consoleLog())
+		}
+		done := map[string]badgeState{}
+		for _, s := range states {
+			if s.Status != "" {
+				done[s.ID] = s
+			}
+		}
+		if len(done) == want {
+			return done
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v, %d of %d badges final: %+v\nconsole:\n%s", d, len(done), want, states, b.consoleLog())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWidgetInChromium runs the widget in a real headless Chromium on a
+// page served by a different origin than the service: every badge reaches
+// the status its file deserves, the verdict computed in the browser is the
+// origin's own /verify response for the same file, no request carries
+// image bytes to the service, and the details panel works from the
+// keyboard (screenshot saved as an artefact).
+func TestWidgetInChromium(t *testing.T) {
+	newBrowserOnce := chromiumPath(t) // skip before building anything
+	_ = newBrowserOnce
+	module, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Anchor.BatchSize = 2
+		c.Anchor.PollInterval = 20 * time.Millisecond
+	})
+	s := ts.newSignerOrg("desk@widget.example", "Widget News")
+	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
+	ts.mustStatus(r, 201, "sign meadow")
+	signed, id := r.body, r.header.Get("X-Record-Id")
+	r = ts.signFile(s, readTestdata(t, "water.jpg"), nil)
+	ts.mustStatus(r, 201, "sign water")
+	revoked, revokedID := r.body, r.header.Get("X-Record-Id")
+	ts.waitAnchored(s, id, revokedID)
+	r = ts.do("DELETE", "/api/v1/content-records/"+revokedID, s.apiKey, map[string]string{"reason": "published in error"})
+	ts.mustStatus(r, 200, "revoke")
+
+	corpus := []struct {
+		name, status, recordID string
+		file                   []byte
+	}{
+		{"signed", "verified", id, signed},
+		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80)},
+		{"cropped", "altered", "", transform(t, signed, 90, crop(0.08))},
+		{"unsigned", "none", "", photo(t, 7, 640, 480)},
+		{"revoked", "revoked", revokedID, revoked},
+	}
+	files := map[string][]byte{}
+	var names []string
+	for _, c := range corpus {
+		files["/img/"+c.name+".jpg"] = c.file
+		names = append(names, c.name)
+	}
+	// A picture on a third origin that sends no CORS headers: the worker
+	// cannot read it, so the badge comes from data-provenant-record.
+	noCORS := servePage(t, map[string][]byte{"/signed.jpg": signed})
+	files["/page.html"] = append(widgetPage(ts.base, names), fmt.Sprintf(
+		`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/signed.jpg" alt="by record"></figure>`, id, noCORS)...)
+	page := servePage(t, files)
+	if page == ts.base {
+		t.Fatal("page and service share an origin")
+	}
+
+	b := newBrowser(t)
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(page+"/page.html")); err != nil {
+		t.Fatal(err)
+	}
+	got := b.waitBadges(t, len(corpus)+1, 30*time.Second)
+	if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
+		t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
+	}
+	for _, c := range corpus {
+		t.Run(c.name, func(t *testing.T) {
+			g := got[c.name]
+			if g.Status != c.status {
+				t.Fatalf("badge status %q, want %q (verification %+v)", g.Status, c.status, g.Verification)
+			}
+			if c.name == "reencoded" && g.Verification.Match != "reencoded" {
+				t.Errorf("re-encoded copy matched by %q, want reencoded (watermark and perceptual hash)", g.Verification.Match)
+			}
+			if c.recordID != "" && g.RecordID != c.recordID {
+				t.Errorf("badge record-id %q, want %q", g.RecordID, c.recordID)
+			}
+			// Same answers: the browser's verdict is the origin's.
+			want := ts.verifyWire(c.file)
+			if !reflect.DeepEqual(g.Verification.Result, want) {
+				gj, _ := json.MarshalIndent(g.Verification.Result, "", " ")
+				wj, _ := json.MarshalIndent(want, "", " ")
+				t.Errorf("browser verdict\n%s\norigin /verify\n%s", gj, wj)
+			}
+		})
+	}
+
+	t.Run("no image bytes to the service", func(t *testing.T) {
+		svc, _ := url.Parse(ts.base)
+		lookups := 0
+		for _, r := range b.requests() {
+			u, err := url.Parse(r.URL)
+			if err != nil || u.Host != svc.Host {
+				continue
+			}
+			if strings.HasSuffix(u.Path, "/verify/lookup") {
+				lookups++
+			}
+			if r.HasBody && (r.BodyBytes == 0 || r.BodyBytes > 4096) {
+				t.Errorf("%s %s carries a body of %d bytes (or one CDP did not show): only small JSON facts may go to the service", r.Method, r.URL, r.BodyBytes)
+			}
+			for _, c := range corpus {
+				if bytes.Contains(r.Body, c.file[:64]) || bytes.Contains(r.Body, []byte{0xff, 0xd8, 0xff}) {
+					t.Errorf("%s %s carries image bytes", r.Method, r.URL)
+				}
+			}
+			if strings.HasSuffix(u.Path, "/api/v1/verify") {
+				t.Errorf("the widget called POST /api/v1/verify, which uploads the file")
+			}
+		}
+		if lookups < len(corpus) {
+			t.Errorf("saw %d lookup requests for %d images: the network log misses the worker's requests, so it proves nothing", lookups, len(corpus))
+		}
+	})
+
+	t.Run("image added later", func(t *testing.T) {
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const img = document.createElement('img');
+		  img.id = 'late'; img.src = '/img/revoked.jpg'; img.setAttribute('data-provenant', ''); document.body.prepend(img); })()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		got := b.waitBadges(t, len(corpus)+2, 30*time.Second)
+		if got["late"].Status != "revoked" {
+			t.Errorf("image added after load: badge %q, want revoked", got["late"].Status)
+		}
+	})
+
+	t.Run("panel by keyboard", func(t *testing.T) { checkPanel(t, b, "signed") })
+}
+
+// badgeJS evaluates expr with `badge` bound to the badge of image id and
+// `root` to its shadow root.
+func badgeJS(id, expr string) string {
+	return fmt.Sprintf(`(() => { const badge = document.getElementById(%q).nextElementSibling; const root = badge.shadowRoot; return (%s); })()`, id, expr)
+}
+
+func checkPanel(t *testing.T, b *browser, id string) {
+	// Reach the badge the way a keyboard user does: Tab from the top.
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur(), window.scrollTo(0, 0)`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ok := false
+	for i := 0; i < 20 && !ok; i++ {
+		if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Tab),
+			chromedp.Evaluate(badgeJS(id, `document.activeElement === badge && root.activeElement === root.querySelector('button.badge')`), &ok)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !ok {
+		t.Fatalf("20 Tabs never focused the badge of %s", id)
+	}
+	var outline string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(() => { const s = getComputedStyle(root.querySelector('button.badge')); return s.outlineStyle + ' ' + s.outlineWidth; })()`), &outline)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(outline, "none") || strings.HasSuffix(outline, " 0px") {
+		t.Errorf("focused badge has no visible focus ring (outline %q)", outline)
+	}
+	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	var panel struct {
+		Open     bool     `json:"open"`
+		Modal    string   `json:"modal"`
+		Label    string   `json:"label"`
+		Checks   []string `json:"checks"`
+		Focused  bool     `json:"focused"`
+		Text     string   `json:"text"`
+		CertLink string   `json:"cert"`
+	}
+	read := badgeJS(id, `(() => { const d = root.querySelector('[role=dialog]'); if (!d) return {open: false};
+	  const l = d.getAttribute('aria-labelledby'); const a = d.querySelector('a[href]');
+	  return {open: true, modal: d.getAttribute('aria-modal'), label: l && root.getElementById(l) ? root.getElementById(l).textContent : '',
+	    checks: [...d.querySelectorAll('li[data-check]')].map((li) => li.dataset.check), focused: d.contains(root.activeElement),
+	    text: d.innerText, cert: a ? a.href : ''}; })()`)
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(read, &panel)); err != nil {
+		t.Fatal(err)
+	}
+	if !panel.Open || panel.Modal != "true" || panel.Label == "" || !panel.Focused {
+		t.Fatalf("after Enter on the badge: %+v; want an open labelled modal dialog holding focus", panel)
+	}
+	if want := []string{"watermark", "sha256", "perceptual_hash", "blockchain"}; !reflect.DeepEqual(panel.Checks, want) {
+		t.Errorf("panel checks %v, want %v", panel.Checks, want)
+	}
+	for _, s := range []string{"Verified", "Widget News", "Confidence", "Signed at", "Transaction", "Block"} {
+		if !strings.Contains(panel.Text, s) {
+			t.Errorf("panel text lacks %q:\n%s", s, panel.Text)
+		}
+	}
+	if !strings.Contains(panel.CertLink, "/certificate") {
+		t.Errorf("certificate link %q", panel.CertLink)
+	}
+	// Tab cycles inside the dialog.
+	for i := 0; i < 4; i++ {
+		if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatal(err)
+		}
+		var inside bool
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `root.querySelector('[role=dialog]').contains(root.activeElement)`), &inside)); err != nil || !inside {
+			t.Fatalf("after %d Tabs focus left the dialog (%v)", i+1, err)
+		}
+	}
+
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot(&shot)); err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "widget-panel.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the open panel: %s", path)
+	if n := distinctColours(t, shot); n < 50 {
+		t.Errorf("screenshot has %d distinct colours: blank", n)
+	}
+
+	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	var after struct {
+		Open       bool `json:"open"`
+		BadgeFocus bool `json:"badge_focus"`
+	}
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `({open: !!root.querySelector('[role=dialog]'), badge_focus: root.activeElement === root.querySelector('button.badge')})`), &after)); err != nil {
+		t.Fatal(err)
+	}
+	if after.Open || !after.BadgeFocus {
+		t.Errorf("after Escape: open %v, focus back on the badge %v; want closed and true", after.Open, after.BadgeFocus)
+	}
+}
+
+// distinctColours counts the colours of a PNG (up to 10,000).
+func distinctColours(t *testing.T, b []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	seen := map[[4]uint32]bool{}
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y && len(seen) < 10000; y += 3 {
+		for x := r.Min.X; x < r.Max.X; x += 3 {
+			c := img.At(x, y)
+			rr, g, bb, a := c.RGBA()
+			seen[[4]uint32{rr, g, bb, a}] = true
+		}
+	}
+	_ = image.Point{}
+	return len(seen)
+}
+
+// TestDemoPage: on an empty data dir the origin creates the demo account
+// and pictures; GET /demo, under its strict CSP, shows every picture's
+// expected badge (verified, altered, none, revoked) computed in Chromium.
+func TestDemoPage(t *testing.T) {
+	chromiumPath(t)
+	module, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Demo = true
+		c.Anchor.PollInterval = 20 * time.Millisecond
+	})
+	b := newBrowser(t)
+	if err := chromedp.Run(b.ctx, chromedp.EmulateViewport(1100, 1500), chromedp.Navigate(ts.base+"/demo")); err != nil {
+		t.Fatal(err)
+	}
+	var expect map[string]string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const m = {}; document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; m[img.id] = img.closest('figure').dataset.expect; }); return m; })()`, &expect)); err != nil {
+		t.Fatal(err)
+	}
+	if len(expect) < 6 {
+		t.Fatalf("demo page shows %d pictures, want 6", len(expect))
+	}
+	// The demo records are anchored seconds after start; a badge read while
+	// anchoring is pending says so, so wait for the final states.
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		got := b.waitBadges(t, len(expect), 30*time.Second)
+		var wrong []string
+		for id, want := range expect {
+			if got[id].Status != want {
+				wrong = append(wrong, fmt.Sprintf("%s: %s (want %s)", id, got[id].Status, want))
+			}
+		}
+		if len(wrong) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo badges: %v\nconsole:\n%s", wrong, b.consoleLog())
+		}
+		if err := chromedp.Run(b.ctx, chromedp.Reload()); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; })`, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 100)); err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "demo.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The panel of a picture that is not authentic says so.
+	for id, want := range expect {
+		if want != "altered" {
+			continue
+		}
+		var text string
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+			chromedp.CaptureScreenshot(&shot)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "Not authentic") || strings.Contains(text, "Authentic\n") {
+			t.Errorf("altered picture's panel:\n%s", text)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "demo-altered-panel.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,361 @@
+// Package localsig binds a signature to the content of a picture locally:
+// a compact grid of perceptual block signatures on the watermark's
+// canonical grid, computed at sign time from the signed picture, and the
+// comparison that tells, once the watermark decoder has placed an examined
+// picture on that grid, whether the picture is the signed one re-encoded,
+// a crop of it, an edited copy (and which blocks changed) or another
+// picture carrying a copied mark.
+//
+// The grid lives on the watermark's canonical working plane (short side
+// [WorkShort], aspect kept): about 32×32 working pixels per block, at most
+// [MaxBlocks] blocks. Each block stores 4 bytes: its mean luminance, its
+// detail (mean absolute gradient, log scale) and the signs of the 15 AC
+// coefficients of the 4×4 DCT of its 16 sub-cell means. The examined side
+// never needs the grid's pixels: [NewProbe] keeps a small downscaled
+// luminance plane of the examined picture and [Compare] samples it under
+// the alignment. Everything is pure Go with deterministic arithmetic.
+package localsig
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// Grid format constants.
+const (
+	// FormatVersion is the first byte of an encoded grid.
+	FormatVersion = 1
+	// WorkShort is the short side of the canonical working plane (the
+	// watermark's).
+	WorkShort = 256
+	// ProbeShort is the short side of the examined picture's probe plane.
+	ProbeShort = 128
+	// BlockSide is the nominal block side in working pixels.
+	BlockSide = 32
+	// MaxBlocks bounds the blocks of a grid (panoramas get larger blocks).
+	MaxBlocks = 256
+	// BlockBytes is the encoded size of one block.
+	BlockBytes  = 4
+	headerBytes = 7
+	// MaxEncoded is the largest encoded grid.
+	MaxEncoded  = headerBytes + MaxBlocks*BlockBytes
+	maxWorkLong = WorkShort * 64
+)
+
+// ErrMalformed is returned by [Parse] for bytes that are not a canonical
+// grid encoding.
+var ErrMalformed = errors.New("localsig: malformed grid")
+
+// Block is the signature of one block.
+type Block struct {
+	// Mean is the block's mean luminance (0..255).
+	Mean uint8
+	// Detail is 32·log2(1+d), d the mean absolute luminance gradient of
+	// the probe plane over the block, capped at 255.
+	Detail uint8
+	// Signs holds the signs of the 15 AC coefficients of the 4×4 DCT of
+	// the block's sub-cell means (bit k-1 for coefficient k in row-major
+	// order, 1 for positive); bit 15 is zero.
+	Signs uint16
+}
+
+// Grid is the local signature of a signed picture.
+type Grid struct {
+	// Width and Height are the working plane's size (short side WorkShort).
+	Width, Height int
+	// Cols and Rows are the block layout, [Layout](Width, Height).
+	Cols, Rows int
+	// Blocks are row-major, Cols×Rows.
+	Blocks []Block
+}
+
+// WorkDims returns the canonical working plane size of a w×h picture:
+// the short side becomes WorkShort, the aspect ratio is kept (rounded),
+// the same rule as the watermark's.
+func WorkDims(w, h int) (int, int) { return dimsFor(w, h, WorkShort) }
+
+func dimsFor(w, h, short int) (int, int) {
+	s := min(w, h)
+	f := float64(short) / float64(s)
+	return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
+}
+
+// Layout returns the block columns and rows of a w×h working plane:
+// blocks of about BlockSide pixels, grown by 1.25× steps until there are
+// at most MaxBlocks.
+func Layout(w, h int) (cols, rows int) {
+	b := float64(BlockSide)
+	for {
+		cols = max(1, int(math.Round(float64(w)/b)))
+		rows = max(1, int(math.Round(float64(h)/b)))
+		if cols*rows <= MaxBlocks {
+			return cols, rows
+		}
+		b *= 1.25
+	}
+}
+
+// Encode returns the canonical encoding: version, width and height
+// (uint16 big-endian), cols, rows, then 4 bytes per block (mean, detail,
+// signs big-endian).
+func (g *Grid) Encode() ([]byte, error) {
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, headerBytes+len(g.Blocks)*BlockBytes)
+	b = append(b, FormatVersion)
+	b = binary.BigEndian.AppendUint16(b, uint16(g.Width))
+	b = binary.BigEndian.AppendUint16(b, uint16(g.Height))
+	b = append(b, byte(g.Cols), byte(g.Rows))
+	for _, k := range g.Blocks {
+		b = append(b, k.Mean, k.Detail)
+		b = binary.BigEndian.AppendUint16(b, k.Signs)
+	}
+	return b, nil
+}
+
+func (g *Grid) validate() error {
+	if min(g.Width, g.Height) != WorkShort || max(g.Width, g.Height) > maxWorkLong {
+		return fmt.Errorf("%w: working plane %d×%d", ErrMalformed, g.Width, g.Height)
+	}
+	if c, r := Layout(g.Width, g.Height); c != g.Cols || r != g.Rows {
+		return fmt.Errorf("%w: layout %d×%d, want %d×%d", ErrMalformed, g.Cols, g.Rows, c, r)
+	}
+	if len(g.Blocks) != g.Cols*g.Rows {
+		return fmt.Errorf("%w: %d blocks, want %d", ErrMalformed, len(g.Blocks), g.Cols*g.Rows)
+	}
+	for i, k := range g.Blocks {
+		if k.Signs&0x8000 != 0 {
+			return fmt.Errorf("%w: block %d has the spare sign bit set", ErrMalformed, i)
+		}
+	}
+	return nil
+}
+
+// Parse decodes a canonical encoding; it accepts exactly what
+// [Grid.Encode] produces.
+func Parse(b []byte) (*Grid, error) {
+	if len(b) < headerBytes || len(b) > MaxEncoded {
+		return nil, fmt.Errorf("%w: %d bytes", ErrMalformed, len(b))
+	}
+	if b[0] != FormatVersion {
+		return nil, fmt.Errorf("%w: version %d", ErrMalformed, b[0])
+	}
+	g := &Grid{Width: int(binary.BigEndian.Uint16(b[1:])), Height: int(binary.BigEndian.Uint16(b[3:])), Cols: int(b[5]), Rows: int(b[6])}
+	p := b[headerBytes:]
+	if len(p) != g.Cols*g.Rows*BlockBytes {
+		return nil, fmt.Errorf("%w: %d block bytes for %d×%d blocks", ErrMalformed, len(p), g.Cols, g.Rows)
+	}
+	g.Blocks = make([]Block, g.Cols*g.Rows)
+	for i := range g.Blocks {
+		q := p[i*BlockBytes:]
+		g.Blocks[i] = Block{Mean: q[0], Detail: q[1], Signs: binary.BigEndian.Uint16(q[2:])}
+	}
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Alignment places an examined picture's working plane on the signed
+// picture's, as the watermark decoder found it: a point X of the examined
+// working plane (WorkWidth×WorkHeight) lies at R(Angle)·X/Scale + Offset
+// on the signed picture's working plane, up to whole multiples of Period.
+// R(a)·(x, y) = (x·cos a + y·sin a, y·cos a − x·sin a), a in degrees.
+type Alignment struct {
+	Scale, Angle          float64
+	OffsetX, OffsetY      float64
+	WorkWidth, WorkHeight int
+	Period                int
+}
+
+// Probe is what the comparison needs from the examined picture: its
+// luminance area-averaged to short side ProbeShort, and the alignment the
+// watermark decoder found.
+type Probe struct {
+	Plane *imagex.Luma
+	Align Alignment
+}
+
+// NewProbe downscales l to the probe plane (one pass over l).
+func NewProbe(l *imagex.Luma, a Alignment) *Probe {
+	pw, ph := dimsFor(l.Width, l.Height, ProbeShort)
+	return &Probe{Plane: imagex.Downscale(l, pw, ph), Align: a}
+}
+
+// Compute returns the grid of the signed picture whose luminance is l.
+func Compute(l *imagex.Luma) *Grid {
+	ww, wh := WorkDims(l.Width, l.Height)
+	p := NewProbe(l, Alignment{Scale: 1, WorkWidth: ww, WorkHeight: wh, Period: 1})
+	g := &Grid{Width: ww, Height: wh}
+	g.Cols, g.Rows = Layout(ww, wh)
+	s := newSampler(p)
+	g.Blocks = make([]Block, g.Cols*g.Rows)
+	for i := range g.Blocks {
+		f, _ := s.block(g, i, 0, 0)
+		g.Blocks[i] = f.quantise()
+	}
+	return g
+}
+
+// feat is a block measured on a probe.
+type feat struct {
+	mean   float64
+	detail float64
+	ac     [15]float64
+}
+
+func (f feat) quantise() Block {
+	b := Block{Mean: uint8(min(max(math.Round(f.mean), 0), 255)), Detail: quantDetail(f.detail)}
+	for k, c := range f.ac {
+		if c > 0 {
+			b.Signs |= 1 << k
+		}
+	}
+	return b
+}
+
+func quantDetail(d float64) uint8 {
+	return uint8(min(max(math.Round(32*math.Log2(1+max(d, 0))), 0), 255))
+}
+
+func detailOf(q uint8) float64 { return math.Exp2(float64(q)/32) - 1 }
+
+// sampler reads block features from a probe under its alignment.
+type sampler struct {
+	p        *Probe
+	sat      []float64 // (pw+1)×(ph+1) summed-area table
+	grad     []float64 // summed-area table of the absolute gradient
+	pw, ph   int
+	fx, fy   float64 // probe pixels per examined working pixel
+	cos, sin float64
+}
+
+func newSampler(p *Probe) *sampler {
+	l := p.Plane
+	s := &sampler{p: p, pw: l.Width, ph: l.Height}
+	s.fx = float64(l.Width) / float64(p.Align.WorkWidth)
+	s.fy = float64(l.Height) / float64(p.Align.WorkHeight)
+	s.sin, s.cos = math.Sincos(p.Align.Angle * math.Pi / 180)
+	n := (l.Width + 1) * (l.Height + 1)
+	s.sat, s.grad = make([]float64, n), make([]float64, n)
+	st := l.Width + 1
+	for y := 0; y < l.Height; y++ {
+		row := l.Pix[y*l.Stride : y*l.Stride+l.Width]
+		var run, grun float64
+		for x, v := range row {
+			run += float64(v)
+			var g float64
+			if x+1 < l.Width {
+				g += math.Abs(float64(row[x+1]) - float64(v))
+			}
+			if y+1 < l.Height {
+				g += math.Abs(float64(l.Pix[(y+1)*l.Stride+x]) - float64(v))
+			}
+			grun += g
+			s.sat[(y+1)*st+x+1] = s.sat[y*st+x+1] + run
+			s.grad[(y+1)*st+x+1] = s.grad[y*st+x+1] + grun
+		}
+	}
+	return s
+}
+
+// at interpolates a summed-area table bilinearly at a fractional corner.
+func (s *sampler) at(t []float64, x, y float64) float64 {
+	x = min(max(x, 0), float64(s.pw))
+	y = min(max(y, 0), float64(s.ph))
+	x0, y0 := int(x), int(y)
+	x1, y1 := min(x0+1, s.pw), min(y0+1, s.ph)
+	ax, ay := x-float64(x0), y-float64(y0)
+	st := s.pw + 1
+	a := t[y0*st+x0] + ax*(t[y0*st+x1]-t[y0*st+x0])
+	b := t[y1*st+x0] + ax*(t[y1*st+x1]-t[y1*st+x0])
+	return a + ay*(b-a)
+}
+
+// boxMean is the mean of table t over the probe box centred at (cx, cy)
+// with half-sides (hx, hy).
+func (s *sampler) boxMean(t []float64, cx, cy, hx, hy float64) float64 {
+	x0, x1 := max(cx-hx, 0), min(cx+hx, float64(s.pw))
+	y0, y1 := max(cy-hy, 0), min(cy+hy, float64(s.ph))
+	a := (x1 - x0) * (y1 - y0)
+	if a <= 1e-9 {
+		return 0
+	}
+	return (s.at(t, x1, y1) - s.at(t, x0, y1) - s.at(t, x1, y0) + s.at(t, x0, y0)) / a
+}
+
+// toProbe maps a point of the signed working plane to the probe plane,
+// the alignment's translation shifted by (kx, ky) periods.
+func (s *sampler) toProbe(u, v float64, kx, ky int) (float64, float64) {
+	a := s.p.Align
+	u -= a.OffsetX + float64(kx*a.Period)
+	v -= a.OffsetY + float64(ky*a.Period)
+	// X = Scale·R(−a)·(U − O).
+	x := a.Scale * (u*s.cos - v*s.sin)
+	y := a.Scale * (v*s.cos + u*s.sin)
+	return x * s.fx, y * s.fy
+}
+
+// blockRect is block i's rectangle on the signed working plane.
+func blockRect(g *Grid, i int) (x0, y0, x1, y1 float64) {
+	c, r := i%g.Cols, i/g.Cols
+	bw, bh := float64(g.Width)/float64(g.Cols), float64(g.Height)/float64(g.Rows)
+	return float64(c) * bw, float64(r) * bh, float64(c+1) * bw, float64(r+1) * bh
+}
+
+// block measures block i of g on the probe; inside is false when the
+// block's footprint is not wholly inside the probe plane.
+func (s *sampler) block(g *Grid, i, kx, ky int) (feat, bool) {
+	x0, y0, x1, y1 := blockRect(g, i)
+	for _, c := range [4][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		px, py := s.toProbe(c[0], c[1], kx, ky)
+		if px < -0.25 || py < -0.25 || px > float64(s.pw)+0.25 || py > float64(s.ph)+0.25 {
+			return feat{}, false
+		}
+	}
+	cw, ch := (x1-x0)/4, (y1-y0)/4
+	sc := s.p.Align.Scale
+	hx, hy := cw*sc*s.fx/2, ch*sc*s.fy/2
+	var m [4][4]float64
+	var f feat
+	for j := 0; j < 4; j++ {
+		for k := 0; k < 4; k++ {
+			px, py := s.toProbe(x0+(float64(k)+0.5)*cw, y0+(float64(j)+0.5)*ch, kx, ky)
+			m[j][k] = s.boxMean(s.sat, px, py, hx, hy)
+			f.mean += m[j][k] / 16
+		}
+	}
+	cx, cy := s.toProbe((x0+x1)/2, (y0+y1)/2, kx, ky)
+	f.detail = s.boxMean(s.grad, cx, cy, 4*hx, 4*hy)
+	n := 0
+	for u := 0; u < 4; u++ {
+		for v := 0; v < 4; v++ {
+			if u == 0 && v == 0 {
+				continue
+			}
+			var c float64
+			for j := 0; j < 4; j++ {
+				for k := 0; k < 4; k++ {
+					c += m[j][k] * dct4[u][j] * dct4[v][k]
+				}
+			}
+			f.ac[n] = c
+			n++
+		}
+	}
+	return f, true
+}
+
+// dct4[u][j] = cos((2j+1)uπ/8), written out so every platform uses the
+// same constants.
+var dct4 = [4][4]float64{
+	{1, 1, 1, 1},
+	{0.9238795325112867, 0.38268343236508984, -0.38268343236508984, -0.9238795325112867},
+	{0.7071067811865476, -0.7071067811865476, -0.7071067811865476, 0.7071067811865476},
+	{0.38268343236508984, -0.9238795325112867, 0.9238795325112867, -0.38268343236508984},
+}

@@ -1,0 +1,299 @@
+package localsig_test
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/jpeg"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/localsig"
+	"github.com/provenant/provenant/shared/watermark"
+)
+
+// devImages are the development photographs the tests use.
+var devImages = []string{
+	"../testdata/images/photo.jpg",
+	"../testdata/images/other.jpg",
+	"../watermark/testdata/flower.jpg",
+	"../watermark/testdata/meadow.jpg",
+	"../watermark/testdata/night.jpg",
+	"../watermark/testdata/water.jpg",
+}
+
+func load(t testing.TB, path string) image.Image {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+func rgba(m image.Image) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, m.Bounds().Dx(), m.Bounds().Dy()))
+	draw.Draw(out, out.Bounds(), m, m.Bounds().Min, draw.Src)
+	return out
+}
+
+func reJPEG(t testing.TB, m image.Image, q int) image.Image {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := jpeg.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// resize is an area/bilinear-ish box resize good enough for tests.
+func resize(m image.Image, w, h int) image.Image {
+	src := rgba(m)
+	sw, sh := src.Bounds().Dx(), src.Bounds().Dy()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		y0, y1 := y*sh/h, max((y+1)*sh/h, y*sh/h+1)
+		for x := 0; x < w; x++ {
+			x0, x1 := x*sw/w, max((x+1)*sw/w, x*sw/w+1)
+			var r, g, b, n int
+			for yy := y0; yy < y1; yy++ {
+				for xx := x0; xx < x1; xx++ {
+					p := src.RGBAAt(xx, yy)
+					r, g, b, n = r+int(p.R), g+int(p.G), b+int(p.B), n+1
+				}
+			}
+			out.SetRGBA(x, y, color.RGBA{uint8(r / n), uint8(g / n), uint8(b / n), 255})
+		}
+	}
+	return out
+}
+
+func crop(m image.Image, fx, fy, fw, fh float64) image.Image {
+	b := m.Bounds()
+	r := image.Rect(int(fx*float64(b.Dx())), int(fy*float64(b.Dy())), int((fx+fw)*float64(b.Dx())), int((fy+fh)*float64(b.Dy())))
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(out, out.Bounds(), m, r.Min.Add(b.Min), draw.Src)
+	return out
+}
+
+// signed embeds a payload and returns the marked picture and its grid.
+func signed(t testing.TB, path string, p watermark.Payload) (image.Image, *localsig.Grid) {
+	t.Helper()
+	m, err := watermark.Embed(load(t, path), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, localsig.Compute(imagex.ToLuma(m))
+}
+
+// examine extracts the watermark and compares under its alignment.
+func examine(t testing.TB, g *localsig.Grid, m image.Image) (localsig.Result, bool) {
+	t.Helper()
+	l := imagex.ToLuma(m)
+	_, d, err := watermark.Extract(l)
+	if err != nil || !d.Found {
+		return localsig.Result{}, false
+	}
+	a := localsig.Alignment{Scale: d.Scale, Angle: d.Angle, OffsetX: d.OffsetX, OffsetY: d.OffsetY,
+		WorkWidth: d.WorkWidth, WorkHeight: d.WorkHeight, Period: d.Period}
+	return localsig.Compare(g, localsig.NewProbe(l, a)), true
+}
+
+func TestGenuineCopies(t *testing.T) {
+	attacks := []struct {
+		name string
+		f    func(testing.TB, image.Image) image.Image
+		want []localsig.Outcome
+	}{
+		{"unchanged", func(_ testing.TB, m image.Image) image.Image { return m }, []localsig.Outcome{localsig.Same}},
+		{"jpeg90", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, m, 90) }, []localsig.Outcome{localsig.Same}},
+		{"jpeg70", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, m, 70) }, []localsig.Outcome{localsig.Same}},
+		{"jpeg50", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, m, 50) }, []localsig.Outcome{localsig.Same}},
+		{"resize70%+jpeg80", func(t testing.TB, m image.Image) image.Image {
+			b := m.Bounds()
+			return reJPEG(t, resize(m, b.Dx()*7/10, b.Dy()*7/10), 80)
+		}, []localsig.Outcome{localsig.Same}},
+		{"brighter+contrast", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, tone(m, 1.1, 8), 85) }, []localsig.Outcome{localsig.Same}},
+		{"rotate1deg+crop90%", func(t testing.TB, m image.Image) image.Image {
+			return reJPEG(t, crop(rotate(m, 1), 0.05, 0.05, 0.9, 0.9), 85)
+		}, []localsig.Outcome{localsig.Crop}},
+		{"crop80%centre", func(t testing.TB, m image.Image) image.Image { return crop(m, 0.1, 0.1, 0.8, 0.8) }, []localsig.Outcome{localsig.Crop}},
+		{"crop70%corner+jpeg75", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(m, 0.3, 0.0, 0.7, 0.7), 75) }, []localsig.Outcome{localsig.Crop}},
+	}
+	for _, path := range devImages {
+		m, g := signed(t, path, 0x0123456789abcdef)
+		for _, a := range attacks {
+			t.Run(filepath.Base(path)+"/"+a.name, func(t *testing.T) {
+				r, ok := examine(t, g, a.f(t, m))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if r.Outcome != a.want[0] {
+					t.Errorf("outcome %v (compared %d, changed %d, region %+v), want %v", r.Outcome, r.Compared, r.ChangedCount, r.Region, a.want[0])
+				}
+			})
+		}
+	}
+}
+
+func TestTransplantIsMismatch(t *testing.T) {
+	const p = watermark.Payload(0x00000000deadbeef)
+	grids := map[string]*localsig.Grid{}
+	for _, path := range devImages {
+		_, grids[path] = signed(t, path, p)
+	}
+	for _, victim := range devImages {
+		for _, host := range devImages {
+			if victim == host {
+				continue
+			}
+			t.Run(filepath.Base(victim)+"<-"+filepath.Base(host), func(t *testing.T) {
+				forged, err := watermark.Embed(load(t, host), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, ok := examine(t, grids[victim], reJPEG(t, forged, 85))
+				if !ok {
+					t.Fatal("transplanted watermark not recovered: the test would prove nothing")
+				}
+				if r.Outcome != localsig.Mismatch {
+					t.Errorf("outcome %v (compared %d, changed %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount)
+				}
+			})
+		}
+	}
+}
+
+// fillRect, blurRect and pasteRect are the local edits.
+func fillRect(m image.Image, r image.Rectangle, c color.Color) image.Image {
+	out := rgba(m)
+	draw.Draw(out, r, &image.Uniform{c}, image.Point{}, draw.Src)
+	return out
+}
+
+func blurRect(m image.Image, r image.Rectangle, rad int) image.Image {
+	out := rgba(m)
+	src := rgba(m)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			var s [3]int
+			n := 0
+			for dy := -rad; dy <= rad; dy += 2 {
+				for dx := -rad; dx <= rad; dx += 2 {
+					p := src.RGBAAt(min(max(x+dx, 0), src.Bounds().Dx()-1), min(max(y+dy, 0), src.Bounds().Dy()-1))
+					s[0], s[1], s[2], n = s[0]+int(p.R), s[1]+int(p.G), s[2]+int(p.B), n+1
+				}
+			}
+			out.SetRGBA(x, y, color.RGBA{uint8(s[0] / n), uint8(s[1] / n), uint8(s[2] / n), 255})
+		}
+	}
+	return out
+}
+
+func pasteRect(m, from image.Image, r image.Rectangle) image.Image {
+	out := rgba(m)
+	draw.Draw(out, r, from, from.Bounds().Min, draw.Src)
+	return out
+}
+
+func TestLocalEditsAreFlagged(t *testing.T) {
+	other := load(t, "../testdata/images/other.jpg")
+	for _, path := range devImages[:1] {
+		m, g := signed(t, path, 0x42)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		edits := []struct {
+			name string
+			img  image.Image
+			area image.Rectangle
+		}{
+			{"caption bar", func() image.Image {
+				c := fillRect(m, image.Rect(0, H*85/100, W, H), color.Black)
+				// "text": white strokes on the bar
+				for x := W / 20; x < W*19/20; x += W / 40 {
+					c = fillRect(c, image.Rect(x, H*88/100, x+W/120, H*97/100), color.White)
+				}
+				return c
+			}(), image.Rect(0, H*85/100, W, H)},
+			{"pasted object", pasteRect(m, other, image.Rect(W/3, H/3, W/3+W/4, H/3+H/4)), image.Rect(W/3, H/3, W/3+W/4, H/3+H/4)},
+			{"blurred region", blurRect(m, image.Rect(W/2, H/5, W/2+W/4, H/5+H/3), max(W/60, 4)), image.Rect(W/2, H/5, W/2+W/4, H/5+H/3)},
+		}
+		for _, e := range edits {
+			t.Run(filepath.Base(path)+"/"+e.name, func(t *testing.T) {
+				r, ok := examine(t, g, reJPEG(t, e.img, 85))
+				if !ok {
+					t.Skip("watermark not recovered after the edit")
+				}
+				if r.Outcome != localsig.Edited {
+					t.Fatalf("outcome %v (compared %d, changed %d), want edited", r.Outcome, r.Compared, r.ChangedCount)
+				}
+				// Every changed block must touch the edited area (no false
+				// flags elsewhere).
+				for i, c := range r.Changed {
+					if !c {
+						continue
+					}
+					col, row := i%g.Cols, i/g.Cols
+					bx0, by0 := col*W/g.Cols, row*H/g.Rows
+					bx1, by1 := (col+1)*W/g.Cols, (row+1)*H/g.Rows
+					if !image.Rect(bx0, by0, bx1, by1).Overlaps(e.area) {
+						t.Errorf("block %d (%d,%d) flagged outside the edit %v", i, col, row, e.area)
+					}
+				}
+			})
+		}
+	}
+}
+
+// tone applies v' = gain·v + off to every channel.
+func tone(m image.Image, gain, off float64) image.Image {
+	out := rgba(m)
+	for i := range out.Pix {
+		if i%4 != 3 {
+			out.Pix[i] = uint8(min(max(gain*float64(out.Pix[i])+off, 0), 255))
+		}
+	}
+	return out
+}
+
+// rotate turns m by deg degrees about its centre (bilinear, same size).
+func rotate(m image.Image, deg float64) image.Image {
+	src := rgba(m)
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	s, c := math.Sincos(deg * math.Pi / 180)
+	cx, cy := float64(w)/2, float64(h)/2
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy
+			sx, sy := c*dx-s*dy+cx-0.5, s*dx+c*dy+cy-0.5
+			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+			fx, fy := sx-float64(x0), sy-float64(y0)
+			var px [4]float64
+			for k := 0; k < 4; k++ {
+				at := func(xx, yy int) float64 {
+					xx, yy = min(max(xx, 0), w-1), min(max(yy, 0), h-1)
+					return float64(src.Pix[yy*src.Stride+xx*4+k])
+				}
+				a := at(x0, y0) + fx*(at(x0+1, y0)-at(x0, y0))
+				b := at(x0, y0+1) + fx*(at(x0+1, y0+1)-at(x0, y0+1))
+				px[k] = a + fy*(b-a)
+			}
+			i := y*out.Stride + x*4
+			out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = uint8(px[0]+0.5), uint8(px[1]+0.5), uint8(px[2]+0.5), 255
+		}
+	}
+	return out
+}

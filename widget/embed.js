@@ -1,0 +1,360 @@
+// Provenant embed script: <script src="{base}/api/v1/widget/embed.js" async></script>
+// verifies every <img data-provenant> in the visitor's browser and puts a
+// <provenant-badge> after it. The only global is window.Provenant; no
+// eval, no request to anyone but the Provenant origin (and the page's own
+// images). docs/widget.md is the publisher contract.
+(function () {
+  'use strict';
+  if (window.Provenant) return;
+
+  // currentScript is null when a bundler or loader ran this file; the tag
+  // itself still names the service.
+  const script = document.currentScript || document.querySelector('script[src*="/api/v1/widget/embed.js"]');
+  const base = script && script.src
+    ? script.src.replace(/\/api\/v1\/widget\/embed\.js(?:[?#].*)?$/, '')
+    : location.origin;
+
+  const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'none', 'error'];
+
+  // What each status says, in words and colour (the text alone carries
+  // the meaning; the colour only repeats it).
+  const LOOK = {
+    checking: {text: 'Checking provenance…', colour: '#57606a', mark: '…'},
+    verified: {text: 'Verified', colour: '#1a7f37', mark: '✓'},
+    pending: {text: 'Signed, anchoring pending', colour: '#9a6700', mark: '◷'},
+    altered: {text: 'Altered', colour: '#bc4c00', mark: '!'},
+    revoked: {text: 'Revoked by its signer', colour: '#cf222e', mark: '✕'},
+    none: {text: 'No provenance found', colour: '#57606a', mark: '?'},
+    error: {text: 'Could not check', colour: '#57606a', mark: '!'},
+  };
+
+  const CHECKS = [
+    ['watermark', 'Watermark'],
+    ['sha256', 'File hash (SHA-256)'],
+    ['perceptual_hash', 'Perceptual hash'],
+    ['blockchain', 'Blockchain anchor'],
+  ];
+
+  // ---- worker ---------------------------------------------------------
+
+  let workerPromise = null;
+  let seq = 0;
+  const waiting = new Map();
+
+  // A worker script must be same-origin with the page, so the worker's
+  // source is fetched (CORS) and started from a blob: URL.
+  function worker() {
+    if (!workerPromise) {
+      workerPromise = fetch(base + '/api/v1/widget/worker.js', {credentials: 'omit'})
+        .then((r) => {
+          if (!r.ok) throw new Error('worker.js answered ' + r.status);
+          return r.text();
+        })
+        .then((code) => {
+          const url = URL.createObjectURL(new Blob([code], {type: 'text/javascript'}));
+          const w = new Worker(url);
+          URL.revokeObjectURL(url);
+          w.onmessage = (e) => {
+            const done = waiting.get(e.data.id);
+            if (done) {
+              waiting.delete(e.data.id);
+              done(e.data);
+            }
+          };
+          w.onerror = (e) => {
+            for (const [id, done] of waiting) {
+              waiting.delete(id);
+              done({id, status: 'error', error: e.message || 'worker error'});
+            }
+          };
+          w.postMessage({type: 'init', base});
+          return w;
+        });
+      workerPromise.catch(() => { workerPromise = null; });
+    }
+    return workerPromise;
+  }
+
+  function ask(msg) {
+    return worker().then((w) => new Promise((resolve) => {
+      msg.id = ++seq;
+      waiting.set(msg.id, resolve);
+      w.postMessage(msg);
+    }), (err) => ({status: 'error', error: String(err && err.message || err)}));
+  }
+
+  // ---- the badge element ----------------------------------------------
+
+  const CSS = `
+:host { display: inline-block; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; vertical-align: top; margin: 4px 0; }
+.badge { display: inline-flex; align-items: center; gap: 6px; border: 1px solid currentColor; border-radius: 999px; padding: 2px 10px 2px 4px;
+  background: #fff; color: var(--c); font: inherit; cursor: pointer; }
+.badge:focus-visible, .panel :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+.mark { display: inline-grid; place-items: center; width: 18px; height: 18px; border-radius: 50%; background: var(--c); color: #fff; font-weight: 700; font-size: 12px; }
+.backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.35); z-index: 2147483646; }
+.panel { position: fixed; z-index: 2147483647; top: 50%; left: 50%; transform: translate(-50%, -50%); width: min(440px, calc(100vw - 24px));
+  max-height: calc(100vh - 24px); overflow: auto; background: #fff; color: #1f2328; border-radius: 10px; box-shadow: 0 10px 40px rgba(0,0,0,.35);
+  padding: 16px 18px; text-align: left; }
+.panel h2 { margin: 0 32px 4px 0; font-size: 17px; color: var(--c); }
+.panel h3 { margin: 14px 0 6px; font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #57606a; }
+.panel dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 12px; margin: 0; }
+.panel dt { color: #57606a; }
+.panel dd { margin: 0; overflow-wrap: anywhere; }
+.panel ul { list-style: none; margin: 0; padding: 0; }
+.panel li { display: grid; grid-template-columns: 20px 1fr; gap: 2px 6px; padding: 4px 0; border-top: 1px solid #eaeef2; }
+.panel li .d { grid-column: 2; color: #57606a; font-size: 12px; overflow-wrap: anywhere; }
+.ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; }
+.close { position: absolute; top: 10px; right: 10px; width: 30px; height: 30px; border: 1px solid #d0d7de; border-radius: 6px; background: #f6f8fa; font-size: 18px; line-height: 1; cursor: pointer; color: #1f2328; }
+.note { color: #57606a; font-size: 12px; margin: 8px 0 0; }
+.panel p { overflow-wrap: anywhere; }
+a { color: #0969da; }
+`;
+
+  let sheet = null;
+  function styleInto(root) {
+    // A constructed stylesheet needs no 'unsafe-inline' in style-src.
+    try {
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        sheet.replaceSync(CSS);
+      }
+      root.adoptedStyleSheets = [sheet];
+    } catch (e) {
+      const s = document.createElement('style');
+      s.textContent = CSS;
+      root.appendChild(s);
+    }
+  }
+
+  // el builds an element; text goes in as text, never as markup.
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (attrs[k] !== undefined && attrs[k] !== null) e.setAttribute(k, attrs[k]);
+    }
+    for (const k of kids) {
+      if (k !== null && k !== undefined) e.append(k);
+    }
+    return e;
+  }
+
+  let panelSeq = 0;
+
+  class ProvenantBadge extends HTMLElement {
+    static get observedAttributes() { return ['status', 'record-id']; }
+
+    constructor() {
+      super();
+      this.verification = null;
+      const root = this.attachShadow({mode: 'open'});
+      styleInto(root);
+      this._button = el('button', {class: 'badge', type: 'button', 'aria-haspopup': 'dialog', 'aria-expanded': 'false', part: 'badge'});
+      this._button.addEventListener('click', () => this.open());
+      // The status colour lives on a wrapper inside the shadow root: a
+      // custom element must not give itself attributes while constructed.
+      this._wrap = el('span', {class: 'wrap'}, this._button);
+      root.append(this._wrap);
+      this._panel = null;
+      this._render();
+    }
+
+    attributeChangedCallback() { this._render(); }
+
+    get status() { return this.getAttribute('status') || ''; }
+
+    _look() { return LOOK[STATUSES.includes(this.status) ? this.status : 'checking']; }
+
+    _render() {
+      const look = this._look();
+      this._wrap.style.setProperty('--c', look.colour);
+      this._button.replaceChildren(el('span', {class: 'mark', 'aria-hidden': 'true'}, look.mark), el('span', {}, look.text));
+      this._button.setAttribute('aria-label', 'Provenance: ' + look.text + (this.status ? ', show details' : ''));
+      this._button.setAttribute('aria-busy', this.status ? 'false' : 'true');
+    }
+
+    // open shows the details panel as a modal dialog.
+    open() {
+      if (this._panel) return;
+      const root = this.shadowRoot;
+      const id = 'provenant-title-' + (++panelSeq);
+      const close = el('button', {class: 'close', type: 'button', 'aria-label': 'Close'}, '×');
+      const backdrop = el('div', {class: 'backdrop'});
+      const panel = el('div', {class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': id},
+        el('h2', {id}, this._look().text), close, ...this._details());
+      close.addEventListener('click', () => this.close());
+      backdrop.addEventListener('click', () => this.close());
+      panel.addEventListener('keydown', (e) => this._trap(e));
+      this._wrap.append(backdrop, panel);
+      this._panel = panel;
+      this._backdrop = backdrop;
+      this._button.setAttribute('aria-expanded', 'true');
+      close.focus();
+    }
+
+    close() {
+      if (!this._panel) return;
+      this._panel.remove();
+      this._backdrop.remove();
+      this._panel = this._backdrop = null;
+      this._button.setAttribute('aria-expanded', 'false');
+      this._button.focus();
+    }
+
+    // _trap keeps Tab inside the panel and closes it on Escape.
+    _trap(e) {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        this.close();
+        return;
+      }
+      if (e.key !== 'Tab') return;
+      const f = [...this._panel.querySelectorAll('button, a[href]')];
+      const first = f[0];
+      const last = f[f.length - 1];
+      const active = this.shadowRoot.activeElement;
+      if (e.shiftKey && active === first) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && active === last) {
+        e.preventDefault();
+        first.focus();
+      }
+    }
+
+    _details() {
+      const v = this.verification;
+      if (!v) return [el('p', {}, 'The check has not finished yet.')];
+      if (v.status === 'error') return [el('p', {}, 'This picture could not be checked: ' + (v.error || 'unknown error') + '.')];
+      const r = v.result || {};
+      const out = [];
+      const rows = [];
+      const row = (k, val) => { if (val !== undefined && val !== null && val !== '') rows.push(el('dt', {}, k), el('dd', {}, String(val))); };
+      row('Verdict', r.authentic ? 'Authentic' : v.status === 'none' ? 'No provenance found' : 'Not authentic');
+      if (typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
+      if (r.signer) {
+        row('Signer', r.signer.display || r.signer.org_name);
+        row('Signing key', r.signer.key_name);
+        row('Device', r.signer.device_id);
+      }
+      if (r.origin) row('Origin', r.origin.label || r.origin.code);
+      if (r.timestamp) row('Signed at', r.timestamp.replace('T', ' ').replace('Z', ' UTC'));
+      if (r.record_id) row('Record', r.record_id);
+      out.push(el('dl', {}, ...rows));
+
+      const checks = r.checks || {};
+      out.push(el('h3', {}, 'Checks'));
+      out.push(el('ul', {'aria-label': 'Checks'}, ...CHECKS.map(([key, name]) => {
+        const c = checks[key] || {passed: false, details: 'Not checked'};
+        return el('li', {'data-check': key},
+          el('span', {class: c.passed ? 'ok' : 'no', 'aria-hidden': 'true'}, c.passed ? '✓' : '✕'),
+          el('span', {}, name + ': ' + (c.passed ? 'passed' : 'not passed')),
+          el('span', {class: 'd'}, c.details || ''));
+      })));
+
+      out.push(el('h3', {}, 'Anchoring'));
+      if (v.anchor) {
+        const a = [];
+        const arow = (k, val) => { if (val) a.push(el('dt', {}, k), el('dd', {}, String(val))); };
+        arow('Transaction', v.anchor.tx);
+        arow('Block', v.anchor.block);
+        arow('Network', v.anchor.network + (v.anchor.chain_id ? ' (chain ' + v.anchor.chain_id + ')' : ''));
+        out.push(el('dl', {}, ...a));
+      } else {
+        out.push(el('p', {class: 'note'}, r.blockchain_tx ? 'Transaction ' + r.blockchain_tx : 'Not anchored on chain (yet).'));
+      }
+      if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
+      out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
+      if (r.record_id) {
+        out.push(el('p', {}, el('a', {href: base + '/api/v1/content-records/' + encodeURIComponent(r.record_id) + '/certificate',
+          target: '_blank', rel: 'noopener noreferrer'}, 'Public certificate')));
+      }
+      return out;
+    }
+  }
+
+  if (!customElements.get('provenant-badge')) customElements.define('provenant-badge', ProvenantBadge);
+
+  // ---- images ---------------------------------------------------------
+
+  const seen = new WeakMap(); // img -> badge
+
+  function badgeFor(img) {
+    let b = seen.get(img);
+    if (!b) {
+      b = document.createElement('provenant-badge');
+      img.insertAdjacentElement('afterend', b);
+      seen.set(img, b);
+    }
+    return b;
+  }
+
+  // verify checks one image now and resolves to its verification.
+  function verify(img) {
+    const b = badgeFor(img);
+    const src = img.currentSrc || img.src || '';
+    const record = img.getAttribute('data-provenant-record') || '';
+    b.removeAttribute('status');
+    return ask({src: src ? new URL(src, document.baseURI).href : '', record}).then((v) => {
+      b.verification = v;
+      if (v.result && v.result.record_id) b.setAttribute('record-id', v.result.record_id);
+      else if (record) b.setAttribute('record-id', record);
+      b.setAttribute('status', v.status);
+      b.dispatchEvent(new CustomEvent('provenant-status', {bubbles: true, composed: true, detail: {status: v.status}}));
+      return v;
+    });
+  }
+
+  // Images are checked when they come near the viewport, so a long page of
+  // lazy images costs nothing until scrolled to.
+  const near = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) {
+        near.unobserve(e.target);
+        verify(e.target);
+      }
+    }
+  }, {rootMargin: '300px'}) : null;
+
+  function track(img) {
+    if (seen.has(img)) return;
+    badgeFor(img);
+    if (near) near.observe(img);
+    else verify(img);
+  }
+
+  function scan(root) {
+    const r = root || document;
+    if (r.matches && r.matches('img[data-provenant]')) track(r);
+    if (r.querySelectorAll) r.querySelectorAll('img[data-provenant]').forEach(track);
+  }
+
+  new MutationObserver((records) => {
+    for (const m of records) {
+      if (m.type === 'attributes') {
+        const img = m.target;
+        if (img.matches('img[data-provenant]')) {
+          if (seen.has(img) && m.attributeName === 'src') verify(img);
+          else track(img);
+        }
+        continue;
+      }
+      m.addedNodes.forEach((n) => { if (n.nodeType === 1) scan(n); });
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true, attributes: true, attributeFilter: ['data-provenant', 'src']});
+
+  window.Provenant = Object.freeze({
+    version: 1,
+    base,
+    // scan badges the marked images under root (the whole page by default).
+    scan,
+    // verify checks one image now, whether or not it is in view.
+    verify: (img) => verify(img),
+    // analyze returns the facts of the file at url and how long the
+    // module took ({facts, ms: [one per run]}); nothing leaves the browser.
+    analyze: (url, runs) => ask({op: 'analyze', src: new URL(url, document.baseURI).href, runs: runs || 1}),
+  });
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => scan());
+  else scan();
+})();
