@@ -12,7 +12,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/provenant/provenant/shared/facts"
@@ -150,13 +149,10 @@ type Result struct {
 // lim.MaxCandidates times 9, the records and their parents, in the
 // answer's order)
 // and computes the verify response the origin gives for a file with facts
-// f. It mirrors the origin's verification step by step: a file
-// byte-identical to the output of a record the service signed takes that
-// record's perceptual hash and payload; the candidates are scored without
-// anchors to choose the record, which is then scored alone with its anchor.
-// The numbered steps below are content.VerifyFacts's, in its order; a
-// change to one is a change to both (content's TestLookupDecideEqualsVerify
-// fails otherwise).
+// f, with the same code: [Resolve], which content.VerifyFacts calls too.
+// A file byte-identical to the output of a record the service signed takes
+// that record's perceptual hash and its watermark is reported as not
+// extracted, as on the origin.
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
@@ -179,81 +175,28 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 		}
 		cands = append(cands, c)
 	}
-	// Step 1 (content.Verify, exactFacts): the signed output of a record
-	// the service signed is answered from that record's signed facts.
+	// The origin answers the signed output of a record it signed from
+	// that record's signed perceptual hash, without extracting the
+	// watermark (content.Verify); Resolve reports it as not extracted.
 	shortcut := ""
 	for _, c := range cands {
 		if c.Wire.Source == "sign" && c.Record.SHA256 == f.SHA256 {
-			f.PHash, f.Watermark, shortcut = c.Record.PerceptualHash, verdict.Watermark{}, c.Wire.RecordID
-			if len(c.Record.WatermarkPayload) > 0 {
-				f.Watermark = verdict.Watermark{Found: true, Payload: c.Record.WatermarkPayload}
-			}
+			f.PHash, shortcut = c.Record.PerceptualHash, c.Wire.RecordID
 			break
 		}
 	}
-	// Step 2 (VerifyFacts): choose among all candidates, without anchors.
-	vf := f.Verdict()
-	opts := verdict.Options{MaxCandidates: len(cands)}
-	vc := make([]verdict.Candidate, len(cands))
+	claims := make([]Claim, len(cands))
 	for i, c := range cands {
-		vc[i] = c.Candidate
-		vc[i].Anchor, vc[i].RootConfirmed = nil, false
+		claims[i] = Claim{Candidate: c.Candidate, RecordID: c.Wire.RecordID, Source: c.Wire.Source, Signer: c.Wire.Signer, Origin: c.Wire.Origin}
 	}
-	res := verdict.Decide(vf, vc, opts)
-	if res.Record == nil || res.Match == verdict.MatchNone || res.Index < 0 {
-		out.Response, out.Match = res.Wire(), res.Match
-		return out
-	}
-	best, res0Index := cands[res.Index], res.Index
-	chain, original := res.Chain, res.Original
-	// Step 3: score the chosen record alone with its anchoring state.
-	state, detail := best.Wire.AnchorState, best.Wire.AnchorDetail
-	one := best.Candidate
-	if state == wire.AnchorUnavailable {
-		one.Anchor, one.RootConfirmed = nil, false
-	}
-	res = verdict.Decide(vf, []verdict.Candidate{one}, opts)
-	res.Index, res.Chain, res.Original = 0, chain, original
-	// Step 4: hash matches with other records of the chain stay visible.
-	for _, l := range chain {
-		if l.Index == res0Index {
-			continue
+	o := Resolve(Input{Facts: f.Verdict(), Shortcut: shortcut, Claims: claims, Anchoring: func(i int) Anchoring {
+		c := cands[i]
+		a := Anchoring{State: c.Wire.AnchorState, Detail: c.Wire.AnchorDetail, Anchor: c.Anchor, RootConfirmed: c.RootConfirmed}
+		if a.State == wire.AnchorUnavailable {
+			a.Anchor, a.RootConfirmed = nil, false
 		}
-		id := cands[l.Index].Wire.RecordID
-		for _, ev := range l.Evidence {
-			switch ev {
-			case verdict.EvidenceSHA256:
-				res.Checks.SHA256.Details += "; the file is byte-identical to record " + id + " (" + string(l.Relation) + ", see chain)"
-			case verdict.EvidenceOriginalSHA256:
-				res.Checks.SHA256.Details += "; the file is the original upload of record " + id + " (" + string(l.Relation) + ", see chain; the service's word, not covered by a signature)"
-			}
-		}
-	}
-	// Step 5: the shortcut's watermark detail.
-	if shortcut == best.Wire.RecordID && res.Checks.Watermark.Passed {
-		res.Checks.Watermark.Details = "watermark payload " + hex.EncodeToString(best.Record.WatermarkPayload) + " of record " + shortcut +
-			": the file is byte-identical to the signed output, which carries it (not re-extracted)"
-	}
-	// Step 6: the origin's anchoring outcome.
-	switch state {
-	case wire.AnchorVerified:
-	case wire.AnchorInvalid:
-		res.Authentic, res.Confidence = false, 0
-		res.Checks.Blockchain = wire.Check{Details: "anchoring proof invalid: " + detail}
-	default:
-		if !res.Checks.Blockchain.Passed && detail != "" && !strings.HasPrefix(res.Checks.Blockchain.Details, "Merkle proof failed") {
-			res.Checks.Blockchain.Details = detail
-		}
-	}
-	// Step 7: display fields as the origin knows them.
-	w := res.Wire()
-	o := best.Wire.Origin
-	w.Origin = &o
-	s := best.Wire.Signer
-	w.Signer = &s
-	for i := range w.Chain {
-		w.Chain[i].OrgName = cands[chain[i].Index].Wire.Signer.OrgName
-	}
-	out.Response, out.Match, out.Revoked, out.Anchored = w, res.Match, res.Revoked, res.Anchored
+		return a
+	}})
+	out.Response, out.Match, out.Revoked, out.Anchored = o.Response, o.Match, o.Revoked, o.Anchored
 	return out
 }

@@ -101,6 +101,8 @@ func TestDecide(t *testing.T) {
 	revoked.Status, revoked.RevokedAt, revoked.RevokedReason = wire.RecordRevoked, "2026-02-01T00:00:00Z", "mistake"
 	pending := exact
 	pending.Anchor, pending.AnchorState, pending.AnchorDetail, pending.RootConfirmed = nil, wire.AnchorPending, "pending: queued for the next batch", false
+	invalid := exact
+	invalid.AnchorState, invalid.AnchorDetail, invalid.RootConfirmed = wire.AnchorInvalid, "the root is not in tx 0xfeed", false
 	for _, tt := range []struct {
 		name      string
 		cands     []wire.LookupCandidate
@@ -111,11 +113,12 @@ func TestDecide(t *testing.T) {
 		detail    string // in the blockchain or watermark check
 	}{
 		{"no candidates", nil, false, verdict.MatchNone, false, 0, ""},
-		{"exact signed output, anchored", []wire.LookupCandidate{exact}, true, verdict.MatchExact, true, 0, "not re-extracted"},
+		{"exact signed output, anchored", []wire.LookupCandidate{exact}, true, verdict.MatchExact, true, 0, "not extracted: the file is byte-identical"},
 		{"bad signature dropped", []wire.LookupCandidate{bad}, false, verdict.MatchNone, false, 1, ""},
-		{"revoked", []wire.LookupCandidate{revoked}, false, verdict.MatchExact, true, 0, ""},
+		{"revoked", []wire.LookupCandidate{revoked}, false, verdict.MatchExact, false, 0, "was revoked"},
+		{"invalid anchoring disowns the record", []wire.LookupCandidate{invalid}, false, verdict.MatchExact, false, 0, "anchoring proof invalid: the root is not in tx 0xfeed"},
 		{"pending keeps the origin's sentence", []wire.LookupCandidate{pending}, true, verdict.MatchExact, false, 0, "pending: queued for the next batch"},
-		{"watermark beats a registered look-alike", []wire.LookupCandidate{other, exact}, true, verdict.MatchExact, true, 0, ""},
+		{"signed output beats a registered look-alike", []wire.LookupCandidate{other, exact}, true, verdict.MatchExact, true, 0, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Decide(fileFacts, wire.LookupResponse{Candidates: tt.cands}, lim)
@@ -124,11 +127,16 @@ func TestDecide(t *testing.T) {
 					r.Response.Authentic, r.Match, r.Anchored, r.Rejected, tt.authentic, tt.match, tt.anchored, tt.rejected, r.Response)
 			}
 			ch := r.Response.Checks
-			if tt.detail != "" && !strings.Contains(ch.Blockchain.Details+ch.Watermark.Details, tt.detail) {
+			if tt.detail != "" && !strings.Contains(ch.Blockchain.Details+ch.Watermark.Details+ch.SHA256.Details, tt.detail) {
 				t.Errorf("checks = %+v, want %q in a detail", ch, tt.detail)
 			}
-			if tt.match != verdict.MatchNone && (r.Response.Signer == nil || r.Response.Signer.KeyName != "desk") {
+			switch {
+			case tt.authentic && (r.Response.Signer == nil || r.Response.Signer.KeyName != "desk"):
 				t.Errorf("signer = %+v, want the candidate's display fields", r.Response.Signer)
+			case !tt.authentic && r.Response.Signer != nil:
+				t.Errorf("signer = %+v, want none on a not-authentic answer", r.Response.Signer)
+			case !tt.authentic && tt.match != verdict.MatchNone && (r.Response.Resembles == nil || r.Response.Resembles.ClaimedBy == ""):
+				t.Errorf("resembles = %+v, want the record found, claimed by its signer", r.Response.Resembles)
 			}
 		})
 	}

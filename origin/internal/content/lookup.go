@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
-	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -65,33 +64,21 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		RecordID: r.ID, Record: base64.StdEncoding.EncodeToString(c.signed.Bytes),
 		SignatureHex: hex.EncodeToString(c.signed.Signature), Source: r.Source,
 		OriginalMatch: r.OriginalSHA256 != "" && r.OriginalSHA256 == shaHex,
-		Signer:        r.Signer, Status: r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
+		Status:        r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
 		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
 	}
 	if rec, err := record.Parse(c.signed.Bytes); err == nil {
 		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)
 	}
-	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
-		w.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
-	} else {
-		w.Origin = wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
-	}
+	cl := s.claimOf(ctx, c)
+	w.Signer, w.Origin = cl.Signer, cl.Origin
 	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
 		w.AnchorState, w.AnchorDetail = wire.AnchorUnavailable, "unavailable: the anchoring state could not be read"
 		return w
 	}
-	switch st.Outcome {
-	case anchor.Verified:
-		w.AnchorState, w.RootConfirmed = wire.AnchorVerified, true
-	case anchor.Invalid:
-		w.AnchorState = wire.AnchorInvalid
-	case anchor.Pending:
-		w.AnchorState = wire.AnchorPending
-	default:
-		w.AnchorState = wire.AnchorUnavailable
-	}
+	w.AnchorState, w.RootConfirmed = wireAnchorState(st.Outcome), st.Outcome == anchor.Verified
 	w.AnchorDetail = st.Detail
 	if a := st.Anchor(); a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),

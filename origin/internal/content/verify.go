@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
@@ -15,6 +14,7 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/localsig"
+	"github.com/provenant/provenant/shared/lookup"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
@@ -191,8 +191,9 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed
 }
 
 // VerifyFacts is Verify for facts computed elsewhere (an edge, a browser).
-// shared/lookup.Decide mirrors it step by step for a client that checks
-// the candidates itself; a change here is a change there.
+// Everything after the candidate search is shared/lookup.Resolve, which
+// shared/lookup.Decide calls too for a client that checks the candidates
+// itself, so both answer the same.
 //
 // The record answered is chosen by the "who signed first" rule of
 // shared/verdict: the record whose watermark is in the picture, else the
@@ -206,69 +207,27 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	if cands, err = s.withParents(ctx, cands); err != nil {
 		return nil, err
 	}
-	opts := verdict.Options{MaxCandidates: len(cands)}
-	vc := make([]verdict.Candidate, len(cands))
+	claims := make([]lookup.Claim, len(cands))
 	for i, c := range cands {
-		vc[i] = verdictCandidate(c)
+		claims[i] = s.claimOf(ctx, c)
 	}
-	facts := f.verdictFacts()
-	res := verdict.Decide(facts, vc, opts)
-	out := &VerifyResult{Facts: f, Match: res.Match}
-	if res.Record == nil || res.Match == verdict.MatchNone || res.Index < 0 {
-		out.Response = res.Wire()
+	o := lookup.Resolve(lookup.Input{Facts: f.verdictFacts(), Shortcut: f.Shortcut, NotDecoded: f.NotDecoded, Claims: claims,
+		Anchoring: func(i int) lookup.Anchoring {
+			c := cands[i]
+			st, err := s.cfg.Proofs.AnchorState(ctx, c.rec.ID, anchor.Hash(c.signed.LeafHash()))
+			if err != nil {
+				s.log.Warn("anchor state unavailable", "record_id", c.rec.ID, "err", err)
+				st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
+			}
+			return lookup.Anchoring{State: wireAnchorState(st.Outcome), Detail: st.Detail, Anchor: st.Anchor(), RootConfirmed: st.Outcome == anchor.Verified}
+		}})
+	out := &VerifyResult{Facts: f, Match: o.Match, Response: o.Response}
+	if o.Index < 0 {
 		return out, nil
 	}
-	best, res0Index := cands[res.Index], res.Index
-	out.Record, out.ByOriginal = best.rec, res.ByOriginal
-	chain, original := res.Chain, res.Original
-	// Anchoring is asked only for the chosen record, then the verdict is
-	// recomputed with it.
-	st, aerr := s.cfg.Proofs.AnchorState(ctx, best.rec.ID, anchor.Hash(best.signed.LeafHash()))
-	if aerr != nil {
-		s.log.Warn("anchor state unavailable", "record_id", best.rec.ID, "err", aerr)
-		st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
-	}
-	one := vc[res.Index]
-	one.Anchor, one.RootConfirmed = st.Anchor(), st.Outcome == anchor.Verified
-	res = verdict.Decide(facts, []verdict.Candidate{one}, opts)
-	res.Index, res.Chain, res.Original = 0, chain, original
-	// Hash matches with later claims stay visible as details: they do not
-	// outrank the chosen record, but they are what the file is.
-	for _, l := range chain {
-		if l.Index == res0Index {
-			continue
-		}
-		id := cands[l.Index].rec.ID
-		for _, ev := range l.Evidence {
-			switch ev {
-			case verdict.EvidenceSHA256:
-				res.Checks.SHA256.Details += "; the file is byte-identical to record " + id + " (" + string(l.Relation) + ", see chain)"
-			case verdict.EvidenceOriginalSHA256:
-				res.Checks.SHA256.Details += "; the file is the original upload of record " + id + " (" + string(l.Relation) + ", see chain; the service's word, not covered by a signature)"
-			}
-		}
-	}
-	notExtracted(&res, f)
-	switch st.Outcome {
-	case anchor.Verified:
-	case anchor.Invalid:
-		res.Disown(wire.RelationProofInvalid, "the anchoring proof of record "+best.rec.ID+" is invalid: the evidence is inconsistent")
-		res.Checks.Blockchain = wire.Check{Details: "anchoring proof invalid: " + st.Detail}
-	default:
-		if !res.Checks.Blockchain.Passed && st.Detail != "" && !strings.HasPrefix(res.Checks.Blockchain.Details, "Merkle proof failed") {
-			res.Checks.Blockchain.Details = st.Detail
-		}
-	}
-	resp := res.Wire()
-	signer := best.rec.Signer
-	endorse(&resp, res, best.rec)
-	// The chain names each signer as the service knows the account (a
-	// registered record's org field is the client's claim).
-	for i := range resp.Chain {
-		resp.Chain[i].OrgName = cands[chain[i].Index].rec.Signer.OrgName
-	}
-	out.Response = resp
-	out.Match = res.Match
+	best := cands[o.Index]
+	out.Record, out.ByOriginal = best.rec, o.ByOriginal
+	resp, signer := o.Response, best.rec.Signer
 
 	data, err := events.NewData(verifiedEvent{
 		Authentic: resp.Authentic, Confidence: resp.Confidence, RecordID: best.rec.ID, Checks: resp.Checks,
@@ -293,6 +252,34 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 
 func (f Facts) verdictFacts() verdict.Facts {
 	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
+}
+
+// claimOf is c as lookup.Resolve scores it, with the display fields the
+// origin knows: the account's signer and the declared origin type. Verify
+// and Lookup both take the display fields from here, so that a client's
+// answer shows the signer exactly as the origin's does.
+func (s *Service) claimOf(_ context.Context, c candidate) lookup.Claim {
+	r := c.rec
+	cl := lookup.Claim{Candidate: verdictCandidate(c), RecordID: r.ID, Source: r.Source, Signer: r.Signer}
+	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
+		cl.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
+	} else {
+		cl.Origin = wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
+	}
+	return cl
+}
+
+// wireAnchorState names an anchoring outcome as the lookup answer does.
+func wireAnchorState(o anchor.Outcome) string {
+	switch o {
+	case anchor.Verified:
+		return wire.AnchorVerified
+	case anchor.Invalid:
+		return wire.AnchorInvalid
+	case anchor.Pending:
+		return wire.AnchorPending
+	}
+	return wire.AnchorUnavailable
 }
 
 func verdictCandidate(c candidate) verdict.Candidate {
@@ -436,50 +423,4 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 		return nil, fmt.Errorf("content: candidate lookup: %w", err)
 	}
 	return out, nil
-}
-
-// notExtracted states in the checks which facts were not computed from
-// the file: the watermark of a file verified by the exact-SHA-256
-// shortcut, and both the watermark and the perceptual hash of a file that
-// was not decoded. None of these is ever taken from a record.
-func notExtracted(res *verdict.Result, f Facts) {
-	switch {
-	case f.NotDecoded:
-		res.Checks.Watermark = wire.Check{Details: "not extracted: the file could not be decoded as an image"}
-		res.Checks.PerceptualHash = wire.Check{Details: "not computed: the file could not be decoded as an image"}
-	case f.Shortcut != "":
-		res.Checks.Watermark = wire.Check{Details: "not extracted: the file is byte-identical to the signed output of record " +
-			f.Shortcut + ", so it was not decoded (see the sha256 check)"}
-	}
-}
-
-// endorse fills the verify response's signer, origin and time of record
-// from the chosen record, only when the answer is authentic: when it is
-// not, the record found is in resembles (claimed_by names its signer as
-// the service knows the account) and nothing reads as the file's.
-//
-// A registered record's signed timestamp is the client's claim: it is
-// shown as claimed_timestamp, and timestamp is the time of record, the
-// anchoring time once anchored, else when the service received it.
-func endorse(resp *wire.VerifyResponse, res verdict.Result, r *Record) {
-	if !resp.Authentic {
-		resp.Signer, resp.Origin, resp.BlockchainTx, resp.RecordID, resp.Timestamp = nil, nil, "", "", ""
-		if resp.Resembles != nil {
-			resp.Resembles.ClaimedBy = r.Signer.OrgName
-		}
-		return
-	}
-	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
-		resp.Origin = &wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
-	} else {
-		resp.Origin = &wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
-	}
-	signer := r.Signer
-	resp.Signer = &signer
-	if r.Source == SourceRegister && res.Record != nil {
-		resp.ClaimedTimestamp = res.Record.Timestamp.UTC().Format(record.TimeFormat)
-		if !res.Anchored || res.AnchoredAt.IsZero() {
-			resp.Timestamp = r.CreatedAt.UTC().Format(record.TimeFormat)
-		}
-	}
 }

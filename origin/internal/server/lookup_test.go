@@ -146,13 +146,15 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 		match     string
 		authentic bool
 		recordID  string
+		// resembles is the record a not-authentic answer names as found.
+		resembles string
 	}{
-		{"signed file", signedA, "exact", true, idA},
-		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA},
-		{"cropped", transform(t, signedA, 90, crop(0.08)), "crop", true, idA}, // the local signatures show it is part of the signed picture
-		{"unsigned original", orig, "exact", true, idA},
-		{"unrelated", photo(t, 7, 640, 480), "none", false, ""},
-		{"revoked", signedB, "exact", false, idB},
+		{"signed file", signedA, "exact", true, idA, ""},
+		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, ""},
+		{"cropped", transform(t, signedA, 90, crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
+		{"unsigned original", orig, "exact", true, idA, ""},
+		{"unrelated", photo(t, 7, 640, 480), "none", false, "", ""},
+		{"revoked", signedB, "exact", false, "", idB},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := ts.verifyWire(tt.file)
@@ -165,6 +167,9 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 			t.Logf("match %s, authentic %v, record %s", match, got.Authentic, got.RecordID)
 			if got.Authentic != tt.authentic || (tt.match != "" && match != tt.match) || (tt.recordID != "" && got.RecordID != tt.recordID) {
 				t.Errorf("authentic %v, match %s, record %s; want %v, %s, %s", got.Authentic, match, got.RecordID, tt.authentic, tt.match, tt.recordID)
+			}
+			if tt.resembles != "" && (got.Resembles == nil || got.Resembles.RecordID != tt.resembles) {
+				t.Errorf("resembles %+v, want record %s", got.Resembles, tt.resembles)
 			}
 		})
 	}
