@@ -14,6 +14,14 @@
     ? script.src.replace(/\/api\/v1\/widget\/embed\.js(?:[?#].*)?$/, '')
     : location.origin;
 
+  const MATCHES = {
+    exact: 'the signed file, byte for byte',
+    reencoded: 'the signed picture, re-encoded or resized',
+    crop: 'a crop of the signed picture',
+    edited: 'the signed picture with parts changed',
+    mismatch: 'a watermark copied into another picture',
+    perceptual: 'a picture that looks like a signed one',
+  };
   const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'none', 'error'];
 
   // What each status says, in words and colour (the text alone carries
@@ -240,6 +248,14 @@ a { color: #0969da; }
       if (r.origin) row('Origin', r.origin.label || r.origin.code);
       if (r.timestamp) row('Signed at', r.timestamp.replace('T', ' ').replace('Z', ' UTC'));
       if (r.record_id) row('Record', r.record_id);
+      if (r.match && r.match !== 'none') row('Match', MATCHES[r.match] || r.match);
+      if (r.region) row('Part of the signed picture', Math.round(r.region.w * r.region.h * 100) + '%');
+      if (!r.authentic && r.resembles) {
+        // Not the file's signer: what the picture resembles, said as such.
+        row('Resembles record', r.resembles.record_id);
+        row('Claimed by (not this file\'s signer)', r.resembles.claimed_by);
+        row('Why not authentic', r.resembles.detail);
+      }
       out.push(el('dl', {}, ...rows));
 
       const checks = r.checks || {};
@@ -265,9 +281,10 @@ a { color: #0969da; }
       }
       if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
       out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
-      if (r.record_id) {
-        out.push(el('p', {}, el('a', {href: base + '/api/v1/content-records/' + encodeURIComponent(r.record_id) + '/certificate',
-          target: '_blank', rel: 'noopener noreferrer'}, 'Public certificate')));
+      const certID = r.record_id || (r.resembles && r.resembles.record_id);
+      if (certID) {
+        out.push(el('p', {}, el('a', {href: base + '/api/v1/content-records/' + encodeURIComponent(certID) + '/certificate',
+          target: '_blank', rel: 'noopener noreferrer'}, r.record_id ? 'Public certificate' : 'Certificate of the record it resembles')));
       }
       return out;
     }
@@ -297,7 +314,8 @@ a { color: #0969da; }
     b.removeAttribute('status');
     return ask({src: src ? new URL(src, document.baseURI).href : '', record}).then((v) => {
       b.verification = v;
-      if (v.result && v.result.record_id) b.setAttribute('record-id', v.result.record_id);
+      const found = v.result && (v.result.record_id || (v.result.resembles && v.result.resembles.record_id));
+      if (found) b.setAttribute('record-id', found);
       else if (record) b.setAttribute('record-id', record);
       b.setAttribute('status', v.status);
       b.dispatchEvent(new CustomEvent('provenant-status', {bubbles: true, composed: true, detail: {status: v.status}}));

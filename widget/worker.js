@@ -157,7 +157,9 @@ const callJSON = (ex, name, v) => call(ex, name, encoder.encode(JSON.stringify(v
 function statusOf(d) {
   if (d.revoked) return 'revoked';
   if (d.result.authentic) return d.anchored ? 'verified' : 'pending';
-  if (d.match === 'none' || !d.result.record_id) return 'none';
+  // A non-authentic answer names no record of its own: what was found is
+  // in resembles (an edited copy, a transplanted mark, a look-alike).
+  if (d.match === 'none' || !(d.result.record_id || d.result.resembles)) return 'none';
   return 'altered';
 }
 
@@ -169,7 +171,10 @@ async function verifyImage(ex, src) {
   const t0 = performance.now();
   const file = new Uint8Array(await (await fetchOK(src, {credentials: 'same-origin'})).arrayBuffer());
   const t1 = performance.now();
-  const facts = call(ex, 'analyze', file).facts;
+  // The local-signature probe (a thumbnail) stays in this worker: decide
+  // needs it to compare the picture with the record's signed blocks, the
+  // lookup never sees it.
+  const {facts, local} = call(ex, 'analyze', file);
   const t2 = performance.now();
   // Facts only: hashes and the watermark payload, never the picture.
   const lookup = await (await fetchOK(base + '/api/v1/verify/lookup', {
@@ -179,7 +184,7 @@ async function verifyImage(ex, src) {
     body: JSON.stringify(facts),
   })).json();
   const t3 = performance.now();
-  const d = callJSON(ex, 'decide', {facts, lookup});
+  const d = callJSON(ex, 'decide', {facts, lookup, local});
   const t4 = performance.now();
   const cand = (lookup.candidates || []).find((c) => c.record_id === d.result.record_id);
   return {

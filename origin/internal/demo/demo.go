@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"io"
 	"os"
@@ -112,17 +113,22 @@ func Seed(ctx context.Context, cfg Config) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
+	edited, err := Caption(sunrise.File, 88)
+	if err != nil {
+		return Manifest{}, err
+	}
 	m := Manifest{OrgName: OrgName, Items: []Item{
 		{File: "signed-sunrise.jpg", Title: "Signed", Caption: "The file the demo account signed, byte for byte.", Expect: "verified", RecordID: sunrise.Record.ID},
 		{File: "signed-lake.jpg", Title: "Signed", Caption: "Another signed picture.", Expect: "verified", RecordID: lake.Record.ID},
 		{File: "reencoded.jpg", Title: "Re-encoded copy", Caption: "The first picture resized to 60% and saved again as JPEG: found through its watermark.", Expect: "verified", RecordID: sunrise.Record.ID},
-		{File: "cropped.jpg", Title: "Cropped copy", Caption: "The second picture with 12% cut from each side: provenance found, picture changed.", Expect: "altered", RecordID: lake.Record.ID},
+		{File: "cropped.jpg", Title: "Cropped copy", Caption: "The second picture with 12% cut from each side: its local signatures still match, so the crop verifies and says how much it shows.", Expect: "verified", RecordID: lake.Record.ID},
+		{File: "edited.jpg", Title: "Edited copy", Caption: "The first picture with a bar painted over its bottom: provenance found, picture changed.", Expect: "altered"},
 		{File: "unsigned.jpg", Title: "Unsigned", Caption: "A picture nobody signed.", Expect: "none"},
 		{File: "revoked.jpg", Title: "Revoked", Caption: "Signed, then withdrawn by its signer.", Expect: "revoked", RecordID: withdrawn.Record.ID},
 	}}
 	files := map[string][]byte{
 		"signed-sunrise.jpg": sunrise.File, "signed-lake.jpg": lake.File, "reencoded.jpg": reencoded,
-		"cropped.jpg": cropped, "unsigned.jpg": Scene(3, 960, 640), "revoked.jpg": withdrawn.File,
+		"cropped.jpg": cropped, "edited.jpg": edited, "unsigned.jpg": Scene(3, 960, 640), "revoked.jpg": withdrawn.File,
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return Manifest{}, fmt.Errorf("demo: %w", err)
@@ -185,6 +191,21 @@ func Crop(file []byte, frac float64, quality int) ([]byte, error) {
 	r := image.Rect(b.Min.X+dx, b.Min.Y+dy, b.Max.X-dx, b.Max.Y-dy)
 	dst := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 	draw.Draw(dst, dst.Bounds(), src, r.Min, draw.Src)
+	return encode(dst, quality)
+}
+
+// Caption decodes a JPEG, paints an opaque bar over its bottom sixth (as a
+// caption or a sticker would) and encodes it at quality.
+func Caption(file []byte, quality int) ([]byte, error) {
+	src, err := jpeg.Decode(bytes.NewReader(file))
+	if err != nil {
+		return nil, fmt.Errorf("demo: caption: %w", err)
+	}
+	b := src.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(dst, dst.Bounds(), src, b.Min, draw.Src)
+	bar := image.Rect(0, b.Dy()-b.Dy()/6, b.Dx(), b.Dy())
+	draw.Draw(dst, bar, &image.Uniform{color.RGBA{R: 20, G: 20, B: 20, A: 255}}, image.Point{}, draw.Src)
 	return encode(dst, quality)
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"net"
 	"net/http"
@@ -260,7 +262,8 @@ func TestWidgetInChromium(t *testing.T) {
 	}{
 		{"signed", "verified", id, signed},
 		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80)},
-		{"cropped", "altered", "", transform(t, signed, 90, crop(0.08))},
+		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08))},
+		{"edited", "altered", "", captioned(t, signed)},
 		{"unsigned", "none", "", photo(t, 7, 640, 480)},
 		{"revoked", "revoked", revokedID, revoked},
 	}
@@ -556,4 +559,14 @@ func TestDemoPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// captioned draws a caption bar over the bottom sixth of a signed picture
+// and re-encodes it: a local edit the widget must show as altered.
+func captioned(t *testing.T, signed []byte) []byte {
+	t.Helper()
+	m := toRGBA(t, signed)
+	b := m.Bounds()
+	draw.Draw(m, image.Rect(b.Min.X, b.Max.Y-b.Dy()/6, b.Max.X, b.Max.Y), &image.Uniform{color.Black}, image.Point{}, draw.Src)
+	return jpegOf(t, m, 90)
 }
