@@ -277,7 +277,9 @@ a { color: #0969da; }
         arow('Network', v.anchor.network + (v.anchor.chain_id ? ' (chain ' + v.anchor.chain_id + ')' : ''));
         out.push(el('dl', {}, ...a));
       } else {
-        out.push(el('p', {class: 'note'}, r.blockchain_tx ? 'Transaction ' + r.blockchain_tx : 'Not anchored on chain (yet).'));
+        out.push(el('p', {class: 'note'}, r.blockchain_tx ? 'Transaction ' + r.blockchain_tx
+          : !r.authentic && r.resembles ? 'This file is not shown to be an anchored record (see the blockchain check).'
+          : 'Not anchored on chain (yet).'));
       }
       if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
       out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
