@@ -128,11 +128,23 @@ func FieldProblem(field, reason string) *Problem {
 	return ValidationProblem(validate.Errors{{Field: field, Reason: reason}})
 }
 
-// ValidationProblem returns the 400 validation problem listing every
-// invalid field in errs (at least one): errors holds them all, while field
-// and detail describe the first, as they did when only one was reported.
+// ValidationProblem returns the validation problem listing every invalid
+// field in errs (at least one): errors holds them all, while field and
+// detail describe the first, as they did when only one was reported. The
+// status is 400, or 422 when every field was well-formed but refused by a
+// content rule (a name refused by the name rules: control, bidi or
+// invisible characters, symbols, mixed scripts).
 func ValidationProblem(errs validate.Errors) *Problem {
-	p := NewProblem(fasthttp.StatusBadRequest, CodeValidation, "Request validation failed")
+	status := fasthttp.StatusUnprocessableEntity
+	for _, fe := range errs {
+		if !fe.Unprocessable {
+			status = fasthttp.StatusBadRequest
+		}
+	}
+	if len(errs) == 0 {
+		status = fasthttp.StatusBadRequest
+	}
+	p := NewProblem(status, CodeValidation, "Request validation failed")
 	for _, fe := range errs {
 		p.Errors = append(p.Errors, FieldIssue{Field: fe.Field, Detail: fe.Field + " " + fe.Reason})
 	}
@@ -202,7 +214,7 @@ func problemFor(err error) (p *Problem, internal bool) {
 	}
 	var fe *validate.FieldError
 	if errors.As(err, &fe) {
-		return FieldProblem(fe.Field, fe.Reason), false
+		return ValidationProblem(validate.Errors{fe}), false
 	}
 	if errors.Is(err, imagex.ErrBusy) {
 		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
