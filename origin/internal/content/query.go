@@ -222,8 +222,8 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (store.Page[PublicRecord], error) {
 	f.Status, f.owner = "", ""
 	var p store.Page[PublicRecord]
+	var rs []*Record
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		var rs []*Record
 		var err error
 		switch {
 		case f.SHA256 != "":
@@ -235,13 +235,14 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 			pre := []byte(pfxTime)
 			rs, p.Next, err = scanIndex(tx, pre, timeStart(pre, f.From), cursor, limit, f, pastTo(f))
 		}
-		for _, r := range rs {
-			p.Items = append(p.Items, r.Public())
-		}
 		return err
 	})
 	if err != nil {
 		return store.Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
+	}
+	s.Identify(ctx, rs...)
+	for _, r := range rs {
+		p.Items = append(p.Items, r.Public())
 	}
 	return p, nil
 }

@@ -309,10 +309,11 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	}
 	resp := res.Wire()
 	if ot, ok := keys.LookupOriginType(best.rec.OriginType); ok {
-		resp.Origin = &wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
+		resp.Origin = declaredOrigin(wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label})
 	} else {
-		resp.Origin = &wire.Origin{Category: "unknown", Code: best.rec.OriginType, Label: best.rec.OriginType}
+		resp.Origin = declaredOrigin(wire.Origin{Category: "unknown", Code: best.rec.OriginType, Label: best.rec.OriginType})
 	}
+	s.Identify(ctx, best.rec)
 	signer := best.rec.Signer
 	resp.Signer = &signer
 	// The chain names each signer as the service knows the account (a

@@ -24,6 +24,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/webhooks"
@@ -113,6 +114,9 @@ type Config struct {
 	// Ready lists the dependency checks GET /ready runs; none means the
 	// origin is ready as soon as it serves.
 	Ready []ReadyCheck
+	// Domains, if set, serves the /api/v1/domains routes (organisation
+	// domain verification).
+	Domains *domains.Service
 }
 
 // Limits are the rate limit policies of the routes built so far.
