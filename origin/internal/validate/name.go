@@ -34,7 +34,7 @@ const MaxCombiningRun = 3
 // nameErr is the *FieldError a name rule produces; reason is one of the
 // ReasonName* constants. Unprocessable marks it as a refusal of
 // well-formed but misleading text (422) rather than a malformed request
-// (400).
+// (400: invalid UTF-8 and control characters, refused in every text field).
 func nameErr(field, reason string) error {
 	return &FieldError{Field: field, Reason: reason, Unprocessable: true}
 }
@@ -46,9 +46,9 @@ func nameErr(field, reason string) error {
 var freeform = precis.NewFreeform(precis.Norm(norm.NFC))
 
 // Name checks and normalises a name a signer declares and others will be
-// shown: an organisation name, a signing key name, a device id. It returns
-// the value trimmed and in Unicode NFC, or a *FieldError whose Reason names
-// the broken rule:
+// shown: an organisation name, a signing key name, a device id. It
+// returns the value with surrounding spaces trimmed, in Unicode NFC, or a
+// *FieldError whose Reason names the broken rule:
 //
 //   - valid UTF-8, at most maxRunes characters (after NFC; <= 0: no bound);
 //   - no control characters (C0, DEL, C1) and no line or paragraph
@@ -73,13 +73,19 @@ var freeform = precis.NewFreeform(precis.Norm(norm.NFC))
 // that require a value check it.
 func Name(field, v string, maxRunes int) (string, error) {
 	if !utf8.ValidString(v) {
-		return "", nameErr(field, ReasonNameUTF8)
+		return "", Field(field, ReasonNameUTF8)
 	}
-	v = strings.TrimSpace(norm.NFC.String(v))
+	// Only spaces are trimmed: a trailing line break or other control is
+	// refused, not silently dropped.
+	v = strings.Trim(norm.NFC.String(v), " ")
 	if v == "" {
 		return "", nil
 	}
-	if reason := nameRule(v); reason != "" {
+	if reason := nameRule(v); reason == ReasonNameControl {
+		// Malformed for every text field of the API (validate.Text), so
+		// 400 like the others; the rules below are the names' own (422).
+		return "", Field(field, reason)
+	} else if reason != "" {
 		return "", nameErr(field, reason)
 	}
 	if maxRunes > 0 && utf8.RuneCountInString(v) > maxRunes {
