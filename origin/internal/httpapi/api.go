@@ -132,6 +132,9 @@ type Limits struct {
 	SignBatch ratelimit.Policy
 	// SDKRegister limits hash-only registrations per credential.
 	SDKRegister ratelimit.Policy
+	// DomainCheck limits domain proof checks per account: each one makes
+	// outbound HTTPS and DNS requests.
+	DomainCheck ratelimit.Policy
 }
 
 // DefaultLimits returns the production policies (see docs/api.md).
@@ -145,6 +148,7 @@ func DefaultLimits() Limits {
 		Verify:      ratelimit.Policy{Name: "verify", Quota: 60, Window: time.Minute},
 		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
 		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
+		DomainCheck: ratelimit.Policy{Name: "domain-check", Quota: 10, Window: time.Minute},
 	}
 }
 
@@ -154,6 +158,7 @@ func (l Limits) withDefaults() Limits {
 	for _, p := range []struct{ dst, def *ratelimit.Policy }{
 		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
 		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+		{&l.DomainCheck, &d.DomainCheck},
 	} {
 		if *p.dst == (ratelimit.Policy{}) {
 			*p.dst = *p.def

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -8,17 +9,22 @@ import (
 	"github.com/provenant/provenant/origin/internal/domains"
 )
 
-func (a *API) registerDomains() {
+func (a *API) registerDomains() error {
 	if a.cfg.Domains == nil {
-		return
+		return nil
+	}
+	check, err := a.NewLimiter(a.cfg.Limits.DomainCheck)
+	if err != nil {
+		return fmt.Errorf("httpapi: %w", err)
 	}
 	// Session JWT only: proving a domain changes how every record of the
 	// account is shown, which an API key (often on a device) must not do.
 	rt := func(method, path string) Route { return Route{Method: method, Path: path, Auth: JWTOnly} }
 	a.Handle(rt("POST", "/api/v1/domains"), a.handleStartDomain)
 	a.Handle(rt("GET", "/api/v1/domains"), a.handleListDomains)
-	a.Handle(rt("POST", "/api/v1/domains/{domain}/check"), a.handleCheckDomain)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/domains/{domain}/check", Auth: JWTOnly, Limiter: check, LimitBy: ByCredential}, a.handleCheckDomain)
 	a.Handle(rt("DELETE", "/api/v1/domains/{domain}"), a.handleRemoveDomain)
+	return nil
 }
 
 type startDomainRequest struct {
