@@ -36,15 +36,38 @@ type Origin struct {
 	Category string `json:"category"`
 	Code     string `json:"code"`
 	Label    string `json:"label"`
+	// Declared is true when the origin type is the signer's own statement
+	// (the origin type its key was created with, or sent with a
+	// registration), not something the service established; clients show
+	// it as "declared by the signer".
+	Declared bool `json:"declared"`
 }
 
-// Signer identifies the organisation and key that signed a record.
+// Signer identifies the organisation and key that signed a record. OrgName,
+// KeyName and DeviceID are what the signer declared; the members after
+// KeyName are the service's view of who that is (docs/verification.md,
+// "Who a signer is"), and Display is the one line to show.
 type Signer struct {
 	OrgName   string `json:"org_name"`
 	OrgType   string `json:"org_type"`
 	DeviceID  string `json:"device_id"`
 	PublicKey string `json:"public_key"`
 	KeyName   string `json:"key_name"`
+
+	// OrgVerified is true when the signing account proved control of
+	// VerifiedDomain (an HTTPS /.well-known/ file or a DNS TXT record).
+	OrgVerified    bool   `json:"org_verified"`
+	VerifiedDomain string `json:"verified_domain,omitempty"`
+	// KeyFingerprint is the first 16 hex digits of the SHA-256 of the raw
+	// 32-byte Ed25519 public key (shared/signerid.Fingerprint).
+	KeyFingerprint string `json:"key_fingerprint,omitempty"`
+	// NameShared is true when another account's organisation name looks
+	// the same (case, width and Latin look-alikes folded).
+	NameShared bool `json:"name_shared,omitempty"`
+	// Display is what to show for the signer (shared/signerid.Display),
+	// e.g. "unverified organisation: Reuters (key 1a2b3c4d5e6f7a8b)" or
+	// "Reuters (verified domain reuters.com)".
+	Display string `json:"display,omitempty"`
 }
 
 // VerifyResponse is the body of POST /api/v1/verify.

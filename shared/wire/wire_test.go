@@ -12,10 +12,13 @@ func TestJSONNames(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"verify", VerifyResponse{Authentic: true, Confidence: 0.95, Origin: &Origin{"camera", "camera_image", "Camera image"},
-			Signer: &Signer{"Org", "news_org", "dev1", "ab", "key"}, BlockchainTx: "0x1", Timestamp: "2026-11-22T12:00:00.000Z", Match: "reencoded"},
-			`{"authentic":true,"confidence":0.95,"origin":{"category":"camera","code":"camera_image","label":"Camera image"},` +
-				`"signer":{"org_name":"Org","org_type":"news_org","device_id":"dev1","public_key":"ab","key_name":"key"},` +
+		{"verify", VerifyResponse{Authentic: true, Confidence: 0.95, Origin: &Origin{Category: "camera", Code: "camera_image", Label: "Camera image", Declared: true},
+			Signer: &Signer{OrgName: "Org", OrgType: "news_org", DeviceID: "dev1", PublicKey: "ab", KeyName: "key",
+				OrgVerified: true, VerifiedDomain: "org.example", KeyFingerprint: "0123456789abcdef", NameShared: true, Display: "Org (verified domain org.example, key 0123456789abcdef)"}, BlockchainTx: "0x1", Timestamp: "2026-11-22T12:00:00.000Z", Match: "reencoded"},
+			`{"authentic":true,"confidence":0.95,"origin":{"category":"camera","code":"camera_image","label":"Camera image","declared":true},` +
+				`"signer":{"org_name":"Org","org_type":"news_org","device_id":"dev1","public_key":"ab","key_name":"key",` +
+				`"org_verified":true,"verified_domain":"org.example","key_fingerprint":"0123456789abcdef","name_shared":true,` +
+				`"display":"Org (verified domain org.example, key 0123456789abcdef)"},` +
 				`"blockchain_tx":"0x1","timestamp":"2026-11-22T12:00:00.000Z","checks":{"watermark":{"passed":false,"details":""},` +
 				`"sha256":{"passed":false,"details":""},"perceptual_hash":{"passed":false,"details":""},"blockchain":{"passed":false,"details":""}},"match":"reencoded"}`},
 		{"sign", SignResponse{RecordID: "r", SHA256: "s", PerceptualHash: "p", WatermarkPayloadHex: "w", SignatureHex: "g", BlockchainStatus: StatusPending,

@@ -181,6 +181,13 @@ func emailKey(email string) []byte  { return []byte("acct/e/" + email) }
 func resetKey(hash [32]byte) []byte { return fmt.Appendf([]byte("acct/rt/"), "%x", hash) }
 func hashToken(tok string) [32]byte { return sha256.Sum256([]byte(tok)) }
 
+// orgNamePrefix is the name index of accounts whose organisation names
+// fold alike (validate.FoldName): acct/n/<sha256 of the folded name>/<id>.
+func orgNamePrefix(name string) []byte {
+	return fmt.Appendf([]byte("acct/n/"), "%x/", sha256.Sum256([]byte(validate.FoldName(name))))
+}
+func orgNameKey(name, id string) []byte { return append(orgNamePrefix(name), id...) }
+
 // NormalizeEmail trims surrounding space and lower-cases the address; it
 // reports a *validate.FieldError for anything that is not a bare
 // addr-spec ("a@b.c", no display name) of at most MaxEmailLen bytes.
@@ -230,12 +237,14 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 	email, err := NormalizeEmail(in.Email)
 	_ = errs.Check(err)
 	_ = errs.Check(validatePassword("password", in.Password))
-	org := strings.TrimSpace(in.OrgName)
-	if org == "" {
+	// org_name is copied into every record the account signs and shown to
+	// everyone who verifies them: the name rules refuse what would forge
+	// or disguise it (docs/verification.md, "Who a signer is").
+	org, err := validate.Name("org_name", in.OrgName, MaxOrgNameLen)
+	if err != nil {
+		_ = errs.Check(err)
+	} else if org == "" {
 		errs.Add("org_name", "is required")
-	} else {
-		// org_name is copied into every record the account signs.
-		_ = errs.Check(validate.Text("org_name", org, MaxOrgNameLen))
 	}
 	switch {
 	case in.OrgType == "":
@@ -266,6 +275,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 			return err
 		}
 		if err := tx.Set(emailKey(email), []byte(id)); err != nil {
+			return err
+		}
+		if err := tx.Set(orgNameKey(org, id), nil); err != nil {
 			return err
 		}
 		return tx.Set(userKey(id), val)

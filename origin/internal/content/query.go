@@ -228,8 +228,8 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f Filter) (store.Page[PublicRecord], error) {
 	f.Status, f.owner, f.signedOnly = "", "", true
 	var p store.Page[PublicRecord]
+	var rs []*Record
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		var rs []*Record
 		var err error
 		switch {
 		case f.SHA256 != "":
@@ -241,13 +241,14 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 			pre := []byte(pfxTime)
 			rs, p.Next, err = scanIndex(tx, pre, timeStart(pre, f.From), cursor, limit, f, pastTo(f))
 		}
-		for _, r := range rs {
-			p.Items = append(p.Items, r.Public())
-		}
 		return err
 	})
 	if err != nil {
 		return store.Page[PublicRecord]{}, fmt.Errorf("content: public search: %w", err)
+	}
+	s.Identify(ctx, rs...)
+	for _, r := range rs {
+		p.Items = append(p.Items, r.Public())
 	}
 	return p, nil
 }

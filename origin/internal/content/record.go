@@ -89,6 +89,10 @@ type PublicRecord struct {
 	BlockchainTx        string `json:"blockchain_tx,omitempty"`
 	Status              string `json:"status"`
 	CreatedAt           string `json:"created_at"`
+	// Signer is who signed, with the display members (verified domain or
+	// "unverified organisation", key fingerprint) once Service.Identify
+	// filled them; OrgName above is the declared name.
+	Signer wire.Signer `json:"signer"`
 }
 
 // Public returns the registry view of r.
@@ -97,6 +101,6 @@ func (r *Record) Public() PublicRecord {
 		ID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, WatermarkPayloadHex: r.WatermarkPayloadHex,
 		SignatureHex: r.SignatureHex, OriginType: r.OriginType, OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType,
 		SignerPublicKey: r.Signer.PublicKey, BlockchainStatus: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
-		Status: r.Status, CreatedAt: r.CreatedAt.Format(record.TimeFormat),
+		Status: r.Status, CreatedAt: r.CreatedAt.Format(record.TimeFormat), Signer: r.Signer,
 	}
 }

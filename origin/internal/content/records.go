@@ -142,6 +142,10 @@ type Config struct {
 	// NearRadius is the per-band Hamming radius of the perceptual index
 	// probe (see phindex); 0 means phindex.DefaultRadius.
 	NearRadius int
+	// Identities tells who a signer account is beyond its declared name
+	// (verified domain, shared name); nil shows every organisation as
+	// unverified.
+	Identities Identities
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

@@ -258,14 +258,18 @@ func (f Facts) verdictFacts() verdict.Facts {
 // origin knows: the account's signer and the declared origin type. Verify
 // and Lookup both take the display fields from here, so that a client's
 // answer shows the signer exactly as the origin's does.
-func (s *Service) claimOf(_ context.Context, c candidate) lookup.Claim {
+func (s *Service) claimOf(ctx context.Context, c candidate) lookup.Claim {
 	r := c.rec
+	// Who the signer is (verified domain, unverified label, key
+	// fingerprint) is the service's knowledge, filled before it is shown.
+	s.Identify(ctx, r)
 	cl := lookup.Claim{Candidate: verdictCandidate(c), RecordID: r.ID, Source: r.Source, Signer: r.Signer}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		cl.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
 	} else {
 		cl.Origin = wire.Origin{Category: "unknown", Code: r.OriginType, Label: r.OriginType}
 	}
+	cl.Origin = *declaredOrigin(cl.Origin)
 	return cl
 }
 

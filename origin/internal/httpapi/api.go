@@ -26,6 +26,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
@@ -136,6 +137,9 @@ type Config struct {
 	// Verifier is the browser verifier module served under
 	// /api/v1/widget/; nil answers those routes 503 widget_not_built.
 	Verifier *verifierwasm.Module
+	// Domains, if set, serves the /api/v1/domains routes (organisation
+	// domain verification).
+	Domains *domains.Service
 }
 
 // Observer receives one RequestObservation per answered request. It is
@@ -174,6 +178,9 @@ type Limits struct {
 	SignBatch ratelimit.Policy
 	// SDKRegister limits hash-only registrations per credential.
 	SDKRegister ratelimit.Policy
+	// DomainCheck limits domain proof checks per account: each one makes
+	// outbound HTTPS and DNS requests.
+	DomainCheck ratelimit.Policy
 }
 
 // DefaultLimits returns the production policies (see docs/api.md).
@@ -188,6 +195,7 @@ func DefaultLimits() Limits {
 		Lookup:      ratelimit.Policy{Name: "verify-lookup", Quota: 120, Window: time.Minute},
 		SignBatch:   ratelimit.Policy{Name: "sign-batch", Quota: 10, Window: time.Minute},
 		SDKRegister: ratelimit.Policy{Name: "sdk-register", Quota: 100, Window: time.Minute},
+		DomainCheck: ratelimit.Policy{Name: "domain-check", Quota: 10, Window: time.Minute},
 	}
 }
 
@@ -197,6 +205,7 @@ func (l Limits) withDefaults() Limits {
 	for _, p := range []struct{ dst, def *ratelimit.Policy }{
 		{&l.Register, &d.Register}, {&l.Login, &d.Login}, {&l.Forgot, &d.Forgot}, {&l.Reset, &d.Reset},
 		{&l.Sign, &d.Sign}, {&l.Verify, &d.Verify}, {&l.Lookup, &d.Lookup}, {&l.SignBatch, &d.SignBatch}, {&l.SDKRegister, &d.SDKRegister},
+		{&l.DomainCheck, &d.DomainCheck},
 	} {
 		if *p.dst == (ratelimit.Policy{}) {
 			*p.dst = *p.def

@@ -50,6 +50,9 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleCreateSigningKey)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleListSigningKeys)
 	a.registerWebhooks()
+	if err := a.registerDomains(); err != nil {
+		return err
+	}
 	if a.cfg.Records != nil {
 		return a.registerRecords()
 	}

@@ -317,6 +317,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
+	a.cfg.Records.Identify(Context(ctx), r)
 	return WriteJSON(ctx, fasthttp.StatusCreated, toRecordView(r))
 }
 
@@ -458,6 +459,7 @@ func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	a.cfg.Records.Identify(Context(ctx), page.Items...)
 	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toRecordView))
 }
 
@@ -491,6 +493,7 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	r := d.Record
+	a.cfg.Records.Identify(Context(ctx), r)
 	sg, err := r.Signed()
 	if err != nil {
 		return err
@@ -525,19 +528,25 @@ func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	a.cfg.Records.Identify(Context(ctx), r)
 	return WriteJSON(ctx, fasthttp.StatusOK, toRecordView(r))
 }
 
 type certificateView struct {
 	wire.Certificate
-	Status        string `json:"status"`
-	RevokedAt     string `json:"revoked_at,omitempty"`
-	OriginType    string `json:"origin_type"`
-	OrgType       string `json:"org_type"`
-	KeyName       string `json:"key_name"`
-	Blockchain    string `json:"blockchain_status"`
-	BlockchainTx  string `json:"blockchain_tx,omitempty"`
-	VerifyOffline string `json:"verify_offline"`
+	// Signer is who signed, with the display members (docs/verification.md,
+	// "Who a signer is"); org_name above is the name inside the signed
+	// record, as the signer declared it.
+	Signer         wire.Signer `json:"signer"`
+	OriginDeclared bool        `json:"origin_declared"`
+	Status         string      `json:"status"`
+	RevokedAt      string      `json:"revoked_at,omitempty"`
+	OriginType     string      `json:"origin_type"`
+	OrgType        string      `json:"org_type"`
+	KeyName        string      `json:"key_name"`
+	Blockchain     string      `json:"blockchain_status"`
+	BlockchainTx   string      `json:"blockchain_tx,omitempty"`
+	VerifyOffline  string      `json:"verify_offline"`
 	// ParentRecordID and Chain show where the content came from when the
 	// record was signed as a derivative (docs/verification.md, "Who signed
 	// first"): the ancestors oldest first, then this record.
@@ -582,11 +591,12 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
 <dl>
 <dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
-<dt>Organisation</dt><dd>{{.OrgName}} ({{.OrgType}})</dd>
-<dt>Signing key</dt><dd>{{.KeyName}}</dd>
+<dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>
+{{if .Signer.OrgVerified}}<dt>Verified domain</dt><dd>{{.Signer.VerifiedDomain}}</dd>{{end}}
+<dt>Signing key</dt><dd>{{.KeyName}} (declared by the signer; fingerprint <code>{{.Signer.KeyFingerprint}}</code>)</dd>
 <dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
 <dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
-<dt>Origin</dt><dd>{{.OriginType}}</dd>
+<dt>Origin</dt><dd>{{.OriginType}} (declared by the signer)</dd>
 <dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on chain{{else}}received by the service, not yet anchored{{end}})</dd>
 {{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
 <dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
@@ -607,7 +617,8 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	v := certificateView{Certificate: c, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
+	a.cfg.Records.Identify(Context(ctx), r)
+	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID}

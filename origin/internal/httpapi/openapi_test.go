@@ -11,6 +11,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -47,7 +48,11 @@ func newTestAPI(t *testing.T) *API {
 	if err != nil {
 		t.Fatalf("content.New: %v", err)
 	}
-	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS()})
+	dom, err := domains.New(domains.Config{Store: st, Clock: clk, Rand: rand.Reader, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
+	if err != nil {
+		t.Fatalf("domains.New: %v", err)
+	}
+	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS(), Domains: dom})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

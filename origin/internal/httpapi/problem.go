@@ -10,6 +10,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
@@ -107,6 +108,17 @@ const (
 	// CodeDerivativeMismatch (422): derivative_of names a record the upload
 	// is not linked to.
 	CodeDerivativeMismatch = "derivative_mismatch"
+
+	// Domain verification (docs/api.md, Domains).
+	// CodeInvalidDomain (422): not a bare public DNS name; detail says why.
+	CodeInvalidDomain = "invalid_domain"
+	// CodeDomainTaken (409): another account holds the domain verified.
+	CodeDomainTaken = "domain_taken"
+	// CodeDomainUnverified (422): neither the HTTPS file nor the DNS TXT
+	// record carried the claim's token; detail says what was found.
+	CodeDomainUnverified = "domain_unverified"
+	// CodeDomainLimit (409): the account has the maximum number of claims.
+	CodeDomainLimit = "domain_limit"
 )
 
 // CodeDecodeCapacity (503, with Retry-After): the images being decoded
@@ -128,11 +140,23 @@ func FieldProblem(field, reason string) *Problem {
 	return ValidationProblem(validate.Errors{{Field: field, Reason: reason}})
 }
 
-// ValidationProblem returns the 400 validation problem listing every
-// invalid field in errs (at least one): errors holds them all, while field
-// and detail describe the first, as they did when only one was reported.
+// ValidationProblem returns the validation problem listing every invalid
+// field in errs (at least one): errors holds them all, while field and
+// detail describe the first, as they did when only one was reported. The
+// status is 400, or 422 when every field was well-formed but refused by a
+// content rule (a name refused by the name rules: control, bidi or
+// invisible characters, symbols, mixed scripts).
 func ValidationProblem(errs validate.Errors) *Problem {
-	p := NewProblem(fasthttp.StatusBadRequest, CodeValidation, "Request validation failed")
+	status := fasthttp.StatusUnprocessableEntity
+	for _, fe := range errs {
+		if !fe.Unprocessable {
+			status = fasthttp.StatusBadRequest
+		}
+	}
+	if len(errs) == 0 {
+		status = fasthttp.StatusBadRequest
+	}
+	p := NewProblem(status, CodeValidation, "Request validation failed")
 	for _, fe := range errs {
 		p.Errors = append(p.Errors, FieldIssue{Field: fe.Field, Detail: fe.Field + " " + fe.Reason})
 	}
@@ -187,6 +211,9 @@ var errorMappings = []struct {
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
+	{domains.ErrDomainTaken, fasthttp.StatusConflict, CodeDomainTaken, "Another account has verified this domain"},
+	{domains.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{domains.ErrLimit, fasthttp.StatusConflict, CodeDomainLimit, "The account has the maximum number of domain claims"},
 }
 
 // problemFor converts any handler error into a Problem; internal reports
@@ -202,7 +229,7 @@ func problemFor(err error) (p *Problem, internal bool) {
 	}
 	var fe *validate.FieldError
 	if errors.As(err, &fe) {
-		return FieldProblem(fe.Field, fe.Reason), false
+		return ValidationProblem(validate.Errors{fe}), false
 	}
 	if errors.Is(err, imagex.ErrBusy) {
 		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
@@ -221,6 +248,18 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.Is(err, content.ErrDerivativeMismatch) {
 		p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeDerivativeMismatch, "The upload is not linked to the declared parent record")
 		p.Field = "derivative_of"
+		return p, false
+	}
+	var bad *domains.InvalidDomainError
+	if errors.As(err, &bad) {
+		p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeInvalidDomain, "The domain is not a valid domain name").
+			withField("domain", "domain "+bad.Reason)
+		return p, false
+	}
+	var unv *domains.UnverifiedError
+	if errors.As(err, &unv) {
+		p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeDomainUnverified, "The domain's proof does not carry the token")
+		p.Detail = strings.Join(unv.Tried, "; ")
 		return p, false
 	}
 	if errors.Is(err, store.ErrBadCursor) {

@@ -72,17 +72,23 @@ func optionalText(field, v string, max int) (string, error) {
 // CreateSigningKey generates an Ed25519 key pair for owner, seals the
 // private key under the master key and stores it.
 func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateSigningKeyInput) (SigningKey, error) {
-	// name, device_id and device_info end up in signed records and
-	// certificates, hence single-line control-free text.
+	// name and device_id end up in signed records, certificates and every
+	// verify answer naming the signer, hence the name rules
+	// (docs/verification.md, "Who a signer is"); device_info is shown to
+	// the owner only, hence single-line control-free text.
 	var errs validate.Errors
-	name, err := validateName(in.Name)
-	_ = errs.Check(err)
+	name, err := validate.Name("name", in.Name, maxNameLen)
+	if err != nil {
+		_ = errs.Check(err)
+	} else if name == "" {
+		errs.Add("name", "is required")
+	}
 	if _, ok := LookupOriginType(in.OriginType); in.OriginType == "" {
 		errs.Add("origin_type", "is required")
 	} else if !ok {
 		errs.Add("origin_type", "is not a known origin type code (see GET /api/v1/origin-types)")
 	}
-	devID, err := optionalText("device_id", in.DeviceID, maxDeviceIDLen)
+	devID, err := validate.Name("device_id", in.DeviceID, maxDeviceIDLen)
 	_ = errs.Check(err)
 	devInfo, err := optionalText("device_info", in.DeviceInfo, maxDeviceInfoLen)
 	_ = errs.Check(err)

@@ -35,6 +35,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/demo"
+	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -156,6 +157,23 @@ type Config struct {
 	// (origin/internal/demo) under <data>/demo; on a data directory that
 	// already had data, /demo shows whatever an earlier start created.
 	Demo bool
+	// Domains configures organisation domain verification
+	// (docs/verification.md, "Who a signer is"). Proof files are fetched
+	// through the webhooks' Guard (Webhooks.Guard), so the same SSRF
+	// policy and allow-list apply.
+	Domains DomainsConfig
+}
+
+// DomainsConfig configures domain verification. The zero value is the
+// production setting: DNS through net.DefaultResolver, proof files over
+// https on 443.
+type DomainsConfig struct {
+	// TXT resolves the DNS TXT proof; nil means net.DefaultResolver.
+	TXT domains.TXTResolver
+	// PlainHTTPPort lets tests serve the proof file over http on a
+	// loopback port; it applies only to domains whose every address is in
+	// the Guard's allow-list (see domains.Config). No flag sets it.
+	PlainHTTPPort uint16
 }
 
 // AnchorConfig configures anchoring (see docs/anchoring.md). The zero value
@@ -333,6 +351,16 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, err := acc.IndexOrgNames(context.Background()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		cfg.Logger.Info("organisation name index backfilled", "accounts", n)
+	}
+	dom, err := domains.New(domains.Config{Store: st, Clock: cfg.Clock, Rand: cfg.Rand, Guard: wc.Guard, TXT: cfg.Domains.TXT,
+		PlainHTTPPort: cfg.Domains.PlainHTTPPort, Names: acc, Logger: cfg.Logger.With("component", "domains")})
+	if err != nil {
+		return nil, err
+	}
 	whSvc = wh
 	var pub events.Publisher = wh
 	if d.events != nil {
@@ -378,7 +406,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	recs, err := content.New(content.Config{
 		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
-		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger,
+		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
 	})
 	if err != nil {
 		return nil, err
@@ -410,7 +438,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
-		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies})
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
 	if err != nil {
 		return nil, err
 	}

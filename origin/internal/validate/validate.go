@@ -17,6 +17,10 @@ import (
 type FieldError struct {
 	Field  string
 	Reason string
+	// Unprocessable marks a well-formed value refused by a content rule
+	// (the name rules of Name): the HTTP layer answers 422 instead of 400
+	// when every invalid field of a request is of this kind.
+	Unprocessable bool
 }
 
 // Error implements error.

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/domains"
+)
+
+func (a *API) registerDomains() error {
+	if a.cfg.Domains == nil {
+		return nil
+	}
+	check, err := a.NewLimiter(a.cfg.Limits.DomainCheck)
+	if err != nil {
+		return fmt.Errorf("httpapi: %w", err)
+	}
+	// Session JWT only: proving a domain changes how every record of the
+	// account is shown, which an API key (often on a device) must not do.
+	rt := func(method, path string) Route { return Route{Method: method, Path: path, Auth: JWTOnly} }
+	a.Handle(rt("POST", "/api/v1/domains"), a.handleStartDomain)
+	a.Handle(rt("GET", "/api/v1/domains"), a.handleListDomains)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/domains/{domain}/check", Auth: JWTOnly, Limiter: check, LimitBy: ByCredential}, a.handleCheckDomain)
+	a.Handle(rt("DELETE", "/api/v1/domains/{domain}"), a.handleRemoveDomain)
+	return nil
+}
+
+type startDomainRequest struct {
+	Domain string `json:"domain"`
+}
+
+// domainProofs are the two ways to prove a claim.
+type domainProofs struct {
+	HTTPS  httpsProof  `json:"https"`
+	DNSTXT dnsTXTProof `json:"dns_txt"`
+}
+
+type httpsProof struct {
+	// URL must answer 200 with the token on a line of its own.
+	URL     string `json:"url"`
+	Content string `json:"content"`
+}
+
+type dnsTXTProof struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type domainView struct {
+	Domain     string       `json:"domain"`
+	Status     string       `json:"status"`
+	Method     string       `json:"method,omitempty"`
+	Token      string       `json:"token"`
+	Proofs     domainProofs `json:"proofs"`
+	CreatedAt  time.Time    `json:"created_at"`
+	CheckedAt  *time.Time   `json:"checked_at,omitempty"`
+	VerifiedAt *time.Time   `json:"verified_at,omitempty"`
+}
+
+func toDomainView(c domains.Claim) domainView {
+	return domainView{Domain: c.Domain, Status: c.Status, Method: c.Method, Token: c.Token,
+		Proofs: domainProofs{
+			HTTPS:  httpsProof{URL: domains.ProofURL(c.Domain), Content: c.Token},
+			DNSTXT: dnsTXTProof{Name: domains.TXTName(c.Domain), Value: c.Token},
+		},
+		CreatedAt: c.CreatedAt, CheckedAt: c.CheckedAt, VerifiedAt: c.VerifiedAt}
+}
+
+// handleStartDomain: POST /api/v1/domains {"domain": "example.com"}.
+// Idempotent: an existing claim comes back with its token.
+func (a *API) handleStartDomain(ctx *fasthttp.RequestCtx) error {
+	var req startDomainRequest
+	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	c, err := a.cfg.Domains.Start(Context(ctx), p.AccountID, req.Domain)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusCreated, toDomainView(c))
+}
+
+// handleListDomains: GET /api/v1/domains.
+func (a *API) handleListDomains(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	cs, err := a.cfg.Domains.List(Context(ctx), p.AccountID)
+	if err != nil {
+		return err
+	}
+	out := ListResponse[domainView]{Items: make([]domainView, 0, len(cs))}
+	for _, c := range cs {
+		out.Items = append(out.Items, toDomainView(c))
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// handleCheckDomain: POST /api/v1/domains/{domain}/check.
+func (a *API) handleCheckDomain(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	c, err := a.cfg.Domains.Check(Context(ctx), p.AccountID, pathParam(ctx, "domain"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, toDomainView(c))
+}
+
+// handleRemoveDomain: DELETE /api/v1/domains/{domain}.
+func (a *API) handleRemoveDomain(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	if err := a.cfg.Domains.Remove(Context(ctx), p.AccountID, pathParam(ctx, "domain")); err != nil {
+		return err
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"testing"
+
+	"github.com/provenant/provenant/origin/internal/validate"
+)
+
+// TestValidationProblemStatus: 422 only when every invalid field is
+// well-formed but refused by the name rules; any malformed field makes it
+// 400.
+func TestValidationProblemStatus(t *testing.T) {
+	name := &validate.FieldError{Field: "org_name", Reason: validate.ReasonNameScripts, Unprocessable: true}
+	malformed := &validate.FieldError{Field: "email", Reason: "is required"}
+	tests := []struct {
+		name string
+		errs validate.Errors
+		want int
+	}{
+		{"name rule only", validate.Errors{name}, 422},
+		{"malformed only", validate.Errors{malformed}, 400},
+		{"both", validate.Errors{name, malformed}, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ValidationProblem(tc.errs)
+			if p.Status != tc.want || p.Code != CodeValidation || len(p.Errors) != len(tc.errs) || p.Field != tc.errs[0].Field {
+				t.Errorf("ValidationProblem = status %d code %q errors %d field %q; want %d validation_failed, %d errors, field %q",
+					p.Status, p.Code, len(p.Errors), p.Field, tc.want, len(tc.errs), tc.errs[0].Field)
+			}
+		})
+	}
+}
