@@ -40,6 +40,10 @@ type OrgCounts struct {
 	// Truncated is true when the organisation has more than MaxOrgScan
 	// records and the counts stop there.
 	Truncated bool
+	// VerifiedDomain is the domain the one account signing under this
+	// name proved; empty when it proved none or when several accounts use
+	// the name, so the badge says "unverified" (the counts then mix them).
+	VerifiedDomain string
 }
 
 // MaxOrgScan bounds the records one OrgCounts call reads.
@@ -51,6 +55,8 @@ const MaxOrgScan = 100_000
 // found with zero counts.
 func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) {
 	var c OrgCounts
+	var newest *Record
+	owners := map[string]bool{}
 	n := 0
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
@@ -65,7 +71,8 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 			if err != nil || !strings.EqualFold(r.Signer.OrgName, org) {
 				return nil
 			}
-			c.OrgName = r.Signer.OrgName
+			c.OrgName, newest = r.Signer.OrgName, r
+			owners[r.Owner] = true
 			if r.Status == StatusRevoked {
 				return nil
 			}
@@ -81,6 +88,12 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 	}
 	if c.OrgName == "" {
 		return OrgCounts{}, ErrNotFound
+	}
+	if len(owners) == 1 {
+		s.Identify(ctx, newest)
+		if !newest.Signer.NameShared {
+			c.VerifiedDomain = newest.Signer.VerifiedDomain
+		}
 	}
 	return c, nil
 }

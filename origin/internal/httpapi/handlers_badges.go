@@ -88,7 +88,13 @@ func (a *API) handleOrgBadge(ctx *fasthttp.RequestCtx) error {
 		plus = "+"
 	}
 	right := strconv.FormatUint(c.Signed, 10) + plus + " signed · " + strconv.FormatUint(c.Anchored, 10) + plus + " anchored"
-	writeSVG(ctx, fasthttp.StatusOK, badgeSVG(clip(c.OrgName, maxBadgeLabel), "#24292f", right, badgeOrg))
+	// A name is anyone's to type: only a proven domain, held by the one
+	// account using the name, lifts the "unverified" label.
+	left := "unverified: " + c.OrgName
+	if c.VerifiedDomain != "" {
+		left = c.OrgName + " (" + c.VerifiedDomain + ")"
+	}
+	writeSVG(ctx, fasthttp.StatusOK, badgeSVG(clip(left, maxBadgeLabel), "#24292f", right, badgeOrg))
 	return nil
 }
 

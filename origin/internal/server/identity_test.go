@@ -277,6 +277,13 @@ func TestWhoASignerIs(t *testing.T) {
 	if !strings.Contains(string(r.body), `"verified_domain":"reuters.test"`) {
 		t.Errorf("owner's records lack the verified domain: %s", r.body)
 	}
+	// The organisation badge counts every record under the name; two
+	// accounts use "Reuters", so it stays unverified even now.
+	r = ts.sendWith("GET", "/api/v1/widget/org-badge/Reuters.svg", nil)
+	ts.mustStatus(r, 200, "org badge")
+	if got := badgeText(t, r); !strings.HasPrefix(got, "unverified: Reuters") {
+		t.Errorf("org badge of a shared name %q, want it labelled unverified", got)
+	}
 
 	// The impostor cannot take the domain: not by checking its pending
 	// claim (even with its token served too), not by claiming again.

@@ -118,7 +118,7 @@ func TestBadges(t *testing.T) {
 
 	r = ts.sendWith("GET", "/api/v1/widget/org-badge/"+url.PathEscape("badge news")+".svg", nil)
 	ts.mustStatus(r, 200, "org badge")
-	if got := badgeText(t, r); got != "Badge News: 2 signed · 2 anchored" && got != "Badge News: 2 signed · 1 anchored" {
+	if got := badgeText(t, r); got != "unverified: Badge News: 2 signed · 2 anchored" && got != "unverified: Badge News: 2 signed · 1 anchored" {
 		t.Errorf("org badge %q, want 2 signed (one revoked) and the anchored count", got)
 	}
 	hostile := `<script>alert("x")</script> & 'co'`
