@@ -89,7 +89,7 @@ func (a *API) registerWebhooks() {
 		return
 	}
 	rt := func(method, path string) Route {
-		return Route{Method: method, Path: path, Auth: APIKeyOnly, Scope: keys.ScopeWebhooks}
+		return Route{Method: method, Path: path, Auth: JWTOrAPIKey, Scope: keys.ScopeWebhooks}
 	}
 	a.Handle(rt("POST", "/api/v1/webhooks"), a.handleCreateWebhook)
 	a.Handle(rt("GET", "/api/v1/webhooks"), a.handleListWebhooks)
