@@ -693,6 +693,14 @@ type dashboardStats struct {
 	PendingBatch       uint64         `json:"pending_batch"`
 	Revoked            uint64         `json:"revoked"`
 	RecentRecords      []recentRecord `json:"recent_records"`
+	// Daily is the last 30 UTC days, oldest first.
+	Daily []dailyCount `json:"daily"`
+}
+
+type dailyCount struct {
+	Date     string `json:"date"`
+	Signed   uint64 `json:"signed"`
+	Verified uint64 `json:"verified"`
 }
 
 // handleDashboardStats: GET /api/v1/dashboard/stats (JWT).
@@ -707,6 +715,10 @@ func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {
 	for _, r := range st.Recent {
 		out.RecentRecords = append(out.RecentRecords, recentRecord{ID: r.ID, SHA256: r.SHA256,
 			CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), BlockchainTx: r.BlockchainTx})
+	}
+	out.Daily = make([]dailyCount, 0, len(st.Daily))
+	for _, d := range st.Daily {
+		out.Daily = append(out.Daily, dailyCount{Date: d.Date, Signed: d.Signed, Verified: d.Verified})
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }

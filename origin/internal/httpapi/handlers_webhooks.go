@@ -99,6 +99,18 @@ func (a *API) registerWebhooks() {
 	a.Handle(rt("POST", "/api/v1/webhooks/{id}/rotate-secret"), a.handleRotateWebhookSecret)
 	a.Handle(rt("GET", "/api/v1/webhooks/{id}/deliveries"), a.handleListDeliveries)
 	a.Handle(rt("POST", "/api/v1/webhooks/deliveries/{id}/retry"), a.handleRetryDelivery)
+	a.Handle(rt("POST", "/api/v1/webhooks/{id}/test"), a.handleTestWebhook)
+}
+
+// handleTestWebhook: POST /api/v1/webhooks/{id}/test queues a
+// webhook.test delivery to that webhook (202 with the delivery).
+func (a *API) handleTestWebhook(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	d, err := a.cfg.Webhooks.SendTest(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusAccepted, toDeliveryResponse(d))
 }
 
 func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
