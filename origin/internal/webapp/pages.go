@@ -133,7 +133,7 @@ func (a *App) account(name, title string) fasthttp.RequestHandler {
 		}
 		if u == nil {
 			ctx.Response.Header.Set("Cache-Control", "no-store")
-			ctx.Redirect("/login?next="+url.QueryEscape(string(ctx.Path())), fasthttp.StatusSeeOther)
+			seeOther(ctx, "/login?next="+url.QueryEscape(string(ctx.Path())))
 			return
 		}
 		p := page{Name: name, Title: title}
@@ -159,7 +159,7 @@ func (a *App) expired(ctx *fasthttp.RequestCtx) {
 
 func (a *App) expiredPage(ctx *fasthttp.RequestCtx) {
 	if u, _, stale := a.session(ctx); u != nil && !stale {
-		ctx.Redirect("/", fasthttp.StatusSeeOther)
+		seeOther(ctx, "/")
 		return
 	}
 	a.expired(ctx)
@@ -247,12 +247,12 @@ func (a *App) startSession(ctx *fasthttp.RequestCtx, u accounts.User, next strin
 	}
 	httpapi.SetSessionCookie(ctx, tok, exp, a.secure(ctx))
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.Redirect(safeNext(next), fasthttp.StatusSeeOther)
+	seeOther(ctx, safeNext(next))
 }
 
 func (a *App) loginPage(ctx *fasthttp.RequestCtx) {
 	if u, _, _ := a.session(ctx); u != nil {
-		ctx.Redirect("/", fasthttp.StatusSeeOther)
+		seeOther(ctx, "/")
 		return
 	}
 	p := page{Name: "login", Title: "Log in", Next: safeNext(string(ctx.QueryArgs().Peek("next")))}
@@ -320,7 +320,7 @@ func (a *App) logoutPost(ctx *fasthttp.RequestCtx) {
 	}
 	httpapi.ClearSessionCookie(ctx, a.secure(ctx))
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.Redirect("/login", fasthttp.StatusSeeOther)
+	seeOther(ctx, "/login")
 }
 
 func (a *App) forgotPage(ctx *fasthttp.RequestCtx) {
@@ -370,5 +370,13 @@ func (a *App) resetPost(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.Redirect("/login?reset=1", fasthttp.StatusSeeOther)
+	seeOther(ctx, "/login?reset=1")
+}
+
+// seeOther redirects to loc, a path on this origin (fasthttp's Redirect
+// would make it absolute from the Host header).
+func seeOther(ctx *fasthttp.RequestCtx, loc string) {
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.Set("Location", loc)
+	ctx.SetStatusCode(fasthttp.StatusSeeOther)
 }
