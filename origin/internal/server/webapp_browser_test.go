@@ -1,0 +1,322 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/provenant/provenant/shared/clock"
+)
+
+// waitJS polls expr (a boolean JavaScript expression) in the page until it
+// is true.
+func (b *browser) waitJS(t *testing.T, what, expr string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		var ok bool
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`!!(`+expr+`)`, &ok)); err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			var text string
+			_ = chromedp.Run(b.ctx, chromedp.Evaluate(`location.href + "\n" + document.body.innerText`, &text))
+			t.Fatalf("%s: not true within %v: %s\npage: %s\nconsole:\n%s", what, d, expr, text, b.consoleLog())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(b.ctx, actions...); err != nil {
+		t.Fatalf("%s: %v\nconsole:\n%s", what, err, b.consoleLog())
+	}
+}
+
+func (b *browser) eval(t *testing.T, expr string, out any) {
+	t.Helper()
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(expr, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatalf("evaluate %s: %v\nconsole:\n%s", expr, err, b.consoleLog())
+	}
+}
+
+// artifactDir is where browser tests leave screenshots
+// ($PROVENANT_TEST_ARTIFACTS, or a temporary directory).
+func artifactDir(t *testing.T) string {
+	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// screenshot saves the whole page as name.png and fails on a blank one.
+func (b *browser) screenshot(t *testing.T, dir, name string) {
+	t.Helper()
+	var shot []byte
+	b.run(t, "screenshot "+name, chromedp.FullScreenshot(&shot, 100))
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	if n := distinctColours(t, shot); n < 30 {
+		t.Errorf("screenshot %s has %d distinct colours: blank", name, n)
+	}
+}
+
+// TestWebAppInChromium walks the web app as a new user would, in one
+// headless Chromium: register, create a signing key and an API key (shown
+// once), sign a photo through the file input, download the signed file,
+// verify it on the public page in the browser (the file is not sent),
+// revoke it and see it revoked; then a webhook whose receiver fails,
+// the failed delivery, Retry once the receiver is back, delivered; and a
+// cross-site form post refused. Screenshots of the main pages are saved.
+func TestWebAppInChromium(t *testing.T) {
+	chromiumPath(t)
+	module, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The browser checks cookie expiry against its own clock.
+	clk := clock.NewFake(time.Now().UTC().Truncate(time.Second))
+	ts := startServer(t, "", clk, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Anchor.BatchSize = 1
+		c.Anchor.PollInterval = 20 * time.Millisecond
+		c.Webhooks = loopbackWebhooks()
+		c.Webhooks.Schedule = []time.Duration{} // one attempt per round: fails at once
+		c.Webhooks.Timeout = 2 * time.Second
+	})
+	dir := artifactDir(t)
+	tmp := t.TempDir()
+	b := newBrowser(t)
+
+	// Register.
+	b.run(t, "register", chromedp.Navigate(ts.base+"/register"),
+		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
+		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
+		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
+		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "keys page after register", `location.pathname === "/keys" && document.querySelector("#sk-form")`, 10*time.Second)
+
+	// A signing key, then an API key whose value is shown once.
+	b.run(t, "create signing key",
+		chromedp.SendKeys("#sk-name", "Desk camera", chromedp.ByQuery),
+		chromedp.SetValue("#sk-origin", "camera_image", chromedp.ByQuery),
+		chromedp.SendKeys("#sk-device", "CAM-0042", chromedp.ByQuery),
+		chromedp.Click(`#sk-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "signing key listed", `document.querySelector("#signing-keys tbody").innerText.includes("CAM-0042")`, 10*time.Second)
+	b.run(t, "create API key",
+		chromedp.SendKeys("#ak-name", "Newsroom CMS", chromedp.ByQuery),
+		chromedp.Click(`#ak-form input[value="webhooks"]`, chromedp.ByQuery),
+		chromedp.Click(`#ak-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "API key shown", `!document.querySelector("#new-key").hidden && document.querySelector("#new-key-value").value.startsWith("iai_")`, 10*time.Second)
+	var apiKey string
+	b.eval(t, `document.querySelector("#new-key-value").value`, &apiKey)
+	b.waitJS(t, "API key listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	b.run(t, "reload keys", chromedp.Reload())
+	b.waitJS(t, "API key list after reload", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	var shownAgain bool
+	b.eval(t, fmt.Sprintf(`document.documentElement.outerHTML.includes(%q) || !document.querySelector("#new-key").hidden`, apiKey), &shownAgain)
+	if shownAgain {
+		t.Error("the API key value is shown again after a reload")
+	}
+	if r := ts.do("GET", "/api/v1/content-records", apiKey, nil); r.status != 200 {
+		t.Fatalf("the API key from the page does not work: %d %s", r.status, r.body)
+	}
+
+	// Sign a photo through the file input.
+	photoPath := filepath.Join(tmp, "meadow.jpg")
+	if err := os.WriteFile(photoPath, readTestdata(t, "meadow.jpg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, "open sign", chromedp.Navigate(ts.base+"/sign"))
+	b.waitJS(t, "signing keys loaded", `document.querySelector("#signing_key_id").value !== ""`, 10*time.Second)
+	b.run(t, "choose the photo", chromedp.SetUploadFiles("#files", []string{photoPath}, chromedp.ByQuery))
+	b.waitJS(t, "signed", `document.querySelector("#results li.done a.download") || document.querySelector("#results li.failed")`, 30*time.Second)
+	var signed struct {
+		RecordID string `json:"record_id"`
+		Name     string `json:"name"`
+		Progress float64
+		Failed   string `json:"failed"`
+	}
+	b.eval(t, `(() => { const li = document.querySelector("#results li"); return {record_id: li.dataset.recordId || "", name: (li.querySelector("a.download") || {}).download || "",
+		progress: li.querySelector("progress").value, failed: li.classList.contains("failed") ? li.innerText : ""}; })()`, &signed)
+	if signed.Failed != "" || signed.RecordID == "" || signed.Name != "meadow-signed.jpg" {
+		t.Fatalf("sign result %+v", signed)
+	}
+	if signed.Progress != 1 {
+		t.Errorf("upload progress %v at the end, want 1", signed.Progress)
+	}
+	b.screenshot(t, dir, "webapp-sign")
+
+	// Download the watermarked file through the page's link.
+	var b64 string
+	b.eval(t, `fetch(document.querySelector("#results a.download").href).then(r => r.arrayBuffer()).then(b => { let s = ""; const u = new Uint8Array(b); for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192)); return btoa(s); })`, &b64)
+	file, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ts.do("GET", "/api/v1/content-records/"+signed.RecordID, apiKey, nil)
+	ts.mustStatus(rec, 200, "record of the signed file")
+	sum := sha256.Sum256(file)
+	if got := rec.json(t)["sha256"]; got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("downloaded file sha256 %x, record says %v", sum, got)
+	}
+	signedPath := filepath.Join(tmp, signed.Name)
+	if err := os.WriteFile(signedPath, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts.waitAnchored(signer{apiKey: apiKey}, signed.RecordID)
+
+	// Verify it on the public page, in the browser.
+	verify := func(want string) {
+		t.Helper()
+		before := len(b.requests())
+		b.run(t, "open verify", chromedp.Navigate(ts.base+"/verify"))
+		b.run(t, "choose the signed file", chromedp.SetUploadFiles("#file", []string{signedPath}, chromedp.ByQuery))
+		b.waitJS(t, "verdict", `document.querySelector("#result").dataset.status`, 30*time.Second)
+		var res struct {
+			Status, Path, Text string
+		}
+		b.eval(t, `(() => { const r = document.querySelector("#result"); return {status: r.dataset.status, path: r.dataset.path, text: r.innerText}; })()`, &res)
+		if res.Status != want || res.Path != "browser" {
+			t.Fatalf("verify page: status %q path %q, want %q in the browser\n%s\nconsole:\n%s", res.Status, res.Path, want, res.Text, b.consoleLog())
+		}
+		says := []string{"did not leave your machine", signed.RecordID}
+		if want == "verified" {
+			says = append(says, "Authentic", "Journey News", "Camera", "SHA-256 passed", "Anchoring proof passed", "block ")
+		} else {
+			says = append(says, "Revoked", "published in error")
+		}
+		for _, s := range says {
+			if !strings.Contains(res.Text, s) {
+				t.Errorf("verify page (%s) does not say %q:\n%s", want, s, res.Text)
+			}
+		}
+		for _, r := range b.requests()[before:] {
+			if r.BodyBytes >= len(file)/2 || r.URL == ts.base+"/api/v1/verify" {
+				t.Errorf("the verify page sent %d bytes to %s: the file must stay in the browser", r.BodyBytes, r.URL)
+			}
+		}
+	}
+	verify("verified")
+	b.screenshot(t, dir, "webapp-verify")
+
+	// Records: list, detail with the proof, revoke with confirmation.
+	b.run(t, "open records", chromedp.Navigate(ts.base+"/records"))
+	b.waitJS(t, "record listed", fmt.Sprintf(`document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
+	b.screenshot(t, dir, "webapp-records")
+	b.run(t, "open the record", chromedp.Click(`#records tbody a`, chromedp.ByQuery))
+	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
+	b.run(t, "revoke", chromedp.Click("#revoke", chromedp.ByQuery))
+	b.waitJS(t, "confirmation dialog", `document.querySelector("#revoke-dialog").open`, 5*time.Second)
+	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
+	b.waitJS(t, "revoked", `document.querySelector("#details").innerText.includes("revoked") && document.querySelector("#revoke-panel").hidden`, 10*time.Second)
+	verify("revoked")
+	b.screenshot(t, dir, "webapp-verify-revoked")
+
+	// Webhooks: a receiver that fails, then recovers; Retry delivers.
+	var failing atomic.Bool
+	failing.Store(true)
+	var got atomic.Int32
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		got.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer rcv.Close()
+	b.run(t, "open webhooks", chromedp.Navigate(ts.base+"/webhooks"))
+	b.waitJS(t, "webhooks loaded", `document.querySelector("#webhooks").innerText.includes("No webhook")`, 10*time.Second)
+	b.run(t, "create webhook", chromedp.SendKeys("#wh-url", rcv.URL+"/hook", chromedp.ByQuery),
+		chromedp.Click(`#wh-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "secret shown", `!document.querySelector("#new-secret").hidden && document.querySelector("#new-secret-value").value.length > 20`, 10*time.Second)
+	b.run(t, "send a test event", chromedp.Click(`#webhooks article button:nth-of-type(2)`, chromedp.ByQuery))
+	refresh := chromedp.Click(`#dl-filter button[type="submit"]`, chromedp.ByQuery)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.run(t, "refresh deliveries", refresh)
+		time.Sleep(200 * time.Millisecond)
+		var failed bool
+		b.eval(t, `!!document.querySelector('#deliveries tr[data-status="failed"] button')`, &failed)
+		if failed {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.waitJS(t, "failed delivery", `false`, 0)
+		}
+	}
+	failing.Store(false)
+	b.run(t, "retry", chromedp.Click(`#deliveries tr[data-status="failed"] button`, chromedp.ByQuery))
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		time.Sleep(300 * time.Millisecond)
+		b.run(t, "refresh deliveries", refresh)
+		time.Sleep(200 * time.Millisecond)
+		var ok bool
+		b.eval(t, `!!document.querySelector('#deliveries tr[data-status="succeeded"]')`, &ok)
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.waitJS(t, "delivered after retry", `false`, 0)
+		}
+	}
+	if got.Load() != 1 {
+		t.Errorf("receiver got %d deliveries after the retry, want 1", got.Load())
+	}
+	b.screenshot(t, dir, "webapp-webhooks")
+
+	// Overview: counters, the daily chart and recent records.
+	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
+	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "1" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
+	var bars struct {
+		N    int     `json:"n"`
+		Last float64 `json:"last"`
+	}
+	b.eval(t, `(() => { const r = document.querySelectorAll("#chart rect.bar"); return {n: r.length, last: parseFloat(r[r.length - 1].getAttribute("height"))}; })()`, &bars)
+	if bars.N != 30 || bars.Last <= 0 {
+		t.Errorf("chart: %d bars, today's height %v; want 30 with today's above zero", bars.N, bars.Last)
+	}
+	b.screenshot(t, dir, "webapp-overview")
+
+	// A cross-site form post (another port is the same site, so the
+	// SameSite cookie is sent) is refused by the CSRF check.
+	evil := servePage(t, map[string][]byte{"/evil.html": []byte(fmt.Sprintf(`<!doctype html><form method="post" action="%s/api/v1/keys/api-keys" enctype="text/plain">
+<input name='{"name":"evil","x":"' value='"}'></form><script>document.forms[0].submit()</script>`, ts.base))})
+	b.run(t, "cross-site post", chromedp.Navigate(evil+"/evil.html"))
+	b.waitJS(t, "cross-site answer", `location.href.includes("/api/v1/keys/api-keys")`, 10*time.Second)
+	var answer string
+	b.eval(t, `document.body.innerText`, &answer)
+	if !strings.Contains(answer, "csrf_failed") {
+		t.Errorf("cross-site form post answered %q, want csrf_failed", answer)
+	}
+	b.run(t, "back to keys", chromedp.Navigate(ts.base+"/keys"))
+	b.waitJS(t, "keys listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	var evilKey bool
+	b.eval(t, `document.querySelector("#api-keys tbody").innerText.includes("evil")`, &evilKey)
+	if evilKey {
+		t.Error("the cross-site post created an API key")
+	}
+}
