@@ -132,6 +132,7 @@ func TestWebAppInChromium(t *testing.T) {
 	var apiKey string
 	b.eval(t, `document.querySelector("#new-key-value").value`, &apiKey)
 	b.waitJS(t, "API key listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	b.screenshot(t, dir, "webapp-keys")
 	b.run(t, "reload keys", chromedp.Reload())
 	b.waitJS(t, "API key list after reload", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
 	var shownAgain bool
@@ -224,9 +225,15 @@ func TestWebAppInChromium(t *testing.T) {
 	// Records: list, detail with the proof, revoke with confirmation.
 	b.run(t, "open records", chromedp.Navigate(ts.base+"/records"))
 	b.waitJS(t, "record listed", fmt.Sprintf(`document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
+	var pager bool
+	b.eval(t, `!!(document.querySelector("#more").offsetParent || document.querySelector("#first").offsetParent)`, &pager)
+	if pager {
+		t.Error("records page shows page buttons with a single page of records")
+	}
 	b.screenshot(t, dir, "webapp-records")
 	b.run(t, "open the record", chromedp.Click(`#records tbody a`, chromedp.ByQuery))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
+	b.screenshot(t, dir, "webapp-record")
 	b.run(t, "revoke", chromedp.Click("#revoke", chromedp.ByQuery))
 	b.waitJS(t, "confirmation dialog", `document.querySelector("#revoke-dialog").open`, 5*time.Second)
 	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
