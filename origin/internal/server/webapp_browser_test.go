@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // waitJS polls expr (a boolean JavaScript expression) in the page until it
@@ -82,6 +83,67 @@ func (b *browser) screenshot(t *testing.T, dir, name string) {
 	}
 }
 
+// axeScript returns axe-core's source ($PROVENANT_AXE, else the copy
+// .ci/run installs under .ci/node), or nil when there is none; under CI
+// a missing copy fails the test.
+func axeScript(t *testing.T) []byte {
+	t.Helper()
+	path := os.Getenv("PROVENANT_AXE")
+	if path == "" {
+		if root, err := wasmtest.RepoRoot(); err == nil {
+			path = filepath.Join(root, ".ci", "node", "node_modules", "axe-core", "axe.min.js")
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("axe-core not found (%v): .ci/run installs it (npm install axe-core) and CI must run the accessibility check", err)
+		}
+		t.Logf("skipping the accessibility check: axe-core not found (%v); run .ci/run or npm install --prefix .ci/node axe-core@4.10.3", err)
+		return nil
+	}
+	return b
+}
+
+// axeCheck runs axe-core (WCAG 2 A and AA rules) on the current page and
+// fails on any serious or critical violation.
+func (b *browser) axeCheck(t *testing.T, axe []byte, page string) {
+	t.Helper()
+	if axe == nil {
+		return
+	}
+	var loaded bool
+	b.eval(t, `typeof axe === "object"`, &loaded)
+	if !loaded {
+		// Evaluated through the DevTools protocol, so the page's CSP
+		// (script-src 'self') does not apply.
+		b.eval(t, string(axe)+"\n;true", &loaded)
+	}
+	var violations []struct {
+		ID     string `json:"id"`
+		Impact string `json:"impact"`
+		Help   string `json:"help"`
+		Nodes  []struct {
+			Target []string `json:"target"`
+		} `json:"nodes"`
+	}
+	b.eval(t, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => ({target: n.target.map(String)}))})))`, &violations)
+	var minor []string
+	for _, v := range violations {
+		if v.Impact != "serious" && v.Impact != "critical" {
+			minor = append(minor, v.Impact+" "+v.ID)
+		}
+		if v.Impact == "serious" || v.Impact == "critical" {
+			var where []string
+			for _, n := range v.Nodes {
+				where = append(where, strings.Join(n.Target, " "))
+			}
+			t.Errorf("accessibility (%s): %s %s: %s at %v", page, v.Impact, v.ID, v.Help, where)
+		}
+	}
+	t.Logf("axe on %s: %d violations, none serious or critical expected; minor: %v", page, len(violations), minor)
+}
+
 // TestWebAppInChromium walks the web app as a new user would, in one
 // headless Chromium: register, create a signing key and an API key (shown
 // once), sign a photo through the file input, download the signed file,
@@ -107,10 +169,21 @@ func TestWebAppInChromium(t *testing.T) {
 	})
 	dir := artifactDir(t)
 	tmp := t.TempDir()
+	axe := axeScript(t)
 	b := newBrowser(t)
 
-	// Register.
-	b.run(t, "register", chromedp.Navigate(ts.base+"/register"),
+	// Register (the checker first proves it sees a violation).
+	b.run(t, "open register", chromedp.Navigate(ts.base+"/register"))
+	if axe != nil {
+		var n int
+		b.eval(t, string(axe)+`;document.body.append(Object.assign(document.createElement("input"), {id: "axe-probe"}));
+			axe.run(document, {runOnly: {type: "rule", values: ["label"]}}).then(r => (document.querySelector("#axe-probe").remove(), r.violations.length))`, &n)
+		if n != 1 {
+			t.Fatalf("axe found %d label violations with an unlabelled input on the page, want 1", n)
+		}
+	}
+	b.axeCheck(t, axe, "register")
+	b.run(t, "register",
 		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
 		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
 		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
@@ -133,6 +206,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.eval(t, `document.querySelector("#new-key-value").value`, &apiKey)
 	b.waitJS(t, "API key listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
 	b.screenshot(t, dir, "webapp-keys")
+	b.axeCheck(t, axe, "webapp-keys")
 	b.run(t, "reload keys", chromedp.Reload())
 	b.waitJS(t, "API key list after reload", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
 	var shownAgain bool
@@ -168,6 +242,7 @@ func TestWebAppInChromium(t *testing.T) {
 		t.Errorf("upload progress %v at the end, want 1", signed.Progress)
 	}
 	b.screenshot(t, dir, "webapp-sign")
+	b.axeCheck(t, axe, "webapp-sign")
 
 	// Download the watermarked file through the page's link.
 	var b64 string
@@ -221,6 +296,7 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	verify("verified")
 	b.screenshot(t, dir, "webapp-verify")
+	b.axeCheck(t, axe, "webapp-verify")
 
 	// Records: list, detail with the proof, revoke with confirmation.
 	b.run(t, "open records", chromedp.Navigate(ts.base+"/records"))
@@ -231,15 +307,18 @@ func TestWebAppInChromium(t *testing.T) {
 		t.Error("records page shows page buttons with a single page of records")
 	}
 	b.screenshot(t, dir, "webapp-records")
+	b.axeCheck(t, axe, "webapp-records")
 	b.run(t, "open the record", chromedp.Click(`#records tbody a`, chromedp.ByQuery))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
 	b.screenshot(t, dir, "webapp-record")
+	b.axeCheck(t, axe, "webapp-record")
 	b.run(t, "revoke", chromedp.Click("#revoke", chromedp.ByQuery))
 	b.waitJS(t, "confirmation dialog", `document.querySelector("#revoke-dialog").open`, 5*time.Second)
 	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
 	b.waitJS(t, "revoked", `document.querySelector("#details").innerText.includes("revoked") && document.querySelector("#revoke-panel").hidden`, 10*time.Second)
 	verify("revoked")
 	b.screenshot(t, dir, "webapp-verify-revoked")
+	b.axeCheck(t, axe, "webapp-verify-revoked")
 
 	// Webhooks: a receiver that fails, then recovers; Retry delivers.
 	var failing atomic.Bool
@@ -294,6 +373,7 @@ func TestWebAppInChromium(t *testing.T) {
 		t.Errorf("receiver got %d deliveries after the retry, want 1", got.Load())
 	}
 	b.screenshot(t, dir, "webapp-webhooks")
+	b.axeCheck(t, axe, "webapp-webhooks")
 
 	// Overview: counters, the daily chart and recent records.
 	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
@@ -307,6 +387,17 @@ func TestWebAppInChromium(t *testing.T) {
 		t.Errorf("chart: %d bars, today's height %v; want 30 with today's above zero", bars.N, bars.Last)
 	}
 	b.screenshot(t, dir, "webapp-overview")
+	b.axeCheck(t, axe, "webapp-overview")
+	// Phone width: nothing wider than the screen.
+	b.run(t, "phone width", chromedp.EmulateViewport(390, 844), chromedp.Reload())
+	b.waitJS(t, "counters on a phone", `document.querySelector('[data-stat="total_signed"]').textContent === "1"`, 10*time.Second)
+	var wide int
+	b.eval(t, `document.documentElement.scrollWidth`, &wide)
+	if wide > 390 {
+		t.Errorf("overview on a 390 px wide screen is %d px wide", wide)
+	}
+	b.screenshot(t, dir, "webapp-overview-phone")
+	b.run(t, "desktop width", chromedp.EmulateViewport(1100, 900))
 
 	// A cross-site form post (another port is the same site, so the
 	// SameSite cookie is sent) is refused by the CSRF check.
