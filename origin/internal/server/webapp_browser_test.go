@@ -225,15 +225,19 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	b.run(t, "open sign", chromedp.Navigate(ts.base+"/sign"))
 	b.waitJS(t, "signing keys loaded", `document.querySelector("#signing_key_id").value !== ""`, 10*time.Second)
-	b.run(t, "choose the photo", chromedp.SetUploadFiles("#files", []string{photoPath}, chromedp.ByQuery))
-	b.waitJS(t, "signed", `document.querySelector("#results li.done a.download") || document.querySelector("#results li.failed")`, 30*time.Second)
+	waterPath := filepath.Join(tmp, "water.jpg")
+	if err := os.WriteFile(waterPath, readTestdata(t, "water.jpg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, "choose two photos", chromedp.SetUploadFiles("#files", []string{photoPath, waterPath}, chromedp.ByQuery))
+	b.waitJS(t, "both signed", `document.querySelectorAll("#results li.done a.download").length === 2 || document.querySelector("#results li.failed")`, 30*time.Second)
 	var signed struct {
 		RecordID string `json:"record_id"`
 		Name     string `json:"name"`
 		Progress float64
 		Failed   string `json:"failed"`
 	}
-	b.eval(t, `(() => { const li = document.querySelector("#results li"); return {record_id: li.dataset.recordId || "", name: (li.querySelector("a.download") || {}).download || "",
+	b.eval(t, `(() => { const li = Array.from(document.querySelectorAll("#results li")).find(l => l.querySelector("strong").textContent === "meadow.jpg"); return {record_id: li.dataset.recordId || "", name: (li.querySelector("a.download") || {}).download || "",
 		progress: li.querySelector("progress").value, failed: li.classList.contains("failed") ? li.innerText : ""}; })()`, &signed)
 	if signed.Failed != "" || signed.RecordID == "" || signed.Name != "meadow-signed.jpg" {
 		t.Fatalf("sign result %+v", signed)
@@ -246,7 +250,7 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// Download the watermarked file through the page's link.
 	var b64 string
-	b.eval(t, `fetch(document.querySelector("#results a.download").href).then(r => r.arrayBuffer()).then(b => { let s = ""; const u = new Uint8Array(b); for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192)); return btoa(s); })`, &b64)
+	b.eval(t, `fetch(document.querySelector('#results a.download[download="meadow-signed.jpg"]').href).then(r => r.arrayBuffer()).then(b => { let s = ""; const u = new Uint8Array(b); for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192)); return btoa(s); })`, &b64)
 	file, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		t.Fatal(err)
@@ -298,6 +302,33 @@ func TestWebAppInChromium(t *testing.T) {
 	b.screenshot(t, dir, "webapp-verify")
 	b.axeCheck(t, axe, "webapp-verify")
 
+	// Without WebAssembly the page falls back to the server and says so.
+	before := len(b.requests())
+	b.run(t, "open verify", chromedp.Navigate(ts.base+"/verify"))
+	b.eval(t, `delete globalThis.WebAssembly`, nil)
+	b.run(t, "choose the file without WebAssembly", chromedp.SetUploadFiles("#file", []string{signedPath}, chromedp.ByQuery))
+	b.waitJS(t, "fallback verdict", `document.querySelector("#result").dataset.status`, 30*time.Second)
+	var fb struct{ Status, Path, Text string }
+	b.eval(t, `(() => { const r = document.querySelector("#result"); return {status: r.dataset.status, path: r.dataset.path, text: r.innerText}; })()`, &fb)
+	if fb.Status != "verified" || fb.Path != "server" || !strings.Contains(fb.Text, "cannot run WebAssembly, so the file was sent to the server") {
+		t.Errorf("verify without WebAssembly: status %q path %q, want verified on the server, saying so:\n%s", fb.Status, fb.Path, fb.Text)
+	}
+	sent := false
+	for _, r := range b.requests()[before:] {
+		sent = sent || (r.URL == ts.base+"/api/v1/verify" && r.Method == "POST")
+	}
+	if !sent {
+		t.Error("the fallback did not POST /api/v1/verify")
+	}
+
+	// Registry search by file: the hash is computed in the browser.
+	b.run(t, "open search", chromedp.Navigate(ts.base+"/search"),
+		chromedp.SetUploadFiles("#hash-file", []string{signedPath}, chromedp.ByQuery),
+		chromedp.Click(`#search-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "search hit", fmt.Sprintf(`document.querySelector("#hits tbody").innerText.includes(%q) && document.querySelector("#sha256").value === %q`,
+		signed.RecordID[:16], hex.EncodeToString(sum[:])), 10*time.Second)
+	b.axeCheck(t, axe, "search")
+
 	// Records: list, detail with the proof, revoke with confirmation.
 	b.run(t, "open records", chromedp.Navigate(ts.base+"/records"))
 	b.waitJS(t, "record listed", fmt.Sprintf(`document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
@@ -308,7 +339,7 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	b.screenshot(t, dir, "webapp-records")
 	b.axeCheck(t, axe, "webapp-records")
-	b.run(t, "open the record", chromedp.Click(`#records tbody a`, chromedp.ByQuery))
+	b.run(t, "open the record", chromedp.Click(`#records tbody a[href="/records/`+signed.RecordID+`"]`, chromedp.ByQuery))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
 	b.screenshot(t, dir, "webapp-record")
 	b.axeCheck(t, axe, "webapp-record")
@@ -377,7 +408,7 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// Overview: counters, the daily chart and recent records.
 	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
-	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "1" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
+	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "2" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
 	var bars struct {
 		N    int     `json:"n"`
 		Last float64 `json:"last"`
@@ -390,7 +421,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "webapp-overview")
 	// Phone width: nothing wider than the screen.
 	b.run(t, "phone width", chromedp.EmulateViewport(390, 844), chromedp.Reload())
-	b.waitJS(t, "counters on a phone", `document.querySelector('[data-stat="total_signed"]').textContent === "1"`, 10*time.Second)
+	b.waitJS(t, "counters on a phone", `document.querySelector('[data-stat="total_signed"]').textContent === "2"`, 10*time.Second)
 	var wide int
 	b.eval(t, `document.documentElement.scrollWidth`, &wide)
 	if wide > 390 {
