@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -228,5 +229,45 @@ func TestWebAppSession(t *testing.T) {
 	}
 	if csp := home.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
 		t.Errorf("page CSP %q", csp)
+	}
+}
+
+// TestWebAppPasswordReset: forgot password on the page sends the mail
+// (and says the same whether or not the account exists), the reset page
+// takes the mailed token, a bad token is shown as the API words it, and
+// the new password logs in.
+func TestWebAppPasswordReset(t *testing.T) {
+	ts := startServer(t, "", clock.NewFake(time.Now().UTC().Truncate(time.Second)))
+	w := newWebClient(t, ts.base)
+	r := w.sameOriginPost("/register", "", url.Values{"email": {"reset@web.example"}, "password": {"correct horse battery"},
+		"org_name": {"Reset News"}, "org_type": {"news_org"}})
+	if r.status != 303 {
+		t.Fatalf("register = %d", r.status)
+	}
+	for _, email := range []string{"nobody@web.example", "reset@web.example"} {
+		r = w.sameOriginPost("/forgot-password", "", url.Values{"email": {email}})
+		if r.status != 200 || !strings.Contains(r.body, "If an account exists for this email") {
+			t.Errorf("forgot password for %s = %d:\n%s", email, r.status, r.body)
+		}
+	}
+	msgs := waitOutbox(t, filepath.Join(ts.dataDir, outboxSubdir), 1)
+	m := resetTokenRE.FindStringSubmatch(msgs[0].Body)
+	if m == nil {
+		t.Fatalf("no reset token in %q", msgs[0].Body)
+	}
+	if r := w.send("GET", "/reset-password?token="+url.QueryEscape(m[1]), "", nil, nil); !strings.Contains(r.body, `value="`+m[1]+`"`) {
+		t.Errorf("reset page does not carry the token from its link:\n%s", r.body)
+	}
+	r = w.sameOriginPost("/reset-password", "", url.Values{"token": {"not-a-token"}, "password": {"another fine password"}})
+	if r.status != 400 || !strings.Contains(r.body, `role="alert"`) {
+		t.Errorf("reset with a bad token = %d, want 400 with an alert:\n%s", r.status, r.body)
+	}
+	r = w.sameOriginPost("/reset-password", "", url.Values{"token": {m[1]}, "password": {"another fine password"}})
+	if r.status != 303 || r.header.Get("Location") != "/login?reset=1" {
+		t.Fatalf("reset = %d Location %q, want 303 to /login?reset=1:\n%s", r.status, r.header.Get("Location"), r.body)
+	}
+	r = w.sameOriginPost("/login", "", url.Values{"email": {"reset@web.example"}, "password": {"another fine password"}})
+	if r.status != 303 || r.cookie == nil {
+		t.Errorf("login with the new password = %d (cookie %v), want 303 with a session", r.status, r.cookie)
 	}
 }
