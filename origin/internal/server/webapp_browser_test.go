@@ -301,6 +301,18 @@ func TestWebAppInChromium(t *testing.T) {
 	verify("verified")
 	b.screenshot(t, dir, "webapp-verify")
 	b.axeCheck(t, axe, "webapp-verify")
+	// The certificate, from the verdict's link: the origin's label, the
+	// anchoring and how to check it independently.
+	b.run(t, "open the certificate", chromedp.Click("#cert-link a", chromedp.ByQuery))
+	b.waitJS(t, "certificate", `document.querySelector("h1") && document.querySelector("h1").textContent === "Provenance certificate"`, 10*time.Second)
+	var cert string
+	b.eval(t, `document.body.innerText`, &cert)
+	for _, want := range []string{signed.RecordID, "Camera photo (camera_image)", "Merkle root", "Checking it yourself", "eth_getTransactionByHash"} {
+		if !strings.Contains(cert, want) {
+			t.Errorf("certificate page does not say %q:\n%s", want, cert)
+		}
+	}
+	b.screenshot(t, dir, "webapp-certificate")
 
 	// Without WebAssembly the page falls back to the server and says so.
 	before := len(b.requests())

@@ -219,7 +219,9 @@
     const sel = $('#signing_key_id');
     try {
       const ks = await api('GET', '/api/v1/keys/signing-keys');
-      const items = (ks.items || []).filter((k) => !k.revoked_at);
+      // A device key's private half stays on its device: the service
+      // cannot sign with it.
+      const items = (ks.items || []).filter((k) => !k.revoked_at && k.custody !== 'device');
       sel.replaceChildren(...items.map((k) => el('option', {value: k.id}, `${k.name} (${k.origin_type})`)));
       if (!items.length) {
         sel.append(el('option', {value: ''}, 'No signing key'));
