@@ -183,14 +183,27 @@ func TestWebAppInChromium(t *testing.T) {
 		}
 	}
 	b.axeCheck(t, axe, "register")
+	// A refused registration shows the API's words and marks the field.
+	b.run(t, "register with a short password",
+		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
+		chromedp.SendKeys("#password", "short", chromedp.ByQuery),
+		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
+		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "password marked", `document.querySelector('#password[aria-invalid="true"]') && document.querySelector('[role="alert"]')`, 10*time.Second)
+	b.screenshot(t, dir, "webapp-register-error")
+	b.axeCheck(t, axe, "register-error")
 	b.run(t, "register",
+		chromedp.Clear("#email", chromedp.ByQuery), chromedp.Clear("#org_name", chromedp.ByQuery),
 		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
 		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
 		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
 		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
 	b.waitJS(t, "keys page after register", `location.pathname === "/keys" && document.querySelector("#sk-form")`, 10*time.Second)
 
-	// A signing key, then an API key whose value is shown once.
+	// A signing key (a missing name first: the field is marked and
+	// focused), then an API key whose value is shown once.
+	b.run(t, "signing key without a name", chromedp.Click(`#sk-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "name marked", `document.querySelector('#sk-name[aria-invalid="true"]') === document.activeElement && document.querySelector('#msg [role="alert"]').textContent.includes("name")`, 10*time.Second)
 	b.run(t, "create signing key",
 		chromedp.SendKeys("#sk-name", "Desk camera", chromedp.ByQuery),
 		chromedp.SetValue("#sk-origin", "camera_image", chromedp.ByQuery),
@@ -360,6 +373,10 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
 	b.waitJS(t, "revoked", `document.querySelector("#details").innerText.includes("revoked") && document.querySelector("#revoke-panel").hidden`, 10*time.Second)
 	verify("revoked")
+	b.run(t, "records filtered by status", chromedp.Navigate(ts.base+"/records"))
+	b.waitJS(t, "records loaded", `document.querySelectorAll("#records tbody tr").length === 2`, 10*time.Second)
+	b.run(t, "filter revoked", chromedp.SetValue("#f-status", "revoked", chromedp.ByQuery), chromedp.Click(`#filters button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "only the revoked record", fmt.Sprintf(`document.querySelectorAll("#records tbody tr").length === 1 && document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
 	b.screenshot(t, dir, "webapp-verify-revoked")
 	b.axeCheck(t, axe, "webapp-verify-revoked")
 
@@ -441,6 +458,25 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	b.screenshot(t, dir, "webapp-overview-phone")
 	b.run(t, "desktop width", chromedp.EmulateViewport(1100, 900))
+
+	// When the session ends, the next call from a page says so.
+	b.run(t, "open keys", chromedp.Navigate(ts.base+"/keys"))
+	b.waitJS(t, "keys listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	clk.Advance(2 * time.Hour)
+	b.run(t, "create a key after expiry", chromedp.SendKeys("#ak-name", "late", chromedp.ByQuery), chromedp.Click(`#ak-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "session expired page", `location.pathname === "/session-expired" && document.querySelector("h1").textContent.includes("session has expired")`, 10*time.Second)
+	var stillCookie bool
+	b.eval(t, `fetch("/api/v1/auth/me").then(r => r.status !== 401)`, &stillCookie)
+	if stillCookie {
+		t.Error("after expiry the session cookie still authenticates")
+	}
+	clk.Advance(-2 * time.Hour)
+	b.run(t, "log in again", chromedp.Click(`main a.button`, chromedp.ByQuery))
+	b.waitJS(t, "login page", `location.pathname === "/login"`, 10*time.Second)
+	b.run(t, "log in", chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
+		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
+		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+	b.waitJS(t, "back on the overview", `location.pathname === "/" && document.querySelector("#counters")`, 10*time.Second)
 
 	// A cross-site form post (another port is the same site, so the
 	// SameSite cookie is sent) is refused by the CSRF check.

@@ -32,7 +32,9 @@ type page struct {
 	OrgTypes   []string
 	Origins    []keys.OriginType
 	Events     []string
-	ID         string
+	// MinPassword is the accounts service's password length floor.
+	MinPassword int
+	ID          string
 }
 
 // contentSecurityPolicy allows the page's own scripts, styles and API
@@ -43,6 +45,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsaf
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 func (a *App) render(ctx *fasthttp.RequestCtx, status int, p page) {
+	p.MinPassword = accounts.MinPasswordLen
 	t, ok := a.pages[p.Name]
 	if !ok {
 		a.log.Error("webapp: no template", "page", p.Name)
