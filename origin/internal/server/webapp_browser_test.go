@@ -373,12 +373,12 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
 	b.waitJS(t, "revoked", `document.querySelector("#details").innerText.includes("revoked") && document.querySelector("#revoke-panel").hidden`, 10*time.Second)
 	verify("revoked")
+	b.screenshot(t, dir, "webapp-verify-revoked")
+	b.axeCheck(t, axe, "webapp-verify-revoked")
 	b.run(t, "records filtered by status", chromedp.Navigate(ts.base+"/records"))
 	b.waitJS(t, "records loaded", `document.querySelectorAll("#records tbody tr").length === 2`, 10*time.Second)
 	b.run(t, "filter revoked", chromedp.SetValue("#f-status", "revoked", chromedp.ByQuery), chromedp.Click(`#filters button[type="submit"]`, chromedp.ByQuery))
 	b.waitJS(t, "only the revoked record", fmt.Sprintf(`document.querySelectorAll("#records tbody tr").length === 1 && document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
-	b.screenshot(t, dir, "webapp-verify-revoked")
-	b.axeCheck(t, axe, "webapp-verify-revoked")
 
 	// Webhooks: a receiver that fails, then recovers; Retry delivers.
 	var failing atomic.Bool

@@ -602,7 +602,7 @@
         // A check the verifier had no need to run (the watermark of a
         // byte-identical file) is not a failure.
         const skipped = !c.passed && /^not (extracted|checked)/i.test(c.details || '');
-        return el('li', {class: c.passed ? 'pass' : skipped ? 'skip' : 'fail', 'data-check': k},
+        return el('li', {class: c.passed ? 'pass' : skipped ? 'skipped' : 'fail', 'data-check': k},
           el('span', {class: 'mark', 'aria-hidden': 'true'}, c.passed ? '✓' : skipped ? '–' : '✗'),
           el('strong', {}, names[k] + (c.passed ? ' passed' : skipped ? ' not needed' : ' not passed')), ' — ', c.details || '');
       }));
