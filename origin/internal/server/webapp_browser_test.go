@@ -435,6 +435,27 @@ func TestWebAppInChromium(t *testing.T) {
 	b.screenshot(t, dir, "webapp-webhooks")
 	b.axeCheck(t, axe, "webapp-webhooks")
 
+	// Edit events, rotate the secret, delete (confirmations accepted).
+	b.eval(t, `window.confirm = () => true`, nil)
+	b.run(t, "unsubscribe content.verified",
+		chromedp.Click(`#webhooks article input[value="content.verified"]`, chromedp.ByQuery),
+		chromedp.Click(`#webhooks article button:nth-of-type(1)`, chromedp.ByQuery))
+	b.waitJS(t, "events saved", `document.querySelector("#msg").innerText.includes("Events saved")`, 10*time.Second)
+	r := ts.do("GET", "/api/v1/webhooks", apiKey, nil)
+	if !strings.Contains(string(r.body), `"events":["content.signed","batch.anchored"]`) {
+		t.Errorf("after Save events the webhook is %s", r.body)
+	}
+	var oldSecret, newSecret string
+	b.eval(t, `document.querySelector("#new-secret-value").value`, &oldSecret)
+	b.run(t, "rotate", chromedp.Click(`#webhooks article button:nth-of-type(3)`, chromedp.ByQuery))
+	b.waitJS(t, "new secret", fmt.Sprintf(`document.querySelector("#new-secret-value").value !== %q`, oldSecret), 10*time.Second)
+	b.eval(t, `document.querySelector("#new-secret-value").value`, &newSecret)
+	if !strings.HasPrefix(newSecret, "whsec_") {
+		t.Errorf("rotated secret %q", newSecret)
+	}
+	b.run(t, "delete", chromedp.Click(`#webhooks article button.danger`, chromedp.ByQuery))
+	b.waitJS(t, "deleted", `document.querySelector("#webhooks").innerText.includes("No webhook")`, 10*time.Second)
+
 	// Overview: counters, the daily chart and recent records.
 	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
 	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "2" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
@@ -459,9 +480,17 @@ func TestWebAppInChromium(t *testing.T) {
 	b.screenshot(t, dir, "webapp-overview-phone")
 	b.run(t, "desktop width", chromedp.EmulateViewport(1100, 900))
 
-	// When the session ends, the next call from a page says so.
+	// Revoke the API key (confirmed): it stops working.
 	b.run(t, "open keys", chromedp.Navigate(ts.base+"/keys"))
 	b.waitJS(t, "keys listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
+	b.eval(t, `window.confirm = () => true`, nil)
+	b.run(t, "revoke the API key", chromedp.Click(`#api-keys button.danger`, chromedp.ByQuery))
+	b.waitJS(t, "API key revoked", `!document.querySelector("#api-keys button.danger") && document.querySelector("#api-keys tbody").innerText.includes("revoked")`, 10*time.Second)
+	if r := ts.do("GET", "/api/v1/content-records", apiKey, nil); r.status != 401 {
+		t.Errorf("revoked API key = %d, want 401", r.status)
+	}
+
+	// When the session ends, the next call from a page says so.
 	clk.Advance(2 * time.Hour)
 	b.run(t, "create a key after expiry", chromedp.SendKeys("#ak-name", "late", chromedp.ByQuery), chromedp.Click(`#ak-form button[type="submit"]`, chromedp.ByQuery))
 	b.waitJS(t, "session expired page", `location.pathname === "/session-expired" && document.querySelector("h1").textContent.includes("session has expired")`, 10*time.Second)
