@@ -22,14 +22,27 @@ import (
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
+// jsClick clicks the element sel in the page's script, so that it never
+// acts on a node of the document before a form post's navigation.
+func jsClick(sel string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).click()`, sel), nil)
+}
+
+// jsType sets the value of the input or select sel as typing would, with
+// an input event.
+func jsType(sel, v string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf(`(e => { e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); })(document.querySelector(%q))`, v, sel), nil)
+}
+
 // waitJS polls expr (a boolean JavaScript expression) in the page until it
-// is true.
+// is true and, on a page of the web app, its script has wired the page.
 func (b *browser) waitJS(t *testing.T, what, expr string, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
+	ready := `(!document.querySelector('script[src^="/assets/app-"]') || document.body.dataset.ready === "1")`
 	for {
 		var ok bool
-		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`!!(`+expr+`)`, &ok)); err == nil && ok {
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(ready+` && !!(`+expr+`)`, &ok)); err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -185,35 +198,35 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "register")
 	// A refused registration shows the API's words and marks the field.
 	b.run(t, "register with a short password",
-		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
-		chromedp.SendKeys("#password", "short", chromedp.ByQuery),
-		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+		jsType("#email", "desk@journey.example"),
+		jsType("#password", "short"),
+		jsType("#org_name", "Journey News"),
+		jsClick(`form button[type="submit"]`))
 	b.waitJS(t, "password marked", `document.querySelector('#password[aria-invalid="true"]') && document.querySelector('[role="alert"]')`, 10*time.Second)
 	b.screenshot(t, dir, "webapp-register-error")
 	b.axeCheck(t, axe, "register-error")
 	b.run(t, "register",
-		chromedp.Clear("#email", chromedp.ByQuery), chromedp.Clear("#org_name", chromedp.ByQuery),
-		chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
-		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
-		chromedp.SendKeys("#org_name", "Journey News", chromedp.ByQuery),
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+		jsType("#email", ""), jsType("#org_name", ""),
+		jsType("#email", "desk@journey.example"),
+		jsType("#password", "correct horse battery"),
+		jsType("#org_name", "Journey News"),
+		jsClick(`form button[type="submit"]`))
 	b.waitJS(t, "keys page after register", `location.pathname === "/keys" && document.querySelector("#sk-form")`, 10*time.Second)
 
 	// A signing key (a missing name first: the field is marked and
 	// focused), then an API key whose value is shown once.
-	b.run(t, "signing key without a name", chromedp.Click(`#sk-form button[type="submit"]`, chromedp.ByQuery))
+	b.run(t, "signing key without a name", jsClick(`#sk-form button[type="submit"]`))
 	b.waitJS(t, "name marked", `document.querySelector('#sk-name[aria-invalid="true"]') === document.activeElement && document.querySelector('#msg [role="alert"]').textContent.includes("name")`, 10*time.Second)
 	b.run(t, "create signing key",
-		chromedp.SendKeys("#sk-name", "Desk camera", chromedp.ByQuery),
-		chromedp.SetValue("#sk-origin", "camera_image", chromedp.ByQuery),
-		chromedp.SendKeys("#sk-device", "CAM-0042", chromedp.ByQuery),
-		chromedp.Click(`#sk-form button[type="submit"]`, chromedp.ByQuery))
+		jsType("#sk-name", "Desk camera"),
+		jsType("#sk-origin", "camera_image"),
+		jsType("#sk-device", "CAM-0042"),
+		jsClick(`#sk-form button[type="submit"]`))
 	b.waitJS(t, "signing key listed", `document.querySelector("#signing-keys tbody").innerText.includes("CAM-0042")`, 10*time.Second)
 	b.run(t, "create API key",
-		chromedp.SendKeys("#ak-name", "Newsroom CMS", chromedp.ByQuery),
-		chromedp.Click(`#ak-form input[value="webhooks"]`, chromedp.ByQuery),
-		chromedp.Click(`#ak-form button[type="submit"]`, chromedp.ByQuery))
+		jsType("#ak-name", "Newsroom CMS"),
+		jsClick(`#ak-form input[value="webhooks"]`),
+		jsClick(`#ak-form button[type="submit"]`))
 	b.waitJS(t, "API key shown", `!document.querySelector("#new-key").hidden && document.querySelector("#new-key-value").value.startsWith("iai_")`, 10*time.Second)
 	var apiKey string
 	b.eval(t, `document.querySelector("#new-key-value").value`, &apiKey)
@@ -316,7 +329,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "webapp-verify")
 	// The certificate, from the verdict's link: the origin's label, the
 	// anchoring and how to check it independently.
-	b.run(t, "open the certificate", chromedp.Click("#cert-link a", chromedp.ByQuery))
+	b.run(t, "open the certificate", jsClick("#cert-link a"))
 	b.waitJS(t, "certificate", `document.querySelector("h1") && document.querySelector("h1").textContent === "Provenance certificate"`, 10*time.Second)
 	var cert string
 	b.eval(t, `document.body.innerText`, &cert)
@@ -349,7 +362,7 @@ func TestWebAppInChromium(t *testing.T) {
 	// Registry search by file: the hash is computed in the browser.
 	b.run(t, "open search", chromedp.Navigate(ts.base+"/search"),
 		chromedp.SetUploadFiles("#hash-file", []string{signedPath}, chromedp.ByQuery),
-		chromedp.Click(`#search-form button[type="submit"]`, chromedp.ByQuery))
+		jsClick(`#search-form button[type="submit"]`))
 	b.waitJS(t, "search hit", fmt.Sprintf(`document.querySelector("#hits tbody").innerText.includes(%q) && document.querySelector("#sha256").value === %q`,
 		signed.RecordID[:16], hex.EncodeToString(sum[:])), 10*time.Second)
 	b.axeCheck(t, axe, "search")
@@ -364,20 +377,20 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	b.screenshot(t, dir, "webapp-records")
 	b.axeCheck(t, axe, "webapp-records")
-	b.run(t, "open the record", chromedp.Click(`#records tbody a[href="/records/`+signed.RecordID+`"]`, chromedp.ByQuery))
+	b.run(t, "open the record", jsClick(`#records tbody a[href="/records/`+signed.RecordID+`"]`))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
 	b.screenshot(t, dir, "webapp-record")
 	b.axeCheck(t, axe, "webapp-record")
-	b.run(t, "revoke", chromedp.Click("#revoke", chromedp.ByQuery))
+	b.run(t, "revoke", jsClick("#revoke"))
 	b.waitJS(t, "confirmation dialog", `document.querySelector("#revoke-dialog").open`, 5*time.Second)
-	b.run(t, "confirm", chromedp.SendKeys("#reason", "published in error", chromedp.ByQuery), chromedp.Click("#revoke-confirm", chromedp.ByQuery))
+	b.run(t, "confirm", jsType("#reason", "published in error"), jsClick("#revoke-confirm"))
 	b.waitJS(t, "revoked", `document.querySelector("#details").innerText.includes("revoked") && document.querySelector("#revoke-panel").hidden`, 10*time.Second)
 	verify("revoked")
 	b.screenshot(t, dir, "webapp-verify-revoked")
 	b.axeCheck(t, axe, "webapp-verify-revoked")
 	b.run(t, "records filtered by status", chromedp.Navigate(ts.base+"/records"))
 	b.waitJS(t, "records loaded", `document.querySelectorAll("#records tbody tr").length === 2`, 10*time.Second)
-	b.run(t, "filter revoked", chromedp.SetValue("#f-status", "revoked", chromedp.ByQuery), chromedp.Click(`#filters button[type="submit"]`, chromedp.ByQuery))
+	b.run(t, "filter revoked", jsType("#f-status", "revoked"), jsClick(`#filters button[type="submit"]`))
 	b.waitJS(t, "only the revoked record", fmt.Sprintf(`document.querySelectorAll("#records tbody tr").length === 1 && document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
 
 	// Webhooks: a receiver that fails, then recovers; Retry delivers.
@@ -395,11 +408,11 @@ func TestWebAppInChromium(t *testing.T) {
 	defer rcv.Close()
 	b.run(t, "open webhooks", chromedp.Navigate(ts.base+"/webhooks"))
 	b.waitJS(t, "webhooks loaded", `document.querySelector("#webhooks").innerText.includes("No webhook")`, 10*time.Second)
-	b.run(t, "create webhook", chromedp.SendKeys("#wh-url", rcv.URL+"/hook", chromedp.ByQuery),
-		chromedp.Click(`#wh-form button[type="submit"]`, chromedp.ByQuery))
+	b.run(t, "create webhook", jsType("#wh-url", rcv.URL+"/hook"),
+		jsClick(`#wh-form button[type="submit"]`))
 	b.waitJS(t, "secret shown", `!document.querySelector("#new-secret").hidden && document.querySelector("#new-secret-value").value.length > 20`, 10*time.Second)
-	b.run(t, "send a test event", chromedp.Click(`#webhooks article button:nth-of-type(2)`, chromedp.ByQuery))
-	refresh := chromedp.Click(`#dl-filter button[type="submit"]`, chromedp.ByQuery)
+	b.run(t, "send a test event", jsClick(`#webhooks article button:nth-of-type(2)`))
+	refresh := jsClick(`#dl-filter button[type="submit"]`)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		b.run(t, "refresh deliveries", refresh)
@@ -414,7 +427,7 @@ func TestWebAppInChromium(t *testing.T) {
 		}
 	}
 	failing.Store(false)
-	b.run(t, "retry", chromedp.Click(`#deliveries tr[data-status="failed"] button`, chromedp.ByQuery))
+	b.run(t, "retry", jsClick(`#deliveries tr[data-status="failed"] button`))
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		time.Sleep(300 * time.Millisecond)
@@ -438,8 +451,8 @@ func TestWebAppInChromium(t *testing.T) {
 	// Edit events, rotate the secret, delete (confirmations accepted).
 	b.eval(t, `window.confirm = () => true`, nil)
 	b.run(t, "unsubscribe content.verified",
-		chromedp.Click(`#webhooks article input[value="content.verified"]`, chromedp.ByQuery),
-		chromedp.Click(`#webhooks article button:nth-of-type(1)`, chromedp.ByQuery))
+		jsClick(`#webhooks article input[value="content.verified"]`),
+		jsClick(`#webhooks article button:nth-of-type(1)`))
 	b.waitJS(t, "events saved", `document.querySelector("#msg").innerText.includes("Events saved")`, 10*time.Second)
 	r := ts.do("GET", "/api/v1/webhooks", apiKey, nil)
 	if !strings.Contains(string(r.body), `"events":["content.signed","batch.anchored"]`) {
@@ -447,13 +460,13 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	var oldSecret, newSecret string
 	b.eval(t, `document.querySelector("#new-secret-value").value`, &oldSecret)
-	b.run(t, "rotate", chromedp.Click(`#webhooks article button:nth-of-type(3)`, chromedp.ByQuery))
+	b.run(t, "rotate", jsClick(`#webhooks article button:nth-of-type(3)`))
 	b.waitJS(t, "new secret", fmt.Sprintf(`document.querySelector("#new-secret-value").value !== %q`, oldSecret), 10*time.Second)
 	b.eval(t, `document.querySelector("#new-secret-value").value`, &newSecret)
 	if !strings.HasPrefix(newSecret, "whsec_") {
 		t.Errorf("rotated secret %q", newSecret)
 	}
-	b.run(t, "delete", chromedp.Click(`#webhooks article button.danger`, chromedp.ByQuery))
+	b.run(t, "delete", jsClick(`#webhooks article button.danger`))
 	b.waitJS(t, "deleted", `document.querySelector("#webhooks").innerText.includes("No webhook")`, 10*time.Second)
 
 	// Overview: counters, the daily chart and recent records.
@@ -484,7 +497,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "open keys", chromedp.Navigate(ts.base+"/keys"))
 	b.waitJS(t, "keys listed", `document.querySelector("#api-keys tbody").innerText.includes("Newsroom CMS")`, 10*time.Second)
 	b.eval(t, `window.confirm = () => true`, nil)
-	b.run(t, "revoke the API key", chromedp.Click(`#api-keys button.danger`, chromedp.ByQuery))
+	b.run(t, "revoke the API key", jsClick(`#api-keys button.danger`))
 	b.waitJS(t, "API key revoked", `!document.querySelector("#api-keys button.danger") && document.querySelector("#api-keys tbody").innerText.includes("revoked")`, 10*time.Second)
 	if r := ts.do("GET", "/api/v1/content-records", apiKey, nil); r.status != 401 {
 		t.Errorf("revoked API key = %d, want 401", r.status)
@@ -492,7 +505,7 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// When the session ends, the next call from a page says so.
 	clk.Advance(2 * time.Hour)
-	b.run(t, "create a key after expiry", chromedp.SendKeys("#ak-name", "late", chromedp.ByQuery), chromedp.Click(`#ak-form button[type="submit"]`, chromedp.ByQuery))
+	b.run(t, "create a key after expiry", jsType("#ak-name", "late"), jsClick(`#ak-form button[type="submit"]`))
 	b.waitJS(t, "session expired page", `location.pathname === "/session-expired" && document.querySelector("h1").textContent.includes("session has expired")`, 10*time.Second)
 	var stillCookie bool
 	b.eval(t, `fetch("/api/v1/auth/me").then(r => r.status !== 401)`, &stillCookie)
@@ -500,11 +513,11 @@ func TestWebAppInChromium(t *testing.T) {
 		t.Error("after expiry the session cookie still authenticates")
 	}
 	clk.Advance(-2 * time.Hour)
-	b.run(t, "log in again", chromedp.Click(`main a.button`, chromedp.ByQuery))
+	b.run(t, "log in again", jsClick(`main a.button`))
 	b.waitJS(t, "login page", `location.pathname === "/login"`, 10*time.Second)
-	b.run(t, "log in", chromedp.SendKeys("#email", "desk@journey.example", chromedp.ByQuery),
-		chromedp.SendKeys("#password", "correct horse battery", chromedp.ByQuery),
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery))
+	b.run(t, "log in", jsType("#email", "desk@journey.example"),
+		jsType("#password", "correct horse battery"),
+		jsClick(`form button[type="submit"]`))
 	b.waitJS(t, "back on the overview", `location.pathname === "/" && document.querySelector("#counters")`, 10*time.Second)
 
 	// A cross-site form post (another port is the same site, so the

@@ -649,6 +649,8 @@
   }
 
   const pages = {overview, sign, records, record: recordPage, keys: keysPage, webhooks: webhooksPage, verify: verifyPage, search: searchPage};
-  const init = pages[document.body.dataset.page];
-  if (init) init();
+  // data-ready tells tests (and anyone waiting) that the page's controls
+  // are wired and its first data is shown.
+  const init = pages[document.body.dataset.page] || (() => undefined);
+  Promise.resolve(init()).finally(() => { document.body.dataset.ready = '1'; });
 })();
