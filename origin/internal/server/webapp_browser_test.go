@@ -414,6 +414,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "send a test event", jsClick(`#webhooks article button:nth-of-type(2)`))
 	refresh := jsClick(`#dl-filter button[type="submit"]`)
 	deadline := time.Now().Add(20 * time.Second)
+	b.run(t, "show failed deliveries", jsType("#dl-status", "failed"))
 	for {
 		b.run(t, "refresh deliveries", refresh)
 		time.Sleep(200 * time.Millisecond)
@@ -426,8 +427,13 @@ func TestWebAppInChromium(t *testing.T) {
 			b.waitJS(t, "failed delivery", `false`, 0)
 		}
 	}
+	var others bool
+	b.eval(t, `!!document.querySelector('#deliveries tr[data-status]:not([data-status="failed"])')`, &others)
+	if others {
+		t.Error("the failed filter shows deliveries in another state")
+	}
 	failing.Store(false)
-	b.run(t, "retry", jsClick(`#deliveries tr[data-status="failed"] button`))
+	b.run(t, "retry", jsClick(`#deliveries tr[data-status="failed"] button`), jsType("#dl-status", "succeeded"))
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		time.Sleep(300 * time.Millisecond)

@@ -471,7 +471,7 @@
         const rows = items.map((d) => {
           const last = (d.attempts || [])[d.attempts.length - 1];
           return el('tr', {'data-delivery': d.id, 'data-status': d.status},
-            el('td', {}, d.event), el('td', {}, statusBadge(d.status)), el('td', {}, String((d.attempts || []).length)),
+            el('td', {}, d.event), el('td', {}, statusBadge(d.status === 'succeeded' ? 'delivered' : d.status)), el('td', {}, String((d.attempts || []).length)),
             el('td', {}, last ? (last.status_code ? 'HTTP ' + last.status_code : last.error || '–') : (d.last_error || '–')),
             el('td', {}, fmtTime(d.created_at)),
             el('td', {}, d.status === 'failed' ? el('button', {type: 'button', class: 'small', 'aria-label': 'Retry delivery ' + d.id,
