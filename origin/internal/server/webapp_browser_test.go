@@ -185,7 +185,12 @@ func TestWebAppInChromium(t *testing.T) {
 	axe := axeScript(t)
 	b := newBrowser(t)
 
-	// Register (the checker first proves it sees a violation).
+	// The welcome page, then register (the checker first proves it sees a
+	// violation).
+	b.run(t, "open welcome", chromedp.Navigate(ts.base+"/"))
+	b.waitJS(t, "welcome", `document.body.dataset.page === "welcome"`, 10*time.Second)
+	b.screenshot(t, dir, "webapp-welcome")
+	b.axeCheck(t, axe, "welcome")
 	b.run(t, "open register", chromedp.Navigate(ts.base+"/register"))
 	if axe != nil {
 		var n int
