@@ -1,6 +1,11 @@
 package httpapi
 
-import "github.com/valyala/fasthttp"
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
 
 // HandlePage registers a web page (or one of its assets) at path, outside
 // the API: it is not an API route (Routes does not list it, the OpenAPI
@@ -28,4 +33,24 @@ func (a *API) PageLimiter(name string) (func(ctx *fasthttp.RequestCtx) bool, err
 	rt := Route{Auth: Public, Limiter: l, LimitBy: ByIP}
 	pass := func(*fasthttp.RequestCtx) error { return nil }
 	return func(ctx *fasthttp.RequestCtx) bool { return a.serve(ctx, rt, pass) == nil }, nil
+}
+
+// RequestIsTLS reports whether the client reached the origin over TLS:
+// directly, or through a trusted proxy (Config.TrustedProxies) that says
+// so with "X-Forwarded-Proto: https". Anyone else's header is ignored.
+func (a *API) RequestIsTLS(ctx *fasthttp.RequestCtx) bool {
+	if ctx.IsTLS() {
+		return true
+	}
+	addr, ok := netip.AddrFromSlice(ctx.RemoteIP())
+	if !ok {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range a.cfg.TrustedProxies {
+		if p.Contains(addr) {
+			return strings.EqualFold(string(ctx.Request.Header.Peek("X-Forwarded-Proto")), "https")
+		}
+	}
+	return false
 }

@@ -732,7 +732,7 @@ func mountWebApp(api *httpapi.API, acc *accounts.Service, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("server: web app limiter: %w", err)
 	}
-	web, err := webapp.New(webapp.Config{Accounts: acc, Clock: cfg.Clock, AllowAuth: allow, Logger: cfg.Logger})
+	web, err := webapp.New(webapp.Config{Accounts: acc, Clock: cfg.Clock, AllowAuth: allow, IsTLS: api.RequestIsTLS, Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -269,5 +270,32 @@ func TestWebAppPasswordReset(t *testing.T) {
 	r = w.sameOriginPost("/login", "", url.Values{"email": {"reset@web.example"}, "password": {"another fine password"}})
 	if r.status != 303 || r.cookie == nil {
 		t.Errorf("login with the new password = %d (cookie %v), want 303 with a session", r.status, r.cookie)
+	}
+}
+
+// TestWebAppSecureCookieBehindProxy: behind a trusted proxy that
+// terminates TLS (X-Forwarded-Proto: https) the session cookie is Secure;
+// the same header from an untrusted peer changes nothing.
+func TestWebAppSecureCookieBehindProxy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trusted string
+		want    bool
+	}{
+		{"trusted proxy", "127.0.0.1/32", true},
+		{"untrusted peer", "192.0.2.0/24", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, "", clock.NewFake(time.Now().UTC().Truncate(time.Second)), func(c *Config, _ *deps) {
+				c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix(tc.trusted)}
+			})
+			w := newWebClient(t, ts.base)
+			r := w.send("POST", "/register", "", map[string]string{"Origin": "https://" + strings.TrimPrefix(ts.base, "http://"),
+				"Sec-Fetch-Site": "same-origin", "X-Forwarded-Proto": "https"},
+				url.Values{"email": {"proxy@web.example"}, "password": {"correct horse battery"}, "org_name": {"Proxy News"}, "org_type": {"news_org"}})
+			if r.status != 303 || r.cookie == nil || r.cookie.Secure != tc.want {
+				t.Fatalf("register = %d, cookie %+v; want Secure=%v", r.status, r.cookie, tc.want)
+			}
+		})
 	}
 }

@@ -92,7 +92,12 @@ func (a *App) session(ctx *fasthttp.RequestCtx) (u *accounts.User, token string,
 	return &usr, tok, false
 }
 
-func (a *App) secure(ctx *fasthttp.RequestCtx) bool { return a.cfg.SecureCookies || ctx.IsTLS() }
+func (a *App) secure(ctx *fasthttp.RequestCtx) bool {
+	if a.cfg.IsTLS != nil {
+		return a.cfg.IsTLS(ctx)
+	}
+	return ctx.IsTLS()
+}
 
 // sessionPage fills the session part of p.
 func sessionPage(p page, u *accounts.User, tok string) page {

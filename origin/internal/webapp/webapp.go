@@ -47,10 +47,10 @@ type Config struct {
 	// AllowAuth, if set, rate-limits the session form posts (login,
 	// register, forgot and reset password): false refuses the post.
 	AllowAuth func(ctx *fasthttp.RequestCtx) bool
-	// SecureCookies marks the session cookie Secure even on plain HTTP
-	// (the origin behind a proxy that terminates TLS); over TLS it always
-	// is.
-	SecureCookies bool
+	// IsTLS, if set, reports whether the browser reached the origin over
+	// TLS (through a trusted proxy that terminates it, say); the session
+	// cookie is then Secure. Nil means only a direct TLS connection counts.
+	IsTLS func(ctx *fasthttp.RequestCtx) bool
 	// Logger receives internal errors; nil discards.
 	Logger *slog.Logger
 }
