@@ -276,6 +276,23 @@ func TestWebAppInChromium(t *testing.T) {
 	if signed.Progress != 1 {
 		t.Errorf("upload progress %v at the end, want 1", signed.Progress)
 	}
+	// A third photo by drag and drop onto the drop zone.
+	dropped := base64.StdEncoding.EncodeToString(photo(t, 11, 640, 480))
+	b.run(t, "drop a photo", chromedp.Evaluate(fmt.Sprintf(`(() => {
+		const bin = atob(%q), u = new Uint8Array(bin.length);
+		for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+		const dt = new DataTransfer();
+		dt.items.add(new File([u], "dropped.jpg", {type: "image/jpeg"}));
+		const zone = document.querySelector("#drop");
+		zone.dispatchEvent(new DragEvent("dragover", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		zone.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+	})()`, dropped), nil))
+	b.waitJS(t, "dropped photo signed", `document.querySelectorAll("#results li.done a.download").length === 3 || document.querySelector("#results li.failed")`, 30*time.Second)
+	var droppedOK bool
+	b.eval(t, `!!document.querySelector('#results li.done a.download[download="dropped-signed.jpg"]')`, &droppedOK)
+	if !droppedOK {
+		t.Error("the dropped photo was not signed")
+	}
 	b.screenshot(t, dir, "webapp-sign")
 	b.axeCheck(t, axe, "webapp-sign")
 
@@ -394,7 +411,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.screenshot(t, dir, "webapp-verify-revoked")
 	b.axeCheck(t, axe, "webapp-verify-revoked")
 	b.run(t, "records filtered by status", chromedp.Navigate(ts.base+"/records"))
-	b.waitJS(t, "records loaded", `document.querySelectorAll("#records tbody tr").length === 2`, 10*time.Second)
+	b.waitJS(t, "records loaded", `document.querySelectorAll("#records tbody tr").length === 3`, 10*time.Second)
 	b.run(t, "filter revoked", jsType("#f-status", "revoked"), jsClick(`#filters button[type="submit"]`))
 	b.waitJS(t, "only the revoked record", fmt.Sprintf(`document.querySelectorAll("#records tbody tr").length === 1 && document.querySelector("#records tbody").innerText.includes(%q)`, signed.RecordID[:16]), 10*time.Second)
 
@@ -482,7 +499,7 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// Overview: counters, the daily chart and recent records.
 	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
-	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "2" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
+	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "3" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
 	var bars struct {
 		N    int     `json:"n"`
 		Last float64 `json:"last"`
@@ -495,7 +512,7 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "webapp-overview")
 	// Phone width: nothing wider than the screen.
 	b.run(t, "phone width", chromedp.EmulateViewport(390, 844), chromedp.Reload())
-	b.waitJS(t, "counters on a phone", `document.querySelector('[data-stat="total_signed"]').textContent === "2"`, 10*time.Second)
+	b.waitJS(t, "counters on a phone", `document.querySelector('[data-stat="total_signed"]').textContent === "3"`, 10*time.Second)
 	var wide int
 	b.eval(t, `document.documentElement.scrollWidth`, &wide)
 	if wide > 390 {
