@@ -254,8 +254,8 @@
             li.classList.add('done');
             state.replaceChildren(el('span', {class: 'tag tag-active'}, 'signed'), ' ',
               el('a', {href: url, download: res.name, class: 'download'}, 'Download ' + res.name), ' · ',
-              el('a', {href: '/records/' + encodeURIComponent(res.recordId)}, 'Record'), ' · ',
-              el('a', {href: '/api/v1/content-records/' + encodeURIComponent(res.recordId) + '/certificate'}, 'Certificate'));
+              el('a', {href: '/records/' + encodeURIComponent(res.recordId), 'aria-label': 'Record of ' + f.name}, 'Record'), ' · ',
+              el('a', {href: '/api/v1/content-records/' + encodeURIComponent(res.recordId) + '/certificate', 'aria-label': 'Certificate of ' + f.name}, 'Certificate'));
           } catch (e) {
             li.classList.add('failed');
             state.replaceChildren(el('span', {class: 'tag tag-revoked'}, 'failed'), ' ', e.message);
