@@ -163,5 +163,8 @@ func (s *Service) insert(tx store.Txn, r *Record, rec *record.Record) error {
 	if err := s.phindex().Add(tx, rec.ID, rec.PerceptualHash); err != nil {
 		return err
 	}
+	if err := bumpDaySigned(tx, r.Owner, r.CreatedAt); err != nil {
+		return err
+	}
 	return bumpCounters(tx, r.Owner, func(c *counters) { c.Signed++ })
 }

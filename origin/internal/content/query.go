@@ -261,6 +261,8 @@ type Stats struct {
 	PendingBatch       uint64
 	Revoked            uint64
 	Recent             []*Record
+	// Daily is the last DailyDays UTC days, oldest first, today last.
+	Daily []DayCount
 }
 
 // RecentLimit is the number of records Stats returns.
@@ -281,6 +283,9 @@ func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 		}
 		st = Stats{TotalSigned: c.Signed, TotalVerified: v, BlockchainAnchored: c.Anchored,
 			PendingBatch: c.Signed - min(c.Signed, c.Anchored), Revoked: c.Revoked}
+		if st.Daily, err = readDaily(tx, owner, s.now()); err != nil {
+			return err
+		}
 		st.Recent, _, err = scanIndex(tx, recentPrefix(owner), nil, "", RecentLimit, Filter{}, nil)
 		return err
 	})

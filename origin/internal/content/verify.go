@@ -242,6 +242,9 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		if err := bumpVerified(tx, best.rec.Owner, shard); err != nil {
 			return err
 		}
+		if err := bumpDayVerified(tx, best.rec.Owner, now, shard); err != nil {
+			return err
+		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentVerified, Time: now, Accounts: []string{best.rec.Owner}, Data: data})
 	})
 	if err != nil {

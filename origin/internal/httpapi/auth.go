@@ -71,7 +71,7 @@ const maxAuthorizationLen = 7 + accounts.MaxTokenLen
 func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, error) {
 	h := ctx.Request.Header.Peek("Authorization")
 	if len(h) == 0 {
-		return Principal{}, NewProblem(fasthttp.StatusUnauthorized, CodeUnauthenticated, "Authentication required")
+		return a.authenticateCookie(ctx, mode)
 	}
 	if len(h) > maxAuthorizationLen || len(h) < 8 || !bytes.EqualFold(h[:7], []byte("Bearer ")) {
 		return Principal{}, NewProblem(fasthttp.StatusUnauthorized, CodeInvalidToken, "Malformed Authorization header")
@@ -91,6 +91,32 @@ func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, 
 	}
 	if mode == APIKeyOnly {
 		p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not a session token")
+		return Principal{}, p
+	}
+	u, err := a.cfg.Accounts.Authenticate(Context(ctx), token)
+	if err != nil {
+		if !errors.Is(err, accounts.ErrInvalidToken) {
+			return Principal{}, err
+		}
+		return Principal{}, accounts.ErrInvalidToken
+	}
+	return Principal{AccountID: u.ID, Kind: AuthJWT}, nil
+}
+
+// authenticateCookie authenticates a request without an Authorization
+// header by its session cookie: a JWT, accepted where JWTs are, and on
+// unsafe methods only with the session's CSRF token.
+func (a *API) authenticateCookie(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, error) {
+	token := SessionToken(ctx)
+	if token == "" || mode == APIKeyOnly {
+		return Principal{}, NewProblem(fasthttp.StatusUnauthorized, CodeUnauthenticated, "Authentication required")
+	}
+	if len(token) > accounts.MaxTokenLen {
+		return Principal{}, accounts.ErrInvalidToken
+	}
+	if !safeMethod(ctx.Method()) && !CheckCSRF(token, string(ctx.Request.Header.Peek(CSRFHeader))) {
+		p := NewProblem(fasthttp.StatusForbidden, CodeCSRF, "Missing or wrong CSRF token")
+		p.Detail = "a write authenticated by the session cookie must carry the session's CSRF token in the " + CSRFHeader + " header"
 		return Principal{}, p
 	}
 	u, err := a.cfg.Accounts.Authenticate(Context(ctx), token)

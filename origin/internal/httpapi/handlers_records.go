@@ -46,16 +46,16 @@ func (a *API) registerRecords() error {
 	}
 	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleGetRecord)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleGetRecord)
 	// Certificates revalidate on every use (no-cache + ETag): a
 	// revocation shows at once, and an unchanged one costs a 304.
 	cert := validated("no-cache", a.handleCertificate)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.registerBadges()
-	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
+	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
 	return nil
 }
@@ -542,11 +542,13 @@ type certificateView struct {
 	Status         string      `json:"status"`
 	RevokedAt      string      `json:"revoked_at,omitempty"`
 	OriginType     string      `json:"origin_type"`
-	OrgType        string      `json:"org_type"`
-	KeyName        string      `json:"key_name"`
-	Blockchain     string      `json:"blockchain_status"`
-	BlockchainTx   string      `json:"blockchain_tx,omitempty"`
-	VerifyOffline  string      `json:"verify_offline"`
+	// OriginLabel is OriginType's human label (HTML page only).
+	OriginLabel   string `json:"-"`
+	OrgType       string `json:"org_type"`
+	KeyName       string `json:"key_name"`
+	Blockchain    string `json:"blockchain_status"`
+	BlockchainTx  string `json:"blockchain_tx,omitempty"`
+	VerifyOffline string `json:"verify_offline"`
 	// ParentRecordID and Chain show where the content came from when the
 	// record was signed as a derivative (docs/verification.md, "Who signed
 	// first"): the ancestors oldest first, then this record.
@@ -586,7 +588,8 @@ type certChainLink struct {
 
 var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;color:#1a1d23;line-height:1.5;margin:0}main{max-width:60rem;margin:0 auto;padding:1rem}dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.25rem}code{overflow-wrap:anywhere}a{color:#1d4ed8}</style></head>
 <body><main><h1>Provenance certificate</h1>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
 <dl>
@@ -596,7 +599,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dt>Signing key</dt><dd>{{.KeyName}} (declared by the signer; fingerprint <code>{{.Signer.KeyFingerprint}}</code>)</dd>
 <dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
 <dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
-<dt>Origin</dt><dd>{{.OriginType}} (declared by the signer)</dd>
+<dt>Origin</dt><dd>{{with .OriginLabel}}{{.}} ({{end}}<code>{{.OriginType}}</code>{{if .OriginLabel}}){{end}}, declared by the signer</dd>
 <dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on chain{{else}}received by the service, not yet anchored{{end}})</dd>
 {{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
 <dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
@@ -605,7 +608,20 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 {{if .Chain}}<h2>Provenance chain</h2>
 <ol>{{range .Chain}}<li>{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}}) <code>{{.RecordID}}</code></li>
 {{end}}</ol>{{end}}
+{{with .Anchor}}<h2>Anchoring</h2>
+<dl>
+<dt>Merkle root</dt><dd><code>{{.MerkleRoot}}</code></dd>
+<dt>Leaf</dt><dd>{{.LeafIndex}} of {{.TreeSize}}{{if .BatchID}} (batch {{.BatchID}}){{end}}</dd>
+<dt>Transaction</dt><dd><code>{{.TxHash}}</code> in block {{.BlockNumber}}{{if .Network}} on {{.Network}}{{end}}{{if .ChainID}} (chain id {{.ChainID}}){{end}}</dd>
+</dl>
+<h2>Checking it yourself</h2>
+<ol>
+<li>Decode <code>record</code> (base64) from this certificate's JSON (the same address with <code>Accept: application/json</code>) and check <code>signature_hex</code>, an Ed25519 signature over those bytes, under the signer public key above.</li>
+<li>Compute the leaf, SHA-256(0x00 ‖ record bytes ‖ signature), and fold the certificate's <code>audit_path</code> into it (RFC 9162, with the leaf index and tree size above): the result must be the Merkle root above.</li>
+<li>Ask any node of the network for the transaction above (<code>eth_getTransactionByHash</code>): its input must be <code>0x50564e31</code> followed by that root, in the block above.</li>
+</ol>{{end}}
 <p>{{.VerifyOffline}}</p>
+<p><a href="/verify">Check a file against the registry</a></p>
 </main></body></html>
 `))
 
@@ -623,6 +639,9 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID}
 	v.timeOfRecord(r)
+	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
+		v.OriginLabel = ot.Label
+	}
 	if r.ParentRecordID != "" {
 		lineage, err := a.cfg.Records.Lineage(Context(ctx), r)
 		if err != nil {
@@ -693,6 +712,14 @@ type dashboardStats struct {
 	PendingBatch       uint64         `json:"pending_batch"`
 	Revoked            uint64         `json:"revoked"`
 	RecentRecords      []recentRecord `json:"recent_records"`
+	// Daily is the last 30 UTC days, oldest first.
+	Daily []dailyCount `json:"daily"`
+}
+
+type dailyCount struct {
+	Date     string `json:"date"`
+	Signed   uint64 `json:"signed"`
+	Verified uint64 `json:"verified"`
 }
 
 // handleDashboardStats: GET /api/v1/dashboard/stats (JWT).
@@ -707,6 +734,10 @@ func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {
 	for _, r := range st.Recent {
 		out.RecentRecords = append(out.RecentRecords, recentRecord{ID: r.ID, SHA256: r.SHA256,
 			CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), BlockchainTx: r.BlockchainTx})
+	}
+	out.Daily = make([]dailyCount, 0, len(st.Daily))
+	for _, d := range st.Daily {
+		out.Daily = append(out.Daily, dailyCount{Date: d.Date, Signed: d.Signed, Verified: d.Verified})
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }

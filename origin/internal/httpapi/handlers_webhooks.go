@@ -89,7 +89,7 @@ func (a *API) registerWebhooks() {
 		return
 	}
 	rt := func(method, path string) Route {
-		return Route{Method: method, Path: path, Auth: APIKeyOnly, Scope: keys.ScopeWebhooks}
+		return Route{Method: method, Path: path, Auth: JWTOrAPIKey, Scope: keys.ScopeWebhooks}
 	}
 	a.Handle(rt("POST", "/api/v1/webhooks"), a.handleCreateWebhook)
 	a.Handle(rt("GET", "/api/v1/webhooks"), a.handleListWebhooks)
@@ -99,6 +99,18 @@ func (a *API) registerWebhooks() {
 	a.Handle(rt("POST", "/api/v1/webhooks/{id}/rotate-secret"), a.handleRotateWebhookSecret)
 	a.Handle(rt("GET", "/api/v1/webhooks/{id}/deliveries"), a.handleListDeliveries)
 	a.Handle(rt("POST", "/api/v1/webhooks/deliveries/{id}/retry"), a.handleRetryDelivery)
+	a.Handle(rt("POST", "/api/v1/webhooks/{id}/test"), a.handleTestWebhook)
+}
+
+// handleTestWebhook: POST /api/v1/webhooks/{id}/test queues a
+// webhook.test delivery to that webhook (202 with the delivery).
+func (a *API) handleTestWebhook(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	d, err := a.cfg.Webhooks.SendTest(Context(ctx), p.AccountID, pathParam(ctx, "id"))
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusAccepted, toDeliveryResponse(d))
 }
 
 func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {

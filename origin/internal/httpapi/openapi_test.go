@@ -115,25 +115,26 @@ func TestRoutesAuthModes(t *testing.T) {
 		"GET /api/v1/keys/signing-keys":     JWTOnly,
 		"GET /api/v1/origin-types":          Public,
 		"GET /api/v1/openapi.json":          Public,
-		// spec: webhooks are API-key only
-		"POST /api/v1/webhooks":                       APIKeyOnly,
-		"GET /api/v1/webhooks":                        APIKeyOnly,
-		"GET /api/v1/webhooks/{id}":                   APIKeyOnly,
-		"PUT /api/v1/webhooks/{id}":                   APIKeyOnly,
-		"DELETE /api/v1/webhooks/{id}":                APIKeyOnly,
-		"POST /api/v1/webhooks/{id}/rotate-secret":    APIKeyOnly,
-		"GET /api/v1/webhooks/{id}/deliveries":        APIKeyOnly,
-		"POST /api/v1/webhooks/deliveries/{id}/retry": APIKeyOnly,
+		// Webhooks: an API key with the webhooks scope, or the owner's
+		// session (the web app manages webhooks).
+		"POST /api/v1/webhooks":                       JWTOrAPIKey,
+		"GET /api/v1/webhooks":                        JWTOrAPIKey,
+		"GET /api/v1/webhooks/{id}":                   JWTOrAPIKey,
+		"PUT /api/v1/webhooks/{id}":                   JWTOrAPIKey,
+		"DELETE /api/v1/webhooks/{id}":                JWTOrAPIKey,
+		"POST /api/v1/webhooks/{id}/rotate-secret":    JWTOrAPIKey,
+		"GET /api/v1/webhooks/{id}/deliveries":        JWTOrAPIKey,
+		"POST /api/v1/webhooks/deliveries/{id}/retry": JWTOrAPIKey,
 		// Spec Auth column, content records.
 		"POST /api/v1/sign":                            JWTOrAPIKey,
 		"POST /api/v1/verify":                          Public,
 		"POST /api/v1/register":                        JWTOrAPIKey,
 		"GET /api/v1/dashboard/stats":                  JWTOnly,
 		"POST /api/v1/sign-batch":                      APIKeyOnly,
-		"GET /api/v1/content-records":                  APIKeyOnly,
-		"GET /api/v1/content-records/{id}":             APIKeyOnly,
+		"GET /api/v1/content-records":                  JWTOrAPIKey,
+		"GET /api/v1/content-records/{id}":             JWTOrAPIKey,
 		"GET /api/v1/content-records/{id}/certificate": Public,
-		"DELETE /api/v1/content-records/{id}":          APIKeyOnly,
+		"DELETE /api/v1/content-records/{id}":          JWTOrAPIKey,
 		"GET /api/v1/content-records/public/search":    Public,
 	}
 	got := map[string]AuthMode{}

@@ -43,6 +43,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/metrics"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
+	"github.com/provenant/provenant/origin/internal/webapp"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
@@ -442,6 +443,9 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := mountWebApp(api, acc, cfg); err != nil {
+		return nil, err
+	}
 	if d.routes != nil {
 		d.routes(api)
 	}
@@ -718,5 +722,20 @@ func syncFile(path string) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("server: sync secret: %w", err)
 	}
+	return nil
+}
+
+// mountWebApp serves the web app under "/" on the API's router; its
+// session form posts are rate-limited per client IP like the login route.
+func mountWebApp(api *httpapi.API, acc *accounts.Service, cfg Config) error {
+	allow, err := api.PageLimiter("web-session")
+	if err != nil {
+		return fmt.Errorf("server: web app limiter: %w", err)
+	}
+	web, err := webapp.New(webapp.Config{Accounts: acc, Clock: cfg.Clock, AllowAuth: allow, IsTLS: api.RequestIsTLS, Logger: cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	web.Mount(api)
 	return nil
 }

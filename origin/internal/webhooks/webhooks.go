@@ -722,23 +722,7 @@ func (s *Service) Publish(txn store.Txn, ev events.Event) error {
 			if !r.Active || !slices.Contains(r.Events, ev.Type) {
 				continue
 			}
-			did, err := ids.NewUUID(s.rand)
-			if err != nil {
-				return err
-			}
-			due := now
-			d := Delivery{ID: did, WebhookID: hid, AccountID: acct, Event: ev.Type, EventTime: ev.Time.UTC(), Body: body,
-				Attempts: []Attempt{}, RoundAttempts: len(s.schedule) + 1, NextAttemptAt: &due, CreatedAt: now, UpdatedAt: now}
-			if err := setStatus(txn, &d, StatusPending); err != nil {
-				return err
-			}
-			if err := txn.Set(listKey(hid, "all", now, did), nil); err != nil {
-				return err
-			}
-			if err := txn.Set(queueKey(due, did), []byte(hid)); err != nil {
-				return err
-			}
-			if err := putDelivery(txn, d); err != nil {
+			if _, err := s.queue(txn, hid, acct, ev.Type, ev.Time, body, now); err != nil {
 				return err
 			}
 			queued++
@@ -748,6 +732,68 @@ func (s *Service) Publish(txn store.Txn, ev events.Event) error {
 		s.d.wake()
 	}
 	return nil
+}
+
+// queue stores a pending delivery of body to webhook hid, due now.
+func (s *Service) queue(txn store.Txn, hid, acct, typ string, evTime time.Time, body []byte, now time.Time) (Delivery, error) {
+	did, err := ids.NewUUID(s.rand)
+	if err != nil {
+		return Delivery{}, err
+	}
+	due := now
+	d := Delivery{ID: did, WebhookID: hid, AccountID: acct, Event: typ, EventTime: evTime.UTC(), Body: body,
+		Attempts: []Attempt{}, RoundAttempts: len(s.schedule) + 1, NextAttemptAt: &due, CreatedAt: now, UpdatedAt: now}
+	if err := setStatus(txn, &d, StatusPending); err != nil {
+		return Delivery{}, err
+	}
+	if err := txn.Set(listKey(hid, "all", now, did), nil); err != nil {
+		return Delivery{}, err
+	}
+	if err := txn.Set(queueKey(due, did), []byte(hid)); err != nil {
+		return Delivery{}, err
+	}
+	if err := putDelivery(txn, d); err != nil {
+		return Delivery{}, err
+	}
+	return d, nil
+}
+
+// TestEvent is the event type of a test delivery (SendTest). Webhooks
+// cannot subscribe to it; every webhook receives the ones sent to it.
+const TestEvent = "webhook.test"
+
+// SendTest queues a test delivery to owner's webhook id, whatever events
+// it subscribes to: the body {event: "webhook.test", timestamp, data:
+// {webhook_id}} goes through the same signing, schedule and delivery log
+// as any event. It returns ErrNotFound for another account's webhook and
+// ErrInactive for an inactive one.
+func (s *Service) SendTest(ctx context.Context, owner, id string) (Delivery, error) {
+	var d Delivery
+	err := s.st.Update(ctx, func(tx store.Txn) error {
+		r, err := getOwnRecord(tx, owner, id)
+		if err != nil {
+			return err
+		}
+		if !r.Active {
+			return ErrInactive
+		}
+		now := s.clock.Now().UTC()
+		data, err := json.Marshal(map[string]string{"webhook_id": id})
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(envelope{Event: TestEvent, Timestamp: FormatTime(now), Data: data})
+		if err != nil {
+			return err
+		}
+		d, err = s.queue(tx, id, owner, TestEvent, now, body, now)
+		return err
+	})
+	if err != nil {
+		return Delivery{}, fmt.Errorf("webhooks: test: %w", err)
+	}
+	s.d.wake()
+	return d, nil
 }
 
 // ---- deliveries ----

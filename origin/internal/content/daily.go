@@ -1,0 +1,91 @@
+package content
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/store"
+)
+
+// Daily counters for the dashboard chart: records signed and verifications
+// per owner and UTC day, bumped in the transactions that count the totals
+// (verifications over the same shards as the total).
+const (
+	pfxDaySigned   = "rec/ds/"
+	pfxDayVerified = "rec/dv/"
+	// DailyDays is how many days Stats' Daily series covers, today included.
+	DailyDays = 30
+)
+
+// DayCount is one day of an owner's activity.
+type DayCount struct {
+	// Date is the UTC day, YYYY-MM-DD.
+	Date     string
+	Signed   uint64
+	Verified uint64
+}
+
+func dayKey(pfx, owner string, day time.Time) []byte {
+	return []byte(pfx + owner + "/" + day.UTC().Format(time.DateOnly))
+}
+
+func addCount(tx store.Txn, k []byte) error {
+	var n uint64
+	b, err := tx.Get(k)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	case len(b) == 8:
+		n = binary.BigEndian.Uint64(b)
+	}
+	return tx.Set(k, binary.BigEndian.AppendUint64(nil, n+1))
+}
+
+func readCount(tx store.Txn, k []byte) (uint64, error) {
+	b, err := tx.Get(k)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(b) != 8 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// bumpDaySigned counts one record signed by owner on day at.
+func bumpDaySigned(tx store.Txn, owner string, at time.Time) error {
+	return addCount(tx, dayKey(pfxDaySigned, owner, at))
+}
+
+// bumpDayVerified counts one verification of owner's content on day at.
+func bumpDayVerified(tx store.Txn, owner string, at time.Time, shard int) error {
+	return addCount(tx, fmt.Appendf(dayKey(pfxDayVerified, owner, at), "/%d", shard))
+}
+
+// readDaily returns owner's last DailyDays days up to today, oldest first.
+func readDaily(tx store.Txn, owner string, today time.Time) ([]DayCount, error) {
+	out := make([]DayCount, 0, DailyDays)
+	for i := DailyDays - 1; i >= 0; i-- {
+		day := today.UTC().AddDate(0, 0, -i)
+		d := DayCount{Date: day.Format(time.DateOnly)}
+		var err error
+		if d.Signed, err = readCount(tx, dayKey(pfxDaySigned, owner, day)); err != nil {
+			return nil, err
+		}
+		for sh := 0; sh < verifiedShards; sh++ {
+			n, err := readCount(tx, fmt.Appendf(dayKey(pfxDayVerified, owner, day), "/%d", sh))
+			if err != nil {
+				return nil, err
+			}
+			d.Verified += n
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

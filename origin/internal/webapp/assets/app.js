@@ -1,0 +1,656 @@
+// Provenant web app. Every page is rendered by the server; this script
+// fills the account pages from the public API (authenticated by the
+// session cookie, with the page's CSRF token on writes) and runs the
+// public verifier through the widget's worker. No framework, no build.
+'use strict';
+(function () {
+  const csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  const csrf = csrfMeta ? csrfMeta.content : '';
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  // el builds an element; children are nodes or text (never parsed as HTML).
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') e.className = v;
+      else if (k === 'text') e.textContent = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+
+  const fmtTime = (s) => {
+    if (!s) return '–';
+    const d = new Date(s);
+    return isNaN(d) ? s : d.toISOString().replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+  };
+  const short = (s, n) => (s && s.length > (n || 12) ? s.slice(0, n || 12) + '…' : s || '');
+
+  // ApiError carries an RFC 9457 problem from the API.
+  class ApiError extends Error {
+    constructor(status, problem) {
+      super((problem && (problem.detail || problem.title)) || 'The request failed (' + status + ')');
+      this.status = status;
+      this.problem = problem || {};
+    }
+  }
+
+  function sessionGone(status, problem) {
+    // A page with a session whose token stopped working: say so clearly.
+    if (status === 401 && csrf && problem && problem.code !== 'invalid_credentials') {
+      location.assign('/session-expired');
+      return true;
+    }
+    return false;
+  }
+
+  // api calls the public API as the signed-in account.
+  async function api(method, path, opts) {
+    opts = opts || {};
+    const headers = {Accept: 'application/json'};
+    let body;
+    if (opts.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    if (method !== 'GET' && method !== 'HEAD') headers['X-CSRF-Token'] = csrf;
+    const r = await fetch(path, {method, headers, body, credentials: 'same-origin', cache: 'no-store'});
+    const text = await r.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+    if (!r.ok) {
+      if (sessionGone(r.status, data)) throw new ApiError(r.status, data);
+      throw new ApiError(r.status, data);
+    }
+    return data;
+  }
+
+  // showError puts err's human message in box and marks the field it
+  // names in form (aria-invalid, focused).
+  function showError(box, err, form) {
+    if (form) $$('[aria-invalid]', form).forEach((f) => f.removeAttribute('aria-invalid'));
+    const msg = err instanceof ApiError ? err.message : 'Something went wrong: ' + (err && err.message || err);
+    box.replaceChildren(el('div', {class: 'alert error', role: 'alert'}, msg));
+    if (form && err instanceof ApiError) {
+      const fields = (err.problem.errors || []).map((e) => e.field);
+      if (err.problem.field) fields.unshift(err.problem.field);
+      let first = null;
+      for (const name of fields) {
+        const f = form.elements[name];
+        const input = f && (f.length && !f.tagName ? f[0] : f);
+        if (input && input.setAttribute) {
+          input.setAttribute('aria-invalid', 'true');
+          first = first || input;
+        }
+      }
+      if (first) first.focus();
+    }
+  }
+  function showOK(box, msg) {
+    box.replaceChildren(el('div', {class: 'alert ok', role: 'status'}, msg));
+  }
+
+  async function copy(input, button) {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch (e) {
+      document.execCommand('copy');
+    }
+    button.textContent = 'Copied';
+    setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+  }
+
+  // dropZone wires drag and drop on zone to onFiles (the file input
+  // inside it works on its own).
+  function dropZone(zone, onFiles) {
+    zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
+    zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+    zone.addEventListener('drop', (e) => {
+      e.preventDefault();
+      zone.classList.remove('over');
+      if (e.dataTransfer && e.dataTransfer.files.length) onFiles(Array.from(e.dataTransfer.files));
+    });
+  }
+
+  const statusBadge = (s) => el('span', {class: 'tag tag-' + (s || 'none')}, s || '–');
+
+  // ---- overview ------------------------------------------------------
+
+  function chart(box, days) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const svgEl = (tag, attrs, text) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text !== undefined) e.textContent = text;
+      return e;
+    };
+    if (!days || !days.length) {
+      box.replaceChildren(el('p', {class: 'hint'}, 'No daily figures yet.'));
+      return;
+    }
+    const W = 720, H = 220, pad = {l: 36, r: 8, t: 12, b: 28};
+    const max = Math.max(1, ...days.map((d) => Math.max(d.signed, d.verified || 0)));
+    const bw = (W - pad.l - pad.r) / days.length;
+    const y = (v) => H - pad.b - (v / max) * (H - pad.t - pad.b);
+    const total = days.reduce((a, d) => a + d.signed, 0);
+    const totalV = days.reduce((a, d) => a + (d.verified || 0), 0);
+    const svg = svgEl('svg', {viewBox: `0 0 ${W} ${H}`, role: 'img', class: 'chart-svg',
+      'aria-label': `${total} records signed and ${totalV} verifications in the last ${days.length} days`});
+    for (const t of [0, Math.ceil(max / 2), max]) {
+      svg.append(svgEl('line', {x1: pad.l, x2: W - pad.r, y1: y(t), y2: y(t), class: 'grid'}));
+      svg.append(svgEl('text', {x: pad.l - 6, y: y(t) + 4, 'text-anchor': 'end', class: 'axis'}, String(t)));
+    }
+    days.forEach((d, i) => {
+      const x = pad.l + i * bw;
+      const r = svgEl('rect', {x: x + 1, y: y(d.signed), width: Math.max(1, bw - 2), height: H - pad.b - y(d.signed), class: 'bar'});
+      r.append(svgEl('title', {}, `${d.date}: ${d.signed} signed, ${d.verified || 0} verifications`));
+      svg.append(r);
+      if ((days.length - 1 - i) % 7 === 0) {
+        svg.append(svgEl('text', {x: x + bw / 2, y: H - 8, 'text-anchor': 'middle', class: 'axis'}, d.date.slice(5)));
+      }
+    });
+    if (days.some((d) => d.verified !== undefined)) {
+      const pts = days.map((d, i) => `${pad.l + i * bw + bw / 2},${y(d.verified || 0)}`).join(' ');
+      svg.append(svgEl('polyline', {points: pts, class: 'line'}));
+    }
+    const legend = el('p', {class: 'legend'}, el('span', {class: 'key key-bar'}), ' records signed  ',
+      el('span', {class: 'key key-line'}), ' verifications');
+    box.replaceChildren(svg, legend);
+  }
+
+  async function overview() {
+    const msg = $('#msg');
+    try {
+      const s = await api('GET', '/api/v1/dashboard/stats');
+      $$('[data-stat]').forEach((dd) => { dd.textContent = String(s[dd.dataset.stat] ?? 0); });
+      chart($('#chart'), s.daily);
+      const tb = $('#recent tbody');
+      tb.replaceChildren(...(s.recent_records || []).map((r) => el('tr', {},
+        el('td', {}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, short(r.id, 16))),
+        el('td', {class: 'mono'}, short(r.sha256, 16)),
+        el('td', {}, fmtTime(r.created_at)),
+        el('td', {}, r.blockchain_tx ? 'anchored' : 'pending'))));
+      if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 4}, 'No records yet. ', el('a', {href: '/sign'}, 'Sign a file'))));
+    } catch (e) {
+      showError(msg, e);
+    }
+  }
+
+  // ---- sign ----------------------------------------------------------
+
+  // upload sends one file to POST /api/v1/sign with progress, and resolves
+  // to {blob, name, recordId} or rejects with an ApiError.
+  function upload(file, keyId, onProgress) {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', '/api/v1/sign?signing_key_id=' + encodeURIComponent(keyId) + '&return_file=true');
+      xhr.responseType = 'blob';
+      xhr.setRequestHeader('X-CSRF-Token', csrf);
+      xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+      xhr.onerror = () => reject(new Error('the connection failed'));
+      xhr.onload = async () => {
+        if (xhr.status === 201) {
+          const cd = xhr.getResponseHeader('Content-Disposition') || '';
+          const m = /filename="?([^";]+)"?/.exec(cd);
+          resolve({blob: xhr.response, name: m ? m[1] : 'signed', recordId: xhr.getResponseHeader('X-Record-Id')});
+          return;
+        }
+        let p = null;
+        try { p = JSON.parse(await xhr.response.text()); } catch (e) { p = null; }
+        sessionGone(xhr.status, p);
+        reject(new ApiError(xhr.status, p));
+      };
+      const fd = new FormData();
+      fd.append('file', file, file.name);
+      xhr.send(fd);
+    });
+  }
+
+  async function sign() {
+    const msg = $('#msg');
+    const sel = $('#signing_key_id');
+    try {
+      const ks = await api('GET', '/api/v1/keys/signing-keys');
+      // A device key's private half stays on its device: the service
+      // cannot sign with it.
+      const items = (ks.items || []).filter((k) => !k.revoked_at && k.custody !== 'device');
+      sel.replaceChildren(...items.map((k) => el('option', {value: k.id}, `${k.name} (${k.origin_type})`)));
+      if (!items.length) {
+        sel.append(el('option', {value: ''}, 'No signing key'));
+        $('#nokey').hidden = false;
+      }
+    } catch (e) {
+      showError(msg, e);
+    }
+    const results = $('#results');
+    let queue = Promise.resolve();
+    const signFiles = (files) => {
+      if (!sel.value) {
+        showError(msg, new ApiError(400, {detail: 'Choose a signing key first.', field: 'signing_key_id'}), $('#sign-form'));
+        return;
+      }
+      msg.replaceChildren();
+      for (const f of files) {
+        const bar = el('progress', {max: 1, value: 0, 'aria-label': 'Upload of ' + f.name});
+        const state = el('span', {class: 'state'}, 'waiting');
+        const li = el('li', {class: 'result'}, el('strong', {}, f.name), ' ', bar, ' ', state);
+        results.prepend(li);
+        const key = sel.value;
+        queue = queue.then(async () => {
+          state.textContent = 'uploading';
+          try {
+            const res = await upload(f, key, (x) => { bar.value = x; });
+            bar.value = 1;
+            const url = URL.createObjectURL(res.blob);
+            li.dataset.recordId = res.recordId;
+            li.classList.add('done');
+            state.replaceChildren(el('span', {class: 'tag tag-active'}, 'signed'), ' ',
+              el('a', {href: url, download: res.name, class: 'download'}, 'Download ' + res.name), ' · ',
+              el('a', {href: '/records/' + encodeURIComponent(res.recordId), 'aria-label': 'Record of ' + f.name}, 'Record'), ' · ',
+              el('a', {href: '/api/v1/content-records/' + encodeURIComponent(res.recordId) + '/certificate', 'aria-label': 'Certificate of ' + f.name}, 'Certificate'));
+          } catch (e) {
+            li.classList.add('failed');
+            state.replaceChildren(el('span', {class: 'tag tag-revoked'}, 'failed'), ' ', e.message);
+          }
+        });
+      }
+    };
+    $('#files').addEventListener('change', (e) => { signFiles(Array.from(e.target.files)); e.target.value = ''; });
+    dropZone($('#drop'), signFiles);
+  }
+
+  // ---- records -------------------------------------------------------
+
+  async function records() {
+    const msg = $('#msg');
+    const form = $('#filters');
+    const tb = $('#records tbody');
+    let next = '';
+    const load = async (cursor) => {
+      const q = new URLSearchParams();
+      for (const [k, v] of new FormData(form)) if (v) q.set(k, v);
+      q.set('limit', '20');
+      if (cursor) q.set('cursor', cursor);
+      try {
+        const page = await api('GET', '/api/v1/content-records?' + q);
+        msg.replaceChildren();
+        tb.replaceChildren(...(page.items || []).map((r) => el('tr', {},
+          el('td', {}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, short(r.id, 16))),
+          el('td', {}, r.original_filename || '–'),
+          el('td', {}, r.origin_type),
+          el('td', {}, fmtTime(r.created_at)),
+          el('td', {}, statusBadge(r.blockchain_status)),
+          el('td', {}, statusBadge(r.status)))));
+        if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 6}, 'No records match.')));
+        next = page.next_cursor || '';
+        $('#more').hidden = !next;
+        $('#first').hidden = !cursor;
+      } catch (e) {
+        showError(msg, e, form);
+      }
+    };
+    form.addEventListener('submit', (e) => { e.preventDefault(); load(''); });
+    $('#more').addEventListener('click', () => load(next));
+    $('#first').addEventListener('click', () => load(''));
+    load('');
+  }
+
+  async function recordPage() {
+    const msg = $('#msg');
+    const id = $('#rid').dataset.id;
+    const kv = (dl, rows) => dl.replaceChildren(...rows.filter((r) => r[1] !== undefined && r[1] !== '').flatMap(([k, v]) =>
+      [el('dt', {}, k), el('dd', {class: typeof v === 'string' && /^[0-9a-f]{32,}$/.test(v) ? 'mono break' : ''}, v)]));
+    const load = async () => {
+      try {
+        const r = await api('GET', '/api/v1/content-records/' + encodeURIComponent(id));
+        kv($('#details'), [
+          ['Status', statusBadge(r.status)], ['Revoked at', r.revoked_at ? fmtTime(r.revoked_at) : ''],
+          ['Reason', r.revoked_reason || ''], ['File', r.original_filename], ['Origin type', r.origin_type],
+          ['Signer', (r.signer && (r.signer.display || r.signer.org_name)) || ''], ['Created', fmtTime(r.created_at)],
+          ['SHA-256', r.sha256], ['Original SHA-256', r.original_sha256 || ''], ['Perceptual hash', r.perceptual_hash],
+          ['Watermark payload', r.watermark_payload_hex], ['Size', r.width ? `${r.width}×${r.height} ${r.output_format || ''}` : ''],
+          ['Parent record', r.parent_record_id || ''],
+        ]);
+        const an = r.anchoring || {};
+        kv($('#anchoring'), [['Status', statusBadge(r.blockchain_status)], ['Transaction', r.blockchain_tx || ''],
+          ['Anchored at', r.anchored_at ? fmtTime(r.anchored_at) : ''], ['Detail', an.detail || '']]);
+        $('#proof').textContent = an.proof ? JSON.stringify(an.proof, null, 2) : 'No proof yet: the record is waiting for the next anchoring batch.';
+        $('#revoke-panel').hidden = r.status === 'revoked';
+      } catch (e) {
+        showError(msg, e);
+      }
+    };
+    const dlg = $('#revoke-dialog');
+    $('#revoke').addEventListener('click', () => { $('#reason').value = ''; dlg.showModal(); $('#revoke-cancel').focus(); });
+    dlg.addEventListener('close', async () => {
+      if (dlg.returnValue !== 'confirm') return;
+      try {
+        const reason = $('#reason').value;
+        await api('DELETE', '/api/v1/content-records/' + encodeURIComponent(id), reason ? {json: {reason}} : {});
+        showOK(msg, 'The record is revoked.');
+        await load();
+      } catch (e) {
+        showError(msg, e);
+      }
+    });
+    load();
+  }
+
+  // ---- keys ----------------------------------------------------------
+
+  async function keysPage() {
+    const msg = $('#msg');
+    const loadSigning = async () => {
+      const ks = await api('GET', '/api/v1/keys/signing-keys');
+      const tb = $('#signing-keys tbody');
+      tb.replaceChildren(...(ks.items || []).map((k) => el('tr', {},
+        el('td', {}, k.name), el('td', {}, k.origin_type), el('td', {}, [k.device_id, k.device_info].filter(Boolean).join(' · ') || '–'),
+        el('td', {class: 'mono', title: k.public_key_hex}, short(k.public_key_hex, 16)), el('td', {}, fmtTime(k.created_at)))));
+      if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 5}, 'No signing key yet.')));
+    };
+    const loadAPI = async () => {
+      const ks = await api('GET', '/api/v1/keys/api-keys');
+      const tb = $('#api-keys tbody');
+      tb.replaceChildren(...(ks.items || []).map((k) => el('tr', {},
+        el('td', {}, k.name), el('td', {}, (k.scopes || []).join(', ')), el('td', {class: 'mono'}, '…' + k.last4),
+        el('td', {}, fmtTime(k.created_at)), el('td', {}, fmtTime(k.last_used_at)),
+        el('td', {}, k.revoked_at ? statusBadge('revoked') : el('button', {type: 'button', class: 'danger small',
+          'aria-label': 'Revoke API key ' + k.name,
+          onclick: async () => {
+            if (!confirm('Revoke the API key "' + k.name + '"? Programs using it stop working at once.')) return;
+            try { await api('DELETE', '/api/v1/keys/api-keys/' + encodeURIComponent(k.id)); showOK(msg, 'API key revoked.'); await loadAPI(); } catch (e) { showError(msg, e); }
+          }}, 'Revoke')))));
+      if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 6}, 'No API key yet.')));
+    };
+    $('#sk-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const f = e.target;
+      try {
+        await api('POST', '/api/v1/keys/signing-keys', {json: {name: f.name.value, origin_type: f.origin_type.value,
+          device_id: f.device_id.value, device_info: f.device_info.value}});
+        f.reset();
+        showOK(msg, 'Signing key created.');
+        await loadSigning();
+      } catch (err) {
+        showError(msg, err, f);
+      }
+    });
+    $('#ak-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const f = e.target;
+      const scopes = $$('input[name="scopes"]:checked', f).map((c) => c.value);
+      try {
+        const k = await api('POST', '/api/v1/keys/api-keys', {json: {name: f.elements.name.value, scopes}});
+        f.elements.name.value = '';
+        $('#new-key-value').value = k.key;
+        $('#new-key').hidden = false;
+        $('#new-key-value').focus();
+        await loadAPI();
+      } catch (err) {
+        showError(msg, err, f);
+      }
+    });
+    $('#copy-key').addEventListener('click', (e) => copy($('#new-key-value'), e.target));
+    try { await Promise.all([loadSigning(), loadAPI()]); } catch (e) { showError(msg, e); }
+  }
+
+  // ---- webhooks ------------------------------------------------------
+
+  async function webhooksPage() {
+    const msg = $('#msg');
+    const list = $('#webhooks');
+    const dsel = $('#dl-webhook');
+    const events = $$('#wh-events input').map((c) => c.value);
+    let hooks = [];
+    const showSecret = (s) => {
+      $('#new-secret-value').value = s;
+      $('#new-secret').hidden = false;
+      $('#new-secret-value').focus();
+    };
+    const load = async () => {
+      const page = await api('GET', '/api/v1/webhooks?limit=100');
+      hooks = page.items || [];
+      list.replaceChildren(...hooks.map(card));
+      if (!hooks.length) list.append(el('p', {}, 'No webhook yet.'));
+      const cur = dsel.value;
+      dsel.replaceChildren(el('option', {value: ''}, 'All webhooks'), ...hooks.map((h) => el('option', {value: h.id}, h.url)));
+      dsel.value = hooks.some((h) => h.id === cur) ? cur : '';
+    };
+    const act = async (fn, ok) => {
+      try { await fn(); if (ok) showOK(msg, ok); await load(); } catch (e) { showError(msg, e); }
+    };
+    const card = (h) => {
+      const boxes = events.map((ev) => el('label', {class: 'check'},
+        el('input', {type: 'checkbox', value: ev, checked: (h.events || []).includes(ev)}), ' ' + ev));
+      const fs = el('fieldset', {}, el('legend', {}, 'Events'), ...boxes);
+      return el('article', {class: 'hook', 'data-id': h.id},
+        el('h3', {class: 'break'}, h.url), el('p', {class: 'hint'}, (h.active ? 'active' : 'inactive') + ' · created ' + fmtTime(h.created_at)),
+        fs,
+        el('div', {class: 'row'},
+          el('button', {type: 'button', class: 'secondary', onclick: () => act(() => api('PUT', '/api/v1/webhooks/' + h.id,
+            {json: {events: $$('input:checked', fs).map((c) => c.value)}}), 'Events saved.')}, 'Save events'),
+          el('button', {type: 'button', class: 'secondary', onclick: () => act(() => api('POST', '/api/v1/webhooks/' + h.id + '/test'),
+            'A test event was queued; see the deliveries below.').then(loadDeliveries)}, 'Send test event'),
+          el('button', {type: 'button', class: 'secondary', onclick: () => act(async () => {
+            if (!confirm('Rotate the secret? The old one keeps working for a short overlap.')) return;
+            showSecret((await api('POST', '/api/v1/webhooks/' + h.id + '/rotate-secret')).secret);
+          })}, 'Rotate secret'),
+          el('button', {type: 'button', class: 'secondary', onclick: () => { dsel.value = h.id; loadDeliveries(); }}, 'Deliveries'),
+          el('button', {type: 'button', class: 'danger', onclick: () => act(async () => {
+            if (!confirm('Delete the webhook ' + h.url + '?')) return;
+            await api('DELETE', '/api/v1/webhooks/' + h.id);
+          }, 'Webhook deleted.')}, 'Delete')));
+    };
+    let more = null;
+    const loadDeliveries = async (append) => {
+      const status = $('#dl-status').value;
+      const ids = dsel.value ? [dsel.value] : hooks.map((h) => h.id);
+      const tb = $('#deliveries tbody');
+      try {
+        let items = [];
+        const cursors = {};
+        for (const id of ids) {
+          const q = new URLSearchParams({limit: '20'});
+          if (status) q.set('status', status);
+          if (append && more && more[id]) q.set('cursor', more[id]);
+          else if (append) continue;
+          const page = await api('GET', '/api/v1/webhooks/' + id + '/deliveries?' + q);
+          items = items.concat(page.items || []);
+          if (page.next_cursor) cursors[id] = page.next_cursor;
+        }
+        more = cursors;
+        items.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+        const rows = items.map((d) => {
+          const last = (d.attempts || [])[d.attempts.length - 1];
+          return el('tr', {'data-delivery': d.id, 'data-status': d.status},
+            el('td', {}, d.event), el('td', {}, statusBadge(d.status === 'succeeded' ? 'delivered' : d.status)), el('td', {}, String((d.attempts || []).length)),
+            el('td', {}, last ? (last.status_code ? 'HTTP ' + last.status_code : last.error || '–') : (d.last_error || '–')),
+            el('td', {}, fmtTime(d.created_at)),
+            el('td', {}, d.status === 'failed' ? el('button', {type: 'button', class: 'small', 'aria-label': 'Retry delivery ' + d.id,
+              onclick: async () => {
+                try { await api('POST', '/api/v1/webhooks/deliveries/' + d.id + '/retry'); showOK(msg, 'Retry queued.'); setTimeout(() => loadDeliveries(), 800); } catch (e) { showError(msg, e); }
+              }}, 'Retry') : ''));
+        });
+        if (append) tb.append(...rows); else tb.replaceChildren(...rows);
+        if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 6}, 'No deliveries.')));
+        $('#dl-more').hidden = !Object.keys(cursors).length;
+      } catch (e) {
+        showError(msg, e, $('#dl-filter'));
+      }
+    };
+    $('#dl-filter').addEventListener('submit', (e) => { e.preventDefault(); loadDeliveries(); });
+    $('#dl-more').addEventListener('click', () => loadDeliveries(true));
+    $('#wh-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const f = e.target;
+      try {
+        const h = await api('POST', '/api/v1/webhooks', {json: {url: f.url.value, events: $$('input:checked', f).map((c) => c.value)}});
+        f.url.value = '';
+        showSecret(h.secret);
+        await load();
+        await loadDeliveries();
+      } catch (err) {
+        showError(msg, err, f);
+      }
+    });
+    $('#copy-secret').addEventListener('click', (e) => copy($('#new-secret-value'), e.target));
+    try { await load(); await loadDeliveries(); } catch (e) { showError(msg, e); }
+  }
+
+  // ---- verify --------------------------------------------------------
+
+  let worker = null;
+  let seq = 0;
+  const pending = new Map();
+  // verifyInBrowser runs the widget's verifier worker on the file; the
+  // worker reads it from a blob: URL of this page and sends only facts.
+  function verifyInBrowser(file) {
+    if (!worker) {
+      worker = new Worker('/api/v1/widget/worker.js');
+      worker.postMessage({type: 'init', base: location.origin});
+      worker.onmessage = (e) => {
+        const p = pending.get(e.data.id);
+        if (p) { pending.delete(e.data.id); p(e.data); }
+      };
+      worker.onerror = (e) => {
+        for (const [id, p] of pending) { pending.delete(id); p({status: 'error', error: e.message || 'the verifier failed'}); }
+        worker = null;
+      };
+    }
+    const url = URL.createObjectURL(file);
+    const id = ++seq;
+    return new Promise((resolve) => {
+      pending.set(id, (r) => { URL.revokeObjectURL(url); resolve(r); });
+      worker.postMessage({id, src: url});
+    });
+  }
+
+  // verifyOnServer is the fallback without WebAssembly: the file is sent.
+  async function verifyOnServer(file) {
+    const fd = new FormData();
+    fd.append('file', file, file.name);
+    const r = await fetch('/api/v1/verify', {method: 'POST', body: fd, credentials: 'omit'});
+    const v = await r.json();
+    if (!r.ok) throw new ApiError(r.status, v);
+    let status = 'none';
+    if (v.match === 'revoked' || (v.chain || []).some((c) => c.record_id === v.record_id && c.status === 'revoked')) status = 'revoked';
+    else if (v.authentic) status = v.checks.blockchain.passed ? 'verified' : 'pending';
+    else if (v.record_id || v.resembles) status = 'altered';
+    return {status, result: Object.assign({record_id: v.record_id}, v), match: v.match};
+  }
+
+  const verdicts = {
+    verified: ['Authentic', 'Signed, unchanged, and anchored on the public ledger.'],
+    pending: ['Authentic (anchoring pending)', 'Signed and unchanged; the record waits for the next anchoring batch.'],
+    revoked: ['Revoked', 'The signer revoked this record: do not rely on it.'],
+    altered: ['Not the signed file', 'A record was found, but this file is not the one signed (edited, or a mark moved to another picture).'],
+    none: ['No record found', 'Nothing in the registry matches this file.'],
+    error: ['Could not verify', ''],
+  };
+
+  async function verifyPage() {
+    const prog = $('#progress');
+    const box = $('#result');
+    const run = async (file) => {
+      if (!file) return;
+      box.hidden = true;
+      const wasm = typeof WebAssembly === 'object' && typeof WebAssembly.instantiate === 'function';
+      prog.replaceChildren(el('p', {}, 'Checking ' + file.name + (wasm ? ' in this browser…' : ' on the server…')));
+      let r;
+      try {
+        r = wasm ? await verifyInBrowser(file) : await verifyOnServer(file);
+      } catch (e) {
+        r = {status: 'error', error: e.message};
+      }
+      prog.replaceChildren();
+      const [title, text] = verdicts[r.status] || verdicts.error;
+      box.dataset.status = r.status;
+      box.dataset.path = wasm ? 'browser' : 'server';
+      const h = $('#verdict');
+      h.className = 'verdict verdict-' + r.status;
+      h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error : text));
+      $('#path').textContent = wasm
+        ? 'Verified in this browser with the WebAssembly verifier: the file did not leave your machine; only its fingerprints were looked up.'
+        : 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.';
+      const res = r.result || {};
+      const signer = res.signer || {};
+      const origin = res.origin || {};
+      const anchor = r.anchor;
+      const rows = [
+        ['File', `${file.name} (${file.size} bytes)`],
+        ['Signer', signer.display || signer.org_name || ''],
+        ['Origin', origin.label ? origin.label + (origin.declared ? ' (declared by the signer)' : '') : ''],
+        ['Signed at', res.timestamp ? fmtTime(res.timestamp) : ''],
+        ['Anchoring', anchor ? `block ${anchor.block} · tx ${anchor.tx}` + (anchor.network ? ' · ' + anchor.network : '')
+          : (res.blockchain_tx ? 'tx ' + res.blockchain_tx : (res.record_id ? 'pending' : ''))],
+        ['Match', r.match || ''],
+        ['Record', res.record_id || ''],
+      ].filter((x) => x[1]);
+      $('#facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {class: k === 'Record' ? 'mono break' : ''}, v)]));
+      const checks = res.checks || {};
+      const names = {watermark: 'Watermark', sha256: 'SHA-256', perceptual_hash: 'Perceptual hash', blockchain: 'Anchoring proof'};
+      $('#checks').replaceChildren(...Object.keys(names).map((k) => {
+        const c = checks[k] || {passed: false, details: 'not checked'};
+        // A check the verifier had no need to run (the watermark of a
+        // byte-identical file) is not a failure.
+        const skipped = !c.passed && /^not (extracted|checked)/i.test(c.details || '');
+        return el('li', {class: c.passed ? 'pass' : skipped ? 'skipped' : 'fail', 'data-check': k},
+          el('span', {class: 'mark', 'aria-hidden': 'true'}, c.passed ? '✓' : skipped ? '–' : '✗'),
+          el('strong', {}, names[k] + (c.passed ? ' passed' : skipped ? ' not needed' : ' not passed')), ' — ', c.details || '');
+      }));
+      const rid = res.record_id || (res.resembles && res.resembles.record_id);
+      $('#cert-link').replaceChildren(rid ? el('a', {href: '/api/v1/content-records/' + encodeURIComponent(rid) + '/certificate'}, 'Open the certificate') : '');
+      box.hidden = false;
+      h.setAttribute('tabindex', '-1');
+      h.focus();
+    };
+    $('#file').addEventListener('change', (e) => run(e.target.files[0]));
+    dropZone($('#drop'), (files) => run(files[0]));
+  }
+
+  // ---- registry search -----------------------------------------------
+
+  async function sha256Hex(file) {
+    const d = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+    return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  async function searchPage() {
+    const msg = $('#msg');
+    const form = $('#search-form');
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      msg.replaceChildren();
+      const file = $('#hash-file').files[0];
+      try {
+        if (file) form.sha256.value = await sha256Hex(file);
+        const q = new URLSearchParams({sha256: form.sha256.value.trim().toLowerCase(), limit: '20'});
+        const r = await fetch('/api/v1/content-records/public/search?' + q, {headers: {Accept: 'application/json'}});
+        const page = await r.json();
+        if (!r.ok) throw new ApiError(r.status, page);
+        const tb = $('#hits tbody');
+        tb.replaceChildren(...(page.items || []).map((x) => el('tr', {},
+          el('td', {}, el('a', {href: '/api/v1/content-records/' + encodeURIComponent(x.id) + '/certificate'}, short(x.id, 16))),
+          el('td', {}, (x.signer && x.signer.display) || x.org_name), el('td', {}, x.origin_type),
+          el('td', {}, fmtTime(x.created_at)), el('td', {}, statusBadge(x.status)))));
+        $('#none').hidden = tb.children.length > 0;
+      } catch (err) {
+        showError(msg, err, form);
+      }
+    });
+  }
+
+  const pages = {overview, sign, records, record: recordPage, keys: keysPage, webhooks: webhooksPage, verify: verifyPage, search: searchPage};
+  // data-ready tells tests (and anyone waiting) that the page's controls
+  // are wired and its first data is shown.
+  const init = pages[document.body.dataset.page] || (() => undefined);
+  Promise.resolve(init()).finally(() => { document.body.dataset.ready = '1'; });
+})();

@@ -1,0 +1,139 @@
+package webapp
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/mail"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/clock"
+)
+
+func TestSafeNext(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/records", "/records"},
+		{"/records/abc?x=1", "/records/abc?x=1"},
+		{"", "/"},
+		{"records", "/"},
+		{"//evil.example/", "/"},
+		{"/\\evil.example", "/"},
+		{"https://evil.example/", "/"},
+		{"/ok\r\nSet-Cookie: x", "/"},
+		{"/session-expired", "/"},
+		{"/logout", "/"},
+	}
+	for _, tc := range tests {
+		if got := safeNext(tc.in); got != tc.want {
+			t.Errorf("safeNext(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzSafeNext: whatever a login form's next says, the redirect stays a
+// path on this origin.
+func FuzzSafeNext(f *testing.F) {
+	for _, s := range []string{"/", "/keys", "//x", "/\\x", "http://x", "/a\nb", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := safeNext(s)
+		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") || strings.ContainsAny(got, "\r\n") {
+			t.Fatalf("safeNext(%q) = %q leaves the origin", s, got)
+		}
+	})
+}
+
+func TestSameOrigin(t *testing.T) {
+	tests := []struct {
+		name, site, origin string
+		want               bool
+	}{
+		{"same origin", "same-origin", "http://app.example", true},
+		{"typed address", "none", "", true},
+		{"no browser headers", "", "", true},
+		{"cross-site", "cross-site", "http://evil.example", false},
+		{"same-site other origin", "same-site", "http://other.app.example", false},
+		{"origin of another host", "", "http://evil.example", false},
+		{"opaque origin", "", "null", false},
+	}
+	for _, tc := range tests {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.SetRequestURI("http://app.example/login")
+		ctx.Request.Header.SetHost("app.example")
+		if tc.site != "" {
+			ctx.Request.Header.Set("Sec-Fetch-Site", tc.site)
+		}
+		if tc.origin != "" {
+			ctx.Request.Header.Set("Origin", tc.origin)
+		}
+		if got := sameOrigin(&ctx); got != tc.want {
+			t.Errorf("%s: sameOrigin = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func newApp(t *testing.T) *App {
+	t.Helper()
+	st, err := store.Open(store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	acc, err := accounts.New(accounts.Config{Store: st, Clock: clk, Rand: rand.Reader, TokenKey: priv,
+		Mailer:   &mail.Outbox{Dir: t.TempDir(), Clock: clk},
+		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Config{Accounts: acc, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestAssetsFingerprinted: every embedded asset has a URL whose name
+// carries its content hash, and every page template renders with the
+// layout and links only fingerprinted assets.
+func TestAssetsFingerprinted(t *testing.T) {
+	a := newApp(t)
+	fp := regexp.MustCompile(`^/assets/[a-z]+-[0-9a-f]{12}\.(css|js|svg)$`)
+	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
+		u := a.AssetURL(name)
+		if !fp.MatchString(u) {
+			t.Errorf("AssetURL(%q) = %q, not fingerprinted", name, u)
+		}
+		if _, ok := a.assets[strings.TrimPrefix(u, "/assets/")]; !ok {
+			t.Errorf("%s is not served", u)
+		}
+	}
+	if a.AssetURL("nope.js") != "" {
+		t.Error("AssetURL of a missing asset is not empty")
+	}
+	for name := range a.pages {
+		var ctx fasthttp.RequestCtx
+		a.render(&ctx, 200, page{Name: name, Title: name, Values: map[string]string{}})
+		body := string(ctx.Response.Body())
+		if ctx.Response.StatusCode() != 200 || !strings.Contains(body, `data-page="`+name+`"`) {
+			t.Errorf("page %s: status %d, body:\n%s", name, ctx.Response.StatusCode(), body)
+			continue
+		}
+		for _, m := range regexp.MustCompile(`(?:href|src)="(/assets/[^"]+)"`).FindAllStringSubmatch(body, -1) {
+			if !fp.MatchString(m[1]) {
+				t.Errorf("page %s links %s", name, m[1])
+			}
+		}
+	}
+	if len(a.pages) < 14 {
+		t.Errorf("%d page templates, want every page", len(a.pages))
+	}
+}
