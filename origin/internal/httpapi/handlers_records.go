@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"mime"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +54,7 @@ func (a *API) registerRecords() error {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.registerReceipt()
+	a.registerFiles()
 	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
@@ -150,18 +150,7 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	ctx.SetBody(res.File)
 }
 
-func signedName(res *content.SignResult) string {
-	base := res.Record.OriginalFilename
-	base = strings.TrimSuffix(base, path.Ext(base))
-	if base == "" {
-		base = res.Record.ID
-	}
-	ext := ".png"
-	if res.Record.OutputFormat == "jpeg" {
-		ext = ".jpg"
-	}
-	return base + "-signed" + ext
-}
+func signedName(res *content.SignResult) string { return signedFileName(res.Record) }
 
 // handleVerify: POST /api/v1/verify (multipart: file). Public.
 func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
