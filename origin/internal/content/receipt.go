@@ -82,3 +82,12 @@ func (s *Service) File(ctx context.Context, owner, id string) (*Record, blobs.Bl
 	}
 	return r, b, nil
 }
+
+// OpenBlob opens the kept signed file whose SHA-256 is sum (the caller
+// closes it): blobs.ErrNotFound, or ErrFileNotKept when no files are kept.
+func (s *Service) OpenBlob(ctx context.Context, sum string) (blobs.Blob, error) {
+	if s.cfg.Blobs == nil {
+		return nil, ErrFileNotKept
+	}
+	return s.cfg.Blobs.Open(ctx, sum)
+}

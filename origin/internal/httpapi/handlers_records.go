@@ -38,13 +38,13 @@ func (a *API) registerRecords() error {
 		lims[i] = lim
 	}
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential, Idempotent: true}, a.handleSign)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true}, a.handleVerify)
 	if err := a.registerLookup(); err != nil {
 		return err
 	}
-	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleGetRecord)

@@ -456,7 +456,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		}
 		demoDir = os.DirFS(dir)
 	}
-	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
 	if err != nil {
