@@ -340,6 +340,8 @@ type recordView struct {
 	// ParentEvidence what linked the upload to it.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// DownloadURL is where the owner downloads the signed file, when kept.
+	DownloadURL string `json:"download_url,omitempty"`
 }
 
 type recordDetail struct {
@@ -375,6 +377,7 @@ func toRecordView(r *content.Record) recordView {
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
 		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), ParentRecordID: r.ParentRecordID, ParentEvidence: r.ParentEvidence,
+		DownloadURL: r.FileURL(),
 	}
 }
 
