@@ -207,6 +207,9 @@ type SignResponse struct {
 	// derivative_of); ParentEvidence names what linked it.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// DownloadURL is where the owner downloads the signed file later
+	// (API key with scope read), when the service keeps it.
+	DownloadURL string `json:"download_url,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.
@@ -222,6 +225,9 @@ type Anchor struct {
 	Network     string   `json:"network,omitempty"`
 	// ChainID is the EIP-155 chain id of Network, when known.
 	ChainID uint64 `json:"chain_id,omitempty"`
+	// BlockHash is the hash of block BlockNumber (0x hex), when known: with
+	// ChainID it names the block on any node of the chain, reorgs included.
+	BlockHash string `json:"block_hash,omitempty"`
 }
 
 // Probe is the examined picture's local-signature probe in JSON: its

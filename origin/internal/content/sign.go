@@ -61,6 +61,7 @@ func (r *SignResult) Response() wire.SignResponse {
 		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
 		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
+		DownloadURL: r.Record.FileURL(),
 	}
 }
 
@@ -109,13 +110,22 @@ func cleanFilename(s string) string {
 // the record, its indexes, its anchoring queue entry, the owner's counters
 // and a content.signed event in one transaction.
 //
-// Errors: keys.ErrNotFound when the key is not the caller's; imagex
+// Errors: keys.ErrNotFound when the key is not the caller's;
+// keys.ErrDeviceKey when it is a device key; imagex
 // sentinels for unusable uploads; ErrImageTooSmall below the watermark's
 // minimum size.
 func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
 		return nil, err
+	}
+	if key.RevokedAt != nil {
+		return nil, keys.ErrSigningKeyRevoked
+	}
+	if key.Device() {
+		// Refuse before decoding: the service cannot sign with a key whose
+		// private half only the client holds.
+		return nil, keys.ErrDeviceKey
 	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {
@@ -231,6 +241,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	if parent != nil {
 		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
+	}
+	if s.cfg.Blobs != nil {
+		// The file is durable before the record that names it commits: a
+		// crash in between leaves an unreferenced blob, never a record
+		// without its file.
+		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
+			return nil, fmt.Errorf("content: keep signed file: %w", err)
+		}
+		r.Blob = r.SHA256
 	}
 	if err := s.commitNew(ctx, r, rec, signed); err != nil {
 		return nil, err

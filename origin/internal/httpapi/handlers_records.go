@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"mime"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -39,13 +38,13 @@ func (a *API) registerRecords() error {
 		lims[i] = lim
 	}
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential, Idempotent: true}, a.handleSign)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true}, a.handleVerify)
 	if err := a.registerLookup(); err != nil {
 		return err
 	}
-	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleGetRecord)
@@ -54,6 +53,8 @@ func (a *API) registerRecords() error {
 	cert := validated("no-cache", a.handleCertificate)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
+	a.registerReceipt()
+	a.registerFiles()
 	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
@@ -149,18 +150,7 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	ctx.SetBody(res.File)
 }
 
-func signedName(res *content.SignResult) string {
-	base := res.Record.OriginalFilename
-	base = strings.TrimSuffix(base, path.Ext(base))
-	if base == "" {
-		base = res.Record.ID
-	}
-	ext := ".png"
-	if res.Record.OutputFormat == "jpeg" {
-		ext = ".jpg"
-	}
-	return base + "-signed" + ext
-}
+func signedName(res *content.SignResult) string { return signedFileName(res.Record) }
 
 // handleVerify: POST /api/v1/verify (multipart: file). Public.
 func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
@@ -229,8 +219,12 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 		return FieldProblem("signing_key_id", "is required")
 	}
 	// Check the key before reading megabytes of files.
-	if _, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
+	if k, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
 		return err
+	} else if k.RevokedAt != nil {
+		return keys.ErrSigningKeyRevoked
+	} else if k.Device() {
+		return keys.ErrDeviceKey
 	}
 	parentFields := make([]string, MaxBatchItems)
 	for i := range parentFields {
@@ -346,6 +340,8 @@ type recordView struct {
 	// ParentEvidence what linked the upload to it.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// DownloadURL is where the owner downloads the signed file, when kept.
+	DownloadURL string `json:"download_url,omitempty"`
 }
 
 type recordDetail struct {
@@ -381,6 +377,7 @@ func toRecordView(r *content.Record) recordView {
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
 		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), ParentRecordID: r.ParentRecordID, ParentEvidence: r.ParentEvidence,
+		DownloadURL: r.FileURL(),
 	}
 }
 
@@ -563,6 +560,9 @@ type certificateView struct {
 	TimeOfRecord      string `json:"time_of_record"`
 	TimeOfRecordBasis string `json:"time_of_record_basis"`
 	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
+	// SigningKeyRevocation says, when the record's signing key is revoked,
+	// whether the record stays valid and why.
+	SigningKeyRevocation *content.KeyRevocation `json:"signing_key_revocation,omitempty"`
 }
 
 // timeOfRecord fills the certificate's time of record and claimed time.
@@ -592,6 +592,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <style>body{font-family:system-ui,sans-serif;color:#1a1d23;line-height:1.5;margin:0}main{max-width:60rem;margin:0 auto;padding:1rem}dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.25rem}code{overflow-wrap:anywhere}a{color:#1d4ed8}</style></head>
 <body><main><h1>Provenance certificate</h1>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
+{{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
 <dl>
 <dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
 <dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>
@@ -637,7 +638,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
-		ParentRecordID: r.ParentRecordID}
+		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
 	v.timeOfRecord(r)
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		v.OriginLabel = ot.Label

@@ -108,6 +108,13 @@ const (
 	// CodeDerivativeMismatch (422): derivative_of names a record the upload
 	// is not linked to.
 	CodeDerivativeMismatch = "derivative_mismatch"
+	// CodeDeviceKeyCannotSign (422): sign or sign-batch named a device key
+	// (custody "device"); the service holds no private key for it: sign
+	// locally and use register.
+	CodeDeviceKeyCannotSign = "device_key_cannot_sign"
+	// CodePublicKeyTaken (409): a signing key with this public_key_hex
+	// exists already.
+	CodePublicKeyTaken = "public_key_taken"
 
 	// Domain verification (docs/api.md, Domains).
 	// CodeInvalidDomain (422): not a bare public DNS name; detail says why.
@@ -197,6 +204,10 @@ var errorMappings = []struct {
 	{accounts.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{keys.ErrInvalidAPIKey, fasthttp.StatusUnauthorized, CodeInvalidAPIKey, "Invalid API key"},
 	{keys.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{keys.ErrDeviceKey, fasthttp.StatusUnprocessableEntity, CodeDeviceKeyCannotSign, "The signing key is a device key: the service cannot sign with it; sign on the device and use POST /api/v1/register"},
+	{keys.ErrPublicKeyTaken, fasthttp.StatusConflict, CodePublicKeyTaken, "A signing key with this public key already exists"},
+	{keys.ErrSigningKeyRevoked, fasthttp.StatusConflict, CodeSigningKeyRevoked, "The signing key is revoked and signs nothing any more"},
+	{keys.ErrSigningKeyAlreadyRevoked, fasthttp.StatusConflict, CodeSigningKeyAlreadyRevoked, "The signing key is already revoked"},
 	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
 	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},
@@ -208,6 +219,7 @@ var errorMappings = []struct {
 	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
 	{content.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
 	{content.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{content.ErrFileNotKept, fasthttp.StatusNotFound, CodeFileNotKept, "The record's signed file is not stored"},
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
@@ -260,6 +272,12 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.As(err, &unv) {
 		p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeDomainUnverified, "The domain's proof does not carry the token")
 		p.Detail = strings.Join(unv.Tried, "; ")
+		return p, false
+	}
+	var na *content.NotAnchoredError
+	if errors.As(err, &na) {
+		p := NewProblem(fasthttp.StatusConflict, CodeNotAnchored, "The record is not anchored yet; its receipt exists once it is")
+		p.Detail = na.Detail
 		return p, false
 	}
 	if errors.Is(err, store.ErrBadCursor) {

@@ -33,6 +33,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
@@ -77,6 +78,9 @@ const (
 	// DefaultAdminListen is the admin listener's address: loopback, since
 	// metrics and profiles are for the operator, not the public.
 	DefaultAdminListen = "127.0.0.1:9090"
+	// DefaultChainRPCListen is where the embedded chain's read-only
+	// JSON-RPC listens: loopback, on the port Ethereum tools try first.
+	DefaultChainRPCListen = "127.0.0.1:8545"
 )
 
 // Layout of the data directory.
@@ -85,6 +89,8 @@ const (
 	outboxSubdir  = "outbox"
 	secretsSubdir = "secrets"
 	demoSubdir    = "demo"
+	// blobsSubdir keeps every signed output, content-addressed.
+	blobsSubdir   = "blobs"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
 )
@@ -139,6 +145,11 @@ type Config struct {
 	// AdminAddr is where the admin listener (GET /metrics, /debug/pprof/)
 	// listens; "" disables it. It is never the public listener.
 	AdminAddr string
+	// ChainRPCAddr is where the embedded chain answers read-only Ethereum
+	// JSON-RPC (ethchain.ReadOnlyMethods) so that anyone can check an
+	// anchor with ordinary Ethereum tools; "" disables it, and it is
+	// ignored when anchoring goes to an external node (Anchor.Chain.RPCURL).
+	ChainRPCAddr string
 	// Registry receives the origin's metrics; nil means a fresh registry
 	// (metrics are collected either way, and served when AdminAddr is set).
 	Registry *prometheus.Registry
@@ -217,7 +228,12 @@ type Server struct {
 	admin        *http.Server
 	adminLn      net.Listener
 	adminServing bool
-	metrics      *metrics.Metrics
+	// chainRPC serves the embedded chain's read-only JSON-RPC on chainRPCLn
+	// (both nil when disabled).
+	chainRPC        *http.Server
+	chainRPCLn      net.Listener
+	chainRPCServing bool
+	metrics         *metrics.Metrics
 	// stopGC ends the value-log GC loop; gcDone is closed when it has.
 	stopGC  context.CancelFunc
 	gcDone  chan struct{}
@@ -405,8 +421,12 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	kept, err := blobs.OpenDir(filepath.Join(cfg.DataDir, blobsSubdir))
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	recs, err := content.New(content.Config{
-		Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
+		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
 	})
 	if err != nil {
@@ -437,7 +457,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		}
 		demoDir = os.DirFS(dir)
 	}
-	api, err := httpapi.New(httpapi.Config{Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
 	if err != nil {
@@ -460,6 +480,20 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		mux.Handle("/", met.Handler())
 		mux.HandleFunc("GET /backup", s.handleBackup)
 		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	}
+	if cfg.ChainRPCAddr != "" && chain.Embedded() {
+		h, err := chain.ReadOnlyRPC()
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		if s.chainRPCLn, err = net.Listen("tcp", cfg.ChainRPCAddr); err != nil {
+			if s.adminLn != nil {
+				_ = s.adminLn.Close()
+			}
+			return nil, fmt.Errorf("server: chain RPC listen: %w", err)
+		}
+		s.chainRPC = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+			ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
@@ -518,6 +552,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		}()
 		s.log.Info("admin listening", "addr", s.adminLn.Addr().String())
 	}
+	if s.chainRPC != nil && !s.closed && !s.chainRPCServing {
+		s.chainRPCServing = true
+		go func() {
+			if err := s.chainRPC.Serve(s.chainRPCLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("chain RPC listener stopped", "err", err)
+			}
+		}()
+		s.log.Info("embedded chain read-only RPC listening", "addr", s.chainRPCLn.Addr().String())
+	}
 	s.closeMu.Unlock()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
@@ -545,6 +588,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		adminErr = s.admin.Shutdown(ctx)
 		_ = s.adminLn.Close() // when Serve never ran; already closed otherwise
 	}
+	if s.chainRPC != nil {
+		adminErr = errors.Join(adminErr, s.chainRPC.Shutdown(ctx))
+		_ = s.chainRPCLn.Close()
+	}
 	if s.stopGC != nil {
 		s.stopGC()
 		<-s.gcDone
@@ -559,6 +606,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
 	return errors.Join(httpErr, adminErr, chainErr, storeErr)
+}
+
+// ChainRPCAddr returns the address of the embedded chain's read-only
+// JSON-RPC listener, or nil when it is disabled.
+func (s *Server) ChainRPCAddr() net.Addr {
+	if s.chainRPCLn == nil {
+		return nil
+	}
+	return s.chainRPCLn.Addr()
 }
 
 // AdminAddr returns the admin listener's address, or nil when it is
