@@ -294,7 +294,9 @@ func TestOriginDown(t *testing.T) {
 		r    func() response
 	}{
 		{"proxied", func() response { return do(t, "GET", edge+"/api/v1/auth/me", nil, nil) }},
-		{"verify", func() response { return upload(t, edge+"/api/v1/verify", nextClient(), "", unrelated(t, 9, 320, 240), nil) }},
+		{"verify", func() response {
+			return upload(t, edge+"/api/v1/verify", nextClient(), "", unrelated(t, 9, 320, 240), nil)
+		}},
 	} {
 		r := tt.r()
 		mustStatus(t, r, 503, tt.name+" with the origin down")
