@@ -181,10 +181,30 @@ var forwarded = [...]string{fasthttp.HeaderAccept, fasthttp.HeaderAcceptLanguage
 func newFetchRequest(r *fasthttp.Request) fetchRequest {
 	return fetchRequest{
 		host:           string(r.Header.Host()),
-		uri:            string(r.Header.RequestURI()),
+		uri:            originForm(r.Header.RequestURI()),
 		accept:         string(r.Header.Peek(fasthttp.HeaderAccept)),
 		acceptLanguage: string(r.Header.Peek(fasthttp.HeaderAcceptLanguage)),
 	}
+}
+
+// originForm is the request target without an absolute form's scheme and
+// authority; the path stays as the client wrote it (not re-escaped), since
+// the origin's router matches the raw path.
+func originForm(uri []byte) string {
+	s := string(uri)
+	for _, scheme := range [...]string{"http://", "https://"} {
+		if len(s) >= len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
+			rest := s[len(scheme):]
+			if i := strings.IndexAny(rest, "/?"); i >= 0 {
+				if rest[i] == '?' {
+					return "/" + rest[i:]
+				}
+				return rest[i:]
+			}
+			return "/"
+		}
+	}
+	return s
 }
 
 func (fr *fetchRequest) header(name string) string {

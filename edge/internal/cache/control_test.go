@@ -68,3 +68,18 @@ func FuzzParseCacheControl(f *testing.F) {
 		}
 	})
 }
+
+func TestOriginForm(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/api/v1/widget/badge/r1.svg?x=1", "/api/v1/widget/badge/r1.svg?x=1"},
+		{"/api/v1/widget/org-badge/A%2FB.svg", "/api/v1/widget/org-badge/A%2FB.svg"},
+		{"http://edge.example/demo?a=b", "/demo?a=b"},
+		{"HTTPS://edge.example", "/"},
+		{"http://edge.example?q", "/?q"},
+	}
+	for _, tt := range tests {
+		if got := originForm([]byte(tt.in)); got != tt.want {
+			t.Errorf("originForm(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ type object struct {
 // testOrigin is a real fasthttp server on loopback whose objects,
 // failures and availability a test controls.
 type testOrigin struct {
-	t    *testing.T
+	t    testing.TB
 	addr string
 
 	mu      sync.Mutex
@@ -46,7 +46,7 @@ type testOrigin struct {
 	ln  net.Listener
 }
 
-func newTestOrigin(t *testing.T) *testOrigin {
+func newTestOrigin(t testing.TB) *testOrigin {
 	t.Helper()
 	o := &testOrigin{t: t, objects: map[string]object{}, hits: map[string]int{}, inm: map[string]int{}, sent304: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -191,7 +191,7 @@ type edgeFixture struct {
 	served atomic.Int64 // requests that entered Serve
 }
 
-func newFixture(t *testing.T, mutate func(*Config)) *edgeFixture {
+func newFixture(t testing.TB, mutate func(*Config)) *edgeFixture {
 	t.Helper()
 	f := &edgeFixture{origin: newTestOrigin(t), clock: newFakeClock()}
 	cfg := Config{
