@@ -146,17 +146,16 @@ func (s *Server) hostClient(u *url.URL, stream bool) *fasthttp.HostClient {
 	}
 	dial := s.cfg.DialTimeout
 	hc := &fasthttp.HostClient{
-		Addr:                          addr,
-		IsTLS:                         u.Scheme == "https",
-		Dial:                          func(a string) (net.Conn, error) { return fasthttp.DialTimeout(a, dial) },
-		ReadTimeout:                   s.cfg.OriginTimeout,
-		WriteTimeout:                  s.cfg.OriginTimeout,
-		MaxIdleConnDuration:           30 * time.Second,
-		MaxConns:                      1024,
-		StreamResponseBody:            stream,
-		DisableHeaderNamesNormalizing: true,
-		NoDefaultUserAgentHeader:      true,
-		DisablePathNormalizing:        true,
+		Addr:                     addr,
+		IsTLS:                    u.Scheme == "https",
+		Dial:                     func(a string) (net.Conn, error) { return fasthttp.DialTimeout(a, dial) },
+		ReadTimeout:              s.cfg.OriginTimeout,
+		WriteTimeout:             s.cfg.OriginTimeout,
+		MaxIdleConnDuration:      30 * time.Second,
+		MaxConns:                 1024,
+		StreamResponseBody:       stream,
+		NoDefaultUserAgentHeader: true,
+		DisablePathNormalizing:   true,
 	}
 	if !stream {
 		hc.MaxResponseBodySize = 64 << 20
