@@ -49,8 +49,9 @@ type options struct {
 	deadline, maxStale, originTimeout                                          time.Duration
 }
 
-func parseFlags(args []string) (*options, error) {
+func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.SetOutput(out)
 	o := &options{}
 	fs.StringVar(&o.origin, "origin", "", "the origin's base URL, e.g. http://127.0.0.1:8080 (required)")
 	fs.StringVar(&o.listen, "listen", ":8090", "public address")
@@ -90,7 +91,7 @@ func parseFlags(args []string) (*options, error) {
 }
 
 func run(args []string) error {
-	o, err := parseFlags(args)
+	o, err := parseFlags(args, os.Stderr)
 	if err != nil {
 		return err
 	}
