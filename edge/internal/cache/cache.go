@@ -391,6 +391,11 @@ func (c *Cache) pass(ctx *fasthttp.RequestCtx) {
 	defer fasthttp.ReleaseResponse(resp)
 	ctx.Request.CopyTo(req)
 	dropHopByHop(&req.Header)
+	// The origin believes forwarding headers from edges; a client's own
+	// must not reach it through this one.
+	for _, h := range clientForwarding {
+		req.Header.Del(h)
+	}
 	if err := c.cfg.Origin.Do(req, resp); err != nil {
 		c.log.Warn("cache: origin unreachable", "path", string(ctx.Path()), "err", err)
 		unavailable(ctx)
@@ -402,6 +407,8 @@ func (c *Cache) pass(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.Response.Header.Set("X-Cache", stateMiss)
 }
+
+var clientForwarding = [...]string{"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-Ip"}
 
 var hopByHop = [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade"}

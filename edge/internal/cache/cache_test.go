@@ -377,7 +377,7 @@ func TestNeverStored(t *testing.T) {
 		{"no-store", object{cc: "no-store"}, nil},
 		{"private", object{cc: "private, max-age=60"}, nil},
 		{"Set-Cookie", object{cc: "public, max-age=60", extra: map[string]string{"Set-Cookie": "s=1"}}, nil},
-		{"Authorization request", object{cc: "public, max-age=60"}, []string{"Authorization", "Bearer x"}},
+		{"Authorization request", object{cc: "public, max-age=60"}, []string{"Authorization", "Bearer x", "X-Forwarded-For", "203.0.113.9"}},
 		{"origin 500", object{cc: "public, max-age=60", status: 500}, nil},
 		{"400 answer", object{cc: "public, max-age=60", status: 400}, nil},
 		{"no freshness and no validator", object{}, nil},
@@ -400,6 +400,11 @@ func TestNeverStored(t *testing.T) {
 			hits, _, _ := f.origin.count(path)
 			if hits < 3 {
 				t.Fatalf("origin hits %d, want every request to reach it", hits)
+			}
+			f.origin.mu.Lock()
+			defer f.origin.mu.Unlock()
+			if f.origin.xff != 0 {
+				t.Fatal("a client's X-Forwarded-For reached the origin")
 			}
 		})
 	}

@@ -37,6 +37,7 @@ type testOrigin struct {
 	sent304 map[string]int
 	accepts []string // Accept-Encoding values received
 	auths   int      // requests that carried Authorization or Cookie
+	xff     int      // requests that carried X-Forwarded-For
 
 	fail    atomic.Bool   // answer 500 to everything
 	gate    chan struct{} // when non-nil, answers wait for it to close
@@ -106,6 +107,9 @@ func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	o.accepts = append(o.accepts, string(ctx.Request.Header.Peek("Accept-Encoding")))
 	if len(ctx.Request.Header.Peek("Authorization")) > 0 || len(ctx.Request.Header.Peek("Cookie")) > 0 {
 		o.auths++
+	}
+	if len(ctx.Request.Header.Peek("X-Forwarded-For")) > 0 {
+		o.xff++
 	}
 	obj, ok := o.objects[path]
 	gate, arrived := o.gate, o.arrived
