@@ -29,8 +29,8 @@ const minCompress = 256
 
 // maxHighEffort is the largest body compressed at high effort. Above it
 // the first client asking for a coding would wait too long: on the 5 MB
-// verifier module high effort takes 7-15 times as long as default effort
-// (over a second for br and gzip) and saves 1-3 points of size.
+// verifier module high effort takes 2-10 times as long as default effort
+// (seconds for br and gzip) and saves 1-3 points of size.
 const maxHighEffort = 256 << 10
 
 // field is one stored response header.
