@@ -121,6 +121,52 @@ func TestRevalidationGetsNewBody(t *testing.T) {
 	}
 }
 
+func TestStaleCopyDroppedWhenNoLongerCacheable(t *testing.T) {
+	for _, etag := range []string{`"b1"`, `"b9"`} { // the refresh gets a 304, or a new body
+		t.Run(etag, func(t *testing.T) {
+			f := newFixture(t, nil)
+			const path = "/api/v1/widget/badge/r5.svg"
+			f.origin.set(path, badge())
+			f.get(t, path)
+			now := badge()
+			now.cc, now.etag = "no-store", etag
+			f.origin.set(path, now)
+			f.clock.Advance(35 * time.Second)
+			if r := f.get(t, path); xcache(r) != "STALE" {
+				t.Fatalf("first stale request: %s", xcache(r))
+			}
+			f.cache.bg.Wait()
+			if r := f.get(t, path); xcache(r) != "MISS" {
+				t.Fatalf("after the refresh: %s", xcache(r))
+			}
+		})
+	}
+}
+
+func TestFailedRefreshWaitsBeforeRetrying(t *testing.T) {
+	f := newFixture(t, nil)
+	const path = "/api/v1/widget/badge/r6.svg"
+	f.origin.set(path, badge())
+	f.get(t, path)
+	f.origin.fail.Store(true)
+	f.clock.Advance(35 * time.Second)
+	for range 5 {
+		if r := f.get(t, path); xcache(r) != "STALE" {
+			t.Fatalf("stale request: %s", xcache(r))
+		}
+		f.cache.bg.Wait()
+	}
+	if hits, _, _ := f.origin.count(path); hits != 2 {
+		t.Fatalf("origin asked %d times, want one failed refresh after the first fetch", hits)
+	}
+	f.clock.Advance(refreshRetry)
+	f.get(t, path)
+	f.cache.bg.Wait()
+	if hits, _, _ := f.origin.count(path); hits != 3 {
+		t.Fatalf("origin asked %d times, want a retry after %v", hits, refreshRetry)
+	}
+}
+
 func TestVaryAccept(t *testing.T) {
 	f := newFixture(t, nil)
 	const path = "/api/v1/content-records/r1/certificate"

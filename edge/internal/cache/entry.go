@@ -63,6 +63,7 @@ type entry struct {
 	variants   [3]variant   // zstd, br, gzip
 	extra      atomic.Int64 // bytes held by computed variants
 	refreshing atomic.Bool
+	retryAfter atomic.Int64 // unix ns before which no background revalidation starts
 }
 
 // variant is one compressed form of an entry's body, computed at most once.
