@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,6 +165,41 @@ func TestFailedRefreshWaitsBeforeRetrying(t *testing.T) {
 	f.cache.bg.Wait()
 	if hits, _, _ := f.origin.count(path); hits != 3 {
 		t.Fatalf("origin asked %d times, want a retry after %v", hits, refreshRetry)
+	}
+}
+
+func TestFreshnessSources(t *testing.T) {
+	date := newFakeClock().Now()
+	tests := []struct {
+		name     string
+		cc       string
+		extra    map[string]string
+		freshFor time.Duration
+	}{
+		{"max-age", "max-age=20", nil, 20 * time.Second},
+		{"s-maxage wins over max-age", "max-age=5, s-maxage=20", nil, 20 * time.Second},
+		{"repeated max-age: the shorter", "max-age=60, max-age=20", nil, 20 * time.Second},
+		{"origin's Age counts", "max-age=30", map[string]string{"Age": "10"}, 20 * time.Second},
+		{"Expires minus Date", "", map[string]string{
+			"Date": date.Format(http.TimeFormat), "Expires": date.Add(20 * time.Second).Format(http.TimeFormat)}, 20 * time.Second},
+		{"max-age wins over Expires", "max-age=20", map[string]string{
+			"Date": date.Format(http.TimeFormat), "Expires": date.Add(time.Hour).Format(http.TimeFormat)}, 20 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			const path = "/assets/app.css"
+			f.origin.set(path, object{ctype: "text/css", cc: tt.cc, extra: tt.extra, body: []byte("body{}")})
+			f.get(t, path)
+			f.clock.Advance(tt.freshFor - time.Second)
+			if r := f.get(t, path); xcache(r) != "HIT" {
+				t.Fatalf("1 s before expiry: %s", xcache(r))
+			}
+			f.clock.Advance(time.Second)
+			if r := f.get(t, path); xcache(r) != "MISS" {
+				t.Fatalf("at expiry: %s", xcache(r))
+			}
+		})
 	}
 }
 

@@ -62,7 +62,8 @@ func newTestOrigin(t testing.TB) *testOrigin {
 
 func (o *testOrigin) start(ln net.Listener) {
 	o.ln = ln
-	o.srv = &fasthttp.Server{Handler: o.handle, DisableKeepalive: false, IdleTimeout: time.Second}
+	// NoDefaultDate: a Date header, when a test wants one, is on the fake clock.
+	o.srv = &fasthttp.Server{Handler: o.handle, IdleTimeout: time.Second, NoDefaultDate: true}
 	go o.srv.Serve(ln) //nolint:errcheck // ends when stopped
 }
 
