@@ -314,8 +314,13 @@ func (c *Cache) roundTrip(fr fetchRequest, prior *entry) result {
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	fr.build(req)
-	if prior != nil && prior.etag != "" {
-		req.Header.Set(fasthttp.HeaderIfNoneMatch, prior.etag)
+	if prior != nil {
+		switch {
+		case prior.etag != "":
+			req.Header.Set(fasthttp.HeaderIfNoneMatch, prior.etag)
+		case prior.lastModified != "":
+			req.Header.Set(fasthttp.HeaderIfModifiedSince, prior.lastModified)
+		}
 	}
 	if err := c.cfg.Origin.Do(req, resp); err != nil {
 		c.warn("cache: origin unreachable", "path", fr.uri, "err", err)
@@ -323,7 +328,7 @@ func (c *Cache) roundTrip(fr fetchRequest, prior *entry) result {
 	}
 	now := c.now()
 	status := resp.StatusCode()
-	if status == fasthttp.StatusNotModified && prior != nil && prior.etag != "" {
+	if status == fasthttp.StatusNotModified && prior != nil && (prior.etag != "" || prior.lastModified != "") {
 		e := c.revalidated(prior, resp, now)
 		if e.storable {
 			c.put(fr, e)

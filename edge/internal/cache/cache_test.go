@@ -103,6 +103,36 @@ func TestRevalidated(t *testing.T) {
 	}
 }
 
+func TestLastModifiedValidator(t *testing.T) {
+	f := newFixture(t, nil)
+	const path = "/assets/app-3.css"
+	lm := "Wed, 01 Jan 2025 00:00:00 GMT"
+	f.origin.set(path, object{ctype: "text/css", cc: "public, max-age=10", body: []byte("body{}"),
+		extra: map[string]string{"Last-Modified": lm}})
+	f.get(t, path)
+	f.clock.Advance(11 * time.Second)
+	if r := f.get(t, path); xcache(r) != "REVALIDATED" || string(r.Body()) != "body{}" {
+		t.Fatalf("after max-age: %s %q", xcache(r), r.Body())
+	}
+	if hits, conditional, notModified := f.origin.count(path); hits != 2 || conditional != 1 || notModified != 1 {
+		t.Fatalf("origin: hits %d, conditional %d, 304s %d", hits, conditional, notModified)
+	}
+	tests := []struct {
+		ims    string
+		status int
+	}{
+		{lm, 304},
+		{"Thu, 02 Jan 2025 00:00:00 GMT", 304},
+		{"Tue, 31 Dec 2024 00:00:00 GMT", 200},
+		{"not a date", 200},
+	}
+	for _, tt := range tests {
+		if r := f.get(t, path, "If-Modified-Since", tt.ims); r.StatusCode() != tt.status {
+			t.Errorf("If-Modified-Since %s: %d, want %d", tt.ims, r.StatusCode(), tt.status)
+		}
+	}
+}
+
 func TestRevalidationGetsNewBody(t *testing.T) {
 	f := newFixture(t, nil)
 	const path = "/api/v1/widget/badge/r2.svg"

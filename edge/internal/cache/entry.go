@@ -50,6 +50,7 @@ type entry struct {
 	varyHeader   string // the origin's Vary, as sent
 	body         []byte // identity coding
 	etag         string
+	lastModified string // the Last-Modified validator, when the origin sent one
 	compressible bool
 	noTransform  bool // Cache-Control: no-transform forbids compressing it
 	storable     bool
@@ -208,10 +209,13 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 			ccValues = append(ccValues, f.value)
 		case "expires":
 			expires = f.value
+		case "last-modified":
+			e.lastModified = f.value
 		}
 	}
 	cc := parseCacheControl(ccValues...)
 	e.noTransform = cc.noTransform
+	validator := e.etag != "" || e.lastModified != ""
 	var life time.Duration
 	switch {
 	case cc.hasSMaxAge:
@@ -244,7 +248,7 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 		e.sieUntil = e.freshUntil.Add(min(cc.sie, c.cfg.MaxStale))
 	}
 	e.dropAt = maxTime(e.swrUntil, e.sieUntil)
-	if e.etag != "" && !isError {
+	if validator && !isError {
 		e.dropAt = maxTime(e.dropAt, e.freshUntil.Add(max(c.cfg.MaxStale, minRetain)))
 	}
 	e.baseWeight = int64(len(e.body) + len(e.etag) + len(e.varyHeader))
@@ -252,7 +256,7 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 		e.baseWeight += int64(len(f.name) + len(f.value))
 	}
 	e.storable = cacheableStatus(e.status) && !cc.noStore && !cc.private &&
-		(life > 0 || (e.etag != "" && !isError)) &&
+		(life > 0 || (validator && !isError)) &&
 		e.dropAt.After(c.now()) && int64(len(e.body)) <= c.maxEntry
 }
 
@@ -286,8 +290,10 @@ func (c *Cache) write(ctx *fasthttp.RequestCtx, e *entry, state string, now time
 		compress.AddVary(h, fasthttp.HeaderAcceptEncoding)
 	}
 	etag := e.etag
-	if e.status == fasthttp.StatusOK && etag != "" && matchesETag(ctx.Request.Header.Peek(fasthttp.HeaderIfNoneMatch), etag) {
-		h.Set(fasthttp.HeaderETag, etag)
+	if e.status == fasthttp.StatusOK && notModified(&ctx.Request.Header, e) {
+		if etag != "" {
+			h.Set(fasthttp.HeaderETag, etag)
+		}
 		resp.SetStatusCode(fasthttp.StatusNotModified)
 		return
 	}
@@ -348,6 +354,24 @@ func (c *Cache) reweigh(e *entry) {
 		}
 		return e, otter.WriteOp
 	})
+}
+
+// notModified evaluates the client's conditional GET against e (RFC 9110
+// §13.2.2): If-None-Match when present, else If-Modified-Since.
+func notModified(req *fasthttp.RequestHeader, e *entry) bool {
+	if inm := req.Peek(fasthttp.HeaderIfNoneMatch); len(inm) > 0 {
+		return e.etag != "" && matchesETag(inm, e.etag)
+	}
+	ims := req.Peek(fasthttp.HeaderIfModifiedSince)
+	if len(ims) == 0 || e.lastModified == "" {
+		return false
+	}
+	since, err := http.ParseTime(string(ims))
+	if err != nil {
+		return false
+	}
+	lm, err := http.ParseTime(e.lastModified)
+	return err == nil && !lm.After(since)
 }
 
 // matchesETag is If-None-Match's weak comparison (RFC 9110 §13.1.2).

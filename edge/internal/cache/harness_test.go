@@ -33,7 +33,7 @@ type testOrigin struct {
 	mu      sync.Mutex
 	objects map[string]object
 	hits    map[string]int // requests per path
-	inm     map[string]int // of which conditional (If-None-Match)
+	inm     map[string]int // of which conditional (If-None-Match or If-Modified-Since)
 	sent304 map[string]int
 	accepts []string // Accept-Encoding values received
 	auths   int      // requests that carried Authorization or Cookie
@@ -100,9 +100,10 @@ func (o *testOrigin) count(path string) (hits, conditional, notModified int) {
 func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	inm := string(ctx.Request.Header.Peek("If-None-Match"))
+	ims := string(ctx.Request.Header.Peek("If-Modified-Since"))
 	o.mu.Lock()
 	o.hits[path]++
-	if inm != "" {
+	if inm != "" || ims != "" {
 		o.inm[path]++
 	}
 	o.accepts = append(o.accepts, string(ctx.Request.Header.Peek("Accept-Encoding")))
@@ -147,7 +148,8 @@ func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	if status == 0 {
 		status = fasthttp.StatusOK
 	}
-	if status == fasthttp.StatusOK && obj.etag != "" && inm != "" && strings.Contains(inm, obj.etag) {
+	lm := obj.extra["Last-Modified"]
+	if status == fasthttp.StatusOK && (obj.etag != "" && inm != "" && strings.Contains(inm, obj.etag) || lm != "" && ims == lm) {
 		o.mu.Lock()
 		o.sent304[path]++
 		o.mu.Unlock()
