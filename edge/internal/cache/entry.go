@@ -111,7 +111,11 @@ func (c *Cache) newEntry(resp *fasthttp.Response, now time.Time) (*entry, error)
 		body = b
 	}
 	e.body = bytes.Clone(body)
-	connection := strings.ToLower(string(h.Peek("Connection")))
+	// Headers the Connection header names are hop-by-hop too.
+	connection := map[string]bool{}
+	for _, name := range strings.Split(string(h.Peek("Connection")), ",") {
+		connection[strings.ToLower(strings.TrimSpace(name))] = true
+	}
 	hasCookie := false
 	for k, v := range h.All() {
 		name := strings.ToLower(string(k))
@@ -123,7 +127,7 @@ func (c *Cache) newEntry(resp *fasthttp.Response, now time.Time) (*entry, error)
 				e.varyHeader += ", "
 			}
 			e.varyHeader += string(v)
-		case dropped[name] || strings.Contains(connection, name):
+		case dropped[name] || connection[name]:
 		default:
 			e.header = append(e.header, field{string(k), string(v)})
 		}
@@ -166,8 +170,10 @@ func (c *Cache) revalidated(prior *entry, resp *fasthttp.Response, now time.Time
 		compressible: prior.compressible, vary: prior.vary, varyHeader: prior.varyHeader}
 	fresh := map[string]bool{}
 	var updates []field
+	hasCookie := false
 	for k, v := range resp.Header.All() {
 		name := strings.ToLower(string(k))
+		hasCookie = hasCookie || name == "set-cookie"
 		if dropped[name] || name == "content-type" {
 			continue
 		}
@@ -185,6 +191,9 @@ func (c *Cache) revalidated(prior *entry, resp *fasthttp.Response, now time.Time
 	}
 	age, _ := parseDelta(strings.TrimSpace(string(resp.Header.Peek("Age"))))
 	c.describe(e, now.Add(-age), string(resp.Header.Peek(fasthttp.HeaderDate)))
+	if hasCookie {
+		e.storable = false
+	}
 	for i := range prior.variants {
 		pv := &prior.variants[i]
 		if pv.done.Load() {
