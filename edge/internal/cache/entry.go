@@ -77,10 +77,11 @@ type variant struct {
 var codings = [3]string{compress.Zstd, compress.Brotli, compress.Gzip}
 
 // cacheableStatus are the statuses RFC 9110 §15.1 makes heuristically
-// cacheable; others are never stored.
+// cacheable, but 501: a 5xx is an origin failure here (stale-if-error
+// applies), never stored. Other statuses are never stored either.
 func cacheableStatus(s int) bool {
 	switch s {
-	case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501:
+	case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414:
 		return true
 	}
 	return false
