@@ -15,6 +15,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/edge/internal/compress"
 )
 
 const badgeCC = "public, max-age=30, stale-while-revalidate=30"
@@ -629,6 +631,30 @@ func TestCompressedResponsesDecodeToIdentity(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestUnderCompressHandler: as the edge composes them, the compression
+// handler leaves the cache's answers as the cache encoded them.
+func TestUnderCompressHandler(t *testing.T) {
+	f := newWrappedFixture(t, nil, func(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+		return compress.Handler(h, compress.Config{MinSize: 512})
+	})
+	js := []byte(strings.Repeat("console.log('provenant');\n", 100))
+	f.origin.set("/a.js", object{ctype: "text/javascript", cc: "public, max-age=60", etag: `"a"`, body: js})
+	f.origin.set("/tiny.js", object{ctype: "text/javascript", cc: "public, max-age=60", body: []byte("x()")})
+	for _, ae := range []string{"gzip", "br", "zstd", ""} {
+		r := f.get(t, "/a.js", "Accept-Encoding", ae)
+		coding := string(r.Header.ContentEncoding())
+		if coding != ae || !bytes.Equal(decode(t, coding, r.Body()), js) {
+			t.Fatalf("%q: Content-Encoding %q", ae, coding)
+		}
+		if v := r.Header.PeekAll("Vary"); len(v) != 1 || string(v[0]) != "Accept-Encoding" {
+			t.Fatalf("%q: Vary %q", ae, v)
+		}
+		if r := f.get(t, "/tiny.js", "Accept-Encoding", ae); len(r.Header.ContentEncoding()) != 0 || string(r.Body()) != "x()" {
+			t.Fatalf("%q: tiny body sent as %q", ae, r.Header.ContentEncoding())
 		}
 	}
 }

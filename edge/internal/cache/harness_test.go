@@ -200,6 +200,13 @@ type edgeFixture struct {
 
 func newFixture(t testing.TB, mutate func(*Config)) *edgeFixture {
 	t.Helper()
+	return newWrappedFixture(t, mutate, nil)
+}
+
+// newWrappedFixture serves the cache through wrap (when not nil), as the
+// edge wraps it in its own handlers.
+func newWrappedFixture(t testing.TB, mutate func(*Config), wrap func(fasthttp.RequestHandler) fasthttp.RequestHandler) *edgeFixture {
+	t.Helper()
 	f := &edgeFixture{origin: newTestOrigin(t), clock: newFakeClock()}
 	cfg := Config{
 		Origin:   &fasthttp.HostClient{Addr: f.origin.addr, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, MaxIdleConnDuration: 100 * time.Millisecond},
@@ -221,10 +228,14 @@ func newFixture(t testing.TB, mutate func(*Config)) *edgeFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	var h fasthttp.RequestHandler = func(ctx *fasthttp.RequestCtx) {
 		f.served.Add(1)
 		c.Serve(ctx)
-	}}
+	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := &fasthttp.Server{Handler: h}
 	go srv.Serve(ln) //nolint:errcheck // ends at cleanup
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	f.client = &fasthttp.HostClient{Addr: ln.Addr().String(), ReadTimeout: 10 * time.Second, MaxConns: 512}
