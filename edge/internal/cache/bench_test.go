@@ -21,7 +21,7 @@ func benchFixture(b *testing.B) (*edgeFixture, *fasthttp.HostClient) {
 	each := badge()
 	each.cc = "no-store"
 	f.origin.set("/api/v1/widget/badge/each.svg", each)
-	direct := &fasthttp.HostClient{Addr: f.origin.addr, ReadTimeout: 10 * time.Second, MaxConns: 512}
+	direct := &fasthttp.HostClient{Addr: f.origin.addr, ReadTimeout: 10 * time.Second, MaxConns: 512, MaxIdleConnDuration: 300 * time.Millisecond}
 	return f, direct
 }
 
@@ -123,5 +123,25 @@ func BenchmarkVariant(b *testing.B) {
 				b.ReportMetric(float64(len(out))/float64(len(body))*100, "%size")
 			})
 		}
+	}
+}
+
+// BenchmarkServeHit is the cache's own cost of a HIT, without the network.
+func BenchmarkServeHit(b *testing.B) {
+	f, _ := benchFixture(b)
+	var ctx fasthttp.RequestCtx
+	ctx.Request.SetRequestURI("/api/v1/widget/badge/cached.svg")
+	ctx.Request.Header.SetHost("edge.test")
+	ctx.Request.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
+	ctx.Request.Header.Set("Accept", "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8")
+	f.cache.Serve(&ctx)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		ctx.Response.Reset()
+		f.cache.Serve(&ctx)
+	}
+	if string(ctx.Response.Header.Peek("X-Cache")) != "HIT" {
+		b.Fatalf("X-Cache %s", ctx.Response.Header.Peek("X-Cache"))
 	}
 }

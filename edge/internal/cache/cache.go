@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -73,6 +74,9 @@ type Cache struct {
 	flights  singleflight.Group
 	maxEntry int64 // larger objects are served but not stored
 	bg       sync.WaitGroup
+
+	lastWarn   atomic.Int64 // unix ns of the last origin warning logged
+	suppressed atomic.Int64 // warnings left out since
 }
 
 // New checks cfg and returns a Cache ready to serve.
@@ -310,23 +314,32 @@ func (c *Cache) roundTrip(fr fetchRequest, prior *entry) result {
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	fr.build(req)
-	if prior != nil && prior.etag != "" {
-		req.Header.Set(fasthttp.HeaderIfNoneMatch, prior.etag)
+	if prior != nil {
+		switch {
+		case prior.etag != "":
+			req.Header.Set(fasthttp.HeaderIfNoneMatch, prior.etag)
+		case prior.lastModified != "":
+			req.Header.Set(fasthttp.HeaderIfModifiedSince, prior.lastModified)
+		}
 	}
 	if err := c.cfg.Origin.Do(req, resp); err != nil {
-		c.log.Warn("cache: origin unreachable", "path", fr.uri, "err", err)
+		c.warn("cache: origin unreachable", "path", fr.uri, "err", err)
 		return result{err: fmt.Errorf("cache: fetch %s: %w", fr.uri, err)}
 	}
 	now := c.now()
 	status := resp.StatusCode()
-	if status == fasthttp.StatusNotModified && prior != nil && prior.etag != "" {
+	if status == fasthttp.StatusNotModified && prior != nil && (prior.etag != "" || prior.lastModified != "") {
 		e := c.revalidated(prior, resp, now)
-		c.put(fr, e)
+		if e.storable {
+			c.put(fr, e)
+		} else {
+			c.drop(prior)
+		}
 		return result{entry: e, state: stateRevalidated}
 	}
 	e, err := c.newEntry(resp, now)
 	if err != nil {
-		c.log.Warn("cache: unreadable origin answer", "path", fr.uri, "err", err)
+		c.warn("cache: unreadable origin answer", "path", fr.uri, "err", err)
 		return result{err: fmt.Errorf("cache: fetch %s: %w", fr.uri, err)}
 	}
 	if status >= 500 {
@@ -338,20 +351,59 @@ func (c *Cache) roundTrip(fr fetchRequest, prior *entry) result {
 	}
 	if e.storable {
 		c.put(fr, e)
+	} else {
+		c.drop(prior)
 	}
 	return result{entry: e, state: stateMiss}
 }
 
+// drop removes prior from the store, unless it was replaced meanwhile:
+// the origin no longer lets the object be kept (no-store now, say), so
+// the old copy must not go on being served stale.
+func (c *Cache) drop(prior *entry) {
+	if prior == nil || prior.key == "" {
+		return
+	}
+	c.store.ComputeIfPresent(prior.key, func(old *entry) (*entry, otter.ComputeOp) {
+		if old != prior {
+			return old, otter.CancelOp
+		}
+		return nil, otter.InvalidateOp
+	})
+}
+
+// warn logs an origin failure, at most one a second: while the origin is
+// down every miss fails, and the log must not grow at the request rate.
+func (c *Cache) warn(msg string, args ...any) {
+	now := time.Now().UnixNano()
+	last := c.lastWarn.Load()
+	if now-last < int64(time.Second) || !c.lastWarn.CompareAndSwap(last, now) {
+		c.suppressed.Add(1)
+		return
+	}
+	if n := c.suppressed.Swap(0); n > 0 {
+		args = append(args, "suppressed", n)
+	}
+	c.log.Warn(msg, args...)
+}
+
+// refreshRetry is how long a failed background revalidation waits before
+// the next stale request may start another, so that an origin that is
+// down is not asked at the request rate.
+const refreshRetry = time.Second
+
 // refreshInBackground revalidates e once while stale copies are served.
 func (c *Cache) refreshInBackground(fr fetchRequest, e *entry) {
-	if !e.refreshing.CompareAndSwap(false, true) {
+	if c.now().UnixNano() < e.retryAfter.Load() || !e.refreshing.CompareAndSwap(false, true) {
 		return
 	}
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
 		defer e.refreshing.Store(false)
-		c.fetch(fr, e)
+		if res := c.fetch(fr, e); res.err != nil || res.originFailed {
+			e.retryAfter.Store(c.now().Add(refreshRetry).UnixNano())
+		}
 	}()
 }
 
@@ -391,8 +443,13 @@ func (c *Cache) pass(ctx *fasthttp.RequestCtx) {
 	defer fasthttp.ReleaseResponse(resp)
 	ctx.Request.CopyTo(req)
 	dropHopByHop(&req.Header)
+	// The origin believes forwarding headers from edges; a client's own
+	// must not reach it through this one.
+	for _, h := range clientForwarding {
+		req.Header.Del(h)
+	}
 	if err := c.cfg.Origin.Do(req, resp); err != nil {
-		c.log.Warn("cache: origin unreachable", "path", string(ctx.Path()), "err", err)
+		c.warn("cache: origin unreachable", "path", string(ctx.Path()), "err", err)
 		unavailable(ctx)
 		return
 	}
@@ -402,6 +459,8 @@ func (c *Cache) pass(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.Response.Header.Set("X-Cache", stateMiss)
 }
+
+var clientForwarding = [...]string{"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-Ip"}
 
 var hopByHop = [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
 	"Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade"}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/edge/internal/compress"
 )
 
 const badgeCC = "public, max-age=30, stale-while-revalidate=30"
@@ -102,6 +105,36 @@ func TestRevalidated(t *testing.T) {
 	}
 }
 
+func TestLastModifiedValidator(t *testing.T) {
+	f := newFixture(t, nil)
+	const path = "/assets/app-3.css"
+	lm := "Wed, 01 Jan 2025 00:00:00 GMT"
+	f.origin.set(path, object{ctype: "text/css", cc: "public, max-age=10", body: []byte("body{}"),
+		extra: map[string]string{"Last-Modified": lm}})
+	f.get(t, path)
+	f.clock.Advance(11 * time.Second)
+	if r := f.get(t, path); xcache(r) != "REVALIDATED" || string(r.Body()) != "body{}" {
+		t.Fatalf("after max-age: %s %q", xcache(r), r.Body())
+	}
+	if hits, conditional, notModified := f.origin.count(path); hits != 2 || conditional != 1 || notModified != 1 {
+		t.Fatalf("origin: hits %d, conditional %d, 304s %d", hits, conditional, notModified)
+	}
+	tests := []struct {
+		ims    string
+		status int
+	}{
+		{lm, 304},
+		{"Thu, 02 Jan 2025 00:00:00 GMT", 304},
+		{"Tue, 31 Dec 2024 00:00:00 GMT", 200},
+		{"not a date", 200},
+	}
+	for _, tt := range tests {
+		if r := f.get(t, path, "If-Modified-Since", tt.ims); r.StatusCode() != tt.status {
+			t.Errorf("If-Modified-Since %s: %d, want %d", tt.ims, r.StatusCode(), tt.status)
+		}
+	}
+}
+
 func TestRevalidationGetsNewBody(t *testing.T) {
 	f := newFixture(t, nil)
 	const path = "/api/v1/widget/badge/r2.svg"
@@ -118,6 +151,87 @@ func TestRevalidationGetsNewBody(t *testing.T) {
 	r := f.get(t, path)
 	if xcache(r) != "HIT" || string(r.Body()) != "<svg>revoked</svg>" || string(r.Header.Peek("ETag")) != `"b2"` {
 		t.Fatalf("after refresh: %s %q %s", xcache(r), r.Body(), r.Header.Peek("ETag"))
+	}
+}
+
+func TestStaleCopyDroppedWhenNoLongerCacheable(t *testing.T) {
+	for _, etag := range []string{`"b1"`, `"b9"`} { // the refresh gets a 304, or a new body
+		t.Run(etag, func(t *testing.T) {
+			f := newFixture(t, nil)
+			const path = "/api/v1/widget/badge/r5.svg"
+			f.origin.set(path, badge())
+			f.get(t, path)
+			now := badge()
+			now.cc, now.etag = "no-store", etag
+			f.origin.set(path, now)
+			f.clock.Advance(35 * time.Second)
+			if r := f.get(t, path); xcache(r) != "STALE" {
+				t.Fatalf("first stale request: %s", xcache(r))
+			}
+			f.cache.bg.Wait()
+			if r := f.get(t, path); xcache(r) != "MISS" {
+				t.Fatalf("after the refresh: %s", xcache(r))
+			}
+		})
+	}
+}
+
+func TestFailedRefreshWaitsBeforeRetrying(t *testing.T) {
+	f := newFixture(t, nil)
+	const path = "/api/v1/widget/badge/r6.svg"
+	f.origin.set(path, badge())
+	f.get(t, path)
+	f.origin.fail.Store(true)
+	f.clock.Advance(35 * time.Second)
+	for range 5 {
+		if r := f.get(t, path); xcache(r) != "STALE" {
+			t.Fatalf("stale request: %s", xcache(r))
+		}
+		f.cache.bg.Wait()
+	}
+	if hits, _, _ := f.origin.count(path); hits != 2 {
+		t.Fatalf("origin asked %d times, want one failed refresh after the first fetch", hits)
+	}
+	f.clock.Advance(refreshRetry)
+	f.get(t, path)
+	f.cache.bg.Wait()
+	if hits, _, _ := f.origin.count(path); hits != 3 {
+		t.Fatalf("origin asked %d times, want a retry after %v", hits, refreshRetry)
+	}
+}
+
+func TestFreshnessSources(t *testing.T) {
+	date := newFakeClock().Now()
+	tests := []struct {
+		name     string
+		cc       string
+		extra    map[string]string
+		freshFor time.Duration
+	}{
+		{"max-age", "max-age=20", nil, 20 * time.Second},
+		{"s-maxage wins over max-age", "max-age=5, s-maxage=20", nil, 20 * time.Second},
+		{"repeated max-age: the shorter", "max-age=60, max-age=20", nil, 20 * time.Second},
+		{"origin's Age counts", "max-age=30", map[string]string{"Age": "10"}, 20 * time.Second},
+		{"Expires minus Date", "", map[string]string{
+			"Date": date.Format(http.TimeFormat), "Expires": date.Add(20 * time.Second).Format(http.TimeFormat)}, 20 * time.Second},
+		{"max-age wins over Expires", "max-age=20", map[string]string{
+			"Date": date.Format(http.TimeFormat), "Expires": date.Add(time.Hour).Format(http.TimeFormat)}, 20 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			const path = "/assets/app.css"
+			f.origin.set(path, object{ctype: "text/css", cc: tt.cc, extra: tt.extra, body: []byte("body{}")})
+			f.get(t, path)
+			f.clock.Advance(tt.freshFor - time.Second)
+			if r := f.get(t, path); xcache(r) != "HIT" {
+				t.Fatalf("1 s before expiry: %s", xcache(r))
+			}
+			f.clock.Advance(time.Second)
+			if r := f.get(t, path); xcache(r) != "MISS" {
+				t.Fatalf("at expiry: %s", xcache(r))
+			}
+		})
 	}
 }
 
@@ -377,7 +491,7 @@ func TestNeverStored(t *testing.T) {
 		{"no-store", object{cc: "no-store"}, nil},
 		{"private", object{cc: "private, max-age=60"}, nil},
 		{"Set-Cookie", object{cc: "public, max-age=60", extra: map[string]string{"Set-Cookie": "s=1"}}, nil},
-		{"Authorization request", object{cc: "public, max-age=60"}, []string{"Authorization", "Bearer x"}},
+		{"Authorization request", object{cc: "public, max-age=60"}, []string{"Authorization", "Bearer x", "X-Forwarded-For", "203.0.113.9"}},
 		{"origin 500", object{cc: "public, max-age=60", status: 500}, nil},
 		{"400 answer", object{cc: "public, max-age=60", status: 400}, nil},
 		{"no freshness and no validator", object{}, nil},
@@ -400,6 +514,11 @@ func TestNeverStored(t *testing.T) {
 			hits, _, _ := f.origin.count(path)
 			if hits < 3 {
 				t.Fatalf("origin hits %d, want every request to reach it", hits)
+			}
+			f.origin.mu.Lock()
+			defer f.origin.mu.Unlock()
+			if f.origin.xff != 0 {
+				t.Fatal("a client's X-Forwarded-For reached the origin")
 			}
 		})
 	}
@@ -512,6 +631,30 @@ func TestCompressedResponsesDecodeToIdentity(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestUnderCompressHandler: as the edge composes them, the compression
+// handler leaves the cache's answers as the cache encoded them.
+func TestUnderCompressHandler(t *testing.T) {
+	f := newWrappedFixture(t, nil, func(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+		return compress.Handler(h, compress.Config{MinSize: 512})
+	})
+	js := []byte(strings.Repeat("console.log('provenant');\n", 100))
+	f.origin.set("/a.js", object{ctype: "text/javascript", cc: "public, max-age=60", etag: `"a"`, body: js})
+	f.origin.set("/tiny.js", object{ctype: "text/javascript", cc: "public, max-age=60", body: []byte("x()")})
+	for _, ae := range []string{"gzip", "br", "zstd", ""} {
+		r := f.get(t, "/a.js", "Accept-Encoding", ae)
+		coding := string(r.Header.ContentEncoding())
+		if coding != ae || !bytes.Equal(decode(t, coding, r.Body()), js) {
+			t.Fatalf("%q: Content-Encoding %q", ae, coding)
+		}
+		if v := r.Header.PeekAll("Vary"); len(v) != 1 || string(v[0]) != "Accept-Encoding" {
+			t.Fatalf("%q: Vary %q", ae, v)
+		}
+		if r := f.get(t, "/tiny.js", "Accept-Encoding", ae); len(r.Header.ContentEncoding()) != 0 || string(r.Body()) != "x()" {
+			t.Fatalf("%q: tiny body sent as %q", ae, r.Header.ContentEncoding())
 		}
 	}
 }

@@ -29,8 +29,8 @@ const minCompress = 256
 
 // maxHighEffort is the largest body compressed at high effort. Above it
 // the first client asking for a coding would wait too long: on the 5 MB
-// verifier module high effort takes 7-15 times as long as default effort
-// (over a second for br and gzip) and saves 1-3 points of size.
+// verifier module high effort takes 2-10 times as long as default effort
+// (seconds for br and gzip) and saves 1-3 points of size.
 const maxHighEffort = 256 << 10
 
 // field is one stored response header.
@@ -50,6 +50,7 @@ type entry struct {
 	varyHeader   string // the origin's Vary, as sent
 	body         []byte // identity coding
 	etag         string
+	lastModified string // the Last-Modified validator, when the origin sent one
 	compressible bool
 	noTransform  bool // Cache-Control: no-transform forbids compressing it
 	storable     bool
@@ -63,6 +64,7 @@ type entry struct {
 	variants   [3]variant   // zstd, br, gzip
 	extra      atomic.Int64 // bytes held by computed variants
 	refreshing atomic.Bool
+	retryAfter atomic.Int64 // unix ns before which no background revalidation starts
 }
 
 // variant is one compressed form of an entry's body, computed at most once.
@@ -75,10 +77,11 @@ type variant struct {
 var codings = [3]string{compress.Zstd, compress.Brotli, compress.Gzip}
 
 // cacheableStatus are the statuses RFC 9110 §15.1 makes heuristically
-// cacheable; others are never stored.
+// cacheable, but 501: a 5xx is an origin failure here (stale-if-error
+// applies), never stored. Other statuses are never stored either.
 func cacheableStatus(s int) bool {
 	switch s {
-	case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501:
+	case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414:
 		return true
 	}
 	return false
@@ -109,7 +112,11 @@ func (c *Cache) newEntry(resp *fasthttp.Response, now time.Time) (*entry, error)
 		body = b
 	}
 	e.body = bytes.Clone(body)
-	connection := strings.ToLower(string(h.Peek("Connection")))
+	// Headers the Connection header names are hop-by-hop too.
+	connection := map[string]bool{}
+	for _, name := range strings.Split(string(h.Peek("Connection")), ",") {
+		connection[strings.ToLower(strings.TrimSpace(name))] = true
+	}
 	hasCookie := false
 	for k, v := range h.All() {
 		name := strings.ToLower(string(k))
@@ -121,7 +128,7 @@ func (c *Cache) newEntry(resp *fasthttp.Response, now time.Time) (*entry, error)
 				e.varyHeader += ", "
 			}
 			e.varyHeader += string(v)
-		case dropped[name] || strings.Contains(connection, name):
+		case dropped[name] || connection[name]:
 		default:
 			e.header = append(e.header, field{string(k), string(v)})
 		}
@@ -164,8 +171,10 @@ func (c *Cache) revalidated(prior *entry, resp *fasthttp.Response, now time.Time
 		compressible: prior.compressible, vary: prior.vary, varyHeader: prior.varyHeader}
 	fresh := map[string]bool{}
 	var updates []field
+	hasCookie := false
 	for k, v := range resp.Header.All() {
 		name := strings.ToLower(string(k))
+		hasCookie = hasCookie || name == "set-cookie"
 		if dropped[name] || name == "content-type" {
 			continue
 		}
@@ -183,6 +192,9 @@ func (c *Cache) revalidated(prior *entry, resp *fasthttp.Response, now time.Time
 	}
 	age, _ := parseDelta(strings.TrimSpace(string(resp.Header.Peek("Age"))))
 	c.describe(e, now.Add(-age), string(resp.Header.Peek(fasthttp.HeaderDate)))
+	if hasCookie {
+		e.storable = false
+	}
 	for i := range prior.variants {
 		pv := &prior.variants[i]
 		if pv.done.Load() {
@@ -207,10 +219,13 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 			ccValues = append(ccValues, f.value)
 		case "expires":
 			expires = f.value
+		case "last-modified":
+			e.lastModified = f.value
 		}
 	}
 	cc := parseCacheControl(ccValues...)
 	e.noTransform = cc.noTransform
+	validator := e.etag != "" || e.lastModified != ""
 	var life time.Duration
 	switch {
 	case cc.hasSMaxAge:
@@ -243,7 +258,7 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 		e.sieUntil = e.freshUntil.Add(min(cc.sie, c.cfg.MaxStale))
 	}
 	e.dropAt = maxTime(e.swrUntil, e.sieUntil)
-	if e.etag != "" && !isError {
+	if validator && !isError {
 		e.dropAt = maxTime(e.dropAt, e.freshUntil.Add(max(c.cfg.MaxStale, minRetain)))
 	}
 	e.baseWeight = int64(len(e.body) + len(e.etag) + len(e.varyHeader))
@@ -251,7 +266,7 @@ func (c *Cache) describe(e *entry, storedAt time.Time, date string) {
 		e.baseWeight += int64(len(f.name) + len(f.value))
 	}
 	e.storable = cacheableStatus(e.status) && !cc.noStore && !cc.private &&
-		(life > 0 || (e.etag != "" && !isError)) &&
+		(life > 0 || (validator && !isError)) &&
 		e.dropAt.After(c.now()) && int64(len(e.body)) <= c.maxEntry
 }
 
@@ -285,8 +300,10 @@ func (c *Cache) write(ctx *fasthttp.RequestCtx, e *entry, state string, now time
 		compress.AddVary(h, fasthttp.HeaderAcceptEncoding)
 	}
 	etag := e.etag
-	if e.status == fasthttp.StatusOK && etag != "" && matchesETag(ctx.Request.Header.Peek(fasthttp.HeaderIfNoneMatch), etag) {
-		h.Set(fasthttp.HeaderETag, etag)
+	if e.status == fasthttp.StatusOK && notModified(&ctx.Request.Header, e) {
+		if etag != "" {
+			h.Set(fasthttp.HeaderETag, etag)
+		}
 		resp.SetStatusCode(fasthttp.StatusNotModified)
 		return
 	}
@@ -347,6 +364,24 @@ func (c *Cache) reweigh(e *entry) {
 		}
 		return e, otter.WriteOp
 	})
+}
+
+// notModified evaluates the client's conditional GET against e (RFC 9110
+// §13.2.2): If-None-Match when present, else If-Modified-Since.
+func notModified(req *fasthttp.RequestHeader, e *entry) bool {
+	if inm := req.Peek(fasthttp.HeaderIfNoneMatch); len(inm) > 0 {
+		return e.etag != "" && matchesETag(inm, e.etag)
+	}
+	ims := req.Peek(fasthttp.HeaderIfModifiedSince)
+	if len(ims) == 0 || e.lastModified == "" {
+		return false
+	}
+	since, err := http.ParseTime(string(ims))
+	if err != nil {
+		return false
+	}
+	lm, err := http.ParseTime(e.lastModified)
+	return err == nil && !lm.After(since)
 }
 
 // matchesETag is If-None-Match's weak comparison (RFC 9110 §13.1.2).

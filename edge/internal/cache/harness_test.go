@@ -33,10 +33,11 @@ type testOrigin struct {
 	mu      sync.Mutex
 	objects map[string]object
 	hits    map[string]int // requests per path
-	inm     map[string]int // of which conditional (If-None-Match)
+	inm     map[string]int // of which conditional (If-None-Match or If-Modified-Since)
 	sent304 map[string]int
 	accepts []string // Accept-Encoding values received
 	auths   int      // requests that carried Authorization or Cookie
+	xff     int      // requests that carried X-Forwarded-For
 
 	fail    atomic.Bool   // answer 500 to everything
 	gate    chan struct{} // when non-nil, answers wait for it to close
@@ -61,7 +62,8 @@ func newTestOrigin(t testing.TB) *testOrigin {
 
 func (o *testOrigin) start(ln net.Listener) {
 	o.ln = ln
-	o.srv = &fasthttp.Server{Handler: o.handle, DisableKeepalive: false, IdleTimeout: time.Second}
+	// NoDefaultDate: a Date header, when a test wants one, is on the fake clock.
+	o.srv = &fasthttp.Server{Handler: o.handle, IdleTimeout: time.Second, NoDefaultDate: true}
 	go o.srv.Serve(ln) //nolint:errcheck // ends when stopped
 }
 
@@ -98,14 +100,18 @@ func (o *testOrigin) count(path string) (hits, conditional, notModified int) {
 func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	inm := string(ctx.Request.Header.Peek("If-None-Match"))
+	ims := string(ctx.Request.Header.Peek("If-Modified-Since"))
 	o.mu.Lock()
 	o.hits[path]++
-	if inm != "" {
+	if inm != "" || ims != "" {
 		o.inm[path]++
 	}
 	o.accepts = append(o.accepts, string(ctx.Request.Header.Peek("Accept-Encoding")))
 	if len(ctx.Request.Header.Peek("Authorization")) > 0 || len(ctx.Request.Header.Peek("Cookie")) > 0 {
 		o.auths++
+	}
+	if len(ctx.Request.Header.Peek("X-Forwarded-For")) > 0 {
+		o.xff++
 	}
 	obj, ok := o.objects[path]
 	gate, arrived := o.gate, o.arrived
@@ -142,7 +148,8 @@ func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	if status == 0 {
 		status = fasthttp.StatusOK
 	}
-	if status == fasthttp.StatusOK && obj.etag != "" && inm != "" && strings.Contains(inm, obj.etag) {
+	lm := obj.extra["Last-Modified"]
+	if status == fasthttp.StatusOK && (obj.etag != "" && inm != "" && strings.Contains(inm, obj.etag) || lm != "" && ims == lm) {
 		o.mu.Lock()
 		o.sent304[path]++
 		o.mu.Unlock()
@@ -193,6 +200,13 @@ type edgeFixture struct {
 
 func newFixture(t testing.TB, mutate func(*Config)) *edgeFixture {
 	t.Helper()
+	return newWrappedFixture(t, mutate, nil)
+}
+
+// newWrappedFixture serves the cache through wrap (when not nil), as the
+// edge wraps it in its own handlers.
+func newWrappedFixture(t testing.TB, mutate func(*Config), wrap func(fasthttp.RequestHandler) fasthttp.RequestHandler) *edgeFixture {
+	t.Helper()
 	f := &edgeFixture{origin: newTestOrigin(t), clock: newFakeClock()}
 	cfg := Config{
 		Origin:   &fasthttp.HostClient{Addr: f.origin.addr, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, MaxIdleConnDuration: 100 * time.Millisecond},
@@ -214,10 +228,14 @@ func newFixture(t testing.TB, mutate func(*Config)) *edgeFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	var h fasthttp.RequestHandler = func(ctx *fasthttp.RequestCtx) {
 		f.served.Add(1)
 		c.Serve(ctx)
-	}}
+	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := &fasthttp.Server{Handler: h}
 	go srv.Serve(ln) //nolint:errcheck // ends at cleanup
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	f.client = &fasthttp.HostClient{Addr: ln.Addr().String(), ReadTimeout: 10 * time.Second, MaxConns: 512}

@@ -154,19 +154,19 @@ func Negotiate(acceptEncoding []byte) string {
 			elem, acceptEncoding = acceptEncoding, nil
 		}
 		name, params, _ := bytes.Cut(elem, []byte(";"))
-		name = bytes.ToLower(bytes.TrimSpace(name))
+		name = bytes.TrimSpace(name)
 		w, ok := qValue(params)
 		if !ok {
 			continue
 		}
-		switch string(name) {
-		case Zstd:
+		switch {
+		case bytes.EqualFold(name, []byte(Zstd)):
 			q[0] = w
-		case Brotli:
+		case bytes.EqualFold(name, []byte(Brotli)):
 			q[1] = w
-		case Gzip, "x-gzip":
+		case bytes.EqualFold(name, []byte(Gzip)), bytes.EqualFold(name, []byte("x-gzip")):
 			q[2] = w
-		case "*":
+		case len(name) == 1 && name[0] == '*':
 			star = w
 		}
 	}
