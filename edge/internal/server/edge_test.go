@@ -136,6 +136,14 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 				if !strings.HasPrefix(got.header.Get("X-Verified-By"), "edge "+eng) {
 					t.Fatalf("%s: X-Verified-By %q: the edge did not verify it itself", eng, got.header.Get("X-Verified-By"))
 				}
+				for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Cache-Control", "Content-Type"} {
+					if got.header.Get(h) != want.header.Get(h) {
+						t.Errorf("%s: %s %q, the origin sends %q", eng, h, got.header.Get(h), want.header.Get(h))
+					}
+				}
+				if got.header.Get("X-Request-Id") == "" {
+					t.Errorf("%s: no X-Request-Id", eng)
+				}
 				if !bytes.Equal(got.body, want.body) {
 					t.Fatalf("%s edge answer\n%s\norigin answer\n%s", eng, got.body, want.body)
 				}

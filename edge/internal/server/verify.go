@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -20,6 +22,40 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
+// corsExposeHeaders are the response headers a page may read, as the
+// origin exposes them on its cross-origin routes.
+const corsExposeHeaders = "ETag, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, Content-Length"
+
+type requestIDKey struct{}
+
+// requestID is the request's id: the client's X-Request-Id when it is a
+// short token, else a fresh random one; the same for the whole request.
+func requestID(ctx *fasthttp.RequestCtx) string {
+	if id, ok := ctx.UserValue(requestIDKey{}).(string); ok {
+		return id
+	}
+	id := string(ctx.Request.Header.Peek("X-Request-Id"))
+	if !validRequestID(id) {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	ctx.SetUserValue(requestIDKey{}, id)
+	return id
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // multipartSlack is what a verify body may carry beyond the file: the
 // part headers and boundaries.
 const multipartSlack = 64 << 10
@@ -35,6 +71,19 @@ const lookupPath = "/api/v1/verify/lookup"
 // itself (not one file part, a file the core refuses, which the origin
 // may still know by its hash) go to the origin's own verify unchanged.
 func (s *Server) verify(ctx *fasthttp.RequestCtx) {
+	reqID := requestID(ctx)
+	// Whatever the answer, it carries what the origin's verify carries:
+	// readable by any page (the route is public and sets no cookie) and
+	// the request id the origin's logs also hold for this verification.
+	defer func() {
+		h := &ctx.Response.Header
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		h.Set("X-Content-Type-Options", "nosniff")
+		if len(h.Peek("X-Request-Id")) == 0 {
+			h.Set("X-Request-Id", reqID)
+		}
+	}()
 	client := s.clientIP(ctx)
 	if !s.allow(ctx, client) {
 		return
@@ -170,9 +219,7 @@ func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client ne
 	req.Header.SetHost(s.origin.Host)
 	req.Header.SetContentType("application/json")
 	req.Header.Set(clientip.ForwardedForHeader, client.String())
-	if id := ctx.Request.Header.Peek("X-Request-Id"); len(id) > 0 {
-		req.Header.SetBytesV("X-Request-Id", id)
-	}
+	req.Header.Set("X-Request-Id", requestID(ctx))
 	req.SetBody(body)
 	if err := s.buffer.DoTimeout(req, resp, s.cfg.OriginTimeout); err != nil {
 		s.originError(ctx, err)
