@@ -54,7 +54,9 @@ func (s *Server) originRequest(ctx *fasthttp.RequestCtx, req *fasthttp.Request, 
 		if n == 0 {
 			return
 		}
-		req.SetBodyStream(ctx.RequestBodyStream(), n)
+		// The stream belongs to the server's request: wrapped, so that
+		// releasing req does not close and recycle it a second time.
+		req.SetBodyStream(struct{ io.Reader }{ctx.RequestBodyStream()}, n)
 	default:
 		req.SetBodyRaw(ctx.Request.Body())
 	}

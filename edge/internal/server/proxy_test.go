@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,5 +157,44 @@ func TestProxyOriginFailures(t *testing.T) {
 				t.Errorf("%v %s", r.header, r.body)
 			}
 		})
+	}
+}
+
+// TestProxyConcurrentKeepAlive: many clients, each on its own keep-alive
+// connections, send bodies larger than what the server reads ahead
+// (8 KiB) but below the pre-read limit; every body reaches the origin
+// whole and no connection receives another's bytes.
+func TestProxyConcurrentKeepAlive(t *testing.T) {
+	edge := proxyEdge(t, echoOrigin(t), func(c *Config) { c.OriginTimeout = time.Minute })
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			tr := &http.Transport{MaxIdleConnsPerHost: 2}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: time.Minute}
+			for i := 0; i < 25; i++ {
+				body := bytes.Repeat([]byte{byte(w), byte(i)}, 5000+(w*7919+i*104729)%60000)
+				sum := sha256.Sum256(body)
+				resp, err := client.Post(edge+"/echo", "application/octet-stream", bytes.NewReader(body))
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 202 || resp.Header.Get("X-Got-Sha256") != hex.EncodeToString(sum[:]) {
+					errs <- fmt.Sprintf("client %d request %d: status %d, origin got %s bytes", w, i, resp.StatusCode, resp.Header.Get("X-Got-Size"))
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

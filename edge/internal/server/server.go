@@ -226,7 +226,6 @@ func (s *Server) Serve(ln net.Listener) error {
 		NoDefaultServerHeader:        true,
 		NoDefaultDate:                true,
 		NoDefaultContentType:         true,
-		ReduceMemoryUsage:            true,
 		Logger:                       quietLogger{},
 	}
 	return s.srv.Serve(ln)
