@@ -69,7 +69,7 @@ func (s *Server) proxy(ctx *fasthttp.RequestCtx) {
 	defer fasthttp.ReleaseRequest(req)
 	s.originRequest(ctx, req, client)
 	resp := fasthttp.AcquireResponse()
-	if err := s.stream.Do(req, resp); err != nil {
+	if err := s.stream.DoTimeout(req, resp, s.cfg.OriginTimeout); err != nil {
 		fasthttp.ReleaseResponse(resp)
 		s.originError(ctx, err)
 		return
