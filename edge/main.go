@@ -106,6 +106,11 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// SIGHUP is taken from the start: its default action would end the
+	// process, and an operator may send it at any time.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
 		CacheBytes: o.cacheMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log}
@@ -153,9 +158,6 @@ func run(args []string) error {
 		go func() { errc <- admin.Serve(aln) }()
 		log.Info("edge admin listening", "addr", aln.Addr().String())
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	for {
 		select {
 		case <-hup:
