@@ -88,6 +88,11 @@ func (s *Server) relay(ctx *fasthttp.RequestCtx, resp *fasthttp.Response) {
 		return
 	}
 	ctx.Response.SetBody(resp.Body())
+	if ctx.IsHead() {
+		// A HEAD answer's Content-Length is the size a GET would get.
+		ctx.Response.SkipBody = true
+		ctx.Response.Header.SetContentLength(resp.Header.ContentLength())
+	}
 	fasthttp.ReleaseResponse(resp)
 }
 

@@ -108,7 +108,8 @@ func TestProxyHeaders(t *testing.T) {
 // and a 30 MB answer reaches the client intact, through an edge whose
 // pre-read limit is far smaller.
 func TestProxyStreamsLargeBodies(t *testing.T) {
-	edge := proxyEdge(t, echoOrigin(t), func(c *Config) { c.OriginTimeout = time.Minute })
+	origin := echoOrigin(t)
+	edge := proxyEdge(t, origin, func(c *Config) { c.OriginTimeout = time.Minute })
 	const n = 30 << 20
 	body := bytes.Repeat([]byte("provenant"), n/9+1)[:n]
 	sum := sha256.Sum256(body)
@@ -122,6 +123,11 @@ func TestProxyStreamsLargeBodies(t *testing.T) {
 	mustStatus(t, r, 202, "chunked upload")
 	if r.header.Get("X-Got-Sha256") != hex.EncodeToString(sum[:]) {
 		t.Fatalf("chunked upload arrived as %s bytes", r.header.Get("X-Got-Size"))
+	}
+	direct := do(t, "HEAD", origin+"/big?n=1000", nil, nil)
+	r = do(t, "HEAD", edge+"/big?n=1000", nil, nil)
+	if direct.header.Get("Content-Length") != "1000" || r.header.Get("Content-Length") != "1000" || len(r.body) != 0 {
+		t.Errorf("HEAD: Content-Length %q, the origin says %q", r.header.Get("Content-Length"), direct.header.Get("Content-Length"))
 	}
 	r = do(t, "GET", edge+"/big?n="+strconv.Itoa(n), nil, nil)
 	mustStatus(t, r, 200, "30 MB download")
