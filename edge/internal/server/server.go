@@ -128,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.handler = compress.Handler(s.route, compress.Config{MinSize: 512})
+	s.handler = s.accessLog(compress.Handler(s.route, compress.Config{MinSize: 512}))
 	return s, nil
 }
 
@@ -171,6 +171,23 @@ func (o cacheOrigin) Do(req *fasthttp.Request, resp *fasthttp.Response) error {
 	h := &req.Header
 	dropHopByHop(func(k string) []byte { return h.Peek(k) }, h.Del)
 	return o.s.buffer.DoTimeout(req, resp, o.s.cfg.OriginTimeout)
+}
+
+// accessLog logs one line per request: method, path (never the query,
+// which may carry a token), status, time until the answer started (a
+// streamed body may still be flowing), client and how the cache
+// answered. Bodies and credentials are never logged.
+func (s *Server) accessLog(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		t0 := time.Now()
+		next(ctx)
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			return
+		}
+		s.log.Info("request", "method", string(ctx.Method()), "path", string(ctx.Path()), "status", ctx.Response.StatusCode(),
+			"duration_ms", time.Since(t0).Milliseconds(), "client_ip", s.clientIP(ctx).String(),
+			"cache", string(ctx.Response.Header.Peek("X-Cache")), "request_id", string(ctx.Response.Header.Peek("X-Request-Id")))
+	}
 }
 
 // Handler is the edge's public request handler.
