@@ -29,6 +29,7 @@ import (
 // built holds the origin binary and verifier.wasm, built once per test
 // binary from this checkout.
 type built struct {
+	dir    string
 	origin string
 	module []byte
 	root   string
@@ -39,22 +40,36 @@ var buildOnce = sync.OnceValues(func() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "edge-test")
-	if err != nil {
+	dir := buildDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	mod, err := wasmtest.Build(root, dir)
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	bin := filepath.Join(dir, "origin")
 	cmd := exec.Command("go", "build", "-o", bin, "./origin")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("go build ./origin: %w\n%s", err, out)
 	}
-	return &built{origin: bin, module: mod, root: root}, nil
+	return &built{dir: dir, origin: bin, module: mod, root: root}, nil
 })
+
+// buildDir is where this test process builds the origin and the module.
+func buildDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("provenant-edge-test-%d", os.Getpid()))
+}
+
+// TestMain removes what the tests built, if they built anything.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.RemoveAll(buildDir())
+	os.Exit(code)
+}
 
 func mustBuilt(t testing.TB) *built {
 	t.Helper()
