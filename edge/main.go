@@ -45,7 +45,7 @@ func main() {
 type options struct {
 	origin, listen, adminListen, engine, wasmPath, cacheDir, trusted, logLevel string
 	instances                                                                  int
-	wasmMemoryMiB, cacheMiB                                                    int64
+	wasmMemoryMiB, cacheMiB, verifyMemoryMiB                                   int64
 	deadline, maxStale, originTimeout                                          time.Duration
 }
 
@@ -64,6 +64,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.DurationVar(&o.deadline, "verify-deadline", 0, "if > 0, a deadline for each call into the module (costs speed on every call, see docs/edge.md); 0 relies on the core's input limits")
 	fs.StringVar(&o.trusted, "trusted-proxies", "", "comma-separated CIDRs of load balancers in front of this edge whose X-Forwarded-For is believed")
 	fs.Int64Var(&o.cacheMiB, "cache-mib", 64, "memory for cached public objects, MiB")
+	fs.Int64Var(&o.verifyMemoryMiB, "verify-memory-mib", server.DefaultVerifyMemory>>20, "memory for verify uploads held at once, MiB (at least one upload, 33 MiB); more verifies at once are refused with 503")
 	fs.DurationVar(&o.maxStale, "max-stale", server.DefaultMaxStale, "longest a cached object is served stale (while revalidating, or while the origin is down)")
 	fs.DurationVar(&o.originTimeout, "origin-timeout", server.DefaultOriginTimeout, "bound on one round trip to the origin")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn, error")
@@ -113,7 +114,7 @@ func run(args []string) error {
 	defer signal.Stop(hup)
 
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
-		CacheBytes: o.cacheMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log}
+		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log}
 	switch o.engine {
 	case "native":
 		cfg.Engine = verifier.Native{Limits: cfg.Limits}

@@ -33,6 +33,7 @@ const (
 	codeVerifierFailed    = "verifier_failed"
 	codeRateLimited       = "rate_limited"
 	codeBodyTooLarge      = "body_too_large"
+	codeVerifyCapacity    = "verify_capacity"
 )
 
 func newProblem(status int, code, title, detail string) *problem {
@@ -41,7 +42,11 @@ func newProblem(status int, code, title, detail string) *problem {
 
 func writeProblem(ctx *fasthttp.RequestCtx, p *problem) {
 	body, _ := json.Marshal(p) // a struct of strings and ints always marshals
+	closeConn := ctx.Response.ConnectionClose()
 	ctx.Response.Reset()
+	if closeConn { // a body left unread must not be parsed as the next request
+		ctx.Response.SetConnectionClose()
+	}
 	if p.retryAfter > 0 {
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(p.retryAfter))
 	}

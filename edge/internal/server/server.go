@@ -33,6 +33,7 @@ const (
 	DefaultCacheBytes    = 64 << 20
 	DefaultMaxStale      = 5 * time.Minute
 	DefaultErrorTTL      = 10 * time.Second
+	DefaultVerifyMemory  = 256 << 20
 	// preReadBytes: request bodies up to this size are read before the
 	// handler runs; larger ones stream through (a 30 MB upload never sits
 	// whole in the edge's memory on its way to the origin).
@@ -69,6 +70,11 @@ type Config struct {
 	// DialTimeout bounds connecting to the origin, so that a down origin
 	// is answered quickly; OriginTimeout bounds one origin round trip.
 	DialTimeout, OriginTimeout time.Duration
+	// VerifyMemory bounds the bytes of verify bodies held at once (each
+	// is read whole before it is analysed); a verify that does not fit is
+	// refused with 503 verify_capacity. Zero: DefaultVerifyMemory. It must
+	// hold at least one upload.
+	VerifyMemory int64
 	// CacheBytes, MaxStale and ErrorTTL configure the cache (see
 	// cache.Config).
 	CacheBytes         int64
@@ -85,6 +91,7 @@ type Server struct {
 	buffer  *fasthttp.HostClient // cache and lookup: bounded bodies
 	cache   *cache.Cache
 	limiter *ratelimit.Limiter
+	bodies  *budget
 	handler fasthttp.RequestHandler
 	srv     *fasthttp.Server
 }
@@ -114,10 +121,16 @@ func New(cfg Config) (*Server, error) {
 	cfg.OriginTimeout = cmp(cfg.OriginTimeout, DefaultOriginTimeout)
 	cfg.MaxStale = cmp(cfg.MaxStale, DefaultMaxStale)
 	cfg.ErrorTTL = cmp(cfg.ErrorTTL, DefaultErrorTTL)
+	if cfg.VerifyMemory <= 0 {
+		cfg.VerifyMemory = DefaultVerifyMemory
+	}
+	if cfg.VerifyMemory < cfg.Limits.MaxUploadBytes+multipartSlack {
+		return nil, fmt.Errorf("server: VerifyMemory %d cannot hold one upload (%d bytes)", cfg.VerifyMemory, cfg.Limits.MaxUploadBytes+multipartSlack)
+	}
 	if cfg.CacheBytes <= 0 {
 		cfg.CacheBytes = DefaultCacheBytes
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, origin: u}
+	s := &Server{cfg: cfg, log: cfg.Logger, origin: u, bodies: &budget{max: cfg.VerifyMemory}}
 	s.stream = s.hostClient(u, true)
 	s.buffer = s.hostClient(u, false)
 	if s.limiter, err = ratelimit.New(ratelimit.Config{Policy: cfg.VerifyPolicy, Clock: cfg.Clock}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -56,6 +57,31 @@ func validRequestID(id string) bool {
 	return true
 }
 
+// budget counts bytes held by requests in flight, up to max; a
+// reservation that does not fit is refused, never waited for (a client
+// retries; a queue would hold the connections instead).
+type budget struct {
+	mu   sync.Mutex
+	used int64
+	max  int64
+}
+
+func (b *budget) reserve(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
 // multipartSlack is what a verify body may carry beyond the file: the
 // part headers and boundaries.
 const multipartSlack = 64 << 10
@@ -88,6 +114,21 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 	if !s.allow(ctx, client) {
 		return
 	}
+	// The body is held whole until the verdict: reserve its size (the
+	// upload limit when the client did not say) or refuse now.
+	want := s.cfg.Limits.MaxUploadBytes + multipartSlack
+	if n := int64(ctx.Request.Header.ContentLength()); n >= 0 && n < want {
+		want = n
+	}
+	if !s.bodies.reserve(want) {
+		p := newProblem(fasthttp.StatusServiceUnavailable, codeVerifyCapacity, "Verification capacity exhausted",
+			"the edge is verifying as many files as its memory allows; try again shortly")
+		p.retryAfter = 2
+		ctx.SetConnectionClose()
+		writeProblem(ctx, p)
+		return
+	}
+	defer s.bodies.release(want)
 	body, ok := s.readBody(ctx)
 	if !ok {
 		return
@@ -145,6 +186,8 @@ func (s *Server) allow(ctx *fasthttp.RequestCtx, client netip.Addr) bool {
 	p := newProblem(fasthttp.StatusTooManyRequests, codeRateLimited, "Too many requests",
 		"quota of "+strconv.Itoa(pol.Quota)+" requests per "+strconv.Itoa(int(pol.Window/time.Second))+"s exceeded")
 	p.Type, p.ViolatedPolicies, p.retryAfter = quotaExceededType, []string{pol.Name}, max(1, ratelimit.CeilSeconds(d.RetryAfter))
+	// The upload is not read: the connection cannot carry another request.
+	ctx.SetConnectionClose()
 	writeProblem(ctx, p)
 	set()
 	return false

@@ -2,9 +2,15 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
+	"net"
 	"net/textproto"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/limits"
 )
 
 func multipartOf(t testing.TB, parts ...[3]string) ([]byte, string) {
@@ -68,4 +74,44 @@ func FuzzSingleFile(f *testing.F) {
 			t.Fatalf("file of %d bytes from a body of %d", len(file), len(body))
 		}
 	})
+}
+
+// TestVerifyMemoryBound: while one verify body is being received, a
+// second that would take the edge past its verify memory is refused at
+// once with 503 verify_capacity; once the first is done, verifies are
+// accepted again.
+func TestVerifyMemoryBound(t *testing.T) {
+	lim := limits.Default()
+	lim.MaxUploadBytes = 200 << 10
+	edge := proxyEdge(t, echoOrigin(t), func(c *Config) {
+		c.Limits, c.VerifyMemory = lim, lim.MaxUploadBytes+multipartSlack
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(edge, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A verify of 150 KB whose body stops after its first 20 KB.
+	fmt.Fprintf(conn, "POST /api/v1/verify HTTP/1.1\r\nHost: edge\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: %d\r\n\r\n", 150<<10)
+	_, _ = conn.Write(bytes.Repeat([]byte("a"), 20<<10))
+	var r response
+	for i := 0; i < 50; i++ { // until the edge has taken the first request's reservation
+		time.Sleep(20 * time.Millisecond)
+		if r = do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain"}, bytes.NewReader(make([]byte, 150<<10))); r.status == 503 {
+			break
+		}
+	}
+	mustStatus(t, r, 503, "a second verify while the first holds the memory")
+	if r.json(t)["code"] != "verify_capacity" || r.header.Get("Retry-After") == "" {
+		t.Errorf("%v %s", r.header, r.body)
+	}
+	conn.Close()
+	for i := 0; i < 50; i++ {
+		time.Sleep(20 * time.Millisecond)
+		if r = do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain"}, bytes.NewReader(make([]byte, 150<<10))); r.status != 503 {
+			break
+		}
+	}
+	if r.status == 503 {
+		t.Fatalf("verify still refused after the first request ended: %s", r.body)
+	}
 }
