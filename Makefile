@@ -6,7 +6,7 @@ JS_ENV := GOOS=js GOARCH=wasm
 
 # Packages with goroutines, locks or background loops, run under -race.
 RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
-	./origin/internal/webhooks/... ./origin/internal/ratelimit/... ./origin/internal/httpapi/... \
+	./origin/internal/webhooks/... ./internal/... ./origin/internal/httpapi/... \
 	./origin/internal/metrics/... \
 	./origin/internal/domains/... ./origin/internal/blobs/...
 

@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"wm":         {"file-level watermark tool: wm embed | wm extract", runWM},
 		"verify":     {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", runVerify},
 		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
+		"badge":      {"GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", runBadge},
 	}
 }
 

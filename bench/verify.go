@@ -34,10 +34,13 @@ type loadFlags struct {
 	quality     int
 	maxImages   int
 	rate        float64
+	// spread names each request's client by a distinct X-Forwarded-For
+	// address, for a target that trusts this machine as its proxy.
+	spread bool
 }
 
 func (lf *loadFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&lf.url, "url", "http://127.0.0.1:8080", "origin base URL")
+	fs.StringVar(&lf.url, "url", "http://127.0.0.1:8080", "origin or edge base URL")
 	fs.StringVar(&lf.images, "images", "bench/images", "directory of images (jpg, png, webp, gif)")
 	fs.IntVar(&lf.c, "c", 2, "concurrent clients")
 	fs.DurationVar(&lf.d, "d", 30*time.Second, "duration")
@@ -45,6 +48,7 @@ func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&lf.quality, "q", 90, "JPEG quality used with -mp")
 	fs.IntVar(&lf.maxImages, "n", 16, "use at most this many images")
 	fs.Float64Var(&lf.rate, "rate", 0, "if > 0, total requests per second (paced), e.g. to stay under a rate limit")
+	fs.BoolVar(&lf.spread, "spread-clients", false, "send each request as a distinct client (X-Forwarded-For 198.18.0.0/15), for an origin or edge started with --trusted-proxies covering this machine, so per-IP limits do not cap the run")
 }
 
 // loadImages reads the image files, resized to mp megapixels as JPEG when
@@ -138,7 +142,7 @@ func rusage() (user, sys time.Duration) {
 
 // runLoad sends reqs round-robin from c clients for d to url, with the
 // given headers, and collects latencies of the responses with wantStatus.
-func runLoad(url string, headers map[string]string, reqs []request, c int, d time.Duration, rate float64, wantStatus int) loadResult {
+func runLoad(url string, headers map[string]string, reqs []request, c int, d time.Duration, rate float64, wantStatus int, spread bool) loadResult {
 	tr := &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c, DisableCompression: true}
 	client := &http.Client{Transport: tr, Timeout: 2 * time.Minute}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -174,6 +178,9 @@ func runLoad(url string, headers map[string]string, reqs []request, c int, d tim
 				req.Header.Set("Content-Type", rq.contentType)
 				for k, v := range headers {
 					req.Header.Set(k, v)
+				}
+				if spread {
+					req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff))
 				}
 				t0 := time.Now()
 				resp, err := client.Do(req)
@@ -344,7 +351,7 @@ func interleaved(u string, hdr map[string]string, want int, what string, imgs []
 			decodeCPU = append(decodeCPU, float64((u1-u0)+(s1-s0))/(ceil*time.Since(t0).Seconds()))
 		}
 		cpu0 := procCPU(serverPID)
-		res := runLoad(u, hdr, reqs, lf.c, lf.d/time.Duration(rounds), lf.rate, want)
+		res := runLoad(u, hdr, reqs, lf.c, lf.d/time.Duration(rounds), lf.rate, want, lf.spread)
 		if serverPID > 0 && len(res.lat) > 0 {
 			serverCPU = append(serverCPU, float64(procCPU(serverPID)-cpu0)/float64(len(res.lat)))
 		}

@@ -43,11 +43,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/internal/clientip"
+	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/server"
 )
 
@@ -154,7 +155,7 @@ func serve(args []string) error {
 		return fmt.Errorf("log level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	proxies, err := httpapi.ParseTrustedProxies(o.trustedProxies)
+	proxies, err := clientip.ParseTrustedProxies(o.trustedProxies)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/internal/clientip"
 )
 
 func TestClientIP(t *testing.T) {
@@ -29,7 +31,7 @@ func TestClientIP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			nets, err := ParseTrustedProxies(tt.trusted)
+			nets, err := clientip.ParseTrustedProxies(tt.trusted)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,35 +44,6 @@ func TestClientIP(t *testing.T) {
 			ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(tt.peer), Port: 4000}, nil)
 			if got := a.ClientIP(&ctx).String(); got != tt.want {
 				t.Errorf("ClientIP = %s, want %s", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseTrustedProxies(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr bool
-	}{
-		{in: "", want: nil},
-		{in: "10.0.0.0/8", want: []string{"10.0.0.0/8"}},
-		{in: " 10.1.2.3/8 , 192.0.2.7,2001:db8::/32", want: []string{"10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"}},
-		{in: "10.0.0.0/8,nope", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseTrustedProxies(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
-			for i := range got {
-				if got[i].String() != tt.want[i] {
-					t.Errorf("[%d] = %s, want %s", i, got[i], tt.want[i])
-				}
 			}
 		})
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/ratelimit"
 )
 
 // openAPIDocument is the OpenAPI 3.1 description of the API, served at

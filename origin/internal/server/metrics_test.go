@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/internal/ratelimit"
 )
 
 // scrape reads the admin listener's /metrics over HTTP and returns every

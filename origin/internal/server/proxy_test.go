@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/internal/ratelimit"
 )
 
 // TestTrustedProxyClientIP runs the per-IP verify limit (one request a

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
-	"github.com/provenant/provenant/origin/internal/ratelimit"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"

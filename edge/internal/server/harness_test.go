@@ -1,0 +1,305 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/wasm/wasmtest"
+)
+
+// built holds the origin binary and verifier.wasm, built once per test
+// binary from this checkout.
+type built struct {
+	dir    string
+	origin string
+	module []byte
+	root   string
+}
+
+var buildOnce = sync.OnceValues(func() (*built, error) {
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir := buildDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	mod, err := wasmtest.Build(root, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	bin := filepath.Join(dir, "origin")
+	cmd := exec.Command("go", "build", "-o", bin, "./origin")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("go build ./origin: %w\n%s", err, out)
+	}
+	return &built{dir: dir, origin: bin, module: mod, root: root}, nil
+})
+
+// buildDir is where this test process builds the origin and the module.
+func buildDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("provenant-edge-test-%d", os.Getpid()))
+}
+
+// TestMain removes what the tests built, if they built anything.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.RemoveAll(buildDir())
+	os.Exit(code)
+}
+
+func mustBuilt(t testing.TB) *built {
+	t.Helper()
+	b, err := buildOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// startOrigin runs the origin binary on a loopback port over a fresh data
+// directory and returns its base URL and a function that stops it.
+func startOrigin(t testing.TB, args ...string) (string, func()) {
+	t.Helper()
+	b := mustBuilt(t)
+	all := append([]string{"--listen", "127.0.0.1:0", "--admin-listen", "", "--chain-rpc-listen", "", "--data-dir", t.TempDir(), "--log-level", "info"}, args...)
+	cmd := exec.Command(b.origin, all...)
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "PROVENANT_") {
+			env = append(env, e)
+		}
+	}
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	addr := make(chan string, 1)
+	var mu sync.Mutex
+	var tail []string
+	go func() {
+		re := regexp.MustCompile(`msg="origin listening" addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			mu.Lock()
+			tail = append(tail[max(0, len(tail)-20):], sc.Text())
+			mu.Unlock()
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a, stop
+	case <-time.After(2 * time.Minute):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the origin did not start; log tail:\n%s", strings.Join(tail, "\n"))
+	}
+	return "", nil
+}
+
+// edgeOpts adjusts an edge's configuration in a test.
+type edgeOpts struct {
+	engine      string // "wasm" (default) or "native"
+	memoryBytes uint64
+	instances   int
+	mutate      func(*Config)
+}
+
+// startEdge runs an edge in front of origin on a loopback port, trusting
+// loopback as its load balancer (tests name clients by X-Forwarded-For).
+func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
+	t.Helper()
+	b := mustBuilt(t)
+	cfg := Config{Origin: origin, Limits: limits.Default(), TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		DialTimeout: 500 * time.Millisecond, OriginTimeout: 30 * time.Second}
+	if o.engine == "native" {
+		cfg.Engine = verifier.Native{Limits: cfg.Limits}
+	} else {
+		if o.memoryBytes == 0 {
+			o.memoryBytes = 1 << 30
+		}
+		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, CacheDir: filepath.Join(os.TempDir(), "provenant-edge-test-wazero"),
+			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close(context.Background()) })
+		mod := b.module
+		cfg.Engine, cfg.Swapper, cfg.LoadModule = w, w, func(context.Context) ([]byte, error) { return mod, nil }
+	}
+	if o.mutate != nil {
+		o.mutate(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String(), srv
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body %.300s: %v", r.body, err)
+	}
+	return m
+}
+
+var httpClient = &http.Client{Timeout: 2 * time.Minute}
+
+func do(t testing.TB, method, url string, hdr map[string]string, body io.Reader) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func doJSON(t testing.TB, method, url, token string, body any) response {
+	t.Helper()
+	var r io.Reader
+	hdr := map[string]string{}
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+		hdr["Content-Type"] = "application/json"
+	}
+	if token != "" {
+		hdr["Authorization"] = "Bearer " + token
+	}
+	return do(t, method, url, hdr, r)
+}
+
+func mustStatus(t testing.TB, r response, want int, what string) {
+	t.Helper()
+	if r.status != want {
+		t.Fatalf("%s: status %d, want %d; body %.500s", what, r.status, want, r.body)
+	}
+}
+
+// upload posts file as the multipart "file" part, from client (an
+// X-Forwarded-For entry the loopback peer is trusted to set).
+func upload(t testing.TB, url, client, token string, file []byte, fields map[string]string) response {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	fw, _ := mw.CreateFormFile("file", "photo.jpg")
+	_, _ = fw.Write(file)
+	_ = mw.Close()
+	hdr := map[string]string{"Content-Type": mw.FormDataContentType()}
+	if client != "" {
+		hdr["X-Forwarded-For"] = client
+	}
+	if token != "" {
+		hdr["Authorization"] = "Bearer " + token
+	}
+	return do(t, "POST", url, hdr, &buf)
+}
+
+// signer is an account with a signing key and an API key at an origin.
+type signer struct {
+	token, keyID, apiKey string
+}
+
+func newSigner(t testing.TB, origin, email string) signer {
+	t.Helper()
+	r := doJSON(t, "POST", origin+"/api/v1/auth/register", "", map[string]string{
+		"email": email, "password": "correct horse battery staple", "org_name": "Edge News", "org_type": "news_org"})
+	mustStatus(t, r, 201, "register")
+	tok, _ := r.json(t)["access_token"].(string)
+	r = doJSON(t, "POST", origin+"/api/v1/keys/signing-keys", tok, map[string]string{"name": "Edge desk", "origin_type": "camera_image"})
+	mustStatus(t, r, 201, "signing key")
+	keyID, _ := r.json(t)["id"].(string)
+	r = doJSON(t, "POST", origin+"/api/v1/keys/api-keys", tok, map[string]any{"name": "ci"})
+	mustStatus(t, r, 201, "api key")
+	key, _ := r.json(t)["key"].(string)
+	return signer{token: tok, keyID: keyID, apiKey: key}
+}
+
+// sign signs file at the origin and returns the signed output and record id.
+func (s signer) sign(t testing.TB, origin string, file []byte) ([]byte, string) {
+	t.Helper()
+	r := upload(t, origin+"/api/v1/sign?signing_key_id="+s.keyID, "", s.apiKey, file, map[string]string{"return_file": "true"})
+	mustStatus(t, r, 201, "sign")
+	return r.body, r.header.Get("X-Record-Id")
+}
+
+func testImage(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(mustBuilt(t).root, "origin", "internal", "server", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

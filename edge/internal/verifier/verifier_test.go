@@ -1,0 +1,154 @@
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/wasm/wasmtest"
+)
+
+// module builds verifier.wasm from this checkout once per test binary.
+var module = sync.OnceValues(func() ([]byte, error) {
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "verifier-wasm")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return wasmtest.Build(root, dir)
+})
+
+func newWasm(t testing.TB, cfg WasmConfig) *Wasm {
+	t.Helper()
+	b, err := module()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Module = b
+	if cfg.Instances == 0 {
+		cfg.Instances = 2
+	}
+	if cfg.MemoryBytes == 0 {
+		cfg.MemoryBytes = 1 << 30
+	}
+	w, err := NewWasm(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close(context.Background()) })
+	return w
+}
+
+// noise returns a w×h JPEG of textured noise (big decoded, small encoded
+// it is not: the point is the pixel count).
+func noise(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := uint8((x*7 ^ y*13) & 0xff)
+			img.Set(x, y, color.RGBA{v, v / 2, 255 - v, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestEnginesAgree: the module in wazero and the compiled-in core give the
+// same facts, probe, refusal code and verdict for the same inputs.
+func TestEnginesAgree(t *testing.T) {
+	ctx := context.Background()
+	w := newWasm(t, WasmConfig{CacheDir: t.TempDir()})
+	n := Native{Limits: limits.Default()}
+	for _, tt := range []struct {
+		name string
+		file []byte
+		code string
+	}{
+		{"jpeg", noise(t, 640, 480), ""},
+		{"smoke image", SmokeImage(), ""},
+		{"not an image", []byte("%PDF-1.7 hello"), CodeUnsupported},
+		{"truncated jpeg", noise(t, 640, 480)[:900], CodeInvalidImage},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wa, werr := w.Analyze(ctx, tt.file)
+			na, nerr := n.Analyze(ctx, tt.file)
+			if tt.code != "" {
+				var we, ne *AnalyzeError
+				if !errors.As(werr, &we) || !errors.As(nerr, &ne) || we.Code != tt.code || ne.Code != tt.code {
+					t.Fatalf("refusals: wasm %v, native %v; want code %s from both", werr, nerr, tt.code)
+				}
+				return
+			}
+			if werr != nil || nerr != nil {
+				t.Fatalf("wasm %v, native %v", werr, nerr)
+			}
+			if !reflect.DeepEqual(wa, na) {
+				t.Fatalf("facts differ:\nwasm   %+v\nnative %+v", wa, na)
+			}
+			lookup := []byte(`{"candidates":[]}`)
+			wv, werr := w.Decide(ctx, wa, lookup)
+			nv, nerr := n.Decide(ctx, na, lookup)
+			if werr != nil || nerr != nil {
+				t.Fatalf("decide: wasm %v, native %v", werr, nerr)
+			}
+			if !reflect.DeepEqual(wv, nv) || wv.Authentic {
+				t.Fatalf("verdicts differ or authentic:\nwasm   %+v\nnative %+v", wv, nv)
+			}
+		})
+	}
+}
+
+// TestOutOfMemoryDiscardsInstance: a file that needs more memory than an
+// instance may have fails with ErrOutOfMemory; the instance is discarded
+// and the next call, on a fresh one, succeeds.
+func TestOutOfMemoryDiscardsInstance(t *testing.T) {
+	ctx := context.Background()
+	w := newWasm(t, WasmConfig{Instances: 1, MemoryBytes: 24 << 20})
+	big := noise(t, 4000, 3000)
+	_, err := w.Analyze(ctx, big)
+	if !errors.Is(err, ErrOutOfMemory) || !errors.Is(err, ErrEngine) {
+		t.Fatalf("12 MP under a 24 MiB limit: err = %v, want ErrOutOfMemory", err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := w.Analyze(ctx, SmokeImage()); err != nil {
+			t.Fatalf("call %d after the failure: %v", i, err)
+		}
+	}
+}
+
+// TestSwap: a swap to a module that fails its smoke test keeps the
+// current one; a good module is swapped in and calls keep working.
+func TestSwap(t *testing.T) {
+	ctx := context.Background()
+	w := newWasm(t, WasmConfig{})
+	before := w.Name()
+	if _, err := w.Swap(ctx, []byte("\x00asm\x01\x00\x00\x00")); err == nil {
+		t.Fatal("swap to an empty module succeeded")
+	}
+	if w.Name() != before {
+		t.Fatalf("name %s after a failed swap, want %s", w.Name(), before)
+	}
+	b, _ := module()
+	if _, err := w.Swap(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Analyze(ctx, SmokeImage()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,426 @@
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// pageSize is a WebAssembly page.
+const pageSize = 64 << 10
+
+// WasmConfig configures the WebAssembly engine.
+type WasmConfig struct {
+	// Module is verifier.wasm (the wasm/ package built for wasip1).
+	Module []byte
+	// CacheDir keeps wazero's compiled code on disk, so that a restart
+	// with the same module does not compile it again; "" compiles in
+	// memory only.
+	CacheDir string
+	// Instances bounds the module instances alive at once (each a Go
+	// runtime with its own heap); a call waits for a free one.
+	Instances int
+	// MemoryBytes is the most linear memory one instance may grow to; a
+	// call that needs more fails and its instance is discarded.
+	MemoryBytes uint64
+	// RecycleBytes: an instance whose memory grew past this (a large image
+	// went through it) is discarded after its call instead of going back
+	// to the pool, so that idle instances hold little memory. 0: never.
+	RecycleBytes uint64
+	// Deadline, when > 0, bounds each call: wazero then checks for a
+	// cancelled context inside the module (WithCloseOnContextDone), which
+	// makes every call slower (docs/edge.md has the measured cost).
+	Deadline time.Duration
+	Logger   *slog.Logger
+}
+
+// Wasm runs verifier.wasm in wazero: compiled once, a bounded pool of
+// instances reused across calls, each with a memory limit; an instance
+// that fails is closed, never reused. [Wasm.Swap] replaces the module
+// while calls are running. It is safe for concurrent use.
+type Wasm struct {
+	cfg   WasmConfig
+	cache wazero.CompilationCache
+	// swap serialises Swap calls.
+	swap sync.Mutex
+	cur  atomic.Pointer[generation]
+}
+
+// ErrOutOfMemory is an engine failure caused by the instance's memory
+// limit; it wraps ErrEngine.
+var ErrOutOfMemory = fmt.Errorf("%w: the module ran out of memory", ErrEngine)
+
+// ErrDeadline is an engine failure caused by the call deadline; it wraps
+// ErrEngine.
+var ErrDeadline = fmt.Errorf("%w: the call overran its deadline", ErrEngine)
+
+// NewWasm compiles cfg.Module, smoke-tests it and returns the engine.
+func NewWasm(ctx context.Context, cfg WasmConfig) (*Wasm, error) {
+	if cfg.Instances <= 0 {
+		return nil, errors.New("verifier: Instances must be positive")
+	}
+	if cfg.MemoryBytes < pageSize || cfg.MemoryBytes > 4<<30 {
+		return nil, errors.New("verifier: MemoryBytes must be between 64 KiB and 4 GiB")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	w := &Wasm{cfg: cfg}
+	if cfg.CacheDir != "" {
+		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("verifier: compilation cache: %w", err)
+		}
+		w.cache = c
+	} else {
+		w.cache = wazero.NewCompilationCache()
+	}
+	g, err := w.load(ctx, cfg.Module)
+	if err != nil {
+		w.cache.Close(ctx)
+		return nil, err
+	}
+	w.cur.Store(g)
+	return w, nil
+}
+
+// Name implements Engine: "wasm:" and the first 16 hex digits of the
+// module's SHA-256.
+func (w *Wasm) Name() string { return "wasm:" + w.cur.Load().hash }
+
+// Swap compiles module, smoke-tests it (a small image through analyze and
+// decide) and makes it the module of every later call. Calls already
+// running finish on the previous module, whose instances are closed as
+// they come back. On error the current module stays.
+func (w *Wasm) Swap(ctx context.Context, module []byte) (string, error) {
+	w.swap.Lock()
+	defer w.swap.Unlock()
+	g, err := w.load(ctx, module)
+	if err != nil {
+		return "", err
+	}
+	old := w.cur.Swap(g)
+	old.retire(ctx)
+	w.cfg.Logger.Info("verifier module swapped", "old", old.hash, "new", g.hash)
+	return g.hash, nil
+}
+
+// Close releases every instance and the compiled code; calls running
+// finish first.
+func (w *Wasm) Close(ctx context.Context) error {
+	w.cur.Load().retire(ctx)
+	return w.cache.Close(ctx)
+}
+
+func (w *Wasm) load(ctx context.Context, module []byte) (*generation, error) {
+	sum := sha256.Sum256(module)
+	rc := wazero.NewRuntimeConfigCompiler().WithCompilationCache(w.cache).
+		WithMemoryLimitPages(uint32(w.cfg.MemoryBytes / pageSize)).WithCloseOnContextDone(w.cfg.Deadline > 0)
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("verifier: wasi: %w", err)
+	}
+	cm, err := rt.CompileModule(ctx, module)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("verifier: compile: %w", err)
+	}
+	g := &generation{rt: rt, compiled: cm, hash: hex.EncodeToString(sum[:8]), sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg}
+	if err := smokeTest(ctx, g); err != nil {
+		g.retire(ctx)
+		return nil, fmt.Errorf("verifier: module %s failed its smoke test: %w", g.hash, err)
+	}
+	return g, nil
+}
+
+// generation is one compiled module with its pool of instances.
+type generation struct {
+	cfg      *WasmConfig
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	hash     string
+	// sem holds one token per instance alive or being created.
+	sem chan struct{}
+
+	mu      sync.Mutex
+	idle    []*instance
+	refs    int
+	retired bool
+}
+
+type instance struct {
+	mod    api.Module
+	stderr *headBuffer
+}
+
+// acquire takes a reference on the current generation (one not retired).
+func (w *Wasm) acquire() *generation {
+	for {
+		g := w.cur.Load()
+		g.mu.Lock()
+		if !g.retired {
+			g.refs++
+			g.mu.Unlock()
+			return g
+		}
+		g.mu.Unlock()
+	}
+}
+
+func (g *generation) release(ctx context.Context) {
+	g.mu.Lock()
+	g.refs--
+	done := g.retired && g.refs == 0
+	g.mu.Unlock()
+	if done {
+		g.rt.Close(ctx)
+	}
+}
+
+// retire closes the idle instances now and the runtime once no call
+// holds a reference.
+func (g *generation) retire(ctx context.Context) {
+	g.mu.Lock()
+	g.retired = true
+	idle := g.idle
+	g.idle = nil
+	done := g.refs == 0
+	g.mu.Unlock()
+	for _, in := range idle {
+		in.mod.Close(ctx)
+	}
+	if done {
+		g.rt.Close(ctx)
+	}
+}
+
+// get returns an idle instance or a new one, waiting while the pool is
+// at its bound.
+func (g *generation) get(ctx context.Context) (*instance, error) {
+	select {
+	case g.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	g.mu.Lock()
+	if n := len(g.idle); n > 0 {
+		in := g.idle[n-1]
+		g.idle = g.idle[:n-1]
+		g.mu.Unlock()
+		return in, nil
+	}
+	g.mu.Unlock()
+	in, err := g.instantiate(ctx)
+	if err != nil {
+		<-g.sem
+		return nil, err
+	}
+	return in, nil
+}
+
+// put returns in to the pool, or closes it when it failed, grew too large
+// or its module was swapped out.
+func (g *generation) put(ctx context.Context, in *instance, failed bool) {
+	keep := !failed && (g.cfg.RecycleBytes == 0 || uint64(in.mod.Memory().Size()) <= g.cfg.RecycleBytes)
+	g.mu.Lock()
+	if keep && !g.retired {
+		g.idle = append(g.idle, in)
+		in = nil
+	}
+	g.mu.Unlock()
+	if in != nil {
+		in.mod.Close(ctx)
+	}
+	<-g.sem
+}
+
+func (g *generation) instantiate(ctx context.Context) (*instance, error) {
+	in := &instance{stderr: &headBuffer{max: 1024}}
+	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithSysWalltime().WithSysNanotime().
+		WithRandSource(randReader{}).WithStderr(in.stderr)
+	mod, err := g.rt.InstantiateModule(ctx, g.compiled, mc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: instantiate: %w", ErrEngine, err)
+	}
+	for _, name := range []string{"_initialize", "alloc", "free", "analyze", "decide"} {
+		if mod.ExportedFunction(name) == nil {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("%w: the module does not export %s", ErrEngine, name)
+		}
+	}
+	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("%w: _initialize: %w", ErrEngine, err)
+	}
+	in.mod = mod
+	return in, nil
+}
+
+// call runs one export on an instance of the current module.
+func (w *Wasm) call(ctx context.Context, export string, in []byte) ([]byte, error) {
+	g := w.acquire()
+	defer g.release(context.WithoutCancel(ctx))
+	return g.call(ctx, export, in)
+}
+
+func (g *generation) call(ctx context.Context, export string, input []byte) ([]byte, error) {
+	in, err := g.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cctx := ctx
+	if g.cfg.Deadline > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, g.cfg.Deadline)
+		defer cancel()
+	}
+	out, err := in.call(cctx, export, input)
+	g.put(context.WithoutCancel(ctx), in, err != nil)
+	if err != nil {
+		switch {
+		case bytes.Contains(in.stderr.Bytes(), []byte("out of memory")):
+			err = fmt.Errorf("%w (%w)", ErrOutOfMemory, err)
+		case g.cfg.Deadline > 0 && errors.Is(cctx.Err(), context.DeadlineExceeded):
+			err = fmt.Errorf("%w (%w)", ErrDeadline, err)
+		case !errors.Is(err, ErrEngine):
+			err = fmt.Errorf("%w: %s: %w", ErrEngine, export, err)
+		}
+		g.cfg.Logger.Warn("verifier instance failed and was discarded", "module", g.hash, "export", export, "err", err)
+	}
+	return out, err
+}
+
+// call copies input into the instance, calls export(ptr, len) and copies
+// the packed (ptr<<32 | len) result out, freeing both buffers.
+func (in *instance) call(ctx context.Context, export string, input []byte) ([]byte, error) {
+	m := in.mod
+	res, err := m.ExportedFunction("alloc").Call(ctx, uint64(len(input)))
+	if err != nil {
+		return nil, fmt.Errorf("alloc: %w", err)
+	}
+	ptr := uint32(res[0])
+	if !m.Memory().Write(ptr, input) {
+		return nil, fmt.Errorf("%w: alloc returned an address out of range", ErrEngine)
+	}
+	res, err = m.ExportedFunction(export).Call(ctx, uint64(ptr), uint64(len(input)))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.ExportedFunction("free").Call(ctx, uint64(ptr)); err != nil {
+		return nil, fmt.Errorf("free: %w", err)
+	}
+	optr, olen := uint32(res[0]>>32), uint32(res[0])
+	b, ok := m.Memory().Read(optr, olen)
+	if !ok {
+		return nil, fmt.Errorf("%w: result out of range", ErrEngine)
+	}
+	out := bytes.Clone(b)
+	if _, err := m.ExportedFunction("free").Call(ctx, uint64(optr)); err != nil {
+		return nil, fmt.Errorf("free: %w", err)
+	}
+	return out, nil
+}
+
+type callFailure struct {
+	OK    bool `json:"ok"`
+	Error struct {
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
+	} `json:"error"`
+}
+
+type analyzeOut struct {
+	callFailure
+	Facts wire.Facts  `json:"facts"`
+	Local *wire.Probe `json:"local"`
+}
+
+// Analyze implements Engine.
+func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
+	out, err := w.call(ctx, "analyze", file)
+	if err != nil {
+		return Analysis{}, err
+	}
+	return parseAnalyze(out)
+}
+
+func parseAnalyze(out []byte) (Analysis, error) {
+	var r analyzeOut
+	if err := json.Unmarshal(out, &r); err != nil {
+		return Analysis{}, fmt.Errorf("%w: analyze answered %d bytes that are not its JSON: %w", ErrEngine, len(out), err)
+	}
+	if !r.OK {
+		return Analysis{}, &AnalyzeError{Code: r.Error.Code, Detail: r.Error.Detail}
+	}
+	return Analysis{Facts: r.Facts, Local: r.Local}, nil
+}
+
+type decideIn struct {
+	Facts  wire.Facts      `json:"facts"`
+	Lookup json.RawMessage `json:"lookup"`
+	Local  *wire.Probe     `json:"local,omitempty"`
+}
+
+type decideOut struct {
+	callFailure
+	Result wire.VerifyResponse `json:"result"`
+}
+
+// Decide implements Engine.
+func (w *Wasm) Decide(ctx context.Context, a Analysis, lookupJSON []byte) (wire.VerifyResponse, error) {
+	in, err := json.Marshal(decideIn{Facts: a.Facts, Lookup: lookupJSON, Local: a.Local})
+	if err != nil {
+		return wire.VerifyResponse{}, fmt.Errorf("verifier: decide input: %w", err)
+	}
+	out, err := w.call(ctx, "decide", in)
+	if err != nil {
+		return wire.VerifyResponse{}, err
+	}
+	var r decideOut
+	if err := json.Unmarshal(out, &r); err != nil {
+		return wire.VerifyResponse{}, fmt.Errorf("%w: decide answered %d bytes that are not its JSON: %w", ErrEngine, len(out), err)
+	}
+	if !r.OK {
+		return wire.VerifyResponse{}, fmt.Errorf("verifier: decide refused its input: %s: %s", r.Error.Code, r.Error.Detail)
+	}
+	return r.Result, nil
+}
+
+// headBuffer keeps the first max bytes written to it: a module's stderr,
+// whose first line after a failure tells an out-of-memory abort from
+// other traps (the goroutine dump that follows is dropped).
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - len(h.b); room > 0 {
+		h.b = append(h.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *headBuffer) Bytes() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return bytes.Clone(h.b)
+}

@@ -1,0 +1,234 @@
+// Command edge runs a Provenant edge: a proxy in front of one origin that
+// verifies uploads with the same verifier module the browser runs (in
+// wazero) or the same core compiled in, caches the origin's public
+// objects, and limits verification per client IP. docs/edge.md describes
+// deployment, trust and capacity.
+//
+//	go run ./edge --origin http://127.0.0.1:8080 --listen :8090
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/edge/internal/server"
+	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/clientip"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "edge:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	origin, listen, adminListen, engine, wasmPath, cacheDir, trusted, logLevel string
+	instances                                                                  int
+	wasmMemoryMiB, cacheMiB, verifyMemoryMiB                                   int64
+	deadline, maxStale, originTimeout                                          time.Duration
+}
+
+func parseFlags(args []string, out io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.SetOutput(out)
+	o := &options{}
+	fs.StringVar(&o.origin, "origin", "", "the origin's base URL, e.g. http://127.0.0.1:8080 (required)")
+	fs.StringVar(&o.listen, "listen", ":8090", "public address")
+	fs.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:8091", "loopback admin address (POST /verifier/reload); empty disables it")
+	fs.StringVar(&o.engine, "verifier", "wasm", "verification engine: wasm (verifier.wasm in wazero, sandboxed) or native (compiled in, faster)")
+	fs.StringVar(&o.wasmPath, "verifier-wasm", "", "verifier.wasm to run; empty: the module the origin serves (its widget manifest)")
+	fs.StringVar(&o.cacheDir, "cache-dir", "", "directory for wazero's compiled code, so a restart does not recompile; empty: the user cache directory")
+	fs.IntVar(&o.instances, "wasm-instances", runtime.GOMAXPROCS(0), "module instances alive at once (verifications in parallel)")
+	fs.Int64Var(&o.wasmMemoryMiB, "wasm-memory-mib", 1024, "memory limit of one module instance, MiB")
+	fs.DurationVar(&o.deadline, "verify-deadline", 0, "if > 0, a deadline for each call into the module (costs speed on every call, see docs/edge.md); 0 relies on the core's input limits")
+	fs.StringVar(&o.trusted, "trusted-proxies", "", "comma-separated CIDRs of load balancers in front of this edge whose X-Forwarded-For is believed")
+	fs.Int64Var(&o.cacheMiB, "cache-mib", 64, "memory for cached public objects, MiB")
+	fs.Int64Var(&o.verifyMemoryMiB, "verify-memory-mib", server.DefaultVerifyMemory>>20, "memory for verify uploads held at once, MiB (at least one upload, 33 MiB); more verifies at once are refused with 503")
+	fs.DurationVar(&o.maxStale, "max-stale", server.DefaultMaxStale, "longest a cached object is served stale (while revalidating, or while the origin is down)")
+	fs.DurationVar(&o.originTimeout, "origin-timeout", server.DefaultOriginTimeout, "bound on one round trip to the origin")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.origin == "" {
+		return nil, errors.New("--origin is required")
+	}
+	if o.engine != "wasm" && o.engine != "native" {
+		return nil, fmt.Errorf("--verifier %q: want wasm or native", o.engine)
+	}
+	if o.instances < 1 {
+		return nil, errors.New("--wasm-instances must be at least 1")
+	}
+	if o.wasmMemoryMiB < 16 || o.wasmMemoryMiB > 4096 {
+		return nil, errors.New("--wasm-memory-mib must be between 16 and 4096")
+	}
+	if o.adminListen != "" {
+		if err := server.CheckLoopback(o.adminListen); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func run(args []string) error {
+	o, err := parseFlags(args, os.Stderr)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("log level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	proxies, err := clientip.ParseTrustedProxies(o.trusted)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	// SIGHUP is taken from the start: its default action would end the
+	// process, and an operator may send it at any time.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+
+	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
+		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log}
+	switch o.engine {
+	case "native":
+		cfg.Engine = verifier.Native{Limits: cfg.Limits}
+	case "wasm":
+		load := func(ctx context.Context) ([]byte, error) { return loadModule(ctx, o.wasmPath, cfg.Origin) }
+		mod, err := load(ctx)
+		if err != nil {
+			return err
+		}
+		dir := o.cacheDir
+		if dir == "" {
+			if base, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(base, "provenant-edge", "wazero")
+			}
+		}
+		w, err := verifier.NewWasm(ctx, verifier.WasmConfig{Module: mod, CacheDir: dir, Instances: o.instances,
+			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline, Logger: log})
+		if err != nil {
+			return err
+		}
+		defer w.Close(context.Background())
+		cfg.Engine, cfg.Swapper, cfg.LoadModule = w, w, load
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("edge listening", "addr", ln.Addr().String(), "origin", cfg.Origin, "verifier", cfg.Engine.Name())
+	var admin *fasthttp.Server
+	if o.adminListen != "" {
+		aln, err := net.Listen("tcp", o.adminListen)
+		if err != nil {
+			return err
+		}
+		admin = &fasthttp.Server{Handler: srv.AdminHandler(), Name: "provenant-edge-admin", ReadTimeout: time.Minute}
+		go func() { errc <- admin.Serve(aln) }()
+		log.Info("edge admin listening", "addr", aln.Addr().String())
+	}
+	for {
+		select {
+		case <-hup:
+			name, err := srv.Reload(ctx)
+			if err != nil {
+				log.Error("verifier reload on SIGHUP failed; the previous module stays", "err", err)
+			} else {
+				log.Info("verifier reloaded on SIGHUP", "verifier", name)
+			}
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			log.Info("edge shutting down")
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if admin != nil {
+				_ = admin.ShutdownWithContext(sctx)
+			}
+			return srv.Shutdown(sctx)
+		}
+	}
+}
+
+// maxModuleBytes bounds the module fetched from the origin.
+const maxModuleBytes = 64 << 20
+
+// loadModule reads verifier.wasm from path, or, when path is empty, the
+// module the origin's widget manifest names, checked against the
+// manifest's SHA-256.
+func loadModule(ctx context.Context, path, origin string) ([]byte, error) {
+	if path != "" {
+		return os.ReadFile(path)
+	}
+	get := func(u string) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept-Encoding", "identity")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxModuleBytes))
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: status %d: %.200s", u, resp.StatusCode, b)
+		}
+		return b, nil
+	}
+	b, err := get(origin + "/api/v1/widget/manifest.json")
+	if err != nil {
+		return nil, fmt.Errorf("verifier module from the origin (or give --verifier-wasm): %w", err)
+	}
+	var m struct {
+		WASM   string `json:"wasm"`
+		SHA256 string `json:"sha256"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || !strings.HasPrefix(m.WASM, "/") {
+		return nil, fmt.Errorf("the origin's widget manifest is not one: %.200s", b)
+	}
+	mod, err := get(origin + m.WASM)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(mod); hex.EncodeToString(sum[:]) != m.SHA256 {
+		return nil, errors.New("the module the origin served does not match its manifest's sha256")
+	}
+	return mod, nil
+}

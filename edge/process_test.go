@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/wasm/wasmtest"
+)
+
+// TestSIGHUPReload runs the edge binary with a module file: SIGHUP swaps
+// in the file's module again; after the file is replaced by a broken
+// module, SIGHUP is refused and the edge keeps running; SIGTERM stops it
+// cleanly.
+func TestSIGHUPReload(t *testing.T) {
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mod, err := wasmtest.Build(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modPath := filepath.Join(dir, "verifier.wasm")
+	bin := filepath.Join(dir, "edge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--origin", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-listen", "",
+		"--verifier-wasm", modPath, "--cache-dir", filepath.Join(os.TempDir(), "provenant-edge-test-wazero"), "--wasm-instances", "1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	wait := func(want string) {
+		t.Helper()
+		deadline := time.After(2 * time.Minute)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the edge exited before logging %q", want)
+				}
+				if strings.Contains(l, want) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %q in the edge's log", want)
+			}
+		}
+	}
+	wait(`msg="edge listening"`)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	wait(`msg="verifier reloaded on SIGHUP"`)
+	if err := os.WriteFile(modPath, mod[:len(mod)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	wait(`reload on SIGHUP failed; the previous module stays`)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	wait(`msg="edge shutting down"`)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+}
