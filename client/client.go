@@ -201,6 +201,10 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		case errors.Is(err, errNotReplayable):
 			return nil, err
 		case err != nil:
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
 			err = &NetworkError{Method: r.method, URL: redact(&u), Err: err}
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			e := readError(resp, time.Now())

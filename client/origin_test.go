@@ -1,0 +1,199 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/provenant/provenant/client"
+	"github.com/provenant/provenant/origin/origintest"
+)
+
+// testPhoto is a deterministic textured JPEG (seed picks the picture),
+// large enough to carry a watermark.
+func testPhoto(t testing.TB, seed uint64, w, h int) []byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	// A few large soft blobs plus fine noise: like a photo, the picture has
+	// structure at every scale (the perceptual hash needs the coarse one).
+	type blob struct {
+		x, y, r float64
+		c       [3]float64
+	}
+	blobs := make([]blob, 12)
+	for i := range blobs {
+		blobs[i] = blob{rng.Float64() * float64(w), rng.Float64() * float64(h), 40 + rng.Float64()*float64(w)/3,
+			[3]float64{rng.Float64() * 255, rng.Float64() * 255, rng.Float64() * 255}}
+	}
+	for y := range h {
+		for x := range w {
+			var c [3]float64
+			wsum := 0.0
+			for _, b := range blobs {
+				dx, dy := float64(x)-b.x, float64(y)-b.y
+				k := 1 / (1 + (dx*dx+dy*dy)/(b.r*b.r))
+				wsum += k
+				for i := range c {
+					c[i] += k * b.c[i]
+				}
+			}
+			n := rng.Float64()*24 - 12
+			img.Set(x, y, color.RGBA{clamp(c[0]/wsum + n), clamp(c[1]/wsum + n), clamp(c[2]/wsum + n), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 92}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func clamp(v float64) uint8 { return uint8(max(0, min(255, v))) }
+
+// account is a fresh account on a running origin with a session, an API
+// key (all scopes) and a service-held signing key.
+type account struct {
+	origin  *origintest.Origin
+	session *client.Session
+	jwt     *client.Client
+	api     *client.Client
+	apiKey  string
+	keyID   string
+}
+
+func newAccount(t testing.TB, o *origintest.Origin, email string) *account {
+	t.Helper()
+	ctx := context.Background()
+	pub, err := client.New(client.Config{BaseURL: o.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := pub.RegisterAccount(ctx, client.RegisterAccountRequest{Email: email, Password: "correct horse battery", OrgName: "Example News", OrgType: "news_org"})
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	jwt := pub.WithToken(s.AccessToken)
+	k, err := jwt.CreateAPIKey(ctx, client.CreateAPIKeyRequest{Name: "ci"})
+	if err != nil {
+		t.Fatalf("api key: %v", err)
+	}
+	sk, err := jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "desk camera", OriginType: "camera_image", DeviceID: "cam-1"})
+	if err != nil {
+		t.Fatalf("signing key: %v", err)
+	}
+	return &account{origin: o, session: s, jwt: jwt, api: pub.WithToken(k.Key), apiKey: k.Key, keyID: sk.ID}
+}
+
+func TestAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	a := newAccount(t, o, "alice@example.com")
+	ctx := context.Background()
+	photo := testPhoto(t, 1, 640, 480)
+
+	// Sign, keeping the signed file.
+	var signed bytes.Buffer
+	sf, err := a.api.SignFile(ctx, client.SignRequest{File: client.BytesUpload("meadow.jpg", photo), SigningKeyID: a.keyID}, &signed)
+	if err != nil {
+		t.Fatalf("SignFile: %v", err)
+	}
+	if sf.RecordID == "" || sf.ContentType != "image/jpeg" || sf.Ext() != ".jpg" || sf.Size != int64(signed.Len()) {
+		t.Fatalf("signed file = %+v", sf)
+	}
+
+	// The origin's verify and the local verify agree, and say authentic.
+	up, err := a.api.Verify(ctx, client.BytesUpload("x.jpg", signed.Bytes()))
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if !up.Authentic || up.RecordID != sf.RecordID {
+		t.Fatalf("verify = %+v, want authentic record %s", up, sf.RecordID)
+	}
+	lv, err := a.api.VerifyLocal(ctx, signed.Bytes(), client.LocalOptions{})
+	if err != nil {
+		t.Fatalf("VerifyLocal: %v", err)
+	}
+	if !lv.Response.Authentic || lv.Response.RecordID != sf.RecordID || len(lv.Rejected) != 0 {
+		t.Fatalf("local verify = %+v rejected %v", lv.Response, lv.Rejected)
+	}
+	if lv.Response.Match != up.Match || lv.Response.Confidence != up.Confidence || lv.Response.Checks != up.Checks {
+		t.Errorf("local verdict %+v differs from the origin's %+v", lv.Response, *up)
+	}
+	// An unrelated picture is not authentic, locally or not.
+	other := testPhoto(t, 2, 640, 480)
+	lo, err := a.api.VerifyLocal(ctx, other, client.LocalOptions{})
+	if err != nil || lo.Response.Authentic {
+		t.Fatalf("unrelated local verify = %+v, %v", lo, err)
+	}
+
+	// Records list (with the All iterator), detail and certificate.
+	n := 0
+	for r, err := range client.All(ctx, func(ctx context.Context, p client.PageOptions) (*client.Page[client.Record], error) {
+		p.Limit = 1
+		return a.api.ListRecords(ctx, client.RecordFilter{}, p)
+	}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ID != sf.RecordID || r.SHA256 != sf.SHA256 {
+			t.Errorf("listed %+v", r)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("listed %d records, want 1", n)
+	}
+	cert, err := a.api.Certificate(ctx, sf.RecordID)
+	if err != nil || cert.RecordID != sf.RecordID || cert.Record == "" {
+		t.Fatalf("certificate = %+v, %v", cert, err)
+	}
+
+	// A JSON sign of another picture, then its revocation.
+	sr, err := a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("other.jpg", other), SigningKeyID: a.keyID})
+	if err != nil || sr.RecordID == "" || sr.Certificate.Record == "" {
+		t.Fatalf("Sign = %+v, %v", sr, err)
+	}
+	rv, err := a.api.RevokeRecord(ctx, sr.RecordID, "test")
+	if err != nil || rv.Status != "revoked" {
+		t.Fatalf("revoke = %+v, %v", rv, err)
+	}
+	_, err = a.api.RevokeRecord(ctx, sr.RecordID, "")
+	if !client.IsCode(err, "already_revoked") {
+		t.Errorf("second revoke: %v, want already_revoked", err)
+	}
+
+	// Typed problems from the real origin.
+	var perr *client.Error
+	_, err = a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("x.jpg", photo), SigningKeyID: "00000000-0000-4000-8000-000000000000"})
+	if !errors.As(err, &perr) || perr.Status != http.StatusNotFound || perr.Code != "not_found" || perr.RequestID == "" {
+		t.Errorf("sign with an unknown key: %#v", err)
+	}
+	_, err = a.api.Me(ctx) // an API key on a JWT-only route
+	if !client.IsCode(err, "credential_kind_not_allowed") {
+		t.Errorf("Me with an API key: %v", err)
+	}
+	_, err = a.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "bad\x00name", OriginType: "nope"})
+	if !errors.As(err, &perr) || perr.Code != "validation_failed" || len(perr.Errors) < 2 {
+		t.Errorf("invalid signing key: %#v", err)
+	}
+
+	// Webhooks (the SSRF guard refuses loopback: a typed field error).
+	_, err = a.api.CreateWebhook(ctx, client.CreateWebhookRequest{URL: "https://127.0.0.1/hook"})
+	if !errors.As(err, &perr) || perr.Code != "validation_failed" || perr.Field != "url" {
+		t.Errorf("loopback webhook: %#v", err)
+	}
+	hooks, err := a.api.ListWebhooks(ctx, client.PageOptions{})
+	if err != nil || len(hooks.Items) != 0 {
+		t.Errorf("webhooks = %+v, %v", hooks, err)
+	}
+	stats, err := a.jwt.DashboardStats(ctx)
+	if err != nil || stats.TotalSigned != 2 || stats.Revoked != 1 {
+		t.Errorf("stats = %+v, %v", stats, err)
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/provenant/provenant/client"
+)
+
+func (a *app) keysCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys and signing keys (needs a session: provenant login)"}
+	api := &cobra.Command{Use: "api", Short: "API keys: list, create, revoke"}
+	api.AddCommand(a.apiKeysList(), a.apiKeysCreate(), a.apiKeysRevoke())
+	sig := &cobra.Command{Use: "signing", Short: "Signing keys: list, create"}
+	sig.AddCommand(a.signingKeysList(), a.signingKeysCreate())
+	cmd.AddCommand(api, sig)
+	return cmd
+}
+
+func (a *app) table() *tabwriter.Writer { return tabwriter.NewWriter(a.io.out, 0, 4, 2, ' ', 0) }
+
+func fmtTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func (a *app) apiKeysList() *cobra.Command {
+	return &cobra.Command{
+		Use: "list", Short: "List API keys", Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			var items []client.APIKey
+			for k, err := range client.All(ctx, c.ListAPIKeys) {
+				if err != nil {
+					return err
+				}
+				items = append(items, k)
+			}
+			if a.asJSON {
+				return a.printJSON(items)
+			}
+			w := a.table()
+			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tLAST4\tCREATED\tLAST USED\tREVOKED")
+			for _, k := range items {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Last4,
+					fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func (a *app) apiKeysCreate() *cobra.Command {
+	var scopes []string
+	var store bool
+	cmd := &cobra.Command{
+		Use: "create NAME", Short: "Create an API key (the secret is shown once)", Args: exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			k, err := c.CreateAPIKey(ctx, client.CreateAPIKeyRequest{Name: args[0], Scopes: scopes})
+			if err != nil {
+				return err
+			}
+			if store {
+				cfg := a.cfg
+				cfg.APIKey = k.Key
+				if err := saveConfig(a.cfgPath, cfg); err != nil {
+					return err
+				}
+			}
+			if a.asJSON {
+				return a.printJSON(k)
+			}
+			a.printf("Created API key %s (%s, scopes %s).\n%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Key)
+			if store {
+				a.printf("Stored in %s.\n", a.cfgPath)
+			} else {
+				a.printf("Keep it now: it is not shown again.\n")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&scopes, "scope", nil, "scopes: sign, read, webhooks (repeat or comma-separate; default all)")
+	cmd.Flags().BoolVar(&store, "store", false, "store the key in the config file")
+	return cmd
+}
+
+func (a *app) apiKeysRevoke() *cobra.Command {
+	return &cobra.Command{
+		Use: "revoke ID", Short: "Revoke an API key", Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			if err := c.RevokeAPIKey(ctx, args[0]); err != nil {
+				return err
+			}
+			if a.asJSON {
+				return a.printJSON(map[string]string{"id": args[0], "status": "revoked"})
+			}
+			a.printf("Revoked API key %s.\n", args[0])
+			return nil
+		},
+	}
+}
+
+func (a *app) signingKeysList() *cobra.Command {
+	return &cobra.Command{
+		Use: "list", Short: "List signing keys", Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			var items []client.SigningKey
+			for k, err := range client.All(ctx, c.ListSigningKeys) {
+				if err != nil {
+					return err
+				}
+				items = append(items, k)
+			}
+			if a.asJSON {
+				return a.printJSON(items)
+			}
+			w := a.table()
+			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tDEVICE\tPUBLIC KEY\tCREATED\tDEFAULT")
+			for _, k := range items {
+				def := ""
+				if k.ID == a.cfg.SigningKeyID {
+					def = "*"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s…\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
+					fmtTime(&k.CreatedAt), def)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func (a *app) signingKeysCreate() *cobra.Command {
+	var req client.CreateSigningKeyRequest
+	var makeDefault bool
+	cmd := &cobra.Command{
+		Use:   "create NAME --origin-type CODE",
+		Short: "Create a signing key held by the service",
+		Long: `create makes a signing key. It becomes the default key of 'provenant sign'
+when none is set yet, or with --default.`,
+		Args: exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			if req.OriginType == "" {
+				return usagef("--origin-type is required (e.g. camera_image, ai_generated_image; see docs/api.md)")
+			}
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			req.Name = args[0]
+			k, err := c.CreateSigningKey(ctx, req)
+			if err != nil {
+				return err
+			}
+			return a.signingKeyCreated(k, makeDefault)
+		},
+	}
+	cmd.Flags().StringVar(&req.OriginType, "origin-type", "", "origin type code of what the key signs (required)")
+	cmd.Flags().StringVar(&req.DeviceID, "device-id", "", "device identifier")
+	cmd.Flags().StringVar(&req.DeviceInfo, "device-info", "", "device description")
+	cmd.Flags().BoolVar(&makeDefault, "default", false, "make it the default key of sign")
+	return cmd
+}
+
+// signingKeyCreated prints a new key and stores it as the default when
+// asked or when there is none.
+func (a *app) signingKeyCreated(k *client.SigningKey, makeDefault bool) error {
+	isDefault := makeDefault || a.cfg.SigningKeyID == ""
+	if isDefault {
+		cfg := a.cfg
+		cfg.SigningKeyID = k.ID
+		if err := saveConfig(a.cfgPath, cfg); err != nil {
+			return err
+		}
+	}
+	if a.asJSON {
+		return a.printJSON(k)
+	}
+	a.printf("Created signing key %s (%s, %s), public key %s.\n", k.ID, k.Name, k.OriginType, k.PublicKeyHex)
+	if isDefault {
+		a.printf("It is now the default key of 'provenant sign'.\n")
+	}
+	return nil
+}
