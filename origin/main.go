@@ -95,6 +95,7 @@ See docs/operations.md.
 // serveOptions are the server's flags, parsed.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
+	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
 	ethConfirmations, batchSize                            uint64
@@ -117,6 +118,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
 	f.dur(&o.gcInterval, "gc-interval", server.DefaultGCInterval, "how often Badger value-log GC runs; 0 disables it")
+	f.str(&o.chainRPCListen, "chain-rpc-listen", server.DefaultChainRPCListen, "read-only Ethereum JSON-RPC of the embedded chain (chain id, transactions, receipts, blocks); empty disables it; unused with --eth-rpc")
 	f.str(&o.ethRPC, "eth-rpc", "", "Ethereum JSON-RPC URL; empty: the embedded dev chain under <data-dir>/chain")
 	f.str(&o.ethKey, "eth-key", "", "file with the funded sender's hex private key, with --eth-rpc")
 	f.str(&o.ethNetwork, "eth-network", "", "network name carried by proofs, with --eth-rpc")
@@ -161,7 +163,7 @@ func serve(args []string) error {
 	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
-		AdminAddr: o.adminListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+		AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}

@@ -117,7 +117,8 @@ func anchorFromWire(wa *wire.Anchor, lim limits.Limits) (*record.Anchor, error) 
 		return nil, errorf("audit path longer than the proof limit")
 	}
 	a := &record.Anchor{BatchID: wa.BatchID, LeafIndex: wa.LeafIndex, TreeSize: wa.TreeSize, TxHash: wa.TxHash,
-		BlockNumber: wa.BlockNumber, Network: wa.Network, AuditPath: make([]merkle.Hash, len(wa.AuditPath))}
+		BlockNumber: wa.BlockNumber, Network: wa.Network, ChainID: wa.ChainID, BlockHash: wa.BlockHash,
+		AuditPath: make([]merkle.Hash, len(wa.AuditPath))}
 	var err error
 	if a.Root, err = merkle.ParseHash(wa.MerkleRoot); err != nil {
 		return nil, errorf("merkle_root: " + err.Error())

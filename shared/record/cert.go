@@ -26,6 +26,10 @@ type Anchor struct {
 	TxHash      string
 	BlockNumber uint64
 	Network     string
+	// ChainID is the EIP-155 chain id and BlockHash the 0x hex hash of
+	// block BlockNumber; zero and empty when not known.
+	ChainID   uint64
+	BlockHash string
 }
 
 // Verify checks that leaf is included under a.Root.
@@ -77,7 +81,7 @@ func (c *Certificate) Wire() (wire.Certificate, error) {
 	if a := c.Anchor; a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize,
 			MerkleRoot: a.Root.String(), TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network,
-			AuditPath: make([]string, len(a.AuditPath))}
+			ChainID: a.ChainID, BlockHash: a.BlockHash, AuditPath: make([]string, len(a.AuditPath))}
 		for i, h := range a.AuditPath {
 			wa.AuditPath[i] = h.String()
 		}
@@ -113,7 +117,8 @@ func CertificateFromWire(w wire.Certificate, lim limits.Limits) (*Certificate, e
 			return nil, fmt.Errorf("%w: audit path of %d hashes > %d", merkle.ErrInvalidProof, len(wa.AuditPath), lim.MaxProofLen)
 		}
 		a := &Anchor{BatchID: wa.BatchID, LeafIndex: wa.LeafIndex, TreeSize: wa.TreeSize, TxHash: wa.TxHash,
-			BlockNumber: wa.BlockNumber, Network: wa.Network, AuditPath: make([]merkle.Hash, len(wa.AuditPath))}
+			BlockNumber: wa.BlockNumber, Network: wa.Network, ChainID: wa.ChainID, BlockHash: wa.BlockHash,
+			AuditPath: make([]merkle.Hash, len(wa.AuditPath))}
 		if a.Root, err = merkle.ParseHash(wa.MerkleRoot); err != nil {
 			return nil, err
 		}

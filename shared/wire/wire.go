@@ -222,6 +222,9 @@ type Anchor struct {
 	Network     string   `json:"network,omitempty"`
 	// ChainID is the EIP-155 chain id of Network, when known.
 	ChainID uint64 `json:"chain_id,omitempty"`
+	// BlockHash is the hash of block BlockNumber (0x hex), when known: with
+	// ChainID it names the block on any node of the chain, reorgs included.
+	BlockHash string `json:"block_hash,omitempty"`
 }
 
 // Probe is the examined picture's local-signature probe in JSON: its

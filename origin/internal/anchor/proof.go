@@ -131,7 +131,10 @@ func (p Proof) RecordAnchor() *record.Anchor {
 	a := &record.Anchor{
 		BatchID: p.BatchID, LeafIndex: p.LeafIndex, TreeSize: p.TreeSize,
 		AuditPath: make([]merkle.Hash, len(p.AuditPath)), Root: merkle.Hash(p.MerkleRoot),
-		TxHash: p.TxHash.String(), BlockNumber: p.BlockNumber, Network: p.Network,
+		TxHash: p.TxHash.String(), BlockNumber: p.BlockNumber, Network: p.Network, ChainID: p.ChainID,
+	}
+	if p.BlockHash != (Hash{}) {
+		a.BlockHash = p.BlockHash.String()
 	}
 	for i, h := range p.AuditPath {
 		a.AuditPath[i] = merkle.Hash(h)

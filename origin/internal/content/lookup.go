@@ -82,12 +82,10 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 	w.AnchorDetail = st.Detail
 	if a := st.Anchor(); a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),
-			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, AuditPath: make([]string, len(a.AuditPath))}
+			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, ChainID: a.ChainID, BlockHash: a.BlockHash,
+			AuditPath: make([]string, len(a.AuditPath))}
 		for i, h := range a.AuditPath {
 			wa.AuditPath[i] = h.String()
-		}
-		if st.Proof != nil {
-			wa.ChainID = st.Proof.ChainID
 		}
 		w.Anchor = wa
 	}

@@ -54,6 +54,7 @@ func (a *API) registerRecords() error {
 	cert := validated("no-cache", a.handleCertificate)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
+	a.registerReceipt()
 	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)

@@ -262,6 +262,12 @@ func problemFor(err error) (p *Problem, internal bool) {
 		p.Detail = strings.Join(unv.Tried, "; ")
 		return p, false
 	}
+	var na *content.NotAnchoredError
+	if errors.As(err, &na) {
+		p := NewProblem(fasthttp.StatusConflict, CodeNotAnchored, "The record is not anchored yet; its receipt exists once it is")
+		p.Detail = na.Detail
+		return p, false
+	}
 	if errors.Is(err, store.ErrBadCursor) {
 		return cursorProblem(), false
 	}

@@ -76,6 +76,9 @@ const (
 	// DefaultAdminListen is the admin listener's address: loopback, since
 	// metrics and profiles are for the operator, not the public.
 	DefaultAdminListen = "127.0.0.1:9090"
+	// DefaultChainRPCListen is where the embedded chain's read-only
+	// JSON-RPC listens: loopback, on the port Ethereum tools try first.
+	DefaultChainRPCListen = "127.0.0.1:8545"
 )
 
 // Layout of the data directory.
@@ -138,6 +141,11 @@ type Config struct {
 	// AdminAddr is where the admin listener (GET /metrics, /debug/pprof/)
 	// listens; "" disables it. It is never the public listener.
 	AdminAddr string
+	// ChainRPCAddr is where the embedded chain answers read-only Ethereum
+	// JSON-RPC (ethchain.ReadOnlyMethods) so that anyone can check an
+	// anchor with ordinary Ethereum tools; "" disables it, and it is
+	// ignored when anchoring goes to an external node (Anchor.Chain.RPCURL).
+	ChainRPCAddr string
 	// Registry receives the origin's metrics; nil means a fresh registry
 	// (metrics are collected either way, and served when AdminAddr is set).
 	Registry *prometheus.Registry
@@ -216,7 +224,12 @@ type Server struct {
 	admin        *http.Server
 	adminLn      net.Listener
 	adminServing bool
-	metrics      *metrics.Metrics
+	// chainRPC serves the embedded chain's read-only JSON-RPC on chainRPCLn
+	// (both nil when disabled).
+	chainRPC        *http.Server
+	chainRPCLn      net.Listener
+	chainRPCServing bool
+	metrics         *metrics.Metrics
 	// stopGC ends the value-log GC loop; gcDone is closed when it has.
 	stopGC  context.CancelFunc
 	gcDone  chan struct{}
@@ -457,6 +470,20 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		mux.HandleFunc("GET /backup", s.handleBackup)
 		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	}
+	if cfg.ChainRPCAddr != "" && chain.Embedded() {
+		h, err := chain.ReadOnlyRPC()
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		if s.chainRPCLn, err = net.Listen("tcp", cfg.ChainRPCAddr); err != nil {
+			if s.adminLn != nil {
+				_ = s.adminLn.Close()
+			}
+			return nil, fmt.Errorf("server: chain RPC listen: %w", err)
+		}
+		s.chainRPC = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+			ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	}
 	s.http = &fasthttp.Server{
 		Handler:               api.Handler(),
 		ErrorHandler:          errorHandler(cfg.Logger),
@@ -514,6 +541,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		}()
 		s.log.Info("admin listening", "addr", s.adminLn.Addr().String())
 	}
+	if s.chainRPC != nil && !s.closed && !s.chainRPCServing {
+		s.chainRPCServing = true
+		go func() {
+			if err := s.chainRPC.Serve(s.chainRPCLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("chain RPC listener stopped", "err", err)
+			}
+		}()
+		s.log.Info("embedded chain read-only RPC listening", "addr", s.chainRPCLn.Addr().String())
+	}
 	s.closeMu.Unlock()
 	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
 	if err := s.http.Serve(ln); err != nil {
@@ -541,6 +577,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		adminErr = s.admin.Shutdown(ctx)
 		_ = s.adminLn.Close() // when Serve never ran; already closed otherwise
 	}
+	if s.chainRPC != nil {
+		adminErr = errors.Join(adminErr, s.chainRPC.Shutdown(ctx))
+		_ = s.chainRPCLn.Close()
+	}
 	if s.stopGC != nil {
 		s.stopGC()
 		<-s.gcDone
@@ -555,6 +595,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
 	return errors.Join(httpErr, adminErr, chainErr, storeErr)
+}
+
+// ChainRPCAddr returns the address of the embedded chain's read-only
+// JSON-RPC listener, or nil when it is disabled.
+func (s *Server) ChainRPCAddr() net.Addr {
+	if s.chainRPCLn == nil {
+		return nil
+	}
+	return s.chainRPCLn.Addr()
 }
 
 // AdminAddr returns the admin listener's address, or nil when it is

@@ -158,6 +158,10 @@ func OpenEmbedded(cfg EmbeddedConfig) (_ *Chain, err error) {
 		client.Close()
 		return nil, err
 	}
+	if ch.rpc, err = stack.RPCHandler(); err != nil {
+		_ = ch.Close()
+		return nil, fmt.Errorf("ethchain: in-process RPC: %w", err)
+	}
 	return ch, nil
 }
 

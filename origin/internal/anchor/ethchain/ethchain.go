@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net/http"
 	"strings"
 
 	"github.com/ethereum/go-ethereum"
@@ -94,6 +95,8 @@ type Chain struct {
 	closer   func() error
 	exporter func(io.Writer) (uint64, error)
 	importer func(io.Reader) (int, error)
+	// rpc is the embedded node's in-process JSON-RPC server; nil over RPC.
+	rpc http.Handler
 }
 
 var _ anchor.Chain = (*Chain)(nil)

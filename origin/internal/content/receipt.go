@@ -1,0 +1,62 @@
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/receipt"
+)
+
+// ErrNotAnchored: the record's anchor is not verified yet (its batch is
+// open, or its transaction lacks confirmations), so there is no receipt to
+// give. The error is a *NotAnchoredError saying why.
+var ErrNotAnchored = errors.New("content: record not anchored yet")
+
+// NotAnchoredError is returned by Receipt while the record's anchor does
+// not verify. It wraps ErrNotAnchored.
+type NotAnchoredError struct {
+	// Detail is the blockchain check's sentence ("pending: queued for the
+	// next batch", ...).
+	Detail string
+}
+
+func (e *NotAnchoredError) Error() string { return "content: record not anchored: " + e.Detail }
+
+// Unwrap makes errors.Is(err, ErrNotAnchored) hold.
+func (e *NotAnchoredError) Unwrap() error { return ErrNotAnchored }
+
+// Receipt returns the offline receipt (shared/receipt) of record id, any
+// owner's, once its anchor verifies against the chain (the same check as
+// verify's blockchain check); before that a *NotAnchoredError. The
+// receipt is built from the stored signed record and the proof recomputed
+// from the anchoring state, and receipt.New refuses one that does not
+// verify offline, so the service never hands out a receipt it could not
+// check itself.
+func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Record, error) {
+	r, err := s.lookup(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	sg, err := r.Signed()
+	if err != nil {
+		return nil, nil, err
+	}
+	st := s.anchorState(ctx, r)
+	if st.Outcome != anchor.Verified || st.Proof == nil {
+		return nil, nil, &NotAnchoredError{Detail: st.Detail}
+	}
+	p := st.Proof
+	in := receipt.Inclusion{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, AuditPath: make([]merkle.Hash, len(p.AuditPath)),
+		Root: merkle.Hash(p.MerkleRoot), ChainID: p.ChainID, TxHash: p.TxHash, BlockNumber: p.BlockNumber, BlockHash: p.BlockHash}
+	for i, h := range p.AuditPath {
+		in.AuditPath[i] = merkle.Hash(h)
+	}
+	rc, err := receipt.New(sg, in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
+	}
+	return rc, r, nil
+}
