@@ -3,16 +3,22 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/color"
 	"image/jpeg"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
+	"github.com/provenant/provenant/shared/receipt"
 )
 
 // testPhoto is a deterministic textured JPEG (seed picks the picture),
@@ -195,5 +201,84 @@ func TestAgainstOrigin(t *testing.T) {
 	stats, err := a.jwt.DashboardStats(ctx)
 	if err != nil || stats.TotalSigned != 2 || stats.Revoked != 1 {
 		t.Errorf("stats = %+v, %v", stats, err)
+	}
+}
+
+// waitReceipt polls until the record is anchored and its receipt served.
+func waitReceipt(t testing.TB, c *client.Client, id string) []byte {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := c.ReceiptBytes(ctx, id)
+		if err == nil {
+			return b
+		}
+		if !client.IsCode(err, "record_not_anchored") || time.Now().After(deadline) {
+			t.Fatalf("receipt of %s: %v", id, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestReceiptAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	other := origintest.Start(t, origintest.Options{})
+	a := newAccount(t, o, "bob@example.com")
+	ctx := context.Background()
+	sr, err := a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("p.jpg", testPhoto(t, 7, 640, 480)), SigningKeyID: a.keyID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.api.ReceiptBytes(ctx, "00000000-0000-4000-8000-000000000000")
+	if !client.IsCode(err, "not_found") {
+		t.Errorf("receipt of an unknown record: %v", err)
+	}
+	b := waitReceipt(t, a.api, sr.RecordID)
+
+	// Offline.
+	chk, err := client.VerifyReceipt(ctx, b, nil)
+	if err != nil || chk.ChainChecked || chk.Result.Record.ID.String() != sr.RecordID {
+		t.Fatalf("offline: %+v, %v", chk, err)
+	}
+	// On the origin's own chain, through its read-only RPC.
+	if o.ChainRPC == "" {
+		t.Fatal("origin has no chain RPC")
+	}
+	chk, err = client.VerifyReceipt(ctx, b, client.NewRPCChain(o.ChainRPC, nil))
+	if err != nil || !chk.ChainChecked || chk.Confirmations() < 1 {
+		t.Fatalf("on chain: %+v, %v", chk, err)
+	}
+	// Another chain of the same id (another origin's, once it anchored a
+	// record of its own) does not hold the transaction.
+	ob := newAccount(t, other, "carol@example.com")
+	osr, err := ob.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("q.jpg", testPhoto(t, 8, 640, 480)), SigningKeyID: ob.keyID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReceipt(t, ob.api, osr.RecordID)
+	_, err = client.VerifyReceipt(ctx, b, client.NewRPCChain(other.ChainRPC, nil))
+	if !errors.Is(err, receipt.ErrChain) {
+		t.Errorf("on another chain: %v, want receipt.ErrChain", err)
+	}
+	// A node of another chain id.
+	mainnet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":"0x1"}`)
+	}))
+	defer mainnet.Close()
+	_, err = client.VerifyReceipt(ctx, b, client.NewRPCChain(mainnet.URL, nil))
+	if !errors.Is(err, receipt.ErrChain) || !strings.Contains(err.Error(), "chain 1") {
+		t.Errorf("on chain 1: %v, want receipt.ErrChain", err)
+	}
+	// A tampered receipt fails offline.
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["leaf_index"] = m["leaf_index"].(float64) + 1
+	bad, _ := json.Marshal(m)
+	if _, err := client.VerifyReceipt(ctx, bad, nil); err == nil {
+		t.Error("a receipt with another leaf_index verifies")
 	}
 }

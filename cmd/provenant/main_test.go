@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
@@ -200,6 +201,48 @@ func TestRoundTrip(t *testing.T) {
 	if !strings.Contains(r.out, "b.png") {
 		t.Errorf("records show: %s", r.out)
 	}
+
+	// Receipt, once anchored, then checked offline and on the origin's
+	// chain.
+	rcpt := filepath.Join(t.TempDir(), "b.receipt.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r = c.run("", "--json", "receipt", rep.Items[1].RecordID, "-o", rcpt)
+		if r.code == 0 {
+			break
+		}
+		if r.code != exitAPI || !strings.Contains(r.err, "record_not_anchored") || time.Now().After(deadline) {
+			t.Fatalf("receipt: exit %d\n%s%s", r.code, r.out, r.err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r = c.must(0, "", "verify-receipt", rcpt)
+	if !strings.Contains(r.out, "VALID") || !strings.Contains(r.out, "Example News") || !strings.Contains(r.out, "not done") {
+		t.Errorf("verify-receipt offline: %s", r.out)
+	}
+	r = c.must(0, "", "--json", "verify-receipt", rcpt, "--rpc", o.ChainRPC)
+	var vrc struct {
+		Valid        bool `json:"valid"`
+		ChainChecked bool `json:"chain_checked"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &vrc); err != nil || !vrc.Valid || !vrc.ChainChecked {
+		t.Errorf("verify-receipt --rpc: %s", r.out)
+	}
+	// A wrong chain, a tampered receipt, an unreachable node.
+	wrong := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"0x1"}`))
+	}))
+	defer wrong.Close()
+	r = c.must(1, "", "verify-receipt", rcpt, "--rpc", wrong.URL)
+	if !strings.Contains(r.out, "INVALID") {
+		t.Errorf("verify-receipt on another chain: %s", r.out)
+	}
+	b, _ := os.ReadFile(rcpt)
+	tampered := filepath.Join(t.TempDir(), "tampered.json")
+	os.WriteFile(tampered, bytes.Replace(b, []byte(`"tree_size":`), []byte(`"tree_size":1`), 1), 0o644)
+	c.must(1, "", "verify-receipt", tampered)
+	c.must(exitNetwork, "", "verify-receipt", rcpt, "--rpc", "http://127.0.0.1:1")
 }
 
 func TestExitCodes(t *testing.T) {

@@ -32,6 +32,8 @@ type Origin struct {
 	URL string
 	// DataDir is the origin's data directory (a t.TempDir()).
 	DataDir string
+	// ChainRPC is the URL of the embedded chain's read-only JSON-RPC.
+	ChainRPC string
 }
 
 // Start runs an origin for the duration of t. Passwords are hashed with
@@ -50,6 +52,8 @@ func Start(t testing.TB, opt Options) *Origin {
 		Logger:   opt.Logger,
 		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16},
 		Anchor:   server.AnchorConfig{BatchInterval: opt.BatchInterval, PollInterval: 20 * time.Millisecond},
+		// A port of its own, so that origins of parallel tests coexist.
+		ChainRPCAddr: "127.0.0.1:0",
 	})
 	if err != nil {
 		t.Fatalf("origintest: start origin: %v", err)
@@ -66,5 +70,9 @@ func Start(t testing.TB, opt Options) *Origin {
 			t.Errorf("origintest: shutdown: %v", err)
 		}
 	})
-	return &Origin{URL: "http://" + ln.Addr().String(), DataDir: dir}
+	o := &Origin{URL: "http://" + ln.Addr().String(), DataDir: dir}
+	if a := srv.ChainRPCAddr(); a != nil {
+		o.ChainRPC = "http://" + a.String()
+	}
+	return o
 }
