@@ -161,11 +161,17 @@ func (a *app) signingKeysList() *cobra.Command {
 func (a *app) signingKeysCreate() *cobra.Command {
 	var req client.CreateSigningKeyRequest
 	var makeDefault bool
+	var deviceKey string
 	cmd := &cobra.Command{
-		Use:   "create NAME --origin-type CODE",
-		Short: "Create a signing key held by the service",
-		Long: `create makes a signing key. It becomes the default key of 'provenant sign'
-when none is set yet, or with --default.`,
+		Use:   "create NAME --origin-type CODE [--device-key FILE]",
+		Short: "Create a signing key held by the service, or a device key held here",
+		Long: `create makes a signing key held by the service. It becomes the default key
+of 'provenant sign' when none is set yet, or with --default.
+
+With --device-key FILE the key pair is generated on this machine instead:
+the private key is written to FILE (mode 0600; an existing file is not
+replaced) and only the public key is sent. The service can never sign
+with it; 'provenant register FILE --key FILE' signs on this machine.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := a.ctx(cmd)
@@ -178,17 +184,44 @@ when none is set yet, or with --default.`,
 				return err
 			}
 			req.Name = args[0]
+			if deviceKey == "" {
+				k, err := c.CreateSigningKey(ctx, req)
+				if err != nil {
+					return err
+				}
+				return a.signingKeyCreated(k, makeDefault)
+			}
+			// The private key is written before the origin hears of the
+			// public one, so that a registered key is never lost.
+			dk, _, err := newDeviceKey(req.OriginType)
+			if err != nil {
+				return err
+			}
+			if err := saveDeviceKey(deviceKey, dk, false); err != nil {
+				return err
+			}
+			req.PublicKeyHex = dk.PublicKeyHex
 			k, err := c.CreateSigningKey(ctx, req)
 			if err != nil {
 				return err
 			}
-			return a.signingKeyCreated(k, makeDefault)
+			dk.SigningKeyID = k.ID
+			if err := saveDeviceKey(deviceKey, dk, true); err != nil {
+				return err
+			}
+			if a.asJSON {
+				return a.printJSON(k)
+			}
+			a.printf("Created device key %s (%s, %s), public key %s.\nThe private key is in %s (mode 0600) and nowhere else: 'provenant register FILE --key %s' signs with it.\n",
+				k.ID, k.Name, k.OriginType, k.PublicKeyHex, deviceKey, deviceKey)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&req.OriginType, "origin-type", "", "origin type code of what the key signs (required)")
 	cmd.Flags().StringVar(&req.DeviceID, "device-id", "", "device identifier")
 	cmd.Flags().StringVar(&req.DeviceInfo, "device-info", "", "device description")
 	cmd.Flags().BoolVar(&makeDefault, "default", false, "make it the default key of sign")
+	cmd.Flags().StringVar(&deviceKey, "device-key", "", "generate the key pair here and write the private key to this file")
 	return cmd
 }
 

@@ -90,7 +90,9 @@ stored by 'provenant keys signing create'.`,
 			}
 			ctx, cancel := a.ctx(cmd)
 			defer cancel()
-			results := a.signAll(ctx, c, jobs, keyID, parent, parallel, force)
+			results := a.runJobs(ctx, "signing ", jobs, parallel, func(j signJob) signResult {
+				return a.signOne(ctx, c, j, keyID, parent, force)
+			})
 			return a.reportSign(results)
 		},
 	}
@@ -164,14 +166,16 @@ func existingOutput(j signJob) string {
 	return ""
 }
 
-func (a *app) signAll(ctx context.Context, c *client.Client, jobs []signJob, keyID, parent string, parallel int, force bool) []signResult {
+// runJobs runs do on every job, parallel at a time, with a progress bar
+// on a terminal for more than one file; results are in job order.
+func (a *app) runJobs(ctx context.Context, verb string, jobs []signJob, parallel int, do func(signJob) signResult) []signResult {
 	results := make([]signResult, len(jobs))
 	var bar *mpb.Bar
 	var progress *mpb.Progress
 	if len(jobs) > 1 && !a.asJSON && isTerminal(a.io.err) {
 		progress = mpb.NewWithContext(ctx, mpb.WithOutput(a.io.err), mpb.WithWidth(40))
 		bar = progress.AddBar(int64(len(jobs)),
-			mpb.PrependDecorators(decor.Name("signing "), decor.CountersNoUnit("%d/%d")),
+			mpb.PrependDecorators(decor.Name(verb), decor.CountersNoUnit("%d/%d")),
 			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
 		)
 	}
@@ -182,7 +186,7 @@ func (a *app) signAll(ctx context.Context, c *client.Client, jobs []signJob, key
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = a.signOne(ctx, c, jobs[i], keyID, parent, force)
+				results[i] = do(jobs[i])
 				if bar != nil {
 					bar.Increment()
 				}
@@ -200,16 +204,18 @@ func (a *app) signAll(ctx context.Context, c *client.Client, jobs []signJob, key
 	return results
 }
 
+func (res signResult) fail(err error) signResult {
+	res.Status, res.err, res.Message = "failed", err, err.Error()
+	var pe *client.Error
+	if errors.As(err, &pe) {
+		res.Error = pe
+	}
+	return res
+}
+
 func (a *app) signOne(ctx context.Context, c *client.Client, j signJob, keyID, parent string, force bool) signResult {
 	res := signResult{File: j.src}
-	fail := func(err error) signResult {
-		res.Status, res.err, res.Message = "failed", err, err.Error()
-		var pe *client.Error
-		if errors.As(err, &pe) {
-			res.Error = pe
-		}
-		return res
-	}
+	fail := res.fail
 	if !force {
 		if p := existingOutput(j); p != "" {
 			res.Status, res.Output = "skipped", p
@@ -250,7 +256,7 @@ func (a *app) reportSign(results []signResult) error {
 	signed, skipped, failed := 0, 0, 0
 	for _, r := range results {
 		switch r.Status {
-		case "signed":
+		case "signed", "registered":
 			signed++
 		case "skipped":
 			skipped++
@@ -272,8 +278,8 @@ func (a *app) reportSign(results []signResult) error {
 	}
 	for _, r := range results {
 		switch r.Status {
-		case "signed":
-			a.printf("signed   %s -> %s  record %s\n", r.File, r.Output, r.RecordID)
+		case "signed", "registered":
+			a.printf("%-8s %s -> %s  record %s\n", r.Status, r.File, r.Output, r.RecordID)
 		case "skipped":
 			a.printf("skipped  %s (%s exists; --force signs again)\n", r.File, r.Output)
 		default:

@@ -84,7 +84,7 @@ Exit codes: 0 ok (verify: authentic), 1 not authentic, 2 usage error,
 	f.IntVar(&a.retries, "retries", client.DefaultMaxRetries, "retries of a failed request (network error, 429, 5xx)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.AddCommand(a.loginCommand(), a.logoutCommand(), a.keysCommand(), a.signCommand(), a.verifyCommand(),
-		a.recordsCommand(), a.webhooksCommand(), a.receiptCommand(), a.verifyReceiptCommand())
+		a.recordsCommand(), a.webhooksCommand(), a.receiptCommand(), a.verifyReceiptCommand(), a.registerCommand())
 	return root
 }
 
