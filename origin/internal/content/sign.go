@@ -109,13 +109,19 @@ func cleanFilename(s string) string {
 // the record, its indexes, its anchoring queue entry, the owner's counters
 // and a content.signed event in one transaction.
 //
-// Errors: keys.ErrNotFound when the key is not the caller's; imagex
+// Errors: keys.ErrNotFound when the key is not the caller's;
+// keys.ErrDeviceKey when it is a device key; imagex
 // sentinels for unusable uploads; ErrImageTooSmall below the watermark's
 // minimum size.
 func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
 		return nil, err
+	}
+	if key.Device() {
+		// Refuse before decoding: the service cannot sign with a key whose
+		// private half only the client holds.
+		return nil, keys.ErrDeviceKey
 	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {

@@ -82,6 +82,9 @@ type (
 		OriginType string `json:"origin_type"`
 		DeviceID   string `json:"device_id"`
 		DeviceInfo string `json:"device_info"`
+		// PublicKeyHex, when given, makes a device key: the client keeps
+		// the private half and the service never signs with it.
+		PublicKeyHex string `json:"public_key_hex"`
 	}
 	signingKeyResponse struct {
 		ID           string    `json:"id"`
@@ -91,6 +94,9 @@ type (
 		DeviceID     string    `json:"device_id"`
 		DeviceInfo   string    `json:"device_info"`
 		CreatedAt    time.Time `json:"created_at"`
+		// Custody is "service" (the service holds the sealed private key)
+		// or "device" (only the client does).
+		Custody string `json:"custody"`
 	}
 )
 
@@ -101,7 +107,7 @@ func toAPIKeyResponse(k keys.APIKey) apiKeyResponse {
 
 func toSigningKeyResponse(k keys.SigningKey) signingKeyResponse {
 	return signingKeyResponse{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
-		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt}
+		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt, Custody: k.Custody}
 }
 
 func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
@@ -147,6 +153,7 @@ func (a *API) handleCreateSigningKey(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	k, err := a.cfg.Keys.CreateSigningKey(Context(ctx), p.AccountID, keys.CreateSigningKeyInput{
 		Name: req.Name, OriginType: req.OriginType, DeviceID: req.DeviceID, DeviceInfo: req.DeviceInfo,
+		PublicKeyHex: req.PublicKeyHex,
 	})
 	if err != nil {
 		return err

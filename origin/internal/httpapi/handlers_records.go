@@ -230,8 +230,10 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 		return FieldProblem("signing_key_id", "is required")
 	}
 	// Check the key before reading megabytes of files.
-	if _, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
+	if k, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
 		return err
+	} else if k.Device() {
+		return keys.ErrDeviceKey
 	}
 	parentFields := make([]string, MaxBatchItems)
 	for i := range parentFields {

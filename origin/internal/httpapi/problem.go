@@ -108,6 +108,13 @@ const (
 	// CodeDerivativeMismatch (422): derivative_of names a record the upload
 	// is not linked to.
 	CodeDerivativeMismatch = "derivative_mismatch"
+	// CodeDeviceKeyCannotSign (422): sign or sign-batch named a device key
+	// (custody "device"); the service holds no private key for it: sign
+	// locally and use register.
+	CodeDeviceKeyCannotSign = "device_key_cannot_sign"
+	// CodePublicKeyTaken (409): a signing key with this public_key_hex
+	// exists already.
+	CodePublicKeyTaken = "public_key_taken"
 
 	// Domain verification (docs/api.md, Domains).
 	// CodeInvalidDomain (422): not a bare public DNS name; detail says why.
@@ -197,6 +204,8 @@ var errorMappings = []struct {
 	{accounts.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{keys.ErrInvalidAPIKey, fasthttp.StatusUnauthorized, CodeInvalidAPIKey, "Invalid API key"},
 	{keys.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
+	{keys.ErrDeviceKey, fasthttp.StatusUnprocessableEntity, CodeDeviceKeyCannotSign, "The signing key is a device key: the service cannot sign with it; sign on the device and use POST /api/v1/register"},
+	{keys.ErrPublicKeyTaken, fasthttp.StatusConflict, CodePublicKeyTaken, "A signing key with this public key already exists"},
 	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
 	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},

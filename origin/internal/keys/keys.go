@@ -25,6 +25,12 @@ var (
 	// ErrUnsealFailed: a sealed private key could not be opened, typically
 	// because the master key changed.
 	ErrUnsealFailed = errors.New("keys: cannot unseal signing key (wrong master key?)")
+	// ErrDeviceKey: the signing key is a device key (custody "device"):
+	// the service holds only its public half and cannot sign with it.
+	ErrDeviceKey = errors.New("keys: device key: the service holds no private key to sign with")
+	// ErrPublicKeyTaken: a signing key with this public key exists already
+	// (a public key names one key of one account).
+	ErrPublicKeyTaken = errors.New("keys: public key already registered")
 )
 
 // MasterKeySize is the length of the master key that seals signing keys.
