@@ -3,6 +3,8 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"image"
@@ -280,5 +282,52 @@ func TestReceiptAgainstOrigin(t *testing.T) {
 	bad, _ := json.Marshal(m)
 	if _, err := client.VerifyReceipt(ctx, bad, nil); err == nil {
 		t.Error("a receipt with another leaf_index verifies")
+	}
+}
+
+func TestDeviceKeyAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	a := newAccount(t, o, "dana@example.com")
+	ctx := context.Background()
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dk, err := a.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
+	if err != nil {
+		t.Fatalf("device key: %v", err)
+	}
+	if dk.Custody != "device" || dk.PublicKeyHex != hex.EncodeToString(pub) {
+		t.Fatalf("device key = %+v", dk)
+	}
+	photo := testPhoto(t, 11, 640, 480)
+	// The service cannot sign with it.
+	_, err = a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("p.jpg", photo), SigningKeyID: dk.ID})
+	var perr *client.Error
+	if !errors.As(err, &perr) || perr.Code != "device_key_cannot_sign" {
+		t.Fatalf("sign with a device key: %v, want device_key_cannot_sign", err)
+	}
+	// Signed here, registered hash-only, then authentic at the origin.
+	ls, rec, err := a.api.SignLocal(ctx, client.LocalSignRequest{File: photo, Filename: "p.jpg", Key: priv, SigningKeyID: dk.ID,
+		OrgName: a.session.User.OrgName, OriginType: "camera_image"})
+	if err != nil {
+		t.Fatalf("SignLocal: %v", err)
+	}
+	if rec.Source != "register" || rec.SHA256 != ls.Register.SHA256 || rec.SigningKeyID != dk.ID {
+		t.Fatalf("registered = %+v", rec)
+	}
+	v, err := a.api.Verify(ctx, client.BytesUpload("p.signed.jpg", ls.File))
+	if err != nil || !v.Authentic || v.RecordID != rec.ID {
+		t.Fatalf("verify of the locally signed file = %+v, %v", v, err)
+	}
+	lv, err := a.api.VerifyLocal(ctx, ls.File, client.LocalOptions{})
+	if err != nil || !lv.Response.Authentic || lv.Response.RecordID != rec.ID {
+		t.Fatalf("local verify = %+v, %v", lv, err)
+	}
+	// Another organisation name breaks the signature the origin checks.
+	_, _, err = a.api.SignLocal(ctx, client.LocalSignRequest{File: testPhoto(t, 12, 640, 480), Key: priv, SigningKeyID: dk.ID,
+		OrgName: "Someone Else", OriginType: "camera_image"})
+	if !client.IsCode(err, "invalid_signature") {
+		t.Errorf("wrong org name: %v, want invalid_signature", err)
 	}
 }

@@ -98,6 +98,10 @@ type SigningKey struct {
 	DeviceID     string    `json:"device_id"`
 	DeviceInfo   string    `json:"device_info"`
 	CreatedAt    time.Time `json:"created_at"`
+	// Custody is "service" (the service holds the sealed private key and
+	// signs uploads with it) or "device" (only the caller holds it: sign
+	// locally, see SignLocal).
+	Custody string `json:"custody,omitempty"`
 }
 
 // CreateSigningKeyRequest creates a signing key: held by the service, or,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -190,6 +191,9 @@ with it; 'provenant register FILE --key FILE' signs on this machine.`,
 					return err
 				}
 				return a.signingKeyCreated(k, makeDefault)
+			}
+			if _, err := os.Stat(deviceKey); err == nil {
+				return usagef("%s exists: not replacing a private key", deviceKey)
 			}
 			// The private key is written before the origin hears of the
 			// public one, so that a registered key is never lost.

@@ -243,6 +243,39 @@ func TestRoundTrip(t *testing.T) {
 	os.WriteFile(tampered, bytes.Replace(b, []byte(`"tree_size":`), []byte(`"tree_size":1`), 1), 0o644)
 	c.must(1, "", "verify-receipt", tampered)
 	c.must(exitNetwork, "", "verify-receipt", rcpt, "--rpc", "http://127.0.0.1:1")
+
+	// A device key: generated here, the private key in a 0600 file; the
+	// service cannot sign with it; register signs here and the result is
+	// authentic at the origin.
+	keyFile := filepath.Join(t.TempDir(), "camera.key")
+	r = c.must(0, "", "keys", "signing", "create", "field camera", "--origin-type", "camera_image", "--device-key", keyFile)
+	if !strings.Contains(r.out, "Created device key") {
+		t.Errorf("device key output: %s", r.out)
+	}
+	if st, err := os.Stat(keyFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", err, st)
+	}
+	dk, _, err := loadDeviceKey(keyFile)
+	if err != nil || dk.SigningKeyID == "" {
+		t.Fatalf("key file: %+v %v", dk, err)
+	}
+	c.must(exitUsage, "", "keys", "signing", "create", "again", "--origin-type", "camera_image", "--device-key", keyFile)
+	field := filepath.Join(t.TempDir(), "field.jpg")
+	photo(t, field, 21)
+	r = c.must(exitAPI, "", "--json", "sign", "--key", dk.SigningKeyID, field)
+	if !strings.Contains(r.out, "device_key_cannot_sign") {
+		t.Errorf("sign with a device key: %s", r.out)
+	}
+	r = c.must(0, "", "--json", "register", field, "--key", keyFile)
+	var reg struct{ Items []signResult }
+	if err := json.Unmarshal([]byte(r.out), &reg); err != nil || len(reg.Items) != 1 || reg.Items[0].Status != "registered" {
+		t.Fatalf("register: %s (%v)", r.out, err)
+	}
+	r = c.must(0, "", "verify", reg.Items[0].Output)
+	if !strings.Contains(r.out, reg.Items[0].RecordID) {
+		t.Errorf("verify of a registered file: %s", r.out)
+	}
+	c.must(0, "", "verify", "--local", reg.Items[0].Output)
 }
 
 func TestExitCodes(t *testing.T) {
