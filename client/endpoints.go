@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -54,6 +55,12 @@ func (c *Client) Health(ctx context.Context) error {
 func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
 	var out Readiness
 	return &out, c.getJSON(ctx, "/ready", nil, &out)
+}
+
+// OpenAPI returns the origin's OpenAPI 3.1 document.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var out json.RawMessage
+	return out, c.getJSON(ctx, "/api/v1/openapi.json", nil, &out)
 }
 
 // OriginTypes lists the origin type codes a signing key may declare.
