@@ -207,6 +207,9 @@ type SignResponse struct {
 	// derivative_of); ParentEvidence names what linked it.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// DownloadURL is where the owner downloads the signed file later
+	// (API key with scope read), when the service keeps it.
+	DownloadURL string `json:"download_url,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/receipt"
 )
@@ -59,4 +60,34 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
 	}
 	return rc, r, nil
+}
+
+// File returns owner's record id and its signed file, open for reading
+// (the caller closes it). Errors: ErrNotFound (no such record of owner),
+// ErrFileNotKept.
+func (s *Service) File(ctx context.Context, owner, id string) (*Record, blobs.Blob, error) {
+	r, err := s.Get(ctx, owner, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Blob == "" || s.cfg.Blobs == nil {
+		return nil, nil, ErrFileNotKept
+	}
+	b, err := s.cfg.Blobs.Open(ctx, r.Blob)
+	if errors.Is(err, blobs.ErrNotFound) {
+		return nil, nil, fmt.Errorf("content: record %s names blob %s, which is missing: %w", id, r.Blob, err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, b, nil
+}
+
+// OpenBlob opens the kept signed file whose SHA-256 is sum (the caller
+// closes it): blobs.ErrNotFound, or ErrFileNotKept when no files are kept.
+func (s *Service) OpenBlob(ctx context.Context, sum string) (blobs.Blob, error) {
+	if s.cfg.Blobs == nil {
+		return nil, ErrFileNotKept
+	}
+	return s.cfg.Blobs.Open(ctx, sum)
 }

@@ -61,6 +61,20 @@ type Record struct {
 	// the evidence is the service's word.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// Blob is the key of the signed output in the blob store (its SHA-256,
+	// equal to SHA256), set when the file is kept. The blob is written and
+	// synced before the record commits, so a stored record with Blob set
+	// always has its file.
+	Blob string `json:"blob,omitempty"`
+}
+
+// FileURL is the download path of the record's signed file, "" when the
+// file is not kept.
+func (r *Record) FileURL() string {
+	if r.Blob == "" {
+		return ""
+	}
+	return "/api/v1/content-records/" + r.ID + "/file"
 }
 
 // Signed returns the record's canonical bytes and signature.

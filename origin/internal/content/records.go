@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -54,6 +55,10 @@ var (
 	// ErrDerivativeMismatch: the declared parent (derivative_of) is not a
 	// record the upload is linked to.
 	ErrDerivativeMismatch = errors.New("content: declared parent does not match the upload")
+	// ErrFileNotKept: the record's signed file is not stored (a registered
+	// record, whose file the service never saw, or one signed before signed
+	// outputs were kept).
+	ErrFileNotKept = errors.New("content: the signed file of this record is not stored")
 )
 
 // AlreadySignedError is returned by Sign when the upload carries the
@@ -146,6 +151,10 @@ type Config struct {
 	// (verified domain, shared name); nil shows every organisation as
 	// unverified.
 	Identities Identities
+	// Blobs keeps every signed output, stored before the record that
+	// references it commits; nil keeps none (sign answers the file only
+	// once, as it is returned).
+	Blobs blobs.Store
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

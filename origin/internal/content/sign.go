@@ -61,6 +61,7 @@ func (r *SignResult) Response() wire.SignResponse {
 		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
 		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
+		DownloadURL: r.Record.FileURL(),
 	}
 }
 
@@ -237,6 +238,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	if parent != nil {
 		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
+	}
+	if s.cfg.Blobs != nil {
+		// The file is durable before the record that names it commits: a
+		// crash in between leaves an unreferenced blob, never a record
+		// without its file.
+		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
+			return nil, fmt.Errorf("content: keep signed file: %w", err)
+		}
+		r.Blob = r.SHA256
 	}
 	if err := s.commitNew(ctx, r, rec, signed); err != nil {
 		return nil, err

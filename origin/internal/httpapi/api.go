@@ -29,6 +29,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -94,6 +95,9 @@ type Route struct {
 	// credentials) and answers its preflight; only public routes may set
 	// it (Handle panics otherwise).
 	CrossOrigin bool
+	// Idempotent honours the Idempotency-Key header (idempotency.go);
+	// it needs Config.Store and an authenticated route.
+	Idempotent bool
 }
 
 // Config configures an API. Accounts, Keys and Clock are required.
@@ -109,6 +113,9 @@ type Config struct {
 	// Limits holds the per-route rate limit policies; zero fields take
 	// their DefaultLimits() value.
 	Limits Limits
+	// Store keeps the responses of idempotent requests (Idempotency-Key,
+	// 24 hours, prefix "idem/"); nil ignores the header.
+	Store store.Store
 	// Webhooks, if set, serves the /api/v1/webhooks routes.
 	Webhooks *webhooks.Service
 	// MaxBody is the server-wide cap on any request body, checked against
@@ -224,6 +231,8 @@ type API struct {
 	// cors holds the CrossOrigin routes (with no-op handlers), so that a
 	// preflight can ask which methods a path serves cross-origin.
 	cors *router.Router
+	// idem serves Idempotency-Key; nil without Config.Store.
+	idem *idempotency
 }
 
 // New builds the API with every built-in route registered.
@@ -239,6 +248,9 @@ func New(cfg Config) (*API, error) {
 	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New()}
 	if a.maxJSON <= 0 {
 		a.maxJSON = DefaultMaxJSONBody
+	}
+	if cfg.Store != nil {
+		a.idem = &idempotency{st: cfg.Store, now: cfg.Clock.Now, locks: map[string]*idemLock{}}
 	}
 	r := a.router
 	r.RedirectTrailingSlash = false
@@ -398,6 +410,9 @@ func (a *API) serve(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 				return err
 			}
 		}
+	}
+	if rt.Idempotent && a.idem != nil {
+		return a.idempotent(ctx, rt, h)
 	}
 	return h(ctx)
 }

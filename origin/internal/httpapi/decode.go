@@ -43,6 +43,7 @@ func DecodeJSON(ctx *fasthttp.RequestCtx, max int, v any) error {
 	if err != nil {
 		return NewProblem(fasthttp.StatusBadRequest, CodeBadRequest, "The request body could not be read")
 	}
+	noteBody(ctx, body)
 	return decodeJSONBody(ct, body, max, v)
 }
 

@@ -44,10 +44,10 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/forgot-password", Auth: Public, Limiter: forgot}, a.handleForgotPassword)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/reset-password", Auth: Public, Limiter: reset}, a.handleResetPassword)
 
-	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/api-keys", Auth: JWTOnly}, a.handleCreateAPIKey)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/api-keys", Auth: JWTOnly, Idempotent: true}, a.handleCreateAPIKey)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/api-keys", Auth: JWTOnly}, a.handleListAPIKeys)
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/keys/api-keys/{id}", Auth: JWTOnly}, a.handleRevokeAPIKey)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleCreateSigningKey)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly, Idempotent: true}, a.handleCreateSigningKey)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleListSigningKeys)
 	a.registerWebhooks()
 	if err := a.registerDomains(); err != nil {

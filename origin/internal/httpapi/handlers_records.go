@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"mime"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -39,13 +38,13 @@ func (a *API) registerRecords() error {
 		lims[i] = lim
 	}
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential}, a.handleSign)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential, Idempotent: true}, a.handleSign)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true}, a.handleVerify)
 	if err := a.registerLookup(); err != nil {
 		return err
 	}
-	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential}, a.handleRegisterContent)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential}, a.handleSignBatch)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeRead}, a.handleGetRecord)
@@ -55,6 +54,7 @@ func (a *API) registerRecords() error {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.registerReceipt()
+	a.registerFiles()
 	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOnly, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
@@ -150,18 +150,7 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	ctx.SetBody(res.File)
 }
 
-func signedName(res *content.SignResult) string {
-	base := res.Record.OriginalFilename
-	base = strings.TrimSuffix(base, path.Ext(base))
-	if base == "" {
-		base = res.Record.ID
-	}
-	ext := ".png"
-	if res.Record.OutputFormat == "jpeg" {
-		ext = ".jpg"
-	}
-	return base + "-signed" + ext
-}
+func signedName(res *content.SignResult) string { return signedFileName(res.Record) }
 
 // handleVerify: POST /api/v1/verify (multipart: file). Public.
 func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {

@@ -91,7 +91,9 @@ func (a *API) registerWebhooks() {
 	rt := func(method, path string) Route {
 		return Route{Method: method, Path: path, Auth: APIKeyOnly, Scope: keys.ScopeWebhooks}
 	}
-	a.Handle(rt("POST", "/api/v1/webhooks"), a.handleCreateWebhook)
+	create := rt("POST", "/api/v1/webhooks")
+	create.Idempotent = true
+	a.Handle(create, a.handleCreateWebhook)
 	a.Handle(rt("GET", "/api/v1/webhooks"), a.handleListWebhooks)
 	a.Handle(rt("GET", "/api/v1/webhooks/{id}"), a.handleGetWebhook)
 	a.Handle(rt("PUT", "/api/v1/webhooks/{id}"), a.handleUpdateWebhook)

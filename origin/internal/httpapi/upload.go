@@ -114,6 +114,14 @@ func readUpload(ctx *fasthttp.RequestCtx, spec uploadSpec) (*uploadForm, error) 
 		}
 		return nil, err
 	}
+	parts := make([]string, 0, len(form.Files)+len(form.Fields))
+	for _, f := range form.Files {
+		parts = append(parts, partDigest(f.Field, f.Filename, f.SHA256))
+	}
+	for name, v := range form.Fields {
+		parts = append(parts, partDigest(name, "", sha256.Sum256([]byte(v))))
+	}
+	noteParts(ctx, parts)
 	return form, nil
 }
 

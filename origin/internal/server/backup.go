@@ -31,8 +31,11 @@ const (
 )
 
 // blobSubdirs are the data-directory subdirectories of plain files that a
-// backup copies whole (entries "<dir>/<relative path>").
-var blobSubdirs = []string{demoSubdir}
+// backup copies whole (entries "<dir>/<relative path>"): the demo pictures
+// and the kept signed files. They are walked after the store snapshot is
+// taken, and a signed file is written before its record commits, so every
+// file a record of the snapshot names is in the archive.
+var blobSubdirs = []string{demoSubdir, blobsSubdir}
 
 // backupManifest describes an archive.
 type backupManifest struct {
@@ -113,6 +116,9 @@ func (s *Server) Backup(ctx context.Context, w io.Writer) error {
 	for _, sub := range blobSubdirs {
 		root := filepath.Join(s.cfg.DataDir, sub)
 		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && sub == blobsSubdir && d.Name() == "tmp" {
+				return filepath.SkipDir // writes in progress, never referenced
+			}
 			if err != nil || !d.Type().IsRegular() {
 				return err
 			}

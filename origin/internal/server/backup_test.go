@@ -115,6 +115,9 @@ func TestBackupRestoreDrill(t *testing.T) {
 		if !v.Authentic || !bc.Passed || !strings.HasPrefix(bc.Details, "Merkle proof verified") || v.BlockchainTx == "" {
 			t.Errorf("verify(file %d) after restore: authentic=%v blockchain=%+v; want authentic with the proof verified on the restored chain", i, v.Authentic, bc)
 		}
+		if f := ts2.download("/api/v1/content-records/"+ids[i]+"/file", s.apiKey, nil); f.status != 200 || !bytes.Equal(f.body, m) {
+			t.Errorf("signed file %d after restore: %d, %d bytes; want the %d bytes signed", i, f.status, len(f.body), len(m))
+		}
 	}
 	r = ts2.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "p.jpg", photo(t, 599, 640, 480)}}, nil)
 	ts2.mustStatus(r, 201, "sign after restore (API key, signing key and master key restored)")

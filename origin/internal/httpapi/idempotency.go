@@ -1,0 +1,408 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"golang.org/x/crypto/chacha20poly1305"
+
+	"github.com/provenant/provenant/origin/internal/store"
+)
+
+// Idempotency-Key (docs/api.md, "Idempotent requests"): a client that
+// retries a write with the same key gets the response of the first
+// success, once, whatever happens to the connection in between.
+const (
+	// IdempotencyTTL is how long a key's stored response is replayed.
+	IdempotencyTTL = 24 * time.Hour
+	// maxIdempotencyKey bounds the header's length.
+	maxIdempotencyKey = 255
+	// maxStoredBody: larger response bodies (a signed file) are replayed
+	// from the blob store by reference instead of being stored twice.
+	maxStoredBody = 256 << 10
+	// idemSweep bounds how many expired keys one new key deletes.
+	idemSweep = 64
+)
+
+// Problem codes of idempotent requests.
+const (
+	// CodeIdempotencyKeyReused (422): the key was used for a different
+	// request (other route, query, body or credential's request) within
+	// 24 hours.
+	CodeIdempotencyKeyReused = "idempotency_key_reused"
+	// CodeInvalidIdempotencyKey (400): the header is empty, longer than
+	// 255 characters or not visible ASCII.
+	CodeInvalidIdempotencyKey = "invalid_idempotency_key"
+)
+
+// Key layout (prefix "idem/", owned by this file):
+//
+//	idem/k/<entry id hex>                 sealed stored response
+//	idem/t/<created nanos hex>/<entry id> expiry index
+const (
+	pfxIdemEntry = "idem/k/"
+	pfxIdemTime  = "idem/t/"
+)
+
+// replayHeaders are the response headers a replay repeats.
+var replayHeaders = []string{"Content-Type", "Location", "Content-Disposition", "Cache-Control",
+	"X-Record-Id", "X-Content-SHA256", "X-Original-SHA256", "X-Perceptual-Hash", "X-Watermark-Payload",
+	"X-Signature", "X-Blockchain-Status", "X-Parent-Record-Id"}
+
+// idemEntry is what is stored for a key, sealed (see seal).
+type idemEntry struct {
+	Fingerprint string            `json:"fp"`
+	Status      int               `json:"status"`
+	Headers     map[string]string `json:"headers"`
+	Body        []byte            `json:"body,omitempty"`
+	// BodyBlob names a blob (its SHA-256) holding the body, for a signed
+	// file answered inline.
+	BodyBlob  string    `json:"body_blob,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// idempotency serializes requests per (credential, key) in this process
+// (one process owns a data directory) and remembers successful responses
+// in the store.
+type idempotency struct {
+	st    store.Store
+	now   func() time.Time
+	mu    sync.Mutex
+	locks map[string]*idemLock
+}
+
+type idemLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func (i *idempotency) lock(id string) func() {
+	i.mu.Lock()
+	l := i.locks[id]
+	if l == nil {
+		l = &idemLock{}
+		i.locks[id] = l
+	}
+	l.refs++
+	i.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		i.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(i.locks, id)
+		}
+		i.mu.Unlock()
+	}
+}
+
+// idemSecrets derives, from the credential and the client's key, the
+// entry's lookup id and the key that seals its stored response. The
+// client's key itself is never stored: a copy of the database does not
+// reveal stored responses (they can hold a new API key or webhook secret)
+// without the key the client holds.
+func idemSecrets(cred, key string) (id string, seal [32]byte) {
+	h := sha256.New()
+	h.Write([]byte("provenant idempotency id v1\x00" + cred + "\x00" + key))
+	id = hex.EncodeToString(h.Sum(nil))
+	seal = sha256.Sum256([]byte("provenant idempotency seal v1\x00" + cred + "\x00" + key))
+	return id, seal
+}
+
+func sealEntry(k [32]byte, e idemEntry) ([]byte, error) {
+	plain, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := chacha20poly1305.NewX(k[:])
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, chacha20poly1305.NonceSizeX)
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return aead.Seal(nonce, nonce, plain, nil), nil
+}
+
+func openEntry(k [32]byte, b []byte) (idemEntry, error) {
+	var e idemEntry
+	aead, err := chacha20poly1305.NewX(k[:])
+	if err != nil {
+		return e, err
+	}
+	if len(b) < chacha20poly1305.NonceSizeX {
+		return e, errors.New("httpapi: idempotency entry too short")
+	}
+	plain, err := aead.Open(nil, b[:chacha20poly1305.NonceSizeX], b[chacha20poly1305.NonceSizeX:], nil)
+	if err != nil {
+		return e, fmt.Errorf("httpapi: idempotency entry: %w", err)
+	}
+	return e, json.Unmarshal(plain, &e)
+}
+
+func validIdempotencyKey(k string) bool {
+	if k == "" || len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// fingerprintKey is the ctx user value where DecodeJSON and readUpload
+// leave the digest of what they read (see noteBody, noteParts).
+type fingerprintKey struct{}
+
+// noteBody records the digest of a JSON body as read by the handler.
+func noteBody(ctx *fasthttp.RequestCtx, body []byte) {
+	s := sha256.Sum256(body)
+	ctx.SetUserValue(fingerprintKey{}, "json:"+hex.EncodeToString(s[:]))
+}
+
+// partDigest is one multipart part's contribution to a fingerprint.
+func partDigest(name, filename string, sum [32]byte) string {
+	return name + "\x00" + filename + "\x00" + hex.EncodeToString(sum[:])
+}
+
+// noteParts records the digest of a multipart form as parsed by the
+// handler: every part by name, file name and content hash, in a canonical
+// order, so a retry that encodes the same form with another boundary has
+// the same fingerprint.
+func noteParts(ctx *fasthttp.RequestCtx, parts []string) {
+	slices.Sort(parts)
+	s := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+	ctx.SetUserValue(fingerprintKey{}, "multipart:"+hex.EncodeToString(s[:]))
+}
+
+// requestFingerprint identifies a request: method, route, the sorted
+// query arguments and the body's digest as the handler noted it.
+func requestFingerprint(ctx *fasthttp.RequestCtx, route string, body string) string {
+	var q []string
+	ctx.QueryArgs().VisitAll(func(k, v []byte) { q = append(q, string(k)+"="+string(v)) })
+	slices.Sort(q)
+	s := sha256.Sum256([]byte(string(ctx.Method()) + "\n" + route + "\n" + strings.Join(q, "&") + "\n" + body))
+	return hex.EncodeToString(s[:])
+}
+
+// bodyDigest reads a request body the handler will not see (a replay or a
+// reuse check) and computes the digest the handler's reading would have
+// noted. maxBody bounds what is read.
+func bodyDigest(ctx *fasthttp.RequestCtx, maxBody int64) (string, error) {
+	mt, params, _ := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
+	r, err := requestBody(ctx, maxBody)
+	if err != nil {
+		return "", err
+	}
+	if mt == "multipart/form-data" && params["boundary"] != "" {
+		mr := multipart.NewReader(r, params["boundary"])
+		var parts []string
+		for {
+			part, err := mr.NextRawPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return "", partError(err)
+			}
+			h := sha256.New()
+			if _, err := io.Copy(h, part); err != nil {
+				return "", partError(err)
+			}
+			var sum [32]byte
+			h.Sum(sum[:0])
+			parts = append(parts, partDigest(part.FormName(), part.FileName(), sum))
+		}
+		slices.Sort(parts)
+		s := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+		return "multipart:" + hex.EncodeToString(s[:]), nil
+	}
+	b, err := io.ReadAll(r)
+	if errors.Is(err, errBodyCap) {
+		return "", tooLarge("the body exceeds the route's cap")
+	}
+	if err != nil {
+		return "", NewProblem(fasthttp.StatusBadRequest, CodeBadRequest, "The request body could not be read")
+	}
+	s := sha256.Sum256(b)
+	return "json:" + hex.EncodeToString(s[:]), nil
+}
+
+func (i *idempotency) load(ctx context.Context, id string, seal [32]byte) (*idemEntry, error) {
+	var raw []byte
+	err := i.st.View(ctx, func(tx store.Txn) (err error) {
+		raw, err = tx.Get([]byte(pfxIdemEntry + id))
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := openEntry(seal, raw)
+	if err != nil {
+		return nil, err
+	}
+	if i.now().Sub(e.CreatedAt) >= IdempotencyTTL {
+		return nil, nil
+	}
+	return &e, nil
+}
+
+func (i *idempotency) save(ctx context.Context, id string, seal [32]byte, e idemEntry) error {
+	val, err := sealEntry(seal, e)
+	if err != nil {
+		return err
+	}
+	tkey := fmt.Sprintf("%s%016x/%s", pfxIdemTime, uint64(e.CreatedAt.UnixNano()), id)
+	cutoff := fmt.Sprintf("%s%016x", pfxIdemTime, uint64(e.CreatedAt.Add(-IdempotencyTTL).UnixNano()))
+	return i.st.Update(ctx, func(tx store.Txn) error {
+		// Expired keys go as new ones come, a few at a time.
+		var old [][]byte
+		err := tx.Scan([]byte(pfxIdemTime), nil, func(k, _ []byte) error {
+			if string(k) >= cutoff || len(old) >= idemSweep {
+				return store.ErrStopIteration
+			}
+			old = append(old, k)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range old {
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+			if j := bytes.LastIndexByte(k, '/'); j >= 0 {
+				if err := tx.Delete([]byte(pfxIdemEntry + string(k[j+1:]))); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.Set([]byte(pfxIdemEntry+id), val); err != nil {
+			return err
+		}
+		return tx.Set([]byte(tkey), nil)
+	})
+}
+
+// idempotent runs h at most once per (credential, Idempotency-Key) with
+// Stripe's semantics: the first successful (2xx) response is stored for
+// 24 hours and replayed, with Idempotent-Replayed: true, to a retry of the
+// same request; a different request under the same key is refused with
+// 422 idempotency_key_reused; concurrent duplicates wait for the first
+// and then replay it. Failed requests are not stored, so a retry runs
+// again. Without the header h runs as usual.
+func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
+	raw := ctx.Request.Header.Peek("Idempotency-Key")
+	if raw == nil {
+		return h(ctx)
+	}
+	key := string(raw)
+	if !validIdempotencyKey(key) {
+		p := NewProblem(fasthttp.StatusBadRequest, CodeInvalidIdempotencyKey, "Invalid Idempotency-Key header")
+		p.Detail = "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is usual)"
+		return p
+	}
+	p, _ := PrincipalFrom(ctx)
+	cred := "acct:" + p.AccountID
+	if p.Kind == AuthAPIKey {
+		cred = "key:" + p.APIKeyID
+	}
+	id, seal := idemSecrets(cred, key)
+	unlock := a.idem.lock(id)
+	defer unlock()
+	rctx := Context(ctx)
+	prev, err := a.idem.load(rctx, id, seal)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		digest, err := bodyDigest(ctx, a.maxIdempotentBody())
+		if err != nil {
+			return err
+		}
+		if requestFingerprint(ctx, rt.Path, digest) != prev.Fingerprint {
+			p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeIdempotencyKeyReused, "The Idempotency-Key was used for a different request")
+			p.Detail = "Idempotency-Key " + key + " was used within 24 hours for a request with other parameters; use a new key for a new request"
+			return p
+		}
+		return a.replay(ctx, prev)
+	}
+	ctx.SetUserValue(fingerprintKey{}, nil)
+	if err := h(ctx); err != nil {
+		return err
+	}
+	status := ctx.Response.StatusCode()
+	if status < 200 || status > 299 {
+		return nil
+	}
+	digest, _ := ctx.UserValue(fingerprintKey{}).(string)
+	e := idemEntry{Fingerprint: requestFingerprint(ctx, rt.Path, digest), Status: status, Headers: map[string]string{}, CreatedAt: a.cfg.Clock.Now().UTC()}
+	for _, name := range replayHeaders {
+		if v := ctx.Response.Header.Peek(name); len(v) > 0 {
+			e.Headers[name] = string(v)
+		}
+	}
+	body := ctx.Response.Body()
+	if sum := e.Headers["X-Content-SHA256"]; len(body) > maxStoredBody && sum != "" && a.cfg.Records != nil {
+		e.BodyBlob = sum
+	} else {
+		e.Body = bytes.Clone(body)
+	}
+	if err := a.idem.save(rctx, id, seal, e); err != nil {
+		// The request succeeded; only its replay is lost. Say so in the
+		// log and answer normally.
+		a.log.Error("idempotency key not stored", "route", rt.Path, "request_id", RequestID(ctx), "err", err)
+	}
+	return nil
+}
+
+// maxIdempotentBody bounds the body a replay reads to check it: the
+// server's cap, else the upload drain bound.
+func (a *API) maxIdempotentBody() int64 {
+	if a.cfg.MaxBody > 0 {
+		return int64(a.cfg.MaxBody)
+	}
+	return MaxDrain
+}
+
+func (a *API) replay(ctx *fasthttp.RequestCtx, e *idemEntry) error {
+	body := e.Body
+	if e.BodyBlob != "" {
+		b, err := a.cfg.Records.OpenBlob(Context(ctx), e.BodyBlob)
+		if err != nil {
+			return fmt.Errorf("httpapi: replay %s: %w", e.BodyBlob, err)
+		}
+		defer b.Close()
+		body = make([]byte, b.Size())
+		if _, err := b.ReadAt(body, 0); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("httpapi: replay %s: %w", e.BodyBlob, err)
+		}
+	}
+	for k, v := range e.Headers {
+		ctx.Response.Header.Set(k, v)
+	}
+	ctx.Response.Header.Set("Idempotent-Replayed", "true")
+	ctx.SetStatusCode(e.Status)
+	ctx.SetBody(body)
+	return nil
+}
