@@ -146,6 +146,8 @@ type request struct {
 	query  url.Values
 	body   *body
 	accept string
+	// header holds extra request headers (Range, If-Range).
+	header http.Header
 	// idempotencyKey, if set, is sent on every attempt; writes get one
 	// automatically.
 	idempotencyKey string
@@ -260,6 +262,9 @@ func (c *Client) attempt(ctx context.Context, r request, u *url.URL, key string)
 		req.Header.Set("Accept", r.accept)
 	} else {
 		req.Header.Set("Accept", "application/json")
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
 	}
 	if c.cfg.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)

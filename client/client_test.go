@@ -1,7 +1,10 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net"
@@ -331,5 +334,57 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(tt.in, now); got != tt.want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestDownloadResumes(t *testing.T) {
+	file := bytes.Repeat([]byte("signed picture bytes "), 5000)
+	sum := sha256.Sum256(file)
+	sumHex := hex.EncodeToString(sum[:])
+	etag := `"` + sumHex + `"`
+	var mu sync.Mutex
+	var ranges []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := len(ranges)
+		ranges = append(ranges, r.Header.Get("Range")+"|"+r.Header.Get("If-Range"))
+		mu.Unlock()
+		w.Header().Set("ETag", etag)
+		w.Header().Set("X-Content-SHA256", sumHex)
+		w.Header().Set("Content-Type", "image/jpeg")
+		if n == 0 {
+			// Cut the first transfer after 1000 bytes.
+			w.Header().Set("Content-Length", strconv.Itoa(len(file)))
+			w.WriteHeader(200)
+			w.Write(file[:1000])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(file))
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, &waits{})
+	var dst bytes.Buffer
+	f, err := c.DownloadFile(context.Background(), "rec", &dst)
+	if err != nil {
+		t.Fatalf("DownloadFile: %v", err)
+	}
+	if !bytes.Equal(dst.Bytes(), file) || f.Size != int64(len(file)) || f.SHA256 != sumHex || f.Ext() != ".jpg" {
+		t.Fatalf("got %d bytes (%+v), want the %d-byte file", dst.Len(), f, len(file))
+	}
+	if len(ranges) != 2 || ranges[1] != "bytes=1000-|"+etag {
+		t.Errorf("requests' Range|If-Range = %q, want a resume at 1000 on the ETag", ranges)
+	}
+}
+
+func TestDownloadDigestMismatch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-SHA256", strings.Repeat("0", 64))
+		w.Write([]byte("not the signed file"))
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, &waits{})
+	if _, err := c.DownloadFile(context.Background(), "rec", io.Discard); !errors.Is(err, ErrDigestMismatch) {
+		t.Fatalf("err = %v, want ErrDigestMismatch", err)
 	}
 }

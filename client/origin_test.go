@@ -14,7 +14,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,7 +167,7 @@ func TestAgainstOrigin(t *testing.T) {
 
 	// A JSON sign of another picture, then its revocation.
 	sr, err := a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("other.jpg", other), SigningKeyID: a.keyID})
-	if err != nil || sr.RecordID == "" || sr.Certificate.Record == "" {
+	if err != nil || sr.RecordID == "" || sr.Certificate.Record == "" || sr.DownloadURL == "" {
 		t.Fatalf("Sign = %+v, %v", sr, err)
 	}
 	rv, err := a.api.RevokeRecord(ctx, sr.RecordID, "test")
@@ -329,5 +332,63 @@ func TestDeviceKeyAgainstOrigin(t *testing.T) {
 		OrgName: "Someone Else", OriginType: "camera_image"})
 	if !client.IsCode(err, "invalid_signature") {
 		t.Errorf("wrong org name: %v, want invalid_signature", err)
+	}
+}
+
+// TestIdempotentRetryAgainstOrigin: the origin signs, the answer is lost
+// on the way back (the connection is cut), the client retries with the
+// same Idempotency-Key and gets the first record, not a second one.
+func TestIdempotentRetryAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	a := newAccount(t, o, "erin@example.com")
+	target, _ := url.Parse(o.URL)
+	var mu sync.Mutex
+	var keys, replayed []string
+	var firstRecord string
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.URL.Path != "/api/v1/sign" {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, resp.Request.Header.Get("Idempotency-Key"))
+		replayed = append(replayed, resp.Header.Get("Idempotent-Replayed"))
+		if len(keys) == 1 {
+			firstRecord = resp.Header.Get("X-Record-Id")
+			return errors.New("lose the answer")
+		}
+		return nil
+	}
+	proxy.ErrorHandler = func(http.ResponseWriter, *http.Request, error) { panic(http.ErrAbortHandler) }
+	front := httptest.NewServer(proxy)
+	defer front.Close()
+	c, err := client.New(client.Config{BaseURL: front.URL, Token: a.apiKey, MinBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var out bytes.Buffer
+	sf, err := c.SignFile(ctx, client.SignRequest{File: client.BytesUpload("p.jpg", testPhoto(t, 13, 640, 480)), SigningKeyID: a.keyID}, &out)
+	if err != nil {
+		t.Fatalf("SignFile through a lossy proxy: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 2 || keys[0] == "" || keys[0] != keys[1] {
+		t.Fatalf("Idempotency-Keys sent = %q, want the same key twice", keys)
+	}
+	if firstRecord == "" || sf.RecordID != firstRecord || replayed[1] != "true" {
+		t.Errorf("retry answered record %s (replayed %q), the lost answer was %s", sf.RecordID, replayed[1], firstRecord)
+	}
+	page, err := a.api.ListRecords(ctx, client.RecordFilter{}, client.PageOptions{})
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("records after the retry: %+v, %v; want exactly one", page, err)
+	}
+	// The kept file downloads and is the one the retry returned.
+	var dl bytes.Buffer
+	df, err := a.api.DownloadFile(ctx, sf.RecordID, &dl)
+	if err != nil || !bytes.Equal(dl.Bytes(), out.Bytes()) || df.SHA256 != sf.SHA256 {
+		t.Fatalf("download: %+v, %v (%d bytes, signed %d)", df, err, dl.Len(), out.Len())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -233,16 +232,7 @@ func (c *Client) SignFile(ctx context.Context, req SignRequest, dst io.Writer) (
 		return nil, err
 	}
 	defer resp.Body.Close()
-	h := resp.Header
-	out := &SignedFile{
-		RecordID: h.Get("X-Record-Id"), SHA256: h.Get("X-Content-SHA256"), OriginalSHA256: h.Get("X-Original-SHA256"),
-		PerceptualHash: h.Get("X-Perceptual-Hash"), WatermarkPayloadHex: h.Get("X-Watermark-Payload"),
-		SignatureHex: h.Get("X-Signature"), BlockchainStatus: h.Get("X-Blockchain-Status"),
-		ParentRecordID: h.Get("X-Parent-Record-Id"), ContentType: h.Get("Content-Type"),
-	}
-	if _, params, err := mime.ParseMediaType(h.Get("Content-Disposition")); err == nil {
-		out.Filename = filepath.Base(params["filename"])
-	}
+	out := fileInfo(resp.Header)
 	if out.RecordID == "" || out.SHA256 == "" {
 		return nil, &NetworkError{Method: r.method, URL: redact(resp.Request.URL), Err: errors.New("the answer is not a signed file")}
 	}

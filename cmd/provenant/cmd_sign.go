@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -235,6 +236,13 @@ func (a *app) signOne(ctx context.Context, c *client.Client, j signJob, keyID, p
 	}
 	defer os.Remove(tmp.Name())
 	sf, err := c.SignFile(ctx, client.SignRequest{File: up, SigningKeyID: keyID, DerivativeOf: parent}, tmp)
+	if err != nil && sf != nil && sf.RecordID != "" && ctx.Err() == nil {
+		// The record exists but its file did not arrive whole: the origin
+		// keeps every signed file, so fetch it again.
+		if err = restart(tmp); err == nil {
+			sf, err = c.DownloadFile(ctx, sf.RecordID, tmp)
+		}
+	}
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -247,6 +255,15 @@ func (a *app) signOne(ctx context.Context, c *client.Client, j signJob, keyID, p
 	}
 	res.Status, res.Output, res.RecordID, res.SHA256 = "signed", out, sf.RecordID, sf.SHA256
 	return res
+}
+
+// restart empties f for a new attempt.
+func restart(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // reportSign prints the results and returns the error of the first

@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -350,5 +355,78 @@ func TestSettingsPrecedence(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(seen, ",") != strings.Join(want, ",") {
 		t.Errorf("Authorization sent = %v, want %v", seen, want)
+	}
+}
+
+// TestSignRecoversCutFile: the signed file's transfer is cut after the
+// origin stored the record; sign downloads the kept file instead.
+func TestSignRecoversCutFile(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	ctx := context.Background()
+	pub, _ := client.New(client.Config{BaseURL: o.URL})
+	s, err := pub.RegisterAccount(ctx, client.RegisterAccountRequest{Email: "cut@example.com", Password: "correct horse battery", OrgName: "Example News", OrgType: "news_org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwt := pub.WithToken(s.AccessToken)
+	k, err := jwt.CreateAPIKey(ctx, client.CreateAPIKeyRequest{Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "cam", OriginType: "camera_image"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(o.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var paths []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		first := len(paths) == 1
+		mu.Unlock()
+		if !first {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		// Forward the sign, then cut its answer after 500 bytes of body.
+		out := r.Clone(r.Context())
+		out.URL.Scheme, out.URL.Host, out.RequestURI = target.Scheme, target.Host, ""
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			t.Errorf("forward: %v", err)
+			panic(http.ErrAbortHandler)
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.CopyN(w, resp.Body, 500)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer front.Close()
+	c := newCLI(t, front.URL)
+	c.env["PROVENANT_API_KEY"] = k.Key
+	src := filepath.Join(t.TempDir(), "cut.jpg")
+	photo(t, src, 31)
+	r := c.must(0, "", "--json", "--retries", "0", "sign", "--key", sk.ID, src)
+	var rep struct{ Items []signResult }
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil || len(rep.Items) != 1 || rep.Items[0].Status != "signed" {
+		t.Fatalf("sign: %s (%v)", r.out, err)
+	}
+	b, err := os.ReadFile(rep.Items[0].Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != rep.Items[0].SHA256 {
+		t.Errorf("the written file does not hash to the record's sha256")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) != 2 || paths[1] != "GET /api/v1/content-records/"+rep.Items[0].RecordID+"/file" {
+		t.Errorf("requests = %q, want the sign then the file download", paths)
 	}
 }
