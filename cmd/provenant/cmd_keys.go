@@ -145,13 +145,13 @@ func (a *app) signingKeysList() *cobra.Command {
 				return a.printJSON(items)
 			}
 			w := a.table()
-			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tDEVICE\tPUBLIC KEY\tCREATED\tDEFAULT")
+			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tDEFAULT")
 			for _, k := range items {
 				def := ""
 				if k.ID == a.cfg.SigningKeyID {
 					def = "*"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s…\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
 					fmtTime(&k.CreatedAt), def)
 			}
 			return w.Flush()

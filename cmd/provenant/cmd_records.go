@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -147,6 +149,50 @@ func (a *app) recordsCommand() *cobra.Command {
 			return a.printJSON(r)
 		},
 	}
-	cmd.AddCommand(ls, show, revoke, cert)
+	var dlOut string
+	download := &cobra.Command{
+		Use: "download ID [-o FILE]", Short: "Download a record's signed file (checked against its SHA-256)", Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			c, err := a.client(credEither)
+			if err != nil {
+				return err
+			}
+			dir, name := ".", ""
+			if dlOut != "" {
+				dir, name = filepath.Dir(dlOut), filepath.Base(dlOut)
+			}
+			tmp, err := os.CreateTemp(dir, ".provenant-download-*")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(tmp.Name())
+			f, err := c.DownloadFile(ctx, args[0], tmp)
+			if cerr := tmp.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if name == "" {
+				name = f.Filename
+				if name == "" || name == "." || name == "/" {
+					name = args[0] + f.Ext()
+				}
+			}
+			out := filepath.Join(dir, name)
+			if err := os.Rename(tmp.Name(), out); err != nil {
+				return err
+			}
+			if a.asJSON {
+				return a.printJSON(map[string]any{"record_id": args[0], "file": out, "sha256": f.SHA256, "size": f.Size})
+			}
+			a.printf("Signed file of record %s written to %s (%d bytes, sha256 %s).\n", args[0], out, f.Size, f.SHA256)
+			return nil
+		},
+	}
+	download.Flags().StringVarP(&dlOut, "output", "o", "", "file to write (default: the name the origin suggests, in the current directory)")
+	cmd.AddCommand(ls, show, revoke, cert, download)
 	return cmd
 }

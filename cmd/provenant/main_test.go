@@ -202,6 +202,11 @@ func TestRoundTrip(t *testing.T) {
 	if !strings.Contains(r.out, "revoked") {
 		t.Errorf("verify of a revoked record: %s", r.out)
 	}
+	dl := filepath.Join(t.TempDir(), "again.png")
+	c.must(0, "", "records", "download", rep.Items[1].RecordID, "-o", dl)
+	if a, b := readFile(t, dl), readFile(t, wantOut[1]); !bytes.Equal(a, b) {
+		t.Errorf("downloaded file differs from the signed output (%d, %d bytes)", len(a), len(b))
+	}
 	r = c.must(0, "", "records", "show", rep.Items[1].RecordID)
 	if !strings.Contains(r.out, "b.png") {
 		t.Errorf("records show: %s", r.out)
@@ -429,4 +434,13 @@ func TestSignRecoversCutFile(t *testing.T) {
 	if len(paths) != 2 || paths[1] != "GET /api/v1/content-records/"+rep.Items[0].RecordID+"/file" {
 		t.Errorf("requests = %q, want the sign then the file download", paths)
 	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
