@@ -117,7 +117,7 @@ func procBytes(t *testing.T, pid int, field string) int64 {
 func startOrigin(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	env := []string{childEnv + "=" + strings.Join(append([]string{"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...), " ")}
+	env := []string{childEnv + "=" + strings.Join(append([]string{"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--chain-rpc-listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...), " ")}
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "GOMEMLIMIT=") && !strings.HasPrefix(e, "GOGC=") && !strings.HasPrefix(e, "PROVENANT_") {
 			env = append(env, e)

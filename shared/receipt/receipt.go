@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
@@ -55,6 +56,10 @@ var (
 	ErrChain = errors.New("receipt: chain does not confirm the anchor")
 	// ErrChainUnavailable: the chain could not be read; nothing was decided.
 	ErrChainUnavailable = errors.New("receipt: chain unavailable")
+	// ErrKeyRevoked: the service states that the record's signing key was
+	// revoked and that the record was not anchored before the key's
+	// cutoff (key_revocation.decision "not_authentic").
+	ErrKeyRevoked = errors.New("receipt: the signing key was revoked before this record was anchored")
 )
 
 // Receipt is the JSON document. Hex members are lowercase; Merkle hashes
@@ -88,7 +93,29 @@ type Receipt struct {
 	// BlockNumber and BlockHash are the block that includes TxHash.
 	BlockNumber uint64 `json:"block_number"`
 	BlockHash   string `json:"block_hash"`
+	// KeyRevocation, present only when the record's signing key is
+	// revoked, is the service's statement of what that decided. It is the
+	// one member not checked offline: revocation is news after the fact.
+	KeyRevocation *KeyRevocation `json:"key_revocation,omitempty"`
 }
+
+// KeyRevocation is the service's decision about a record whose signing
+// key was revoked: valid when the record was anchored before Cutoff
+// (compromised_since, else the revocation time), not_authentic otherwise.
+type KeyRevocation struct {
+	KeyRevokedAt     string `json:"key_revoked_at"`
+	CompromisedSince string `json:"compromised_since,omitempty"`
+	Reason           string `json:"reason,omitempty"`
+	Cutoff           string `json:"cutoff"`
+	Decision         string `json:"decision"`
+	Detail           string `json:"detail"`
+}
+
+// Decisions of a KeyRevocation.
+const (
+	DecisionValid        = "valid"
+	DecisionNotAuthentic = "not_authentic"
+)
 
 // Inclusion is where a signed record was anchored, the input of [New].
 type Inclusion struct {
@@ -246,6 +273,19 @@ func (r *Receipt) decode() (*decoded, error) {
 	if d.block, err = parseChainHex(r.BlockHash); err != nil {
 		return nil, bad("block_hash", "0x and 64 lowercase hex digits")
 	}
+	if k := r.KeyRevocation; k != nil {
+		if k.Decision != DecisionValid && k.Decision != DecisionNotAuthentic {
+			return nil, bad("key_revocation.decision", `"valid" or "not_authentic"`)
+		}
+		for name, v := range map[string]string{"key_revoked_at": k.KeyRevokedAt, "cutoff": k.Cutoff, "compromised_since": k.CompromisedSince} {
+			if _, err := time.Parse(time.RFC3339Nano, v); err != nil && (v != "" || name != "compromised_since") {
+				return nil, bad("key_revocation."+name, "an RFC 3339 time")
+			}
+		}
+		if len(k.Reason) > 1000 || len(k.Detail) > 1000 {
+			return nil, bad("key_revocation", "reason and detail of at most 1000 bytes")
+		}
+	}
 	return d, nil
 }
 
@@ -258,12 +298,16 @@ type Result struct {
 	Leaf merkle.Hash
 	// Root is the batch root that the chain must hold (CheckChain).
 	Root merkle.Hash
+	// KeyRevocation is the receipt's key_revocation member, nil when the
+	// signing key is not revoked.
+	KeyRevocation *KeyRevocation
 }
 
 // Verify checks offline everything but the chain: the record parses, its
 // signature verifies under the key inside it, record_id, signer_public_key
 // and leaf_hash agree with it, and the audit path leads from the leaf to
-// merkle_root. Whether that key belongs to the organisation the record
+// merkle_root. When key_revocation says the record is not authentic,
+// Verify returns the Result with an error wrapping ErrKeyRevoked. Whether that key belongs to the organisation the record
 // names is the registry's question, not this one.
 func (r *Receipt) Verify() (Result, error) {
 	d, err := r.decode()
@@ -290,7 +334,11 @@ func (r *Receipt) Verify() (Result, error) {
 	if err := merkle.VerifyInclusion(r.LeafIndex, r.TreeSize, leaf, d.path, d.root); err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrInclusion, err)
 	}
-	return Result{Record: rec, Leaf: leaf, Root: d.root}, nil
+	res := Result{Record: rec, Leaf: leaf, Root: d.root, KeyRevocation: r.KeyRevocation}
+	if r.KeyRevocation != nil && r.KeyRevocation.Decision != DecisionValid {
+		return res, fmt.Errorf("%w: %s", ErrKeyRevoked, r.KeyRevocation.Detail)
+	}
+	return res, nil
 }
 
 // ChainTx is a mined transaction as a chain node reports it.

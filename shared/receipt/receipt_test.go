@@ -315,3 +315,49 @@ func FuzzParse(f *testing.F) {
 		_, _ = r.Verify()
 	})
 }
+
+// TestKeyRevocationMember: a receipt stating that the signing key's
+// revocation leaves the record valid verifies and reports it; one stating
+// not_authentic fails with ErrKeyRevoked; a malformed statement does not
+// parse.
+func TestKeyRevocationMember(t *testing.T) {
+	rc, chain := fixture(t)
+	for _, tc := range []struct {
+		decision string
+		want     error
+	}{{receipt.DecisionValid, nil}, {receipt.DecisionNotAuthentic, receipt.ErrKeyRevoked}} {
+		cp := *rc
+		cp.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: "2026-11-23T10:00:00.000Z", CompromisedSince: "2026-11-22T00:00:00.000Z",
+			Cutoff: "2026-11-22T00:00:00.000Z", Decision: tc.decision, Detail: "the signing key was revoked"}
+		b, err := cp.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := receipt.Parse(b)
+		if err != nil {
+			t.Fatalf("%s: Parse: %v", tc.decision, err)
+		}
+		res, err := got.Verify()
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: Verify = %v, want %v", tc.decision, err, tc.want)
+		}
+		if res.KeyRevocation == nil || res.KeyRevocation.Decision != tc.decision {
+			t.Errorf("%s: result carries %+v", tc.decision, res.KeyRevocation)
+		}
+		if err := got.CheckChain(context.Background(), chain); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: CheckChain = %v, want %v", tc.decision, err, tc.want)
+		}
+	}
+	for _, bad := range []receipt.KeyRevocation{
+		{KeyRevokedAt: "2026-11-23T10:00:00Z", Cutoff: "2026-11-23T10:00:00Z", Decision: "maybe"},
+		{KeyRevokedAt: "yesterday", Cutoff: "2026-11-23T10:00:00Z", Decision: receipt.DecisionValid},
+		{KeyRevokedAt: "2026-11-23T10:00:00Z", Cutoff: "2026-11-23T10:00:00Z", CompromisedSince: "soon", Decision: receipt.DecisionValid},
+	} {
+		cp := *rc
+		cp.KeyRevocation = &bad
+		b, _ := json.Marshal(&cp)
+		if _, err := receipt.Parse(b); !errors.Is(err, receipt.ErrMalformed) {
+			t.Errorf("key_revocation %+v: Parse = %v, want ErrMalformed", bad, err)
+		}
+	}
+}

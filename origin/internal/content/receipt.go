@@ -35,7 +35,8 @@ func (e *NotAnchoredError) Unwrap() error { return ErrNotAnchored }
 // receipt is built from the stored signed record and the proof recomputed
 // from the anchoring state, and receipt.New refuses one that does not
 // verify offline, so the service never hands out a receipt it could not
-// check itself.
+// check itself. When the record's signing key is revoked the receipt
+// carries the decision (key_revocation).
 func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Record, error) {
 	r, err := s.lookup(ctx, id)
 	if err != nil {
@@ -58,6 +59,10 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	rc, err := receipt.New(sg, in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
+	}
+	if kr := s.keyRevocation(ctx, r); kr != nil {
+		rc.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: kr.KeyRevokedAt, CompromisedSince: kr.CompromisedSince,
+			Reason: kr.Reason, Cutoff: kr.Cutoff, Decision: kr.Decision, Detail: kr.Detail}
 	}
 	return rc, r, nil
 }

@@ -146,6 +146,10 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	if key.RevokedAt != nil {
+		// Anything registered now is after the revocation.
+		return nil, keys.ErrSigningKeyRevoked
+	}
 	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
 	if err != nil {
 		return nil, fmt.Errorf("content: register: owner: %w", err)

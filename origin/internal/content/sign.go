@@ -119,6 +119,9 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if key.RevokedAt != nil {
+		return nil, keys.ErrSigningKeyRevoked
+	}
 	if key.Device() {
 		// Refuse before decoding: the service cannot sign with a key whose
 		// private half only the client holds.

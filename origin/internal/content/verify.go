@@ -263,7 +263,14 @@ func (s *Service) claimOf(ctx context.Context, c candidate) lookup.Claim {
 	// Who the signer is (verified domain, unverified label, key
 	// fingerprint) is the service's knowledge, filled before it is shown.
 	s.Identify(ctx, r)
-	cl := lookup.Claim{Candidate: verdictCandidate(c), RecordID: r.ID, Source: r.Source, Signer: r.Signer}
+	vc := verdictCandidate(c)
+	if kr := s.keyRevocation(ctx, r); !kr.Valid() && !vc.Revoked {
+		// A record its signing key's revocation invalidates reads as
+		// revoked, with the reason, in every check and in the lookup a
+		// client decides from.
+		vc.Revoked, vc.RevokedReason = true, kr.Detail
+	}
+	cl := lookup.Claim{Candidate: vc, RecordID: r.ID, Source: r.Source, Signer: r.Signer}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		cl.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
 	} else {

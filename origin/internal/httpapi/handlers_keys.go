@@ -97,6 +97,10 @@ type (
 		// Custody is "service" (the service holds the sealed private key)
 		// or "device" (only the client does).
 		Custody string `json:"custody"`
+		// Revocation (DELETE /api/v1/keys/signing-keys/{id}).
+		RevokedAt        *time.Time `json:"revoked_at,omitempty"`
+		CompromisedSince *time.Time `json:"compromised_since,omitempty"`
+		RevocationReason string     `json:"revocation_reason,omitempty"`
 	}
 )
 
@@ -107,7 +111,8 @@ func toAPIKeyResponse(k keys.APIKey) apiKeyResponse {
 
 func toSigningKeyResponse(k keys.SigningKey) signingKeyResponse {
 	return signingKeyResponse{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
-		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt, Custody: k.Custody}
+		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt, Custody: k.Custody,
+		RevokedAt: k.RevokedAt, CompromisedSince: k.CompromisedSince, RevocationReason: k.RevocationReason}
 }
 
 func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {

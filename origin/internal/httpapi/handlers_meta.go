@@ -49,6 +49,7 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/keys/api-keys/{id}", Auth: JWTOnly}, a.handleRevokeAPIKey)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly, Idempotent: true}, a.handleCreateSigningKey)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/keys/signing-keys", Auth: JWTOnly}, a.handleListSigningKeys)
+	a.registerKeyRevocation()
 	a.registerWebhooks()
 	if err := a.registerDomains(); err != nil {
 		return err

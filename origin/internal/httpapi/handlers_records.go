@@ -221,6 +221,8 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	// Check the key before reading megabytes of files.
 	if k, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, keyID); err != nil {
 		return err
+	} else if k.RevokedAt != nil {
+		return keys.ErrSigningKeyRevoked
 	} else if k.Device() {
 		return keys.ErrDeviceKey
 	}
@@ -338,6 +340,8 @@ type recordView struct {
 	// ParentEvidence what linked the upload to it.
 	ParentRecordID string   `json:"parent_record_id,omitempty"`
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
+	// DownloadURL is where the owner downloads the signed file, when kept.
+	DownloadURL string `json:"download_url,omitempty"`
 }
 
 type recordDetail struct {
@@ -373,6 +377,7 @@ func toRecordView(r *content.Record) recordView {
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
 		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), ParentRecordID: r.ParentRecordID, ParentEvidence: r.ParentEvidence,
+		DownloadURL: r.FileURL(),
 	}
 }
 
@@ -553,6 +558,9 @@ type certificateView struct {
 	TimeOfRecord      string `json:"time_of_record"`
 	TimeOfRecordBasis string `json:"time_of_record_basis"`
 	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
+	// SigningKeyRevocation says, when the record's signing key is revoked,
+	// whether the record stays valid and why.
+	SigningKeyRevocation *content.KeyRevocation `json:"signing_key_revocation,omitempty"`
 }
 
 // timeOfRecord fills the certificate's time of record and claimed time.
@@ -581,6 +589,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><main><h1>Provenance certificate</h1>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
+{{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong></p>{{end}}
 <dl>
 <dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
 <dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>
@@ -613,7 +622,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
-		ParentRecordID: r.ParentRecordID}
+		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
 	v.timeOfRecord(r)
 	if r.ParentRecordID != "" {
 		lineage, err := a.cfg.Records.Lineage(Context(ctx), r)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -51,7 +52,7 @@ const (
 
 // Key layout (prefix "idem/", owned by this file):
 //
-//	idem/k/<entry id hex>                 sealed stored response
+//	idem/k/<entry id hex>                 created nanos (8 bytes BE) ‖ sealed response
 //	idem/t/<created nanos hex>/<entry id> expiry index
 const (
 	pfxIdemEntry = "idem/k/"
@@ -257,7 +258,10 @@ func (i *idempotency) load(ctx context.Context, id string, seal [32]byte) (*idem
 	if err != nil {
 		return nil, err
 	}
-	e, err := openEntry(seal, raw)
+	if len(raw) < 8 {
+		return nil, errors.New("httpapi: idempotency entry too short")
+	}
+	e, err := openEntry(seal, raw[8:])
 	if err != nil {
 		return nil, err
 	}
@@ -268,11 +272,14 @@ func (i *idempotency) load(ctx context.Context, id string, seal [32]byte) (*idem
 }
 
 func (i *idempotency) save(ctx context.Context, id string, seal [32]byte, e idemEntry) error {
-	val, err := sealEntry(seal, e)
+	sealed, err := sealEntry(seal, e)
 	if err != nil {
 		return err
 	}
-	tkey := fmt.Sprintf("%s%016x/%s", pfxIdemTime, uint64(e.CreatedAt.UnixNano()), id)
+	created := uint64(e.CreatedAt.UnixNano())
+	val := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(sealed)), created)
+	val = append(val, sealed...)
+	tkey := fmt.Sprintf("%s%016x/%s", pfxIdemTime, created, id)
 	cutoff := fmt.Sprintf("%s%016x", pfxIdemTime, uint64(e.CreatedAt.Add(-IdempotencyTTL).UnixNano()))
 	return i.st.Update(ctx, func(tx store.Txn) error {
 		// Expired keys go as new ones come, a few at a time.
@@ -291,8 +298,23 @@ func (i *idempotency) save(ctx context.Context, id string, seal [32]byte, e idem
 			if err := tx.Delete(k); err != nil {
 				return err
 			}
-			if j := bytes.LastIndexByte(k, '/'); j >= 0 {
-				if err := tx.Delete([]byte(pfxIdemEntry + string(k[j+1:]))); err != nil {
+			// The entry goes with its time key only if it is still the
+			// entry of that time: a key reused after expiry has a newer one.
+			rest := string(k[len(pfxIdemTime):])
+			nanosHex, eid, ok := strings.Cut(rest, "/")
+			if !ok {
+				continue
+			}
+			ek := []byte(pfxIdemEntry + eid)
+			cur, err := tx.Get(ek)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if len(cur) >= 8 && fmt.Sprintf("%016x", binary.BigEndian.Uint64(cur)) == nanosHex {
+				if err := tx.Delete(ek); err != nil {
 					return err
 				}
 			}

@@ -206,6 +206,8 @@ var errorMappings = []struct {
 	{keys.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{keys.ErrDeviceKey, fasthttp.StatusUnprocessableEntity, CodeDeviceKeyCannotSign, "The signing key is a device key: the service cannot sign with it; sign on the device and use POST /api/v1/register"},
 	{keys.ErrPublicKeyTaken, fasthttp.StatusConflict, CodePublicKeyTaken, "A signing key with this public key already exists"},
+	{keys.ErrSigningKeyRevoked, fasthttp.StatusConflict, CodeSigningKeyRevoked, "The signing key is revoked and signs nothing any more"},
+	{keys.ErrSigningKeyAlreadyRevoked, fasthttp.StatusConflict, CodeSigningKeyAlreadyRevoked, "The signing key is already revoked"},
 	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},
 	{webhooks.ErrInactive, fasthttp.StatusConflict, CodeWebhookInactive, "The webhook is inactive"},

@@ -31,6 +31,11 @@ var (
 	// ErrPublicKeyTaken: a signing key with this public key exists already
 	// (a public key names one key of one account).
 	ErrPublicKeyTaken = errors.New("keys: public key already registered")
+	// ErrSigningKeyRevoked: the signing key is revoked and signs nothing
+	// any more (sign refuses it, register refuses records by it).
+	ErrSigningKeyRevoked = errors.New("keys: signing key revoked")
+	// ErrSigningKeyAlreadyRevoked: revoking a key revoked before.
+	ErrSigningKeyAlreadyRevoked = errors.New("keys: signing key already revoked")
 )
 
 // MasterKeySize is the length of the master key that seals signing keys.

@@ -60,6 +60,9 @@ func TestSignedFileKept(t *testing.T) {
 		t.Fatalf("download_url = %q", url)
 	}
 
+	if got := ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil).json(t)["download_url"]; got != url {
+		t.Errorf("record detail download_url = %v, want %s", got, url)
+	}
 	f := ts.download(url, s.apiKey, nil)
 	ts.mustStatus(f, 200, "download")
 	if sha256Hex(f.body) != sum {

@@ -144,6 +144,9 @@ func TestIdempotentSign(t *testing.T) {
 	if late.header.Get("Idempotent-Replayed") != "" || bytes.Equal(late.body, first.body) {
 		t.Errorf("an expired key was replayed")
 	}
+	if again := ts2.idemSign(s, "4f1c2a9e-sign-1", pic, nil); !bytes.Equal(again.body, late.body) || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the key reused after expiry is not replayed: %d %s", again.status, again.body)
+	}
 }
 
 // TestIdempotentConcurrentDuplicates: duplicates sent at the same time
