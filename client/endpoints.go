@@ -135,6 +135,23 @@ func (c *Client) ListSigningKeys(ctx context.Context, p PageOptions) (*Page[Sign
 	return &out, c.getJSON(ctx, "/api/v1/keys/signing-keys", pageQuery(p), &out)
 }
 
+// RevokeSigningKey revokes a signing key (session JWT): it signs nothing
+// any more, and its records are judged by when they were anchored (see
+// RevokeSigningKeyRequest). A second revocation is the *Error
+// signing_key_already_revoked.
+func (c *Client) RevokeSigningKey(ctx context.Context, id string, req RevokeSigningKeyRequest) (*SigningKey, error) {
+	var out SigningKey
+	var in any
+	if req != (RevokeSigningKeyRequest{}) {
+		if req.CompromisedSince != nil {
+			t := req.CompromisedSince.UTC()
+			req.CompromisedSince = &t
+		}
+		in = req
+	}
+	return &out, c.sendJSON(ctx, http.MethodDelete, "/api/v1/keys/signing-keys/"+seg(id), in, &out)
+}
+
 func (f RecordFilter) query(p PageOptions) url.Values {
 	q := pageQuery(p)
 	for k, v := range map[string]string{

@@ -103,7 +103,9 @@ func newAccount(t testing.TB, o *origintest.Origin, email string) *account {
 }
 
 func TestAgainstOrigin(t *testing.T) {
-	o := origintest.Start(t, origintest.Options{})
+	// Nothing anchors during this test, so that the origin's verify and the
+	// local one see the same anchoring state.
+	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour})
 	a := newAccount(t, o, "alice@example.com")
 	ctx := context.Background()
 	photo := testPhoto(t, 1, 640, 480)
@@ -390,5 +392,68 @@ func TestIdempotentRetryAgainstOrigin(t *testing.T) {
 	df, err := a.api.DownloadFile(ctx, sf.RecordID, &dl)
 	if err != nil || !bytes.Equal(dl.Bytes(), out.Bytes()) || df.SHA256 != sf.SHA256 {
 		t.Fatalf("download: %+v, %v (%d bytes, signed %d)", df, err, dl.Len(), out.Len())
+	}
+}
+
+func TestKeyRevocationAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{})
+	a := newAccount(t, o, "fay@example.com")
+	ctx := context.Background()
+
+	// A service key: a record anchored before the revocation stays valid.
+	var signed bytes.Buffer
+	sf, err := a.api.SignFile(ctx, client.SignRequest{File: client.BytesUpload("a.jpg", testPhoto(t, 41, 640, 480)), SigningKeyID: a.keyID}, &signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReceipt(t, a.api, sf.RecordID)
+	k, err := a.jwt.RevokeSigningKey(ctx, a.keyID, client.RevokeSigningKeyRequest{Reason: "camera lost"})
+	if err != nil || k.RevokedAt == nil || k.RevocationReason != "camera lost" {
+		t.Fatalf("revoke = %+v, %v", k, err)
+	}
+	if _, err := a.jwt.RevokeSigningKey(ctx, a.keyID, client.RevokeSigningKeyRequest{}); !client.IsCode(err, "signing_key_already_revoked") {
+		t.Errorf("second revocation: %v", err)
+	}
+	_, err = a.api.Sign(ctx, client.SignRequest{File: client.BytesUpload("b.jpg", testPhoto(t, 42, 640, 480)), SigningKeyID: a.keyID})
+	if !client.IsCode(err, "signing_key_revoked") {
+		t.Errorf("sign with a revoked key: %v", err)
+	}
+	v, err := a.api.Verify(ctx, client.BytesUpload("a.jpg", signed.Bytes()))
+	if err != nil || !v.Authentic {
+		t.Errorf("a record anchored before the revocation: %+v, %v", v, err)
+	}
+	cert, err := a.api.Certificate(ctx, sf.RecordID)
+	if err != nil || cert.SigningKeyRevocation == nil || cert.SigningKeyRevocation.Decision != "valid" {
+		t.Errorf("certificate revocation = %+v, %v", cert, err)
+	}
+
+	// A device key compromised since before its record was anchored: the
+	// record is not authentic, and its receipt says so.
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	dk, err := a.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, rec, err := a.api.SignLocal(ctx, client.LocalSignRequest{File: testPhoto(t, 43, 640, 480), Key: priv, SigningKeyID: dk.ID,
+		OrgName: a.session.User.OrgName, OriginType: "camera_image"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReceipt(t, a.api, rec.ID)
+	since := dk.CreatedAt
+	if _, err := a.jwt.RevokeSigningKey(ctx, dk.ID, client.RevokeSigningKeyRequest{Reason: "key extracted", CompromisedSince: &since}); err != nil {
+		t.Fatal(err)
+	}
+	v, err = a.api.Verify(ctx, client.BytesUpload("b.jpg", ls.File))
+	if err != nil || v.Authentic {
+		t.Errorf("a record anchored after the cutoff: %+v, %v", v, err)
+	}
+	b, err := a.api.ReceiptBytes(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := client.VerifyReceipt(ctx, b, nil)
+	if !errors.Is(err, receipt.ErrKeyRevoked) || chk == nil || !chk.KeyRevoked() {
+		t.Errorf("receipt of a record signed with a compromised key: %+v, %v", chk, err)
 	}
 }

@@ -34,7 +34,9 @@ func (c *Client) ReceiptBytes(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: the origin's receipt: %w", err)
 	}
-	if _, err := r.Verify(); err != nil {
+	// A receipt stating that the signing key was revoked is still the
+	// record's receipt: the caller's check reports it.
+	if _, err := r.Verify(); err != nil && !errors.Is(err, receipt.ErrKeyRevoked) {
 		return nil, fmt.Errorf("client: the origin's receipt: %w", err)
 	}
 	if r.RecordID != strings.ToLower(id) {
@@ -54,6 +56,15 @@ type ReceiptCheck struct {
 	Head uint64
 }
 
+// KeyRevoked reports whether the receipt carries the service's statement
+// that the record's signing key was revoked before the record was
+// anchored (key_revocation decision not_authentic). The rest of the
+// receipt still verifies: the record was signed and anchored, but its
+// signer disowned the key from an earlier time.
+func (c *ReceiptCheck) KeyRevoked() bool {
+	return c.Receipt.KeyRevocation != nil && c.Receipt.KeyRevocation.Decision == receipt.DecisionNotAuthentic
+}
+
 // Confirmations returns how many blocks confirm the anchor (0 unless the
 // chain was checked).
 func (c *ReceiptCheck) Confirmations() uint64 {
@@ -68,16 +79,22 @@ func (c *ReceiptCheck) Confirmations() uint64 {
 // is not nil, the anchor on that chain (shared/receipt CheckChain). Errors
 // wrap the receipt package's sentinels (receipt.ErrSignature,
 // receipt.ErrInclusion, receipt.ErrChain, receipt.ErrChainUnavailable, …).
+// A receipt whose proofs hold but which states that the signing key was
+// revoked before the record was anchored returns the check (without the
+// chain lookup) and an error wrapping receipt.ErrKeyRevoked.
 func VerifyReceipt(ctx context.Context, b []byte, chain *RPCChain) (*ReceiptCheck, error) {
 	r, err := receipt.Parse(b)
 	if err != nil {
 		return nil, err
 	}
 	res, err := r.Verify()
+	out := &ReceiptCheck{Receipt: r, Result: res}
+	if errors.Is(err, receipt.ErrKeyRevoked) {
+		return out, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := &ReceiptCheck{Receipt: r, Result: res}
 	if chain == nil {
 		return out, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -102,7 +103,25 @@ type SigningKey struct {
 	// signs uploads with it) or "device" (only the caller holds it: sign
 	// locally, see SignLocal).
 	Custody string `json:"custody,omitempty"`
+	// RevokedAt, CompromisedSince and RevocationReason are set once the
+	// key is revoked (RevokeSigningKey).
+	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
+	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
+	RevocationReason string     `json:"revocation_reason,omitempty"`
 }
+
+// RevokeSigningKeyRequest revokes a signing key. Records anchored before
+// the cutoff (CompromisedSince when set, else the revocation time) stay
+// valid; later ones verify as not authentic.
+type RevokeSigningKeyRequest struct {
+	Reason           string     `json:"reason,omitempty"`
+	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
+}
+
+// KeyRevocation is the service's decision about a record whose signing
+// key was revoked (in certificates and receipts): Decision "valid" when
+// the record was anchored before Cutoff, "not_authentic" otherwise.
+type KeyRevocation = receipt.KeyRevocation
 
 // CreateSigningKeyRequest creates a signing key: held by the service, or,
 // with PublicKeyHex, a device key whose private half only the caller
@@ -229,6 +248,8 @@ type Certificate struct {
 	TimeOfRecord      string            `json:"time_of_record"`
 	TimeOfRecordBasis string            `json:"time_of_record_basis"`
 	ClaimedTimestamp  string            `json:"claimed_timestamp,omitempty"`
+	// SigningKeyRevocation is set when the record's signing key is revoked.
+	SigningKeyRevocation *KeyRevocation `json:"signing_key_revocation,omitempty"`
 }
 
 // CertificateLink is one record of a derivative's chain.

@@ -16,8 +16,8 @@ func (a *app) keysCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys and signing keys (needs a session: provenant login)"}
 	api := &cobra.Command{Use: "api", Short: "API keys: list, create, revoke"}
 	api.AddCommand(a.apiKeysList(), a.apiKeysCreate(), a.apiKeysRevoke())
-	sig := &cobra.Command{Use: "signing", Short: "Signing keys: list, create"}
-	sig.AddCommand(a.signingKeysList(), a.signingKeysCreate())
+	sig := &cobra.Command{Use: "signing", Short: "Signing keys: list, create, revoke"}
+	sig.AddCommand(a.signingKeysList(), a.signingKeysCreate(), a.signingKeysRevoke())
 	cmd.AddCommand(api, sig)
 	return cmd
 }
@@ -145,14 +145,14 @@ func (a *app) signingKeysList() *cobra.Command {
 				return a.printJSON(items)
 			}
 			w := a.table()
-			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tDEFAULT")
+			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tREVOKED\tDEFAULT")
 			for _, k := range items {
 				def := ""
 				if k.ID == a.cfg.SigningKeyID {
 					def = "*"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
-					fmtTime(&k.CreatedAt), def)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
+					fmtTime(&k.CreatedAt), fmtTime(k.RevokedAt), def)
 			}
 			return w.Flush()
 		},
@@ -248,4 +248,51 @@ func (a *app) signingKeyCreated(k *client.SigningKey, makeDefault bool) error {
 		a.printf("It is now the default key of 'provenant sign'.\n")
 	}
 	return nil
+}
+
+func (a *app) signingKeysRevoke() *cobra.Command {
+	var reason, since string
+	cmd := &cobra.Command{
+		Use:   "revoke ID [--reason R] [--compromised-since TIME]",
+		Short: "Revoke a signing key (a leaked camera key)",
+		Long: `revoke stops a signing key: it signs nothing any more. Its records are
+judged by when they were anchored: those anchored before the cutoff stay
+valid, later ones verify as not authentic. The cutoff is
+--compromised-since (RFC 3339, e.g. 2026-03-04T10:00:00Z: from when the key
+is believed to be in someone else's hands), else now.`,
+		Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			req := client.RevokeSigningKeyRequest{Reason: reason}
+			if since != "" {
+				t, err := time.Parse(time.RFC3339Nano, since)
+				if err != nil {
+					return usagef("--compromised-since %q is not an RFC 3339 time", since)
+				}
+				req.CompromisedSince = &t
+			}
+			c, err := a.client(credJWT)
+			if err != nil {
+				return err
+			}
+			k, err := c.RevokeSigningKey(ctx, args[0], req)
+			if err != nil {
+				return err
+			}
+			if a.asJSON {
+				return a.printJSON(k)
+			}
+			cutoff := k.RevokedAt
+			if k.CompromisedSince != nil {
+				cutoff = k.CompromisedSince
+			}
+			a.printf("Revoked signing key %s (%s) at %s. Its records anchored before %s stay valid; later ones are not authentic.\n",
+				k.ID, k.Name, fmtTime(k.RevokedAt), fmtTime(cutoff))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (shown with every decision about its records)")
+	cmd.Flags().StringVar(&since, "compromised-since", "", "from when the key is considered compromised (RFC 3339; default now)")
+	return cmd
 }

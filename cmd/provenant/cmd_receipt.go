@@ -66,6 +66,10 @@ the chain: a public provider, your own node, or the origin's embedded
 chain): the chain id, the transaction carrying the root, its block, and
 that the block is canonical.
 
+A receipt also carries the service's statement when the record's signing
+key was revoked: a record anchored after the key's cutoff is reported
+INVALID (not authentic) even though its proofs hold.
+
 Exit code 0 when the receipt holds, 1 when it does not, 4 when the chain
 node could not be read.`,
 		Args: exactArgs(1, "FILE"),
@@ -84,8 +88,14 @@ node could not be read.`,
 			if errors.Is(err, receipt.ErrChainUnavailable) && !errors.Is(err, receipt.ErrChain) {
 				return &client.NetworkError{Method: "POST", URL: rpc, Err: err}
 			}
+			if err == nil && chk.KeyRevoked() {
+				err = fmt.Errorf("the signing key was revoked: %s", chk.Receipt.KeyRevocation.Detail)
+			}
 			if a.asJSON {
 				v := map[string]any{"valid": err == nil, "chain_checked": chk != nil && chk.ChainChecked}
+				if chk != nil && chk.Receipt.KeyRevocation != nil {
+					v["key_revocation"] = chk.Receipt.KeyRevocation
+				}
 				if err != nil {
 					v["error"] = err.Error()
 				}
@@ -110,6 +120,9 @@ node could not be read.`,
 				fmt.Fprintf(w, "  signed at\t%s (the signer's clock)\n", r.Timestamp.Format("2006-01-02T15:04:05.000Z07:00"))
 				fmt.Fprintf(w, "  merkle root\t%s (leaf %d of %d)\n", chk.Receipt.MerkleRoot, chk.Receipt.LeafIndex, chk.Receipt.TreeSize)
 				fmt.Fprintf(w, "  anchor\tchain %d, tx %s, block %d\n", chk.Receipt.ChainID, chk.Receipt.TxHash, chk.Receipt.BlockNumber)
+				if kr := chk.Receipt.KeyRevocation; kr != nil {
+					fmt.Fprintf(w, "  signing key\trevoked at %s; record still valid: %s\n", kr.KeyRevokedAt, kr.Detail)
+				}
 				if chk.ChainChecked {
 					fmt.Fprintf(w, "  chain check\tconfirmed by %s, %d confirmation(s)\n", rpc, chk.Confirmations())
 				} else {

@@ -215,17 +215,7 @@ func TestRoundTrip(t *testing.T) {
 	// Receipt, once anchored, then checked offline and on the origin's
 	// chain.
 	rcpt := filepath.Join(t.TempDir(), "b.receipt.json")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r = c.run("", "--json", "receipt", rep.Items[1].RecordID, "-o", rcpt)
-		if r.code == 0 {
-			break
-		}
-		if r.code != exitAPI || !strings.Contains(r.err, "record_not_anchored") || time.Now().After(deadline) {
-			t.Fatalf("receipt: exit %d\n%s%s", r.code, r.out, r.err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitCLIReceipt(t, c, rep.Items[1].RecordID, rcpt)
 	r = c.must(0, "", "verify-receipt", rcpt)
 	if !strings.Contains(r.out, "VALID") || !strings.Contains(r.out, "Example News") || !strings.Contains(r.out, "not done") {
 		t.Errorf("verify-receipt offline: %s", r.out)
@@ -286,6 +276,49 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("verify of a registered file: %s", r.out)
 	}
 	c.must(0, "", "verify", "--local", reg.Items[0].Output)
+
+	// Revocation: the device key leaked before its record was anchored,
+	// so the record's receipt no longer holds; the service key is revoked
+	// and signs nothing more.
+	devRcpt := filepath.Join(t.TempDir(), "field.receipt.json")
+	waitCLIReceipt(t, c, reg.Items[0].RecordID, devRcpt)
+	c.must(0, "", "verify-receipt", devRcpt)
+	r = c.must(0, "", "keys", "signing", "revoke", dk.SigningKeyID, "--reason", "key extracted", "--compromised-since", "2026-01-01T00:00:00Z")
+	if !strings.Contains(r.out, "Revoked signing key") {
+		t.Errorf("revoke: %s", r.out)
+	}
+	waitCLIReceipt(t, c, reg.Items[0].RecordID, devRcpt)
+	r = c.must(1, "", "verify-receipt", devRcpt)
+	if !strings.Contains(r.out, "INVALID") || !strings.Contains(r.out, "revoked") {
+		t.Errorf("verify-receipt after revocation: %s", r.out)
+	}
+	c.must(1, "", "verify", reg.Items[0].Output)
+	c.must(exitUsage, "", "keys", "signing", "revoke", sk.ID, "--compromised-since", "yesterday")
+	c.must(0, "", "keys", "signing", "revoke", sk.ID)
+	r = c.must(exitAPI, "", "--json", "sign", "--force", single)
+	if !strings.Contains(r.out, "signing_key_revoked") {
+		t.Errorf("sign with a revoked key: %s", r.out)
+	}
+	r = c.must(exitAPI, "", "--json", "keys", "signing", "revoke", sk.ID)
+	if !strings.Contains(r.err, "signing_key_already_revoked") {
+		t.Errorf("second revoke: %s", r.err)
+	}
+}
+
+// waitCLIReceipt runs receipt until the record is anchored.
+func waitCLIReceipt(t *testing.T, c *cli, id, out string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := c.run("", "--json", "receipt", id, "-o", out)
+		if r.code == 0 {
+			return
+		}
+		if r.code != exitAPI || !strings.Contains(r.err, "record_not_anchored") || time.Now().After(deadline) {
+			t.Fatalf("receipt: exit %d\n%s%s", r.code, r.out, r.err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func TestExitCodes(t *testing.T) {
