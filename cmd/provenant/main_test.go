@@ -283,7 +283,7 @@ func TestRoundTrip(t *testing.T) {
 	devRcpt := filepath.Join(t.TempDir(), "field.receipt.json")
 	waitCLIReceipt(t, c, reg.Items[0].RecordID, devRcpt)
 	c.must(0, "", "verify-receipt", devRcpt)
-	r = c.must(0, "", "keys", "signing", "revoke", dk.SigningKeyID, "--reason", "key extracted", "--compromised-since", "2026-01-01T00:00:00Z")
+	r = c.must(0, "", "keys", "signing", "revoke", dk.SigningKeyID, "--reason", "key extracted", "--compromised-since", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))
 	if !strings.Contains(r.out, "Revoked signing key") {
 		t.Errorf("revoke: %s", r.out)
 	}
