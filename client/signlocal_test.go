@@ -52,8 +52,11 @@ func TestSignLocallyOffline(t *testing.T) {
 	if !w.Watermark.Found || w.Watermark.Payload != reg.WatermarkPayloadHex {
 		t.Errorf("watermark %+v, want payload %s", w.Watermark, reg.WatermarkPayloadHex)
 	}
-	if d := phash.Distance64(f.PHash.P64, rec.PerceptualHash.P64); d > 4 || !phash.Near(f.PHash, rec.PerceptualHash) {
-		t.Errorf("perceptual hash of the output is %d bits from the record's", d)
+	// The record's hash is the marked picture's before encoding (as on the
+	// origin); the encoded file's lands near it, within the distances the
+	// lookup finds and the verdict calls near.
+	if d := phash.Distance64(f.PHash.P64, rec.PerceptualHash.P64); d > phash.CandidateDistance64 || !phash.Near(f.PHash, rec.PerceptualHash) {
+		t.Errorf("perceptual hash of the output is %d bits (64-bit) from the record's", d)
 	}
 	// Two signatures of one file never share a record id or payload.
 	ls2, err := client.SignLocally(client.LocalSignRequest{File: testPhoto(t, 5, 640, 480), Key: priv, OrgName: "Example News", OriginType: "camera_image"})

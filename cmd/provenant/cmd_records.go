@@ -182,6 +182,9 @@ func (a *app) recordsCommand() *cobra.Command {
 				}
 			}
 			out := filepath.Join(dir, name)
+			if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+				return err
+			}
 			if err := os.Rename(tmp.Name(), out); err != nil {
 				return err
 			}

@@ -250,6 +250,10 @@ func (a *app) signOne(ctx context.Context, c *client.Client, j signJob, keyID, p
 		return fail(err)
 	}
 	out := filepath.Join(j.outDir, j.stem+sf.Ext())
+	// CreateTemp made it private; a signed file is meant to be shared.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fail(err)
+	}
 	if err := os.Rename(tmp.Name(), out); err != nil {
 		return fail(err)
 	}

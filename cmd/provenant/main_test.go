@@ -152,8 +152,8 @@ func TestRoundTrip(t *testing.T) {
 		if rep.Items[i].Output != w || rep.Items[i].RecordID == "" {
 			t.Errorf("item %d = %+v, want output %s", i, rep.Items[i], w)
 		}
-		if _, err := os.Stat(w); err != nil {
-			t.Errorf("signed file: %v", err)
+		if st, err := os.Stat(w); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("signed file: %v %v, want mode 0644", err, st)
 		}
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(out, ".provenant-sign-*"))
