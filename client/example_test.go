@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -109,4 +111,55 @@ func ExampleError() {
 		fmt.Println(perr.Status, "already signed as record", perr.RecordID)
 	}
 	// Output: 409 already signed as record 0b7e4c2a-5d1f-4e8b-9a3c-2f6d8e1b4a7c
+}
+
+// Check a receipt offline, then its anchor on a chain node.
+func ExampleVerifyReceipt() {
+	ctx := context.Background()
+	c, err := client.New(client.Config{BaseURL: "https://provenant.example"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := c.ReceiptBytes(ctx, "0b7e4c2a-5d1f-4e8b-9a3c-2f6d8e1b4a7c")
+	if err != nil {
+		log.Fatal(err) // record_not_anchored before the record's batch is anchored
+	}
+	chk, err := client.VerifyReceipt(ctx, b, client.NewRPCChain("http://127.0.0.1:8545", nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("signed by", chk.Result.Record.Org, "anchored with", chk.Confirmations(), "confirmations")
+}
+
+// Sign a picture on this machine with a device key and register it: the
+// file never leaves the machine.
+func ExampleClient_SignLocal() {
+	ctx := context.Background()
+	c, err := client.New(client.Config{BaseURL: "https://provenant.example", Token: os.Getenv("PROVENANT_API_KEY")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Once, with a session: register the public half as a device key.
+	jwt := c.WithToken(os.Getenv("PROVENANT_SESSION"))
+	key, err := jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	photo, err := os.ReadFile("photo.jpg")
+	if err != nil {
+		log.Fatal(err)
+	}
+	signed, rec, err := c.SignLocal(ctx, client.LocalSignRequest{File: photo, Filename: "photo.jpg", Key: priv,
+		SigningKeyID: key.ID, OrgName: "Example News", OriginType: "camera_image"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile("photo.signed"+signed.Ext, signed.File, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("registered record", rec.ID)
 }

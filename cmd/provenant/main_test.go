@@ -477,3 +477,38 @@ func readFile(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestRetryAfterRateLimit: a 429 with Retry-After is waited out and the
+// command succeeds; with --retries 0 it is the API error (exit 3).
+func TestRetryAfterRateLimit(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		first := n%2 == 1
+		mu.Unlock()
+		if first {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Too many requests","status":429,"code":"rate_limited","violated-policies":["verify"]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"items":[]}`))
+	}))
+	defer srv.Close()
+	c := newCLI(t, srv.URL)
+	c.env["PROVENANT_API_KEY"] = "iai_x"
+	c.must(0, "", "records")
+	mu.Lock()
+	if n != 2 {
+		t.Errorf("%d requests, want the 429 and its retry", n)
+	}
+	mu.Unlock()
+	r := c.must(exitAPI, "", "--json", "--retries", "0", "records")
+	if !strings.Contains(r.err, `"code":"rate_limited"`) {
+		t.Errorf("stderr: %s", r.err)
+	}
+}
