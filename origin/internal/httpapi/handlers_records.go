@@ -589,7 +589,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><main><h1>Provenance certificate</h1>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
-{{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong></p>{{end}}
+{{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
 <dl>
 <dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
 <dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>

@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +87,18 @@ func TestSigningKeyRevocation(t *testing.T) {
 	cert = ts.do("GET", "/api/v1/content-records/"+afterID+"/certificate", "", nil).json(t)
 	if kr, _ := cert["signing_key_revocation"].(map[string]any); kr["decision"] != "not_authentic" {
 		t.Errorf("certificate of the later record: signing_key_revocation %v, want decision not_authentic", kr)
+	}
+
+	req, _ := http.NewRequest("GET", ts.base+"/api/v1/content-records/"+afterID+"/certificate", nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "Not authentic: the signing key was revoked at") || !strings.Contains(string(page), "Reason given: camera stolen.") {
+		t.Errorf("certificate page of the later record does not say it is not authentic:\n%s", page)
 	}
 
 	for id, want := range map[string]error{beforeID: nil, afterID: receipt.ErrKeyRevoked} {
