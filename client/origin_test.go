@@ -228,6 +228,25 @@ func waitReceipt(t testing.TB, c *client.Client, id string) []byte {
 	}
 }
 
+// waitAnchored polls until the record's anchoring time is set.
+func waitAnchored(t testing.TB, c *client.Client, id string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := c.Record(context.Background(), id)
+		if err != nil {
+			t.Fatalf("record %s: %v", id, err)
+		}
+		if r.AnchoredAt != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("record %s not anchored: %+v", id, r.Anchoring)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func TestReceiptAgainstOrigin(t *testing.T) {
 	o := origintest.Start(t, origintest.Options{})
 	other := origintest.Start(t, origintest.Options{})
@@ -406,7 +425,10 @@ func TestKeyRevocationAgainstOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitReceipt(t, a.api, sf.RecordID)
+	// Revocation is judged against the record's anchoring time, set when
+	// the origin sees the batch confirmed (the receipt may be served a
+	// moment before).
+	waitAnchored(t, a.api, sf.RecordID)
 	k, err := a.jwt.RevokeSigningKey(ctx, a.keyID, client.RevokeSigningKeyRequest{Reason: "camera lost"})
 	if err != nil || k.RevokedAt == nil || k.RevocationReason != "camera lost" {
 		t.Fatalf("revoke = %+v, %v", k, err)
