@@ -50,6 +50,13 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	if st.Outcome != anchor.Verified || st.Proof == nil {
 		return nil, nil, &NotAnchoredError{Detail: st.Detail}
 	}
+	// The batch is on chain but the record does not carry its anchoring
+	// time yet (the batch callback runs a moment later). A signing key's
+	// revocation is judged against that time, so no receipt goes out
+	// before it is known: the receipt and a later verify then agree.
+	if r.AnchoredAt == nil {
+		return nil, nil, &NotAnchoredError{Detail: "anchored: the record's anchoring time is being recorded"}
+	}
 	p := st.Proof
 	in := receipt.Inclusion{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, AuditPath: make([]merkle.Hash, len(p.AuditPath)),
 		Root: merkle.Hash(p.MerkleRoot), ChainID: p.ChainID, TxHash: p.TxHash, BlockNumber: p.BlockNumber, BlockHash: p.BlockHash}
