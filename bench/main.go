@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"wm":         {"file-level watermark tool: wm embed | wm extract", runWM},
 		"verify":     {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", runVerify},
 		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
+		"small":      {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
 	}
 }
 

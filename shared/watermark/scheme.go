@@ -170,7 +170,10 @@ func paramsV2() schemeParams {
 	}
 	return schemeParams{
 		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
-		workShort: 256, minShort: 256,
+		// Pictures with a short side of at least MinEmbedShortSide are
+		// marked on the same 256-px canonical grid (bench/README.md, "Small
+		// pictures", has the table this minimum was chosen from).
+		workShort: 256, minShort: MinEmbedShortSide,
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
