@@ -26,6 +26,13 @@ type scheme struct {
 	pilotChipF []complex128
 	fftChip    *fft2
 	pilotChips []int // indices of the pilot chips
+	// dihedralPilotF holds the conjugate pilot spectra under the eight
+	// flips and quarter turns (index 0 is pilotF); nil when the format
+	// does not test them.
+	dihedralPilotF [][]complex128
+	// frames: the crop search also looks for a picture smaller than its
+	// frame (scales 0.5 … 0.99, see frame.go).
+	frames bool
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -65,6 +72,7 @@ type schemeParams struct {
 	tile, chip, hpRadius             int
 	pilotFrac                        float64
 	coarse, refine                   []float64
+	dihedral, frames                 bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
@@ -78,7 +86,7 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
+		frames: p.frames, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
 		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
@@ -130,6 +138,9 @@ func newScheme(p schemeParams) *scheme {
 			s.pilotChips = append(s.pilotChips, k)
 		}
 	}
+	if p.dihedral {
+		s.dihedralPilotF = s.dihedralPilots()
+	}
 	s.fftChip = newFFT2(s.grid)
 	s.fftChip.transform(s.pilotChipF, false)
 	for i, v := range s.pilotChipF {
@@ -168,6 +179,7 @@ func paramsV2() schemeParams {
 	for sc := 1.0; sc < 1.53; sc *= 1.012 {
 		coarse = append(coarse, sc)
 	}
+	rotScales := coarse[:9] // 1.0 … 1.1
 	return schemeParams{
 		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
 		// Pictures with a short side of at least MinEmbedShortSide are
@@ -177,11 +189,12 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
+		dihedral: true, frames: true,
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
-		rotScales:     coarse[:9], // 1.0 … 1.1
+		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
 		// The rotation search needs both windows too: one central window
@@ -676,12 +689,24 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
+	// Flipped or quarter-turned: tested on one fold, one decode at most.
+	if s.dihedralPilotF != nil {
+		if p, d, ok := s.detectDihedral(hp, w, h); ok && d.Found {
+			return p, d
+		}
+	}
+	scales, box := s.coarseScales, [4]int{0, 0, w, h}
+	if s.frames {
+		if fs, b, ok := s.frameScales(hp, w, h); ok {
+			scales, box = append(scales[:len(scales):len(scales)], fs...), b
+		}
+	}
+	cands := s.search(hp, w, h, scales, []float64{0}, s.refineTop, box)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop)
+	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, [4]int{0, 0, w, h})
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
@@ -692,27 +717,57 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 // search is the two-stage synchronisation search: every (scale, angle) on
 // the coarse windows at chip resolution, then the refineTop best refined in
 // scale (and angle, when rotated) on the whole image.
-func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int) []syncResult {
-	var cs, ca []float64
+//
+// Scales below 1 at angle 0 are folded inside box (x0, y0, x1, y1 of the
+// working plane: where the picture is in its frame).
+func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	var cs, ca, small []float64
 	for _, a := range angles {
 		for _, sc := range scales {
+			if sc < 1 && a == 0 {
+				small = append(small, sc)
+				continue
+			}
 			cs, ca = append(cs, sc), append(ca, a)
 		}
 	}
 	// Two coarse windows, centred at a quarter and three quarters of the
 	// long side, so that one flat or clipped region cannot hide the mark.
 	var coarse []syncResult
-	half := s.coarseHalf
-	for _, f := range s.centres {
+	window := func(f float64, half int) (x0, y0, x1, y1 int) {
 		cx, cy := w/2, h/2
 		if w >= h {
 			cx = int(f * float64(w))
 		} else {
 			cy = int(f * float64(h))
 		}
-		x0, x1 := max(0, cx-half), min(w, cx+half)
-		y0, y1 := max(0, cy-half), min(h, cy+half)
+		return max(0, cx-half), max(0, cy-half), min(w, cx+half), min(h, cy+half)
+	}
+	for _, f := range s.centres {
+		x0, y0, x1, y1 := window(f, s.coarseHalf)
 		coarse = append(coarse, s.syncChips(hp, w, cs, ca, x0, y0, x1, y1)...)
+	}
+	// Scales below 1 (the picture smaller than its frame) fold two
+	// windows inside the picture's box, shrunk with the scale: the same
+	// span of the embedding grid, so the same tolerance to a scale error.
+	// Two neighbouring scales share a window and an FFT.
+	if len(small) > 0 {
+		bx0, by0, bx1, by1 := box[0], box[1], box[2], box[3]
+		bw, bh := bx1-bx0, by1-by0
+		for i := 0; i < len(small); i += 2 {
+			pair := small[i:min(i+2, len(small))]
+			half := max(int(float64(s.coarseHalf)*pair[0]), s.tile/2)
+			for _, f := range s.centres {
+				cx, cy := bx0+bw/2, by0+bh/2
+				if bw >= bh {
+					cx = bx0 + int(f*float64(bw))
+				} else {
+					cy = by0 + int(f*float64(bh))
+				}
+				x0, y0, x1, y1 := max(bx0, cx-half), max(by0, cy-half), min(bx1, cx+half), min(by1, cy+half)
+				coarse = append(coarse, s.syncChips(hp, w, pair, make([]float64, len(pair)), x0, y0, x1, y1)...)
+			}
+		}
 	}
 	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
 	// Keep distinct (scale, angle) pairs only.

@@ -66,6 +66,12 @@ type Detection struct {
 	OffsetX, OffsetY      float64
 	WorkWidth, WorkHeight int
 	Period                int
+	// Flipped and Quarter say the examined picture is the signed one
+	// mirrored horizontally (first) and then turned Quarter times 90°
+	// clockwise; the offsets above then place [Orient] of the examined
+	// picture, not the picture itself.
+	Flipped bool
+	Quarter int
 }
 
 // TooSmallError reports an image whose short side is below the minimum the
