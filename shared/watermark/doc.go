@@ -37,11 +37,13 @@
 //   - Detection. High-pass (x minus its 3×3 mean), divided by the local
 //     power (5×5, floored), clipped at 3 RMS, so that flat regions, where the
 //     mark is nearly all there is, outweigh texture and text; then a bounded
-//     search: scale 1 alone; then 36 scales from 1 to 1.52 (crops to 66 % of
+//     search: scale 1 alone; then 59 scales from 1 to 2 (crops to 50 % of
 //     the short side) on two 160×160 windows at chip resolution by FFT
 //     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
 //     image at pixel resolution, aligned to the half-pixel; only if all that
-//     fails, ±1° and ±2° rotations with scales 1 to 1.1.
+//     fails, ±1° and ±2° rotations with scales 1 to 1.1, and ±3° to ±5°
+//     at the scales around the one a same-aspect crop of the rotated
+//     picture implies (cos a + |sin a|·long/short side).
 //   - Flips and quarter turns. After scale 1 fails, the whole plane
 //     folded once is correlated with the pilot under the seven other
 //     flips and quarter turns of the square (the tile maps onto itself);

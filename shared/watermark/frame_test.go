@@ -84,3 +84,40 @@ func TestFrameScales(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractWideEdits: a straightened horizon (±5°, cropped to the
+// largest upright rectangle of the same aspect) and crops to half of each
+// side, centred or not, give the exact payload.
+func TestExtractWideEdits(t *testing.T) {
+	img := loadTestImage(t, "meadow.jpg")
+	p := Payload(0x5eed5eed00000005)
+	marked, err := Embed(img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml := imagex.ToLuma(marked)
+	crop := func(fx, fy float64) *imagex.Luma {
+		w, h := ml.Width/2, ml.Height/2
+		x0, y0 := int(fx*float64(ml.Width)), int(fy*float64(ml.Height))
+		return &imagex.Luma{Width: w, Height: h, Stride: ml.Stride, Pix: ml.Pix[y0*ml.Stride+x0:]}
+	}
+	for _, tc := range []struct {
+		name string
+		l    *imagex.Luma
+	}{
+		{"rotate5", rotateCropLuma(ml, 5)},
+		{"rotate-4", rotateCropLuma(ml, -4)},
+		{"crop50", crop(0.25, 0.25)},
+		{"crop50-offcentre", crop(0.45, 0.1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, d, err := Extract(tc.l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Found || got != p {
+				t.Errorf("Extract = %v found %v (strength %.1f), want %v", got, d.Found, d.Strength, p)
+			}
+		})
+	}
+}

@@ -40,6 +40,7 @@ type scheme struct {
 	refine        []float64 // multiplicative refinements around the best coarse scales
 	refineTop     int       // how many coarse scales are refined
 	angles        []float64 // rotation search (degrees), tried only if angle 0 fails
+	wideAngles    []float64 // wider rotations, searched at the scale a same-aspect crop implies
 	rotScales     []float64 // coarse scales tried with each rotation angle
 	refineAngles  []float64 // angle refinements around the best rotated candidates
 	maxRotDecodes int       // decode attempts in the rotation search
@@ -76,6 +77,7 @@ type schemeParams struct {
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
+	wideAngles                       []float64
 	centres                          []float64
 	maxRotDecodes, rotRefineTop      int
 	maxDecodes                       int
@@ -87,7 +89,7 @@ func newScheme(p schemeParams) *scheme {
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
 		frames: p.frames, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
-		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -173,10 +175,10 @@ func paramsV1() schemeParams {
 }
 
 func paramsV2() schemeParams {
-	// Coarse scales 1.0 … 1.52 in 1.2 % steps: undoes crops down to 66 % of
+	// Coarse scales 1.0 … 2.0 in 1.2 % steps: undoes crops down to 50 % of
 	// the short side.
 	var coarse []float64
-	for sc := 1.0; sc < 1.53; sc *= 1.012 {
+	for sc := 1.0; sc < 2.01; sc *= 1.012 {
 		coarse = append(coarse, sc)
 	}
 	rotScales := coarse[:9] // 1.0 … 1.1
@@ -194,6 +196,7 @@ func paramsV2() schemeParams {
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
+		wideAngles:    []float64{-5, -4, -3, 3, 4, 5},
 		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
@@ -706,12 +709,35 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop, [4]int{0, 0, w, h})
+	rs, ra := s.rotationPairs(w, h)
+	rc := s.searchPairs(hp, w, h, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
 	}
 	return p, d
+}
+
+// rotationPairs lists the (scale, angle) pairs of the rotation search:
+// every rotScale at the small angles, and at the wide angles (±3° … ±5°,
+// a straightened horizon) only the scales around the one a rotation
+// cropped to the largest upright rectangle of the same aspect gives,
+// cos a + |sin a|·(long side / short side), ±2 steps of 1.2 %.
+func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
+	for _, a := range s.angles {
+		for _, sc := range s.rotScales {
+			scales, angles = append(scales, sc), append(angles, a)
+		}
+	}
+	ratio := float64(max(w, h)) / float64(min(w, h))
+	for _, a := range s.wideAngles {
+		sin, cos := math.Sincos(a * math.Pi / 180)
+		k := cos + math.Abs(sin)*ratio
+		for i := -2; i <= 2; i++ {
+			scales, angles = append(scales, k*math.Pow(1.012, float64(i))), append(angles, a)
+		}
+	}
+	return scales, angles
 }
 
 // search is the two-stage synchronisation search: every (scale, angle) on
@@ -721,15 +747,25 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 // Scales below 1 at angle 0 are folded inside box (x0, y0, x1, y1 of the
 // working plane: where the picture is in its frame).
 func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
-	var cs, ca, small []float64
+	var ps, pa []float64
 	for _, a := range angles {
 		for _, sc := range scales {
-			if sc < 1 && a == 0 {
-				small = append(small, sc)
-				continue
-			}
-			cs, ca = append(cs, sc), append(ca, a)
+			ps, pa = append(ps, sc), append(pa, a)
 		}
+	}
+	return s.searchPairs(hp, w, h, ps, pa, refineTop, box)
+}
+
+// searchPairs is search over the (scale, angle) pairs given.
+func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	var cs, ca, small []float64
+	for i, a := range angles {
+		sc := scales[i]
+		if sc < 1 && a == 0 {
+			small = append(small, sc)
+			continue
+		}
+		cs, ca = append(cs, sc), append(ca, a)
 	}
 	// Two coarse windows, centred at a quarter and three quarters of the
 	// long side, so that one flat or clipped region cannot hide the mark.
