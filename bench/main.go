@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"verify":     {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", runVerify},
 		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
 		"badge":      {"GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", runBadge},
+		"small":      {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
 	}
 }
 

@@ -85,7 +85,9 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
 		if wm.d.Found {
 			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
-			f.Local = localsig.NewProbe(l, Alignment(wm.d))
+			// A flipped or turned copy is compared upright: the
+			// alignment refers to the picture turned back.
+			f.Local = localsig.NewProbe(watermark.Orient(l, wm.d), Alignment(wm.d))
 		}
 	case errors.As(wm.err, &small):
 	default:

@@ -72,6 +72,7 @@ func Check(f facts.Facts, w *wire.LookupCandidate, lim limits.Limits) (*Candidat
 	c := &Candidate{Record: rec, Wire: w}
 	c.Signed = sg
 	c.ParentID = w.ParentRecordID
+	c.NoWatermarkReason = w.WatermarkReason
 	switch w.Status {
 	case wire.RecordActive, "":
 	case wire.RecordRevoked:

@@ -143,7 +143,7 @@ func notExtractedWire(c *wire.Checks, in Input) {
 	case in.NotDecoded:
 		c.Watermark = wire.Check{Details: "not extracted: the file could not be decoded as an image"}
 		c.PerceptualHash = wire.Check{Details: "not computed: the file could not be decoded as an image"}
-	case in.Shortcut != "":
+	case in.Shortcut != "" && !c.Watermark.NotApplicable:
 		c.Watermark = wire.Check{Details: "not extracted: the file is byte-identical to the signed output of record " +
 			in.Shortcut + ", so it was not decoded (see the sha256 check)"}
 	}

@@ -109,6 +109,10 @@ type Candidate struct {
 	// service stored it; a parent inside the signed record (canonical
 	// version 2) takes precedence.
 	ParentID string
+	// NoWatermarkReason is the service's reason a record without a
+	// watermark payload has none (a picture too small to carry one when
+	// signed); empty when unknown.
+	NoWatermarkReason string
 }
 
 // Options tune [Decide]. The zero value means the defaults.
@@ -643,6 +647,8 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 	}
 	// watermark
 	switch {
+	case len(e.rec.WatermarkPayload) == 0:
+		ch.Watermark = noWatermarkCheck(f, e)
 	case e.wmEq:
 		ch.Watermark = wire.Check{Passed: !e.c.Revoked, Details: fmt.Sprintf(
 			"watermark payload %s matches record %s (strength %.2f, %d bit errors corrected)%s",
@@ -687,6 +693,20 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 			a.LeafIndex, a.TreeSize, a.Root, a.TxHash, a.BlockNumber)}
 	}
 	return ch
+}
+
+// noWatermarkCheck is the watermark check against a record signed
+// without a watermark: not applicable, neither passed nor failed; the
+// verdict rests on the other checks.
+func noWatermarkCheck(f Facts, e *eval) wire.Check {
+	d := "not applicable: record " + e.rec.ID.String() + " carries no watermark"
+	if r := e.c.NoWatermarkReason; r != "" {
+		d = "not applicable: " + r
+	}
+	if f.Watermark.Found {
+		d += fmt.Sprintf(" (the file carries another watermark, payload %s)", hex.EncodeToString(f.Watermark.Payload))
+	}
+	return wire.Check{Details: d, NotApplicable: true}
 }
 
 // noMatchChecks are the checks of a file no record is linked to. They

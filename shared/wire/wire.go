@@ -21,6 +21,10 @@ const (
 type Check struct {
 	Passed  bool   `json:"passed"`
 	Details string `json:"details"`
+	// NotApplicable is true when the check cannot apply to the record
+	// (the watermark check of a record signed without a watermark): it
+	// neither passes nor counts against the file.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // Checks are the four checks of a verification, always all present.
@@ -72,13 +76,16 @@ type Signer struct {
 
 // VerifyResponse is the body of POST /api/v1/verify.
 type VerifyResponse struct {
-	Authentic    bool    `json:"authentic"`
-	Confidence   float64 `json:"confidence"`
-	Origin       *Origin `json:"origin,omitempty"`
-	Signer       *Signer `json:"signer,omitempty"`
-	BlockchainTx string  `json:"blockchain_tx,omitempty"`
+	Authentic  bool    `json:"authentic"`
+	Confidence float64 `json:"confidence"`
+	Origin     *Origin `json:"origin"`
+	Signer     *Signer `json:"signer"`
+	// BlockchainTx and Timestamp are always present: empty while the
+	// record is pending (no transaction yet) or when the answer is not
+	// authentic; Origin and Signer are then null.
+	BlockchainTx string `json:"blockchain_tx"`
 	// Timestamp is the signing time of the matched record, ISO 8601 (RFC 3339) in UTC.
-	Timestamp string `json:"timestamp,omitempty"`
+	Timestamp string `json:"timestamp"`
 	Checks    Checks `json:"checks"`
 	// RecordID is the matched record, when there is one (an extension of the spec).
 	RecordID string `json:"record_id,omitempty"`
@@ -195,13 +202,18 @@ type Certificate struct {
 
 // SignResponse is the JSON body of POST /api/v1/sign when no file is returned.
 type SignResponse struct {
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	Certificate         Certificate `json:"certificate"`
+	RecordID            string `json:"record_id"`
+	SHA256              string `json:"sha256"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	// Watermark is "embedded", or "none" for a picture signed without a
+	// watermark (WatermarkPayloadHex is then empty) with WatermarkReason
+	// saying why.
+	Watermark        string      `json:"watermark"`
+	WatermarkReason  string      `json:"watermark_reason,omitempty"`
+	SignatureHex     string      `json:"signature_hex"`
+	BlockchainStatus string      `json:"blockchain_status"`
+	Certificate      Certificate `json:"certificate"`
 	// ParentRecordID is the record the signed upload derives from, when it
 	// is already signed content (same account, or declared with
 	// derivative_of); ParentEvidence names what linked it.

@@ -43,8 +43,6 @@ var (
 	ErrBadSignature = errors.New("content: signature does not verify")
 	// ErrAlreadyRevoked: the record was revoked before.
 	ErrAlreadyRevoked = errors.New("content: record already revoked")
-	// ErrImageTooSmall: the image is too small to carry a watermark.
-	ErrImageTooSmall = errors.New("content: image too small to watermark")
 	// ErrPayloadExhausted: no unused watermark payload was found (a broken
 	// random source; 2^64 payloads make a collision otherwise negligible).
 	ErrPayloadExhausted = errors.New("content: could not allocate a unique watermark payload")

@@ -298,7 +298,7 @@ func wireAnchorState(o anchor.Outcome) string {
 
 func verdictCandidate(c candidate) verdict.Candidate {
 	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason,
-		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID}
+		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID, NoWatermarkReason: c.rec.WatermarkReason}
 	if c.rec.RevokedAt != nil {
 		vc.RevokedAt = *c.rec.RevokedAt
 	}

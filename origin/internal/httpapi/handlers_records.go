@@ -139,6 +139,10 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("X-Original-SHA256", res.Record.OriginalSHA256)
 	h.Set("X-Perceptual-Hash", res.Record.PerceptualHash)
 	h.Set("X-Watermark-Payload", res.Record.WatermarkPayloadHex)
+	h.Set("X-Watermark", res.Record.WatermarkState())
+	if res.Record.WatermarkReason != "" {
+		h.Set("X-Watermark-Reason", res.Record.WatermarkReason)
+	}
 	h.Set("X-Signature", res.Record.SignatureHex)
 	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
 	if res.Record.ParentRecordID != "" {
@@ -323,6 +327,8 @@ type recordView struct {
 	OriginalSHA256      string      `json:"original_sha256,omitempty"`
 	PerceptualHash      string      `json:"perceptual_hash"`
 	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
+	Watermark           string      `json:"watermark"`
+	WatermarkReason     string      `json:"watermark_reason,omitempty"`
 	SignatureHex        string      `json:"signature_hex"`
 	BlockchainStatus    string      `json:"blockchain_status"`
 	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
@@ -372,7 +378,8 @@ func fmtTime(t *time.Time) string {
 func toRecordView(r *content.Record) recordView {
 	return recordView{
 		ID: r.ID, RecordID: r.ID, SHA256: r.SHA256, OriginalSHA256: r.OriginalSHA256, PerceptualHash: r.PerceptualHash,
-		WatermarkPayloadHex: r.WatermarkPayloadHex, SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
+		WatermarkPayloadHex: r.WatermarkPayloadHex, Watermark: r.WatermarkState(), WatermarkReason: r.WatermarkReason,
+		SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
 		BlockchainTx: r.BlockchainTx, OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
