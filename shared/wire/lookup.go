@@ -105,4 +105,8 @@ type LookupCandidate struct {
 	// RootConfirmed is true when the origin read Anchor.MerkleRoot back
 	// from transaction Anchor.TxHash with enough confirmations.
 	RootConfirmed bool `json:"root_confirmed"`
+	// Network is the chain the origin anchors on (and checked Anchor
+	// against), so that a client deciding from this answer reports it
+	// exactly as the origin does.
+	Network *Network `json:"network,omitempty"`
 }

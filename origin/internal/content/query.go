@@ -216,6 +216,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 	if err != nil {
 		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
 	}
+	w.Network = s.cfg.Network
 	return w, r, nil
 }
 

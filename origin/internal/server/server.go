@@ -428,6 +428,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
+		Network: chainCfg.Describe(),
 	})
 	if err != nil {
 		return nil, err
@@ -436,7 +437,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	batcher, err := anchor.New(anchor.Config{
 		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
-		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
+		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized || chainCfg.RequireFinalized,
+		MaxFeeCap: chainCfg.MaxFeeCap,
 	})
 	if err != nil {
 		return nil, err
