@@ -76,7 +76,7 @@ func (cfg Config) Describe() *wire.Network {
 	if cfg.RPCURL == "" {
 		return &wire.Network{Name: EmbeddedNetwork, ChainID: EmbeddedChainID, Description: wire.LocalChainDescription}
 	}
-	n := &wire.Network{Name: cfg.Network, ChainID: cfg.ChainID, Public: cfg.Public}
+	n := &wire.Network{Name: cfg.NetworkName, ChainID: cfg.ChainID, Public: cfg.Public}
 	if !n.Public {
 		n.Description = wire.LocalChainDescription
 		return n

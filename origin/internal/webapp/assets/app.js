@@ -548,7 +548,7 @@
   }
 
   const verdicts = {
-    verified: ['Authentic', 'Signed, unchanged, and anchored on the public ledger.'],
+    verified: ['Authentic', 'Signed, unchanged, and anchored.'],
     pending: ['Authentic (anchoring pending)', 'Signed and unchanged; the record waits for the next anchoring batch.'],
     revoked: ['Revoked', 'The signer revoked this record: do not rely on it.'],
     altered: ['Not the signed file', 'A record was found, but this file is not the one signed (edited, or a mark moved to another picture).'],
@@ -571,7 +571,13 @@
         r = {status: 'error', error: e.message};
       }
       prog.replaceChildren();
-      const [title, text] = verdicts[r.status] || verdicts.error;
+      let [title, text] = verdicts[r.status] || verdicts.error;
+      // Say on which chain: only a public network is a public timestamp.
+      const net = (r.result || {}).network;
+      if (r.status === 'verified') {
+        text = net && net.public ? 'Signed, unchanged, and anchored on the public network ' + net.name + '.'
+          : 'Signed and unchanged; anchored on ' + (net ? net.name + ', a ' + net.description : 'the service\'s own chain, not a public timestamp') + '.';
+      }
       box.dataset.status = r.status;
       box.dataset.path = wasm ? 'browser' : 'server';
       const h = $('#verdict');
@@ -591,6 +597,7 @@
         ['Signed at', res.timestamp ? fmtTime(res.timestamp) : ''],
         ['Anchoring', anchor ? `block ${anchor.block} · tx ${anchor.tx}` + (anchor.network ? ' · ' + anchor.network : '')
           : (res.blockchain_tx ? 'tx ' + res.blockchain_tx : (res.record_id ? 'pending' : ''))],
+        ['Network', net ? `${net.name} (chain id ${net.chain_id}), ` + (net.public ? 'a public network' : 'a ' + net.description) : ''],
         ['Match', r.match || ''],
         ['Record', res.record_id || ''],
       ].filter((x) => x[1]);
