@@ -93,6 +93,9 @@ const (
 	blobsSubdir   = "blobs"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
+	// chainKeyFile holds the embedded chain's node key: its funded sender,
+	// and so its genesis, are this installation's alone.
+	chainKeyFile = "chain.key"
 )
 
 // Config configures a Server. Only DataDir is required; zero values get
@@ -385,6 +388,11 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	chainCfg := cfg.Anchor.Chain
 	chainCfg.DataDir = cfg.DataDir
+	if chainCfg.RPCURL == "" {
+		if chainCfg.NodeKey, err = loadOrCreateSecret(filepath.Join(secrets, chainKeyFile), ethchain.NodeKeySize, cfg.Rand); err != nil {
+			return nil, err
+		}
+	}
 	if chainCfg, err = chainCfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ type Config struct {
 	MaxFeeCap *big.Int
 	// DataDir is the origin's data dir; the embedded chain lives in DataDir/chain.
 	DataDir string
+	// NodeKey is the embedded chain's per-installation secret (see
+	// EmbeddedConfig.NodeKey); the origin keeps it in <data>/secrets.
+	NodeKey []byte
 	// AnchorAddress and GasLimit: as in ClientConfig.
 	AnchorAddress string
 	GasLimit      uint64
@@ -143,6 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Chain, error) {
 	if cfg.RPCURL == "" {
 		return OpenEmbedded(EmbeddedConfig{
 			DataDir:       filepath.Join(cfg.DataDir, "chain"),
+			NodeKey:       cfg.NodeKey,
 			AnchorAddress: cfg.AnchorAddress,
 			GasLimit:      cfg.GasLimit,
 		})
