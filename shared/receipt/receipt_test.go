@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -396,5 +397,25 @@ func TestNetworkMember(t *testing.T) {
 		if _, err := receipt.Parse(raw); !errors.Is(err, receipt.ErrMalformed) {
 			t.Errorf("network %+v: Parse = %v, want ErrMalformed", bad, err)
 		}
+	}
+}
+
+// TestNetworkSeedParses keeps the committed fuzz seed with a network
+// member a valid receipt, so the fuzzer starts from the member's accepted
+// form.
+func TestNetworkSeedParses(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "with-network"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start, end := strings.Index(s, `[]byte("`)+len(`[]byte("`), strings.LastIndex(s, `")`)
+	raw, err := strconv.Unquote(`"` + s[start:end] + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := receipt.Parse([]byte(raw))
+	if err != nil || r.Network == nil || r.Network.Public {
+		t.Fatalf("seed: %+v, %v; want a receipt with a network that is not public", r, err)
 	}
 }

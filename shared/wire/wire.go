@@ -1,6 +1,7 @@
 // Package wire holds the JSON types of the public API that the origin, the
-// edge and the WebAssembly verifier exchange. The types carry no behaviour:
-// field names and JSON tags are the contract documented in docs/api.md.
+// edge and the WebAssembly verifier exchange. The types carry no behaviour
+// beyond wording helpers (Network.Label, Network.ExplorerTx): field names
+// and JSON tags are the contract documented in docs/api.md.
 package wire
 
 import (
