@@ -9,7 +9,7 @@
 //
 //   - A candidate counts only if its Ed25519 signature verifies.
 //   - Exact SHA-256 match: the file is the signed file. Authentic,
-//     confidence 0.98, 1.00 once anchored.
+//     confidence 0.98, 1.00 once anchored on a public chain.
 //   - Watermark payload of the record found AND perceptual hash near
 //     (256-bit distance <= threshold): the signed picture after re-encoding,
 //     resizing or light edits. Authentic, confidence 0.85..0.95 falling with
