@@ -360,6 +360,8 @@ type anchoringView struct {
 	Status string        `json:"status"`
 	Detail string        `json:"detail"`
 	Proof  *anchor.Proof `json:"proof,omitempty"`
+	// Network is the chain the service anchors on (verify's network object).
+	Network *wire.Network `json:"network,omitempty"`
 }
 
 func fmtTime(t *time.Time) string {
@@ -499,10 +501,11 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	cert.Network = d.Network
 	out := recordDetail{
 		recordView: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
 		Width: r.Width, Height: r.Height, Canonical: base64.StdEncoding.EncodeToString(r.Canonical), Certificate: cert,
-		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof},
+		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof, Network: d.Network},
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }

@@ -14,7 +14,8 @@ import (
 // surface that speaks of an anchor names the chain and says it is not
 // public: verify (network object, blockchain check, no confidence from
 // the anchor), the lookup answer and the browser module's verdict built
-// from it, the certificate as JSON and as HTML, and the receipt.
+// from it, the certificate as JSON and as HTML, the record detail and the
+// receipt.
 func TestEmbeddedChainNamedNotPublic(t *testing.T) {
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
 		c.Anchor.BatchSize = 1
@@ -61,6 +62,19 @@ func TestEmbeddedChainNamedNotPublic(t *testing.T) {
 	}
 	if strings.Contains(page, "block explorer") {
 		t.Error("certificate page links a block explorer for the local chain")
+	}
+
+	r = ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
+	ts.mustStatus(r, 200, "record detail")
+	var detail struct {
+		Certificate wire.Certificate `json:"certificate"`
+		Anchoring   struct {
+			Network *wire.Network `json:"network"`
+		} `json:"anchoring"`
+	}
+	if err := json.Unmarshal(r.body, &detail); err != nil || detail.Anchoring.Network == nil || *detail.Anchoring.Network != want ||
+		detail.Certificate.Network == nil || *detail.Certificate.Network != want {
+		t.Errorf("record detail networks %+v / %+v (%v), want %+v", detail.Anchoring.Network, detail.Certificate.Network, err, want)
 	}
 
 	r = ts.do("GET", "/api/v1/content-records/"+id+"/receipt", "", nil)
