@@ -218,3 +218,18 @@ func redactURL(raw string) string {
 	}
 	return u.Scheme + "://" + u.Host
 }
+
+// String describes cfg without its secrets (KeyHex, NodeKey) or the RPC
+// URL's path and credentials, so that printing or logging a Config never
+// leaks them.
+func (cfg Config) String() string {
+	where := "embedded"
+	if cfg.RPCURL != "" {
+		where = redactURL(cfg.RPCURL)
+	}
+	return fmt.Sprintf("ethchain.Config{rpc: %s, network: %s, name: %s, chain id: %d, public: %v, confirmations: %d}",
+		where, cfg.Network, cfg.NetworkName, cfg.ChainID, cfg.Public, cfg.Confirmations)
+}
+
+// GoString is String, for %#v.
+func (cfg Config) GoString() string { return cfg.String() }

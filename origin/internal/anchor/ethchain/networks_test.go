@@ -3,6 +3,7 @@ package ethchain_test
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,3 +140,17 @@ func TestGethCustomAnchors(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestConfigPrintsNoSecret: however a Config is printed, the private key,
+// the node key and the RPC URL's credentials stay out.
+func TestConfigPrintsNoSecret(t *testing.T) {
+	cfg := ethchain.Config{RPCURL: "https://user:pw@rpc.example/v3/apikey123", KeyHex: "deadbeefcafe", NodeKey: []byte("node-secret"), Network: "sepolia"}
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(f, cfg)
+		for _, secret := range []string{"deadbeefcafe", "node-secret", "apikey123", "pw@"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s printed %q", f, out)
+			}
+		}
+	}
+}
