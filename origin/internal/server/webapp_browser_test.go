@@ -406,6 +406,11 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "webapp-records")
 	b.run(t, "open the record", jsClick(`#records tbody a[href="/records/`+signed.RecordID+`"]`))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
+	var anchoring string
+	b.eval(t, `document.querySelector("#anchoring").innerText`, &anchoring)
+	if !strings.Contains(anchoring, "provenant-dev (chain id 1337), a "+wire.LocalChainDescription) {
+		t.Errorf("record page anchoring does not name the local chain as such:\n%s", anchoring)
+	}
 	b.screenshot(t, dir, "webapp-record")
 	b.axeCheck(t, axe, "webapp-record")
 	b.run(t, "revoke", jsClick("#revoke"))

@@ -321,7 +321,8 @@
         ]);
         const an = r.anchoring || {};
         kv($('#anchoring'), [['Status', statusBadge(r.blockchain_status)], ['Transaction', r.blockchain_tx || ''],
-          ['Anchored at', r.anchored_at ? fmtTime(r.anchored_at) : ''], ['Detail', an.detail || '']]);
+          ['Anchored at', r.anchored_at ? fmtTime(r.anchored_at) : ''], ['Detail', an.detail || ''],
+          ['Network', an.network ? `${an.network.name} (chain id ${an.network.chain_id}), ` + (an.network.public ? 'a public network' : 'a ' + an.network.description) : '']]);
         $('#proof').textContent = an.proof ? JSON.stringify(an.proof, null, 2) : 'No proof yet: the record is waiting for the next anchoring batch.';
         $('#revoke-panel').hidden = r.status === 'revoked';
       } catch (e) {
