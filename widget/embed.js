@@ -282,6 +282,17 @@ a { color: #0969da; }
           : !r.authentic && r.resembles ? 'This file is not shown to be an anchored record (see the blockchain check).'
           : 'Not anchored on chain (yet).'));
       }
+      // Which chain, always: a local chain's anchor is no public timestamp.
+      const net = r.network;
+      if (net) {
+        out.push(el('p', {class: 'note', 'data-network': net.public ? 'public' : 'local'},
+          'Network: ' + net.name + ' (chain id ' + net.chain_id + '), ' +
+          (net.public ? 'a public network' : 'a ' + (net.description || 'local development chain, not a public timestamp')) + '.'));
+        if (net.public && net.explorer_tx_url && r.blockchain_tx && /^0x[0-9a-f]{64}$/.test(r.blockchain_tx)) {
+          out.push(el('p', {}, el('a', {href: net.explorer_tx_url.replace('{tx}', r.blockchain_tx), target: '_blank',
+            rel: 'noopener noreferrer'}, 'The transaction on a block explorer')));
+        }
+      }
       if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
       out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
       const certID = r.record_id || (r.resembles && r.resembles.record_id);

@@ -1,7 +1,13 @@
 // Package wire holds the JSON types of the public API that the origin, the
-// edge and the WebAssembly verifier exchange. The types carry no behaviour:
-// field names and JSON tags are the contract documented in docs/api.md.
+// edge and the WebAssembly verifier exchange. The types carry no behaviour
+// beyond wording helpers (Network.Label, Network.ExplorerTx): field names
+// and JSON tags are the contract documented in docs/api.md.
 package wire
+
+import (
+	"fmt"
+	"strings"
+)
 
 // Check names, as used as keys of [Checks] in JSON.
 const (
@@ -115,6 +121,57 @@ type VerifyResponse struct {
 	// ChangedBlocks is the coarse map of the signed picture's blocks
 	// found changed, for edited.
 	ChangedBlocks *BlockMap `json:"changed_blocks,omitempty"`
+	// Network is the chain the answering record is (or will be) anchored
+	// on, present whenever a record was found and its anchoring state
+	// could be read (docs/anchoring.md, "Which network").
+	Network *Network `json:"network,omitempty"`
+}
+
+// LocalChainDescription is what every surface says of an anchor on a
+// chain that is not public (the embedded development chain).
+const LocalChainDescription = "local development chain: proves order and integrity within this service, not a public timestamp"
+
+// Network describes an anchoring chain as the service is configured: the
+// origin's word, not covered by any signature. A chain that is not Public
+// is one only the service's operator runs: its anchors show the order and
+// integrity of the service's records, not a timestamp anyone else can
+// check, and they never raise a verdict's confidence.
+type Network struct {
+	// Name is the network name proofs carry ("provenant-dev", "sepolia").
+	Name string `json:"name"`
+	// ChainID is its EIP-155 chain id.
+	ChainID uint64 `json:"chain_id"`
+	// Public is true for a chain anyone can read from independent nodes.
+	Public bool `json:"public"`
+	// Description says in reader words what an anchor on it proves
+	// (LocalChainDescription when not Public).
+	Description string `json:"description"`
+	// ExplorerTxURL, for a public chain with a known block explorer, is a
+	// URL template: "{tx}" stands for the 0x transaction hash.
+	ExplorerTxURL string `json:"explorer_tx_url,omitempty"`
+}
+
+// ExplorerTx returns the explorer link of transaction tx ("" when the
+// network has no explorer or tx is empty).
+func (n *Network) ExplorerTx(tx string) string {
+	if n == nil || n.ExplorerTxURL == "" || tx == "" {
+		return ""
+	}
+	return strings.Replace(n.ExplorerTxURL, "{tx}", tx, 1)
+}
+
+// Label is the short phrase naming the network for a reader, e.g.
+// "sepolia (chain id 11155111), a public network" or "provenant-dev
+// (chain id 1337), a local development chain: proves order and integrity
+// within this service, not a public timestamp".
+func (n *Network) Label() string {
+	if n == nil {
+		return ""
+	}
+	if n.Public {
+		return fmt.Sprintf("%s (chain id %d), a public network", n.Name, n.ChainID)
+	}
+	return fmt.Sprintf("%s (chain id %d), a %s", n.Name, n.ChainID, LocalChainDescription)
 }
 
 // Region is a rectangle of the signed picture as fractions (0..1) of its
@@ -198,6 +255,8 @@ type Certificate struct {
 	SignatureHex string `json:"signature_hex,omitempty"`
 	// Anchor is the Merkle inclusion of the record's leaf, once anchored.
 	Anchor *Anchor `json:"anchor,omitempty"`
+	// Network is the chain the record is (or will be) anchored on.
+	Network *Network `json:"network,omitempty"`
 }
 
 // SignResponse is the JSON body of POST /api/v1/sign when no file is returned.

@@ -80,7 +80,7 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		return w
 	}
 	w.AnchorState, w.RootConfirmed = wireAnchorState(st.Outcome), st.Outcome == anchor.Verified
-	w.AnchorDetail = st.Detail
+	w.AnchorDetail, w.Network = st.Detail, s.cfg.Network
 	if a := st.Anchor(); a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),
 			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, ChainID: a.ChainID, BlockHash: a.BlockHash,
