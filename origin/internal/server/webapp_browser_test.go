@@ -443,6 +443,9 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "create webhook", jsType("#wh-url", rcv.URL+"/hook"),
 		jsClick(`#wh-form button[type="submit"]`))
 	b.waitJS(t, "secret shown", `!document.querySelector("#new-secret").hidden && document.querySelector("#new-secret-value").value.length > 20`, 10*time.Second)
+	// The list is re-rendered after the secret is shown: wait for the new
+	// webhook's row before pressing its button.
+	b.waitJS(t, "webhook listed", `document.querySelector("#webhooks article button:nth-of-type(2)") !== null`, 10*time.Second)
 	b.run(t, "send a test event", jsClick(`#webhooks article button:nth-of-type(2)`))
 	refresh := jsClick(`#dl-filter button[type="submit"]`)
 	deadline := time.Now().Add(20 * time.Second)
