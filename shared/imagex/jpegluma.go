@@ -716,6 +716,7 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	last := lastNeeded[d.n]
 	*blk = [64]int32{}
 	blk[0] = c.pred * q[0]
+	hasAC := false
 	for k := 1; k < 64; {
 		if r.n < 32 {
 			r.fill()
@@ -729,6 +730,7 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 			}
 			if k <= last {
 				blk[zigzag[k]] = (f >> 16) * q[k]
+				hasAC = true
 			}
 			k++
 			continue
@@ -752,8 +754,15 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		v := extend(r.bits(sz), sz)
 		if k <= last {
 			blk[zigzag[k]] = v * q[k]
+			hasAC = true
 		}
 		k++
+	}
+	if !hasAC {
+		// A flat block (the most common kind in smooth areas): every
+		// output pixel is its mean.
+		d.flatBlock(blk[0], bx, by)
+		return nil
 	}
 	d.idctBlock(blk, bx, by)
 	return nil
@@ -773,6 +782,20 @@ func (d *lumaDecoder) idctBlock(blk *[64]int32, bx, by int) {
 		idct2(blk, o.Pix[off:], o.Stride)
 	default:
 		o.Pix[off] = idct1(blk[0])
+	}
+}
+
+// flatBlock writes the block of DC coefficient dc (dequantised) and no AC
+// at block position (bx, by): n×n pixels at its mean level.
+func (d *lumaDecoder) flatBlock(dc int32, bx, by int) {
+	o := d.out
+	v := idct1(dc)
+	off := by*d.n*o.Stride + bx*d.n
+	for y := 0; y < d.n; y++ {
+		row := o.Pix[off+y*o.Stride : off+y*o.Stride+d.n]
+		for x := range row {
+			row[x] = v
+		}
 	}
 }
 
@@ -956,9 +979,15 @@ func (d *lumaDecoder) reconstruct() {
 		for bx := 0; bx < d.bw; bx++ {
 			cf := d.coef[(by*d.bw+bx)*64 : (by*d.bw+bx)*64+64]
 			blk = [64]int32{}
+			hasAC := false
 			for k := 0; k <= last; k++ {
 				z := zigzag[k]
 				blk[z] = int32(cf[z]) * q[k]
+				hasAC = hasAC || (k > 0 && cf[z] != 0)
+			}
+			if !hasAC {
+				d.flatBlock(blk[0], bx, by)
+				continue
 			}
 			d.idctBlock(&blk, bx, by)
 		}
