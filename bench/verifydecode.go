@@ -137,7 +137,16 @@ func runDecodeStudy(args []string) error {
 				mu.Lock()
 				rows = append(rows, out...)
 				images++
-				fmt.Fprintf(os.Stderr, "%-60s %d attacks\n", name, len(out))
+				// One line per image and attack, so that a partial run
+				// still says something.
+				for _, r := range out {
+					fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
+					for i, c := range r.red {
+						fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
+							phash.Distance256(r.full.hash.P256, c.hash.P256))
+					}
+					fmt.Fprintln(os.Stderr)
+				}
 				mu.Unlock()
 			}
 		}(w)

@@ -300,8 +300,8 @@ func (d *lumaDecoder) run(maxBytes int64) error {
 		i++
 		switch {
 		case m == 0xD9: // EOI
-			if !d.seenFrame || d.out == nil {
-				return lumaErr("no frame")
+			if !d.seenFrame || d.out == nil || d.scans == 0 {
+				return lumaErr("no scan of the luminance")
 			}
 			if d.progressive {
 				d.reconstruct()
@@ -540,8 +540,8 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 			hasY = true
 		}
 	}
-	if !hasY && (!d.progressive || ss > 0) {
-		// A scan without Y that has nothing Y needs: skip its data.
+	if !hasY {
+		// A scan without Y has nothing Y needs: skip its data.
 		return skipScan(d.data, start), nil
 	}
 	if !d.quantSet[d.comps[0].tq] && !d.progressive {
