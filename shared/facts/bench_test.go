@@ -91,7 +91,9 @@ func median(d []time.Duration) float64 {
 // then the same checks). Metrics are medians over the iterations:
 // decode-ms, analyze-ms, full-analyze-ms, and analyze/decode-x, the
 // verify throughput as a multiple of the full-decode ceiling (above 1:
-// verification is faster than the decode alone used to be).
+// verification is faster than the decode alone used to be); on Linux the
+// same from the process's CPU time (decode-cpu-ms, analyze-cpu-ms,
+// cpu:analyze/decode-x), steadier on a shared machine.
 //
 // Corpora as in bench verify: unknown photos (no mark: the whole
 // watermark search runs) and signed copies (marked, then re-encoded at
@@ -125,19 +127,23 @@ func BenchmarkAnalyze(b *testing.B) {
 					files = append(files, f)
 				}
 				var dec, ana, full []time.Duration
+				var cdec, cana, cfull []time.Duration
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					f := files[i%len(files)]
+					c0 := processCPU()
 					t0 := time.Now()
 					if _, err := imagex.Decode(f, lim); err != nil {
 						b.Fatal(err)
 					}
 					t1 := time.Now()
+					c1 := processCPU()
 					fa, err := Analyze(f, lim)
 					if err != nil {
 						b.Fatal(err)
 					}
 					t2 := time.Now()
+					c2 := processCPU()
 					img, err := imagex.Decode(f, lim)
 					if err != nil {
 						b.Fatal(err)
@@ -147,10 +153,12 @@ func BenchmarkAnalyze(b *testing.B) {
 						b.Fatal(err)
 					}
 					t3 := time.Now()
+					c3 := processCPU()
 					if corpus == "signed-q80" && (!fa.Watermark.Found || !ff.Watermark.Found) {
 						b.Fatalf("watermark not found: reduced %v, full %v", fa.Watermark.Found, ff.Watermark.Found)
 					}
 					dec, ana, full = append(dec, t1.Sub(t0)), append(ana, t2.Sub(t1)), append(full, t3.Sub(t2))
+					cdec, cana, cfull = append(cdec, c1-c0), append(cana, c2-c1), append(cfull, c3-c2)
 				}
 				b.StopTimer()
 				md, ma, mf := median(dec), median(ana), median(full)
@@ -159,6 +167,13 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.ReportMetric(mf/1e6, "full-analyze-ms")
 				b.ReportMetric(md/ma, "analyze/decode-x")
 				b.ReportMetric(md/mf, "full-analyze/decode-x")
+				if cd, ca, cf := median(cdec), median(cana), median(cfull); cd > 0 && ca > 0 && cf > 0 {
+					// CPU time is steadier than wall time on a shared machine.
+					b.ReportMetric(cd/1e6, "decode-cpu-ms")
+					b.ReportMetric(ca/1e6, "analyze-cpu-ms")
+					b.ReportMetric(cd/ca, "cpu:analyze/decode-x")
+					b.ReportMetric(cd/cf, "cpu:full-analyze/decode-x")
+				}
 			})
 		}
 	}
