@@ -71,7 +71,7 @@ func verifyHash(file []byte, lim limits.Limits, minShort int) (phash.Hash, error
 		if err != nil {
 			return phash.Hash{}, err
 		}
-		return phash.Compute(img.Luma)
+		return phash.Compute(img.DownscaleAs(phash.Side256, phash.Side256))
 	}
 	img, err := imagex.Decode(file, lim)
 	if err != nil {

@@ -178,7 +178,9 @@ func checkReduced(file []byte, lim limits.Limits, p watermark.Payload, minShort 
 		return decodeCheck{}, 0
 	}
 	c := decodeCheck{ms: float64(time.Since(t).Microseconds()) / 1000}
-	return finishCheck(c, img.Luma, p), img.Scale
+	c = finishCheck(c, img.Luma, p)
+	c.hash, _ = phash.Compute(img.DownscaleAs(phash.Side256, phash.Side256))
+	return c, img.Scale
 }
 
 func finishCheck(c decodeCheck, l *imagex.Luma, p watermark.Payload) decodeCheck {

@@ -68,7 +68,12 @@ func Analyze(file []byte, lim limits.Limits) (Facts, error) {
 		return Facts{}, err
 	}
 	w, h := img.OrientedSize()
-	return fromLuma(img.Luma, img.Format, w, h, sha256.Sum256(file))
+	var hashPlane *imagex.Luma
+	if img.Scale > 1 {
+		// The hash's 256×256 blocks, averaged as over the full decode.
+		hashPlane = img.DownscaleAs(phash.Side256, phash.Side256)
+	}
+	return fromLuma(img.Luma, hashPlane, img.Format, w, h, sha256.Sum256(file))
 }
 
 // FromImage is [Analyze] for an image already decoded at full size
@@ -77,12 +82,16 @@ func Analyze(file []byte, lim limits.Limits) (Facts, error) {
 // threads.
 func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 	b := img.Image.Bounds()
-	return fromLuma(Luma(img.Image), img.Format, b.Dx(), b.Dy(), sum)
+	return fromLuma(Luma(img.Image), nil, img.Format, b.Dx(), b.Dy(), sum)
 }
 
 // fromLuma computes the facts from the luminance l of a w×h image of
-// format f (l may be smaller than w×h).
-func fromLuma(l *imagex.Luma, format imagex.Format, w, h int, sum [32]byte) (Facts, error) {
+// format f (l may be smaller than w×h); the perceptual hash is taken from
+// hashPlane when it is not nil.
+func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32]byte) (Facts, error) {
+	if hashPlane == nil {
+		hashPlane = l
+	}
 	f := Facts{SHA256: sum}
 	f.Format, f.Width, f.Height = format, w, h
 	type wmOut struct {
@@ -95,7 +104,7 @@ func fromLuma(l *imagex.Luma, format imagex.Format, w, h int, sum [32]byte) (Fac
 		p, d, err := watermark.Extract(l)
 		ch <- wmOut{p, d, err}
 	}()
-	ph, phErr := phash.Compute(l)
+	ph, phErr := phash.Compute(hashPlane)
 	wm := <-ch
 	if phErr != nil {
 		return Facts{}, fmt.Errorf("facts: phash: %w", phErr)

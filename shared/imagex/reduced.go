@@ -90,3 +90,99 @@ func orientLuma(l *Luma, o int) *Luma {
 	remap(out.Pix, dw, l.Pix, l.Stride, 1, dw, dh, orientSource(o, w, h))
 	return out
 }
+
+// DownscaleAs returns what [Downscale] of the full-size luminance would
+// give at w×h, computed from img's reduced plane: each output pixel is
+// the mean over the same block of full-size pixels (edges at i*W/w, W the
+// oriented full width), with every reduced pixel counted for the
+// full-size pixels it stands for. It is exact where each Scale×Scale group
+// is uniform; elsewhere only the groups cut by a block edge differ. This
+// keeps the perceptual hash of a reduced decode (256×256 blocks) on the
+// blocks a full decode would have averaged, instead of blocks rounded to
+// whole groups. At Scale 1 it is Downscale.
+func (img *LumaImage) DownscaleAs(w, h int) *Luma {
+	l := img.Luma
+	if img.Scale <= 1 {
+		return Downscale(l, w, h)
+	}
+	if w <= 0 || h <= 0 || l.Width <= 0 || l.Height <= 0 {
+		panic("imagex: DownscaleAs of or to an empty plane")
+	}
+	W, H := img.OrientedSize()
+	s := img.Scale
+	revX, revY := orientReversed(img.Orientation)
+	x0, x1 := bins(W, w)
+	y0, y1 := bins(H, h)
+	// Reduced pixel p stands for full-size pixels [p*s-off, (p+1)*s-off)
+	// of its axis, off being the padding of the last group when the
+	// orientation reversed the axis (the partial group then comes first).
+	offX, offY := 0, 0
+	if revX {
+		offX = l.Width*s - W
+	}
+	if revY {
+		offY = l.Height*s - H
+	}
+	// weights returns, for one output interval [a, b) of full pixels, the
+	// first reduced pixel it touches and the full pixels each one covers.
+	weights := func(a, b, off, n int) (first int, ws []int) {
+		first = (a + off) / s
+		for p := first; p < n; p++ {
+			lo, hi := max(a, p*s-off), min(b, (p+1)*s-off)
+			if hi <= lo {
+				break
+			}
+			ws = append(ws, hi-lo)
+		}
+		return first, ws
+	}
+	out := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	col := make([]uint64, l.Width)
+	type span struct {
+		first int
+		ws    []int
+	}
+	xs := make([]span, w)
+	for i := range xs {
+		xs[i].first, xs[i].ws = weights(x0[i], x1[i], offX, l.Width)
+	}
+	for j := 0; j < h; j++ {
+		clear(col)
+		fy, wy := weights(y0[j], y1[j], offY, l.Height)
+		for k, wt := range wy {
+			row := l.Pix[(fy+k)*l.Stride : (fy+k)*l.Stride+l.Width]
+			for x, v := range row {
+				col[x] += uint64(wt) * uint64(v)
+			}
+		}
+		for i, sp := range xs {
+			var sum uint64
+			for k, wt := range sp.ws {
+				sum += uint64(wt) * col[sp.first+k]
+			}
+			n := uint64(x1[i]-x0[i]) * uint64(y1[j]-y0[j])
+			out.Pix[j*w+i] = uint8((sum + n/2) / n)
+		}
+	}
+	return out
+}
+
+// orientReversed reports whether EXIF orientation o runs the displayed x
+// and y axes against the stored axes they come from.
+func orientReversed(o int) (x, y bool) {
+	switch o {
+	case 2:
+		return true, false
+	case 3:
+		return true, true
+	case 4:
+		return false, true
+	case 6:
+		return true, false
+	case 7:
+		return true, true
+	case 8:
+		return false, true
+	}
+	return false, false
+}

@@ -517,3 +517,61 @@ func FuzzDecodeLuma(f *testing.F) {
 		}
 	})
 }
+
+// TestDownscaleAs: the area average computed from a reduced plane matches
+// Downscale of the full decode (exactly for a plane uniform within each
+// group; within rounding and in-group detail for a photo), for every
+// orientation.
+func TestDownscaleAs(t *testing.T) {
+	// Exact case: a 37×23 full plane uniform over 4×4 groups counted from
+	// the stored origin, reduced by 4, turned by every orientation.
+	const W, H, s = 37, 23, 4
+	full := &Luma{Width: W, Height: H, Stride: W, Pix: make([]uint8, W*H)}
+	red := &Luma{Width: (W + s - 1) / s, Height: (H + s - 1) / s, Stride: (W + s - 1) / s}
+	red.Pix = make([]uint8, red.Width*red.Height)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			v := uint8((x/s)*29 + (y/s)*53)
+			full.Pix[y*W+x] = v
+			red.Pix[(y/s)*red.Stride+x/s] = v
+		}
+	}
+	for o := 1; o <= 8; o++ {
+		fo := orientLuma(full, o)
+		img := &LumaImage{Info: Info{Width: W, Height: H, Orientation: o}, Luma: orientLuma(red, o), Scale: s}
+		for _, sz := range [][2]int{{16, 16}, {5, 7}, {37, 23}} {
+			w, h := sz[0], sz[1]
+			if o >= 5 {
+				w, h = h, w
+			}
+			want, got := Downscale(fo, w, h), img.DownscaleAs(w, h)
+			if d, _ := lumaDiff(want, got, w, h); d != 0 {
+				t.Fatalf("orientation %d, %d×%d: differs by %d", o, w, h, d)
+			}
+		}
+	}
+	// A photo: close to the full decode's average.
+	raw := lumaCorpus(t)["big-q75-420.jpg"]
+	for o := uint16(1); o <= 8; o++ {
+		b := withOrientation(raw, o, false)
+		fullImg, err := Decode(b, limits.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Blocks of about 15×10 pixels, at least two groups of 4 wide, as
+		// the 256×256 hash blocks are over a plane of short side ≥ 512.
+		want := Downscale(ToLuma(fullImg.Image), 32, 32)
+		for _, minShort := range []int{150, 75} {
+			img, err := DecodeLuma(b, limits.Default(), minShort)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, plain := lumaDiff(want, Downscale(img.Luma, 32, 32), 32, 32)
+			_, mean := lumaDiff(want, img.DownscaleAs(32, 32), 32, 32)
+			t.Logf("orientation %d at 1/%d: mean difference %.2f (Downscale of the reduced plane: %.2f)", o, img.Scale, mean, plain)
+			if mean > 0.75 || mean > plain {
+				t.Errorf("orientation %d at 1/%d: mean difference %.2f", o, img.Scale, mean)
+			}
+		}
+	}
+}
