@@ -42,7 +42,7 @@ const (
 	quad7 = -1044 // -0.127448
 )
 
-// clamp8 returns v limited to 0..255.
+// clampLevel returns v limited to 0..255.
 func clampLevel(v int32) uint8 {
 	if uint32(v) > 255 {
 		if v < 0 {
