@@ -1,6 +1,7 @@
 package imagex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -632,7 +633,7 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 // neither a stuffed 0xFF00 nor a restart marker.
 func skipScan(b []byte, i int) int {
 	for {
-		j := indexFF(b[i:])
+		j := bytes.IndexByte(b[i:], 0xFF)
 		if j < 0 {
 			return len(b)
 		}
@@ -652,15 +653,6 @@ func skipScan(b []byte, i int) int {
 		}
 		return i
 	}
-}
-
-func indexFF(b []byte) int {
-	for k, c := range b {
-		if c == 0xFF {
-			return k
-		}
-	}
-	return -1
 }
 
 // baselineBlock decodes one block of a sequential scan; a Y block goes
