@@ -49,10 +49,10 @@ func (f Facts) Verdict() verdict.Facts {
 // short side (imagex.DecodeLuma). The checks read less: the perceptual
 // hash area-averages to 256×256, the watermark works on a 256-pixel short
 // side (crops it undoes enlarge that by up to 1.52), the local-signature
-// probe on 128; twice the watermark's grid keeps every embedding pixel at
-// least one decoded pixel wide after a crop and leaves the hash and the
-// watermark's results as they were on the development set (bench/README.md,
-// "Reduced-resolution verify decode").
+// probe on 128. Twice the watermark's grid keeps every embedding pixel at
+// least two decoded pixels wide whatever the crop or resize, and left the
+// watermark's recoveries and the hash thresholds as they were on the
+// development set (bench/README.md, "Reduced-resolution verify decode").
 const VerifyShortSide = 512
 
 // Analyze decodes file once under lim and derives the SHA-256, both
