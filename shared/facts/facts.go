@@ -85,9 +85,9 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 	return fromLuma(Luma(img.Image), nil, img.Format, b.Dx(), b.Dy(), sum)
 }
 
-// fromLuma computes the facts from the luminance l of a w×h image of
-// format f (l may be smaller than w×h); the perceptual hash is taken from
-// hashPlane when it is not nil.
+// fromLuma computes the facts from the luminance l of a w×h image in
+// the given format (l may be smaller than w×h); the perceptual hash is
+// taken from hashPlane when it is not nil.
 func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32]byte) (Facts, error) {
 	if hashPlane == nil {
 		hashPlane = l
