@@ -23,6 +23,7 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
+		"decode":     {"reduced-resolution verify decode vs full decode: watermark recovery and pHash distance per attack", runDecodeStudy},
 		"phash":      {"perceptual-hash distance distributions: same image after JPEG/resize vs unrelated pairs", runPhash},
 		"robustness": {"watermark robustness table: every image × every attack", runRobustness},
 		"wm":         {"file-level watermark tool: wm embed | wm extract", runWM},
