@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -116,6 +117,9 @@ func readError(resp *http.Response, now time.Time) *Error {
 	e.Status = resp.StatusCode
 	if e.Title == "" {
 		e.Title = http.StatusText(resp.StatusCode)
+	}
+	if e.Title == "" { // a status net/http has no name for (e.g. 445)
+		e.Title = "HTTP " + strconv.Itoa(resp.StatusCode)
 	}
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("X-Request-Id")
