@@ -6,6 +6,7 @@ package pgtest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,9 +26,9 @@ import (
 // (initdb, postgres, pg_ctl) are looked up.
 const BinDirEnv = "PROVENANT_PG_BIN"
 
-// defaultBinDirs are the Debian locations of the server binaries, newest
-// major version first.
-var defaultBinDirs = []string{"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"}
+// debianInitdb matches initdb of every PostgreSQL major version the Debian
+// packages install.
+const debianInitdb = "/usr/lib/postgresql/*/bin/initdb"
 
 // Cluster is a running test cluster. Its data and socket live in one
 // temporary directory that is removed when the test ends.
@@ -45,19 +47,27 @@ type Cluster struct {
 // BinDir returns the directory holding initdb and postgres, or "" when
 // none is installed.
 func BinDir() string {
-	dirs := defaultBinDirs
 	if d := os.Getenv(BinDirEnv); d != "" {
-		dirs = []string{d}
-	}
-	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
 			return d
 		}
+		return ""
+	}
+	found, _ := filepath.Glob(debianInitdb)
+	// Newest major version first (numerically: 9 < 15).
+	slices.SortFunc(found, func(a, b string) int { return cmp.Compare(majorOf(b), majorOf(a)) })
+	if len(found) > 0 {
+		return filepath.Dir(found[0])
 	}
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p)
 	}
 	return ""
+}
+
+func majorOf(initdb string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(initdb))))
+	return n
 }
 
 // Start initialises and starts a cluster for t. Without the server
