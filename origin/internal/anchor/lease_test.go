@@ -233,3 +233,57 @@ func TestTwoOriginsAnchorEachRecordOnce(t *testing.T) {
 	checkAnchoredOnce(t, survivor, ch, 2*each)
 	t.Logf("leader %s stopped; %s finished", origins[leader].name, survivor.name)
 }
+
+// TestLeaderDiesMidBatch: the leader closes a batch and persists its
+// signed transaction, then dies before the node has it (no release of the
+// lease). Once the lease expires the other origin takes over, resumes the
+// persisted batch (rebroadcasting the same transaction) and goes on with
+// the next nonce: every record is anchored exactly once.
+func TestLeaderDiesMidBatch(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase()
+	ch := newFakeChain()
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	clkB := clock.NewFake(t0)
+	a := newPGOrigin(t, url, "origin-a", ch, clock.NewFake(t0), nil)
+	b := newPGOrigin(t, url, "origin-b", ch, clkB, nil)
+	ctx := context.Background()
+	if !a.acquire(t) || b.acquire(t) {
+		t.Fatal("want A leader and B follower")
+	}
+	a.enqueue(t, 0, 15)
+	b.enqueue(t, 15, 15)
+	if ok, err := a.b.Flush(ctx); !ok || err != nil {
+		t.Fatalf("leader Flush = %v, %v", ok, err)
+	}
+	ch.set(func(f *fakeChain) { f.swallow = true }) // the broadcast never arrives
+	_ = a.b.Step(ctx)
+	ch.set(func(f *fakeChain) { f.swallow = false })
+	if len(ch.minedRoots()) != 0 {
+		t.Fatal("test setup: the batch was mined before the leader died")
+	}
+	// A is dead. B waits out the lease and takes over.
+	if b.acquire(t) {
+		t.Fatal("B took over a lease that has not expired")
+	}
+	clkB.Advance(16 * time.Second)
+	if !b.acquire(t) {
+		t.Fatal("B did not take over the expired lease")
+	}
+	if err := b.b.Step(ctx); err != nil {
+		t.Fatalf("new leader Step: %v", err)
+	}
+	b.enqueue(t, 30, 5)
+	if ok, err := b.b.Flush(ctx); !ok || err != nil {
+		t.Fatalf("new leader Flush = %v, %v", ok, err)
+	}
+	if err := b.b.Step(ctx); err != nil {
+		t.Fatalf("new leader Step: %v", err)
+	}
+	checkAnchoredOnce(t, b, ch, 35)
+	ch.mu.Lock()
+	nonce := ch.nonce
+	ch.mu.Unlock()
+	if nonce != 2 {
+		t.Errorf("sender nonce on chain = %d, want 2: two batches, no transaction lost or doubled", nonce)
+	}
+}
