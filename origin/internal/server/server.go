@@ -351,6 +351,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	wc := cfg.Webhooks
 	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
+	// Several origins may dispatch from a shared store: claim each attempt.
+	wc.Claims = cfg.PostgresURL != ""
 	wc.Logger = cfg.Logger.With("component", "webhooks")
 	reg := cfg.Registry
 	if reg == nil {
