@@ -39,6 +39,11 @@ func openStore(cfg Config) (st store.Store, bdg *store.Badger, fresh bool, err e
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("server: %w", err)
 		}
+		if cfg.Anchor.Chain.RPCURL == "" {
+			// Proofs are checked against the chain of the origin asked;
+			// with several origins each would see only its own anchors.
+			cfg.Logger.Warn("PostgreSQL store with the embedded chain: run a single origin, or point every origin at one chain with --eth-rpc")
+		}
 		return pg, nil, false, nil
 	}
 	_, statErr := os.Stat(filepath.Join(cfg.DataDir, dbSubdir))
