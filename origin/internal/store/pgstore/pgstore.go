@@ -31,6 +31,12 @@ const DefaultTable = "provenant_kv"
 // enough that a page of large values stays a few megabytes at most.
 const DefaultPageSize = 256
 
+// pageBytes bounds the keys and values one scan page holds in memory: a
+// page ends early, after the row that crosses it, so that a prefix of
+// large values (stored responses up to 256 KiB) does not hold hundreds of
+// them at once. The rows the query still sends are read and dropped.
+const pageBytes = 4 << 20
+
 // DefaultMaxRetries bounds the attempts of Update on serialization
 // failures when Config.MaxRetries is zero. It is higher than Badger's:
 // PostgreSQL's predicate locks are coarser than Badger's key sets, so
@@ -331,6 +337,7 @@ func (x *txn) Scan(prefix, start []byte, fn func(key, value []byte) error) error
 			return x.fail("scan", err)
 		}
 		page = page[:0]
+		size, full := 0, false
 		for rows.Next() {
 			var r row
 			if err := rows.Scan(&r.k, &r.v); err != nil {
@@ -341,6 +348,10 @@ func (x *txn) Scan(prefix, start []byte, fn func(key, value []byte) error) error
 				r.v = []byte{}
 			}
 			page = append(page, r)
+			if size += len(r.k) + len(r.v); size >= pageBytes {
+				full = true
+				break
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -354,7 +365,7 @@ func (x *txn) Scan(prefix, start []byte, fn func(key, value []byte) error) error
 				return err
 			}
 		}
-		if len(page) < x.s.pageSize {
+		if len(page) < x.s.pageSize && !full {
 			return nil
 		}
 		// The next page starts just after the last key: that key plus a

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -67,5 +68,41 @@ func TestOpenErrors(t *testing.T) {
 		if strings.Contains(err.Error(), "secret") {
 			t.Errorf("Open error shows the password: %v", err)
 		}
+	}
+}
+
+// TestScanLargeValues scans values whose total far exceeds one page's
+// byte budget: pages end early by size and the scan resumes after the
+// last row kept, so every key comes back once, in order.
+func TestScanLargeValues(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase()
+	st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const n = 14
+	big := make([]byte, 1<<20)
+	for i := range n {
+		err := st.Update(context.Background(), func(tx store.Txn) error {
+			big[0] = byte(i)
+			return tx.Set(fmt.Appendf(nil, "big/%02d", i), big)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	err = st.View(context.Background(), func(tx store.Txn) error {
+		return tx.Scan([]byte("big/"), nil, func(k, v []byte) error {
+			if len(v) != len(big) || int(v[0]) != len(got) {
+				return fmt.Errorf("value of %s: %d bytes, first %d", k, len(v), v[0])
+			}
+			got = append(got, string(k))
+			return nil
+		})
+	})
+	if err != nil || len(got) != n || got[n-1] != fmt.Sprintf("big/%02d", n-1) {
+		t.Fatalf("scan of %d large values = %d keys (%v), err %v", n, len(got), got, err)
 	}
 }
