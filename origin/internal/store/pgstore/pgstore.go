@@ -223,6 +223,12 @@ func (s *Store) attempt(ctx context.Context, fn func(store.Txn) error) (err erro
 		}
 		return ferr, false
 	}
+	if err := x.flush(); err != nil {
+		if x.conflict != nil {
+			return err, true
+		}
+		return err, false
+	}
 	if x.conflict != nil {
 		// fn swallowed the failed statement's error; the transaction is
 		// aborted all the same.
@@ -260,6 +266,55 @@ type txn struct {
 	// conflict is the first serialization failure a statement met; the
 	// transaction is aborted from then on.
 	conflict error
+	// pending holds writes not sent yet; see queue.
+	pending      *pgx.Batch
+	pendingBytes int
+}
+
+// Bounds of the write buffer of one transaction (see queue).
+const (
+	maxPendingWrites = 1024
+	maxPendingBytes  = 4 << 20
+)
+
+// queue buffers a write. Writes go to the server together, pipelined in
+// one round trip, before the next read, at commit, or when the buffer is
+// full: a batch close writing thousands of keys costs a few round trips
+// instead of thousands. A write's own error (a serialization failure, a
+// lost connection) is therefore reported by the read or commit that sends
+// it; Update still retries serialization failures, wherever they surface.
+// key and value are copied, as the caller may reuse them.
+func (x *txn) queue(sql string, key, value []byte) error {
+	if x.conflict != nil {
+		return fmt.Errorf("pgstore: write: %w", x.conflict)
+	}
+	if x.pending == nil {
+		x.pending = &pgx.Batch{}
+	}
+	key = append([]byte{}, key...)
+	if value == nil {
+		x.pending.Queue(sql, key)
+	} else {
+		x.pending.Queue(sql, key, append([]byte{}, value...))
+	}
+	x.pendingBytes += len(key) + len(value)
+	if x.pending.Len() >= maxPendingWrites || x.pendingBytes >= maxPendingBytes {
+		return x.flush()
+	}
+	return nil
+}
+
+// flush sends the buffered writes in one pipelined round trip.
+func (x *txn) flush() error {
+	if x.pending == nil || x.pending.Len() == 0 {
+		return nil
+	}
+	b := x.pending
+	x.pending, x.pendingBytes = nil, 0
+	if err := x.tx.SendBatch(x.ctx, b).Close(); err != nil {
+		return x.fail("write", err)
+	}
+	return nil
 }
 
 func (x *txn) fail(op string, err error) error {
@@ -279,6 +334,9 @@ func notNull(b []byte) []byte {
 }
 
 func (x *txn) Get(key []byte) ([]byte, error) {
+	if err := x.flush(); err != nil {
+		return nil, err
+	}
 	key = notNull(key)
 	var v []byte
 	err := x.tx.QueryRow(x.ctx, x.s.q.get, key).Scan(&v)
@@ -298,20 +356,14 @@ func (x *txn) Set(key, value []byte) error {
 	if x.readOnly {
 		return errors.New("pgstore: set in a read-only transaction")
 	}
-	if _, err := x.tx.Exec(x.ctx, x.s.q.set, notNull(key), notNull(value)); err != nil {
-		return x.fail("set", err)
-	}
-	return nil
+	return x.queue(x.s.q.set, key, notNull(value))
 }
 
 func (x *txn) Delete(key []byte) error {
 	if x.readOnly {
 		return errors.New("pgstore: delete in a read-only transaction")
 	}
-	if _, err := x.tx.Exec(x.ctx, x.s.q.del, notNull(key)); err != nil {
-		return x.fail("delete", err)
-	}
-	return nil
+	return x.queue(x.s.q.del, key, nil)
 }
 
 // Scan reads the prefix's key range a page at a time. Each page is read
@@ -326,6 +378,11 @@ func (x *txn) Scan(prefix, start []byte, fn func(key, value []byte) error) error
 	type row struct{ k, v []byte }
 	page := make([]row, 0, x.s.pageSize)
 	for {
+		// Writes fn made on the previous page go out first, so that the
+		// next page reads them, as before buffering.
+		if err := x.flush(); err != nil {
+			return err
+		}
 		var rows pgx.Rows
 		var err error
 		if end == nil {
