@@ -166,13 +166,8 @@ func serve(args []string) error {
 		return fmt.Errorf("batch size %d: at most %d", o.batchSize, anchor.MaxBatchSize)
 	}
 
-	switch {
-	case o.storeKind == "postgres" && o.postgresURL == "":
-		return errors.New("--store postgres needs --postgres-url")
-	case o.storeKind == "badger" && o.postgresURL != "":
-		return errors.New("--postgres-url is used with --store postgres only")
-	case o.storeKind != "postgres" && o.storeKind != "badger":
-		return fmt.Errorf("store %q: want badger or postgres", o.storeKind)
+	if err := checkStore(o.storeKind, o.postgresURL); err != nil {
+		return err
 	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
@@ -233,6 +228,19 @@ func serve(args []string) error {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	return nil
+}
+
+// checkStore validates --store and --postgres-url together.
+func checkStore(kind, url string) error {
+	switch {
+	case kind == "postgres" && url == "":
+		return errors.New("--store postgres needs --postgres-url")
+	case kind == "badger" && url != "":
+		return errors.New("--postgres-url is used with --store postgres only")
+	case kind != "postgres" && kind != "badger":
+		return fmt.Errorf("store %q: want badger or postgres", kind)
 	}
 	return nil
 }
