@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"math"
@@ -52,6 +53,27 @@ func attacks() []attack {
 		{"im-resize50-q75", "imagemagick", magick("-resize", "50%", "-quality", "75")},
 		{"im-1080-q70-strip", "imagemagick", magick("-resize", "1080x1080>", "-strip", "-quality", "70")},
 		{"djpeg-cjpeg-q60", "libjpeg", libjpeg(60)},
+		// The edits that move the picture inside its frame, and the
+		// harsher re-encodes and filters of apps and platforms.
+		{"mirror", "dihedral", dihedral(true, 0)},
+		{"rot90", "dihedral", dihedral(false, 1)},
+		{"rot180", "dihedral", dihedral(false, 2)},
+		{"rot270", "dihedral", dihedral(false, 3)},
+		{"pad-square", "frame", padSquare},
+		{"border5", "frame", border(0.05, color.RGBA{255, 255, 255, 255})},
+		{"screenshot0.8", "frame", screenshot(0.8)},
+		{"screenshot0.5", "frame", screenshot(0.5)},
+		{"rotate5", "rotate", rotateCrop(5)},
+		{"rotate-5", "rotate", rotateCrop(-5)},
+		{"crop50", "crop50", cropFrac(0.25, 0.25, 0.5, 0.5)},
+		{"crop50-offcenter", "crop50", cropFrac(0.45, 0.08, 0.5, 0.5)},
+		{"aspect1.15", "aspect", aspect(1.15)},
+		{"aspect0.9", "aspect", aspect(0.9)},
+		{"overlay15", "overlay", captionBar(0.15)},
+		{"social2x", "social", chain(longSide(1080), jpegQ(70), longSide(720), jpegQ(60))},
+		{"jpeg30", "jpeg", jpegQ(30)},
+		{"saturation1.5", "colour", saturate(1.5)},
+		{"sharpen1", "filter", sharpen(1)},
 	}
 }
 
@@ -276,7 +298,7 @@ func rotateCrop(deg float64) func(image.Image, string) (image.Image, error) {
 		th := deg * math.Pi / 180
 		c, s := math.Cos(th), math.Sin(th)
 		// Largest rectangle with the same aspect inside the rotated one.
-		k := 1 / (c + s*math.Max(w/h, h/w))
+		k := 1 / (c + math.Abs(s)*math.Max(w/h, h/w))
 		ow, oh := int(w*k), int(h*k)
 		out := image.NewRGBA(image.Rect(0, 0, ow, oh))
 		cx, cy := w/2, h/2

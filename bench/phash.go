@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -61,6 +62,24 @@ func transforms() []transform {
 	}
 }
 
+// verifyHash is the perceptual hash verification computes from file: from
+// imagex.DecodeLuma at short side minShort (facts.Analyze), or from the
+// full decode when minShort is 0.
+func verifyHash(file []byte, lim limits.Limits, minShort int) (phash.Hash, error) {
+	if minShort > 0 {
+		img, err := imagex.DecodeLuma(file, lim, minShort)
+		if err != nil {
+			return phash.Hash{}, err
+		}
+		return phash.Compute(img.DownscaleAs(phash.Side256, phash.Side256))
+	}
+	img, err := imagex.Decode(file, lim)
+	if err != nil {
+		return phash.Hash{}, err
+	}
+	return phash.Compute(imagex.ToLuma(img.Image))
+}
+
 func crop(src image.Image, frac float64) image.Image {
 	b := src.Bounds()
 	dx, dy := int(float64(b.Dx())*frac), int(float64(b.Dy())*frac)
@@ -96,6 +115,7 @@ func runPhash(args []string) error {
 	dir := fs.String("images", "bench/images", "directory of development photos (jpg, png, webp, gif)")
 	maxN := fs.Int("n", 0, "use at most n images (0: all)")
 	verbose := fs.Bool("v", false, "print per-image distances")
+	verifyShort := fs.Int("verify-short", facts.VerifyShortSide, "hash the edited copies as verification does: imagex.DecodeLuma at this short side (0: full decode); originals are hashed from the full decode, as signing does")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,6 +131,10 @@ func runPhash(args []string) error {
 	}
 	lim := limits.Default()
 	trs := transforms()
+	if *verifyShort > 0 {
+		// The original file itself, verify decode against sign decode.
+		trs = append([]transform{{name: "none (the file itself)"}}, trs...)
+	}
 	d256 := make(map[string][]int)
 	d64 := make(map[string][]int)
 	var originals []sample
@@ -131,18 +155,18 @@ func runPhash(args []string) error {
 		}
 		originals = append(originals, sample{filepath.Base(f), h0})
 		for _, tr := range trs {
-			m, q := tr.fn(img.Image)
-			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
-				return err
+			file := raw
+			if tr.fn != nil {
+				m, q := tr.fn(img.Image)
+				var buf bytes.Buffer
+				if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
+					return err
+				}
+				file = buf.Bytes()
 			}
-			dec, err := imagex.Decode(buf.Bytes(), lim)
+			h, err := verifyHash(file, lim, *verifyShort)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", f, tr.name, err)
-			}
-			h, err := phash.Compute(imagex.ToLuma(dec.Image))
-			if err != nil {
-				return err
 			}
 			a, b := phash.Distance256(h0.P256, h.P256), phash.Distance64(h0.P64, h.P64)
 			d256[tr.name] = append(d256[tr.name], a)

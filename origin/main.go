@@ -34,6 +34,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"math/big"
 	"net"
 	"os"
 	"os/signal"
@@ -101,6 +102,9 @@ type serveOptions struct {
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
 	ethConfirmations, batchSize                            uint64
+	ethChainID                                             uint64
+	ethNetworkName, ethExplorerTxURL, ethMaxFeeGwei        string
+	ethPublic                                              bool
 	batchInterval                                          time.Duration
 	decodeMemory                                           string
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
@@ -124,9 +128,14 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.dur(&o.gcInterval, "gc-interval", server.DefaultGCInterval, "how often Badger value-log GC runs; 0 disables it")
 	f.str(&o.chainRPCListen, "chain-rpc-listen", server.DefaultChainRPCListen, "read-only Ethereum JSON-RPC of the embedded chain (chain id, transactions, receipts, blocks); empty disables it; unused with --eth-rpc")
 	f.str(&o.ethRPC, "eth-rpc", "", "Ethereum JSON-RPC URL; empty: the embedded dev chain under <data-dir>/chain")
-	f.str(&o.ethKey, "eth-key", "", "file with the funded sender's hex private key, with --eth-rpc")
-	f.str(&o.ethNetwork, "eth-network", "", "network name carried by proofs, with --eth-rpc")
-	f.uint(&o.ethConfirmations, "eth-confirmations", 0, "confirmations before a batch is anchored; 0: 1 embedded, 12 over RPC")
+	f.str(&o.ethKey, "eth-key", "", "file with the funded sender's hex private key, with --eth-rpc (or the key itself in PROVENANT_ETH_PRIVATE_KEY)")
+	f.str(&o.ethNetwork, "eth-network", "", "with --eth-rpc: mainnet, sepolia, base, base-sepolia, optimism, op-sepolia, or custom; the node's eth_chainId is checked at start")
+	f.uint(&o.ethChainID, "eth-chain-id", 0, "chain id the node must answer, with --eth-network custom")
+	f.str(&o.ethNetworkName, "eth-network-name", "", "network name proofs carry, with --eth-network custom")
+	f.boolean(&o.ethPublic, "eth-public", false, "with --eth-network custom: the chain is public (anyone can read it from independent nodes)")
+	f.str(&o.ethExplorerTxURL, "eth-explorer-tx-url", "", "block explorer transaction page with {tx} for the hash, for a public chain; presets have their own")
+	f.str(&o.ethMaxFeeGwei, "eth-max-fee-gwei", "", "fee ceiling in gwei per gas; empty: the preset's, else 200")
+	f.uint(&o.ethConfirmations, "eth-confirmations", 0, "confirmations before a batch is anchored; 0: 1 embedded, the preset's, 12 for custom")
 	f.uint(&o.batchSize, "batch-size", uint64(anchor.DefaultBatchSize), "records per Merkle batch")
 	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
 	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
@@ -175,7 +184,15 @@ func serve(args []string) error {
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}
-	cfg.Anchor.Chain = ethchain.Config{RPCURL: o.ethRPC, KeyFile: o.ethKey, Network: o.ethNetwork, Confirmations: o.ethConfirmations}
+	cfg.Anchor.Chain = ethchain.Config{RPCURL: o.ethRPC, KeyFile: o.ethKey, KeyHex: os.Getenv("PROVENANT_ETH_PRIVATE_KEY"), Network: o.ethNetwork,
+		ChainID: o.ethChainID, NetworkName: o.ethNetworkName, Public: o.ethPublic, ExplorerTxURL: o.ethExplorerTxURL, Confirmations: o.ethConfirmations}
+	if o.ethMaxFeeGwei != "" {
+		g, ok := new(big.Float).SetString(o.ethMaxFeeGwei)
+		if !ok || g.Sign() <= 0 {
+			return fmt.Errorf("eth max fee %q: must be a positive number of gwei such as 30 or 0.5", o.ethMaxFeeGwei)
+		}
+		cfg.Anchor.Chain.MaxFeeCap, _ = g.Mul(g, big.NewFloat(1e9)).Int(nil)
+	}
 	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = int(o.batchSize), o.batchInterval
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {

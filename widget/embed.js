@@ -111,7 +111,7 @@
 .panel ul { list-style: none; margin: 0; padding: 0; }
 .panel li { display: grid; grid-template-columns: 20px 1fr; gap: 2px 6px; padding: 4px 0; border-top: 1px solid #eaeef2; }
 .panel li .d { grid-column: 2; color: #57606a; font-size: 12px; overflow-wrap: anywhere; }
-.ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; }
+.ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; } .na { color: #57606a; font-weight: 700; }
 .close { position: absolute; top: 10px; right: 10px; width: 30px; height: 30px; border: 1px solid #d0d7de; border-radius: 6px; background: #f6f8fa; font-size: 18px; line-height: 1; cursor: pointer; color: #1f2328; }
 .note { color: #57606a; font-size: 12px; margin: 8px 0 0; }
 .panel p { overflow-wrap: anywhere; }
@@ -263,8 +263,9 @@ a { color: #0969da; }
       out.push(el('ul', {'aria-label': 'Checks'}, ...CHECKS.map(([key, name]) => {
         const c = checks[key] || {passed: false, details: 'Not checked'};
         return el('li', {'data-check': key},
-          el('span', {class: c.passed ? 'ok' : 'no', 'aria-hidden': 'true'}, c.passed ? '✓' : '✕'),
-          el('span', {}, name + ': ' + (c.passed ? 'passed' : 'not passed')),
+          el('span', {class: c.passed ? 'ok' : (c.not_applicable ? 'na' : 'no'), 'aria-hidden': 'true'},
+            c.passed ? '✓' : (c.not_applicable ? '–' : '✕')),
+          el('span', {}, name + ': ' + (c.passed ? 'passed' : (c.not_applicable ? 'not applicable' : 'not passed'))),
           el('span', {class: 'd'}, c.details || ''));
       })));
 
@@ -280,6 +281,17 @@ a { color: #0969da; }
         out.push(el('p', {class: 'note'}, r.blockchain_tx ? 'Transaction ' + r.blockchain_tx
           : !r.authentic && r.resembles ? 'This file is not shown to be an anchored record (see the blockchain check).'
           : 'Not anchored on chain (yet).'));
+      }
+      // Which chain, always: a local chain's anchor is no public timestamp.
+      const net = r.network;
+      if (net) {
+        out.push(el('p', {class: 'note', 'data-network': net.public ? 'public' : 'local'},
+          'Network: ' + net.name + ' (chain id ' + net.chain_id + '), ' +
+          (net.public ? 'a public network' : 'a ' + (net.description || 'local development chain, not a public timestamp')) + '.'));
+        if (net.public && net.explorer_tx_url && r.blockchain_tx && /^0x[0-9a-f]{64}$/.test(r.blockchain_tx)) {
+          out.push(el('p', {}, el('a', {href: net.explorer_tx_url.replace('{tx}', r.blockchain_tx), target: '_blank',
+            rel: 'noopener noreferrer'}, 'The transaction on a block explorer')));
+        }
       }
       if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
       out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));

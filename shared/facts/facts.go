@@ -43,26 +43,57 @@ func (f Facts) Verdict() verdict.Facts {
 	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
 }
 
+// VerifyShortSide is the shortest side, in pixels, of the luminance
+// plane [Analyze] hands to the checks: a JPEG is decoded at the largest
+// reduction (1/2, 1/4, 1/8) that keeps at least this many pixels on its
+// short side (imagex.DecodeLuma). The checks read less: the perceptual
+// hash area-averages to 256×256, the watermark works on a 256-pixel short
+// side (crops it undoes enlarge that by up to 1.52), the local-signature
+// probe on 128. Twice the watermark's grid keeps every embedding pixel at
+// least two decoded pixels wide whatever the crop or resize, and left the
+// watermark's recoveries and the hash thresholds as they were on the
+// development set (bench/README.md, "Reduced-resolution verify decode").
+const VerifyShortSide = 512
+
 // Analyze decodes file once under lim and derives the SHA-256, both
-// perceptual hashes and the watermark from the same luminance plane.
-// Images too small to carry a watermark simply have none. Errors are
-// imagex's (unsupported format, limits exceeded, corrupt data) or wrap
-// a perceptual-hash or watermark failure.
+// perceptual hashes and the watermark from the same luminance plane, which
+// for a JPEG is decoded at reduced size (see [VerifyShortSide]). Width and
+// Height are the file's own (oriented) dimensions. Images too small to
+// carry a watermark simply have none. Errors are imagex's (unsupported
+// format, limits exceeded, corrupt data) or wrap a perceptual-hash or
+// watermark failure.
 func Analyze(file []byte, lim limits.Limits) (Facts, error) {
-	img, err := imagex.Decode(file, lim)
+	img, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil {
 		return Facts{}, err
 	}
-	return FromImage(img, sha256.Sum256(file))
+	w, h := img.OrientedSize()
+	var hashPlane *imagex.Luma
+	if img.Scale > 1 {
+		// The hash's 256×256 blocks, averaged as over the full decode.
+		hashPlane = img.DownscaleAs(phash.Side256, phash.Side256)
+	}
+	return fromLuma(img.Luma, hashPlane, img.Format, w, h, sha256.Sum256(file))
 }
 
-// FromImage is [Analyze] for an image already decoded (signing reuses its
-// decode) whose file has SHA-256 sum. The perceptual hash and the watermark
-// extraction run concurrently when the host has threads.
+// FromImage is [Analyze] for an image already decoded at full size
+// (signing reuses its decode) whose file has SHA-256 sum. The perceptual
+// hash and the watermark extraction run concurrently when the host has
+// threads.
 func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
+	b := img.Image.Bounds()
+	return fromLuma(Luma(img.Image), nil, img.Format, b.Dx(), b.Dy(), sum)
+}
+
+// fromLuma computes the facts from the luminance l of a w×h image in
+// the given format (l may be smaller than w×h); the perceptual hash is
+// taken from hashPlane when it is not nil.
+func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32]byte) (Facts, error) {
+	if hashPlane == nil {
+		hashPlane = l
+	}
 	f := Facts{SHA256: sum}
-	f.Format, f.Width, f.Height = img.Format, img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
-	l := Luma(img.Image)
+	f.Format, f.Width, f.Height = format, w, h
 	type wmOut struct {
 		p   watermark.Payload
 		d   watermark.Detection
@@ -73,7 +104,7 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		p, d, err := watermark.Extract(l)
 		ch <- wmOut{p, d, err}
 	}()
-	ph, phErr := phash.Compute(l)
+	ph, phErr := phash.Compute(hashPlane)
 	wm := <-ch
 	if phErr != nil {
 		return Facts{}, fmt.Errorf("facts: phash: %w", phErr)
@@ -85,7 +116,9 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
 		if wm.d.Found {
 			f.Watermark.Payload = binary.BigEndian.AppendUint64(nil, uint64(wm.p))
-			f.Local = localsig.NewProbe(l, Alignment(wm.d))
+			// A flipped or turned copy is compared upright: the
+			// alignment refers to the picture turned back.
+			f.Local = localsig.NewProbe(watermark.Orient(l, wm.d), Alignment(wm.d))
 		}
 	case errors.As(wm.err, &small):
 	default:

@@ -1,13 +1,20 @@
 package facts
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"image"
+	"image/jpeg"
 	"os"
 	"testing"
 
+	"golang.org/x/image/draw"
+
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -102,5 +109,63 @@ func TestFromWireRefuses(t *testing.T) {
 				t.Errorf("err = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// TestAnalyzeReducedMatchesFull: a marked photo large enough to be
+// decoded at reduced size gives the same facts through Analyze as through
+// the full decode (FromImage): the same payload and size, and perceptual
+// hashes a few bits apart at most.
+func TestAnalyzeReducedMatchesFull(t *testing.T) {
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := image.NewRGBA(image.Rect(0, 0, 1120, 1030))
+	draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
+	marked, err := watermark.Embed(big, 0x0123456789abcdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	lim := limits.Default()
+	red, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
+	if err != nil || red.Scale != 2 {
+		t.Fatalf("DecodeLuma: scale %v, %v", red, err)
+	}
+	got, err := Analyze(file, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := imagex.Decode(file, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FromImage(full, sha256.Sum256(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Width != want.Width || got.Height != want.Height || got.SHA256 != want.SHA256 || got.Format != want.Format {
+		t.Fatalf("Analyze %d×%d %s, full decode %d×%d %s", got.Width, got.Height, got.Format, want.Width, want.Height, want.Format)
+	}
+	if !got.Watermark.Found || !want.Watermark.Found || !bytes.Equal(got.Watermark.Payload, want.Watermark.Payload) {
+		t.Fatalf("watermark: reduced %+v, full %+v", got.Watermark, want.Watermark)
+	}
+	if got.Local == nil {
+		t.Fatal("no local-signature probe")
+	}
+	if d := phash.Distance256(got.PHash.P256, want.PHash.P256); d > 8 {
+		t.Fatalf("256-bit pHash distance %d between the reduced and the full decode", d)
+	}
+	if d := phash.Distance64(got.PHash.P64, want.PHash.P64); d > 4 {
+		t.Fatalf("64-bit pHash distance %d between the reduced and the full decode", d)
 	}
 }

@@ -23,26 +23,7 @@ func Orient(img image.Image, o int) image.Image {
 	if o >= 5 {
 		dw, dh = h, w
 	}
-	// src maps a destination pixel to its source pixel (relative to b.Min).
-	src := func(x, y int) (int, int) {
-		switch o {
-		case 2: // mirror horizontal
-			return w - 1 - x, y
-		case 3: // rotate 180
-			return w - 1 - x, h - 1 - y
-		case 4: // mirror vertical
-			return x, h - 1 - y
-		case 5: // transpose
-			return y, x
-		case 6: // rotate 90 CW
-			return y, h - 1 - x
-		case 7: // transverse
-			return w - 1 - y, h - 1 - x
-		case 8: // rotate 270 CW
-			return w - 1 - y, x
-		}
-		return x, y
-	}
+	src := orientSource(o, w, h)
 	switch m := img.(type) {
 	case *image.Gray:
 		d := image.NewGray(image.Rect(0, 0, dw, dh))
@@ -87,5 +68,29 @@ func remap(dst []uint8, dstStride int, src []uint8, srcStride, bpp, dw, dh int, 
 			sx, sy := f(x, y)
 			copy(row[x*bpp:x*bpp+bpp], src[sy*srcStride+sx*bpp:])
 		}
+	}
+}
+
+// orientSource maps a pixel of the image oriented by o to its pixel in the
+// stored w×h image.
+func orientSource(o, w, h int) func(x, y int) (int, int) {
+	return func(x, y int) (int, int) {
+		switch o {
+		case 2: // mirror horizontal
+			return w - 1 - x, y
+		case 3: // rotate 180
+			return w - 1 - x, h - 1 - y
+		case 4: // mirror vertical
+			return x, h - 1 - y
+		case 5: // transpose
+			return y, x
+		case 6: // rotate 90 CW
+			return y, h - 1 - x
+		case 7: // transverse
+			return w - 1 - y, h - 1 - x
+		case 8: // rotate 270 CW
+			return w - 1 - y, x
+		}
+		return x, y
 	}
 }

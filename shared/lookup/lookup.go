@@ -72,6 +72,7 @@ func Check(f facts.Facts, w *wire.LookupCandidate, lim limits.Limits) (*Candidat
 	c := &Candidate{Record: rec, Wire: w}
 	c.Signed = sg
 	c.ParentID = w.ParentRecordID
+	c.NoWatermarkReason = w.WatermarkReason
 	switch w.Status {
 	case wire.RecordActive, "":
 	case wire.RecordRevoked:
@@ -192,7 +193,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	o := Resolve(Input{Facts: f.Verdict(), Shortcut: shortcut, Claims: claims, Anchoring: func(i int) Anchoring {
 		c := cands[i]
-		a := Anchoring{State: c.Wire.AnchorState, Detail: c.Wire.AnchorDetail, Anchor: c.Anchor, RootConfirmed: c.RootConfirmed}
+		a := Anchoring{State: c.Wire.AnchorState, Detail: c.Wire.AnchorDetail, Anchor: c.Anchor, RootConfirmed: c.RootConfirmed, Network: c.Wire.Network}
 		if a.State == wire.AnchorUnavailable {
 			a.Anchor, a.RootConfirmed = nil, false
 		}

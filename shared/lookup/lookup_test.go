@@ -141,3 +141,50 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideNamesNetwork: the verify response names the origin's network
+// in its network object and in the blockchain check; an anchor on a local
+// chain passes the check but says it is no public timestamp and adds no
+// confidence, one on a public chain does.
+func TestDecideNamesNetwork(t *testing.T) {
+	local := &wire.Network{Name: "provenant-dev", ChainID: 1337, Description: wire.LocalChainDescription}
+	public := &wire.Network{Name: "sepolia", ChainID: 11155111, Public: true, Description: "public network",
+		ExplorerTxURL: "https://sepolia.etherscan.io/tx/{tx}"}
+	for _, tt := range []struct {
+		name       string
+		net        *wire.Network
+		state      string
+		confidence float64
+		wantNet    bool
+		detail     string
+		notDetail  string
+	}{
+		{"local chain", local, wire.AnchorVerified, 0.98, true, "provenant-dev (chain id 1337), a " + wire.LocalChainDescription, "public network"},
+		{"public chain", public, wire.AnchorVerified, 1, true, "sepolia (chain id 11155111), a public network", "not a public timestamp"},
+		{"unknown network counts as not public", nil, wire.AnchorVerified, 0.98, false, "anchored in tx 0xfeed", "network:"},
+		{"unavailable says nothing of the network", local, wire.AnchorUnavailable, 0.98, false, "", "network:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := candidate(t, id1, fileFacts.SHA256, "sign")
+			c.Network, c.AnchorState = tt.net, tt.state
+			r := Decide(fileFacts, wire.LookupResponse{Candidates: []wire.LookupCandidate{c}}, limits.Default())
+			resp := r.Response
+			if !resp.Authentic || resp.Confidence != tt.confidence {
+				t.Fatalf("authentic %v confidence %v, want true %v", resp.Authentic, resp.Confidence, tt.confidence)
+			}
+			if (resp.Network != nil) != tt.wantNet || (tt.wantNet && *resp.Network != *tt.net) {
+				t.Errorf("network = %+v, want %+v (present %v)", resp.Network, tt.net, tt.wantNet)
+			}
+			d := resp.Checks.Blockchain.Details
+			if !strings.Contains(d, tt.detail) || strings.Contains(d, tt.notDetail) {
+				t.Errorf("blockchain details %q: want %q, not %q", d, tt.detail, tt.notDetail)
+			}
+		})
+	}
+	if got := public.ExplorerTx("0xab"); got != "https://sepolia.etherscan.io/tx/0xab" {
+		t.Errorf("ExplorerTx = %q", got)
+	}
+	if got := local.ExplorerTx("0xab"); got != "" {
+		t.Errorf("local ExplorerTx = %q, want none", got)
+	}
+}

@@ -32,6 +32,9 @@ type Anchoring struct {
 	// Anchor and RootConfirmed are scored by the blockchain check.
 	Anchor        *record.Anchor
 	RootConfirmed bool
+	// Network is the chain the origin anchors on; nil when unknown, which
+	// counts as not public.
+	Network *wire.Network
 }
 
 // Input is what [Resolve] turns into a verify response.
@@ -98,6 +101,7 @@ func Resolve(in Input) Outcome {
 	st := in.Anchoring(bi)
 	one := vc[bi]
 	one.Anchor, one.RootConfirmed = st.Anchor, st.RootConfirmed
+	one.LocalChain = st.Network == nil || !st.Network.Public
 	res = verdict.Decide(vf, []verdict.Candidate{one}, opts)
 	res.Index, res.Chain, res.Original = 0, chain, original
 	for _, l := range chain {
@@ -127,6 +131,7 @@ func Resolve(in Input) Outcome {
 	}
 	resp := res.Wire()
 	endorse(&resp, res, best)
+	nameNetwork(&resp, st)
 	// The chain names each signer as the service knows the account (a
 	// registered record's org field is the client's claim).
 	for i := range resp.Chain {
@@ -136,6 +141,20 @@ func Resolve(in Input) Outcome {
 	return out
 }
 
+// nameNetwork says on which chain the chosen record is (or will be)
+// anchored, in the response's network object and in the blockchain
+// check's details, so that an anchor on a local chain never reads as a
+// public timestamp. Nothing is said when the anchoring state could not be
+// read.
+func nameNetwork(resp *wire.VerifyResponse, st Anchoring) {
+	if st.Network == nil || st.State == wire.AnchorUnavailable {
+		return
+	}
+	n := *st.Network
+	resp.Network = &n
+	resp.Checks.Blockchain.Details += "; network: " + n.Label()
+}
+
 // notExtractedWire states in the checks which facts were not computed
 // from the file.
 func notExtractedWire(c *wire.Checks, in Input) {
@@ -143,7 +162,7 @@ func notExtractedWire(c *wire.Checks, in Input) {
 	case in.NotDecoded:
 		c.Watermark = wire.Check{Details: "not extracted: the file could not be decoded as an image"}
 		c.PerceptualHash = wire.Check{Details: "not computed: the file could not be decoded as an image"}
-	case in.Shortcut != "":
+	case in.Shortcut != "" && !c.Watermark.NotApplicable:
 		c.Watermark = wire.Check{Details: "not extracted: the file is byte-identical to the signed output of record " +
 			in.Shortcut + ", so it was not decoded (see the sha256 check)"}
 	}

@@ -97,6 +97,23 @@ type Receipt struct {
 	// revoked, is the service's statement of what that decided. It is the
 	// one member not checked offline: revocation is news after the fact.
 	KeyRevocation *KeyRevocation `json:"key_revocation,omitempty"`
+	// Network, optional, is the service's description of the chain chain_id
+	// names (its name, whether it is public, an explorer link). Like
+	// key_revocation it is the service's word, not checked offline: it
+	// tells a reader whether the anchor is a public timestamp at all.
+	Network *Network `json:"network,omitempty"`
+}
+
+// Network describes the anchoring chain as the service is configured
+// (the same members as the verify response's network object). An anchor on
+// a chain that is not Public proves order and integrity within the
+// service, not a public timestamp.
+type Network struct {
+	Name          string `json:"name"`
+	ChainID       uint64 `json:"chain_id"`
+	Public        bool   `json:"public"`
+	Description   string `json:"description"`
+	ExplorerTxURL string `json:"explorer_tx_url,omitempty"`
 }
 
 // KeyRevocation is the service's decision about a record whose signing
@@ -286,6 +303,20 @@ func (r *Receipt) decode() (*decoded, error) {
 			return nil, bad("key_revocation", "reason and detail of at most 1000 bytes")
 		}
 	}
+	if n := r.Network; n != nil {
+		if n.Name == "" || len(n.Name) > 100 || len(n.Description) > 1000 || len(n.ExplorerTxURL) > 1000 {
+			return nil, bad("network", "a name of 1 to 100 bytes, description and explorer_tx_url of at most 1000")
+		}
+		if n.ChainID != r.ChainID {
+			return nil, bad("network.chain_id", "the receipt's chain_id")
+		}
+		if n.ExplorerTxURL != "" && (!strings.HasPrefix(n.ExplorerTxURL, "https://") || !strings.Contains(n.ExplorerTxURL, "{tx}")) {
+			return nil, bad("network.explorer_tx_url", `an https URL template holding "{tx}"`)
+		}
+		if n.ExplorerTxURL != "" && !n.Public {
+			return nil, bad("network.explorer_tx_url", "absent for a chain that is not public")
+		}
+	}
 	return d, nil
 }
 
@@ -301,6 +332,9 @@ type Result struct {
 	// KeyRevocation is the receipt's key_revocation member, nil when the
 	// signing key is not revoked.
 	KeyRevocation *KeyRevocation
+	// Network is the receipt's network member (the service's word), nil
+	// when absent; when it is not Public the anchor is no public timestamp.
+	Network *Network
 }
 
 // Verify checks offline everything but the chain: the record parses, its
@@ -334,7 +368,7 @@ func (r *Receipt) Verify() (Result, error) {
 	if err := merkle.VerifyInclusion(r.LeafIndex, r.TreeSize, leaf, d.path, d.root); err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrInclusion, err)
 	}
-	res := Result{Record: rec, Leaf: leaf, Root: d.root, KeyRevocation: r.KeyRevocation}
+	res := Result{Record: rec, Leaf: leaf, Root: d.root, KeyRevocation: r.KeyRevocation, Network: r.Network}
 	if r.KeyRevocation != nil && r.KeyRevocation.Decision != DecisionValid {
 		return res, fmt.Errorf("%w: %s", ErrKeyRevoked, r.KeyRevocation.Detail)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +360,62 @@ func TestKeyRevocationMember(t *testing.T) {
 		if _, err := receipt.Parse(b); !errors.Is(err, receipt.ErrMalformed) {
 			t.Errorf("key_revocation %+v: Parse = %v, want ErrMalformed", bad, err)
 		}
+	}
+}
+
+// TestNetworkMember: the optional network member round-trips through
+// Marshal and Parse, Verify reports it (a local chain stays labelled as
+// such), and a network member that contradicts the receipt or calls a
+// local chain's anchor an explorer link is refused.
+func TestNetworkMember(t *testing.T) {
+	rc, _ := fixture(t)
+	local := &receipt.Network{Name: "provenant-dev", ChainID: 1337, Public: false,
+		Description: "local development chain: proves order and integrity within this service, not a public timestamp"}
+	rc.Network = local
+	b, err := rc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := receipt.Parse(b)
+	if err != nil {
+		t.Fatalf("Parse with network: %v", err)
+	}
+	res, err := back.Verify()
+	if err != nil || res.Network == nil || *res.Network != *local || res.Network.Public {
+		t.Fatalf("Verify network = %+v, %v; want %+v", res.Network, err, local)
+	}
+	for _, bad := range []receipt.Network{
+		{Name: "", ChainID: 1337},
+		{Name: "sepolia", ChainID: 11155111},
+		{Name: "provenant-dev", ChainID: 1337, ExplorerTxURL: "https://example.com/tx/{tx}"},
+		{Name: "x", ChainID: 1337, Public: true, ExplorerTxURL: "http://example.com/tx/{tx}"},
+		{Name: "x", ChainID: 1337, Public: true, ExplorerTxURL: "https://example.com/tx/"},
+	} {
+		c, _ := fixture(t)
+		c.Network = &bad
+		raw, _ := json.Marshal(c)
+		if _, err := receipt.Parse(raw); !errors.Is(err, receipt.ErrMalformed) {
+			t.Errorf("network %+v: Parse = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+// TestNetworkSeedParses keeps the committed fuzz seed with a network
+// member a valid receipt, so the fuzzer starts from the member's accepted
+// form.
+func TestNetworkSeedParses(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "with-network"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start, end := strings.Index(s, `[]byte("`)+len(`[]byte("`), strings.LastIndex(s, `")`)
+	raw, err := strconv.Unquote(`"` + s[start:end] + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := receipt.Parse([]byte(raw))
+	if err != nil || r.Network == nil || r.Network.Public {
+		t.Fatalf("seed: %+v, %v; want a receipt with a network that is not public", r, err)
 	}
 }

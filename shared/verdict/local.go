@@ -62,7 +62,7 @@ func (e *eval) contentShown() bool { return e.match == MatchReencoded || e.match
 func localConfidence(f Facts, e *eval, near int) (bool, int) {
 	bitPenalty := min(max(f.Watermark.BitErrors, 0), 10) / 2
 	anchored := 0
-	if e.anchored {
+	if e.publicAnchor() {
 		anchored = 3
 	}
 	switch e.match {

@@ -9,7 +9,7 @@
 //
 //   - A candidate counts only if its Ed25519 signature verifies.
 //   - Exact SHA-256 match: the file is the signed file. Authentic,
-//     confidence 0.98, 1.00 once anchored.
+//     confidence 0.98, 1.00 once anchored on a public chain.
 //   - Watermark payload of the record found AND perceptual hash near
 //     (256-bit distance <= threshold): the signed picture after re-encoding,
 //     resizing or light edits. Authentic, confidence 0.85..0.95 falling with
@@ -28,6 +28,9 @@
 //   - The blockchain check passes only when the record's leaf verifies by
 //     its Merkle audit path against a root confirmed on chain; otherwise it
 //     reports pending.
+//   - An anchor on a chain that is not public (Candidate.LocalChain, the
+//     embedded development chain) passes the blockchain check but adds no
+//     confidence: the "once anchored" bonuses need a public chain.
 //   - A match by the uploaded original's SHA-256 only (the service's word,
 //     not covered by the signature) is authentic at ConfidenceOriginal at
 //     most, and its blockchain check does not pass.
@@ -91,6 +94,11 @@ type Candidate struct {
 	// RootConfirmed is true when the origin (or a chain client) confirmed that
 	// Anchor.Root was written in transaction Anchor.TxHash.
 	RootConfirmed bool
+	// LocalChain is true when Anchor is on a chain that is not public
+	// (wire.Network.Public false, or not known): its proof still passes
+	// the blockchain check, which shows order and integrity within the
+	// service, but it is no public timestamp, so it adds no confidence.
+	LocalChain bool
 
 	// The fields below are what the service knows beside the signed bytes;
 	// they order competing claims (see [Decide]) and are zero when unknown.
@@ -109,6 +117,10 @@ type Candidate struct {
 	// service stored it; a parent inside the signed record (canonical
 	// version 2) takes precedence.
 	ParentID string
+	// NoWatermarkReason is the service's reason a record without a
+	// watermark payload has none (a picture too small to carry one when
+	// signed); empty when unknown.
+	NoWatermarkReason string
 }
 
 // Options tune [Decide]. The zero value means the defaults.
@@ -568,6 +580,10 @@ func (e *eval) evidence() []string {
 	return ev
 }
 
+// publicAnchor reports whether the candidate's anchor verified on a public
+// chain, the only anchoring that adds confidence.
+func (e *eval) publicAnchor() bool { return e.anchored && !e.c.LocalChain }
+
 func score(f Facts, i int, c *Candidate, near int) *eval {
 	rec, err := record.Verify(c.Signed)
 	if err != nil {
@@ -615,7 +631,7 @@ func result(f Facts, e *eval, near int) Result {
 	switch e.match {
 	case MatchExact:
 		r.Authentic, pct = true, 98
-		if e.anchored {
+		if e.publicAnchor() {
 			pct = 100
 		}
 	default:
@@ -643,6 +659,8 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 	}
 	// watermark
 	switch {
+	case len(e.rec.WatermarkPayload) == 0:
+		ch.Watermark = noWatermarkCheck(f, e)
 	case e.wmEq:
 		ch.Watermark = wire.Check{Passed: !e.c.Revoked, Details: fmt.Sprintf(
 			"watermark payload %s matches record %s (strength %.2f, %d bit errors corrected)%s",
@@ -672,7 +690,7 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 	default:
 		ch.PerceptualHash = wire.Check{Details: fmt.Sprintf("perceptual hash far from record %s (distance %d/256, threshold %d)", id, e.dist, near)}
 	}
-	// blockchain
+	// blockchain (shared/lookup.Resolve adds the network to the details)
 	a := e.c.Anchor
 	switch {
 	case a == nil:
@@ -687,6 +705,20 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 			a.LeafIndex, a.TreeSize, a.Root, a.TxHash, a.BlockNumber)}
 	}
 	return ch
+}
+
+// noWatermarkCheck is the watermark check against a record signed
+// without a watermark: not applicable, neither passed nor failed; the
+// verdict rests on the other checks.
+func noWatermarkCheck(f Facts, e *eval) wire.Check {
+	d := "not applicable: record " + e.rec.ID.String() + " carries no watermark"
+	if r := e.c.NoWatermarkReason; r != "" {
+		d = "not applicable: " + r
+	}
+	if f.Watermark.Found {
+		d += fmt.Sprintf(" (the file carries another watermark, payload %s)", hex.EncodeToString(f.Watermark.Payload))
+	}
+	return wire.Check{Details: d, NotApplicable: true}
 }
 
 // noMatchChecks are the checks of a file no record is linked to. They

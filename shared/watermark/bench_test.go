@@ -77,7 +77,7 @@ func BenchmarkExtractUnmarked(b *testing.B) {
 func rotateCropLuma(l *imagex.Luma, deg float64) *imagex.Luma {
 	w, h := float64(l.Width), float64(l.Height)
 	c, s := math.Cos(deg*math.Pi/180), math.Sin(deg*math.Pi/180)
-	k := 1 / (c + s*math.Max(w/h, h/w))
+	k := 1 / (c + math.Abs(s)*math.Max(w/h, h/w))
 	ow, oh := int(w*k), int(h*k)
 	out := &imagex.Luma{Width: ow, Height: oh, Stride: ow, Pix: make([]uint8, ow*oh)}
 	for y := 0; y < oh; y++ {

@@ -37,11 +37,23 @@
 //   - Detection. High-pass (x minus its 3×3 mean), divided by the local
 //     power (5×5, floored), clipped at 3 RMS, so that flat regions, where the
 //     mark is nearly all there is, outweigh texture and text; then a bounded
-//     search: scale 1 alone; then 36 scales from 1 to 1.52 (crops to 66 % of
+//     search: scale 1 alone; then 59 scales from 1 to 2 (crops to 50 % of
 //     the short side) on two 160×160 windows at chip resolution by FFT
 //     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
 //     image at pixel resolution, aligned to the half-pixel; only if all that
-//     fails, ±1° and ±2° rotations with scales 1 to 1.1.
+//     fails, ±1° and ±2° rotations with scales 1 to 1.1, and ±3° to ±5°
+//     at the scales around the one a same-aspect crop of the rotated
+//     picture implies (cos a + |sin a|·long/short side).
+//   - Flips and quarter turns. After scale 1 fails, the whole plane
+//     folded once is correlated with the pilot under the seven other
+//     flips and quarter turns of the square (the tile maps onto itself);
+//     the best, if its z-score passes the gate, is turned back and decoded
+//     once (Detection.Flipped, Detection.Quarter).
+//   - The picture smaller than its frame (padding, borders, screenshots).
+//     Rows and columns of the high-passed plane that carry almost no
+//     energy give the picture's box in a flat frame; the scales within
+//     ±3.6 % of its short side over the plane's (0.48 to 0.99) join the
+//     crop search, folded inside the box.
 //     Candidates whose pilot z-score is under 6 are not decoded (unmarked
 //     images peak at 5.4 at most).
 //   - Decoding a cropped or rotated candidate. Its scale is refined to
@@ -59,8 +71,9 @@
 //
 // On unmarked input the Viterbi output is effectively random, so one decode
 // attempt passes the CRC-24 and the 4-bit version check with probability
-// 2^-28. Extract makes at most 8 attempts per image (version 2: 1 + 3 + 2;
-// version 1: 2), which bounds the false-positive rate by 8 × 2^-28 ≈ 3·10^-8
-// per image, whatever the image. A wrong payload from a marked image needs the
+// 2^-28. Extract makes at most 9 attempts per image (version 2: 1 + 1 + 3 +
+// 2, the second for a flip or quarter turn; version 1: 2), which bounds the
+// false-positive rate by 9 × 2^-28 ≈ 3.4·10^-8 per image, whatever the
+// image. A wrong payload from a marked image needs the
 // same CRC collision.
 package watermark

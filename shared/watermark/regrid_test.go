@@ -40,7 +40,7 @@ func TestRegridBeatsWorkingGridOnCrops(t *testing.T) {
 			l := imagex.ToLuma(reencode(t, marked.(subImager).SubImage(r), "jpeg", 50))
 			w, h := s.workDims(l.Width, l.Height)
 			hp := s.highpass(resampleLuma(l, w, h), w, h)
-			cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
+			cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, w, h})
 			c := s.fineScale(hp, w, h, s.align(hp, w, h, cands[0]))
 			g, ok := s.regridSoft(l, w, h, c)
 			if !ok {

@@ -26,6 +26,13 @@ type scheme struct {
 	pilotChipF []complex128
 	fftChip    *fft2
 	pilotChips []int // indices of the pilot chips
+	// dihedralPilotF holds the conjugate pilot spectra under the eight
+	// flips and quarter turns (index 0 is pilotF); nil when the format
+	// does not test them.
+	dihedralPilotF [][]complex128
+	// frames: the crop search also looks for a picture smaller than its
+	// frame (scales 0.5 … 0.99, see frame.go).
+	frames bool
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -33,6 +40,7 @@ type scheme struct {
 	refine        []float64 // multiplicative refinements around the best coarse scales
 	refineTop     int       // how many coarse scales are refined
 	angles        []float64 // rotation search (degrees), tried only if angle 0 fails
+	wideAngles    []float64 // wider rotations, searched at the scale a same-aspect crop implies
 	rotScales     []float64 // coarse scales tried with each rotation angle
 	refineAngles  []float64 // angle refinements around the best rotated candidates
 	maxRotDecodes int       // decode attempts in the rotation search
@@ -65,9 +73,11 @@ type schemeParams struct {
 	tile, chip, hpRadius             int
 	pilotFrac                        float64
 	coarse, refine                   []float64
+	dihedral, frames                 bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
+	wideAngles                       []float64
 	centres                          []float64
 	maxRotDecodes, rotRefineTop      int
 	maxDecodes                       int
@@ -78,8 +88,8 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
-		angles: p.angles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		frames: p.frames, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
+		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -130,6 +140,9 @@ func newScheme(p schemeParams) *scheme {
 			s.pilotChips = append(s.pilotChips, k)
 		}
 	}
+	if p.dihedral {
+		s.dihedralPilotF = s.dihedralPilots()
+	}
 	s.fftChip = newFFT2(s.grid)
 	s.fftChip.transform(s.pilotChipF, false)
 	for i, v := range s.pilotChipF {
@@ -162,23 +175,35 @@ func paramsV1() schemeParams {
 }
 
 func paramsV2() schemeParams {
-	// Coarse scales 1.0 … 1.52 in 1.2 % steps: undoes crops down to 66 % of
+	// Coarse scales 1.0 … 2.0 in 1.2 % steps: undoes crops down to 50 % of
 	// the short side.
 	var coarse []float64
 	for sc := 1.0; sc < 1.53; sc *= 1.012 {
 		coarse = append(coarse, sc)
 	}
+	// Above 1.52, 2 % steps up to 2: a window of the same size spans
+	// fewer embedding pixels as the scale grows (160/scale), so a scale
+	// error drifts the chip grid less across it; 14 folds instead of 23.
+	for sc := coarse[len(coarse)-1] * 1.02; sc < 2.03; sc *= 1.02 {
+		coarse = append(coarse, sc)
+	}
+	rotScales := coarse[:9] // 1.0 … 1.1
 	return schemeParams{
 		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
-		workShort: 256, minShort: 256,
+		// Pictures with a short side of at least MinEmbedShortSide are
+		// marked on the same 256-px canonical grid (bench/README.md, "Small
+		// pictures", has the table this minimum was chosen from).
+		workShort: 256, minShort: MinEmbedShortSide,
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
+		dihedral: true, frames: true,
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
-		rotScales:     coarse[:9], // 1.0 … 1.1
+		wideAngles:    []float64{-5, -4, -3, 3, 4, 5},
+		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
 		// The rotation search needs both windows too: one central window
@@ -673,12 +698,25 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
-	cands := s.search(hp, w, h, s.coarseScales, []float64{0}, s.refineTop)
+	// Flipped or quarter-turned: tested on one fold, one decode at most.
+	if s.dihedralPilotF != nil {
+		if p, d, ok := s.detectDihedral(hp, w, h); ok && d.Found {
+			return p, d
+		}
+	}
+	scales, box := s.coarseScales, [4]int{0, 0, w, h}
+	if s.frames {
+		if fs, b, ok := s.frameScales(hp, w, h); ok {
+			scales, box = append(scales[:len(scales):len(scales)], fs...), b
+		}
+	}
+	cands := s.search(hp, w, h, scales, []float64{0}, s.refineTop, box)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
 	if d.Found || len(s.angles) == 0 {
 		return p, d
 	}
-	rc := s.search(hp, w, h, s.rotScales, s.angles, s.rotRefineTop)
+	rs, ra := s.rotationPairs(w, h)
+	rc := s.searchPairs(hp, w, h, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
 	rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
 	if rd.Found || rd.Strength > d.Strength {
 		return rp, rd
@@ -686,30 +724,103 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	return p, d
 }
 
+// rotationPairs lists the (scale, angle) pairs of the rotation search:
+// every rotScale at the small angles, and at the wide angles (±3° … ±5°,
+// a straightened horizon) only the scales around the one a rotation
+// cropped to the largest upright rectangle of the same aspect gives,
+// cos a + |sin a|·(long side / short side), ±1 step of 1.2 % (each wide
+// angle costs three rotated folds per window, the bulk of the search's
+// added cost).
+func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
+	for _, a := range s.angles {
+		for _, sc := range s.rotScales {
+			scales, angles = append(scales, sc), append(angles, a)
+		}
+	}
+	ratio := float64(max(w, h)) / float64(min(w, h))
+	for _, a := range s.wideAngles {
+		sin, cos := math.Sincos(a * math.Pi / 180)
+		k := cos + math.Abs(sin)*ratio
+		for i := -1; i <= 1; i++ {
+			scales, angles = append(scales, k*math.Pow(1.012, float64(i))), append(angles, a)
+		}
+	}
+	return scales, angles
+}
+
 // search is the two-stage synchronisation search: every (scale, angle) on
 // the coarse windows at chip resolution, then the refineTop best refined in
 // scale (and angle, when rotated) on the whole image.
-func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int) []syncResult {
-	var cs, ca []float64
+//
+// Scales below 1 at angle 0 are folded inside box (x0, y0, x1, y1 of the
+// working plane: where the picture is in its frame).
+func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	var ps, pa []float64
 	for _, a := range angles {
 		for _, sc := range scales {
+			ps, pa = append(ps, sc), append(pa, a)
+		}
+	}
+	return s.searchPairs(hp, w, h, ps, pa, refineTop, box)
+}
+
+// searchPairs is search over the (scale, angle) pairs given.
+func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	var cs, ca, small, ws, wa []float64
+	for i, a := range angles {
+		sc := scales[i]
+		switch {
+		case sc < 1 && a == 0:
+			small = append(small, sc)
+		case math.Abs(a) > 2.5:
+			ws, wa = append(ws, sc), append(wa, a)
+		default:
 			cs, ca = append(cs, sc), append(ca, a)
 		}
 	}
 	// Two coarse windows, centred at a quarter and three quarters of the
 	// long side, so that one flat or clipped region cannot hide the mark.
 	var coarse []syncResult
-	half := s.coarseHalf
-	for _, f := range s.centres {
+	window := func(f float64, half int) (x0, y0, x1, y1 int) {
 		cx, cy := w/2, h/2
 		if w >= h {
 			cx = int(f * float64(w))
 		} else {
 			cy = int(f * float64(h))
 		}
-		x0, x1 := max(0, cx-half), min(w, cx+half)
-		y0, y1 := max(0, cy-half), min(h, cy+half)
+		return max(0, cx-half), max(0, cy-half), min(w, cx+half), min(h, cy+half)
+	}
+	for _, f := range s.centres {
+		x0, y0, x1, y1 := window(f, s.coarseHalf)
 		coarse = append(coarse, s.syncChips(hp, w, cs, ca, x0, y0, x1, y1)...)
+	}
+	// Wide rotations (±3° … ±5°) fold the central window only: they are
+	// a third of the rotated folds, and the picture fills the frame.
+	if len(ws) > 0 {
+		x0, y0, x1, y1 := window(0.5, s.coarseHalf)
+		coarse = append(coarse, s.syncChips(hp, w, ws, wa, x0, y0, x1, y1)...)
+	}
+	// Scales below 1 (the picture smaller than its frame) fold two
+	// windows inside the picture's box, shrunk with the scale: the same
+	// span of the embedding grid, so the same tolerance to a scale error.
+	// Two neighbouring scales share a window and an FFT.
+	if len(small) > 0 {
+		bx0, by0, bx1, by1 := box[0], box[1], box[2], box[3]
+		bw, bh := bx1-bx0, by1-by0
+		for i := 0; i < len(small); i += 2 {
+			pair := small[i:min(i+2, len(small))]
+			half := max(int(float64(s.coarseHalf)*pair[0]), s.tile/2)
+			for _, f := range s.centres {
+				cx, cy := bx0+bw/2, by0+bh/2
+				if bw >= bh {
+					cx = bx0 + int(f*float64(bw))
+				} else {
+					cy = by0 + int(f*float64(bh))
+				}
+				x0, y0, x1, y1 := max(bx0, cx-half), max(by0, cy-half), min(bx1, cx+half), min(by1, cy+half)
+				coarse = append(coarse, s.syncChips(hp, w, pair, make([]float64, len(pair)), x0, y0, x1, y1)...)
+			}
+		}
 	}
 	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
 	// Keep distinct (scale, angle) pairs only.

@@ -177,7 +177,7 @@ func TestEmbedTooSmall(t *testing.T) {
 	for _, tc := range []struct {
 		w, h    int
 		wantErr bool
-	}{{200, 800, true}, {255, 255, true}, {256, 300, false}} {
+	}{{167, 800, true}, {150, 200, true}, {168, 300, false}, {255, 255, false}, {256, 300, false}} {
 		_, err := Embed(image.NewGray(image.Rect(0, 0, tc.w, tc.h)), 1)
 		var tse *TooSmallError
 		if got := errors.As(err, &tse); got != tc.wantErr {
@@ -245,4 +245,17 @@ func FuzzExtract(f *testing.F) {
 			t.Fatalf("Extract(%dx%d) of unmarked input = %v %+v", W, H, p, d)
 		}
 	})
+}
+
+func TestWithMinShortSide(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 140, 120))
+	if _, err := Embed(img, 1); err == nil {
+		t.Fatalf("Embed(140x120) without the option succeeded, want a TooSmallError")
+	}
+	if _, err := Embed(img, 1, WithMinShortSide(120)); err != nil {
+		t.Errorf("Embed(140x120, WithMinShortSide(120)) = %v, want success", err)
+	}
+	if _, err := Embed(img, 1, WithMinShortSide(32)); err == nil {
+		t.Errorf("WithMinShortSide(32) accepted, want an error below MinExtractShortSide")
+	}
 }

@@ -105,4 +105,11 @@ type LookupCandidate struct {
 	// RootConfirmed is true when the origin read Anchor.MerkleRoot back
 	// from transaction Anchor.TxHash with enough confirmations.
 	RootConfirmed bool `json:"root_confirmed"`
+	// WatermarkReason says why a record carries no watermark (the
+	// service's word, e.g. a picture too small to carry one when signed).
+	WatermarkReason string `json:"watermark_reason,omitempty"`
+	// Network is the chain the origin anchors on (and checked Anchor
+	// against), so that a client deciding from this answer reports it
+	// exactly as the origin does.
+	Network *Network `json:"network,omitempty"`
 }

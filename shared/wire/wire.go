@@ -1,7 +1,13 @@
 // Package wire holds the JSON types of the public API that the origin, the
-// edge and the WebAssembly verifier exchange. The types carry no behaviour:
-// field names and JSON tags are the contract documented in docs/api.md.
+// edge and the WebAssembly verifier exchange. The types carry no behaviour
+// beyond wording helpers (Network.Label, Network.ExplorerTx): field names
+// and JSON tags are the contract documented in docs/api.md.
 package wire
+
+import (
+	"fmt"
+	"strings"
+)
 
 // Check names, as used as keys of [Checks] in JSON.
 const (
@@ -21,6 +27,10 @@ const (
 type Check struct {
 	Passed  bool   `json:"passed"`
 	Details string `json:"details"`
+	// NotApplicable is true when the check cannot apply to the record
+	// (the watermark check of a record signed without a watermark): it
+	// neither passes nor counts against the file.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // Checks are the four checks of a verification, always all present.
@@ -72,13 +82,16 @@ type Signer struct {
 
 // VerifyResponse is the body of POST /api/v1/verify.
 type VerifyResponse struct {
-	Authentic    bool    `json:"authentic"`
-	Confidence   float64 `json:"confidence"`
-	Origin       *Origin `json:"origin,omitempty"`
-	Signer       *Signer `json:"signer,omitempty"`
-	BlockchainTx string  `json:"blockchain_tx,omitempty"`
+	Authentic  bool    `json:"authentic"`
+	Confidence float64 `json:"confidence"`
+	Origin     *Origin `json:"origin"`
+	Signer     *Signer `json:"signer"`
+	// BlockchainTx and Timestamp are always present: empty while the
+	// record is pending (no transaction yet) or when the answer is not
+	// authentic; Origin and Signer are then null.
+	BlockchainTx string `json:"blockchain_tx"`
 	// Timestamp is the signing time of the matched record, ISO 8601 (RFC 3339) in UTC.
-	Timestamp string `json:"timestamp,omitempty"`
+	Timestamp string `json:"timestamp"`
 	Checks    Checks `json:"checks"`
 	// RecordID is the matched record, when there is one (an extension of the spec).
 	RecordID string `json:"record_id,omitempty"`
@@ -108,6 +121,57 @@ type VerifyResponse struct {
 	// ChangedBlocks is the coarse map of the signed picture's blocks
 	// found changed, for edited.
 	ChangedBlocks *BlockMap `json:"changed_blocks,omitempty"`
+	// Network is the chain the answering record is (or will be) anchored
+	// on, present whenever a record was found and its anchoring state
+	// could be read (docs/anchoring.md, "Which network").
+	Network *Network `json:"network,omitempty"`
+}
+
+// LocalChainDescription is what every surface says of an anchor on a
+// chain that is not public (the embedded development chain).
+const LocalChainDescription = "local development chain: proves order and integrity within this service, not a public timestamp"
+
+// Network describes an anchoring chain as the service is configured: the
+// origin's word, not covered by any signature. A chain that is not Public
+// is one only the service's operator runs: its anchors show the order and
+// integrity of the service's records, not a timestamp anyone else can
+// check, and they never raise a verdict's confidence.
+type Network struct {
+	// Name is the network name proofs carry ("provenant-dev", "sepolia").
+	Name string `json:"name"`
+	// ChainID is its EIP-155 chain id.
+	ChainID uint64 `json:"chain_id"`
+	// Public is true for a chain anyone can read from independent nodes.
+	Public bool `json:"public"`
+	// Description says in reader words what an anchor on it proves
+	// (LocalChainDescription when not Public).
+	Description string `json:"description"`
+	// ExplorerTxURL, for a public chain with a known block explorer, is a
+	// URL template: "{tx}" stands for the 0x transaction hash.
+	ExplorerTxURL string `json:"explorer_tx_url,omitempty"`
+}
+
+// ExplorerTx returns the explorer link of transaction tx ("" when the
+// network has no explorer or tx is empty).
+func (n *Network) ExplorerTx(tx string) string {
+	if n == nil || n.ExplorerTxURL == "" || tx == "" {
+		return ""
+	}
+	return strings.Replace(n.ExplorerTxURL, "{tx}", tx, 1)
+}
+
+// Label is the short phrase naming the network for a reader, e.g.
+// "sepolia (chain id 11155111), a public network" or "provenant-dev
+// (chain id 1337), a local development chain: proves order and integrity
+// within this service, not a public timestamp".
+func (n *Network) Label() string {
+	if n == nil {
+		return ""
+	}
+	if n.Public {
+		return fmt.Sprintf("%s (chain id %d), a public network", n.Name, n.ChainID)
+	}
+	return fmt.Sprintf("%s (chain id %d), a %s", n.Name, n.ChainID, LocalChainDescription)
 }
 
 // Region is a rectangle of the signed picture as fractions (0..1) of its
@@ -191,17 +255,24 @@ type Certificate struct {
 	SignatureHex string `json:"signature_hex,omitempty"`
 	// Anchor is the Merkle inclusion of the record's leaf, once anchored.
 	Anchor *Anchor `json:"anchor,omitempty"`
+	// Network is the chain the record is (or will be) anchored on.
+	Network *Network `json:"network,omitempty"`
 }
 
 // SignResponse is the JSON body of POST /api/v1/sign when no file is returned.
 type SignResponse struct {
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	Certificate         Certificate `json:"certificate"`
+	RecordID            string `json:"record_id"`
+	SHA256              string `json:"sha256"`
+	PerceptualHash      string `json:"perceptual_hash"`
+	WatermarkPayloadHex string `json:"watermark_payload_hex"`
+	// Watermark is "embedded", or "none" for a picture signed without a
+	// watermark (WatermarkPayloadHex is then empty) with WatermarkReason
+	// saying why.
+	Watermark        string      `json:"watermark"`
+	WatermarkReason  string      `json:"watermark_reason,omitempty"`
+	SignatureHex     string      `json:"signature_hex"`
+	BlockchainStatus string      `json:"blockchain_status"`
+	Certificate      Certificate `json:"certificate"`
 	// ParentRecordID is the record the signed upload derives from, when it
 	// is already signed content (same account, or declared with
 	// derivative_of); ParentEvidence names what linked it.

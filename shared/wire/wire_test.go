@@ -21,9 +21,12 @@ func TestJSONNames(t *testing.T) {
 				`"display":"Org (verified domain org.example, key 0123456789abcdef)"},` +
 				`"blockchain_tx":"0x1","timestamp":"2026-11-22T12:00:00.000Z","checks":{"watermark":{"passed":false,"details":""},` +
 				`"sha256":{"passed":false,"details":""},"perceptual_hash":{"passed":false,"details":""},"blockchain":{"passed":false,"details":""}},"match":"reencoded"}`},
-		{"sign", SignResponse{RecordID: "r", SHA256: "s", PerceptualHash: "p", WatermarkPayloadHex: "w", SignatureHex: "g", BlockchainStatus: StatusPending,
+		{"verify not authentic, pending", VerifyResponse{Match: "none", Checks: Checks{Watermark: Check{Details: "not applicable: x", NotApplicable: true}}},
+			`{"authentic":false,"confidence":0,"origin":null,"signer":null,"blockchain_tx":"","timestamp":"","checks":{"watermark":{"passed":false,"details":"not applicable: x","not_applicable":true},` +
+				`"sha256":{"passed":false,"details":""},"perceptual_hash":{"passed":false,"details":""},"blockchain":{"passed":false,"details":""}},"match":"none"}`},
+		{"sign", SignResponse{RecordID: "r", SHA256: "s", PerceptualHash: "p", WatermarkPayloadHex: "w", Watermark: "embedded", SignatureHex: "g", BlockchainStatus: StatusPending,
 			Certificate: Certificate{RecordID: "r", SHA256: "s", SignerPublicKey: "k", OrgName: "o", Timestamp: "t"}},
-			`{"record_id":"r","sha256":"s","perceptual_hash":"p","watermark_payload_hex":"w","signature_hex":"g","blockchain_status":"pending",` +
+			`{"record_id":"r","sha256":"s","perceptual_hash":"p","watermark_payload_hex":"w","watermark":"embedded","signature_hex":"g","blockchain_status":"pending",` +
 				`"certificate":{"record_id":"r","sha256":"s","signer_public_key":"k","org_name":"o","timestamp":"t"}}`},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,9 @@ type BadgeState struct {
 	// verified.
 	Revoked  bool
 	Anchored bool
+	// Network is the chain the service anchors on (Config.Network), nil
+	// when not configured.
+	Network *wire.Network
 }
 
 // Badge returns the badge state of record id (any owner), or ErrNotFound.
@@ -27,7 +30,7 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 		return BadgeState{}, err
 	}
 	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked,
-		Anchored: r.BlockchainStatus == wire.StatusAnchored}, nil
+		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 
 // OrgCounts are an organisation's public totals, for its badge.

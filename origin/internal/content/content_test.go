@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -331,7 +332,6 @@ func TestSignErrors(t *testing.T) {
 	}{
 		{"another account's key", SignInput{Owner: bob.id, SigningKeyID: alice.keyID, File: good}, keys.ErrNotFound},
 		{"unknown key", SignInput{Owner: alice.id, SigningKeyID: "00000000-0000-4000-8000-000000000000", File: good}, keys.ErrNotFound},
-		{"too small to watermark", SignInput{Owner: alice.id, SigningKeyID: alice.keyID, File: photo(t, 3, 64, 64)}, ErrImageTooSmall},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -709,5 +709,41 @@ func TestListAndSearch(t *testing.T) {
 	}
 	if _, err := e.svc.Get(ctx, bob.id, ids[0]); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get of another account's record: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestSignWithoutWatermark: a picture too small to carry the watermark is
+// signed without one; the signed record has no payload and the stored
+// record says why. Pictures at the minimum and above are marked.
+func TestSignWithoutWatermark(t *testing.T) {
+	e := newEnv(t)
+	alice := e.newOwner("alice@example.com", "Example News")
+	for _, tc := range []struct {
+		w, h   int
+		marked bool
+	}{{320, 240, true}, {224, 168, true}, {200, 150, false}, {167, 300, false}, {64, 48, false}} {
+		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
+			res, err := e.svc.Sign(context.Background(), SignInput{Owner: alice.id, SigningKeyID: alice.keyID, File: photo(t, 5, tc.w, tc.h)})
+			if err != nil {
+				t.Fatalf("Sign: %v", err)
+			}
+			rec, err := record.Parse(res.Record.Canonical)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Record
+			if got := len(rec.WatermarkPayload) > 0; got != tc.marked {
+				t.Errorf("signed payload present = %v, want %v", got, tc.marked)
+			}
+			if got := r.WatermarkState() == WatermarkEmbedded; got != tc.marked || (r.WatermarkPayloadHex != "") != tc.marked {
+				t.Errorf("state %q payload %q, want marked %v", r.WatermarkState(), r.WatermarkPayloadHex, tc.marked)
+			}
+			if tc.marked != (r.WatermarkReason == "") || (!tc.marked && !strings.HasPrefix(r.WatermarkReason, WatermarkReasonTooSmall)) {
+				t.Errorf("reason %q, want %q for an unmarked picture and none otherwise", r.WatermarkReason, WatermarkReasonTooSmall)
+			}
+			if resp := res.Response(); resp.Watermark != r.WatermarkState() || resp.WatermarkReason != r.WatermarkReason {
+				t.Errorf("response watermark %q reason %q, want %q %q", resp.Watermark, resp.WatermarkReason, r.WatermarkState(), r.WatermarkReason)
+			}
+		})
 	}
 }

@@ -66,6 +66,7 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		OriginalMatch: r.OriginalSHA256 != "" && r.OriginalSHA256 == shaHex,
 		Status:        r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
 		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
+		WatermarkReason: r.WatermarkReason,
 	}
 	if rec, err := record.Parse(c.signed.Bytes); err == nil {
 		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)
@@ -79,7 +80,7 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		return w
 	}
 	w.AnchorState, w.RootConfirmed = wireAnchorState(st.Outcome), st.Outcome == anchor.Verified
-	w.AnchorDetail = st.Detail
+	w.AnchorDetail, w.Network = st.Detail, s.cfg.Network
 	if a := st.Anchor(); a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),
 			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, ChainID: a.ChainID, BlockHash: a.BlockHash,

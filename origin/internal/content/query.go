@@ -173,6 +173,8 @@ func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
 type Detail struct {
 	Record *Record
 	Anchor anchor.State
+	// Network is the chain the service anchors on (Config.Network).
+	Network *wire.Network
 }
 
 // GetDetail returns owner's record and its anchoring state (the Merkle
@@ -182,7 +184,7 @@ func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, erro
 	if err != nil {
 		return Detail{}, err
 	}
-	return Detail{Record: r, Anchor: s.anchorState(ctx, r)}, nil
+	return Detail{Record: r, Anchor: s.anchorState(ctx, r), Network: s.cfg.Network}, nil
 }
 
 func (s *Service) anchorState(ctx context.Context, r *Record) anchor.State {
@@ -216,6 +218,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 	if err != nil {
 		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
 	}
+	w.Network = s.cfg.Network
 	return w, r, nil
 }
 

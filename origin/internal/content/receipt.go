@@ -50,6 +50,13 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	if st.Outcome != anchor.Verified || st.Proof == nil {
 		return nil, nil, &NotAnchoredError{Detail: st.Detail}
 	}
+	// The batch is on chain but the record does not carry its anchoring
+	// time yet (the batch callback runs a moment later). A signing key's
+	// revocation is judged against that time, so no receipt goes out
+	// before it is known: the receipt and a later verify then agree.
+	if r.AnchoredAt == nil {
+		return nil, nil, &NotAnchoredError{Detail: "anchored: the record's anchoring time is being recorded"}
+	}
 	p := st.Proof
 	in := receipt.Inclusion{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, AuditPath: make([]merkle.Hash, len(p.AuditPath)),
 		Root: merkle.Hash(p.MerkleRoot), ChainID: p.ChainID, TxHash: p.TxHash, BlockNumber: p.BlockNumber, BlockHash: p.BlockHash}
@@ -59,6 +66,9 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	rc, err := receipt.New(sg, in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
+	}
+	if n := s.cfg.Network; n != nil {
+		rc.Network = &receipt.Network{Name: n.Name, ChainID: n.ChainID, Public: n.Public, Description: n.Description, ExplorerTxURL: n.ExplorerTxURL}
 	}
 	if kr := s.keyRevocation(ctx, r); kr != nil {
 		rc.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: kr.KeyRevokedAt, CompromisedSince: kr.CompromisedSince,

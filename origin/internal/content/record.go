@@ -27,7 +27,10 @@ type Record struct {
 	OriginalSHA256      string `json:"original_sha256,omitempty"`
 	PerceptualHash      string `json:"perceptual_hash"`
 	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
+	// WatermarkReason says why a signed record has no watermark (see
+	// WatermarkState); empty when it has one.
+	WatermarkReason string `json:"watermark_reason,omitempty"`
+	SignatureHex    string `json:"signature_hex"`
 	// Canonical is the canonical record encoding (shared/record) the
 	// signature covers.
 	Canonical        []byte      `json:"canonical"`
@@ -75,6 +78,28 @@ func (r *Record) FileURL() string {
 		return ""
 	}
 	return "/api/v1/content-records/" + r.ID + "/file"
+}
+
+// Watermark states of a record.
+const (
+	// WatermarkEmbedded: the signed file carries the record's payload.
+	WatermarkEmbedded = "embedded"
+	// WatermarkNone: the record has no watermark (a picture too small to
+	// carry one when signed, or a registered record without a payload).
+	WatermarkNone = "none"
+)
+
+// WatermarkReasonTooSmall starts the reason of a picture signed without a
+// watermark because it was too small to carry one.
+const WatermarkReasonTooSmall = "too small to carry a watermark when signed"
+
+// WatermarkState returns WatermarkEmbedded when the record has a payload
+// and WatermarkNone otherwise.
+func (r *Record) WatermarkState() string {
+	if r.WatermarkPayloadHex != "" {
+		return WatermarkEmbedded
+	}
+	return WatermarkNone
 }
 
 // Signed returns the record's canonical bytes and signature.

@@ -28,6 +28,7 @@ import (
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/verdict"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Errors callers branch on.
@@ -43,8 +44,6 @@ var (
 	ErrBadSignature = errors.New("content: signature does not verify")
 	// ErrAlreadyRevoked: the record was revoked before.
 	ErrAlreadyRevoked = errors.New("content: record already revoked")
-	// ErrImageTooSmall: the image is too small to carry a watermark.
-	ErrImageTooSmall = errors.New("content: image too small to watermark")
 	// ErrPayloadExhausted: no unused watermark payload was found (a broken
 	// random source; 2^64 payloads make a collision otherwise negligible).
 	ErrPayloadExhausted = errors.New("content: could not allocate a unique watermark payload")
@@ -155,6 +154,12 @@ type Config struct {
 	// references it commits; nil keeps none (sign answers the file only
 	// once, as it is returned).
 	Blobs blobs.Store
+	// Network describes the chain records are anchored on, as configured
+	// (name, chain id, whether it is public); verify, lookup answers,
+	// certificates and receipts carry it so that no surface presents an
+	// anchor on a local chain as a public timestamp. Nil says nothing,
+	// which verification counts as not public.
+	Network *wire.Network
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

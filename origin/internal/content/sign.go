@@ -58,7 +58,8 @@ type SignResult struct {
 func (r *SignResult) Response() wire.SignResponse {
 	return wire.SignResponse{
 		RecordID: r.Record.ID, SHA256: r.Record.SHA256, PerceptualHash: r.Record.PerceptualHash,
-		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, SignatureHex: r.Record.SignatureHex,
+		WatermarkPayloadHex: r.Record.WatermarkPayloadHex, Watermark: r.Record.WatermarkState(),
+		WatermarkReason: r.Record.WatermarkReason, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
 		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
 		DownloadURL: r.Record.FileURL(),
@@ -110,10 +111,13 @@ func cleanFilename(s string) string {
 // the record, its indexes, its anchoring queue entry, the owner's counters
 // and a content.signed event in one transaction.
 //
+// Every decodable picture is signed: one whose short side is under
+// watermark.MinEmbedShortSide is signed without a watermark (Record.Watermark
+// "none", with the reason).
+//
 // Errors: keys.ErrNotFound when the key is not the caller's;
-// keys.ErrDeviceKey when it is a device key; imagex
-// sentinels for unusable uploads; ErrImageTooSmall below the watermark's
-// minimum size.
+// keys.ErrDeviceKey when it is a device key; imagex sentinels for unusable
+// uploads.
 func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
@@ -162,17 +166,21 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	payload, err := s.freshPayload(ctx)
-	if err != nil {
-		return nil, err
-	}
-	marked, err := watermark.Embed(img.Image, payload)
-	if err != nil {
-		var small *watermark.TooSmallError
-		if errors.As(err, &small) {
-			return nil, fmt.Errorf("%w: %w", ErrImageTooSmall, err)
+	// A picture too small to carry the watermark is signed without one:
+	// the record says so (no payload, and the reason), and verification
+	// rests on the SHA-256 and the perceptual hash.
+	var payload watermark.Payload
+	marked, noMark := img.Image, ""
+	if b := img.Image.Bounds(); min(b.Dx(), b.Dy()) < watermark.MinEmbedShortSide {
+		noMark = fmt.Sprintf("%s: %dx%d px, the watermark needs a short side of at least %d px",
+			WatermarkReasonTooSmall, b.Dx(), b.Dy(), watermark.MinEmbedShortSide)
+	} else {
+		if payload, err = s.freshPayload(ctx); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("content: embed: %w", err)
+		if marked, err = watermark.Embed(img.Image, payload); err != nil {
+			return nil, fmt.Errorf("content: embed: %w", err)
+		}
 	}
 	out, outFmt, quality, err := encodeOutput(marked, img.Format, in.File)
 	if err != nil {
@@ -202,8 +210,10 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	rec := &record.Record{
 		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: ph, SignerPublicKey: pub,
 		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
-		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
-		LocalSig:         grid,
+		LocalSig: grid,
+	}
+	if noMark == "" {
+		rec.WatermarkPayload = binary.BigEndian.AppendUint64(nil, uint64(payload))
 	}
 	if parent != nil {
 		// The parent link is part of what the signature covers (canonical
@@ -233,11 +243,16 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	r := &Record{
 		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
 		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
-		PerceptualHash: ph.String(), WatermarkPayloadHex: payload.String(), SignatureHex: hex.EncodeToString(sig),
+		PerceptualHash: ph.String(), SignatureHex: hex.EncodeToString(sig),
 		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
 		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
 		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
+	}
+	if noMark == "" {
+		r.WatermarkPayloadHex = payload.String()
+	} else {
+		r.WatermarkReason = noMark
 	}
 	if parent != nil {
 		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence

@@ -219,7 +219,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 				s.log.Warn("anchor state unavailable", "record_id", c.rec.ID, "err", err)
 				st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 			}
-			return lookup.Anchoring{State: wireAnchorState(st.Outcome), Detail: st.Detail, Anchor: st.Anchor(), RootConfirmed: st.Outcome == anchor.Verified}
+			return lookup.Anchoring{State: wireAnchorState(st.Outcome), Detail: st.Detail, Anchor: st.Anchor(), RootConfirmed: st.Outcome == anchor.Verified, Network: s.cfg.Network}
 		}})
 	out := &VerifyResult{Facts: f, Match: o.Match, Response: o.Response}
 	if o.Index < 0 {
@@ -298,7 +298,7 @@ func wireAnchorState(o anchor.Outcome) string {
 
 func verdictCandidate(c candidate) verdict.Candidate {
 	vc := verdict.Candidate{Signed: c.signed, Revoked: c.rec.Status == StatusRevoked, RevokedReason: c.rec.RevokedReason,
-		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID}
+		CreatedAt: c.rec.CreatedAt, ParentID: c.rec.ParentRecordID, NoWatermarkReason: c.rec.WatermarkReason}
 	if c.rec.RevokedAt != nil {
 		vc.RevokedAt = *c.rec.RevokedAt
 	}

@@ -63,7 +63,16 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 	default:
 		kind = badgePending
 	}
-	writeSVG(ctx, status, badgeSVG("Provenant", "#24292f", kind.text, kind.colour))
+	// An anchor on a chain that is not public is said on the badge itself
+	// and in full in its title: it is no public timestamp.
+	note := ""
+	if st.Network != nil && kind == badgeVerified {
+		note = "anchored on " + st.Network.Label()
+		if !st.Network.Public {
+			kind.text += " · local chain"
+		}
+	}
+	writeSVG(ctx, status, badgeSVGNote("Provenant", "#24292f", kind.text, kind.colour, note))
 	return nil
 }
 
@@ -135,13 +144,23 @@ func textWidth(s string) int {
 // close an element or an attribute; the document has no script, no link
 // and no external reference.
 func badgeSVG(left, leftColour, right, rightColour string) []byte {
+	return badgeSVGNote(left, leftColour, right, rightColour, "")
+}
+
+// badgeSVGNote is badgeSVG with a note appended to the title and the
+// accessible label (not drawn), escaped the same way.
+func badgeSVGNote(left, leftColour, right, rightColour, note string) []byte {
 	lw, rw := textWidth(left), textWidth(right)
 	w := lw + rw
 	el, er := html.EscapeString(left), html.EscapeString(right)
+	label := el + `: ` + er
+	if note != "" {
+		label += ` — ` + html.EscapeString(note)
+	}
 	var b strings.Builder
 	itoa := strconv.Itoa
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + itoa(w) + `" height="20" role="img" aria-label="` + el + `: ` + er + `">`)
-	b.WriteString(`<title>` + el + `: ` + er + `</title>`)
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + itoa(w) + `" height="20" role="img" aria-label="` + label + `">`)
+	b.WriteString(`<title>` + label + `</title>`)
 	b.WriteString(`<rect width="` + itoa(lw) + `" height="20" fill="` + leftColour + `"/>`)
 	b.WriteString(`<rect x="` + itoa(lw) + `" width="` + itoa(rw) + `" height="20" fill="` + rightColour + `"/>`)
 	b.WriteString(`<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">`)

@@ -139,6 +139,10 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("X-Original-SHA256", res.Record.OriginalSHA256)
 	h.Set("X-Perceptual-Hash", res.Record.PerceptualHash)
 	h.Set("X-Watermark-Payload", res.Record.WatermarkPayloadHex)
+	h.Set("X-Watermark", res.Record.WatermarkState())
+	if res.Record.WatermarkReason != "" {
+		h.Set("X-Watermark-Reason", res.Record.WatermarkReason)
+	}
 	h.Set("X-Signature", res.Record.SignatureHex)
 	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
 	if res.Record.ParentRecordID != "" {
@@ -323,6 +327,8 @@ type recordView struct {
 	OriginalSHA256      string      `json:"original_sha256,omitempty"`
 	PerceptualHash      string      `json:"perceptual_hash"`
 	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
+	Watermark           string      `json:"watermark"`
+	WatermarkReason     string      `json:"watermark_reason,omitempty"`
 	SignatureHex        string      `json:"signature_hex"`
 	BlockchainStatus    string      `json:"blockchain_status"`
 	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
@@ -360,6 +366,8 @@ type anchoringView struct {
 	Status string        `json:"status"`
 	Detail string        `json:"detail"`
 	Proof  *anchor.Proof `json:"proof,omitempty"`
+	// Network is the chain the service anchors on (verify's network object).
+	Network *wire.Network `json:"network,omitempty"`
 }
 
 func fmtTime(t *time.Time) string {
@@ -372,7 +380,8 @@ func fmtTime(t *time.Time) string {
 func toRecordView(r *content.Record) recordView {
 	return recordView{
 		ID: r.ID, RecordID: r.ID, SHA256: r.SHA256, OriginalSHA256: r.OriginalSHA256, PerceptualHash: r.PerceptualHash,
-		WatermarkPayloadHex: r.WatermarkPayloadHex, SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
+		WatermarkPayloadHex: r.WatermarkPayloadHex, Watermark: r.WatermarkState(), WatermarkReason: r.WatermarkReason,
+		SignatureHex: r.SignatureHex, BlockchainStatus: r.BlockchainStatus,
 		BlockchainTx: r.BlockchainTx, OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
@@ -499,10 +508,11 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	cert.Network = d.Network
 	out := recordDetail{
 		recordView: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
 		Width: r.Width, Height: r.Height, Canonical: base64.StdEncoding.EncodeToString(r.Canonical), Certificate: cert,
-		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof},
+		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof, Network: d.Network},
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
@@ -540,7 +550,11 @@ type certificateView struct {
 	RevokedAt      string      `json:"revoked_at,omitempty"`
 	OriginType     string      `json:"origin_type"`
 	// OriginLabel is OriginType's human label (HTML page only).
-	OriginLabel   string `json:"-"`
+	OriginLabel string `json:"-"`
+	// NetworkLabel names the network for a reader and ExplorerLink is the
+	// transaction on a public network's explorer (HTML page only).
+	NetworkLabel  string `json:"-"`
+	ExplorerLink  string `json:"-"`
 	OrgType       string `json:"org_type"`
 	KeyName       string `json:"key_name"`
 	Blockchain    string `json:"blockchain_status"`
@@ -593,6 +607,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <body><main><h1>Provenance certificate</h1>
 {{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
 {{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
+{{with .Network}}{{if not .Public}}<p><strong>Anchoring network: {{.Name}}, a {{.Description}}.</strong></p>{{end}}{{end}}
 <dl>
 <dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
 <dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>
@@ -601,9 +616,10 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
 <dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
 <dt>Origin</dt><dd>{{with .OriginLabel}}{{.}} ({{end}}<code>{{.OriginType}}</code>{{if .OriginLabel}}){{end}}, declared by the signer</dd>
-<dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on chain{{else}}received by the service, not yet anchored{{end}})</dd>
+<dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on {{with .Network}}{{if .Public}}the public network {{.Name}}{{else}}the service's local development chain, not a public timestamp{{end}}{{else}}chain{{end}}{{else}}received by the service, not yet anchored{{end}})</dd>
 {{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
 <dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
+{{if .NetworkLabel}}<dt>Network</dt><dd>{{.NetworkLabel}}</dd>{{end}}
 <dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
 </dl>
 {{if .Chain}}<h2>Provenance chain</h2>
@@ -613,7 +629,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dl>
 <dt>Merkle root</dt><dd><code>{{.MerkleRoot}}</code></dd>
 <dt>Leaf</dt><dd>{{.LeafIndex}} of {{.TreeSize}}{{if .BatchID}} (batch {{.BatchID}}){{end}}</dd>
-<dt>Transaction</dt><dd><code>{{.TxHash}}</code> in block {{.BlockNumber}}{{if .Network}} on {{.Network}}{{end}}{{if .ChainID}} (chain id {{.ChainID}}){{end}}</dd>
+<dt>Transaction</dt><dd><code>{{.TxHash}}</code> in block {{.BlockNumber}}{{if .Network}} on {{.Network}}{{end}}{{if .ChainID}} (chain id {{.ChainID}}){{end}}{{if $.ExplorerLink}} (<a href="{{$.ExplorerLink}}" rel="noopener">see it on the block explorer</a>){{end}}</dd>
 </dl>
 <h2>Checking it yourself</h2>
 <ol>
@@ -640,6 +656,12 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
 	v.timeOfRecord(r)
+	if n := c.Network; n != nil {
+		v.NetworkLabel = n.Label()
+		if n.Public && r.BlockchainTx != "" {
+			v.ExplorerLink = n.ExplorerTx(r.BlockchainTx)
+		}
+	}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		v.OriginLabel = ot.Label
 	}

@@ -98,7 +98,6 @@ const (
 	CodeUnsupportedImage   = "unsupported_image_format"
 	CodeTooManyPixels      = "too_many_pixels"
 	CodeCorruptImage       = "corrupt_image"
-	CodeImageTooSmall      = "image_too_small"
 	CodeDuplicateRecord    = "duplicate_record"
 	CodeInvalidSignature   = "invalid_signature"
 	CodeAlreadyRevoked     = "already_revoked"
@@ -217,7 +216,6 @@ var errorMappings = []struct {
 	{imagex.ErrUnsupportedFormat, fasthttp.StatusUnsupportedMediaType, CodeUnsupportedImage, "The file is not a JPEG, PNG, GIF or WebP image"},
 	{imagex.ErrTooManyPixels, fasthttp.StatusUnprocessableEntity, CodeTooManyPixels, "The image dimensions exceed the limit"},
 	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
-	{content.ErrImageTooSmall, fasthttp.StatusUnprocessableEntity, CodeImageTooSmall, "The image is too small to carry a watermark"},
 	{content.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{content.ErrFileNotKept, fasthttp.StatusNotFound, CodeFileNotKept, "The record's signed file is not stored"},
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},

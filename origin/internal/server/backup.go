@@ -3,6 +3,7 @@ package server
 import (
 	"archive/tar"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,7 +297,18 @@ func Restore(ctx context.Context, r io.Reader, dataDir string, log *slog.Logger)
 				return fmt.Errorf("server: restore: %w", err)
 			}
 		case name == backupChainName:
-			chain, err := ethchain.Open(ctx, ethchain.Config{DataDir: dataDir})
+			// The node key came with the secrets, which precede the
+			// chain in the archive; an archive from before node keys has
+			// none, and its chain is the legacy one.
+			var nodeKey []byte
+			if b, rerr := os.ReadFile(filepath.Join(dataDir, secretsSubdir, chainKeyFile)); rerr == nil {
+				k, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+				if derr != nil || len(k) != ethchain.NodeKeySize {
+					return fmt.Errorf("server: restore: secret file %s is malformed", chainKeyFile)
+				}
+				nodeKey = k
+			}
+			chain, err := ethchain.Open(ctx, ethchain.Config{DataDir: dataDir, NodeKey: nodeKey})
 			if err != nil {
 				return fmt.Errorf("server: restore: open chain: %w", err)
 			}

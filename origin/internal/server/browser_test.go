@@ -253,6 +253,12 @@ func TestWidgetInChromium(t *testing.T) {
 	ts.mustStatus(r, 201, "sign water")
 	revoked, revokedID := r.body, r.header.Get("X-Record-Id")
 	ts.waitAnchored(s, id, revokedID)
+	// A picture too small to carry a watermark is signed without one; its
+	// watermark check is "not applicable", in the browser as at the origin
+	// (signed after the batch above, so it stays pending).
+	r = ts.signFile(s, photo(t, 11, 64, 48), nil)
+	ts.mustStatus(r, 201, "sign a 64x48 picture")
+	small, smallID := r.body, r.header.Get("X-Record-Id")
 	r = ts.do("DELETE", "/api/v1/content-records/"+revokedID, s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
 
@@ -266,6 +272,7 @@ func TestWidgetInChromium(t *testing.T) {
 		{"edited", "altered", "", captioned(t, signed)},
 		{"unsigned", "none", "", photo(t, 7, 640, 480)},
 		{"revoked", "revoked", revokedID, revoked},
+		{"small", "pending", smallID, small},
 	}
 	files := map[string][]byte{}
 	var names []string
@@ -302,6 +309,27 @@ func TestWidgetInChromium(t *testing.T) {
 			}
 			if c.recordID != "" && g.RecordID != c.recordID {
 				t.Errorf("badge record-id %q, want %q", g.RecordID, c.recordID)
+			}
+			if wm := g.Verification.Result.Checks.Watermark; (c.name == "small") != wm.NotApplicable {
+				t.Errorf("watermark check %+v: not applicable only for the picture signed without a watermark", wm)
+			}
+			if c.name == "small" {
+				var text string
+				var shot []byte
+				if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS("small", `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+					chromedp.CaptureScreenshot(&shot),
+					chromedp.Evaluate(badgeJS("small", `root.querySelector('button.close').click()`), nil)); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(text, "Watermark: not applicable") || !strings.Contains(text, "too small to carry a watermark when signed") {
+					t.Errorf("small picture's panel:\n%s", text)
+				}
+				if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" {
+					_ = os.MkdirAll(dir, 0o755)
+					if err := os.WriteFile(filepath.Join(dir, "widget-small-panel.png"), shot, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
 			// Same answers: the browser's verdict is the origin's.
 			want := ts.verifyWire(c.file)
@@ -409,7 +437,8 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	if want := []string{"watermark", "sha256", "perceptual_hash", "blockchain"}; !reflect.DeepEqual(panel.Checks, want) {
 		t.Errorf("panel checks %v, want %v", panel.Checks, want)
 	}
-	for _, s := range []string{"Verified", "Widget News", "Confidence", "Signed at", "Transaction", "Block"} {
+	for _, s := range []string{"Verified", "Widget News", "Confidence", "Signed at", "Transaction", "Block",
+		"Network: provenant-dev (chain id 1337), a " + wire.LocalChainDescription} {
 		if !strings.Contains(panel.Text, s) {
 			t.Errorf("panel text lacks %q:\n%s", s, panel.Text)
 		}

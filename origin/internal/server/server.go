@@ -93,6 +93,9 @@ const (
 	blobsSubdir   = "blobs"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
+	// chainKeyFile holds the embedded chain's node key: its funded sender,
+	// and so its genesis, are this installation's alone.
+	chainKeyFile = "chain.key"
 )
 
 // Config configures a Server. Only DataDir is required; zero values get
@@ -402,6 +405,11 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	chainCfg := cfg.Anchor.Chain
 	chainCfg.DataDir = cfg.DataDir
+	if chainCfg.RPCURL == "" {
+		if chainCfg.NodeKey, err = loadOrCreateSecret(filepath.Join(secrets, chainKeyFile), ethchain.NodeKeySize, cfg.Rand); err != nil {
+			return nil, err
+		}
+	}
 	if chainCfg, err = chainCfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -445,6 +453,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
+		Network: chainCfg.Describe(),
 	})
 	if err != nil {
 		return nil, err
@@ -458,7 +467,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
 		Lease:     lease,
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
-		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized,
+		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized || chainCfg.RequireFinalized,
+		MaxFeeCap: chainCfg.MaxFeeCap,
 	})
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
@@ -331,7 +332,11 @@ func TestWebAppInChromium(t *testing.T) {
 		}
 		says := []string{"did not leave your machine", signed.RecordID}
 		if want == "verified" {
-			says = append(says, "Authentic", "Journey News", "Camera", "SHA-256 passed", "Anchoring proof passed", "block ")
+			says = append(says, "Authentic", "Journey News", "Camera", "SHA-256 passed", "Anchoring proof passed", "block ",
+				"anchored on provenant-dev, a "+wire.LocalChainDescription, "provenant-dev (chain id 1337), a "+wire.LocalChainDescription)
+			if strings.Contains(res.Text, "public ledger") {
+				t.Errorf("verify page calls the embedded chain a public ledger:\n%s", res.Text)
+			}
 		} else {
 			says = append(says, "Revoked", "published in error")
 		}
@@ -401,6 +406,11 @@ func TestWebAppInChromium(t *testing.T) {
 	b.axeCheck(t, axe, "webapp-records")
 	b.run(t, "open the record", jsClick(`#records tbody a[href="/records/`+signed.RecordID+`"]`))
 	b.waitJS(t, "proof shown", `document.querySelector("#proof").textContent.includes("root")`, 10*time.Second)
+	var anchoring string
+	b.eval(t, `document.querySelector("#anchoring").innerText`, &anchoring)
+	if !strings.Contains(anchoring, "provenant-dev (chain id 1337), a "+wire.LocalChainDescription) {
+		t.Errorf("record page anchoring does not name the local chain as such:\n%s", anchoring)
+	}
 	b.screenshot(t, dir, "webapp-record")
 	b.axeCheck(t, axe, "webapp-record")
 	b.run(t, "revoke", jsClick("#revoke"))
@@ -433,6 +443,9 @@ func TestWebAppInChromium(t *testing.T) {
 	b.run(t, "create webhook", jsType("#wh-url", rcv.URL+"/hook"),
 		jsClick(`#wh-form button[type="submit"]`))
 	b.waitJS(t, "secret shown", `!document.querySelector("#new-secret").hidden && document.querySelector("#new-secret-value").value.length > 20`, 10*time.Second)
+	// The list is re-rendered after the secret is shown: wait for the new
+	// webhook's row before pressing its button.
+	b.waitJS(t, "webhook listed", `document.querySelector("#webhooks article button:nth-of-type(2)") !== null`, 10*time.Second)
 	b.run(t, "send a test event", jsClick(`#webhooks article button:nth-of-type(2)`))
 	refresh := jsClick(`#dl-filter button[type="submit"]`)
 	deadline := time.Now().Add(20 * time.Second)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // sendWith makes one request with extra headers and returns the response.
@@ -84,8 +86,8 @@ func TestBadges(t *testing.T) {
 
 	r := badge(ids[0])
 	ts.mustStatus(r, 200, "badge")
-	if got := badgeText(t, r); got != "Provenant: verified" {
-		t.Errorf("anchored record badge %q, want verified", got)
+	if got := badgeText(t, r); got != "Provenant: verified · local chain — anchored on provenant-dev (chain id 1337), a "+wire.LocalChainDescription {
+		t.Errorf("anchored record badge %q, want verified on the local chain, said not to be a public timestamp", got)
 	}
 	etag := r.header.Get("ETag")
 	if cc := r.header.Get("Cache-Control"); !strings.Contains(cc, "max-age=30") || !strings.Contains(cc, "stale-while-revalidate") {

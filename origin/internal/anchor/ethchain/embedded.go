@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -38,24 +39,49 @@ const (
 	// embeddedNodeName fixes the instance dir (<DataDir>/provenant-chain)
 	// whatever the binary is called.
 	embeddedNodeName = "provenant-chain"
-	// embeddedKeySeed derives the embedded chain's funded key. The key is
-	// public by construction: the chain is private to this process.
-	embeddedKeySeed = "provenant embedded dev chain anchoring key v1"
+	// legacyKeySeed derived the funded key of embedded chains created
+	// before each installation got its own key (NodeKeySize bytes under
+	// <data>/secrets). It is public; it is used only to open such a chain
+	// and move funds to the installation's key (see OpenEmbedded).
+	legacyKeySeed = "provenant embedded dev chain anchoring key v1"
 )
+
+// NodeKeySize is the length of an embedded chain's node key seed.
+const NodeKeySize = 32
 
 // EmbeddedConfig configures the in-process dev chain.
 type EmbeddedConfig struct {
 	// DataDir holds the chain (e.g. <data>/chain). Required. One process at a time.
 	DataDir string
+	// NodeKey is the installation's random secret (NodeKeySize bytes): the
+	// chain's funded sender key, so its genesis, and with it the chain's
+	// identity, is this installation's alone. Nil means the legacy public
+	// key (only to read a chain created before node keys; tests).
+	NodeKey []byte
 	// AnchorAddress, GasLimit: as in ClientConfig.
 	AnchorAddress string
 	GasLimit      uint64
 }
 
-// EmbeddedKey returns the deterministic funded key of the embedded chain.
-func EmbeddedKey() (*ecdsa.PrivateKey, error) {
-	seed := sha256.Sum256([]byte(embeddedKeySeed))
+// legacyKey returns the public funded key of chains created before node keys.
+func legacyKey() (*ecdsa.PrivateKey, error) {
+	seed := sha256.Sum256([]byte(legacyKeySeed))
 	return crypto.ToECDSA(seed[:])
+}
+
+// nodeKey returns the sender key cfg names.
+func (cfg EmbeddedConfig) nodeKey() (*ecdsa.PrivateKey, error) {
+	if cfg.NodeKey == nil {
+		return legacyKey()
+	}
+	if len(cfg.NodeKey) != NodeKeySize {
+		return nil, fmt.Errorf("ethchain: node key must be %d bytes", NodeKeySize)
+	}
+	k, err := crypto.ToECDSA(cfg.NodeKey)
+	if err != nil {
+		return nil, errors.New("ethchain: node key is not a valid secp256k1 scalar")
+	}
+	return k, nil
 }
 
 // embeddedGenesis is byte-identical on every call (timestamp 0, fixed alloc).
@@ -86,9 +112,9 @@ func OpenEmbedded(cfg EmbeddedConfig) (_ *Chain, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("ethchain: %w", err)
 	}
-	key, err := EmbeddedKey()
+	key, err := cfg.nodeKey()
 	if err != nil {
-		return nil, fmt.Errorf("ethchain: embedded key: %w", err)
+		return nil, err
 	}
 	stack, err := node.New(&node.Config{
 		Name:    embeddedNodeName,
@@ -162,7 +188,89 @@ func OpenEmbedded(cfg EmbeddedConfig) (_ *Chain, err error) {
 		_ = ch.Close()
 		return nil, fmt.Errorf("ethchain: in-process RPC: %w", err)
 	}
+	if exists {
+		if err := adoptNodeKey(context.Background(), client, key, db.SyncKeyValue, cfg.DataDir); err != nil {
+			_ = ch.Close()
+			return nil, err
+		}
+	}
 	return ch, nil
+}
+
+// migrationFunds is what a chain created with the legacy key gives the
+// installation's own key on first opening with it: far more than any
+// number of anchors costs at the chain's fees.
+func migrationFunds() *big.Int {
+	return new(big.Int).Mul(big.NewInt(100_000_000), big.NewInt(params.Ether))
+}
+
+// adoptNodeKey makes key able to anchor on an existing chain. A chain
+// created with key funded it in its genesis. A chain created before node
+// keys funded the public legacy key: it transfers migrationFunds from
+// that key to key, once (key then has a balance), so that existing data
+// dirs keep working and every anchor from then on is sent by this
+// installation's key; earlier anchors stay valid (a proof names its
+// transaction, not its sender). Any other chain was created with another
+// node key, which this installation does not hold.
+func adoptNodeKey(ctx context.Context, c *ethclient.Client, key *ecdsa.PrivateKey, sync func() error, dir string) error {
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	bal, err := c.BalanceAt(ctx, addr, nil)
+	if err != nil {
+		return fmt.Errorf("ethchain: node key balance: %w", err)
+	}
+	if bal.Sign() > 0 {
+		return nil
+	}
+	legacy, err := legacyKey()
+	if err != nil {
+		return err
+	}
+	from := crypto.PubkeyToAddress(legacy.PublicKey)
+	lbal, err := c.BalanceAt(ctx, from, nil)
+	if err != nil {
+		return fmt.Errorf("ethchain: legacy key balance: %w", err)
+	}
+	if lbal.Cmp(migrationFunds()) < 0 {
+		return fmt.Errorf("ethchain: the chain in %s was created with another node key than this installation's "+
+			"(restore the data directory's secrets from the same backup as the chain)", dir)
+	}
+	nonce, err := c.PendingNonceAt(ctx, from)
+	if err != nil {
+		return fmt.Errorf("ethchain: migrate node key: %w", err)
+	}
+	h, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("ethchain: migrate node key: %w", err)
+	}
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		return fmt.Errorf("ethchain: migrate node key: %w", err)
+	}
+	tip := big.NewInt(1)
+	feeCap := new(big.Int).Add(new(big.Int).Mul(h.BaseFee, big.NewInt(2)), tip)
+	tx, err := types.SignNewTx(legacy, types.LatestSignerForChainID(id), &types.DynamicFeeTx{
+		ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: params.TxGas, To: &addr, Value: migrationFunds(),
+	})
+	if err != nil {
+		return fmt.Errorf("ethchain: migrate node key: %w", err)
+	}
+	if err := c.SendTransaction(ctx, tx); err != nil {
+		return fmt.Errorf("ethchain: migrate node key: %w", err)
+	}
+	for range 500 {
+		r, err := c.TransactionReceipt(ctx, tx.Hash())
+		if err == nil && r.BlockNumber != nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return errors.New("ethchain: migrate node key: the transfer failed")
+			}
+			if err := sync(); err != nil {
+				return fmt.Errorf("ethchain: migrate node key: %w", err)
+			}
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.New("ethchain: migrate node key: the transfer was not mined within 5 s")
 }
 
 // chainExists reports whether DataDir already holds a chain, the way geth

@@ -148,6 +148,17 @@ func (c *Chain) Network() string { return c.network }
 // ChainID implements anchor.ChainReader.
 func (c *Chain) ChainID() uint64 { return c.chainID.Uint64() }
 
+// GenesisHash is the hash of block 0: with the chain id, the chain's
+// identity. Every embedded chain's genesis funds its installation's own
+// node key, so two installations never share one.
+func (c *Chain) GenesisHash(ctx context.Context) (anchor.Hash, error) {
+	h, err := c.c.HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		return anchor.Hash{}, fmt.Errorf("ethchain: genesis: %w", err)
+	}
+	return anchor.Hash(h.Hash()), nil
+}
+
 // Sender implements anchor.Chain.
 func (c *Chain) Sender() string { return c.from.Hex() }
 

@@ -65,7 +65,7 @@ func openOrigin(ctx context.Context, dir, rpcURL, keyFile string, batchSize int,
 	}
 	cfg := ethchain.Config{DataDir: dir}
 	if rpcURL != "" {
-		cfg = ethchain.Config{RPCURL: rpcURL, KeyFile: keyFile, Network: "geth-dev", Confirmations: 1}
+		cfg = ethchain.Config{RPCURL: rpcURL, KeyFile: keyFile, Network: ethchain.CustomNetwork, NetworkName: "geth-dev", ChainID: 1337, Confirmations: 1}
 	}
 	ch, err := ethchain.Open(ctx, cfg)
 	if err != nil {

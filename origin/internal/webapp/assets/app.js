@@ -321,7 +321,8 @@
         ]);
         const an = r.anchoring || {};
         kv($('#anchoring'), [['Status', statusBadge(r.blockchain_status)], ['Transaction', r.blockchain_tx || ''],
-          ['Anchored at', r.anchored_at ? fmtTime(r.anchored_at) : ''], ['Detail', an.detail || '']]);
+          ['Anchored at', r.anchored_at ? fmtTime(r.anchored_at) : ''], ['Detail', an.detail || ''],
+          ['Network', an.network ? `${an.network.name} (chain id ${an.network.chain_id}), ` + (an.network.public ? 'a public network' : 'a ' + an.network.description) : '']]);
         $('#proof').textContent = an.proof ? JSON.stringify(an.proof, null, 2) : 'No proof yet: the record is waiting for the next anchoring batch.';
         $('#revoke-panel').hidden = r.status === 'revoked';
       } catch (e) {
@@ -548,7 +549,7 @@
   }
 
   const verdicts = {
-    verified: ['Authentic', 'Signed, unchanged, and anchored on the public ledger.'],
+    verified: ['Authentic', 'Signed, unchanged, and anchored.'],
     pending: ['Authentic (anchoring pending)', 'Signed and unchanged; the record waits for the next anchoring batch.'],
     revoked: ['Revoked', 'The signer revoked this record: do not rely on it.'],
     altered: ['Not the signed file', 'A record was found, but this file is not the one signed (edited, or a mark moved to another picture).'],
@@ -571,7 +572,13 @@
         r = {status: 'error', error: e.message};
       }
       prog.replaceChildren();
-      const [title, text] = verdicts[r.status] || verdicts.error;
+      let [title, text] = verdicts[r.status] || verdicts.error;
+      // Say on which chain: only a public network is a public timestamp.
+      const net = (r.result || {}).network;
+      if (r.status === 'verified') {
+        text = net && net.public ? 'Signed, unchanged, and anchored on the public network ' + net.name + '.'
+          : 'Signed and unchanged; anchored on ' + (net ? net.name + ', a ' + net.description : 'the service\'s own chain, not a public timestamp') + '.';
+      }
       box.dataset.status = r.status;
       box.dataset.path = wasm ? 'browser' : 'server';
       const h = $('#verdict');
@@ -591,6 +598,7 @@
         ['Signed at', res.timestamp ? fmtTime(res.timestamp) : ''],
         ['Anchoring', anchor ? `block ${anchor.block} · tx ${anchor.tx}` + (anchor.network ? ' · ' + anchor.network : '')
           : (res.blockchain_tx ? 'tx ' + res.blockchain_tx : (res.record_id ? 'pending' : ''))],
+        ['Network', net ? `${net.name} (chain id ${net.chain_id}), ` + (net.public ? 'a public network' : 'a ' + net.description) : ''],
         ['Match', r.match || ''],
         ['Record', res.record_id || ''],
       ].filter((x) => x[1]);

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"golang.org/x/image/draw"
+)
+
+// The edits phones, apps and platforms make that move the picture inside
+// its frame: flips, quarter turns, padding, borders, screenshots, small
+// rotations, non-uniform rescaling, overlays, and the colour and detail
+// filters of photo apps.
+
+// dihedral returns m mirrored and/or turned by quarter turns clockwise
+// (the EXIF orientation baked into the pixels).
+func dihedral(mirror bool, quarter int) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		src := toRGBA(m)
+		w, h := src.Bounds().Dx(), src.Bounds().Dy()
+		ow, oh := w, h
+		if quarter%2 == 1 {
+			ow, oh = h, w
+		}
+		out := image.NewRGBA(image.Rect(0, 0, ow, oh))
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				sx := x
+				if mirror {
+					sx = w - 1 - x
+				}
+				var dx, dy int
+				switch quarter % 4 {
+				case 0:
+					dx, dy = x, y
+				case 1:
+					dx, dy = h-1-y, x
+				case 2:
+					dx, dy = w-1-x, h-1-y
+				case 3:
+					dx, dy = y, w-1-x
+				}
+				copy(out.Pix[dy*out.Stride+4*dx:dy*out.Stride+4*dx+4], src.Pix[y*src.Stride+4*sx:y*src.Stride+4*sx+4])
+			}
+		}
+		return out, nil
+	}
+}
+
+// place draws m scaled by f (Catmull-Rom) on a cw×ch canvas of colour bg
+// with its top left corner at (ox, oy) as fractions of the free space.
+func place(m image.Image, f float64, cw, ch int, ox, oy float64, bg color.RGBA) *image.RGBA {
+	b := m.Bounds()
+	w, h := int(math.Round(float64(b.Dx())*f)), int(math.Round(float64(b.Dy())*f))
+	out := image.NewRGBA(image.Rect(0, 0, cw, ch))
+	draw.Draw(out, out.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
+	x0, y0 := int(ox*float64(cw-w)), int(oy*float64(ch-h))
+	r := image.Rect(x0, y0, x0+w, y0+h)
+	if f == 1 {
+		draw.Draw(out, r, m, b.Min, draw.Src)
+	} else {
+		draw.CatmullRom.Scale(out, r, m, b, draw.Src, nil)
+	}
+	return out
+}
+
+// padSquare centres the picture on a white square (what apps do to post
+// a non-square photo).
+func padSquare(m image.Image, _ string) (image.Image, error) {
+	b := m.Bounds()
+	s := max(b.Dx(), b.Dy())
+	return place(m, 1, s, s, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), nil
+}
+
+// border adds a frame of frac of the short side on every side.
+func border(frac float64, bg color.RGBA) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		p := int(frac * float64(min(b.Dx(), b.Dy())))
+		return place(m, 1, b.Dx()+2*p, b.Dy()+2*p, 0.5, 0.5, bg), nil
+	}
+}
+
+// screenshot scales the picture by f and puts it at an offset inside a
+// light-grey canvas of the original size, as a page capture shows it.
+func screenshot(f float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		return place(m, f, b.Dx(), b.Dy(), 0.3, 0.6, color.RGBA{242, 242, 242, 255}), nil
+	}
+}
+
+// aspect rescales the width by fx and keeps the height.
+func aspect(fx float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		return resizeTo(m, int(math.Round(float64(b.Dx())*fx)), b.Dy()), nil
+	}
+}
+
+// captionBar covers the bottom frac of the picture with an opaque dark bar
+// carrying light "text" strokes.
+func captionBar(frac float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		out := toRGBA(m)
+		w, h := out.Bounds().Dx(), out.Bounds().Dy()
+		y0 := h - int(frac*float64(h))
+		for y := y0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				v := uint8(30)
+				if (y-y0)%24 > 8 && (y-y0)%24 < 16 && (x/7)%5 != 0 && x > w/20 && x < w-w/20 {
+					v = 235
+				}
+				i := y*out.Stride + 4*x
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2] = v, v, v
+			}
+		}
+		return out, nil
+	}
+}
+
+// saturate scales the chroma about the BT.601 luma by k.
+func saturate(k float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		out := toRGBA(m)
+		for i := 0; i < len(out.Pix); i += 4 {
+			r, g, b := float64(out.Pix[i]), float64(out.Pix[i+1]), float64(out.Pix[i+2])
+			y := 0.299*r + 0.587*g + 0.114*b
+			out.Pix[i] = clampU8(y + k*(r-y))
+			out.Pix[i+1] = clampU8(y + k*(g-y))
+			out.Pix[i+2] = clampU8(y + k*(b-y))
+		}
+		return out, nil
+	}
+}
+
+// sharpen is an unsharp mask: x + amount·(x − blur_σ1(x)).
+func sharpen(amount float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, tmp string) (image.Image, error) {
+		src := toRGBA(m)
+		bl, err := blur(src, tmp)
+		if err != nil {
+			return nil, err
+		}
+		b := bl.(*image.RGBA)
+		out := image.NewRGBA(src.Bounds())
+		for i := 0; i < len(out.Pix); i += 4 {
+			for c := 0; c < 3; c++ {
+				v := float64(src.Pix[i+c])
+				out.Pix[i+c] = clampU8(v + amount*(v-float64(b.Pix[i+c])))
+			}
+			out.Pix[i+3] = 255
+		}
+		return out, nil
+	}
+}
+
+func clampU8(v float64) uint8 { return uint8(math.Max(0, math.Min(255, math.Round(v)))) }

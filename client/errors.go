@@ -1,0 +1,131 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Error is an error answer of the origin: an RFC 9457 problem
+// (application/problem+json) with Provenant's stable Code. Branch on Code,
+// never on Detail:
+//
+//	var perr *client.Error
+//	if errors.As(err, &perr) && perr.Code == "already_signed" { … }
+//
+// An answer that is not a problem (a proxy's HTML error page) is still an
+// *Error, with Code "" and the status.
+type Error struct {
+	// Status is the HTTP status code.
+	Status int `json:"status"`
+	// Type is the problem type URI (urn:provenant:problem:<code>, or the
+	// IANA quota-exceeded type for rate limits).
+	Type  string `json:"type"`
+	Title string `json:"title"`
+	// Code is the stable machine-readable code (docs/api.md, "Errors").
+	Code   string `json:"code"`
+	Detail string `json:"detail,omitempty"`
+	// Field names the first invalid request member; Errors lists them all.
+	Field  string       `json:"field,omitempty"`
+	Errors []FieldError `json:"errors,omitempty"`
+	// ViolatedPolicies names the rate-limit policies exceeded (429).
+	ViolatedPolicies []string `json:"violated-policies,omitempty"`
+	// RecordID and CertificateURL name the existing record of an
+	// already_signed refusal.
+	RecordID       string `json:"record_id,omitempty"`
+	CertificateURL string `json:"certificate_url,omitempty"`
+	// RequestID identifies the request in the origin's logs; quote it when
+	// reporting a problem.
+	RequestID string `json:"request_id,omitempty"`
+	// RetryAfter is the wait the origin asked for (Retry-After), zero when
+	// it named none.
+	RetryAfter time.Duration `json:"-"`
+	// Method and URL are the request that failed (the URL without query).
+	Method string `json:"-"`
+	URL    string `json:"-"`
+}
+
+// FieldError is one invalid member of a request.
+type FieldError struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
+
+// Error returns "METHOD URL: status code: detail".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Method != "" {
+		fmt.Fprintf(&b, "%s %s: ", e.Method, e.URL)
+	}
+	fmt.Fprintf(&b, "%d", e.Status)
+	if e.Code != "" {
+		b.WriteString(" " + e.Code)
+	}
+	switch {
+	case e.Detail != "":
+		b.WriteString(": " + e.Detail)
+	case e.Title != "":
+		b.WriteString(": " + e.Title)
+	}
+	for _, fe := range e.Errors[min(len(e.Errors), 1):] {
+		fmt.Fprintf(&b, "; %s: %s", fe.Field, fe.Detail)
+	}
+	return b.String()
+}
+
+// Temporary reports whether the same request may succeed later: rate
+// limits and server-side failures.
+func (e *Error) Temporary() bool { return e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+
+// IsCode reports whether err is (or wraps) an [*Error] with the given code.
+func IsCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// NetworkError is a request that got no HTTP answer (connection refused,
+// reset, timeout, TLS failure) after every retry.
+type NetworkError struct {
+	Method, URL string
+	Err         error
+}
+
+// Error implements error.
+func (e *NetworkError) Error() string { return fmt.Sprintf("%s %s: %v", e.Method, e.URL, e.Err) }
+
+// Unwrap returns the transport's error.
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// maxProblemBytes bounds how much of an error body is read.
+const maxProblemBytes = 64 << 10
+
+// readError turns a non-2xx response into an *Error and closes its body.
+func readError(resp *http.Response, now time.Time) *Error {
+	defer resp.Body.Close()
+	e := &Error{}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxProblemBytes))
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "application/problem+json" || mt == "application/json" {
+		_ = json.Unmarshal(body, e)
+	}
+	e.Status = resp.StatusCode
+	if e.Title == "" {
+		e.Title = http.StatusText(resp.StatusCode)
+	}
+	if e.RequestID == "" {
+		e.RequestID = resp.Header.Get("X-Request-Id")
+	}
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
+	if resp.Request != nil {
+		e.Method = resp.Request.Method
+		u := *resp.Request.URL
+		u.RawQuery = ""
+		e.URL = u.String()
+	}
+	return e
+}

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/provenant/provenant/client"
+)
+
+// signExts are the files a folder contributes to sign (single files named
+// on the command line are sent whatever their name).
+var signExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".gif": true, ".webp": true}
+
+// signJob is one file to sign and where its output goes.
+type signJob struct {
+	src string
+	// outDir is the directory of the output; stem its name without
+	// extension (".signed" and the output's extension are added).
+	outDir, stem string
+}
+
+// signResult is one line of sign's report.
+type signResult struct {
+	File     string        `json:"file"`
+	Output   string        `json:"output,omitempty"`
+	Status   string        `json:"status"` // signed, skipped, failed
+	RecordID string        `json:"record_id,omitempty"`
+	SHA256   string        `json:"sha256,omitempty"`
+	Error    *client.Error `json:"error,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	err      error
+}
+
+func (a *app) signCommand() *cobra.Command {
+	var outDir, keyID, parent string
+	var parallel int
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "sign FILE...|DIR...",
+		Short: "Sign files: each NAME.EXT gets a watermarked, signed NAME.signed.EXT",
+		Long: `sign uploads each file to be watermarked and signed, and writes the signed
+file next to it as NAME.signed.jpg (or .png: PNG, GIF and WebP come back as
+PNG), or into -o DIR. A DIR is walked recursively for .jpg .jpeg .png .gif
+.webp files (files already named *.signed.* are left out); with -o the
+folder layout is kept under the output directory.
+
+Files are signed in parallel (--parallel); a progress bar shows on a
+terminal. A file whose output already exists is skipped unless --force.
+The signed file is checked against the record's SHA-256 before it is
+renamed into place, so a partial file never carries the final name.
+
+The signing key is --key, else PROVENANT_SIGNING_KEY, else the default key
+stored by 'provenant keys signing create'.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("sign needs at least one FILE or DIR")
+			}
+			if parallel < 1 {
+				return usagef("--parallel must be at least 1")
+			}
+			if keyID == "" {
+				keyID = a.io.getenv("PROVENANT_SIGNING_KEY")
+			}
+			if keyID == "" {
+				keyID = a.cfg.SigningKeyID
+			}
+			if keyID == "" {
+				return usagef("no signing key: pass --key ID (see 'provenant keys signing list')")
+			}
+			jobs, err := collectSignJobs(args, outDir)
+			if err != nil {
+				return err
+			}
+			if len(jobs) == 0 {
+				return usagef("no image files found in %s", strings.Join(args, " "))
+			}
+			c, err := a.client(credEither)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			results := a.runJobs(ctx, "signing ", jobs, parallel, func(j signJob) signResult {
+				return a.signOne(ctx, c, j, keyID, parent, force)
+			})
+			return a.reportSign(results)
+		},
+	}
+	cmd.Flags().StringVarP(&outDir, "output", "o", "", "write signed files into this directory (created if needed)")
+	cmd.Flags().StringVar(&keyID, "key", "", "signing key id (env PROVENANT_SIGNING_KEY; default: the stored default key)")
+	cmd.Flags().StringVar(&parent, "derivative-of", "", "declare the files derivatives of this record id")
+	cmd.Flags().IntVarP(&parallel, "parallel", "p", 4, "files signed at once")
+	cmd.Flags().BoolVar(&force, "force", false, "sign again files whose output already exists")
+	return cmd
+}
+
+// collectSignJobs expands the arguments into files, in argument order then
+// walk order.
+func collectSignJobs(args []string, outDir string) ([]signJob, error) {
+	var jobs []signJob
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			dir := filepath.Dir(arg)
+			if outDir != "" {
+				dir = outDir
+			}
+			jobs = append(jobs, signJob{src: arg, outDir: dir, stem: stemOf(arg)})
+			continue
+		}
+		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !d.Type().IsRegular() {
+				return nil
+			}
+			name := d.Name()
+			if !signExts[strings.ToLower(filepath.Ext(name))] || strings.Contains(name, ".signed.") || strings.HasPrefix(name, ".") {
+				return nil
+			}
+			dir := filepath.Dir(p)
+			if outDir != "" {
+				rel, err := filepath.Rel(arg, dir)
+				if err != nil {
+					return err
+				}
+				dir = filepath.Join(outDir, rel)
+			}
+			jobs = append(jobs, signJob{src: p, outDir: dir, stem: stemOf(p)})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+func stemOf(p string) string {
+	b := filepath.Base(p)
+	return strings.TrimSuffix(b, filepath.Ext(b)) + ".signed"
+}
+
+// existingOutput returns the output of j if one exists already.
+func existingOutput(j signJob) string {
+	for _, ext := range []string{".jpg", ".png"} {
+		p := filepath.Join(j.outDir, j.stem+ext)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// runJobs runs do on every job, parallel at a time, with a progress bar
+// on a terminal for more than one file; results are in job order.
+func (a *app) runJobs(ctx context.Context, verb string, jobs []signJob, parallel int, do func(signJob) signResult) []signResult {
+	results := make([]signResult, len(jobs))
+	var bar *mpb.Bar
+	var progress *mpb.Progress
+	if len(jobs) > 1 && !a.asJSON && isTerminal(a.io.err) {
+		progress = mpb.NewWithContext(ctx, mpb.WithOutput(a.io.err), mpb.WithWidth(40))
+		bar = progress.AddBar(int64(len(jobs)),
+			mpb.PrependDecorators(decor.Name(verb), decor.CountersNoUnit("%d/%d")),
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
+		)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(parallel, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = do(jobs[i])
+				if bar != nil {
+					bar.Increment()
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if progress != nil {
+		progress.Wait()
+	}
+	return results
+}
+
+func (res signResult) fail(err error) signResult {
+	res.Status, res.err, res.Message = "failed", err, err.Error()
+	var pe *client.Error
+	if errors.As(err, &pe) {
+		res.Error = pe
+	}
+	return res
+}
+
+func (a *app) signOne(ctx context.Context, c *client.Client, j signJob, keyID, parent string, force bool) signResult {
+	res := signResult{File: j.src}
+	fail := res.fail
+	if !force {
+		if p := existingOutput(j); p != "" {
+			res.Status, res.Output = "skipped", p
+			return res
+		}
+	}
+	up, err := client.FileUpload(j.src)
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.MkdirAll(j.outDir, 0o755); err != nil {
+		return fail(err)
+	}
+	tmp, err := os.CreateTemp(j.outDir, ".provenant-sign-*")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(tmp.Name())
+	sf, err := c.SignFile(ctx, client.SignRequest{File: up, SigningKeyID: keyID, DerivativeOf: parent}, tmp)
+	if err != nil && sf != nil && sf.RecordID != "" && ctx.Err() == nil {
+		// The record exists but its file did not arrive whole: the origin
+		// keeps every signed file, so fetch it again.
+		if err = restart(tmp); err == nil {
+			sf, err = c.DownloadFile(ctx, sf.RecordID, tmp)
+		}
+	}
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	out := filepath.Join(j.outDir, j.stem+sf.Ext())
+	// CreateTemp made it private; a signed file is meant to be shared.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return fail(err)
+	}
+	res.Status, res.Output, res.RecordID, res.SHA256 = "signed", out, sf.RecordID, sf.SHA256
+	return res
+}
+
+// restart empties f for a new attempt.
+func restart(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
+}
+
+// reportSign prints the results and returns the error of the first
+// failure (its exit code is the command's).
+func (a *app) reportSign(results []signResult) error {
+	var first error
+	signed, skipped, failed := 0, 0, 0
+	for _, r := range results {
+		switch r.Status {
+		case "signed", "registered":
+			signed++
+		case "skipped":
+			skipped++
+		default:
+			failed++
+			if first == nil {
+				first = fmt.Errorf("%s: %w", r.File, r.err)
+			}
+		}
+	}
+	if a.asJSON {
+		if err := a.printJSON(map[string]any{"items": results, "signed": signed, "skipped": skipped, "failed": failed}); err != nil {
+			return err
+		}
+		if first != nil {
+			return silent{first}
+		}
+		return nil
+	}
+	for _, r := range results {
+		switch r.Status {
+		case "signed", "registered":
+			a.printf("%-8s %s -> %s  record %s\n", r.Status, r.File, r.Output, r.RecordID)
+		case "skipped":
+			a.printf("skipped  %s (%s exists; --force signs again)\n", r.File, r.Output)
+		default:
+			a.printf("FAILED   %s: %s\n", r.File, r.Message)
+		}
+	}
+	if len(results) > 1 {
+		a.printf("%d signed, %d skipped, %d failed\n", signed, skipped, failed)
+	}
+	if first != nil {
+		return silent{first}
+	}
+	return nil
+}
+
+// silent is an error already reported on stdout: it sets the exit code and
+// is not printed again.
+type silent struct{ err error }
+
+func (s silent) Error() string { return s.err.Error() }
+func (s silent) Unwrap() error { return s.err }

@@ -1,0 +1,987 @@
+package imagex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// The luminance decoder below is written from ITU-T T.81 (the JPEG
+// specification): Annex B for the syntax, Annex C and F.2.2 for Huffman
+// decoding, Annex G for progressive scans. It decodes only the first
+// component (Y of a YCbCr or the grey of a one-component image) and runs
+// its inverse DCT at 1/1, 1/2, 1/4 or 1/8 of the size (idct.go), so that
+// verification pays neither the colour planes nor the pixels its checks
+// never read. Whatever it does not implement (arithmetic coding, lossless
+// and hierarchical frames, 12-bit samples, four-component or RGB-coded
+// files, a luminance component that is itself subsampled) is refused with
+// errLumaUnsupported and left to image/jpeg by the caller.
+
+// errLumaUnsupported: the file uses a JPEG feature the luminance decoder
+// does not implement; the caller decodes it with image/jpeg instead.
+var errLumaUnsupported = errors.New("imagex: jpeg feature not handled by the luminance decoder")
+
+// errLumaData: the file is malformed for the luminance decoder; the caller
+// lets image/jpeg have the final word on it.
+var errLumaData = errors.New("imagex: malformed jpeg")
+
+func lumaErr(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errLumaData}, a...)...)
+}
+
+// zigzag maps the position of a coefficient in the coded order (T.81
+// figure A.6) to its row-major index in the 8×8 block.
+var zigzag = [64]uint8{
+	0, 1, 8, 16, 9, 2, 3, 10,
+	17, 24, 32, 25, 18, 11, 4, 5,
+	12, 19, 26, 33, 40, 48, 41, 34,
+	27, 20, 13, 6, 7, 14, 21, 28,
+	35, 42, 49, 56, 57, 50, 43, 36,
+	29, 22, 15, 23, 30, 37, 44, 51,
+	58, 59, 52, 45, 38, 31, 39, 46,
+	53, 60, 61, 54, 47, 55, 62, 63,
+}
+
+// lastNeeded[n] is the last coded position whose coefficient the n×n
+// inverse DCT reads (at 1/8, the DC alone); the rest of a block is decoded
+// for its bits only.
+var lastNeeded = [9]int{1: 0, 2: 63, 4: 63, 8: 63}
+
+// lutBits is the width of the Huffman lookahead: every code of at most this
+// many bits decodes with one table read. Photographs' AC codes are mostly
+// shorter.
+const lutBits = 9
+
+// huffTable is one decoding table (T.81 C.2 and F.2.2.3), with a lookahead
+// table for short codes and the maxcode/valptr walk for the rest.
+type huffTable struct {
+	// lut[peek] is length<<8 | symbol for a code of at most lutBits bits
+	// that is a prefix of peek, or 0.
+	lut [1 << lutBits]uint16
+	// fast[peek], AC tables only: when a code and its magnitude bits fit in
+	// lutBits, the coefficient value (int8 range), its run and the bits
+	// used, packed as value<<16 | run<<8 | bits; 0 when not applicable.
+	fast    [1 << lutBits]int32
+	maxcode [18]int32 // largest code of each length, -1 when none
+	valptr  [17]int32 // index in vals of a length's first code, minus that code
+	vals    [256]uint8
+	defined bool
+}
+
+// build fills t from the 16 code counts and the symbols of a DHT segment.
+func (t *huffTable) build(counts []byte, syms []byte, ac bool) error {
+	*t = huffTable{}
+	copy(t.vals[:], syms)
+	code, k := int32(0), 0
+	for l := 1; l <= 16; l++ {
+		n := int32(counts[l-1])
+		if code+n > 1<<l {
+			return lumaErr("huffman table has too many codes of length %d", l)
+		}
+		if n == 0 {
+			t.maxcode[l] = -1
+		} else {
+			t.valptr[l] = int32(k) - code
+			for i := int32(0); i < n; i++ {
+				if l <= lutBits {
+					sh := uint(lutBits - l)
+					base := (code + i) << sh
+					for j := int32(0); j < 1<<sh; j++ {
+						t.lut[base+j] = uint16(l)<<8 | uint16(syms[k+int(i)])
+					}
+				}
+			}
+			code += n
+			k += int(n)
+			t.maxcode[l] = code - 1
+		}
+		code <<= 1
+	}
+	t.maxcode[17] = 0x7FFFFFFF
+	if ac {
+		for p := range t.lut {
+			e := t.lut[p]
+			if e == 0 {
+				continue
+			}
+			l := int(e >> 8)
+			rs := int(e & 0xFF)
+			run, s := rs>>4, rs&15
+			if s == 0 || l+s > lutBits {
+				continue
+			}
+			v := int32(p>>(lutBits-l-s)) & (1<<s - 1)
+			if v < 1<<(s-1) {
+				v += -1<<s + 1
+			}
+			t.fast[p] = v<<16 | int32(run)<<8 | int32(l+s)
+		}
+	}
+	t.defined = true
+	return nil
+}
+
+// bitReader reads the entropy-coded data of a scan (T.81 F.2.2.5): it
+// removes the stuffed zero after each 0xFF and stops at a marker, after
+// which it feeds zero bits and counts them, so a scan that reads past its
+// data is an error rather than garbage.
+type bitReader struct {
+	data []byte
+	pos  int    // next byte of data to load
+	acc  uint64 // the low n bits are the next bits of the stream
+	n    uint
+	// pad counts the zero bytes fed after a marker or the end of data.
+	pad int
+}
+
+// fill tops acc up to at least 57 bits.
+func (r *bitReader) fill() {
+	// Eight bytes at once when none of them is 0xFF (the common case).
+	if r.pad == 0 && r.pos+8 <= len(r.data) {
+		v := binary.BigEndian.Uint64(r.data[r.pos:])
+		// A byte of v is 0xFF exactly when the same byte of ^v is zero.
+		x := ^v
+		if (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+			k := (64 - r.n) / 8
+			r.acc = r.acc<<(8*k) | v>>(64-8*k)
+			r.n += 8 * k
+			r.pos += int(k)
+			return
+		}
+	}
+	for r.n <= 56 {
+		if r.pad > 0 || r.pos >= len(r.data) {
+			r.acc <<= 8
+			r.n += 8
+			r.pad++
+			continue
+		}
+		b := r.data[r.pos]
+		if b == 0xFF {
+			if r.pos+1 < len(r.data) && r.data[r.pos+1] == 0 {
+				r.pos += 2
+			} else {
+				// A marker (or the end of data): leave pos on it.
+				r.acc <<= 8
+				r.n += 8
+				r.pad++
+				continue
+			}
+		} else {
+			r.pos++
+		}
+		r.acc = r.acc<<8 | uint64(b)
+		r.n += 8
+	}
+}
+
+// overrun reports whether bits fed after the data were consumed.
+func (r *bitReader) overrun() bool { return uint(r.pad)*8 > r.n }
+
+// bits returns the next s (0..16) bits.
+func (r *bitReader) bits(s uint) int32 {
+	if r.n < s {
+		r.fill()
+	}
+	r.n -= s
+	return int32(r.acc>>r.n) & (1<<s - 1)
+}
+
+// bit returns the next bit.
+func (r *bitReader) bit() int32 {
+	if r.n == 0 {
+		r.fill()
+	}
+	r.n--
+	return int32(r.acc>>r.n) & 1
+}
+
+// extend turns s magnitude bits v into the signed value (T.81 F.2.2.1).
+func extend(v int32, s uint) int32 {
+	if v < 1<<(s-1) {
+		v += -1<<s + 1
+	}
+	return v
+}
+
+// decode returns the next Huffman symbol of t. The caller has made sure
+// that at least 16 bits are in acc.
+func (r *bitReader) decode(t *huffTable) (uint8, error) {
+	peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+	if e := t.lut[peek]; e != 0 {
+		r.n -= uint(e >> 8)
+		return uint8(e), nil
+	}
+	for l := lutBits + 1; l <= 16; l++ {
+		code := int32(r.acc>>(r.n-uint(l))) & (1<<l - 1)
+		if code <= t.maxcode[l] {
+			r.n -= uint(l)
+			return t.vals[(t.valptr[l]+code)&0xFF], nil
+		}
+	}
+	return 0, lumaErr("bad huffman code")
+}
+
+type lumaComponent struct {
+	id     uint8
+	h, v   int
+	tq     int
+	td, ta int // table selectors of the current scan
+	pred   int32
+}
+
+// lumaDecoder holds the state of one decode.
+type lumaDecoder struct {
+	data        []byte
+	width       int
+	height      int
+	progressive bool
+	comps       []lumaComponent
+	hmax, vmax  int
+	mcusX       int
+	mcusY       int
+	quant       [4][64]int32 // in zigzag order
+	quantSet    [4]bool
+	dc, ac      [4]huffTable
+	restart     int
+	jfif        bool
+	adobe       bool
+	adobeXform  uint8
+	// n is the reduced block side (8, 4, 2 or 1).
+	n int
+	// Y component geometry in blocks: padded to whole MCUs (bw×bh) and as
+	// coded in a scan of Y alone (cw×ch).
+	bw, bh, cw, ch int
+	// coef holds Y's quantised coefficients of a progressive frame
+	// (row-major, 64 per block).
+	coef      []int16
+	out       *Luma
+	eobrun    int
+	seenFrame bool
+	// scans counts the scans that coded Y data.
+	scans int
+}
+
+// decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
+// s one of 1, 2, 4, 8: a plane of ceil(w/s)×ceil(h/s) for a w×h image,
+// before EXIF orientation. maxBytes bounds the memory it allocates.
+func decodeJPEGLuma(b []byte, s int, maxBytes int64) (*Luma, error) {
+	if s != 1 && s != 2 && s != 4 && s != 8 {
+		return nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
+	}
+	d := &lumaDecoder{data: b, n: 8 / s}
+	if err := d.run(maxBytes); err != nil {
+		return nil, err
+	}
+	return d.out, nil
+}
+
+func (d *lumaDecoder) run(maxBytes int64) error {
+	b := d.data
+	if len(b) < 2 || b[0] != 0xFF || b[1] != 0xD8 {
+		return lumaErr("no SOI")
+	}
+	i := 2
+	for {
+		// Markers may be preceded by any number of 0xFF fill bytes.
+		if i >= len(b) {
+			return lumaErr("missing EOI")
+		}
+		if b[i] != 0xFF {
+			return lumaErr("expected a marker at %d", i)
+		}
+		for i < len(b) && b[i] == 0xFF {
+			i++
+		}
+		if i >= len(b) {
+			return lumaErr("missing EOI")
+		}
+		m := b[i]
+		i++
+		switch {
+		case m == 0xD9: // EOI
+			if !d.seenFrame || d.out == nil || d.scans == 0 {
+				return lumaErr("no scan of the luminance")
+			}
+			if d.progressive {
+				d.reconstruct()
+			}
+			return nil
+		case m == 0x01 || (m >= 0xD0 && m <= 0xD7):
+			return errLumaUnsupported
+		}
+		if i+2 > len(b) {
+			return lumaErr("truncated segment")
+		}
+		n := int(binary.BigEndian.Uint16(b[i:]))
+		if n < 2 || i+n > len(b) {
+			return lumaErr("truncated segment")
+		}
+		seg := b[i+2 : i+n]
+		i += n
+		var err error
+		switch {
+		case m == 0xC0 || m == 0xC1 || m == 0xC2:
+			err = d.frame(seg, m == 0xC2, maxBytes)
+		case m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
+			// Lossless, hierarchical and arithmetic-coded frames.
+			err = errLumaUnsupported
+		case m == 0xCC: // arithmetic conditioning
+			err = errLumaUnsupported
+		case m == 0xC4:
+			err = d.huffman(seg)
+		case m == 0xDB:
+			err = d.quantTables(seg)
+		case m == 0xDD:
+			if len(seg) != 2 {
+				err = lumaErr("bad DRI")
+			} else {
+				d.restart = int(binary.BigEndian.Uint16(seg))
+			}
+		case m == 0xDA:
+			var end int
+			end, err = d.scan(seg, i)
+			i = end
+		case m == 0xE0:
+			if len(seg) >= 5 && string(seg[:5]) == "JFIF\x00" {
+				d.jfif = true
+			}
+		case m == 0xEE:
+			if len(seg) >= 12 && string(seg[:5]) == "Adobe" {
+				d.adobe, d.adobeXform = true, seg[11]
+			}
+		case m >= 0xE1 && m <= 0xEF, m == 0xFE:
+		default:
+			// DNL, DHP, EXP and reserved markers.
+			err = errLumaUnsupported
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *lumaDecoder) frame(seg []byte, progressive bool, maxBytes int64) error {
+	if d.seenFrame {
+		return lumaErr("second frame")
+	}
+	d.seenFrame = true
+	if len(seg) < 6 {
+		return lumaErr("short SOF")
+	}
+	if seg[0] != 8 {
+		return errLumaUnsupported // 12-bit samples
+	}
+	d.height = int(binary.BigEndian.Uint16(seg[1:]))
+	d.width = int(binary.BigEndian.Uint16(seg[3:]))
+	nc := int(seg[5])
+	if d.height == 0 {
+		return errLumaUnsupported // the height would come in a DNL segment
+	}
+	if d.width == 0 || nc == 0 || len(seg) != 6+3*nc {
+		return lumaErr("bad SOF")
+	}
+	if nc != 1 && nc != 3 {
+		return errLumaUnsupported // CMYK/YCCK, or two components
+	}
+	d.progressive = progressive
+	d.comps = make([]lumaComponent, nc)
+	for k := range d.comps {
+		c := &d.comps[k]
+		c.id = seg[6+3*k]
+		c.h, c.v = int(seg[7+3*k]>>4), int(seg[7+3*k]&15)
+		c.tq = int(seg[8+3*k])
+		if c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 || c.tq > 3 {
+			return lumaErr("bad component")
+		}
+		for j := 0; j < k; j++ {
+			if d.comps[j].id == c.id {
+				return lumaErr("duplicate component")
+			}
+		}
+		d.hmax, d.vmax = max(d.hmax, c.h), max(d.vmax, c.v)
+	}
+	if nc == 1 {
+		// One component: its scans are never interleaved and its sampling
+		// factors do not matter (T.81 A.2.2).
+		d.comps[0].h, d.comps[0].v, d.hmax, d.vmax = 1, 1, 1, 1
+	} else {
+		if d.comps[0].h != d.hmax || d.comps[0].v != d.vmax {
+			return errLumaUnsupported // a subsampled luminance
+		}
+		if d.adobe && d.adobeXform == 0 || !d.jfif && !d.adobe &&
+			d.comps[0].id == 'R' && d.comps[1].id == 'G' && d.comps[2].id == 'B' {
+			return errLumaUnsupported // RGB-coded: no Y component to read
+		}
+	}
+	d.mcusX = (d.width + 8*d.hmax - 1) / (8 * d.hmax)
+	d.mcusY = (d.height + 8*d.vmax - 1) / (8 * d.vmax)
+	c := d.comps[0]
+	d.bw, d.bh = d.mcusX*c.h, d.mcusY*c.v
+	d.cw, d.ch = (d.width+7)/8, (d.height+7)/8
+	need := int64(d.bw) * int64(d.bh) * int64(d.n*d.n)
+	if progressive {
+		need += int64(d.bw) * int64(d.bh) * 128
+	}
+	if need > maxBytes {
+		return lumaErr("needs %d bytes, limit %d", need, maxBytes)
+	}
+	ow, oh := (d.width*d.n+7)/8, (d.height*d.n+7)/8
+	stride := d.bw * d.n
+	d.out = &Luma{Width: ow, Height: oh, Stride: stride, Pix: make([]uint8, stride*d.bh*d.n)}
+	if progressive {
+		d.coef = make([]int16, d.bw*d.bh*64)
+	}
+	return nil
+}
+
+func (d *lumaDecoder) huffman(seg []byte) error {
+	for len(seg) > 0 {
+		if len(seg) < 17 {
+			return lumaErr("short DHT")
+		}
+		tc, th := seg[0]>>4, seg[0]&15
+		if tc > 1 || th > 3 {
+			return lumaErr("bad DHT class or id")
+		}
+		counts := seg[1:17]
+		total := 0
+		for _, c := range counts {
+			total += int(c)
+		}
+		if total > 256 || len(seg) < 17+total {
+			return lumaErr("bad DHT length")
+		}
+		t := &d.dc[th]
+		if tc == 1 {
+			t = &d.ac[th]
+		}
+		if err := t.build(counts, seg[17:17+total], tc == 1); err != nil {
+			return err
+		}
+		seg = seg[17+total:]
+	}
+	return nil
+}
+
+func (d *lumaDecoder) quantTables(seg []byte) error {
+	for len(seg) > 0 {
+		pq, tq := seg[0]>>4, seg[0]&15
+		if pq > 1 || tq > 3 {
+			return lumaErr("bad DQT")
+		}
+		size := 64 << pq
+		if len(seg) < 1+size {
+			return lumaErr("short DQT")
+		}
+		q := &d.quant[tq]
+		for k := range q {
+			if pq == 0 {
+				q[k] = int32(seg[1+k])
+			} else {
+				q[k] = int32(binary.BigEndian.Uint16(seg[1+2*k:]))
+			}
+		}
+		d.quantSet[tq] = true
+		seg = seg[1+size:]
+	}
+	return nil
+}
+
+// scan decodes (or, when it does not code Y, skips) the scan whose header
+// is seg and whose entropy-coded data starts at b[start]. It returns the
+// index of the marker that ends the data.
+func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
+	if !d.seenFrame {
+		return 0, lumaErr("scan before frame")
+	}
+	if len(seg) < 1 {
+		return 0, lumaErr("short SOS")
+	}
+	ns := int(seg[0])
+	if ns < 1 || ns > len(d.comps) || len(seg) != 4+2*ns {
+		return 0, lumaErr("bad SOS")
+	}
+	var idx []int
+	for k := 0; k < ns; k++ {
+		id := seg[1+2*k]
+		found := -1
+		for j := range d.comps {
+			if d.comps[j].id == id {
+				found = j
+			}
+		}
+		if found < 0 {
+			return 0, lumaErr("scan names an unknown component")
+		}
+		for _, p := range idx {
+			if p == found {
+				return 0, lumaErr("component twice in a scan")
+			}
+		}
+		idx = append(idx, found)
+		d.comps[found].td, d.comps[found].ta = int(seg[2+2*k]>>4), int(seg[2+2*k]&15)
+		if d.comps[found].td > 3 || d.comps[found].ta > 3 {
+			return 0, lumaErr("bad table selector")
+		}
+	}
+	ss, se := int(seg[1+2*ns]), int(seg[2+2*ns])
+	ah, al := int(seg[3+2*ns]>>4), int(seg[3+2*ns]&15)
+	if d.progressive {
+		if ss > se || se > 63 || al > 13 || ah > 13 || (ss == 0) != (se == 0) || (ss > 0 && ns != 1) {
+			return 0, lumaErr("bad progressive scan")
+		}
+	} else if ss != 0 || se != 63 || ah != 0 || al != 0 {
+		return 0, lumaErr("bad sequential scan")
+	}
+	hasY := false
+	for _, k := range idx {
+		if k == 0 {
+			hasY = true
+		}
+	}
+	if !hasY {
+		// A scan without Y has nothing Y needs: skip its data.
+		return skipScan(d.data, start), nil
+	}
+	if !d.quantSet[d.comps[0].tq] && !d.progressive {
+		return 0, lumaErr("missing quantisation table")
+	}
+	for _, k := range idx {
+		c := d.comps[k]
+		if (ss == 0 && ah == 0 && !d.dc[c.td].defined) || (ss > 0 && !d.ac[c.ta].defined) ||
+			(!d.progressive && !d.ac[c.ta].defined) {
+			return 0, lumaErr("missing huffman table")
+		}
+	}
+	d.scans++
+	r := &bitReader{data: d.data, pos: start}
+	for k := range d.comps {
+		d.comps[k].pred = 0
+	}
+	d.eobrun = 0
+	// The blocks of the scan: whole MCUs when interleaved, the component's
+	// own block grid when not (T.81 A.2).
+	var mx, my int
+	if ns == 1 {
+		c := d.comps[idx[0]]
+		cw := (d.width*c.h + d.hmax - 1) / d.hmax
+		chh := (d.height*c.v + d.vmax - 1) / d.vmax
+		mx, my = (cw+7)/8, (chh+7)/8
+	} else {
+		mx, my = d.mcusX, d.mcusY
+	}
+	var blk [64]int32
+	rst := 0
+	total := mx * my
+	for m := 0; m < total; m++ {
+		if d.restart > 0 && m > 0 && m%d.restart == 0 {
+			if r.overrun() {
+				return 0, lumaErr("restart interval overruns its data")
+			}
+			// Discard the rest of the byte and expect RSTn.
+			p := r.pos
+			for p < len(d.data) && d.data[p] == 0xFF && p+1 < len(d.data) && d.data[p+1] == 0xFF {
+				p++
+			}
+			if p+1 >= len(d.data) || d.data[p] != 0xFF || d.data[p+1] != 0xD0+uint8(rst) {
+				return 0, lumaErr("missing RST%d", rst)
+			}
+			rst = (rst + 1) & 7
+			*r = bitReader{data: d.data, pos: p + 2}
+			for k := range d.comps {
+				d.comps[k].pred = 0
+			}
+			d.eobrun = 0
+		}
+		mxi, myi := m%mx, m/mx
+		for _, k := range idx {
+			c := &d.comps[k]
+			bh, bv := c.h, c.v
+			if ns == 1 {
+				bh, bv = 1, 1
+			}
+			for v := 0; v < bv; v++ {
+				for h := 0; h < bh; h++ {
+					bx, by := mxi*bh+h, myi*bv+v
+					var err error
+					switch {
+					case !d.progressive:
+						err = d.baselineBlock(r, c, k == 0, bx, by, &blk)
+					case ss == 0:
+						err = d.dcBlock(r, c, k == 0, bx, by, ah, al)
+					case ah == 0:
+						err = d.acFirst(r, c, bx, by, ss, se, al)
+					default:
+						err = d.acRefine(r, c, bx, by, ss, se, al)
+					}
+					if err != nil {
+						return 0, err
+					}
+				}
+			}
+		}
+	}
+	if r.overrun() {
+		return 0, lumaErr("scan overruns its data")
+	}
+	return skipScan(d.data, r.pos), nil
+}
+
+// skipScan returns the index of the first marker at or after i that is
+// neither a stuffed 0xFF00 nor a restart marker.
+func skipScan(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], 0xFF)
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		if i+1 >= len(b) {
+			return len(b)
+		}
+		c := b[i+1]
+		if c == 0 || (c >= 0xD0 && c <= 0xD7) {
+			i += 2
+			continue
+		}
+		if c == 0xFF {
+			// Fill bytes before a marker: the marker starts at the last.
+			i++
+			continue
+		}
+		return i
+	}
+}
+
+// baselineBlock decodes one block of a sequential scan; a Y block goes
+// straight through the reduced inverse DCT into the output plane.
+func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
+	if r.n < 32 {
+		r.fill()
+	}
+	s, err := r.decode(&d.dc[c.td])
+	if err != nil {
+		return err
+	}
+	if s > 11 {
+		return lumaErr("bad DC magnitude")
+	}
+	if s > 0 {
+		c.pred += extend(r.bits(uint(s)), uint(s))
+	}
+	ac := &d.ac[c.ta]
+	if !isY {
+		// Only the bits matter.
+		for k := 1; k < 64; {
+			if r.n < 32 {
+				r.fill()
+			}
+			peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+			if f := ac.fast[peek]; f != 0 {
+				r.n -= uint(f & 0xFF)
+				k += int(f>>8&0xFF) + 1
+				continue
+			}
+			rs, err := r.decode(ac)
+			if err != nil {
+				return err
+			}
+			run, sz := int(rs>>4), uint(rs&15)
+			if sz == 0 {
+				if run != 15 {
+					break
+				}
+				k += 16
+				continue
+			}
+			r.n -= sz
+			k += run + 1
+		}
+		return nil
+	}
+	if by >= d.bh || bx >= d.bw {
+		return lumaErr("block outside the frame")
+	}
+	q := &d.quant[c.tq]
+	last := lastNeeded[d.n]
+	*blk = [64]int32{}
+	blk[0] = c.pred * q[0]
+	hasAC := false
+	for k := 1; k < 64; {
+		if r.n < 32 {
+			r.fill()
+		}
+		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		if f := ac.fast[peek]; f != 0 {
+			r.n -= uint(f & 0xFF)
+			k += int(f >> 8 & 0xFF)
+			if k > 63 {
+				return lumaErr("coefficient past 63")
+			}
+			if k <= last {
+				blk[zigzag[k]] = (f >> 16) * q[k]
+				hasAC = true
+			}
+			k++
+			continue
+		}
+		rs, err := r.decode(ac)
+		if err != nil {
+			return err
+		}
+		run, sz := int(rs>>4), uint(rs&15)
+		if sz == 0 {
+			if run != 15 {
+				break
+			}
+			k += 16
+			continue
+		}
+		k += run
+		if k > 63 {
+			return lumaErr("coefficient past 63")
+		}
+		v := extend(r.bits(sz), sz)
+		if k <= last {
+			blk[zigzag[k]] = v * q[k]
+			hasAC = true
+		}
+		k++
+	}
+	if !hasAC {
+		// A flat block (the most common kind in smooth areas): every
+		// output pixel is its mean.
+		d.flatBlock(blk[0], bx, by)
+		return nil
+	}
+	d.idctBlock(blk, bx, by)
+	return nil
+}
+
+// idctBlock writes the reduced inverse DCT of the dequantised block blk
+// (row-major) at block position (bx, by) of the output.
+func (d *lumaDecoder) idctBlock(blk *[64]int32, bx, by int) {
+	o := d.out
+	off := by*d.n*o.Stride + bx*d.n
+	switch d.n {
+	case 8:
+		idct8(blk, o.Pix[off:], o.Stride)
+	case 4:
+		idct4(blk, o.Pix[off:], o.Stride)
+	case 2:
+		idct2(blk, o.Pix[off:], o.Stride)
+	default:
+		o.Pix[off] = idct1(blk[0])
+	}
+}
+
+// flatBlock writes the block of DC coefficient dc (dequantised) and no AC
+// at block position (bx, by): n×n pixels at its mean level.
+func (d *lumaDecoder) flatBlock(dc int32, bx, by int) {
+	o := d.out
+	v := idct1(dc)
+	off := by*d.n*o.Stride + bx*d.n
+	for y := 0; y < d.n; y++ {
+		row := o.Pix[off+y*o.Stride : off+y*o.Stride+d.n]
+		for x := range row {
+			row[x] = v
+		}
+	}
+}
+
+// dcBlock decodes the DC of one block in a progressive DC scan (T.81
+// G.1.2.1): the first approximation, or one refinement bit.
+func (d *lumaDecoder) dcBlock(r *bitReader, c *lumaComponent, isY bool, bx, by, ah, al int) error {
+	if r.n < 32 {
+		r.fill()
+	}
+	var cf *int16
+	if isY {
+		if bx >= d.bw || by >= d.bh {
+			return lumaErr("block outside the frame")
+		}
+		cf = &d.coef[(by*d.bw+bx)*64]
+	}
+	if ah != 0 {
+		if r.bit() != 0 && cf != nil {
+			*cf |= 1 << al
+		}
+		return nil
+	}
+	s, err := r.decode(&d.dc[c.td])
+	if err != nil {
+		return err
+	}
+	if s > 11 {
+		return lumaErr("bad DC magnitude")
+	}
+	if s > 0 {
+		c.pred += extend(r.bits(uint(s)), uint(s))
+	}
+	if cf != nil {
+		*cf = int16(c.pred << al)
+	}
+	return nil
+}
+
+// acFirst decodes the first approximation of a band of Y's AC
+// coefficients in one block (T.81 G.1.2.2).
+func (d *lumaDecoder) acFirst(r *bitReader, c *lumaComponent, bx, by, ss, se, al int) error {
+	if d.eobrun > 0 {
+		d.eobrun--
+		return nil
+	}
+	if bx >= d.bw || by >= d.bh {
+		return lumaErr("block outside the frame")
+	}
+	cf := d.coef[(by*d.bw+bx)*64 : (by*d.bw+bx)*64+64 : (by*d.bw+bx)*64+64]
+	ac := &d.ac[c.ta]
+	for k := ss; k <= se; {
+		if r.n < 32 {
+			r.fill()
+		}
+		rs, err := r.decode(ac)
+		if err != nil {
+			return err
+		}
+		run, sz := int(rs>>4), uint(rs&15)
+		if sz == 0 {
+			if run < 15 {
+				// EOB run of 2^run + extra bits blocks, this one included.
+				d.eobrun = 1<<run - 1
+				if run > 0 {
+					d.eobrun += int(r.bits(uint(run)))
+				}
+				return nil
+			}
+			k += 16
+			continue
+		}
+		k += run
+		if k > se {
+			return lumaErr("coefficient past the band")
+		}
+		cf[zigzag[k]] = int16(extend(r.bits(sz), sz) << al)
+		k++
+	}
+	return nil
+}
+
+// acRefine decodes one refinement bit of a band of Y's AC coefficients in
+// one block (T.81 G.1.2.3): correction bits for coefficients already
+// nonzero, and new coefficients of magnitude 1<<al.
+func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, al int) error {
+	if bx >= d.bw || by >= d.bh {
+		return lumaErr("block outside the frame")
+	}
+	cf := d.coef[(by*d.bw+bx)*64 : (by*d.bw+bx)*64+64 : (by*d.bw+bx)*64+64]
+	p1 := int16(1) << al
+	// refine applies a correction bit to a nonzero coefficient.
+	refine := func(z uint8) {
+		if r.bit() != 0 {
+			v := cf[z]
+			if v&p1 == 0 {
+				if v >= 0 {
+					cf[z] = v + p1
+				} else {
+					cf[z] = v - p1
+				}
+			}
+		}
+	}
+	k := ss
+	if d.eobrun == 0 {
+		ac := &d.ac[c.ta]
+		for ; k <= se; k++ {
+			if r.n < 32 {
+				r.fill()
+			}
+			rs, err := r.decode(ac)
+			if err != nil {
+				return err
+			}
+			run, sz := int(rs>>4), int(rs&15)
+			var val int16
+			switch sz {
+			case 0:
+				if run < 15 {
+					d.eobrun = 1 << run
+					if run > 0 {
+						d.eobrun += int(r.bits(uint(run)))
+					}
+					goto eob
+				}
+				// ZRL: sixteen zero coefficients.
+			case 1:
+				if r.bit() != 0 {
+					val = p1
+				} else {
+					val = -p1
+				}
+			default:
+				return lumaErr("bad refinement magnitude")
+			}
+			// Skip run zero-history coefficients, refining the nonzero
+			// ones passed on the way; the new value goes in the next zero.
+			for ; k <= se; k++ {
+				z := zigzag[k]
+				if cf[z] != 0 {
+					if r.n < 16 {
+						r.fill()
+					}
+					refine(z)
+					continue
+				}
+				if run == 0 {
+					if val != 0 {
+						cf[z] = val
+					}
+					break
+				}
+				run--
+			}
+		}
+		return nil
+	}
+eob:
+	// Inside an EOB run: only correction bits for nonzero coefficients.
+	for ; k <= se; k++ {
+		z := zigzag[k]
+		if cf[z] != 0 {
+			if r.n < 16 {
+				r.fill()
+			}
+			refine(z)
+		}
+	}
+	d.eobrun--
+	return nil
+}
+
+// reconstruct runs the reduced inverse DCT over Y's stored coefficients at
+// the end of a progressive frame, with the quantisation table in force
+// then.
+func (d *lumaDecoder) reconstruct() {
+	q := &d.quant[d.comps[0].tq]
+	last := lastNeeded[d.n]
+	var blk [64]int32
+	for by := 0; by < d.bh; by++ {
+		for bx := 0; bx < d.bw; bx++ {
+			cf := d.coef[(by*d.bw+bx)*64 : (by*d.bw+bx)*64+64]
+			blk = [64]int32{}
+			hasAC := false
+			for k := 0; k <= last; k++ {
+				z := zigzag[k]
+				blk[z] = int32(cf[z]) * q[k]
+				hasAC = hasAC || (k > 0 && cf[z] != 0)
+			}
+			if !hasAC {
+				d.flatBlock(blk[0], bx, by)
+				continue
+			}
+			d.idctBlock(&blk, bx, by)
+		}
+	}
+}

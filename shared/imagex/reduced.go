@@ -1,0 +1,188 @@
+package imagex
+
+import (
+	"fmt"
+
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// LumaImage is the luminance of an image decoded for verification,
+// possibly at a reduced size.
+type LumaImage struct {
+	// Info is what the header declared (the full stored size, before
+	// orientation).
+	Info
+	// Luma is the luminance plane, EXIF orientation applied, at 1/Scale of
+	// the oriented size along each axis (rounded up).
+	Luma *Luma
+	// Scale is the reduction: 1, 2, 4 or 8.
+	Scale int
+}
+
+// LumaScale returns the largest reduction s in 1, 2, 4, 8 whose plane of
+// ceil(w/s)×ceil(h/s) still has a short side of at least minShort (1 when
+// even the full size is shorter).
+func LumaScale(w, h, minShort int) int {
+	short := min(w, h)
+	for _, s := range []int{8, 4, 2} {
+		if (short+s-1)/s >= minShort {
+			return s
+		}
+	}
+	return 1
+}
+
+// DecodeLuma is [Decode] for a caller that needs only the luminance, and
+// only at a short side of at least minShort pixels. For a JPEG (baseline
+// or progressive Huffman coding, any chroma subsampling, restart
+// intervals) it decodes the first component alone, at the largest scale of
+// [LumaScale], straight from the DCT coefficients: the 1/8 plane is the
+// mean of each 8×8 block, the 1/4 and 1/2 planes inverse DCTs of the
+// lowest 2×2 and 4×4 frequencies. Its full-size output is the Y plane
+// image/jpeg decodes, within one level. JPEGs it does not handle itself
+// (arithmetic coding, 12-bit, lossless, CMYK, RGB-coded) and every other
+// format are decoded by [Decode] and returned at full size (Scale 1).
+//
+// It checks the same limits first ([DecodeConfig]) and returns the same
+// typed errors as [Decode]; a JPEG its own decoder rejects as malformed
+// is handed to image/jpeg, so it refuses no file that Decode accepts.
+// It never panics.
+func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
+	info, err := DecodeConfig(b, lim)
+	if err != nil {
+		return nil, err
+	}
+	if info.Format == JPEG {
+		s := LumaScale(info.Width, info.Height, minShort)
+		var l *Luma
+		err := guard(func() (err error) {
+			l, err = decodeJPEGLuma(b, s, lim.MaxDecodeBytes)
+			return err
+		})
+		if err == nil && (l.Width != (info.Width+s-1)/s || l.Height != (info.Height+s-1)/s) {
+			err = fmt.Errorf("%w: decoded %d×%d at 1/%d, header said %d×%d", errLumaData, l.Width, l.Height, s, info.Width, info.Height)
+		}
+		if err == nil {
+			return &LumaImage{Info: info, Luma: orientLuma(l, info.Orientation), Scale: s}, nil
+		}
+		// Anything else, unsupported or malformed: image/jpeg decides,
+		// and its error is the one returned.
+	}
+	img, err := Decode(b, lim)
+	if err != nil {
+		return nil, err
+	}
+	return &LumaImage{Info: img.Info, Luma: ToLuma(img.Image), Scale: 1}, nil
+}
+
+// orientLuma returns l transformed for EXIF orientation o (see [Orient]),
+// as a plane whose stride is its width.
+func orientLuma(l *Luma, o int) *Luma {
+	if o < 2 || o > 8 {
+		return l
+	}
+	w, h := l.Width, l.Height
+	dw, dh := w, h
+	if o >= 5 {
+		dw, dh = h, w
+	}
+	out := &Luma{Width: dw, Height: dh, Stride: dw, Pix: make([]uint8, dw*dh)}
+	remap(out.Pix, dw, l.Pix, l.Stride, 1, dw, dh, orientSource(o, w, h))
+	return out
+}
+
+// DownscaleAs returns what [Downscale] of the full-size luminance would
+// give at w×h, computed from img's reduced plane: each output pixel is
+// the mean over the same block of full-size pixels (edges at i*W/w, W the
+// oriented full width), with every reduced pixel counted for the
+// full-size pixels it stands for. It is exact where each Scale×Scale group
+// is uniform; elsewhere only the groups cut by a block edge differ. This
+// keeps the perceptual hash of a reduced decode (256×256 blocks) on the
+// blocks a full decode would have averaged, instead of blocks rounded to
+// whole groups. At Scale 1 it is Downscale.
+func (img *LumaImage) DownscaleAs(w, h int) *Luma {
+	l := img.Luma
+	if img.Scale <= 1 {
+		return Downscale(l, w, h)
+	}
+	if w <= 0 || h <= 0 || l.Width <= 0 || l.Height <= 0 {
+		panic("imagex: DownscaleAs of or to an empty plane")
+	}
+	W, H := img.OrientedSize()
+	s := img.Scale
+	revX, revY := orientReversed(img.Orientation)
+	x0, x1 := bins(W, w)
+	y0, y1 := bins(H, h)
+	// Reduced pixel p stands for full-size pixels [p*s-off, (p+1)*s-off)
+	// of its axis, off being the padding of the last group when the
+	// orientation reversed the axis (the partial group then comes first).
+	offX, offY := 0, 0
+	if revX {
+		offX = l.Width*s - W
+	}
+	if revY {
+		offY = l.Height*s - H
+	}
+	// weights returns, for one output interval [a, b) of full pixels, the
+	// first reduced pixel it touches and the full pixels each one covers.
+	weights := func(a, b, off, n int) (first int, ws []int) {
+		first = (a + off) / s
+		for p := first; p < n; p++ {
+			lo, hi := max(a, p*s-off), min(b, (p+1)*s-off)
+			if hi <= lo {
+				break
+			}
+			ws = append(ws, hi-lo)
+		}
+		return first, ws
+	}
+	out := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	col := make([]uint64, l.Width)
+	type span struct {
+		first int
+		ws    []int
+	}
+	xs := make([]span, w)
+	for i := range xs {
+		xs[i].first, xs[i].ws = weights(x0[i], x1[i], offX, l.Width)
+	}
+	for j := 0; j < h; j++ {
+		clear(col)
+		fy, wy := weights(y0[j], y1[j], offY, l.Height)
+		for k, wt := range wy {
+			row := l.Pix[(fy+k)*l.Stride : (fy+k)*l.Stride+l.Width]
+			for x, v := range row {
+				col[x] += uint64(wt) * uint64(v)
+			}
+		}
+		for i, sp := range xs {
+			var sum uint64
+			for k, wt := range sp.ws {
+				sum += uint64(wt) * col[sp.first+k]
+			}
+			n := uint64(x1[i]-x0[i]) * uint64(y1[j]-y0[j])
+			out.Pix[j*w+i] = uint8((sum + n/2) / n)
+		}
+	}
+	return out
+}
+
+// orientReversed reports whether EXIF orientation o runs the displayed x
+// and y axes against the stored axes they come from.
+func orientReversed(o int) (x, y bool) {
+	switch o {
+	case 2:
+		return true, false
+	case 3:
+		return true, true
+	case 4:
+		return false, true
+	case 6:
+		return true, false
+	case 7:
+		return true, true
+	case 8:
+		return false, true
+	}
+	return false, false
+}

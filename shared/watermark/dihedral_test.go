@@ -1,0 +1,99 @@
+package watermark
+
+import (
+	"fmt"
+	"image"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+func TestDihedralApplyInverse(t *testing.T) {
+	src := []float32{1, 2, 3, 4, 5, 6} // 3×2
+	seen := map[string]bool{}
+	for d := dihedral(0); d < numDihedral; d++ {
+		out, w, h := d.apply(src, 3, 2)
+		if w*h != 6 || (d&1 == 1) != (w == 2) {
+			t.Errorf("%d: size %dx%d", d, w, h)
+		}
+		key := fmt.Sprint(w, out)
+		if seen[key] {
+			t.Errorf("%d: %v repeats another transform", d, out)
+		}
+		seen[key] = true
+		back, bw, bh := d.inverse().apply(out, w, h)
+		if bw != 3 || bh != 2 || fmt.Sprint(back) != fmt.Sprint(src) {
+			t.Errorf("inverse of %d: %v (%dx%d), want %v", d, back, bw, bh, src)
+		}
+	}
+	// A clockwise quarter turn puts the top-left sample top right.
+	if out, _, _ := dihedral(1).apply(src, 3, 2); out[1] != 1 {
+		t.Errorf("quarter turn = %v, want 1 at the top right of a 2-wide plane", out)
+	}
+}
+
+// rgbaDihedral flips (first) and turns the picture clockwise, as a phone
+// baking its EXIF orientation does.
+func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
+	b := m.Bounds()
+	w, h := b.Dx(), b.Dy()
+	ow, oh := w, h
+	if quarter%2 == 1 {
+		ow, oh = h, w
+	}
+	out := image.NewRGBA(image.Rect(0, 0, ow, oh))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			sx := x
+			if flip {
+				sx = w - 1 - x
+			}
+			dx, dy := x, y
+			switch quarter {
+			case 1:
+				dx, dy = h-1-y, x
+			case 2:
+				dx, dy = w-1-x, h-1-y
+			case 3:
+				dx, dy = y, w-1-x
+			}
+			out.Set(dx, dy, m.At(b.Min.X+sx, b.Min.Y+y))
+		}
+	}
+	return out
+}
+
+// TestExtractFlippedAndTurned: a mirrored or quarter-turned copy of a
+// marked photo gives the exact payload and says how it was transformed;
+// Orient turns it back so the alignment applies.
+func TestExtractFlippedAndTurned(t *testing.T) {
+	img := loadTestImage(t, "meadow.jpg")
+	p := Payload(0x0123456789abcdef)
+	marked, err := Embed(img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flip    bool
+		quarter int
+	}{{true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}} {
+		t.Run(fmt.Sprintf("flip%v-turn%d", tc.flip, tc.quarter), func(t *testing.T) {
+			l := imagex.ToLuma(reencode(t, rgbaDihedral(marked, tc.flip, tc.quarter), "jpeg", 80))
+			got, d, err := Extract(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Found || got != p || d.Flipped != tc.flip || d.Quarter != tc.quarter {
+				t.Fatalf("Extract = %v found %v flipped %v quarter %d, want %v flipped %v quarter %d", got, d.Found, d.Flipped, d.Quarter, p, tc.flip, tc.quarter)
+			}
+			o := Orient(l, d)
+			b := marked.Bounds()
+			if o.Width != b.Dx() || o.Height != b.Dy() {
+				t.Errorf("Orient: %dx%d, want the signed picture's %dx%d", o.Width, o.Height, b.Dx(), b.Dy())
+			}
+			if _, d2, _ := Extract(o); !d2.Found || d2.Flipped || d2.Quarter != 0 {
+				t.Errorf("Extract(Orient(l)) found %v flipped %v quarter %d, want found upright", d2.Found, d2.Flipped, d2.Quarter)
+			}
+		})
+	}
+}
