@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,4 +139,14 @@ func TestOriginsOnPostgres(t *testing.T) {
 		}
 	}
 	t.Logf("%d records signed and anchored on %d origins", len(signed), len(origins))
+}
+
+// TestPostgresNeedsSharedMasterKey: with a PostgreSQL store the origin
+// refuses to start on a master key of its own data directory, which the
+// other origins would not have.
+func TestPostgresNeedsSharedMasterKey(t *testing.T) {
+	_, err := New(Config{DataDir: t.TempDir(), PostgresURL: "postgres://127.0.0.1:1/none"})
+	if err == nil || !strings.Contains(err.Error(), "PROVENANT_MASTER_KEY") {
+		t.Fatalf("New on PostgreSQL without a master key = %v, want a refusal naming PROVENANT_MASTER_KEY", err)
+	}
 }
