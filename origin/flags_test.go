@@ -105,3 +105,21 @@ func TestHelpExitsCleanly(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckStore(t *testing.T) {
+	for _, c := range []struct {
+		kind, url string
+		ok        bool
+	}{
+		{"badger", "", true},
+		{"postgres", "postgres://db/provenant", true},
+		{"postgres", "", false},
+		{"badger", "postgres://db/provenant", false},
+		{"sqlite", "", false},
+		{"", "", false},
+	} {
+		if err := checkStore(c.kind, c.url); (err == nil) != c.ok {
+			t.Errorf("checkStore(%q, %q) = %v, want ok %v", c.kind, c.url, err, c.ok)
+		}
+	}
+}

@@ -97,6 +97,7 @@ See docs/operations.md.
 // serveOptions are the server's flags, parsed.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
+	storeKind, postgresURL                                 string
 	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
@@ -119,6 +120,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.trailer = envOnlyHelp
 	f.str(&o.listen, "listen", server.DefaultListen, "public API address")
 	f.str(&o.dataDir, "data-dir", server.DefaultDataDir, "data directory: database, embedded chain, secrets, mail outbox")
+	f.str(&o.storeKind, "store", "badger", "where the origin's state lives: badger (embedded, under --data-dir) or postgres (--postgres-url; several origins may share it)")
+	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
@@ -172,8 +175,12 @@ func serve(args []string) error {
 		return fmt.Errorf("batch size %d: at most %d", o.batchSize, anchor.MaxBatchSize)
 	}
 
+	if err := checkStore(o.storeKind, o.postgresURL); err != nil {
+		return err
+	}
+
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
-		AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+		PostgresURL: o.postgresURL, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}
@@ -238,6 +245,19 @@ func serve(args []string) error {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	return nil
+}
+
+// checkStore validates --store and --postgres-url together.
+func checkStore(kind, url string) error {
+	switch {
+	case kind == "postgres" && url == "":
+		return errors.New("--store postgres needs --postgres-url")
+	case kind == "badger" && url != "":
+		return errors.New("--postgres-url is used with --store postgres only")
+	case kind != "postgres" && kind != "badger":
+		return fmt.Errorf("store %q: want badger or postgres", kind)
 	}
 	return nil
 }

@@ -92,6 +92,11 @@ type Config struct {
 	MaxBackoff time.Duration
 	// Hooks are for tests.
 	Hooks Hooks
+	// Lease, when several origins share the store, makes this batcher work
+	// only while it holds the anchoring lease and fences every one of its
+	// state changes with the lease's epoch (see Lease); Run keeps the lease
+	// renewed. Nil means this is the only batcher on the store.
+	Lease *Lease
 	// OnBatchClosed, if set, is called after a batch closed with this many
 	// records has committed (the batch-size metric). It must not block.
 	OnBatchClosed func(records int)
@@ -111,8 +116,10 @@ type Batcher struct {
 
 	stepMu sync.Mutex
 	// In-memory per-batch progress, lost on restart by design (a restart
-	// rebroadcasts everything in flight).
-	mem map[uint64]*batchMem
+	// rebroadcasts everything in flight); dropped too when the lease is
+	// acquired at a new epoch, as another leader worked meanwhile.
+	mem      map[uint64]*batchMem
+	memEpoch uint64
 }
 
 type batchMem struct {
@@ -190,7 +197,15 @@ func (b *Batcher) Proof(ctx context.Context, recordID string) (Proof, error) {
 
 // Run calls Step every PollInterval until ctx is done, and
 // returns ctx.Err(). Step errors are logged and retried, never fatal.
+//
+// With a Lease, Run also keeps it acquired and renewed in the background
+// and releases it when ctx ends.
 func (b *Batcher) Run(ctx context.Context) error {
+	if l := b.cfg.Lease; l != nil {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { l.Run(ctx) })
+	}
 	t := time.NewTicker(b.cfg.PollInterval)
 	defer t.Stop()
 	for {
@@ -209,9 +224,14 @@ func (b *Batcher) Run(ctx context.Context) error {
 // submitted and included batches (receipts, fee bumps, confirmations,
 // reorgs) and submits queued ones. Errors of one batch do not stop the
 // others; the joined errors are returned and the work is retried next Step.
+//
+// With a Lease that this origin does not hold, Step does nothing.
 func (b *Batcher) Step(ctx context.Context) error {
 	b.stepMu.Lock()
 	defer b.stepMu.Unlock()
+	if !b.leading() {
+		return nil
+	}
 	var errs []error
 	for {
 		built, err := b.closeBatch(ctx, false)
@@ -271,13 +291,42 @@ func (b *Batcher) Step(ctx context.Context) error {
 
 // Flush closes a batch of whatever is queued now (up to BatchSize), without
 // waiting for BatchSize or BatchInterval. It reports whether it closed one.
+// With a Lease that this origin does not hold it returns ErrNotLeader.
 func (b *Batcher) Flush(ctx context.Context) (bool, error) {
 	b.stepMu.Lock()
 	defer b.stepMu.Unlock()
+	if !b.leading() {
+		return false, ErrNotLeader
+	}
 	return b.closeBatch(ctx, true)
 }
 
 var errNotDue = errors.New("not due")
+
+// leading reports whether this batcher may work now: always without a
+// Lease, else while the lease is held. Called with stepMu held.
+func (b *Batcher) leading() bool {
+	l := b.cfg.Lease
+	if l == nil {
+		return true
+	}
+	if !l.Held() {
+		return false
+	}
+	if e := l.Epoch(); e != b.memEpoch {
+		b.mem, b.memEpoch = map[uint64]*batchMem{}, e
+	}
+	return true
+}
+
+// fence aborts txn with ErrNotLeader unless this batcher still holds the
+// lease at its epoch (no-op without a Lease).
+func (b *Batcher) fence(txn store.Txn) error {
+	if b.cfg.Lease == nil {
+		return nil
+	}
+	return b.cfg.Lease.Check(txn)
+}
 
 // closeBatch builds one batch from the head of the queue if it is due (or
 // force and non-empty), in one store transaction.
@@ -286,6 +335,9 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 	var seq uint64
 	var size int
 	err := b.st.Update(ctx, func(txn store.Txn) error {
+		if err := b.fence(txn); err != nil {
+			return err
+		}
 		type qe struct {
 			key     []byte
 			id      string
@@ -442,6 +494,9 @@ func (b *Batcher) waiting(seq uint64) bool {
 func (b *Batcher) updateBatch(ctx context.Context, seq uint64, want BatchState, fn func(txn store.Txn, br *batchRec) error) (batchRec, error) {
 	var out batchRec
 	err := b.st.Update(ctx, func(txn store.Txn) error {
+		if err := b.fence(txn); err != nil {
+			return err
+		}
 		br, err := loadBatch(txn, seq)
 		if err != nil {
 			return err

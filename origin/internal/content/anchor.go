@@ -71,7 +71,7 @@ func (s *Service) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
 		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
 			return err
 		}
-		if err := bumpCounters(txn, r.Owner, func(c *counters) { c.Anchored++ }); err != nil {
+		if err := bumpCounters(txn, r.Owner, id, func(c *counters) { c.Anchored++ }); err != nil {
 			return err
 		}
 	}

@@ -58,9 +58,10 @@ func readCount(tx store.Txn, k []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(b), nil
 }
 
-// bumpDaySigned counts one record signed by owner on day at.
-func bumpDaySigned(tx store.Txn, owner string, at time.Time) error {
-	return addCount(tx, dayKey(pfxDaySigned, owner, at))
+// bumpDaySigned counts one record signed by owner on day at, in the
+// record's counter shard.
+func bumpDaySigned(tx store.Txn, owner string, at time.Time, shard int) error {
+	return addCount(tx, fmt.Appendf(dayKey(pfxDaySigned, owner, at), "/%d", shard))
 }
 
 // bumpDayVerified counts one verification of owner's content on day at.
@@ -75,8 +76,16 @@ func readDaily(tx store.Txn, owner string, today time.Time) ([]DayCount, error) 
 		day := today.UTC().AddDate(0, 0, -i)
 		d := DayCount{Date: day.Format(time.DateOnly)}
 		var err error
+		// The unsharded key of earlier versions, then the shards.
 		if d.Signed, err = readCount(tx, dayKey(pfxDaySigned, owner, day)); err != nil {
 			return nil, err
+		}
+		for sh := 0; sh < counterShards; sh++ {
+			n, err := readCount(tx, fmt.Appendf(dayKey(pfxDaySigned, owner, day), "/%d", sh))
+			if err != nil {
+				return nil, err
+			}
+			d.Signed += n
 		}
 		for sh := 0; sh < verifiedShards; sh++ {
 			n, err := readCount(tx, fmt.Appendf(dayKey(pfxDayVerified, owner, day), "/%d", sh))

@@ -276,8 +276,8 @@ const RecentLimit = 10
 func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 	var st Stats
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		c, err := store.GetJSON[counters](tx, countKey(owner))
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		c, err := readCounters(tx, owner)
+		if err != nil {
 			return err
 		}
 		v, err := readVerified(tx, owner)

@@ -50,7 +50,7 @@ func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record
 			return err
 		}
 		out = r
-		return bumpCounters(tx, owner, func(c *counters) { c.Revoked++ })
+		return bumpCounters(tx, owner, id, func(c *counters) { c.Revoked++ })
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyRevoked) {

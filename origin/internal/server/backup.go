@@ -63,6 +63,9 @@ type backupManifest struct {
 // The archive holds the JWT key and, unless it is given by environment,
 // the master key: it is as sensitive as the data directory.
 func (s *Server) Backup(ctx context.Context, w io.Writer) error {
+	if s.badger == nil {
+		return ErrBackupUnsupported
+	}
 	tmp, err := os.MkdirTemp(s.cfg.DataDir, "backup-")
 	if err != nil {
 		return fmt.Errorf("server: backup: %w", err)
@@ -72,7 +75,7 @@ func (s *Server) Backup(ctx context.Context, w io.Writer) error {
 
 	storeFile := filepath.Join(tmp, backupStoreName)
 	if err := writeFile(storeFile, func(f io.Writer) error {
-		v, err := s.store.Backup(f)
+		v, err := s.badger.Backup(f)
 		m.StoreVersion = v
 		return err
 	}); err != nil {
@@ -152,6 +155,10 @@ func (s *Server) Backup(ctx context.Context, w io.Writer) error {
 func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", `attachment; filename="provenant-backup.tar"`)
+	if s.badger == nil {
+		http.Error(w, ErrBackupUnsupported.Error(), http.StatusNotImplemented)
+		return
+	}
 	if err := s.Backup(r.Context(), w); err != nil {
 		// Headers may be gone already; the client sees a truncated tar,
 		// which Restore refuses (tar needs its end blocks).

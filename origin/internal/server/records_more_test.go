@@ -36,7 +36,7 @@ func readBomb(t *testing.T, name string) []byte {
 
 // photo returns a small photo-like JPEG (smooth gradients plus noise), a
 // different picture for every seed.
-func photo(t *testing.T, seed uint64, w, h int) []byte {
+func photo(t testing.TB, seed uint64, w, h int) []byte {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	img := image.NewRGBA(image.Rect(0, 0, w, h))

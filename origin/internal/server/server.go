@@ -104,6 +104,13 @@ type Config struct {
 	// DataDir holds the database, the secrets (unless MasterKey is given)
 	// and the mail outbox.
 	DataDir string
+	// PostgresURL, when set, puts the store on PostgreSQL at this
+	// connection URL instead of Badger under DataDir, so that several
+	// origins can serve one installation (docs/operations.md, "Scale-out").
+	// Every origin of an installation must then get the same MasterKey,
+	// which is required; the JWT signing key is derived from it, so a token
+	// issued by one origin is accepted by all.
+	PostgresURL string
 	// MasterKey seals signing keys; nil means read <data>/secrets/master.key,
 	// creating it on first start. Production should pass it from the
 	// environment (PROVENANT_MASTER_KEY) and keep it off the data disk.
@@ -206,14 +213,20 @@ type AnchorConfig struct {
 	// RequireFinalized waits for the chain's finalized tag before a batch
 	// counts as anchored (public networks).
 	RequireFinalized bool
+	// LeaseTTL is the anchoring lease's duration with a PostgreSQL store
+	// (zero: anchor.DefaultLeaseTTL): a dead leader is replaced within it.
+	LeaseTTL time.Duration
 }
 
 // Server is a running origin. Create with New, start with Serve, stop with
 // Shutdown.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *store.Badger
+	cfg   Config
+	log   *slog.Logger
+	store store.Store
+	// badger is the store when it is the embedded Badger (nil on
+	// PostgreSQL): value-log GC, sizes and backups are Badger's.
+	badger   *store.Badger
 	accounts *accounts.Service
 	keys     *keys.Service
 	webhooks *webhooks.Service
@@ -300,9 +313,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create data dir: %w", err)
 	}
-	_, statErr := os.Stat(filepath.Join(cfg.DataDir, dbSubdir))
-	fresh := errors.Is(statErr, fs.ErrNotExist)
-	st, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
+	st, bdg, fresh, err := openStore(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -312,9 +323,13 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		}
 	}()
 	secrets := filepath.Join(cfg.DataDir, secretsSubdir)
-	seed, err := loadOrCreateSecret(filepath.Join(secrets, jwtKeyFile), ed25519.SeedSize, cfg.Rand)
-	if err != nil {
-		return nil, err
+	var seed []byte
+	if cfg.PostgresURL != "" {
+		seed = sharedJWTSeed(cfg.MasterKey)
+	} else {
+		if seed, err = loadOrCreateSecret(filepath.Join(secrets, jwtKeyFile), ed25519.SeedSize, cfg.Rand); err != nil {
+			return nil, err
+		}
 	}
 	master := cfg.MasterKey
 	if master == nil {
@@ -339,6 +354,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	wc := cfg.Webhooks
 	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
+	// Several origins may dispatch from a shared store: claim each attempt.
+	wc.Claims = cfg.PostgresURL != ""
 	wc.Logger = cfg.Logger.With("component", "webhooks")
 	reg := cfg.Registry
 	if reg == nil {
@@ -351,7 +368,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		metrSrc = metrics.Sources{
 			AnchorQueue:  func(ctx context.Context) (anchor.QueueStats, error) { return anchor.ReadQueueStats(ctx, st) },
 			WebhookQueue: func(ctx context.Context) (int, error) { return whSvc.QueueDepth(ctx) },
-			StoreSizes:   st.Sizes,
+			StoreSizes:   storeSizes(bdg),
 			Now:          cfg.Clock.Now,
 		}
 	)
@@ -442,8 +459,13 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		return nil, err
 	}
 	anchored := anchor.Listeners{recs, anchor.Announcer{Events: pub}}
+	lease, err := anchorLease(cfg, st)
+	if err != nil {
+		return nil, err
+	}
 	batcher, err := anchor.New(anchor.Config{
 		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
+		Lease:     lease,
 		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
 		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized || chainCfg.RequireFinalized,
 		MaxFeeCap: chainCfg.MaxFeeCap,
@@ -479,7 +501,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if d.routes != nil {
 		d.routes(api)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
+	s := &Server{cfg: cfg, log: cfg.Logger, store: st, badger: bdg, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
 		anchored: anchored, api: api, metrics: met}
 	if cfg.AdminAddr != "" {
 		// Listen now, so that a taken port fails New rather than Serve.
@@ -541,7 +563,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			_ = s.batcher.Run(ctx)
 		}()
 	}
-	if s.gcDone == nil && !s.closed && s.cfg.GCInterval >= 0 {
+	if s.gcDone == nil && !s.closed && s.cfg.GCInterval >= 0 && s.badger != nil {
 		every := s.cfg.GCInterval
 		if every == 0 {
 			every = DefaultGCInterval
@@ -550,7 +572,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.stopGC, s.gcDone = cancel, make(chan struct{})
 		go func() {
 			defer close(s.gcDone)
-			s.store.RunGC(ctx, every, s.log.With("component", "badger"))
+			s.badger.RunGC(ctx, every, s.log.With("component", "badger"))
 		}()
 	}
 	if s.admin != nil && !s.closed && !s.adminServing {
@@ -670,13 +692,13 @@ func reclaimMemory() func(n, inUse int64) {
 }
 
 // readyProbeKey is the key the store check reads; it is never written, so
-// the read exercises Badger's read path and answers ErrNotFound.
+// the read exercises the store's read path and answers ErrNotFound.
 var readyProbeKey = []byte("ready-probe")
 
-// readyChecks are the dependencies GET /ready checks: a Badger read, the
+// readyChecks are the dependencies GET /ready checks: a store read, the
 // chain's head block number, and the mailer when it can tell (the outbox
 // is writable, or SMTP is configured).
-func readyChecks(st *store.Badger, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
+func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
 	checks := []httpapi.ReadyCheck{
 		{Name: "store", Check: func(ctx context.Context) error {
 			return st.View(ctx, func(txn store.Txn) error {

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -22,6 +24,9 @@ func vlogBytes(t *testing.T, dir string) int64 {
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), ".vlog") {
 			fi, err := e.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // GC deleted it since ReadDir
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -201,7 +201,11 @@ func (s *Service) attempt(it dueItem) {
 	var del Delivery
 	var rec webhookRecord
 	var hookErr error
-	err := s.st.View(ctx, func(tx store.Txn) error {
+	load := s.st.View
+	if s.claims {
+		load = s.st.Update
+	}
+	err := load(ctx, func(tx store.Txn) error {
 		var err error
 		if del, err = getDelivery(tx, it.deliveryID); err != nil {
 			return err
@@ -210,9 +214,15 @@ func (s *Service) attempt(it dueItem) {
 		if hookErr != nil && !errors.Is(hookErr, ErrNotFound) {
 			return hookErr
 		}
+		if s.claims && hookErr == nil && rec.Active && del.Status == StatusPending && del.NextAttemptAt != nil &&
+			string(queueKey(*del.NextAttemptAt, del.ID)) == it.key {
+			return s.claim(tx, it)
+		}
 		return nil
 	})
 	switch {
+	case errors.Is(err, errClaimed):
+		return // another origin makes this attempt
 	case errors.Is(err, ErrNotFound):
 		s.dropQueueItem(it) // delivery gone (webhook deleted): stale queue item
 		return
@@ -438,6 +448,11 @@ func (s *Service) applyOutcome(tx store.Txn, o *outcome) (AttemptResult, error) 
 	if err := tx.Delete(queueKey(*d.NextAttemptAt, d.ID)); err != nil {
 		return AttemptResult{}, err
 	}
+	if s.claims {
+		if err := tx.Delete(claimKey(d.ID)); err != nil {
+			return AttemptResult{}, err
+		}
+	}
 	now := s.clock.Now().UTC()
 	d.UpdatedAt = now
 	d.NextAttemptAt = nil
@@ -506,4 +521,32 @@ func (s *Service) QueueDepth(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("webhooks: queue depth: %w", err)
 	}
 	return n, nil
+}
+
+// errClaimed: the due attempt is claimed by another dispatcher.
+var errClaimed = errors.New("webhooks: attempt claimed elsewhere")
+
+// claimRec is a claim on one due attempt: the queue item it is for and
+// when it lapses.
+type claimRec struct {
+	Item  string    `json:"item"`
+	Until time.Time `json:"until"`
+}
+
+// claim takes the claim on it's attempt inside tx, which has just read
+// the delivery and found it due with this queue item: errClaimed if a
+// live claim for the same item exists. As the check and the write are in
+// the transaction that read the delivery, a dispatcher that recorded the
+// outcome meanwhile (moving or deleting the item) makes this commit
+// conflict, and the retry sees the delivery changed.
+func (s *Service) claim(tx store.Txn, it dueItem) error {
+	now := s.clock.Now()
+	c, err := store.GetJSON[claimRec](tx, claimKey(it.deliveryID))
+	switch {
+	case err == nil && c.Item == it.key && now.Before(c.Until):
+		return errClaimed
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	return store.PutJSON(tx, claimKey(it.deliveryID), claimRec{Item: it.key, Until: now.Add(s.timeout + ClaimGrace)})
 }

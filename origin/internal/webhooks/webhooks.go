@@ -138,7 +138,19 @@ type Config struct {
 	// failures by cause); tests also wait on it instead of polling. It must
 	// not block.
 	OnAttempt func(AttemptResult)
+	// Claims makes every attempt first claim its delivery in the store,
+	// in the transaction that checks the delivery is still due, so that
+	// when several origins dispatch from one shared store each attempt is
+	// made by one of them. A claim lasts Timeout plus ClaimGrace; a claim
+	// left by an origin that died is taken over after that. Off (one
+	// origin), the dispatcher's in-memory bookkeeping suffices and an
+	// attempt costs no extra commit.
+	Claims bool
 }
+
+// ClaimGrace is added to the attempt timeout to make a claim's lifetime:
+// room for recording the outcome after the response.
+const ClaimGrace = 10 * time.Second
 
 // AttemptResult describes one recorded attempt, for Config.OnAttempt.
 type AttemptResult struct {
@@ -228,6 +240,7 @@ type Service struct {
 	maxPerAcc int
 	log       *slog.Logger
 	onAttempt func(AttemptResult)
+	claims    bool
 
 	d   dispatcher
 	rec recorder
@@ -244,7 +257,8 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{st: cfg.Store, clock: cfg.Clock, rand: cfg.Rand, sealer: sl, guard: cfg.Guard,
 		schedule: slices.Clone(cfg.Schedule), timeout: cfg.Timeout, workers: cfg.Workers, perHook: cfg.PerEndpoint,
-		poll: cfg.PollInterval, grace: cfg.RotationGrace, maxPerAcc: cfg.MaxPerAccount, log: cfg.Logger, onAttempt: cfg.OnAttempt}
+		poll: cfg.PollInterval, grace: cfg.RotationGrace, maxPerAcc: cfg.MaxPerAccount, log: cfg.Logger, onAttempt: cfg.OnAttempt,
+		claims: cfg.Claims}
 	if s.rand == nil {
 		s.rand = rand.Reader
 	}
@@ -292,6 +306,10 @@ func accountKey(acct string, created time.Time, id string) []byte {
 	return []byte(fmt.Sprintf("wh/a/%s/%016x/%s", acct, uint64(created.UnixNano()), id))
 }
 func deliveryKey(id string) []byte { return []byte("wh/d/" + id) }
+
+// claimKey holds the claim (claimRec JSON) on a delivery's due attempt,
+// with Config.Claims.
+func claimKey(id string) []byte { return []byte("wh/c/" + id) }
 func listPrefix(webhookID, status string) []byte {
 	return []byte("wh/l/" + webhookID + "/" + status + "/")
 }

@@ -1,0 +1,140 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/pgstore"
+	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/shared/clock"
+)
+
+// node is one origin's webhook service on the shared database.
+type node struct {
+	st  store.Store
+	svc *Service
+}
+
+func newNodes(t *testing.T, n int, clk clock.Clock, claims bool) []*node {
+	t.Helper()
+	url := pgtest.Start(t).NewDatabase()
+	var nodes []*node
+	for range n {
+		st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := New(Config{Store: st, Clock: clk, MasterKey: bytes.Repeat([]byte{7}, 32),
+			Guard: NewGuard(GuardConfig{Allow: loopback}), Timeout: 2 * time.Second, Claims: claims})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nd := &node{st: st, svc: svc}
+		t.Cleanup(func() { nd.svc.Close(); _ = nd.st.Close() })
+		nodes = append(nodes, nd)
+	}
+	return nodes
+}
+
+func (nd *node) publish(t *testing.T, clk clock.Clock, i int) {
+	t.Helper()
+	raw, err := events.NewData(map[string]int{"n": i})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := events.Event{Type: "content.signed", Time: clk.Now(), Accounts: []string{"acct"}, Data: raw}
+	if err := nd.st.Update(context.Background(), func(tx store.Txn) error { return nd.svc.Publish(tx, ev) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClaimsOneAttemptPerNode: two origins dispatch the same queue at the
+// same moments; with claims each delivery is attempted once, by one of
+// them, and every delivery succeeds.
+func TestClaimsOneAttemptPerNode(t *testing.T) {
+	clk := clock.NewFake(t0)
+	nodes := newNodes(t, 2, clk, true)
+	rcv := newReceiver(t)
+	if _, _, err := nodes[0].svc.Create(context.Background(), "acct", CreateInput{URL: rcv.srv.URL, Events: []string{"content.signed"}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	for i := range n {
+		nodes[i%2].publish(t, clk, i)
+	}
+	for round := 0; round < 20 && len(rcv.requests()) < n; round++ {
+		var wg sync.WaitGroup
+		for _, nd := range nodes {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				if _, err := nd.svc.DispatchDue(ctx); err != nil {
+					t.Errorf("DispatchDue: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	perID := map[string]int{}
+	for _, r := range rcv.requests() {
+		perID[r.header.Get(HeaderDelivery)]++
+	}
+	if len(perID) != n {
+		t.Fatalf("%d distinct deliveries received, want %d", len(perID), n)
+	}
+	for id, c := range perID {
+		if c != 1 {
+			t.Errorf("delivery %s attempted %d times by the two origins, want once", id, c)
+		}
+	}
+}
+
+// TestClaimOfDeadNodeLapses: an origin claims a delivery and dies during
+// the attempt (its outcome never recorded); the other origin leaves the
+// claimed attempt alone until the claim lapses, then delivers it with the
+// same delivery id. Nothing is lost.
+func TestClaimOfDeadNodeLapses(t *testing.T) {
+	clk := clock.NewFake(t0)
+	nodes := newNodes(t, 2, clk, true)
+	rcv := newReceiver(t)
+	rcv.mu.Lock()
+	rcv.hang = true
+	rcv.mu.Unlock()
+	hook, _, err := nodes[0].svc.Create(context.Background(), "acct", CreateInput{URL: rcv.srv.URL, Events: []string{"content.signed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].publish(t, clk, 1)
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = nodes[0].svc.DispatchDue(context.Background()) }()
+	first := <-rcv.notify // A's attempt is at the receiver
+	nodes[0].svc.Close()  // A dies mid-attempt: nothing recorded
+	<-done
+	rcv.mu.Lock()
+	rcv.hang = false
+	rcv.mu.Unlock()
+
+	if n, err := nodes[1].svc.DispatchDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("DispatchDue on B = %d, %v", n, err)
+	}
+	if got := len(rcv.requests()); got != 1 {
+		t.Fatalf("B attempted a delivery A still holds the claim on (%d requests)", got)
+	}
+	clk.Advance(2*time.Second + ClaimGrace + time.Millisecond)
+	if n, err := nodes[1].svc.DispatchDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("DispatchDue on B after the claim lapsed = %d, %v", n, err)
+	}
+	reqs := rcv.requests()
+	if len(reqs) != 2 || reqs[1].header.Get(HeaderDelivery) != first.header.Get(HeaderDelivery) {
+		t.Fatalf("requests %d; want A's and B's attempt of the same delivery id", len(reqs))
+	}
+	ds, err := nodes[1].svc.ListDeliveries(context.Background(), "acct", hook.ID, StatusSucceeded, "", 10)
+	if err != nil || len(ds.Items) != 1 {
+		t.Fatalf("succeeded deliveries = %v, %v; want the one", ds.Items, err)
+	}
+}
