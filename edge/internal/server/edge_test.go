@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"image/png"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -229,8 +230,19 @@ func TestOriginSeesClients(t *testing.T) {
 func TestOutOfMemory(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32")
 	edge, _ := startEdge(t, origin, edgeOpts{memoryBytes: 24 << 20, instances: 1})
-	big := unrelated(t, 3, 4000, 3000)
-	r := upload(t, edge+"/api/v1/verify", nextClient(), "", big, nil)
+	// A PNG: a JPEG's luminance is decoded at reduced size for
+	// verification, so only a PNG this size still needs the memory.
+	img := image.NewRGBA(image.Rect(0, 0, 4000, 3000))
+	for y := 0; y < 3000; y++ {
+		for x := 0; x < 4000; x++ {
+			img.Set(x, y, color.RGBA{uint8(x / 16), uint8(y / 12), 128, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	r := upload(t, edge+"/api/v1/verify", nextClient(), "", buf.Bytes(), nil)
 	mustStatus(t, r, 503, "12 MP in a 24 MiB instance")
 	if m := r.json(t); m["code"] != "verifier_failed" || !strings.Contains(m["detail"].(string), "memory") {
 		t.Errorf("problem %s, want verifier_failed about memory", r.body)
