@@ -28,9 +28,9 @@ type Info struct {
 	// FPS is the average frame rate, FPSNum/FPSDen as a fraction.
 	FPS            float64
 	FPSNum, FPSDen int
-	Duration time.Duration
-	Streams  int
-	Size     int64
+	Duration       time.Duration
+	Streams        int
+	Size           int64
 }
 
 // Sniff reports whether b starts like an ISO base media file (MP4, MOV)
