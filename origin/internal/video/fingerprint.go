@@ -123,12 +123,13 @@ const (
 // near pairs.
 func MatchFingerprints(ref, q Fingerprint) Match {
 	var best Match
+	bestCentre := math.Inf(1)
 	n, m := len(ref.Hashes), len(q.Hashes)
 	if n == 0 || m == 0 {
 		return best
 	}
 	for d := -(m - 1); d <= n-1; d++ {
-		near, frames, sum := 0, 0, 0
+		near, frames, sum, centre := 0, 0, 0, 0
 		for j := max(0, -d); j < m && j+d < n; j++ {
 			frames++
 			dmin := math.MaxInt
@@ -139,9 +140,14 @@ func MatchFingerprints(ref, q Fingerprint) Match {
 				near++
 				sum += dmin
 			}
+			centre += phash.Distance256(q.Hashes[j].P256, ref.Hashes[j+d].P256)
 		}
-		if near > best.Near || (near == best.Near && near > 0 && float64(sum)/float64(near) < best.MeanDistance) {
+		// Ties (slow scenes match their neighbours too) go to the offset
+		// whose exactly aligned frames are closest.
+		c := float64(centre) / float64(frames)
+		if near > best.Near || (near == best.Near && near > 0 && c < bestCentre) {
 			best = Match{Offset: d, Frames: frames, Near: near, MeanDistance: float64(sum) / float64(max(near, 1))}
+			bestCentre = c
 		}
 	}
 	best.QueryCoverage = float64(best.Near) / float64(m)

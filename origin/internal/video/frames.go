@@ -2,6 +2,7 @@ package video
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -43,7 +44,11 @@ func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn
 		}
 	})
 	if err != nil {
-		return n, err
+		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrCorrupt) || ctx.Err() != nil {
+			return n, err
+		}
+		// The command line is fixed, so a failing decoder means the file.
+		return n, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if n == 0 {
 		return 0, fmt.Errorf("%w: no frame could be decoded", ErrCorrupt)

@@ -114,6 +114,14 @@ func (e *Engine) stream(ctx context.Context, stdin io.Reader, args []string, con
 	}
 	werr := cmd.Wait()
 	if cerr != nil {
+		// A read cut short by the deadline or the caller's cancel is that,
+		// not a corrupt file.
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("%w: %v", ErrTimeout, err)
+			}
+			return err
+		}
 		return cerr
 	}
 	if werr != nil {

@@ -36,6 +36,9 @@ var (
 	// ErrLimit: duration, resolution, frame rate or stream count outside
 	// the limits.
 	ErrLimit = errors.New("video: outside the limits")
+	// ErrTooSmall: the frames are too small to carry the watermark (Embed
+	// needs a short side of 256 pixels).
+	ErrTooSmall = errors.New("video: frames too small for the watermark")
 	// ErrTimeout: ffmpeg used up its CPU or wall-time allowance.
 	ErrTimeout = errors.New("video: processing took too long")
 )
@@ -63,7 +66,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		MaxBytes:     200 << 20,
 		MaxDuration:  10 * time.Minute,
-		MinShortSide: 128,
+		MinShortSide: 64,
 		MaxWidth:     1920, MaxHeight: 1080,
 		MaxFPS:      60,
 		MaxStreams:  4,

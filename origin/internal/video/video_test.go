@@ -1,19 +1,22 @@
 package video
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
 
 // newEngine returns an Engine, skipping the test when ffmpeg is missing
-// (CI installs it and sets CI, where a missing ffmpeg fails instead).
+// (under CI, where .ci/run installs it, a missing ffmpeg fails instead).
 func newEngine(t testing.TB) *Engine {
 	t.Helper()
 	e, err := New(Config{})
@@ -26,7 +29,7 @@ func newEngine(t testing.TB) *Engine {
 	return e
 }
 
-// ffmpeg runs the ffmpeg on PATH with args (test clip generation and edits).
+// ffmpeg runs the ffmpeg on PATH with args (test clips and their edits).
 func ffmpeg(t testing.TB, args ...string) {
 	t.Helper()
 	cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-nostdin", "-v", "error", "-y"}, args...)...)
@@ -35,23 +38,28 @@ func ffmpeg(t testing.TB, args ...string) {
 	}
 }
 
-// clip generates a test clip: source is a lavfi source ("testsrc2",
-// "mandelbrot", "life") at size and rate for secs seconds with temporal
-// noise, H.264 with an AAC tone.
+// clip generates a test clip at dir/name: a lavfi source ("testsrc2",
+// "mandelbrot", "life") of size at rate for secs seconds plus temporal
+// noise, H.264 with an AAC tone. Small sizes keep the suite fast on two
+// cores (x264 dominates).
 func clip(t testing.TB, dir, name, source, size string, rate, secs int) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	src := source + "=size=" + size + ":rate=" + itoa(rate) + ":duration=" + itoa(secs)
-	if source == "life" {
-		src = "life=size=" + size + ":rate=" + itoa(rate) + ":mold=10:r_scale=1:ratio=0.3,trim=duration=" + itoa(secs)
+	r, d := strconv.Itoa(rate), strconv.Itoa(secs)
+	src := source + "=size=" + size + ":rate=" + r
+	switch source {
+	case "life":
+		src += ":mold=10:ratio=0.3,trim=duration=" + d
+	case "mandelbrot":
+		src += ",trim=duration=" + d
+	default:
+		src += ":duration=" + d
 	}
-	ffmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration="+itoa(secs),
-		"-vf", "noise=alls=12:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
+	ffmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration="+d,
+		"-vf", "noise=alls=6:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
 		"-c:a", "aac", "-shortest", p)
 	return p
 }
-
-func itoa(i int) string { return strconvItoa(i) }
 
 func probe(t testing.TB, e *Engine, p string) Info {
 	t.Helper()
@@ -62,59 +70,201 @@ func probe(t testing.TB, e *Engine, p string) Info {
 	return info
 }
 
-func TestEmbedExtractSurvivesEdits(t *testing.T) {
+// edits are what platforms do to video; each is applied to the signed clip.
+var edits = []struct {
+	name, ext string
+	args      []string
+}{
+	{"crf28", ".mp4", []string{"-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-c:a", "copy"}},
+	{"scale270", ".mp4", []string{"-vf", "scale=-2:270", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"trim2s", ".mp4", []string{"-ss", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"fps25", ".mp4", []string{"-vf", "fps=25", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"crop90", ".mp4", []string{"-vf", "crop=trunc(iw*0.45)*2:trunc(ih*0.45)*2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"vp9", ".webm", []string{"-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"}},
+}
+
+// TestSignedClipSurvivesEdits embeds a payload into a 640×360 clip and
+// checks, after each edit, that the payload comes back exactly and that
+// the fingerprint still aligns on the signed one at the right offset;
+// unrelated and unmarked clips must do neither.
+func TestSignedClipSurvivesEdits(t *testing.T) {
 	e := newEngine(t)
 	dir := t.TempDir()
-	src := clip(t, dir, "src.mp4", "testsrc2", "640x360", 30, 8)
+	ctx := context.Background()
+	src := clip(t, dir, "src.mp4", "mandelbrot", "640x360", 30, 6)
 	info := probe(t, e, src)
 	const payload = watermark.Payload(0x1234_5678_9abc_def0)
 	signed := filepath.Join(dir, "signed.mp4")
-	start := time.Now()
-	st, err := e.Embed(context.Background(), src, info, signed, payload, EmbedOptions{})
+	st, err := e.Embed(ctx, src, info, signed, payload, EmbedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("embed: %+v in %v", st, time.Since(start))
-	edits := map[string][]string{
-		"crf28":   {"-c:v", "libx264", "-crf", "28", "-c:a", "copy"},
-		"480p":    {"-vf", "scale=-2:480", "-c:v", "libx264", "-crf", "23", "-c:a", "copy"},
-		"trim2s":  {"-ss", "2", "-c:v", "libx264", "-crf", "23", "-c:a", "copy"},
-		"fps25":   {"-vf", "fps=25", "-c:v", "libx264", "-crf", "23", "-c:a", "copy"},
-		"crop90":  {"-vf", "crop=iw*0.9:ih*0.9", "-c:v", "libx264", "-crf", "23", "-c:a", "copy"},
-		"webmvp9": {"-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"},
+	if st.Frames != 180 || st.KeyFrames != 6 {
+		t.Fatalf("embed stats %+v, want 180 frames and 6 key frames", st)
 	}
-	files := map[string]string{"signed": signed}
-	for name, args := range edits {
-		ext := ".mp4"
-		if name == "webmvp9" {
-			ext = ".webm"
-		}
-		out := filepath.Join(dir, name+ext)
-		ffmpeg(t, append(append([]string{"-i", signed}, args...), out)...)
-		files[name] = out
+	signedInfo := probe(t, e, signed)
+	if signedInfo.VideoCodec != "h264" || signedInfo.AudioCodec != "aac" || signedInfo.Width != 640 || signedInfo.Height != 360 {
+		t.Fatalf("signed file %+v: want H.264 640×360 with the AAC audio kept", signedInfo)
 	}
-	for name, p := range files {
-		t.Run(name, func(t *testing.T) {
-			info := probe(t, e, p)
-			res, err := e.Extract(context.Background(), p, info)
+	ref, err := e.Fingerprint(ctx, signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Hashes) != 6 {
+		t.Fatalf("fingerprint of a 6 s clip has %d frames, want 6", len(ref.Hashes))
+	}
+
+	files := []struct{ name, path string }{{"signed", signed}}
+	for _, ed := range edits {
+		out := filepath.Join(dir, ed.name+ed.ext)
+		ffmpeg(t, append(append([]string{"-i", signed}, ed.args...), out)...)
+		files = append(files, struct{ name, path string }{ed.name, out})
+	}
+	for _, f := range files {
+		t.Run(f.name, func(t *testing.T) {
+			info := probe(t, e, f.path)
+			res, err := e.Extract(ctx, f.path, info)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !res.Detection.Found || res.Payload != payload {
-				t.Fatalf("payload %v found=%v strength %.1f over %d frames, want %v", res.Payload, res.Detection.Found, res.Detection.Strength, res.Frames, payload)
+				t.Errorf("watermark: payload %v found=%v strength %.1f over %d frames, want %v",
+					res.Payload, res.Detection.Found, res.Detection.Strength, res.Frames, payload)
 			}
-			t.Logf("strength %.1f, bit errors %d/%d over %d frames", res.Detection.Strength, res.Detection.BitErrors, res.Detection.CodedBits, res.Frames)
+			fp, err := e.Fingerprint(ctx, f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := MatchFingerprints(ref, fp)
+			wantOffset := 0
+			if f.name == "trim2s" {
+				wantOffset = 2
+			}
+			slack := 0
+			if f.name == "crop90" {
+				// The mandelbrot source zooms in: a 90 % crop of second n
+				// looks like second n+1, so the crop aligns within a second.
+				slack = 1
+			}
+			if !m.Matched || m.Offset < wantOffset || m.Offset > wantOffset+slack {
+				t.Errorf("fingerprint: %+v, want a match at offset %d (+%d)", m, wantOffset, slack)
+			}
+			t.Logf("strength %.1f, bit errors %d/%d over %d frames; fingerprint %d/%d near at %+d s, mean distance %.1f",
+				res.Detection.Strength, res.Detection.BitErrors, res.Detection.CodedBits, res.Frames, m.Near, m.Frames, m.Offset, m.MeanDistance)
 		})
 	}
-	t.Run("unmarked", func(t *testing.T) {
-		res, err := e.Extract(context.Background(), src, info)
+	t.Run("unrelated", func(t *testing.T) {
+		other := clip(t, dir, "other.mp4", "testsrc2", "640x360", 25, 6)
+		info := probe(t, e, other)
+		res, err := e.Extract(ctx, other, info)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Detection.Found {
-			t.Fatalf("found payload %v in an unmarked clip", res.Payload)
+			t.Errorf("found payload %v in an unmarked clip", res.Payload)
+		}
+		fp, err := e.Fingerprint(ctx, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := MatchFingerprints(ref, fp); m.Matched {
+			t.Errorf("unrelated clip matched: %+v", m)
 		}
 	})
 }
 
-var _ = errors.Is
+func TestProbeRefusesBadInput(t *testing.T) {
+	e := newEngine(t)
+	dir := t.TempDir()
+	good := clip(t, dir, "good.mp4", "testsrc2", "320x180", 25, 2)
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A container that lies about its codec: the sample entry says HEVC
+	// over H.264 data.
+	lying := bytes.ReplaceAll(b, []byte("avc1"), []byte("hvc1"))
+	lying = bytes.ReplaceAll(lying, []byte("avcC"), []byte("hvcC"))
+	big := filepath.Join(dir, "big.mp4")
+	ffmpeg(t, "-f", "lavfi", "-i", "testsrc2=size=2560x1440:rate=25:duration=1", "-c:v", "libx264", "-preset", "ultrafast", big)
+	fast := filepath.Join(dir, "fast.mp4")
+	ffmpeg(t, "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=120:duration=1", "-c:v", "libx264", "-preset", "ultrafast", fast)
+	mjpeg := filepath.Join(dir, "mjpeg.mov")
+	ffmpeg(t, "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=1", "-c:v", "mjpeg", mjpeg)
+	m3u8 := write("list.mp4", []byte("#EXTM3U\n#EXTINF:1,\nfile:"+good+"\n"))
+
+	tests := []struct {
+		name string
+		path string
+		want error
+	}{
+		{"empty", write("empty.mp4", nil), ErrEmpty},
+		{"not a video", write("text.mp4", []byte("hello, this is not a video file at all")), ErrUnsupported},
+		{"playlist", m3u8, ErrUnsupported},
+		{"truncated", write("trunc.mp4", b[:len(b)/3]), ErrCorrupt},
+		{"garbage after ftyp", write("garbage.mp4", append(bytes.Clone(b[:32]), bytes.Repeat([]byte{0xAB}, 4096)...)), ErrCorrupt},
+		{"too large", big, ErrLimit},
+		{"frame rate", fast, ErrLimit},
+		{"codec", mjpeg, ErrUnsupported},
+		{"lying codec", write("lying.mp4", lying), ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info, err := e.Probe(context.Background(), tt.path)
+			if err == nil {
+				// Some lies only show when decoding.
+				_, err = e.Fingerprint(context.Background(), tt.path)
+				t.Logf("probe passed (%+v); decode: %v", info, err)
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+	t.Run("size limit", func(t *testing.T) {
+		lim := DefaultLimits()
+		lim.MaxBytes = int64(len(b) - 1)
+		small, err := New(Config{Limits: lim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := small.Probe(context.Background(), good); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("got %v, want ErrTooLarge", err)
+		}
+	})
+}
+
+func TestMissingFFmpegIsUnavailable(t *testing.T) {
+	_, err := New(Config{FFmpeg: filepath.Join(t.TempDir(), "no-ffmpeg")})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("got %v, want ErrUnavailable", err)
+	}
+}
+
+func TestCancelKillsFFmpeg(t *testing.T) {
+	e := newEngine(t)
+	dir := t.TempDir()
+	src := clip(t, dir, "src.mp4", "testsrc2", "320x180", 25, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	frames := 0
+	_, err := e.grayFrames(ctx, src, frameSpec{num: 25, den: 1, w: 320, h: 180}, func(time.Duration, *imagex.Luma) error {
+		frames++
+		if frames == 2 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v after %d frames, want context.Canceled", err, frames)
+	}
+	if frames >= 100 {
+		t.Fatalf("read all %d frames despite the cancel", frames)
+	}
+}
