@@ -24,6 +24,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -155,6 +156,9 @@ type Config struct {
 	// references it commits; nil keeps none (sign answers the file only
 	// once, as it is returned).
 	Blobs blobs.Store
+	// Video probes, fingerprints and watermarks videos; nil refuses them
+	// (ErrVideoUnavailable) and leaves images unaffected.
+	Video *video.Engine
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

@@ -44,7 +44,7 @@ func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn
 		}
 	})
 	if err != nil {
-		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrCorrupt) || ctx.Err() != nil {
+		if errors.Is(err, errStop) || errors.Is(err, ErrTimeout) || errors.Is(err, ErrCorrupt) || ctx.Err() != nil {
 			return n, err
 		}
 		// The command line is fixed, so a failing decoder means the file.
@@ -54,4 +54,30 @@ func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn
 		return 0, fmt.Errorf("%w: no frame could be decoded", ErrCorrupt)
 	}
 	return n, nil
+}
+
+// errStop ends a frame stream early on purpose.
+var errStop = errors.New("video: enough frames")
+
+// FrameAt returns the luminance, at the probed size, of the frame the
+// fingerprint samples at second sec (the same selection, one frame a
+// second), decoding no further than that frame.
+func (e *Engine) FrameAt(ctx context.Context, path string, info Info, sec int) (*imagex.Luma, error) {
+	var out *imagex.Luma
+	i := 0
+	_, err := e.grayFrames(ctx, path, frameSpec{num: FingerprintRate, den: 1, w: info.Width, h: info.Height}, func(_ time.Duration, l *imagex.Luma) error {
+		if i == sec {
+			out = &imagex.Luma{Width: l.Width, Height: l.Height, Stride: l.Stride, Pix: append([]uint8(nil), l.Pix...)}
+			return errStop
+		}
+		i++
+		return nil
+	})
+	if out != nil {
+		return out, nil
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: no frame at %d s", ErrCorrupt, sec)
+	}
+	return nil, err
 }

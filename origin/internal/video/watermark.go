@@ -208,4 +208,3 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, rate int) 
 	}
 	return ExtractResult{Payload: pl, Detection: det, Frames: n}, nil
 }
-
