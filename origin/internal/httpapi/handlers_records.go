@@ -268,6 +268,13 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
 	for i, f := range form.Files {
 		it := batchItem{Index: i, Filename: f.Filename}
+		if video.Sniff(f.Data) {
+			// A video can take minutes; batch items share one request.
+			it.Status, it.Error = fasthttp.StatusUnsupportedMediaType, NewProblem(fasthttp.StatusUnsupportedMediaType, CodeVideoNotInBatch, "Videos are signed one at a time with POST /api/v1/sign")
+			out.Items = append(out.Items, it)
+			out.Failed++
+			continue
+		}
 		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 			Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
 			DerivativeOf: parents[i],

@@ -28,6 +28,9 @@ const (
 	CodeVideoLimits = "video_out_of_limits"
 	// CodeVideoTooSmall (422): frames too small to carry the watermark.
 	CodeVideoTooSmall = "video_too_small"
+	// CodeVideoNotInBatch (415, sign-batch item): videos are signed one at
+	// a time with POST /api/v1/sign.
+	CodeVideoNotInBatch = "video_not_in_batch"
 	// CodeVideoTimeout (422): the video took more than its CPU or wall-time
 	// allowance to process.
 	CodeVideoTimeout = "video_timeout"

@@ -123,6 +123,20 @@ func TestVideoSignVerify(t *testing.T) {
 			t.Fatalf("unrelated clip: %s", v.body)
 		}
 	})
+	t.Run("sign-batch refuses video items", func(t *testing.T) {
+		b := ts.upload("/api/v1/sign-batch?signing_key_id="+s.keyID, s.apiKey, []namedFile{
+			{"files", "clip.mp4", clip}, {"files", "p.jpg", photo(t, 53, 384, 288)}}, nil)
+		ts.mustStatus(b, 200, "sign-batch")
+		items, _ := b.json(t)["items"].([]any)
+		if len(items) != 2 {
+			t.Fatalf("items: %s", b.body)
+		}
+		v, img := items[0].(map[string]any), items[1].(map[string]any)
+		verr, _ := v["error"].(map[string]any)
+		if v["status"] != float64(415) || verr["code"] != "video_not_in_batch" || img["status"] != float64(201) {
+			t.Fatalf("batch items: %s", b.body)
+		}
+	})
 	bad := []struct {
 		name   string
 		file   []byte
