@@ -27,9 +27,14 @@ func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn
 	vf := fmt.Sprintf("fps=%d/%d,scale=%d:%d:flags=area,format=gray", spec.num, spec.den, spec.w, spec.h)
 	args := e.ffmpegArgs(inputArgs(path)...)
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", vf, "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1")
+	release, err := e.turn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	l := &imagex.Luma{Width: spec.w, Height: spec.h, Stride: spec.w, Pix: make([]uint8, spec.w*spec.h)}
 	n := 0
-	err := e.stream(ctx, nil, args, func(r io.Reader) error {
+	err = e.stream(ctx, nil, args, func(r io.Reader) error {
 		for {
 			if _, err := io.ReadFull(r, l.Pix); err == io.EOF {
 				return nil

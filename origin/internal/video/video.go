@@ -86,6 +86,9 @@ type Config struct {
 	WallTime time.Duration
 	// Threads bounds the threads each ffmpeg process uses (default 2).
 	Threads int
+	// MaxConcurrent bounds the decodes and encodes running at once across
+	// requests (default 2); others wait for a turn or their context.
+	MaxConcurrent int
 }
 
 // Engine runs ffmpeg and ffprobe for the service. It is safe for
@@ -96,6 +99,7 @@ type Engine struct {
 	cpu             int
 	wall            time.Duration
 	threads         int
+	turns           chan struct{}
 }
 
 // New looks the tools up and returns an Engine, or an error wrapping
@@ -125,10 +129,14 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = 2
 	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 2
+	}
 	if cfg.Limits.MaxBytes == 0 {
 		cfg.Limits = DefaultLimits()
 	}
-	return &Engine{ffmpeg: ff, ffprobe: fp, lim: cfg.Limits, cpu: cfg.CPUSeconds, wall: cfg.WallTime, threads: cfg.Threads}, nil
+	return &Engine{ffmpeg: ff, ffprobe: fp, lim: cfg.Limits, cpu: cfg.CPUSeconds, wall: cfg.WallTime, threads: cfg.Threads,
+		turns: make(chan struct{}, cfg.MaxConcurrent)}, nil
 }
 
 // Limits returns the limits the engine enforces.
@@ -141,6 +149,16 @@ func inputArgs(path string) []string {
 		"-protocol_whitelist", "file",
 		"-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm",
 		"-i", "file:" + path,
+	}
+}
+
+// turn waits for one of the MaxConcurrent slots; release gives it back.
+func (e *Engine) turn(ctx context.Context) (release func(), err error) {
+	select {
+	case e.turns <- struct{}{}:
+		return func() { <-e.turns }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

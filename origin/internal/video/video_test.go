@@ -268,3 +268,24 @@ func TestCancelKillsFFmpeg(t *testing.T) {
 		t.Fatalf("read all %d frames despite the cancel", frames)
 	}
 }
+
+// TestConcurrencyBound: with every slot taken, a decode waits and gives
+// up with its context instead of starting another ffmpeg.
+func TestConcurrencyBound(t *testing.T) {
+	newEngine(t) // skips (or fails under CI) without ffmpeg
+	e, err := New(Config{MaxConcurrent: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := e.turn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = e.Fingerprint(ctx, filepath.Join(t.TempDir(), "never-read.mp4"))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the context's deadline while the only slot is taken", err)
+	}
+}

@@ -68,6 +68,11 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	if preset == "" {
 		preset = "fast"
 	}
+	release, err := e.turn(ctx)
+	if err != nil {
+		return EmbedStats{}, err
+	}
+	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
