@@ -75,7 +75,8 @@ type SignVideoInput struct {
 // canonical record of the output (its perceptual hash and local
 // signatures are those of the middle second's frame) and stores the record with its fingerprint and frame
 // index in one transaction. The watermarked file is returned and kept in
-// the blob store like an image's.
+// the blob store like an image's. An upload that is another account's
+// signed video is refused first (*AlreadySignedError).
 //
 // Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
 // files; keys errors as for Sign.
@@ -113,6 +114,9 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 		origSum = sha256.Sum256(b)
 	} else {
 		return nil, fmt.Errorf("content: sign video: %w", err)
+	}
+	if err := s.videoSignedElsewhere(ctx, in.Path, info, in.Owner, origSum); err != nil {
+		return nil, err
 	}
 	payload, err := s.freshPayload(ctx)
 	if err != nil {
@@ -206,6 +210,56 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	}
 	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", VideoFormat)
 	return &SignResult{Record: r, File: out, ContentType: VideoMIME, Certificate: wc}, nil
+}
+
+// videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
+// that is another account's signed video: its exact signed output or
+// original (SHA-256), or a file carrying its watermark, so that no second
+// mark goes over a signer's. Content the caller's own account signed is
+// signed again (derivative links are not made for video yet).
+func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info video.Info, owner string, sum [32]byte) error {
+	var found *AlreadySignedError
+	shaHex := hex.EncodeToString(sum[:])
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(shaPrefix(shaHex), nil, func(k, v []byte) error {
+			r, err := getRecord(tx, string(k[len(shaPrefix(shaHex)):]))
+			if err != nil || r.Owner == owner {
+				return nil
+			}
+			ev := EvidenceSHA256
+			if string(v) == "o" {
+				ev = EvidenceOriginalSHA256
+			}
+			found = &AlreadySignedError{RecordID: r.ID, Evidence: []string{ev}}
+			return store.ErrStopIteration
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("content: sign video: lookup: %w", err)
+	}
+	if found != nil {
+		return found
+	}
+	ex, err := s.cfg.Video.Extract(ctx, path, info)
+	if err != nil {
+		return err
+	}
+	if !ex.Detection.Found {
+		return nil
+	}
+	return s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		id, err := tx.Get(payloadKey(ex.Payload.String()))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		r, err := getRecord(tx, string(id))
+		if err != nil || r.Owner == owner {
+			return nil
+		}
+		return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidenceWatermark}}
+	})
 }
 
 // commitNewVideo is commitNew plus the video's fingerprint and frame index,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,7 +27,7 @@ func videoClip(t *testing.T, source string, secs string) []byte {
 		src += ":duration=" + secs
 	}
 	runFFmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration="+secs,
-		"-vf", "noise=alls=6:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
 		"-c:a", "aac", "-shortest", p)
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -65,7 +66,7 @@ func edit(t *testing.T, b []byte, ext string, args ...string) []byte {
 // is authentic and names the record, a trimmed clip says where it starts;
 // an unrelated clip is not authentic; bad files get their problem codes.
 func TestVideoSignVerify(t *testing.T) {
-	clip := videoClip(t, "mandelbrot", "6")
+	clip := videoClip(t, "mandelbrot", "10")
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("video@example.com")
 	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID+"&return_file=true", s.apiKey, []namedFile{{"file", "Harbour.mp4", clip}}, nil)
@@ -116,6 +117,20 @@ func TestVideoSignVerify(t *testing.T) {
 			t.Logf("checks %v, video %v", checks, vid)
 		})
 	}
+	t.Run("another account cannot re-sign", func(t *testing.T) {
+		other := ts.newSigner("video-other@example.com")
+		for _, c := range []struct {
+			name     string
+			file     []byte
+			evidence string
+		}{{"signed file", signed, "sha256"}, {"rescaled", cases[2].file, "watermark"}} {
+			r := ts.upload("/api/v1/sign?signing_key_id="+other.keyID, other.apiKey, []namedFile{{"file", "mine.mp4", c.file}}, nil)
+			if r.status != 409 || r.problemCode(t) != "already_signed" || r.json(t)["record_id"] != id ||
+				!strings.Contains(string(r.body), c.evidence) {
+				t.Fatalf("%s: %d %s, want 409 already_signed naming %s by %s", c.name, r.status, r.body, id, c.evidence)
+			}
+		}
+	})
 	t.Run("unrelated", func(t *testing.T) {
 		v := ts.upload("/api/v1/verify", "", []namedFile{{"file", "other.mp4", videoClip(t, "testsrc2", "4")}}, nil)
 		ts.mustStatus(v, 200, "verify")

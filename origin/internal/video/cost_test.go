@@ -21,7 +21,7 @@ func costClip(tb testing.TB, dir, size string, secs int) string {
 	d := strconv.Itoa(secs)
 	ffmpeg(tb, "-f", "lavfi", "-i", "testsrc2=size="+size+":rate=30:duration="+d,
 		"-f", "lavfi", "-i", "sine=frequency=440:duration="+d,
-		"-vf", "noise=alls=6:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20",
+		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20",
 		"-c:a", "aac", "-shortest", p)
 	return p
 }

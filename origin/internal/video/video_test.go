@@ -56,7 +56,7 @@ func clip(t testing.TB, dir, name, source, size string, rate, secs int) string {
 		src += ":duration=" + d
 	}
 	ffmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration="+d,
-		"-vf", "noise=alls=6:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
 		"-c:a", "aac", "-shortest", p)
 	return p
 }
