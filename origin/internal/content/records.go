@@ -24,6 +24,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -160,6 +161,9 @@ type Config struct {
 	// anchor on a local chain as a public timestamp. Nil says nothing,
 	// which verification counts as not public.
 	Network *wire.Network
+	// Video probes, fingerprints and watermarks videos; nil refuses them
+	// (ErrVideoUnavailable) and leaves images unaffected.
+	Video *video.Engine
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

@@ -132,6 +132,9 @@ func outputType(format string) string {
 	if format == "jpeg" {
 		return "image/jpeg"
 	}
+	if format == content.VideoFormat {
+		return content.VideoMIME
+	}
 	return "image/png"
 }
 
@@ -143,8 +146,11 @@ func signedFileName(r *content.Record) string {
 		base = r.ID
 	}
 	ext := ".png"
-	if r.OutputFormat == "jpeg" {
+	switch r.OutputFormat {
+	case "jpeg":
 		ext = ".jpg"
+	case content.VideoFormat:
+		ext = ".mp4"
 	}
 	return base + "-signed" + ext
 }

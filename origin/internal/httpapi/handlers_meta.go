@@ -80,6 +80,10 @@ func (a *API) handleOriginTypes(ctx *fasthttp.RequestCtx) error {
 type ReadyCheck struct {
 	Name  string
 	Check func(ctx context.Context) error
+	// Optional checks a feature the server runs without (video without
+	// ffmpeg): its failure shows as "unavailable" and leaves the status
+	// ready.
+	Optional bool
 }
 
 // ReadyTimeout bounds each readiness check, so that a hung dependency
@@ -87,7 +91,7 @@ type ReadyCheck struct {
 const ReadyTimeout = 2 * time.Second
 
 // readyResponse is the body of GET /ready. Checks maps each check's name to
-// "ok" or "fail"; the failure's cause is logged, never sent, since the
+// "ok" or "fail" ("unavailable" for an optional feature); the failure's cause is logged, never sent, since the
 // endpoint is public.
 type readyResponse struct {
 	Status string            `json:"status"`
@@ -101,6 +105,10 @@ func (a *API) handleReady(ctx *fasthttp.RequestCtx) error {
 		cctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
 		err := c.Check(cctx)
 		cancel()
+		if err != nil && c.Optional {
+			resp.Checks[c.Name] = "unavailable"
+			continue
+		}
 		if err != nil {
 			a.log.Warn("not ready", "check", c.Name, "request_id", RequestID(ctx), "err", err)
 			resp.Checks[c.Name], resp.Status, status = "fail", "not_ready", fasthttp.StatusServiceUnavailable

@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -114,6 +115,9 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if parent, err = parseParent("derivative_of", parent); err != nil {
 		return err
 	}
+	if video.Sniff(file.Data) {
+		return a.signVideo(ctx, p.AccountID, keyID, file, retFile, parent)
+	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
 		DerivativeOf: parent,
@@ -165,6 +169,9 @@ func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
 	file, err := requireFile(form)
 	if err != nil {
 		return err
+	}
+	if video.Sniff(file.Data) {
+		return a.verifyVideo(ctx, file)
 	}
 	res, err := a.cfg.Records.Verify(Context(ctx), file.Data, &file.SHA256)
 	if err != nil {
@@ -265,6 +272,13 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	out := batchResponse{Items: make([]batchItem, 0, len(form.Files))}
 	for i, f := range form.Files {
 		it := batchItem{Index: i, Filename: f.Filename}
+		if video.Sniff(f.Data) {
+			// A video can take minutes; batch items share one request.
+			it.Status, it.Error = fasthttp.StatusUnsupportedMediaType, NewProblem(fasthttp.StatusUnsupportedMediaType, CodeVideoNotInBatch, "Videos are signed one at a time with POST /api/v1/sign")
+			out.Items = append(out.Items, it)
+			out.Failed++
+			continue
+		}
 		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 			Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
 			DerivativeOf: parents[i],

@@ -44,6 +44,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/metrics"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
+	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/origin/internal/webapp"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -184,6 +185,10 @@ type Config struct {
 	// through the webhooks' Guard (Webhooks.Guard), so the same SSRF
 	// policy and allow-list apply.
 	Domains DomainsConfig
+	// FFmpeg and FFprobe are the executables video uses; empty means
+	// "ffmpeg" and "ffprobe" on PATH. When either is missing, video
+	// requests get 503 video_unavailable and /ready says so.
+	FFmpeg, FFprobe string
 }
 
 // DomainsConfig configures domain verification. The zero value is the
@@ -450,10 +455,17 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// Video needs ffmpeg and ffprobe; without them the server still signs
+	// and verifies images and answers video uploads with 503.
+	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe})
+	if vidErr != nil {
+		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
+	}
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
 		Network: chainCfg.Describe(),
+		Video:   vid,
 	})
 	if err != nil {
 		return nil, err
@@ -490,7 +502,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		demoDir = os.DirFS(dir)
 	}
 	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: readyChecks(st, chain, mailer), Verifier: verifier,
+		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,485 @@
+package content
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content/phindex"
+	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/ids"
+	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/video"
+	vfacts "github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/localsig"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/verdict"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Video records keep their fingerprint (video.Fingerprint, binary) under
+// rec/vf/<id> and up to videoIndexFrames of its frame hashes in a second
+// perceptual index under rec/vx/, so that a clip finds the videos it may
+// come from with a bounded number of point reads.
+const (
+	pfxVideoFP    = "rec/vf/"
+	pfxVideoIndex = "rec/vx/"
+	// videoIndexFrames bounds the frame hashes indexed per video (spread
+	// evenly): enough that any clip of a few seconds shares near frames
+	// with the index, few enough that a long video costs little.
+	videoIndexFrames = 64
+	// videoQueryFrames bounds the frame hashes of a clip probed in it.
+	videoQueryFrames = 12
+	// videoCandidates bounds the videos whose fingerprints are compared.
+	videoCandidates = 16
+)
+
+// ErrVideoUnavailable: a video was uploaded and the service has no
+// ffmpeg (Config.Video is nil).
+var ErrVideoUnavailable = errors.New("content: video processing is not available")
+
+func videoFPKey(id string) []byte { return []byte(pfxVideoFP + id) }
+
+func (s *Service) videoIndex() phindex.Index {
+	return phindex.Index{Prefix: []byte(pfxVideoIndex), Radius: s.cfg.NearRadius}
+}
+
+// VideoFormat and VideoMIME name the signed output of a video.
+const (
+	VideoFormat = "mp4"
+	VideoMIME   = "video/mp4"
+)
+
+// SignVideoInput is one video to sign: Path is a file the caller wrote
+// (the upload) in a directory where Sign may create its output; the caller
+// removes both.
+type SignVideoInput struct {
+	Owner        string
+	SigningKeyID string
+	Path         string
+	Filename     string
+	SHA256       *[32]byte
+}
+
+// SignVideo probes the video at in.Path under the engine's limits, embeds
+// a fresh watermark payload in its frames and re-encodes it (H.264, audio
+// kept; see video.Engine.Embed), fingerprints the output, signs the
+// canonical record of the output (its perceptual hash and local
+// signatures are those of the middle second's frame) and stores the record with its fingerprint and frame
+// index in one transaction. The watermarked file is returned and kept in
+// the blob store like an image's. An upload that is another account's
+// signed video is refused first (*AlreadySignedError).
+//
+// Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
+// files; keys errors as for Sign.
+func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult, error) {
+	eng := s.cfg.Video
+	if eng == nil {
+		return nil, ErrVideoUnavailable
+	}
+	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
+	if err != nil {
+		return nil, err
+	}
+	if key.RevokedAt != nil {
+		return nil, keys.ErrSigningKeyRevoked
+	}
+	if key.Device() {
+		return nil, keys.ErrDeviceKey
+	}
+	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("content: sign video: owner: %w", err)
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	info, err := eng.Probe(ctx, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	var origSum [32]byte
+	if in.SHA256 != nil {
+		origSum = *in.SHA256
+	} else if b, err := os.ReadFile(in.Path); err == nil {
+		origSum = sha256.Sum256(b)
+	} else {
+		return nil, fmt.Errorf("content: sign video: %w", err)
+	}
+	if err := s.videoSignedElsewhere(ctx, in.Path, info, in.Owner, origSum); err != nil {
+		return nil, err
+	}
+	payload, err := s.freshPayload(ctx)
+	if err != nil {
+		return nil, err
+	}
+	outPath := filepath.Join(filepath.Dir(in.Path), filepath.Base(in.Path)+".signed.mp4")
+	defer os.Remove(outPath)
+	if _, err := eng.Embed(ctx, in.Path, info, outPath, payload, video.EmbedOptions{}); err != nil {
+		return nil, err
+	}
+	out, err := os.ReadFile(outPath)
+	if err != nil {
+		return nil, fmt.Errorf("content: sign video: %w", err)
+	}
+	outInfo, err := eng.Probe(ctx, outPath)
+	if err != nil {
+		return nil, fmt.Errorf("content: sign video: probe output: %w", err)
+	}
+	fp, err := eng.Fingerprint(ctx, outPath)
+	if err != nil {
+		return nil, err
+	}
+	fpBytes, err := fp.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	// The record's perceptual hash and local signatures are those of the
+	// middle second's frame: the frame a clip trimmed at either end most
+	// likely still holds.
+	mid := len(fp.Hashes) / 2
+	frame, err := eng.FrameAt(ctx, outPath, outInfo, mid)
+	if err != nil {
+		return nil, err
+	}
+	grid, err := localsig.Compute(frame).Encode()
+	if err != nil {
+		return nil, fmt.Errorf("content: local signatures: %w", err)
+	}
+	idStr, err := ids.NewUUID(s.cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	rid, err := record.ParseID(idStr)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	rec := &record.Record{
+		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: fp.Hashes[mid], SignerPublicKey: pub,
+		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
+		LocalSig:         grid,
+	}
+	canon, err := rec.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("content: encode record: %w", err)
+	}
+	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
+	if err != nil {
+		return nil, err
+	}
+	if usedKey.PublicKeyHex != key.PublicKeyHex {
+		return nil, fmt.Errorf("content: signing key %s changed during signing", key.ID)
+	}
+	signed := record.Signed{Bytes: canon, Signature: sig}
+	if _, err := record.Verify(signed); err != nil {
+		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
+	}
+	r := &Record{
+		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
+		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
+		PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(), SignatureHex: hex.EncodeToString(sig),
+		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
+		OriginalFilename: cleanFilename(in.Filename), InputFormat: info.Container, OutputFormat: VideoFormat,
+		Width: info.Width &^ 1, Height: info.Height &^ 1,
+		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
+	}
+	if s.cfg.Blobs != nil {
+		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
+			return nil, fmt.Errorf("content: keep signed file: %w", err)
+		}
+		r.Blob = r.SHA256
+	}
+	if err := s.commitNewVideo(ctx, r, rec, signed, fp, fpBytes); err != nil {
+		return nil, err
+	}
+	cert := record.Certificate{Signed: signed}
+	wc, err := cert.Wire()
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", VideoFormat)
+	return &SignResult{Record: r, File: out, ContentType: VideoMIME, Certificate: wc}, nil
+}
+
+// videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
+// that is another account's signed video: its exact signed output or
+// original (SHA-256), or a file carrying its watermark, so that no second
+// mark goes over a signer's. Content the caller's own account signed is
+// signed again (derivative links are not made for video yet).
+func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info video.Info, owner string, sum [32]byte) error {
+	var found *AlreadySignedError
+	shaHex := hex.EncodeToString(sum[:])
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(shaPrefix(shaHex), nil, func(k, v []byte) error {
+			r, err := getRecord(tx, string(k[len(shaPrefix(shaHex)):]))
+			if err != nil || r.Owner == owner {
+				return nil
+			}
+			ev := EvidenceSHA256
+			if string(v) == "o" {
+				ev = EvidenceOriginalSHA256
+			}
+			found = &AlreadySignedError{RecordID: r.ID, Evidence: []string{ev}}
+			return store.ErrStopIteration
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("content: sign video: lookup: %w", err)
+	}
+	if found != nil {
+		return found
+	}
+	ex, err := s.cfg.Video.Extract(ctx, path, info)
+	if err != nil {
+		return err
+	}
+	if !ex.Detection.Found {
+		return nil
+	}
+	return s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		id, err := tx.Get(payloadKey(ex.Payload.String()))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		r, err := getRecord(tx, string(id))
+		if err != nil || r.Owner == owner {
+			return nil
+		}
+		return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidenceWatermark}}
+	})
+}
+
+// commitNewVideo is commitNew plus the video's fingerprint and frame index,
+// in the same transaction.
+func (s *Service) commitNewVideo(ctx context.Context, r *Record, rec *record.Record, signed record.Signed, fp video.Fingerprint, fpBytes []byte) error {
+	data, err := events.NewData(signedEvent{
+		RecordID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, SignatureHex: r.SignatureHex,
+		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
+		Signer:           signerDigest{OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName},
+		BlockchainStatus: r.BlockchainStatus,
+	})
+	if err != nil {
+		return err
+	}
+	leaf := signed.LeafHash()
+	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
+		if err := s.insert(tx, r, rec); err != nil {
+			return err
+		}
+		if err := tx.Set(videoFPKey(r.ID), fpBytes); err != nil {
+			return err
+		}
+		for _, h := range spread(fp.Hashes, videoIndexFrames) {
+			if err := s.videoIndex().Add(tx, rec.ID, h); err != nil {
+				return err
+			}
+		}
+		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
+			return fmt.Errorf("content: enqueue for anchoring: %w", err)
+		}
+		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
+	})
+	if err != nil {
+		return fmt.Errorf("content: store record: %w", err)
+	}
+	return nil
+}
+
+// spread returns at most n of hs, evenly spaced, distinct 64-bit hashes
+// only (a still scene would otherwise fill a bucket with one value).
+func spread(hs []phash.Hash, n int) []phash.Hash {
+	var out []phash.Hash
+	seen := map[uint64]bool{}
+	for i := 0; i < n && i < len(hs); i++ {
+		h := hs[i*len(hs)/min(n, len(hs))]
+		if !seen[h.P64] {
+			seen[h.P64] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// VideoMatch is how a verified clip aligns on the matched record's video.
+type VideoMatch struct {
+	RecordID string `json:"record_id"`
+	// OffsetSeconds is where the clip starts in the signed video.
+	OffsetSeconds int `json:"offset_seconds"`
+	// ClipSeconds and SignedSeconds are the lengths compared (one
+	// fingerprint frame a second); MatchedSeconds how many aligned.
+	ClipSeconds    int `json:"clip_seconds"`
+	SignedSeconds  int `json:"signed_seconds"`
+	MatchedSeconds int `json:"matched_seconds"`
+	// Trimmed is true when the clip covers only part of the signed video.
+	Trimmed bool `json:"trimmed"`
+}
+
+// VideoDetails are the video-specific facts of a verification.
+type VideoDetails struct {
+	// Frames is the number of frames whose luminance was summed for the
+	// watermark; WatermarkStrength the detector's z-score on the sum.
+	Frames            int     `json:"frames_summed"`
+	WatermarkStrength float64 `json:"watermark_strength"`
+	// Match is the fingerprint alignment (nil when no signed video
+	// matched).
+	Match *VideoMatch `json:"match,omitempty"`
+}
+
+// VerifyVideo verifies the video at path (a file the caller wrote) whose
+// SHA-256 is sum: a byte-identical signed output is recognised by hash
+// without decoding; otherwise the watermark is extracted from the sum of
+// sampled frames and the fingerprint is aligned on the fingerprints of the
+// videos its frames find in the frame index. The four checks and the
+// verdict are those of images (VerifyFacts), on the clip's frame aligned
+// with the second the record's hash and local signatures were taken at.
+func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*VerifyResult, *VideoDetails, error) {
+	eng := s.cfg.Video
+	if eng == nil {
+		return nil, nil, ErrVideoUnavailable
+	}
+	f, signed, ok, err := s.exactFacts(ctx, sum)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok && signed {
+		res, err := s.VerifyFacts(ctx, f)
+		return res, &VideoDetails{}, err
+	}
+	info, err := eng.Probe(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex, err := eng.Extract(ctx, path, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	fp, err := eng.Fingerprint(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	det := &VideoDetails{Frames: ex.Frames, WatermarkStrength: ex.Detection.Strength}
+	facts := Facts{SHA256: sum, PHash: fp.Hashes[0], Width: info.Width, Height: info.Height}
+	if ex.Detection.Found {
+		facts.Watermark = verdict.Watermark{Found: true, Payload: binary.BigEndian.AppendUint64(nil, uint64(ex.Payload)),
+			Strength: ex.Detection.Strength, BitErrors: ex.Detection.BitErrors}
+	}
+	match, err := s.matchVideo(ctx, fp, facts.Watermark)
+	if err != nil {
+		return nil, nil, err
+	}
+	if match != nil {
+		det.Match = &match.VideoMatch
+		// The clip's own frame at the signed video's middle second, when
+		// the clip holds it, stands for the clip: its hash and, placed by
+		// the watermark's alignment, its blocks against the record's local
+		// signatures. A clip that does not hold that second is linked by
+		// the sequence alignment alone, expressed as the record's hash.
+		if qi := match.mid - match.OffsetSeconds; qi >= 0 && qi < len(fp.Hashes) {
+			facts.PHash = fp.Hashes[qi]
+			if ex.Detection.Found {
+				frame, err := eng.FrameAt(ctx, path, info, qi)
+				if err != nil {
+					return nil, nil, err
+				}
+				facts.Local = localsig.NewProbe(frame, vfacts.Alignment(ex.Detection))
+			}
+		} else {
+			facts.PHash = match.hash
+		}
+	}
+	res, err := s.VerifyFacts(ctx, facts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, det, nil
+}
+
+type videoCandidate struct {
+	VideoMatch
+	hash phash.Hash
+	// mid is the second of the signed video its record's hash and local
+	// signatures were taken at.
+	mid int
+}
+
+// matchVideo finds the signed video the clip fp aligns on best: the
+// candidates are the record of the watermark's payload and the records
+// whose indexed frames are near some of the clip's frames.
+func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videoCandidate, error) {
+	var best *videoCandidate
+	bestNear := 0
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		ids := map[string]bool{}
+		var order []string
+		add := func(id string) {
+			if !ids[id] && len(order) < videoCandidates {
+				ids[id] = true
+				order = append(order, id)
+			}
+		}
+		if wm.Found {
+			if id, err := tx.Get(payloadKey(hex.EncodeToString(wm.Payload))); err == nil {
+				add(string(id))
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		for _, h := range spread(fp.Hashes, videoQueryFrames) {
+			ms, _, err := s.videoIndex().Lookup(tx, h, phash.CandidateDistance64, videoCandidates, 0)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				add(record.ID(m.ID).String())
+			}
+		}
+		for _, id := range order {
+			b, err := tx.Get(videoFPKey(id))
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			var ref video.Fingerprint
+			if err := ref.UnmarshalBinary(b); err != nil {
+				s.log.Warn("stored video fingerprint unreadable; ignored", "record_id", id)
+				continue
+			}
+			m := video.MatchFingerprints(ref, fp)
+			if !m.Matched || m.Near <= bestNear {
+				continue
+			}
+			r, err := getRecord(tx, id)
+			if err != nil {
+				continue
+			}
+			ph, err := phash.Parse(r.PerceptualHash)
+			if err != nil {
+				continue
+			}
+			bestNear = m.Near
+			best = &videoCandidate{hash: ph, mid: len(ref.Hashes) / 2, VideoMatch: VideoMatch{
+				RecordID: id, OffsetSeconds: m.Offset, ClipSeconds: len(fp.Hashes), SignedSeconds: len(ref.Hashes),
+				MatchedSeconds: m.Near, Trimmed: m.Offset > 0 || m.Offset+len(fp.Hashes) < len(ref.Hashes),
+			}}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("content: video lookup: %w", err)
+	}
+	return best, nil
+}

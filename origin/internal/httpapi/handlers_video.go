@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/video"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// Video problem codes (docs/api.md, Video).
+const (
+	// CodeVideoUnavailable (503): the server has no ffmpeg; images are
+	// unaffected.
+	CodeVideoUnavailable = "video_unavailable"
+	// CodeUnsupportedVideo (415): not MP4/MOV/WebM, or a video codec
+	// outside H.264, H.265, VP8, VP9, AV1.
+	CodeUnsupportedVideo = "unsupported_video_format"
+	// CodeCorruptVideo (422): the container or its video stream cannot be
+	// read (truncated, or a codec that is not what the container says).
+	CodeCorruptVideo = "corrupt_video"
+	// CodeVideoLimits (422): duration, resolution, frame rate or stream
+	// count outside the limits; detail names the limit.
+	CodeVideoLimits = "video_out_of_limits"
+	// CodeVideoTooSmall (422): frames too small to carry the watermark.
+	CodeVideoTooSmall = "video_too_small"
+	// CodeVideoNotInBatch (415, sign-batch item): videos are signed one at
+	// a time with POST /api/v1/sign.
+	CodeVideoNotInBatch = "video_not_in_batch"
+	// CodeVideoTimeout (422): the video took more than its CPU or wall-time
+	// allowance to process.
+	CodeVideoTimeout = "video_timeout"
+)
+
+// videoProblem maps the video sentinels to problems; nil when err is not
+// one. Details are the probe's own words (sizes and limits, never a
+// path); a decoder's diagnostics are not sent.
+func videoProblem(err error) *Problem {
+	detail := func(p *Problem) *Problem { p.Detail = err.Error(); return p }
+	switch {
+	case errors.Is(err, video.ErrUnavailable), errors.Is(err, content.ErrVideoUnavailable):
+		return NewProblem(fasthttp.StatusServiceUnavailable, CodeVideoUnavailable, "Video is not available on this server")
+	case errors.Is(err, video.ErrEmpty):
+		return NewProblem(fasthttp.StatusBadRequest, CodeEmptyFile, "The uploaded file is empty")
+	case errors.Is(err, video.ErrTooLarge):
+		return detail(NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "The uploaded file is too large"))
+	case errors.Is(err, video.ErrUnsupported):
+		return detail(NewProblem(fasthttp.StatusUnsupportedMediaType, CodeUnsupportedVideo, "The file is not an MP4, MOV or WebM video in a supported codec"))
+	case errors.Is(err, video.ErrCorrupt):
+		return NewProblem(fasthttp.StatusUnprocessableEntity, CodeCorruptVideo, "The video is corrupt, truncated or not what its container says")
+	case errors.Is(err, video.ErrLimit):
+		return detail(NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoLimits, "The video is outside the limits"))
+	case errors.Is(err, video.ErrTooSmall):
+		return detail(NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTooSmall, "The video is too small to carry a watermark"))
+	case errors.Is(err, video.ErrTimeout):
+		return NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTimeout, "The video took too long to process")
+	}
+	return nil
+}
+
+// videoErr returns err as a problem when it is a video error.
+func videoErr(err error) error {
+	if p := videoProblem(err); p != nil {
+		return p
+	}
+	return err
+}
+
+// withVideoFile writes data to a private temporary directory (ffmpeg needs
+// a seekable file: MP4 indexes may come last), calls fn with its path and
+// removes the directory.
+func withVideoFile(data []byte, fn func(path string) error) error {
+	dir, err := os.MkdirTemp("", "provenant-video-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "upload")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		return err
+	}
+	return fn(p)
+}
+
+// signVideo is the video branch of POST /api/v1/sign. derivative_of is
+// not supported for video yet.
+func (a *API) signVideo(ctx *fasthttp.RequestCtx, owner, keyID string, file uploadFile, retFile bool, parent string) error {
+	if parent != "" {
+		return FieldProblem("derivative_of", "is not supported for video")
+	}
+	return videoErr(withVideoFile(file.Data, func(path string) error {
+		res, err := a.cfg.Records.SignVideo(Context(ctx), content.SignVideoInput{
+			Owner: owner, SigningKeyID: keyID, Path: path, Filename: file.Filename, SHA256: &file.SHA256,
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Response.Header.Set("Location", "/api/v1/content-records/"+res.Record.ID)
+		if !retFile {
+			return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
+		}
+		writeSignedFile(ctx, res)
+		return nil
+	}))
+}
+
+// videoVerifyResponse is the verify response of a video: the image
+// response's members plus "video" (docs/api.md, Video).
+type videoVerifyResponse struct {
+	wire.VerifyResponse
+	Video *content.VideoDetails `json:"video"`
+}
+
+// verifyVideo is the video branch of POST /api/v1/verify.
+func (a *API) verifyVideo(ctx *fasthttp.RequestCtx, file uploadFile) error {
+	return videoErr(withVideoFile(file.Data, func(path string) error {
+		res, det, err := a.cfg.Records.VerifyVideo(Context(ctx), path, file.SHA256)
+		if err != nil {
+			return err
+		}
+		return WriteJSON(ctx, fasthttp.StatusOK, videoVerifyResponse{VerifyResponse: res.Response, Video: det})
+	}))
+}

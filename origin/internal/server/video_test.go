@@ -1,0 +1,198 @@
+package server
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// videoClip generates an H.264 clip with an AAC tone from a lavfi source
+// (mandelbrot: it moves, so frames differ) with temporal noise; skipped
+// when ffmpeg is missing outside CI.
+func videoClip(t *testing.T, source string, secs string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("ffmpeg is required under CI: %v", err)
+		}
+		t.Skip("ffmpeg not installed")
+	}
+	p := filepath.Join(t.TempDir(), "clip.mp4")
+	src := source + "=size=640x360:rate=30"
+	if source == "mandelbrot" {
+		src += ",trim=duration=" + secs
+	} else {
+		src += ":duration=" + secs
+	}
+	runFFmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration="+secs,
+		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+		"-c:a", "aac", "-shortest", p)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func runFFmpeg(t *testing.T, args ...string) {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", append([]string{"-hide_banner", "-nostdin", "-v", "error", "-y"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, out)
+	}
+}
+
+// edit applies ffmpeg output args to b and returns the result (ext picks
+// the container).
+func edit(t *testing.T, b []byte, ext string, args ...string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.mp4"), filepath.Join(dir, "out"+ext)
+	if err := os.WriteFile(in, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runFFmpeg(t, append(append([]string{"-i", in}, args...), out)...)
+	o, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestVideoSignVerify signs a clip through the API, downloads the kept
+// file, and verifies it as is and after the edits platforms make: each
+// is authentic and names the record, a trimmed clip says where it starts;
+// an unrelated clip is not authentic; bad files get their problem codes.
+func TestVideoSignVerify(t *testing.T) {
+	clip := videoClip(t, "mandelbrot", "10")
+	ts := startServer(t, "", nil)
+	s := ts.newSigner("video@example.com")
+	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID+"&return_file=true", s.apiKey, []namedFile{{"file", "Harbour.mp4", clip}}, nil)
+	ts.mustStatus(r, 201, "sign video")
+	if ct := r.header.Get("Content-Type"); ct != "video/mp4" {
+		t.Fatalf("signed file Content-Type %q, want video/mp4", ct)
+	}
+	id := r.header.Get("X-Record-Id")
+	signed := r.body
+	if sha256Hex(signed) != r.header.Get("X-Content-SHA256") {
+		t.Fatal("returned file does not hash to the record's sha256")
+	}
+	f := ts.download("/api/v1/content-records/"+id+"/file", s.apiKey, nil)
+	ts.mustStatus(f, 200, "download")
+	if sha256Hex(f.body) != sha256Hex(signed) {
+		t.Fatal("kept file differs from the returned one")
+	}
+
+	cases := []struct {
+		name    string
+		file    []byte
+		trimmed bool
+		offset  float64
+	}{
+		{"signed", signed, false, 0},
+		{"crf28", edit(t, signed, ".mp4", "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-c:a", "copy"), false, 0},
+		{"scale270", edit(t, signed, ".mp4", "-vf", "scale=-2:270", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), false, 0},
+		{"trim2s", edit(t, signed, ".mp4", "-ss", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), true, 2},
+		{"vp9", edit(t, signed, ".webm", "-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"), false, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := ts.upload("/api/v1/verify", "", []namedFile{{"file", "clip", c.file}}, nil)
+			ts.mustStatus(v, 200, "verify")
+			res := v.json(t)
+			if res["authentic"] != true || res["record_id"] != id {
+				t.Fatalf("verify: %s", v.body)
+			}
+			if c.name == "signed" {
+				return // recognised by its hash, not decoded
+			}
+			vid, _ := res["video"].(map[string]any)
+			m, _ := vid["match"].(map[string]any)
+			if m == nil || m["record_id"] != id || m["trimmed"] != c.trimmed || m["offset_seconds"] != c.offset {
+				t.Fatalf("video details %v, want a match on %s (trimmed %v, offset %v)", vid, id, c.trimmed, c.offset)
+			}
+			checks, _ := res["checks"].(map[string]any)
+			t.Logf("checks %v, video %v", checks, vid)
+		})
+	}
+	t.Run("another account cannot re-sign", func(t *testing.T) {
+		other := ts.newSigner("video-other@example.com")
+		for _, c := range []struct {
+			name     string
+			file     []byte
+			evidence string
+		}{{"signed file", signed, "sha256"}, {"rescaled", cases[2].file, "watermark"}} {
+			r := ts.upload("/api/v1/sign?signing_key_id="+other.keyID, other.apiKey, []namedFile{{"file", "mine.mp4", c.file}}, nil)
+			if r.status != 409 || r.problemCode(t) != "already_signed" || r.json(t)["record_id"] != id ||
+				!strings.Contains(string(r.body), c.evidence) {
+				t.Fatalf("%s: %d %s, want 409 already_signed naming %s by %s", c.name, r.status, r.body, id, c.evidence)
+			}
+		}
+	})
+	t.Run("unrelated", func(t *testing.T) {
+		v := ts.upload("/api/v1/verify", "", []namedFile{{"file", "other.mp4", videoClip(t, "testsrc2", "4")}}, nil)
+		ts.mustStatus(v, 200, "verify")
+		if res := v.json(t); res["authentic"] != false {
+			t.Fatalf("unrelated clip: %s", v.body)
+		}
+	})
+	t.Run("sign-batch refuses video items", func(t *testing.T) {
+		b := ts.upload("/api/v1/sign-batch?signing_key_id="+s.keyID, s.apiKey, []namedFile{
+			{"files", "clip.mp4", clip}, {"files", "p.jpg", photo(t, 53, 384, 288)}}, nil)
+		ts.mustStatus(b, 200, "sign-batch")
+		items, _ := b.json(t)["items"].([]any)
+		if len(items) != 2 {
+			t.Fatalf("items: %s", b.body)
+		}
+		v, img := items[0].(map[string]any), items[1].(map[string]any)
+		verr, _ := v["error"].(map[string]any)
+		if v["status"] != float64(415) || verr["code"] != "video_not_in_batch" || img["status"] != float64(201) {
+			t.Fatalf("batch items: %s", b.body)
+		}
+	})
+	bad := []struct {
+		name   string
+		file   []byte
+		status int
+		code   string
+	}{
+		{"truncated", clip[:len(clip)/3], 422, "corrupt_video"},
+		{"webm header only", []byte{0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01}, 422, "corrupt_video"},
+	}
+	for _, b := range bad {
+		t.Run(b.name, func(t *testing.T) {
+			for _, path := range []string{"/api/v1/verify", "/api/v1/sign?signing_key_id=" + s.keyID} {
+				v := ts.upload(path, s.apiKey, []namedFile{{"file", "bad.mp4", b.file}}, nil)
+				if v.status != b.status || v.problemCode(t) != b.code {
+					t.Fatalf("%s: %d %s, want %d %s", path, v.status, v.body, b.status, b.code)
+				}
+			}
+		})
+	}
+}
+
+// TestVideoWithoutFFmpeg: a server without ffmpeg says so in /ready (and
+// stays ready), answers video uploads with 503 video_unavailable, and
+// still signs images.
+func TestVideoWithoutFFmpeg(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-ffmpeg")
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.FFmpeg, c.FFprobe = missing, missing })
+	r := ts.do("GET", "/ready", "", nil)
+	ts.mustStatus(r, 200, "ready")
+	checks, _ := r.json(t)["checks"].(map[string]any)
+	if checks["video"] != "unavailable" {
+		t.Fatalf("/ready checks %v, want video unavailable", checks)
+	}
+	s := ts.newSigner("novideo@example.com")
+	fake := append([]byte{0, 0, 0, 0x18, 'f', 't', 'y', 'p', 'i', 's', 'o', 'm'}, make([]byte, 64)...)
+	for _, path := range []string{"/api/v1/verify", "/api/v1/sign?signing_key_id=" + s.keyID} {
+		v := ts.upload(path, s.apiKey, []namedFile{{"file", "clip.mp4", fake}}, nil)
+		if v.status != 503 || v.problemCode(t) != "video_unavailable" {
+			t.Fatalf("%s: %d %s, want 503 video_unavailable", path, v.status, v.body)
+		}
+	}
+	img := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "p.jpg", photo(t, 52, 384, 288)}}, nil)
+	ts.mustStatus(img, 201, "sign image without ffmpeg")
+}

@@ -1,0 +1,111 @@
+package video
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/shared/watermark"
+)
+
+// tableEdits are the edits of the robustness table (docs/video.md).
+var tableEdits = []struct {
+	name, ext string
+	offset    int
+	args      []string
+}{
+	{"H.264 CRF 28", ".mp4", 0, []string{"-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-c:a", "copy"}},
+	{"H.264 CRF 35", ".mp4", 0, []string{"-c:v", "libx264", "-preset", "veryfast", "-crf", "35", "-c:a", "copy"}},
+	{"scale to 480p", ".mp4", 0, []string{"-vf", "scale=-2:480", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"scale to 360p", ".mp4", 0, []string{"-vf", "scale=-2:360", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"WebM VP9 CRF 32", ".webm", 0, []string{"-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"}},
+	{"trim first 2 s", ".mp4", 2, []string{"-ss", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"30 → 25 fps", ".mp4", 0, []string{"-vf", "fps=25", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+	{"90 % centre crop", ".mp4", 0, []string{"-vf", "crop=trunc(iw*0.45)*2:trunc(ih*0.45)*2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"}},
+}
+
+// tableSources are ten generated clips: different lavfi sources and
+// parameters, each with temporal noise.
+var tableSources = []string{
+	"mandelbrot=size=960x540:rate=30,trim=duration=6",
+	"mandelbrot=size=960x540:rate=30:start_x=-0.743643887037151:start_y=0.131825904205330,trim=duration=6",
+	"mandelbrot=size=960x540:rate=30:start_scale=1.5:end_scale=0.1,trim=duration=6",
+	"life=size=960x540:rate=30:mold=10:ratio=0.3:seed=1,trim=duration=6",
+	"life=size=960x540:rate=30:mold=25:ratio=0.5:seed=7,trim=duration=6",
+	"cellauto=size=960x540:rate=30:rule=110:seed=3,trim=duration=6",
+	"cellauto=size=960x540:rate=30:rule=30:seed=5,trim=duration=6",
+	"testsrc2=size=960x540:rate=30:duration=6",
+	"testsrc=size=960x540:rate=30:duration=6",
+	"smptehdbars=size=960x540:rate=30:duration=6,hue=H=2*PI*t/6",
+}
+
+// TestRobustnessTable measures the table of docs/video.md: for each
+// generated clip, sign (embed), apply every edit, and count exact payload
+// recoveries and fingerprint matches at the right offset. Minutes of CPU:
+// it runs only with PROVENANT_VIDEO_TABLE=1 and prints the table.
+func TestRobustnessTable(t *testing.T) {
+	if os.Getenv("PROVENANT_VIDEO_TABLE") == "" {
+		t.Skip("set PROVENANT_VIDEO_TABLE=1 to measure the robustness table")
+	}
+	e := newEngine(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	wmOK := make([]int, len(tableEdits))
+	fpOK := make([]int, len(tableEdits))
+	falsePos, clips := 0, 0
+	for ci, src := range tableSources {
+		in := filepath.Join(dir, "src"+strconv.Itoa(ci)+".mp4")
+		ffmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration=6",
+			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+			"-c:a", "aac", "-shortest", in)
+		info := probe(t, e, in)
+		if res, err := e.Extract(ctx, in, info); err != nil {
+			t.Fatal(err)
+		} else if res.Detection.Found {
+			falsePos++
+		}
+		payload := watermark.Payload(0x9e3779b97f4a7c15 * uint64(ci+1))
+		signed := filepath.Join(dir, "signed"+strconv.Itoa(ci)+".mp4")
+		if _, err := e.Embed(ctx, in, info, signed, payload, EmbedOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := e.Fingerprint(ctx, signed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clips++
+		for ei, ed := range tableEdits {
+			out := filepath.Join(dir, "edit"+strconv.Itoa(ei)+ed.ext)
+			ffmpeg(t, append(append([]string{"-i", signed}, ed.args...), out)...)
+			oi := probe(t, e, out)
+			res, err := e.Extract(ctx, out, oi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Detection.Found && res.Payload == payload {
+				wmOK[ei]++
+			}
+			fp, err := e.Fingerprint(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := MatchFingerprints(ref, fp)
+			if m.Matched && m.Offset >= ed.offset && m.Offset <= ed.offset+1 {
+				fpOK[ei]++
+			}
+			t.Logf("clip %d %-18s payload %v (z %.1f) fingerprint %v at %+d (%d/%d near)", ci, ed.name,
+				res.Detection.Found && res.Payload == payload, res.Detection.Strength, m.Matched, m.Offset, m.Near, m.Frames)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| edit | exact payload | fingerprint match |\n|---|---|---|\n")
+	for ei, ed := range tableEdits {
+		fmt.Fprintf(&b, "| %s | %d/%d | %d/%d |\n", ed.name, wmOK[ei], clips, fpOK[ei], clips)
+	}
+	fmt.Fprintf(&b, "| unmarked source (false payload) | %d/%d | |\n", falsePos, clips)
+	t.Log(b.String())
+}

@@ -1,0 +1,215 @@
+package video
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/watermark"
+)
+
+// EmbedOptions tune Embed; the zero value is the measured default.
+type EmbedOptions struct {
+	// KeyInterval is how many frames share one computed mark: the core
+	// embedder (perceptual mask included) runs on every KeyInterval-th
+	// frame and its luminance offset is added to that frame and the
+	// following ones. 0 means one a second (the frame rate, rounded).
+	KeyInterval int
+	// CRF is libx264's constant rate factor (0 means 17, visually
+	// lossless).
+	CRF int
+	// Preset is libx264's preset ("" means "fast").
+	Preset string
+	// TargetPSNR is the core embedder's luminance PSNR target in dB (0
+	// means DefaultTargetPSNR).
+	TargetPSNR float64
+}
+
+// DefaultTargetPSNR is stronger than the image default (42.2 dB): video
+// is viewed in motion, which hides the mark, and must survive the coarse
+// quantisation of platform re-encodes.
+const DefaultTargetPSNR = 38
+
+// EmbedStats reports what Embed did.
+type EmbedStats struct {
+	Frames, KeyFrames int
+	Width, Height     int
+}
+
+// audioCopyable lists audio codecs MP4 carries as they are; others are
+// re-encoded to AAC.
+var audioCopyable = map[string]bool{"aac": true, "mp3": true, "opus": true, "ac3": true, "eac3": true, "alac": true}
+
+// Embed writes to out an H.264 MP4 of the probed video at in whose frames
+// carry payload p in their luminance, the first audio stream copied (or
+// re-encoded to AAC when MP4 cannot carry it). Frames stream from one
+// ffmpeg (decoder) through this process to another (encoder): memory is a
+// few frames whatever the length.
+func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p watermark.Payload, opt EmbedOptions) (EmbedStats, error) {
+	w, h := info.Width&^1, info.Height&^1 // 4:2:0 needs even sides
+	key := opt.KeyInterval
+	if key <= 0 {
+		key = max(1, int(info.FPS+0.5))
+	}
+	crf := opt.CRF
+	if crf <= 0 {
+		crf = 17
+	}
+	psnr := opt.TargetPSNR
+	if psnr == 0 {
+		psnr = DefaultTargetPSNR
+	}
+	preset := opt.Preset
+	if preset == "" {
+		preset = "fast"
+	}
+	release, err := e.turn(ctx)
+	if err != nil {
+		return EmbedStats{}, err
+	}
+	defer release()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	dec := e.ffmpegArgs(inputArgs(in)...)
+	dec = append(dec, "-map", "0:v:0", "-an", "-sn", "-dn",
+		"-vf", fmt.Sprintf("fps=%d/%d,scale=%d:%d,format=yuv420p", info.FPSNum, info.FPSDen, w, h),
+		"-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1")
+
+	enc := []string{"-hide_banner", "-v", "error", "-timelimit", strconv.Itoa(e.cpu), "-threads", strconv.Itoa(e.threads),
+		"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", w, h),
+		"-framerate", fmt.Sprintf("%d/%d", info.FPSNum, info.FPSDen), "-i", "pipe:0"}
+	enc = append(enc, inputArgs(in)...)
+	enc = append(enc, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "libx264", "-preset", preset,
+		"-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p")
+	if info.AudioCodec == "" || audioCopyable[info.AudioCodec] {
+		enc = append(enc, "-c:a", "copy")
+	} else {
+		enc = append(enc, "-c:a", "aac", "-b:a", "192k")
+	}
+	enc = append(enc, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", "-y", "file:"+out)
+
+	pr, pw := io.Pipe()
+	encDone := make(chan error, 1)
+	go func() {
+		err := e.streamNoStdin(ctx, pr, enc)
+		pr.CloseWithError(errEncoderGone)
+		encDone <- err
+	}()
+
+	var st EmbedStats
+	st.Width, st.Height = w, h
+	ySize, cSize := w*h, (w/2)*(h/2)
+	frame := make([]uint8, ySize+2*cSize)
+	delta := make([]int16, ySize)
+	derr := e.stream(ctx, nil, dec, func(r io.Reader) error {
+		for {
+			if _, err := io.ReadFull(r, frame); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return fmt.Errorf("%w: a frame was cut short", ErrCorrupt)
+			}
+			y := frame[:ySize]
+			if st.Frames%key == 0 {
+				g := &image.Gray{Pix: y, Stride: w, Rect: image.Rect(0, 0, w, h)}
+				m, err := watermark.Embed(g, p, watermark.WithTargetPSNR(psnr))
+				if tooSmall := (*watermark.TooSmallError)(nil); errors.As(err, &tooSmall) {
+					return fmt.Errorf("%w: %d×%d, the short side must be at least %d", ErrTooSmall, w, h, tooSmall.MinShortSide)
+				} else if err != nil {
+					return err
+				}
+				mp := m.(*image.Gray).Pix
+				for i, v := range y {
+					delta[i] = int16(mp[i]) - int16(v)
+				}
+				st.KeyFrames++
+			}
+			for i, v := range y {
+				y[i] = uint8(min(max(int16(v)+delta[i], 0), 255))
+			}
+			st.Frames++
+			if _, err := pw.Write(frame); err != nil {
+				return err
+			}
+		}
+	})
+	pw.CloseWithError(derr)
+	eerr := <-encDone
+	if derr != nil && !errors.Is(derr, errEncoderGone) {
+		return st, derr
+	}
+	if eerr != nil {
+		return st, fmt.Errorf("video: encode: %w", eerr)
+	}
+	if st.Frames == 0 {
+		return st, fmt.Errorf("%w: no frame could be decoded", ErrCorrupt)
+	}
+	return st, nil
+}
+
+var errEncoderGone = errors.New("video: encoder stopped")
+
+// streamNoStdin runs ffmpeg reading stdin (the encoder) to completion.
+func (e *Engine) streamNoStdin(ctx context.Context, stdin io.Reader, args []string) error {
+	return e.stream(ctx, stdin, args, nil)
+}
+
+// ExtractResult is what Extract found.
+type ExtractResult struct {
+	Payload   watermark.Payload
+	Detection watermark.Detection
+	// Frames is the number of frames summed.
+	Frames int
+}
+
+// ExtractRate is the sampling rate of Extract in frames per second (6
+// recovered CRF 28 re-encodes that 2 did not: compression noise differs
+// from frame to frame and averages out); MaxExtractFrames bounds the
+// frames summed (longer videos are sampled more sparsely).
+const (
+	ExtractRate      = 6
+	MaxExtractFrames = 180
+)
+
+// Extract samples the probed video at path, sums the luminance of the
+// sampled frames and runs the core extractor on the mean. The mark is the
+// same luminance pattern in every frame while the picture moves, so the
+// sum adds the mark coherently and the picture incoherently: this is the
+// soft combination of every frame's evidence (the core's correlation is
+// linear in luminance), not a per-frame majority vote.
+func (e *Engine) Extract(ctx context.Context, path string, info Info) (ExtractResult, error) {
+	return e.extract(ctx, path, info, ExtractRate)
+}
+
+func (e *Engine) extract(ctx context.Context, path string, info Info, rate int) (ExtractResult, error) {
+
+	num, den := rate, 1
+	if secs := info.Duration.Seconds(); secs*float64(rate) > MaxExtractFrames {
+		num, den = MaxExtractFrames, int(secs+1)
+	}
+	w, h := info.Width, info.Height
+	sum := make([]uint32, w*h)
+	n, err := e.grayFrames(ctx, path, frameSpec{num: num, den: den, w: w, h: h}, func(_ time.Duration, l *imagex.Luma) error {
+		for i, v := range l.Pix {
+			sum[i] += uint32(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	mean := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	for i, s := range sum {
+		mean.Pix[i] = uint8((s + uint32(n)/2) / uint32(n))
+	}
+	pl, det, err := watermark.Extract(mean)
+	if err != nil {
+		return ExtractResult{Frames: n}, err
+	}
+	return ExtractResult{Payload: pl, Detection: det, Frames: n}, nil
+}
