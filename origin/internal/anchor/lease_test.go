@@ -217,16 +217,15 @@ func TestTwoOriginsAnchorEachRecordOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Anchored == 2*each && s.Pending == 0 {
+		// The leader may have anchored everything before it stopped, so
+		// the survivor's takeover is waited for too, not assumed done.
+		if s.Anchored == 2*each && s.Pending == 0 && survivor.lease.Held() {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("stats %+v after 90 s, want %d anchored", s, 2*each)
+			t.Fatalf("after 90 s: stats %+v (want %d anchored), survivor holds the lease: %v", s, 2*each, survivor.lease.Held())
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-	if !survivor.lease.Held() {
-		t.Error("the surviving origin does not hold the lease")
 	}
 	cancel()
 	running.Wait()
