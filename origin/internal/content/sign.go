@@ -2,6 +2,7 @@ package content
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
@@ -119,23 +121,7 @@ func cleanFilename(s string) string {
 // keys.ErrDeviceKey when it is a device key; imagex sentinels for unusable
 // uploads.
 func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
-	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
-	if err != nil {
-		return nil, err
-	}
-	if key.RevokedAt != nil {
-		return nil, keys.ErrSigningKeyRevoked
-	}
-	if key.Device() {
-		// Refuse before decoding: the service cannot sign with a key whose
-		// private half only the client holds.
-		return nil, keys.ErrDeviceKey
-	}
-	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
-	if err != nil {
-		return nil, fmt.Errorf("content: sign: owner: %w", err)
-	}
-	pub, err := key.PublicKey()
+	key, user, pub, err := s.serviceSigner(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
 		return nil, err
 	}
@@ -343,4 +329,30 @@ func (s *Service) freshPayload(ctx context.Context) (watermark.Payload, error) {
 		}
 	}
 	return 0, ErrPayloadExhausted
+}
+
+// serviceSigner returns owner's signing key id, the owner and the key's
+// public half, refusing before any file is read a key that is revoked
+// (keys.ErrSigningKeyRevoked) or whose private half only the client holds
+// (keys.ErrDeviceKey). Sign and SignVideo share it so both refuse alike.
+func (s *Service) serviceSigner(ctx context.Context, owner, id string) (keys.SigningKey, accounts.User, ed25519.PublicKey, error) {
+	key, err := s.cfg.Keys.GetSigningKey(ctx, owner, id)
+	if err != nil {
+		return keys.SigningKey{}, accounts.User{}, nil, err
+	}
+	if key.RevokedAt != nil {
+		return keys.SigningKey{}, accounts.User{}, nil, keys.ErrSigningKeyRevoked
+	}
+	if key.Device() {
+		return keys.SigningKey{}, accounts.User{}, nil, keys.ErrDeviceKey
+	}
+	user, err := s.cfg.Accounts.Get(ctx, owner)
+	if err != nil {
+		return keys.SigningKey{}, accounts.User{}, nil, fmt.Errorf("content: sign: owner: %w", err)
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		return keys.SigningKey{}, accounts.User{}, nil, err
+	}
+	return key, user, pub, nil
 }

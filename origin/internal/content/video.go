@@ -14,7 +14,6 @@ import (
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
-	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/video"
 	vfacts "github.com/provenant/provenant/shared/facts"
@@ -85,21 +84,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if eng == nil {
 		return nil, ErrVideoUnavailable
 	}
-	key, err := s.cfg.Keys.GetSigningKey(ctx, in.Owner, in.SigningKeyID)
-	if err != nil {
-		return nil, err
-	}
-	if key.RevokedAt != nil {
-		return nil, keys.ErrSigningKeyRevoked
-	}
-	if key.Device() {
-		return nil, keys.ErrDeviceKey
-	}
-	user, err := s.cfg.Accounts.Get(ctx, in.Owner)
-	if err != nil {
-		return nil, fmt.Errorf("content: sign video: owner: %w", err)
-	}
-	pub, err := key.PublicKey()
+	key, user, pub, err := s.serviceSigner(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
 		return nil, err
 	}
