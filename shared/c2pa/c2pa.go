@@ -83,4 +83,3 @@ type Ingredient struct{ Title, Relationship, ManifestID string }
 
 // ErrNoManifest is returned when a file carries no manifest store.
 var ErrNoManifest = errors.New("c2pa: no manifest")
-
