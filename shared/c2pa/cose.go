@@ -1,13 +1,16 @@
 package c2pa
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/veraison/go-cose"
@@ -104,16 +107,66 @@ func verifyClaim(sig, claim []byte) (verifiedSignature, error) {
 		v.codes = append(v.codes, "algorithm.unsupported")
 		return v, nil
 	}
-	verifier, err := cose.NewVerifier(alg, chain[0].PublicKey)
-	if err != nil {
-		v.codes = append(v.codes, "algorithm.unsupported")
-		return v, nil
+	// The Sig_structure is built from the protected header bytes exactly
+	// as stored: go-cose would re-encode a header that is not in
+	// deterministic CBOR, and other writers (cbor-x) do not always emit it.
+	var protected []byte
+	if err := decMode.Unmarshal(msg.Headers.RawProtected, &protected); err != nil {
+		return verifiedSignature{}, malformed("claim signature protected header: %v", err)
 	}
-	msg.Payload = claim
-	if err := msg.Verify(nil, verifier); err != nil {
+	tbs, err := encMode.Marshal([]any{"Signature1", protected, []byte{}, claim})
+	if err != nil {
+		return verifiedSignature{}, fmt.Errorf("c2pa: encoding Sig_structure: %w", err)
+	}
+	switch ok, known := verifySig(alg, chain[0].PublicKey, tbs, msg.Signature); {
+	case !known:
+		v.codes = append(v.codes, "algorithm.unsupported")
+	case !ok:
 		v.codes = append(v.codes, "claimSignature.mismatch")
 	}
 	return v, nil
+}
+
+// verifySig checks sig over tbs for the C2PA signature algorithms. ECDSA
+// signatures are COSE's fixed-size r||s; an ASN.1 DER signature, which some
+// writers emit, is accepted too, as other readers do.
+func verifySig(alg cose.Algorithm, pub any, tbs, sig []byte) (ok, known bool) {
+	var h crypto.Hash
+	switch alg {
+	case cose.AlgorithmES256, cose.AlgorithmPS256:
+		h = crypto.SHA256
+	case cose.AlgorithmES384, cose.AlgorithmPS384:
+		h = crypto.SHA384
+	case cose.AlgorithmES512, cose.AlgorithmPS512:
+		h = crypto.SHA512
+	case cose.AlgorithmEdDSA:
+		k, isEd := pub.(ed25519.PublicKey)
+		return isEd && ed25519.Verify(k, tbs, sig), true
+	default:
+		return false, false
+	}
+	hh := h.New()
+	hh.Write(tbs)
+	digest := hh.Sum(nil)
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		if alg != cose.AlgorithmES256 && alg != cose.AlgorithmES384 && alg != cose.AlgorithmES512 {
+			return false, true
+		}
+		n := (k.Curve.Params().BitSize + 7) / 8
+		if len(sig) == 2*n {
+			r := new(big.Int).SetBytes(sig[:n])
+			s := new(big.Int).SetBytes(sig[n:])
+			return ecdsa.Verify(k, digest, r, s), true
+		}
+		return ecdsa.VerifyASN1(k, digest, sig), true
+	case *rsa.PublicKey:
+		if alg != cose.AlgorithmPS256 && alg != cose.AlgorithmPS384 && alg != cose.AlgorithmPS512 {
+			return false, true
+		}
+		return rsa.VerifyPSS(k, h, digest, sig, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}) == nil, true
+	}
+	return false, true
 }
 
 func x5chain(h cose.Headers) ([][]byte, error) {
