@@ -35,48 +35,78 @@ type CertOptions struct {
 	NoEKU bool
 }
 
-// NewSigner returns a fresh ECDSA P-256 test CA and a leaf under it with
-// the C2PA signer profile (critical key usage digitalSignature, EKU
-// emailProtection and documentSigning, authority key id), as a c2pa.Signer
-// whose chain is leaf then CA.
-func NewSigner(t testing.TB, opts CertOptions) c2pa.Signer {
+// CA is a throwaway ECDSA P-256 certificate authority for tests.
+type CA struct {
+	Cert *x509.Certificate
+	Key  crypto.Signer
+}
+
+// NewCA returns a fresh self-signed test CA (key usage keyCertSign and
+// cRLSign, a subject key id, valid from two hours ago for two days).
+func NewCA(t testing.TB, org string) *CA {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	ca := &x509.Certificate{
+	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{Organization: []string{"Provenant Test CA"}, CommonName: "Provenant Test Root"},
+		Subject:               pkix.Name{Organization: []string{org}, CommonName: org + " Root"},
 		NotBefore:             now.Add(-2 * time.Hour),
 		NotAfter:              now.Add(48 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, caKey.Public(), caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	caCert, err := x509.ParseCertificate(caDER)
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	return &CA{Cert: cert, Key: key}
+}
+
+// Issue returns a claim-signer certificate for pub under the CA.
+func (ca *CA) Issue(t testing.TB, pub crypto.PublicKey, opts CertOptions) *x509.Certificate {
+	t.Helper()
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf := LeafTemplate(opts)
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, leafKey.Public(), caKey)
+	tmpl := LeafTemplate(opts)
+	tmpl.SerialNumber = serial.Add(serial, big.NewInt(2))
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, pub, ca.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leafCert, err := x509.ParseCertificate(leafDER)
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c2pa.Signer{Key: leafKey, Chain: []*x509.Certificate{leafCert, caCert}}
+	return cert
+}
+
+// Signer returns a fresh ECDSA P-256 key with a leaf certificate under the
+// CA, chain leaf then CA.
+func (ca *CA) Signer(t testing.TB, opts CertOptions) c2pa.Signer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c2pa.Signer{Key: key, Chain: []*x509.Certificate{ca.Issue(t, key.Public(), opts), ca.Cert}}
+}
+
+// NewSigner returns a signer under a fresh test CA with the C2PA signer
+// profile (critical key usage digitalSignature, EKU emailProtection and
+// documentSigning, authority key id), chain leaf then CA.
+func NewSigner(t testing.TB, opts CertOptions) c2pa.Signer {
+	t.Helper()
+	return NewCA(t, "Provenant Test CA").Signer(t, opts)
 }
 
 // LeafTemplate is the certificate template of a C2PA claim signer.
@@ -105,5 +135,3 @@ func LeafTemplate(opts CertOptions) *x509.Certificate {
 	}
 	return leaf
 }
-
-var _ crypto.Signer = (*ecdsa.PrivateKey)(nil)
