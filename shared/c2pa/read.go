@@ -96,29 +96,36 @@ func parseManifests(store []byte) (*parsedStore, error) {
 // resolve finds the box a JUMBF URI names, relative to manifest m
 // ("self#jumbf=c2pa.assertions/x") or absolute ("self#jumbf=/c2pa/<label>/...").
 func (p *parsedStore) resolve(m *parsedManifest, uri string) *box {
+	b, _ := p.resolveIn(m, uri)
+	return b
+}
+
+// resolveIn is resolve that also reports whether the box lies inside m.
+func (p *parsedStore) resolveIn(m *parsedManifest, uri string) (*box, bool) {
 	path, ok := strings.CutPrefix(uri, "self#jumbf=")
 	if !ok {
-		return nil
+		return nil, false
 	}
 	node := m.box
 	if rest, ok := strings.CutPrefix(path, "/c2pa/"); ok {
 		label, sub, _ := strings.Cut(rest, "/")
 		other := p.byLabel(label)
 		if other == nil {
-			return nil
+			return nil, false
 		}
 		node, path = other.box, sub
 		if path == "" {
-			return node
+			return node, node == m.box
 		}
 	}
+	inside := node == m.box
 	for _, part := range strings.Split(path, "/") {
 		node = node.child(part)
 		if node == nil {
-			return nil
+			return nil, false
 		}
 	}
-	return node
+	return node, inside
 }
 
 func hasherFor(alg, fallback string) func() hash.Hash {
@@ -220,7 +227,7 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 	}
 
 	// Signature over the claim, and the carried chain's profile.
-	if want := p.resolve(m, m.claim.Signature); m.claim.Signature == "" || want == nil || want.uuid != uuidSignature {
+	if want, inside := p.resolveIn(m, m.claim.Signature); want == nil || !inside || want.uuid != uuidSignature {
 		fail("claimSignature.missing")
 	}
 	vs, err := verifyClaim(m.sigCBOR, m.claimCBOR)
@@ -246,9 +253,13 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 	}
 	hardBindings := 0
 	for _, ref := range refs {
-		bx := p.resolve(m, ref.URL)
+		bx, inside := p.resolveIn(m, ref.URL)
 		if bx == nil || !bx.isSuper() {
 			fail("assertion.missing")
+			continue
+		}
+		if !inside {
+			fail("assertion.outsideManifest")
 			continue
 		}
 		h := hasherFor(ref.Alg, m.claim.Alg)
