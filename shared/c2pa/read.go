@@ -329,18 +329,8 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 				ref = ing.ActiveManifest
 			}
 			if ref != nil {
-				target := p.resolve(m, ref.URL)
-				if target == nil {
-					fail("ingredient.manifest.missing")
-				} else {
-					in.ManifestID = target.label
-					if hf := hasherFor(ref.Alg, m.claim.Alg); hf != nil {
-						hh := hf()
-						hh.Write(target.content)
-						if !bytes.Equal(hh.Sum(nil), ref.Hash) {
-							fail("ingredient.manifest.mismatch")
-						}
-					}
+				if code := p.checkIngredientManifest(m, *ref, &in); code != "" {
+					fail(code)
 				}
 			}
 			r.Ingredients = append(r.Ingredients, in)
@@ -361,6 +351,40 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 		r.State = "invalid"
 	}
 	return r, nil
+}
+
+// checkIngredientManifest resolves an ingredient's manifest reference and
+// checks its hash. Writers have hashed three things over the versions: the
+// manifest superbox without its header (current), the claim's CBOR
+// (before 1.2), or the box the URI names when it points inside the
+// manifest; any of them matching is a match.
+func (p *parsedStore) checkIngredientManifest(m *parsedManifest, ref hashedURI, in *Ingredient) string {
+	path, ok := strings.CutPrefix(ref.URL, "self#jumbf=/c2pa/")
+	if !ok {
+		return "ingredient.manifest.missing"
+	}
+	label, _, _ := strings.Cut(path, "/")
+	target := p.byLabel(label)
+	if target == nil {
+		return "ingredient.manifest.missing"
+	}
+	in.ManifestID = label
+	hf := hasherFor(ref.Alg, m.claim.Alg)
+	if hf == nil {
+		return "algorithm.unsupported"
+	}
+	candidates := [][]byte{target.box.content, target.claimCBOR}
+	if b := p.resolve(m, ref.URL); b != nil {
+		candidates = append(candidates, b.content)
+	}
+	for _, c := range candidates {
+		h := hf()
+		h.Write(c)
+		if bytes.Equal(h.Sum(nil), ref.Hash) {
+			return ""
+		}
+	}
+	return "ingredient.manifest.mismatch"
 }
 
 func subjectName(org []string, cn string) string {
