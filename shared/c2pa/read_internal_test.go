@@ -8,6 +8,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"math/big"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +86,62 @@ func TestIngredientManifestHashes(t *testing.T) {
 	}
 	if len(r.Ingredients) != 1 || r.Ingredients[0].ManifestID != parent.label || !strings.HasPrefix(r.Ingredients[0].Relationship, "parentOf") {
 		t.Fatalf("ingredients %+v", r.Ingredients)
+	}
+}
+
+// A claim that references one large assertion thousands of times costs one
+// hash of it, and a claim with many hard bindings is not checked against
+// the file once per binding.
+func TestRepeatedReferencesHashOnce(t *testing.T) {
+	s := selfSigner(t)
+	label := "urn:uuid:00000000-0000-4000-8000-000000000001"
+	big := cborAssertionBox("io.example.big", append([]byte{0x5a, 0x00, 0x10, 0x00, 0x00}, make([]byte, 1<<20)...))
+	dh, err := encMode.Marshal(dataHash{Alg: "sha256", Hash: make([]byte, 32), Pad: []byte{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := [][]byte{big}
+	uri := "self#jumbf=/c2pa/" + label + "/c2pa.assertions/"
+	bigSum := sha256.Sum256(boxContent(big))
+	var refs []hashedURI
+	for range 3000 {
+		refs = append(refs, hashedURI{URL: uri + "io.example.big", Hash: bigSum[:]})
+	}
+	for i := range 50 {
+		l := "c2pa.hash.data"
+		if i > 0 {
+			l += "__" + strconv.Itoa(i)
+		}
+		b := cborAssertionBox(l, dh)
+		boxes = append(boxes, b)
+		sum := sha256.Sum256(boxContent(b))
+		refs = append(refs, hashedURI{URL: uri + l, Hash: sum[:]})
+	}
+	claim, err := encMode.Marshal(claimV1{ClaimGenerator: "t", Signature: "self#jumbf=/c2pa/" + label + "/c2pa.signature",
+		Assertions: refs, Format: "image/png", InstanceID: "x", Alg: "sha256"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := signClaim(claim, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := superBox(uuidStore, "c2pa", superBox(uuidManifest, label,
+		superBox(uuidAssertions, "c2pa.assertions", boxes...),
+		superBox(uuidClaim, "c2pa.claim", appendBox(nil, "cbor", claim)),
+		superBox(uuidSignature, "c2pa.signature", appendBox(nil, "cbor", sig))))
+	ps, err := parseManifests(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ps.report(make([]byte, 1<<20), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps.hashed > 2<<20 {
+		t.Errorf("%d bytes hashed for a store of %d", ps.hashed, len(store))
+	}
+	if !slices.Contains(r.Codes, "assertion.multipleHardBindings") || slices.Contains(r.Codes, "assertion.dataHash.mismatch") {
+		t.Errorf("codes %v", r.Codes)
 	}
 }
