@@ -1,0 +1,247 @@
+//go:build turbo && cgo
+
+package turbojpeg
+
+/*
+#cgo LDFLAGS: -lturbojpeg
+#include <stdlib.h>
+#include <turbojpeg.h>
+
+static int pv_decode_planes(tjhandle h, const unsigned char *b, unsigned long n,
+		unsigned char *y, unsigned char *u, unsigned char *v,
+		int w, int ys, int cs, int hgt, int flags) {
+	unsigned char *p[3] = {y, u, v};
+	int s[3] = {ys, cs, cs};
+	return tjDecompressToYUVPlanes(h, b, n, p, w, s, hgt, flags);
+}
+
+static int pv_encode_planes(tjhandle h, const unsigned char *y, const unsigned char *u,
+		const unsigned char *v, int w, int ys, int cs, int hgt, int ss,
+		unsigned char **out, unsigned long *size, int q, int flags) {
+	const unsigned char *p[3] = {y, u, v};
+	int s[3] = {ys, cs, cs};
+	return tjCompressFromYUVPlanes(h, p, w, s, hgt, ss, out, size, q, flags);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"io"
+	"unsafe"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// Codec is the TurboJPEG [imagex.JPEGCodec]. The zero value is ready to
+// use and safe for concurrent use: every call has its own TurboJPEG
+// handle, destroyed before it returns.
+type Codec struct{}
+
+var _ imagex.JPEGCodec = Codec{}
+
+// Name returns "turbojpeg".
+func (Codec) Name() string { return "turbojpeg" }
+
+// errUnsupported marks a file the plane decoder does not take; DecodeJPEG
+// hands it to image/jpeg.
+var errUnsupported = errors.New("turbojpeg: not decodable to planes")
+
+// decodeFlags: stop at the first warning (damaged data is image/jpeg's to
+// judge) and refuse progressive files with more than 500 scans, which
+// libjpeg would otherwise spend unbounded time on.
+const decodeFlags = C.TJFLAG_STOPONWARNING | C.TJFLAG_LIMITSCANS
+
+// DecodeJPEG decodes b with TurboJPEG into planes it allocates only after
+// the file's own header has been read and found equal to info (so within
+// the limits [imagex.DecodeConfig] checked), falling back to image/jpeg for
+// the files the package documentation lists. Its peak memory is the
+// planes (the size of image/jpeg's, without the MCU padding) plus, for a
+// progressive file, libjpeg's coefficient buffer of 2 bytes per sample
+// (image/jpeg keeps 4): within info.DecodeBytes.
+func (Codec) DecodeJPEG(b []byte, info imagex.Info) (image.Image, error) {
+	img, err := decodePlanes(b, info)
+	if err == nil {
+		return img, nil
+	}
+	if errors.Is(err, imagex.ErrTooManyPixels) {
+		return nil, err
+	}
+	return imagex.StdJPEG{}.DecodeJPEG(b, info)
+}
+
+// ratio maps TurboJPEG's subsampling to the image package's.
+func ratio(ss C.int) (image.YCbCrSubsampleRatio, bool) {
+	switch ss {
+	case C.TJSAMP_444:
+		return image.YCbCrSubsampleRatio444, true
+	case C.TJSAMP_422:
+		return image.YCbCrSubsampleRatio422, true
+	case C.TJSAMP_420:
+		return image.YCbCrSubsampleRatio420, true
+	case C.TJSAMP_440:
+		return image.YCbCrSubsampleRatio440, true
+	case C.TJSAMP_411:
+		return image.YCbCrSubsampleRatio411, true
+	}
+	return 0, false
+}
+
+// decodePlanes is the TurboJPEG path of DecodeJPEG, without the fallback:
+// errUnsupported for a file it does not take, an error wrapping
+// imagex.ErrCorrupt for one that fails or warns while decoding.
+func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: empty", errUnsupported)
+	}
+	h := C.tjInitDecompress()
+	if h == nil {
+		return nil, fmt.Errorf("turbojpeg: init: %s", C.GoString(C.tjGetErrorStr2(nil)))
+	}
+	defer C.tjDestroy(h)
+	src, n := (*C.uchar)(unsafe.Pointer(&b[0])), C.ulong(len(b))
+	var w, hgt, ss, cs C.int
+	if C.tjDecompressHeader3(h, src, n, &w, &hgt, &ss, &cs) != 0 {
+		return nil, fmt.Errorf("%w: header: %s", errUnsupported, C.GoString(C.tjGetErrorStr2(h)))
+	}
+	if int(w) != info.Width || int(hgt) != info.Height {
+		return nil, fmt.Errorf("%w: TurboJPEG reads %d×%d, the header check %d×%d", errUnsupported, w, hgt, info.Width, info.Height)
+	}
+	rect := image.Rect(0, 0, int(w), int(hgt))
+	var (
+		img        image.Image
+		y, u, v    *C.uchar
+		ys, cstr   int
+		need       int64
+		planeBytes = func(c C.int) int64 {
+			return int64(C.tjPlaneWidth(c, w, ss)) * int64(C.tjPlaneHeight(c, hgt, ss))
+		}
+	)
+	switch {
+	case cs == C.TJCS_GRAY && ss == C.TJSAMP_GRAY:
+		need = planeBytes(0)
+		if err := within(need, info); err != nil {
+			return nil, err
+		}
+		g := image.NewGray(rect)
+		img, y, ys = g, (*C.uchar)(unsafe.Pointer(&g.Pix[0])), g.Stride
+	case cs == C.TJCS_YCbCr:
+		r, ok := ratio(ss)
+		if !ok {
+			return nil, fmt.Errorf("%w: subsampling %d", errUnsupported, ss)
+		}
+		need = planeBytes(0) + 2*planeBytes(1)
+		if err := within(need, info); err != nil {
+			return nil, err
+		}
+		m := image.NewYCbCr(rect, r)
+		if m.CStride != int(C.tjPlaneWidth(1, w, ss)) || len(m.Cb) != int(planeBytes(1)) {
+			return nil, fmt.Errorf("%w: chroma plane %d×%d", errUnsupported, m.CStride, len(m.Cb)/max(m.CStride, 1))
+		}
+		img, ys, cstr = m, m.YStride, m.CStride
+		y = (*C.uchar)(unsafe.Pointer(&m.Y[0]))
+		u, v = (*C.uchar)(unsafe.Pointer(&m.Cb[0])), (*C.uchar)(unsafe.Pointer(&m.Cr[0]))
+	default:
+		return nil, fmt.Errorf("%w: colour space %d", errUnsupported, cs)
+	}
+	if C.pv_decode_planes(h, src, n, y, u, v, w, C.int(ys), C.int(cstr), hgt, decodeFlags) != 0 {
+		return nil, fmt.Errorf("%w: turbojpeg: %s", imagex.ErrCorrupt, C.GoString(C.tjGetErrorStr2(h)))
+	}
+	return img, nil
+}
+
+// within refuses planes larger than the decode memory the header check
+// granted (info.DecodeBytes; 0 when the caller did not run it).
+func within(need int64, info imagex.Info) error {
+	if info.DecodeBytes > 0 && need > info.DecodeBytes {
+		return &imagex.DimensionError{Format: imagex.JPEG, Width: info.Width, Height: info.Height,
+			NeedBytes: need, MaxBytes: info.DecodeBytes}
+	}
+	return nil
+}
+
+// EncodeJPEG writes img at IJG quality q (clamped to 1..100) with
+// TurboJPEG: an *image.YCbCr at the origin in a subsampling TurboJPEG
+// knows (4:4:4, 4:2:2, 4:2:0, 4:4:0, 4:1:1) is compressed from its planes
+// as they are; an *image.Gray as grey; anything else as RGB with 4:2:0
+// chroma, alpha ignored as image/jpeg ignores it.
+func (Codec) EncodeJPEG(wr io.Writer, img image.Image, q int) error {
+	q = min(max(q, 1), 100)
+	b := img.Bounds()
+	if b.Empty() {
+		return errors.New("turbojpeg: encode: empty image")
+	}
+	if b.Dx() > 65535 || b.Dy() > 65535 {
+		return fmt.Errorf("turbojpeg: encode: %d×%d exceeds the JPEG limit of 65535 per side", b.Dx(), b.Dy())
+	}
+	h := C.tjInitCompress()
+	if h == nil {
+		return fmt.Errorf("turbojpeg: init: %s", C.GoString(C.tjGetErrorStr2(nil)))
+	}
+	defer C.tjDestroy(h)
+	var (
+		out  *C.uchar
+		size C.ulong
+		rc   C.int
+		w    = C.int(b.Dx())
+		hgt  = C.int(b.Dy())
+	)
+	switch m := img.(type) {
+	case *image.YCbCr:
+		if ss, ok := samp(m.SubsampleRatio); ok && b.Min == (image.Point{}) {
+			rc = C.pv_encode_planes(h, (*C.uchar)(unsafe.Pointer(&m.Y[0])), (*C.uchar)(unsafe.Pointer(&m.Cb[0])),
+				(*C.uchar)(unsafe.Pointer(&m.Cr[0])), w, C.int(m.YStride), C.int(m.CStride), hgt, ss,
+				&out, &size, C.int(q), 0)
+			break
+		}
+		rc = encodePixels(h, toRGBA(img), &out, &size, q)
+	case *image.Gray:
+		pix := m.Pix[m.PixOffset(b.Min.X, b.Min.Y):]
+		rc = C.tjCompress2(h, (*C.uchar)(unsafe.Pointer(&pix[0])), w, C.int(m.Stride), hgt, C.TJPF_GRAY,
+			&out, &size, C.TJSAMP_GRAY, C.int(q), 0)
+	default:
+		rc = encodePixels(h, toRGBA(img), &out, &size, q)
+	}
+	if out != nil {
+		defer C.tjFree(out)
+	}
+	if rc != 0 {
+		return fmt.Errorf("turbojpeg: encode: %s", C.GoString(C.tjGetErrorStr2(h)))
+	}
+	if _, err := wr.Write(unsafe.Slice((*byte)(unsafe.Pointer(out)), int(size))); err != nil {
+		return fmt.Errorf("turbojpeg: encode: %w", err)
+	}
+	return nil
+}
+
+// encodePixels compresses an RGBA image (origin (0, 0)) as 4:2:0 YCbCr.
+func encodePixels(h C.tjhandle, m *image.RGBA, out **C.uchar, size *C.ulong, q int) C.int {
+	b := m.Bounds()
+	return C.tjCompress2(h, (*C.uchar)(unsafe.Pointer(&m.Pix[0])), C.int(b.Dx()), C.int(m.Stride), C.int(b.Dy()),
+		C.TJPF_RGBX, out, size, C.TJSAMP_420, C.int(q), 0)
+}
+
+// toRGBA returns img as an *image.RGBA at the origin, converting when it
+// is not one already (the colour image/jpeg's encoder would read).
+func toRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	if m, ok := img.(*image.RGBA); ok && b.Min == (image.Point{}) {
+		return m
+	}
+	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(m, m.Bounds(), img, b.Min, draw.Src)
+	return m
+}
+
+// samp is the inverse of ratio.
+func samp(r image.YCbCrSubsampleRatio) (C.int, bool) {
+	for _, ss := range []C.int{C.TJSAMP_444, C.TJSAMP_422, C.TJSAMP_420, C.TJSAMP_440, C.TJSAMP_411} {
+		if v, _ := ratio(ss); v == r {
+			return ss, true
+		}
+	}
+	return 0, false
+}
