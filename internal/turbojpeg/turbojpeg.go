@@ -137,10 +137,7 @@ func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
 		if err := within(need, info); err != nil {
 			return nil, err
 		}
-		m := image.NewYCbCr(rect, r)
-		if m.CStride != int(C.tjPlaneWidth(1, w, ss)) || len(m.Cb) != int(planeBytes(1)) {
-			return nil, fmt.Errorf("%w: chroma plane %d×%d", errUnsupported, m.CStride, len(m.Cb)/max(m.CStride, 1))
-		}
+		m := newPlanes(w, hgt, ss, r)
 		img, ys, cstr = m, m.YStride, m.CStride
 		y = (*C.uchar)(unsafe.Pointer(&m.Y[0]))
 		u, v = (*C.uchar)(unsafe.Pointer(&m.Cb[0])), (*C.uchar)(unsafe.Pointer(&m.Cr[0]))
@@ -151,6 +148,47 @@ func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
 		return nil, fmt.Errorf("%w: turbojpeg: %s", imagex.ErrCorrupt, C.GoString(C.tjGetErrorStr2(h)))
 	}
 	return img, nil
+}
+
+// newPlanes allocates a w×h image with TurboJPEG's plane sizes: the Y
+// plane padded to a whole number of chroma samples (TurboJPEG reads and
+// writes those padding samples), chroma planes as the image package's.
+func newPlanes(w, h, ss C.int, r image.YCbCrSubsampleRatio) *image.YCbCr {
+	yw, yh := int(C.tjPlaneWidth(0, w, ss)), int(C.tjPlaneHeight(0, h, ss))
+	cw, ch := int(C.tjPlaneWidth(1, w, ss)), int(C.tjPlaneHeight(1, h, ss))
+	ny, nc := yw*yh, cw*ch
+	buf := make([]byte, ny+2*nc)
+	return &image.YCbCr{
+		Y: buf[:ny:ny], Cb: buf[ny : ny+nc : ny+nc], Cr: buf[ny+nc:],
+		YStride: yw, CStride: cw, SubsampleRatio: r, Rect: image.Rect(0, 0, int(w), int(h)),
+	}
+}
+
+// fitPlanes returns m if its planes cover TurboJPEG's plane sizes for
+// subsampling ss, or else a copy with the Y plane's padding filled by
+// repeating its last column and row.
+func fitPlanes(m *image.YCbCr, ss C.int) *image.YCbCr {
+	w, h := C.int(m.Rect.Dx()), C.int(m.Rect.Dy())
+	yw, yh := int(C.tjPlaneWidth(0, w, ss)), int(C.tjPlaneHeight(0, h, ss))
+	cw, ch := int(C.tjPlaneWidth(1, w, ss)), int(C.tjPlaneHeight(1, h, ss))
+	covers := func(p []byte, stride, pw, ph int) bool { return stride >= pw && len(p) >= stride*(ph-1)+pw }
+	if covers(m.Y, m.YStride, yw, yh) && covers(m.Cb, m.CStride, cw, ch) && covers(m.Cr, m.CStride, cw, ch) {
+		return m
+	}
+	d := newPlanes(w, h, ss, m.SubsampleRatio)
+	iw, ih := int(w), int(h)
+	for y := 0; y < yh; y++ {
+		row := d.Y[y*yw : (y+1)*yw]
+		copy(row, m.Y[min(y, ih-1)*m.YStride:][:iw])
+		for x := iw; x < yw; x++ {
+			row[x] = row[iw-1]
+		}
+	}
+	for y := 0; y < ch; y++ {
+		copy(d.Cb[y*cw:(y+1)*cw], m.Cb[y*m.CStride:])
+		copy(d.Cr[y*cw:(y+1)*cw], m.Cr[y*m.CStride:])
+	}
+	return d
 }
 
 // within refuses planes larger than the decode memory the header check
@@ -192,6 +230,7 @@ func (Codec) EncodeJPEG(wr io.Writer, img image.Image, q int) error {
 	switch m := img.(type) {
 	case *image.YCbCr:
 		if ss, ok := samp(m.SubsampleRatio); ok && b.Min == (image.Point{}) {
+			m = fitPlanes(m, ss)
 			rc = C.pv_encode_planes(h, (*C.uchar)(unsafe.Pointer(&m.Y[0])), (*C.uchar)(unsafe.Pointer(&m.Cb[0])),
 				(*C.uchar)(unsafe.Pointer(&m.Cr[0])), w, C.int(m.YStride), C.int(m.CStride), hgt, ss,
 				&out, &size, C.int(q), 0)
