@@ -23,7 +23,7 @@ WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 # so a branch switch can never leave a stale module embedded.
 VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
 
-.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm run-turbo test-turbo turbo-check
 
 ## wasm: build the browser verifier module that the origin embeds and
 ## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
@@ -36,10 +36,16 @@ wasm:
 run: wasm
 	$(GO) run ./origin -demo
 
+## run-turbo: as run, with the sign path's JPEG decode and encode through
+## libjpeg-turbo (build tag turbo, cgo; needs libturbojpeg0-dev).
+run-turbo: wasm turbo-check
+	$(GO) run -tags turbo ./origin -demo
+
 ## test: every Go test natively, the concurrent packages again under the
-## race detector, and the verification core built for js/wasm and tested
-## under wasip1/wasm (wazero). The verifier module is built first.
-test: wasm test-wasm test-go test-race test-wasip1
+## race detector, the verification core built for js/wasm and tested
+## under wasip1/wasm (wazero), and the turbo build's codec tests. The
+## verifier module is built first.
+test: wasm test-wasm test-go test-race test-wasip1 test-turbo
 
 test-go:
 	$(GO) test -count=1 -timeout 25m ./...
@@ -51,6 +57,20 @@ test-wasm:
 ## test-race: the packages with concurrency, under the race detector.
 test-race:
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+
+## test-turbo: the turbo build (libjpeg-turbo on the sign path): the
+## origin builds with it, and the codec, its binding and the sign path are
+## tested with it (seed corpus of the binding's fuzz target included).
+test-turbo: turbo-check
+	$(GO) build -tags turbo -o /dev/null ./origin
+	$(GO) vet -tags turbo ./internal/turbojpeg ./origin/internal/content
+	$(GO) test -tags turbo -count=1 -timeout 15m ./shared/imagex/... ./internal/turbojpeg/... ./origin/internal/content/...
+
+# turbo-check: the TurboJPEG header is there (cgo needs it), or say what
+# to install.
+turbo-check:
+	@echo '#include <turbojpeg.h>' | $$($(GO) env CC) -E - >/dev/null 2>&1 || \
+		{ echo "turbo build: turbojpeg.h not found; install libturbojpeg0-dev (Debian) or libjpeg-turbo's TurboJPEG headers"; exit 1; }
 
 ## test-wasip1: the shared/ tests compiled to wasip1/wasm and run by wazero,
 ## so native and WebAssembly are checked for identical results.
