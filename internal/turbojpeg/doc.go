@@ -8,8 +8,9 @@
 //
 // Decoding goes to the file's own YCbCr or grey planes (no colour
 // conversion, no chroma upsampling), so the result has the type and the
-// chroma image/jpeg gives; encoding goes from those planes, keeping the
-// image's chroma subsampling. Files TurboJPEG cannot decode to planes
+// chroma image/jpeg gives; encoding goes from those planes and writes what
+// image/jpeg writes (its quantisation tables, grey or 4:2:0 chroma), so
+// that both codecs sign the same picture to within rounding. Files TurboJPEG cannot decode to planes
 // (RGB, CMYK and YCCK, unusual sampling factors) or decodes only with a
 // warning (truncated or damaged data) are handed to image/jpeg, so that
 // the set of files accepted and the errors returned are the pure-Go

@@ -164,31 +164,65 @@ func newPlanes(w, h, ss C.int, r image.YCbCrSubsampleRatio) *image.YCbCr {
 	}
 }
 
-// fitPlanes returns m if its planes cover TurboJPEG's plane sizes for
-// subsampling ss, or else a copy with the Y plane's padding filled by
-// repeating its last column and row.
-func fitPlanes(m *image.YCbCr, ss C.int) *image.YCbCr {
+// fitPlanes returns m (4:2:0, at the origin) if its planes cover
+// TurboJPEG's plane sizes, or else a copy whose Y padding repeats the last
+// column and row, as image/jpeg's encoder pads its edge blocks.
+func fitPlanes(m *image.YCbCr) *image.YCbCr {
 	w, h := C.int(m.Rect.Dx()), C.int(m.Rect.Dy())
-	yw, yh := int(C.tjPlaneWidth(0, w, ss)), int(C.tjPlaneHeight(0, h, ss))
-	cw, ch := int(C.tjPlaneWidth(1, w, ss)), int(C.tjPlaneHeight(1, h, ss))
+	yw, yh := int(C.tjPlaneWidth(0, w, C.TJSAMP_420)), int(C.tjPlaneHeight(0, h, C.TJSAMP_420))
+	cw, ch := int(C.tjPlaneWidth(1, w, C.TJSAMP_420)), int(C.tjPlaneHeight(1, h, C.TJSAMP_420))
 	covers := func(p []byte, stride, pw, ph int) bool { return stride >= pw && len(p) >= stride*(ph-1)+pw }
-	if covers(m.Y, m.YStride, yw, yh) && covers(m.Cb, m.CStride, cw, ch) && covers(m.Cr, m.CStride, cw, ch) {
+	if covers(m.Y, m.YStride, yw, yh) && covers(m.Cb, m.CStride, cw, ch) && covers(m.Cr, m.CStride, cw, ch) &&
+		(int(w) == yw && int(h) == yh) {
 		return m
 	}
-	d := newPlanes(w, h, ss, m.SubsampleRatio)
-	iw, ih := int(w), int(h)
-	for y := 0; y < yh; y++ {
-		row := d.Y[y*yw : (y+1)*yw]
-		copy(row, m.Y[min(y, ih-1)*m.YStride:][:iw])
-		for x := iw; x < yw; x++ {
-			row[x] = row[iw-1]
-		}
-	}
+	d := newPlanes(w, h, C.TJSAMP_420, image.YCbCrSubsampleRatio420)
+	copyLuma(d, m)
 	for y := 0; y < ch; y++ {
 		copy(d.Cb[y*cw:(y+1)*cw], m.Cb[y*m.CStride:])
 		copy(d.Cr[y*cw:(y+1)*cw], m.Cr[y*m.CStride:])
 	}
 	return d
+}
+
+// to420 returns m with 4:2:0 chroma, computed as image/jpeg's encoder
+// computes it (each chroma sample the rounded mean of the chroma of the
+// 2×2 pixels it covers, edge pixels repeated), so that both codecs write
+// the same picture; m itself when it is 4:2:0 at the origin already.
+func to420(m *image.YCbCr) *image.YCbCr {
+	r := m.Rect
+	if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && r.Min == (image.Point{}) {
+		return m
+	}
+	w, h := r.Dx(), r.Dy()
+	d := newPlanes(C.int(w), C.int(h), C.TJSAMP_420, image.YCbCrSubsampleRatio420)
+	copyLuma(d, m)
+	for cy := 0; cy < (h+1)/2; cy++ {
+		y0, y1 := r.Min.Y+2*cy, r.Min.Y+min(2*cy+1, h-1)
+		cb, cr := d.Cb[cy*d.CStride:], d.Cr[cy*d.CStride:]
+		for cx := 0; cx < (w+1)/2; cx++ {
+			x0, x1 := r.Min.X+2*cx, r.Min.X+min(2*cx+1, w-1)
+			a, b, c, e := m.COffset(x0, y0), m.COffset(x1, y0), m.COffset(x0, y1), m.COffset(x1, y1)
+			cb[cx] = uint8((int(m.Cb[a]) + int(m.Cb[b]) + int(m.Cb[c]) + int(m.Cb[e]) + 2) >> 2)
+			cr[cx] = uint8((int(m.Cr[a]) + int(m.Cr[b]) + int(m.Cr[c]) + int(m.Cr[e]) + 2) >> 2)
+		}
+	}
+	return d
+}
+
+// copyLuma fills d's whole Y plane (padding included) from m's luminance,
+// repeating m's last column and row into the padding.
+func copyLuma(d, m *image.YCbCr) {
+	r := m.Rect
+	w, h := r.Dx(), r.Dy()
+	yh := len(d.Y) / d.YStride
+	for y := 0; y < yh; y++ {
+		row := d.Y[y*d.YStride : (y+1)*d.YStride]
+		copy(row, m.Y[m.YOffset(r.Min.X, r.Min.Y+min(y, h-1)):][:w])
+		for x := w; x < len(row); x++ {
+			row[x] = row[w-1]
+		}
+	}
 }
 
 // within refuses planes larger than the decode memory the header check
@@ -202,10 +236,11 @@ func within(need int64, info imagex.Info) error {
 }
 
 // EncodeJPEG writes img at IJG quality q (clamped to 1..100) with
-// TurboJPEG: an *image.YCbCr at the origin in a subsampling TurboJPEG
-// knows (4:4:4, 4:2:2, 4:2:0, 4:4:0, 4:1:1) is compressed from its planes
-// as they are; an *image.Gray as grey; anything else as RGB with 4:2:0
-// chroma, alpha ignored as image/jpeg ignores it.
+// TurboJPEG, as image/jpeg would write it: an *image.Gray as grey, any
+// other image with 4:2:0 chroma. An *image.YCbCr is compressed from its
+// planes (no colour conversion), its chroma first brought to 4:2:0 as
+// image/jpeg's encoder does when it is not; other images are converted to
+// RGB, alpha ignored as image/jpeg ignores it.
 func (Codec) EncodeJPEG(wr io.Writer, img image.Image, q int) error {
 	q = min(max(q, 1), 100)
 	b := img.Bounds()
@@ -229,14 +264,10 @@ func (Codec) EncodeJPEG(wr io.Writer, img image.Image, q int) error {
 	)
 	switch m := img.(type) {
 	case *image.YCbCr:
-		if ss, ok := samp(m.SubsampleRatio); ok && b.Min == (image.Point{}) {
-			m = fitPlanes(m, ss)
-			rc = C.pv_encode_planes(h, (*C.uchar)(unsafe.Pointer(&m.Y[0])), (*C.uchar)(unsafe.Pointer(&m.Cb[0])),
-				(*C.uchar)(unsafe.Pointer(&m.Cr[0])), w, C.int(m.YStride), C.int(m.CStride), hgt, ss,
-				&out, &size, C.int(q), 0)
-			break
-		}
-		rc = encodePixels(h, toRGBA(img), &out, &size, q)
+		m = fitPlanes(to420(m))
+		rc = C.pv_encode_planes(h, (*C.uchar)(unsafe.Pointer(&m.Y[0])), (*C.uchar)(unsafe.Pointer(&m.Cb[0])),
+			(*C.uchar)(unsafe.Pointer(&m.Cr[0])), w, C.int(m.YStride), C.int(m.CStride), hgt, C.TJSAMP_420,
+			&out, &size, C.int(q), 0)
 	case *image.Gray:
 		pix := m.Pix[m.PixOffset(b.Min.X, b.Min.Y):]
 		rc = C.tjCompress2(h, (*C.uchar)(unsafe.Pointer(&pix[0])), w, C.int(m.Stride), hgt, C.TJPF_GRAY,
@@ -273,14 +304,4 @@ func toRGBA(img image.Image) *image.RGBA {
 	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(m, m.Bounds(), img, b.Min, draw.Src)
 	return m
-}
-
-// samp is the inverse of ratio.
-func samp(r image.YCbCrSubsampleRatio) (C.int, bool) {
-	for _, ss := range []C.int{C.TJSAMP_444, C.TJSAMP_422, C.TJSAMP_420, C.TJSAMP_440, C.TJSAMP_411} {
-		if v, _ := ratio(ss); v == r {
-			return ss, true
-		}
-	}
-	return 0, false
 }
