@@ -115,6 +115,7 @@ func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
 		img        image.Image
 		y, u, v    *C.uchar
 		ys, cstr   int
+		planes     []byte // the last plane, followed by the guard
 		need       int64
 		planeBytes = func(c C.int) int64 {
 			return int64(C.tjPlaneWidth(c, w, ss)) * int64(C.tjPlaneHeight(c, hgt, ss))
@@ -126,8 +127,9 @@ func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
 		if err := within(need, info); err != nil {
 			return nil, err
 		}
-		g := image.NewGray(rect)
-		img, y, ys = g, (*C.uchar)(unsafe.Pointer(&g.Pix[0])), g.Stride
+		pix := guarded(int(need))
+		g := &image.Gray{Pix: pix, Stride: int(w), Rect: rect}
+		img, y, ys, planes = g, (*C.uchar)(unsafe.Pointer(&g.Pix[0])), g.Stride, pix
 	case cs == C.TJCS_YCbCr:
 		r, ok := ratio(ss)
 		if !ok {
@@ -138,16 +140,51 @@ func decodePlanes(b []byte, info imagex.Info) (image.Image, error) {
 			return nil, err
 		}
 		m := newPlanes(w, hgt, ss, r)
+		planes = m.Cr // the last plane: the guard follows it
 		img, ys, cstr = m, m.YStride, m.CStride
 		y = (*C.uchar)(unsafe.Pointer(&m.Y[0]))
 		u, v = (*C.uchar)(unsafe.Pointer(&m.Cb[0])), (*C.uchar)(unsafe.Pointer(&m.Cr[0]))
 	default:
 		return nil, fmt.Errorf("%w: colour space %d", errUnsupported, cs)
 	}
-	if C.pv_decode_planes(h, src, n, y, u, v, w, C.int(ys), C.int(cstr), hgt, decodeFlags) != 0 {
+	rc := C.pv_decode_planes(h, src, n, y, u, v, w, C.int(ys), C.int(cstr), hgt, decodeFlags)
+	if !intact(planes) {
+		// TurboJPEG wrote past the planes it was given: a plane size
+		// computed here is wrong. Never hand out that memory.
+		panic(fmt.Sprintf("turbojpeg: decode of %d×%d (subsampling %d) wrote past its planes", w, hgt, ss))
+	}
+	if rc != 0 {
 		return nil, fmt.Errorf("%w: turbojpeg: %s", imagex.ErrCorrupt, C.GoString(C.tjGetErrorStr2(h)))
 	}
 	return img, nil
+}
+
+// guardLen bytes of a known pattern follow every plane allocation handed
+// to TurboJPEG, so that a write past the planes (a wrong plane size) is
+// detected instead of silently corrupting memory.
+const (
+	guardLen  = 64
+	guardByte = 0xA5
+)
+
+// guarded returns n zero bytes whose capacity extends over the guard.
+func guarded(n int) []byte {
+	b := make([]byte, n+guardLen)
+	for i := n; i < len(b); i++ {
+		b[i] = guardByte
+	}
+	return b[:n]
+}
+
+// intact reports whether the guard after b (from guarded) is untouched.
+func intact(b []byte) bool {
+	g := b[len(b):cap(b)]
+	for _, v := range g {
+		if v != guardByte {
+			return false
+		}
+	}
+	return len(g) == guardLen
 }
 
 // newPlanes allocates a w×h image with TurboJPEG's plane sizes: the Y
@@ -157,7 +194,7 @@ func newPlanes(w, h, ss C.int, r image.YCbCrSubsampleRatio) *image.YCbCr {
 	yw, yh := int(C.tjPlaneWidth(0, w, ss)), int(C.tjPlaneHeight(0, h, ss))
 	cw, ch := int(C.tjPlaneWidth(1, w, ss)), int(C.tjPlaneHeight(1, h, ss))
 	ny, nc := yw*yh, cw*ch
-	buf := make([]byte, ny+2*nc)
+	buf := guarded(ny + 2*nc)
 	return &image.YCbCr{
 		Y: buf[:ny:ny], Cb: buf[ny : ny+nc : ny+nc], Cr: buf[ny+nc:],
 		YStride: yw, CStride: cw, SubsampleRatio: r, Rect: image.Rect(0, 0, int(w), int(h)),

@@ -389,3 +389,17 @@ func TestEncode(t *testing.T) {
 		})
 	}
 }
+
+// TestGuard: the guard after the planes notices a write past them.
+func TestGuard(t *testing.T) {
+	for _, n := range []int{0, 1, 250 * 188} {
+		b := guarded(n)
+		if len(b) != n || !intact(b) {
+			t.Fatalf("fresh guard of %d: len %d, intact %v", n, len(b), intact(b))
+		}
+		b[:n+1][n] = 0
+		if intact(b) {
+			t.Fatalf("a write one past %d bytes went unnoticed", n)
+		}
+	}
+}
