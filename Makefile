@@ -23,7 +23,7 @@ WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 # so a branch switch can never leave a stale module embedded.
 VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
 
-.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm run-turbo test-turbo turbo-check
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm
 
 ## wasm: build the browser verifier module that the origin embeds and
 ## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
@@ -35,6 +35,8 @@ wasm:
 ## with the verifier module built first so the widget works.
 run: wasm
 	$(GO) run ./origin -demo
+
+.PHONY: run-turbo test-turbo turbo-check
 
 ## run-turbo: as run, with the sign path's JPEG decode and encode through
 ## libjpeg-turbo (build tag turbo, cgo; needs libturbojpeg0-dev).
