@@ -36,10 +36,18 @@ wasm:
 run: wasm
 	$(GO) run ./origin -demo
 
+.PHONY: run-turbo test-turbo turbo-check
+
+## run-turbo: as run, with the sign path's JPEG decode and encode through
+## libjpeg-turbo (build tag turbo, cgo; needs libturbojpeg0-dev).
+run-turbo: wasm turbo-check
+	$(GO) run -tags turbo ./origin -demo
+
 ## test: every Go test natively, the concurrent packages again under the
-## race detector, and the verification core built for js/wasm and tested
-## under wasip1/wasm (wazero). The verifier module is built first.
-test: wasm test-wasm test-go test-race test-wasip1
+## race detector, the verification core built for js/wasm and tested
+## under wasip1/wasm (wazero), and the turbo build's codec tests. The
+## verifier module is built first.
+test: wasm test-wasm test-go test-race test-wasip1 test-turbo
 
 test-go:
 	$(GO) test -count=1 -timeout 25m ./...
@@ -51,6 +59,20 @@ test-wasm:
 ## test-race: the packages with concurrency, under the race detector.
 test-race:
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+
+## test-turbo: the turbo build (libjpeg-turbo on the sign path): the
+## origin builds with it, and the codec, its binding and the sign path are
+## tested with it (seed corpus of the binding's fuzz target included).
+test-turbo: turbo-check
+	$(GO) build -tags turbo -o /dev/null ./origin
+	$(GO) vet -tags turbo ./internal/turbojpeg ./origin/internal/content
+	$(GO) test -tags turbo -count=1 -timeout 15m ./shared/imagex/... ./internal/turbojpeg/... ./origin/internal/content/...
+
+# turbo-check: the TurboJPEG header is there (cgo needs it), or say what
+# to install.
+turbo-check:
+	@echo '#include <turbojpeg.h>' | $$($(GO) env CC) -E - >/dev/null 2>&1 || \
+		{ echo "turbo build: turbojpeg.h not found; install libturbojpeg0-dev (Debian) or libjpeg-turbo's TurboJPEG headers"; exit 1; }
 
 ## test-wasip1: the shared/ tests compiled to wasip1/wasm and run by wazero,
 ## so native and WebAssembly are checked for identical results.

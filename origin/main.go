@@ -181,6 +181,8 @@ func serve(args []string) error {
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
 		PostgresURL: o.postgresURL, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+	cfg.JPEG = jpegCodec()
+	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}

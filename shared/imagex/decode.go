@@ -268,6 +268,16 @@ type Image struct {
 // standard decoders do: the SHA-256 still covers them, and files Provenant
 // serves are re-encoded from pixels so the trailer never travels on.
 func Decode(b []byte, lim limits.Limits) (*Image, error) {
+	return DecodeWith(b, lim, StdJPEG{})
+}
+
+// DecodeWith is [Decode] with JPEG files decoded by c (nil means
+// [StdJPEG]); other formats decode as in Decode. The header checks, the
+// orientation, the result's types and the errors are Decode's.
+func DecodeWith(b []byte, lim limits.Limits, c JPEGCodec) (*Image, error) {
+	if c == nil {
+		c = StdJPEG{}
+	}
 	info, err := DecodeConfig(b, lim)
 	if err != nil {
 		return nil, err
@@ -277,7 +287,7 @@ func Decode(b []byte, lim limits.Limits) (*Image, error) {
 		r := bytes.NewReader(b)
 		switch info.Format {
 		case JPEG:
-			img, err = jpeg.Decode(r)
+			img, err = c.DecodeJPEG(b, info)
 		case PNG:
 			img, err = png.Decode(r)
 		case GIF:
@@ -287,6 +297,9 @@ func Decode(b []byte, lim limits.Limits) (*Image, error) {
 		}
 		return err
 	})
+	if errors.Is(err, ErrTooManyPixels) || errors.Is(err, ErrCorrupt) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, info.Format, err)
 	}

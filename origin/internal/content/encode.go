@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"image/png"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -122,9 +121,9 @@ func EstimateJPEGQuality(b []byte) (int, bool) {
 }
 
 // encodeOutput re-encodes the marked image according to the decisions
-// above. It returns the bytes, the output format and the JPEG quality used
-// (0 for PNG).
-func encodeOutput(img image.Image, in imagex.Format, original []byte) ([]byte, imagex.Format, int, error) {
+// above, JPEG through c (nil: imagex.StdJPEG). It returns the bytes, the
+// output format and the JPEG quality used (0 for PNG).
+func encodeOutput(c imagex.JPEGCodec, img image.Image, in imagex.Format, original []byte) ([]byte, imagex.Format, int, error) {
 	var buf bytes.Buffer
 	if in == imagex.JPEG {
 		q, ok := EstimateJPEGQuality(original)
@@ -132,7 +131,10 @@ func encodeOutput(img image.Image, in imagex.Format, original []byte) ([]byte, i
 			q = DefaultJPEGQuality
 		}
 		q = min(max(q, MinJPEGQuality), 100)
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
+		if c == nil {
+			c = imagex.StdJPEG{}
+		}
+		if err := c.EncodeJPEG(&buf, img, q); err != nil {
 			return nil, "", 0, fmt.Errorf("content: encode jpeg: %w", err)
 		}
 		return buf.Bytes(), imagex.JPEG, q, nil

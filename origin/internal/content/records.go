@@ -144,6 +144,10 @@ type Config struct {
 	// DecodeBudget, shared by every decode of the process, is reserved
 	// before each sign and verify decode; nil means unbounded.
 	DecodeBudget *imagex.Budget
+	// JPEG decodes JPEG uploads and encodes JPEG outputs when signing;
+	// nil means imagex.StdJPEG (pure Go). The origin's turbo build passes
+	// libjpeg-turbo.
+	JPEG imagex.JPEGCodec
 	// NearRadius is the per-band Hamming radius of the perceptual index
 	// probe (see phindex); 0 means phindex.DefaultRadius.
 	NearRadius int

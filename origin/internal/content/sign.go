@@ -130,7 +130,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		return nil, err
 	}
 	defer release()
-	img, err := imagex.Decode(in.File, s.cfg.Limits)
+	img, err := imagex.DecodeWith(in.File, s.cfg.Limits, s.cfg.JPEG)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 			return nil, fmt.Errorf("content: embed: %w", err)
 		}
 	}
-	out, outFmt, quality, err := encodeOutput(marked, img.Format, in.File)
+	out, outFmt, quality, err := encodeOutput(s.cfg.JPEG, marked, img.Format, in.File)
 	if err != nil {
 		return nil, err
 	}

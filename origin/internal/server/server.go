@@ -144,6 +144,9 @@ type Config struct {
 	// ImageLimits bounds uploads and decoded images; zero means
 	// limits.Default().
 	ImageLimits limits.Limits
+	// JPEG is the JPEG codec of the sign path (decode of the upload,
+	// encode of the marked output); nil means imagex.StdJPEG, pure Go.
+	JPEG imagex.JPEGCodec
 	// DecodeMemory is the budget, in bytes, shared by every decode in
 	// flight (sign, sign-batch items, verify): each reserves its estimated
 	// peak (imagex.Info.Cost) first, waits up to DecodeWait for room, and
@@ -463,7 +466,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
-		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, Logger: cfg.Logger, Identities: dom,
+		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
 		Network: chainCfg.Describe(),
 		Video:   vid,
 	})
