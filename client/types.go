@@ -8,9 +8,11 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// The answers below mirror docs/api.md member for member. Members the
-// origin adds later are ignored by older clients (JSON decoding here is
-// lenient; only the origin is strict about what it receives).
+// The answers below mirror docs/api.md member for member. Where the origin
+// answers with a type of package shared/wire, the type here is that type
+// (an alias), so the SDK cannot fall behind what the origin sends. Members
+// the origin adds later are ignored by older clients (JSON decoding here
+// is lenient; only the origin is strict about what it receives).
 
 // Page is one page of a list endpoint; NextCursor is empty on the last.
 type Page[T any] struct {
@@ -151,33 +153,9 @@ type SignResponse = wire.SignResponse
 // computes.
 type VerifyResponse = wire.VerifyResponse
 
-// Record is the owner's view of a content record (list, register,
+// Record is the owner's view of a content record (list, show, register,
 // revoke).
-type Record struct {
-	ID                  string      `json:"id"`
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	OriginalSHA256      string      `json:"original_sha256,omitempty"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	OriginalFilename    string      `json:"original_filename"`
-	OriginType          string      `json:"origin_type"`
-	SigningKeyID        string      `json:"signing_key_id"`
-	Signer              wire.Signer `json:"signer"`
-	// Source is "sign" (watermarked and signed by the service) or
-	// "register" (signed by the client).
-	Source         string   `json:"source"`
-	Status         string   `json:"status"`
-	RevokedAt      string   `json:"revoked_at,omitempty"`
-	RevokedReason  string   `json:"revoked_reason,omitempty"`
-	AnchoredAt     string   `json:"anchored_at,omitempty"`
-	CreatedAt      string   `json:"created_at"`
-	ParentRecordID string   `json:"parent_record_id,omitempty"`
-	ParentEvidence []string `json:"parent_evidence,omitempty"`
-}
+type Record = wire.Record
 
 // RecordDetail is everything stored about one of the caller's records.
 type RecordDetail struct {
@@ -211,22 +189,7 @@ type RecordFilter struct {
 }
 
 // PublicRecord is an entry of the public registry.
-type PublicRecord struct {
-	ID                  string      `json:"id"`
-	SHA256              string      `json:"sha256"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	OriginType          string      `json:"origin_type"`
-	OrgName             string      `json:"org_name"`
-	OrgType             string      `json:"org_type"`
-	SignerPublicKey     string      `json:"signer_public_key"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	Status              string      `json:"status"`
-	CreatedAt           string      `json:"created_at"`
-	Signer              wire.Signer `json:"signer"`
-}
+type PublicRecord = wire.PublicRecord
 
 // Certificate is a record's public certificate: the signed record, its
 // signature and anchor (enough to check it offline, see
@@ -253,14 +216,7 @@ type Certificate struct {
 }
 
 // CertificateLink is one record of a derivative's chain.
-type CertificateLink struct {
-	RecordID  string   `json:"record_id"`
-	OrgName   string   `json:"org_name"`
-	CreatedAt string   `json:"created_at"`
-	Relation  string   `json:"relation"`
-	Evidence  []string `json:"evidence,omitempty"`
-	Status    string   `json:"status"`
-}
+type CertificateLink = wire.CertificateLink
 
 // RegisterContentRequest registers content the caller signed itself
 // (POST /api/v1/register, hash-only).
@@ -295,19 +251,7 @@ type BatchResponse struct {
 }
 
 // DashboardStats are the account's counters.
-type DashboardStats struct {
-	TotalSigned        uint64 `json:"total_signed"`
-	TotalVerified      uint64 `json:"total_verified"`
-	BlockchainAnchored uint64 `json:"blockchain_anchored"`
-	PendingBatch       uint64 `json:"pending_batch"`
-	Revoked            uint64 `json:"revoked"`
-	RecentRecords      []struct {
-		ID           string `json:"id"`
-		SHA256       string `json:"sha256"`
-		CreatedAt    string `json:"created_at"`
-		BlockchainTx string `json:"blockchain_tx"`
-	} `json:"recent_records"`
-}
+type DashboardStats = wire.DashboardStats
 
 // Webhook is a webhook endpoint; Secret is set only by create and
 // rotate-secret.

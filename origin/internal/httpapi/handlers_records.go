@@ -334,35 +334,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 }
 
 // recordView is the owner's view of a record (list and detail).
-type recordView struct {
-	ID                  string      `json:"id"`
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	OriginalSHA256      string      `json:"original_sha256,omitempty"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	Watermark           string      `json:"watermark"`
-	WatermarkReason     string      `json:"watermark_reason,omitempty"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	OriginalFilename    string      `json:"original_filename"`
-	OriginType          string      `json:"origin_type"`
-	SigningKeyID        string      `json:"signing_key_id"`
-	Signer              wire.Signer `json:"signer"`
-	Source              string      `json:"source"`
-	Status              string      `json:"status"`
-	RevokedAt           string      `json:"revoked_at,omitempty"`
-	RevokedReason       string      `json:"revoked_reason,omitempty"`
-	AnchoredAt          string      `json:"anchored_at,omitempty"`
-	CreatedAt           string      `json:"created_at"`
-	// ParentRecordID is the record this one was signed as a derivative of,
-	// ParentEvidence what linked the upload to it.
-	ParentRecordID string   `json:"parent_record_id,omitempty"`
-	ParentEvidence []string `json:"parent_evidence,omitempty"`
-	// DownloadURL is where the owner downloads the signed file, when kept.
-	DownloadURL string `json:"download_url,omitempty"`
-}
+type recordView = wire.Record
 
 type recordDetail struct {
 	recordView
@@ -605,14 +577,7 @@ func (v *certificateView) timeOfRecord(r *content.Record) {
 	}
 }
 
-type certChainLink struct {
-	RecordID  string   `json:"record_id"`
-	OrgName   string   `json:"org_name"`
-	CreatedAt string   `json:"created_at"`
-	Relation  string   `json:"relation"`
-	Evidence  []string `json:"evidence,omitempty"`
-	Status    string   `json:"status"`
-}
+type certChainLink = wire.CertificateLink
 
 var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}}</title>
@@ -735,29 +700,11 @@ func prefersHTML(accept []byte) bool {
 	return html > 0 && html > js
 }
 
-type recentRecord struct {
-	ID           string `json:"id"`
-	SHA256       string `json:"sha256"`
-	CreatedAt    string `json:"created_at"`
-	BlockchainTx string `json:"blockchain_tx"`
-}
+type recentRecord = wire.RecentRecord
 
-type dashboardStats struct {
-	TotalSigned        uint64         `json:"total_signed"`
-	TotalVerified      uint64         `json:"total_verified"`
-	BlockchainAnchored uint64         `json:"blockchain_anchored"`
-	PendingBatch       uint64         `json:"pending_batch"`
-	Revoked            uint64         `json:"revoked"`
-	RecentRecords      []recentRecord `json:"recent_records"`
-	// Daily is the last 30 UTC days, oldest first.
-	Daily []dailyCount `json:"daily"`
-}
+type dashboardStats = wire.DashboardStats
 
-type dailyCount struct {
-	Date     string `json:"date"`
-	Signed   uint64 `json:"signed"`
-	Verified uint64 `json:"verified"`
-}
+type dailyCount = wire.DailyCount
 
 // handleDashboardStats: GET /api/v1/dashboard/stats (JWT).
 func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {
