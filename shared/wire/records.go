@@ -73,8 +73,11 @@ type CertificateLink struct {
 }
 
 // DashboardStats are an account's counters: the answer of GET
-// /api/v1/dashboard/stats. TotalVerified counts the verifications that
-// found one of the account's records.
+// /api/v1/dashboard/stats. TotalVerified counts, once each, the
+// verifications that found one of the account's records: uploads to
+// /verify, verifications at an edge and lookups with report (the web app's
+// verify page in the browser, provenant verify --local --report); badge
+// views of the widget count for nobody.
 type DashboardStats struct {
 	TotalSigned        uint64         `json:"total_signed"`
 	TotalVerified      uint64         `json:"total_verified"`
