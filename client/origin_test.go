@@ -164,6 +164,10 @@ func TestAgainstOrigin(t *testing.T) {
 	if n != 1 {
 		t.Errorf("listed %d records, want 1", n)
 	}
+	rd, err := a.api.Record(ctx, sf.RecordID)
+	if err != nil || rd.ID != sf.RecordID || rd.Anchoring.Network == nil || rd.Anchoring.Network.ChainID == 0 {
+		t.Fatalf("record detail = %+v, %v; want the anchoring network", rd, err)
+	}
 	cert, err := a.api.Certificate(ctx, sf.RecordID)
 	if err != nil || cert.RecordID != sf.RecordID || cert.Record == "" {
 		t.Fatalf("certificate = %+v, %v", cert, err)
@@ -445,6 +449,10 @@ func TestKeyRevocationAgainstOrigin(t *testing.T) {
 	v, err := a.api.Verify(ctx, client.BytesUpload("a.jpg", signed.Bytes()))
 	if err != nil || !v.Authentic {
 		t.Errorf("a record anchored before the revocation: %+v, %v", v, err)
+	}
+	rd, err := a.api.Record(ctx, sf.RecordID)
+	if err != nil || rd.ID != sf.RecordID || rd.Anchoring.Network == nil || rd.Anchoring.Network.ChainID == 0 {
+		t.Fatalf("record detail = %+v, %v; want the anchoring network", rd, err)
 	}
 	cert, err := a.api.Certificate(ctx, sf.RecordID)
 	if err != nil || cert.SigningKeyRevocation == nil || cert.SigningKeyRevocation.Decision != "valid" {

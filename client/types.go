@@ -171,11 +171,13 @@ type RecordDetail struct {
 }
 
 // Anchoring is a record's anchoring state; Proof is the anchoring
-// service's proof document once it has one.
+// service's proof document once it has one, and Network the chain the
+// service anchors on.
 type Anchoring struct {
-	Status string          `json:"status"`
-	Detail string          `json:"detail"`
-	Proof  json.RawMessage `json:"proof,omitempty"`
+	Status  string          `json:"status"`
+	Detail  string          `json:"detail"`
+	Proof   json.RawMessage `json:"proof,omitempty"`
+	Network *wire.Network   `json:"network,omitempty"`
 }
 
 // RecordFilter filters the caller's records; empty members do not filter.
