@@ -63,21 +63,10 @@ type StatusMessage struct {
 }
 
 // APIKey is an API key as listed (the secret is never listed).
-type APIKey struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Scopes     []string   `json:"scopes"`
-	Last4      string     `json:"last4"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-}
+type APIKey = wire.APIKey
 
 // NewAPIKey is a created API key: Key is the secret, returned only once.
-type NewAPIKey struct {
-	APIKey
-	Key string `json:"key"`
-}
+type NewAPIKey = wire.NewAPIKey
 
 // API key scopes.
 const (
@@ -92,25 +81,10 @@ type CreateAPIKeyRequest struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
-// SigningKey is an Ed25519 signing key of the account.
-type SigningKey struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	PublicKeyHex string    `json:"public_key_hex"`
-	OriginType   string    `json:"origin_type"`
-	DeviceID     string    `json:"device_id"`
-	DeviceInfo   string    `json:"device_info"`
-	CreatedAt    time.Time `json:"created_at"`
-	// Custody is "service" (the service holds the sealed private key and
-	// signs uploads with it) or "device" (only the caller holds it: sign
-	// locally, see SignLocal).
-	Custody string `json:"custody,omitempty"`
-	// RevokedAt, CompromisedSince and RevocationReason are set once the
-	// key is revoked (RevokeSigningKey).
-	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
-	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
-	RevocationReason string     `json:"revocation_reason,omitempty"`
-}
+// SigningKey is an Ed25519 signing key of the account. Custody "device"
+// means only the caller holds the private key: sign locally, see
+// SignLocal.
+type SigningKey = wire.SigningKey
 
 // RevokeSigningKeyRequest revokes a signing key. Records anchored before
 // the cutoff (CompromisedSince when set, else the revocation time) stay
@@ -257,16 +231,7 @@ type DashboardStats = wire.DashboardStats
 
 // Webhook is a webhook endpoint; Secret is set only by create and
 // rotate-secret.
-type Webhook struct {
-	ID              string     `json:"id"`
-	URL             string     `json:"url"`
-	Events          []string   `json:"events"`
-	Active          bool       `json:"active"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
-	Secret          string     `json:"secret,omitempty"`
-}
+type Webhook = wire.Webhook
 
 // CreateWebhookRequest creates a webhook; nil Events means all event types.
 type CreateWebhookRequest struct {
@@ -282,28 +247,10 @@ type UpdateWebhookRequest struct {
 }
 
 // Delivery is one webhook delivery with its attempts.
-type Delivery struct {
-	ID            string          `json:"id"`
-	WebhookID     string          `json:"webhook_id"`
-	Event         string          `json:"event"`
-	Status        string          `json:"status"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	NextAttemptAt *time.Time      `json:"next_attempt_at,omitempty"`
-	LastError     string          `json:"last_error,omitempty"`
-	Attempts      []Attempt       `json:"attempts"`
-	Payload       json.RawMessage `json:"payload"`
-}
+type Delivery = wire.Delivery
 
 // Attempt is one delivery attempt.
-type Attempt struct {
-	Attempt    int       `json:"attempt"`
-	At         time.Time `json:"at"`
-	StatusCode int       `json:"status_code,omitempty"`
-	LatencyMS  float64   `json:"latency_ms"`
-	Error      string    `json:"error,omitempty"`
-	Manual     bool      `json:"manual,omitempty"`
-}
+type Attempt = wire.Attempt
 
 // Domain is a domain claim of the account.
 type Domain struct {
