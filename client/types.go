@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/provenant/provenant/shared/receipt"
@@ -132,27 +131,12 @@ type VerifyResponse = wire.VerifyResponse
 type Record = wire.Record
 
 // RecordDetail is everything stored about one of the caller's records.
-type RecordDetail struct {
-	Record
-	InputFormat  string           `json:"input_format,omitempty"`
-	OutputFormat string           `json:"output_format,omitempty"`
-	JPEGQuality  int              `json:"jpeg_quality,omitempty"`
-	Width        int              `json:"width,omitempty"`
-	Height       int              `json:"height,omitempty"`
-	Canonical    string           `json:"canonical_record"`
-	Certificate  wire.Certificate `json:"certificate"`
-	Anchoring    Anchoring        `json:"anchoring"`
-}
+type RecordDetail = wire.RecordDetail
 
 // Anchoring is a record's anchoring state; Proof is the anchoring
 // service's proof document once it has one, and Network the chain the
 // service anchors on.
-type Anchoring struct {
-	Status  string          `json:"status"`
-	Detail  string          `json:"detail"`
-	Proof   json.RawMessage `json:"proof,omitempty"`
-	Network *wire.Network   `json:"network,omitempty"`
-}
+type Anchoring = wire.RecordAnchoring
 
 // RecordFilter filters the caller's records; empty members do not filter.
 type RecordFilter struct {

@@ -1,5 +1,7 @@
 package wire
 
+import "encoding/json"
+
 // Record is the owner's view of a content record: the answer of list,
 // show, register and revoke (docs/api.md, "Content records").
 type Record struct {
@@ -103,4 +105,30 @@ type DailyCount struct {
 	Date     string `json:"date"`
 	Signed   uint64 `json:"signed"`
 	Verified uint64 `json:"verified"`
+}
+
+// RecordDetail is everything stored about one of the owner's records (GET
+// /api/v1/content-records/{id}).
+type RecordDetail struct {
+	Record
+	InputFormat  string `json:"input_format,omitempty"`
+	OutputFormat string `json:"output_format,omitempty"`
+	JPEGQuality  int    `json:"jpeg_quality,omitempty"`
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+	// Canonical is the canonical signed record bytes, base64 (std, padded).
+	Canonical   string          `json:"canonical_record"`
+	Certificate Certificate     `json:"certificate"`
+	Anchoring   RecordAnchoring `json:"anchoring"`
+}
+
+// RecordAnchoring is a record's anchoring state as the origin checked it:
+// Status and Detail in words, Proof the anchoring service's proof
+// document once it has one (docs/anchoring.md), Network the chain the
+// service anchors on.
+type RecordAnchoring struct {
+	Status  string          `json:"status"`
+	Detail  string          `json:"detail"`
+	Proof   json.RawMessage `json:"proof,omitempty"`
+	Network *Network        `json:"network,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"mime"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
-	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/validate"
@@ -336,26 +336,6 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 // recordView is the owner's view of a record (list and detail).
 type recordView = wire.Record
 
-type recordDetail struct {
-	recordView
-	InputFormat  string           `json:"input_format,omitempty"`
-	OutputFormat string           `json:"output_format,omitempty"`
-	JPEGQuality  int              `json:"jpeg_quality,omitempty"`
-	Width        int              `json:"width,omitempty"`
-	Height       int              `json:"height,omitempty"`
-	Canonical    string           `json:"canonical_record"`
-	Certificate  wire.Certificate `json:"certificate"`
-	Anchoring    anchoringView    `json:"anchoring"`
-}
-
-type anchoringView struct {
-	Status string        `json:"status"`
-	Detail string        `json:"detail"`
-	Proof  *anchor.Proof `json:"proof,omitempty"`
-	// Network is the chain the service anchors on (verify's network object).
-	Network *wire.Network `json:"network,omitempty"`
-}
-
 func fmtTime(t *time.Time) string {
 	if t == nil {
 		return ""
@@ -495,10 +475,15 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	cert.Network = d.Network
-	out := recordDetail{
-		recordView: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
+	out := wire.RecordDetail{
+		Record: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
 		Width: r.Width, Height: r.Height, Canonical: base64.StdEncoding.EncodeToString(r.Canonical), Certificate: cert,
-		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof, Network: d.Network},
+		Anchoring: wire.RecordAnchoring{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Network: d.Network},
+	}
+	if d.Anchor.Proof != nil {
+		if out.Anchoring.Proof, err = json.Marshal(d.Anchor.Proof); err != nil {
+			return err
+		}
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
