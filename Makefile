@@ -9,7 +9,8 @@ RACE_PKGS := ./origin/internal/store/... ./origin/internal/anchor \
 	./origin/internal/webhooks/... ./internal/... ./origin/internal/httpapi/... \
 	./origin/internal/metrics/... \
 	./origin/internal/domains/... ./origin/internal/blobs/... \
-	./client/... ./cmd/provenant/...
+	./client/... ./cmd/provenant/... \
+	./edge/...
 
 # wazero runs the wasip1 test binaries. A wazero of this version already on
 # PATH is used (CI installs one into GOPATH/bin); otherwise `make` installs

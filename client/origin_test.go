@@ -154,13 +154,19 @@ func TestAgainstOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.ID != sf.RecordID || r.SHA256 != sf.SHA256 {
+		// Watermark and DownloadURL are members the origin always sent and
+		// the SDK once did not read: its record type is the origin's now.
+		if r.ID != sf.RecordID || r.SHA256 != sf.SHA256 || r.Watermark != "embedded" || r.DownloadURL == "" {
 			t.Errorf("listed %+v", r)
 		}
 		n++
 	}
 	if n != 1 {
 		t.Errorf("listed %d records, want 1", n)
+	}
+	rd, err := a.api.Record(ctx, sf.RecordID)
+	if err != nil || rd.ID != sf.RecordID || rd.Anchoring.Network == nil || rd.Anchoring.Network.ChainID == 0 {
+		t.Fatalf("record detail = %+v, %v; want the anchoring network", rd, err)
 	}
 	cert, err := a.api.Certificate(ctx, sf.RecordID)
 	if err != nil || cert.RecordID != sf.RecordID || cert.Record == "" {
@@ -206,7 +212,7 @@ func TestAgainstOrigin(t *testing.T) {
 		t.Errorf("webhooks = %+v, %v", hooks, err)
 	}
 	stats, err := a.jwt.DashboardStats(ctx)
-	if err != nil || stats.TotalSigned != 2 || stats.Revoked != 1 {
+	if err != nil || stats.TotalSigned != 2 || stats.Revoked != 1 || len(stats.Daily) != 30 || stats.Daily[29].Signed != 2 {
 		t.Errorf("stats = %+v, %v", stats, err)
 	}
 }
@@ -443,6 +449,10 @@ func TestKeyRevocationAgainstOrigin(t *testing.T) {
 	v, err := a.api.Verify(ctx, client.BytesUpload("a.jpg", signed.Bytes()))
 	if err != nil || !v.Authentic {
 		t.Errorf("a record anchored before the revocation: %+v, %v", v, err)
+	}
+	rd, err := a.api.Record(ctx, sf.RecordID)
+	if err != nil || rd.ID != sf.RecordID || rd.Anchoring.Network == nil || rd.Anchoring.Network.ChainID == 0 {
+		t.Fatalf("record detail = %+v, %v; want the anchoring network", rd, err)
 	}
 	cert, err := a.api.Certificate(ctx, sf.RecordID)
 	if err != nil || cert.SigningKeyRevocation == nil || cert.SigningKeyRevocation.Decision != "valid" {

@@ -1,16 +1,17 @@
 package client
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// The answers below mirror docs/api.md member for member. Members the
-// origin adds later are ignored by older clients (JSON decoding here is
-// lenient; only the origin is strict about what it receives).
+// The answers below mirror docs/api.md member for member. Where the origin
+// answers with a type of package shared/wire, the type here is that type
+// (an alias), so the SDK cannot fall behind what the origin sends. Members
+// the origin adds later are ignored by older clients (JSON decoding here
+// is lenient; only the origin is strict about what it receives).
 
 // Page is one page of a list endpoint; NextCursor is empty on the last.
 type Page[T any] struct {
@@ -61,21 +62,10 @@ type StatusMessage struct {
 }
 
 // APIKey is an API key as listed (the secret is never listed).
-type APIKey struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Scopes     []string   `json:"scopes"`
-	Last4      string     `json:"last4"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-}
+type APIKey = wire.APIKey
 
 // NewAPIKey is a created API key: Key is the secret, returned only once.
-type NewAPIKey struct {
-	APIKey
-	Key string `json:"key"`
-}
+type NewAPIKey = wire.NewAPIKey
 
 // API key scopes.
 const (
@@ -90,25 +80,10 @@ type CreateAPIKeyRequest struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
-// SigningKey is an Ed25519 signing key of the account.
-type SigningKey struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	PublicKeyHex string    `json:"public_key_hex"`
-	OriginType   string    `json:"origin_type"`
-	DeviceID     string    `json:"device_id"`
-	DeviceInfo   string    `json:"device_info"`
-	CreatedAt    time.Time `json:"created_at"`
-	// Custody is "service" (the service holds the sealed private key and
-	// signs uploads with it) or "device" (only the caller holds it: sign
-	// locally, see SignLocal).
-	Custody string `json:"custody,omitempty"`
-	// RevokedAt, CompromisedSince and RevocationReason are set once the
-	// key is revoked (RevokeSigningKey).
-	RevokedAt        *time.Time `json:"revoked_at,omitempty"`
-	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
-	RevocationReason string     `json:"revocation_reason,omitempty"`
-}
+// SigningKey is an Ed25519 signing key of the account. Custody "device"
+// means only the caller holds the private key: sign locally, see
+// SignLocal.
+type SigningKey = wire.SigningKey
 
 // RevokeSigningKeyRequest revokes a signing key. Records anchored before
 // the cutoff (CompromisedSince when set, else the revocation time) stay
@@ -151,54 +126,17 @@ type SignResponse = wire.SignResponse
 // computes.
 type VerifyResponse = wire.VerifyResponse
 
-// Record is the owner's view of a content record (list, register,
+// Record is the owner's view of a content record (list, show, register,
 // revoke).
-type Record struct {
-	ID                  string      `json:"id"`
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	OriginalSHA256      string      `json:"original_sha256,omitempty"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	OriginalFilename    string      `json:"original_filename"`
-	OriginType          string      `json:"origin_type"`
-	SigningKeyID        string      `json:"signing_key_id"`
-	Signer              wire.Signer `json:"signer"`
-	// Source is "sign" (watermarked and signed by the service) or
-	// "register" (signed by the client).
-	Source         string   `json:"source"`
-	Status         string   `json:"status"`
-	RevokedAt      string   `json:"revoked_at,omitempty"`
-	RevokedReason  string   `json:"revoked_reason,omitempty"`
-	AnchoredAt     string   `json:"anchored_at,omitempty"`
-	CreatedAt      string   `json:"created_at"`
-	ParentRecordID string   `json:"parent_record_id,omitempty"`
-	ParentEvidence []string `json:"parent_evidence,omitempty"`
-}
+type Record = wire.Record
 
 // RecordDetail is everything stored about one of the caller's records.
-type RecordDetail struct {
-	Record
-	InputFormat  string           `json:"input_format,omitempty"`
-	OutputFormat string           `json:"output_format,omitempty"`
-	JPEGQuality  int              `json:"jpeg_quality,omitempty"`
-	Width        int              `json:"width,omitempty"`
-	Height       int              `json:"height,omitempty"`
-	Canonical    string           `json:"canonical_record"`
-	Certificate  wire.Certificate `json:"certificate"`
-	Anchoring    Anchoring        `json:"anchoring"`
-}
+type RecordDetail = wire.RecordDetail
 
 // Anchoring is a record's anchoring state; Proof is the anchoring
-// service's proof document once it has one.
-type Anchoring struct {
-	Status string          `json:"status"`
-	Detail string          `json:"detail"`
-	Proof  json.RawMessage `json:"proof,omitempty"`
-}
+// service's proof document once it has one, and Network the chain the
+// service anchors on.
+type Anchoring = wire.RecordAnchoring
 
 // RecordFilter filters the caller's records; empty members do not filter.
 type RecordFilter struct {
@@ -211,22 +149,7 @@ type RecordFilter struct {
 }
 
 // PublicRecord is an entry of the public registry.
-type PublicRecord struct {
-	ID                  string      `json:"id"`
-	SHA256              string      `json:"sha256"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	SignatureHex        string      `json:"signature_hex"`
-	OriginType          string      `json:"origin_type"`
-	OrgName             string      `json:"org_name"`
-	OrgType             string      `json:"org_type"`
-	SignerPublicKey     string      `json:"signer_public_key"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	Status              string      `json:"status"`
-	CreatedAt           string      `json:"created_at"`
-	Signer              wire.Signer `json:"signer"`
-}
+type PublicRecord = wire.PublicRecord
 
 // Certificate is a record's public certificate: the signed record, its
 // signature and anchor (enough to check it offline, see
@@ -253,14 +176,7 @@ type Certificate struct {
 }
 
 // CertificateLink is one record of a derivative's chain.
-type CertificateLink struct {
-	RecordID  string   `json:"record_id"`
-	OrgName   string   `json:"org_name"`
-	CreatedAt string   `json:"created_at"`
-	Relation  string   `json:"relation"`
-	Evidence  []string `json:"evidence,omitempty"`
-	Status    string   `json:"status"`
-}
+type CertificateLink = wire.CertificateLink
 
 // RegisterContentRequest registers content the caller signed itself
 // (POST /api/v1/register, hash-only).
@@ -295,32 +211,11 @@ type BatchResponse struct {
 }
 
 // DashboardStats are the account's counters.
-type DashboardStats struct {
-	TotalSigned        uint64 `json:"total_signed"`
-	TotalVerified      uint64 `json:"total_verified"`
-	BlockchainAnchored uint64 `json:"blockchain_anchored"`
-	PendingBatch       uint64 `json:"pending_batch"`
-	Revoked            uint64 `json:"revoked"`
-	RecentRecords      []struct {
-		ID           string `json:"id"`
-		SHA256       string `json:"sha256"`
-		CreatedAt    string `json:"created_at"`
-		BlockchainTx string `json:"blockchain_tx"`
-	} `json:"recent_records"`
-}
+type DashboardStats = wire.DashboardStats
 
 // Webhook is a webhook endpoint; Secret is set only by create and
 // rotate-secret.
-type Webhook struct {
-	ID              string     `json:"id"`
-	URL             string     `json:"url"`
-	Events          []string   `json:"events"`
-	Active          bool       `json:"active"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
-	Secret          string     `json:"secret,omitempty"`
-}
+type Webhook = wire.Webhook
 
 // CreateWebhookRequest creates a webhook; nil Events means all event types.
 type CreateWebhookRequest struct {
@@ -336,28 +231,10 @@ type UpdateWebhookRequest struct {
 }
 
 // Delivery is one webhook delivery with its attempts.
-type Delivery struct {
-	ID            string          `json:"id"`
-	WebhookID     string          `json:"webhook_id"`
-	Event         string          `json:"event"`
-	Status        string          `json:"status"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	NextAttemptAt *time.Time      `json:"next_attempt_at,omitempty"`
-	LastError     string          `json:"last_error,omitempty"`
-	Attempts      []Attempt       `json:"attempts"`
-	Payload       json.RawMessage `json:"payload"`
-}
+type Delivery = wire.Delivery
 
 // Attempt is one delivery attempt.
-type Attempt struct {
-	Attempt    int       `json:"attempt"`
-	At         time.Time `json:"at"`
-	StatusCode int       `json:"status_code,omitempty"`
-	LatencyMS  float64   `json:"latency_ms"`
-	Error      string    `json:"error,omitempty"`
-	Manual     bool      `json:"manual,omitempty"`
-}
+type Attempt = wire.Attempt
 
 // Domain is a domain claim of the account.
 type Domain struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -12,23 +11,19 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/origin/origintest/originproc"
 )
 
-// childEnv makes the test binary run the origin itself (see TestMain), so
-// that a test can measure the memory of a real origin process.
-const childEnv = "PROVENANT_TEST_ORIGIN_ARGS"
-
 func TestMain(m *testing.M) {
-	if args, ok := os.LookupEnv(childEnv); ok {
-		os.Args = append([]string{"origin"}, strings.Fields(args)...)
+	// A test that measures the memory of a real origin process runs this
+	// binary as the origin (originproc.Options.SelfExec).
+	if args, ok := originproc.ChildArgs(); ok {
+		os.Args = append([]string{"origin"}, args...)
 		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "origin:", err)
 			os.Exit(1)
@@ -112,55 +107,6 @@ func procBytes(t *testing.T, pid int, field string) int64 {
 	return 0
 }
 
-// startOrigin runs the origin binary's main path in a child process on a
-// loopback port and returns its base URL and pid; it stops it at cleanup.
-func startOrigin(t *testing.T, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	env := []string{childEnv + "=" + strings.Join(append([]string{"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--chain-rpc-listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...), " ")}
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "GOMEMLIMIT=") && !strings.HasPrefix(e, "GOGC=") && !strings.HasPrefix(e, "PROVENANT_") {
-			env = append(env, e)
-		}
-	}
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	var logMu sync.Mutex
-	var logTail []string
-	go func() {
-		re := regexp.MustCompile(`msg="origin listening" addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logMu.Lock()
-			logTail = append(logTail[max(0, len(logTail)-20):], sc.Text())
-			logMu.Unlock()
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a, cmd.Process.Pid
-	case <-time.After(2 * time.Minute):
-		logMu.Lock()
-		defer logMu.Unlock()
-		t.Fatalf("the origin did not start listening; log tail:\n%s", strings.Join(logTail, "\n"))
-	}
-	return "", 0
-}
-
 // TestDecodeMemoryBound is the hostile test: 8 concurrent public verifies
 // of a 441 KB PNG declaring 7000×7000 16-bit RGBA (392 MB decoded, under the
 // 50 MP and 512 MiB limits) against a real origin with --decode-memory 1GiB.
@@ -179,7 +125,9 @@ func TestDecodeMemoryBound(t *testing.T) {
 		clients  = 8
 	)
 	img := png16(t, 7000, 7000)
-	base, pid := startOrigin(t, "--decode-memory", "1GiB")
+	o := originproc.Start(t, originproc.Options{SelfExec: true,
+		Args: []string{"--admin-listen", "127.0.0.1:0", "--chain-rpc-listen", "127.0.0.1:0", "--decode-memory", "1GiB"}})
+	base, pid := o.URL, o.Pid
 	idle := procBytes(t, pid, "VmRSS")
 
 	var body bytes.Buffer

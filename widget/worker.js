@@ -167,7 +167,10 @@ function anchorView(a) {
   return a ? {tx: a.tx_hash, block: a.block_number, network: a.network || '', chain_id: a.chain_id || 0} : null;
 }
 
-async function verifyImage(ex, src) {
+// report asks the origin to count the verification for the signer (the
+// web app's verify page, where someone chose to verify a file); badge
+// views leave it unset so that they count for nobody.
+async function verifyImage(ex, src, report) {
   const t0 = performance.now();
   const file = new Uint8Array(await (await fetchOK(src, {credentials: 'same-origin'})).arrayBuffer());
   const t1 = performance.now();
@@ -181,7 +184,7 @@ async function verifyImage(ex, src) {
     method: 'POST',
     credentials: 'omit',
     headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify(facts),
+    body: JSON.stringify(report ? Object.assign({report: true}, facts) : facts),
   })).json();
   const t3 = performance.now();
   const d = callJSON(ex, 'decide', {facts, lookup, local});
@@ -257,7 +260,7 @@ async function handle(m) {
   }
   if (m.src) {
     try {
-      return await verifyImage(ex, m.src);
+      return await verifyImage(ex, m.src, m.report === true);
     } catch (e) {
       if (!m.record || e.code) throw e; // a module error is an answer, not a transport failure
     }

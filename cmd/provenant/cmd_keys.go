@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -34,31 +36,18 @@ func fmtTime(t *time.Time) string {
 func (a *app) apiKeysList() *cobra.Command {
 	return &cobra.Command{
 		Use: "list", Short: "List API keys", Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credJWT)
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, _ []string) error {
+			items, err := collect(client.All(ctx, c.ListAPIKeys))
 			if err != nil {
 				return err
 			}
-			var items []client.APIKey
-			for k, err := range client.All(ctx, c.ListAPIKeys) {
-				if err != nil {
-					return err
+			return a.outputTable(items, "ID\tNAME\tSCOPES\tLAST4\tCREATED\tLAST USED\tREVOKED", func(w io.Writer) {
+				for _, k := range items {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Last4,
+						fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
 				}
-				items = append(items, k)
-			}
-			if a.asJSON {
-				return a.printJSON(items)
-			}
-			w := a.table()
-			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tLAST4\tCREATED\tLAST USED\tREVOKED")
-			for _, k := range items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Last4,
-					fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
-			}
-			return w.Flush()
-		},
+			})
+		}),
 	}
 }
 
@@ -67,13 +56,7 @@ func (a *app) apiKeysCreate() *cobra.Command {
 	var store bool
 	cmd := &cobra.Command{
 		Use: "create NAME", Short: "Create an API key (the secret is shown once)", Args: exactArgs(1, "NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credJWT)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, args []string) error {
 			k, err := c.CreateAPIKey(ctx, client.CreateAPIKeyRequest{Name: args[0], Scopes: scopes})
 			if err != nil {
 				return err
@@ -85,17 +68,16 @@ func (a *app) apiKeysCreate() *cobra.Command {
 					return err
 				}
 			}
-			if a.asJSON {
-				return a.printJSON(k)
-			}
-			a.printf("Created API key %s (%s, scopes %s).\n%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Key)
-			if store {
-				a.printf("Stored in %s.\n", a.cfgPath)
-			} else {
-				a.printf("Keep it now: it is not shown again.\n")
-			}
-			return nil
-		},
+			return a.output(k, func() error {
+				a.printf("Created API key %s (%s, scopes %s).\n%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Key)
+				if store {
+					a.printf("Stored in %s.\n", a.cfgPath)
+				} else {
+					a.printf("Keep it now: it is not shown again.\n")
+				}
+				return nil
+			})
+		}),
 	}
 	cmd.Flags().StringSliceVar(&scopes, "scope", nil, "scopes: sign, read, webhooks (repeat or comma-separate; default all)")
 	cmd.Flags().BoolVar(&store, "store", false, "store the key in the config file")
@@ -105,57 +87,37 @@ func (a *app) apiKeysCreate() *cobra.Command {
 func (a *app) apiKeysRevoke() *cobra.Command {
 	return &cobra.Command{
 		Use: "revoke ID", Short: "Revoke an API key", Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credJWT)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, args []string) error {
 			if err := c.RevokeAPIKey(ctx, args[0]); err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(map[string]string{"id": args[0], "status": "revoked"})
-			}
-			a.printf("Revoked API key %s.\n", args[0])
-			return nil
-		},
+			return a.output(map[string]string{"id": args[0], "status": "revoked"}, func() error {
+				a.printf("Revoked API key %s.\n", args[0])
+				return nil
+			})
+		}),
 	}
 }
 
 func (a *app) signingKeysList() *cobra.Command {
 	return &cobra.Command{
 		Use: "list", Short: "List signing keys", Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credJWT)
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, _ []string) error {
+			items, err := collect(client.All(ctx, c.ListSigningKeys))
 			if err != nil {
 				return err
 			}
-			var items []client.SigningKey
-			for k, err := range client.All(ctx, c.ListSigningKeys) {
-				if err != nil {
-					return err
+			return a.outputTable(items, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tREVOKED\tDEFAULT", func(w io.Writer) {
+				for _, k := range items {
+					def := ""
+					if k.ID == a.cfg.SigningKeyID {
+						def = "*"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
+						fmtTime(&k.CreatedAt), fmtTime(k.RevokedAt), def)
 				}
-				items = append(items, k)
-			}
-			if a.asJSON {
-				return a.printJSON(items)
-			}
-			w := a.table()
-			fmt.Fprintln(w, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tREVOKED\tDEFAULT")
-			for _, k := range items {
-				def := ""
-				if k.ID == a.cfg.SigningKeyID {
-					def = "*"
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
-					fmtTime(&k.CreatedAt), fmtTime(k.RevokedAt), def)
-			}
-			return w.Flush()
-		},
+			})
+		}),
 	}
 }
 
@@ -174,16 +136,13 @@ the private key is written to FILE (mode 0600; an existing file is not
 replaced) and only the public key is sent. The service can never sign
 with it; 'provenant register FILE --key FILE' signs on this machine.`,
 		Args: exactArgs(1, "NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		PreRunE: func(*cobra.Command, []string) error {
 			if req.OriginType == "" {
 				return usagef("--origin-type is required (e.g. camera_image, ai_generated_image; see docs/api.md)")
 			}
-			c, err := a.client(credJWT)
-			if err != nil {
-				return err
-			}
+			return nil
+		},
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, args []string) error {
 			req.Name = args[0]
 			if deviceKey == "" {
 				k, err := c.CreateSigningKey(ctx, req)
@@ -213,13 +172,12 @@ with it; 'provenant register FILE --key FILE' signs on this machine.`,
 			if err := saveDeviceKey(deviceKey, dk, true); err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(k)
-			}
-			a.printf("Created device key %s (%s, %s), public key %s.\nThe private key is in %s (mode 0600) and nowhere else: 'provenant register FILE --key %s' signs with it.\n",
-				k.ID, k.Name, k.OriginType, k.PublicKeyHex, deviceKey, deviceKey)
-			return nil
-		},
+			return a.output(k, func() error {
+				a.printf("Created device key %s (%s, %s), public key %s.\nThe private key is in %s (mode 0600) and nowhere else: 'provenant register FILE --key %s' signs with it.\n",
+					k.ID, k.Name, k.OriginType, k.PublicKeyHex, deviceKey, deviceKey)
+				return nil
+			})
+		}),
 	}
 	cmd.Flags().StringVar(&req.OriginType, "origin-type", "", "origin type code of what the key signs (required)")
 	cmd.Flags().StringVar(&req.DeviceID, "device-id", "", "device identifier")
@@ -240,18 +198,18 @@ func (a *app) signingKeyCreated(k *client.SigningKey, makeDefault bool) error {
 			return err
 		}
 	}
-	if a.asJSON {
-		return a.printJSON(k)
-	}
-	a.printf("Created signing key %s (%s, %s), public key %s.\n", k.ID, k.Name, k.OriginType, k.PublicKeyHex)
-	if isDefault {
-		a.printf("It is now the default key of 'provenant sign'.\n")
-	}
-	return nil
+	return a.output(k, func() error {
+		a.printf("Created signing key %s (%s, %s), public key %s.\n", k.ID, k.Name, k.OriginType, k.PublicKeyHex)
+		if isDefault {
+			a.printf("It is now the default key of 'provenant sign'.\n")
+		}
+		return nil
+	})
 }
 
 func (a *app) signingKeysRevoke() *cobra.Command {
 	var reason, since string
+	var req client.RevokeSigningKeyRequest
 	cmd := &cobra.Command{
 		Use:   "revoke ID [--reason R] [--compromised-since TIME]",
 		Short: "Revoke a signing key (a leaked camera key)",
@@ -261,10 +219,8 @@ valid, later ones verify as not authentic. The cutoff is
 --compromised-since (RFC 3339, e.g. 2026-03-04T10:00:00Z: from when the key
 is believed to be in someone else's hands), else now.`,
 		Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			req := client.RevokeSigningKeyRequest{Reason: reason}
+		PreRunE: func(*cobra.Command, []string) error {
+			req = client.RevokeSigningKeyRequest{Reason: reason}
 			if since != "" {
 				t, err := time.Parse(time.RFC3339Nano, since)
 				if err != nil {
@@ -272,25 +228,23 @@ is believed to be in someone else's hands), else now.`,
 				}
 				req.CompromisedSince = &t
 			}
-			c, err := a.client(credJWT)
-			if err != nil {
-				return err
-			}
+			return nil
+		},
+		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, args []string) error {
 			k, err := c.RevokeSigningKey(ctx, args[0], req)
 			if err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(k)
-			}
-			cutoff := k.RevokedAt
-			if k.CompromisedSince != nil {
-				cutoff = k.CompromisedSince
-			}
-			a.printf("Revoked signing key %s (%s) at %s. Its records anchored before %s stay valid; later ones are not authentic.\n",
-				k.ID, k.Name, fmtTime(k.RevokedAt), fmtTime(cutoff))
-			return nil
-		},
+			return a.output(k, func() error {
+				cutoff := k.RevokedAt
+				if k.CompromisedSince != nil {
+					cutoff = k.CompromisedSince
+				}
+				a.printf("Revoked signing key %s (%s) at %s. Its records anchored before %s stay valid; later ones are not authentic.\n",
+					k.ID, k.Name, fmtTime(k.RevokedAt), fmtTime(cutoff))
+				return nil
+			})
+		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (shown with every decision about its records)")
 	cmd.Flags().StringVar(&since, "compromised-since", "", "from when the key is considered compromised (RFC 3339; default now)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,16 +23,13 @@ docs/receipt.md), checks it offline, and writes it to FILE ("-" for stdout).
 Before the record is anchored the origin answers record_not_anchored
 (exit 3): try again after the next batch.`,
 		Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		PreRunE: func(*cobra.Command, []string) error {
 			if out == "" {
 				return usagef("-o FILE is required (- for stdout)")
 			}
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credNone)
-			if err != nil {
-				return err
-			}
+			return nil
+		},
+		RunE: a.withClient(credNone, func(ctx context.Context, c *client.Client, args []string) error {
 			b, err := c.ReceiptBytes(ctx, args[0])
 			if err != nil {
 				return err
@@ -43,12 +41,11 @@ Before the record is anchored the origin answers record_not_anchored
 			if err := writeFileAtomic(out, b, 0o644); err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(map[string]string{"record_id": args[0], "file": out})
-			}
-			a.printf("Receipt of record %s written to %s.\n", args[0], out)
-			return nil
-		},
+			return a.output(map[string]string{"record_id": args[0], "file": out}, func() error {
+				a.printf("Receipt of record %s written to %s.\n", args[0], out)
+				return nil
+			})
+		}),
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (- for stdout)")
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -15,27 +16,20 @@ func (a *app) recordsCommand() *cobra.Command {
 	var f client.RecordFilter
 	var limit int
 	var all bool
-	list := func(cmd *cobra.Command, _ []string) error {
-		ctx, cancel := a.ctx(cmd)
-		defer cancel()
-		c, err := a.client(credAPIKey)
-		if err != nil {
-			return err
-		}
+	list := a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, _ []string) error {
 		if limit < 1 || limit > 100 {
 			return usagef("--limit must be 1 to 100")
 		}
 		var items []client.Record
 		next := ""
 		if all {
-			for r, err := range client.All(ctx, func(ctx2 context.Context, p client.PageOptions) (*client.Page[client.Record], error) {
+			var err error
+			items, err = collect(client.All(ctx, func(ctx context.Context, p client.PageOptions) (*client.Page[client.Record], error) {
 				p.Limit = limit
-				return c.ListRecords(ctx2, f, p)
-			}) {
-				if err != nil {
-					return err
-				}
-				items = append(items, r)
+				return c.ListRecords(ctx, f, p)
+			}))
+			if err != nil {
+				return err
 			}
 		} else {
 			page, err := c.ListRecords(ctx, f, client.PageOptions{Limit: limit})
@@ -44,22 +38,16 @@ func (a *app) recordsCommand() *cobra.Command {
 			}
 			items, next = page.Items, page.NextCursor
 		}
-		if a.asJSON {
-			return a.printJSON(client.Page[client.Record]{Items: items, NextCursor: next})
-		}
-		w := a.table()
-		fmt.Fprintln(w, "ID\tCREATED\tFILE\tORIGIN TYPE\tSTATUS\tANCHORING\tSOURCE")
-		for _, r := range items {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt, r.OriginalFilename, r.OriginType, r.Status, r.BlockchainStatus, r.Source)
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		if next != "" {
+		err := a.outputTable(client.Page[client.Record]{Items: items, NextCursor: next}, "ID\tCREATED\tFILE\tORIGIN TYPE\tSTATUS\tANCHORING\tSOURCE", func(w io.Writer) {
+			for _, r := range items {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt, r.OriginalFilename, r.OriginType, r.Status, r.BlockchainStatus, r.Source)
+			}
+		})
+		if err == nil && next != "" && !a.asJSON {
 			a.printf("(more: --all lists every record)\n")
 		}
-		return nil
-	}
+		return err
+	})
 	cmd := &cobra.Command{
 		Use:   "records",
 		Short: "List, show and revoke your content records (API key)",
@@ -82,83 +70,57 @@ func (a *app) recordsCommand() *cobra.Command {
 	addFilter(ls)
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show everything stored about a record", Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credAPIKey)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			r, err := c.Record(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(r)
-			}
-			w := a.table()
-			for _, kv := range [][2]string{
-				{"id", r.ID}, {"file", r.OriginalFilename}, {"sha256", r.SHA256}, {"original sha256", r.OriginalSHA256},
-				{"perceptual hash", r.PerceptualHash}, {"watermark", r.WatermarkPayloadHex}, {"signer", r.Signer.Display},
-				{"origin type", r.OriginType}, {"source", r.Source}, {"status", r.Status}, {"revoked at", r.RevokedAt},
-				{"anchoring", r.Anchoring.Status + ": " + r.Anchoring.Detail}, {"anchor tx", r.BlockchainTx},
-				{"created", r.CreatedAt}, {"parent", r.ParentRecordID},
-			} {
-				if kv[1] != "" {
-					fmt.Fprintf(w, "%s\t%s\n", kv[0], kv[1])
+			return a.output(r, func() error {
+				w := a.table()
+				for _, kv := range [][2]string{
+					{"id", r.ID}, {"file", r.OriginalFilename}, {"sha256", r.SHA256}, {"original sha256", r.OriginalSHA256},
+					{"perceptual hash", r.PerceptualHash}, {"watermark", r.WatermarkPayloadHex}, {"signer", r.Signer.Display},
+					{"origin type", r.OriginType}, {"source", r.Source}, {"status", r.Status}, {"revoked at", r.RevokedAt},
+					{"anchoring", r.Anchoring.Status + ": " + r.Anchoring.Detail}, {"anchor tx", r.BlockchainTx},
+					{"created", r.CreatedAt}, {"parent", r.ParentRecordID},
+				} {
+					if kv[1] != "" {
+						fmt.Fprintf(w, "%s\t%s\n", kv[0], kv[1])
+					}
 				}
-			}
-			return w.Flush()
-		},
+				return w.Flush()
+			})
+		}),
 	}
 	var reason string
 	revoke := &cobra.Command{
 		Use: "revoke ID", Short: "Revoke a record (it then verifies as not authentic)", Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credAPIKey)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			r, err := c.RevokeRecord(ctx, args[0], reason)
 			if err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(r)
-			}
-			a.printf("Revoked record %s at %s.\n", r.ID, r.RevokedAt)
-			return nil
-		},
+			return a.output(r, func() error {
+				a.printf("Revoked record %s at %s.\n", r.ID, r.RevokedAt)
+				return nil
+			})
+		}),
 	}
 	revoke.Flags().StringVar(&reason, "reason", "", "why (shown to whoever verifies)")
 	cert := &cobra.Command{
 		Use: "certificate ID", Short: "Print a record's public certificate (JSON)", Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credNone)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credNone, func(ctx context.Context, c *client.Client, args []string) error {
 			r, err := c.Certificate(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			return a.printJSON(r)
-		},
+		}),
 	}
 	var dlOut string
 	download := &cobra.Command{
 		Use: "download ID [-o FILE]", Short: "Download a record's signed file (checked against its SHA-256)", Args: exactArgs(1, "ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credEither)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credEither, func(ctx context.Context, c *client.Client, args []string) error {
 			dir, name := ".", ""
 			if dlOut != "" {
 				dir, name = filepath.Dir(dlOut), filepath.Base(dlOut)
@@ -188,12 +150,11 @@ func (a *app) recordsCommand() *cobra.Command {
 			if err := os.Rename(tmp.Name(), out); err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(map[string]any{"record_id": args[0], "file": out, "sha256": f.SHA256, "size": f.Size})
-			}
-			a.printf("Signed file of record %s written to %s (%d bytes, sha256 %s).\n", args[0], out, f.Size, f.SHA256)
-			return nil
-		},
+			return a.output(map[string]any{"record_id": args[0], "file": out, "sha256": f.SHA256, "size": f.Size}, func() error {
+				a.printf("Signed file of record %s written to %s (%d bytes, sha256 %s).\n", args[0], out, f.Size, f.SHA256)
+				return nil
+			})
+		}),
 	}
 	download.Flags().StringVarP(&dlOut, "output", "o", "", "file to write (default: the name the origin suggests, in the current directory)")
 	cmd.AddCommand(ls, show, revoke, cert, download)

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,23 +48,9 @@ exactly: it is taken from the last login, or --org.`,
 			if err != nil {
 				return err
 			}
-			jobs, err := collectSignJobs(args, outDir)
-			if err != nil {
-				return err
-			}
-			if len(jobs) == 0 {
-				return usagef("no image files found in %s", strings.Join(args, " "))
-			}
-			c, err := a.client(credEither)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			results := a.runJobs(ctx, "registering ", jobs, parallel, func(j signJob) signResult {
+			return a.signFiles(cmd, args, outDir, "registering ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
 				return a.registerOne(ctx, c, j, dk, priv, org, force)
 			})
-			return a.reportSign(results)
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "write signed files into this directory (created if needed)")

@@ -78,23 +78,9 @@ stored by 'provenant keys signing create'.`,
 			if keyID == "" {
 				return usagef("no signing key: pass --key ID (see 'provenant keys signing list')")
 			}
-			jobs, err := collectSignJobs(args, outDir)
-			if err != nil {
-				return err
-			}
-			if len(jobs) == 0 {
-				return usagef("no image files found in %s", strings.Join(args, " "))
-			}
-			c, err := a.client(credEither)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			results := a.runJobs(ctx, "signing ", jobs, parallel, func(j signJob) signResult {
+			return a.signFiles(cmd, args, outDir, "signing ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
 				return a.signOne(ctx, c, j, keyID, parent, force)
 			})
-			return a.reportSign(results)
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "write signed files into this directory (created if needed)")
@@ -103,6 +89,29 @@ stored by 'provenant keys signing create'.`,
 	cmd.Flags().IntVarP(&parallel, "parallel", "p", 4, "files signed at once")
 	cmd.Flags().BoolVar(&force, "force", false, "sign again files whose output already exists")
 	return cmd
+}
+
+// signFiles is what sign and register share: it finds the files under
+// args, then runs one on each of them, parallel at a time, with a client
+// that carries an API key or the session, and reports the results.
+func (a *app) signFiles(cmd *cobra.Command, args []string, outDir, label string, parallel int, one func(context.Context, *client.Client, signJob) signResult) error {
+	jobs, err := collectSignJobs(args, outDir)
+	if err != nil {
+		return err
+	}
+	if len(jobs) == 0 {
+		return usagef("no image files found in %s", strings.Join(args, " "))
+	}
+	c, err := a.client(credEither)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := a.ctx(cmd)
+	defer cancel()
+	results := a.runJobs(ctx, label, jobs, parallel, func(j signJob) signResult {
+		return one(ctx, c, j)
+	})
+	return a.reportSign(results)
 }
 
 // collectSignJobs expands the arguments into files, in argument order then

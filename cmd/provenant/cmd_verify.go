@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,13 +28,7 @@ runs. --report asks the origin to count the verification for the signer.
 
 Exit code 0 when the file is authentic, 1 when it is not.`,
 		Args: exactArgs(1, "FILE"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			c, err := a.client(credNone)
-			if err != nil {
-				return err
-			}
+		RunE: a.withClient(credNone, func(ctx context.Context, c *client.Client, args []string) error {
 			var resp *client.VerifyResponse
 			var rejected int
 			if local {
@@ -70,7 +65,7 @@ Exit code 0 when the file is authentic, 1 when it is not.`,
 				return errNotAuthentic
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&local, "local", false, "verify on this machine: only the file's facts are sent")
 	cmd.Flags().BoolVar(&report, "report", false, "with --local: count this verification for the signer")

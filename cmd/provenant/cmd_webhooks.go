@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,53 +14,32 @@ import (
 func (a *app) webhooksCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Manage webhooks (API key with the webhooks scope)"}
 	printHook := func(h *client.Webhook) error {
-		if a.asJSON {
-			return a.printJSON(h)
-		}
-		a.printf("%s  %s  events %s  active %t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
-		if h.Secret != "" {
-			a.printf("secret %s (shown once: keep it to check delivery signatures)\n", h.Secret)
-		}
-		return nil
-	}
-	withClient := func(f func(cmd *cobra.Command, c *client.Client, args []string) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(credAPIKey)
-			if err != nil {
-				return err
+		return a.output(h, func() error {
+			a.printf("%s  %s  events %s  active %t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
+			if h.Secret != "" {
+				a.printf("secret %s (shown once: keep it to check delivery signatures)\n", h.Secret)
 			}
-			return f(cmd, c, args)
-		}
+			return nil
+		})
 	}
 	list := &cobra.Command{
 		Use: "list", Short: "List webhooks", Args: exactArgs(0),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, _ []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
-			var items []client.Webhook
-			for h, err := range client.All(ctx, c.ListWebhooks) {
-				if err != nil {
-					return err
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, _ []string) error {
+			items, err := collect(client.All(ctx, c.ListWebhooks))
+			if err != nil {
+				return err
+			}
+			return a.outputTable(items, "ID\tURL\tEVENTS\tACTIVE", func(w io.Writer) {
+				for _, h := range items {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
 				}
-				items = append(items, h)
-			}
-			if a.asJSON {
-				return a.printJSON(items)
-			}
-			w := a.table()
-			fmt.Fprintln(w, "ID\tURL\tEVENTS\tACTIVE")
-			for _, h := range items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
-			}
-			return w.Flush()
+			})
 		}),
 	}
 	var events []string
 	create := &cobra.Command{
 		Use: "create URL", Short: "Create a webhook (the secret is shown once)", Args: exactArgs(1, "URL"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			h, err := c.CreateWebhook(ctx, client.CreateWebhookRequest{URL: args[0], Events: events})
 			if err != nil {
 				return err
@@ -69,9 +50,7 @@ func (a *app) webhooksCommand() *cobra.Command {
 	create.Flags().StringSliceVar(&events, "event", nil, "content.signed, batch.anchored, content.verified (default all)")
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show a webhook", Args: exactArgs(1, "ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			h, err := c.Webhook(ctx, args[0])
 			if err != nil {
 				return err
@@ -82,19 +61,18 @@ func (a *app) webhooksCommand() *cobra.Command {
 	var upURL string
 	var upEvents []string
 	var upActive bool
-	update := &cobra.Command{
+	var update *cobra.Command
+	update = &cobra.Command{
 		Use: "update ID [--url URL] [--event E]... [--active=false]", Short: "Change a webhook", Args: exactArgs(1, "ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			var req client.UpdateWebhookRequest
-			if cmd.Flags().Changed("url") {
+			if update.Flags().Changed("url") {
 				req.URL = &upURL
 			}
-			if cmd.Flags().Changed("event") {
+			if update.Flags().Changed("event") {
 				req.Events = &upEvents
 			}
-			if cmd.Flags().Changed("active") {
+			if update.Flags().Changed("active") {
 				req.Active = &upActive
 			}
 			if req == (client.UpdateWebhookRequest{}) {
@@ -112,24 +90,19 @@ func (a *app) webhooksCommand() *cobra.Command {
 	update.Flags().BoolVar(&upActive, "active", true, "deliver (true) or pause (false)")
 	del := &cobra.Command{
 		Use: "delete ID", Short: "Delete a webhook and its deliveries", Args: exactArgs(1, "ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			if err := c.DeleteWebhook(ctx, args[0]); err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(map[string]string{"id": args[0], "status": "deleted"})
-			}
-			a.printf("Deleted webhook %s.\n", args[0])
-			return nil
+			return a.output(map[string]string{"id": args[0], "status": "deleted"}, func() error {
+				a.printf("Deleted webhook %s.\n", args[0])
+				return nil
+			})
 		}),
 	}
 	rotate := &cobra.Command{
 		Use: "rotate-secret ID", Short: "Issue a new secret (the old one signs too for 24 h)", Args: exactArgs(1, "ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			h, err := c.RotateWebhookSecret(ctx, args[0])
 			if err != nil {
 				return err
@@ -140,39 +113,30 @@ func (a *app) webhooksCommand() *cobra.Command {
 	var status string
 	deliveries := &cobra.Command{
 		Use: "deliveries ID", Short: "List a webhook's deliveries, newest first", Args: exactArgs(1, "ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			page, err := c.ListDeliveries(ctx, args[0], status, client.PageOptions{})
 			if err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(page)
-			}
-			w := a.table()
-			fmt.Fprintln(w, "ID\tEVENT\tSTATUS\tATTEMPTS\tCREATED\tLAST ERROR")
-			for _, d := range page.Items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event, d.Status, len(d.Attempts), fmtTime(&d.CreatedAt), d.LastError)
-			}
-			return w.Flush()
+			return a.outputTable(page, "ID\tEVENT\tSTATUS\tATTEMPTS\tCREATED\tLAST ERROR", func(w io.Writer) {
+				for _, d := range page.Items {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event, d.Status, len(d.Attempts), fmtTime(&d.CreatedAt), d.LastError)
+				}
+			})
 		}),
 	}
 	deliveries.Flags().StringVar(&status, "status", "", "pending, succeeded or failed")
 	retry := &cobra.Command{
 		Use: "retry DELIVERY_ID", Short: "Retry a failed delivery now", Args: exactArgs(1, "DELIVERY_ID"),
-		RunE: withClient(func(cmd *cobra.Command, c *client.Client, args []string) error {
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
 			d, err := c.RetryDelivery(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			if a.asJSON {
-				return a.printJSON(d)
-			}
-			a.printf("Delivery %s queued (%s).\n", d.ID, d.Status)
-			return nil
+			return a.output(d, func() error {
+				a.printf("Delivery %s queued (%s).\n", d.ID, d.Status)
+				return nil
+			})
 		}),
 	}
 	cmd.AddCommand(list, create, show, update, del, rotate, deliveries, retry)

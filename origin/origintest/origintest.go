@@ -1,8 +1,10 @@
 // Package origintest runs a real origin on a loopback port, over a real
 // Badger store in a temporary directory and the embedded chain, for the
 // tests of clients that live outside the origin (the Go SDK in client/
-// and the provenant command). It is test support: nothing in a production
-// binary imports it.
+// and the provenant command). Its subpackage originproc runs the origin
+// binary as a process instead, for tests of its flags, signals or memory
+// and for components that should not link the origin (the edge). It is
+// test support: nothing in a production binary imports it.
 package origintest
 
 import (

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,16 +11,13 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/origin/origintest/originproc"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
@@ -49,12 +45,10 @@ var buildOnce = sync.OnceValues(func() (*built, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	bin := filepath.Join(dir, "origin")
-	cmd := exec.Command("go", "build", "-o", bin, "./origin")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
+	bin, err := originproc.Build(root, dir)
+	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("go build ./origin: %w\n%s", err, out)
+		return nil, err
 	}
 	return &built{dir: dir, origin: bin, module: mod, root: root}, nil
 })
@@ -84,55 +78,8 @@ func mustBuilt(t testing.TB) *built {
 // directory and returns its base URL and a function that stops it.
 func startOrigin(t testing.TB, args ...string) (string, func()) {
 	t.Helper()
-	b := mustBuilt(t)
-	all := append([]string{"--listen", "127.0.0.1:0", "--admin-listen", "", "--chain-rpc-listen", "", "--data-dir", t.TempDir(), "--log-level", "info"}, args...)
-	cmd := exec.Command(b.origin, all...)
-	var env []string
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "PROVENANT_") {
-			env = append(env, e)
-		}
-	}
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		})
-	}
-	t.Cleanup(stop)
-	addr := make(chan string, 1)
-	var mu sync.Mutex
-	var tail []string
-	go func() {
-		re := regexp.MustCompile(`msg="origin listening" addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			mu.Lock()
-			tail = append(tail[max(0, len(tail)-20):], sc.Text())
-			mu.Unlock()
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a, stop
-	case <-time.After(2 * time.Minute):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("the origin did not start; log tail:\n%s", strings.Join(tail, "\n"))
-	}
-	return "", nil
+	o := originproc.Start(t, originproc.Options{Binary: mustBuilt(t).origin, Args: args})
+	return o.URL, o.Stop
 }
 
 // edgeOpts adjusts an edge's configuration in a test.

@@ -142,6 +142,20 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.handler = s.accessLog(compress.Handler(s.route, compress.Config{MinSize: 512}))
+	s.srv = &fasthttp.Server{
+		Handler:                      s.handler,
+		Name:                         "provenant-edge",
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		MaxRequestBodySize:           preReadBytes,
+		ReadTimeout:                  10 * time.Minute,
+		WriteTimeout:                 10 * time.Minute,
+		IdleTimeout:                  60 * time.Second,
+		NoDefaultServerHeader:        true,
+		NoDefaultDate:                true,
+		NoDefaultContentType:         true,
+		Logger:                       quietLogger{},
+	}
 	return s, nil
 }
 
@@ -243,31 +257,12 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 }
 
 // Serve answers requests on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error {
-	s.srv = &fasthttp.Server{
-		Handler:                      s.handler,
-		Name:                         "provenant-edge",
-		StreamRequestBody:            true,
-		DisablePreParseMultipartForm: true,
-		MaxRequestBodySize:           preReadBytes,
-		ReadTimeout:                  10 * time.Minute,
-		WriteTimeout:                 10 * time.Minute,
-		IdleTimeout:                  60 * time.Second,
-		NoDefaultServerHeader:        true,
-		NoDefaultDate:                true,
-		NoDefaultContentType:         true,
-		Logger:                       quietLogger{},
-	}
-	return s.srv.Serve(ln)
-}
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
 
 // Shutdown stops accepting connections and waits for requests in flight.
-func (s *Server) Shutdown(ctx context.Context) error {
-	if s.srv == nil {
-		return nil
-	}
-	return s.srv.ShutdownWithContext(ctx)
-}
+// It may be called from another goroutine than Serve's, before or while
+// it runs: the HTTP server exists from New on.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
 
 type quietLogger struct{}
 

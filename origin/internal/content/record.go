@@ -111,28 +111,9 @@ func (r *Record) Signed() (record.Signed, error) {
 	return record.Signed{Bytes: r.Canonical, Signature: sig}, nil
 }
 
-// PublicRecord is what the public registry shows of a record: no owner
-// account id, signing key id, original hash, file name or revocation
-// reason.
-type PublicRecord struct {
-	ID                  string `json:"id"`
-	SHA256              string `json:"sha256"`
-	PerceptualHash      string `json:"perceptual_hash"`
-	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
-	OriginType          string `json:"origin_type"`
-	OrgName             string `json:"org_name"`
-	OrgType             string `json:"org_type"`
-	SignerPublicKey     string `json:"signer_public_key"`
-	BlockchainStatus    string `json:"blockchain_status"`
-	BlockchainTx        string `json:"blockchain_tx,omitempty"`
-	Status              string `json:"status"`
-	CreatedAt           string `json:"created_at"`
-	// Signer is who signed, with the display members (verified domain or
-	// "unverified organisation", key fingerprint) once Service.Identify
-	// filled them; OrgName above is the declared name.
-	Signer wire.Signer `json:"signer"`
-}
+// PublicRecord is what the public registry shows of a record (the API's
+// type: Public fills it, Service.Identify its signer's display members).
+type PublicRecord = wire.PublicRecord
 
 // Public returns the registry view of r.
 func (r *Record) Public() PublicRecord {

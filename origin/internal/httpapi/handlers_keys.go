@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Pagination defaults for list endpoints.
@@ -63,20 +63,6 @@ type (
 		Name   string   `json:"name"`
 		Scopes []string `json:"scopes"`
 	}
-	apiKeyResponse struct {
-		ID         string     `json:"id"`
-		Name       string     `json:"name"`
-		Scopes     []string   `json:"scopes"`
-		Last4      string     `json:"last4"`
-		CreatedAt  time.Time  `json:"created_at"`
-		LastUsedAt *time.Time `json:"last_used_at"`
-		RevokedAt  *time.Time `json:"revoked_at"`
-	}
-	createdAPIKeyResponse struct {
-		apiKeyResponse
-		// Key is the full API key, returned only in the creation response.
-		Key string `json:"key"`
-	}
 	createSigningKeyRequest struct {
 		Name       string `json:"name"`
 		OriginType string `json:"origin_type"`
@@ -86,31 +72,15 @@ type (
 		// the private half and the service never signs with it.
 		PublicKeyHex string `json:"public_key_hex"`
 	}
-	signingKeyResponse struct {
-		ID           string    `json:"id"`
-		Name         string    `json:"name"`
-		PublicKeyHex string    `json:"public_key_hex"`
-		OriginType   string    `json:"origin_type"`
-		DeviceID     string    `json:"device_id"`
-		DeviceInfo   string    `json:"device_info"`
-		CreatedAt    time.Time `json:"created_at"`
-		// Custody is "service" (the service holds the sealed private key)
-		// or "device" (only the client does).
-		Custody string `json:"custody"`
-		// Revocation (DELETE /api/v1/keys/signing-keys/{id}).
-		RevokedAt        *time.Time `json:"revoked_at,omitempty"`
-		CompromisedSince *time.Time `json:"compromised_since,omitempty"`
-		RevocationReason string     `json:"revocation_reason,omitempty"`
-	}
 )
 
-func toAPIKeyResponse(k keys.APIKey) apiKeyResponse {
-	return apiKeyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Last4: k.Last4, CreatedAt: k.CreatedAt,
+func toAPIKeyResponse(k keys.APIKey) wire.APIKey {
+	return wire.APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Last4: k.Last4, CreatedAt: k.CreatedAt,
 		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
 }
 
-func toSigningKeyResponse(k keys.SigningKey) signingKeyResponse {
-	return signingKeyResponse{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
+func toSigningKeyResponse(k keys.SigningKey) wire.SigningKey {
+	return wire.SigningKey{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
 		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt, Custody: k.Custody,
 		RevokedAt: k.RevokedAt, CompromisedSince: k.CompromisedSince, RevocationReason: k.RevocationReason}
 }
@@ -125,7 +95,7 @@ func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	return WriteJSON(ctx, fasthttp.StatusCreated, createdAPIKeyResponse{apiKeyResponse: toAPIKeyResponse(k), Key: text})
+	return WriteJSON(ctx, fasthttp.StatusCreated, wire.NewAPIKey{APIKey: toAPIKeyResponse(k), Key: text})
 }
 
 func (a *API) handleListAPIKeys(ctx *fasthttp.RequestCtx) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"mime"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
-	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/validate"
@@ -334,55 +334,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 }
 
 // recordView is the owner's view of a record (list and detail).
-type recordView struct {
-	ID                  string      `json:"id"`
-	RecordID            string      `json:"record_id"`
-	SHA256              string      `json:"sha256"`
-	OriginalSHA256      string      `json:"original_sha256,omitempty"`
-	PerceptualHash      string      `json:"perceptual_hash"`
-	WatermarkPayloadHex string      `json:"watermark_payload_hex"`
-	Watermark           string      `json:"watermark"`
-	WatermarkReason     string      `json:"watermark_reason,omitempty"`
-	SignatureHex        string      `json:"signature_hex"`
-	BlockchainStatus    string      `json:"blockchain_status"`
-	BlockchainTx        string      `json:"blockchain_tx,omitempty"`
-	OriginalFilename    string      `json:"original_filename"`
-	OriginType          string      `json:"origin_type"`
-	SigningKeyID        string      `json:"signing_key_id"`
-	Signer              wire.Signer `json:"signer"`
-	Source              string      `json:"source"`
-	Status              string      `json:"status"`
-	RevokedAt           string      `json:"revoked_at,omitempty"`
-	RevokedReason       string      `json:"revoked_reason,omitempty"`
-	AnchoredAt          string      `json:"anchored_at,omitempty"`
-	CreatedAt           string      `json:"created_at"`
-	// ParentRecordID is the record this one was signed as a derivative of,
-	// ParentEvidence what linked the upload to it.
-	ParentRecordID string   `json:"parent_record_id,omitempty"`
-	ParentEvidence []string `json:"parent_evidence,omitempty"`
-	// DownloadURL is where the owner downloads the signed file, when kept.
-	DownloadURL string `json:"download_url,omitempty"`
-}
-
-type recordDetail struct {
-	recordView
-	InputFormat  string           `json:"input_format,omitempty"`
-	OutputFormat string           `json:"output_format,omitempty"`
-	JPEGQuality  int              `json:"jpeg_quality,omitempty"`
-	Width        int              `json:"width,omitempty"`
-	Height       int              `json:"height,omitempty"`
-	Canonical    string           `json:"canonical_record"`
-	Certificate  wire.Certificate `json:"certificate"`
-	Anchoring    anchoringView    `json:"anchoring"`
-}
-
-type anchoringView struct {
-	Status string        `json:"status"`
-	Detail string        `json:"detail"`
-	Proof  *anchor.Proof `json:"proof,omitempty"`
-	// Network is the chain the service anchors on (verify's network object).
-	Network *wire.Network `json:"network,omitempty"`
-}
+type recordView = wire.Record
 
 func fmtTime(t *time.Time) string {
 	if t == nil {
@@ -523,10 +475,15 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	cert.Network = d.Network
-	out := recordDetail{
-		recordView: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
+	out := wire.RecordDetail{
+		Record: toRecordView(r), InputFormat: r.InputFormat, OutputFormat: r.OutputFormat, JPEGQuality: r.JPEGQuality,
 		Width: r.Width, Height: r.Height, Canonical: base64.StdEncoding.EncodeToString(r.Canonical), Certificate: cert,
-		Anchoring: anchoringView{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Proof: d.Anchor.Proof, Network: d.Network},
+		Anchoring: wire.RecordAnchoring{Status: string(d.Anchor.Outcome), Detail: d.Anchor.Detail, Network: d.Network},
+	}
+	if d.Anchor.Proof != nil {
+		if out.Anchoring.Proof, err = json.Marshal(d.Anchor.Proof); err != nil {
+			return err
+		}
 	}
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
@@ -605,14 +562,7 @@ func (v *certificateView) timeOfRecord(r *content.Record) {
 	}
 }
 
-type certChainLink struct {
-	RecordID  string   `json:"record_id"`
-	OrgName   string   `json:"org_name"`
-	CreatedAt string   `json:"created_at"`
-	Relation  string   `json:"relation"`
-	Evidence  []string `json:"evidence,omitempty"`
-	Status    string   `json:"status"`
-}
+type certChainLink = wire.CertificateLink
 
 var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}}</title>
@@ -735,29 +685,11 @@ func prefersHTML(accept []byte) bool {
 	return html > 0 && html > js
 }
 
-type recentRecord struct {
-	ID           string `json:"id"`
-	SHA256       string `json:"sha256"`
-	CreatedAt    string `json:"created_at"`
-	BlockchainTx string `json:"blockchain_tx"`
-}
+type recentRecord = wire.RecentRecord
 
-type dashboardStats struct {
-	TotalSigned        uint64         `json:"total_signed"`
-	TotalVerified      uint64         `json:"total_verified"`
-	BlockchainAnchored uint64         `json:"blockchain_anchored"`
-	PendingBatch       uint64         `json:"pending_batch"`
-	Revoked            uint64         `json:"revoked"`
-	RecentRecords      []recentRecord `json:"recent_records"`
-	// Daily is the last 30 UTC days, oldest first.
-	Daily []dailyCount `json:"daily"`
-}
+type dashboardStats = wire.DashboardStats
 
-type dailyCount struct {
-	Date     string `json:"date"`
-	Signed   uint64 `json:"signed"`
-	Verified uint64 `json:"verified"`
-}
+type dailyCount = wire.DailyCount
 
 // handleDashboardStats: GET /api/v1/dashboard/stats (JWT).
 func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {

@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/webhooks"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Problem codes of the webhook endpoints.
@@ -29,56 +29,26 @@ type (
 		Events *[]string `json:"events"`
 		Active *bool     `json:"active"`
 	}
-	webhookResponse struct {
-		ID              string     `json:"id"`
-		URL             string     `json:"url"`
-		Events          []string   `json:"events"`
-		Active          bool       `json:"active"`
-		CreatedAt       time.Time  `json:"created_at"`
-		UpdatedAt       time.Time  `json:"updated_at"`
-		SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
-	}
-	// webhookWithSecretResponse is returned only by create and
-	// rotate-secret: the one time the secret is shown.
-	webhookWithSecretResponse struct {
-		webhookResponse
-		Secret string `json:"secret"`
-	}
-	attemptResponse struct {
-		Attempt    int       `json:"attempt"`
-		At         time.Time `json:"at"`
-		StatusCode int       `json:"status_code,omitempty"`
-		LatencyMS  float64   `json:"latency_ms"`
-		Error      string    `json:"error,omitempty"`
-		Manual     bool      `json:"manual,omitempty"`
-	}
-	deliveryResponse struct {
-		ID            string            `json:"id"`
-		WebhookID     string            `json:"webhook_id"`
-		Event         string            `json:"event"`
-		Status        webhooks.Status   `json:"status"`
-		CreatedAt     time.Time         `json:"created_at"`
-		UpdatedAt     time.Time         `json:"updated_at"`
-		NextAttemptAt *time.Time        `json:"next_attempt_at,omitempty"`
-		LastError     string            `json:"last_error,omitempty"`
-		Attempts      []attemptResponse `json:"attempts"`
-		// Payload is the exact body sent (the {event, timestamp, data}
-		// envelope).
-		Payload json.RawMessage `json:"payload"`
-	}
 )
 
-func toWebhookResponse(w webhooks.Webhook) webhookResponse {
-	return webhookResponse{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, CreatedAt: w.CreatedAt,
+func toWebhookResponse(w webhooks.Webhook) wire.Webhook {
+	return wire.Webhook{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, CreatedAt: w.CreatedAt,
 		UpdatedAt: w.UpdatedAt, SecretRotatedAt: w.SecretRotatedAt}
 }
 
-func toDeliveryResponse(d webhooks.Delivery) deliveryResponse {
-	out := deliveryResponse{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Status: d.Status, CreatedAt: d.CreatedAt,
+// withSecret is w as create and rotate-secret answer: with its secret,
+// the one time it is shown.
+func withSecret(w wire.Webhook, secret string) wire.Webhook {
+	w.Secret = secret
+	return w
+}
+
+func toDeliveryResponse(d webhooks.Delivery) wire.Delivery {
+	out := wire.Delivery{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Status: string(d.Status), CreatedAt: d.CreatedAt,
 		UpdatedAt: d.UpdatedAt, NextAttemptAt: d.NextAttemptAt, LastError: d.LastError,
-		Attempts: make([]attemptResponse, 0, len(d.Attempts)), Payload: json.RawMessage(d.Body)}
+		Attempts: make([]wire.Attempt, 0, len(d.Attempts)), Payload: json.RawMessage(d.Body)}
 	for _, a := range d.Attempts {
-		out.Attempts = append(out.Attempts, attemptResponse{Attempt: a.Number, At: a.At, StatusCode: a.StatusCode,
+		out.Attempts = append(out.Attempts, wire.Attempt{Attempt: a.Number, At: a.At, StatusCode: a.StatusCode,
 			LatencyMS: float64(a.Latency.Microseconds()) / 1000, Error: a.Error, Manual: a.Manual})
 	}
 	return out
@@ -125,7 +95,7 @@ func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	return WriteJSON(ctx, fasthttp.StatusCreated, webhookWithSecretResponse{webhookResponse: toWebhookResponse(w), Secret: secret})
+	return WriteJSON(ctx, fasthttp.StatusCreated, withSecret(toWebhookResponse(w), secret))
 }
 
 func (a *API) handleListWebhooks(ctx *fasthttp.RequestCtx) error {
@@ -179,7 +149,7 @@ func (a *API) handleRotateWebhookSecret(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	return WriteJSON(ctx, fasthttp.StatusOK, webhookWithSecretResponse{webhookResponse: toWebhookResponse(w), Secret: secret})
+	return WriteJSON(ctx, fasthttp.StatusOK, withSecret(toWebhookResponse(w), secret))
 }
 
 func (a *API) handleListDeliveries(ctx *fasthttp.RequestCtx) error {

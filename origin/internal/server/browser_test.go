@@ -351,6 +351,11 @@ func TestWidgetInChromium(t *testing.T) {
 			}
 			if strings.HasSuffix(u.Path, "/verify/lookup") {
 				lookups++
+				// A badge view counts for nobody (docs/widget.md); the web
+				// app's verify page is the one that reports.
+				if bytes.Contains(r.Body, []byte(`"report"`)) {
+					t.Errorf("a badge's lookup asks to be counted: %s", r.Body)
+				}
 			}
 			if r.HasBody && (r.BodyBytes == 0 || r.BodyBytes > 4096) {
 				t.Errorf("%s %s carries a body of %d bytes (or one CDP did not show): only small JSON facts may go to the service", r.Method, r.URL, r.BodyBytes)

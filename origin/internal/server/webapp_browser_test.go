@@ -316,11 +316,27 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	ts.waitAnchored(signer{apiKey: apiKey}, signed.RecordID)
 
+	// The owner's verification counter, read with the page's session: a
+	// verification made in the browser counts once, as one on the server.
+	verifiedCount := func() float64 {
+		t.Helper()
+		var n float64
+		b.eval(t, `fetch("/api/v1/dashboard/stats", {credentials: "same-origin", headers: {Accept: "application/json"}}).then(r => r.json()).then(s => s.total_verified)`, &n)
+		return n
+	}
+	countsOnce := func(before float64, how string) {
+		t.Helper()
+		if after := verifiedCount(); after != before+1 {
+			t.Errorf("total_verified %v -> %v after a verification %s, want +1", before, after, how)
+		}
+	}
+
 	// Verify it on the public page, in the browser.
 	verify := func(want string) {
 		t.Helper()
 		before := len(b.requests())
 		b.run(t, "open verify", chromedp.Navigate(ts.base+"/verify"))
+		counted := verifiedCount()
 		b.run(t, "choose the signed file", chromedp.SetUploadFiles("#file", []string{signedPath}, chromedp.ByQuery))
 		b.waitJS(t, "verdict", `document.querySelector("#result").dataset.status`, 30*time.Second)
 		var res struct {
@@ -350,6 +366,7 @@ func TestWebAppInChromium(t *testing.T) {
 				t.Errorf("the verify page sent %d bytes to %s: the file must stay in the browser", r.BodyBytes, r.URL)
 			}
 		}
+		countsOnce(counted, "in the browser")
 	}
 	verify("verified")
 	b.screenshot(t, dir, "webapp-verify")
@@ -370,6 +387,7 @@ func TestWebAppInChromium(t *testing.T) {
 	// Without WebAssembly the page falls back to the server and says so.
 	before := len(b.requests())
 	b.run(t, "open verify", chromedp.Navigate(ts.base+"/verify"))
+	counted := verifiedCount()
 	b.eval(t, `delete globalThis.WebAssembly`, nil)
 	b.run(t, "choose the file without WebAssembly", chromedp.SetUploadFiles("#file", []string{signedPath}, chromedp.ByQuery))
 	b.waitJS(t, "fallback verdict", `document.querySelector("#result").dataset.status`, 30*time.Second)
@@ -385,6 +403,7 @@ func TestWebAppInChromium(t *testing.T) {
 	if !sent {
 		t.Error("the fallback did not POST /api/v1/verify")
 	}
+	countsOnce(counted, "on the server")
 
 	// Registry search by file: the hash is computed in the browser.
 	b.run(t, "open search", chromedp.Navigate(ts.base+"/search"),
@@ -512,7 +531,9 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// Overview: counters, the daily chart and recent records.
 	b.run(t, "open overview", chromedp.Navigate(ts.base+"/"))
-	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "3" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
+	// Three verifications: two in the browser (the authentic file, then
+	// the revoked one), one through the server fallback.
+	b.waitJS(t, "counters", `document.querySelector('[data-stat="total_signed"]').textContent === "3" && document.querySelector('[data-stat="total_verified"]').textContent === "3" && document.querySelector("#chart svg rect.bar")`, 10*time.Second)
 	var bars struct {
 		N    int     `json:"n"`
 		Last float64 `json:"last"`

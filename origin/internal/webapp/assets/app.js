@@ -512,7 +512,9 @@
   let seq = 0;
   const pending = new Map();
   // verifyInBrowser runs the widget's verifier worker on the file; the
-  // worker reads it from a blob: URL of this page and sends only facts.
+  // worker reads it from a blob: URL of this page and sends only facts,
+  // with report so that the verification counts for the signer once, as
+  // the server fallback's does.
   function verifyInBrowser(file) {
     if (!worker) {
       worker = new Worker('/api/v1/widget/worker.js');
@@ -530,7 +532,7 @@
     const id = ++seq;
     return new Promise((resolve) => {
       pending.set(id, (r) => { URL.revokeObjectURL(url); resolve(r); });
-      worker.postMessage({id, src: url});
+      worker.postMessage({id, src: url, report: true});
     });
   }
 
