@@ -13,6 +13,8 @@ type Facts struct {
 	Format string `json:"format,omitempty"`
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
+	// C2PA is the C2PA manifest the file carries, nil when none.
+	C2PA *C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // WatermarkFacts is the watermark extraction result.
@@ -40,6 +42,12 @@ type LookupRequest struct {
 	// record's owner (total_verified) and publish content.verified, as
 	// POST /api/v1/verify does.
 	Report bool `json:"report,omitempty"`
+	// C2PA says the file carries a C2PA manifest: the answer then carries
+	// the origin's CA certificate (c2pa_ca) for the trust decision.
+	C2PA bool `json:"c2pa,omitempty"`
+	// C2PARecordID is the record a Provenant manifest in the file names;
+	// that record is then a candidate too.
+	C2PARecordID string `json:"c2pa_record_id,omitempty"`
 }
 
 // LookupResponse is the body of a lookup answer: every candidate record
@@ -47,6 +55,9 @@ type LookupRequest struct {
 // what a client needs to check it without trusting the origin.
 type LookupResponse struct {
 	Candidates []LookupCandidate `json:"candidates"`
+	// C2PACA is the origin's Provenant CA certificate (PEM), when the
+	// request said the file carries a C2PA manifest.
+	C2PACA string `json:"c2pa_ca,omitempty"`
 }
 
 // Revocation states of a lookup candidate.

@@ -125,6 +125,9 @@ type VerifyResponse struct {
 	// on, present whenever a record was found and its anchoring state
 	// could be read (docs/anchoring.md, "Which network").
 	Network *Network `json:"network,omitempty"`
+	// C2PA is the C2PA manifest the file carries (docs/c2pa.md), absent
+	// when it carries none.
+	C2PA *C2PA `json:"c2pa,omitempty"`
 }
 
 // LocalChainDescription is what every surface says of an anchor on a

@@ -37,7 +37,18 @@ func (a *API) handleLookup(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return lookupFieldProblem(err)
 	}
-	res, err := a.cfg.Records.Lookup(Context(ctx), content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}, req.Report)
+	cf := content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}
+	if req.C2PA || req.C2PARecordID != "" {
+		// The client read the manifest; its record id is a claim that
+		// only adds a candidate, which the client then checks itself.
+		cf.C2PA = &wire.C2PAFacts{ValidationState: "valid", RecordID: req.C2PARecordID}
+		if req.C2PARecordID != "" {
+			if _, err := parseParent("c2pa_record_id", req.C2PARecordID); err != nil {
+				return err
+			}
+		}
+	}
+	res, err := a.cfg.Records.Lookup(Context(ctx), cf, req.Report)
 	if err != nil {
 		return err
 	}
