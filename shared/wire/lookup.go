@@ -42,12 +42,11 @@ type LookupRequest struct {
 	// record's owner (total_verified) and publish content.verified, as
 	// POST /api/v1/verify does.
 	Report bool `json:"report,omitempty"`
-	// C2PA says the file carries a C2PA manifest: the answer then carries
-	// the origin's CA certificate (c2pa_ca) for the trust decision.
-	C2PA bool `json:"c2pa,omitempty"`
-	// C2PARecordID is the record a Provenant manifest in the file names;
-	// that record is then a candidate too.
-	C2PARecordID string `json:"c2pa_record_id,omitempty"`
+	// C2PA is the manifest the file carries, as analyze reported it (the
+	// facts post unchanged): the answer then carries the origin's CA
+	// certificate (c2pa_ca) for the trust decision, and the record a valid
+	// one names is a candidate too.
+	C2PA *C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // LookupResponse is the body of a lookup answer: every candidate record

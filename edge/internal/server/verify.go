@@ -247,17 +247,8 @@ func singleFile(contentType, body []byte) ([]byte, bool) {
 // returns its JSON answer; any other answer is relayed to the client.
 func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client netip.Addr) ([]byte, bool) {
 	w := a.Facts.Watermark
-	lr := wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
-		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: true}
-	if c := a.Facts.C2PA; c != nil {
-		// The manifest's trust is decided against the origin's CA, which
-		// the answer then carries; a valid one's record is a candidate.
-		lr.C2PA = true
-		if c.ValidationState == "valid" {
-			lr.C2PARecordID = c.RecordID
-		}
-	}
-	body, err := json.Marshal(lr)
+	body, err := json.Marshal(wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
+		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: true, C2PA: a.Facts.C2PA})
 	if err != nil {
 		s.engineFailed(ctx, err)
 		return nil, false

@@ -3,8 +3,10 @@ package content
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
@@ -208,4 +210,116 @@ func (s *Service) c2paCA(ctx context.Context) string {
 		return ""
 	}
 	return string(p)
+}
+
+// C2PAMatch is one manifest a soft binding or a file resolves to.
+type C2PAMatch struct {
+	ManifestID string
+	RecordID   string
+	// Score is the similarity, 0 to 100: 100 for an exact file, our
+	// watermark or an identical perceptual hash, less as the perceptual
+	// hashes differ.
+	Score int
+}
+
+// ErrUnknownAlgorithm: the soft-binding algorithm is not one of ours.
+var ErrUnknownAlgorithm = errors.New("content: unsupported soft-binding algorithm")
+
+// ErrBindingValue: the value does not have the algorithm's form.
+var ErrBindingValue = errors.New("content: soft-binding value does not fit the algorithm")
+
+// C2PAMatchesByBinding resolves a soft-binding value of one of our
+// algorithms (facts.AlgWatermark: the 8-byte payload; facts.AlgPHash:
+// the 40-byte perceptual hash, matched when the 256-bit hashes are within
+// phash.NearDistance256) to the manifests of active records, best first,
+// at most max.
+func (s *Service) C2PAMatchesByBinding(ctx context.Context, alg string, value []byte, max int) ([]C2PAMatch, error) {
+	var f Facts
+	switch alg {
+	case facts.AlgWatermark:
+		if len(value) != 8 {
+			return nil, ErrBindingValue
+		}
+		f.Watermark.Found, f.Watermark.Payload = true, value
+	case facts.AlgPHash:
+		h, err := phash.FromBytes(value)
+		if err != nil {
+			return nil, ErrBindingValue
+		}
+		f.PHash = h
+	default:
+		return nil, ErrUnknownAlgorithm
+	}
+	return s.c2paMatches(ctx, f, alg == facts.AlgPHash, max)
+}
+
+// C2PAMatchesByContent computes the watermark and perceptual hash of file
+// (shared/facts, as verify does) and resolves them, with the file's exact
+// SHA-256, to manifests as C2PAMatchesByBinding does.
+func (s *Service) C2PAMatchesByContent(ctx context.Context, file []byte, max int) ([]C2PAMatch, error) {
+	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
+	if err != nil {
+		return nil, err
+	}
+	ff, err := facts.Analyze(file, s.cfg.Limits)
+	release()
+	if err != nil {
+		return nil, err
+	}
+	return s.c2paMatches(ctx, fromFacts(ff), true, max)
+}
+
+// c2paMatches scores the records the candidate search finds for f: the
+// exact SHA-256 and the watermark payload score 100, a perceptual
+// neighbour by its 256-bit distance (none past NearDistance256, none at
+// all unless byHash). Revoked records and records without a manifest are
+// left out.
+func (s *Service) c2paMatches(ctx context.Context, f Facts, byHash bool, max int) ([]C2PAMatch, error) {
+	if !byHash {
+		f.NotDecoded = true // no perceptual search
+	}
+	cands, err := s.candidates(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var out []C2PAMatch
+	for _, c := range cands {
+		r := c.rec
+		if r.Status == StatusRevoked || c.byOrig {
+			continue
+		}
+		score := 0
+		switch {
+		case r.SHA256 == hex.EncodeToString(f.SHA256[:]):
+			score = 100
+		case f.Watermark.Found && r.WatermarkPayloadHex == hex.EncodeToString(f.Watermark.Payload):
+			score = 100
+		case byHash:
+			h, err := phash.Parse(r.PerceptualHash)
+			if err != nil {
+				continue
+			}
+			d := phash.Distance256(h.P256, f.PHash.P256)
+			if d > phash.NearDistance256 {
+				continue
+			}
+			score = 100 - (100*d+phash.Bits256/2)/phash.Bits256
+		}
+		if score == 0 {
+			continue
+		}
+		id, err := s.C2PAManifestOf(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		if id == "" {
+			continue
+		}
+		out = append(out, C2PAMatch{ManifestID: id, RecordID: r.ID, Score: score})
+	}
+	slices.SortStableFunc(out, func(a, b C2PAMatch) int { return b.Score - a.Score })
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out, nil
 }
