@@ -9,6 +9,7 @@ require (
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/fasthttp/router v1.5.4
+	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.7.5
@@ -20,6 +21,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/valyala/fasthttp v1.74.0
 	github.com/vbauerster/mpb/v8 v8.16.2
+	github.com/veraison/go-cose v1.3.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.47.0
 	golang.org/x/sync v0.24.0

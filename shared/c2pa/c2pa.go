@@ -83,29 +83,3 @@ type Ingredient struct{ Title, Relationship, ManifestID string }
 
 // ErrNoManifest is returned when a file carries no manifest store.
 var ErrNoManifest = errors.New("c2pa: no manifest")
-
-var errNotImplemented = errors.New("c2pa: not implemented")
-
-// Embed writes m into file (JPEG: APP11 JUMBF segments; PNG: caBX chunk),
-// replacing any manifest store already there, with a c2pa.hash.data hard
-// binding over the output. It returns the output, the active manifest's
-// label (URN) and the manifest store bytes.
-func Embed(file []byte, m Manifest, s Signer) (out []byte, manifestID string, store []byte, err error) {
-	return nil, "", nil, errNotImplemented
-}
-
-// Extract returns the raw manifest store bytes carried by file (nil, nil
-// when none).
-func Extract(file []byte) ([]byte, error) { return nil, errNotImplemented }
-
-// Strip returns file without its manifest store.
-func Strip(file []byte) ([]byte, error) { return nil, errNotImplemented }
-
-// Read parses and validates the manifest store carried by file
-// (ErrNoManifest when none).
-func Read(file []byte) (*Report, error) { return nil, errNotImplemented }
-
-// ReadStore parses and validates a bare manifest store (what
-// /manifests/{id} serves) against the asset file it binds to, or structure
-// and signature only when file is nil.
-func ReadStore(store []byte, file []byte) (*Report, error) { return nil, errNotImplemented }

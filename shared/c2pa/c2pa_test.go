@@ -1,0 +1,91 @@
+package c2pa_test
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
+)
+
+func testImage() image.Image {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for y := 0; y < 48; y++ {
+		for x := 0; x < 64; x++ {
+			img.Set(x, y, color.RGBA{uint8(x * 4), uint8(y * 5), uint8(x ^ y), 255})
+		}
+	}
+	return img
+}
+
+func testJPEG(t testing.TB) []byte {
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, testImage(), &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func testPNG(t testing.TB) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, testImage()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func testManifest(format string) c2pa.Manifest {
+	return c2pa.Manifest{
+		ClaimGenerator: "Provenant/test",
+		Title:          "photo",
+		Format:         format,
+		InstanceID:     "xmp:iid:6a0f1f5e-5b2c-4b7e-9d1e-0c1f2a3b4c5d",
+		Actions: []c2pa.Action{{
+			Action:            "c2pa.created",
+			DigitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture",
+			SoftwareAgent:     "Provenant/test",
+			When:              time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		}, {Action: "c2pa.watermarked", SoftwareAgent: "Provenant/test"}},
+		SoftBindings: []c2pa.SoftBinding{{Alg: "io.provenant.watermark.1", Value: []byte{1, 2, 3, 4}}},
+		Assertions:   []c2pa.Assertion{{Label: "io.provenant.record", Data: map[string]any{"record": "r-123"}}},
+	}
+}
+
+func TestEmbedRead(t *testing.T) {
+	s := c2patest.NewSigner(t, c2patest.CertOptions{})
+	for _, tc := range []struct {
+		name, format string
+		file         []byte
+	}{
+		{"jpeg", "image/jpeg", testJPEG(t)},
+		{"png", "image/png", testPNG(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, id, store, err := c2pa.Embed(tc.file, testManifest(tc.format), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c2pa.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.State != "valid" || r.ActiveManifest != id {
+				t.Fatalf("report %+v", r)
+			}
+			got, err := c2pa.Extract(out)
+			if err != nil || !bytes.Equal(got, store) {
+				t.Fatalf("extract: %v", err)
+			}
+			stripped, err := c2pa.Strip(out)
+			if err != nil || !bytes.Equal(stripped, tc.file) {
+				t.Fatalf("strip did not give back the input: %v", err)
+			}
+			t.Logf("%+v", r)
+		})
+	}
+}

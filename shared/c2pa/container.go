@@ -1,0 +1,349 @@
+package c2pa
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// ErrUnsupportedFormat is returned for files that are neither JPEG nor PNG.
+var ErrUnsupportedFormat = errors.New("c2pa: unsupported file format (JPEG and PNG only)")
+
+// ErrBadFile wraps errors about a JPEG or PNG whose segment or chunk
+// structure cannot be walked.
+var ErrBadFile = errors.New("c2pa: malformed image file")
+
+func badFile(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadFile, fmt.Sprintf(format, args...))
+}
+
+const (
+	mimeJPEG = "image/jpeg"
+	mimePNG  = "image/png"
+)
+
+var pngSignature = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
+
+// span is a byte range [start, end) of a file.
+type span struct{ start, end int }
+
+// sniff returns the MIME type of file.
+func sniff(file []byte) (string, error) {
+	switch {
+	case len(file) >= 3 && file[0] == 0xff && file[1] == 0xd8 && file[2] == 0xff:
+		return mimeJPEG, nil
+	case bytes.HasPrefix(file, pngSignature):
+		return mimePNG, nil
+	}
+	return "", ErrUnsupportedFormat
+}
+
+// locate returns the manifest store carried by file (nil when none) and
+// the byte ranges that carry it.
+func locate(file []byte) (format string, store []byte, spans []span, err error) {
+	format, err = sniff(file)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if format == mimeJPEG {
+		store, spans, err = locateJPEG(file)
+	} else {
+		store, spans, err = locatePNG(file)
+	}
+	return format, store, spans, err
+}
+
+// insertionPoint returns where a new store goes in a file that carries none.
+func insertionPoint(format string, file []byte) (int, error) {
+	if format == mimeJPEG {
+		segs, _, err := jpegSegments(file)
+		if err != nil {
+			return 0, err
+		}
+		// After the leading APP0 (JFIF) and APP1 (Exif, XMP) segments,
+		// which readers expect first.
+		at := 2
+		for _, s := range segs {
+			if s.marker != 0xe0 && s.marker != 0xe1 {
+				break
+			}
+			at = s.end
+		}
+		return at, nil
+	}
+	chunks, err := pngChunks(file)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range chunks {
+		if c.typ == "IDAT" || c.typ == "IEND" {
+			return c.start, nil
+		}
+	}
+	return 0, badFile("PNG has no IDAT chunk")
+}
+
+// removeSpans returns file without the (sorted, disjoint) spans.
+func removeSpans(file []byte, spans []span) []byte {
+	n := len(file)
+	for _, s := range spans {
+		n -= s.end - s.start
+	}
+	out := make([]byte, 0, n)
+	prev := 0
+	for _, s := range spans {
+		out = append(out, file[prev:s.start]...)
+		prev = s.end
+	}
+	return append(out, file[prev:]...)
+}
+
+// JPEG: the store travels in APP11 (0xFFEB) segments framed as JPEG XT
+// boxes: after the segment length, CI "JP", a 16-bit box instance number En,
+// a 32-bit sequence number Z starting at 1, then the JUMBF bytes. Every
+// segment after the first repeats the box's LBox/TBox header before the
+// continuation bytes.
+
+const (
+	jpegAPP11        = 0xeb
+	jpegSegmentMax   = 0xffff // largest Lp, which counts its own 2 bytes
+	jpegFirstData    = jpegSegmentMax - 2 - 8
+	jpegContinueData = jpegFirstData - 8 // the repeated LBox/TBox
+)
+
+type jpegSeg struct {
+	marker     byte
+	start, end int // whole segment, marker included
+	payload    []byte
+}
+
+// jpegSegments walks the marker segments up to (not including) SOS.
+func jpegSegments(file []byte) ([]jpegSeg, int, error) {
+	var segs []jpegSeg
+	pos := 2
+	for {
+		if pos+4 > len(file) {
+			return nil, 0, badFile("JPEG ends before its image data")
+		}
+		if file[pos] != 0xff {
+			return nil, 0, badFile("JPEG marker expected at offset %d", pos)
+		}
+		m := file[pos+1]
+		if m == 0xff { // fill byte
+			pos++
+			continue
+		}
+		if m == 0xda || m == 0xd9 {
+			return segs, pos, nil
+		}
+		if m == 0x01 || (m >= 0xd0 && m <= 0xd7) {
+			pos += 2
+			continue
+		}
+		l := int(binary.BigEndian.Uint16(file[pos+2:]))
+		if l < 2 || pos+2+l > len(file) {
+			return nil, 0, badFile("JPEG segment at offset %d overruns the file", pos)
+		}
+		segs = append(segs, jpegSeg{marker: m, start: pos, end: pos + 2 + l, payload: file[pos+4 : pos+2+l]})
+		pos += 2 + l
+	}
+}
+
+// jumbfSegment parses the JPEG XT header of an APP11 payload.
+func jumbfSegment(p []byte) (instance uint16, seq uint32, data []byte, ok bool) {
+	if len(p) < 16 || p[0] != 'J' || p[1] != 'P' || string(p[12:16]) != "jumb" {
+		return 0, 0, nil, false
+	}
+	return binary.BigEndian.Uint16(p[2:]), binary.BigEndian.Uint32(p[4:]), p[8:], true
+}
+
+// isC2PAStart reports whether JUMBF bytes start a C2PA manifest store: a
+// superbox whose description box has the "c2pa" content type.
+func isC2PAStart(d []byte) bool {
+	return len(d) >= 8+8+16 && string(d[4:8]) == "jumb" && string(d[12:16]) == "jumd" &&
+		bytes.Equal(d[16:32], uuidStore[:])
+}
+
+func locateJPEG(file []byte) ([]byte, []span, error) {
+	segs, _, err := jpegSegments(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		store    []byte
+		spans    []span
+		instance uint16
+		found    bool
+		total    uint64
+		nextSeq  uint32
+	)
+	for _, s := range segs {
+		if s.marker != jpegAPP11 {
+			continue
+		}
+		en, z, data, ok := jumbfSegment(s.payload)
+		if !ok {
+			continue
+		}
+		if found && en == instance {
+			if z != nextSeq {
+				return nil, nil, malformed("APP11 sequence %d where %d was expected", z, nextSeq)
+			}
+			if len(data) < 8 || binary.BigEndian.Uint32(data) != uint32(total) {
+				return nil, nil, malformed("APP11 continuation does not repeat the box header")
+			}
+			if uint64(len(store)+len(data)-8) > total {
+				return nil, nil, malformed("APP11 segments carry more than the box length")
+			}
+			store = append(store, data[8:]...)
+			spans = append(spans, span{s.start, s.end})
+			nextSeq++
+			continue
+		}
+		if !isC2PAStart(data) {
+			continue
+		}
+		if found {
+			return nil, nil, malformed("more than one manifest store in the file")
+		}
+		if z != 1 {
+			return nil, nil, malformed("manifest store starts at APP11 sequence %d", z)
+		}
+		l := binary.BigEndian.Uint32(data)
+		if l < 8 || l == 1 {
+			return nil, nil, malformed("manifest store box length %d", l)
+		}
+		if l > MaxStoreBytes {
+			return nil, nil, malformed("store of %d bytes exceeds %d", l, MaxStoreBytes)
+		}
+		total = uint64(l)
+		found, instance, nextSeq = true, en, 2
+		if uint64(len(data)) > total {
+			return nil, nil, malformed("APP11 segment carries more than the box length")
+		}
+		store = make([]byte, 0, total)
+		store = append(store, data...)
+		spans = append(spans, span{s.start, s.end})
+	}
+	if found && uint64(len(store)) != total {
+		return nil, nil, malformed("manifest store truncated: %d of %d bytes", len(store), total)
+	}
+	return store, spans, nil
+}
+
+// frameJPEG cuts store into APP11 segments for box instance en.
+func frameJPEG(store []byte, en uint16) []byte {
+	out := make([]byte, 0, len(store)+(len(store)/jpegContinueData+1)*20)
+	seq := uint32(1)
+	rest := store
+	for first := true; first || len(rest) > 0; first = false {
+		max := jpegContinueData
+		if first {
+			max = jpegFirstData
+		}
+		n := min(len(rest), max)
+		lp := 2 + 8 + n
+		if !first {
+			lp += 8
+		}
+		out = append(out, 0xff, jpegAPP11)
+		out = binary.BigEndian.AppendUint16(out, uint16(lp))
+		out = append(out, 'J', 'P')
+		out = binary.BigEndian.AppendUint16(out, en)
+		out = binary.BigEndian.AppendUint32(out, seq)
+		if !first {
+			out = append(out, store[:8]...)
+		}
+		out = append(out, rest[:n]...)
+		rest = rest[n:]
+		seq++
+	}
+	return out
+}
+
+// jpegInstance returns a JPEG XT box instance number no other APP11 JUMBF
+// segment of file uses.
+func jpegInstance(file []byte) uint16 {
+	segs, _, err := jpegSegments(file)
+	if err != nil {
+		return 1
+	}
+	used := map[uint16]bool{}
+	for _, s := range segs {
+		if en, _, _, ok := jumbfSegment(s.payload); s.marker == jpegAPP11 && ok {
+			used[en] = true
+		}
+	}
+	en := uint16(1)
+	for used[en] {
+		en++
+	}
+	return en
+}
+
+// PNG: the store is the whole payload of one caBX chunk, placed before the
+// first IDAT.
+
+type pngChunk struct {
+	typ        string
+	start, end int
+	data       []byte
+}
+
+func pngChunks(file []byte) ([]pngChunk, error) {
+	var chunks []pngChunk
+	pos := len(pngSignature)
+	for pos < len(file) {
+		if pos+12 > len(file) {
+			return nil, badFile("PNG chunk header truncated at offset %d", pos)
+		}
+		l := binary.BigEndian.Uint32(file[pos:])
+		if l > 0x7fffffff || uint64(pos)+12+uint64(l) > uint64(len(file)) {
+			return nil, badFile("PNG chunk at offset %d overruns the file", pos)
+		}
+		end := pos + 12 + int(l)
+		c := pngChunk{typ: string(file[pos+4 : pos+8]), start: pos, end: end, data: file[pos+8 : pos+8+int(l)]}
+		chunks = append(chunks, c)
+		pos = end
+		if c.typ == "IEND" {
+			break
+		}
+	}
+	return chunks, nil
+}
+
+func locatePNG(file []byte) ([]byte, []span, error) {
+	chunks, err := pngChunks(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var store []byte
+	var spans []span
+	for _, c := range chunks {
+		if c.typ != "caBX" {
+			continue
+		}
+		if spans != nil {
+			return nil, nil, malformed("more than one caBX chunk in the file")
+		}
+		if len(c.data) > MaxStoreBytes {
+			return nil, nil, malformed("store of %d bytes exceeds %d", len(c.data), MaxStoreBytes)
+		}
+		store = c.data
+		if store == nil {
+			store = []byte{}
+		}
+		spans = []span{{c.start, c.end}}
+	}
+	return store, spans, nil
+}
+
+func framePNG(store []byte) []byte {
+	out := make([]byte, 0, len(store)+12)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(store)))
+	out = append(out, "caBX"...)
+	out = append(out, store...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[4:]))
+}
