@@ -11,4 +11,5 @@
 //   - verdict: the four checks and the verdict
 //   - wire: JSON API types
 //   - clock: the time source
+//   - c2pa: C2PA manifest stores (Content Credentials) written and read
 package shared

@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"errors"
 	"fmt"
 	"math/big"
@@ -99,6 +101,7 @@ func verifyClaim(sig, claim []byte) (verifiedSignature, error) {
 		if err != nil {
 			return verifiedSignature{codes: []string{"signingCredential.invalid"}}, nil
 		}
+		usePSSKey(c)
 		chain = append(chain, c)
 	}
 	v := verifiedSignature{chain: chain}
@@ -208,4 +211,30 @@ func x5chain(h cose.Headers) ([][]byte, error) {
 		}
 	}
 	return nil, errors.New("x5chain of unexpected type")
+}
+
+var oidRSAPSS = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 10}
+
+// usePSSKey fills in the public key of a certificate whose key is marked
+// id-RSASSA-PSS, which crypto/x509 leaves unparsed (C2PA's PS256 test and
+// production certificates use it). The key itself is a plain PKCS #1 RSA
+// public key.
+func usePSSKey(c *x509.Certificate) {
+	if c.PublicKey != nil {
+		return
+	}
+	var spki struct {
+		Algorithm pkix.AlgorithmIdentifier
+		PublicKey asn1.BitString
+	}
+	if rest, err := asn1.Unmarshal(c.RawSubjectPublicKeyInfo, &spki); err != nil || len(rest) > 0 {
+		return
+	}
+	if !spki.Algorithm.Algorithm.Equal(oidRSAPSS) {
+		return
+	}
+	if k, err := x509.ParsePKCS1PublicKey(spki.PublicKey.Bytes); err == nil {
+		c.PublicKey = k
+		c.PublicKeyAlgorithm = x509.RSA
+	}
 }

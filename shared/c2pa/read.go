@@ -27,6 +27,45 @@ type parsedManifest struct {
 type parsedStore struct {
 	root      *box
 	manifests []*parsedManifest
+	// sums caches digests: a hostile claim may reference one large box
+	// thousands of times, and each box is hashed once per algorithm.
+	sums map[sumKey][]byte
+	// hashed counts the bytes digested, for the tests of that bound.
+	hashed int
+}
+
+type sumKey struct {
+	data *byte
+	n    int
+	alg  string
+}
+
+// sum returns the digest of data under alg (the claim's default when
+// empty), nil when the algorithm is unsupported.
+func (p *parsedStore) sum(alg, fallback string, data []byte) []byte {
+	if alg == "" {
+		alg = fallback
+	}
+	hf := hasherFor(alg, "")
+	if hf == nil {
+		return nil
+	}
+	k := sumKey{n: len(data), alg: alg}
+	if len(data) > 0 {
+		k.data = &data[0]
+	}
+	if d, ok := p.sums[k]; ok {
+		return d
+	}
+	h := hf()
+	h.Write(data)
+	p.hashed += len(data)
+	d := h.Sum(nil)
+	if p.sums == nil {
+		p.sums = map[sumKey][]byte{}
+	}
+	p.sums[k] = d
+	return d
 }
 
 func (p *parsedStore) active() *parsedManifest { return p.manifests[len(p.manifests)-1] }
@@ -96,29 +135,36 @@ func parseManifests(store []byte) (*parsedStore, error) {
 // resolve finds the box a JUMBF URI names, relative to manifest m
 // ("self#jumbf=c2pa.assertions/x") or absolute ("self#jumbf=/c2pa/<label>/...").
 func (p *parsedStore) resolve(m *parsedManifest, uri string) *box {
+	b, _ := p.resolveIn(m, uri)
+	return b
+}
+
+// resolveIn is resolve that also reports whether the box lies inside m.
+func (p *parsedStore) resolveIn(m *parsedManifest, uri string) (*box, bool) {
 	path, ok := strings.CutPrefix(uri, "self#jumbf=")
 	if !ok {
-		return nil
+		return nil, false
 	}
 	node := m.box
 	if rest, ok := strings.CutPrefix(path, "/c2pa/"); ok {
 		label, sub, _ := strings.Cut(rest, "/")
 		other := p.byLabel(label)
 		if other == nil {
-			return nil
+			return nil, false
 		}
 		node, path = other.box, sub
 		if path == "" {
-			return node
+			return node, node == m.box
 		}
 	}
+	inside := node == m.box
 	for _, part := range strings.Split(path, "/") {
 		node = node.child(part)
 		if node == nil {
-			return nil
+			return nil, false
 		}
 	}
-	return node
+	return node, inside
 }
 
 func hasherFor(alg, fallback string) func() hash.Hash {
@@ -220,7 +266,7 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 	}
 
 	// Signature over the claim, and the carried chain's profile.
-	if want := p.resolve(m, m.claim.Signature); m.claim.Signature == "" || want == nil || want.uuid != uuidSignature {
+	if want, inside := p.resolveIn(m, m.claim.Signature); want == nil || !inside || want.uuid != uuidSignature {
 		fail("claimSignature.missing")
 	}
 	vs, err := verifyClaim(m.sigCBOR, m.claimCBOR)
@@ -245,23 +291,32 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 		refs = append(append(refs, m.claim.Created...), m.claim.Gathered...)
 	}
 	hardBindings := 0
+	seen := map[*box]bool{}
+	var dataHashes [][]byte
+	unsupportedBinding := false
 	for _, ref := range refs {
-		bx := p.resolve(m, ref.URL)
+		bx, inside := p.resolveIn(m, ref.URL)
 		if bx == nil || !bx.isSuper() {
 			fail("assertion.missing")
 			continue
 		}
-		h := hasherFor(ref.Alg, m.claim.Alg)
-		if h == nil {
+		if !inside {
+			fail("assertion.outsideManifest")
+			continue
+		}
+		d := p.sum(ref.Alg, m.claim.Alg, bx.content)
+		if d == nil {
 			fail("algorithm.unsupported")
 			continue
 		}
-		hh := h()
-		hh.Write(bx.content)
-		if !bytes.Equal(hh.Sum(nil), ref.Hash) {
+		if !bytes.Equal(d, ref.Hash) {
 			fail("assertion.hashedURI.mismatch")
 			continue
 		}
+		if seen[bx] {
+			continue // a repeated reference adds nothing
+		}
+		seen[bx] = true
 		label, _, _ := strings.Cut(bx.label, "__")
 		cb := bx.firstLeaf("cbor")
 		switch label {
@@ -271,18 +326,10 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 				fail("assertion.dataHash.malformed")
 				continue
 			}
-			if file != nil {
-				if code := checkDataHash(cb.payload, file, m.claim.Alg); code != "" {
-					fail(code)
-				}
-			}
+			dataHashes = append(dataHashes, cb.payload)
 		case "c2pa.hash.boxes", "c2pa.hash.bmff", "c2pa.hash.bmff.v2", "c2pa.hash.bmff.v3", "c2pa.hash.collection.data":
 			hardBindings++
-			if file != nil {
-				// We cannot check these bindings: say so rather than
-				// pass them.
-				fail("assertion.hardBinding.unsupported")
-			}
+			unsupportedBinding = true
 		case "c2pa.actions", "c2pa.actions.v2":
 			if cb == nil {
 				fail("assertion.cbor.invalid")
@@ -318,18 +365,8 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 				ref = ing.ActiveManifest
 			}
 			if ref != nil {
-				target := p.resolve(m, ref.URL)
-				if target == nil {
-					fail("ingredient.manifest.missing")
-				} else {
-					in.ManifestID = target.label
-					if hf := hasherFor(ref.Alg, m.claim.Alg); hf != nil {
-						hh := hf()
-						hh.Write(target.content)
-						if !bytes.Equal(hh.Sum(nil), ref.Hash) {
-							fail("ingredient.manifest.mismatch")
-						}
-					}
+				if code := p.checkIngredientManifest(m, *ref, &in); code != "" {
+					fail(code)
 				}
 			}
 			r.Ingredients = append(r.Ingredients, in)
@@ -339,17 +376,58 @@ func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {
 			}
 		}
 	}
-	if !m.update && hardBindings == 0 {
+	switch {
+	case !m.update && hardBindings == 0:
 		fail("claim.hardBindings.missing")
-	}
-	if hardBindings > 1 {
+	case hardBindings > 1:
+		// Not checked against the file: one hash of the file per binding
+		// is what a hostile claim would make us pay.
 		fail("assertion.multipleHardBindings")
+	case file != nil && len(dataHashes) == 1:
+		if code := checkDataHash(dataHashes[0], file, m.claim.Alg); code != "" {
+			fail(code)
+		}
+	case file != nil && unsupportedBinding:
+		// We cannot recompute these bindings: say so rather than pass
+		// them.
+		fail("assertion.hardBinding.unsupported")
 	}
 	r.State = "valid"
 	if len(r.Codes) > 0 {
 		r.State = "invalid"
 	}
 	return r, nil
+}
+
+// checkIngredientManifest resolves an ingredient's manifest reference and
+// checks its hash. Writers have hashed three things over the versions: the
+// manifest superbox without its header (current), the claim's CBOR
+// (before 1.2), or the box the URI names when it points inside the
+// manifest; any of them matching is a match.
+func (p *parsedStore) checkIngredientManifest(m *parsedManifest, ref hashedURI, in *Ingredient) string {
+	path, ok := strings.CutPrefix(ref.URL, "self#jumbf=/c2pa/")
+	if !ok {
+		return "ingredient.manifest.missing"
+	}
+	label, _, _ := strings.Cut(path, "/")
+	target := p.byLabel(label)
+	if target == nil {
+		return "ingredient.manifest.missing"
+	}
+	in.ManifestID = label
+	if hasherFor(ref.Alg, m.claim.Alg) == nil {
+		return "algorithm.unsupported"
+	}
+	candidates := [][]byte{target.box.content, target.claimCBOR}
+	if b := p.resolve(m, ref.URL); b != nil {
+		candidates = append(candidates, b.content)
+	}
+	for _, c := range candidates {
+		if bytes.Equal(p.sum(ref.Alg, m.claim.Alg, c), ref.Hash) {
+			return ""
+		}
+	}
+	return "ingredient.manifest.mismatch"
 }
 
 func subjectName(org []string, cn string) string {
@@ -439,14 +517,7 @@ func decodeActions(payload []byte, p *parsedStore, m *parsedManifest) ([]Action,
 			}
 			for _, ref := range refs {
 				bx := p.resolve(m, ref.URL)
-				hf := hasherFor(ref.Alg, m.claim.Alg)
-				if bx == nil || hf == nil {
-					code = "assertion.action.ingredientMismatch"
-					continue
-				}
-				h := hf()
-				h.Write(bx.content)
-				if !bytes.Equal(h.Sum(nil), ref.Hash) {
+				if bx == nil || !bytes.Equal(p.sum(ref.Alg, m.claim.Alg, bx.content), ref.Hash) {
 					code = "assertion.action.ingredientMismatch"
 				}
 			}

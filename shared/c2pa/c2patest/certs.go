@@ -45,9 +45,18 @@ type CA struct {
 // cRLSign, a subject key id, valid from two hours ago for two days).
 func NewCA(t testing.TB, org string) *CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := GenerateCA(org)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return ca
+}
+
+// GenerateCA is NewCA for code without a testing.TB (examples).
+func GenerateCA(org string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
@@ -61,44 +70,62 @@ func NewCA(t testing.TB, org string) *CA {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return &CA{Cert: cert, Key: key}
+	return &CA{Cert: cert, Key: key}, nil
 }
 
 // Issue returns a claim-signer certificate for pub under the CA.
 func (ca *CA) Issue(t testing.TB, pub crypto.PublicKey, opts CertOptions) *x509.Certificate {
 	t.Helper()
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	c, err := ca.IssueCert(pub, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return c
+}
+
+// IssueCert is Issue for code without a testing.TB.
+func (ca *CA) IssueCert(pub crypto.PublicKey, opts CertOptions) (*x509.Certificate, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, err
 	}
 	tmpl := LeafTemplate(opts)
 	tmpl.SerialNumber = serial.Add(serial, big.NewInt(2))
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, pub, ca.Key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
+	return x509.ParseCertificate(der)
 }
 
 // Signer returns a fresh ECDSA P-256 key with a leaf certificate under the
 // CA, chain leaf then CA.
 func (ca *CA) Signer(t testing.TB, opts CertOptions) c2pa.Signer {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	s, err := ca.GenerateSigner(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c2pa.Signer{Key: key, Chain: []*x509.Certificate{ca.Issue(t, key.Public(), opts), ca.Cert}}
+	return s
+}
+
+// GenerateSigner is Signer for code without a testing.TB.
+func (ca *CA) GenerateSigner(opts CertOptions) (c2pa.Signer, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return c2pa.Signer{}, err
+	}
+	leaf, err := ca.IssueCert(key.Public(), opts)
+	if err != nil {
+		return c2pa.Signer{}, err
+	}
+	return c2pa.Signer{Key: key, Chain: []*x509.Certificate{leaf, ca.Cert}}, nil
 }
 
 // NewSigner returns a signer under a fresh test CA with the C2PA signer

@@ -1,0 +1,69 @@
+package c2pa_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
+)
+
+// TestWriteSeeds regenerates the fuzz seed corpora under testdata/fuzz
+// when C2PA_UPDATE is set: signed JPEG and PNG files (one with a parent
+// ingredient, one made by the independent reader when it is installed)
+// and their bare stores.
+func TestWriteSeeds(t *testing.T) {
+	if os.Getenv("C2PA_UPDATE") == "" {
+		t.Skip("set C2PA_UPDATE=1 to regenerate the fuzz seeds")
+	}
+	s := c2patest.NewSigner(t, c2patest.CertOptions{})
+	jpg, png := testJPEG(t), testPNG(t)
+	files := map[string][]byte{}
+	stores := map[string][]byte{}
+	for name, in := range map[string][]byte{"jpeg": jpg, "png": png} {
+		format := "image/" + name
+		out, _, store, err := c2pa.Embed(in, testManifest(format), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["signed-"+name] = out
+		stores["store-"+name] = store
+		m := testManifest(format)
+		m.Parent = store
+		out, _, store, err = c2pa.Embed(out, m, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["parent-"+name] = out
+		stores["store-parent-"+name] = store
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "reader", "reader.mjs")); err == nil {
+		tp, _ := c2patest.ThirdParty(t, jpg, ".jpg", c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
+		files["thirdparty-jpeg"] = tp
+		st, err := c2pa.Extract(tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores["store-thirdparty"] = st
+	}
+	write := func(target, name string, b []byte) {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, b := range files {
+		write("FuzzRead", name, b)
+		if name != "thirdparty-jpeg" { // mostly signature padding: Read's seed is enough
+			write("FuzzExtract", name, b)
+		}
+	}
+	for name, b := range stores {
+		write("FuzzJUMBF", name, b)
+	}
+}
