@@ -32,11 +32,16 @@ import (
 	"github.com/provenant/provenant/shared/clock"
 )
 
-// Validity of the certificates, and when a leaf is renewed.
+// Validity of the certificates, and when a leaf is renewed. Manifests
+// carry no time-stamp, so readers judge the leaf's validity when they
+// read: a file's manifest reads as expired once the leaf it was signed
+// with expires. Leaves are therefore long-lived (five years), and renewed
+// 90 days before their end so that a new file never gets a leaf about to
+// expire.
 const (
 	CAValidity    = 20 * 365 * 24 * time.Hour
-	LeafValidity  = 365 * 24 * time.Hour
-	LeafRenewal   = 30 * 24 * time.Hour
+	LeafValidity  = 5 * 365 * 24 * time.Hour
+	LeafRenewal   = 90 * 24 * time.Hour
 	purposeCA     = "c2pa-ca"
 	purposeLeaf   = "c2pa-leaf"
 	caKey         = "c2pa/ca"
