@@ -1,0 +1,57 @@
+package facts
+
+import (
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// TestC2PAFacts: Analyze reports a carried manifest (with the record a
+// Provenant one names and the chain), nothing for a file without one,
+// and an invalid state once the image bytes change.
+func TestC2PAFacts(t *testing.T) {
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c2patest.NewSigner(t, c2patest.CertOptions{Org: "Example News"})
+	when := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	out, id, _, err := c2pa.Embed(raw, c2pa.Manifest{ClaimGenerator: "Provenant/1.0", Format: "image/jpeg", Title: "m.jpg",
+		Actions:      []c2pa.Action{{Action: "c2pa.created", DigitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture", When: when}},
+		SoftBindings: []c2pa.SoftBinding{{Alg: AlgWatermark, Value: []byte{1, 2, 3, 4, 5, 6, 7, 8}}},
+		Assertions:   []c2pa.Assertion{{Label: RecordAssertion, Data: RecordLink{RecordID: "rec-1", CertificateURL: "/c"}}},
+	}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Analyze(out, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.C2PA
+	if c == nil || c.ValidationState != "valid" || c.ActiveManifest != id || c.RecordID != "rec-1" || len(c.Chain) != 2 ||
+		len(c.Actions) != 1 || c.Actions[0].When != "2026-03-04T10:00:00Z" || c.ClaimGenerator != "Provenant/1.0" {
+		t.Fatalf("c2pa facts %+v", c)
+	}
+	if w := f.Wire(); w.C2PA != c {
+		t.Error("the wire facts do not carry the manifest")
+	}
+	if back, err := FromWire(f.Wire()); err != nil || back.C2PA != c {
+		t.Errorf("FromWire lost the manifest: %v", err)
+	}
+
+	if f, err := Analyze(raw, limits.Default()); err != nil || f.C2PA != nil {
+		t.Fatalf("a file without manifest: %+v %v", f.C2PA, err)
+	}
+
+	flipped := slices.Clone(out)
+	flipped[len(flipped)-20] ^= 1
+	if c := C2PA(flipped); c == nil || c.ValidationState != "invalid" || !slices.Contains(c.ValidationCodes, "assertion.dataHash.mismatch") {
+		t.Fatalf("a changed file: %+v", c)
+	}
+}
