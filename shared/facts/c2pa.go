@@ -46,7 +46,11 @@ const maxC2PAList = 32
 // read at all is reported invalid with the code claim.malformed. Trust is
 // not decided here (see shared/lookup): only the carried chain is used.
 func C2PA(file []byte) *wire.C2PAFacts {
+	malformed := &wire.C2PAFacts{ValidationState: "invalid", ValidationCodes: []string{"claim.malformed"}, Actions: []wire.C2PAAction{}}
 	store, err := c2pa.Extract(file)
+	if errors.Is(err, c2pa.ErrMalformed) {
+		return malformed
+	}
 	if err != nil || len(store) == 0 {
 		return nil
 	}
@@ -55,7 +59,7 @@ func C2PA(file []byte) *wire.C2PAFacts {
 		if errors.Is(err, c2pa.ErrNoManifest) {
 			return nil
 		}
-		return &wire.C2PAFacts{ValidationState: "invalid", ValidationCodes: []string{"claim.malformed"}, Actions: []wire.C2PAAction{}}
+		return malformed
 	}
 	return FromReport(rep)
 }

@@ -102,8 +102,13 @@ func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
 		SoftBindings: []c2pa.SoftBinding{{Alg: facts.AlgPHash, Value: in.ph.Bytes()}},
 	}
 	// Credentials the upload carries are kept: they become the parent
-	// ingredient, and our actions are new ones on top of them.
-	if parent, err := c2pa.Extract(in.upload); err == nil && len(parent) > 0 {
+	// ingredient, and our actions are new ones on top of them. A store
+	// that cannot be read is refused, never dropped without a word.
+	parent, err := c2pa.Extract(in.upload)
+	if errors.Is(err, c2pa.ErrMalformed) {
+		return c2paOut{}, fmt.Errorf("%w: %v", ErrC2PAUnreadable, err)
+	}
+	if len(parent) > 0 {
 		m.Parent = parent
 		m.Actions = append(m.Actions, c2pa.Action{Action: "c2pa.opened", SoftwareAgent: ClaimGenerator, When: in.when})
 	} else {
@@ -122,11 +127,19 @@ func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
 		}
 	}
 	out, id, st, err := c2pa.Embed(in.out, m, signer)
+	if m.Parent != nil && errors.Is(err, c2pa.ErrMalformed) {
+		return c2paOut{}, fmt.Errorf("%w: %v", ErrC2PAUnreadable, err)
+	}
 	if err != nil {
 		return c2paOut{}, fmt.Errorf("content: C2PA manifest: %w", err)
 	}
 	return c2paOut{file: out, id: id, store: st}, nil
 }
+
+// ErrC2PAUnreadable: the upload carries a C2PA manifest store that cannot
+// be read, so it cannot be kept as the parent of ours; signing with
+// NoC2PA leaves it out knowingly.
+var ErrC2PAUnreadable = errors.New("content: the upload's C2PA manifest store cannot be read")
 
 // c2paManifest is a stored manifest store and the record it belongs to,
 // kept so that the Soft Binding Resolution API can serve the manifest of

@@ -22,6 +22,9 @@ const C2PAPrefix = "/api/v1/c2pa"
 const (
 	// CodeManifestNotFound (404): no manifest by that id.
 	CodeManifestNotFound = "manifest_not_found"
+	// CodeC2PAUnreadable (422): sign: the upload carries a C2PA manifest
+	// store that cannot be read, so it cannot be kept as our parent.
+	CodeC2PAUnreadable = "c2pa_unreadable"
 	// CodeUnsupportedAlgorithm (400): the soft-binding algorithm is not one
 	// this service resolves (see GET /services/supportedAlgorithms).
 	CodeUnsupportedAlgorithm = "unsupported_algorithm"

@@ -298,3 +298,30 @@ func TestC2PASoftBindingResolution(t *testing.T) {
 		t.Errorf("byContent of an unknown picture = %s, want no match", r.body)
 	}
 }
+
+// TestC2PAUnreadableUpload: an upload whose manifest store cannot be read
+// is refused (never silently stripped), signs with c2pa=false, and
+// verifies with the store reported malformed.
+func TestC2PAUnreadableUpload(t *testing.T) {
+	ts := startServer(t, "", nil)
+	s := ts.newSigner("broken@example.com")
+	in, _, _, err := c2pa.Embed(readTestdata(t, "water.jpg"), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
+		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store's box claims more bytes than the segments carry.
+	j := bytes.Index(in, []byte("jumb"))
+	in[j-1] ^= 0x40
+	if c, body := ts.verifyC2PA(in, "broken.jpg"); c == nil || c.ValidationState != "invalid" || !slices.Contains(c.ValidationCodes, "claim.malformed") {
+		t.Fatalf("verify of a broken store: c2pa = %+v\n%s", c, body)
+	}
+	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "broken.jpg", in}}, nil)
+	if r.status != 422 || r.problemCode(t) != "c2pa_unreadable" {
+		t.Fatalf("sign of a broken store: %d %s, want 422 c2pa_unreadable", r.status, r.body)
+	}
+	out, _ := ts.signC2PA(s, "broken.jpg", in, map[string]string{"c2pa": "false"})
+	if st, _ := c2pa.Extract(out); st != nil {
+		t.Fatal("c2pa=false output carries a store")
+	}
+}
