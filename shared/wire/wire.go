@@ -284,6 +284,9 @@ type SignResponse struct {
 	// DownloadURL is where the owner downloads the signed file later
 	// (API key with scope read), when the service keeps it.
 	DownloadURL string `json:"download_url,omitempty"`
+	// C2PAManifestID is the C2PA manifest written into the signed file
+	// (docs/c2pa.md), absent when none was.
+	C2PAManifestID string `json:"c2pa_manifest_id,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.

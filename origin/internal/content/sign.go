@@ -68,7 +68,7 @@ func (r *SignResult) Response() wire.SignResponse {
 		WatermarkReason: r.Record.WatermarkReason, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
 		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
-		DownloadURL: r.Record.FileURL(),
+		DownloadURL: r.Record.FileURL(), C2PAManifestID: r.Record.C2PAManifestID,
 	}
 }
 

@@ -160,6 +160,9 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	if res.Record.ParentRecordID != "" {
 		h.Set("X-Parent-Record-Id", res.Record.ParentRecordID)
 	}
+	if res.Record.C2PAManifestID != "" {
+		h.Set("X-C2PA-Manifest-Id", res.Record.C2PAManifestID)
+	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
 	ctx.SetContentType(res.ContentType)
 	ctx.SetStatusCode(fasthttp.StatusCreated)

@@ -19,8 +19,8 @@ import (
 )
 
 // signC2PA signs data through the origin with return_file=true and
-// returns the signed file and its record id.
-func (ts *testServer) signC2PA(s signer, name string, data []byte, fields map[string]string) ([]byte, string) {
+// returns the signed file, its record id and its manifest id.
+func (ts *testServer) signC2PA(s signer, name string, data []byte, fields map[string]string) ([]byte, string, string) {
 	ts.t.Helper()
 	f := map[string]string{"return_file": "true"}
 	for k, v := range fields {
@@ -28,7 +28,7 @@ func (ts *testServer) signC2PA(s signer, name string, data []byte, fields map[st
 	}
 	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", name, data}}, f)
 	ts.mustStatus(r, 201, "sign "+name)
-	return r.body, r.header.Get("X-Record-Id")
+	return r.body, r.header.Get("X-Record-Id"), r.header.Get("X-C2PA-Manifest-Id")
 }
 
 // verifyC2PA verifies data and returns the answer's c2pa member.
@@ -52,11 +52,14 @@ func (ts *testServer) verifyC2PA(data []byte, name string) (*wire.C2PA, []byte) 
 func TestC2PASignedJPEG(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("c2pa@example.com")
-	marked, id := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
+	marked, id, manifestID := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
 
 	rep, err := c2pa.Read(marked)
 	if err != nil {
 		t.Fatalf("signed JPEG carries no readable manifest: %v", err)
+	}
+	if got := manifestID; got != rep.ActiveManifest {
+		t.Errorf("X-C2PA-Manifest-Id %q, want the active manifest %q", got, rep.ActiveManifest)
 	}
 	if rep.State != "valid" || !strings.HasPrefix(rep.ClaimGenerator, "Provenant/") || !strings.Contains(rep.Signer, "Example News") {
 		t.Fatalf("manifest report %+v, want valid, Provenant, signed for Example News", rep)
@@ -111,8 +114,8 @@ func TestC2PASignedJPEG(t *testing.T) {
 	}
 
 	// Opting out: no manifest, no c2pa member.
-	plain, _ := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "water.jpg"), map[string]string{"c2pa": "false"})
-	if st, err := c2pa.Extract(plain); err != nil || st != nil {
+	plain, _, noID := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "water.jpg"), map[string]string{"c2pa": "false"})
+	if st, err := c2pa.Extract(plain); err != nil || st != nil || noID != "" {
 		t.Fatalf("c2pa=false output carries a manifest store (%d bytes, %v)", len(st), err)
 	}
 	if c, body := ts.verifyC2PA(plain, "plain.jpg"); c != nil {
@@ -136,7 +139,7 @@ func TestC2PASignedPNG(t *testing.T) {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	out, id := ts.signC2PA(s, "water.png", buf.Bytes(), nil)
+	out, id, _ := ts.signC2PA(s, "water.png", buf.Bytes(), nil)
 	rep, err := c2pa.Read(out)
 	if err != nil || rep.State != "valid" {
 		t.Fatalf("signed PNG manifest: %+v %v", rep, err)
@@ -177,7 +180,7 @@ func TestC2PAKeepsIncomingCredentials(t *testing.T) {
 		t.Fatalf("verify of the camera file: c2pa = %+v, want valid, not trusted, not ours\n%s", c, body)
 	}
 
-	out, _ := ts.signC2PA(s, "camera.jpg", in, nil)
+	out, _, _ := ts.signC2PA(s, "camera.jpg", in, nil)
 	rep, err := c2pa.Read(out)
 	if err != nil || rep.State != "valid" {
 		t.Fatalf("signed file manifest: %+v %v", rep, err)
@@ -206,7 +209,7 @@ func TestC2PAKeepsIncomingCredentials(t *testing.T) {
 func TestC2PASoftBindingResolution(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("sbr@example.com")
-	marked, _ := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
+	marked, _, _ := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
 	rep, err := c2pa.Read(marked)
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +323,7 @@ func TestC2PAUnreadableUpload(t *testing.T) {
 	if r.status != 422 || r.problemCode(t) != "c2pa_unreadable" {
 		t.Fatalf("sign of a broken store: %d %s, want 422 c2pa_unreadable", r.status, r.body)
 	}
-	out, _ := ts.signC2PA(s, "broken.jpg", in, map[string]string{"c2pa": "false"})
+	out, _, _ := ts.signC2PA(s, "broken.jpg", in, map[string]string{"c2pa": "false"})
 	if st, _ := c2pa.Extract(out); st != nil {
 		t.Fatal("c2pa=false output carries a store")
 	}
