@@ -57,3 +57,27 @@ func TestC2PAMember(t *testing.T) {
 		t.Error("no manifest must give no member")
 	}
 }
+
+// FuzzC2PAMember: whatever a client sends as the manifest's summary and
+// whatever comes as the CA, the member is computed without panicking, and
+// trust never goes to a manifest that does not validate or to a chain the
+// CA did not sign.
+func FuzzC2PAMember(f *testing.F) {
+	f.Add("valid", "rec-1", "AAAA", "")
+	f.Add("invalid", "", "", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+	ca := c2patest.NewCA(f, "Provenant")
+	leaf := ca.Signer(f, c2patest.CertOptions{}).Chain[0]
+	f.Add("valid", "rec-1", base64.StdEncoding.EncodeToString(leaf.Raw), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})))
+	f.Fuzz(func(t *testing.T, state, record, chain, ca string) {
+		m := c2paMember(&wire.C2PAFacts{ValidationState: state, RecordID: record, Chain: []string{chain}}, ca)
+		if m == nil {
+			t.Fatal("a manifest gave no member")
+		}
+		if m.Trusted && (state != "valid" || parseCA(ca) == nil) {
+			t.Fatalf("trusted without a valid manifest and a CA: %+v", m)
+		}
+		if m.Ours && (!m.Trusted || record == "") {
+			t.Fatalf("ours without trust or record: %+v", m)
+		}
+	})
+}
