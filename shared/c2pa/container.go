@@ -216,7 +216,7 @@ func locateJPEG(file []byte) ([]byte, []span, error) {
 			return nil, nil, malformed("manifest store box length %d", l)
 		}
 		if l > MaxStoreBytes {
-			return nil, nil, malformed("store of %d bytes exceeds %d", l, MaxStoreBytes)
+			return nil, nil, tooLarge(int(l))
 		}
 		total = uint64(l)
 		found, instance, nextSeq = true, en, 2
@@ -329,7 +329,7 @@ func locatePNG(file []byte) ([]byte, []span, error) {
 			return nil, nil, malformed("more than one caBX chunk in the file")
 		}
 		if len(c.data) > MaxStoreBytes {
-			return nil, nil, malformed("store of %d bytes exceeds %d", len(c.data), MaxStoreBytes)
+			return nil, nil, tooLarge(len(c.data))
 		}
 		store = c.data
 		if store == nil {

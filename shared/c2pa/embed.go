@@ -82,7 +82,7 @@ func Embed(file []byte, m Manifest, s Signer) (out []byte, manifestID string, st
 			return nil, "", nil, err
 		}
 		if len(store) > MaxStoreBytes {
-			return nil, "", nil, fmt.Errorf("c2pa: manifest store of %d bytes exceeds %d", len(store), MaxStoreBytes)
+			return nil, "", nil, fmt.Errorf("%w: the new store would be %d bytes, over %d", ErrTooLarge, len(store), MaxStoreBytes)
 		}
 		framed = b.frame(store)
 		if uint64(len(framed)) == b.length {

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -227,6 +228,22 @@ func TestErrors(t *testing.T) {
 	}
 	if b, err := c2pa.Strip(png); err != nil || !bytes.Equal(b, png) {
 		t.Fatalf("Strip of a plain PNG: %v", err)
+	}
+	// Stores beyond MaxStoreBytes, read or written.
+	huge := make([]byte, c2pa.MaxStoreBytes+1)
+	m := testManifest("image/png")
+	m.Assertions = append(m.Assertions, c2pa.Assertion{Label: "io.provenant.huge", Data: huge})
+	if _, _, _, err := c2pa.Embed(png, m, s); !errors.Is(err, c2pa.ErrTooLarge) {
+		t.Errorf("Embed of an oversized store: %v", err)
+	}
+	bigPNG := append(bytes.Clone(png[:33]), binary.BigEndian.AppendUint32(nil, uint32(len(huge)))...)
+	bigPNG = append(append(append(bigPNG, "caBX"...), huge...), 0, 0, 0, 0)
+	bigPNG = append(bigPNG, png[33:]...)
+	if _, err := c2pa.Read(bigPNG); !errors.Is(err, c2pa.ErrTooLarge) || !errors.Is(err, c2pa.ErrMalformed) {
+		t.Errorf("Read of an oversized caBX: %v", err)
+	}
+	if _, err := c2pa.ReadStore(huge, nil); !errors.Is(err, c2pa.ErrTooLarge) {
+		t.Errorf("ReadStore of an oversized store: %v", err)
 	}
 	for _, label := range []string{"", "c2pa.hash.data", "a/b"} {
 		m := testManifest("image/jpeg")

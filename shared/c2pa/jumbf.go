@@ -48,6 +48,15 @@ func c2paUUID(tag string) [16]byte {
 // invalid CBOR, a store beyond MaxStoreBytes, ...).
 var ErrMalformed = errors.New("c2pa: malformed manifest store")
 
+// ErrTooLarge is wrapped by errors about a manifest store beyond
+// MaxStoreBytes: one read from a file or a bare store (together with
+// ErrMalformed), or one Embed would have to write (a very large parent).
+var ErrTooLarge = errors.New("c2pa: manifest store too large")
+
+func tooLarge(n int) error {
+	return fmt.Errorf("%w: %w: store of %d bytes exceeds %d", ErrMalformed, ErrTooLarge, n, MaxStoreBytes)
+}
+
 func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
@@ -103,7 +112,7 @@ func (b *box) firstLeaf(typ string) *box {
 // one box.
 func parseStore(b []byte) (*box, error) {
 	if len(b) > MaxStoreBytes {
-		return nil, malformed("store of %d bytes exceeds %d", len(b), MaxStoreBytes)
+		return nil, tooLarge(len(b))
 	}
 	p := parser{}
 	root, n, err := p.parseBox(b, 0)
