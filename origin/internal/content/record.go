@@ -14,14 +14,10 @@ import (
 // OriginalSHA256 and the revocation reason are private to the owner; the
 // public registry shows PublicRecord.
 type Record struct {
-	ID string `json:"id"`
-	// C2PAManifestID is the C2PA manifest written into the signed file
-	// (docs/c2pa.md); c2paStore is its manifest store while signing.
-	C2PAManifestID string `json:"c2pa_manifest_id,omitempty"`
-	c2paStore      []byte
-	Owner          string `json:"owner"`
-	SigningKeyID   string `json:"signing_key_id"`
-	Source         string `json:"source"`
+	ID           string `json:"id"`
+	Owner        string `json:"owner"`
+	SigningKeyID string `json:"signing_key_id"`
+	Source       string `json:"source"`
 	// SHA256 is the hash of the signed file (for /sign: the watermarked
 	// output, the file that circulates).
 	SHA256 string `json:"sha256"`
@@ -73,6 +69,10 @@ type Record struct {
 	// synced before the record commits, so a stored record with Blob set
 	// always has its file.
 	Blob string `json:"blob,omitempty"`
+	// C2PAManifestID is the C2PA manifest written into the signed file
+	// (docs/c2pa.md); c2paStore is its manifest store while signing.
+	C2PAManifestID string `json:"c2pa_manifest_id,omitempty"`
+	c2paStore      []byte
 }
 
 // FileURL is the download path of the record's signed file, "" when the
