@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
@@ -78,6 +79,10 @@ type Config struct {
 type Authority struct {
 	cfg Config
 	log *slog.Logger
+	// mu guards ca, the CA once read: it never changes afterwards, and
+	// verify asks for it on every file that carries a manifest.
+	mu     sync.Mutex
+	cached *pair
 }
 
 // New returns an Authority.
@@ -123,26 +128,47 @@ func (a *Authority) CAPEM(ctx context.Context) ([]byte, error) {
 }
 
 func (a *Authority) ca(ctx context.Context) (pair, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cached != nil {
+		return *a.cached, nil
+	}
 	var out pair
-	err := a.cfg.Store.Update(ctx, func(tx store.Txn) error {
+	found := false
+	err := a.cfg.Store.View(ctx, func(tx store.Txn) error {
 		s, err := store.GetJSON[stored](tx, []byte(caKey))
-		if err == nil {
-			out, err = a.open(s, purposeCA, "ca")
-			return err
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
 		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		p, s, err := a.newCA()
 		if err != nil {
 			return err
 		}
-		out = p
-		return store.PutJSON(tx, []byte(caKey), s)
+		out, err = a.open(s, purposeCA, "ca")
+		found = err == nil
+		return err
 	})
+	if err == nil && !found {
+		err = a.cfg.Store.Update(ctx, func(tx store.Txn) error {
+			s, err := store.GetJSON[stored](tx, []byte(caKey))
+			if err == nil {
+				out, err = a.open(s, purposeCA, "ca")
+				return err
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			p, s, err := a.newCA()
+			if err != nil {
+				return err
+			}
+			out = p
+			return store.PutJSON(tx, []byte(caKey), s)
+		})
+	}
 	if err != nil {
 		return pair{}, fmt.Errorf("c2pacert: CA: %w", err)
 	}
+	a.cached = &out
 	return out, nil
 }
 
@@ -242,17 +268,45 @@ func (a *Authority) Signer(ctx context.Context, accountID, orgName string) (c2pa
 		return c2pa.Signer{}, err
 	}
 	var leaf pair
+	k := []byte(leafKeyPrefix + accountID)
+	current := func(s stored) (pair, bool, error) {
+		p, err := a.open(s, purposeLeaf, accountID)
+		if err != nil {
+			return pair{}, false, err
+		}
+		ok := s.OrgName == orgName && a.cfg.Clock.Now().Add(LeafRenewal).Before(p.cert.NotAfter) &&
+			p.cert.CheckSignatureFrom(ca.cert) == nil
+		return p, ok, nil
+	}
+	// Most signs find the leaf as it is: read it without a write.
+	ok := false
+	err = a.cfg.Store.View(ctx, func(tx store.Txn) error {
+		s, err := store.GetJSON[stored](tx, k)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		leaf, ok, err = current(s)
+		return err
+	})
+	if err != nil {
+		return c2pa.Signer{}, fmt.Errorf("c2pacert: certificate of %s: %w", accountID, err)
+	}
+	if ok {
+		return c2pa.Signer{Key: leaf.key, Chain: []*x509.Certificate{leaf.cert, ca.cert}}, nil
+	}
 	err = a.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		k := []byte(leafKeyPrefix + accountID)
+		// Another sign may have issued it meanwhile.
 		s, err := store.GetJSON[stored](tx, k)
 		switch {
 		case err == nil:
-			p, err := a.open(s, purposeLeaf, accountID)
+			p, ok, err := current(s)
 			if err != nil {
 				return err
 			}
-			if s.OrgName == orgName && a.cfg.Clock.Now().Add(LeafRenewal).Before(p.cert.NotAfter) &&
-				p.cert.CheckSignatureFrom(ca.cert) == nil {
+			if ok {
 				leaf = p
 				return nil
 			}
