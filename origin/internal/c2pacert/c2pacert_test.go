@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,5 +169,42 @@ func TestSealedAtRest(t *testing.T) {
 	wrong := withStore(t, f.st, bytes.Repeat([]byte{8}, keys.MasterKeySize))
 	if _, err := wrong.auth.Signer(ctx, "acct1", "Acme"); err == nil {
 		t.Fatal("another master key opened the sealed keys")
+	}
+}
+
+// TestConcurrentFirstUse: signs racing for an account's first certificate
+// (and the CA's) all end up with the one that was stored.
+func TestConcurrentFirstUse(t *testing.T) {
+	f := newFixture(t, make([]byte, keys.MasterKeySize))
+	ctx := context.Background()
+	const n = 8
+	leaves := make([]*x509.Certificate, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := f.auth.Signer(ctx, "acct1", "Acme")
+			if err == nil {
+				leaves[i] = s.Chain[0]
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+	}
+	stored, err := f.auth.Signer(ctx, "acct1", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range leaves {
+		if !l.Equal(stored.Chain[0]) {
+			t.Fatalf("signer %d got a certificate that was not kept", i)
+		}
 	}
 }
