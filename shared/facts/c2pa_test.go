@@ -55,3 +55,36 @@ func TestC2PAFacts(t *testing.T) {
 		t.Fatalf("a changed file: %+v", c)
 	}
 }
+
+// BenchmarkC2PARead is what reading a manifest adds to Analyze: C2PA
+// (extract, parse, hard-binding hash, signature) on a file carrying one,
+// against Analyze of the same file, medians, c2pa/analyze-x their ratio.
+//
+//	go test ./shared/facts -run '^$' -bench C2PARead -benchtime 20x -count 3
+func BenchmarkC2PARead(b *testing.B) {
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, _, _, err := c2pa.Embed(raw, c2pa.Manifest{ClaimGenerator: "Provenant/1.0", Format: "image/jpeg"},
+		c2patest.NewSigner(b, c2patest.CertOptions{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var an, rd []time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := Analyze(out, limits.Default()); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if C2PA(out) == nil {
+			b.Fatal("no manifest read")
+		}
+		an, rd = append(an, t1.Sub(t0)), append(rd, time.Since(t1))
+	}
+	a, r := median(an), median(rd)
+	b.ReportMetric(a/1e6, "analyze-ms")
+	b.ReportMetric(r/1e6, "c2pa-ms")
+	b.ReportMetric(r/a, "c2pa/analyze-x")
+}
