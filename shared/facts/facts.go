@@ -36,6 +36,9 @@ type Facts struct {
 	// has no JSON form: a host that sends facts elsewhere to decide
 	// (the browser module) compares on its side or gets no content match.
 	Local *localsig.Probe
+	// C2PA is the C2PA manifest the file carries (see [C2PA]), nil when
+	// none.
+	C2PA *wire.C2PAFacts
 }
 
 // Verdict returns the facts [verdict.Decide] scores.
@@ -73,7 +76,12 @@ func Analyze(file []byte, lim limits.Limits) (Facts, error) {
 		// The hash's 256×256 blocks, averaged as over the full decode.
 		hashPlane = img.DownscaleAs(phash.Side256, phash.Side256)
 	}
-	return fromLuma(img.Luma, hashPlane, img.Format, w, h, sha256.Sum256(file))
+	f, err := fromLuma(img.Luma, hashPlane, img.Format, w, h, sha256.Sum256(file))
+	if err != nil {
+		return Facts{}, err
+	}
+	f.C2PA = C2PA(file)
+	return f, nil
 }
 
 // FromImage is [Analyze] for an image already decoded at full size
@@ -162,6 +170,7 @@ func (f Facts) Wire() wire.Facts {
 		Format: string(f.Format),
 		Width:  f.Width,
 		Height: f.Height,
+		C2PA:   f.C2PA,
 	}
 	if f.Watermark.Found {
 		w.Watermark.Payload = hex.EncodeToString(f.Watermark.Payload)
@@ -215,6 +224,7 @@ func FromWire(w wire.Facts) (Facts, error) {
 		return Facts{}, &FieldError{"watermark", "payload given but found is false"}
 	}
 	f.Format, f.Width, f.Height = imagex.Format(w.Format), w.Width, w.Height
+	f.C2PA = w.C2PA
 	return f, nil
 }
 

@@ -191,7 +191,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	for i, c := range cands {
 		claims[i] = Claim{Candidate: c.Candidate, RecordID: c.Wire.RecordID, Source: c.Wire.Source, Signer: c.Wire.Signer, Origin: c.Wire.Origin}
 	}
-	o := Resolve(Input{Facts: f.Verdict(), Shortcut: shortcut, Claims: claims, Anchoring: func(i int) Anchoring {
+	o := Resolve(Input{Facts: f.Verdict(), Shortcut: shortcut, Claims: claims, C2PA: f.C2PA, C2PACA: resp.C2PACA, Anchoring: func(i int) Anchoring {
 		c := cands[i]
 		a := Anchoring{State: c.Wire.AnchorState, Detail: c.Wire.AnchorDetail, Anchor: c.Anchor, RootConfirmed: c.RootConfirmed, Network: c.Wire.Network}
 		if a.State == wire.AnchorUnavailable {

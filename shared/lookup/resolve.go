@@ -52,6 +52,11 @@ type Input struct {
 	// Anchoring answers the anchoring state of Claims[i]; it is asked only
 	// for the chosen record.
 	Anchoring func(i int) Anchoring
+	// C2PA is the C2PA manifest the file carries (nil when none) and
+	// C2PACA the origin's Provenant CA certificate (PEM) its trust is
+	// decided against; the response's c2pa member comes from them.
+	C2PA   *wire.C2PAFacts
+	C2PACA string
 }
 
 // Outcome is the result of [Resolve].
@@ -76,6 +81,12 @@ type Outcome struct {
 // and the time of record are filled only for an authentic answer (a
 // registered record's signed time is shown as claimed_timestamp).
 func Resolve(in Input) Outcome {
+	o := resolve(in)
+	o.Response.C2PA = c2paMember(in.C2PA, in.C2PACA)
+	return o
+}
+
+func resolve(in Input) Outcome {
 	vf := in.Facts
 	if in.Shortcut != "" || in.NotDecoded {
 		vf.Watermark = verdict.Watermark{}

@@ -13,6 +13,8 @@ type Facts struct {
 	Format string `json:"format,omitempty"`
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
+	// C2PA is the C2PA manifest the file carries, nil when none.
+	C2PA *C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // WatermarkFacts is the watermark extraction result.
@@ -40,6 +42,11 @@ type LookupRequest struct {
 	// record's owner (total_verified) and publish content.verified, as
 	// POST /api/v1/verify does.
 	Report bool `json:"report,omitempty"`
+	// C2PA is the manifest the file carries, as analyze reported it (the
+	// facts post unchanged): the answer then carries the origin's CA
+	// certificate (c2pa_ca) for the trust decision, and the record a valid
+	// one names is a candidate too.
+	C2PA *C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // LookupResponse is the body of a lookup answer: every candidate record
@@ -47,6 +54,9 @@ type LookupRequest struct {
 // what a client needs to check it without trusting the origin.
 type LookupResponse struct {
 	Candidates []LookupCandidate `json:"candidates"`
+	// C2PACA is the origin's Provenant CA certificate (PEM), when the
+	// request said the file carries a C2PA manifest.
+	C2PACA string `json:"c2pa_ca,omitempty"`
 }
 
 // Revocation states of a lookup candidate.

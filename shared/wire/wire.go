@@ -125,6 +125,9 @@ type VerifyResponse struct {
 	// on, present whenever a record was found and its anchoring state
 	// could be read (docs/anchoring.md, "Which network").
 	Network *Network `json:"network,omitempty"`
+	// C2PA is the C2PA manifest the file carries (docs/c2pa.md), absent
+	// when it carries none.
+	C2PA *C2PA `json:"c2pa,omitempty"`
 }
 
 // LocalChainDescription is what every surface says of an anchor on a
@@ -281,6 +284,9 @@ type SignResponse struct {
 	// DownloadURL is where the owner downloads the signed file later
 	// (API key with scope read), when the service keeps it.
 	DownloadURL string `json:"download_url,omitempty"`
+	// C2PAManifestID is the C2PA manifest written into the signed file
+	// (docs/c2pa.md), absent when none was.
+	C2PAManifestID string `json:"c2pa_manifest_id,omitempty"`
 }
 
 // Anchor is a Merkle inclusion proof of a record leaf in an anchored batch.

@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 func jpegOf(t testing.TB, img image.Image, q int) []byte {
@@ -116,17 +119,28 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	mustStatus(t, r, 200, "revoke")
 
+	// A picture with another signer's C2PA manifest: reported, not trusted.
+	camera, _, _, err := c2pa.Embed(unrelated(t, 9, 640, 480), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg",
+		Actions: []c2pa.Action{{Action: "c2pa.created", DigitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture"}}},
+		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name      string
 		file      []byte
 		authentic bool
+		// c2pa is the c2pa member's trusted value, "" when the file
+		// carries no manifest.
+		c2pa string
 	}{
-		{"signed", signedA, true},
-		{"re-encoded", reencoded(t, signedA, 0.7, 80), true},
-		{"cropped", cropped(t, signedA, 0.08), true},
-		{"unsigned original", orig, true},
-		{"unrelated", unrelated(t, 7, 640, 480), false},
-		{"revoked", signedB, false},
+		{"signed", signedA, true, "true"},
+		{"third-party manifest", camera, false, "false"},
+		{"re-encoded", reencoded(t, signedA, 0.7, 80), true, ""},
+		{"cropped", cropped(t, signedA, 0.08), true, ""},
+		{"unsigned original", orig, true, ""},
+		{"unrelated", unrelated(t, 7, 640, 480), false, ""},
+		{"revoked", signedB, false, "true"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := upload(t, origin+"/api/v1/verify", nextClient(), "", tt.file, nil)
@@ -151,6 +165,10 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 			}
 			if a, _ := want.json(t)["authentic"].(bool); a != tt.authentic {
 				t.Errorf("authentic = %v, want %v: %.300s", a, tt.authentic, want.body)
+			}
+			c, _ := want.json(t)["c2pa"].(map[string]any)
+			if got := fmt.Sprint(c["trusted"]); (tt.c2pa == "" && c != nil) || (tt.c2pa != "" && got != tt.c2pa) {
+				t.Errorf("c2pa member %v, want trusted %q", c, tt.c2pa)
 			}
 		})
 	}

@@ -248,7 +248,7 @@ func singleFile(contentType, body []byte) ([]byte, bool) {
 func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client netip.Addr) ([]byte, bool) {
 	w := a.Facts.Watermark
 	body, err := json.Marshal(wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
-		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: true})
+		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: true, C2PA: a.Facts.C2PA})
 	if err != nil {
 		s.engineFailed(ctx, err)
 		return nil, false

@@ -27,6 +27,7 @@ func (s *Service) Lookup(ctx context.Context, f Facts, report bool) (wire.Lookup
 		return wire.LookupResponse{}, err
 	}
 	if ok && signed {
+		ef.C2PA = f.C2PA
 		f = ef
 	}
 	cands, err := s.candidates(ctx, f)
@@ -37,6 +38,9 @@ func (s *Service) Lookup(ctx context.Context, f Facts, report bool) (wire.Lookup
 		return wire.LookupResponse{}, err
 	}
 	out := wire.LookupResponse{Candidates: make([]wire.LookupCandidate, 0, len(cands))}
+	if f.C2PA != nil {
+		out.C2PACA = s.c2paCA(ctx)
+	}
 	shaHex := hex.EncodeToString(f.SHA256[:])
 	for _, c := range cands {
 		out.Candidates = append(out.Candidates, s.lookupCandidate(ctx, c, shaHex))

@@ -168,6 +168,9 @@ type Config struct {
 	// Video probes, fingerprints and watermarks videos; nil refuses them
 	// (ErrVideoUnavailable) and leaves images unaffected.
 	Video *video.Engine
+	// C2PA signs the C2PA manifests of signed JPEG and PNG outputs and is
+	// the CA verify decides their trust against; nil writes none.
+	C2PA C2PAAuthority
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

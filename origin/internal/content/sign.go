@@ -44,6 +44,10 @@ type SignInput struct {
 	// DerivativeOf, if set, declares the upload a derivative of that
 	// record (required to re-sign another account's content).
 	DerivativeOf string
+	// NoC2PA leaves the C2PA manifest out of a JPEG or PNG output
+	// (docs/c2pa.md, "Opting out"); a manifest the upload carried is
+	// then not kept either.
+	NoC2PA bool
 }
 
 // SignResult is a signed record and the watermarked file.
@@ -64,7 +68,7 @@ func (r *SignResult) Response() wire.SignResponse {
 		WatermarkReason: r.Record.WatermarkReason, SignatureHex: r.Record.SignatureHex,
 		BlockchainStatus: r.Record.BlockchainStatus, Certificate: r.Certificate,
 		ParentRecordID: r.Record.ParentRecordID, ParentEvidence: r.Record.ParentEvidence,
-		DownloadURL: r.Record.FileURL(),
+		DownloadURL: r.Record.FileURL(), C2PAManifestID: r.Record.C2PAManifestID,
 	}
 }
 
@@ -193,6 +197,17 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		return nil, err
 	}
 	now := s.now()
+	// The C2PA manifest goes in before the SHA-256 is taken: the record
+	// covers the file as it circulates, manifest included.
+	cm := c2paOut{file: out}
+	if !in.NoC2PA {
+		cm, err = s.embedC2PA(ctx, c2paIn{owner: in.Owner, orgName: user.OrgName, originType: key.OriginType, recordID: idStr,
+			title: cleanFilename(in.Filename), upload: in.File, out: out, format: outFmt, payload: payload, marked: noMark == "", ph: ph, when: now})
+		if err != nil {
+			return nil, err
+		}
+		out = cm.file
+	}
 	rec := &record.Record{
 		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: ph, SignerPublicKey: pub,
 		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
@@ -235,6 +250,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
 		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
 	}
+	r.C2PAManifestID, r.c2paStore = cm.id, cm.store
 	if noMark == "" {
 		r.WatermarkPayloadHex = payload.String()
 	} else {
@@ -284,6 +300,9 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
 		if err := s.insert(tx, r, rec); err != nil {
 			return err
+		}
+		if err := putC2PA(tx, r); err != nil {
+			return fmt.Errorf("content: keep C2PA manifest: %w", err)
 		}
 		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
 			return fmt.Errorf("content: enqueue for anchoring: %w", err)

@@ -39,12 +39,15 @@ type Facts struct {
 	NotDecoded bool
 	// Local is the file's local-signature probe (see facts.Facts.Local).
 	Local *localsig.Probe
+	// C2PA is the C2PA manifest the file carries (facts.C2PA); a valid
+	// one naming a record makes that record a candidate.
+	C2PA *wire.C2PAFacts
 }
 
 // fromFacts adds nothing to what shared/facts computed: the origin's
 // Facts only add the Shortcut of an exact match.
 func fromFacts(f facts.Facts) Facts {
-	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height, Local: f.Local}
+	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height, Local: f.Local, C2PA: f.C2PA}
 }
 
 // factsOf derives the facts from an image already decoded (Sign reuses
@@ -116,9 +119,11 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 			return nil, err
 		}
 		if ok && signed {
+			f.C2PA = facts.C2PA(file)
 			return s.VerifyFacts(ctx, f)
 		}
 		if ok {
+			f.C2PA = facts.C2PA(file)
 			registered = &f
 		}
 	}
@@ -212,6 +217,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		claims[i] = s.claimOf(ctx, c)
 	}
 	o := lookup.Resolve(lookup.Input{Facts: f.verdictFacts(), Shortcut: f.Shortcut, NotDecoded: f.NotDecoded, Claims: claims,
+		C2PA: f.C2PA, C2PACA: s.c2paCA(ctx),
 		Anchoring: func(i int) lookup.Anchoring {
 			c := cands[i]
 			st, err := s.cfg.Proofs.AnchorState(ctx, c.rec.ID, anchor.Hash(c.signed.LeafHash()))
@@ -405,6 +411,13 @@ func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) 
 		}
 		for _, id := range orig {
 			if err := add(id, true); err != nil {
+				return err
+			}
+		}
+		// A valid manifest names its record: a candidate like any other,
+		// which the checks then score (the manifest proves nothing alone).
+		if c := f.C2PA; c != nil && c.ValidationState == "valid" && c.RecordID != "" {
+			if err := add(c.RecordID, false); err != nil {
 				return err
 			}
 		}

@@ -11,8 +11,9 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// MaxLookupBody caps a lookup request: a few hashes and a payload.
-const MaxLookupBody = 4 << 10
+// MaxLookupBody caps a lookup request: a few hashes, a payload and the
+// C2PA manifest's summary (its certificate chain most of it).
+const MaxLookupBody = 32 << 10
 
 func (a *API) registerLookup() error {
 	lim, err := a.NewLimiter(a.cfg.Limits.Lookup)
@@ -37,7 +38,10 @@ func (a *API) handleLookup(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return lookupFieldProblem(err)
 	}
-	res, err := a.cfg.Records.Lookup(Context(ctx), content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark}, req.Report)
+	// The client read the manifest: the record it names is a claim that
+	// only adds a candidate, which the client then checks itself.
+	cf := content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, C2PA: req.C2PA}
+	res, err := a.cfg.Records.Lookup(Context(ctx), cf, req.Report)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,9 @@ func (a *API) registerRecords() error {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.registerReceipt()
+	if err := a.registerC2PA(); err != nil {
+		return err
+	}
 	a.registerFiles()
 	a.registerBadges()
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeSign}, a.handleRevokeRecord)
@@ -79,19 +82,20 @@ func requireFile(f *uploadForm) (uploadFile, error) {
 }
 
 // handleSign: POST /api/v1/sign?signing_key_id=… (multipart: file,
-// return_file, derivative_of; the last two also as query parameters).
+// return_file, derivative_of, c2pa; the last three also as query
+// parameters).
 func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
 	// A repeated signing_key_id could name different keys to different
 	// layers; refuse it before reading the upload.
-	if err := CheckQuery(ctx, "signing_key_id", "return_file", "derivative_of"); err != nil {
+	if err := CheckQuery(ctx, "signing_key_id", "return_file", "derivative_of", "c2pa"); err != nil {
 		return err
 	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
 	}
-	form, err := readUpload(ctx, a.singleUpload("return_file", "derivative_of"))
+	form, err := readUpload(ctx, a.singleUpload("return_file", "derivative_of", "c2pa"))
 	if err != nil {
 		return err
 	}
@@ -115,12 +119,16 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if parent, err = parseParent("derivative_of", parent); err != nil {
 		return err
 	}
+	withC2PA, err := c2paOption(ctx, form)
+	if err != nil {
+		return err
+	}
 	if video.Sniff(file.Data) {
 		return a.signVideo(ctx, p.AccountID, keyID, file, retFile, parent)
 	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 		Owner: p.AccountID, SigningKeyID: keyID, File: file.Data, Filename: file.Filename, SHA256: &file.SHA256,
-		DerivativeOf: parent,
+		DerivativeOf: parent, NoC2PA: !withC2PA,
 	})
 	if err != nil {
 		return err
@@ -151,6 +159,9 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("X-Blockchain-Status", res.Record.BlockchainStatus)
 	if res.Record.ParentRecordID != "" {
 		h.Set("X-Parent-Record-Id", res.Record.ParentRecordID)
+	}
+	if res.Record.C2PAManifestID != "" {
+		h.Set("X-C2PA-Manifest-Id", res.Record.C2PAManifestID)
 	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
 	ctx.SetContentType(res.ContentType)
@@ -222,7 +233,7 @@ func batchParentField(i int) string { return "derivative_of[" + strconv.Itoa(i) 
 // does not fail the others.
 func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	if err := CheckQuery(ctx, "signing_key_id"); err != nil {
+	if err := CheckQuery(ctx, "signing_key_id", "c2pa"); err != nil {
 		return err
 	}
 	keyID := string(ctx.QueryArgs().Peek("signing_key_id"))
@@ -241,7 +252,7 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	for i := range parentFields {
 		parentFields[i] = batchParentField(i)
 	}
-	spec := a.singleUpload(parentFields...)
+	spec := a.singleUpload(append(parentFields, "c2pa")...)
 	spec.FileFields, spec.MaxFiles = []string{"files", "file"}, MaxBatchItems
 	if a.cfg.MaxBody > 0 {
 		spec.MaxTotalBytes = int64(a.cfg.MaxBody)
@@ -254,6 +265,10 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	}
 	if len(form.Files) == 0 {
 		return FieldProblem("files", "is required")
+	}
+	withC2PA, err := c2paOption(ctx, form)
+	if err != nil {
+		return err
 	}
 	parents := make([]string, len(form.Files))
 	for i := range MaxBatchItems {
@@ -281,7 +296,7 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 		}
 		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
 			Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
-			DerivativeOf: parents[i],
+			DerivativeOf: parents[i], NoC2PA: !withC2PA,
 		})
 		if err != nil {
 			prob, internal := problemFor(err)

@@ -221,6 +221,7 @@ var errorMappings = []struct {
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
+	{content.ErrC2PAUnreadable, fasthttp.StatusUnprocessableEntity, CodeC2PAUnreadable, "The upload's C2PA manifest store cannot be read; send c2pa=false to sign without Content Credentials"},
 	{domains.ErrDomainTaken, fasthttp.StatusConflict, CodeDomainTaken, "Another account has verified this domain"},
 	{domains.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{domains.ErrLimit, fasthttp.StatusConflict, CodeDomainLimit, "The account has the maximum number of domain claims"},

@@ -67,6 +67,11 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 	if report {
 		req["report"] = true
 	}
+	if an.Facts.C2PA != nil {
+		// The widget posts analyze's facts unchanged, the manifest's
+		// summary included.
+		req["c2pa"] = an.Facts.C2PA
+	}
 	r := ts.do("POST", "/api/v1/verify/lookup", "", req)
 	ts.mustStatus(r, 200, "lookup")
 	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body), "local": an.Local})
@@ -228,7 +233,7 @@ func TestLookupEndpoint(t *testing.T) {
 		{"payload without found", "application/json", `{"sha256":"` + an.Facts.SHA256 + `","perceptual_hash":"` + an.Facts.PerceptualHash + `","watermark":{"found":false,"payload":"00"}}`, 400, "validation_failed", "watermark"},
 		{"unknown member", "application/json", `{"sha256":"` + an.Facts.SHA256 + `","perceptual_hash":"` + an.Facts.PerceptualHash + `","file":"x"}`, 400, "unknown_field", ""},
 		{"not JSON", "text/plain", `{}`, 415, "unsupported_media_type", ""},
-		{"too large", "application/json", `{"sha256":"` + strings.Repeat("a", 5000) + `"}`, 413, "body_too_large", ""},
+		{"too large", "application/json", `{"sha256":"` + strings.Repeat("a", 40000) + `"}`, 413, "body_too_large", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ts.doRaw("POST", "/api/v1/verify/lookup", "", tt.body, tt.contentType)

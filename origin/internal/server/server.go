@@ -34,6 +34,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/blobs"
+	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
@@ -464,11 +465,18 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if vidErr != nil {
 		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
 	}
+	// C2PA manifests are signed under the origin's own CA, its key sealed
+	// like the signing keys.
+	c2paCA, err := c2pacert.New(c2pacert.Config{Store: st, Sealer: ks, Clock: cfg.Clock, Rand: cfg.Rand, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
 		Network: chainCfg.Describe(),
 		Video:   vid,
+		C2PA:    c2paCA,
 	})
 	if err != nil {
 		return nil, err
