@@ -52,7 +52,7 @@ func BenchmarkC2PAManifest(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		out, f, _, err := encodeOutput(img.Image, img.Format, raw)
+		out, f, _, err := encodeOutput(nil, img.Image, img.Format, raw)
 		if err != nil {
 			b.Fatal(err)
 		}
