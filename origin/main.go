@@ -97,7 +97,8 @@ See docs/operations.md.
 // serveOptions are the server's flags, parsed.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
-	storeKind, postgresURL                                 string
+	storeKind, postgresURL, blobsDir                       string
+	anchorLeaseTTL                                         time.Duration
 	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
@@ -122,6 +123,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.dataDir, "data-dir", server.DefaultDataDir, "data directory: database, embedded chain, secrets, mail outbox")
 	f.str(&o.storeKind, "store", "badger", "where the origin's state lives: badger (embedded, under --data-dir) or postgres (--postgres-url; several origins may share it)")
 	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
+	f.str(&o.blobsDir, "blobs-dir", "", "with --store postgres: directory of the signed files, shared by every origin of the installation; empty: <data-dir>/blobs")
+	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
@@ -180,7 +183,7 @@ func serve(args []string) error {
 	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
-		PostgresURL: o.postgresURL, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	if o.gcInterval <= 0 {
 		cfg.GCInterval = -1 // 0 on the command line disables; in Config it means the default
 	}
@@ -194,6 +197,10 @@ func serve(args []string) error {
 		cfg.Anchor.Chain.MaxFeeCap, _ = g.Mul(g, big.NewFloat(1e9)).Int(nil)
 	}
 	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = int(o.batchSize), o.batchInterval
+	if o.anchorLeaseTTL <= 0 {
+		return fmt.Errorf("anchor lease TTL %v: must be positive", o.anchorLeaseTTL)
+	}
+	cfg.Anchor.LeaseTTL = o.anchorLeaseTTL
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err
