@@ -257,8 +257,14 @@ var errStop = errors.New("phindex: candidate budget reached")
 // Lookup returns the indexed records whose 64-bit distance to q is at most
 // max64 among those the probes reach (see the package doc for recall),
 // nearest first, at most limit of them. It reads at
-// most budget index entries (0 means 256·limit) so that a pathological
-// bucket cannot make a lookup slow; truncated reports that it stopped early.
+// most budget index entries (0 means 256·limit) so that neither a
+// pathological bucket nor a large registry can make a lookup slow;
+// truncated reports that it stopped early. Uniform hashes put
+// n·Bands·(probes per band)/65536 entries in the probed buckets (1,040 at
+// 1M records with radius 1), so the default budget of 4,096 entries
+// (limit 16) starts truncating near 4M records; the nearest probes are
+// read first (see below), so what truncation drops is the neighbour
+// buckets of the last bands.
 func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (ms []Match, truncated bool, err error) {
 	if limit <= 0 {
 		return nil, false, nil
@@ -294,10 +300,29 @@ func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (m
 		}
 		return nil
 	}
+	// Nearest probes first: every band's own value, then the values one
+	// bit away in every band, and so on. Untruncated, the order changes
+	// nothing; when the budget stops a lookup (large registries, see
+	// Lookup's budget), what was read is what matters most: a hash within
+	// Bands−1 bits of the query has an identical band, so it is found by
+	// the first Bands reads whatever the budget.
 	r := ix.radius()
-	for b := 0; b < Bands; b++ {
-		v := band(q.P64, b)
-		err := forEachWithin(v, r, func(x uint16) error { return probe(b, x) })
+	for d := 0; d <= r; d++ {
+		err := func() error {
+			for b := 0; b < Bands; b++ {
+				v := band(q.P64, b)
+				err := forEachWithin(v, d, func(x uint16) error {
+					if bits.OnesCount16(x^v) != d {
+						return nil
+					}
+					return probe(b, x)
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}()
 		if errors.Is(err, errStop) {
 			truncated = true
 			break
