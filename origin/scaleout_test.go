@@ -36,6 +36,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/jackc/pgx/v5"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain/gethtest"
@@ -706,6 +707,20 @@ func TestScaleOutProcesses(t *testing.T) {
 	}
 	t.Logf("%d records (%d acknowledged, %d unacknowledged signs) in %d batches, %d roots mined once each; %d webhook deliveries, %d received more than once",
 		len(stored), len(acks), unacked.Load(), len(batches), len(mined), deliveries, resent)
+
+	// What the database holds per record, for the capacity arithmetic of
+	// docs/operations.md (the account, keys and webhook are included).
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var size, rows int64
+	if err := conn.QueryRow(ctx, `SELECT pg_total_relation_size('provenant_kv'), count(*) FROM provenant_kv`).Scan(&size, &rows); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("provenant_kv: %d rows, %d KiB with its index (%.1f KiB and %.1f rows per record)",
+		rows, size>>10, float64(size)/1024/float64(len(stored)), float64(rows)/float64(len(stored)))
 }
 
 // summary counts, per record, the content.signed delivery ids naming it,
