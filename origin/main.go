@@ -146,8 +146,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
 	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
 	f.str(&o.resetURL, "reset-url", "", "link base in password reset mails; empty: the bare token")
-	f.uint(&o.limitSign, "limit-sign", 0, "load tests only: sign requests per minute per API key; 0: the documented 100")
-	f.uint(&o.limitVerify, "limit-verify", 0, "load tests only: verify requests per minute per IP; 0: the documented 60")
+	f.uint(&o.limitSign, "limit-sign", 0, "sign requests per minute per API key on this origin (load tests, or N origins sharing one quota); 0: the documented 100")
+	f.uint(&o.limitVerify, "limit-verify", 0, "verify requests per minute per IP on this origin (load tests, or N origins sharing one quota); 0: the documented 60")
 	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
 	return f, o
 }
