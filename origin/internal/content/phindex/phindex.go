@@ -123,19 +123,35 @@ func (ix Index) readBucket(txn store.Txn, b int, v uint16) (bucket, error) {
 	if err != nil || !found {
 		return bucket{}, err
 	}
+	return ix.bucketFrom(txn, b, v, c0)
+}
+
+// bucketFrom completes bucket (b, v) from its chunk 0 as read (nil: the
+// bucket is empty), reading its other chunks in one GetMany.
+func (ix Index) bucketFrom(txn store.Txn, b int, v uint16, c0 []byte) (bucket, error) {
+	if c0 == nil {
+		return bucket{}, nil
+	}
 	if len(c0) < 2 {
 		return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: short header", b, v)
 	}
 	n := int(binary.BigEndian.Uint16(c0))
 	bk := bucket{chunks: make([][]byte, 1, max(n, 1))}
 	bk.chunks[0] = c0[2:]
+	if n <= 1 {
+		return bk, nil
+	}
+	keys := make([][]byte, 0, n-1)
 	for c := 1; c < n; c++ {
-		cur, found, err := getChunk(txn, ix.key(b, v, c))
-		if err != nil {
-			return bucket{}, err
-		}
-		if !found {
-			return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: chunk %d of %d missing", b, v, c, n)
+		keys = append(keys, ix.key(b, v, c))
+	}
+	rest, err := store.GetMany(txn, keys)
+	if err != nil {
+		return bucket{}, err
+	}
+	for i, cur := range rest {
+		if cur == nil {
+			return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: chunk %d of %d missing", b, v, i+1, n)
 		}
 		bk.chunks = append(bk.chunks, cur)
 	}
@@ -274,11 +290,7 @@ func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (m
 	}
 	seen := make(map[[16]byte]struct{})
 	read := 0
-	probe := func(b int, v uint16) error {
-		bk, err := ix.readBucket(txn, b, v)
-		if err != nil {
-			return err
-		}
+	scan := func(bk bucket) error {
 		for _, cur := range bk.chunks {
 			for e := 0; e+entryLen <= len(cur); e += entryLen {
 				if read++; read > budget {
@@ -303,32 +315,48 @@ func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (m
 	// Nearest probes first: every band's own value, then the values one
 	// bit away in every band, and so on. Untruncated, the order changes
 	// nothing; when the budget stops a lookup (large registries, see
-	// Lookup's budget), what was read is what matters most: a hash within
-	// Bands−1 bits of the query has an identical band, so it is found by
-	// the first Bands reads whatever the budget.
+	// above), what was read is what matters most: a hash within Bands−1
+	// bits of the query has an identical band, so it is found by the
+	// first Bands probes whatever the budget. The first chunks of one
+	// distance's buckets are read together (store.GetMany: one round trip
+	// on PostgreSQL instead of one per bucket).
+	type probe struct {
+		b int
+		v uint16
+	}
 	r := ix.radius()
 	for d := 0; d <= r; d++ {
-		err := func() error {
-			for b := 0; b < Bands; b++ {
-				v := band(q.P64, b)
-				err := forEachWithin(v, d, func(x uint16) error {
-					if bits.OnesCount16(x^v) != d {
-						return nil
-					}
-					return probe(b, x)
-				})
-				if err != nil {
-					return err
+		var ps []probe
+		var keys [][]byte
+		for b := 0; b < Bands; b++ {
+			v := band(q.P64, b)
+			_ = forEachWithin(v, d, func(x uint16) error {
+				if bits.OnesCount16(x^v) == d {
+					ps = append(ps, probe{b, x})
+					keys = append(keys, ix.key(b, x, 0))
 				}
-			}
-			return nil
-		}()
-		if errors.Is(err, errStop) {
-			truncated = true
-			break
+				return nil
+			})
 		}
+		first, err := store.GetMany(txn, keys)
 		if err != nil {
 			return nil, false, fmt.Errorf("phindex: lookup: %w", err)
+		}
+		for i, p := range ps {
+			bk, err := ix.bucketFrom(txn, p.b, p.v, first[i])
+			if err == nil {
+				err = scan(bk)
+			}
+			if errors.Is(err, errStop) {
+				truncated = true
+				break
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("phindex: lookup: %w", err)
+			}
+		}
+		if truncated {
+			break
 		}
 	}
 	slices.SortStableFunc(ms, func(a, b Match) int { return a.D64 - b.D64 })
