@@ -53,11 +53,13 @@ const (
 	scaleLeaseTTL  = 4 * time.Second
 	scaleBatchSize = 8
 	scaleWorkers   = 6
-	// scaleHold is how long the webhook receiver holds each content.signed
-	// request before answering, so that every origin has attempts in
-	// flight when one is killed.
-	scaleHold       = 700 * time.Millisecond
-	scaleWebhookTTL = 3 * time.Second // attempt timeout; a claim lasts it + 10 s
+	// scaleHold is how long the webhook receiver holds each request
+	// around the kill: deliveries back up until every origin has its
+	// scalePerEndpoint attempts in flight, so the killed origin dies
+	// holding claims.
+	scaleHold        = 3 * time.Second
+	scalePerEndpoint = 2
+	scaleWebhookTTL  = 5 * time.Second // attempt timeout; a claim lasts it + 10 s
 )
 
 // originProc is one origin OS process and what its log said.
@@ -257,7 +259,9 @@ func scalePhoto(seed uint64) []byte {
 // hookReceiver is the webhook receiver: it checks each request's HMAC and
 // records every delivery id with its body.
 type hookReceiver struct {
-	secret string
+	secret   string
+	hold     atomic.Int64 // nanoseconds each request is held before answering
+	inFlight atomic.Int32 // requests being held
 
 	mu       sync.Mutex
 	bodies   map[string][]byte // delivery id → body of its first request
@@ -286,9 +290,9 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.requests[id]++
 	h.mu.Unlock()
-	if ev == "content.signed" {
-		time.Sleep(scaleHold)
-	}
+	h.inFlight.Add(1)
+	time.Sleep(time.Duration(h.hold.Load()))
+	h.inFlight.Add(-1)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -338,6 +342,7 @@ func TestScaleOutProcesses(t *testing.T) {
 		"PROVENANT_WEBHOOK_ALLOW_CIDRS=127.0.0.1/32",
 		"PROVENANT_WEBHOOK_TIMEOUT=" + scaleWebhookTTL.String(),
 		"PROVENANT_WEBHOOK_SCHEDULE=1s,2s,2s,2s",
+		"PROVENANT_WEBHOOK_PER_ENDPOINT=" + strconv.Itoa(scalePerEndpoint),
 	}
 	procs := make([]*originProc, scaleOrigins)
 	var wg sync.WaitGroup
@@ -376,6 +381,7 @@ func TestScaleOutProcesses(t *testing.T) {
 	recv.mu.Lock()
 	recv.secret, _ = m["secret"].(string)
 	recv.mu.Unlock()
+	hookID, _ := m["id"].(string)
 
 	// The leader: the origin whose log says it acquired the lease.
 	var leader *originProc
@@ -461,17 +467,28 @@ func TestScaleOutProcesses(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	// Wait for the next persisted transaction, so the kill lands between
-	// persisting and anchoring.
+	// The receiver now holds every request, so deliveries back up. Kill
+	// at the next persisted transaction (the batch is then between
+	// persisting and anchoring) once more attempts are in flight than the
+	// survivors can hold: the leader is then making at least one.
+	recv.hold.Store(int64(scaleHold))
 	leader.mu.Lock()
 	want := leader.txs + 1
 	leader.mu.Unlock()
+	atKill := int32(0)
 	for {
 		leader.mu.Lock()
 		txs := leader.txs
 		leader.mu.Unlock()
-		if txs >= want || time.Now().After(deadline) {
+		atKill = recv.inFlight.Load()
+		if txs >= want && atKill > int32((scaleOrigins-1)*scalePerEndpoint) {
 			break
+		}
+		if time.Now().After(deadline) {
+			close(stopLoad)
+			loadDone.Wait()
+			t.Fatalf("no transaction persisted by %s with more than %d webhook attempts in flight (%d in flight, %d txs)",
+				leader.name, (scaleOrigins-1)*scalePerEndpoint, atKill, txs)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -481,6 +498,7 @@ func TestScaleOutProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-leader.exited
+	recv.hold.Store(0)
 	var survivors []*originProc
 	for _, p := range procs {
 		if p != leader {
@@ -519,8 +537,8 @@ func TestScaleOutProcesses(t *testing.T) {
 	if limit := scaleLeaseTTL + scaleLeaseTTL/3 + 3*time.Second; tookOver > limit {
 		t.Errorf("%s took over %v after the kill, want within the lease time (%v + renewal period)", newLeader.name, tookOver, scaleLeaseTTL)
 	}
-	t.Logf("leader %s (epoch %d) killed after %d signs; %s took over at epoch %d after %v",
-		leader.name, oldEpoch, len(acks), newLeader.name, newLeader.leaderEpoch(), tookOver.Round(time.Millisecond))
+	t.Logf("leader %s (epoch %d) killed after %d signs with %d webhook attempts in flight; %s took over at epoch %d after %v",
+		leader.name, oldEpoch, len(acks), atKill, newLeader.name, newLeader.leaderEpoch(), tookOver.Round(time.Millisecond))
 
 	// Everything signed gets anchored by the new leader.
 	api := survivors[0]
@@ -658,7 +676,7 @@ func TestScaleOutProcesses(t *testing.T) {
 	// Webhooks: content.signed for every record and batch.anchored for
 	// every batch, each under one delivery id with one body; the records
 	// of the batch.anchored events are the records, each once.
-	deadline = time.Now().Add(60 * time.Second)
+	deadline = time.Now().Add(90 * time.Second)
 	for {
 		signedFor, anchoredRecs, anchoredBatches, problems := recv.summary(t)
 		complete := len(signedFor) == len(stored) && len(anchoredBatches) == len(batches) && len(anchoredRecs) == len(stored)
@@ -683,6 +701,48 @@ func TestScaleOutProcesses(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// None lost: the origins' own delivery log ends with every delivery
+	// succeeded, those the killed origin was making included (made again
+	// by a survivor once their claims lapsed, so received twice).
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		status := map[string]int{}
+		ids := map[string]bool{}
+		cursor := ""
+		for {
+			u := api.url + "/api/v1/webhooks/" + hookID + "/deliveries?limit=100"
+			if cursor != "" {
+				u += "&cursor=" + url.QueryEscape(cursor)
+			}
+			m := c.must(c.do("GET", u, apiKey, nil), 200, "deliveries")
+			for _, it := range m["items"].([]any) {
+				d := it.(map[string]any)
+				status[d["status"].(string)]++
+				ids[d["id"].(string)] = true
+			}
+			next, _ := m["next_cursor"].(string)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		recv.mu.Lock()
+		received := len(recv.bodies)
+		unknown := 0
+		for id := range ids {
+			if _, ok := recv.bodies[id]; !ok {
+				unknown++
+			}
+		}
+		recv.mu.Unlock()
+		if status["succeeded"] == len(ids) && len(ids) == received && unknown == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery log after 60 s: %v for %d deliveries (%d received, %d never received)", status, len(ids), received, unknown)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	recv.mu.Lock()
 	resent := 0
 	for _, n := range recv.requests {
@@ -692,6 +752,9 @@ func TestScaleOutProcesses(t *testing.T) {
 	}
 	deliveries := len(recv.requests)
 	recv.mu.Unlock()
+	if resent == 0 {
+		t.Error("no delivery was received twice: the attempts the killed origin had in flight were not made again")
+	}
 
 	// Kept files: the blobs directory is shared, so a survivor serves the
 	// file of every record, those signed on the killed origin included.
