@@ -97,7 +97,8 @@ See docs/operations.md.
 // serveOptions are the server's flags, parsed.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
-	storeKind, postgresURL                                 string
+	storeKind, postgresURL, blobsDir                       string
+	anchorLeaseTTL                                         time.Duration
 	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
@@ -122,6 +123,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.dataDir, "data-dir", server.DefaultDataDir, "data directory: database, embedded chain, secrets, mail outbox")
 	f.str(&o.storeKind, "store", "badger", "where the origin's state lives: badger (embedded, under --data-dir) or postgres (--postgres-url; several origins may share it)")
 	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
+	f.str(&o.blobsDir, "blobs-dir", "", "with --store postgres: directory of the signed files, shared by every origin of the installation; empty: <data-dir>/blobs")
+	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
@@ -143,8 +146,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
 	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
 	f.str(&o.resetURL, "reset-url", "", "link base in password reset mails; empty: the bare token")
-	f.uint(&o.limitSign, "limit-sign", 0, "load tests only: sign requests per minute per API key; 0: the documented 100")
-	f.uint(&o.limitVerify, "limit-verify", 0, "load tests only: verify requests per minute per IP; 0: the documented 60")
+	f.uint(&o.limitSign, "limit-sign", 0, "sign requests per minute per API key on this origin (load tests, or N origins sharing one quota); 0: the documented 100")
+	f.uint(&o.limitVerify, "limit-verify", 0, "verify requests per minute per IP on this origin (load tests, or N origins sharing one quota); 0: the documented 60")
 	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
 	return f, o
 }
@@ -180,7 +183,7 @@ func serve(args []string) error {
 	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
-		PostgresURL: o.postgresURL, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())
 	if o.gcInterval <= 0 {
@@ -196,6 +199,10 @@ func serve(args []string) error {
 		cfg.Anchor.Chain.MaxFeeCap, _ = g.Mul(g, big.NewFloat(1e9)).Int(nil)
 	}
 	cfg.Anchor.BatchSize, cfg.Anchor.BatchInterval = int(o.batchSize), o.batchInterval
+	if o.anchorLeaseTTL <= 0 {
+		return fmt.Errorf("anchor lease TTL %v: must be positive", o.anchorLeaseTTL)
+	}
+	cfg.Anchor.LeaseTTL = o.anchorLeaseTTL
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err

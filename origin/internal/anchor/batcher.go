@@ -47,15 +47,6 @@ var (
 	ErrConflictingLeaf = errors.New("anchor: record already enqueued with a different leaf hash")
 )
 
-// Hooks are fault-injection points for crash tests. Production leaves them nil.
-type Hooks struct {
-	// AfterPersist runs after a signed transaction is durably stored and
-	// before it is broadcast.
-	AfterPersist func(batchID string, tx Hash)
-	// AfterBroadcast runs after the node accepted a transaction.
-	AfterBroadcast func(batchID string, tx Hash)
-}
-
 // Config configures a Batcher. Store and Chain are required.
 type Config struct {
 	Store store.Store
@@ -90,8 +81,6 @@ type Config struct {
 	MaxInFlight int
 	// MaxBackoff caps the retry delay after chain errors (default 1 min).
 	MaxBackoff time.Duration
-	// Hooks are for tests.
-	Hooks Hooks
 	// Lease, when several origins share the store, makes this batcher work
 	// only while it holds the anchoring lease and fences every one of its
 	// state changes with the lease's epoch (see Lease); Run keeps the lease
@@ -572,9 +561,8 @@ func (b *Batcher) submit(ctx context.Context, br *batchRec) error {
 	m := b.memOf(br.Seq)
 	m.broadcast, m.nonceLowAt = false, time.Time{}
 	b.log.Info("anchor tx persisted", "batch", BatchID(br.Seq), "tx", stx.Hash, "nonce", nonce)
-	if h := b.cfg.Hooks.AfterPersist; h != nil {
-		h(BatchID(br.Seq), stx.Hash)
-	}
+	// Crash tests kill the process here, in their Chain's Broadcast: a
+	// transaction reaches Broadcast only once it is persisted.
 	return b.broadcast(ctx, br, stx.Raw, stx.Hash)
 }
 
@@ -594,9 +582,6 @@ func (b *Batcher) broadcast(ctx context.Context, br *batchRec, raw []byte, h Has
 	case err == nil:
 		m.broadcast = true
 		b.clearRetry(br.Seq)
-		if hk := b.cfg.Hooks.AfterBroadcast; hk != nil {
-			hk(BatchID(br.Seq), h)
-		}
 		return nil
 	case errors.Is(err, ErrNonceTooLow):
 		if m.nonceLowAt.IsZero() {
@@ -764,9 +749,6 @@ func (b *Batcher) bump(ctx context.Context, br *batchRec, last attempt) error {
 	}
 	*br = nb
 	b.log.Info("anchor tx fee bumped", "batch", BatchID(br.Seq), "tx", stx.Hash, "fee_cap", fees.FeeCap, "tip", fees.TipCap)
-	if h := b.cfg.Hooks.AfterPersist; h != nil {
-		h(BatchID(br.Seq), stx.Hash)
-	}
 	b.memOf(br.Seq).broadcast = false
 	return b.broadcast(ctx, br, stx.Raw, stx.Hash)
 }

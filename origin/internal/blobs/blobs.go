@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrNotFound: no blob with that digest.
@@ -47,10 +48,18 @@ type Dir struct {
 
 var _ Store = (*Dir)(nil)
 
+// staleTemp is the age after which a temporary file is a crash's leftover.
+// Several origins may share one blob directory (a shared filesystem in a
+// scale-out deployment), so a starting origin must not remove another
+// one's write in progress; a Put writes and renames within one request,
+// far faster than this.
+const staleTemp = time.Hour
+
 // OpenDir opens (creating it if needed) the blob directory root and
-// removes the temporary files a crash left behind: a blob is visible only
-// once renamed into place, so a leftover temporary file was never
-// referenced.
+// removes the temporary files a crash left behind, those older than an
+// hour: a blob is visible only once renamed into place, so a leftover
+// temporary file was never referenced, and a younger one may be another
+// process's write in progress when the directory is shared.
 func OpenDir(root string) (*Dir, error) {
 	tmp := filepath.Join(root, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
@@ -61,7 +70,9 @@ func OpenDir(root string) (*Dir, error) {
 		return nil, fmt.Errorf("blobs: %w", err)
 	}
 	for _, e := range ents {
-		_ = os.Remove(filepath.Join(tmp, e.Name()))
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(tmp, e.Name()))
+		}
 	}
 	return &Dir{root: root}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func sumOf(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
@@ -71,14 +72,23 @@ func TestDirRefuses(t *testing.T) {
 }
 
 // TestOpenDirRemovesDebris: a temporary file left by a crash between
-// write and rename is removed at the next open and never becomes a blob.
+// write and rename is removed at the next open and never becomes a blob;
+// a recent one, which may be another origin's write in progress on a
+// shared directory, is left alone.
 func TestOpenDirRemovesDebris(t *testing.T) {
 	root := t.TempDir()
 	if _, err := OpenDir(root); err != nil {
 		t.Fatal(err)
 	}
 	debris := filepath.Join(root, "tmp", "abc-123")
-	if err := os.WriteFile(debris, []byte("half a fi"), 0o600); err != nil {
+	inFlight := filepath.Join(root, "tmp", "def-456")
+	for _, f := range []string{debris, inFlight} {
+		if err := os.WriteFile(f, []byte("half a fi"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTemp)
+	if err := os.Chtimes(debris, old, old); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := OpenDir(root); err != nil {
@@ -86,6 +96,9 @@ func TestOpenDirRemovesDebris(t *testing.T) {
 	}
 	if _, err := os.Stat(debris); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("debris still there: %v", err)
+	}
+	if _, err := os.Stat(inFlight); err != nil {
+		t.Errorf("a write in progress was removed: %v", err)
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkSignStores measures sign throughput through real origins on
-// loopback: one origin on Badger (the floor), and one and two origins on
-// one PostgreSQL database, with four concurrent clients spread evenly over
+// loopback: one origin on Badger (the floor), and one, two and three
+// origins on one PostgreSQL database, with four concurrent clients spread evenly over
 // the origins. Run with -count to interleave the cases, and compare
 // medians of ns/op to the Badger case of the same run. On a 2-core machine
 // the origins share the cores, so this shows the cost of the shared store,
@@ -29,7 +29,7 @@ func BenchmarkSignStores(b *testing.B) {
 		name    string
 		origins int
 		pg      bool
-	}{{"badger-1", 1, false}, {"postgres-1", 1, true}, {"postgres-2", 2, true}}
+	}{{"badger-1", 1, false}, {"postgres-1", 1, true}, {"postgres-2", 2, true}, {"postgres-3", 3, true}}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var opts []serverOpt

@@ -150,3 +150,13 @@ func TestPostgresNeedsSharedMasterKey(t *testing.T) {
 		t.Fatalf("New on PostgreSQL without a master key = %v, want a refusal naming PROVENANT_MASTER_KEY", err)
 	}
 }
+
+// TestBlobsDirNeedsPostgres: a blobs directory outside the data directory
+// is refused with Badger, whose backups copy the files from the data
+// directory only.
+func TestBlobsDirNeedsPostgres(t *testing.T) {
+	_, err := New(Config{DataDir: t.TempDir(), BlobsDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "blobs directory") {
+		t.Fatalf("New on Badger with a blobs directory of its own = %v, want a refusal", err)
+	}
+}

@@ -113,6 +113,11 @@ type Config struct {
 	// which is required; the JWT signing key is derived from it, so a token
 	// issued by one origin is accepted by all.
 	PostgresURL string
+	// BlobsDir keeps the signed files; "" means <DataDir>/blobs. With
+	// PostgreSQL every origin of an installation points it at one shared
+	// directory, so that a file signed on one origin is served by all
+	// (writes are content-addressed atomic renames, safe to share).
+	BlobsDir string
 	// MasterKey seals signing keys; nil means read <data>/secrets/master.key,
 	// creating it on first start. Production should pass it from the
 	// environment (PROVENANT_MASTER_KEY) and keep it off the data disk.
@@ -455,7 +460,11 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	kept, err := blobs.OpenDir(filepath.Join(cfg.DataDir, blobsSubdir))
+	blobsDir := cfg.BlobsDir
+	if blobsDir == "" {
+		blobsDir = filepath.Join(cfg.DataDir, blobsSubdir)
+	}
+	kept, err := blobs.OpenDir(blobsDir)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

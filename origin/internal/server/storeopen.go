@@ -29,6 +29,11 @@ var ErrBackupUnsupported = errors.New("server: backup of a PostgreSQL store: use
 // when it is Badger (nil otherwise); fresh reports a Badger database
 // created by this call (the demo is seeded only then).
 func openStore(cfg Config) (st store.Store, bdg *store.Badger, fresh bool, err error) {
+	if cfg.BlobsDir != "" && cfg.PostgresURL == "" {
+		// With Badger the files live in the data directory, which the
+		// backup archive copies; elsewhere they would be left out of it.
+		return nil, nil, false, errors.New("server: a blobs directory of its own is for PostgreSQL installations (shared by their origins); with Badger the files stay under the data directory")
+	}
 	if cfg.PostgresURL != "" {
 		if len(cfg.MasterKey) == 0 {
 			return nil, nil, false, errors.New("server: a PostgreSQL store needs the master key from the environment (PROVENANT_MASTER_KEY), the same on every origin")

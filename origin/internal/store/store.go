@@ -68,3 +68,37 @@ type Txn interface {
 	// error stops the scan and is returned.
 	Scan(prefix, start []byte, fn func(key, value []byte) error) error
 }
+
+// MultiGetter is implemented by transactions that read several keys in one
+// round trip (PostgreSQL). Callers use GetMany, which falls back to one
+// Get per key on transactions without it (Badger reads in process, where
+// a loop costs the same).
+type MultiGetter interface {
+	// GetMany returns the values of keys in the order given: a copy of
+	// each value, nil for a key that does not exist (an existing empty
+	// value is an empty, non-nil slice). It sees the transaction's own
+	// writes, as Get does.
+	GetMany(keys [][]byte) ([][]byte, error)
+}
+
+// GetMany reads keys through txn, in one call when txn is a MultiGetter;
+// see MultiGetter for the result.
+func GetMany(txn Txn, keys [][]byte) ([][]byte, error) {
+	if m, ok := txn.(MultiGetter); ok {
+		return m.GetMany(keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := txn.Get(k)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		case v == nil:
+			out[i] = []byte{}
+		default:
+			out[i] = v
+		}
+	}
+	return out, nil
+}

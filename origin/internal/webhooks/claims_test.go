@@ -3,6 +3,8 @@ package webhooks
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -119,8 +121,9 @@ func TestClaimOfDeadNodeLapses(t *testing.T) {
 	rcv.hang = false
 	rcv.mu.Unlock()
 
-	if n, err := nodes[1].svc.DispatchDue(context.Background()); err != nil || n != 1 {
-		t.Fatalf("DispatchDue on B = %d, %v", n, err)
+	// B looks past the claimed delivery: no attempt started.
+	if n, err := nodes[1].svc.DispatchDue(context.Background()); err != nil || n != 0 {
+		t.Fatalf("DispatchDue on B while A's claim lives = %d, %v; want 0", n, err)
 	}
 	if got := len(rcv.requests()); got != 1 {
 		t.Fatalf("B attempted a delivery A still holds the claim on (%d requests)", got)
@@ -137,4 +140,68 @@ func TestClaimOfDeadNodeLapses(t *testing.T) {
 	if err != nil || len(ds.Items) != 1 {
 		t.Fatalf("succeeded deliveries = %v, %v; want the one", ds.Items, err)
 	}
+}
+
+// TestClaimedAttemptsAreSkipped: with one attempt per webhook per origin,
+// while one origin's attempt is in flight (its receiver holds it), the
+// other origin's pass looks past that claimed delivery and makes the next
+// one, rather than stopping at the claimed head of the queue.
+func TestClaimedAttemptsAreSkipped(t *testing.T) {
+	clk := clock.NewFake(t0)
+	url := pgtest.Start(t).NewDatabase()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	got := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Header.Get(HeaderDelivery)] = true
+		mu.Unlock()
+		<-release
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	var nodes []*node
+	for range 2 {
+		st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := New(Config{Store: st, Clock: clk, MasterKey: bytes.Repeat([]byte{7}, 32),
+			Guard: NewGuard(GuardConfig{Allow: loopback}), Timeout: 10 * time.Second, Claims: true, PerEndpoint: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nd := &node{st: st, svc: svc}
+		t.Cleanup(func() { nd.svc.Close(); _ = nd.st.Close() })
+		nodes = append(nodes, nd)
+	}
+	if _, _, err := nodes[0].svc.Create(context.Background(), "acct", CreateInput{URL: srv.URL, Events: []string{"content.signed"}}); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].publish(t, clk, 0)
+	nodes[0].publish(t, clk, 1)
+	received := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got)
+	}
+	wait := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for received() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d deliveries received, want %d", received(), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := nodes[0].svc.dispatchDue(); err != nil {
+		t.Fatal(err)
+	}
+	wait(1)
+	if _, err := nodes[1].svc.dispatchDue(); err != nil {
+		t.Fatal(err)
+	}
+	wait(2)
 }

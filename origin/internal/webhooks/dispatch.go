@@ -134,7 +134,8 @@ func (s *Service) dispatchDue() ([]chan struct{}, error) {
 	if d.ctx.Err() != nil || d.running >= s.workers {
 		return nil, nil
 	}
-	now := s.clock.Now().UnixNano()
+	nowT := s.clock.Now()
+	now := nowT.UnixNano()
 	var claim []dueItem
 	scanned := 0
 	err := s.st.View(d.ctx, func(tx store.Txn) error {
@@ -158,6 +159,18 @@ func (s *Service) dispatchDue() ([]chan struct{}, error) {
 			it := dueItem{key: string(k), deliveryID: rest[slash+1:], webhookID: string(v)}
 			if d.inflight[it.deliveryID] || d.perHook[it.webhookID]+perHook[it.webhookID] >= s.perHook {
 				return nil
+			}
+			if s.claims {
+				// Another origin is making this attempt: look past it, or
+				// every origin would queue behind the same few items and
+				// a webhook's attempts would not spread over the origins.
+				c, err := store.GetJSON[claimRec](tx, claimKey(it.deliveryID))
+				switch {
+				case err == nil && c.Item == it.key && nowT.Before(c.Until):
+					return nil
+				case err != nil && !errors.Is(err, store.ErrNotFound):
+					return err
+				}
 			}
 			perHook[it.webhookID]++
 			claim = append(claim, it)

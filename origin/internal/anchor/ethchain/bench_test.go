@@ -16,7 +16,7 @@ import (
 func BenchmarkAnchorEndToEnd(b *testing.B) {
 	const records = 10_000
 	ctx := context.Background()
-	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, anchor.Hooks{})
+	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, crashPoints{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkProof(b *testing.B) {
 func anchoredOrigin(b *testing.B, n int) *origin {
 	b.Helper()
 	ctx := context.Background()
-	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, anchor.Hooks{})
+	o, err := openOrigin(ctx, b.TempDir(), "", "", 1000, crashPoints{})
 	if err != nil {
 		b.Fatal(err)
 	}

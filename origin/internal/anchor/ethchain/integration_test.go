@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -58,7 +59,39 @@ type origin struct {
 	b     *anchor.Batcher
 }
 
-func openOrigin(ctx context.Context, dir, rpcURL, keyFile string, batchSize int, hooks anchor.Hooks) (*origin, error) {
+// crashPoints are where the crash helper kills itself: after a signed
+// transaction is persisted and before it is broadcast, or after the node
+// accepted it. Nil functions do nothing.
+type crashPoints struct {
+	afterPersist, afterBroadcast func()
+}
+
+// crashChain puts crashPoints around Broadcast. The batcher broadcasts a
+// transaction only after persisting it, so the first Broadcast of given
+// bytes is the moment between the two; a later one is a rebroadcast.
+type crashChain struct {
+	anchor.Chain
+	at   crashPoints
+	mu   sync.Mutex
+	sent map[string]bool
+}
+
+func (c *crashChain) Broadcast(ctx context.Context, raw []byte) error {
+	c.mu.Lock()
+	first := !c.sent[string(raw)]
+	c.sent[string(raw)] = true
+	c.mu.Unlock()
+	if first && c.at.afterPersist != nil {
+		c.at.afterPersist()
+	}
+	err := c.Chain.Broadcast(ctx, raw)
+	if err == nil && c.at.afterBroadcast != nil {
+		c.at.afterBroadcast()
+	}
+	return err
+}
+
+func openOrigin(ctx context.Context, dir, rpcURL, keyFile string, batchSize int, at crashPoints) (*origin, error) {
 	st, err := store.Open(store.Config{Dir: filepath.Join(dir, "store")})
 	if err != nil {
 		return nil, err
@@ -72,10 +105,14 @@ func openOrigin(ctx context.Context, dir, rpcURL, keyFile string, batchSize int,
 		st.Close()
 		return nil, err
 	}
+	var chain anchor.Chain = ch
+	if at.afterPersist != nil || at.afterBroadcast != nil {
+		chain = &crashChain{Chain: ch, at: at, sent: map[string]bool{}}
+	}
 	b, err := anchor.New(anchor.Config{
-		Store: st, Chain: ch, BatchSize: batchSize, BatchInterval: 200 * time.Millisecond,
+		Store: st, Chain: chain, BatchSize: batchSize, BatchInterval: 200 * time.Millisecond,
 		Confirmations: 1, PollInterval: 10 * time.Millisecond, BumpAfter: 30 * time.Second,
-		MaxBackoff: 200 * time.Millisecond, Hooks: hooks,
+		MaxBackoff: 200 * time.Millisecond,
 	})
 	if err != nil {
 		ch.Close()
@@ -138,8 +175,8 @@ func runHelper(dir string) error {
 	var killAt int
 	fmt.Sscanf(os.Getenv(envKillAt), "%9s %d", &killOn, &killAt)
 	count := 0
-	kill := func(on string) func(string, anchor.Hash) {
-		return func(string, anchor.Hash) {
+	kill := func(on string) func() {
+		return func() {
 			if killOn != on {
 				return
 			}
@@ -150,7 +187,7 @@ func runHelper(dir string) error {
 		}
 	}
 	o, err := openOrigin(ctx, dir, os.Getenv(envRPC), os.Getenv(envKeyFile), batch,
-		anchor.Hooks{AfterPersist: kill("persist"), AfterBroadcast: kill("broadcast")})
+		crashPoints{afterPersist: kill("persist"), afterBroadcast: kill("broadcast")})
 	if err != nil {
 		return err
 	}
@@ -177,7 +214,7 @@ func crashAndRecover(t *testing.T, dir, rpcURL, keyFile, killAt string, records,
 		t.Fatalf("helper did not die by SIGKILL: %v\n%s", err, out)
 	}
 	ctx := context.Background()
-	o, err := openOrigin(ctx, dir, rpcURL, keyFile, batch, anchor.Hooks{})
+	o, err := openOrigin(ctx, dir, rpcURL, keyFile, batch, crashPoints{})
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}
@@ -255,7 +292,7 @@ func TestEmbeddedEndToEndAndRestart(t *testing.T) {
 	const records, batch = 2500, 500
 	dir := t.TempDir()
 	ctx := context.Background()
-	o, err := openOrigin(ctx, dir, "", "", batch, anchor.Hooks{})
+	o, err := openOrigin(ctx, dir, "", "", batch, crashPoints{})
 	if err != nil {
 		t.Fatal(err)
 	}

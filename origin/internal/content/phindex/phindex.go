@@ -15,7 +15,8 @@
 // at 1M) friendlier to the block cache. Chunk 0 starts with a 2-byte
 // count of the bucket's chunks, so a probe of a bucket of at most
 // ChunkEntries records is one point read (Badger's bloom filters make the
-// read of an empty bucket cheap);
+// read of an empty bucket cheap), and the probes of one Hamming distance
+// are read together with store.GetMany (one query on PostgreSQL);
 // per-entry keys scanned with one iterator per probe were measured ~10×
 // slower (an iterator costs tens of µs).
 //
@@ -123,19 +124,35 @@ func (ix Index) readBucket(txn store.Txn, b int, v uint16) (bucket, error) {
 	if err != nil || !found {
 		return bucket{}, err
 	}
+	return ix.bucketFrom(txn, b, v, c0)
+}
+
+// bucketFrom completes bucket (b, v) from its chunk 0 as read (nil: the
+// bucket is empty), reading its other chunks in one GetMany.
+func (ix Index) bucketFrom(txn store.Txn, b int, v uint16, c0 []byte) (bucket, error) {
+	if c0 == nil {
+		return bucket{}, nil
+	}
 	if len(c0) < 2 {
 		return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: short header", b, v)
 	}
 	n := int(binary.BigEndian.Uint16(c0))
 	bk := bucket{chunks: make([][]byte, 1, max(n, 1))}
 	bk.chunks[0] = c0[2:]
+	if n <= 1 {
+		return bk, nil
+	}
+	keys := make([][]byte, 0, n-1)
 	for c := 1; c < n; c++ {
-		cur, found, err := getChunk(txn, ix.key(b, v, c))
-		if err != nil {
-			return bucket{}, err
-		}
-		if !found {
-			return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: chunk %d of %d missing", b, v, c, n)
+		keys = append(keys, ix.key(b, v, c))
+	}
+	rest, err := store.GetMany(txn, keys)
+	if err != nil {
+		return bucket{}, err
+	}
+	for i, cur := range rest {
+		if cur == nil {
+			return bucket{}, fmt.Errorf("phindex: bucket %d/%04x: chunk %d of %d missing", b, v, i+1, n)
 		}
 		bk.chunks = append(bk.chunks, cur)
 	}
@@ -257,8 +274,14 @@ var errStop = errors.New("phindex: candidate budget reached")
 // Lookup returns the indexed records whose 64-bit distance to q is at most
 // max64 among those the probes reach (see the package doc for recall),
 // nearest first, at most limit of them. It reads at
-// most budget index entries (0 means 256·limit) so that a pathological
-// bucket cannot make a lookup slow; truncated reports that it stopped early.
+// most budget index entries (0 means 256·limit) so that neither a
+// pathological bucket nor a large registry can make a lookup slow;
+// truncated reports that it stopped early. Uniform hashes put
+// n·Bands·(probes per band)/65536 entries in the probed buckets (1,040 at
+// 1M records with radius 1), so the default budget of 4,096 entries
+// (limit 16) starts truncating near 4M records; the nearest probes are
+// read first (see below), so what truncation drops is the neighbour
+// buckets of the last bands.
 func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (ms []Match, truncated bool, err error) {
 	if limit <= 0 {
 		return nil, false, nil
@@ -268,11 +291,7 @@ func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (m
 	}
 	seen := make(map[[16]byte]struct{})
 	read := 0
-	probe := func(b int, v uint16) error {
-		bk, err := ix.readBucket(txn, b, v)
-		if err != nil {
-			return err
-		}
+	scan := func(bk bucket) error {
 		for _, cur := range bk.chunks {
 			for e := 0; e+entryLen <= len(cur); e += entryLen {
 				if read++; read > budget {
@@ -294,16 +313,51 @@ func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (m
 		}
 		return nil
 	}
+	// Nearest probes first: every band's own value, then the values one
+	// bit away in every band, and so on. Untruncated, the order changes
+	// nothing; when the budget stops a lookup (large registries, see
+	// above), what was read is what matters most: a hash within Bands−1
+	// bits of the query has an identical band, so it is found by the
+	// first Bands probes whatever the budget. The first chunks of one
+	// distance's buckets are read together (store.GetMany: one round trip
+	// on PostgreSQL instead of one per bucket).
+	type probe struct {
+		b int
+		v uint16
+	}
 	r := ix.radius()
-	for b := 0; b < Bands; b++ {
-		v := band(q.P64, b)
-		err := forEachWithin(v, r, func(x uint16) error { return probe(b, x) })
-		if errors.Is(err, errStop) {
-			truncated = true
-			break
+	for d := 0; d <= r; d++ {
+		var ps []probe
+		var keys [][]byte
+		for b := 0; b < Bands; b++ {
+			v := band(q.P64, b)
+			_ = forEachWithin(v, d, func(x uint16) error {
+				if bits.OnesCount16(x^v) == d {
+					ps = append(ps, probe{b, x})
+					keys = append(keys, ix.key(b, x, 0))
+				}
+				return nil
+			})
 		}
+		first, err := store.GetMany(txn, keys)
 		if err != nil {
 			return nil, false, fmt.Errorf("phindex: lookup: %w", err)
+		}
+		for i, p := range ps {
+			bk, err := ix.bucketFrom(txn, p.b, p.v, first[i])
+			if err == nil {
+				err = scan(bk)
+			}
+			if errors.Is(err, errStop) {
+				truncated = true
+				break
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("phindex: lookup: %w", err)
+			}
+		}
+		if truncated {
+			break
 		}
 	}
 	slices.SortStableFunc(ms, func(a, b Match) int { return a.D64 - b.D64 })

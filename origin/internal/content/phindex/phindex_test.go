@@ -146,6 +146,55 @@ func TestLookupFiltersRanksAndRemoves(t *testing.T) {
 	}
 }
 
+// TestTruncatedLookupReadsExactBandsFirst: when the entry budget stops a
+// lookup (a large registry), the buckets holding the query's own band
+// values have been read in every band before any neighbour bucket, so a
+// record sharing one band with the query exactly (here the last band; 6
+// bits away) is found although 160 entries in the first band's neighbour
+// buckets exceed the budget of 50.
+func TestTruncatedLookupReadsExactBandsFirst(t *testing.T) {
+	st := openStore(t)
+	ix := Index{Prefix: []byte("x/")}
+	q := phash.Hash{P64: 0}
+	// Bands 0..2 two bits off, band 3 identical.
+	target := phash.Hash{P64: 0x0003_0003_0003_0000}
+	err := st.Update(context.Background(), func(tx store.Txn) error {
+		if err := ix.Add(tx, idOf(0), target); err != nil {
+			return err
+		}
+		n := 1
+		for i := 0; i < BandBits; i++ {
+			for range 10 {
+				// One bit off in band 0, far in the others.
+				h := phash.Hash{P64: uint64(1)<<(48+i) | 0x0000_FFFF_FFFF_FFFF}
+				if err := ix.Add(tx, idOf(n), h); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []Match
+	var truncated bool
+	err = st.View(context.Background(), func(tx store.Txn) (err error) {
+		ms, truncated, err = ix.Lookup(tx, q, phash.CandidateDistance64, 4, 50)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !truncated {
+		t.Fatal("lookup not truncated: the test's budget does not bind")
+	}
+	if len(ms) == 0 || ms[0].ID != idOf(0) || ms[0].D64 != 6 {
+		t.Fatalf("Lookup = %+v, want the record sharing band 3 (D64 6)", ms)
+	}
+}
+
 // BenchmarkLookup measures near-duplicate lookups over an index of
 // PHINDEX_BENCH_N records (default 1,000,000; 100,000 with -short),
 // loaded with bulkLoad, at DefaultRadius (and radius 2 when

@@ -76,7 +76,7 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-type queries struct{ get, set, del, scan, scanTo string }
+type queries struct{ get, getMany, set, del, scan, scanTo string }
 
 var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
@@ -114,9 +114,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
 	s := &Store{pool: pool, pageSize: cfg.PageSize, maxRetries: cfg.MaxRetries, log: cfg.Logger, q: queries{
-		get: `SELECT v FROM ` + table + ` WHERE k = $1`,
-		set: `INSERT INTO ` + table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-		del: `DELETE FROM ` + table + ` WHERE k = $1`,
+		get:     `SELECT v FROM ` + table + ` WHERE k = $1`,
+		getMany: `SELECT k, v FROM ` + table + ` WHERE k = ANY($1)`,
+		set:     `INSERT INTO ` + table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+		del:     `DELETE FROM ` + table + ` WHERE k = $1`,
 		// $2 is the first key wanted (inclusive); scanTo adds the
 		// exclusive upper bound of the prefix's key range.
 		scan:   `SELECT k, v FROM ` + table + ` WHERE k >= $1 ORDER BY k LIMIT $2`,
@@ -350,6 +351,49 @@ func (x *txn) Get(key []byte) ([]byte, error) {
 		v = []byte{}
 	}
 	return v, nil
+}
+
+// GetMany implements store.MultiGetter: one query for all keys, so that a
+// caller reading dozens of scattered keys (a perceptual-index lookup)
+// pays one round trip instead of one per key.
+func (x *txn) GetMany(keys [][]byte) ([][]byte, error) {
+	if err := x.flush(); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	params := make([][]byte, len(keys))
+	at := make(map[string][]int, len(keys))
+	for i, k := range keys {
+		params[i] = notNull(k)
+		at[string(k)] = append(at[string(k)], i)
+	}
+	rows, err := x.tx.Query(x.ctx, x.s.q.getMany, params)
+	if err != nil {
+		return nil, x.fail("get", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, x.fail("get", err)
+		}
+		if v == nil {
+			v = []byte{}
+		}
+		for n, i := range at[string(k)] {
+			if n > 0 {
+				v = bytes.Clone(v)
+			}
+			out[i] = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, x.fail("get", err)
+	}
+	return out, nil
 }
 
 func (x *txn) Set(key, value []byte) error {

@@ -84,6 +84,7 @@ func Run(t *testing.T, b Backend) {
 		{"ScanStart", testScanStart},
 		{"ScanPages", testScanPages},
 		{"ReadYourWrites", testReadYourWrites},
+		{"GetMany", testGetMany},
 		{"ErrorRollsBack", testErrorRollsBack},
 		{"ViewSnapshot", testViewSnapshot},
 		{"ConcurrentIncrements", testConcurrentIncrements},
@@ -331,6 +332,59 @@ func testReadYourWrites(t *testing.T, b Backend) {
 		}
 		return nil
 	})
+}
+
+// testGetMany: store.GetMany answers in the order asked, nil for missing
+// keys, empty for an empty value, a repeated key twice, and sees the
+// transaction's own writes and deletes, in Update and in View.
+func testGetMany(t *testing.T, b Backend) {
+	st := open(t, b)
+	setAll(t, st, "m/1", "m/3")
+	update(t, st, func(tx store.Txn) error { return tx.Set([]byte("m/e"), []byte{}) })
+	keys := [][]byte{[]byte("m/1"), []byte("m/2"), []byte("m/3"), []byte("m/x"), []byte("m/e"), []byte("m/1")}
+	check := func(what string, got [][]byte, want []string) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d values for %d keys", what, len(got), len(want))
+		}
+		for i, w := range want {
+			switch {
+			case w == "<nil>" && got[i] != nil:
+				t.Errorf("%s: key %s = %q, want missing (nil)", what, keys[i], got[i])
+			case w != "<nil>" && (got[i] == nil || string(got[i]) != w):
+				t.Errorf("%s: key %s = %q (nil %v), want %q", what, keys[i], got[i], got[i] == nil, w)
+			}
+		}
+	}
+	update(t, st, func(tx store.Txn) error {
+		if err := tx.Set([]byte("m/2"), []byte("v:m/2")); err != nil {
+			return err
+		}
+		if err := tx.Delete([]byte("m/3")); err != nil {
+			return err
+		}
+		got, err := store.GetMany(tx, keys)
+		if err != nil {
+			return err
+		}
+		check("Update", got, []string{"v:m/1", "v:m/2", "<nil>", "<nil>", "", "v:m/1"})
+		return nil
+	})
+	err := st.View(context.Background(), func(tx store.Txn) error {
+		got, err := store.GetMany(tx, keys)
+		if err != nil {
+			return err
+		}
+		check("View", got, []string{"v:m/1", "v:m/2", "<nil>", "<nil>", "", "v:m/1"})
+		got, err = store.GetMany(tx, nil)
+		if err != nil || len(got) != 0 {
+			t.Errorf("GetMany of no keys = %q, %v", got, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func testErrorRollsBack(t *testing.T, b Backend) {

@@ -1,0 +1,189 @@
+package phindex
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/pgstore"
+	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/phash"
+)
+
+// countingTxn counts the index entries a lookup reads (chunk bytes / 24;
+// chunk 0's 2-byte header rounds away) and its reads: a Get or a GetMany
+// is one read (one round trip on PostgreSQL). It passes GetMany through,
+// so the store's multi-get is measured, not a fallback.
+type countingTxn struct {
+	store.Txn
+	entries, reads, keys int
+}
+
+func (c *countingTxn) Get(k []byte) ([]byte, error) {
+	v, err := c.Txn.Get(k)
+	c.reads++
+	c.keys++
+	c.entries += len(v) / entryLen
+	return v, err
+}
+
+func (c *countingTxn) GetMany(keys [][]byte) ([][]byte, error) {
+	vs, err := store.GetMany(c.Txn, keys)
+	c.reads++
+	c.keys += len(keys)
+	for _, v := range vs {
+		c.entries += len(v) / entryLen
+	}
+	return vs, err
+}
+
+// BenchmarkLookupScale measures the index as verification uses it
+// (Lookup with phash.CandidateDistance64, limit limits.DefaultMaxCandidates
+// and the default entry budget) at registry sizes on Badger and on
+// PostgreSQL, with synthetic uniformly random hashes loaded through
+// BulkLoad. Per lookup it reports the latency p50/p99, the index entries
+// read (what the budget bounds), the candidates returned (what the caller
+// then loads and confirms with the 256-bit hash), the share of lookups
+// the budget truncated, and the recall of near queries (a stored hash
+// with 0..6 bits flipped). For the first 200 queries it also runs the
+// lookup without limit or budget, to count every chance candidate the
+// probes reach. Environment:
+//
+//	PHINDEX_SCALE_N       comma-separated sizes (default 1000000)
+//	PHINDEX_SCALE_STORES  comma-separated: badger, postgres (default both)
+//
+// Run: nice -n 10 go test ./origin/internal/content/phindex -run '^$' -bench LookupScale -benchtime 2000x -timeout 60m
+func BenchmarkLookupScale(b *testing.B) {
+	sizes := []int{1_000_000}
+	if v := os.Getenv("PHINDEX_SCALE_N"); v != "" {
+		sizes = sizes[:0]
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				b.Fatalf("PHINDEX_SCALE_N: %q", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	stores := []string{"badger", "postgres"}
+	if v := os.Getenv("PHINDEX_SCALE_STORES"); v != "" {
+		stores = strings.Split(v, ",")
+	}
+	var cluster *pgtest.Cluster
+	for _, kind := range stores {
+		for _, n := range sizes {
+			var st store.Store
+			switch kind {
+			case "badger":
+				st = openStore(b)
+			case "postgres":
+				if cluster == nil {
+					cluster = pgtest.Start(b)
+				}
+				pg, err := pgstore.Open(context.Background(), pgstore.Config{URL: cluster.NewDatabase()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = pg.Close() })
+				st = pg
+			default:
+				b.Fatalf("PHINDEX_SCALE_STORES: unknown store %q", kind)
+			}
+			ix := Index{Prefix: []byte("rec/p/")}
+			start := time.Now()
+			hs := bulkLoad(b, st, ix, n, 7)
+			b.Logf("%s: loaded %d records (%d index entries) in %v", kind, n, n*Bands, time.Since(start).Round(time.Second))
+			for _, q := range []string{"near", "miss"} {
+				b.Run(fmt.Sprintf("store=%s/n=%d/%s", kind, n, q), func(b *testing.B) {
+					lookupScale(b, st, ix, hs, q == "near")
+				})
+			}
+			hs = nil
+			if kind == "badger" {
+				_ = st.Close()
+			}
+		}
+	}
+}
+
+func lookupScale(b *testing.B, st store.Store, ix Index, hs []phash.Hash, near bool) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	lat := make([]time.Duration, 0, b.N)
+	entries := make([]int, 0, b.N)
+	var cands, reads, keys, truncated, found, full, fullEntries int
+	maxC := limits.DefaultMaxCandidates
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q, want := randHash(r), -1
+		if near {
+			want = r.IntN(len(hs))
+			q = flip(r, hs[want], r.IntN(7))
+		}
+		var ms []Match
+		var trunc bool
+		ct := &countingTxn{}
+		t0 := time.Now()
+		err := st.View(ctx, func(tx store.Txn) error {
+			ct.Txn, ct.entries, ct.reads, ct.keys = tx, 0, 0, 0
+			var err error
+			ms, trunc, err = ix.Lookup(ct, q, phash.CandidateDistance64, maxC, 0)
+			return err
+		})
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		entries = append(entries, ct.entries)
+		cands += len(ms)
+		reads += ct.reads
+		keys += ct.keys
+		if trunc {
+			truncated++
+		}
+		if want >= 0 && slices.ContainsFunc(ms, func(m Match) bool { return m.ID == idOf(want) }) {
+			found++
+		}
+		if i < 200 {
+			b.StopTimer()
+			all := &countingTxn{}
+			err := st.View(ctx, func(tx store.Txn) error {
+				all.Txn = tx
+				ms, _, err := ix.Lookup(all, q, phash.CandidateDistance64, 1<<30, 1<<30)
+				full += len(ms)
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fullEntries += all.entries
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	slices.Sort(entries)
+	n := float64(b.N)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(entries[len(entries)/2]), "entries-p50")
+	b.ReportMetric(float64(entries[len(entries)*99/100]), "entries-p99")
+	b.ReportMetric(float64(reads)/n, "reads/op")
+	b.ReportMetric(float64(keys)/n, "keys/op")
+	b.ReportMetric(float64(cands)/n, "cands/op")
+	b.ReportMetric(100*float64(truncated)/n, "trunc-%")
+	sample := float64(min(b.N, 200))
+	b.ReportMetric(float64(full)/sample, "uncapped-cands/op")
+	b.ReportMetric(float64(fullEntries)/sample, "uncapped-entries/op")
+	if near {
+		b.ReportMetric(100*float64(found)/n, "recall-%")
+	}
+}
