@@ -1,13 +1,21 @@
 // Provenant verifier worker. embed.js starts it from a blob: URL (a worker
 // script must be same-origin with the page) and sends {type: "init",
-// base}. Each request then names an image URL and/or a record id; the
-// worker fetches the image itself, runs the verifier module's analyze on
-// the bytes, posts only the resulting facts to the lookup endpoint (never
-// the image), and lets the module check every candidate's signature and
-// Merkle proof and decide. docs/widget.md is the contract.
+// base, decoder}. Each request then names an image URL and/or a record id;
+// the worker fetches the image itself, decodes it with the browser's own
+// decoder (createImageBitmap at the reduced size verification reads, then
+// OffscreenCanvas) and hands the pixels to the verifier module, which
+// computes the facts (the SHA-256 from the bytes); without those APIs, or
+// for a file the browser cannot decode the way the service does, the
+// module decodes the bytes itself. It posts only the resulting facts to
+// the lookup endpoint (never the image), and lets the module check every
+// candidate's signature and Merkle proof and decide. docs/widget.md is the
+// contract.
 'use strict';
 
 let base = '';
+// decoderChoice is 'auto' (the browser's decoder when it can) or 'wasm'
+// (always the module's own), from the embed script's data-decoder.
+let decoderChoice = 'auto';
 let modulePromise = null;
 
 const EBADF = 8;
@@ -126,12 +134,12 @@ function load() {
   return modulePromise;
 }
 
-// call passes input to a module export (one copy in, one copy out) and
-// parses its JSON answer.
-function call(ex, name, input) {
-  const n = input.length;
+// callWith has a module export read n bytes that fill writes into its
+// memory (one copy in, one copy out) and parses its JSON answer.
+function callWith(ex, name, n, fill) {
   const p = ex.alloc(n) >>> 0;
-  new Uint8Array(ex.memory.buffer, p, n).set(input);
+  // After alloc: growing the memory detaches earlier views of it.
+  fill(new Uint8Array(ex.memory.buffer, p, n));
   let r;
   try {
     r = BigInt.asUintN(64, ex[name](p, n));
@@ -151,6 +159,9 @@ function call(ex, name, input) {
   return v;
 }
 
+// call passes input to a module export.
+const call = (ex, name, input) => callWith(ex, name, input.length, (m) => m.set(input));
+
 const callJSON = (ex, name, v) => call(ex, name, encoder.encode(JSON.stringify(v)));
 
 // statusOf maps the module's decision to the badge's status.
@@ -167,6 +178,69 @@ function anchorView(a) {
   return a ? {tx: a.tx_hash, block: a.block_number, network: a.network || '', chain_id: a.chain_id || 0} : null;
 }
 
+const canDecode = typeof createImageBitmap === 'function' && typeof OffscreenCanvas === 'function';
+
+// decodePixels decodes file with the browser's decoder at the module's
+// plane size, EXIF orientation applied and no colour management (the
+// service applies none), and returns its RGBA. null when the browser
+// cannot.
+async function decodePixels(file, info) {
+  const w = info.plane_width;
+  const h = info.plane_height;
+  let bmp;
+  try {
+    bmp = await createImageBitmap(new Blob([file], {type: 'image/' + info.format}), {
+      imageOrientation: 'from-image',
+      colorSpaceConversion: 'none',
+      premultiplyAlpha: 'none',
+      resizeWidth: w,
+      resizeHeight: h,
+      // Mipmapped bilinear: an area average at the 1/2, 1/4 and 1/8
+      // reductions, as the module's decoder gives.
+      resizeQuality: 'medium',
+    });
+  } catch (e) {
+    return null;
+  }
+  try {
+    if (bmp.width !== w || bmp.height !== h) return null;
+    const g = new OffscreenCanvas(w, h).getContext('2d', {willReadFrequently: true});
+    if (!g) return null;
+    g.drawImage(bmp, 0, 0);
+    return g.getImageData(0, 0, w, h).data;
+  } catch (e) {
+    return null;
+  } finally {
+    bmp.close();
+  }
+}
+
+// analyzeFile returns the module's analyze answer for file ({facts,
+// local}) and which decoder read the pixels: 'browser' or 'wasm'.
+async function analyzeFile(ex, file, choice) {
+  if (choice !== 'wasm' && canDecode) {
+    // inspect reads the header under the module's limits (a file too
+    // large is refused before anything decodes it) and hashes the bytes.
+    const info = call(ex, 'inspect', file);
+    if (info.host_decode) {
+      const rgba = await decodePixels(file, info);
+      if (rgba) {
+        const head = encoder.encode(JSON.stringify({sha256: info.sha256, format: info.format, width: info.width, height: info.height}));
+        const out = callWith(ex, 'analyze_pixels', 4 + head.length + rgba.length, (m) => {
+          new DataView(m.buffer, m.byteOffset, 4).setUint32(0, head.length, true);
+          m.set(head, 4);
+          m.set(rgba, 4 + head.length);
+        });
+        out.decoder = 'browser';
+        return out;
+      }
+    }
+  }
+  const out = call(ex, 'analyze', file);
+  out.decoder = 'wasm';
+  return out;
+}
+
 async function verifyImage(ex, src) {
   const t0 = performance.now();
   const file = new Uint8Array(await (await fetchOK(src, {credentials: 'same-origin'})).arrayBuffer());
@@ -174,7 +248,7 @@ async function verifyImage(ex, src) {
   // The local-signature probe (a thumbnail) stays in this worker: decide
   // needs it to compare the picture with the record's signed blocks, the
   // lookup never sees it.
-  const {facts, local} = call(ex, 'analyze', file);
+  const {facts, local, decoder: used} = await analyzeFile(ex, file, decoderChoice);
   const t2 = performance.now();
   // Facts only: hashes and the watermark payload, never the picture.
   const lookup = await (await fetchOK(base + '/api/v1/verify/lookup', {
@@ -194,6 +268,7 @@ async function verifyImage(ex, src) {
     rejected: d.rejected || [],
     anchor: d.result.authentic && cand ? anchorView(cand.anchor) : null,
     facts: {format: facts.format, width: facts.width, height: facts.height, bytes: file.length},
+    decoder: used,
     timings: {fetch: t1 - t0, analyze: t2 - t1, lookup: t3 - t2, decide: t4 - t3},
   };
 }
@@ -242,18 +317,20 @@ async function verifyRecord(ex, id) {
 async function handle(m) {
   const ex = await load();
   if (m.op === 'analyze') {
-    // Provenant.analyze: the facts of one file and how long analyze took
-    // (the browser benchmark uses it; nothing is sent to the service).
+    // Provenant.analyze: the facts of one file, the decoder that read it
+    // and how long analyze took, decode included (the browser benchmark
+    // uses it; nothing is sent to the service). m.decoder 'wasm' forces
+    // the module's decoder.
     const file = new Uint8Array(await (await fetchOK(m.src, {credentials: 'same-origin'})).arrayBuffer());
     const runs = Math.max(1, Math.min(20, m.runs | 0));
     const ms = [];
-    let facts;
+    let out;
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
-      facts = call(ex, 'analyze', file).facts;
+      out = await analyzeFile(ex, file, m.decoder || decoderChoice);
       ms.push(performance.now() - t);
     }
-    return {facts, ms};
+    return {facts: out.facts, decoder: out.decoder, ms};
   }
   if (m.src) {
     try {
@@ -270,6 +347,7 @@ self.onmessage = (e) => {
   const m = e.data;
   if (m.type === 'init') {
     base = m.base;
+    decoderChoice = m.decoder === 'wasm' ? 'wasm' : 'auto';
     return;
   }
   handle(m).then(
