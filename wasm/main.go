@@ -79,6 +79,11 @@ func inspect(ptr, n uint32) uint64 {
 	return mod.output(abi.Inspect(mod.input(ptr, n), mod.lim))
 }
 
+//go:wasmexport sha256
+func sha256Sum(ptr, n uint32) uint64 {
+	return mod.output(abi.SHA256(mod.input(ptr, n)))
+}
+
 //go:wasmexport analyze_pixels
 func analyzePixels(ptr, n uint32) uint64 {
 	return mod.output(abi.AnalyzePixels(mod.input(ptr, n), mod.lim))

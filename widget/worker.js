@@ -178,13 +178,68 @@ function anchorView(a) {
   return a ? {tx: a.tx_hash, block: a.block_number, network: a.network || '', chain_id: a.chain_id || 0} : null;
 }
 
-const canDecode = typeof createImageBitmap === 'function' && typeof OffscreenCanvas === 'function';
+const canBitmap = typeof createImageBitmap === 'function' && typeof OffscreenCanvas === 'function';
+const canImageDecoder = typeof ImageDecoder === 'function';
+// A JPEG's luminance goes into the module whole, before reduction: above
+// this many pixels the reduced RGBA path keeps the module's memory small.
+const LUMA_MAX_PIXELS = 25e6;
+const YUV_FORMATS = ['I420', 'I420A', 'I422', 'I444', 'NV12'];
+
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+// sha256Hex is the SHA-256 of the exact bytes: the browser's digest when
+// it has one (secure contexts), the module's otherwise.
+async function sha256Hex(ex, file) {
+  if (self.crypto && self.crypto.subtle) {
+    try {
+      return hex(new Uint8Array(await self.crypto.subtle.digest('SHA-256', file)));
+    } catch (e) {
+      // fall through to the module
+    }
+  }
+  return call(ex, 'sha256', file).sha256;
+}
+
+// decodeLuma decodes a JPEG with the browser's decoder into its own YUV
+// planes (WebCodecs ImageDecoder; no colour conversion at all) and returns
+// the Y plane at the stored size, before orientation: the very samples
+// the service's decoder reads, within its rounding. null when the browser
+// cannot.
+async function decodeLuma(file, info) {
+  if (!canImageDecoder || info.format !== 'jpeg') return null;
+  const turned = info.orientation >= 5;
+  const w = turned ? info.height : info.width;
+  const h = turned ? info.width : info.height;
+  if (w * h > LUMA_MAX_PIXELS) return null;
+  let dec = null;
+  let frame = null;
+  try {
+    dec = new ImageDecoder({data: file, type: 'image/jpeg', colorSpaceConversion: 'none'});
+    frame = (await dec.decode({frameIndex: 0})).image;
+    const r = frame.visibleRect;
+    // A decoder that turned the picture itself would change its size.
+    if (!YUV_FORMATS.includes(frame.format) || r.width !== w || r.height !== h) return null;
+    const buf = new Uint8Array(frame.allocationSize());
+    const layout = await frame.copyTo(buf);
+    const {offset, stride} = layout[0];
+    if (stride === w) return buf.subarray(offset, offset + w * h);
+    const y = new Uint8Array(w * h);
+    for (let row = 0; row < h; row++) y.set(buf.subarray(offset + row * stride, offset + row * stride + w), row * w);
+    return y;
+  } catch (e) {
+    return null;
+  } finally {
+    if (frame) frame.close();
+    if (dec) dec.close();
+  }
+}
 
 // decodePixels decodes file with the browser's decoder at the module's
 // plane size, EXIF orientation applied and no colour management (the
 // service applies none), and returns its RGBA. null when the browser
 // cannot.
 async function decodePixels(file, info) {
+  if (!canBitmap) return null;
   const w = info.plane_width;
   const h = info.plane_height;
   let bmp;
@@ -215,30 +270,60 @@ async function decodePixels(file, info) {
   }
 }
 
+// analyzePixels hands decoded pixels to the module.
+function analyzePixels(ex, head, pixels) {
+  const h = encoder.encode(JSON.stringify(head));
+  return callWith(ex, 'analyze_pixels', 4 + h.length + pixels.length, (m) => {
+    new DataView(m.buffer, m.byteOffset, 4).setUint32(0, h.length, true);
+    m.set(h, 4);
+    m.set(pixels, 4 + h.length);
+  });
+}
+
 // analyzeFile returns the module's analyze answer for file ({facts,
-// local}) and which decoder read the pixels: 'browser' or 'wasm'.
+// local}), which decoder read the pixels ('browser' or 'wasm'), in which
+// form ('luma', 'rgba' or 'file') and how long each step took (ms).
 async function analyzeFile(ex, file, choice) {
-  if (choice !== 'wasm' && canDecode) {
-    // inspect reads the header under the module's limits (a file too
-    // large is refused before anything decodes it) and hashes the bytes.
+  const steps = {};
+  let t = performance.now();
+  const lap = (name) => {
+    const now = performance.now();
+    steps[name] = now - t;
+    t = now;
+  };
+  const done = (out, decoder, pixels) => Object.assign(out, {decoder, pixels, steps});
+  if (choice !== 'wasm' && (canImageDecoder || canBitmap)) {
+    // inspect reads the header under the module's limits: a file too
+    // large is refused before anything decodes it.
     const info = call(ex, 'inspect', file);
+    lap('inspect');
     if (info.host_decode) {
-      const rgba = await decodePixels(file, info);
-      if (rgba) {
-        const head = encoder.encode(JSON.stringify({sha256: info.sha256, format: info.format, width: info.width, height: info.height}));
-        const out = callWith(ex, 'analyze_pixels', 4 + head.length + rgba.length, (m) => {
-          new DataView(m.buffer, m.byteOffset, 4).setUint32(0, head.length, true);
-          m.set(head, 4);
-          m.set(rgba, 4 + head.length);
-        });
-        out.decoder = 'browser';
-        return out;
+      const sum = sha256Hex(ex, file); // runs beside the decode
+      const head = {format: info.format, width: info.width, height: info.height};
+      const y = await decodeLuma(file, info);
+      lap('decode_luma');
+      if (y) {
+        head.sha256 = await sum;
+        lap('sha256');
+        const out = analyzePixels(ex, Object.assign(head, {pixels: 'luma', orientation: info.orientation}), y);
+        lap('analyze_pixels');
+        return done(out, 'browser', 'luma');
       }
+      const rgba = await decodePixels(file, info);
+      lap('decode_rgba');
+      if (rgba) {
+        head.sha256 = await sum;
+        lap('sha256');
+        const out = analyzePixels(ex, head, rgba);
+        lap('analyze_pixels');
+        return done(out, 'browser', 'rgba');
+      }
+      await sum.catch(() => {});
     }
   }
   const out = call(ex, 'analyze', file);
-  out.decoder = 'wasm';
-  return out;
+  lap('analyze');
+  return done(out, 'wasm', 'file');
 }
 
 async function verifyImage(ex, src) {
@@ -248,7 +333,7 @@ async function verifyImage(ex, src) {
   // The local-signature probe (a thumbnail) stays in this worker: decide
   // needs it to compare the picture with the record's signed blocks, the
   // lookup never sees it.
-  const {facts, local, decoder: used} = await analyzeFile(ex, file, decoderChoice);
+  const {facts, local, decoder: used, pixels} = await analyzeFile(ex, file, decoderChoice);
   const t2 = performance.now();
   // Facts only: hashes and the watermark payload, never the picture.
   const lookup = await (await fetchOK(base + '/api/v1/verify/lookup', {
@@ -269,6 +354,7 @@ async function verifyImage(ex, src) {
     anchor: d.result.authentic && cand ? anchorView(cand.anchor) : null,
     facts: {format: facts.format, width: facts.width, height: facts.height, bytes: file.length},
     decoder: used,
+    pixels,
     timings: {fetch: t1 - t0, analyze: t2 - t1, lookup: t3 - t2, decide: t4 - t3},
   };
 }
@@ -324,13 +410,15 @@ async function handle(m) {
     const file = new Uint8Array(await (await fetchOK(m.src, {credentials: 'same-origin'})).arrayBuffer());
     const runs = Math.max(1, Math.min(20, m.runs | 0));
     const ms = [];
+    const steps = [];
     let out;
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
       out = await analyzeFile(ex, file, m.decoder || decoderChoice);
       ms.push(performance.now() - t);
+      steps.push(out.steps);
     }
-    return {facts: out.facts, decoder: out.decoder, ms};
+    return {facts: out.facts, decoder: out.decoder, pixels: out.pixels, ms, steps};
   }
   if (m.src) {
     try {

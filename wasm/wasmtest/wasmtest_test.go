@@ -69,7 +69,7 @@ func load(t testing.TB) *wasmtest.Module {
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
-	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "analyze_pixels", "decide", "verify_proof", "verify_signature"} {
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}
@@ -246,9 +246,14 @@ func TestModuleEqualsNative(t *testing.T) {
 			var got inspectOut
 			json.Unmarshal(out, &got)
 			pw, ph, _ := facts.PlaneSize(fx.facts.Width, fx.facts.Height)
-			if want := fx.facts.Wire(); !got.OK || got.SHA256 != want.SHA256 || got.Format != "jpeg" || got.Width != want.Width || got.Height != want.Height ||
+			if want := fx.facts.Wire(); !got.OK || got.Format != "jpeg" || got.Width != want.Width || got.Height != want.Height || got.Orientation != 1 ||
 				got.PlaneWidth != pw || got.PlaneHeight != ph || !got.HostDecode {
-				t.Errorf("got %s, want the facts' hash and size, plane %d×%d, host_decode", out, pw, ph)
+				t.Errorf("got %s, want the facts' size, orientation 1, plane %d×%d, host_decode", out, pw, ph)
+			}
+		}},
+		{"sha256", "sha256", fx.file, abi.SHA256, func(t *testing.T, out []byte) {
+			if want := fx.facts.Wire().SHA256; !bytes.Contains(out, []byte(`"sha256":"`+want+`"`)) {
+				t.Errorf("got %s, want sha256 %s", out, want)
 			}
 		}},
 		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
@@ -276,6 +281,22 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("got %s, want the file's hash, size and watermark with a probe", out)
 			}
 		}},
+		{"analyze_pixels luma", "analyze_pixels", lumaInput(t, fx.file, fx.facts), func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+			var got struct {
+				OK    bool       `json:"ok"`
+				Facts wire.Facts `json:"facts"`
+			}
+			json.Unmarshal(out, &got)
+			if want := fx.facts.Wire(); got.Facts != want {
+				t.Errorf("got %s, want analyze's facts %+v (the same Y plane)", out, want)
+			}
+		}},
+		{"analyze_pixels luma wrong orientation", "analyze_pixels", pixelsHeader(t, map[string]any{"sha256": strings.Repeat("ab", 32), "format": "jpeg", "width": 4, "height": 4, "pixels": "luma", "orientation": 9}),
+			func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+					t.Errorf("got %s, want bad_input", out)
+				}
+			}},
 		{"analyze_pixels one byte short", "analyze_pixels", pixels[:len(pixels)-1], func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
 				t.Errorf("got %s, want bad_input", out)
@@ -375,8 +396,8 @@ func TestModuleEqualsNative(t *testing.T) {
 
 type inspectOut struct {
 	OK          bool   `json:"ok"`
-	SHA256      string `json:"sha256"`
 	Format      string `json:"format"`
+	Orientation int    `json:"orientation"`
 	Width       int    `json:"width"`
 	Height      int    `json:"height"`
 	PlaneWidth  int    `json:"plane_width"`
@@ -405,6 +426,24 @@ func pixelsInput(t testing.TB, file []byte, f facts.Facts) []byte {
 	draw.ApproxBiLinear.Scale(rgba, rgba.Bounds(), img, img.Bounds(), draw.Src, nil)
 	w := f.Wire()
 	return append(pixelsHeader(t, map[string]any{"sha256": w.SHA256, "format": w.Format, "width": w.Width, "height": w.Height}), rgba.Pix...)
+}
+
+// lumaInput is the analyze_pixels input of a browser that decoded the
+// JPEG file with facts f into its Y plane (here image/jpeg's).
+func lumaInput(t testing.TB, file []byte, f facts.Facts) []byte {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := img.(*image.YCbCr)
+	pix := make([]byte, 0, f.Width*f.Height)
+	for row := 0; row < f.Height; row++ {
+		pix = append(pix, y.Y[row*y.YStride:row*y.YStride+f.Width]...)
+	}
+	w := f.Wire()
+	return append(pixelsHeader(t, map[string]any{"sha256": w.SHA256, "format": w.Format, "width": w.Width, "height": w.Height,
+		"pixels": "luma", "orientation": 1}), pix...)
 }
 
 // TestBuffersAreReleased checks that alloc/free leave no buffer behind:

@@ -194,8 +194,11 @@ type widgetVerification struct {
 	Result wire.VerifyResponse `json:"result"`
 	Match  string              `json:"match"`
 	Timing map[string]float64  `json:"timings"`
-	// Decoder is what read the picture's pixels: "browser" or "wasm".
+	// Decoder is what read the picture's pixels: "browser" or "wasm";
+	// Pixels the form the module got: "luma" (a JPEG's Y plane), "rgba"
+	// or "file" (the module decoded).
 	Decoder string `json:"decoder"`
+	Pixels  string `json:"pixels"`
 	// ByRecord is set when the badge came from the record's certificate
 	// because the picture's bytes could not be read.
 	ByRecord bool `json:"byRecord"`
@@ -280,24 +283,27 @@ func TestWidgetInChromium(t *testing.T) {
 	corpus := []struct {
 		name, status, recordID string
 		file                   []byte
-		// host: the browser decodes it itself when asked to.
-		host bool
+		// host: the browser decodes it itself when asked to, into pixels
+		// of that form ("luma" or "rgba").
+		host   bool
+		pixels string
 	}{
-		{"signed", "verified", id, signed, true},
-		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true},
-		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08)), true},
-		{"edited", "altered", "", captioned(t, signed), true},
-		{"unsigned", "none", "", photo(t, 7, 640, 480), true},
-		{"revoked", "revoked", revokedID, revoked, true},
-		{"small", "pending", smallID, small, true},
-		{"large", "verified", largeID, large, true},
-		{"large-q75", "verified", largeID, transform(t, large, 75, func(m image.Image) image.Image { return m }), true},
+		{"signed", "verified", id, signed, true, "luma"},
+		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma"},
+		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08)), true, "luma"},
+		{"edited", "altered", "", captioned(t, signed), true, "luma"},
+		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma"},
+		{"revoked", "revoked", revokedID, revoked, true, "luma"},
+		{"small", "pending", smallID, small, true, "luma"},
+		{"large", "verified", largeID, large, true, "luma"},
+		{"large-q75", "verified", largeID, transform(t, large, 75, func(m image.Image) image.Image { return m }), true, "luma"},
 		// Stored turned a quarter, upright by its EXIF orientation.
-		{"large-rotated", "verified", largeID, rotatedEXIF(t, large), true},
-		{"large-png", "verified", largeID, pngOf(t, large), true},
+		{"large-rotated", "verified", largeID, rotatedEXIF(t, large, 6), true, "luma"},
+		{"large-rotated-180", "verified", largeID, rotatedEXIF(t, large, 3), true, "luma"},
+		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba"},
 		// The browser would read a WebP's EXIF orientation, which the
 		// service ignores: the module decodes WebP.
-		{"webp", "none", "", readFile(t, "../../../shared/testdata/images/photo.webp"), false},
+		{"webp", "none", "", readFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
 	}
 	files := map[string][]byte{}
 	var names []string
@@ -341,12 +347,12 @@ func TestWidgetInChromium(t *testing.T) {
 					if g.Status != c.status {
 						t.Fatalf("badge status %q, want %q (verification %+v)", g.Status, c.status, g.Verification)
 					}
-					wantDecoder := "wasm"
+					wantDecoder, wantPixels := "wasm", "file"
 					if decoder == "browser" && c.host {
-						wantDecoder = "browser"
+						wantDecoder, wantPixels = "browser", c.pixels
 					}
-					if g.Verification.Decoder != wantDecoder {
-						t.Errorf("pixels read by %q, want %q", g.Verification.Decoder, wantDecoder)
+					if g.Verification.Decoder != wantDecoder || g.Verification.Pixels != wantPixels {
+						t.Errorf("pixels read by %q as %q, want %q as %q", g.Verification.Decoder, g.Verification.Pixels, wantDecoder, wantPixels)
 					}
 					if c.name == "reencoded" && g.Verification.Match != "reencoded" {
 						t.Errorf("re-encoded copy matched by %q, want reencoded (watermark and perceptual hash)", g.Verification.Match)
@@ -458,22 +464,35 @@ func verdictOnly(v wire.VerifyResponse) wire.VerifyResponse {
 	return v
 }
 
-// rotatedEXIF stores the JPEG's picture turned a quarter anticlockwise,
-// with EXIF orientation 6 (turn a quarter clockwise to display): it shows
-// the same picture upright.
-func rotatedEXIF(t *testing.T, jpg []byte) []byte {
+// rotatedEXIF stores the JPEG's picture turned so that EXIF orientation
+// o shows it upright: 6 (stored a quarter anticlockwise, displayed turned
+// a quarter clockwise) or 3 (stored upside down).
+func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
 	t.Helper()
 	src := toRGBA(t, jpg)
 	b := src.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			// Stored (y, W-1-x) shows at (x, y) after a clockwise turn.
-			dst.Set(y, b.Dx()-1-x, src.At(b.Min.X+x, b.Min.Y+y))
+	var dst *image.RGBA
+	switch o {
+	case 6:
+		dst = image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				// Stored (y, W-1-x) shows at (x, y) after a clockwise turn.
+				dst.Set(y, b.Dx()-1-x, src.At(b.Min.X+x, b.Min.Y+y))
+			}
 		}
+	case 3:
+		dst = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				dst.Set(b.Dx()-1-x, b.Dy()-1-y, src.At(b.Min.X+x, b.Min.Y+y))
+			}
+		}
+	default:
+		t.Fatalf("orientation %d", o)
 	}
 	out := jpegOf(t, dst, 90)
-	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}
+	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
 	seg := append([]byte("Exif\x00\x00"), tiff...)
 	n := len(seg) + 2
 	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), out[2:]...)

@@ -16,11 +16,12 @@ import (
 
 type inspectOut struct {
 	OK     bool   `json:"ok"`
-	SHA256 string `json:"sha256"`
 	Format string `json:"format"`
 	// Width and Height are the picture's, EXIF orientation applied.
 	Width  int `json:"width"`
 	Height int `json:"height"`
+	// Orientation is the EXIF orientation (1..8) of a JPEG, 1 otherwise.
+	Orientation int `json:"orientation"`
 	// PlaneWidth and PlaneHeight are the size analyze_pixels wants the
 	// picture decoded to (facts.PlaneSize).
 	PlaneWidth  int `json:"plane_width"`
@@ -34,11 +35,11 @@ type inspectOut struct {
 }
 
 // Inspect reads the header of the file in under lim (no pixels are
-// decoded) and returns its SHA-256, format, oriented size, the plane size
-// analyze_pixels takes and whether the host may decode it itself:
-// {"ok":true,"sha256","format","width","height","plane_width",
-// "plane_height","host_decode"}, or analyze's errors for a file analyze
-// would refuse by its header.
+// decoded) and returns its format, oriented size and EXIF orientation, the
+// plane size analyze_pixels takes and whether the host may decode it
+// itself: {"ok":true,"format","width","height","orientation",
+// "plane_width","plane_height","host_decode"}, or analyze's errors for a
+// file analyze would refuse by its header.
 func Inspect(in []byte, lim limits.Limits) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
@@ -49,14 +50,29 @@ func Inspect(in []byte, lim limits.Limits) []byte {
 	}
 	w, h := info.OrientedSize()
 	pw, ph, _ := facts.PlaneSize(w, h)
-	sum := sha256.Sum256(in)
 	host := info.DecoderIndependent()
 	if info.Format == imagex.PNG && bytes.Contains(in, []byte("eXIf")) {
 		// A browser turns a PNG by its EXIF chunk; imagex does not.
 		host = false
 	}
-	return ok(inspectOut{OK: true, SHA256: hex.EncodeToString(sum[:]), Format: string(info.Format), Width: w, Height: h,
+	return ok(inspectOut{OK: true, Format: string(info.Format), Width: w, Height: h, Orientation: info.Orientation,
 		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host})
+}
+
+type sha256Out struct {
+	OK     bool   `json:"ok"`
+	SHA256 string `json:"sha256"`
+}
+
+// SHA256 returns {"ok":true,"sha256":hex} of the bytes in, for a host
+// without a digest of its own (a browser page outside a secure context
+// has no crypto.subtle).
+func SHA256(in []byte) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	sum := sha256.Sum256(in)
+	return ok(sha256Out{OK: true, SHA256: hex.EncodeToString(sum[:])})
 }
 
 type pixelsIn struct {
@@ -64,14 +80,23 @@ type pixelsIn struct {
 	Format string `json:"format"`
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
+	// Pixels is "rgba" (the default) or "luma".
+	Pixels      string `json:"pixels,omitempty"`
+	Orientation int    `json:"orientation,omitempty"`
 }
 
 // AnalyzePixels computes the facts of a picture the host decoded
 // (shared/facts.FromPlane). Its input is binary: a 4-byte little-endian
-// length n, n bytes of JSON {"sha256","format","width","height"} as
-// inspect returned them for the file, then the picture's pixels as
-// non-premultiplied RGBA, 4 bytes each, row after row, at inspect's
-// plane_width×plane_height. The output is analyze's.
+// length n, n bytes of JSON {"sha256","format","width","height",
+// "pixels","orientation"} (format, width, height and orientation as
+// inspect returned them for the file, sha256 the file's), then the
+// pixels, row after row. With "pixels":"rgba" (the default) they are the
+// picture, orientation applied, as non-premultiplied RGBA (4 bytes a
+// pixel) at inspect's plane_width×plane_height. With "pixels":"luma" they
+// are the decoder's own luminance (a JPEG's Y plane) at the stored size,
+// before orientation (height×width for orientations 5 to 8), 1 byte a
+// pixel: the module area-averages it to the plane size and turns it. The
+// output is analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
@@ -106,10 +131,36 @@ func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	}
 	pw, ph, _ := facts.PlaneSize(w, h)
 	pix := in[4+n:]
-	if len(pix) != 4*pw*ph {
-		return fail(codeBadInput, fmt.Sprintf("%d bytes of pixels, want %d×%d RGBA (%d bytes)", len(pix), pw, ph, 4*pw*ph))
+	var l *imagex.Luma
+	switch req.Pixels {
+	case "", "rgba":
+		if len(pix) != 4*pw*ph {
+			return fail(codeBadInput, fmt.Sprintf("%d bytes of pixels, want %d×%d RGBA (%d bytes)", len(pix), pw, ph, 4*pw*ph))
+		}
+		l = imagex.ToLuma(&image.NRGBA{Pix: pix, Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)})
+	case "luma":
+		o := max(req.Orientation, 1)
+		if o > 8 {
+			return fail(codeBadInput, "orientation must be 1 to 8")
+		}
+		sw, sh, spw, sph := w, h, pw, ph
+		if o >= 5 {
+			sw, sh, spw, sph = h, w, ph, pw
+		}
+		if len(pix) != sw*sh {
+			return fail(codeBadInput, fmt.Sprintf("%d bytes of luminance, want %d×%d (%d bytes)", len(pix), sw, sh, sw*sh))
+		}
+		l = &imagex.Luma{Width: sw, Height: sh, Stride: sw, Pix: pix}
+		if spw != sw || sph != sh {
+			l = imagex.Downscale(l, spw, sph)
+		}
+		if o > 1 {
+			g := imagex.Orient(&image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}, o).(*image.Gray)
+			l = &imagex.Luma{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Stride: g.Stride, Pix: g.Pix}
+		}
+	default:
+		return fail(codeBadInput, `pixels must be "rgba" or "luma"`)
 	}
-	l := imagex.ToLuma(&image.NRGBA{Pix: pix, Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)})
 	f, err := facts.FromPlane(l, format, w, h, sum)
 	switch {
 	case errors.Is(err, facts.ErrPlaneSize):
