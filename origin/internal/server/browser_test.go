@@ -337,6 +337,16 @@ func TestWidgetInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := b.waitBadges(t, len(corpus)+1, 60*time.Second)
+		if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" && decoder == "browser" {
+			var shot []byte
+			if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 90)); err != nil {
+				t.Fatal(err)
+			}
+			_ = os.MkdirAll(dir, 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "widget-page.jpg"), shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		t.Run(decoder, func(t *testing.T) {
 			if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
 				t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
