@@ -13,8 +13,9 @@
 'use strict';
 
 let base = '';
-// decoderChoice is 'auto' (the browser's decoder when it can) or 'wasm'
-// (always the module's own), from the embed script's data-decoder.
+// decoderChoice is 'auto' (the browser's decoder when it can), 'canvas'
+// (the browser's, but not through WebCodecs) or 'wasm' (always the
+// module's own), from the embed script's data-decoder.
 let decoderChoice = 'auto';
 let modulePromise = null;
 
@@ -205,8 +206,8 @@ async function sha256Hex(ex, file) {
 // the Y plane at the stored size, before orientation: the very samples
 // the service's decoder reads, within its rounding. null when the browser
 // cannot.
-async function decodeLuma(file, info) {
-  if (!canImageDecoder || info.format !== 'jpeg') return null;
+async function decodeLuma(file, info, choice) {
+  if (!canImageDecoder || choice === 'canvas' || info.format !== 'jpeg') return null;
   const turned = info.orientation >= 5;
   const w = turned ? info.height : info.width;
   const h = turned ? info.width : info.height;
@@ -300,7 +301,7 @@ async function analyzeFile(ex, file, choice) {
     if (info.host_decode) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       const head = {format: info.format, width: info.width, height: info.height};
-      const y = await decodeLuma(file, info);
+      const y = await decodeLuma(file, info, choice);
       lap('decode_luma');
       if (y) {
         head.sha256 = await sum;
@@ -435,7 +436,7 @@ self.onmessage = (e) => {
   const m = e.data;
   if (m.type === 'init') {
     base = m.base;
-    decoderChoice = m.decoder === 'wasm' ? 'wasm' : 'auto';
+    decoderChoice = m.decoder === 'wasm' || m.decoder === 'canvas' ? m.decoder : 'auto';
     return;
   }
   handle(m).then(
