@@ -205,8 +205,8 @@ async function sha256Hex(ex, file) {
 // planes (WebCodecs ImageDecoder; no colour conversion at all) and returns
 // the Y plane at the stored size, before orientation: the very samples
 // the service's decoder reads, within its rounding. null when the browser
-// cannot.
-async function decodeLuma(file, info, choice) {
+// cannot. steps gets the time of the decode and of the copy out (ms).
+async function decodeLuma(file, info, choice, steps) {
   if (!canImageDecoder || choice === 'canvas' || info.format !== 'jpeg') return null;
   const turned = info.orientation >= 5;
   const w = turned ? info.height : info.width;
@@ -215,13 +215,17 @@ async function decodeLuma(file, info, choice) {
   let dec = null;
   let frame = null;
   try {
+    const t0 = performance.now();
     dec = new ImageDecoder({data: file, type: 'image/jpeg', colorSpaceConversion: 'none'});
     frame = (await dec.decode({frameIndex: 0})).image;
+    const t1 = performance.now();
+    steps.imagedecoder = t1 - t0;
     const r = frame.visibleRect;
     // A decoder that turned the picture itself would change its size.
     if (!YUV_FORMATS.includes(frame.format) || r.width !== w || r.height !== h) return null;
     const buf = new Uint8Array(frame.allocationSize());
     const layout = await frame.copyTo(buf);
+    steps.frame_copy = performance.now() - t1;
     const {offset, stride} = layout[0];
     if (stride === w) return buf.subarray(offset, offset + w * h);
     const y = new Uint8Array(w * h);
@@ -301,7 +305,7 @@ async function analyzeFile(ex, file, choice) {
     if (info.host_decode) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       const head = {format: info.format, width: info.width, height: info.height};
-      const y = await decodeLuma(file, info, choice);
+      const y = await decodeLuma(file, info, choice, steps);
       lap('decode_luma');
       if (y) {
         head.sha256 = await sum;
