@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/jpeg"
 	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/image/draw"
@@ -107,4 +108,54 @@ func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
 			t.Errorf("orientation %d, one byte short: %s", o, out)
 		}
 	}
+}
+
+// pixelsSeed is an analyze_pixels input: header h, then n pixel bytes.
+func pixelsSeed(h string, n int) []byte {
+	in := append(binary.LittleEndian.AppendUint32(nil, uint32(len(h))), h...)
+	return append(in, bytes.Repeat([]byte{0x80}, n)...)
+}
+
+// FuzzAnalyzePixels: any input gives one JSON document, ok or an error
+// with a known code, the same on every call; an answer with facts names
+// the SHA-256 and size the header gave.
+func FuzzAnalyzePixels(f *testing.F) {
+	sha := `"sha256":"` + strings.Repeat("ab", 32) + `"`
+	f.Add(pixelsSeed(`{`+sha+`,"format":"png","width":300,"height":200}`, 4*300*200))
+	f.Add(pixelsSeed(`{`+sha+`,"format":"jpeg","width":200,"height":300,"pixels":"luma","orientation":6}`, 300*200))
+	f.Add(pixelsSeed(`{`+sha+`,"format":"jpeg","width":2,"height":2,"pixels":"luma"}`, 4))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lim := limits.Default()
+		lim.MaxPixels = 1 << 20 // keep each input small
+		out := AnalyzePixels(in, lim)
+		var got struct {
+			OK    *bool      `json:"ok"`
+			Facts wire.Facts `json:"facts"`
+			Error *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.OK == nil {
+			t.Fatalf("output %q is not a result document: %v", out, err)
+		}
+		if !*got.OK {
+			switch got.Error.Code {
+			case codeBadInput, codeUnsupported, codeTooLarge, codeInvalidImage:
+			default:
+				t.Fatalf("failure %s: unknown code", out)
+			}
+		}
+		if again := AnalyzePixels(in, lim); !bytes.Equal(again, out) {
+			t.Fatalf("analyze_pixels is not deterministic:\n%s\n%s", out, again)
+		}
+		if *got.OK {
+			var h pixelsIn
+			n := binary.LittleEndian.Uint32(in)
+			_ = json.Unmarshal(in[4:4+n], &h)
+			if got.Facts.SHA256 != strings.ToLower(h.SHA256) || got.Facts.Width != h.Width || got.Facts.Height != h.Height {
+				t.Fatalf("facts %+v for header %+v", got.Facts, h)
+			}
+		}
+	})
 }
