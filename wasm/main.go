@@ -25,9 +25,8 @@ func main() {}
 // move objects, and keeping them referenced here stops it from collecting
 // one the host still reads or writes.
 type module struct {
-	live   map[uint32][]byte
-	lim    limits.Limits
-	probes abi.Probes
+	live map[uint32][]byte
+	lim  limits.Limits
 }
 
 // mod is package state on purpose: the exports are plain functions the
@@ -72,12 +71,27 @@ func free(ptr uint32) {
 
 //go:wasmexport analyze
 func analyze(ptr, n uint32) uint64 {
-	return mod.output(abi.AnalyzeKeep(mod.input(ptr, n), mod.lim, &mod.probes))
+	return mod.output(abi.Analyze(mod.input(ptr, n), mod.lim))
+}
+
+//go:wasmexport inspect
+func inspect(ptr, n uint32) uint64 {
+	return mod.output(abi.Inspect(mod.input(ptr, n), mod.lim))
+}
+
+//go:wasmexport sha256
+func sha256Sum(ptr, n uint32) uint64 {
+	return mod.output(abi.SHA256(mod.input(ptr, n)))
+}
+
+//go:wasmexport analyze_pixels
+func analyzePixels(ptr, n uint32) uint64 {
+	return mod.output(abi.AnalyzePixels(mod.input(ptr, n), mod.lim))
 }
 
 //go:wasmexport decide
 func decide(ptr, n uint32) uint64 {
-	return mod.output(abi.DecideKeep(mod.input(ptr, n), mod.lim, &mod.probes))
+	return mod.output(abi.Decide(mod.input(ptr, n), mod.lim))
 }
 
 //go:wasmexport verify_proof

@@ -13,6 +13,11 @@
   const base = script && script.src
     ? script.src.replace(/\/api\/v1\/widget\/embed\.js(?:[?#].*)?$/, '')
     : location.origin;
+  // data-decoder="wasm" on the script tag makes the verifier module
+  // decode every picture itself instead of the browser, "canvas" keeps the
+  // browser's decoder but not WebCodecs (docs/widget.md).
+  const decoderAttr = script ? script.getAttribute('data-decoder') : '';
+  const decoderChoice = decoderAttr === 'wasm' || decoderAttr === 'canvas' ? decoderAttr : 'auto';
 
   const MATCHES = {
     exact: 'the signed file, byte for byte',
@@ -75,7 +80,7 @@
               done({id, status: 'error', error: e.message || 'worker error'});
             }
           };
-          w.postMessage({type: 'init', base});
+          w.postMessage({type: 'init', base, decoder: decoderChoice});
           return w;
         });
       workerPromise.catch(() => { workerPromise = null; });
@@ -382,9 +387,13 @@ a { color: #0969da; }
     scan,
     // verify checks one image now, whether or not it is in view.
     verify: (img) => verify(img),
-    // analyze returns the facts of the file at url and how long the
-    // module took ({facts, ms: [one per run]}); nothing leaves the browser.
-    analyze: (url, runs) => ask({op: 'analyze', src: new URL(url, document.baseURI).href, runs: runs || 1}),
+    // analyze returns the facts of the file at url, the decoder that read
+    // its pixels ('browser' or 'wasm'; decoder 'wasm' forces the module's,
+    // 'canvas' the browser's without WebCodecs)
+    // and how long analyze took, decode included ({facts, decoder, ms:
+    // [one per run]}); nothing leaves the browser.
+    analyze: (url, runs, decoder) => ask({op: 'analyze', src: new URL(url, document.baseURI).href, runs: runs || 1,
+      decoder: decoder === 'wasm' || decoder === 'canvas' ? decoder : ''}),
   });
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => scan());

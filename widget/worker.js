@@ -1,13 +1,22 @@
 // Provenant verifier worker. embed.js starts it from a blob: URL (a worker
 // script must be same-origin with the page) and sends {type: "init",
-// base}. Each request then names an image URL and/or a record id; the
-// worker fetches the image itself, runs the verifier module's analyze on
-// the bytes, posts only the resulting facts to the lookup endpoint (never
-// the image), and lets the module check every candidate's signature and
-// Merkle proof and decide. docs/widget.md is the contract.
+// base, decoder}. Each request then names an image URL and/or a record id;
+// the worker fetches the image itself, decodes it with the browser's own
+// decoder (createImageBitmap at the reduced size verification reads, then
+// OffscreenCanvas) and hands the pixels to the verifier module, which
+// computes the facts (the SHA-256 from the bytes); without those APIs, or
+// for a file the browser cannot decode the way the service does, the
+// module decodes the bytes itself. It posts only the resulting facts to
+// the lookup endpoint (never the image), and lets the module check every
+// candidate's signature and Merkle proof and decide. docs/widget.md is the
+// contract.
 'use strict';
 
 let base = '';
+// decoderChoice is 'auto' (the browser's decoder when it can), 'canvas'
+// (the browser's, but not through WebCodecs) or 'wasm' (always the
+// module's own), from the embed script's data-decoder.
+let decoderChoice = 'auto';
 let modulePromise = null;
 
 const EBADF = 8;
@@ -126,12 +135,12 @@ function load() {
   return modulePromise;
 }
 
-// call passes input to a module export (one copy in, one copy out) and
-// parses its JSON answer.
-function call(ex, name, input) {
-  const n = input.length;
+// callWith has a module export read n bytes that fill writes into its
+// memory (one copy in, one copy out) and parses its JSON answer.
+function callWith(ex, name, n, fill) {
   const p = ex.alloc(n) >>> 0;
-  new Uint8Array(ex.memory.buffer, p, n).set(input);
+  // After alloc: growing the memory detaches earlier views of it.
+  fill(new Uint8Array(ex.memory.buffer, p, n));
   let r;
   try {
     r = BigInt.asUintN(64, ex[name](p, n));
@@ -151,6 +160,9 @@ function call(ex, name, input) {
   return v;
 }
 
+// call passes input to a module export.
+const call = (ex, name, input) => callWith(ex, name, input.length, (m) => m.set(input));
+
 const callJSON = (ex, name, v) => call(ex, name, encoder.encode(JSON.stringify(v)));
 
 // statusOf maps the module's decision to the badge's status.
@@ -167,6 +179,158 @@ function anchorView(a) {
   return a ? {tx: a.tx_hash, block: a.block_number, network: a.network || '', chain_id: a.chain_id || 0} : null;
 }
 
+const canBitmap = typeof createImageBitmap === 'function' && typeof OffscreenCanvas === 'function';
+const canImageDecoder = typeof ImageDecoder === 'function';
+// A JPEG's luminance goes into the module whole, before reduction: above
+// this many pixels the reduced RGBA path keeps the module's memory small.
+const LUMA_MAX_PIXELS = 25e6;
+const YUV_FORMATS = ['I420', 'I420A', 'I422', 'I444', 'NV12'];
+
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+// sha256Hex is the SHA-256 of the exact bytes: the browser's digest when
+// it has one (secure contexts), the module's otherwise.
+async function sha256Hex(ex, file) {
+  if (self.crypto && self.crypto.subtle) {
+    try {
+      return hex(new Uint8Array(await self.crypto.subtle.digest('SHA-256', file)));
+    } catch (e) {
+      // fall through to the module
+    }
+  }
+  return call(ex, 'sha256', file).sha256;
+}
+
+// decodeLuma decodes a JPEG with the browser's decoder into its own YUV
+// planes (WebCodecs ImageDecoder; no colour conversion at all) and returns
+// the Y plane at the stored size, before orientation: the very samples
+// the service's decoder reads, within its rounding. null when the browser
+// cannot. steps gets the time of the decode and of the copy out (ms).
+async function decodeLuma(file, info, choice, steps) {
+  if (!canImageDecoder || choice === 'canvas' || info.format !== 'jpeg') return null;
+  const turned = info.orientation >= 5;
+  const w = turned ? info.height : info.width;
+  const h = turned ? info.width : info.height;
+  if (w * h > LUMA_MAX_PIXELS) return null;
+  let dec = null;
+  let frame = null;
+  try {
+    const t0 = performance.now();
+    dec = new ImageDecoder({data: file, type: 'image/jpeg', colorSpaceConversion: 'none'});
+    frame = (await dec.decode({frameIndex: 0})).image;
+    const t1 = performance.now();
+    steps.imagedecoder = t1 - t0;
+    const r = frame.visibleRect;
+    // A decoder that turned the picture itself would change its size.
+    if (!YUV_FORMATS.includes(frame.format) || r.width !== w || r.height !== h) return null;
+    const buf = new Uint8Array(frame.allocationSize());
+    const layout = await frame.copyTo(buf);
+    steps.frame_copy = performance.now() - t1;
+    const {offset, stride} = layout[0];
+    if (stride === w) return buf.subarray(offset, offset + w * h);
+    const y = new Uint8Array(w * h);
+    for (let row = 0; row < h; row++) y.set(buf.subarray(offset + row * stride, offset + row * stride + w), row * w);
+    return y;
+  } catch (e) {
+    return null;
+  } finally {
+    if (frame) frame.close();
+    if (dec) dec.close();
+  }
+}
+
+// decodePixels decodes file with the browser's decoder at the module's
+// plane size, EXIF orientation applied and no colour management (the
+// service applies none), and returns its RGBA. null when the browser
+// cannot.
+async function decodePixels(file, info) {
+  if (!canBitmap) return null;
+  const w = info.plane_width;
+  const h = info.plane_height;
+  let bmp;
+  try {
+    bmp = await createImageBitmap(new Blob([file], {type: 'image/' + info.format}), {
+      imageOrientation: 'from-image',
+      colorSpaceConversion: 'none',
+      premultiplyAlpha: 'none',
+      resizeWidth: w,
+      resizeHeight: h,
+      // Mipmapped bilinear: an area average at the 1/2, 1/4 and 1/8
+      // reductions, as the module's decoder gives.
+      resizeQuality: 'medium',
+    });
+  } catch (e) {
+    return null;
+  }
+  try {
+    if (bmp.width !== w || bmp.height !== h) return null;
+    const g = new OffscreenCanvas(w, h).getContext('2d', {willReadFrequently: true});
+    if (!g) return null;
+    g.drawImage(bmp, 0, 0);
+    return g.getImageData(0, 0, w, h).data;
+  } catch (e) {
+    return null;
+  } finally {
+    bmp.close();
+  }
+}
+
+// analyzePixels hands decoded pixels to the module.
+function analyzePixels(ex, head, pixels) {
+  const h = encoder.encode(JSON.stringify(head));
+  return callWith(ex, 'analyze_pixels', 4 + h.length + pixels.length, (m) => {
+    new DataView(m.buffer, m.byteOffset, 4).setUint32(0, h.length, true);
+    m.set(h, 4);
+    m.set(pixels, 4 + h.length);
+  });
+}
+
+// analyzeFile returns the module's analyze answer for file ({facts,
+// local}), which decoder read the pixels ('browser' or 'wasm'), in which
+// form ('luma', 'rgba' or 'file') and how long each step took (ms).
+async function analyzeFile(ex, file, choice) {
+  const steps = {};
+  let t = performance.now();
+  const lap = (name) => {
+    const now = performance.now();
+    steps[name] = now - t;
+    t = now;
+  };
+  const done = (out, decoder, pixels) => Object.assign(out, {decoder, pixels, steps});
+  if (choice !== 'wasm' && (canImageDecoder || canBitmap)) {
+    // inspect reads the header under the module's limits: a file too
+    // large is refused before anything decodes it.
+    const info = call(ex, 'inspect', file);
+    lap('inspect');
+    if (info.host_decode) {
+      const sum = sha256Hex(ex, file); // runs beside the decode
+      const head = {format: info.format, width: info.width, height: info.height};
+      const y = await decodeLuma(file, info, choice, steps);
+      lap('decode_luma');
+      if (y) {
+        head.sha256 = await sum;
+        lap('sha256');
+        const out = analyzePixels(ex, Object.assign(head, {pixels: 'luma', orientation: info.orientation}), y);
+        lap('analyze_pixels');
+        return done(out, 'browser', 'luma');
+      }
+      const rgba = await decodePixels(file, info);
+      lap('decode_rgba');
+      if (rgba) {
+        head.sha256 = await sum;
+        lap('sha256');
+        const out = analyzePixels(ex, head, rgba);
+        lap('analyze_pixels');
+        return done(out, 'browser', 'rgba');
+      }
+      await sum.catch(() => {});
+    }
+  }
+  const out = call(ex, 'analyze', file);
+  lap('analyze');
+  return done(out, 'wasm', 'file');
+}
+
 // report asks the origin to count the verification for the signer (the
 // web app's verify page, where someone chose to verify a file); badge
 // views leave it unset so that they count for nobody.
@@ -177,7 +341,7 @@ async function verifyImage(ex, src, report) {
   // The local-signature probe (a thumbnail) stays in this worker: decide
   // needs it to compare the picture with the record's signed blocks, the
   // lookup never sees it.
-  const {facts, local} = call(ex, 'analyze', file);
+  const {facts, local, decoder: used, pixels} = await analyzeFile(ex, file, decoderChoice);
   const t2 = performance.now();
   // Facts only: hashes and the watermark payload, never the picture.
   const lookup = await (await fetchOK(base + '/api/v1/verify/lookup', {
@@ -197,6 +361,8 @@ async function verifyImage(ex, src, report) {
     rejected: d.rejected || [],
     anchor: d.result.authentic && cand ? anchorView(cand.anchor) : null,
     facts: {format: facts.format, width: facts.width, height: facts.height, bytes: file.length},
+    decoder: used,
+    pixels,
     timings: {fetch: t1 - t0, analyze: t2 - t1, lookup: t3 - t2, decide: t4 - t3},
   };
 }
@@ -245,18 +411,22 @@ async function verifyRecord(ex, id) {
 async function handle(m) {
   const ex = await load();
   if (m.op === 'analyze') {
-    // Provenant.analyze: the facts of one file and how long analyze took
-    // (the browser benchmark uses it; nothing is sent to the service).
+    // Provenant.analyze: the facts of one file, the decoder that read it
+    // and how long analyze took, decode included (the browser benchmark
+    // uses it; nothing is sent to the service). m.decoder 'wasm' forces
+    // the module's decoder.
     const file = new Uint8Array(await (await fetchOK(m.src, {credentials: 'same-origin'})).arrayBuffer());
     const runs = Math.max(1, Math.min(20, m.runs | 0));
     const ms = [];
-    let facts;
+    const steps = [];
+    let out;
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
-      facts = call(ex, 'analyze', file).facts;
+      out = await analyzeFile(ex, file, m.decoder || decoderChoice);
       ms.push(performance.now() - t);
+      steps.push(out.steps);
     }
-    return {facts, ms};
+    return {facts: out.facts, decoder: out.decoder, pixels: out.pixels, ms, steps};
   }
   if (m.src) {
     try {
@@ -273,6 +443,7 @@ self.onmessage = (e) => {
   const m = e.data;
   if (m.type === 'init') {
     base = m.base;
+    decoderChoice = m.decoder === 'wasm' || m.decoder === 'canvas' ? m.decoder : 'auto';
     return;
   }
   handle(m).then(

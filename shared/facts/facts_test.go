@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"os"
@@ -167,5 +168,75 @@ func TestAnalyzeReducedMatchesFull(t *testing.T) {
 	}
 	if d := phash.Distance64(got.PHash.P64, want.PHash.P64); d > 4 {
 		t.Fatalf("64-bit pHash distance %d between the reduced and the full decode", d)
+	}
+}
+
+// TestFromPlaneMatchesAnalyze: the facts of a picture decoded elsewhere
+// (here image/jpeg, converted to RGB-derived luminance and area-averaged
+// to PlaneSize, as a browser does) are Analyze's: same watermark, same
+// SHA-256 and size, perceptual hashes within the reduced decode's own
+// tolerance. A plane of another size is refused.
+func TestFromPlaneMatchesAnalyze(t *testing.T) {
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits.Default()
+	for _, size := range []image.Point{{480, 600}, {1120, 1030}, {2300, 2100}} {
+		t.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(t *testing.T) {
+			big := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
+			draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
+			marked, err := watermark.Embed(big, 0x0123456789abcdef)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
+				t.Fatal(err)
+			}
+			file := buf.Bytes()
+			want, err := Analyze(file, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec, err := jpeg.Decode(bytes.NewReader(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rgba := image.NewRGBA(dec.Bounds())
+			draw.Draw(rgba, rgba.Bounds(), dec, image.Point{}, draw.Src)
+			pw, ph, s := PlaneSize(size.X, size.Y)
+			if wantS := imagex.LumaScale(size.X, size.Y, VerifyShortSide); s != wantS || pw != (size.X+s-1)/s || ph != (size.Y+s-1)/s {
+				t.Fatalf("PlaneSize = %d×%d at 1/%d", pw, ph, s)
+			}
+			plane := imagex.ToLuma(rgba)
+			if s > 1 {
+				plane = imagex.Downscale(plane, pw, ph)
+			}
+			got, err := FromPlane(plane, imagex.JPEG, size.X, size.Y, sha256.Sum256(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.SHA256 != want.SHA256 || got.Width != want.Width || got.Height != want.Height || got.Format != want.Format {
+				t.Fatalf("FromPlane %d×%d %s, Analyze %d×%d %s", got.Width, got.Height, got.Format, want.Width, want.Height, want.Format)
+			}
+			if !got.Watermark.Found || !bytes.Equal(got.Watermark.Payload, want.Watermark.Payload) || got.Local == nil {
+				t.Fatalf("watermark: from the plane %+v, Analyze %+v", got.Watermark, want.Watermark)
+			}
+			if d := phash.Distance256(got.PHash.P256, want.PHash.P256); d > 8 {
+				t.Errorf("256-bit pHash distance %d between the plane and Analyze", d)
+			}
+			if d := phash.Distance64(got.PHash.P64, want.PHash.P64); d > 4 {
+				t.Errorf("64-bit pHash distance %d between the plane and Analyze", d)
+			}
+			wrong := imagex.Downscale(plane, pw-1, ph)
+			if _, err := FromPlane(wrong, imagex.JPEG, size.X, size.Y, sha256.Sum256(file)); !errors.Is(err, ErrPlaneSize) {
+				t.Errorf("a %d×%d plane for %d×%d: %v, want ErrPlaneSize", pw-1, ph, size.X, size.Y, err)
+			}
+		})
 	}
 }

@@ -274,3 +274,37 @@ func TestDecodeNoPanicOnMutations(t *testing.T) {
 		}
 	}
 }
+
+func TestDecoderIndependent(t *testing.T) {
+	file := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "images", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ycc := []byte{1, 2, 3}
+	for _, tt := range []struct {
+		name string
+		file []byte
+		want bool
+	}{
+		{"jpeg", file("photo.jpg"), true},
+		{"grey jpeg", file("gray.jpg"), true},
+		{"png", file("photo.png"), true},
+		{"gif", file("photo.gif"), false},
+		{"webp", file("photo.webp"), false},
+		{"jpeg 4:2:0 header", jpegHeader(64, 48, false, ycc, []byte{0x22, 0x11, 0x11}, true, -1), true},
+		{"jpeg RGB ids", jpegHeader(64, 48, false, []byte("RGB"), []byte{0x11, 0x11, 0x11}, false, -1), false},
+		{"jpeg Adobe RGB", jpegHeader(64, 48, false, ycc, []byte{0x11, 0x11, 0x11}, false, 0), false},
+		{"jpeg CMYK", jpegHeader(64, 48, false, []byte{1, 2, 3, 4}, []byte{0x11, 0x11, 0x11, 0x11}, false, 2), false},
+	} {
+		info, err := DecodeConfig(tt.file, limits.Default())
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := info.DecoderIndependent(); got != tt.want {
+			t.Errorf("%s: DecoderIndependent = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -71,9 +71,14 @@ func ToLuma(img image.Image) *Luma {
 			dst := l.Pix[y*w : (y+1)*w]
 			for x := range dst {
 				p := row[4*x : 4*x+4 : 4*x+4]
-				// Composite over black, as image/color does for NRGBA→Gray.
+				// Composite over black, as image/color does for NRGBA→Gray
+				// (opaque pixels, nearly all of them, without the divisions).
 				a := uint32(p[3])
-				dst[x] = lumaOf(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255)
+				if a == 255 {
+					dst[x] = lumaOf(uint32(p[0]), uint32(p[1]), uint32(p[2]))
+				} else {
+					dst[x] = lumaOf(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255)
+				}
 			}
 		}
 	case *image.Paletted:

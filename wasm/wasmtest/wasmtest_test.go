@@ -9,12 +9,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/jpeg"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
@@ -66,7 +69,7 @@ func load(t testing.TB) *wasmtest.Module {
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
-	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "decide", "verify_proof", "verify_signature"} {
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}
@@ -204,6 +207,11 @@ func TestModuleEqualsNative(t *testing.T) {
 	ba := *badProof.Anchor
 	ba.LeafIndex = 2
 	badProof.Anchor = &ba
+	webp, err := os.ReadFile("../../shared/testdata/images/photo.webp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pixels := pixelsInput(t, fx.file, fx.facts)
 	decideIn := func(c ...wire.LookupCandidate) []byte {
 		return mustJSON(t, map[string]any{"facts": fx.facts.Wire(), "lookup": wire.LookupResponse{Candidates: c}})
 	}
@@ -234,6 +242,81 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("got %s, want unsupported_format", out)
 			}
 		}},
+		{"inspect marked jpeg", "inspect", fx.file, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+			var got inspectOut
+			json.Unmarshal(out, &got)
+			pw, ph, _ := facts.PlaneSize(fx.facts.Width, fx.facts.Height)
+			if want := fx.facts.Wire(); !got.OK || got.Format != "jpeg" || got.Width != want.Width || got.Height != want.Height || got.Orientation != 1 ||
+				got.PlaneWidth != pw || got.PlaneHeight != ph || !got.HostDecode {
+				t.Errorf("got %s, want the facts' size, orientation 1, plane %d×%d, host_decode", out, pw, ph)
+			}
+		}},
+		{"sha256", "sha256", fx.file, abi.SHA256, func(t *testing.T, out []byte) {
+			if want := fx.facts.Wire().SHA256; !bytes.Contains(out, []byte(`"sha256":"`+want+`"`)) {
+				t.Errorf("got %s, want sha256 %s", out, want)
+			}
+		}},
+		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+			var got inspectOut
+			json.Unmarshal(out, &got)
+			if !got.OK || got.Format != "webp" || got.HostDecode {
+				t.Errorf("got %s, want webp without host_decode", out)
+			}
+		}},
+		{"inspect not an image", "inspect", []byte("hello"), func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"unsupported_format"`)) {
+				t.Errorf("got %s, want unsupported_format", out)
+			}
+		}},
+		{"analyze_pixels marked jpeg", "analyze_pixels", pixels, func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+			var got struct {
+				OK    bool        `json:"ok"`
+				Facts wire.Facts  `json:"facts"`
+				Local *wire.Probe `json:"local"`
+			}
+			json.Unmarshal(out, &got)
+			want := fx.facts.Wire()
+			if !got.OK || got.Facts.SHA256 != want.SHA256 || !got.Facts.Watermark.Found || got.Facts.Watermark.Payload != want.Watermark.Payload ||
+				got.Facts.Width != want.Width || got.Local == nil {
+				t.Errorf("got %s, want the file's hash, size and watermark with a probe", out)
+			}
+		}},
+		{"analyze_pixels luma", "analyze_pixels", lumaInput(t, fx.file, fx.facts), func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+			var got struct {
+				OK    bool       `json:"ok"`
+				Facts wire.Facts `json:"facts"`
+			}
+			json.Unmarshal(out, &got)
+			// image/jpeg's Y plane is analyze's own decode within one level:
+			// the same facts, but for the watermark's strength.
+			want := fx.facts.Wire()
+			got.Facts.Watermark.Strength = want.Watermark.Strength
+			if got.Facts != want {
+				t.Errorf("got %s, want analyze's facts %+v", out, want)
+			}
+		}},
+		{"analyze_pixels luma wrong orientation", "analyze_pixels", pixelsHeader(t, map[string]any{"sha256": strings.Repeat("ab", 32), "format": "jpeg", "width": 4, "height": 4, "pixels": "luma", "orientation": 9}),
+			func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+					t.Errorf("got %s, want bad_input", out)
+				}
+			}},
+		{"analyze_pixels one byte short", "analyze_pixels", pixels[:len(pixels)-1], func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("got %s, want bad_input", out)
+			}
+		}},
+		{"analyze_pixels header past the end", "analyze_pixels", []byte{0xff, 0xff, 0, 0, '{'}, func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("got %s, want bad_input", out)
+			}
+		}},
+		{"analyze_pixels too many pixels", "analyze_pixels", pixelsHeader(t, map[string]any{"sha256": strings.Repeat("ab", 32), "format": "jpeg", "width": 100000, "height": 100000}),
+			func(b []byte) []byte { return abi.AnalyzePixels(b, lim) }, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"code":"image_too_large"`)) {
+					t.Errorf("got %s, want image_too_large", out)
+				}
+			}},
 		{"decide exact anchored", "decide", decideIn(fx.candidate), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
 			var got decideOut
 			json.Unmarshal(out, &got)
@@ -313,6 +396,58 @@ func TestModuleEqualsNative(t *testing.T) {
 			tt.check(t, got)
 		})
 	}
+}
+
+type inspectOut struct {
+	OK          bool   `json:"ok"`
+	Format      string `json:"format"`
+	Orientation int    `json:"orientation"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	PlaneWidth  int    `json:"plane_width"`
+	PlaneHeight int    `json:"plane_height"`
+	HostDecode  bool   `json:"host_decode"`
+}
+
+// pixelsHeader is an analyze_pixels input of header h and no pixels.
+func pixelsHeader(t testing.TB, h any) []byte {
+	t.Helper()
+	j := mustJSON(t, h)
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(j))), j...)
+}
+
+// pixelsInput is the analyze_pixels input a browser would build for the
+// JPEG file with facts f: its pixels decoded (here by image/jpeg) at
+// facts.PlaneSize as RGBA.
+func pixelsInput(t testing.TB, file []byte, f facts.Facts) []byte {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ph, _ := facts.PlaneSize(f.Width, f.Height)
+	rgba := image.NewNRGBA(image.Rect(0, 0, pw, ph))
+	draw.ApproxBiLinear.Scale(rgba, rgba.Bounds(), img, img.Bounds(), draw.Src, nil)
+	w := f.Wire()
+	return append(pixelsHeader(t, map[string]any{"sha256": w.SHA256, "format": w.Format, "width": w.Width, "height": w.Height}), rgba.Pix...)
+}
+
+// lumaInput is the analyze_pixels input of a browser that decoded the
+// JPEG file with facts f into its Y plane (here image/jpeg's).
+func lumaInput(t testing.TB, file []byte, f facts.Facts) []byte {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := img.(*image.YCbCr)
+	pix := make([]byte, 0, f.Width*f.Height)
+	for row := 0; row < f.Height; row++ {
+		pix = append(pix, y.Y[row*y.YStride:row*y.YStride+f.Width]...)
+	}
+	w := f.Wire()
+	return append(pixelsHeader(t, map[string]any{"sha256": w.SHA256, "format": w.Format, "width": w.Width, "height": w.Height,
+		"pixels": "luma", "orientation": 1}), pix...)
 }
 
 // TestBuffersAreReleased checks that alloc/free leave no buffer behind:

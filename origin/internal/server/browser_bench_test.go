@@ -12,15 +12,19 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 )
 
 // BenchmarkBrowser measures the widget in headless Chromium against a real
-// origin, on generated 1 MP and 4 MP JPEGs signed and anchored first:
+// origin, on generated 1, 4 and 12 MP JPEGs signed and anchored first:
 //
-//   - analyze per MP: the module's analyze in Chromium (Provenant.analyze,
-//     inside the worker, copy in and JSON out included) next to
-//     facts.Analyze natively, same files, same run; medians of 7 runs;
+//   - analyze per MP: Provenant.analyze inside the worker, with the
+//     browser decoding (createImageBitmap at the reduced size, then
+//     inspect and analyze_pixels; copies and JSON included) and with the
+//     module decoding (analyze), next to facts.Analyze and the full
+//     pure-Go decode (imagex.Decode) natively, same files, same run;
+//     medians of 7 runs;
 //   - image load to final badge: from the <img> load event to the badge's
 //     provenant-status event, for a page that already loaded the module
 //     (warm; fetch, analyze, lookup, decide) and for the first image of a
@@ -39,13 +43,19 @@ func BenchmarkBrowser(b *testing.B) {
 	sizes := []struct {
 		name string
 		w, h int
-	}{{"1MP", 1225, 817}, {"4MP", 2449, 1633}}
+	}{{"1MP", 1225, 817}, {"4MP", 2449, 1633}, {"12MP", 4243, 2828}}
 	files := map[string][]byte{}
 	var ids []string
 	for i, sz := range sizes {
 		r := ts.signFile(s, demo.Scene(uint64(10+i), sz.w, sz.h), nil)
 		ts.mustStatus(r, 201, "sign "+sz.name)
 		files["/img/"+sz.name+".jpg"] = r.body
+		ids = append(ids, r.header.Get("X-Record-Id"))
+	}
+	if len(ids)%2 == 1 {
+		// Anchoring closes batches of two: fill the last one.
+		r := ts.signFile(s, demo.Scene(99, 640, 480), nil)
+		ts.mustStatus(r, 201, "sign a filler")
 		ids = append(ids, r.header.Get("X-Record-Id"))
 	}
 	ts.waitAnchored(s, ids...)
@@ -80,22 +90,50 @@ func BenchmarkBrowser(b *testing.B) {
 			}
 			b.ReportMetric(median(ms), "badge-"+sz.name+"-ms")
 
-			var an struct {
-				MS []float64 `json:"ms"`
+			type analyzed struct {
+				MS      []float64            `json:"ms"`
+				Decoder string               `json:"decoder"`
+				Steps   []map[string]float64 `json:"steps"`
 			}
-			run(fmt.Sprintf(`Provenant.analyze(%q, 7)`, "/img/"+sz.name+".jpg"), &an)
-			var native []float64
+			var host, mod analyzed
+			src := "/img/" + sz.name + ".jpg"
+			run(fmt.Sprintf(`Provenant.analyze(%q, 7)`, src), &host)
+			run(fmt.Sprintf(`Provenant.analyze(%q, 7, 'wasm')`, src), &mod)
+			if host.Decoder != "browser" || mod.Decoder != "wasm" {
+				b.Fatalf("%s: decoders %q and %q, want browser and wasm", sz.name, host.Decoder, mod.Decoder)
+			}
+			var native, decode []float64
 			for range 7 {
 				start := time.Now()
-				if _, err := facts.Analyze(files["/img/"+sz.name+".jpg"], limits.Default()); err != nil {
+				if _, err := imagex.Decode(files[src], limits.Default()); err != nil {
+					b.Fatal(err)
+				}
+				decode = append(decode, float64(time.Since(start).Microseconds())/1000)
+				start = time.Now()
+				if _, err := facts.Analyze(files[src], limits.Default()); err != nil {
 					b.Fatal(err)
 				}
 				native = append(native, float64(time.Since(start).Microseconds())/1000)
 			}
-			wasm, nat := median(an.MS), median(native)
-			b.ReportMetric(wasm/mp, "chromium-analyze-ms/MP-"+sz.name)
+			h, w, nat, dec := median(host.MS), median(mod.MS), median(native), median(decode)
+			// Where the browser path's time goes, step by step.
+			for _, step := range []string{"inspect", "decode_luma", "imagedecoder", "frame_copy", "decode_rgba", "sha256", "analyze_pixels"} {
+				var v []float64
+				for _, st := range host.Steps {
+					v = append(v, st[step])
+				}
+				if median(v) > 0 {
+					b.ReportMetric(median(v), "browser-path-"+step+"-ms-"+sz.name)
+				}
+			}
+			b.ReportMetric(h/mp, "chromium-browser-decode-ms/MP-"+sz.name)
+			b.ReportMetric(w/mp, "chromium-wasm-decode-ms/MP-"+sz.name)
 			b.ReportMetric(nat/mp, "native-analyze-ms/MP-"+sz.name)
-			b.ReportMetric(wasm/nat, "chromium/native-"+sz.name)
+			b.ReportMetric(dec/mp, "native-full-decode-ms/MP-"+sz.name)
+			b.ReportMetric(h/nat, "browser-decode/native-analyze-"+sz.name)
+			b.ReportMetric(w/nat, "wasm-decode/native-analyze-"+sz.name)
+			b.ReportMetric(h/dec, "browser-decode/native-full-decode-"+sz.name)
+			b.ReportMetric(w/dec, "wasm-decode/native-full-decode-"+sz.name)
 		}
 		br.cancel()
 	}

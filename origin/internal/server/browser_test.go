@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -29,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -66,7 +68,9 @@ type sentRequest struct {
 	HasBody     bool
 }
 
-func newBrowser(t testing.TB) *browser {
+// newBrowser starts Chromium; extra options (flags) come after the
+// defaults.
+func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	exe := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -75,6 +79,7 @@ func newBrowser(t testing.TB) *browser {
 		chromedp.WindowSize(1100, 900),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
+	opts = append(opts, extra...)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	b := &browser{ctx: ctx, cancel: func() { cancel(); acancel() }}
@@ -165,15 +170,16 @@ func servePage(t testing.TB, files map[string][]byte) string {
 }
 
 // widgetPage is a publisher's page: the embed script from the service and
-// one marked image per name, each served by the page's own origin.
-func widgetPage(service string, names []string) []byte {
+// one marked image per name, each served by the page's own origin. attrs
+// are added to the script tag.
+func widgetPage(service string, names []string, attrs string) []byte {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>publisher</title>")
 	b.WriteString(`<style>body{display:flex;flex-wrap:wrap;font-family:sans-serif} img{width:200px;height:auto;display:block} figure{margin:8px}</style></head><body>`)
 	for _, n := range names {
 		fmt.Fprintf(&b, `<figure><img data-provenant id=%q src="/img/%s.jpg" alt=%q></figure>`, n, n, n)
 	}
-	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async></script></body></html>`, service)
+	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async%s></script></body></html>`, service, attrs)
 	return []byte(b.String())
 }
 
@@ -191,6 +197,11 @@ type widgetVerification struct {
 	Result wire.VerifyResponse `json:"result"`
 	Match  string              `json:"match"`
 	Timing map[string]float64  `json:"timings"`
+	// Decoder is what read the picture's pixels: "browser" or "wasm";
+	// Pixels the form the module got: "luma" (a JPEG's Y plane), "rgba"
+	// or "file" (the module decoded).
+	Decoder string `json:"decoder"`
+	Pixels  string `json:"pixels"`
 	// ByRecord is set when the badge came from the record's certificate
 	// because the picture's bytes could not be read.
 	ByRecord bool `json:"byRecord"`
@@ -229,10 +240,14 @@ func (b *browser) waitBadges(t testing.TB, want int, d time.Duration) map[string
 
 // TestWidgetInChromium runs the widget in a real headless Chromium on a
 // page served by a different origin than the service: every badge reaches
-// the status its file deserves, the verdict computed in the browser is the
-// origin's own /verify response for the same file, no request carries
-// image bytes to the service, and the details panel works from the
-// keyboard (screenshot saved as an artefact).
+// the status its file deserves, whichever decoder read the pixels (the
+// browser's own, the default, or the verifier module's, data-decoder=wasm);
+// the verdict computed in the browser is the origin's own /verify response
+// for the same file (member for member with the module's decoder; the
+// same verdict, record, match and checks with the browser's, whose pixels
+// differ by a level or two); no request carries image bytes to the
+// service, and the details panel works from the keyboard (screenshot saved
+// as an artefact).
 func TestWidgetInChromium(t *testing.T) {
 	newBrowserOnce := chromiumPath(t) // skip before building anything
 	_ = newBrowserOnce
@@ -252,7 +267,13 @@ func TestWidgetInChromium(t *testing.T) {
 	r = ts.signFile(s, readTestdata(t, "water.jpg"), nil)
 	ts.mustStatus(r, 201, "sign water")
 	revoked, revokedID := r.body, r.header.Get("X-Record-Id")
-	ts.waitAnchored(s, id, revokedID)
+	// A 4 MP photo: both decoders read it at half size.
+	r = ts.signFile(s, demo.Scene(21, 2449, 1633), nil)
+	ts.mustStatus(r, 201, "sign a 4 MP picture")
+	large, largeID := r.body, r.header.Get("X-Record-Id")
+	r = ts.signFile(s, demo.Scene(22, 900, 700), nil)
+	ts.mustStatus(r, 201, "sign a fourth picture")
+	ts.waitAnchored(s, id, revokedID, largeID, r.header.Get("X-Record-Id"))
 	// A picture too small to carry a watermark is signed without one; its
 	// watermark check is "not applicable", in the browser as at the origin
 	// (signed after the batch above, so it stays pending).
@@ -265,14 +286,27 @@ func TestWidgetInChromium(t *testing.T) {
 	corpus := []struct {
 		name, status, recordID string
 		file                   []byte
+		// host: the browser decodes it itself when asked to, into pixels
+		// of that form ("luma" or "rgba").
+		host   bool
+		pixels string
 	}{
-		{"signed", "verified", id, signed},
-		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80)},
-		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08))},
-		{"edited", "altered", "", captioned(t, signed)},
-		{"unsigned", "none", "", photo(t, 7, 640, 480)},
-		{"revoked", "revoked", revokedID, revoked},
-		{"small", "pending", smallID, small},
+		{"signed", "verified", id, signed, true, "luma"},
+		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma"},
+		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08)), true, "luma"},
+		{"edited", "altered", "", captioned(t, signed), true, "luma"},
+		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma"},
+		{"revoked", "revoked", revokedID, revoked, true, "luma"},
+		{"small", "pending", smallID, small, true, "luma"},
+		{"large", "verified", largeID, large, true, "luma"},
+		{"large-q75", "verified", largeID, transform(t, large, 75, func(m image.Image) image.Image { return m }), true, "luma"},
+		// Stored turned a quarter, upright by its EXIF orientation.
+		{"large-rotated", "verified", largeID, rotatedEXIF(t, large, 6), true, "luma"},
+		{"large-rotated-180", "verified", largeID, rotatedEXIF(t, large, 3), true, "luma"},
+		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba"},
+		// The browser would read a WebP's EXIF orientation, which the
+		// service ignores: the module decodes WebP.
+		{"webp", "none", "", readFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
 	}
 	files := map[string][]byte{}
 	var names []string
@@ -283,62 +317,111 @@ func TestWidgetInChromium(t *testing.T) {
 	// A picture on a third origin that sends no CORS headers: the worker
 	// cannot read it, so the badge comes from data-provenant-record.
 	noCORS := servePage(t, map[string][]byte{"/signed.jpg": signed})
-	files["/page.html"] = append(widgetPage(ts.base, names), fmt.Sprintf(
-		`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/signed.jpg" alt="by record"></figure>`, id, noCORS)...)
+	byRecord := fmt.Sprintf(`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/signed.jpg" alt="by record"></figure>`, id, noCORS)
+	files["/page.html"] = append(widgetPage(ts.base, names, ""), byRecord...)
+	files["/page-wasm.html"] = append(widgetPage(ts.base, names, ` data-decoder="wasm"`), byRecord...)
+	files["/page-canvas.html"] = append(widgetPage(ts.base, names, ` data-decoder="canvas"`), byRecord...)
 	page := servePage(t, files)
 	if page == ts.base {
 		t.Fatal("page and service share an origin")
 	}
-
-	b := newBrowser(t)
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(page+"/page.html")); err != nil {
-		t.Fatal(err)
-	}
-	got := b.waitBadges(t, len(corpus)+1, 30*time.Second)
-	if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
-		t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
-	}
+	want := map[string]wire.VerifyResponse{}
 	for _, c := range corpus {
-		t.Run(c.name, func(t *testing.T) {
-			g := got[c.name]
-			if g.Status != c.status {
-				t.Fatalf("badge status %q, want %q (verification %+v)", g.Status, c.status, g.Verification)
+		want[c.name] = ts.verifyWire(c.file)
+	}
+
+	var b *browser
+	// "canvas": the browser's decoder without WebCodecs (as in a browser
+	// without ImageDecoder, or outside a secure context): JPEGs go through
+	// createImageBitmap and the canvas as RGBA instead.
+	for _, decoder := range []string{"wasm", "canvas", "browser"} {
+		b = newBrowser(t)
+		pageName := "/page.html"
+		if decoder != "browser" {
+			pageName = "/page-" + decoder + ".html"
+		}
+		if err := chromedp.Run(b.ctx, chromedp.Navigate(page+pageName)); err != nil {
+			t.Fatal(err)
+		}
+		got := b.waitBadges(t, len(corpus)+1, 60*time.Second)
+		if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" && decoder == "browser" {
+			var shot []byte
+			if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 90)); err != nil {
+				t.Fatal(err)
 			}
-			if c.name == "reencoded" && g.Verification.Match != "reencoded" {
-				t.Errorf("re-encoded copy matched by %q, want reencoded (watermark and perceptual hash)", g.Verification.Match)
+			_ = os.MkdirAll(dir, 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "widget-page.jpg"), shot, 0o644); err != nil {
+				t.Fatal(err)
 			}
-			if c.recordID != "" && g.RecordID != c.recordID {
-				t.Errorf("badge record-id %q, want %q", g.RecordID, c.recordID)
+		}
+		t.Run(decoder, func(t *testing.T) {
+			if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
+				t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
 			}
-			if wm := g.Verification.Result.Checks.Watermark; (c.name == "small") != wm.NotApplicable {
-				t.Errorf("watermark check %+v: not applicable only for the picture signed without a watermark", wm)
-			}
-			if c.name == "small" {
-				var text string
-				var shot []byte
-				if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS("small", `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
-					chromedp.CaptureScreenshot(&shot),
-					chromedp.Evaluate(badgeJS("small", `root.querySelector('button.close').click()`), nil)); err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(text, "Watermark: not applicable") || !strings.Contains(text, "too small to carry a watermark when signed") {
-					t.Errorf("small picture's panel:\n%s", text)
-				}
-				if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" {
-					_ = os.MkdirAll(dir, 0o755)
-					if err := os.WriteFile(filepath.Join(dir, "widget-small-panel.png"), shot, 0o644); err != nil {
-						t.Fatal(err)
+			for _, c := range corpus {
+				t.Run(c.name, func(t *testing.T) {
+					g := got[c.name]
+					if g.Status != c.status {
+						t.Fatalf("badge status %q, want %q (verification %+v)", g.Status, c.status, g.Verification)
 					}
-				}
-			}
-			// Same answers: the browser's verdict is the origin's.
-			want := ts.verifyWire(c.file)
-			if !reflect.DeepEqual(g.Verification.Result, want) {
-				gj, _ := json.MarshalIndent(g.Verification.Result, "", " ")
-				wj, _ := json.MarshalIndent(want, "", " ")
-				t.Errorf("browser verdict\n%s\norigin /verify\n%s", gj, wj)
+					wantDecoder, wantPixels := "wasm", "file"
+					switch {
+					case decoder == "browser" && c.host:
+						wantDecoder, wantPixels = "browser", c.pixels
+					case decoder == "canvas" && c.host:
+						wantDecoder, wantPixels = "browser", "rgba"
+					}
+					if g.Verification.Decoder != wantDecoder || g.Verification.Pixels != wantPixels {
+						t.Errorf("pixels read by %q as %q, want %q as %q", g.Verification.Decoder, g.Verification.Pixels, wantDecoder, wantPixels)
+					}
+					if c.name == "reencoded" && g.Verification.Match != "reencoded" {
+						t.Errorf("re-encoded copy matched by %q, want reencoded (watermark and perceptual hash)", g.Verification.Match)
+					}
+					if c.recordID != "" && g.RecordID != c.recordID {
+						t.Errorf("badge record-id %q, want %q", g.RecordID, c.recordID)
+					}
+					if wm := g.Verification.Result.Checks.Watermark; (c.name == "small") != wm.NotApplicable {
+						t.Errorf("watermark check %+v: not applicable only for the picture signed without a watermark", wm)
+					}
+					if c.name == "small" && decoder == "browser" {
+						var text string
+						var shot []byte
+						if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS("small", `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+							chromedp.CaptureScreenshot(&shot),
+							chromedp.Evaluate(badgeJS("small", `root.querySelector('button.close').click()`), nil)); err != nil {
+							t.Fatal(err)
+						}
+						if !strings.Contains(text, "Watermark: not applicable") || !strings.Contains(text, "too small to carry a watermark when signed") {
+							t.Errorf("small picture's panel:\n%s", text)
+						}
+						if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" {
+							_ = os.MkdirAll(dir, 0o755)
+							if err := os.WriteFile(filepath.Join(dir, "widget-small-panel.png"), shot, 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					// Same answers: the browser's verdict is the origin's.
+					w := want[c.name]
+					gotV := g.Verification.Result
+					if g.Verification.Decoder == "browser" {
+						if d := pixelDifference(gotV, w); d != "" {
+							t.Errorf("%s (pixels read by the browser as %s)", d, g.Verification.Pixels)
+						}
+						t.Logf("%s: confidence %.2f, origin %.2f", g.Verification.Pixels, gotV.Confidence, w.Confidence)
+						gotV, w = verdictOnly(gotV), verdictOnly(w)
+					}
+					if !reflect.DeepEqual(gotV, w) {
+						gj, _ := json.MarshalIndent(g.Verification.Result, "", " ")
+						wj, _ := json.MarshalIndent(want[c.name], "", " ")
+						t.Errorf("browser verdict (pixels read by %s)\n%s\norigin /verify\n%s", g.Verification.Decoder, gj, wj)
+					}
+				})
 			}
 		})
+		if decoder != "browser" {
+			b.cancel()
+		}
 	}
 
 	t.Run("no image bytes to the service", func(t *testing.T) {
@@ -386,6 +469,99 @@ func TestWidgetInChromium(t *testing.T) {
 	})
 
 	t.Run("panel by keyboard", func(t *testing.T) { checkPanel(t, b, "signed") })
+}
+
+// verdictOnly is v without what depends on the pixels' last level (which
+// pixelDifference bounds): the watermark's strength and the
+// perceptual-hash distance in the checks' details, the confidence, the
+// region and the changed blocks' exact set. What stays is the verdict:
+// authentic or not, the record and how it matched, which checks passed,
+// the signer, the anchor.
+func verdictOnly(v wire.VerifyResponse) wire.VerifyResponse {
+	v.Checks.Watermark.Details = ""
+	v.Checks.PerceptualHash.Details = ""
+	v.Confidence = 0
+	if v.Region != nil {
+		v.Region = &wire.Region{}
+	}
+	if v.ChangedBlocks != nil {
+		v.ChangedBlocks = &wire.BlockMap{Cols: v.ChangedBlocks.Cols, Rows: v.ChangedBlocks.Rows}
+	}
+	return v
+}
+
+// pixelDifference says how got, from pixels another decoder read, is
+// further from want than a level or two of difference explains: a
+// confidence more than 0.05 apart, a region edge more than 1 % of the
+// picture apart. "" when within.
+func pixelDifference(got, want wire.VerifyResponse) string {
+	if d := math.Abs(got.Confidence - want.Confidence); d > 0.05+1e-9 {
+		return fmt.Sprintf("confidence %.2f, origin %.2f", got.Confidence, want.Confidence)
+	}
+	if (got.Region == nil) != (want.Region == nil) {
+		return fmt.Sprintf("region %+v, origin %+v", got.Region, want.Region)
+	}
+	if g, w := got.Region, want.Region; g != nil {
+		for _, d := range []float64{g.X - w.X, g.Y - w.Y, g.W - w.W, g.H - w.H} {
+			if math.Abs(d) > 0.01+1e-9 {
+				return fmt.Sprintf("region %+v, origin %+v", *g, *w)
+			}
+		}
+	}
+	return ""
+}
+
+// rotatedEXIF stores the JPEG's picture turned so that EXIF orientation
+// o shows it upright: 6 (stored a quarter anticlockwise, displayed turned
+// a quarter clockwise) or 3 (stored upside down).
+func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
+	t.Helper()
+	src := toRGBA(t, jpg)
+	b := src.Bounds()
+	var dst *image.RGBA
+	switch o {
+	case 6:
+		dst = image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				// Stored (y, W-1-x) shows at (x, y) after a clockwise turn.
+				dst.Set(y, b.Dx()-1-x, src.At(b.Min.X+x, b.Min.Y+y))
+			}
+		}
+	case 3:
+		dst = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				dst.Set(b.Dx()-1-x, b.Dy()-1-y, src.At(b.Min.X+x, b.Min.Y+y))
+			}
+		}
+	default:
+		t.Fatalf("orientation %d", o)
+	}
+	out := jpegOf(t, dst, 90)
+	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
+	seg := append([]byte("Exif\x00\x00"), tiff...)
+	n := len(seg) + 2
+	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), out[2:]...)
+}
+
+// pngOf re-encodes a JPEG's picture as PNG.
+func pngOf(t *testing.T, jpg []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, toRGBA(t, jpg)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // badgeJS evaluates expr with `badge` bound to the badge of image id and

@@ -340,13 +340,17 @@ func TestWebAppInChromium(t *testing.T) {
 		b.run(t, "choose the signed file", chromedp.SetUploadFiles("#file", []string{signedPath}, chromedp.ByQuery))
 		b.waitJS(t, "verdict", `document.querySelector("#result").dataset.status`, 30*time.Second)
 		var res struct {
-			Status, Path, Text string
+			Status, Path, Decoder, Text string
 		}
-		b.eval(t, `(() => { const r = document.querySelector("#result"); return {status: r.dataset.status, path: r.dataset.path, text: r.innerText}; })()`, &res)
+		b.eval(t, `(() => { const r = document.querySelector("#result"); return {status: r.dataset.status, path: r.dataset.path, decoder: r.dataset.decoder, text: r.innerText}; })()`, &res)
 		if res.Status != want || res.Path != "browser" {
 			t.Fatalf("verify page: status %q path %q, want %q in the browser\n%s\nconsole:\n%s", res.Status, res.Path, want, res.Text, b.consoleLog())
 		}
-		says := []string{"did not leave your machine", signed.RecordID}
+		// The browser's own decoder read the pixels.
+		if res.Decoder != "browser" {
+			t.Errorf("verify page: pixels read by %q, want the browser's decoder", res.Decoder)
+		}
+		says := []string{"did not leave your machine", "decoded by the browser itself", signed.RecordID}
 		if want == "verified" {
 			says = append(says, "Authentic", "Journey News", "Camera", "SHA-256 passed", "Anchoring proof passed", "block ",
 				"anchored on provenant-dev, a "+wire.LocalChainDescription, "provenant-dev (chain id 1337), a "+wire.LocalChainDescription)

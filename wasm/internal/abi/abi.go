@@ -76,62 +76,29 @@ type analyzeOut struct {
 	Local *wire.Probe `json:"local,omitempty"`
 }
 
-// Probes remembers the local-signature probes of the last few files
-// analysed, by SHA-256, so that decide finds the probe of a file this
-// instance analysed even when the host passes back only the facts.
-type Probes struct {
-	keys []string
-	vals []*wire.Probe
-}
-
-// probesKept bounds the probes remembered (about 25 KB each).
-const probesKept = 4
-
-func (p *Probes) put(k string, v *wire.Probe) {
-	if p == nil || v == nil {
-		return
-	}
-	if len(p.keys) >= probesKept {
-		p.keys, p.vals = p.keys[1:], p.vals[1:]
-	}
-	p.keys, p.vals = append(p.keys, k), append(p.vals, v)
-}
-
-func (p *Probes) get(k string) *wire.Probe {
-	if p == nil {
-		return nil
-	}
-	for i := len(p.keys) - 1; i >= 0; i-- {
-		if p.keys[i] == k {
-			return p.vals[i]
-		}
-	}
-	return nil
-}
-
 // Analyze computes the facts of the file in (shared/facts.Analyze) and
 // returns {"ok":true,"facts":wire.Facts,"local":wire.Probe} or
 // {"ok":false,"error":{code,detail}}.
-func Analyze(in []byte, lim limits.Limits) []byte { return AnalyzeKeep(in, lim, nil) }
-
-// AnalyzeKeep is [Analyze] that also remembers the probe in p.
-func AnalyzeKeep(in []byte, lim limits.Limits, p *Probes) []byte {
+func Analyze(in []byte, lim limits.Limits) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
 	f, err := facts.Analyze(in, lim)
+	if err != nil {
+		return imageFailure(err)
+	}
+	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
+}
+
+// imageFailure maps an imagex error to the call's error code.
+func imageFailure(err error) []byte {
 	switch {
 	case errors.Is(err, imagex.ErrUnsupportedFormat):
 		return fail(codeUnsupported, err.Error())
 	case errors.Is(err, imagex.ErrTooLarge), errors.Is(err, imagex.ErrTooManyPixels):
 		return fail(codeTooLarge, err.Error())
-	case err != nil:
-		return fail(codeInvalidImage, err.Error())
 	}
-	w := f.Wire()
-	probe := f.WireProbe()
-	p.put(w.SHA256, probe)
-	return ok(analyzeOut{OK: true, Facts: w, Local: probe})
+	return fail(codeInvalidImage, err.Error())
 }
 
 type decideIn struct {
@@ -152,15 +119,14 @@ type decideOut struct {
 	Rejected []lookup.Rejection `json:"rejected"`
 }
 
-// Decide takes {"facts":wire.Facts,"lookup":wire.LookupResponse}, checks
-// every candidate's signature and anchor proof and returns the verify
-// response shared/lookup.Decide computes, with a badge summary and the
-// rejected candidates.
-func Decide(in []byte, lim limits.Limits) []byte { return DecideKeep(in, lim, nil) }
-
-// DecideKeep is [Decide] that, when the input carries no local member,
-// uses the probe p remembers for the facts' SHA-256.
-func DecideKeep(in []byte, lim limits.Limits, p *Probes) []byte {
+// Decide takes {"facts":wire.Facts,"lookup":wire.LookupResponse,
+// "local":wire.Probe}, checks every candidate's signature and anchor
+// proof and returns the verify response shared/lookup.Decide computes,
+// with a badge summary and the rejected candidates. Without local (the
+// probe analyze returned) a watermark match cannot be shown to be the
+// signed picture: the module keeps nothing between calls, so the host
+// passes it back.
+func Decide(in []byte, lim limits.Limits) []byte {
 	var req decideIn
 	if err := decodeStrict(in, &req); err != nil {
 		return fail(codeBadInput, err.Error())
@@ -168,9 +134,6 @@ func DecideKeep(in []byte, lim limits.Limits, p *Probes) []byte {
 	f, err := facts.FromWire(req.Facts)
 	if err != nil {
 		return fail(codeBadInput, err.Error())
-	}
-	if req.Local == nil {
-		req.Local = p.get(req.Facts.SHA256)
 	}
 	if f.Local, err = facts.ProbeFromWire(req.Local); err != nil {
 		return fail(codeBadInput, err.Error())

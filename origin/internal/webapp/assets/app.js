@@ -583,11 +583,13 @@
       }
       box.dataset.status = r.status;
       box.dataset.path = wasm ? 'browser' : 'server';
+      box.dataset.decoder = r.decoder || '';
       const h = $('#verdict');
       h.className = 'verdict verdict-' + r.status;
       h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error : text));
       $('#path').textContent = wasm
-        ? 'Verified in this browser with the WebAssembly verifier: the file did not leave your machine; only its fingerprints were looked up.'
+        ? 'Verified in this browser with the WebAssembly verifier' + (r.decoder === 'browser' ? ' (the picture decoded by the browser itself)' : '') +
+          ': the file did not leave your machine; only its fingerprints were looked up.'
         : 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.';
       const res = r.result || {};
       const signer = res.signer || {};

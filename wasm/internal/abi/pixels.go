@@ -1,0 +1,172 @@
+package abi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+type inspectOut struct {
+	OK     bool   `json:"ok"`
+	Format string `json:"format"`
+	// Width and Height are the picture's, EXIF orientation applied.
+	Width  int `json:"width"`
+	Height int `json:"height"`
+	// Orientation is the EXIF orientation (1..8) of a JPEG, 1 otherwise.
+	Orientation int `json:"orientation"`
+	// PlaneWidth and PlaneHeight are the size analyze_pixels wants the
+	// picture decoded to (facts.PlaneSize).
+	PlaneWidth  int `json:"plane_width"`
+	PlaneHeight int `json:"plane_height"`
+	// HostDecode says the host's own decoder may decode this file for
+	// analyze_pixels: its luminance does not depend on the decoder
+	// (imagex.Info.DecoderIndependent) and nothing in it turns the
+	// picture that this module's decoder would leave upright. When false
+	// the host calls analyze with the file.
+	HostDecode bool `json:"host_decode"`
+}
+
+// Inspect reads the header of the file in under lim (no pixels are
+// decoded) and returns its format, oriented size and EXIF orientation, the
+// plane size analyze_pixels takes and whether the host may decode it
+// itself: {"ok":true,"format","width","height","orientation",
+// "plane_width","plane_height","host_decode"}, or analyze's errors for a
+// file analyze would refuse by its header.
+func Inspect(in []byte, lim limits.Limits) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	info, err := imagex.DecodeConfig(in, lim)
+	if err != nil {
+		return imageFailure(err)
+	}
+	w, h := info.OrientedSize()
+	pw, ph, _ := facts.PlaneSize(w, h)
+	host := info.DecoderIndependent()
+	if info.Format == imagex.PNG && bytes.Contains(in, []byte("eXIf")) {
+		// A browser turns a PNG by its EXIF chunk; imagex does not.
+		host = false
+	}
+	return ok(inspectOut{OK: true, Format: string(info.Format), Width: w, Height: h, Orientation: info.Orientation,
+		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host})
+}
+
+type sha256Out struct {
+	OK     bool   `json:"ok"`
+	SHA256 string `json:"sha256"`
+}
+
+// SHA256 returns {"ok":true,"sha256":hex} of the bytes in, for a host
+// without a digest of its own (a browser page outside a secure context
+// has no crypto.subtle).
+func SHA256(in []byte) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	sum := sha256.Sum256(in)
+	return ok(sha256Out{OK: true, SHA256: hex.EncodeToString(sum[:])})
+}
+
+type pixelsIn struct {
+	SHA256 string `json:"sha256"`
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	// Pixels is "rgba" (the default) or "luma".
+	Pixels      string `json:"pixels,omitempty"`
+	Orientation int    `json:"orientation,omitempty"`
+}
+
+// AnalyzePixels computes the facts of a picture the host decoded
+// (shared/facts.FromPlane). Its input is binary: a 4-byte little-endian
+// length n, n bytes of JSON {"sha256","format","width","height",
+// "pixels","orientation"} (format, width, height and orientation as
+// inspect returned them for the file, sha256 the file's), then the
+// pixels, row after row. With "pixels":"rgba" (the default) they are the
+// picture, orientation applied, as non-premultiplied RGBA (4 bytes a
+// pixel) at inspect's plane_width×plane_height. With "pixels":"luma" they
+// are the decoder's own luminance (a JPEG's Y plane) at the stored size,
+// before orientation (height×width for orientations 5 to 8), 1 byte a
+// pixel: the module area-averages it to the plane size and turns it. The
+// output is analyze's.
+func AnalyzePixels(in []byte, lim limits.Limits) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	if len(in) < 4 {
+		return fail(codeBadInput, "input shorter than its 4-byte header length")
+	}
+	n := binary.LittleEndian.Uint32(in)
+	if uint64(n) > uint64(len(in)-4) {
+		return fail(codeBadInput, "header length beyond the input")
+	}
+	var req pixelsIn
+	if err := decodeStrict(in[4:4+n], &req); err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	var sum [32]byte
+	if b, err := hex.DecodeString(req.SHA256); err != nil || len(b) != len(sum) {
+		return fail(codeBadInput, "sha256 must be 64 hex digits")
+	} else {
+		copy(sum[:], b)
+	}
+	format := imagex.Format(req.Format)
+	if format.MIMEType() == "" {
+		return fail(codeUnsupported, fmt.Sprintf("format %q", req.Format))
+	}
+	w, h := req.Width, req.Height
+	if w <= 0 || h <= 0 {
+		return fail(codeBadInput, "width and height must be positive")
+	}
+	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
+		return fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
+	}
+	pw, ph, _ := facts.PlaneSize(w, h)
+	pix := in[4+n:]
+	var l *imagex.Luma
+	switch req.Pixels {
+	case "", "rgba":
+		if len(pix) != 4*pw*ph {
+			return fail(codeBadInput, fmt.Sprintf("%d bytes of pixels, want %d×%d RGBA (%d bytes)", len(pix), pw, ph, 4*pw*ph))
+		}
+		l = imagex.ToLuma(&image.NRGBA{Pix: pix, Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)})
+	case "luma":
+		o := max(req.Orientation, 1)
+		if o > 8 {
+			return fail(codeBadInput, "orientation must be 1 to 8")
+		}
+		sw, sh, spw, sph := w, h, pw, ph
+		if o >= 5 {
+			sw, sh, spw, sph = h, w, ph, pw
+		}
+		if len(pix) != sw*sh {
+			return fail(codeBadInput, fmt.Sprintf("%d bytes of luminance, want %d×%d (%d bytes)", len(pix), sw, sh, sw*sh))
+		}
+		l = &imagex.Luma{Width: sw, Height: sh, Stride: sw, Pix: pix}
+		if spw != sw || sph != sh {
+			l = imagex.Downscale(l, spw, sph)
+		}
+		if o > 1 {
+			g := imagex.Orient(&image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}, o).(*image.Gray)
+			l = &imagex.Luma{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Stride: g.Stride, Pix: g.Pix}
+		}
+	default:
+		return fail(codeBadInput, `pixels must be "rgba" or "luma"`)
+	}
+	f, err := facts.FromPlane(l, format, w, h, sum)
+	switch {
+	case errors.Is(err, facts.ErrPlaneSize):
+		return fail(codeBadInput, err.Error())
+	case err != nil:
+		return fail(codeInvalidImage, err.Error())
+	}
+	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
+}

@@ -1,0 +1,161 @@
+package abi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"image"
+	"image/jpeg"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// withOrientation puts an EXIF APP1 segment carrying orientation o after
+// the SOI of a JPEG.
+func withOrientation(jpg []byte, o byte) []byte {
+	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
+	seg := append([]byte("Exif\x00\x00"), tiff...)
+	n := len(seg) + 2
+	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), jpg[2:]...)
+}
+
+// TestAnalyzePixelsLumaMatchesAnalyze: a browser that hands over its
+// decoder's Y plane at the stored size, for upright and turned JPEGs
+// large enough to be reduced, gets analyze's facts: the same hash, size
+// and watermark, perceptual hashes within the reduced decode's tolerance.
+func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
+	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits.Default()
+	for _, o := range []byte{1, 3, 6, 8} {
+		// The upright picture is 1500×1100; stored turned for o.
+		up := image.NewRGBA(image.Rect(0, 0, 1500, 1100))
+		draw.CatmullRom.Scale(up, up.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
+		marked, err := watermark.Embed(up, 0x0123456789abcdef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Orient's inverse: the stored picture that o turns upright.
+		inverse := map[byte]int{1: 1, 3: 3, 6: 8, 8: 6}[o]
+		stored := imagex.Orient(marked, inverse)
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, stored, &jpeg.Options{Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		file := withOrientation(buf.Bytes(), o)
+		want, err := facts.Analyze(file, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info struct {
+			Width, Height, Orientation int
+		}
+		if err := json.Unmarshal(Inspect(file, lim), &info); err != nil || info.Width != 1500 || info.Height != 1100 || info.Orientation != int(o) {
+			t.Fatalf("orientation %d: inspect %+v (%v)", o, info, err)
+		}
+		dec, err := jpeg.Decode(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := dec.(*image.YCbCr)
+		b := y.Bounds()
+		var pix []byte
+		for row := 0; row < b.Dy(); row++ {
+			pix = append(pix, y.Y[row*y.YStride:row*y.YStride+b.Dx()]...)
+		}
+		sum := sha256.Sum256(file)
+		head, _ := json.Marshal(map[string]any{"sha256": hex.EncodeToString(sum[:]), "format": "jpeg", "width": info.Width, "height": info.Height,
+			"pixels": "luma", "orientation": info.Orientation})
+		in := append(append(binary.LittleEndian.AppendUint32(nil, uint32(len(head))), head...), pix...)
+		var got struct {
+			OK    bool        `json:"ok"`
+			Facts wire.Facts  `json:"facts"`
+			Local *wire.Probe `json:"local"`
+		}
+		out := AnalyzePixels(in, lim)
+		if err := json.Unmarshal(out, &got); err != nil || !got.OK {
+			t.Fatalf("orientation %d: %s", o, out)
+		}
+		w := want.Wire()
+		if got.Facts.SHA256 != w.SHA256 || got.Facts.Width != w.Width || got.Facts.Height != w.Height || !got.Facts.Watermark.Found ||
+			got.Facts.Watermark.Payload != w.Watermark.Payload || got.Local == nil {
+			t.Errorf("orientation %d: facts %+v, analyze %+v", o, got.Facts, w)
+		}
+		gh, _ := phash.Parse(got.Facts.PerceptualHash)
+		if d := phash.Distance256(gh.P256, want.PHash.P256); d > 8 {
+			t.Errorf("orientation %d: 256-bit pHash distance %d to analyze's", o, d)
+		}
+		// The stored size is what it must be.
+		if out := AnalyzePixels(in[:len(in)-1], lim); !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+			t.Errorf("orientation %d, one byte short: %s", o, out)
+		}
+	}
+}
+
+// pixelsSeed is an analyze_pixels input: header h, then n pixel bytes.
+func pixelsSeed(h string, n int) []byte {
+	in := append(binary.LittleEndian.AppendUint32(nil, uint32(len(h))), h...)
+	return append(in, bytes.Repeat([]byte{0x80}, n)...)
+}
+
+// FuzzAnalyzePixels: any input gives one JSON document, ok or an error
+// with a known code, the same on every call; an answer with facts names
+// the SHA-256 and size the header gave.
+func FuzzAnalyzePixels(f *testing.F) {
+	sha := `"sha256":"` + strings.Repeat("ab", 32) + `"`
+	f.Add(pixelsSeed(`{`+sha+`,"format":"png","width":300,"height":200}`, 4*300*200))
+	f.Add(pixelsSeed(`{`+sha+`,"format":"jpeg","width":200,"height":300,"pixels":"luma","orientation":6}`, 300*200))
+	f.Add(pixelsSeed(`{`+sha+`,"format":"jpeg","width":2,"height":2,"pixels":"luma"}`, 4))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lim := limits.Default()
+		lim.MaxPixels = 1 << 20 // keep each input small
+		out := AnalyzePixels(in, lim)
+		var got struct {
+			OK    *bool      `json:"ok"`
+			Facts wire.Facts `json:"facts"`
+			Error *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.OK == nil {
+			t.Fatalf("output %q is not a result document: %v", out, err)
+		}
+		if !*got.OK {
+			switch got.Error.Code {
+			case codeBadInput, codeUnsupported, codeTooLarge, codeInvalidImage:
+			default:
+				t.Fatalf("failure %s: unknown code", out)
+			}
+		}
+		if again := AnalyzePixels(in, lim); !bytes.Equal(again, out) {
+			t.Fatalf("analyze_pixels is not deterministic:\n%s\n%s", out, again)
+		}
+		if *got.OK {
+			var h pixelsIn
+			n := binary.LittleEndian.Uint32(in)
+			_ = json.Unmarshal(in[4:4+n], &h)
+			if got.Facts.SHA256 != strings.ToLower(h.SHA256) || got.Facts.Width != h.Width || got.Facts.Height != h.Height {
+				t.Fatalf("facts %+v for header %+v", got.Facts, h)
+			}
+		}
+	})
+}
