@@ -305,6 +305,8 @@ async function analyzeFile(ex, file, choice) {
     if (info.host_decode) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       const head = {format: info.format, width: info.width, height: info.height};
+      // The manifest is read from the bytes by inspect; the pixels cannot carry it.
+      if (info.c2pa) head.c2pa = info.c2pa;
       const y = await decodeLuma(file, info, choice, steps);
       lap('decode_luma');
       if (y) {

@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 type inspectOut struct {
@@ -32,13 +33,18 @@ type inspectOut struct {
 	// picture that this module's decoder would leave upright. When false
 	// the host calls analyze with the file.
 	HostDecode bool `json:"host_decode"`
+	// C2PA is the C2PA manifest the file carries (facts.C2PA), absent
+	// when none: the manifest and its hard binding are in the file's
+	// bytes, which analyze_pixels never sees, so the host hands this back
+	// to it unchanged.
+	C2PA *wire.C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // Inspect reads the header of the file in under lim (no pixels are
 // decoded) and returns its format, oriented size and EXIF orientation, the
 // plane size analyze_pixels takes and whether the host may decode it
 // itself: {"ok":true,"format","width","height","orientation",
-// "plane_width","plane_height","host_decode"}, or analyze's errors for a
+// "plane_width","plane_height","host_decode","c2pa"}, or analyze's errors for a
 // file analyze would refuse by its header.
 func Inspect(in []byte, lim limits.Limits) []byte {
 	if in == nil {
@@ -56,7 +62,7 @@ func Inspect(in []byte, lim limits.Limits) []byte {
 		host = false
 	}
 	return ok(inspectOut{OK: true, Format: string(info.Format), Width: w, Height: h, Orientation: info.Orientation,
-		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host})
+		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host, C2PA: facts.C2PA(in)})
 }
 
 type sha256Out struct {
@@ -83,13 +89,15 @@ type pixelsIn struct {
 	// Pixels is "rgba" (the default) or "luma".
 	Pixels      string `json:"pixels,omitempty"`
 	Orientation int    `json:"orientation,omitempty"`
+	// C2PA is inspect's c2pa for the same file, omitted when it had none.
+	C2PA *wire.C2PAFacts `json:"c2pa,omitempty"`
 }
 
 // AnalyzePixels computes the facts of a picture the host decoded
 // (shared/facts.FromPlane). Its input is binary: a 4-byte little-endian
 // length n, n bytes of JSON {"sha256","format","width","height",
-// "pixels","orientation"} (format, width, height and orientation as
-// inspect returned them for the file, sha256 the file's), then the
+// "pixels","orientation","c2pa"} (format, width, height, orientation and
+// c2pa as inspect returned them for the file, sha256 the file's), then the
 // pixels, row after row. With "pixels":"rgba" (the default) they are the
 // picture, orientation applied, as non-premultiplied RGBA (4 bytes a
 // pixel) at inspect's plane_width×plane_height. With "pixels":"luma" they
@@ -168,5 +176,6 @@ func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	case err != nil:
 		return fail(codeInvalidImage, err.Error())
 	}
+	f.C2PA = req.C2PA
 	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
 }

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -158,4 +160,66 @@ func FuzzAnalyzePixels(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAnalyzePixelsCarriesC2PA: the manifest lives in the file's bytes,
+// which analyze_pixels never sees; inspect reads it and a host that hands
+// inspect's c2pa back gets analyze's c2pa facts, and a file without a
+// manifest gets none from either.
+func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
+	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, _, _, err := c2pa.Embed(raw, c2pa.Manifest{ClaimGenerator: "Provenant/1.0", Format: "image/jpeg", Title: "m.jpg",
+		Actions: []c2pa.Action{{Action: "c2pa.created"}}}, c2patest.NewSigner(t, c2patest.CertOptions{Org: "Example News"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits.Default()
+	for _, tc := range []struct {
+		name     string
+		file     []byte
+		manifest bool
+	}{{"with manifest", signed, true}, {"without", raw, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := facts.Analyze(tc.file, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var info struct {
+				Width, Height int
+				C2PA          *wire.C2PAFacts `json:"c2pa"`
+			}
+			if err := json.Unmarshal(Inspect(tc.file, lim), &info); err != nil {
+				t.Fatal(err)
+			}
+			if (info.C2PA != nil) != tc.manifest || (tc.manifest && info.C2PA.ValidationState != "valid") {
+				t.Fatalf("inspect c2pa %+v, manifest %v", info.C2PA, tc.manifest)
+			}
+			dec, err := imagex.Decode(tc.file, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, ph, _ := facts.PlaneSize(info.Width, info.Height)
+			rgba := image.NewNRGBA(image.Rect(0, 0, pw, ph))
+			draw.ApproxBiLinear.Scale(rgba, rgba.Bounds(), dec.Image, dec.Image.Bounds(), draw.Src, nil)
+			sum := sha256.Sum256(tc.file)
+			head, _ := json.Marshal(map[string]any{"sha256": hex.EncodeToString(sum[:]), "format": "jpeg",
+				"width": info.Width, "height": info.Height, "c2pa": info.C2PA})
+			var got struct {
+				OK    bool       `json:"ok"`
+				Facts wire.Facts `json:"facts"`
+			}
+			out := AnalyzePixels(append(append(binary.LittleEndian.AppendUint32(nil, uint32(len(head))), head...), rgba.Pix...), lim)
+			if err := json.Unmarshal(out, &got); err != nil || !got.OK {
+				t.Fatalf("analyze_pixels: %s", out)
+			}
+			gj, _ := json.Marshal(got.Facts.C2PA)
+			wj, _ := json.Marshal(want.Wire().C2PA)
+			if !bytes.Equal(gj, wj) {
+				t.Errorf("c2pa %s, analyze %s", gj, wj)
+			}
+		})
+	}
 }
