@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"image"
 	"image/png"
 	"net/url"
 	"slices"
@@ -150,19 +149,6 @@ func TestC2PASignedPNG(t *testing.T) {
 	if c, body := ts.verifyC2PA(out, "water.png"); c == nil || !c.Ours || c.RecordID != id {
 		t.Fatalf("verify c2pa = %+v\n%s", c, body)
 	}
-}
-
-func pngOf(t *testing.T, jpg []byte) []byte {
-	t.Helper()
-	img, _, err := image.Decode(bytes.NewReader(jpg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestC2PAKeepsIncomingCredentials: a file carrying a third-party
