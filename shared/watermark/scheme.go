@@ -33,6 +33,9 @@ type scheme struct {
 	// frames: the crop search also looks for a picture smaller than its
 	// frame (scales 0.5 … 0.99, see frame.go).
 	frames bool
+	// aspect: after the crop search, look for a picture whose long axis
+	// was rescaled on its own (aspect.go).
+	aspect bool
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -73,7 +76,7 @@ type schemeParams struct {
 	tile, chip, hpRadius             int
 	pilotFrac                        float64
 	coarse, refine                   []float64
-	dihedral, frames                 bool
+	dihedral, frames, aspect         bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
@@ -88,7 +91,7 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		frames: p.frames, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
+		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
 		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
@@ -197,7 +200,7 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
-		dihedral: true, frames: true,
+		dihedral: true, frames: true, aspect: true,
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
@@ -712,7 +715,15 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	}
 	cands := s.search(hp, w, h, scales, []float64{0}, s.refineTop, box)
 	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
-	if d.Found || len(s.angles) == 0 {
+	if d.Found {
+		return p, d
+	}
+	if s.aspect {
+		if ap, ad, ok := s.detectAspect(l, hp, w, h); ok && ad.Found {
+			return ap, ad
+		}
+	}
+	if len(s.angles) == 0 {
 		return p, d
 	}
 	rs, ra := s.rotationPairs(w, h)
