@@ -29,14 +29,16 @@ const (
 	aspectMin, aspectMax = 0.8, 1.25
 	// aspectStep is the coarse step of r: over the window (aspectHalf on
 	// each side of the centre) half a step drifts the grid by under a pixel.
-	aspectStep = 1.016
-	aspectHalf = 96
+	aspectStep = 1.02
+	aspectHalf = 80
 	// aspectSkip: ratios this close to 1 are the isotropic search's.
 	aspectSkip = 0.012
 	// aspectRefineZ is the chip-level whole-axis z-score a candidate needs
 	// before any pixel-level work (unmarked pictures stay under it, see
 	// bench/README.md).
 	aspectRefineZ = 6
+	// aspectRefineTop coarse ratios are refined.
+	aspectRefineTop = 1
 )
 
 // aspectRatios lists the coarse long-axis scales.
@@ -51,8 +53,9 @@ func aspectRatios() []float64 {
 }
 
 // shortProfile folds hp along the short axis at scale 1 into chip rows:
-// for phase ph (0 or 1 pixel), out[ph][c*L+i] sums the pixels at long
-// coordinate i whose short coordinate, shifted by ph, falls in chip c.
+// for phase ph (0 or 1 pixel), out[ph][i*G+c] sums the pixels at long
+// coordinate i whose short coordinate, shifted by ph, falls in chip c
+// (long-major, so that a long-axis fold adds whole G-vectors).
 func (s *scheme) shortProfile(hp []float32, w, h int) (prof [2][]float64, long int) {
 	T, C, G := s.tile, s.chip, s.grid
 	landscape := w >= h
@@ -65,19 +68,19 @@ func (s *scheme) shortProfile(hp []float32, w, h int) (prof [2][]float64, long i
 		if landscape {
 			for y := 0; y < h; y++ {
 				c := ((y + ph) % T) / C
-				dst := p[c*w : (c+1)*w]
 				for x, v := range hp[y*w : (y+1)*w] {
-					dst[x] += float64(v)
+					p[x*G+c] += float64(v)
 				}
 			}
 		} else {
 			cx := make([]int, w)
 			for x := range cx {
-				cx[x] = ((x + ph) % T) / C * h
+				cx[x] = ((x + ph) % T) / C
 			}
 			for y := 0; y < h; y++ {
+				dst := p[y*G : (y+1)*G]
 				for x, v := range hp[y*w : (y+1)*w] {
-					p[cx[x]+y] += float64(v)
+					dst[cx[x]] += float64(v)
 				}
 			}
 		}
@@ -90,16 +93,23 @@ func (s *scheme) shortProfile(hp []float32, w, h int) (prof [2][]float64, long i
 // long-axis scale r into the G×G chip grid (rows are the y chips).
 func (s *scheme) aspectFold(p []float64, long int, landscape bool, r float64, i0, i1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
-	acc := make([]float64, G*G)
+	// Sum runs of the long axis that share a chip first (long-major:
+	// accT[cl] is the G-vector of long chip cl), then lay out as y rows.
+	accT := make([]float64, G*G)
 	for i := i0; i < i1; i++ {
 		cl := (int((float64(i)+0.5)/r) % T) / C
+		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
+		for c, v := range src {
+			dst[c] += v
+		}
+	}
+	if !landscape {
+		return accT
+	}
+	acc := make([]float64, G*G)
+	for cl := 0; cl < G; cl++ {
 		for c := 0; c < G; c++ {
-			v := p[c*long+i]
-			if landscape {
-				acc[c*G+cl] += v
-			} else {
-				acc[cl*G+c] += v
-			}
+			acc[c*G+cl] = accT[cl*G+c]
 		}
 	}
 	return acc
@@ -112,10 +122,10 @@ type aspectCand struct {
 	z  float64
 }
 
-// aspectSearch returns the long-axis scales worth a pixel-level look, best
-// first: the coarse ratios folded over a window of the long side, the best
-// two refined on the whole long side at chip level, kept when the refined
-// z-score reaches aspectRefineZ.
+// aspectSearch returns the long-axis scales worth a pixel-level look: the
+// coarse ratios folded over a window of the long side, the best refined on
+// the whole long side at chip level, kept when the refined z-score reaches
+// aspectRefineZ.
 func (s *scheme) aspectSearch(hp []float32, w, h int) []aspectCand {
 	prof, long := s.shortProfile(hp, w, h)
 	landscape := w >= h
@@ -134,7 +144,7 @@ func (s *scheme) aspectSearch(hp []float32, w, h int) []aspectCand {
 	var out []aspectCand
 	seen := map[float64]bool{}
 	for _, c := range coarse {
-		if len(seen) == 2 {
+		if len(seen) == aspectRefineTop {
 			break
 		}
 		if seen[c.r] {
@@ -144,7 +154,7 @@ func (s *scheme) aspectSearch(hp []float32, w, h int) []aspectCand {
 		// Whole long side, chip level, around the coarse ratio: four
 		// ratios per FFT pair of the two phases.
 		best := aspectCand{z: math.Inf(-1)}
-		for _, f := range []float64{0.992, 0.996, 1, 1.004, 1.008} {
+		for _, f := range []float64{0.99, 0.995, 1, 1.005, 1.01} {
 			r := c.r * f
 			a := s.aspectFold(prof[0], long, landscape, r, 0, long)
 			b := s.aspectFold(prof[1], long, landscape, r, 0, long)
