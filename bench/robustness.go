@@ -37,18 +37,9 @@ func runRobustness(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	files, err := listImages(*dir)
+	files, err := corpusFiles(*dir, *limit)
 	if err != nil {
 		return err
-	}
-	if *limit > 0 && len(files) > *limit {
-		// Spread the subset over the sorted list rather than taking a prefix.
-		step := float64(len(files)) / float64(*limit)
-		var sub []string
-		for i := 0; i < *limit; i++ {
-			sub = append(sub, files[int(float64(i)*step)])
-		}
-		files = sub
 	}
 	var atks []attack
 	for _, a := range attacks() {
@@ -104,17 +95,18 @@ func runRobustness(args []string) error {
 			tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
 			os.MkdirAll(tmp, 0o755)
 			for j := range ch {
-				img := j.img
-				if img == nil {
+				img, flat := j.img, false
+				if img != nil {
+					img, flat = flattenAlpha(img)
+				} else {
 					var err error
-					if img, err = decodeFile(j.path); err != nil {
+					if img, flat, err = loadCorpusImage(j.path); err != nil {
 						mu.Lock()
 						res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
 						mu.Unlock()
 						continue
 					}
 				}
-				img, flat := flattenAlpha(img)
 				if flat {
 					mu.Lock()
 					res.flattened = append(res.flattened, j.name)
