@@ -705,7 +705,16 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 // decodes, and last the aspect search (at most maxAspectDecodes). With the
 // flip and quarter-turn test, at most 2+maxDecodes+maxRotDecodes+
 // maxAspectDecodes decodes in all.
-func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Detection) {
+func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (Payload, Detection) {
+	if len(s.coarseScales) == 1 && g != nil && g.spec != nil && g.tile == s.tile {
+		// A newer format's search already folded its high-pass at scale 1:
+		// this format's pilot is tested on that fold first (one inverse
+		// FFT), and its own high-pass, fold and decodes are computed only
+		// if the pilot shows there. Its gate is the same z-score.
+		if z := s.pilotZ(g.spec); z < s.minPilotZ {
+			return 0, Detection{Strength: z, Scale: 1}
+		}
+	}
 	hp := s.highpass(work, w, h)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
@@ -717,7 +726,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int) (Payload, Dete
 	}
 	// Flipped or quarter-turned: tested on one fold, one decode at most.
 	if s.dihedralPilotF != nil {
-		if p, d, ok := s.detectDihedral(hp, w, h); ok && d.Found {
+		if p, d, ok := s.detectDihedral(hp, w, h, g); ok && d.Found {
 			return p, d
 		}
 	}

@@ -570,6 +570,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 		return 0, Detection{}, &TooSmallError{Width: l.Width, Height: l.Height, MinShortSide: MinExtractShortSide}
 	}
 	var best Detection
+	var gate foldGate
 	works := map[[2]int][]float32{}
 	for _, s := range schemes() {
 		ww, wh := s.workDims(l.Width, l.Height)
@@ -578,7 +579,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 			work = resampleLuma(l, ww, wh)
 			works[[2]int{ww, wh}] = work
 		}
-		p, d := s.detect(l, work, ww, wh)
+		p, d := s.detect(l, work, ww, wh, &gate)
 		if d.Found {
 			return p, d, nil
 		}
