@@ -43,6 +43,7 @@ type scheme struct {
 	refine        []float64 // multiplicative refinements around the best coarse scales
 	refineTop     int       // how many coarse scales are refined
 	angles        []float64 // rotation search (degrees), tried only if angle 0 fails
+	rotScales     []float64 // coarse scales tried with each of those angles
 	wideAngles    []float64 // wider rotations, searched at the scale a same-aspect crop implies
 	refineAngles  []float64 // angle refinements around the best rotated candidates
 	maxRotDecodes int       // decode attempts in the rotation search
@@ -78,7 +79,7 @@ type schemeParams struct {
 	dihedral, frames, aspect         bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
-	angles, refineAngles             []float64
+	angles, rotScales, refineAngles  []float64
 	wideAngles                       []float64
 	centres                          []float64
 	maxRotDecodes, rotRefineTop      int
@@ -91,7 +92,7 @@ func newScheme(p schemeParams) *scheme {
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
 		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, pixelRefine: p.pixelRefine,
-		angles: p.angles, wideAngles: p.wideAngles, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
+		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
 	rng := splitmix64(p.seed)
@@ -189,6 +190,7 @@ func paramsV2() schemeParams {
 	for sc := coarse[len(coarse)-1] * 1.02; sc < 2.03; sc *= 1.02 {
 		coarse = append(coarse, sc)
 	}
+	rotScales := coarse[:9] // 1.0 … 1.1
 	return schemeParams{
 		version: 2, seed: 0x70726f76656e6102, // "provena\x02"
 		// Pictures with a short side of at least MinEmbedShortSide are
@@ -204,6 +206,7 @@ func paramsV2() schemeParams {
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
 		wideAngles:    []float64{-5, -4, -3, 3, 4, 5},
+		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
 		// The rotation search needs both windows too: one central window
@@ -763,32 +766,26 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	return p, d
 }
 
-// rotationPairs lists the (scale, angle) pairs of the rotation search. A
-// straightened picture is cropped to the largest upright rectangle of the
-// same aspect (what the straightening tools of photo apps do), which gives
-// the scale cos a + |sin a|·(long side / short side): every angle is
-// searched at the three scales within ±1 step of 1.2 % of that one, and
-// the small angles (±1°, ±2°) also at scale 1 (rotated, not cropped). The
-// rotated folds are the bulk of the search's cost on an unmarked picture:
-// 4 scales at the small angles instead of every step from 1 to 1.1 (9)
-// pay for folding the wide angles on both windows.
+// rotationPairs lists the (scale, angle) pairs of the rotation search:
+// every rotScale at the small angles (±1°, ±2°: rotated, then cropped by
+// up to 10 %), and at the wide angles (±3° … ±5°, a straightened horizon)
+// only the scales around the one a rotation cropped to the largest
+// upright rectangle of the same aspect gives, cos a + |sin a|·(long side /
+// short side), ±1 step of 1.2 % (each wide angle costs three rotated
+// folds per window, the bulk of the search's added cost).
 func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
-	ratio := float64(max(w, h)) / float64(min(w, h))
-	around := func(a float64, spread int) {
-		sin, cos := math.Sincos(a * math.Pi / 180)
-		k := cos + math.Abs(sin)*ratio
-		for i := -spread; i <= spread; i++ {
-			if sc := k * math.Pow(1.012, float64(i)); sc > 1.006 {
-				scales, angles = append(scales, sc), append(angles, a)
-			}
+	for _, a := range s.angles {
+		for _, sc := range s.rotScales {
+			scales, angles = append(scales, sc), append(angles, a)
 		}
 	}
-	for _, a := range s.angles {
-		scales, angles = append(scales, 1), append(angles, a)
-		around(a, 1)
-	}
+	ratio := float64(max(w, h)) / float64(min(w, h))
 	for _, a := range s.wideAngles {
-		around(a, 1)
+		sin, cos := math.Sincos(a * math.Pi / 180)
+		k := cos + math.Abs(sin)*ratio
+		for i := -1; i <= 1; i++ {
+			scales, angles = append(scales, k*math.Pow(1.012, float64(i))), append(angles, a)
+		}
 	}
 	return scales, angles
 }
