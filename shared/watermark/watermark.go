@@ -62,7 +62,10 @@ type Detection struct {
 	// on the signed picture's working plane, up to a whole multiple of
 	// Period in each axis (the mark is tiled, so the decoder knows the
 	// translation only modulo one tile). R(a) maps (x, y) to
-	// (x·cos a + y·sin a, y·cos a − x·sin a).
+	// (x·cos a + y·sin a, y·cos a − x·sin a). When the picture's aspect
+	// ratio was changed, WorkWidth×WorkHeight is its working plane with
+	// the long axis rescaled back (Scale is then 1): mapping the picture
+	// onto that plane per axis undoes the stretch.
 	OffsetX, OffsetY      float64
 	WorkWidth, WorkHeight int
 	Period                int
