@@ -69,6 +69,8 @@ func attacks() []attack {
 		{"crop50-offcenter", "crop50", cropFrac(0.45, 0.08, 0.5, 0.5)},
 		{"aspect1.15", "aspect", aspect(1.15)},
 		{"aspect0.9", "aspect", aspect(0.9)},
+		{"aspect1.2", "aspect", aspect(1.2)},
+		{"aspect0.8", "aspect", aspect(0.8)},
 		{"overlay15", "overlay", captionBar(0.15)},
 		{"social2x", "social", chain(longSide(1080), jpegQ(70), longSide(720), jpegQ(60))},
 		{"jpeg30", "jpeg", jpegQ(30)},

@@ -37,18 +37,9 @@ func runRobustness(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	files, err := listImages(*dir)
+	files, err := corpusFiles(*dir, *limit)
 	if err != nil {
 		return err
-	}
-	if *limit > 0 && len(files) > *limit {
-		// Spread the subset over the sorted list rather than taking a prefix.
-		step := float64(len(files)) / float64(*limit)
-		var sub []string
-		for i := 0; i < *limit; i++ {
-			sub = append(sub, files[int(float64(i)*step)])
-		}
-		files = sub
 	}
 	var atks []attack
 	for _, a := range attacks() {
@@ -61,10 +52,8 @@ func runRobustness(args []string) error {
 		path string
 		img  image.Image
 	}
+	// The generated hard cases first, then the files in spread order.
 	var jobs []job
-	for _, f := range files {
-		jobs = append(jobs, job{name: filepath.Base(f), path: f})
-	}
 	if *synth {
 		sm := synthImages()
 		names := make([]string, 0, len(sm))
@@ -76,6 +65,9 @@ func runRobustness(args []string) error {
 			jobs = append(jobs, job{name: n, img: sm[n]})
 		}
 	}
+	for _, i := range spreadOrder(len(files)) {
+		jobs = append(jobs, job{name: filepath.Base(files[i]), path: files[i]})
+	}
 
 	var rowsOut io.Writer = io.Discard
 	if *outPath != "" {
@@ -86,7 +78,7 @@ func runRobustness(args []string) error {
 		defer f.Close()
 		rowsOut = f
 	}
-	fmt.Fprintln(rowsOut, "image\tmp\tattack\trecovered\tfound\tbit_errors\tstrength\tscale\tpsnr\tembed_ms\textract_ms")
+	fmt.Fprintln(rowsOut, "image\tmp\tattack\trecovered\tfound\tbit_errors\tstrength\tscale\tpsnr\tembed_ms\textract_ms\tdecode_ms_mp\tunmarked_extract_ms_mp\tfp_unmarked\tfp_attacked")
 
 	res := &results{byAttack: map[string]*attackStats{}}
 	var mu sync.Mutex
@@ -104,17 +96,18 @@ func runRobustness(args []string) error {
 			tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
 			os.MkdirAll(tmp, 0o755)
 			for j := range ch {
-				img := j.img
-				if img == nil {
+				img, flat := j.img, false
+				if img != nil {
+					img, flat = flattenAlpha(img)
+				} else {
 					var err error
-					if img, err = decodeFile(j.path); err != nil {
+					if img, flat, err = loadCorpusImage(j.path); err != nil {
 						mu.Lock()
 						res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
 						mu.Unlock()
 						continue
 					}
 				}
-				img, flat := flattenAlpha(img)
 				if flat {
 					mu.Lock()
 					res.flattened = append(res.flattened, j.name)
@@ -142,6 +135,29 @@ func runRobustness(args []string) error {
 	wg.Wait()
 	res.print(os.Stdout, atks, strings.Join(append([]string{"go run ./bench robustness"}, args...), " "))
 	return nil
+}
+
+// spreadOrder returns 0…n-1 in an order whose every prefix is spread over
+// the range (bit-reversed indices), so that a run stopped early, or read
+// from the per-image rows while it runs, covers the whole sorted set.
+func spreadOrder(n int) []int {
+	bits := 0
+	for 1<<bits < n {
+		bits++
+	}
+	out := make([]int, 0, n)
+	for k := 0; k < 1<<bits; k++ {
+		r := 0
+		for b := 0; b < bits; b++ {
+			if k&(1<<b) != 0 {
+				r |= 1 << (bits - 1 - b)
+			}
+		}
+		if r < n {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type row struct {
@@ -316,7 +332,8 @@ func (res *results) add(r imageResult, w io.Writer) {
 		if rw.err != nil {
 			res.errors = append(res.errors, fmt.Sprintf("%s/%s: %v", r.name, rw.attack, rw.err))
 		}
-		fmt.Fprintf(w, "%s\t%.2f\t%s\t%v\t%v\t%d\t%.2f\t%.3f\t%.2f\t%.1f\t%.1f\n", r.name, r.mp, rw.attack, rw.recovered, rw.found, rw.bitErrors, rw.strength, rw.scale, r.psnr, r.embedMS, rw.extractMS)
+		fmt.Fprintf(w, "%s\t%.2f\t%s\t%v\t%v\t%d\t%.2f\t%.3f\t%.2f\t%.1f\t%.1f\t%.2f\t%.2f\t%v\t%d/%d\n", r.name, r.mp, rw.attack, rw.recovered, rw.found, rw.bitErrors, rw.strength, rw.scale, r.psnr, r.embedMS, rw.extractMS,
+			r.decodeMSMP, r.unmarkedMSMP, r.fpOriginal, r.fpAttacked, r.fpChecked)
 	}
 }
 

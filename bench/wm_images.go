@@ -55,6 +55,34 @@ func listImages(dir string) ([]string, error) {
 	return out, nil
 }
 
+// corpusFiles lists the development images of dir, sorted; with limit > 0
+// it keeps limit of them spread evenly over the sorted list (not a prefix,
+// so a subset still mixes the packages, sizes and kinds of picture).
+func corpusFiles(dir string, limit int) ([]string, error) {
+	files, err := listImages(dir)
+	if err != nil || limit <= 0 || len(files) <= limit {
+		return files, err
+	}
+	step := float64(len(files)) / float64(limit)
+	sub := make([]string, 0, limit)
+	for i := 0; i < limit; i++ {
+		sub = append(sub, files[int(float64(i)*step)])
+	}
+	return sub, nil
+}
+
+// loadCorpusImage decodes one development image and flattens it over black
+// when it is translucent (flat reports that it was), as the watermark
+// benchmarks mark and measure it.
+func loadCorpusImage(path string) (img image.Image, flat bool, err error) {
+	m, err := decodeFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	img, flat = flattenAlpha(m)
+	return img, flat, nil
+}
+
 // synthImages are generated photo-like hard cases: a flat sky gradient, dark
 // text on a flat studio background, and a noisy night scene.
 func synthImages() map[string]image.Image {

@@ -28,17 +28,9 @@ func runSmall(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	files, err := listImages(*dir)
+	files, err := corpusFiles(*dir, *limit)
 	if err != nil {
 		return err
-	}
-	if *limit > 0 && len(files) > *limit {
-		step := float64(len(files)) / float64(*limit)
-		var sub []string
-		for i := 0; i < *limit; i++ {
-			sub = append(sub, files[int(float64(i)*step)])
-		}
-		files = sub
 	}
 	var dims [][2]int
 	for _, s := range strings.Split(*sizes, ",") {
@@ -64,12 +56,11 @@ func runSmall(args []string) error {
 	defer os.RemoveAll(tmp)
 	var srcs []image.Image
 	for _, f := range files {
-		m, err := decodeFile(f)
+		m, _, err := loadCorpusImage(f)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(f), err)
 			continue
 		}
-		m, _ = flattenAlpha(m)
 		srcs = append(srcs, m)
 	}
 	fmt.Printf("command: go run ./bench small %s\nimages: %d (cut to 4:3, downscaled)\n\n", strings.Join(args, " "), len(srcs))

@@ -130,6 +130,16 @@ func TestGenuineCopies(t *testing.T) {
 			return reJPEG(t, crop(rotate(m, 1), 0.05, 0.05, 0.9, 0.9), 85)
 		}, []localsig.Outcome{localsig.Crop}},
 		{"crop80%centre", func(t testing.TB, m image.Image) image.Image { return crop(m, 0.1, 0.1, 0.8, 0.8) }, []localsig.Outcome{localsig.Crop}},
+		// An aspect ratio changed: the decoder reports the working plane
+		// with the long axis rescaled, so the blocks still line up.
+		{"aspect1.15+jpeg85", func(t testing.TB, m image.Image) image.Image {
+			b := m.Bounds()
+			return reJPEG(t, resize(m, b.Dx()*115/100, b.Dy()), 85)
+		}, []localsig.Outcome{localsig.Same}},
+		{"aspect0.85", func(t testing.TB, m image.Image) image.Image {
+			b := m.Bounds()
+			return resize(m, b.Dx(), b.Dy()*85/100)
+		}, []localsig.Outcome{localsig.Same}},
 		{"crop70%corner+jpeg75", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, crop(m, 0.3, 0.0, 0.7, 0.7), 75) }, []localsig.Outcome{localsig.Crop}},
 	}
 	for _, path := range devImages {

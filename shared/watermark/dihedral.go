@@ -96,7 +96,7 @@ func (s *scheme) dihedralPilots() [][]complex128 {
 // pilot under every transform but the identity (one forward FFT, an
 // inverse per two transforms: both correlations are real) and returns the
 // transform whose peak z-score is highest, with that z-score.
-func (s *scheme) bestDihedral(hp []float32, w, h int) (dihedral, float64) {
+func (s *scheme) bestDihedral(hp []float32, w, h int) (dihedral, float64, []complex128) {
 	T := s.tile
 	acc := s.fold(hp, w, 1, 0, 0, w, h)
 	spec := make([]complex128, T*T)
@@ -139,7 +139,37 @@ func (s *scheme) bestDihedral(hp []float32, w, h int) (dihedral, float64) {
 			}
 		}
 	}
-	return best, bestZ
+	return best, bestZ, spec
+}
+
+// foldGate carries, from one format's search to the next, the spectrum of
+// the whole plane's high-pass folded at scale 1 (tile side tile), so that
+// an older format with the same tile can test its own pilot on it with one
+// inverse FFT before computing anything of its own.
+type foldGate struct {
+	spec []complex128
+	tile int
+}
+
+// pilotZ is the z-score of the best cyclic alignment of s's pilot with the
+// fold whose spectrum is spec (T×T).
+func (s *scheme) pilotZ(spec []complex128) float64 {
+	buf := make([]complex128, len(spec))
+	for i, v := range spec {
+		buf[i] = v * s.pilotF[i]
+	}
+	s.fft.transform(buf, true)
+	var sum, ss float64
+	peak := math.Inf(-1)
+	for _, c := range buf {
+		x := real(c)
+		sum += x
+		ss += x * x
+		peak = max(peak, x)
+	}
+	n := float64(len(buf))
+	mean := sum / n
+	return (peak - mean) / math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
 }
 
 // detectDihedral decodes a flipped or quarter-turned, otherwise uncropped
@@ -147,8 +177,11 @@ func (s *scheme) bestDihedral(hp []float32, w, h int) (dihedral, float64) {
 // gate, is undone on the high-passed plane and decoded once as the fast
 // path would. The Detection's coordinates refer to the plane turned back
 // (see [Detection.Quarter]).
-func (s *scheme) detectDihedral(hp []float32, w, h int) (Payload, Detection, bool) {
-	d, z := s.bestDihedral(hp, w, h)
+func (s *scheme) detectDihedral(hp []float32, w, h int, g *foldGate) (Payload, Detection, bool) {
+	d, z, spec := s.bestDihedral(hp, w, h)
+	if g != nil {
+		g.spec, g.tile = spec, s.tile
+	}
 	if z < s.minPilotZ {
 		return 0, Detection{}, false
 	}

@@ -56,6 +56,12 @@
 //     crop search, folded inside the box.
 //     Candidates whose pilot z-score is under 6 are not decoded (unmarked
 //     images peak at 5.4 at most).
+//   - A changed aspect ratio (the picture stretched along one axis). The
+//     short axis keeps scale 1 on the working plane, so the plane is
+//     folded once along it and only the long axis's scale (0.8 to 1.25)
+//     is searched, on that profile; a candidate that passes the gate is
+//     decoded from the luminance resampled per axis. Last, after the
+//     rotations (a rotated crop also shows a per-axis peak).
 //   - Decoding a cropped or rotated candidate. Its scale is refined to
 //     0.15 %, and an unrotated one is decoded from the full-resolution
 //     luminance resampled onto the embedding grid the alignment implies, so
@@ -71,9 +77,10 @@
 //
 // On unmarked input the Viterbi output is effectively random, so one decode
 // attempt passes the CRC-24 and the 4-bit version check with probability
-// 2^-28. Extract makes at most 9 attempts per image (version 2: 1 + 1 + 3 +
-// 2, the second for a flip or quarter turn; version 1: 2), which bounds the
-// false-positive rate by 9 × 2^-28 ≈ 3.4·10^-8 per image, whatever the
+// 2^-28. Extract makes at most 10 attempts per image (version 2: 1 + 1 +
+// 3 + 2 + 1, the second for a flip or quarter turn, the last for a changed
+// aspect ratio; version 1: 2), which bounds the false-positive rate by
+// 10 × 2^-28 ≈ 3.7·10^-8 per image, whatever the
 // image. A wrong payload from a marked image needs the
 // same CRC collision.
 package watermark

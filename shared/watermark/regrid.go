@@ -36,17 +36,7 @@ func gridAxis(n, wn int, scale float64, d int, p float64) (e0, m int, start, q f
 // re-aligns by up to one pixel and returns the soft bit values. ok is false
 // when the grid is too small to fold.
 func (s *scheme) regridSoft(l *imagex.Luma, w, h int, c syncResult) (soft []float64, ok bool) {
-	ex, mw, sx, qx := gridAxis(l.Width, w, c.scale, c.dx, c.px)
-	ey, mh, sy, qy := gridAxis(l.Height, h, c.scale, c.dy, c.py)
-	if mw < s.tile || mh < s.tile {
-		return nil, false
-	}
-	g := resampleTaps(l, areaTaps(l.Width, mw, sx, qx), areaTaps(l.Height, mh, sy, qy), float32(1/qy))
-	hp := s.highpass(g, mw, mh)
-	T := s.tile
-	acc := s.foldPhase(hp, mw, 1, float64(((ex%T)+T)%T), float64(((ey%T)+T)%T), 0, 0, mw, mh)
-	_, bx, by := s.pilotNear(acc, 0, 0)
-	return s.soft(acc, bx, by), true
+	return s.regridAniso(l, w, h, c.scale, c.scale, c.dx, c.dy, c.px, c.py)
 }
 
 // fineScale refines a pixel-level candidate's scale to 0.15 % (the

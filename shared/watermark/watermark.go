@@ -62,7 +62,10 @@ type Detection struct {
 	// on the signed picture's working plane, up to a whole multiple of
 	// Period in each axis (the mark is tiled, so the decoder knows the
 	// translation only modulo one tile). R(a) maps (x, y) to
-	// (x·cos a + y·sin a, y·cos a − x·sin a).
+	// (x·cos a + y·sin a, y·cos a − x·sin a). When the picture's aspect
+	// ratio was changed, WorkWidth×WorkHeight is its working plane with
+	// the long axis rescaled back (Scale is then 1): mapping the picture
+	// onto that plane per axis undoes the stretch.
 	OffsetX, OffsetY      float64
 	WorkWidth, WorkHeight int
 	Period                int
@@ -570,6 +573,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 		return 0, Detection{}, &TooSmallError{Width: l.Width, Height: l.Height, MinShortSide: MinExtractShortSide}
 	}
 	var best Detection
+	var gate foldGate
 	works := map[[2]int][]float32{}
 	for _, s := range schemes() {
 		ww, wh := s.workDims(l.Width, l.Height)
@@ -578,7 +582,7 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 			work = resampleLuma(l, ww, wh)
 			works[[2]int{ww, wh}] = work
 		}
-		p, d := s.detect(l, work, ww, wh)
+		p, d := s.detect(l, work, ww, wh, &gate)
 		if d.Found {
 			return p, d, nil
 		}
