@@ -1,0 +1,202 @@
+package watermark
+
+import (
+	"image"
+	"image/draw"
+	"math"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// The embedder's full-resolution passes. Embed measures the mark's energy,
+// checks the dithered rounding against the PSNR target and writes the
+// output, each over every pixel of the picture; these helpers make each
+// pass as cheap as it can be while computing exactly the same floating-point
+// values, in the same order where the order matters, as the straightforward
+// per-pixel formulas they replace (TestEmbedGolden pins the output).
+
+// upsampler produces rows of the bilinear enlargement of a ww-wide working
+// residual to the picture's size.
+type upsampler struct {
+	res   []float32
+	ww    int
+	bx    bilinear
+	by    bilinear
+	spans []span    // output columns grouped by their left source column
+	row   []float32 // the current row, at working width
+}
+
+// span is a run of output columns [x0, x1) interpolated between the same
+// two source columns i0 and i1: their values and difference are read once
+// per run instead of once per pixel.
+type span struct{ x0, x1, i0, i1 int }
+
+func newUpsampler(res []float32, ww, wh, W, H int) *upsampler {
+	u := &upsampler{res: res, ww: ww, bx: newBilinear(ww, W), by: newBilinear(wh, H), row: make([]float32, ww)}
+	for x := 0; x < W; {
+		s := span{x0: x, i0: u.bx.i0[x], i1: u.bx.i1[x]}
+		for x < W && u.bx.i0[x] == s.i0 && u.bx.i1[x] == s.i1 {
+			x++
+		}
+		s.x1 = x
+		u.spans = append(u.spans, s)
+	}
+	return u
+}
+
+// line writes row y of the enlarged residual to dst (len W): vertical then
+// horizontal interpolation, each a + f×(b−a) in float32.
+func (u *upsampler) line(y int, dst []float32) {
+	ww := u.ww
+	r0, r1, fy := u.res[u.by.i0[y]*ww:][:ww], u.res[u.by.i1[y]*ww:][:ww], u.by.f[y]
+	row := u.row[:ww]
+	for x := range row {
+		row[x] = r0[x] + fy*(r1[x]-r0[x])
+	}
+	f := u.bx.f
+	for _, s := range u.spans {
+		a := row[s.i0]
+		d := row[s.i1] - a
+		fs, out := f[s.x0:s.x1], dst[s.x0:s.x1]
+		for i := range out {
+			out[i] = a + fs[i]*d
+		}
+	}
+}
+
+// energy returns the sum of squares of the enlarged residual, accumulated
+// in float64 row by row, left to right.
+func (u *upsampler) energy(delta []float32) float64 {
+	var ss float64
+	for y := 0; y < len(u.by.f); y++ {
+		u.line(y, delta)
+		for _, d := range delta {
+			ss += float64(d) * float64(d)
+		}
+	}
+	return ss
+}
+
+// lumaView returns the luminance plane of img without copying it when img
+// stores it as a plane (YCbCr, Gray); the embedder only reads it.
+func lumaView(img image.Image) *imagex.Luma {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	switch m := img.(type) {
+	case *image.YCbCr:
+		if w > 0 && h > 0 {
+			return &imagex.Luma{Width: w, Height: h, Stride: m.YStride, Pix: m.Y[m.YOffset(b.Min.X, b.Min.Y):]}
+		}
+	case *image.Gray:
+		if w > 0 && h > 0 {
+			return &imagex.Luma{Width: w, Height: h, Stride: m.Stride, Pix: m.Pix[m.PixOffset(b.Min.X, b.Min.Y):]}
+		}
+	}
+	return imagex.ToLuma(img)
+}
+
+// marker writes the marked picture: a copy of the input whose luminance
+// rows are set from the input's rows plus an offset. Rows are always
+// written from the input, so a later pass with another scale simply
+// overwrites an earlier one.
+type marker struct {
+	img image.Image
+	// plane is the output's luminance plane when the picture stores one
+	// (YCbCr, Gray): the rounding pass writes it directly and measures the
+	// result on the way.
+	plane  []uint8
+	stride int
+	origin int
+	// setRow writes row y of other layouts from the input row plus d.
+	setRow func(y int, d []float32)
+}
+
+func newMarker(img image.Image) *marker {
+	b := img.Bounds()
+	switch m := img.(type) {
+	case *image.YCbCr:
+		c := &image.YCbCr{
+			Y: append([]uint8(nil), m.Y...), Cb: append([]uint8(nil), m.Cb...), Cr: append([]uint8(nil), m.Cr...),
+			YStride: m.YStride, CStride: m.CStride, SubsampleRatio: m.SubsampleRatio, Rect: m.Rect,
+		}
+		return &marker{img: c, plane: c.Y, stride: c.YStride, origin: c.YOffset(b.Min.X, b.Min.Y)}
+	case *image.Gray:
+		c := &image.Gray{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return &marker{img: c, plane: c.Pix, stride: c.Stride, origin: c.PixOffset(b.Min.X, b.Min.Y)}
+	case *image.RGBA:
+		c := &image.RGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return &marker{img: c, setRow: rgbRows(m.Pix, c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
+	case *image.NRGBA:
+		c := &image.NRGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
+		return &marker{img: c, setRow: nrgbaRows(m.Pix, c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
+	default:
+		c := image.NewNRGBA(b)
+		draw.Draw(c, b, img, b.Min, draw.Src)
+		src := append([]uint8(nil), c.Pix...)
+		return &marker{img: c, setRow: nrgbaRows(src, c.Pix, c.Stride, 0)}
+	}
+}
+
+// pass is one sweep over the picture at scale alpha: the enlarged residual
+// times alpha plus the dither, rounded onto the luminance l.
+//
+// With check, it returns the squared error of the rounding the PSNR
+// prediction assumes (l + alpha×delta + dither, rounded once). With write,
+// it writes the output (each channel gets delta×alpha + dither, as the
+// output's own rounding sees it) and, for a luminance plane, returns the
+// squared error of what it wrote; other layouts report −1 there and are
+// measured on the output's luminance.
+func (e *embedPass) pass(alpha float32, check, write bool) (predicted, written int64) {
+	l, u, delta, m := e.l, e.u, e.delta, e.m
+	written = -1
+	if write && m.plane != nil {
+		written = 0
+	}
+	for y := 0; y < l.Height; y++ {
+		u.line(y, delta)
+		src := l.Pix[y*l.Stride:][:l.Width]
+		var dst []uint8
+		if write && m.plane != nil {
+			dst = m.plane[m.origin+y*m.stride:][:l.Width]
+		}
+		delta := delta[:len(src)]
+		for x, v := range src {
+			dt := dither(x, y)
+			if check {
+				d := int64(clamp8(float32(v)+alpha*delta[x]+dt)) - int64(v)
+				predicted += d * d
+			}
+			if write {
+				o := delta[x]*alpha + dt
+				if dst != nil {
+					q := clamp8(float32(v) + o)
+					dst[x] = q
+					d := int64(q) - int64(v)
+					written += d * d
+				} else {
+					delta[x] = o
+				}
+			}
+		}
+		if write && dst == nil {
+			m.setRow(y, delta)
+		}
+	}
+	return predicted, written
+}
+
+// embedPass holds what the full-resolution sweeps share.
+type embedPass struct {
+	l     *imagex.Luma
+	u     *upsampler
+	delta []float32
+	m     *marker
+}
+
+// psnrOf is the PSNR of a squared error ss over n pixels, as PSNR computes it.
+func psnrOf(ss int64, n int) float64 {
+	if ss == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(255*255*float64(n)/float64(ss))
+}
