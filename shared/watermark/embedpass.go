@@ -148,39 +148,68 @@ func newMarker(img image.Image) *marker {
 // measured on the output's luminance.
 func (e *embedPass) pass(alpha float32, check, write bool) (predicted, written int64) {
 	l, u, delta, m := e.l, e.u, e.delta, e.m
-	written = -1
-	if write && m.plane != nil {
-		written = 0
+	if check && write && m.plane != nil {
+		return e.checkAndWrite(alpha)
 	}
 	for y := 0; y < l.Height; y++ {
 		u.line(y, delta)
 		src := l.Pix[y*l.Stride:][:l.Width]
-		var dst []uint8
-		if write && m.plane != nil {
-			dst = m.plane[m.origin+y*m.stride:][:l.Width]
-		}
 		delta := delta[:len(src)]
+		hy := uint32(y) * ditherY
 		for x, v := range src {
-			dt := dither(x, y)
+			dt := ditherMix(uint32(x)*ditherX ^ hy)
 			if check {
 				d := int64(clamp8(float32(v)+alpha*delta[x]+dt)) - int64(v)
 				predicted += d * d
 			}
-			if write {
-				o := delta[x]*alpha + dt
-				if dst != nil {
-					q := clamp8(float32(v) + o)
-					dst[x] = q
-					d := int64(q) - int64(v)
-					written += d * d
-				} else {
-					delta[x] = o
-				}
-			}
+			delta[x] = delta[x]*alpha + dt
 		}
-		if write && dst == nil {
+		if !write {
+			continue
+		}
+		if m.plane == nil {
 			m.setRow(y, delta)
+			continue
 		}
+		dst := m.plane[m.origin+y*m.stride:][:len(src)]
+		for x, v := range src {
+			q := clamp8(float32(v) + delta[x])
+			dst[x] = q
+			d := int64(q) - int64(v)
+			written += d * d
+		}
+	}
+	if !write || m.plane == nil {
+		written = -1
+	}
+	return predicted, written
+}
+
+// checkAndWrite is pass with check and write on a luminance plane, the
+// usual case, in one loop.
+func (e *embedPass) checkAndWrite(alpha float32) (predicted, written int64) {
+	l, u, delta, m := e.l, e.u, e.delta, e.m
+	for y := 0; y < l.Height; y++ {
+		u.line(y, delta)
+		src := l.Pix[y*l.Stride:][:l.Width]
+		dst := m.plane[m.origin+y*m.stride:][:len(src)]
+		delta := delta[:len(src)]
+		h := uint32(y) * ditherY
+		var hx uint32
+		var pr, wr int64
+		for x, v := range src {
+			dt := ditherMix(hx ^ h)
+			hx += ditherX
+			fv, d := float32(v), delta[x]
+			c := int64(clamp8(fv+alpha*d+dt)) - int64(v)
+			q := clamp8(fv + (d*alpha + dt))
+			dst[x] = q
+			o := int64(q) - int64(v)
+			pr += c * c
+			wr += o * o
+		}
+		predicted += pr
+		written += wr
 	}
 	return predicted, written
 }

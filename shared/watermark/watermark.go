@@ -423,7 +423,18 @@ func perceptualMask(work []float32, w, h int) []float32 {
 // Adding it before rounding makes the rounding unbiased, so marks smaller
 // than one level on flat regions survive on average instead of vanishing.
 func dither(x, y int) float32 {
-	h := uint32(x)*0x9E3779B1 ^ uint32(y)*0x85EBCA77
+	return ditherMix(uint32(x)*ditherX ^ uint32(y)*ditherY)
+}
+
+// The dither's seed multipliers for x and y.
+const (
+	ditherX = 0x9E3779B1
+	ditherY = 0x85EBCA77
+)
+
+// ditherMix is dither given the seed x×ditherX ^ y×ditherY, which a row
+// sweep updates by adding ditherX per pixel instead of multiplying.
+func ditherMix(h uint32) float32 {
 	h ^= h >> 15
 	h *= 0x2C1B3C6D
 	h ^= h >> 12
