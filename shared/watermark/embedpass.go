@@ -12,8 +12,9 @@ import (
 // checks the dithered rounding against the PSNR target and writes the
 // output, each over every pixel of the picture; these helpers make each
 // pass as cheap as it can be while computing exactly the same floating-point
-// values, in the same order where the order matters, as the straightforward
-// per-pixel formulas they replace (TestEmbedGolden pins the output).
+// values, in the same order where the order matters (the energy's sum
+// aside, see energy), as the straightforward per-pixel formulas they
+// replace (TestEmbedGolden pins the output).
 
 // upsampler produces rows of the bilinear enlargement of a ww-wide working
 // residual to the picture's size.
@@ -64,15 +65,32 @@ func (u *upsampler) line(y int, dst []float32) {
 	}
 }
 
-// energy returns the sum of squares of the enlarged residual, accumulated
-// in float64 row by row, left to right.
+// energy returns the sum of squares of the enlarged residual in float64.
+//
+// A single running sum would make every pixel wait for the previous
+// addition (about 15 ms of latency at 12 MP); four partial sums per row do
+// not. The order moves the sum by about 1e-13 of itself, and Embed rounds
+// the scale it derives from it to float32 (steps of 6e-8), so the scale,
+// and the output, change only when the sum lies that close to a rounding
+// boundary: none of the golden cases nor any of the 94 pictures of the
+// benchmark corpus does.
 func (u *upsampler) energy(delta []float32) float64 {
 	var ss float64
 	for y := 0; y < len(u.by.f); y++ {
 		u.line(y, delta)
-		for _, d := range delta {
-			ss += float64(d) * float64(d)
+		var s0, s1, s2, s3 float64
+		i := 0
+		for ; i+4 <= len(delta); i += 4 {
+			d := delta[i : i+4 : i+4]
+			s0 += float64(d[0]) * float64(d[0])
+			s1 += float64(d[1]) * float64(d[1])
+			s2 += float64(d[2]) * float64(d[2])
+			s3 += float64(d[3]) * float64(d[3])
 		}
+		for ; i < len(delta); i++ {
+			s0 += float64(delta[i]) * float64(delta[i])
+		}
+		ss += (s0 + s1) + (s2 + s3)
 	}
 	return ss
 }
