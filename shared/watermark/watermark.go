@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/draw"
 	"math"
 	"sort"
 	"strconv"
@@ -181,38 +180,20 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 	if min(W, H) < minShort {
 		return nil, &TooSmallError{Width: W, Height: H, MinShortSide: minShort}
 	}
-	l := imagex.ToLuma(img)
+	l := lumaView(img)
 	ww, wh := s.workDims(W, H)
 	work := resampleLuma(l, ww, wh)
 	cw := convEncode(message(p, s.version))
 	mask := perceptualMask(work, ww, wh)
 	res := s.residual(mask, ww, wh, cw, nil)
 
-	// Upsample the working residual to full resolution (bilinear), scale it
-	// to the target PSNR and add it to the luminance.
-	bx, by := newBilinear(ww, W), newBilinear(wh, H)
-	row := make([]float32, ww)
-	line := func(y int, dst []float32) {
-		r0, r1, fy := res[by.i0[y]*ww:], res[by.i1[y]*ww:], by.f[y]
-		for x := 0; x < ww; x++ {
-			row[x] = r0[x] + fy*(r1[x]-r0[x])
-		}
-		for x := range dst {
-			a := row[bx.i0[x]]
-			dst[x] = a + bx.f[x]*(row[bx.i1[x]]-a)
-		}
-	}
+	// The working residual is enlarged to full resolution (bilinear),
+	// scaled to the target PSNR and added to the luminance. Each step below
+	// that measures or writes it is one pass over every pixel.
 	delta := make([]float32, W)
 	target := 255 * 255 / math.Pow(10, cfg.targetPSNR/10)
 	scaleFor := func() (alpha float32) {
-		var ss float64
-		for y := 0; y < H; y++ {
-			line(y, delta)
-			for _, d := range delta {
-				ss += float64(d) * float64(d)
-			}
-		}
-		if mse := ss / float64(W*H); mse > 0 {
+		if mse := newUpsampler(res, ww, wh, W, H).energy(delta) / float64(W*H); mse > 0 {
 			alpha = float32(math.Sqrt(target / mse))
 		}
 		return alpha
@@ -230,31 +211,32 @@ func Embed(img image.Image, p Payload, opts ...EmbedOption) (image.Image, error)
 		res = capTexture(mask, res, alpha)
 		alpha = min(scaleFor(), 1)
 	}
+	e := &embedPass{l: l, u: newUpsampler(res, ww, wh, W, H), delta: delta, m: newMarker(img)}
+	// Each rounding check also writes the output at the scale it checks,
+	// which is the one kept when the check passes: usually the first.
+	applied, written := float32(-1), int64(-1)
 	for iter := 0; iter < 3 && alpha > 0; iter++ {
-		got := roundedPSNR(l, alpha, line, delta)
+		predicted, w := e.pass(alpha, true, true)
+		applied, written = alpha, w
+		got := psnrOf(predicted, W*H)
 		if got >= cfg.targetPSNR-0.1 && (alpha == 1 || got < cfg.targetPSNR+0.1) {
 			break
 		}
 		alpha = min(1, alpha*float32(math.Pow(10, (got-cfg.targetPSNR)/20)))
 	}
-	apply := func(a float32) image.Image {
-		out := newOutput(img)
-		for y := 0; y < H; y++ {
-			line(y, delta)
-			for x := range delta {
-				delta[x] = delta[x]*a + dither(x, y)
-			}
-			out.addRow(y, delta)
-		}
-		return out.img
+	if applied != alpha {
+		_, written = e.pass(alpha, false, true)
 	}
-	marked := apply(alpha)
 	// Rounding of R, G and B separately and clipping move the luminance
 	// error off the prediction; correct once if the result misses the target.
-	if got, err := PSNR(l, imagex.ToLuma(marked)); err == nil && got < cfg.targetPSNR-0.1 {
-		marked = apply(alpha * float32(math.Pow(10, (got-cfg.targetPSNR-0.05)/20)))
+	got := psnrOf(written, W*H)
+	if written < 0 {
+		got, _ = PSNR(l, imagex.ToLuma(e.m.img))
 	}
-	return marked, nil
+	if got < cfg.targetPSNR-0.1 {
+		e.pass(alpha*float32(math.Pow(10, (got-cfg.targetPSNR-0.05)/20)), false, true)
+	}
+	return e.m.img, nil
 }
 
 // informedResidual reallocates the data chips' energy between coded bits
@@ -368,24 +350,6 @@ func blur131(r []float32, w, h int) []float32 {
 	return out
 }
 
-// roundedPSNR predicts the luminance PSNR of adding alpha×delta and
-// rounding to 8 bits.
-func roundedPSNR(l *imagex.Luma, alpha float32, line func(int, []float32), delta []float32) float64 {
-	var ss float64
-	for y := 0; y < l.Height; y++ {
-		line(y, delta)
-		row := l.Pix[y*l.Stride : y*l.Stride+l.Width]
-		for x, v := range row {
-			d := float32(clamp8(float32(v)+alpha*delta[x]+dither(x, y))) - float32(v)
-			ss += float64(d * d)
-		}
-	}
-	if ss == 0 {
-		return math.Inf(1)
-	}
-	return 10 * math.Log10(255*255*float64(l.Width*l.Height)/ss)
-}
-
 // capTexture meets a PSNR budget that the full mask exceeds by shrinking
 // only the part of the amplitude above maskFlat, instead of scaling the
 // whole residual by alpha. The decoder weighs a pixel by the inverse of the
@@ -462,19 +426,24 @@ func perceptualMask(work []float32, w, h int) []float32 {
 // Adding it before rounding makes the rounding unbiased, so marks smaller
 // than one level on flat regions survive on average instead of vanishing.
 func dither(x, y int) float32 {
-	h := uint32(x)*0x9E3779B1 ^ uint32(y)*0x85EBCA77
+	return ditherMix(uint32(x)*ditherX ^ uint32(y)*ditherY)
+}
+
+// The dither's seed multipliers for x and y.
+const (
+	ditherX = 0x9E3779B1
+	ditherY = 0x85EBCA77
+)
+
+// ditherMix is dither given the seed x×ditherX ^ y×ditherY, which a row
+// sweep updates by adding ditherX per pixel instead of multiplying.
+func ditherMix(h uint32) float32 {
 	h ^= h >> 15
 	h *= 0x2C1B3C6D
 	h ^= h >> 12
 	h *= 0x297A2D39
 	h ^= h >> 15
 	return float32(h>>8)/(1<<24) - 0.5
-}
-
-// output is a copy of the input image whose luminance rows can be offset.
-type output struct {
-	img    image.Image
-	addRow func(y int, delta []float32)
 }
 
 func clamp8(v float32) uint8 {
@@ -488,52 +457,16 @@ func clamp8(v float32) uint8 {
 	return uint8(v)
 }
 
-func newOutput(img image.Image) output {
-	b := img.Bounds()
-	switch m := img.(type) {
-	case *image.YCbCr:
-		c := &image.YCbCr{
-			Y: append([]uint8(nil), m.Y...), Cb: append([]uint8(nil), m.Cb...), Cr: append([]uint8(nil), m.Cr...),
-			YStride: m.YStride, CStride: m.CStride, SubsampleRatio: m.SubsampleRatio, Rect: m.Rect,
-		}
-		return output{c, func(y int, d []float32) {
-			off := c.YOffset(b.Min.X, b.Min.Y+y)
-			row := c.Y[off : off+len(d)]
-			for x, v := range d {
-				row[x] = clamp8(float32(row[x]) + v)
-			}
-		}}
-	case *image.Gray:
-		c := &image.Gray{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
-		return output{c, func(y int, d []float32) {
-			row := c.Pix[c.PixOffset(b.Min.X, b.Min.Y+y):]
-			for x, v := range d {
-				row[x] = clamp8(float32(row[x]) + v)
-			}
-		}}
-	case *image.RGBA:
-		c := &image.RGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
-		return output{c, rgbRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
-	case *image.NRGBA:
-		c := &image.NRGBA{Pix: append([]uint8(nil), m.Pix...), Stride: m.Stride, Rect: m.Rect}
-		return output{c, nrgbaRows(c.Pix, c.Stride, c.PixOffset(b.Min.X, b.Min.Y))}
-	default:
-		c := image.NewNRGBA(b)
-		draw.Draw(c, b, img, b.Min, draw.Src)
-		return output{c, nrgbaRows(c.Pix, c.Stride, 0)}
-	}
-}
-
 // rgbRows adds the luminance offset to R, G and B alike, which leaves the
 // BT.601 chroma unchanged (the luma weights sum to one).
-func rgbRows(pix []uint8, stride, origin int) func(int, []float32) {
+func rgbRows(src, dst []uint8, stride, origin int) func(int, []float32) {
 	return func(y int, d []float32) {
-		row := pix[origin+y*stride:]
+		in, out := src[origin+y*stride:], dst[origin+y*stride:]
 		for x, v := range d {
-			p := row[4*x : 4*x+3 : 4*x+3]
-			p[0] = clamp8(float32(p[0]) + v)
-			p[1] = clamp8(float32(p[1]) + v)
-			p[2] = clamp8(float32(p[2]) + v)
+			p, q := in[4*x:4*x+3:4*x+3], out[4*x:4*x+3:4*x+3]
+			q[0] = clamp8(float32(p[0]) + v)
+			q[1] = clamp8(float32(p[1]) + v)
+			q[2] = clamp8(float32(p[2]) + v)
 		}
 	}
 }
@@ -542,19 +475,19 @@ func rgbRows(pix []uint8, stride, origin int) func(int, []float32) {
 // imagex.ToLuma sees is composited over black, so the offset is divided by
 // the opacity (up to 4×) to change the composited luminance by the intended
 // amount; fully transparent pixels cannot carry the mark.
-func nrgbaRows(pix []uint8, stride, origin int) func(int, []float32) {
+func nrgbaRows(src, dst []uint8, stride, origin int) func(int, []float32) {
 	return func(y int, d []float32) {
-		row := pix[origin+y*stride:]
+		in, out := src[origin+y*stride:], dst[origin+y*stride:]
 		for x, v := range d {
-			p := row[4*x : 4*x+4 : 4*x+4]
+			p, q := in[4*x:4*x+4:4*x+4], out[4*x:4*x+3:4*x+3]
 			if a := p[3]; a == 0 {
 				continue
 			} else if a < 255 {
 				v *= min(255/float32(a), 4)
 			}
-			p[0] = clamp8(float32(p[0]) + v)
-			p[1] = clamp8(float32(p[1]) + v)
-			p[2] = clamp8(float32(p[2]) + v)
+			q[0] = clamp8(float32(p[0]) + v)
+			q[1] = clamp8(float32(p[1]) + v)
+			q[2] = clamp8(float32(p[2]) + v)
 		}
 	}
 }
