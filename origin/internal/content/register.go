@@ -187,7 +187,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	if err := s.checkNotClaimed(ctx, r, ph, key.ID); err != nil {
 		return nil, err
 	}
-	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}); err != nil {
+	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}, nil); err != nil {
 		if errors.Is(err, ErrDuplicate) {
 			return nil, ErrDuplicate
 		}

@@ -10,10 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
-	"github.com/provenant/provenant/origin/internal/events"
-	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/video"
 	vfacts "github.com/provenant/provenant/shared/facts"
@@ -21,7 +18,6 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/wire"
 )
 
 // Video records keep their fingerprint (video.Fingerprint, binary) under
@@ -140,60 +136,23 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}
-	idStr, err := ids.NewUUID(s.cfg.Rand)
-	if err != nil {
-		return nil, err
-	}
-	rid, err := record.ParseID(idStr)
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
 	rec := &record.Record{
-		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: fp.Hashes[mid], SignerPublicKey: pub,
-		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
-		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
-		LocalSig:         grid,
-	}
-	canon, err := rec.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("content: encode record: %w", err)
-	}
-	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
-	if err != nil {
-		return nil, err
-	}
-	if usedKey.PublicKeyHex != key.PublicKeyHex {
-		return nil, fmt.Errorf("content: signing key %s changed during signing", key.ID)
-	}
-	signed := record.Signed{Bytes: canon, Signature: sig}
-	if _, err := record.Verify(signed); err != nil {
-		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
+		SHA256: sha256.Sum256(out), PerceptualHash: fp.Hashes[mid],
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)), LocalSig: grid,
 	}
 	r := &Record{
-		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
-		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
-		PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(), SignatureHex: hex.EncodeToString(sig),
-		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
+		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(),
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: info.Container, OutputFormat: VideoFormat,
 		Width: info.Width &^ 1, Height: info.Height &^ 1,
-		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
 	}
-	if s.cfg.Blobs != nil {
-		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
-			return nil, fmt.Errorf("content: keep signed file: %w", err)
-		}
-		r.Blob = r.SHA256
-	}
-	if err := s.commitNewVideo(ctx, r, rec, signed, fp, fpBytes); err != nil {
-		return nil, err
-	}
-	cert := record.Certificate{Signed: signed}
-	wc, err := cert.Wire()
+	wc, err := s.signAndStore(ctx, newRecord{
+		owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
+		keep:  func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+		extra: func(tx store.Txn) error { return s.storeVideoIndex(tx, rec.ID, fp, fpBytes) },
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", VideoFormat)
 	return &SignResult{Record: r, File: out, ContentType: VideoMIME, Certificate: wc}, nil
 }
 
@@ -247,38 +206,16 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 	})
 }
 
-// commitNewVideo is commitNew plus the video's fingerprint and frame index,
-// in the same transaction.
-func (s *Service) commitNewVideo(ctx context.Context, r *Record, rec *record.Record, signed record.Signed, fp video.Fingerprint, fpBytes []byte) error {
-	data, err := events.NewData(signedEvent{
-		RecordID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, SignatureHex: r.SignatureHex,
-		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
-		Signer:           signerDigest{OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName},
-		BlockchainStatus: r.BlockchainStatus,
-	})
-	if err != nil {
+// storeVideoIndex stores a video record's fingerprint and adds its frame
+// hashes to the frame index, in the record's transaction.
+func (s *Service) storeVideoIndex(tx store.Txn, id record.ID, fp video.Fingerprint, fpBytes []byte) error {
+	if err := tx.Set(videoFPKey(id.String()), fpBytes); err != nil {
 		return err
 	}
-	leaf := signed.LeafHash()
-	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		if err := s.insert(tx, r, rec); err != nil {
+	for _, h := range spread(fp.Hashes, videoIndexFrames) {
+		if err := s.videoIndex().Add(tx, id, h); err != nil {
 			return err
 		}
-		if err := tx.Set(videoFPKey(r.ID), fpBytes); err != nil {
-			return err
-		}
-		for _, h := range spread(fp.Hashes, videoIndexFrames) {
-			if err := s.videoIndex().Add(tx, rec.ID, h); err != nil {
-				return err
-			}
-		}
-		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
-			return fmt.Errorf("content: enqueue for anchoring: %w", err)
-		}
-		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
-	})
-	if err != nil {
-		return fmt.Errorf("content: store record: %w", err)
 	}
 	return nil
 }
