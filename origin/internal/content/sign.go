@@ -50,8 +50,10 @@ type SignInput struct {
 type SignResult struct {
 	Record *Record
 	// File is the watermarked output, the file whose SHA-256 the record
-	// carries; ContentType is its media type.
+	// carries; ContentType is its media type. For a video File is nil and
+	// the output is the file at Path (see SignVideo).
 	File        []byte
+	Path        string
 	ContentType string
 	Certificate wire.Certificate
 }

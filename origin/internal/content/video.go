@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -54,8 +55,8 @@ const (
 )
 
 // SignVideoInput is one video to sign: Path is a file the caller wrote
-// (the upload) in a directory where Sign may create its output; the caller
-// removes both.
+// (the upload) in a private directory where SignVideo writes its output
+// (SignResult.Path); the caller removes the directory.
 type SignVideoInput struct {
 	Owner        string
 	SigningKeyID string
@@ -69,8 +70,9 @@ type SignVideoInput struct {
 // kept; see video.Engine.Embed), fingerprints the output, signs the
 // canonical record of the output (its perceptual hash and local
 // signatures are those of the middle second's frame) and stores the record with its fingerprint and frame
-// index in one transaction. The watermarked file is returned and kept in
-// the blob store like an image's. An upload that is another account's
+// index in one transaction. The watermarked file is left at
+// SignResult.Path (File is nil) and kept in the blob store like an
+// image's, streamed: memory does not grow with the video's size. An upload that is another account's
 // signed video is refused first (*AlreadySignedError).
 //
 // Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
@@ -91,9 +93,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	var origSum [32]byte
 	if in.SHA256 != nil {
 		origSum = *in.SHA256
-	} else if b, err := os.ReadFile(in.Path); err == nil {
-		origSum = sha256.Sum256(b)
-	} else {
+	} else if origSum, err = fileSHA256(in.Path); err != nil {
 		return nil, fmt.Errorf("content: sign video: %w", err)
 	}
 	if err := s.videoSignedElsewhere(ctx, in.Path, info, in.Owner, origSum); err != nil {
@@ -103,12 +103,14 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, err
 	}
+	// The output stays in the caller's directory (the caller removes it)
+	// so that it can be sent from disk: nothing of the video is held in
+	// memory, whatever its length.
 	outPath := filepath.Join(filepath.Dir(in.Path), filepath.Base(in.Path)+".signed.mp4")
-	defer os.Remove(outPath)
 	if _, err := eng.Embed(ctx, in.Path, info, outPath, payload, video.EmbedOptions{}); err != nil {
 		return nil, err
 	}
-	out, err := os.ReadFile(outPath)
+	outSum, err := fileSHA256(outPath)
 	if err != nil {
 		return nil, fmt.Errorf("content: sign video: %w", err)
 	}
@@ -137,7 +139,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}
 	rec := &record.Record{
-		SHA256: sha256.Sum256(out), PerceptualHash: fp.Hashes[mid],
+		SHA256: outSum, PerceptualHash: fp.Hashes[mid],
 		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)), LocalSig: grid,
 	}
 	r := &Record{
@@ -147,13 +149,20 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	}
 	wc, err := s.signAndStore(ctx, newRecord{
 		owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
-		keep:  func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+		keep: func(ctx context.Context, sum string) error {
+			f, err := os.Open(outPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return s.cfg.Blobs.PutReader(ctx, sum, f)
+		},
 		extra: func(tx store.Txn) error { return s.storeVideoIndex(tx, rec.ID, fp, fpBytes) },
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &SignResult{Record: r, File: out, ContentType: VideoMIME, Certificate: wc}, nil
+	return &SignResult{Record: r, Path: outPath, ContentType: VideoMIME, Certificate: wc}, nil
 }
 
 // videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
@@ -404,4 +413,29 @@ func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdi
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
 	return best, nil
+}
+
+// fileSHA256 hashes the file at path as it reads it.
+func fileSHA256(path string) ([32]byte, error) {
+	var sum [32]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// VideoMaxBytes is the largest video file the service accepts, or 0 when
+// it has no video engine (uploads are then held to the image cap).
+func (s *Service) VideoMaxBytes() int64 {
+	if s.cfg.Video == nil {
+		return 0
+	}
+	return s.cfg.Video.Limits().MaxBytes
 }
