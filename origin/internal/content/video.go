@@ -216,14 +216,19 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 }
 
 // storeVideoIndex stores a video record's fingerprint and adds its frame
-// hashes to the frame index, in the record's transaction.
+// hashes (whole frames and centres) to the frame index, in the record's
+// transaction.
 func (s *Service) storeVideoIndex(tx store.Txn, id record.ID, fp video.Fingerprint, fpBytes []byte) error {
 	if err := tx.Set(videoFPKey(id.String()), fpBytes); err != nil {
 		return err
 	}
-	for _, h := range spread(fp.Hashes, videoIndexFrames) {
-		if err := s.videoIndex().Add(tx, id, h); err != nil {
-			return err
+	// The centre hashes are indexed too: a clip cropped to the centre
+	// finds its video through them.
+	for _, hs := range [][]phash.Hash{fp.Hashes, fp.Centre} {
+		for _, h := range spread(hs, videoIndexFrames) {
+			if err := s.videoIndex().Add(tx, id, h); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

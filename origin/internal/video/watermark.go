@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -28,12 +29,18 @@ type EmbedOptions struct {
 	// TargetPSNR is the core embedder's luminance PSNR target in dB (0
 	// means DefaultTargetPSNR).
 	TargetPSNR float64
+	// Gain multiplies the core embedder's luminance offset (0 means
+	// DefaultGain): the core stops at 36 dB, video goes further.
+	Gain float64
 }
 
 // DefaultTargetPSNR is stronger than the image default (42.2 dB): video
 // is viewed in motion, which hides the mark, and must survive the coarse
 // quantisation of platform re-encodes.
 const DefaultTargetPSNR = 38
+
+// DefaultGain is the measured default of EmbedOptions.Gain.
+const DefaultGain = 1.0
 
 // EmbedStats reports what Embed did.
 type EmbedStats struct {
@@ -63,6 +70,10 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	psnr := opt.TargetPSNR
 	if psnr == 0 {
 		psnr = DefaultTargetPSNR
+	}
+	gain := opt.Gain
+	if gain <= 0 {
+		gain = DefaultGain
 	}
 	preset := opt.Preset
 	if preset == "" {
@@ -125,7 +136,7 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 				}
 				mp := m.(*image.Gray).Pix
 				for i, v := range y {
-					delta[i] = int16(mp[i]) - int16(v)
+					delta[i] = int16(math.Round(gain * float64(int16(mp[i])-int16(v))))
 				}
 				st.KeyFrames++
 			}
