@@ -42,7 +42,10 @@ func TestVideoMemoryFlat(t *testing.T) {
 		out, err := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-y",
 			"-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration="+d,
 			"-f", "lavfi", "-i", "sine=frequency=440:duration="+d,
-			"-vf", "noise=alls=8:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
+			// 16 Mb/s: 120 MB for 60 s, under the 200 MB limit (the
+			// noise would take x264 far over it at a quality setting).
+			"-vf", "noise=alls=4:allf=t,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast",
+			"-b:v", "16M", "-maxrate", "16M", "-bufsize", "32M",
 			"-c:a", "aac", "-shortest", clip).CombinedOutput()
 		if err != nil {
 			t.Fatalf("ffmpeg: %v\n%s", err, out)

@@ -125,6 +125,10 @@ type Config struct {
 	// Content-Length before routing (413); zero means no API-level check.
 	// Streaming bodies are additionally capped by each route as it reads.
 	MaxBody int
+	// SpoolDir is where video uploads are written while their request
+	// runs (each in a private directory, removed after); "" is the
+	// system's temporary directory.
+	SpoolDir string
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service

@@ -79,7 +79,7 @@ func (a *API) singleUpload(extraText ...string) uploadSpec {
 func (a *API) mediaUpload(extraText ...string) uploadSpec {
 	spec := a.singleUpload(extraText...)
 	if c := a.mediaBodyCap(); c > 0 {
-		spec.Spool = &spoolSpec{Match: video.Sniff, MaxBytes: a.cfg.Records.VideoMaxBytes()}
+		spec.Spool = &spoolSpec{Match: video.Sniff, MaxBytes: a.cfg.Records.VideoMaxBytes(), Dir: a.cfg.SpoolDir}
 		spec.MaxTotalBytes = max(spec.MaxTotalBytes, c)
 	}
 	return spec

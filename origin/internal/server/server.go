@@ -91,7 +91,9 @@ const (
 	secretsSubdir = "secrets"
 	demoSubdir    = "demo"
 	// blobsSubdir keeps every signed output, content-addressed.
-	blobsSubdir   = "blobs"
+	blobsSubdir = "blobs"
+	// spoolSubdir holds video uploads while their request runs.
+	spoolSubdir   = "spool"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
 	// chainKeyFile holds the embedded chain's node key: its funded sender,
@@ -455,6 +457,16 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// Video uploads are spooled to disk in the data directory (not the
+	// system's temporary directory, often memory-backed); what a crash
+	// left there was never referenced.
+	spool := filepath.Join(cfg.DataDir, spoolSubdir)
+	if err := os.RemoveAll(spool); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := os.MkdirAll(spool, 0o700); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// Video needs ffmpeg and ffprobe; without them the server still signs
 	// and verifies images and answers video uploads with 503.
 	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe})
@@ -503,7 +515,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }}), Verifier: verifier,
-		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
+		SpoolDir: spool})
 	if err != nil {
 		return nil, err
 	}

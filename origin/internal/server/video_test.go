@@ -181,6 +181,12 @@ func TestVideoSignVerify(t *testing.T) {
 			}
 		})
 	}
+	// Every upload above was spooled to the data directory and every
+	// one, answered or refused, is gone.
+	ents, err := os.ReadDir(filepath.Join(ts.dataDir, spoolSubdir))
+	if err != nil || len(ents) != 0 {
+		t.Fatalf("spool directory after the requests: %d entries, %v; want it empty", len(ents), err)
+	}
 }
 
 // TestVideoWithoutFFmpeg: a server without ffmpeg says so in /ready (and
