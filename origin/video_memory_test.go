@@ -22,7 +22,9 @@ import (
 // resident memory (VmHWM) after each: the upload is spooled to a
 // temporary file, the signed output kept and sent from disk, and frames
 // go through ffmpeg pipes one at a time, so the 60 s clip must not raise
-// the peak by more than a few frames. Minutes of CPU: it runs only with
+// the peak by more than a few frames. It also logs the whole sign and
+// verify requests' wall time as ratios to ffmpeg's plain decode of the
+// clip in the same run. Minutes of CPU: it runs only with
 // PROVENANT_VIDEO_RSS=1 and logs the figures.
 func TestVideoMemoryFlat(t *testing.T) {
 	if os.Getenv("PROVENANT_VIDEO_RSS") == "" {
@@ -51,8 +53,16 @@ func TestVideoMemoryFlat(t *testing.T) {
 			t.Fatalf("ffmpeg: %v\n%s", err, out)
 		}
 		st, _ := os.Stat(clip)
+		// The floor: ffmpeg's plain decode of the same clip, in the same run.
+		t0 := time.Now()
+		if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-threads", "2", "-i", clip, "-f", "null", "-").CombinedOutput(); err != nil {
+			t.Fatalf("decode: %v %s", err, out)
+		}
+		decode := time.Since(t0)
 		signed := filepath.Join(dir, fmt.Sprintf("signed%d.mp4", secs))
+		t1 := time.Now()
 		status, hdr := postFile(t, base+"/api/v1/sign?signing_key_id="+keyID+"&return_file=true", token, clip, signed)
+		signTime := time.Since(t1)
 		if status != 201 {
 			b, _ := os.ReadFile(signed)
 			t.Fatalf("sign %d s: %d %s", secs, status, b)
@@ -63,13 +73,17 @@ func TestVideoMemoryFlat(t *testing.T) {
 		afterSign := procBytes(t, pid, "VmHWM")
 		// The unsigned clip is not known by its hash: verify decodes it all.
 		res := filepath.Join(dir, "verify.json")
+		t2 := time.Now()
 		if status, _ := postFile(t, base+"/api/v1/verify", "", clip, res); status != 200 {
 			b, _ := os.ReadFile(res)
 			t.Fatalf("verify %d s: %d %s", secs, status, b)
 		}
+		verifyTime := time.Since(t2)
 		peaks[secs] = procBytes(t, pid, "VmHWM")
-		t.Logf("%d s 1080p clip (%d MiB): origin peak RSS %d MiB after sign, %d MiB after verify (idle %d MiB)",
-			secs, st.Size()>>20, afterSign>>20, peaks[secs]>>20, idle>>20)
+		t.Logf("%d s 1080p clip (%d MiB): origin peak RSS %d MiB after sign, %d MiB after verify (idle %d MiB); "+
+			"plain decode %.1f s, sign over HTTP %.1f× it, verify %.1f×",
+			secs, st.Size()>>20, afterSign>>20, peaks[secs]>>20, idle>>20,
+			decode.Seconds(), signTime.Seconds()/decode.Seconds(), verifyTime.Seconds()/decode.Seconds())
 	}
 	if grow := peaks[60] - peaks[10]; grow > 64<<20 {
 		t.Errorf("peak RSS grew by %d MiB from the 10 s clip to the 60 s one", grow>>20)
