@@ -191,6 +191,9 @@ type Config struct {
 	// "ffmpeg" and "ffprobe" on PATH. When either is missing, video
 	// requests get 503 video_unavailable and /ready says so.
 	FFmpeg, FFprobe string
+	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
+	// zero means the video package's default (10 minutes).
+	VideoWallTime time.Duration
 }
 
 // DomainsConfig configures domain verification. The zero value is the
@@ -469,7 +472,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	// Video needs ffmpeg and ffprobe; without them the server still signs
 	// and verifies images and answers video uploads with 503.
-	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe})
+	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime})
 	if vidErr != nil {
 		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
 	}
