@@ -69,11 +69,12 @@ type SignVideoInput struct {
 // a fresh watermark payload in its frames and re-encodes it (H.264, audio
 // kept; see video.Engine.Embed), fingerprints the output, signs the
 // canonical record of the output (its perceptual hash and local
-// signatures are those of the middle second's frame) and stores the record with its fingerprint and frame
-// index in one transaction. The watermarked file is left at
-// SignResult.Path (File is nil) and kept in the blob store like an
-// image's, streamed: memory does not grow with the video's size. An upload that is another account's
-// signed video is refused first (*AlreadySignedError).
+// signatures are those of the middle second's frame) and stores the
+// record with its fingerprint and frame index in one transaction. The
+// watermarked file is left at SignResult.Path (File is nil) and kept in
+// the blob store like an image's, streamed: memory does not grow with the
+// video's size. An upload that is another account's signed video is
+// refused first (*AlreadySignedError).
 //
 // Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
 // files; keys errors as for Sign.
