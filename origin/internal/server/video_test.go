@@ -79,8 +79,15 @@ func TestVideoSignVerify(t *testing.T) {
 	clip := videoClip(t, "mandelbrot", "10")
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("video@example.com")
-	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID+"&return_file=true", s.apiKey, []namedFile{{"file", "Harbour.mp4", clip}}, nil)
+	r := ts.idemSign(s, "7d1e-video-sign", clip, map[string]string{"return_file": "true"})
 	ts.mustStatus(r, 201, "sign video")
+	// The signed file is sent from disk; a retry under the same key is
+	// answered from the kept file, byte for byte, without signing again.
+	if again := ts.idemSign(s, "7d1e-video-sign", clip, map[string]string{"return_file": "true"}); again.status != 201 ||
+		again.header.Get("Idempotent-Replayed") != "true" || sha256Hex(again.body) != sha256Hex(r.body) ||
+		again.header.Get("X-Record-Id") != r.header.Get("X-Record-Id") {
+		t.Fatalf("retry of the video sign: %d, replayed %q, %d bytes; want the first answer replayed", again.status, again.header.Get("Idempotent-Replayed"), len(again.body))
+	}
 	if ct := r.header.Get("Content-Type"); ct != "video/mp4" {
 		t.Fatalf("signed file Content-Type %q, want video/mp4", ct)
 	}
