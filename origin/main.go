@@ -108,6 +108,7 @@ type serveOptions struct {
 	ethPublic                                              bool
 	batchInterval                                          time.Duration
 	decodeMemory                                           string
+	videoWallTime                                          time.Duration
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
 	demo                                                   bool
@@ -142,6 +143,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.uint(&o.batchSize, "batch-size", uint64(anchor.DefaultBatchSize), "records per Merkle batch")
 	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
 	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
+	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time)")
 	f.str(&o.smtpAddr, "smtp-addr", "", "SMTP server host:port for reset mails; empty: files in <data-dir>/outbox")
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
 	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
@@ -182,7 +184,7 @@ func serve(args []string) error {
 		return err
 	}
 
-	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes,
+	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())

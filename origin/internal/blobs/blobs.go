@@ -4,6 +4,7 @@
 package blobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -29,6 +30,11 @@ type Store interface {
 	// nil the blob survives a crash of the process and of the machine
 	// (it is on stable storage). Putting a blob that exists is a no-op.
 	Put(ctx context.Context, sum string, b []byte) error
+	// PutReader is Put for a file read from r to its end, for files too
+	// large to hold in memory (signed videos): the bytes are streamed to
+	// storage and hashed on the way; ErrDigestMismatch when they do not
+	// hash to sum, and then nothing is stored.
+	PutReader(ctx context.Context, sum string, r io.Reader) error
 	// Open returns the blob sum, or ErrNotFound. The caller closes it.
 	Open(ctx context.Context, sum string) (Blob, error)
 }
@@ -97,13 +103,34 @@ func (d *Dir) Put(ctx context.Context, sum string, b []byte) error {
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
 		return ErrDigestMismatch
 	}
+	if st, err := os.Stat(d.path(sum)); err == nil && st.Size() == int64(len(b)) {
+		return ctx.Err()
+	}
+	return d.write(ctx, sum, bytes.NewReader(b))
+}
+
+// PutReader streams r into a temporary file while hashing it and renames
+// it into place only when the digest is sum, with the durability of Put.
+// Memory is one copy buffer whatever the size.
+func (d *Dir) PutReader(ctx context.Context, sum string, r io.Reader) error {
+	if !validSum(sum) {
+		return fmt.Errorf("blobs: %q is not a SHA-256 digest", sum)
+	}
+	if _, err := os.Stat(d.path(sum)); err == nil {
+		// Content-addressed: an existing blob is this content (Put and
+		// PutReader rename only verified files into place).
+		return ctx.Err()
+	}
+	return d.write(ctx, sum, r)
+}
+
+// write copies r to a temporary file, checks its SHA-256 is sum, syncs
+// it and renames it to its final name.
+func (d *Dir) write(ctx context.Context, sum string, r io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	final := d.path(sum)
-	if st, err := os.Stat(final); err == nil && st.Size() == int64(len(b)) {
-		return nil
-	}
 	f, err := os.CreateTemp(filepath.Join(d.root, "tmp"), sum+"-*")
 	if err != nil {
 		return fmt.Errorf("blobs: %w", err)
@@ -116,8 +143,12 @@ func (d *Dir) Put(ctx context.Context, sum string, b []byte) error {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(b); err != nil {
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), ctxReader{ctx, r}); err != nil {
 		return fmt.Errorf("blobs: write %s: %w", sum, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != sum {
+		return ErrDigestMismatch
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("blobs: sync %s: %w", sum, err)
@@ -141,6 +172,19 @@ func (d *Dir) Put(ctx context.Context, sum string, b []byte) error {
 		}
 	}
 	return nil
+}
+
+// ctxReader stops a long copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 func syncDir(dir string) error {

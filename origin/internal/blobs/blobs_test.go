@@ -1,6 +1,7 @@
 package blobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -132,3 +133,50 @@ func TestDirConcurrentPuts(t *testing.T) {
 		t.Fatal("concurrent puts left a corrupt blob")
 	}
 }
+
+// TestDirPutReader: a streamed blob reads back whole; a stream that does
+// not hash to the digest named leaves neither a blob nor a temporary file.
+func TestDirPutReader(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	d, err := OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 3<<20+17)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	sum := sumOf(data)
+	if err := d.PutReader(ctx, sumOf([]byte("other")), bytesReader(data)); !errors.Is(err, ErrDigestMismatch) {
+		t.Fatalf("PutReader under another digest: %v, want ErrDigestMismatch", err)
+	}
+	if _, err := d.Open(ctx, sumOf([]byte("other"))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a mismatched stream became a blob: %v", err)
+	}
+	if err := d.PutReader(ctx, sum, bytesReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Open(ctx, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got, err := io.ReadAll(io.NewSectionReader(b, 0, b.Size()))
+	if err != nil || string(got) != string(data) {
+		t.Fatalf("read back %d bytes, want %d: %v", len(got), len(data), err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(root, "tmp"))
+	if len(ents) != 0 {
+		t.Errorf("%d temporary files left", len(ents))
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := d.PutReader(cctx, sumOf([]byte("late")), bytesReader([]byte("late"))); !errors.Is(err, context.Canceled) {
+		t.Errorf("PutReader after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// bytesReader hides bytes.Reader's WriterTo so the copy goes through Read
+// in chunks, as a file's would.
+func bytesReader(b []byte) io.Reader { return struct{ io.Reader }{bytes.NewReader(b)} }

@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/watermark"
@@ -43,7 +45,22 @@ type RegisterInput struct {
 	OriginType       string
 	Timestamp        string
 	OriginalFilename string
+	// MediaType is "" or an image type for an image; "video/mp4",
+	// "video/quicktime" or "video/webm" for a video, which then needs
+	// VideoFingerprint.
+	MediaType string
+	// VideoFingerprint is a video's fingerprint as the SDK computes it
+	// (video.Fingerprint's binary form: one 40-byte frame hash a second,
+	// base64). PerceptualHash must be its middle frame's hash (index
+	// len/2), as for a video signed here. It is an index, not part of
+	// what the signature covers: it lets verify find the record from a
+	// clip.
+	VideoFingerprint string
 }
+
+// registerVideoFormats maps the media types register accepts for video to
+// the record's output format.
+var registerVideoFormats = map[string]string{"video/mp4": "mp4", "video/quicktime": "mov", "video/webm": "webm"}
 
 func decodeHexField(field, v string, n int) ([]byte, error) {
 	b, err := hex.DecodeString(strings.ToLower(strings.TrimSpace(v)))
@@ -111,6 +128,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	sha, err := decodeHexField("sha256", in.SHA256, 32)
 	_ = errs.Check(err)
 	ph, err := phash.Parse(strings.ToLower(in.PerceptualHash))
+	phOK := err == nil
 	if err != nil {
 		errs.Add("perceptual_hash", fmt.Sprintf("must be %d hex digits (64-bit then 256-bit hash)", phash.HexLen))
 	}
@@ -135,6 +153,24 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		if _, ok := keys.LookupOriginType(in.OriginType); !ok {
 			errs.Add("origin_type", "is not a known origin type code")
 		}
+	}
+	var fp *video.Fingerprint
+	videoFormat, isVideo := registerVideoFormats[in.MediaType]
+	switch {
+	case isVideo:
+		b, err := base64.StdEncoding.DecodeString(in.VideoFingerprint)
+		var f video.Fingerprint
+		if err != nil || len(b) == 0 || f.UnmarshalBinary(b) != nil {
+			errs.Add("video_fingerprint", "must be a video fingerprint: base64 of 40-byte frame hashes, one a second")
+		} else if phOK && f.Hashes[len(f.Hashes)/2] != ph {
+			errs.Add("perceptual_hash", "must be the hash of the video fingerprint's middle frame")
+		} else {
+			fp = &f
+		}
+	case in.MediaType != "" && !strings.HasPrefix(in.MediaType, "image/"):
+		errs.Add("media_type", "must be an image type, video/mp4, video/quicktime or video/webm")
+	case in.VideoFingerprint != "":
+		errs.Add("video_fingerprint", "is for a video media_type only")
 	}
 	// The filename is informational and cut to MaxFilenameLen bytes when
 	// stored, so only its text is checked here, not its length.
@@ -187,7 +223,18 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	if err := s.checkNotClaimed(ctx, r, ph, key.ID); err != nil {
 		return nil, err
 	}
-	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}); err != nil {
+	var extra func(tx store.Txn) error
+	if fp != nil {
+		// A registered video is found by its fingerprint as a signed one
+		// is: the same frame index, in the record's transaction.
+		r.OutputFormat = videoFormat
+		fpBytes, err := fp.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		extra = func(tx store.Txn) error { return s.storeVideoIndex(tx, rid, *fp, fpBytes) }
+	}
+	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}, extra); err != nil {
 		if errors.Is(err, ErrDuplicate) {
 			return nil, ErrDuplicate
 		}

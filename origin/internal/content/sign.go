@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
@@ -54,8 +55,10 @@ type SignInput struct {
 type SignResult struct {
 	Record *Record
 	// File is the watermarked output, the file whose SHA-256 the record
-	// carries; ContentType is its media type.
+	// carries; ContentType is its media type. For a video File is nil and
+	// the output is the file at Path (see SignVideo).
 	File        []byte
+	Path        string
 	ContentType string
 	Certificate wire.Certificate
 }
@@ -192,10 +195,6 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	rid, err := record.ParseID(idStr)
-	if err != nil {
-		return nil, err
-	}
 	now := s.now()
 	// The C2PA manifest goes in before the SHA-256 is taken: the record
 	// covers the file as it circulates, manifest included.
@@ -208,13 +207,19 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		}
 		out = cm.file
 	}
-	rec := &record.Record{
-		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: ph, SignerPublicKey: pub,
-		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
-		LocalSig: grid,
+	b := img.Image.Bounds()
+	rec := &record.Record{SHA256: sha256.Sum256(out), PerceptualHash: ph, LocalSig: grid}
+	r := &Record{
+		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: ph.String(),
+		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
+		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
+		C2PAManifestID: cm.id, c2paStore: cm.store,
 	}
 	if noMark == "" {
 		rec.WatermarkPayload = binary.BigEndian.AppendUint64(nil, uint64(payload))
+		r.WatermarkPayloadHex = payload.String()
+	} else {
+		r.WatermarkReason = noMark
 	}
 	if parent != nil {
 		// The parent link is part of what the signature covers (canonical
@@ -224,59 +229,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 			return nil, fmt.Errorf("content: parent id: %w", err)
 		}
 		rec.Parent = &pid
-	}
-	canon, err := rec.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("content: encode record: %w", err)
-	}
-	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
-	if err != nil {
-		return nil, err
-	}
-	if usedKey.PublicKeyHex != key.PublicKeyHex {
-		return nil, fmt.Errorf("content: signing key %s changed during signing", key.ID)
-	}
-	signed := record.Signed{Bytes: canon, Signature: sig}
-	if _, err := record.Verify(signed); err != nil {
-		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
-	}
-	b := img.Image.Bounds()
-	r := &Record{
-		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
-		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
-		PerceptualHash: ph.String(), SignatureHex: hex.EncodeToString(sig),
-		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
-		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
-		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
-		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
-	}
-	r.C2PAManifestID, r.c2paStore = cm.id, cm.store
-	if noMark == "" {
-		r.WatermarkPayloadHex = payload.String()
-	} else {
-		r.WatermarkReason = noMark
-	}
-	if parent != nil {
 		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
 	}
-	if s.cfg.Blobs != nil {
-		// The file is durable before the record that names it commits: a
-		// crash in between leaves an unreferenced blob, never a record
-		// without its file.
-		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
-			return nil, fmt.Errorf("content: keep signed file: %w", err)
-		}
-		r.Blob = r.SHA256
-	}
-	if err := s.commitNew(ctx, r, rec, signed); err != nil {
-		return nil, err
-	}
-	cert := record.Certificate{Signed: signed}
-	wc, err := cert.Wire()
+	wc, err := s.signAndStore(ctx, newRecord{
+		id: idStr, now: now, owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
+		keep: func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", outFmt)
 	return &SignResult{Record: r, File: out, ContentType: outFmt.MIMEType(), Certificate: wc}, nil
 }
 
@@ -284,8 +245,84 @@ func signerOf(orgName, orgType string, k keys.SigningKey) wire.Signer {
 	return wire.Signer{OrgName: orgName, OrgType: orgType, DeviceID: k.DeviceID, PublicKey: k.PublicKeyHex, KeyName: k.Name}
 }
 
-// commitNew stores a new record with everything that must commit with it.
-func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, signed record.Signed) error {
+// newRecord is a record Sign or SignVideo has built from its output, to be
+// signed and stored by signAndStore.
+type newRecord struct {
+	// id (ids.NewUUID) and now are drawn by the caller before its output
+	// is final: a C2PA manifest in the file names the record and its time.
+	id           string
+	now          time.Time
+	owner, keyID string
+	key          keys.SigningKey
+	user         accounts.User
+	pub          ed25519.PublicKey
+	// rec is the canonical record without its id, signer, time, origin
+	// and organisation; r the stored record with its file-specific fields
+	// (hashes other than the output's, payload, formats, sizes, parent).
+	rec *record.Record
+	r   *Record
+	// keep stores the signed file in the blob store under its SHA-256
+	// (called only when the service has one).
+	keep func(ctx context.Context, sum string) error
+	// extra, if set, stores more keys in the record's transaction.
+	extra func(tx store.Txn) error
+}
+
+// signAndStore gives n its record id and time, signs its canonical record with
+// the caller's key (checking the key did not change since serviceSigner
+// and that the signature verifies), keeps the signed file, and stores the
+// record with commitNew. It fills n.r and returns the certificate.
+func (s *Service) signAndStore(ctx context.Context, n newRecord) (wire.Certificate, error) {
+	idStr, now := n.id, n.now
+	rid, err := record.ParseID(idStr)
+	if err != nil {
+		return wire.Certificate{}, err
+	}
+	rec, r := n.rec, n.r
+	rec.ID, rec.SignerPublicKey, rec.Timestamp, rec.OriginType, rec.Org = rid, n.pub, now, n.key.OriginType, n.user.OrgName
+	canon, err := rec.Encode()
+	if err != nil {
+		return wire.Certificate{}, fmt.Errorf("content: encode record: %w", err)
+	}
+	sig, usedKey, err := s.cfg.Keys.Sign(ctx, n.owner, n.keyID, canon)
+	if err != nil {
+		return wire.Certificate{}, err
+	}
+	if usedKey.PublicKeyHex != n.key.PublicKeyHex {
+		return wire.Certificate{}, fmt.Errorf("content: signing key %s changed during signing", n.key.ID)
+	}
+	signed := record.Signed{Bytes: canon, Signature: sig}
+	if _, err := record.Verify(signed); err != nil {
+		return wire.Certificate{}, fmt.Errorf("content: fresh signature does not verify: %w", err)
+	}
+	r.ID, r.Owner, r.SigningKeyID, r.Source = idStr, n.owner, n.key.ID, SourceSign
+	r.SHA256, r.SignatureHex, r.Canonical = hex.EncodeToString(rec.SHA256[:]), hex.EncodeToString(sig), canon
+	r.OriginType, r.Signer = n.key.OriginType, signerOf(n.user.OrgName, n.user.OrgType, n.key)
+	r.BlockchainStatus, r.Status, r.CreatedAt = wire.StatusPending, StatusActive, now
+	if s.cfg.Blobs != nil {
+		// The file is durable before the record that names it commits: a
+		// crash in between leaves an unreferenced blob, never a record
+		// without its file.
+		if err := n.keep(ctx, r.SHA256); err != nil {
+			return wire.Certificate{}, fmt.Errorf("content: keep signed file: %w", err)
+		}
+		r.Blob = r.SHA256
+	}
+	if err := s.commitNew(ctx, r, rec, signed, n.extra); err != nil {
+		return wire.Certificate{}, err
+	}
+	cert := record.Certificate{Signed: signed}
+	wc, err := cert.Wire()
+	if err != nil {
+		return wire.Certificate{}, err
+	}
+	s.log.Info("content signed", "account_id", n.owner, "record_id", idStr, "signing_key_id", n.key.ID, "format", r.OutputFormat)
+	return wc, nil
+}
+
+// commitNew stores a new record with everything that must commit with it,
+// and what extra (if not nil) adds.
+func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, signed record.Signed, extra func(tx store.Txn) error) error {
 	data, err := events.NewData(signedEvent{
 		RecordID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, SignatureHex: r.SignatureHex,
 		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
@@ -303,6 +340,11 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 		}
 		if err := putC2PA(tx, r); err != nil {
 			return fmt.Errorf("content: keep C2PA manifest: %w", err)
+		}
+		if extra != nil {
+			if err := extra(tx); err != nil {
+				return err
+			}
 		}
 		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
 			return fmt.Errorf("content: enqueue for anchoring: %w", err)

@@ -7,12 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
-	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/video"
@@ -21,7 +20,6 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/wire"
 )
 
 // Video records keep their fingerprint (video.Fingerprint, binary) under
@@ -58,8 +56,8 @@ const (
 )
 
 // SignVideoInput is one video to sign: Path is a file the caller wrote
-// (the upload) in a directory where Sign may create its output; the caller
-// removes both.
+// (the upload) in a private directory where SignVideo writes its output
+// (SignResult.Path); the caller removes the directory.
 type SignVideoInput struct {
 	Owner        string
 	SigningKeyID string
@@ -72,10 +70,12 @@ type SignVideoInput struct {
 // a fresh watermark payload in its frames and re-encodes it (H.264, audio
 // kept; see video.Engine.Embed), fingerprints the output, signs the
 // canonical record of the output (its perceptual hash and local
-// signatures are those of the middle second's frame) and stores the record with its fingerprint and frame
-// index in one transaction. The watermarked file is returned and kept in
-// the blob store like an image's. An upload that is another account's
-// signed video is refused first (*AlreadySignedError).
+// signatures are those of the middle second's frame) and stores the
+// record with its fingerprint and frame index in one transaction. The
+// watermarked file is left at SignResult.Path (File is nil) and kept in
+// the blob store like an image's, streamed: memory does not grow with the
+// video's size. An upload that is another account's signed video is
+// refused first (*AlreadySignedError).
 //
 // Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
 // files; keys errors as for Sign.
@@ -95,9 +95,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	var origSum [32]byte
 	if in.SHA256 != nil {
 		origSum = *in.SHA256
-	} else if b, err := os.ReadFile(in.Path); err == nil {
-		origSum = sha256.Sum256(b)
-	} else {
+	} else if origSum, err = fileSHA256(in.Path); err != nil {
 		return nil, fmt.Errorf("content: sign video: %w", err)
 	}
 	if err := s.videoSignedElsewhere(ctx, in.Path, info, in.Owner, origSum); err != nil {
@@ -107,12 +105,14 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, err
 	}
+	// The output stays in the caller's directory (the caller removes it)
+	// so that it can be sent from disk: nothing of the video is held in
+	// memory, whatever its length.
 	outPath := filepath.Join(filepath.Dir(in.Path), filepath.Base(in.Path)+".signed.mp4")
-	defer os.Remove(outPath)
 	if _, err := eng.Embed(ctx, in.Path, info, outPath, payload, video.EmbedOptions{}); err != nil {
 		return nil, err
 	}
-	out, err := os.ReadFile(outPath)
+	outSum, err := fileSHA256(outPath)
 	if err != nil {
 		return nil, fmt.Errorf("content: sign video: %w", err)
 	}
@@ -140,61 +140,35 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}
-	idStr, err := ids.NewUUID(s.cfg.Rand)
-	if err != nil {
-		return nil, err
-	}
-	rid, err := record.ParseID(idStr)
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
 	rec := &record.Record{
-		ID: rid, SHA256: sha256.Sum256(out), PerceptualHash: fp.Hashes[mid], SignerPublicKey: pub,
-		Timestamp: now, OriginType: key.OriginType, Org: user.OrgName,
-		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)),
-		LocalSig:         grid,
-	}
-	canon, err := rec.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("content: encode record: %w", err)
-	}
-	sig, usedKey, err := s.cfg.Keys.Sign(ctx, in.Owner, in.SigningKeyID, canon)
-	if err != nil {
-		return nil, err
-	}
-	if usedKey.PublicKeyHex != key.PublicKeyHex {
-		return nil, fmt.Errorf("content: signing key %s changed during signing", key.ID)
-	}
-	signed := record.Signed{Bytes: canon, Signature: sig}
-	if _, err := record.Verify(signed); err != nil {
-		return nil, fmt.Errorf("content: fresh signature does not verify: %w", err)
+		SHA256: outSum, PerceptualHash: fp.Hashes[mid],
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)), LocalSig: grid,
 	}
 	r := &Record{
-		ID: idStr, Owner: in.Owner, SigningKeyID: key.ID, Source: SourceSign,
-		SHA256: hex.EncodeToString(rec.SHA256[:]), OriginalSHA256: hex.EncodeToString(origSum[:]),
-		PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(), SignatureHex: hex.EncodeToString(sig),
-		Canonical: canon, OriginType: key.OriginType, Signer: signerOf(user.OrgName, user.OrgType, key),
+		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(),
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: info.Container, OutputFormat: VideoFormat,
 		Width: info.Width &^ 1, Height: info.Height &^ 1,
-		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
 	}
-	if s.cfg.Blobs != nil {
-		if err := s.cfg.Blobs.Put(ctx, r.SHA256, out); err != nil {
-			return nil, fmt.Errorf("content: keep signed file: %w", err)
-		}
-		r.Blob = r.SHA256
-	}
-	if err := s.commitNewVideo(ctx, r, rec, signed, fp, fpBytes); err != nil {
-		return nil, err
-	}
-	cert := record.Certificate{Signed: signed}
-	wc, err := cert.Wire()
+	id, err := ids.NewUUID(s.cfg.Rand)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("content signed", "account_id", in.Owner, "record_id", idStr, "signing_key_id", key.ID, "format", VideoFormat)
-	return &SignResult{Record: r, File: out, ContentType: VideoMIME, Certificate: wc}, nil
+	wc, err := s.signAndStore(ctx, newRecord{
+		id: id, now: s.now(), owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
+		keep: func(ctx context.Context, sum string) error {
+			f, err := os.Open(outPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return s.cfg.Blobs.PutReader(ctx, sum, f)
+		},
+		extra: func(tx store.Txn) error { return s.storeVideoIndex(tx, rec.ID, fp, fpBytes) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SignResult{Record: r, Path: outPath, ContentType: VideoMIME, Certificate: wc}, nil
 }
 
 // videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
@@ -247,38 +221,21 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 	})
 }
 
-// commitNewVideo is commitNew plus the video's fingerprint and frame index,
-// in the same transaction.
-func (s *Service) commitNewVideo(ctx context.Context, r *Record, rec *record.Record, signed record.Signed, fp video.Fingerprint, fpBytes []byte) error {
-	data, err := events.NewData(signedEvent{
-		RecordID: r.ID, SHA256: r.SHA256, PerceptualHash: r.PerceptualHash, SignatureHex: r.SignatureHex,
-		OriginalFilename: r.OriginalFilename, OriginType: r.OriginType,
-		Signer:           signerDigest{OrgName: r.Signer.OrgName, OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName},
-		BlockchainStatus: r.BlockchainStatus,
-	})
-	if err != nil {
+// storeVideoIndex stores a video record's fingerprint and adds its frame
+// hashes (whole frames and centres) to the frame index, in the record's
+// transaction.
+func (s *Service) storeVideoIndex(tx store.Txn, id record.ID, fp video.Fingerprint, fpBytes []byte) error {
+	if err := tx.Set(videoFPKey(id.String()), fpBytes); err != nil {
 		return err
 	}
-	leaf := signed.LeafHash()
-	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		if err := s.insert(tx, r, rec); err != nil {
-			return err
-		}
-		if err := tx.Set(videoFPKey(r.ID), fpBytes); err != nil {
-			return err
-		}
-		for _, h := range spread(fp.Hashes, videoIndexFrames) {
-			if err := s.videoIndex().Add(tx, rec.ID, h); err != nil {
+	// The centre hashes are indexed too: a clip cropped to the centre
+	// finds its video through them.
+	for _, hs := range [][]phash.Hash{fp.Hashes, fp.Centre} {
+		for _, h := range spread(hs, videoIndexFrames) {
+			if err := s.videoIndex().Add(tx, id, h); err != nil {
 				return err
 			}
 		}
-		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
-			return fmt.Errorf("content: enqueue for anchoring: %w", err)
-		}
-		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
-	})
-	if err != nil {
-		return fmt.Errorf("content: store record: %w", err)
 	}
 	return nil
 }
@@ -467,4 +424,29 @@ func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdi
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
 	return best, nil
+}
+
+// fileSHA256 hashes the file at path as it reads it.
+func fileSHA256(path string) ([32]byte, error) {
+	var sum [32]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// VideoMaxBytes is the largest video file the service accepts, or 0 when
+// it has no video engine (uploads are then held to the image cap).
+func (s *Service) VideoMaxBytes() int64 {
+	if s.cfg.Video == nil {
+		return 0
+	}
+	return s.cfg.Video.Limits().MaxBytes
 }

@@ -98,6 +98,9 @@ type Route struct {
 	// Idempotent honours the Idempotency-Key header (idempotency.go);
 	// it needs Config.Store and an authenticated route.
 	Idempotent bool
+	// MaxBody, if above Config.MaxBody, is this route's cap on the
+	// declared body size (routes that take a video spooled to disk).
+	MaxBody int64
 }
 
 // Config configures an API. Accounts, Keys and Clock are required.
@@ -122,6 +125,10 @@ type Config struct {
 	// Content-Length before routing (413); zero means no API-level check.
 	// Streaming bodies are additionally capped by each route as it reads.
 	MaxBody int
+	// SpoolDir is where video uploads are written while their request
+	// runs (each in a private directory, removed after); "" is the
+	// system's temporary directory.
+	SpoolDir string
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
@@ -233,6 +240,9 @@ type API struct {
 	cors *router.Router
 	// idem serves Idempotency-Key; nil without Config.Store.
 	idem *idempotency
+	// maxRouteBody is the largest Route.MaxBody registered: the cap
+	// checked before routing, each route then checking its own.
+	maxRouteBody int64
 }
 
 // New builds the API with every built-in route registered.
@@ -288,6 +298,7 @@ func (a *API) Handle(rt Route, h Handler) {
 		a.cors.Handle(rt.Method, rt.Path, func(*fasthttp.RequestCtx) {})
 	}
 	a.routes = append(a.routes, rt)
+	a.maxRouteBody = max(a.maxRouteBody, rt.MaxBody)
 	a.router.Handle(rt.Method, rt.Path, a.wrap(rt, h))
 }
 
@@ -307,7 +318,7 @@ func (a *API) Handler() fasthttp.RequestHandler {
 		start := a.cfg.Clock.Now()
 		reqID := RequestID(ctx)
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
-		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && cl > a.cfg.MaxBody {
+		if cl := ctx.Request.Header.ContentLength(); a.cfg.MaxBody > 0 && int64(cl) > max(int64(a.cfg.MaxBody), a.maxRouteBody) {
 			// fasthttp does not enforce MaxRequestBodySize on streamed
 			// bodies; refuse before routing.
 			WriteProblem(ctx, NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large"))
@@ -324,7 +335,7 @@ func (a *API) Handler() fasthttp.RequestHandler {
 			"status", ctx.Response.StatusCode(),
 			"duration_ms", dur.Milliseconds(),
 			"bytes_in", max(0, ctx.Request.Header.ContentLength()),
-			"bytes_out", len(ctx.Response.Body()),
+			"bytes_out", responseSize(ctx),
 			"client_ip", a.ClientIP(ctx).String(),
 			"request_id", reqID,
 		}
@@ -335,7 +346,7 @@ func (a *API) Handler() fasthttp.RequestHandler {
 		if a.cfg.Observer != nil {
 			limited, _ := ctx.UserValue(rateLimitedKey{}).(string)
 			a.cfg.Observer.ObserveRequest(RequestObservation{Method: string(ctx.Method()), Route: routeOf(ctx),
-				Status: ctx.Response.StatusCode(), Duration: dur, RateLimited: limited, Body: ctx.Response.Body()})
+				Status: ctx.Response.StatusCode(), Duration: dur, RateLimited: limited, Body: bufferedBody(ctx)})
 		}
 	}
 }
@@ -384,7 +395,31 @@ func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 	}
 }
 
+// responseSize is the response body's size without reading a streamed
+// body (a signed video sent from disk) into memory.
+func responseSize(ctx *fasthttp.RequestCtx) int {
+	if ctx.Response.IsBodyStream() {
+		return max(0, ctx.Response.Header.ContentLength())
+	}
+	return len(ctx.Response.Body())
+}
+
+// bufferedBody is the response body when it is in memory, nil when it is
+// streamed.
+func bufferedBody(ctx *fasthttp.RequestCtx) []byte {
+	if ctx.Response.IsBodyStream() {
+		return nil
+	}
+	return ctx.Response.Body()
+}
+
 func (a *API) serve(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
+	// The check before routing let the largest route cap through; each
+	// route holds to its own.
+	if limit := max(int64(a.cfg.MaxBody), rt.MaxBody); a.cfg.MaxBody > 0 && int64(ctx.Request.Header.ContentLength()) > limit {
+		ctx.SetConnectionClose()
+		return NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "Request body too large")
+	}
 	if rt.Limiter != nil && rt.LimitBy == ByIP {
 		if err := applyLimit(ctx, rt.Limiter, ratelimit.IPKey(a.ClientIP(ctx))); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"mime"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +40,9 @@ func (a *API) registerRecords() error {
 		lims[i] = lim
 	}
 	sign, verify, batch, register := lims[0], lims[1], lims[2], lims[3]
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential, Idempotent: true}, a.handleSign)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true}, a.handleVerify)
+	media := a.mediaBodyCap()
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: sign, LimitBy: ByCredential, Idempotent: true, MaxBody: media}, a.handleSign)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/verify", Auth: Public, Limiter: verify, LimitBy: ByIP, CrossOrigin: true, MaxBody: media}, a.handleVerify)
 	if err := a.registerLookup(); err != nil {
 		return err
 	}
@@ -74,6 +76,27 @@ func (a *API) singleUpload(extraText ...string) uploadSpec {
 	return uploadSpec{FileFields: []string{"file"}, TextFields: extraText, MaxFiles: 1, MaxFileBytes: max, MaxTotalBytes: total}
 }
 
+// mediaUpload is singleUpload for the routes that take a video as well
+// as an image: a video part goes to a temporary file (never memory), up to
+// the video size limit; an image part keeps the image cap.
+func (a *API) mediaUpload(extraText ...string) uploadSpec {
+	spec := a.singleUpload(extraText...)
+	if c := a.mediaBodyCap(); c > 0 {
+		spec.Spool = &spoolSpec{Match: video.Sniff, MaxBytes: a.cfg.Records.VideoMaxBytes(), Dir: a.cfg.SpoolDir}
+		spec.MaxTotalBytes = max(spec.MaxTotalBytes, c)
+	}
+	return spec
+}
+
+// mediaBodyCap is the body cap of the routes that take a video (0 when the
+// server has no video engine: they keep the server-wide cap).
+func (a *API) mediaBodyCap() int64 {
+	if vmax := a.cfg.Records.VideoMaxBytes(); vmax > 0 {
+		return vmax + multipartOverhead
+	}
+	return 0
+}
+
 func requireFile(f *uploadForm) (uploadFile, error) {
 	if len(f.Files) == 0 {
 		return uploadFile{}, FieldProblem("file", "is required")
@@ -95,10 +118,11 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
 	}
-	form, err := readUpload(ctx, a.singleUpload("return_file", "derivative_of", "c2pa"))
+	form, err := readUpload(ctx, a.mediaUpload("return_file", "derivative_of", "c2pa"))
 	if err != nil {
 		return err
 	}
+	defer form.Close()
 	file, err := requireFile(form)
 	if err != nil {
 		return err
@@ -123,7 +147,7 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	if video.Sniff(file.Data) {
+	if file.Path != "" || video.Sniff(file.Data) {
 		return a.signVideo(ctx, p.AccountID, keyID, file, retFile, parent)
 	}
 	res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
@@ -137,13 +161,12 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if !retFile {
 		return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
 	}
-	writeSignedFile(ctx, res)
-	return nil
+	return writeSignedFile(ctx, res)
 }
 
 // writeSignedFile answers with the watermarked file and the record's
 // identifiers in headers.
-func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
+func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) error {
 	h := &ctx.Response.Header
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Record-Id", res.Record.ID)
@@ -166,22 +189,37 @@ func writeSignedFile(ctx *fasthttp.RequestCtx, res *content.SignResult) {
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": signedName(res)}))
 	ctx.SetContentType(res.ContentType)
 	ctx.SetStatusCode(fasthttp.StatusCreated)
+	if res.File == nil && res.Path != "" {
+		// A video is sent from its file: the descriptor stays readable
+		// after the request's directory is removed, and fasthttp closes
+		// it once the body is written.
+		if f, err := os.Open(res.Path); err == nil {
+			if st, err := f.Stat(); err == nil {
+				ctx.SetBodyStream(f, int(st.Size()))
+				return nil
+			}
+			_ = f.Close()
+		}
+		return fmt.Errorf("httpapi: signed file %s not readable", res.Record.ID)
+	}
 	ctx.SetBody(res.File)
+	return nil
 }
 
 func signedName(res *content.SignResult) string { return signedFileName(res.Record) }
 
 // handleVerify: POST /api/v1/verify (multipart: file). Public.
 func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
-	form, err := readUpload(ctx, a.singleUpload())
+	form, err := readUpload(ctx, a.mediaUpload())
 	if err != nil {
 		return err
 	}
+	defer form.Close()
 	file, err := requireFile(form)
 	if err != nil {
 		return err
 	}
-	if video.Sniff(file.Data) {
+	if file.Path != "" || video.Sniff(file.Data) {
 		return a.verifyVideo(ctx, file)
 	}
 	res, err := a.cfg.Records.Verify(Context(ctx), file.Data, &file.SHA256)
@@ -326,6 +364,8 @@ type registerContentRequest struct {
 	OriginType          string `json:"origin_type"`
 	Timestamp           string `json:"timestamp"`
 	OriginalFilename    string `json:"original_filename"`
+	MediaType           string `json:"media_type"`
+	VideoFingerprint    string `json:"video_fingerprint"`
 }
 
 // handleRegisterContent: POST /api/v1/register (JSON, hash-only).
@@ -339,6 +379,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 		Owner: p.AccountID, RecordID: req.RecordID, SHA256: req.SHA256, PerceptualHash: req.PerceptualHash,
 		WatermarkPayloadHex: req.WatermarkPayloadHex, SignatureHex: req.SignatureHex, SigningKeyID: req.SigningKeyID,
 		SignerPublicKey: req.SignerPublicKey, OriginType: req.OriginType, Timestamp: req.Timestamp, OriginalFilename: req.OriginalFilename,
+		MediaType: req.MediaType, VideoFingerprint: req.VideoFingerprint,
 	})
 	if err != nil {
 		return err

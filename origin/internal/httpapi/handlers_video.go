@@ -70,17 +70,22 @@ func videoErr(err error) error {
 	return err
 }
 
-// withVideoFile writes data to a private temporary directory (ffmpeg needs
-// a seekable file: MP4 indexes may come last), calls fn with its path and
-// removes the directory.
-func withVideoFile(data []byte, fn func(path string) error) error {
+// withVideoFile calls fn with the path of the uploaded video: the file it
+// was spooled to, or, for a video held in memory (a server without video
+// gets one up to the image cap, to answer 503), a private temporary copy
+// removed afterwards. ffmpeg needs a seekable file: MP4 indexes may come
+// last.
+func withVideoFile(file uploadFile, fn func(path string) error) error {
+	if file.Path != "" {
+		return fn(file.Path)
+	}
 	dir, err := os.MkdirTemp("", "provenant-video-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "upload")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
+	if err := os.WriteFile(p, file.Data, 0o600); err != nil {
 		return err
 	}
 	return fn(p)
@@ -92,7 +97,7 @@ func (a *API) signVideo(ctx *fasthttp.RequestCtx, owner, keyID string, file uplo
 	if parent != "" {
 		return FieldProblem("derivative_of", "is not supported for video")
 	}
-	return videoErr(withVideoFile(file.Data, func(path string) error {
+	return videoErr(withVideoFile(file, func(path string) error {
 		res, err := a.cfg.Records.SignVideo(Context(ctx), content.SignVideoInput{
 			Owner: owner, SigningKeyID: keyID, Path: path, Filename: file.Filename, SHA256: &file.SHA256,
 		})
@@ -103,8 +108,7 @@ func (a *API) signVideo(ctx *fasthttp.RequestCtx, owner, keyID string, file uplo
 		if !retFile {
 			return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
 		}
-		writeSignedFile(ctx, res)
-		return nil
+		return writeSignedFile(ctx, res)
 	}))
 }
 
@@ -117,7 +121,7 @@ type videoVerifyResponse struct {
 
 // verifyVideo is the video branch of POST /api/v1/verify.
 func (a *API) verifyVideo(ctx *fasthttp.RequestCtx, file uploadFile) error {
-	return videoErr(withVideoFile(file.Data, func(path string) error {
+	return videoErr(withVideoFile(file, func(path string) error {
 		res, det, err := a.cfg.Records.VerifyVideo(Context(ctx), path, file.SHA256)
 		if err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"golang.org/x/crypto/chacha20poly1305"
 
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
@@ -358,7 +359,7 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 		return err
 	}
 	if prev != nil {
-		digest, err := bodyDigest(ctx, a.maxIdempotentBody())
+		digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
 		if err != nil {
 			return err
 		}
@@ -384,11 +385,18 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 			e.Headers[name] = string(v)
 		}
 	}
-	body := ctx.Response.Body()
-	if sum := e.Headers["X-Content-SHA256"]; len(body) > maxStoredBody && sum != "" && a.cfg.Records != nil {
+	sum := e.Headers["X-Content-SHA256"]
+	switch {
+	case ctx.Response.IsBodyStream() && (sum == "" || a.cfg.Records == nil):
+		// Only a signed file is streamed, and it is in the blob store;
+		// anything else is not kept rather than read into memory.
+		return nil
+	case ctx.Response.IsBodyStream():
 		e.BodyBlob = sum
-	} else {
-		e.Body = bytes.Clone(body)
+	case len(ctx.Response.Body()) > maxStoredBody && sum != "" && a.cfg.Records != nil:
+		e.BodyBlob = sum
+	default:
+		e.Body = bytes.Clone(ctx.Response.Body())
 	}
 	if err := a.idem.save(rctx, id, seal, e); err != nil {
 		// The request succeeded; only its replay is lost. Say so in the
@@ -408,23 +416,31 @@ func (a *API) maxIdempotentBody() int64 {
 }
 
 func (a *API) replay(ctx *fasthttp.RequestCtx, e *idemEntry) error {
-	body := e.Body
+	var blob blobs.Blob
 	if e.BodyBlob != "" {
+		// A kept signed file (a video may be hundreds of megabytes) is
+		// sent from the blob store, not read into memory.
 		b, err := a.cfg.Records.OpenBlob(Context(ctx), e.BodyBlob)
 		if err != nil {
 			return fmt.Errorf("httpapi: replay %s: %w", e.BodyBlob, err)
 		}
-		defer b.Close()
-		body = make([]byte, b.Size())
-		if _, err := b.ReadAt(body, 0); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("httpapi: replay %s: %w", e.BodyBlob, err)
-		}
+		blob = b
 	}
 	for k, v := range e.Headers {
 		ctx.Response.Header.Set(k, v)
 	}
 	ctx.Response.Header.Set("Idempotent-Replayed", "true")
 	ctx.SetStatusCode(e.Status)
-	ctx.SetBody(body)
+	if blob != nil {
+		ctx.SetBodyStream(blobStream{io.NewSectionReader(blob, 0, blob.Size()), blob}, int(blob.Size()))
+	} else {
+		ctx.SetBody(e.Body)
+	}
 	return nil
+}
+
+// blobStream reads a blob as a response body; fasthttp closes it.
+type blobStream struct {
+	*io.SectionReader
+	io.Closer
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"mime"
 	"mime/multipart"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
@@ -18,24 +21,54 @@ import (
 // the handler runs and fasthttp does not enforce MaxRequestBodySize on it:
 // the API checks Content-Length against the server cap up front, and
 // readUpload reads the stream through a counting reader with the route's
-// own cap, hashing each file while it is read (one copy, no temp files).
+// own cap, hashing each file while it is read: an image is held in memory
+// (one copy), a video on the routes that take one is written to a
+// temporary file (spoolSpec), so memory does not grow with its size.
 
 // maxTextPart caps a non-file form field (e.g. return_file).
 const maxTextPart = 1 << 10
 
-// uploadFile is one file part, read whole.
+// uploadFile is one file part: read whole into Data, or, when the route
+// spools and the part is a video, written to the file at Path (Data nil).
 type uploadFile struct {
 	Field    string
 	Filename string
 	Data     []byte
+	Path     string
 	SHA256   [32]byte
 }
 
-// uploadForm is a parsed multipart/form-data body.
+// uploadForm is a parsed multipart/form-data body. Close removes the
+// spooled files; handlers defer it.
 type uploadForm struct {
 	Files  []uploadFile
 	Fields map[string]string
+	dirs   []string
 }
+
+// Close removes the temporary directories of spooled files.
+func (f *uploadForm) Close() {
+	for _, d := range f.dirs {
+		_ = os.RemoveAll(d)
+	}
+	f.dirs = nil
+}
+
+// spoolSpec lets a route take files too large to hold in memory (video):
+// a file part whose first bytes Match says is one is written to a file
+// in a private temporary directory, hashed on the way, up to MaxBytes.
+type spoolSpec struct {
+	// Match reports, from at most sniffLen first bytes, whether a part is
+	// spooled.
+	Match    func(head []byte) bool
+	MaxBytes int64
+	// Dir is where the temporary directories go ("" is the system's).
+	Dir string
+}
+
+// sniffLen is how many first bytes of a file part decide whether it is
+// spooled.
+const sniffLen = 12
 
 // uploadSpec says what a route accepts.
 type uploadSpec struct {
@@ -49,6 +82,8 @@ type uploadSpec struct {
 	// MaxFileBytes bounds each file; MaxTotalBytes the whole body.
 	MaxFileBytes  int64
 	MaxTotalBytes int64
+	// Spool, if set, sends some files to disk (spoolSpec).
+	Spool *spoolSpec
 }
 
 var errBodyCap = errors.New("httpapi: body over cap")
@@ -131,10 +166,16 @@ func malformedMultipart(detail string) *Problem {
 	return p
 }
 
-// parseMultipart is the stream parser behind readUpload (fuzzed on its own).
-func parseMultipart(body io.Reader, boundary string, spec uploadSpec, contentLength int) (*uploadForm, error) {
+// parseMultipart is the stream parser behind readUpload (fuzzed on its
+// own). On error nothing spooled is left behind.
+func parseMultipart(body io.Reader, boundary string, spec uploadSpec, contentLength int) (_ *uploadForm, err error) {
 	mr := multipart.NewReader(body, boundary)
 	form := &uploadForm{Fields: map[string]string{}}
+	defer func() {
+		if err != nil {
+			form.Close()
+		}
+	}()
 	isFile := func(n string) bool {
 		for _, f := range spec.FileFields {
 			if f == n {
@@ -173,11 +214,30 @@ func parseMultipart(body io.Reader, boundary string, spec uploadSpec, contentLen
 			} else {
 				h.Reset()
 			}
+			head := make([]byte, sniffLen)
+			k, err := io.ReadFull(part, head)
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, partError(err)
+			}
+			head = head[:k]
+			if spec.Spool != nil && spec.Spool.Match(head) {
+				f, err := spool(form, spec.Spool, io.MultiReader(bytes.NewReader(head), part), h)
+				if err != nil {
+					var p *Problem
+					if errors.As(err, &p) {
+						p.Field = name
+					}
+					return nil, err
+				}
+				f.Field, f.Filename = name, part.FileName()
+				form.Files = append(form.Files, f)
+				continue
+			}
 			var buf bytes.Buffer
 			if contentLength > 0 && spec.MaxFiles == 1 {
 				buf.Grow(int(min(int64(contentLength), spec.MaxFileBytes)))
 			}
-			n, err := io.Copy(io.MultiWriter(&buf, h), io.LimitReader(part, spec.MaxFileBytes+1))
+			n, err := io.Copy(io.MultiWriter(&buf, h), io.LimitReader(io.MultiReader(bytes.NewReader(head), part), spec.MaxFileBytes+1))
 			if err != nil {
 				return nil, partError(err)
 			}
@@ -212,6 +272,38 @@ func parseMultipart(body io.Reader, boundary string, spec uploadSpec, contentLen
 		}
 	}
 	return form, nil
+}
+
+// spool writes r (a file part) to a new private directory, hashing it
+// with h, and fails with a 413 problem past sp.MaxBytes.
+func spool(form *uploadForm, sp *spoolSpec, r io.Reader, h hash.Hash) (uploadFile, error) {
+	dir, err := os.MkdirTemp(sp.Dir, "provenant-upload-")
+	if err != nil {
+		return uploadFile{}, fmt.Errorf("httpapi: spool upload: %w", err)
+	}
+	form.dirs = append(form.dirs, dir)
+	path := filepath.Join(dir, "upload")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return uploadFile{}, fmt.Errorf("httpapi: spool upload: %w", err)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, sp.MaxBytes+1))
+	if cerr := f.Close(); err == nil && cerr != nil {
+		return uploadFile{}, fmt.Errorf("httpapi: spool upload: %w", cerr)
+	}
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return uploadFile{}, fmt.Errorf("httpapi: spool upload: %w", err)
+		}
+		return uploadFile{}, partError(err)
+	}
+	if n > sp.MaxBytes {
+		return uploadFile{}, tooLarge("a video exceeds " + strconv.FormatInt(sp.MaxBytes, 10) + " bytes")
+	}
+	out := uploadFile{Path: path}
+	h.Sum(out.SHA256[:0])
+	return out, nil
 }
 
 func partError(err error) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"mime/multipart"
+	"os"
 	"strings"
 	"testing"
 )
@@ -124,4 +125,61 @@ func FuzzParseMultipart(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseMultipartSpool: on a route that spools, a part whose first
+// bytes match goes to a file (hashed on the way, Data nil) up to its own
+// cap, above the in-memory cap; anything else is held in memory as
+// before; Close and any refusal leave no spooled file behind.
+func TestParseMultipartSpool(t *testing.T) {
+	dir := t.TempDir()
+	spec := testSpec
+	spec.MaxTotalBytes = 1 << 20
+	spec.Spool = &spoolSpec{Match: func(h []byte) bool { return bytes.HasPrefix(h, []byte("VIDEO")) }, MaxBytes: 50000, Dir: dir}
+	parse := func(data []byte) (*uploadForm, error) {
+		bnd, body := buildMultipart(t, map[string][]byte{"file": data}, nil)
+		return parseMultipart(&capReader{r: bytes.NewReader(body), n: spec.MaxTotalBytes}, bnd, spec, len(body))
+	}
+	left := func() int {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	vid := append([]byte("VIDEO"), bytes.Repeat([]byte{7}, 40000)...)
+	f, err := parse(vid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(f.Files[0].Path)
+	if err != nil || !bytes.Equal(got, vid) || f.Files[0].Data != nil || f.Files[0].SHA256 != sha256.Sum256(vid) {
+		t.Fatalf("spooled file: %d bytes (%v), data %d bytes, want the %d bytes on disk with their SHA-256", len(got), err, len(f.Files[0].Data), len(vid))
+	}
+	f.Close()
+	if n := left(); n != 0 {
+		t.Fatalf("%d entries left after Close", n)
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		code string
+	}{
+		{"spooled file over its cap", append([]byte("VIDEO"), make([]byte, 50000)...), CodeBodyTooLarge},
+		{"other file over the memory cap", make([]byte, 1001), CodeBodyTooLarge},
+	} {
+		_, err := parse(tt.data)
+		var p *Problem
+		if !errors.As(err, &p) || p.Code != tt.code {
+			t.Errorf("%s: err = %v, want problem %s", tt.name, err, tt.code)
+		}
+		if n := left(); n != 0 {
+			t.Errorf("%s: %d entries left after the refusal", tt.name, n)
+		}
+	}
+	small := []byte("VID")
+	f, err = parse(small)
+	if err != nil || f.Files[0].Path != "" || !bytes.Equal(f.Files[0].Data, small) {
+		t.Fatalf("a part shorter than the sniffed prefix: %+v, %v; want it in memory", f, err)
+	}
 }

@@ -92,7 +92,9 @@ const (
 	secretsSubdir = "secrets"
 	demoSubdir    = "demo"
 	// blobsSubdir keeps every signed output, content-addressed.
-	blobsSubdir   = "blobs"
+	blobsSubdir = "blobs"
+	// spoolSubdir holds video uploads while their request runs.
+	spoolSubdir   = "spool"
 	jwtKeyFile    = "jwt-ed25519.seed"
 	masterKeyFile = "master.key"
 	// chainKeyFile holds the embedded chain's node key: its funded sender,
@@ -198,6 +200,9 @@ type Config struct {
 	// "ffmpeg" and "ffprobe" on PATH. When either is missing, video
 	// requests get 503 video_unavailable and /ready says so.
 	FFmpeg, FFprobe string
+	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
+	// zero means the video package's default (10 minutes).
+	VideoWallTime time.Duration
 }
 
 // DomainsConfig configures domain verification. The zero value is the
@@ -468,9 +473,19 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// Video uploads are spooled to disk in the data directory (not the
+	// system's temporary directory, often memory-backed); what a crash
+	// left there was never referenced.
+	spool := filepath.Join(cfg.DataDir, spoolSubdir)
+	if err := os.RemoveAll(spool); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := os.MkdirAll(spool, 0o700); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// Video needs ffmpeg and ffprobe; without them the server still signs
 	// and verifies images and answers video uploads with 503.
-	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe})
+	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime})
 	if vidErr != nil {
 		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
 	}
@@ -523,7 +538,8 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }}), Verifier: verifier,
-		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom})
+		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
+		SpoolDir: spool})
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,21 @@
 package server
 
 import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/video"
+	"github.com/provenant/provenant/shared/record"
 )
 
 // videoClip generates an H.264 clip with an AAC tone from a lavfi source
@@ -69,8 +79,15 @@ func TestVideoSignVerify(t *testing.T) {
 	clip := videoClip(t, "mandelbrot", "10")
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("video@example.com")
-	r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID+"&return_file=true", s.apiKey, []namedFile{{"file", "Harbour.mp4", clip}}, nil)
+	r := ts.idemSign(s, "7d1e-video-sign", clip, map[string]string{"return_file": "true"})
 	ts.mustStatus(r, 201, "sign video")
+	// The signed file is sent from disk; a retry under the same key is
+	// answered from the kept file, byte for byte, without signing again.
+	if again := ts.idemSign(s, "7d1e-video-sign", clip, map[string]string{"return_file": "true"}); again.status != 201 ||
+		again.header.Get("Idempotent-Replayed") != "true" || sha256Hex(again.body) != sha256Hex(r.body) ||
+		again.header.Get("X-Record-Id") != r.header.Get("X-Record-Id") {
+		t.Fatalf("retry of the video sign: %d, replayed %q, %d bytes; want the first answer replayed", again.status, again.header.Get("Idempotent-Replayed"), len(again.body))
+	}
 	if ct := r.header.Get("Content-Type"); ct != "video/mp4" {
 		t.Fatalf("signed file Content-Type %q, want video/mp4", ct)
 	}
@@ -171,6 +188,12 @@ func TestVideoSignVerify(t *testing.T) {
 			}
 		})
 	}
+	// Every upload above was spooled to the data directory and every
+	// one, answered or refused, is gone.
+	ents, err := os.ReadDir(filepath.Join(ts.dataDir, spoolSubdir))
+	if err != nil || len(ents) != 0 {
+		t.Fatalf("spool directory after the requests: %d entries, %v; want it empty", len(ents), err)
+	}
 }
 
 // TestVideoWithoutFFmpeg: a server without ffmpeg says so in /ready (and
@@ -195,4 +218,94 @@ func TestVideoWithoutFFmpeg(t *testing.T) {
 	}
 	img := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "p.jpg", photo(t, 52, 384, 288)}}, nil)
 	ts.mustStatus(img, 201, "sign image without ffmpeg")
+}
+
+// TestVideoRegisterByHashes: a video an SDK signed on the device is
+// registered by its SHA-256, its fingerprint and its media type; verify
+// finds it by hash, and a re-encode finds it through the fingerprint
+// index; register refuses a video without a fingerprint, a fingerprint
+// whose middle frame is not the perceptual hash, and unknown media types.
+func TestVideoRegisterByHashes(t *testing.T) {
+	clip := videoClip(t, "mandelbrot", "6")
+	eng, err := video.New(video.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "clip.mp4")
+	if err := os.WriteFile(path, clip, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fp, err := eng.Fingerprint(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fpBytes, _ := fp.MarshalBinary()
+	ph := fp.Hashes[len(fp.Hashes)/2]
+
+	ts := startServer(t, "", nil)
+	a := ts.register("video-device@example.com", "correct horse battery staple")
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	k := ts.do("POST", "/api/v1/keys/signing-keys", a.token, map[string]any{"name": "Field camera", "origin_type": "camera_image", "public_key_hex": hex.EncodeToString(pub)})
+	ts.mustStatus(k, 201, "create device key")
+	keyID := k.json(t)["id"].(string)
+	org, _ := ts.do("GET", "/api/v1/auth/me", a.token, nil).json(t)["org_name"].(string)
+	var idb [16]byte
+	_, _ = rand.Read(idb[:])
+	idb[6], idb[8] = idb[6]&0x0f|0x40, idb[8]&0x3f|0x80
+	now := ts.clock.Now().UTC().Truncate(time.Millisecond)
+	rec := &record.Record{ID: record.ID(idb), SHA256: sha256.Sum256(clip), PerceptualHash: ph, SignerPublicKey: pub,
+		Timestamp: now, OriginType: "camera_image", Org: org}
+	sig, err := record.Sign(priv, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(over map[string]any) map[string]any {
+		m := map[string]any{
+			"record_id": rec.ID.String(), "sha256": hex.EncodeToString(rec.SHA256[:]), "perceptual_hash": ph.String(),
+			"signature_hex": hex.EncodeToString(sig.Signature), "signing_key_id": keyID, "timestamp": now.Format(record.TimeFormat),
+			"original_filename": "clip.mp4", "media_type": "video/mp4", "video_fingerprint": base64.StdEncoding.EncodeToString(fpBytes),
+		}
+		for k, v := range over {
+			m[k] = v
+		}
+		return m
+	}
+	other := fp.Hashes[0].String()
+	for _, c := range []struct {
+		name  string
+		over  map[string]any
+		field string
+	}{
+		{"no fingerprint", map[string]any{"video_fingerprint": ""}, "video_fingerprint"},
+		{"fingerprint not whole frames", map[string]any{"video_fingerprint": base64.StdEncoding.EncodeToString(fpBytes[:50])}, "video_fingerprint"},
+		{"perceptual hash not the middle frame", map[string]any{"perceptual_hash": other}, "perceptual_hash"},
+		{"unknown media type", map[string]any{"media_type": "application/pdf"}, "media_type"},
+	} {
+		r := ts.do("POST", "/api/v1/register", a.token, req(c.over))
+		if r.status != 400 || !strings.Contains(string(r.body), `"`+c.field+`"`) {
+			t.Errorf("%s: %d %s, want 400 naming %s", c.name, r.status, r.body, c.field)
+		}
+	}
+	r := ts.do("POST", "/api/v1/register", a.token, req(nil))
+	ts.mustStatus(r, 201, "register video")
+	id := rec.ID.String()
+
+	v := ts.upload("/api/v1/verify", "", []namedFile{{"file", "clip.mp4", clip}}, nil)
+	ts.mustStatus(v, 200, "verify registered video")
+	if res := v.json(t); res["record_id"] != id {
+		t.Fatalf("the registered file itself: %s", v.body)
+	}
+	reenc := edit(t, clip, ".mp4", "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-c:a", "copy")
+	v = ts.upload("/api/v1/verify", "", []namedFile{{"file", "reencoded.mp4", reenc}}, nil)
+	ts.mustStatus(v, 200, "verify re-encoded registered video")
+	// Without a watermark the record carries nothing but hashes: a
+	// re-encode resembles it (found through the fingerprint index), as a
+	// re-encoded registered image does, and is not authentic.
+	res := v.json(t)
+	vid, _ := res["video"].(map[string]any)
+	m, _ := vid["match"].(map[string]any)
+	rs, _ := res["resembles"].(map[string]any)
+	if m == nil || m["record_id"] != id || rs["record_id"] != id || res["match"] != "perceptual" {
+		t.Fatalf("re-encoded registered video not found by its fingerprint: %s", v.body)
+	}
 }

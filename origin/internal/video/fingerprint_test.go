@@ -88,4 +88,39 @@ func TestFingerprintBinaryRoundTrip(t *testing.T) {
 	if err := g.UnmarshalBinary(b[:41]); !errors.Is(err, ErrBadFingerprint) {
 		t.Fatalf("got %v for a cut fingerprint, want ErrBadFingerprint", err)
 	}
+	f.Centre = randomFingerprint(rand.New(rand.NewPCG(5, 6)), 7).Hashes
+	if b, err = f.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.UnmarshalBinary(b); err != nil || len(g.Centre) != 7 || g.Centre[3] != f.Centre[3] || g.Hashes[3] != f.Hashes[3] {
+		t.Fatalf("round trip with centre hashes: %v", err)
+	}
+	for _, cut := range []int{len(b) - 40, len(centreMagic)} {
+		if err := g.UnmarshalBinary(b[:cut]); !errors.Is(err, ErrBadFingerprint) {
+			t.Fatalf("got %v for a fingerprint with centre hashes cut to %d bytes, want ErrBadFingerprint", err, cut)
+		}
+	}
+	f.Centre = f.Centre[:3]
+	if _, err := f.MarshalBinary(); !errors.Is(err, ErrBadFingerprint) {
+		t.Fatalf("got %v for fewer centre hashes than frames, want ErrBadFingerprint", err)
+	}
+}
+
+// TestMatchCentreCrop: a clip cropped to the centre hashes like the
+// reference's centres, not its whole frames; it matches through them, and
+// would not without them.
+func TestMatchCentreCrop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	ref := randomFingerprint(r, 12)
+	ref.Centre = randomFingerprint(r, 12).Hashes
+	var q Fingerprint
+	for i := 2; i < 12; i++ {
+		q.Hashes = append(q.Hashes, flip(ref.Centre[i], 25))
+	}
+	if m := MatchFingerprints(ref, q); !m.Matched || m.Offset != 2 || m.Near != 10 {
+		t.Fatalf("centre-cropped clip: %+v, want all 10 frames near at offset 2", m)
+	}
+	if m := MatchFingerprints(Fingerprint{Hashes: ref.Hashes}, q); m.Matched {
+		t.Fatalf("matched %+v without the centre hashes", m)
+	}
 }

@@ -17,6 +17,9 @@ type frameSpec struct {
 	num, den int
 	// w, h is the size frames are scaled to.
 	w, h int
+	// vf, if set, is the whole filter graph (built from integers only),
+	// producing w×h gray frames at the rate.
+	vf string
 }
 
 // grayFrames decodes the first video stream of path as 8-bit luminance
@@ -24,7 +27,10 @@ type frameSpec struct {
 // fn must not keep l: its buffer is reused, so memory is one frame
 // whatever the length of the video.
 func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn func(t time.Duration, l *imagex.Luma) error) (int, error) {
-	vf := fmt.Sprintf("fps=%d/%d,scale=%d:%d:flags=area,format=gray", spec.num, spec.den, spec.w, spec.h)
+	vf := spec.vf
+	if vf == "" {
+		vf = fmt.Sprintf("fps=%d/%d,scale=%d:%d:flags=area,format=gray", spec.num, spec.den, spec.w, spec.h)
+	}
 	args := e.ffmpegArgs(inputArgs(path)...)
 	args = append(args, "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", vf, "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1")
 	release, err := e.turn(ctx)

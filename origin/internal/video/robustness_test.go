@@ -3,12 +3,15 @@ package video
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
 
@@ -57,6 +60,7 @@ func TestRobustnessTable(t *testing.T) {
 	wmOK := make([]int, len(tableEdits))
 	fpOK := make([]int, len(tableEdits))
 	falsePos, clips := 0, 0
+	psnrSum := 0.0
 	for ci, src := range tableSources {
 		in := filepath.Join(dir, "src"+strconv.Itoa(ci)+".mp4")
 		ffmpeg(t, "-f", "lavfi", "-i", src, "-f", "lavfi", "-i", "sine=frequency=440:duration=6",
@@ -73,6 +77,7 @@ func TestRobustnessTable(t *testing.T) {
 		if _, err := e.Embed(ctx, in, info, signed, payload, EmbedOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		psnrSum += measurePSNR(t, e, in, signed, info)
 		ref, err := e.Fingerprint(ctx, signed)
 		if err != nil {
 			t.Fatal(err)
@@ -107,5 +112,38 @@ func TestRobustnessTable(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %d/%d | %d/%d |\n", ed.name, wmOK[ei], clips, fpOK[ei], clips)
 	}
 	fmt.Fprintf(&b, "| unmarked source (false payload) | %d/%d | |\n", falsePos, clips)
+	fmt.Fprintf(&b, "\nmean luminance PSNR of the signed clips against their sources: %.1f dB\n", psnrSum/float64(clips))
 	t.Log(b.String())
+}
+
+// measurePSNR is the luminance PSNR of b against a over frames sampled at
+// 2 fps (the signed file against its source: the mark and the encode).
+func measurePSNR(t *testing.T, e *Engine, a, b string, info Info) float64 {
+	t.Helper()
+	var se float64
+	var n int
+	var fa [][]uint8
+	_, err := e.grayFrames(context.Background(), a, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1}, func(_ time.Duration, l *imagex.Luma) error {
+		fa = append(fa, append([]uint8(nil), l.Pix...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	_, err = e.grayFrames(context.Background(), b, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1}, func(_ time.Duration, l *imagex.Luma) error {
+		if i < len(fa) {
+			for k, v := range l.Pix {
+				d := float64(v) - float64(fa[i][k])
+				se += d * d
+			}
+			n += len(l.Pix)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 10 * math.Log10(255*255/(se/float64(n)))
 }

@@ -86,8 +86,8 @@ func (e *Engine) ffmpegArgs(args ...string) []string {
 // stream runs ffmpeg with args, hands its stdout to consume and waits.
 // consume must read until EOF or return an error (the process is then
 // killed).
-func (e *Engine) stream(ctx context.Context, stdin io.Reader, args []string, consume func(io.Reader) error) error {
-	ctx, cancel := e.withTimeout(ctx)
+func (e *Engine) stream(parent context.Context, stdin io.Reader, args []string, consume func(io.Reader) error) error {
+	ctx, cancel := e.withTimeout(parent)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.ffmpeg, args...)
 	errb := &tailBuffer{n: 2048}
@@ -115,12 +115,13 @@ func (e *Engine) stream(ctx context.Context, stdin io.Reader, args []string, con
 	werr := cmd.Wait()
 	if cerr != nil {
 		// A read cut short by the deadline or the caller's cancel is that,
-		// not a corrupt file.
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("%w: %v", ErrTimeout, err)
-			}
+		// not a corrupt file; the cancel above (consume's own error) is
+		// not the caller's and keeps consume's error.
+		if err := parent.Err(); err != nil {
 			return err
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
 		}
 		return cerr
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -28,12 +29,22 @@ type EmbedOptions struct {
 	// TargetPSNR is the core embedder's luminance PSNR target in dB (0
 	// means DefaultTargetPSNR).
 	TargetPSNR float64
+	// Gain multiplies the core embedder's luminance offset (0 means
+	// DefaultGain): the core stops at 36 dB, video goes further.
+	Gain float64
 }
 
-// DefaultTargetPSNR is stronger than the image default (42.2 dB): video
-// is viewed in motion, which hides the mark, and must survive the coarse
-// quantisation of platform re-encodes.
-const DefaultTargetPSNR = 38
+// DefaultTargetPSNR is stronger than the image default (42.2 dB), and
+// the core's strongest: video is viewed in motion, which hides the mark,
+// and must survive the coarse quantisation of platform re-encodes.
+const DefaultTargetPSNR = 36
+
+// DefaultGain is the measured default of EmbedOptions.Gain: the core's
+// 36 dB offset ×1.4 (about 3 dB stronger). Signed clips measure 39 dB
+// luminance PSNR against their sources after the CRF 17 encode (41 dB at
+// the former 38 dB ×1); under a CRF 35 re-encode the detector's z-score
+// on the frame sum went from 4.4 to 9.9 and 4.8 to 6.5 on two clips.
+const DefaultGain = 1.4
 
 // EmbedStats reports what Embed did.
 type EmbedStats struct {
@@ -63,6 +74,10 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	psnr := opt.TargetPSNR
 	if psnr == 0 {
 		psnr = DefaultTargetPSNR
+	}
+	gain := opt.Gain
+	if gain <= 0 {
+		gain = DefaultGain
 	}
 	preset := opt.Preset
 	if preset == "" {
@@ -125,7 +140,7 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 				}
 				mp := m.(*image.Gray).Pix
 				for i, v := range y {
-					delta[i] = int16(mp[i]) - int16(v)
+					delta[i] = int16(math.Round(gain * float64(int16(mp[i])-int16(v))))
 				}
 				st.KeyFrames++
 			}
