@@ -70,7 +70,8 @@ type SignVideoInput struct {
 // a fresh watermark payload in its frames and re-encodes it (H.264, audio
 // kept; see video.Engine.Embed), fingerprints the output, signs the
 // canonical record of the output (its perceptual hash and local
-// signatures are those of the middle second's frame) and stores the
+// signatures are those of the middle second's frame, the signatures'
+// detail measured without the mark) and stores the
 // record with its fingerprint and frame index in one transaction. The
 // watermarked file is left at SignResult.Path (File is nil) and kept in
 // the blob store like an image's, streamed: memory does not grow with the
@@ -136,7 +137,17 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, err
 	}
-	grid, err := localsig.Compute(frame).Encode()
+	g := localsig.Compute(frame)
+	// The detail of a block counts the mark's own texture, which video
+	// carries stronger than images (video.DefaultGain) and every
+	// re-encode strips: in a flat block it lifts the detail over
+	// localsig.DetailMin, and a CRF 28 re-encode then reads as a loss of
+	// detail (an edit). The detail kept is that of the unmarked upload's
+	// frame at the same second where lower: the picture's, not the mark's.
+	if src, err := eng.FrameAt(ctx, in.Path, info, mid); err == nil {
+		unmarkedDetail(g, localsig.Compute(src))
+	}
+	grid, err := g.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}
@@ -169,6 +180,19 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 		return nil, err
 	}
 	return &SignResult{Record: r, Path: outPath, ContentType: VideoMIME, Certificate: wc}, nil
+}
+
+// unmarkedDetail lowers each block's detail in g to that of the same
+// block in u, the grid of the picture before the mark was added, when the
+// two grids cover the same plane; it never raises one, so a block keeps at
+// most the detail the signed picture itself showed.
+func unmarkedDetail(g, u *localsig.Grid) {
+	if u.Width != g.Width || u.Height != g.Height || u.Cols != g.Cols || u.Rows != g.Rows || len(u.Blocks) != len(g.Blocks) {
+		return
+	}
+	for i := range g.Blocks {
+		g.Blocks[i].Detail = min(g.Blocks[i].Detail, u.Blocks[i].Detail)
+	}
 }
 
 // videoSignedElsewhere refuses, with an *AlreadySignedError, an upload

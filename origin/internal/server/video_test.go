@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,6 +135,32 @@ func TestVideoSignVerify(t *testing.T) {
 			t.Logf("checks %v, video %v", checks, vid)
 		})
 	}
+	// A patch pasted over part of the picture for the whole clip, then
+	// re-encoded: the mark and the fingerprint still lead to the record,
+	// and the local signatures show the edit where it is.
+	t.Run("pasted patch", func(t *testing.T) {
+		patched := edit(t, signed, ".mp4", "-vf", "drawbox=x=256:y=128:w=128:h=96:color=0x3080c0@1:t=fill",
+			"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy")
+		v := ts.upload("/api/v1/verify", "", []namedFile{{"file", "clip", patched}}, nil)
+		ts.mustStatus(v, 200, "verify")
+		res := v.json(t)
+		cb, _ := res["changed_blocks"].(map[string]any)
+		cells, _ := cb["cells"].([]any)
+		if res["authentic"] != false || res["match"] != "edited" || len(cells) == 0 {
+			t.Fatalf("pasted patch: %s; want not authentic, match edited, changed blocks", v.body)
+		}
+		// The box covers x 40–60 %, y 36–62 % of the picture: every
+		// changed block touches it.
+		cols, _ := cb["cols"].(float64)
+		rows, _ := cb["rows"].(float64)
+		for _, c := range cells {
+			i, _ := c.(float64)
+			col, row := math.Mod(i, cols), math.Floor(i/cols)
+			if (col+1)/cols < 0.38 || col/cols > 0.62 || (row+1)/rows < 0.33 || row/rows > 0.65 {
+				t.Fatalf("changed block %v (col %v, row %v of %vx%v) lies outside the patch: %s", i, col, row, cols, rows, v.body)
+			}
+		}
+	})
 	t.Run("another account cannot re-sign", func(t *testing.T) {
 		other := ts.newSigner("video-other@example.com")
 		for _, c := range []struct {
