@@ -114,6 +114,8 @@ func TestVideoSignVerify(t *testing.T) {
 		{"scale270", edit(t, signed, ".mp4", "-vf", "scale=-2:270", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), false, 0},
 		{"trim2s", edit(t, signed, ".mp4", "-ss", "2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), true, 2},
 		{"vp9", edit(t, signed, ".webm", "-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"), false, 0},
+		{"fps25", edit(t, signed, ".mp4", "-vf", "fps=25", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), false, 0},
+		{"crop90", edit(t, signed, ".mp4", "-vf", "crop=trunc(iw*0.45)*2:trunc(ih*0.45)*2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"), false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
