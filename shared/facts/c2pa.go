@@ -46,7 +46,7 @@ const maxC2PAList = 32
 // read at all is reported invalid with the code claim.malformed. Trust is
 // not decided here (see shared/lookup): only the carried chain is used.
 func C2PA(file []byte) *wire.C2PAFacts {
-	malformed := &wire.C2PAFacts{ValidationState: "invalid", ValidationCodes: []string{"claim.malformed"}, Actions: []wire.C2PAAction{}}
+	malformed := &wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: "invalid", ValidationCodes: []string{"claim.malformed"}, Actions: []wire.C2PAAction{}}}
 	store, err := c2pa.Extract(file)
 	if errors.Is(err, c2pa.ErrMalformed) {
 		return malformed
@@ -66,10 +66,10 @@ func C2PA(file []byte) *wire.C2PAFacts {
 
 // FromReport is the wire form of a reader's report.
 func FromReport(rep *c2pa.Report) *wire.C2PAFacts {
-	f := &wire.C2PAFacts{
+	f := &wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{
 		ActiveManifest: rep.ActiveManifest, ClaimGenerator: rep.ClaimGenerator, Signer: rep.Signer, Issuer: rep.Issuer,
 		ValidationState: rep.State, ValidationCodes: rep.Codes, Actions: []wire.C2PAAction{},
-	}
+	}}
 	for i, a := range rep.Actions {
 		if i == maxC2PAList {
 			break

@@ -20,9 +20,7 @@ func c2paMember(f *wire.C2PAFacts, caPEM string) *wire.C2PA {
 	if f == nil {
 		return nil
 	}
-	m := &wire.C2PA{ActiveManifest: f.ActiveManifest, ClaimGenerator: f.ClaimGenerator, Signer: f.Signer, Issuer: f.Issuer,
-		Actions: f.Actions, Ingredients: f.Ingredients, ValidationState: f.ValidationState, ValidationCodes: f.ValidationCodes,
-		RecordID: f.RecordID}
+	m := &wire.C2PA{C2PAManifest: f.C2PAManifest}
 	if m.Actions == nil {
 		m.Actions = []wire.C2PAAction{}
 	}

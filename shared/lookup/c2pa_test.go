@@ -21,8 +21,8 @@ func TestC2PAMember(t *testing.T) {
 	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ours.Cert.Raw}))
 	leafPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Raw}))
 	facts := func(state, record string, chain []string, codes ...string) *wire.C2PAFacts {
-		return &wire.C2PAFacts{ActiveManifest: "urn:uuid:1", ClaimGenerator: "Provenant/1.0", Signer: "Example News",
-			ValidationState: state, ValidationCodes: codes, RecordID: record, Chain: chain}
+		return &wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ActiveManifest: "urn:uuid:1", ClaimGenerator: "Provenant/1.0", Signer: "Example News",
+			ValidationState: state, ValidationCodes: codes, RecordID: record}, Chain: chain}
 	}
 	for _, tc := range []struct {
 		name          string
@@ -69,7 +69,7 @@ func FuzzC2PAMember(f *testing.F) {
 	leaf := ca.Signer(f, c2patest.CertOptions{}).Chain[0]
 	f.Add("valid", "rec-1", base64.StdEncoding.EncodeToString(leaf.Raw), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})))
 	f.Fuzz(func(t *testing.T, state, record, chain, ca string) {
-		m := c2paMember(&wire.C2PAFacts{ValidationState: state, RecordID: record, Chain: []string{chain}}, ca)
+		m := c2paMember(&wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: state, RecordID: record}, Chain: []string{chain}}, ca)
 		if m == nil {
 			t.Fatal("a manifest gave no member")
 		}

@@ -1,12 +1,12 @@
 package wire
 
-// C2PAFacts is what a file's C2PA manifest store says, as the reader
+// C2PAManifest is what a file's C2PA manifest store says, as the reader
 // found it (docs/c2pa.md, "What verify reports"): the active manifest's
 // claim, its validation by structure, hashes and signature against the
 // certificate chain it carries (not a trust list), and the record it
-// names when it is a Provenant manifest. Every host computes it with the
-// same shared code, so the origin, an edge and the browser module agree.
-type C2PAFacts struct {
+// names when it is a Provenant manifest. Both [C2PAFacts] and [C2PA]
+// carry it, flattened into their JSON.
+type C2PAManifest struct {
 	ActiveManifest string `json:"active_manifest"`
 	ClaimGenerator string `json:"claim_generator"`
 	// Signer is the signing certificate's subject, Issuer its issuer.
@@ -21,6 +21,13 @@ type C2PAFacts struct {
 	// RecordID is the record a Provenant manifest names
 	// (com.provenant.record assertion).
 	RecordID string `json:"record_id,omitempty"`
+}
+
+// C2PAFacts is the manifest as analyze reports it, with the chain the
+// trust decision needs. Every host computes it with the same shared code,
+// so the origin, an edge and the browser module agree.
+type C2PAFacts struct {
+	C2PAManifest
 	// Chain is the signing certificate chain, leaf first, DER in base64
 	// (std, padded), for the trust decision the lookup side makes.
 	Chain []string `json:"chain,omitempty"`
@@ -47,17 +54,9 @@ type C2PAIngredient struct {
 // Provenant CA and the manifest validates; Ours that it is, moreover, a
 // Provenant manifest naming a record.
 type C2PA struct {
-	ActiveManifest  string           `json:"active_manifest"`
-	ClaimGenerator  string           `json:"claim_generator"`
-	Signer          string           `json:"signer"`
-	Issuer          string           `json:"issuer"`
-	Actions         []C2PAAction     `json:"actions"`
-	Ingredients     []C2PAIngredient `json:"ingredients,omitempty"`
-	ValidationState string           `json:"validation_state"`
-	ValidationCodes []string         `json:"validation_codes,omitempty"`
-	RecordID        string           `json:"record_id,omitempty"`
-	Ours            bool             `json:"ours"`
-	Trusted         bool             `json:"trusted"`
+	C2PAManifest
+	Ours    bool `json:"ours"`
+	Trusted bool `json:"trusted"`
 	// Details says in words what was found and why it is or is not trusted.
 	Details string `json:"details"`
 }
