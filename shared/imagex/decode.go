@@ -81,7 +81,8 @@ func (e *DimensionError) Error() string {
 func (e *DimensionError) Unwrap() error { return ErrTooManyPixels }
 
 // Sniff returns the format of b from its leading magic bytes, against the
-// allow-list JPEG, PNG, GIF, WebP. It never looks at a file name or a declared
+// allow-list JPEG, PNG, GIF, WebP; a recognised other image format is an
+// [*OtherFormatError] naming it. It never looks at a file name or a declared
 // content type; a mismatch with those is the caller's to refuse.
 func Sniff(b []byte) (Format, error) {
 	switch {
@@ -95,6 +96,9 @@ func Sniff(b []byte) (Format, error) {
 		return GIF, nil
 	case len(b) >= 12 && bytes.Equal(b[:4], []byte("RIFF")) && bytes.Equal(b[8:12], []byte("WEBP")):
 		return WebP, nil
+	}
+	if name := otherFormat(b); name != "" {
+		return "", &OtherFormatError{Name: name}
 	}
 	return "", ErrUnsupportedFormat
 }

@@ -149,6 +149,9 @@ func TestSniff(t *testing.T) {
 		{"svg", "<svg xmlns=", "", ErrUnsupportedFormat},
 		{"bmp", "BM....", "", ErrUnsupportedFormat},
 		{"short jpeg", "\xff\xd8", "", ErrUnsupportedFormat},
+		{"avif", "\x00\x00\x00\x1cftypavif\x00\x00\x00\x00", "", ErrUnsupportedFormat},
+		{"heic", "\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "", ErrUnsupportedFormat},
+		{"mp4", "\x00\x00\x00\x18ftypisom\x00\x00\x00\x00", "", ErrUnsupportedFormat},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,6 +160,31 @@ func TestSniff(t *testing.T) {
 				t.Errorf("Sniff(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
 			}
 		})
+	}
+}
+
+func TestSniffNamesOtherFormats(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00mif1", "AVIF"},
+		{"\x00\x00\x00\x1cftypavis\x00\x00\x00\x00", "AVIF"},
+		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "HEIC"},
+		{"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00", "HEIF"},
+		{"\xff\x0a\x00\x00", "JPEG XL"},
+		{"II*\x00\x08\x00\x00\x00", "TIFF"},
+		{"BM\x36\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00", "BMP"},
+		{"\x00\x00\x00\x18ftypisom\x00\x00\x00\x00", ""},
+		{"<html>", ""},
+	}
+	for _, tt := range tests {
+		_, err := Sniff([]byte(tt.in))
+		var oe *OtherFormatError
+		got := ""
+		if errors.As(err, &oe) {
+			got = oe.Name
+		}
+		if got != tt.want || !errors.Is(err, ErrUnsupportedFormat) {
+			t.Errorf("Sniff(%q): named %q (err %v), want %q", tt.in, got, err, tt.want)
+		}
 	}
 }
 

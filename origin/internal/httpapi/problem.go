@@ -279,6 +279,12 @@ func problemFor(err error) (p *Problem, internal bool) {
 		p.Detail = na.Detail
 		return p, false
 	}
+	var other *imagex.OtherFormatError
+	if errors.As(err, &other) {
+		p := NewProblem(fasthttp.StatusUnsupportedMediaType, CodeUnsupportedImage, "The file is not a JPEG, PNG, GIF or WebP image")
+		p.Detail = "The file is a " + other.Name + " image, which the service does not read yet; convert it to JPEG, PNG or WebP (most phones can share a photo as JPEG)."
+		return p, false
+	}
 	if errors.Is(err, store.ErrBadCursor) {
 		return cursorProblem(), false
 	}

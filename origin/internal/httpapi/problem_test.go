@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/origin/internal/video"
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // TestValidationProblemStatus: 422 only when every invalid field is
@@ -29,5 +32,24 @@ func TestValidationProblemStatus(t *testing.T) {
 					p.Status, p.Code, len(p.Errors), p.Field, tc.want, len(tc.errs), tc.errs[0].Field)
 			}
 		})
+	}
+}
+
+// TestOtherImageFormatProblem: a phone's AVIF or HEIC photo is refused
+// with 415 naming its format, never taken for something else.
+func TestOtherImageFormatProblem(t *testing.T) {
+	for _, tc := range []struct{ head, name string }{
+		{"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00mif1miaf", "AVIF"},
+		{"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1", "HEIC"},
+	} {
+		_, err := imagex.Sniff([]byte(tc.head))
+		p, internal := problemFor(err)
+		if internal || p.Status != 415 || p.Code != CodeUnsupportedImage || !strings.Contains(p.Detail, tc.name) || strings.Contains(p.Detail, "imagex") {
+			t.Errorf("%s: problem %d %q %q (internal %v); want 415 %s naming %s without package names",
+				tc.name, p.Status, p.Code, p.Detail, internal, CodeUnsupportedImage, tc.name)
+		}
+		if video.Sniff([]byte(tc.head)) {
+			t.Errorf("%s sniffed as a video", tc.name)
+		}
 	}
 }

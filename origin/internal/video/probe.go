@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // Info is what Probe learned about a file.
@@ -35,9 +37,13 @@ type Info struct {
 
 // Sniff reports whether b starts like an ISO base media file (MP4, MOV)
 // or an EBML document (WebM, Matroska): the containers Probe accepts.
+//
+// A still image in the same container (AVIF, HEIC: an ftyp box whose major
+// brand is an image brand) is not a video: it goes to the image path,
+// which names its format.
 func Sniff(b []byte) bool {
 	if len(b) >= 12 && string(b[4:8]) == "ftyp" {
-		return true
+		return imagex.ISOImageBrand(b) == ""
 	}
 	// QuickTime files may start with other top-level atoms.
 	if len(b) >= 8 {
