@@ -228,13 +228,13 @@ func New(cfg Config) (*Server, error) {
 		MaxRequestBodySize:           preReadBytes,
 		// ReadTimeout bounds the header; HeaderReceived gives a body its
 		// own deadline from its declared size.
-		ReadTimeout:  cfg.Conns.HeaderTimeout,
-		WriteTimeout: 10 * time.Minute,
-		IdleTimeout:  cfg.Conns.IdleTimeout,
-		NoDefaultServerHeader:        true,
-		NoDefaultDate:                true,
-		NoDefaultContentType:         true,
-		Logger:                       quietLogger{},
+		ReadTimeout:           cfg.Conns.HeaderTimeout,
+		WriteTimeout:          10 * time.Minute,
+		IdleTimeout:           cfg.Conns.IdleTimeout,
+		NoDefaultServerHeader: true,
+		NoDefaultDate:         true,
+		NoDefaultContentType:  true,
+		Logger:                quietLogger{},
 	}
 	return s, nil
 }

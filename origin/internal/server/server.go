@@ -685,7 +685,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		WriteTimeout:    60 * time.Second,
 		IdleTimeout:     cfg.Conns.IdleTimeout,
 		CloseOnShutdown: true,
-		Logger:                       fasthttpLogger{l: cfg.Logger},
+		Logger:          fasthttpLogger{l: cfg.Logger},
 	}
 	return s, nil
 }
