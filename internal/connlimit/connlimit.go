@@ -52,7 +52,9 @@ type Config struct {
 	MaxConnsPerIP int
 	// Exempt are peers the per-address cap does not apply to (reverse
 	// proxies, the edge in front of an origin): all their clients share
-	// one address. They still count towards MaxConns.
+	// one address. They still count towards MaxConns, but their idle
+	// connections are never closed to make room: a proxy reuses them for
+	// its clients' requests, and one closed under it fails a request.
 	Exempt []netip.Prefix
 	// Logger receives rate-limited warnings; nil discards them.
 	Logger *slog.Logger
@@ -184,7 +186,9 @@ func (l *Listener) admit(c net.Conn) *Conn {
 	if !exempt {
 		l.perIP[key]++
 	}
-	conn.elem = l.idle.PushBack(conn)
+	if !exempt {
+		conn.elem = l.idle.PushBack(conn)
+	}
 	l.mu.Unlock()
 	if victim != nil {
 		l.evicted.Add(1)
@@ -352,7 +356,9 @@ func End(c net.Conn) {
 	if !cc.closed && cc.busy > 0 {
 		if cc.busy--; cc.busy == 0 {
 			l.busy--
-			cc.elem = l.idle.PushBack(cc)
+			if !cc.exempt {
+				cc.elem = l.idle.PushBack(cc)
+			}
 		}
 	}
 	l.mu.Unlock()

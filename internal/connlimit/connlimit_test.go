@@ -119,6 +119,33 @@ func TestPerIPCap(t *testing.T) {
 	}
 }
 
+// TestExemptNotEvicted: a trusted proxy's idle connection is never closed
+// to make room (the proxy would fail the request it sends on it next);
+// the stalled connections of others are.
+func TestExemptNotEvicted(t *testing.T) {
+	l, addr := listen(t, Config{MaxConns: 3, Exempt: []netip.Prefix{netip.MustParsePrefix("127.0.0.9/32")}}, nil, ok)
+	proxy := dialFrom(t, "127.0.0.9", addr) // the oldest: idle, never sends
+	waitOpen(t, l, 1)
+	for range 2 {
+		c := dialFrom(t, "127.0.0.2", addr)
+		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\n")
+	}
+	waitOpen(t, l, 3)
+	for i := range 3 {
+		if st, _ := get(t, "127.0.0.3", addr); st != 200 {
+			t.Fatalf("request %d at the cap: %d", i, st)
+		}
+	}
+	_ = proxy.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(proxy, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(proxy), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("the proxy's idle connection after the evictions: %v %v, want it still served", resp, err)
+	}
+}
+
 // TestEvictStalled: at MaxConns a newcomer takes the place of the
 // connection that has waited longest without a request, so a legitimate
 // client is served through a flood of stalled headers; when every
