@@ -178,8 +178,11 @@ func run(args []string) error {
 			return err
 		}
 		admin = &fasthttp.Server{Handler: srv.AdminHandler(), Name: "provenant-edge-admin", ReadTimeout: 10 * time.Second, WriteTimeout: time.Minute,
-			IdleTimeout: time.Minute, MaxRequestBodySize: 4 << 10, Concurrency: 64}
-		go func() { errc <- admin.Serve(aln) }()
+			IdleTimeout: time.Minute, MaxRequestBodySize: 4 << 10}
+		// The admin listener has a small budget of its own, and a failing
+		// accept pauses instead of ending the process.
+		budgeted := connlimit.NewListener(aln, connlimit.Config{MaxConns: 64, Logger: log.With("component", "admin-connections")})
+		go func() { errc <- admin.Serve(budgeted) }()
 		log.Info("edge admin listening", "addr", aln.Addr().String())
 	}
 	for {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -192,5 +193,36 @@ func TestPublicTextAndCertificate(t *testing.T) {
 	j := ts.get("/api/v1/content-records/"+id+"/certificate", nil)
 	if !strings.Contains(string(j.body), `"revoked_reason":"published by mistake\nsee the correction"`) {
 		t.Errorf("certificate JSON lacks revoked_reason: %s", j.body)
+	}
+}
+
+// TestShutdownBounded: a stalled client cannot hold a shutdown: once the
+// deadline passes, the connections still open are closed.
+func TestShutdownBounded(t *testing.T) {
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.Conns.HeaderTimeout = time.Minute })
+	c, err := net.Dial("tcp", strings.TrimPrefix(ts.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET /health HTTP/1.1\r\nHost: x\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ts.srv.ConnStats().Open != 1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stalled connection is not open: %+v", ts.srv.ConnStats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	ts.stopped = true
+	_ = ts.srv.Shutdown(ctx)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadAll(c); err != nil {
+		t.Errorf("the stalled connection after the shutdown deadline: %v, want it closed by the server", err)
+	}
+	if st := ts.srv.ConnStats(); st.Open != 0 {
+		t.Errorf("after shutdown: %+v", st)
 	}
 }
