@@ -209,7 +209,8 @@ func New(cfg Config) (*Server, error) {
 	verifyCap := cfg.Limits.MaxUploadBytes + multipartSlack
 	s.reqBodies = connlimit.NewBodies(connlimit.BodyConfig{HeaderTimeout: cfg.Conns.HeaderTimeout, MinRate: cfg.Conns.MinBodyRate, MaxBody: cfg.Conns.MaxBody,
 		Limit: func(h *fasthttp.RequestHeader) int64 {
-			if string(h.Method()) == fasthttp.MethodPost && string(h.RequestURI()) == "/api/v1/verify" {
+			path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+			if string(h.Method()) == fasthttp.MethodPost && path == "/api/v1/verify" {
 				return verifyCap
 			}
 			return 0

@@ -33,7 +33,6 @@ import (
 
 	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/connlimit"
-
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
