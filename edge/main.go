@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -208,29 +207,12 @@ func run(args []string) error {
 	}
 }
 
-// connsConfig is the public listener's budget from the flags, the total
-// cap lowered to fit the open-files limit (raised first as far as the
-// system allows), so that the cap, not accept, is what runs out.
+// connsConfig is the public listener's budget from the flags
+// (connlimit.FromFlags: the cap fits the open-files limit).
 func connsConfig(o *options, log *slog.Logger) server.Conns {
-	c := server.Conns{MaxConns: o.maxConns, MaxConnsPerIP: o.maxConnsPerIP, HeaderTimeout: o.headerTimeout, IdleTimeout: o.idleTimeout,
-		MinBodyRate: o.minBodyRate, MaxBody: o.maxBodyMiB << 20}
-	files, err := connlimit.RaiseFileLimit()
-	if err != nil {
-		log.Warn("open-files limit unknown", "err", err)
-	}
-	if c.MaxConns == 0 {
-		c.MaxConns = math.MaxInt32
-	}
-	if fit := connlimit.FitCap(c.MaxConns, files); fit < c.MaxConns {
-		if o.maxConns != 0 {
-			log.Warn("--max-conns lowered to fit the open-files limit", "max_conns", fit, "open_files_limit", files)
-		}
-		c.MaxConns = fit
-	}
-	if c.MaxConnsPerIP == 0 {
-		c.MaxConnsPerIP = -1
-	}
-	return c
+	b := connlimit.FromFlags(connlimit.Budget{MaxConns: o.maxConns, MaxConnsPerIP: o.maxConnsPerIP, HeaderTimeout: o.headerTimeout,
+		IdleTimeout: o.idleTimeout, MinBodyRate: o.minBodyRate}, log)
+	return server.Conns{Budget: b, MaxBody: o.maxBodyMiB << 20}
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

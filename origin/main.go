@@ -292,25 +292,8 @@ func connsConfig(o *serveOptions, logger *slog.Logger) (server.ConnsConfig, erro
 	if o.headerTimeout <= 0 || o.idleTimeout <= 0 || o.shutdownTimeout <= 0 {
 		return server.ConnsConfig{}, errors.New("--header-timeout, --idle-timeout and --shutdown-timeout must be positive")
 	}
-	c := server.ConnsConfig{MaxConns: int(o.maxConns), MaxConnsPerIP: int(o.maxConnsPerIP),
-		HeaderTimeout: o.headerTimeout, IdleTimeout: o.idleTimeout, MinBodyRate: rate}
-	files, err := connlimit.RaiseFileLimit()
-	if err != nil {
-		logger.Warn("open-files limit unknown", "err", err)
-	}
-	if c.MaxConns == 0 {
-		c.MaxConns = math.MaxInt32
-	}
-	if fit := connlimit.FitCap(c.MaxConns, files); fit < c.MaxConns {
-		if o.maxConns != 0 {
-			logger.Warn("--max-conns lowered to fit the open-files limit", "max_conns", fit, "open_files_limit", files)
-		}
-		c.MaxConns = fit
-	}
-	if c.MaxConnsPerIP == 0 {
-		c.MaxConnsPerIP = -1
-	}
-	return c, nil
+	return connlimit.FromFlags(server.ConnsConfig{MaxConns: int(o.maxConns), MaxConnsPerIP: int(o.maxConnsPerIP),
+		HeaderTimeout: o.headerTimeout, IdleTimeout: o.idleTimeout, MinBodyRate: rate}, logger), nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

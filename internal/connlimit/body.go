@@ -1,6 +1,7 @@
 package connlimit
 
 import (
+	"log/slog"
 	"sync"
 	"time"
 
@@ -130,4 +131,72 @@ func (b *Bodies) Handler(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 		}
 		next(ctx)
 	}
+}
+
+// Budget is a server's connection budget as its operator configures it:
+// the caps of Config and the timeouts of the fasthttp server and of
+// Bodies.
+type Budget struct {
+	// MaxConns and MaxConnsPerIP are Config's caps: 0 means the default,
+	// a negative value no cap.
+	MaxConns, MaxConnsPerIP int
+	// HeaderTimeout bounds the wait for a request's header (the server's
+	// ReadTimeout), IdleTimeout the wait for the next request on a
+	// kept-alive connection; zero means the default.
+	HeaderTimeout, IdleTimeout time.Duration
+	// MinBodyRate, bytes per second, gives a body its deadline (see
+	// Bodies); zero means the default.
+	MinBodyRate int64
+}
+
+// WithDefaults returns b with its zero fields set to the package
+// defaults and its negative caps to 0 (no cap), as Config reads them.
+func (b Budget) WithDefaults() Budget {
+	pick := func(v, def int) int {
+		switch {
+		case v < 0:
+			return 0
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	b.MaxConns = pick(b.MaxConns, DefaultMaxConns)
+	b.MaxConnsPerIP = pick(b.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	if b.HeaderTimeout <= 0 {
+		b.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if b.IdleTimeout <= 0 {
+		b.IdleTimeout = DefaultIdleTimeout
+	}
+	if b.MinBodyRate <= 0 {
+		b.MinBodyRate = DefaultMinBodyRate
+	}
+	return b
+}
+
+// FromFlags turns command-line caps (0: no cap) into a Budget's (negative:
+// no cap), after raising the open-files limit as far as the system allows
+// and lowering the total cap to fit in it (FitCap), with a warning when a
+// configured cap had to be lowered: the cap, not accept, is then what runs
+// out.
+func FromFlags(b Budget, log *slog.Logger) Budget {
+	files, err := RaiseFileLimit()
+	if err != nil {
+		log.Warn("open-files limit unknown", "err", err)
+	}
+	configured := b.MaxConns != 0
+	if !configured {
+		b.MaxConns = 1 << 30
+	}
+	if fit := FitCap(b.MaxConns, files); fit < b.MaxConns {
+		if configured {
+			log.Warn("--max-conns lowered to fit the open-files limit", "max_conns", fit, "open_files_limit", files)
+		}
+		b.MaxConns = fit
+	}
+	if b.MaxConnsPerIP == 0 {
+		b.MaxConnsPerIP = -1
+	}
+	return b
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -321,5 +322,25 @@ func TestFitCap(t *testing.T) {
 		if got := FitCap(tc.max, tc.limit); got != tc.want {
 			t.Errorf("FitCap(%d, %d) = %d, want %d", tc.max, tc.limit, got, tc.want)
 		}
+	}
+}
+
+// TestFromFlags: on the command line 0 means no cap; the total cap still
+// fits the open-files limit, and a configured cap over it is lowered.
+func TestFromFlags(t *testing.T) {
+	files, err := RaiseFileLimit()
+	if err != nil || files == 0 {
+		t.Skipf("no open-files limit: %v", err)
+	}
+	b := FromFlags(Budget{}, slog.New(slog.DiscardHandler))
+	if b.MaxConnsPerIP != -1 || b.MaxConns != FitCap(1<<30, files) {
+		t.Errorf("no caps asked: %+v, want per-IP none and the total fitted to %d files", b, files)
+	}
+	b = FromFlags(Budget{MaxConns: int(files) * 2, MaxConnsPerIP: 5}, slog.New(slog.DiscardHandler))
+	if b.MaxConns >= int(files) || b.MaxConnsPerIP != 5 {
+		t.Errorf("a cap over the file limit %d: %+v", files, b)
+	}
+	if d := (Budget{MaxConns: -1}).WithDefaults(); d.MaxConns != 0 || d.MaxConnsPerIP != DefaultMaxConnsPerIP || d.HeaderTimeout != DefaultHeaderTimeout {
+		t.Errorf("WithDefaults: %+v", d)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -60,7 +61,7 @@ func rawRequest(t *testing.T, src, addr, req string, wait time.Duration) (*http.
 // body cap is answered 413 at once, without waiting for the body; a
 // header that never ends is answered 408 at the header timeout.
 func TestEdgeEarlyRefusals(t *testing.T) {
-	_, addr := serveNative(t, Conns{HeaderTimeout: time.Second, MaxBody: 64 << 20})
+	_, addr := serveNative(t, Conns{Budget: connlimit.Budget{HeaderTimeout: time.Second}, MaxBody: 64 << 20})
 	for _, tc := range []struct{ what, req string }{
 		{"40 MB verify", "POST /api/v1/verify?report=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 40000000\r\n\r\n"},
 		{"100 MB sign", "POST /api/v1/sign HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n"},
@@ -80,7 +81,7 @@ func TestEdgeEarlyRefusals(t *testing.T) {
 // the edge answers /ready itself with 503 instead of passing it to the
 // origin; a stalled connection made room for the probe.
 func TestEdgeReadySaturated(t *testing.T) {
-	srv, addr := serveNative(t, Conns{MaxConns: 2})
+	srv, addr := serveNative(t, Conns{Budget: connlimit.Budget{MaxConns: 2}})
 	for range 2 {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
 		c, err := d.Dial("tcp", addr)

@@ -93,17 +93,9 @@ type Config struct {
 }
 
 // Conns is the public listener's connection budget (docs/edge.md,
-// "Connections").
+// "Connections"); TrustedProxies are exempt from the per-address cap.
 type Conns struct {
-	// MaxConns caps the connections open at once; MaxConnsPerIP those of
-	// one client address (TrustedProxies exempt).
-	MaxConns, MaxConnsPerIP int
-	// HeaderTimeout bounds the wait for a request's header, IdleTimeout
-	// the wait for the next request on a kept-alive connection.
-	HeaderTimeout, IdleTimeout time.Duration
-	// MinBodyRate, bytes per second, gives a body its deadline: the
-	// header timeout plus its declared size at this rate.
-	MinBodyRate int64
+	connlimit.Budget
 	// MaxBody is the largest body passed on to the origin (zero:
 	// DefaultMaxBody); a larger declared size, or a verify body over one
 	// upload, is answered 413 before any of it is read.
@@ -116,22 +108,7 @@ type Conns struct {
 const DefaultMaxBody = 256 << 20
 
 func (c Conns) withDefaults() Conns {
-	pick := func(v, def int) int {
-		switch {
-		case v < 0:
-			return 0
-		case v == 0:
-			return def
-		}
-		return v
-	}
-	c.MaxConns = pick(c.MaxConns, connlimit.DefaultMaxConns)
-	c.MaxConnsPerIP = pick(c.MaxConnsPerIP, connlimit.DefaultMaxConnsPerIP)
-	c.HeaderTimeout = cmp(c.HeaderTimeout, connlimit.DefaultHeaderTimeout)
-	c.IdleTimeout = cmp(c.IdleTimeout, connlimit.DefaultIdleTimeout)
-	if c.MinBodyRate <= 0 {
-		c.MinBodyRate = connlimit.DefaultMinBodyRate
-	}
+	c.Budget = c.Budget.WithDefaults()
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
 	}

@@ -217,48 +217,10 @@ type Config struct {
 	AdminToken string
 }
 
-// ConnsConfig is the public listener's connection budget (see package
-// connlimit and docs/operations.md, "Connection budget"). Zero fields get
-// the connlimit defaults; a negative cap means none.
-type ConnsConfig struct {
-	// MaxConns caps the connections open at once; MaxConnsPerIP those of
-	// one client address (the trusted proxies are exempt).
-	MaxConns, MaxConnsPerIP int
-	// HeaderTimeout bounds the wait for a request's header, IdleTimeout
-	// the wait for the next request on a kept-alive connection.
-	HeaderTimeout, IdleTimeout time.Duration
-	// MinBodyRate, bytes per second, gives a body its deadline: the
-	// header timeout plus its declared size at this rate.
-	MinBodyRate int64
-}
-
-// withDefaults fills the zero fields and turns "none" into 0.
-func (c ConnsConfig) withDefaults() ConnsConfig {
-	pick := func(v, def int) int {
-		switch {
-		case v < 0:
-			return 0
-		case v == 0:
-			return def
-		}
-		return v
-	}
-	c.MaxConns = pick(c.MaxConns, connlimit.DefaultMaxConns)
-	c.MaxConnsPerIP = pick(c.MaxConnsPerIP, connlimit.DefaultMaxConnsPerIP)
-	c.HeaderTimeout = cmpDur(c.HeaderTimeout, connlimit.DefaultHeaderTimeout)
-	c.IdleTimeout = cmpDur(c.IdleTimeout, connlimit.DefaultIdleTimeout)
-	if c.MinBodyRate <= 0 {
-		c.MinBodyRate = connlimit.DefaultMinBodyRate
-	}
-	return c
-}
-
-func cmpDur(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
+// ConnsConfig is the public listener's connection budget (docs/
+// operations.md, "Connection budget"); the trusted proxies are exempt
+// from the per-address cap.
+type ConnsConfig = connlimit.Budget
 
 // DomainsConfig configures domain verification. The zero value is the
 // production setting: DNS through net.DefaultResolver, proof files over
@@ -389,7 +351,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if cfg.MaxRequestBodySize <= 0 {
 		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
 	}
-	cfg.Conns = cfg.Conns.withDefaults()
+	cfg.Conns = cfg.Conns.WithDefaults()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create data dir: %w", err)
 	}
