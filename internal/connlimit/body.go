@@ -94,10 +94,14 @@ func (b *Bodies) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 			limit = l
 		}
 	}
-	switch {
-	case limit > 0 && n > limit:
+	if limit > 0 && n > limit {
 		b.overCap.Store(h, struct{}{})
 		return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
+	}
+	// fasthttp reuses a request's header for later requests: a mark that
+	// was never collected must not refuse one of them.
+	b.overCap.Delete(h)
+	switch {
 	case n > 0 || n == -1:
 		return fasthttp.RequestConfig{ReadTimeout: b.Deadline(n)}
 	}
