@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,8 +58,26 @@ const soakEnv = "PROVENANT_SOAK"
 // soakFiles is the open-files limit both servers run under: low enough
 // that a few thousand hostile sockets exhaust it, so that the test reaches
 // the limit without needing 20,000 sockets. The servers fit their
-// connection caps into it (connlimit.FitCap: 2048 less 512).
+// connection caps into it (connlimit.FitCap: 2048 less 512). A test
+// process with fewer descriptors of its own scales both down (soakScale).
 const soakFiles = 2048
+
+// soakScale returns the hostile connections held per server (about 4,000,
+// the stalled headers 30 per address) and the servers' open-files limit,
+// scaled down when this process's own limit could not hold them: the
+// servers' caps (their limit less 512) stay well under the hostile count.
+func soakScale(t *testing.T) (stallPerAddr, serverFiles int) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Fatal(err)
+	}
+	perServer := min(4000, (int(min(r.Cur, 1<<20))-1000)/2) // both servers, plus the test's own
+	if perServer < 1600 {
+		t.Skipf("an open-files limit of %d cannot hold the soak's hostile connections", r.Cur)
+	}
+	stallPerAddr = (perServer - 1000) / 100 // 100 addresses; 1,000 body attackers
+	return stallPerAddr, min(soakFiles, 512+perServer/2)
+}
 
 // TestSoak runs the real origin and the real edge on loopback, each under
 // a low open-files limit, and keeps a steady legitimate load on them —
@@ -81,6 +100,7 @@ func TestSoak(t *testing.T) {
 		}
 		attack = d
 	}
+	stallPerAddr, serverFiles := soakScale(t)
 	root, err := wasmtest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +118,7 @@ func TestSoak(t *testing.T) {
 	// server starts: the servers cannot raise it back.
 	wrap := func(bin string) string {
 		w := filepath.Join(dir, filepath.Base(bin)+"-limited")
-		script := fmt.Sprintf("#!/bin/sh\nulimit -n %d || exit 97\nexec %q \"$@\"\n", soakFiles, bin)
+		script := fmt.Sprintf("#!/bin/sh\nulimit -n %d || exit 97\nexec %q \"$@\"\n", serverFiles, bin)
 		if err := os.WriteFile(w, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +141,7 @@ func TestSoak(t *testing.T) {
 	for i := range 4 {
 		// Stalled headers on both servers, from 100 addresses each.
 		for _, target := range []string{origin.URL, edge.url} {
-			wg.Go(func() { stallHeaders(ctx, target, 2+i*25, 25, 30, &hostile) })
+			wg.Go(func() { stallHeaders(ctx, target, 2+i*25, 25, stallPerAddr, &hostile) })
 		}
 	}
 	for _, target := range []string{origin.URL + "/api/v1/sign", edge.url + "/api/v1/verify"} {
