@@ -578,6 +578,9 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, badger: bdg, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
 		anchored: anchored, api: api, metrics: met}
 	srvRef.Store(s)
+	if err := registerConnMetrics(reg, s.ConnStats); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// A declared size over its route's cap is refused before any of the
 	// body is read: the routes with a cap of their own (media uploads) by
 	// method and path, every other request by the server's cap.
@@ -824,6 +827,32 @@ func connsCheck(ref *atomic.Pointer[Server]) error {
 	}
 	if st := cl.Stats(); st.Saturated {
 		return fmt.Errorf("%w: %d open of %d, %d refused, %d evicted, %d failed accepts", errSaturated, st.Open, st.MaxConns, st.Refused+st.RefusedPerIP, st.Evicted, st.AcceptErrors)
+	}
+	return nil
+}
+
+// registerConnMetrics exports the connection budget (docs/operations.md,
+// "Metrics and profiling"), read at each scrape.
+func registerConnMetrics(reg prometheus.Registerer, stats func() connlimit.Stats) error {
+	gauge := func(name, help string, v func(connlimit.Stats) int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v(stats())) })
+	}
+	counter := func(name, help string, labels prometheus.Labels, v func(connlimit.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, func() float64 { return float64(v(stats())) })
+	}
+	const refusedHelp = "Connections answered and closed at accept: per_ip (over --max-conns-per-ip, 429) or full (every connection busy, 503)."
+	for _, c := range []prometheus.Collector{
+		gauge("provenant_connections_open", "Connections open on the public listener.", func(s connlimit.Stats) int { return s.Open }),
+		gauge("provenant_connections_busy", "Open connections inside a request.", func(s connlimit.Stats) int { return s.Busy }),
+		gauge("provenant_connections_max", "The connection cap in force (--max-conns, fitted to the open-files limit; 0: none).", func(s connlimit.Stats) int { return s.MaxConns }),
+		counter("provenant_connections_refused_total", refusedHelp, prometheus.Labels{"reason": "per_ip"}, func(s connlimit.Stats) uint64 { return s.RefusedPerIP }),
+		counter("provenant_connections_refused_total", refusedHelp, prometheus.Labels{"reason": "full"}, func(s connlimit.Stats) uint64 { return s.Refused }),
+		counter("provenant_connections_reclaimed_total", "Stalled or idle connections closed to make room at the cap.", nil, func(s connlimit.Stats) uint64 { return s.Evicted }),
+		counter("provenant_accept_errors_total", "Failed accepts (each followed by a pause), e.g. out of file descriptors.", nil, func(s connlimit.Stats) uint64 { return s.AcceptErrors }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("register connection metrics: %w", err)
+		}
 	}
 	return nil
 }
