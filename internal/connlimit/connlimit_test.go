@@ -30,7 +30,7 @@ func listen(t *testing.T, cfg Config, bodies *Bodies, h fasthttp.RequestHandler)
 	if bodies == nil {
 		bodies = NewBodies(BodyConfig{MaxBody: 1 << 20, Refuse: func(ctx *fasthttp.RequestCtx) { ctx.SetStatusCode(413) }})
 	}
-	srv := &fasthttp.Server{Handler: bodies.Handler(h), HeaderReceived: bodies.HeaderReceived, ReadTimeout: 5 * time.Second,
+	srv := &fasthttp.Server{Handler: bodies.Handler(h), HeaderReceived: bodies.HeaderReceived, ExpectHandler: bodies.Expect, ReadTimeout: 5 * time.Second,
 		StreamRequestBody: true, DisablePreParseMultipartForm: true, Logger: discard{},
 		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
 			if bodies.OverCap(ctx) {
@@ -299,6 +299,26 @@ func TestEarlyRefusal(t *testing.T) {
 			t.Errorf("%s declared %d: status %d, want 413", tc.path, tc.declared, st)
 		}
 	}
+	// A client that waits for 100 Continue gets the 413 instead.
+	c := dialFrom(t, "127.0.0.1", addr)
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000000\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != 413 {
+		t.Errorf("Expect: 100-continue over the cap: %v %v, want 413", resp, err)
+	}
+	c = dialFrom(t, "127.0.0.1", addr)
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+	br := bufio.NewReader(c)
+	if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("Expect: 100-continue within the cap: %q %v, want 100 Continue", line, err)
+	}
+	_, _ = br.ReadString('\n') // the blank line after the interim response
+	_, _ = io.WriteString(c, "abc")
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the body after 100 Continue: %v %v, want 200", resp, err)
+	}
+
 	// 512 KiB at 1 MiB/s: 300 ms + 500 ms.
 	st, took := send("/", 512<<10)
 	if st == 200 || took < 700*time.Millisecond {

@@ -199,6 +199,7 @@ func New(cfg Config) (*Server, error) {
 	s.srv = &fasthttp.Server{
 		Handler:                      s.reqBodies.Handler(s.handler),
 		HeaderReceived:               s.reqBodies.HeaderReceived,
+		ExpectHandler:                s.reqBodies.Expect,
 		ErrorHandler:                 s.errorHandler,
 		Name:                         "provenant-edge",
 		StreamRequestBody:            true,

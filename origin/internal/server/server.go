@@ -634,6 +634,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		Handler:               s.bodies.Handler(api.Handler()),
 		ErrorHandler:          errorHandler(cfg.Logger, s.bodies),
 		HeaderReceived:        s.bodies.HeaderReceived,
+		ExpectHandler:         s.bodies.Expect,
 		Name:                  "provenant-origin",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.MaxRequestBodySize,
