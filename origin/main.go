@@ -23,7 +23,8 @@
 // together; unless GOMEMLIMIT is set, the Go runtime's soft memory limit
 // is set to that budget plus 512 MiB, so that garbage from finished
 // decodes is collected before the heap grows past it (see "Decode memory"
-// in docs/api.md).
+// in docs/api.md). --video-memory is the address space the ffmpeg and
+// ffprobe processes may reserve together (docs/video.md, "Budgets").
 package main
 
 import (
@@ -107,7 +108,7 @@ type serveOptions struct {
 	ethNetworkName, ethExplorerTxURL, ethMaxFeeGwei        string
 	ethPublic                                              bool
 	batchInterval                                          time.Duration
-	decodeMemory                                           string
+	decodeMemory, videoMemory                              string
 	videoWallTime                                          time.Duration
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
@@ -143,7 +144,8 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.uint(&o.batchSize, "batch-size", uint64(anchor.DefaultBatchSize), "records per Merkle batch")
 	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
 	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
-	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time)")
+	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time and a deadline of 20 s plus 3×, signing 8×, the video's duration)")
+	f.str(&o.videoMemory, "video-memory", "2560MiB", "address space all ffmpeg/ffprobe processes may reserve together (each reserves its own limit: probe 512MiB, decode 768MiB, encode 1GiB)")
 	f.str(&o.smtpAddr, "smtp-addr", "", "SMTP server host:port for reset mails; empty: files in <data-dir>/outbox")
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
 	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
@@ -184,7 +186,11 @@ func serve(args []string) error {
 		return err
 	}
 
-	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime,
+	videoBytes, err := parseSize(o.videoMemory)
+	if err != nil || videoBytes <= 0 {
+		return fmt.Errorf("--video-memory %q: want a size such as 3GiB", o.videoMemory)
+	}
+	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())

@@ -203,6 +203,10 @@ type Config struct {
 	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
 	// zero means the video package's default (10 minutes).
 	VideoWallTime time.Duration
+	// VideoMemory is the address space all ffmpeg/ffprobe processes may
+	// reserve together (video.Config.Memory); zero means
+	// video.DefaultMemory.
+	VideoMemory int64
 }
 
 // DomainsConfig configures domain verification. The zero value is the
@@ -485,7 +489,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	// Video needs ffmpeg and ffprobe; without them the server still signs
 	// and verifies images and answers video uploads with 503.
-	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime})
+	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime, Memory: cfg.VideoMemory})
 	if vidErr != nil {
 		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
 	}

@@ -72,6 +72,9 @@ func (e *Engine) Probe(ctx context.Context, path string) (Info, error) {
 	if !Sniff(head) {
 		return Info{}, fmt.Errorf("%w: not an MP4, MOV or WebM file", ErrUnsupported)
 	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
 	release, err := e.mem.Acquire(ctx, ProbeMemory)
 	if err != nil {
 		return Info{}, err

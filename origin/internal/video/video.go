@@ -229,6 +229,9 @@ func (e *Engine) turn(ctx context.Context) (release func(), err error) {
 // admit takes a turn and reserves n bytes of the memory budget for the
 // children of one run; release gives both back.
 func (e *Engine) admit(ctx context.Context, n int64) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // a free slot must not start work for a request that ended
+	}
 	rt, err := e.turn(ctx)
 	if err != nil {
 		return nil, err
