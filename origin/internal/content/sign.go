@@ -132,6 +132,13 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A strip too long for the local signature grid is refused from its
+	// header, before any decode or embedding.
+	if info, err := imagex.DecodeConfig(in.File, s.cfg.Limits); err == nil {
+		if err := s.cfg.Limits.CheckSignAspect(info.Width, info.Height); err != nil {
+			return nil, err
+		}
+	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, in.File, s.cfg.Limits, imagex.UseMark)
 	if err != nil {
 		return nil, err
