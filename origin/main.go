@@ -99,7 +99,7 @@ See docs/operations.md.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
 	storeKind, postgresURL, blobsDir                       string
-	anchorLeaseTTL                                         time.Duration
+	anchorLeaseTTL, chainReadTimeout                       time.Duration
 	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
@@ -127,6 +127,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
 	f.str(&o.blobsDir, "blobs-dir", "", "with --store postgres: directory of the signed files, shared by every origin of the installation; empty: <data-dir>/blobs")
 	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
+	f.dur(&o.chainReadTimeout, "chain-read-timeout", anchor.DefaultReadTimeout, "longest a request waits for the chain reads behind one record's anchoring state; past it the state is unavailable")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
@@ -211,6 +212,10 @@ func serve(args []string) error {
 		return fmt.Errorf("anchor lease TTL %v: must be positive", o.anchorLeaseTTL)
 	}
 	cfg.Anchor.LeaseTTL = o.anchorLeaseTTL
+	if o.chainReadTimeout <= 0 {
+		return fmt.Errorf("chain read timeout %v: must be positive", o.chainReadTimeout)
+	}
+	cfg.Anchor.ReadTimeout = o.chainReadTimeout
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err

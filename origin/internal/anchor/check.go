@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/provenant/provenant/shared/record"
 )
@@ -39,7 +40,21 @@ type Checker struct {
 	Chain  ChainReader
 	// MinConfirmations a block needs for Verified (0 means 1).
 	MinConfirmations uint64
+	// ReadTimeout bounds the chain reads of one AnchorState call together
+	// (0 means DefaultReadTimeout): a node that accepts connections and
+	// never answers costs a request at most this, and the state is then
+	// unavailable, as when the node is down.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout is Checker.ReadTimeout's default: a healthy node
+// answers the five calls of a check in milliseconds, a public endpoint
+// under load in well under a second.
+const DefaultReadTimeout = 5 * time.Second
+
+// ErrChainTimeout is wrapped by AnchorState errors when the chain did not
+// answer within the read timeout.
+var ErrChainTimeout = errors.New("anchor: the chain did not answer in time")
 
 // AnchorState returns the state of recordID, whose leaf hash is leaf. A
 // record that was never queued is Pending. An error means the state could
@@ -53,13 +68,22 @@ func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (S
 	if err != nil {
 		return State{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
 	}
-	res, verr := Verify(ctx, c.Chain, leaf, proof, c.MinConfirmations)
+	timeout := c.ReadTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadTimeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, verr := Verify(rctx, c.Chain, leaf, proof, c.MinConfirmations)
 	switch res.Outcome {
 	case Verified, Pending, Invalid:
 		return State{Outcome: res.Outcome, Detail: res.Detail, Proof: &proof}, nil
 	}
 	if verr == nil {
 		verr = errors.New(res.Detail)
+	}
+	if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return State{}, fmt.Errorf("anchor verify %s: %w after %v: %w", recordID, ErrChainTimeout, timeout, verr)
 	}
 	return State{}, fmt.Errorf("anchor verify %s: %w", recordID, verr)
 }

@@ -239,6 +239,11 @@ type AnchorConfig struct {
 	// LeaseTTL is the anchoring lease's duration with a PostgreSQL store
 	// (zero: anchor.DefaultLeaseTTL): a dead leader is replaced within it.
 	LeaseTTL time.Duration
+	// ReadTimeout bounds the chain reads behind one record's anchoring
+	// state (verify, record detail, certificate, receipt); past it the
+	// state is "unavailable", as when the node is down (zero:
+	// anchor.DefaultReadTimeout, 5 s).
+	ReadTimeout time.Duration
 }
 
 // Server is a running origin. Create with New, start with Serve, stop with
@@ -452,7 +457,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	// both inside the transaction that marks the batch anchored.
 	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
 	counted := met.Chain(chain)
-	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations}
+	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations, ReadTimeout: cfg.Anchor.ReadTimeout}
 	if d.anchorQueue != nil {
 		aq = d.anchorQueue
 	}
