@@ -22,7 +22,7 @@ const disconnectPoll = 200 * time.Millisecond
 // request counts as gone. The caller must call cancel when the handler
 // returns (the connection then goes back to fasthttp).
 func clientContext(ctx *fasthttp.RequestCtx) (context.Context, context.CancelFunc) {
-	c, cancel := context.WithCancel(context.Background())
+	c, cancel := context.WithCancel(Context(ctx))
 	sc, ok := ctx.Conn().(syscall.Conn)
 	if !ok {
 		return c, cancel

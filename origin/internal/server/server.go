@@ -297,6 +297,8 @@ type deps struct {
 	// checker that content records use.
 	anchorQueue content.AnchorQueue
 	proofs      content.ProofSource
+	// afterRecordCommit is content.Config.AfterCommit (crash tests).
+	afterRecordCommit func(recordID string)
 }
 
 // New opens the data directory and builds the server; it does not listen.
@@ -507,9 +509,10 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
-		Network: chainCfg.Describe(),
-		Video:   vid,
-		C2PA:    c2paCA,
+		Network:     chainCfg.Describe(),
+		Video:       vid,
+		C2PA:        c2paCA,
+		AfterCommit: d.afterRecordCommit,
 	})
 	if err != nil {
 		return nil, err
