@@ -108,7 +108,7 @@ type serveOptions struct {
 	ethNetworkName, ethExplorerTxURL, ethMaxFeeGwei        string
 	ethPublic                                              bool
 	batchInterval                                          time.Duration
-	decodeMemory, videoMemory                              string
+	decodeMemory, videoMemory, minFreeDisk                 string
 	videoWallTime                                          time.Duration
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
@@ -146,6 +146,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
 	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
 	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time and a deadline of 20 s plus 3×, signing 8×, the video's duration)")
+	f.str(&o.minFreeDisk, "min-free-disk", "256MiB", "free space the database's file system must keep for a write to go ahead; below it writes answer 507 and /ready is 503 (0: no check)")
 	f.str(&o.videoMemory, "video-memory", "2560MiB", "address space all ffmpeg/ffprobe processes may reserve together (each reserves its own limit: probe 512MiB, decode 768MiB, encode 1GiB)")
 	f.str(&o.smtpAddr, "smtp-addr", "", "SMTP server host:port for reset mails; empty: files in <data-dir>/outbox")
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
@@ -191,7 +192,14 @@ func serve(args []string) error {
 	if err != nil || videoBytes <= 0 {
 		return fmt.Errorf("--video-memory %q: want a size such as 3GiB", o.videoMemory)
 	}
-	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
+	minFree, err := parseSize(o.minFreeDisk)
+	if err != nil || minFree < 0 {
+		return fmt.Errorf("--min-free-disk %q: want a size such as 256MiB", o.minFreeDisk)
+	}
+	if minFree == 0 {
+		minFree = -1 // 0 on the command line disables; in Config it means the default
+	}
+	cfg := server.Config{DataDir: o.dataDir, MinFreeDisk: minFree, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/valyala/fasthttp"
 
@@ -138,6 +139,16 @@ const (
 	// than 64 times its short side (limits.DefaultMaxSignAspect).
 	CodeAspectRatio = "aspect_ratio_out_of_limits"
 )
+
+// CodeInsufficientStorage (507, with Retry-After): the server's disk is
+// under its free-space margin (or full); the write was refused before
+// anything was stored. It is logged as an internal error: an operator
+// must free space.
+const CodeInsufficientStorage = "insufficient_storage"
+
+// storageRetryAfter is the Retry-After, in seconds, of an
+// insufficient_storage answer.
+const storageRetryAfter = 60
 
 // CodeDecodeCapacity (503, with Retry-After): the images being decoded
 // already use the server's decode memory budget and no room came within
@@ -295,6 +306,11 @@ func problemFor(err error) (p *Problem, internal bool) {
 	}
 	if errors.Is(err, store.ErrBadCursor) {
 		return cursorProblem(), false
+	}
+	if errors.Is(err, store.ErrNoSpace) || errors.Is(err, syscall.ENOSPC) {
+		p := NewProblem(fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored")
+		p.RetryAfter = storageRetryAfter
+		return p, true
 	}
 	for _, m := range errorMappings {
 		if errors.Is(err, m.err) {

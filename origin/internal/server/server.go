@@ -203,6 +203,14 @@ type Config struct {
 	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
 	// zero means the video package's default (10 minutes).
 	VideoWallTime time.Duration
+	// MinFreeDisk is the free space the data directory's file system must
+	// keep for a database write to go ahead (store.Config.MinFreeBytes):
+	// below it writes answer 507 insufficient_storage and /ready is 503,
+	// and the origin refuses to start rather than crash. Zero means
+	// store.DefaultMinFreeBytes (256 MiB); negative disables the check.
+	MinFreeDisk int64
+	// freeSpace replaces statfs for the free-space check (tests).
+	freeSpace func(dir string) (int64, error)
 	// VideoMemory is the address space all ffmpeg/ffprobe processes may
 	// reserve together (video.Config.Memory); zero means
 	// video.DefaultMemory.
@@ -759,6 +767,15 @@ var readyProbeKey = []byte("ready-probe")
 // chain's head block number, and the mailer when it can tell (the outbox
 // is writable, or SMTP is configured).
 func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
+	var space []httpapi.ReadyCheck
+	if b, ok := st.(*store.Badger); ok {
+		// Writes are refused under the free-space margin: not ready.
+		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }})
+	}
+	return append(space, readyChecksOf(st, chain, mailer)...)
+}
+
+func readyChecksOf(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
 	checks := []httpapi.ReadyCheck{
 		{Name: "store", Check: func(ctx context.Context) error {
 			return st.View(ctx, func(txn store.Txn) error {
