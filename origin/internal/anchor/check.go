@@ -52,6 +52,30 @@ type Checker struct {
 // under load in well under a second.
 const DefaultReadTimeout = 5 * time.Second
 
+// reconfirm moves proof's batch to the block the chain now holds its
+// transaction in, once that block has MinConfirmations, and verifies the
+// proof again; before that the record is Pending.
+func (c Checker) reconfirm(ctx context.Context, recordID string, leaf Hash, proof Proof, moved Inclusion) (Result, error) {
+	head, err := c.Chain.Head(ctx)
+	if err != nil {
+		return Result{Outcome: Unavailable, Detail: "could not read the chain head"}, err
+	}
+	need := max(c.MinConfirmations, 1)
+	conf := uint64(0)
+	if head >= moved.BlockNumber {
+		conf = head - moved.BlockNumber + 1
+	}
+	if conf < need {
+		return Result{Outcome: Pending, Detail: fmt.Sprintf("pending: a chain reorganisation moved tx %s to block %d, %d of %d confirmations",
+			proof.TxHash, moved.BlockNumber, conf, need)}, nil
+	}
+	if err := c.Proofs.Reconfirm(ctx, proof, moved); err != nil {
+		return Result{Outcome: Unavailable, Detail: "could not record the re-confirmed anchor"}, err
+	}
+	proof.BlockNumber, proof.BlockHash = moved.BlockNumber, moved.BlockHash
+	return Verify(ctx, c.Chain, leaf, proof, c.MinConfirmations)
+}
+
 // ErrChainTimeout is wrapped by AnchorState errors when the chain did not
 // answer within the read timeout.
 var ErrChainTimeout = errors.New("anchor: the chain did not answer in time")
@@ -75,6 +99,19 @@ func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (S
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, verr := Verify(rctx, c.Chain, leaf, proof, c.MinConfirmations)
+	if errors.Is(verr, ErrMoved) && res.Moved != nil {
+		// A reorganisation deeper than the confirmations re-mined the
+		// transaction, root unchanged, in another block: re-confirm the
+		// anchor there once that block has its confirmations, so that
+		// every surface (verify, record, certificate, receipt) agrees
+		// again.
+		res, verr = c.reconfirm(rctx, recordID, leaf, proof, *res.Moved)
+		if res.Outcome == Verified {
+			if p, err := c.Proofs.Proof(rctx, recordID); err == nil {
+				proof = p
+			}
+		}
+	}
 	switch res.Outcome {
 	case Verified, Pending, Invalid:
 		return State{Outcome: res.Outcome, Detail: res.Detail, Proof: &proof}, nil
