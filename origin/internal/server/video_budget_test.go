@@ -6,11 +6,14 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/origin/internal/video/videotest"
 )
 
 // ffmpegChildren returns the pids of this process's ffmpeg and ffprobe
@@ -97,6 +100,92 @@ func TestVideoAbandonedRequestStopsFFmpeg(t *testing.T) {
 				if p := ffmpegChildren(t); len(p) > 0 {
 					t.Fatalf("ffmpeg %v started after the client left", p)
 				}
+			}
+		})
+	}
+}
+
+// childrenPeakRSS polls the resident peak (VmHWM) of this process's
+// ffmpeg and ffprobe children while fn runs and returns the largest seen.
+func childrenPeakRSS(t *testing.T, fn func()) int64 {
+	t.Helper()
+	stop := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		var max int64
+		for {
+			for _, pid := range ffmpegChildren(t) {
+				b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+				if err != nil {
+					continue
+				}
+				for _, l := range strings.Split(string(b), "\n") {
+					if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+						if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb<<10 > max {
+							max = kb << 10
+						}
+					}
+				}
+			}
+			select {
+			case <-stop:
+				peak <- max
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	return <-peak
+}
+
+// TestVideoHostileClipsBounded: the hostile clips through the real origin.
+// A 480 KB MP4 whose frames are 10 hours apart while its header says 2 s
+// (it drove ffmpeg to 22.9 GB) is refused by the probe, 422
+// video_out_of_limits; the same gap in Matroska (which held the video
+// slots for minutes) and a stream that switches from 640×360 to 4096×4096
+// frames the probe does not see are verified; each answer comes with the
+// ffmpeg children under 256 MiB resident and the origin allocating little.
+func TestVideoHostileClipsBounded(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		videoClip(t, "testsrc2", "1") // skips, or fails under CI
+	}
+	dir := t.TempDir()
+	gapMP4 := videotest.GapClip(t, dir, "gap.mp4")
+	gapMKV := videotest.GapClip(t, dir, "gap.mkv")
+	sw, _ := videotest.SwitchClip(t, dir, "switch.mp4", 4096)
+	ts := startServer(t, "", nil)
+	for _, c := range []struct {
+		name, path string
+		status     int
+		code       string
+	}{
+		{"gap mp4", gapMP4, 422, "video_out_of_limits"},
+		{"gap mkv", gapMKV, 200, ""},
+		{"resolution switch", sw, 200, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := os.ReadFile(c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r response
+			var alloc uint64
+			peak := childrenPeakRSS(t, func() {
+				alloc = allocatedDuring(func() {
+					r = ts.upload("/api/v1/verify", "", []namedFile{{"file", filepath.Base(c.path), b}}, nil)
+				})
+			})
+			t.Logf("%s: %d, children peak %d MiB, origin allocated %d MiB", c.name, r.status, peak>>20, alloc>>20)
+			if r.status != c.status || (c.code != "" && r.problemCode(t) != c.code) {
+				t.Fatalf("verify: %d %s, want %d %s", r.status, r.body, c.status, c.code)
+			}
+			if peak > 256<<20 {
+				t.Errorf("ffmpeg children peaked at %d MiB resident, want under 256 MiB", peak>>20)
+			}
+			if alloc > 128<<20 {
+				t.Errorf("the origin allocated %d MiB for a %d KB clip", alloc>>20, len(b)>>10)
 			}
 		})
 	}

@@ -3,10 +3,8 @@ package video
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,75 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/origin/internal/video/videotest"
 )
-
-// gapClip writes dir/name (".mp4" or ".mkv"): 2 s of 640×360 H.264 whose
-// second second's frames are shifted 10 hours later, its headers then
-// patched to say the whole file lasts 2 s, as a hostile upload does.
-func gapClip(t testing.TB, dir, name string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=2",
-		"-vf", "setpts=PTS+gte(N\\,30)*36000/TB", "-fps_mode", "passthrough",
-		"-c:v", "libx264", "-preset", "ultrafast", p)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".mp4") {
-		patchMP4Duration(t, b, 2)
-	} else {
-		patchMKVDuration(t, b)
-	}
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// patchMP4Duration rewrites the durations of mvhd, tkhd, mdhd and elst
-// (version 0 boxes, as ffmpeg writes them) to secs seconds.
-func patchMP4Duration(t testing.TB, b []byte, secs uint32) {
-	t.Helper()
-	boxes := func(typ string, fn func(o int)) {
-		for i := 0; ; {
-			k := bytes.Index(b[i:], []byte(typ))
-			if k < 0 {
-				return
-			}
-			fn(i + k - 4)
-			i += k + 4
-		}
-	}
-	var movieScale uint32
-	boxes("mvhd", func(o int) {
-		movieScale = binary.BigEndian.Uint32(b[o+20:])
-		binary.BigEndian.PutUint32(b[o+24:], secs*movieScale)
-	})
-	if movieScale == 0 {
-		t.Fatal("no mvhd box")
-	}
-	boxes("tkhd", func(o int) { binary.BigEndian.PutUint32(b[o+28:], secs*movieScale) })
-	boxes("mdhd", func(o int) { binary.BigEndian.PutUint32(b[o+24:], secs*binary.BigEndian.Uint32(b[o+20:])) })
-	boxes("elst", func(o int) {
-		for k := range int(binary.BigEndian.Uint32(b[o+12:])) {
-			binary.BigEndian.PutUint32(b[o+16+12*k:], secs*movieScale)
-		}
-	})
-}
-
-// patchMKVDuration rewrites the segment's Duration element (an 8-byte
-// float in milliseconds) to 2 s and the video track's DURATION tag.
-func patchMKVDuration(t testing.TB, b []byte) {
-	t.Helper()
-	i := bytes.Index(b, []byte{0x44, 0x89, 0x88})
-	tag := bytes.Index(b, []byte("10:00:02.0"))
-	if i < 0 || tag < 0 {
-		t.Fatal("no Duration element or DURATION tag")
-	}
-	binary.BigEndian.PutUint64(b[i+3:], math.Float64bits(2000))
-	copy(b[tag:], "00")
-}
 
 // TestTimestampGapIsBounded: a clip whose frames are 10 hours apart while
 // its headers say 2 s. The MP4 gives itself away in its average frame
@@ -97,7 +29,7 @@ func TestTimestampGapIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 
-	mp4 := gapClip(t, dir, "gap.mp4")
+	mp4 := videotest.GapClip(t, dir, "gap.mp4")
 	if _, err := e.Probe(ctx, mp4); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "frames per second") {
 		t.Fatalf("probe of the MP4 gap clip: %v, want ErrLimit on its average frame rate", err)
 	}
@@ -114,7 +46,7 @@ func TestTimestampGapIsBounded(t *testing.T) {
 			}
 			p := filepath.Join(dir, name)
 			if name == "gap.mkv" {
-				p = gapClip(t, dir, name)
+				p = videotest.GapClip(t, dir, name)
 			}
 			info, err := eng.Probe(ctx, p)
 			if err != nil {
@@ -165,28 +97,7 @@ func TestTimestampGapIsBounded(t *testing.T) {
 func TestResolutionSwitchRefusedByDecoder(t *testing.T) {
 	newEngine(t)
 	dir := t.TempDir()
-	small := filepath.Join(dir, "small.h264")
-	ffmpeg(t, "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=2", "-c:v", "libx264", "-preset", "ultrafast",
-		"-bsf:v", "h264_mp4toannexb", small)
-	large := filepath.Join(dir, "large.h264")
-	ffmpeg(t, "-f", "lavfi", "-i", "color=c=gray:size=4096x4096:rate=30:duration=0.1", "-c:v", "libx264", "-preset", "ultrafast",
-		"-pix_fmt", "yuv420p", large)
-	a, err := os.ReadFile(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(large)
-	if err != nil {
-		t.Fatal(err)
-	}
-	joined := filepath.Join(dir, "switch.h264")
-	if err := os.WriteFile(joined, append(a, b...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sw := filepath.Join(dir, "switch.mp4")
-	ffmpeg(t, "-r", "30", "-i", joined, "-c", "copy", sw)
-	plain := filepath.Join(dir, "plain.mp4")
-	ffmpeg(t, "-r", "30", "-i", small, "-c", "copy", plain)
+	sw, plain := videotest.SwitchClip(t, dir, "switch.mp4", 4096)
 
 	peak := func(p string) (int64, int) {
 		e, err := New(Config{})
