@@ -87,8 +87,8 @@ func start(cmd *exec.Cmd, mem int64) error {
 		return fmt.Errorf("video: start %s: %w", cmd.Path, err)
 	}
 	lim := unix.Rlimit{Cur: uint64(mem), Max: uint64(mem)}
+	// ESRCH: the child already ran to its end; Wait reports how.
 	if err := unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &lim, nil); err != nil && !errors.Is(err, unix.ESRCH) {
-		// (ESRCH: it already ran to its end; Wait reports how.)
 		_ = killGroup(cmd)
 		_ = cmd.Wait()
 		return fmt.Errorf("video: memory limit of %s: %w", cmd.Path, err)
