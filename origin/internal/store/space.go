@@ -21,8 +21,9 @@ var ErrNoSpace = errors.New("store: not enough free disk space")
 // compaction writes before it deletes the ones it replaces.
 const DefaultMinFreeBytes = 256 << 20
 
-// spaceRecheck is how long a free-space reading is trusted: one statfs
-// per second at most, whatever the write rate.
+// spaceRecheck is how long a free-space reading of more than four times
+// the margin is trusted: one statfs per second at most, whatever the
+// write rate; closer to the margin every write reads it again.
 const spaceRecheck = time.Second
 
 // FreeSpace returns the bytes available to unprivileged writers in the
@@ -56,7 +57,10 @@ func (g *spaceGuard) check() error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if now := time.Now(); now.Sub(g.checked) >= spaceRecheck {
+	// Near the margin every write looks again: a large file written
+	// meanwhile (a video's kept file) must not leave Badger a stale
+	// reading.
+	if now := time.Now(); now.Sub(g.checked) >= spaceRecheck || g.last < 4*g.min {
 		g.last, g.lastErr = g.free(g.dir)
 		g.checked = now
 	}
