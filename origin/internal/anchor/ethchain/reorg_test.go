@@ -31,17 +31,16 @@ func (p *countingListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) 
 	return txn.Set([]byte("test-events/"+b.BatchID), []byte(b.TxHash.String()))
 }
 
-// TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
-// anchoring block away before it has the configured 3 confirmations. The
-// batch must leave "included", be tracked to the same tx in the new block,
-// and be anchored (and batch.anchored emitted) exactly once.
-func TestReorgBelowConfirmations(t *testing.T) {
+// simAnchoring is a batcher needing confirmations blocks, on a
+// go-ethereum simulated chain, with five records queued (one batch).
+func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethchain.Chain, *store.Badger, *anchor.Batcher, *countingListener) {
+	t.Helper()
 	ctx := context.Background()
 	key, _ := crypto.GenerateKey()
 	sim := simulated.NewBackend(types.GenesisAlloc{
 		crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))},
 	})
-	defer sim.Close()
+	t.Cleanup(func() { sim.Close() })
 	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +49,9 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	pub := &countingListener{n: map[string]int{}}
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 3, BumpAfter: time.Hour})
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: confirmations, BumpAfter: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +66,16 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sim, ch, st, b, pub
+}
+
+// TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
+// anchoring block away before it has the configured 3 confirmations. The
+// batch must leave "included", be tracked to the same tx in the new block,
+// and be anchored (and batch.anchored emitted) exactly once.
+func TestReorgBelowConfirmations(t *testing.T) {
+	ctx := context.Background()
+	sim, ch, _, b, pub := simAnchoring(t, 3)
 	step := func() {
 		t.Helper()
 		if err := b.Step(ctx); err != nil {
@@ -146,35 +155,7 @@ func TestReorgBelowConfirmations(t *testing.T) {
 // batch verifies again, in the new block, from the stored proof.
 func TestReorgDeeperThanConfirmationsReconfirms(t *testing.T) {
 	ctx := context.Background()
-	key, _ := crypto.GenerateKey()
-	sim := simulated.NewBackend(types.GenesisAlloc{
-		crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))},
-	})
-	defer sim.Close()
-	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: &countingListener{n: map[string]int{}}, BatchSize: 5, Confirmations: 1, BumpAfter: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Update(ctx, func(txn store.Txn) error {
-		for i := range 5 {
-			if err := b.Enqueue(txn, anchor.Entry{RecordID: recordName(i), LeafHash: recordLeaf(i)}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim, ch, st, b, _ := simAnchoring(t, 1)
 	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)
