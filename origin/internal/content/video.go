@@ -121,7 +121,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, fmt.Errorf("content: sign video: probe output: %w", err)
 	}
-	fp, err := eng.Fingerprint(ctx, outPath)
+	fp, err := eng.Fingerprint(ctx, outPath, outInfo)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	fp, err := eng.Fingerprint(ctx, path)
+	fp, err := eng.Fingerprint(ctx, path, info)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package ethchain_test
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"sync"
 	"testing"
@@ -30,17 +31,16 @@ func (p *countingListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) 
 	return txn.Set([]byte("test-events/"+b.BatchID), []byte(b.TxHash.String()))
 }
 
-// TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
-// anchoring block away before it has the configured 3 confirmations. The
-// batch must leave "included", be tracked to the same tx in the new block,
-// and be anchored (and batch.anchored emitted) exactly once.
-func TestReorgBelowConfirmations(t *testing.T) {
+// simAnchoring is a batcher needing confirmations blocks, on a
+// go-ethereum simulated chain, with five records queued (one batch).
+func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethchain.Chain, *store.Badger, *anchor.Batcher, *countingListener) {
+	t.Helper()
 	ctx := context.Background()
 	key, _ := crypto.GenerateKey()
 	sim := simulated.NewBackend(types.GenesisAlloc{
 		crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))},
 	})
-	defer sim.Close()
+	t.Cleanup(func() { sim.Close() })
 	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
 	if err != nil {
 		t.Fatal(err)
@@ -49,9 +49,9 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	pub := &countingListener{n: map[string]int{}}
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 3, BumpAfter: time.Hour})
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: confirmations, BumpAfter: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +66,16 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sim, ch, st, b, pub
+}
+
+// TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
+// anchoring block away before it has the configured 3 confirmations. The
+// batch must leave "included", be tracked to the same tx in the new block,
+// and be anchored (and batch.anchored emitted) exactly once.
+func TestReorgBelowConfirmations(t *testing.T) {
+	ctx := context.Background()
+	sim, ch, _, b, pub := simAnchoring(t, 3)
 	step := func() {
 		t.Helper()
 		if err := b.Step(ctx); err != nil {
@@ -134,4 +144,62 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil || len(anchors) != 1 {
 		t.Fatalf("anchors on canonical chain = %d, %v; want 1", len(anchors), err)
 	}
+}
+
+// TestReorgDeeperThanConfirmationsReconfirms: the anchoring block is
+// reorganised away after the batch was anchored with its 1 confirmation,
+// and the transaction (same root) is re-mined in the side chain's block.
+// The stored proof then names a block that is no longer canonical, and
+// verification says invalid; the checker re-confirms the anchor in its new
+// block once that block has its confirmations, so every record of the
+// batch verifies again, in the new block, from the stored proof.
+func TestReorgDeeperThanConfirmationsReconfirms(t *testing.T) {
+	ctx := context.Background()
+	sim, ch, st, b, _ := simAnchoring(t, 1)
+	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Step(ctx); err != nil { // closed and broadcast
+		t.Fatal(err)
+	}
+	sim.Commit() // block 1 holds the tx
+	for i := 0; i < 3; i++ {
+		if err := b.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := b.Batch(ctx, "1")
+	if err != nil || first.State != anchor.StateAnchored {
+		t.Fatalf("batch %+v, %v: want anchored", first, err)
+	}
+	checker := anchor.Checker{Proofs: anchor.NewProver(st), Chain: ch, MinConfirmations: 1}
+
+	// The side chain from genesis: an empty block, then the tx re-mined.
+	if err := sim.Fork(genesis.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	sim.Commit() // 1' (the tx comes back from the pool)
+	sim.Commit() // 2'
+	p, err := b.Proof(ctx, recordName(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := anchor.Verify(ctx, ch, recordLeaf(0), p, 1); res.Outcome != anchor.Invalid || !errors.Is(err, anchor.ErrMoved) {
+		t.Fatalf("stored proof after the reorg: %+v, %v; want invalid, moved", res, err)
+	}
+	for i := range 5 {
+		s, err := checker.AnchorState(ctx, recordName(i), recordLeaf(i))
+		if err != nil || s.Outcome != anchor.Verified {
+			t.Fatalf("record %d after the reorg: %+v, %v; want verified in the new block", i, s, err)
+		}
+		if s.Proof == nil || s.Proof.BlockHash == first.BlockHash {
+			t.Fatalf("record %d proof %+v still names the old block %s", i, s.Proof, first.BlockHash)
+		}
+	}
+	final, err := b.Batch(ctx, "1")
+	if err != nil || final.BlockHash == first.BlockHash || final.TxHash != first.TxHash || final.State != anchor.StateAnchored {
+		t.Fatalf("batch after re-confirmation %+v, %v; want the same tx anchored in the new block", final, err)
+	}
+	t.Logf("anchor moved from block %d %s to block %d %s", first.BlockNumber, first.BlockHash, final.BlockNumber, final.BlockHash)
 }
