@@ -27,7 +27,7 @@
     mismatch: 'a watermark copied into another picture',
     perceptual: 'a picture that looks like a signed one',
   };
-  const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'none', 'error'];
+  const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'record', 'none', 'error'];
 
   // What each status says, in words and colour (the text alone carries
   // the meaning; the colour only repeats it).
@@ -37,6 +37,11 @@
     pending: {text: 'Signed, anchoring pending', colour: '#9a6700', mark: '◷'},
     altered: {text: 'Altered', colour: '#bc4c00', mark: '!'},
     revoked: {text: 'Revoked by its signer', colour: '#cf222e', mark: '✕'},
+    // data-provenant-record on a picture the page could not read: the
+    // record checks out, the picture was never compared with it, so the
+    // badge vouches for nothing about the picture (never "Verified").
+    record: {text: 'Record only — picture not checked', colour: '#0b5cad', mark: 'i',
+      title: 'Record only — this picture was not checked'},
     none: {text: 'No provenance found', colour: '#57606a', mark: '?'},
     error: {text: 'Could not check', colour: '#57606a', mark: '!'},
   };
@@ -119,6 +124,7 @@
 .ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; } .na { color: #57606a; font-weight: 700; }
 .close { position: absolute; top: 10px; right: 10px; width: 30px; height: 30px; border: 1px solid #d0d7de; border-radius: 6px; background: #f6f8fa; font-size: 18px; line-height: 1; cursor: pointer; color: #1f2328; }
 .note { color: #57606a; font-size: 12px; margin: 8px 0 0; }
+.lead { margin: 4px 0 10px; }
 .panel p { overflow-wrap: anywhere; }
 a { color: #0969da; }
 `;
@@ -193,7 +199,7 @@ a { color: #0969da; }
       const close = el('button', {class: 'close', type: 'button', 'aria-label': 'Close'}, '×');
       const backdrop = el('div', {class: 'backdrop'});
       const panel = el('div', {class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': id},
-        el('h2', {id}, this._look().text), close, ...this._details());
+        el('h2', {id}, this._look().title || this._look().text), close, ...this._details());
       close.addEventListener('click', () => this.close());
       backdrop.addEventListener('click', () => this.close());
       panel.addEventListener('keydown', (e) => this._trap(e));
@@ -241,9 +247,16 @@ a { color: #0969da; }
       if (v.status === 'error') return [el('p', {}, 'This picture could not be checked: ' + (v.error || 'unknown error') + '.')];
       const r = v.result || {};
       const out = [];
+      if (v.byRecord) {
+        // First, before any detail: what this badge does not say.
+        out.push(el('p', {class: 'lead', 'data-record-only': ''},
+          'This page could not read the picture, so it was not compared with the record below: the record is genuine, ' +
+          'but nothing here shows that this picture is the one it signed.'));
+      }
       const rows = [];
       const row = (k, val) => { if (val !== undefined && val !== null && val !== '') rows.push(el('dt', {}, k), el('dd', {}, String(val))); };
-      row('Verdict', r.authentic ? 'Authentic' : v.status === 'none' ? 'No provenance found' : 'Not authentic');
+      row('Verdict', v.byRecord ? (v.status === 'revoked' ? 'Record revoked' : 'Record only: the picture was not checked')
+        : r.authentic ? 'Authentic' : v.status === 'none' ? 'No provenance found' : 'Not authentic');
       if (typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
       if (r.signer) {
         row('Signer', r.signer.display || r.signer.org_name);
@@ -298,8 +311,12 @@ a { color: #0969da; }
             rel: 'noopener noreferrer'}, 'The transaction on a block explorer')));
         }
       }
-      if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
-      out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
+      if (v.byRecord) {
+        out.push(el('p', {class: 'note'}, 'To have the picture itself checked, its server must allow this page to read it (CORS).'));
+        out.push(el('p', {class: 'note'}, 'The record was checked in this browser.'));
+      } else {
+        out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
+      }
       const certID = r.record_id || (r.resembles && r.resembles.record_id);
       if (certID) {
         out.push(el('p', {}, el('a', {href: base + '/api/v1/content-records/' + encodeURIComponent(certID) + '/certificate',
