@@ -3,9 +3,11 @@ package content
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -16,8 +18,12 @@ type BadgeState struct {
 	OrgName  string
 	// Revoked wins over anchoring: a revoked record is never shown as
 	// verified.
-	Revoked  bool
-	Anchored bool
+	Revoked bool
+	// KeyRevoked is set when the record's signing key was revoked and the
+	// service's decision (KeyRevocation) is that the record is not
+	// authentic; it too wins over anchoring.
+	KeyRevoked bool
+	Anchored   bool
 	// Network is the chain the service anchors on (Config.Network), nil
 	// when not configured.
 	Network *wire.Network
@@ -30,15 +36,18 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 		return BadgeState{}, err
 	}
 	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked,
-		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
+		KeyRevoked: !s.keyRevocation(ctx, r).Valid(),
+		Anchored:   r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 
 // OrgCounts are an organisation's public totals, for its badge.
 type OrgCounts struct {
 	// OrgName is the name as the newest record spells it.
 	OrgName string
-	// Signed counts the organisation's records that are not revoked;
-	// Anchored those of them whose batch is on chain.
+	// Signed counts the organisation's records that are not revoked and
+	// not made inauthentic by the revocation of their signing key (the
+	// KeyRevocation decision); Anchored those of them whose batch is on
+	// chain.
 	Signed, Anchored uint64
 	// Truncated is true when the organisation has more than MaxOrgScan
 	// records and the counts stop there.
@@ -60,6 +69,9 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 	var c OrgCounts
 	var newest *Record
 	owners := map[string]bool{}
+	// Records signed with a key, judged after the scan: the key service
+	// has its own transactions.
+	var keyed []*Record
 	n := 0
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
@@ -79,10 +91,11 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 			if r.Status == StatusRevoked {
 				return nil
 			}
-			c.Signed++
-			if r.BlockchainStatus == wire.StatusAnchored {
-				c.Anchored++
+			if r.SigningKeyID != "" {
+				keyed = append(keyed, r)
+				return nil
 			}
+			c.count(r)
 			return nil
 		})
 	})
@@ -92,6 +105,12 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 	if c.OrgName == "" {
 		return OrgCounts{}, ErrNotFound
 	}
+	judge := s.keyJudge(ctx)
+	for _, r := range keyed {
+		if judge(r).Valid() {
+			c.count(r)
+		}
+	}
 	if len(owners) == 1 {
 		s.Identify(ctx, newest)
 		if !newest.Signer.NameShared {
@@ -99,4 +118,40 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 		}
 	}
 	return c, nil
+}
+
+// count adds one record that stands to the totals.
+func (c *OrgCounts) count(r *Record) {
+	c.Signed++
+	if r.BlockchainStatus == wire.StatusAnchored {
+		c.Anchored++
+	}
+}
+
+// keyJudge returns keyRevocation's decision for many records, reading
+// each signing key once (an organisation signs thousands of records with
+// a handful of keys); the decision itself is decideKeyRevocation's.
+func (s *Service) keyJudge(ctx context.Context) func(*Record) *KeyRevocation {
+	type owned struct{ owner, id string }
+	cache := map[owned]*keys.SigningKey{}
+	return func(r *Record) *KeyRevocation {
+		id := owned{r.Owner, r.SigningKeyID}
+		k, ok := cache[id]
+		if !ok {
+			got, err := s.cfg.Keys.GetSigningKey(ctx, r.Owner, r.SigningKeyID)
+			switch {
+			case errors.Is(err, keys.ErrNotFound):
+			case err != nil:
+				// Judged as before, as keyRevocation does.
+				s.log.Warn("signing key unavailable", "record_id", r.ID, "err", err)
+			default:
+				k = &got
+			}
+			cache[id] = k
+		}
+		if k == nil {
+			return nil
+		}
+		return decideKeyRevocation(*k, r.AnchoredAt)
+	}
 }

@@ -22,19 +22,21 @@ const BadgeCacheControl = "public, max-age=30, stale-while-revalidate=30"
 // maxBadgeLabel bounds the organisation name drawn on a badge (runes).
 const maxBadgeLabel = 40
 
-// badgeKind is one of the four looks a badge can have.
+// badgeKind is one of the looks a badge can have.
 type badgeKind struct {
 	text, colour string
 }
 
-// The four record badges. Each has its own text and colour, so the state
+// The five record badges. Each has its own text and colour, so the state
 // is readable without colour vision as well.
 var (
 	badgeVerified = badgeKind{"verified", "#2e7d32"}
 	badgePending  = badgeKind{"pending anchoring", "#9a6700"}
 	badgeRevoked  = badgeKind{"revoked", "#b71c1c"}
-	badgeNotFound = badgeKind{"not found", "#57606a"}
-	badgeOrg      = "#0b5cad"
+	// A record whose signing key's revocation makes it not authentic.
+	badgeKeyRevoked = badgeKind{"signing key revoked", "#b71c1c"}
+	badgeNotFound   = badgeKind{"not found", "#57606a"}
+	badgeOrg        = "#0b5cad"
 )
 
 func (a *API) registerBadges() {
@@ -58,6 +60,8 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 		return err
 	case st.Revoked:
 		kind = badgeRevoked
+	case st.KeyRevoked:
+		kind = badgeKeyRevoked
 	case st.Anchored:
 		kind = badgeVerified
 	default:
@@ -77,7 +81,8 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 }
 
 // handleOrgBadge: GET /api/v1/widget/org-badge/{org_name}.svg, the
-// organisation's count of signed (not revoked) and anchored records.
+// organisation's count of signed and anchored records that stand: not
+// revoked, and not made inauthentic by their signing key's revocation.
 func (a *API) handleOrgBadge(ctx *fasthttp.RequestCtx) error {
 	// The router hands over the raw (percent-encoded) segment.
 	name, err := url.PathUnescape(pathParam(ctx, "org_name"))
