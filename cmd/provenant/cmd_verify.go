@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 )
 
 func (a *app) verifyCommand() *cobra.Command {
-	var local, report bool
+	var local, report, orUpload bool
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Verify a file (exit 0 authentic, 1 not)",
@@ -25,6 +26,10 @@ perceptual hashes, watermark) are computed here, only they are sent to
 the lookup endpoint, and the candidates' signatures and Merkle proofs are
 checked here before the verdict is computed with the same code the origin
 runs. --report asks the origin to count the verification for the signer.
+The local verifier reads pictures (JPEG, PNG, GIF, WebP) only: a video,
+or any file it cannot read, stops with exit 5 and says so, unless
+--or-upload is given, which then uploads that file to the origin's verify
+instead (and says so on stderr).
 
 Exit code 0 when the file is authentic, 1 when it is not.`,
 		Args: exactArgs(1, "FILE"),
@@ -38,14 +43,24 @@ Exit code 0 when the file is authentic, 1 when it is not.`,
 					return err
 				}
 				lv, err := c.VerifyLocal(ctx, b, client.LocalOptions{Limits: lim, Report: report})
-				if err != nil {
+				var le *client.LocalError
+				switch {
+				case errors.As(err, &le) && le.Unsupported() && orUpload:
+					// Said on stderr, so --json output stays one answer.
+					fmt.Fprintf(a.io.err, "%s: %s; uploading it to the origin's verify instead (--or-upload; the origin does not keep it)\n",
+						args[0], le.Message)
+					local = false
+				case errors.As(err, &le) && le.Unsupported():
+					return fmt.Errorf("%s: %w; verify it without --local (the file is uploaded), or add --or-upload", args[0], err)
+				case err != nil:
 					return err
+				default:
+					resp, rejected = &lv.Response, len(lv.Rejected)
 				}
-				resp, rejected = &lv.Response, len(lv.Rejected)
-			} else {
-				if report {
-					return usagef("--report applies to --local (an upload always counts)")
-				}
+			} else if report {
+				return usagef("--report applies to --local (an upload always counts)")
+			}
+			if !local {
 				up, err := client.FileUpload(args[0])
 				if err != nil {
 					return err
@@ -69,6 +84,7 @@ Exit code 0 when the file is authentic, 1 when it is not.`,
 	}
 	cmd.Flags().BoolVar(&local, "local", false, "verify on this machine: only the file's facts are sent")
 	cmd.Flags().BoolVar(&report, "report", false, "with --local: count this verification for the signer")
+	cmd.Flags().BoolVar(&orUpload, "or-upload", false, "with --local: upload a file this machine cannot analyse (a video) to the origin's verify")
 	return cmd
 }
 
