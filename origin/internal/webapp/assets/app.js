@@ -536,7 +536,21 @@
     });
   }
 
-  // verifyOnServer is the fallback without WebAssembly: the file is sent.
+  // isVideo: the in-browser verifier reads pictures only, so a video goes
+  // to the server's verify (by its type, or its name when the browser
+  // gives no type).
+  const isVideo = (file) => /^video\//.test(file.type || '') || /\.(mp4|m4v|mov|webm|mkv)$/i.test(file.name || '');
+
+  // Why a file was sent to the server instead of checked here, said on the
+  // page next to the verdict.
+  const uploadReasons = {
+    nowasm: 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.',
+    video: 'Videos are checked on the server: the verifier in this browser reads pictures only. The file was uploaded for verification (POST /api/v1/verify) and not kept.',
+    format: 'The verifier in this browser cannot read this kind of file, so it was uploaded to the server for verification (POST /api/v1/verify) and not kept.',
+  };
+
+  // verifyOnServer sends the file to POST /api/v1/verify: without
+  // WebAssembly, for a video, or for a file the module cannot read.
   async function verifyOnServer(file) {
     const fd = new FormData();
     fd.append('file', file, file.name);
@@ -566,12 +580,28 @@
       if (!file) return;
       box.hidden = true;
       const wasm = typeof WebAssembly === 'object' && typeof WebAssembly.instantiate === 'function';
-      prog.replaceChildren(el('p', {}, 'Checking ' + file.name + (wasm ? ' in this browser…' : ' on the server…')));
+      // upload names why the file goes to the server; '' keeps it here.
+      let upload = !wasm ? 'nowasm' : isVideo(file) ? 'video' : '';
+      const onServer = async () => {
+        prog.replaceChildren(el('p', {}, 'Uploading ' + file.name + ' to the server for checking… ' + uploadReasons[upload].split('. ')[0] + '.'));
+        try {
+          return await verifyOnServer(file);
+        } catch (e) {
+          return {status: 'error', error: e.message, code: e.problem && e.problem.code};
+        }
+      };
       let r;
-      try {
-        r = wasm ? await verifyInBrowser(file) : await verifyOnServer(file);
-      } catch (e) {
-        r = {status: 'error', error: e.message};
+      if (upload) {
+        r = await onServer();
+      } else {
+        prog.replaceChildren(el('p', {}, 'Checking ' + file.name + ' in this browser…'));
+        r = await verifyInBrowser(file);
+        // A file the module cannot read at all (another format) may still
+        // be something the server can: ask it, and say so.
+        if (r.status === 'error' && r.code === 'unsupported_format') {
+          upload = 'format';
+          r = await onServer();
+        }
       }
       prog.replaceChildren();
       let [title, text] = verdicts[r.status] || verdicts.error;
@@ -582,15 +612,15 @@
           : 'Signed and unchanged; anchored on ' + (net ? net.name + ', a ' + net.description : 'the service\'s own chain, not a public timestamp') + '.';
       }
       box.dataset.status = r.status;
-      box.dataset.path = wasm ? 'browser' : 'server';
+      box.dataset.path = upload ? 'server' : 'browser';
+      box.dataset.upload = upload;
       box.dataset.decoder = r.decoder || '';
       const h = $('#verdict');
       h.className = 'verdict verdict-' + r.status;
-      h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error : text));
-      $('#path').textContent = wasm
-        ? 'Verified in this browser with the WebAssembly verifier' + (r.decoder === 'browser' ? ' (the picture decoded by the browser itself)' : '') +
-          ': the file did not leave your machine; only its fingerprints were looked up.'
-        : 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.';
+      h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error + (r.code && !r.error.includes(r.code) ? ' (' + r.code + ')' : '') : text));
+      $('#path').textContent = upload ? uploadReasons[upload]
+        : 'Verified in this browser with the WebAssembly verifier' + (r.decoder === 'browser' ? ' (the picture decoded by the browser itself)' : '') +
+          ': the file did not leave your machine; only its fingerprints were looked up.';
       const res = r.result || {};
       const signer = res.signer || {};
       const origin = res.origin || {};
