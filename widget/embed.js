@@ -199,7 +199,8 @@ a { color: #0969da; }
       const close = el('button', {class: 'close', type: 'button', 'aria-label': 'Close'}, '×');
       const backdrop = el('div', {class: 'backdrop'});
       const panel = el('div', {class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': id},
-        el('h2', {id}, this._look().title || this._look().text), close, ...this._details());
+        el('h2', {id}, (this.verification && this.verification.presentation && this.verification.presentation.headline) ||
+          this._look().title || this._look().text), close, ...this._details());
       close.addEventListener('click', () => this.close());
       backdrop.addEventListener('click', () => this.close());
       panel.addEventListener('keydown', (e) => this._trap(e));
@@ -246,45 +247,48 @@ a { color: #0969da; }
       if (!v) return [el('p', {}, 'The check has not finished yet.')];
       if (v.status === 'error') return [el('p', {}, 'This picture could not be checked: ' + (v.error || 'unknown error') + '.')];
       const r = v.result || {};
+      // The words are the verifier module's (shared/present), the same
+      // on every surface; this only lays them out.
+      const p = v.presentation || {checks: []};
       const out = [];
-      if (v.byRecord) {
-        // First, before any detail: what this badge does not say.
-        out.push(el('p', {class: 'lead', 'data-record-only': ''},
-          'This page could not read the picture, so it was not compared with the record below: the record is genuine, ' +
-          'but nothing here shows that this picture is the one it signed.'));
-      }
+      if (p.explanation) out.push(el('p', {class: 'lead'}, p.explanation));
+      if (p.note) out.push(el('p', {class: 'lead', 'data-record-only': ''}, p.note));
       const rows = [];
       const row = (k, val) => { if (val !== undefined && val !== null && val !== '') rows.push(el('dt', {}, k), el('dd', {}, String(val))); };
-      row('Verdict', v.byRecord ? (v.status === 'revoked' ? 'Record revoked' : 'Record only: the picture was not checked')
-        : r.authentic ? 'Authentic' : v.status === 'none' ? 'No provenance found' : 'Not authentic');
-      if (typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
-      if (r.signer) {
-        row('Signer', r.signer.display || r.signer.org_name);
+      if (r.authentic && typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
+      if (p.signer) row('Signer', p.signer);
+      else if (v.byRecord && r.signer) row('Record signed by', r.signer.org_name);
+      if (r.authentic && r.signer) {
         row('Signing key', r.signer.key_name);
         row('Device', r.signer.device_id);
       }
       if (r.origin) row('Origin', r.origin.label || r.origin.code);
       if (r.timestamp) row('Signed at', r.timestamp.replace('T', ' ').replace('Z', ' UTC'));
       if (r.record_id) row('Record', r.record_id);
-      if (r.match && r.match !== 'none') row('Match', MATCHES[r.match] || r.match);
+      if (r.authentic && p.match_text) row('Match', p.match_text);
       if (r.region) row('Part of the signed picture', Math.round(r.region.w * r.region.h * 100) + '%');
+      if (p.chain) row('Provenance', p.chain);
+      if (p.key_rule) row('Signing key revoked', p.key_rule);
       if (!r.authentic && r.resembles) {
-        // Not the file's signer: what the picture resembles, said as such.
-        row('Resembles record', r.resembles.record_id);
-        row('Claimed by (not this file\'s signer)', r.resembles.claimed_by);
-        row('Why not authentic', r.resembles.detail);
+        // What the file resembles, said as such: a record that does not
+        // vouch for this file, and who signed that record.
+        row('Record found', r.resembles.record_id);
+        row('Record signed by', r.resembles.claimed_by);
+        row('Details', r.resembles.detail);
       }
       out.push(el('dl', {}, ...rows));
 
-      const checks = r.checks || {};
       out.push(el('h3', {}, 'Checks'));
+      const states = {passed: ['ok', '✓', 'passed'], failed: ['no', '✕', 'failed'], not_applicable: ['na', '–', 'not applicable']};
+      const byName = new Map((p.checks || []).map((c) => [c.name, c]));
       out.push(el('ul', {'aria-label': 'Checks'}, ...CHECKS.map(([key, name]) => {
-        const c = checks[key] || {passed: false, details: 'Not checked'};
-        return el('li', {'data-check': key},
-          el('span', {class: c.passed ? 'ok' : (c.not_applicable ? 'na' : 'no'), 'aria-hidden': 'true'},
-            c.passed ? '✓' : (c.not_applicable ? '–' : '✕')),
-          el('span', {}, name + ': ' + (c.passed ? 'passed' : (c.not_applicable ? 'not applicable' : 'not passed'))),
-          el('span', {class: 'd'}, c.details || ''));
+        const c = byName.get(key) || {label: name, state: 'not_applicable', summary: 'Not checked'};
+        const [cls, mark, word] = states[c.state] || states.not_applicable;
+        const why = c.summary + (c.reason && c.reason !== c.summary ? ': ' + c.reason : '');
+        return el('li', {'data-check': key, 'data-state': c.state},
+          el('span', {class: cls, 'aria-hidden': 'true'}, mark),
+          el('span', {}, (c.label || name) + ': ' + word),
+          el('span', {class: 'd'}, why));
       })));
 
       out.push(el('h3', {}, 'Anchoring'));

@@ -376,6 +376,7 @@ async function verifyImage(ex, src, report) {
   return {
     status: statusOf(d),
     result: d.result,
+    presentation: presentOf(ex, d.result, false),
     match: d.match,
     rejected: d.rejected || [],
     anchor: d.result.authentic && cand ? anchorView(cand.anchor) : null,
@@ -420,26 +421,41 @@ async function verifyRecord(ex, id) {
       ? {passed: true, details: 'The record\'s Merkle inclusion proof was checked in this browser'}
       : {passed: false, not_applicable: true, details: 'The record is signed; anchoring on chain is pending'},
   };
+  const result = {
+    authentic: false,
+    record_id: cert.record_id,
+    signer: {org_name: sig.org_name, org_type: cert.org_type, key_name: cert.key_name, public_key: cert.signer_public_key},
+    origin: {code: cert.origin_type, label: cert.origin_type},
+    timestamp: cert.timestamp,
+    blockchain_tx: cert.blockchain_tx || '',
+    checks,
+  };
   return {
     status,
     byRecord: true,
+    presentation: presentOf(ex, result, true),
     recordAnchored: anchored,
     keyRevocation: keyRev,
-    result: {
-      authentic: false,
-      record_id: cert.record_id,
-      signer: {org_name: sig.org_name, org_type: cert.org_type, key_name: cert.key_name, public_key: cert.signer_public_key},
-      origin: {code: cert.origin_type, label: cert.origin_type},
-      timestamp: cert.timestamp,
-      blockchain_tx: cert.blockchain_tx || '',
-      checks,
-    },
+    result,
     anchor: anchored ? anchorView(cert.anchor) : null,
   };
 }
 
+// presentOf is the verdict in the words every surface uses (the module's
+// present export, shared/present): headline, tone, explanation, the
+// checks' tri-state, the chain. recordOnly: only the record was checked,
+// not the picture.
+function presentOf(ex, result, recordOnly) {
+  return callJSON(ex, 'present', {verify: result, record_only: recordOnly}).presentation;
+}
+
 async function handle(m) {
   const ex = await load();
+  if (m.op === 'present') {
+    // The web app's server path: an answer of POST /api/v1/verify, said
+    // in the same words as one computed here.
+    return {presentation: presentOf(ex, m.verify, false)};
+  }
   if (m.op === 'analyze') {
     // Provenant.analyze: the facts of one file, the decoder that read it
     // and how long analyze took, decode included (the browser benchmark

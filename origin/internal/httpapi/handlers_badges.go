@@ -28,11 +28,14 @@ type badgeKind struct {
 }
 
 // The five record badges. Each has its own text and colour, so the state
-// is readable without colour vision as well.
+// is readable without colour vision as well. A record badge speaks of the
+// record, never of a picture: it is an <img> anyone can put beside any
+// picture, and it checks none (the widget's record-only state says the
+// same), so no state reads "verified".
 var (
-	badgeVerified = badgeKind{"verified", "#2e7d32"}
-	badgePending  = badgeKind{"pending anchoring", "#9a6700"}
-	badgeRevoked  = badgeKind{"revoked", "#b71c1c"}
+	badgeVerified = badgeKind{"record anchored", "#2e7d32"}
+	badgePending  = badgeKind{"record pending anchoring", "#9a6700"}
+	badgeRevoked  = badgeKind{"record revoked", "#b71c1c"}
 	// A record whose signing key's revocation makes it not authentic.
 	badgeKeyRevoked = badgeKind{"signing key revoked", "#b71c1c"}
 	badgeNotFound   = badgeKind{"not found", "#57606a"}
@@ -45,6 +48,10 @@ func (a *API) registerBadges() {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/badge/{record_id}.svg", Auth: Public, CrossOrigin: true}, a.handleBadge)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/org-badge/{org_name}.svg", Auth: Public, CrossOrigin: true}, a.handleOrgBadge)
 }
+
+// recordOnlyNote ends every found record's badge title: what the badge
+// does not say.
+const recordOnlyNote = "a signed record; this badge checks no picture shown beside it"
 
 // handleBadge: GET /api/v1/widget/badge/{record_id}.svg. An unknown
 // record gets the "not found" badge with a 404, so an <img> still shows
@@ -75,6 +82,12 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 		if !st.Network.Public {
 			kind.text += " · local chain"
 		}
+	}
+	if status == fasthttp.StatusOK {
+		if note != "" {
+			note += "; "
+		}
+		note += recordOnlyNote
 	}
 	writeSVG(ctx, status, badgeSVGNote("Provenant", "#24292f", kind.text, kind.colour, note))
 	return nil
