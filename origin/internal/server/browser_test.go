@@ -694,7 +694,7 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	if want := []string{"watermark", "sha256", "perceptual_hash", "blockchain"}; !reflect.DeepEqual(panel.Checks, want) {
 		t.Errorf("panel checks %v, want %v", panel.Checks, want)
 	}
-	for _, s := range []string{"Authentic — signed and unchanged", "byte for byte the file signed by Widget News", "Confidence", "Signed at", "Transaction", "Block",
+	for _, s := range []string{"Authentic — signed and unchanged", "byte for byte the file signed by unverified organisation: Widget News", "Confidence", "Signed at", "Transaction", "Block",
 		"Network: provenant-dev (chain id 1337), a " + wire.LocalChainDescription} {
 		if !strings.Contains(panel.Text, s) {
 			t.Errorf("panel text lacks %q:\n%s", s, panel.Text)
