@@ -110,7 +110,7 @@
 .badge:focus-visible, .panel :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
 .mark { display: inline-grid; place-items: center; width: 18px; height: 18px; border-radius: 50%; background: var(--c); color: #fff; font-weight: 700; font-size: 12px; }
 .backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.35); z-index: 2147483646; }
-.panel { position: fixed; z-index: 2147483647; top: 50%; left: 50%; transform: translate(-50%, -50%); width: min(440px, calc(100vw - 24px));
+.panel { box-sizing: border-box; position: fixed; z-index: 2147483647; top: 50%; left: 50%; transform: translate(-50%, -50%); width: min(440px, calc(100vw - 24px));
   max-height: calc(100vh - 24px); overflow: auto; background: #fff; color: #1f2328; border-radius: 10px; box-shadow: 0 10px 40px rgba(0,0,0,.35);
   padding: 16px 18px; text-align: left; }
 .panel h2 { margin: 0 32px 4px 0; font-size: 17px; color: var(--c); }

@@ -674,7 +674,8 @@
         return el('li', {class: cls, 'data-check': k, 'data-state': c.state},
           el('span', {class: 'mark', 'aria-hidden': 'true'}, mark),
           el('strong', {}, (c.label || checkNames[k]) + ': ' + word), ' — ', why,
-          c.details && c.details !== why ? el('span', {class: 'hint check-details'}, c.details) : null);
+          // The verifier's own details, unless the reason already says them.
+          c.details && !why.includes(c.details) ? el('span', {class: 'hint check-details'}, c.details) : null);
       }));
       const rid = res.record_id || (rs && rs.record_id);
       $('#cert-link').replaceChildren(rid ? el('a', {href: '/api/v1/content-records/' + encodeURIComponent(rid) + '/certificate'}, 'Open the certificate') : '');
