@@ -21,6 +21,10 @@ type Claim struct {
 	// knows the account.
 	Signer wire.Signer
 	Origin wire.Origin
+	// KeyRevocation is what the revocation of the record's signing key
+	// decided ([DecideKey]; a not-valid decision is also in Candidate's
+	// Revoked and RevokedReason), nil when the key is not revoked.
+	KeyRevocation *wire.KeyRevocation
 }
 
 // Anchoring is the anchoring state of the chosen record.
@@ -142,6 +146,10 @@ func resolve(in Input) Outcome {
 	}
 	resp := res.Wire()
 	endorse(&resp, res, best)
+	if kr := best.KeyRevocation; kr != nil {
+		k := *kr
+		resp.KeyRevocation = &k
+	}
 	nameNetwork(&resp, st)
 	// The chain names each signer as the service knows the account (a
 	// registered record's org field is the client's claim).

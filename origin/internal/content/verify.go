@@ -273,13 +273,14 @@ func (s *Service) claimOf(ctx context.Context, c candidate) lookup.Claim {
 	// fingerprint) is the service's knowledge, filled before it is shown.
 	s.Identify(ctx, r)
 	vc := verdictCandidate(c)
-	if kr := s.keyRevocation(ctx, r); !kr.Valid() && !vc.Revoked {
+	kr := decideKey(s.keyState(ctx, r), r)
+	if !kr.Valid() && !vc.Revoked {
 		// A record its signing key's revocation invalidates reads as
-		// revoked, with the reason, in every check and in the lookup a
-		// client decides from.
+		// revoked, with the reason, in every check (shared/lookup.Check
+		// does the same with the key state a lookup answer carries).
 		vc.Revoked, vc.RevokedReason = true, kr.Detail
 	}
-	cl := lookup.Claim{Candidate: vc, RecordID: r.ID, Source: r.Source, Signer: r.Signer}
+	cl := lookup.Claim{Candidate: vc, RecordID: r.ID, Source: r.Source, Signer: r.Signer, KeyRevocation: kr}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		cl.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
 	} else {
