@@ -166,8 +166,8 @@ type Result struct {
 // and computes the verify response the origin gives for a file with facts
 // f, with the same code: [Resolve], which content.VerifyFacts calls too.
 // A file byte-identical to the output of a record the service signed takes
-// that record's perceptual hash and its watermark is reported as not
-// extracted, as on the origin.
+// that record's perceptual hash, and its watermark check passes with the
+// payload the service embedded in those bytes, as on the origin.
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
@@ -192,7 +192,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	// The origin answers the signed output of a record it signed from
 	// that record's signed perceptual hash, without extracting the
-	// watermark (content.Verify); Resolve reports it as not extracted.
+	// watermark (content.Verify); Resolve reports the embedded payload.
 	shortcut := ""
 	for _, c := range cands {
 		if c.Wire.Source == "sign" && c.Record.SHA256 == f.SHA256 {
