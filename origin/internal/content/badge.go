@@ -3,11 +3,9 @@ package content
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -19,9 +17,9 @@ type BadgeState struct {
 	// Revoked wins over anchoring: a revoked record is never shown as
 	// verified.
 	Revoked bool
-	// KeyRevoked is set when the record's signing key was revoked and the
-	// service's decision (KeyRevocation) is that the record is not
-	// authentic; it too wins over anchoring.
+	// KeyRevoked says the record itself is not revoked but its signing
+	// key's revocation makes it not authentic (Revoked is then set too),
+	// so that the badge can say which.
 	KeyRevoked bool
 	Anchored   bool
 	// Network is the chain the service anchors on (Config.Network), nil
@@ -35,19 +33,19 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 	if err != nil {
 		return BadgeState{}, err
 	}
-	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked,
-		KeyRevoked: !s.keyRevocation(ctx, r).Valid(),
-		Anchored:   r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
+	// A record its signing key's revocation invalidates reads as revoked,
+	// as in verify.
+	keyRevoked := r.Status != StatusRevoked && !s.KeyRevocationOf(ctx, r).Valid()
+	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked || keyRevoked, KeyRevoked: keyRevoked,
+		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 
 // OrgCounts are an organisation's public totals, for its badge.
 type OrgCounts struct {
 	// OrgName is the name as the newest record spells it.
 	OrgName string
-	// Signed counts the organisation's records that are not revoked and
-	// not made inauthentic by the revocation of their signing key (the
-	// KeyRevocation decision); Anchored those of them whose batch is on
-	// chain.
+	// Signed counts the organisation's records that are not revoked;
+	// Anchored those of them whose batch is on chain.
 	Signed, Anchored uint64
 	// Truncated is true when the organisation has more than MaxOrgScan
 	// records and the counts stop there.
@@ -69,9 +67,7 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 	var c OrgCounts
 	var newest *Record
 	owners := map[string]bool{}
-	// Records signed with a key, judged after the scan: the key service
-	// has its own transactions.
-	var keyed []*Record
+	var live []*Record
 	n := 0
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
@@ -91,25 +87,34 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 			if r.Status == StatusRevoked {
 				return nil
 			}
-			if r.SigningKeyID != "" {
-				keyed = append(keyed, r)
-				return nil
-			}
-			c.count(r)
+			// Only what the key decision and the counts read is kept.
+			live = append(live, &Record{Owner: r.Owner, SigningKeyID: r.SigningKeyID, Source: r.Source, CreatedAt: r.CreatedAt,
+				AnchoredAt: r.AnchoredAt, BlockchainStatus: r.BlockchainStatus})
 			return nil
 		})
 	})
 	if err != nil {
 		return OrgCounts{}, fmt.Errorf("content: org counts: %w", err)
 	}
+	// A record its signing key's revocation invalidates counts as
+	// revoked, as verify decides it; each key is read once.
+	states := map[string]*wire.SigningKeyState{}
+	for _, r := range live {
+		st, ok := states[r.Owner+"/"+r.SigningKeyID]
+		if !ok {
+			st = s.keyState(ctx, r)
+			states[r.Owner+"/"+r.SigningKeyID] = st
+		}
+		if !decideKey(st, r).Valid() {
+			continue
+		}
+		c.Signed++
+		if r.BlockchainStatus == wire.StatusAnchored {
+			c.Anchored++
+		}
+	}
 	if c.OrgName == "" {
 		return OrgCounts{}, ErrNotFound
-	}
-	judge := s.keyJudge(ctx)
-	for _, r := range keyed {
-		if judge(r).Valid() {
-			c.count(r)
-		}
 	}
 	if len(owners) == 1 {
 		s.Identify(ctx, newest)
@@ -118,40 +123,4 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 		}
 	}
 	return c, nil
-}
-
-// count adds one record that stands to the totals.
-func (c *OrgCounts) count(r *Record) {
-	c.Signed++
-	if r.BlockchainStatus == wire.StatusAnchored {
-		c.Anchored++
-	}
-}
-
-// keyJudge returns keyRevocation's decision for many records, reading
-// each signing key once (an organisation signs thousands of records with
-// a handful of keys); the decision itself is decideKeyRevocation's.
-func (s *Service) keyJudge(ctx context.Context) func(*Record) *KeyRevocation {
-	type owned struct{ owner, id string }
-	cache := map[owned]*keys.SigningKey{}
-	return func(r *Record) *KeyRevocation {
-		id := owned{r.Owner, r.SigningKeyID}
-		k, ok := cache[id]
-		if !ok {
-			got, err := s.cfg.Keys.GetSigningKey(ctx, r.Owner, r.SigningKeyID)
-			switch {
-			case errors.Is(err, keys.ErrNotFound):
-			case err != nil:
-				// Judged as before, as keyRevocation does.
-				s.log.Warn("signing key unavailable", "record_id", r.ID, "err", err)
-			default:
-				k = &got
-			}
-			cache[id] = k
-		}
-		if k == nil {
-			return nil
-		}
-		return decideKeyRevocation(*k, r.AnchoredAt)
-	}
 }

@@ -65,10 +65,10 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 		status = fasthttp.StatusNotFound
 	case err != nil:
 		return err
-	case st.Revoked:
-		kind = badgeRevoked
 	case st.KeyRevoked:
 		kind = badgeKeyRevoked
+	case st.Revoked:
+		kind = badgeRevoked
 	case st.Anchored:
 		kind = badgeVerified
 	default:
