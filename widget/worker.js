@@ -412,7 +412,7 @@ async function verifyRecord(ex, id) {
   const keyRev = cert.signing_key_revocation || null;
   const keyRevoked = !!keyRev && keyRev.decision !== 'valid';
   const status = cert.status === 'revoked' || keyRevoked ? 'revoked' : 'record';
-  const unread = 'Not checked: this page could not read the picture, only its record';
+  const unread = 'this page could not read the picture, only its record';
   const checks = {
     watermark: {passed: false, not_applicable: true, details: unread},
     sha256: {passed: false, not_applicable: true, details: unread},
@@ -428,6 +428,8 @@ async function verifyRecord(ex, id) {
     origin: {code: cert.origin_type, label: cert.origin_type},
     timestamp: cert.timestamp,
     blockchain_tx: cert.blockchain_tx || '',
+    // Which chain: the words of the anchoring check depend on it.
+    network: cert.network || undefined,
     checks,
   };
   return {
