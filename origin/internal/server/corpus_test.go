@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/internal/ratelimit"
+	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
@@ -30,7 +30,9 @@ func TestConformanceCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a corpus of signed records")
 	}
-	many := func(name string) ratelimit.Policy { return ratelimit.Policy{Name: name, Quota: 10000, Window: time.Minute} }
+	many := func(name string) ratelimit.Policy {
+		return ratelimit.Policy{Name: name, Quota: 10000, Window: time.Minute}
+	}
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
 		c.Anchor.BatchSize = 2
 		c.Anchor.BatchInterval = time.Hour
