@@ -26,7 +26,9 @@ func TestConformanceCorpusCLI(t *testing.T) {
 		t.Skip("builds a corpus of signed records")
 	}
 	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
-	img := func(name string) []byte { return readFile(t, filepath.Join("..", "..", "origin", "internal", "server", "testdata", name)) }
+	img := func(name string) []byte {
+		return readFile(t, filepath.Join("..", "..", "origin", "internal", "server", "testdata", name))
+	}
 	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: "cli",
 		Images: map[string][]byte{"meadow.jpg": img("meadow.jpg"), "water.jpg": img("water.jpg")}})
 	if err != nil {
