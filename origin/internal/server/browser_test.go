@@ -144,7 +144,14 @@ func (b *browser) requests() []sentRequest {
 
 // servePage serves files (path -> bytes) from a second loopback origin,
 // different from the service's, and returns its base URL.
-func servePage(t testing.TB, files map[string][]byte) string {
+func servePage(t testing.TB, files map[string][]byte) string { return serveFiles(t, files, false) }
+
+// servePageCORS is servePage for an image host that lets any page read
+// its files (Access-Control-Allow-Origin: *), as docs/widget.md asks
+// publishers of cross-origin pictures to do.
+func servePageCORS(t testing.TB, files map[string][]byte) string { return serveFiles(t, files, true) }
+
+func serveFiles(t testing.TB, files map[string][]byte, cors bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,6 +162,9 @@ func servePage(t testing.TB, files map[string][]byte) string {
 		if !ok {
 			http.NotFound(w, r)
 			return
+		}
+		if cors {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 		}
 		switch {
 		case strings.HasSuffix(r.URL.Path, ".html"):
@@ -169,28 +179,18 @@ func servePage(t testing.TB, files map[string][]byte) string {
 	return "http://" + ln.Addr().String()
 }
 
-// servePageCORS is servePage for an image host that lets any page read
-// its files (Access-Control-Allow-Origin: *), as docs/widget.md asks
-// publishers of cross-origin pictures to do.
-func servePageCORS(t testing.TB, files map[string][]byte) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// widgetPage is a publisher's page: the embed script from the service and
+// one marked image per name, each served by the page's own origin. attrs
+// are added to the script tag.
+func widgetPage(service string, names []string, attrs string) []byte {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>publisher</title>")
+	b.WriteString(`<style>body{display:flex;flex-wrap:wrap;font-family:sans-serif} img{width:200px;height:auto;display:block} figure{margin:8px}</style></head><body>`)
+	for _, n := range names {
+		fmt.Fprintf(&b, `<figure><img data-provenant id=%q src="/img/%s.jpg" alt=%q></figure>`, n, n, n)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Content-Type", "image/jpeg")
-		_, _ = w.Write(b)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return "http://" + ln.Addr().String()
+	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async%s></script></body></html>`, service, attrs)
+	return []byte(b.String())
 }
 
 // checkRecordOnly opens the panel of a badge computed from its record
@@ -231,20 +231,6 @@ func checkRecordOnly(t *testing.T, b *browser, id string) {
 	if !strings.Contains(v.Cert, "/certificate") || !strings.Contains(v.Text, "CORS") {
 		t.Errorf("record-only panel lacks the certificate link (%q) or the CORS hint:\n%s", v.Cert, v.Text)
 	}
-}
-
-// widgetPage is a publisher's page: the embed script from the service and
-// one marked image per name, each served by the page's own origin. attrs
-// are added to the script tag.
-func widgetPage(service string, names []string, attrs string) []byte {
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>publisher</title>")
-	b.WriteString(`<style>body{display:flex;flex-wrap:wrap;font-family:sans-serif} img{width:200px;height:auto;display:block} figure{margin:8px}</style></head><body>`)
-	for _, n := range names {
-		fmt.Fprintf(&b, `<figure><img data-provenant id=%q src="/img/%s.jpg" alt=%q></figure>`, n, n, n)
-	}
-	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async%s></script></body></html>`, service, attrs)
-	return []byte(b.String())
 }
 
 // badgeState is what the page shows for one image.
