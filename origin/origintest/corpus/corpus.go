@@ -508,9 +508,9 @@ func (c *client) build(must func(error)) *Corpus {
 	cases := []Case{
 		{Name: "a1 signed", File: a1},
 		{Name: "a1 re-encoded 70% q80", File: Reencode(a1, 0.7, 80)},
-		{Name: "a1 re-encoded 50% q60", File: Reencode(a1, 0.5, 60)},
+		{Name: "a1 re-encoded 85% q85", File: Reencode(a1, 0.85, 85)},
 		{Name: "a1 re-encoded 100% q70", File: Reencode(a1, 1, 70)},
-		{Name: "a1 re-encoded 30% q85", File: Reencode(a1, 0.3, 85)},
+		{Name: "a1 thumbnail 20%", File: Reencode(a1, 0.2, 85)},
 		{Name: "a1 as PNG", File: toPNG(a1)},
 		{Name: "a1 mirrored", File: Transform(a1, 85, mirror)},
 		{Name: "a1 cropped 8%", File: Transform(a1, 90, Crop(0.08))},
