@@ -64,7 +64,11 @@ func ParseKeyState(k *wire.SigningKeyState) (KeyTimes, error) {
 //     the retirement. A routine rotation loses nothing signed before it.
 //   - Retired without compromised_since, a record signed by the client (a
 //     device key, or any registered record): the service only received
-//     it, so only an anchoring before the retirement dates it.
+//     it, so its time of receipt counts only once the chain holds the
+//     record. A record anchored before the retirement stays valid; one the
+//     service received before the retirement stays valid once its batch
+//     is anchored (the retirement takes effect for it then) and is not
+//     authentic while pending; anything else is not authentic.
 //
 // The record's own signed timestamp is never used.
 func DecideKey(k KeyTimes, source string, createdAt, anchoredAt time.Time) *wire.KeyRevocation {
@@ -99,7 +103,26 @@ func DecideKey(k KeyTimes, source string, createdAt, anchoredAt time.Time) *wire
 	default:
 		kr.Cutoff, kr.Rule = kr.KeyRevokedAt, wire.KeyRuleRetiredAnchorTime
 		since = "retired at " + kr.KeyRevokedAt + " (not reported compromised; signed by its holder, not by the service)"
-		valid, evidence = anchoredBefore(k.RevokedAt), "this record "+anchored
+		received := !createdAt.IsZero() && createdAt.Before(k.RevokedAt)
+		switch {
+		case anchoredBefore(k.RevokedAt):
+			valid, evidence = true, "this record "+anchored
+		case received && !anchoredAt.IsZero():
+			// The retirement takes effect for the records the service
+			// had received when their batch is anchored: a rotation loses
+			// nothing, and nothing counts before the chain holds it.
+			kr.Decision = wire.KeyDecisionValid
+			kr.Detail = "the signing key was " + since + "; the service received this record at " + f(createdAt) +
+				", before that, and anchored it at " + f(anchoredAt) + ", so it stays valid"
+			return kr
+		case received:
+			kr.Decision = wire.KeyDecisionNotAuthentic
+			kr.Detail = "the signing key was " + since + "; the service received this record at " + f(createdAt) +
+				", before that, but it is not anchored yet: it is not authentic until its batch is anchored"
+			return kr
+		default:
+			evidence = "this record " + anchored
+		}
 	}
 	if valid {
 		kr.Decision = wire.KeyDecisionValid

@@ -304,6 +304,9 @@ func check(v wire.VerifyResponse, name string, c wire.Check) Check {
 	case linked(name, d):
 		out.State = StateNotApplicable
 		out.Summary = "Matches the record found, which does not vouch for this file"
+		if v.Resembles != nil && (v.Resembles.Relation == wire.RelationDerived || v.Resembles.Relation == wire.RelationPerceptualLookalike) {
+			out.Summary = "Matches the record found, but not as the signed picture"
+		}
 		out.Reason = notVouched(v)
 		return out
 	}
@@ -340,6 +343,9 @@ func notNeeded(v wire.VerifyResponse, name, d string) (string, string) {
 		if strings.HasPrefix(d, "pending") {
 			return "Anchoring pending", "the record is not anchored yet; this does not count against the file"
 		}
+		if strings.Contains(d, " is anchored") {
+			return "The anchored record does not cover this file", d
+		}
 		return "Not anchored", d
 	case wire.CheckSHA256:
 		switch v.Match {
@@ -370,6 +376,13 @@ func notVouched(v wire.VerifyResponse) string {
 		return "it matches record " + r.RecordID + ", which its signer revoked"
 	case wire.RelationProofInvalid:
 		return "it matches record " + r.RecordID + ", whose anchoring proof does not verify"
+	case wire.RelationDerived:
+		if v.Match == "edited" {
+			return "it matches record " + r.RecordID + ", but parts of the picture were changed after it was signed"
+		}
+		return "it resembles record " + r.RecordID + ", but its content may differ from the signed picture"
+	case wire.RelationPerceptualLookalike:
+		return "it resembles record " + r.RecordID + ", but nothing a signature covers shows it to be that picture"
 	}
 	return "it matches record " + r.RecordID + ", but the file is not shown to be that record's picture"
 }

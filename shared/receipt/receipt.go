@@ -120,8 +120,9 @@ type Network struct {
 // key was revoked, and the rule it applied: with compromised_since, valid
 // only when the record was anchored before it; a key retired without it
 // keeps what the service signed with it before the retirement (by the
-// service's own time of signing) and what was anchored before the
-// retirement (for a key its holder signs with).
+// service's own time of signing) and, for a key its holder signs with,
+// what was anchored before the retirement or received before it and
+// anchored since.
 type KeyRevocation struct {
 	KeyRevokedAt     string `json:"key_revoked_at"`
 	CompromisedSince string `json:"compromised_since,omitempty"`

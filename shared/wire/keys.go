@@ -80,8 +80,9 @@ const (
 	KeyRuleRetiredServiceTime = "retired_service_time"
 	// KeyRuleRetiredAnchorTime: the key was retired without
 	// compromised_since but what it signed was signed by the client (a
-	// device key, or a registered record); only an anchoring before the
-	// retirement dates it.
+	// device key, or a registered record): a record stays valid when it was
+	// anchored before the retirement, or received before it and anchored
+	// since; it is not authentic while it waits for that anchoring.
 	KeyRuleRetiredAnchorTime = "retired_anchor_time"
 )
 

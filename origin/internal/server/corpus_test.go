@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite origin/origintest/corpus/testdata/corpus.golden.json from this run")
@@ -57,14 +60,16 @@ func TestConformanceCorpus(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			ts := *ts
 			ts.t = t
-			var row corpus.Row
+			var v wire.VerifyResponse
 			if c.NotAnImage {
-				row = corpus.Summarize(ts.verifyWire(c.File), cp.Roles)
+				v = ts.verifyWire(c.File)
 			} else {
-				row = corpus.Summarize(ts.everySurface(m, c.Name, c.File), cp.Roles)
+				v = ts.everySurface(m, c.Name, c.File)
 			}
+			row := corpus.Summarize(v, cp.Roles)
 			rows[c.Name] = row
 			if *updateCorpus {
+				writePresentInput(t, c.Name, v, cp.Roles)
 				return
 			}
 			want, ok := golden[c.Name]
@@ -81,5 +86,31 @@ func TestConformanceCorpus(t *testing.T) {
 		if err := os.WriteFile("../../origintest/corpus/"+corpus.GoldenPath, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// writePresentInput keeps the verify answer of a corpus file as an input
+// of shared/present's golden test, its record ids replaced by fixed ids
+// named after their roles (real answers, stable files).
+func writePresentInput(t *testing.T, name string, v wire.VerifyResponse, roles map[string]string) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for id, role := range roles {
+		s = strings.ReplaceAll(s, id, fmt.Sprintf("00000000-0000-4000-8000-%012x", []byte(role)))
+	}
+	slug := strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, name), "-")
+	if err := os.WriteFile("../../../shared/present/testdata/corpus-"+slug+".verify.json", []byte(s+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

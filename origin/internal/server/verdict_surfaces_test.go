@@ -147,8 +147,8 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 // authentic while pending and once anchored, on every surface, and the
 // verify answer, the certificate and the receipt name the rule
 // (retired_service_time). A record its holder signed on a device and
-// registered is dated only by its anchoring: retired while pending, it is
-// not authentic (retired_anchor_time).
+// registered before the retirement counts once the chain holds it: not
+// authentic while pending, authentic once anchored (retired_anchor_time).
 func TestKeyRetirementKeepsSignedRecords(t *testing.T) {
 	// Batches of two: a record stays pending until a second one is
 	// signed, so "right after retirement" is not racing the anchoring.
@@ -197,18 +197,28 @@ func TestKeyRetirementKeepsSignedRecords(t *testing.T) {
 	signed, req := deviceSign(t, ts.clock.Now(), dev.priv, dev.org, "camera_image", photo(t, 94, 384, 288), 0x2233_4455_6677_8899)
 	req["signing_key_id"] = dev.keyID
 	ts.mustStatus(ts.do("POST", "/api/v1/register", dev.apiKey, req), 201, "register")
-	// Anchoring happens on the test clock; the retirement is stamped
-	// before the batch is.
+	ts.clock.Advance(time.Second)
 	ts.mustStatus(ts.do("DELETE", "/api/v1/keys/signing-keys/"+dev.keyID, dev.token, nil), 200, "retire device key")
+	// While its batch is pending, the record received before the
+	// retirement is not yet authentic: only the chain dates what a
+	// device signed.
+	v := ts.everySurface(m, "device record retired while pending", signed)
+	if v.Authentic || v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleRetiredAnchorTime || v.KeyRevocation.Decision != wire.KeyDecisionNotAuthentic ||
+		!strings.Contains(v.KeyRevocation.Detail, "until its batch is anchored") {
+		t.Errorf("device record pending after its key's retirement: authentic %v, key_revocation %+v, want not authentic until anchored", v.Authentic, v.KeyRevocation)
+	}
 	ts.clock.Advance(time.Minute)
 	ts.mustStatus(ts.signFile(other, photo(t, 96, 384, 288), nil), 201, "sign to close the batch")
 	ts.waitAnchored(signer{apiKey: dev.apiKey}, req["record_id"].(string))
-	v := ts.everySurface(m, "device record retired before anchoring", signed)
-	if v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleRetiredAnchorTime {
-		t.Errorf("device record: key_revocation %+v, want the anchoring-time rule", v.KeyRevocation)
+	v = ts.everySurface(m, "device record anchored after the retirement", signed)
+	if !v.Authentic || v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleRetiredAnchorTime || v.KeyRevocation.Decision != wire.KeyDecisionValid {
+		t.Errorf("device record received before its key's retirement, anchored after: authentic %v, key_revocation %+v, want authentic", v.Authentic, v.KeyRevocation)
 	}
-	if v.Authentic || v.KeyRevocation == nil || v.KeyRevocation.Decision != wire.KeyDecisionNotAuthentic {
-		t.Errorf("device record anchored after its key's retirement: authentic %v, key_revocation %+v, want not authentic", v.Authentic, v.KeyRevocation)
+	// Nothing registers under the retired key.
+	_, late := deviceSign(t, ts.clock.Now(), dev.priv, dev.org, "camera_image", photo(t, 97, 384, 288), 0x3344_5566_7788_99aa)
+	late["signing_key_id"] = dev.keyID
+	if r := ts.do("POST", "/api/v1/register", dev.apiKey, late); r.status != 409 {
+		t.Errorf("register under a retired key: %d %s, want 409", r.status, r.body)
 	}
 }
 

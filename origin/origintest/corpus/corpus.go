@@ -494,6 +494,7 @@ func (c *client) build(must func(error)) *Corpus {
 	must(c.flush(map[string]*account{f1id: F, f3id: F}))
 	o.Advance(time.Second)
 	f2, f2id := reg("f2", Photo(307, 640, 480), nil, 0x6666_7777_8888_9999)
+	o.Advance(time.Second)
 	must(c.json("DELETE", "/api/v1/keys/signing-keys/"+F.keyID, F.token, nil, 200, nil))
 	o.Advance(time.Second)
 	must(c.flush(map[string]*account{f2id: F}))
@@ -508,9 +509,9 @@ func (c *client) build(must func(error)) *Corpus {
 	cases := []Case{
 		{Name: "a1 signed", File: a1},
 		{Name: "a1 re-encoded 70% q80", File: Reencode(a1, 0.7, 80)},
-		{Name: "a1 re-encoded 50% q60", File: Reencode(a1, 0.5, 60)},
+		{Name: "a1 re-encoded 85% q85", File: Reencode(a1, 0.85, 85)},
 		{Name: "a1 re-encoded 100% q70", File: Reencode(a1, 1, 70)},
-		{Name: "a1 re-encoded 30% q85", File: Reencode(a1, 0.3, 85)},
+		{Name: "a1 thumbnail 20%", File: Reencode(a1, 0.2, 85)},
 		{Name: "a1 as PNG", File: toPNG(a1)},
 		{Name: "a1 mirrored", File: Transform(a1, 85, mirror)},
 		{Name: "a1 cropped 8%", File: Transform(a1, 90, Crop(0.08))},
@@ -539,8 +540,8 @@ func (c *client) build(must func(error)) *Corpus {
 		{Name: "d1 derivative re-encoded", File: Reencode(d1, 0.8, 80)},
 		{Name: "f1 registered, anchored before retirement", File: f1},
 		{Name: "f1 registered, re-encoded", File: Reencode(f1, 0.7, 80)},
-		{Name: "f2 registered, retired while pending", File: f2},
-		{Name: "f2 registered, retired while pending, re-encoded", File: Reencode(f2, 0.7, 80)},
+		{Name: "f2 registered, retired while pending, anchored after", File: f2},
+		{Name: "f2 registered, retired while pending, anchored after, re-encoded", File: Reencode(f2, 0.7, 80)},
 		{Name: "f3 registered, not an image", File: docFile, NotAnImage: true},
 		{Name: "g1 pending", File: g1, Pending: true},
 		{Name: "g1 pending, re-encoded", File: Reencode(g1, 0.7, 80), Pending: true},
