@@ -17,14 +17,18 @@ import (
 type link struct {
 	rec      *Record
 	evidence []string
+	// geometry is the mirror or quarter turn under which the file's
+	// perceptual hash is near the record's (phash.Identity when as is).
+	geometry phash.Transform
 }
 
 // links returns the records f is tied to (watermark, SHA-256 of the signed
-// output or of the uploaded original, near perceptual hash), each with its
+// output or of the uploaded original, near perceptual hash of the file or
+// of one of its variants, its mirrors and quarter turns), each with its
 // evidence, in candidate order. Revoked records are left out: their signer
 // withdrew the claim.
-func (s *Service) links(ctx context.Context, f Facts) ([]link, error) {
-	cands, err := s.candidates(ctx, f)
+func (s *Service) links(ctx context.Context, f Facts, variants []phash.Hash) ([]link, error) {
+	cands, err := s.candidatesFor(ctx, f, variants)
 	if err != nil {
 		return nil, err
 	}
@@ -37,16 +41,19 @@ func (s *Service) links(ctx context.Context, f Facts) ([]link, error) {
 		if err != nil {
 			continue
 		}
-		ev := evidenceOf(f, rec, c.byOrig)
+		ev, g := evidenceOf(f, variants, rec, c.byOrig)
 		if len(ev) > 0 {
-			out = append(out, link{rec: c.rec, evidence: ev})
+			out = append(out, link{rec: c.rec, evidence: ev, geometry: g})
 		}
 	}
 	return out, nil
 }
 
-// evidenceOf lists what ties the file with facts f to rec, strongest first.
-func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
+// evidenceOf lists what ties the file with facts f (and the perceptual
+// hashes variants of its mirrors and turns, indexed by phash.Transform
+// from 1) to rec, strongest first, and the transform under which the
+// perceptual hashes are near.
+func evidenceOf(f Facts, variants []phash.Hash, rec *record.Record, byOrig bool) ([]string, phash.Transform) {
 	var ev []string
 	if f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload) {
 		ev = append(ev, EvidenceWatermark)
@@ -57,10 +64,19 @@ func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
 	if byOrig {
 		ev = append(ev, EvidenceOriginalSHA256)
 	}
-	if phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256) <= phash.NearDistance256 {
+	if f.NotDecoded {
+		return ev, phash.Identity
+	}
+	g, best := phash.Identity, phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256)
+	for i, v := range variants {
+		if d := phash.Distance256(v.P256, rec.PerceptualHash.P256); d < best {
+			g, best = phash.Transform(i+1), d
+		}
+	}
+	if best <= phash.NearDistance256 {
 		ev = append(ev, EvidencePerceptualHash)
 	}
-	return ev
+	return ev, g
 }
 
 // prior picks, among the links, the record an upload derives from, in the
@@ -133,8 +149,12 @@ func hasEvidence(ev []string, kind string) bool {
 // new content), or an *AlreadySignedError when the upload is another
 // account's content and derivativeOf is empty, or ErrDerivativeMismatch
 // when derivativeOf is not among the records the upload is tied to.
-func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf string) (*link, error) {
-	ls, err := s.links(ctx, f)
+//
+// variants are the perceptual hashes of the upload's mirrors and quarter
+// turns (phash.Dihedral without the identity): a mirrored or turned copy
+// of another account's picture is that account's content too.
+func (s *Service) parentFor(ctx context.Context, f Facts, variants []phash.Hash, owner, derivativeOf string) (*link, error) {
+	ls, err := s.links(ctx, f, variants)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +174,11 @@ func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf st
 		return nil, nil
 	}
 	if p.rec.Owner != owner {
-		return nil, &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
+		e := &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
+		if p.geometry != phash.Identity && hasEvidence(p.evidence, EvidencePerceptualHash) {
+			e.Geometry = p.geometry.String()
+		}
+		return nil, e
 	}
 	return p, nil
 }

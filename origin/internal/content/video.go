@@ -228,7 +228,7 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 		return err
 	}
 	if !ex.Detection.Found {
-		return nil
+		return s.videoNearElsewhere(ctx, path, owner)
 	}
 	return s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		id, err := tx.Get(payloadKey(ex.Payload.String()))
@@ -243,6 +243,33 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 		}
 		return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidenceWatermark}}
 	})
+}
+
+// videoNearElsewhere refuses, with an *AlreadySignedError, an upload
+// without a watermark whose fingerprint aligns on another account's
+// signed video (a re-encode or a trim that lost the mark): the same
+// perceptual rule as images, on the frame sequence.
+func (s *Service) videoNearElsewhere(ctx context.Context, path, owner string) error {
+	fp, err := s.cfg.Video.Fingerprint(ctx, path)
+	if err != nil {
+		return err
+	}
+	m, err := s.matchVideo(ctx, fp, verdict.Watermark{})
+	if err != nil || m == nil {
+		return err
+	}
+	var r *Record
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		r, err = getRecord(tx, m.RecordID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("content: sign video: %w", err)
+	}
+	if r.Owner == owner || r.Status == StatusRevoked {
+		return nil
+	}
+	return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidencePerceptualHash}}
 }
 
 // storeVideoIndex stores a video record's fingerprint and adds its frame
