@@ -39,6 +39,19 @@ func (t Transform) String() string {
 	return "transposed and turned 180°"
 }
 
+// Inverse returns the transform that undoes t.
+func (t Transform) Inverse() Transform {
+	// Only the quarter turns are not their own inverse: transposing then
+	// mirroring is undone by flipping then transposing.
+	switch t & 7 {
+	case Transpose | MirrorX:
+		return Transpose | FlipY
+	case Transpose | FlipY:
+		return Transpose | MirrorX
+	}
+	return t & 7
+}
+
 // Dihedral returns the hashes of l under every Transform, indexed by the
 // Transform: element t is, up to floating-point rounding, the Hash of l
 // transformed by t. Element Identity is exactly Compute(l).

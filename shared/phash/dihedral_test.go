@@ -89,3 +89,14 @@ func TestDihedralBitsIsAGroupAction(t *testing.T) {
 		t.Error("identity changed the hash")
 	}
 }
+
+// TestTransformInverse: every transform composed with its inverse is the
+// identity on a hash's bits.
+func TestTransformInverse(t *testing.T) {
+	h := Hash{P64: 0x0123456789abcdef, P256: [4]uint64{1, 0xfedcba9876543210, 3, 0x5555aaaa5555aaaa}}
+	for tr := Transform(0); tr < Transforms; tr++ {
+		if got := h.Dihedral()[tr].Dihedral()[tr.Inverse()]; got != h {
+			t.Errorf("%v then its inverse %v changed the hash", tr, tr.Inverse())
+		}
+	}
+}

@@ -20,6 +20,10 @@ import (
 // cannot fill the pool alone at the registration rate register allows.
 const poolFactor = 4
 
+// lookRadius is the index probe radius of look-before-mark: every hash
+// within 11 bits of a query is found (phindex package doc).
+const lookRadius = 2
+
 // floodOwnerRecords is the number of near-duplicates of one picture from
 // one account above which a search logs a flood.
 const floodOwnerRecords = 4
@@ -147,9 +151,17 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 		return out, nil
 	}
 	queries := append([]phash.Hash{f.PHash}, variants...)
+	ix := s.phindex()
+	if len(variants) > 0 {
+		// Look-before-mark probes wider: a mirrored or turned copy that is
+		// also cropped lies farther in 64 bits (up to 10 on the
+		// development photos, bench/README.md) than the verify radius
+		// finds for sure, and a sign or a registration affords the reads.
+		ix.Radius = max(ix.Radius, lookRadius)
+	}
 	var ms []phindex.Match
 	for _, q := range queries {
-		m, _, err := s.phindex().Lookup(tx, q, phash.CandidateDistance64, poolFactor*maxC, 0)
+		m, _, err := ix.Lookup(tx, q, phash.CandidateDistance64, poolFactor*maxC, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -17,8 +17,8 @@ import (
 type link struct {
 	rec      *Record
 	evidence []string
-	// geometry is the mirror or quarter turn under which the file's
-	// perceptual hash is near the record's (phash.Identity when as is).
+	// geometry is the mirror or quarter turn that makes the record's
+	// picture into the file (phash.Identity when as is).
 	geometry phash.Transform
 }
 
@@ -51,8 +51,8 @@ func (s *Service) links(ctx context.Context, f Facts, variants []phash.Hash) ([]
 
 // evidenceOf lists what ties the file with facts f (and the perceptual
 // hashes variants of its mirrors and turns, indexed by phash.Transform
-// from 1) to rec, strongest first, and the transform under which the
-// perceptual hashes are near.
+// from 1) to rec, strongest first, and the transform that makes rec's
+// picture into the file.
 func evidenceOf(f Facts, variants []phash.Hash, rec *record.Record, byOrig bool) ([]string, phash.Transform) {
 	var ev []string
 	if f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload) {
@@ -73,6 +73,9 @@ func evidenceOf(f Facts, variants []phash.Hash, rec *record.Record, byOrig bool)
 			g, best = phash.Transform(i+1), d
 		}
 	}
+	// Variant t undoes the file's geometry: the file is the record's
+	// picture under t's inverse.
+	g = g.Inverse()
 	if best <= phash.NearDistance256 {
 		ev = append(ev, EvidencePerceptualHash)
 	}
