@@ -32,7 +32,12 @@ const floodOwnerRecords = 4
 // and chooses at most Limits.MaxCandidates of them fairly (see
 // selectCandidates), each with a verifying signature.
 func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) {
-	return s.candidatesFor(ctx, f, nil)
+	cs, err := s.candidatesFor(ctx, f, nil)
+	out := make([]candidate, len(cs))
+	for i, c := range cs {
+		out[i] = c.candidate
+	}
+	return out, err
 }
 
 // pooled is a record the search found, before the choice.
@@ -45,20 +50,37 @@ type pooled struct {
 	// d64 is the 64-bit distance from the index (0 for strong records);
 	// d256 the smallest 256-bit distance to any query hash.
 	d64, d256 int
-	order     int
+	// geo is the nearest of the record's geometric hashes (look-before-mark
+	// only; none for verification).
+	geo   geoMatch
+	order int
 }
 
-// near reports whether p is tied to the file by its perceptual hash.
-func (p *pooled) near() bool { return p.d256 <= phash.NearDistance256 }
+// near reports whether p is tied to the file by its perceptual hash, or
+// (look-before-mark) by one of its geometric hashes.
+func (p *pooled) near() bool {
+	return p.d256 <= phash.NearDistance256 || p.geo.d256 <= phash.NearDistance256
+}
+
+// dist is p's perceptual distance to the file, geometric hashes included.
+func (p *pooled) dist() int { return min(p.d256, p.geo.d256) }
+
+// chosen is a candidate with what look-before-mark needs besides.
+type chosen struct {
+	candidate
+	geo geoMatch
+}
 
 // candidatesFor is candidates with the file's mirrors and quarter turns:
 // variants (phash.Dihedral, or Hash.Dihedral for a registration) are
 // looked up in the index besides f.PHash, so that a mirrored or turned
 // copy finds the record of the picture it was made from. Verification
-// passes none: its answer scores f.PHash as is (shared/verdict).
-func (s *Service) candidatesFor(ctx context.Context, f Facts, variants []phash.Hash) ([]candidate, error) {
+// passes none: its answer scores f.PHash as is (shared/verdict). With
+// variants, the records' geometric hashes (crops and small rotations of
+// the signed picture, geometry.go) are searched and compared too.
+func (s *Service) candidatesFor(ctx context.Context, f Facts, variants []phash.Hash) ([]chosen, error) {
 	maxC := s.cfg.Limits.MaxCandidates
-	var out []candidate
+	var out []chosen
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		pool, err := s.pool(tx, f, variants, maxC)
 		if err != nil {
@@ -74,7 +96,7 @@ func (s *Service) candidatesFor(ctx context.Context, f Facts, variants []phash.H
 				s.log.Warn("stored record signature does not verify; ignored", "record_id", p.rec.ID)
 				continue
 			}
-			out = append(out, candidate{rec: p.rec, signed: sg, byOrig: p.byOrig})
+			out = append(out, chosen{candidate: candidate{rec: p.rec, signed: sg, byOrig: p.byOrig}, geo: p.geo})
 		}
 		return nil
 	})
@@ -107,7 +129,7 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 		if err != nil {
 			return err
 		}
-		p := &pooled{rec: r, byOrig: byOrig, strong: strong, d64: d64, d256: phash.Bits256 + 1, order: len(out)}
+		p := &pooled{rec: r, byOrig: byOrig, strong: strong, d64: d64, d256: phash.Bits256 + 1, geo: noGeo(), order: len(out)}
 		seen[id] = p
 		out = append(out, p)
 		return nil
@@ -160,12 +182,20 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 		ix.Radius = max(ix.Radius, lookRadius)
 	}
 	var ms []phindex.Match
-	for _, q := range queries {
-		m, _, err := ix.Lookup(tx, q, phash.CandidateDistance64, poolFactor*maxC, 0)
-		if err != nil {
-			return nil, err
+	indexes := []phindex.Index{ix}
+	if len(variants) > 0 {
+		gx := s.geoIndex()
+		gx.Radius = ix.Radius
+		indexes = append(indexes, gx)
+	}
+	for _, x := range indexes {
+		for _, q := range queries {
+			m, _, err := x.Lookup(tx, q, phash.CandidateDistance64, poolFactor*maxC, 0)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, m...)
 		}
-		ms = append(ms, m...)
 	}
 	slices.SortStableFunc(ms, func(a, b phindex.Match) int { return a.D64 - b.D64 })
 	for _, m := range ms {
@@ -180,6 +210,13 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 		}
 		for _, q := range queries {
 			p.d256 = min(p.d256, phash.Distance256(q.P256, h.P256))
+		}
+		if len(variants) > 0 && p.d256 > phash.NearDistance256 {
+			gs, err := geoHashes(tx, p.rec.ID)
+			if err != nil {
+				return nil, err
+			}
+			p.geo = nearestGeo(queries, gs)
 		}
 	}
 	return out, nil
@@ -219,7 +256,7 @@ func (s *Service) selectCandidates(pool []*pooled, maxC int) []*pooled {
 			if earliest == nil || claimBefore(p, earliest) {
 				earliest = p
 			}
-			if nearest == nil || p.d256 < nearest.d256 {
+			if nearest == nil || p.dist() < nearest.dist() {
 				nearest = p
 			}
 		}
@@ -236,7 +273,7 @@ func (s *Service) selectCandidates(pool []*pooled, maxC int) []*pooled {
 				}
 				return 1
 			}
-			return cmp.Compare(a.d256, b.d256)
+			return cmp.Compare(a.dist(), b.dist())
 		})
 		owners = append(owners, o)
 		if n := countNear(ps); n > floodOwnerRecords {
@@ -297,7 +334,7 @@ func claimBefore(a, b *pooled) bool {
 	if verdict.Earlier(&cb, &ca) {
 		return false
 	}
-	return a.d256 < b.d256
+	return a.dist() < b.dist()
 }
 
 func countNear(ps []*pooled) int {

@@ -17,9 +17,10 @@ import (
 type link struct {
 	rec      *Record
 	evidence []string
-	// geometry is the mirror or quarter turn that makes the record's
-	// picture into the file (phash.Identity when as is).
-	geometry phash.Transform
+	// geometry says how the record's picture became the file (a mirror or
+	// turn, a crop or rotation) when the perceptual link needed one; empty
+	// when as is.
+	geometry string
 }
 
 // links returns the records f is tied to (watermark, SHA-256 of the signed
@@ -42,8 +43,16 @@ func (s *Service) links(ctx context.Context, f Facts, variants []phash.Hash) ([]
 			continue
 		}
 		ev, g := evidenceOf(f, variants, rec, c.byOrig)
-		if len(ev) > 0 {
-			out = append(out, link{rec: c.rec, evidence: ev, geometry: g})
+		l := link{rec: c.rec, evidence: ev}
+		if hasEvidence(ev, EvidencePerceptualHash) && g != phash.Identity {
+			l.geometry = g.String()
+		}
+		if !hasEvidence(ev, EvidencePerceptualHash) && c.geo.d256 <= phash.NearDistance256 {
+			l.evidence = append(l.evidence, EvidencePerceptualGeometry)
+			l.geometry = c.geo.describe()
+		}
+		if len(l.evidence) > 0 {
+			out = append(out, l)
 		}
 	}
 	return out, nil
@@ -130,12 +139,12 @@ func timesOf(r *Record) verdict.Candidate {
 // evidenceRank is the position of the strongest evidence in the evidence
 // order (lower is stronger).
 func evidenceRank(ev []string) int {
-	for i, k := range []string{EvidenceWatermark, EvidenceSHA256, EvidenceOriginalSHA256, EvidencePerceptualHash} {
+	for i, k := range []string{EvidenceWatermark, EvidenceSHA256, EvidenceOriginalSHA256, EvidencePerceptualHash, EvidencePerceptualGeometry} {
 		if hasEvidence(ev, k) {
 			return i
 		}
 	}
-	return 4
+	return 5
 }
 
 func hasEvidence(ev []string, kind string) bool {
@@ -178,9 +187,7 @@ func (s *Service) parentFor(ctx context.Context, f Facts, variants []phash.Hash,
 	}
 	if p.rec.Owner != owner {
 		e := &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
-		if p.geometry != phash.Identity && hasEvidence(p.evidence, EvidencePerceptualHash) {
-			e.Geometry = p.geometry.String()
-		}
+		e.Geometry = p.geometry
 		return nil, e
 	}
 	return p, nil
