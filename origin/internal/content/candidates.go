@@ -20,9 +20,18 @@ import (
 // cannot fill the pool alone at the registration rate register allows.
 const poolFactor = 4
 
-// lookRadius is the index probe radius of look-before-mark: every hash
-// within 11 bits of a query is found (phindex package doc).
-const lookRadius = 2
+// variants are the perceptual hashes of an upload's mirrors and quarter
+// turns (phash.Transform 1..7) that look-before-mark searches besides its
+// own hash.
+type variants struct {
+	hs []phash.Hash
+	// fromBits: derived from a registered hash's bits (phash.Hash.Dihedral),
+	// a few bits off the exact variant, so the index is probed at radius
+	// 2 (every hash within 11 bits is found, phindex package doc) instead
+	// of 1 (within 7): a registration affords the reads (about 7× a radius
+	// 1 lookup, bench/README.md), a sign has the pixels and exact variants.
+	fromBits bool
+}
 
 // floodOwnerRecords is the number of near-duplicates of one picture from
 // one account above which a search logs a flood.
@@ -32,7 +41,7 @@ const floodOwnerRecords = 4
 // and chooses at most Limits.MaxCandidates of them fairly (see
 // selectCandidates), each with a verifying signature.
 func (s *Service) candidates(ctx context.Context, f Facts) ([]candidate, error) {
-	cs, err := s.candidatesFor(ctx, f, nil)
+	cs, err := s.candidatesFor(ctx, f, variants{})
 	out := make([]candidate, len(cs))
 	for i, c := range cs {
 		out[i] = c.candidate
@@ -78,11 +87,11 @@ type chosen struct {
 // passes none: its answer scores f.PHash as is (shared/verdict). With
 // variants, the records' geometric hashes (crops and small rotations of
 // the signed picture, geometry.go) are searched and compared too.
-func (s *Service) candidatesFor(ctx context.Context, f Facts, variants []phash.Hash) ([]chosen, error) {
+func (s *Service) candidatesFor(ctx context.Context, f Facts, vs variants) ([]chosen, error) {
 	maxC := s.cfg.Limits.MaxCandidates
 	var out []chosen
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		pool, err := s.pool(tx, f, variants, maxC)
+		pool, err := s.pool(tx, f, vs, maxC)
 		if err != nil {
 			return err
 		}
@@ -110,7 +119,7 @@ func (s *Service) candidatesFor(ctx context.Context, f Facts, variants []phash.H
 // original upload), a valid C2PA manifest's record, the watermark
 // payload's record, then up to poolFactor·maxC perceptual neighbours of
 // f.PHash and of each variant, nearest first.
-func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) ([]*pooled, error) {
+func (s *Service) pool(tx store.Txn, f Facts, vs variants, maxC int) ([]*pooled, error) {
 	var out []*pooled
 	seen := map[string]*pooled{}
 	add := func(id string, byOrig, strong bool, d64 int) error {
@@ -172,18 +181,14 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 	if f.NotDecoded {
 		return out, nil
 	}
-	queries := append([]phash.Hash{f.PHash}, variants...)
+	queries := append([]phash.Hash{f.PHash}, vs.hs...)
 	ix := s.phindex()
-	if len(variants) > 0 {
-		// Look-before-mark probes wider: a mirrored or turned copy that is
-		// also cropped lies farther in 64 bits (up to 10 on the
-		// development photos, bench/README.md) than the verify radius
-		// finds for sure, and a sign or a registration affords the reads.
-		ix.Radius = max(ix.Radius, lookRadius)
+	if vs.fromBits {
+		ix.Radius = max(ix.Radius, 2)
 	}
 	var ms []phindex.Match
 	indexes := []phindex.Index{ix}
-	if len(variants) > 0 {
+	if len(vs.hs) > 0 {
 		gx := s.geoIndex()
 		gx.Radius = ix.Radius
 		indexes = append(indexes, gx)
@@ -211,7 +216,7 @@ func (s *Service) pool(tx store.Txn, f Facts, variants []phash.Hash, maxC int) (
 		for _, q := range queries {
 			p.d256 = min(p.d256, phash.Distance256(q.P256, h.P256))
 		}
-		if len(variants) > 0 && p.d256 > phash.NearDistance256 {
+		if len(vs.hs) > 0 && p.d256 > phash.NearDistance256 {
 			gs, err := geoHashes(tx, p.rec.ID)
 			if err != nil {
 				return nil, err

@@ -168,7 +168,7 @@ func (e *env) lookPerceptual(t *testing.T, file []byte) []link {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := e.svc.links(context.Background(), fromFacts(f), vs[1:])
+	ls, err := e.svc.links(context.Background(), fromFacts(f), variants{hs: vs[1:]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ type link struct {
 // of one of its variants, its mirrors and quarter turns), each with its
 // evidence, in candidate order. Revoked records are left out: their signer
 // withdrew the claim.
-func (s *Service) links(ctx context.Context, f Facts, variants []phash.Hash) ([]link, error) {
-	cands, err := s.candidatesFor(ctx, f, variants)
+func (s *Service) links(ctx context.Context, f Facts, vs variants) ([]link, error) {
+	cands, err := s.candidatesFor(ctx, f, vs)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *Service) links(ctx context.Context, f Facts, variants []phash.Hash) ([]
 		if err != nil {
 			continue
 		}
-		ev, g := evidenceOf(f, variants, rec, c.byOrig)
+		ev, g := evidenceOf(f, vs.hs, rec, c.byOrig)
 		l := link{rec: c.rec, evidence: ev}
 		if hasEvidence(ev, EvidencePerceptualHash) && g != phash.Identity {
 			l.geometry = g.String()
@@ -165,8 +165,8 @@ func hasEvidence(ev []string, kind string) bool {
 // variants are the perceptual hashes of the upload's mirrors and quarter
 // turns (phash.Dihedral without the identity): a mirrored or turned copy
 // of another account's picture is that account's content too.
-func (s *Service) parentFor(ctx context.Context, f Facts, variants []phash.Hash, owner, derivativeOf string) (*link, error) {
-	ls, err := s.links(ctx, f, variants)
+func (s *Service) parentFor(ctx context.Context, f Facts, vs variants, owner, derivativeOf string) (*link, error) {
+	ls, err := s.links(ctx, f, vs)
 	if err != nil {
 		return nil, err
 	}

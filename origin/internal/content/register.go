@@ -357,20 +357,20 @@ func (s *Service) registerLook(ctx context.Context, r *Record, derivativeOf stri
 	}
 	f.PHash = ph
 	vs := ph.Dihedral()
-	parent, err := s.parentFor(ctx, f, vs[1:], r.Owner, derivativeOf)
+	parent, err := s.parentFor(ctx, f, variants{hs: vs[1:], fromBits: true}, r.Owner, derivativeOf)
 	if err != nil {
 		return err
 	}
 	if parent != nil && derivativeOf != "" {
 		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
 	}
-	return s.nearDuplicateAllowance(ctx, f, vs[1:], r.Owner)
+	return s.nearDuplicateAllowance(ctx, f, variants{hs: vs[1:], fromBits: true}, r.Owner)
 }
 
 // nearDuplicateAllowance counts the owner's records perceptually near f
 // (or a mirror or turn of it) created within NearDuplicateWindow and
 // refuses one more beyond the allowance.
-func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, variants []phash.Hash, owner string) error {
+func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, vs variants, owner string) error {
 	allow := s.cfg.MaxNearDuplicates
 	if allow == 0 {
 		allow = DefaultMaxNearDuplicates
@@ -382,7 +382,7 @@ func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, variants 
 	since := now.Add(-NearDuplicateWindow)
 	n, oldest := 0, now
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		ps, err := s.pool(tx, f, variants, max(s.cfg.Limits.MaxCandidates, allow))
+		ps, err := s.pool(tx, f, vs, max(s.cfg.Limits.MaxCandidates, allow))
 		if err != nil {
 			return err
 		}

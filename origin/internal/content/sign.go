@@ -155,11 +155,11 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	variants, err := phash.Dihedral(imagex.ToLuma(img.Image))
+	dihedral, err := phash.Dihedral(imagex.ToLuma(img.Image))
 	if err != nil {
 		return nil, fmt.Errorf("content: phash: %w", err)
 	}
-	parent, err := s.parentFor(ctx, facts, variants[1:], in.Owner, in.DerivativeOf)
+	parent, err := s.parentFor(ctx, facts, variants{hs: dihedral[1:]}, in.Owner, in.DerivativeOf)
 	if err != nil {
 		return nil, err
 	}
