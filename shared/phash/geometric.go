@@ -2,6 +2,7 @@ package phash
 
 import (
 	"fmt"
+	"image"
 	"math"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -60,13 +61,16 @@ func Geometric(l *imagex.Luma) ([]Hash, error) {
 	edits := GeometricEdits()
 	out := make([]Hash, 0, len(edits))
 	for _, e := range edits {
-		p := base
-		if e.Angle != 0 {
-			p = rotate(base, e.Angle)
-		}
 		c := e.Crop + math.Abs(math.Sin(e.Angle*math.Pi/180))
 		cx, cy := int(float64(w)*c), int(float64(h)*c)
-		hs, err := Compute(&imagex.Luma{Width: w - 2*cx, Height: h - 2*cy, Stride: p.Stride, Pix: p.Pix[cy*p.Stride+cx:]})
+		win := image.Rect(cx, cy, w-cx, h-cy)
+		var p *imagex.Luma
+		if e.Angle != 0 {
+			p = rotateWindow(base, e.Angle, win)
+		} else {
+			p = &imagex.Luma{Width: win.Dx(), Height: win.Dy(), Stride: base.Stride, Pix: base.Pix[cy*base.Stride+cx:]}
+		}
+		hs, err := Compute(p)
 		if err != nil {
 			return nil, err
 		}
@@ -75,27 +79,34 @@ func Geometric(l *imagex.Luma) ([]Hash, error) {
 	return out, nil
 }
 
-// rotate returns l rotated by deg degrees about its centre, bilinear, the
-// same size; pixels from outside l are 0 (the caller crops them away).
-func rotate(l *imagex.Luma, deg float64) *imagex.Luma {
-	w, h := l.Width, l.Height
+// rotateWindow returns the window win of l rotated by deg degrees about
+// l's centre (bilinear; pixels from outside l are 0, which the caller's
+// window excludes). Only the window is computed: along a row the source
+// position moves by a constant step, in 16.16 fixed point.
+func rotateWindow(l *imagex.Luma, deg float64, win image.Rectangle) *imagex.Luma {
+	w, h := win.Dx(), win.Dy()
 	out := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	s, c := math.Sincos(deg * math.Pi / 180)
-	cx, cy := float64(w)/2, float64(h)/2
+	cx, cy := float64(l.Width)/2, float64(l.Height)/2
+	const one = 1 << 16
+	stepX, stepY := int64(c*one), int64(-s*one)
+	maxX, maxY := int64(l.Width-1)<<16, int64(l.Height-1)<<16
 	for y := 0; y < h; y++ {
-		dy := float64(y) - cy
-		for x := 0; x < w; x++ {
-			dx := float64(x) - cx
-			sx, sy := c*dx+s*dy+cx, -s*dx+c*dy+cy
-			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
-			if x0 < 0 || y0 < 0 || x0+1 >= w || y0+1 >= h {
-				continue
+		dy := float64(win.Min.Y+y) - cy
+		dx := float64(win.Min.X) - cx
+		fx, fy := int64((c*dx+s*dy+cx)*one), int64((-s*dx+c*dy+cy)*one)
+		row := out.Pix[y*w : (y+1)*w]
+		for x := range row {
+			if fx >= 0 && fy >= 0 && fx < maxX && fy < maxY {
+				x0, y0 := int(fx>>16), int(fy>>16)
+				ax, ay := fx&(one-1), fy&(one-1)
+				i := y0*l.Stride + x0
+				top := int64(l.Pix[i])*(one-ax) + int64(l.Pix[i+1])*ax
+				bot := int64(l.Pix[i+l.Stride])*(one-ax) + int64(l.Pix[i+l.Stride+1])*ax
+				row[x] = uint8((top*(one-ay) + bot*ay + 1<<31) >> 32)
 			}
-			fx, fy := sx-float64(x0), sy-float64(y0)
-			i := y0*l.Stride + x0
-			v := (1-fx)*(1-fy)*float64(l.Pix[i]) + fx*(1-fy)*float64(l.Pix[i+1]) +
-				(1-fx)*fy*float64(l.Pix[i+l.Stride]) + fx*fy*float64(l.Pix[i+l.Stride+1])
-			out.Pix[y*w+x] = uint8(min(255, v+0.5))
+			fx += stepX
+			fy += stepY
 		}
 	}
 	return out
