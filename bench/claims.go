@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,8 +27,8 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 )
 
-// copierEdit is a copier's geometric edit: a mirror or turn, a crop of
-// every side, a rotation (whose empty corners are cut away too).
+// copierEdit is a copier's geometric edit: a mirror or turn, a rotation
+// (whose empty corners are cut away), then a crop of every side.
 type copierEdit struct {
 	tr   phash.Transform
 	crop float64
@@ -42,7 +41,7 @@ func (e copierEdit) String() string {
 		parts = append(parts, e.tr.String())
 	}
 	if e.deg != 0 {
-		parts = append(parts, fmt.Sprintf("rotated %g°", e.deg))
+		parts = append(parts, fmt.Sprintf("rotated %g° (corners cut)", e.deg))
 	}
 	if e.crop != 0 {
 		parts = append(parts, fmt.Sprintf("crop %g%%/side", 100*e.crop))
@@ -63,66 +62,18 @@ func copierEdits() []copierEdit {
 	)
 }
 
-// applyEdit returns src under e.
-func applyEdit(src image.Image, e copierEdit) image.Image {
-	b := src.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if e.tr&phash.Transpose != 0 {
-		w, h = h, w
-	}
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			sx, sy := x, y
-			if e.tr&phash.MirrorX != 0 {
-				sx = w - 1 - sx
-			}
-			if e.tr&phash.FlipY != 0 {
-				sy = h - 1 - sy
-			}
-			if e.tr&phash.Transpose != 0 {
-				sx, sy = sy, sx
-			}
-			out.Set(x, y, src.At(b.Min.X+sx, b.Min.Y+sy))
-		}
-	}
-	c := e.crop
+// applyEdit returns src under e: the mirror or turn (imagex.Orient), the
+// rotation with its corners cut (rotateCrop: the largest centred
+// rectangle of the same aspect), then the crop.
+func applyEdit(src image.Image, e copierEdit) (image.Image, error) {
+	m := imagex.Orient(src, e.tr.EXIFOrientation())
 	if e.deg != 0 {
-		out = rotateRGBA(out, e.deg)
-		c += math.Abs(math.Sin(e.deg * math.Pi / 180))
-	}
-	return crop(out, c)
-}
-
-func rotateRGBA(src *image.RGBA, deg float64) *image.RGBA {
-	w, h := src.Bounds().Dx(), src.Bounds().Dy()
-	out := image.NewRGBA(src.Bounds())
-	s, c := math.Sincos(deg * math.Pi / 180)
-	cx, cy := float64(w)/2, float64(h)/2
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			dx, dy := float64(x)-cx, float64(y)-cy
-			sx, sy := c*dx+s*dy+cx, -s*dx+c*dy+cy
-			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
-			if x0 < 0 || y0 < 0 || x0+1 >= w || y0+1 >= h {
-				continue
-			}
-			fx, fy := sx-float64(x0), sy-float64(y0)
-			wt := [4]float64{(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy}
-			var px [4]float64
-			for i, p := range [4][2]int{{x0, y0}, {x0 + 1, y0}, {x0, y0 + 1}, {x0 + 1, y0 + 1}} {
-				o := src.PixOffset(p[0], p[1])
-				for k := 0; k < 4; k++ {
-					px[k] += wt[i] * float64(src.Pix[o+k])
-				}
-			}
-			o := out.PixOffset(x, y)
-			for k := 0; k < 4; k++ {
-				out.Pix[o+k] = uint8(min(255, px[k]+0.5))
-			}
+		var err error
+		if m, err = rotateCrop(e.deg)(m, ""); err != nil {
+			return nil, err
 		}
 	}
-	return out
+	return crop(m, e.crop), nil
 }
 
 // claimHashes is what look-before-mark knows of a picture: as a record,
@@ -227,8 +178,12 @@ func runClaims(args []string) error {
 		recs = append(recs, rec)
 		own := append([]phash.Hash{rec.h}, rec.geo...)
 		for i, e := range edits {
+			edited, err := applyEdit(orig, e)
+			if err != nil {
+				return err
+			}
 			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, applyEdit(orig, e), &jpeg.Options{Quality: 85}); err != nil {
+			if err := jpeg.Encode(&buf, edited, &jpeg.Options{Quality: 85}); err != nil {
 				return err
 			}
 			cd, err := imagex.Decode(buf.Bytes(), lim)

@@ -52,6 +52,16 @@ func (t Transform) Inverse() Transform {
 	return t & 7
 }
 
+// EXIFOrientation returns the EXIF orientation (1..8) whose display
+// transform is t, so that imagex.Orient(img, t.EXIFOrientation()) is img
+// under t.
+func (t Transform) EXIFOrientation() int {
+	return [Transforms]int{
+		Identity: 1, MirrorX: 2, FlipY: 4, MirrorX | FlipY: 3,
+		Transpose: 5, Transpose | MirrorX: 6, Transpose | FlipY: 8, Transpose | MirrorX | FlipY: 7,
+	}[t&7]
+}
+
 // Dihedral returns the hashes of l under every Transform, indexed by the
 // Transform: element t is, up to floating-point rounding, the Hash of l
 // transformed by t. Element Identity is exactly Compute(l).

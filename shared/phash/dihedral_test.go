@@ -1,6 +1,8 @@
 package phash
 
 import (
+	"bytes"
+	"image"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -97,6 +99,20 @@ func TestTransformInverse(t *testing.T) {
 	for tr := Transform(0); tr < Transforms; tr++ {
 		if got := h.Dihedral()[tr].Dihedral()[tr.Inverse()]; got != h {
 			t.Errorf("%v then its inverse %v changed the hash", tr, tr.Inverse())
+		}
+	}
+}
+
+// TestEXIFOrientation: imagex.Orient with t's EXIF orientation is the
+// pixel transform t documents.
+func TestEXIFOrientation(t *testing.T) {
+	l := plane(5, 3, func(x, y int) uint8 { return uint8(10*y + x) })
+	g := &image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}
+	for tr := Transform(0); tr < Transforms; tr++ {
+		want := transformLuma(l, tr)
+		got, ok := imagex.Orient(g, tr.EXIFOrientation()).(*image.Gray)
+		if !ok || got.Rect.Dx() != want.Width || got.Rect.Dy() != want.Height || !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("%v: Orient(%d) = %v, want %v", tr, tr.EXIFOrientation(), got.Pix, want.Pix)
 		}
 	}
 }

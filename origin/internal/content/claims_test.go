@@ -72,27 +72,10 @@ func encodeJPEG(t *testing.T, img image.Image, q int) []byte {
 // by deg degrees about its centre (bilinear, the corners cut away by a
 // further crop), as a copier's editor would.
 func geometric(img image.Image, tr phash.Transform, crop, deg float64) *image.RGBA {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if tr&phash.Transpose != 0 {
-		w, h = h, w
-	}
+	o := imagex.Orient(img, tr.EXIFOrientation())
+	w, h := o.Bounds().Dx(), o.Bounds().Dy()
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			sx, sy := x, y
-			if tr&phash.MirrorX != 0 {
-				sx = w - 1 - sx
-			}
-			if tr&phash.FlipY != 0 {
-				sy = h - 1 - sy
-			}
-			if tr&phash.Transpose != 0 {
-				sx, sy = sy, sx
-			}
-			out.Set(x, y, img.At(b.Min.X+sx, b.Min.Y+sy))
-		}
-	}
+	draw.Draw(out, out.Bounds(), o, o.Bounds().Min, draw.Src)
 	if deg != 0 {
 		out = rotate(out, deg)
 		// The corners a rotation leaves empty are cut: sin(deg) of each side.
