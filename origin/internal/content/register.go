@@ -119,7 +119,12 @@ func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.S
 // key registered before, or a SHA-256 (of a signed file or of an uploaded
 // original) or perceptual hash another account already holds: register
 // cannot claim someone else's file (docs/verification.md, "Register
-// cannot steal"). The refusal names nothing of the other record.
+// cannot steal"). The refusal names nothing of the other record. Hashes
+// tied to another account's earlier record otherwise (near, mirrored,
+// turned, cropped, rotated) get an *AlreadySignedError naming it unless
+// DerivativeOf declares one of those records (ErrDerivativeMismatch when
+// it is not among them), and an account past its near-duplicate
+// allowance a *NearDuplicateLimitError (registerLook).
 //
 // The record's timestamp is the client's claim: verify and the
 // certificate show it as claimed, beside the time of record.
