@@ -156,6 +156,9 @@ func runClaims(args []string) error {
 	lim := limits.Default()
 	edits := copierEdits()
 	type tally struct{ plain, dihedral, sign, register, n int }
+	// The sign comparison's distance for every edited copy (true ties),
+	// by whether the plain hash alone would have tied it.
+	var signTrue, regTrue []int
 	per := make([]tally, len(edits))
 	var recs []claimHashes
 	start := time.Now()
@@ -204,10 +207,12 @@ func runClaims(args []string) error {
 			if minDist(up.dihedral[:], []phash.Hash{rec.h}) <= phash.NearDistance256 {
 				t.dihedral++
 			}
-			if minDist(up.dihedral[:], own) <= phash.NearDistance256 {
+			ds, dr := minDist(up.dihedral[:], own), minDist(bits[:], own)
+			signTrue, regTrue = append(signTrue, ds), append(regTrue, dr)
+			if ds <= phash.NearDistance256 {
 				t.sign++
 			}
-			if minDist(bits[:], own) <= phash.NearDistance256 {
+			if dr <= phash.NearDistance256 {
 				t.register++
 			}
 		}
@@ -271,6 +276,12 @@ func runClaims(args []string) error {
 	for _, t := range []int{64, 72, 80, 88, 96, 104} {
 		n := count(each, t)
 		fmt.Fprintf(w, "| %d | %d | %.2g |\n", t, n, float64(n)/float64(max(1, len(each))))
+	}
+	fmt.Fprintln(w, "\nThreshold sweep: copies tied (all edits) against unrelated single comparisons within T:")
+	fmt.Fprintln(w, "\n| T | sign: copies tied | register: copies tied | unrelated comparisons within T |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, t := range []int{40, 48, 56, 64} {
+		fmt.Fprintf(w, "| %d | %d/%d | %d/%d | %d/%d |\n", t, count(signTrue, t), len(signTrue), count(regTrue, t), len(regTrue), count(each, t), len(each))
 	}
 	sort.Slice(closest, func(a, b int) bool { return closest[a].d < closest[b].d })
 	fmt.Fprintln(w, "\nClosest unrelated pairs (sign comparison: upload ~ record):")
