@@ -120,6 +120,12 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	if p := present.Present(v, present.Options{}); p.Tone != present.ToneNotAuthentic || !strings.Contains(p.Headline, "signing key revoked") {
 		t.Errorf("presentation of the record anchored after the compromise: %q (%s)", p.Headline, p.Tone)
 	}
+	// The organisation's badge counts only the record that stays valid.
+	ob := ts.do("GET", "/api/v1/widget/org-badge/Surface%20News.svg", "", nil)
+	ts.mustStatus(ob, 200, "org badge")
+	if !strings.Contains(string(ob.body), "1 signed · 1 anchored") {
+		t.Errorf("org badge after the key's compromise: %s, want 1 signed · 1 anchored", ob.body)
+	}
 	// The lookup answer carries the key's state, not a decision.
 	lr := ts.do("POST", "/api/v1/verify/lookup", "", map[string]any{"sha256": sha256Hex(afterFile), "perceptual_hash": strings.Repeat("0", 80)})
 	ts.mustStatus(lr, 200, "lookup")
