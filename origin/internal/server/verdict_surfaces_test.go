@@ -213,6 +213,12 @@ func TestKeyRetirementKeepsSignedRecords(t *testing.T) {
 		!strings.Contains(v.KeyRevocation.Detail, "until its batch is anchored") {
 		t.Errorf("device record pending after its key's retirement: authentic %v, key_revocation %+v, want not authentic until anchored", v.Authentic, v.KeyRevocation)
 	}
+	if v.KeyRevocation == nil || !v.KeyRevocation.AwaitingAnchor {
+		t.Errorf("device record pending after its key's retirement: key_revocation %+v, want awaiting_anchor", v.KeyRevocation)
+	}
+	if b := ts.do("GET", "/api/v1/widget/badge/"+req["record_id"].(string)+".svg", "", nil); !strings.Contains(string(b.body), "pending") {
+		t.Errorf("badge of a device record waiting for its anchoring: %s, want pending", b.body)
+	}
 	ts.clock.Advance(time.Minute)
 	ts.mustStatus(ts.signFile(other, photo(t, 96, 384, 288), nil), 201, "sign to close the batch")
 	ts.waitAnchored(signer{apiKey: dev.apiKey}, req["record_id"].(string))
