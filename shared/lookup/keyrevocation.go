@@ -116,7 +116,7 @@ func DecideKey(k KeyTimes, source string, createdAt, anchoredAt time.Time) *wire
 				", before that, and anchored it at " + f(anchoredAt) + ", so it stays valid"
 			return kr
 		case received:
-			kr.Decision = wire.KeyDecisionNotAuthentic
+			kr.Decision, kr.AwaitingAnchor = wire.KeyDecisionNotAuthentic, true
 			kr.Detail = "the signing key was " + since + "; the service received this record at " + f(createdAt) +
 				", before that, but it is not anchored yet: it is not authentic until its batch is anchored"
 			return kr

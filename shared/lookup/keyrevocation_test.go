@@ -61,6 +61,9 @@ func TestDecideKey(t *testing.T) {
 			if kr == nil || kr.Rule != tt.rule || kr.Decision != tt.decision || !strings.Contains(kr.Detail, tt.detailHas) {
 				t.Fatalf("got %+v, want rule %s decision %s detail with %q", kr, tt.rule, tt.decision, tt.detailHas)
 			}
+			if kr.AwaitingAnchor != strings.Contains(kr.Detail, "until its batch is anchored") {
+				t.Errorf("awaiting_anchor %v for %q", kr.AwaitingAnchor, kr.Detail)
+			}
 			if kr.Valid() != (tt.decision == wire.KeyDecisionValid) {
 				t.Errorf("Valid() = %v", kr.Valid())
 			}

@@ -199,6 +199,10 @@ func headline(v wire.VerifyResponse) (string, Tone, string) {
 	if r := v.Resembles; r != nil {
 		switch r.Relation {
 		case wire.RelationRevoked:
+			if k := v.KeyRevocation; k != nil && k.AwaitingAnchor {
+				return "Not yet authentic — waiting for anchoring", ToneCaution,
+					"This file matches a record" + claimed + " received before its signing key was retired; it counts once its batch is anchored on the blockchain."
+			}
 			if v.KeyRevocation != nil && !v.KeyRevocation.Valid() {
 				return "Not authentic — signing key revoked", ToneNotAuthentic,
 					"This file matches a record" + claimed + ", but the key that signed it was revoked and the record is not dated before that: " + v.KeyRevocation.Detail + "."
@@ -370,6 +374,9 @@ func notVouched(v wire.VerifyResponse) string {
 	}
 	switch r.Relation {
 	case wire.RelationRevoked:
+		if k := v.KeyRevocation; k != nil && k.AwaitingAnchor {
+			return "it matches record " + r.RecordID + ", which counts once its batch is anchored (its signing key was retired meanwhile)"
+		}
 		if v.KeyRevocation != nil && !v.KeyRevocation.Valid() {
 			return "it matches record " + r.RecordID + ", whose signing key was revoked before the record was dated"
 		}
@@ -412,7 +419,7 @@ func keyRule(k *wire.KeyRevocation) string {
 	case wire.KeyRuleRetiredServiceTime:
 		return "the key was retired on " + day(k.KeyRevokedAt) + "; the service holds it and signed this record before then, by its own record"
 	case wire.KeyRuleRetiredAnchorTime:
-		return "the key was retired on " + day(k.KeyRevokedAt) + "; its holder signed on their own device, so only a record anchored before then stays valid"
+		return "the key was retired on " + day(k.KeyRevokedAt) + "; its holder signed on their own device, so a record counts once it is anchored, if the service received it before then"
 	}
 	return "the key was revoked on " + day(k.KeyRevokedAt)
 }

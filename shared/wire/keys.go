@@ -109,6 +109,10 @@ type KeyRevocation struct {
 	// why in a sentence.
 	Decision string `json:"decision"`
 	Detail   string `json:"detail"`
+	// AwaitingAnchor is true when the decision is not_authentic only until
+	// the record's batch is anchored (KeyRuleRetiredAnchorTime, a record
+	// received before the retirement): it becomes valid then.
+	AwaitingAnchor bool `json:"awaiting_anchor,omitempty"`
 }
 
 // Valid reports whether the record stays valid despite the revocation

@@ -373,6 +373,12 @@ func TestModuleEqualsNative(t *testing.T) {
 					t.Errorf("got %s, want the record-only headline", out)
 				}
 			}},
+		{"present decide's output", "present", []byte(`{"ok":true,"result":{"authentic":true,"confidence":0.93,"match":"reencoded","checks":{"watermark":{"passed":true,"details":"watermark payload 01 matches record r1"}}},"match":"reencoded","revoked":false,"anchored":false,"rejected":[]}`),
+			abi.Present, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"headline":"Authentic — the same picture, re-encoded or resized"`)) {
+					t.Errorf("got %s, want decide's result presented", out)
+				}
+			}},
 		{"present not JSON", "present", []byte(`{`), abi.Present, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
 				t.Errorf("got %s, want bad_input", out)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -28,8 +29,9 @@ func TestConformanceCorpus(t *testing.T) {
 		edges[eng], _ = startEdge(t, origin, edgeOpts{engine: eng})
 	}
 	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: origin, Advance: time.Sleep, Tag: "edge",
-		Decorate: func(r *http.Request) { r.Header.Set("X-Forwarded-For", nextClient()) },
-		Images:   map[string][]byte{"meadow.jpg": testImage(t, "meadow.jpg"), "water.jpg": testImage(t, "water.jpg")}})
+		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}),
+		Decorate:       func(r *http.Request) { r.Header.Set("X-Forwarded-For", nextClient()) },
+		Images:         map[string][]byte{"meadow.jpg": testImage(t, "meadow.jpg"), "water.jpg": testImage(t, "water.jpg")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,8 +34,10 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 		return BadgeState{}, err
 	}
 	// A record its signing key's revocation invalidates reads as revoked,
-	// as in verify.
-	keyRevoked := r.Status != StatusRevoked && !s.KeyRevocationOf(ctx, r).Valid()
+	// as in verify; one that only waits for its anchoring to count again
+	// (a retired device key) reads as pending.
+	kr := s.KeyRevocationOf(ctx, r)
+	keyRevoked := r.Status != StatusRevoked && !kr.Valid() && !kr.AwaitingAnchor
 	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked || keyRevoked, KeyRevoked: keyRevoked,
 		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }

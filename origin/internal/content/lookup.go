@@ -72,10 +72,12 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
 		WatermarkReason: r.WatermarkReason, SigningKey: s.keyState(ctx, r),
 	}
+	// The display fields come from the claim verify scores, decided on
+	// the very key state the candidate carries.
 	if rec, err := record.Parse(c.signed.Bytes); err == nil {
 		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)
 	}
-	cl := s.claimOf(ctx, c)
+	cl := s.claimWithKey(ctx, c, w.SigningKey)
 	w.Signer, w.Origin = cl.Signer, cl.Origin
 	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
 	if err != nil {

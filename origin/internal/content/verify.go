@@ -275,12 +275,18 @@ func (f Facts) verdictFacts() verdict.Facts {
 // and Lookup both take the display fields from here, so that a client's
 // answer shows the signer exactly as the origin's does.
 func (s *Service) claimOf(ctx context.Context, c candidate) lookup.Claim {
+	return s.claimWithKey(ctx, c, s.keyState(ctx, c.rec))
+}
+
+// claimWithKey is claimOf for a record whose signing key's state was read
+// already (Lookup sends the same state to the client).
+func (s *Service) claimWithKey(ctx context.Context, c candidate, key *wire.SigningKeyState) lookup.Claim {
 	r := c.rec
 	// Who the signer is (verified domain, unverified label, key
 	// fingerprint) is the service's knowledge, filled before it is shown.
 	s.Identify(ctx, r)
 	vc := verdictCandidate(c)
-	kr := decideKey(s.keyState(ctx, r), r)
+	kr := decideKey(key, r)
 	if !kr.Valid() && !vc.Revoked {
 		// A record its signing key's revocation invalidates reads as
 		// revoked, with the reason, in every check (shared/lookup.Check

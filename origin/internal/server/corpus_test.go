@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -44,7 +45,8 @@ func TestConformanceCorpus(t *testing.T) {
 	})
 	m := wasmVerifier(t)
 	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "origin",
-		Images: map[string][]byte{"meadow.jpg": readTestdata(t, "meadow.jpg"), "water.jpg": readTestdata(t, "water.jpg")}})
+		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}),
+		Images:         map[string][]byte{"meadow.jpg": readTestdata(t, "meadow.jpg"), "water.jpg": readTestdata(t, "water.jpg")}})
 	if err != nil {
 		t.Fatal(err)
 	}

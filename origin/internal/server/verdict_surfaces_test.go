@@ -120,6 +120,12 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	if p := present.Present(v, present.Options{}); p.Tone != present.ToneNotAuthentic || !strings.Contains(p.Headline, "signing key revoked") {
 		t.Errorf("presentation of the record anchored after the compromise: %q (%s)", p.Headline, p.Tone)
 	}
+	// The organisation's badge counts only the record that stays valid.
+	ob := ts.do("GET", "/api/v1/widget/org-badge/Surface%20News.svg", "", nil)
+	ts.mustStatus(ob, 200, "org badge")
+	if !strings.Contains(string(ob.body), "1 signed · 1 anchored") {
+		t.Errorf("org badge after the key's compromise: %s, want 1 signed · 1 anchored", ob.body)
+	}
 	// The lookup answer carries the key's state, not a decision.
 	lr := ts.do("POST", "/api/v1/verify/lookup", "", map[string]any{"sha256": sha256Hex(afterFile), "perceptual_hash": strings.Repeat("0", 80)})
 	ts.mustStatus(lr, 200, "lookup")
@@ -206,6 +212,12 @@ func TestKeyRetirementKeepsSignedRecords(t *testing.T) {
 	if v.Authentic || v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleRetiredAnchorTime || v.KeyRevocation.Decision != wire.KeyDecisionNotAuthentic ||
 		!strings.Contains(v.KeyRevocation.Detail, "until its batch is anchored") {
 		t.Errorf("device record pending after its key's retirement: authentic %v, key_revocation %+v, want not authentic until anchored", v.Authentic, v.KeyRevocation)
+	}
+	if v.KeyRevocation == nil || !v.KeyRevocation.AwaitingAnchor {
+		t.Errorf("device record pending after its key's retirement: key_revocation %+v, want awaiting_anchor", v.KeyRevocation)
+	}
+	if b := ts.do("GET", "/api/v1/widget/badge/"+req["record_id"].(string)+".svg", "", nil); !strings.Contains(string(b.body), "pending") {
+		t.Errorf("badge of a device record waiting for its anchoring: %s, want pending", b.body)
 	}
 	ts.clock.Advance(time.Minute)
 	ts.mustStatus(ts.signFile(other, photo(t, 96, 384, 288), nil), 201, "sign to close the batch")

@@ -37,6 +37,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -62,6 +63,10 @@ type Origin struct {
 	Decorate func(*http.Request)
 	// Tag makes the accounts' e-mail addresses unique per build.
 	Tag string
+	// ThirdPartyC2PA signs the C2PA manifests of another signer (a camera
+	// maker's certificate this origin does not trust), for the files that
+	// carry one; c2patest.NewSigner makes one in a test.
+	ThirdPartyC2PA c2pa.Signer
 }
 
 // Case is one file of the corpus.
@@ -122,6 +127,9 @@ type Row struct {
 	Tone     present.Tone             `json:"tone"`
 	// Chain lists the chain's records by role and relation, oldest first.
 	Chain []string `json:"chain,omitempty"`
+	// C2PA is "" when the file carries no manifest, else "trusted" or
+	// "untrusted" (the verify answer's c2pa.trusted).
+	C2PA string `json:"c2pa,omitempty"`
 }
 
 // Summarize reduces v to its Row, naming records by roles.
@@ -150,6 +158,9 @@ func Summarize(v wire.VerifyResponse, roles map[string]string) Row {
 	}
 	for _, l := range v.Chain {
 		r.Chain = append(r.Chain, role(l.RecordID)+":"+l.Relation)
+	}
+	if v.C2PA != nil {
+		r.C2PA = map[bool]string{true: "trusted", false: "untrusted"}[v.C2PA.Trusted]
 	}
 	return r
 }
@@ -505,6 +516,13 @@ func (c *client) build(must func(error)) *Corpus {
 	ai, err := c.info(A, a1id)
 	must(err)
 	transplanted := transplant(Photo(401, 640, 480), ai.WatermarkPayloadHex)
+	camera := func(file []byte) []byte {
+		out, _, _, err := c2pa.Embed(file, c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg",
+			Actions: []c2pa.Action{{Action: "c2pa.created", DigitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture"}}},
+			o.ThirdPartyC2PA)
+		must(err)
+		return out
+	}
 
 	cases := []Case{
 		{Name: "a1 signed", File: a1},
@@ -546,6 +564,11 @@ func (c *client) build(must func(error)) *Corpus {
 		{Name: "g1 pending", File: g1, Pending: true},
 		{Name: "g1 pending, re-encoded", File: Reencode(g1, 0.7, 80), Pending: true},
 		{Name: "watermark transplanted", File: transplanted},
+		{Name: "a3 revoked record, cropped", File: Transform(a3, 90, Crop(0.08))},
+		{Name: "d1 derivative, cropped", File: Transform(d1, 90, Crop(0.08))},
+		{Name: "g1 pending, cropped", File: Transform(g1, 90, Crop(0.08)), Pending: true},
+		{Name: "third-party C2PA, unrelated picture", File: camera(Photo(405, 640, 480))},
+		{Name: "third-party C2PA, a2 re-encoded", File: camera(Reencode(a2, 0.8, 85))},
 		{Name: "unrelated 640x480", File: Photo(402, 640, 480)},
 		{Name: "unrelated 1024x768", File: Photo(403, 1024, 768)},
 		{Name: "unrelated 200x200", File: Photo(404, 200, 200)},

@@ -268,7 +268,9 @@ func VerifyProof(in []byte, lim limits.Limits) []byte {
 
 // presentIn is the envelope form of present's input.
 type presentIn struct {
-	Verify     *wire.VerifyResponse `json:"verify"`
+	Verify *wire.VerifyResponse `json:"verify"`
+	// Result is decide's output passed on whole.
+	Result     *wire.VerifyResponse `json:"result"`
 	RecordOnly bool                 `json:"record_only"`
 }
 
@@ -277,9 +279,9 @@ type presentOut struct {
 	Presentation present.Presentation `json:"presentation"`
 }
 
-// Present takes a verify response (POST /api/v1/verify's body, or decide's
-// result), or {"verify":…,"record_only":true} when only the record was
-// checked, and returns {"ok":true,"presentation":present.Presentation}:
+// Present takes a verify response (POST /api/v1/verify's body), decide's
+// whole output (its result is presented), or {"verify":…,"record_only":true}
+// when only the record was checked, and returns {"ok":true,"presentation":present.Presentation}:
 // the verdict in words, the same on every surface. Members of the verify
 // response it does not read are ignored, so that an older module
 // presents a newer origin's answer.
@@ -292,6 +294,9 @@ func Present(in []byte) []byte {
 		return fail(codeBadInput, err.Error())
 	}
 	v := env.Verify
+	if v == nil {
+		v = env.Result
+	}
 	if v == nil {
 		v = new(wire.VerifyResponse)
 		if err := json.Unmarshal(in, v); err != nil {

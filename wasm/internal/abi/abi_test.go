@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/present"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -96,4 +97,54 @@ func FuzzDecide(f *testing.F) {
 			t.Fatalf("authentic without a record: %s", out)
 		}
 	})
+}
+
+// FuzzPresent: any input gives one JSON document, ok or a bad_input
+// error, the same on every call; a presentation keeps the wording rules
+// for the verdict it was given.
+func FuzzPresent(f *testing.F) {
+	f.Add([]byte(`{"authentic":true,"match":"reencoded","checks":{"blockchain":{"passed":false,"details":"pending: record r is not anchored yet"}}}`))
+	f.Add([]byte(`{"verify":{"authentic":false,"match":"exact","resembles":{"record_id":"r","relation":"revoked"}},"record_only":true}`))
+	f.Add([]byte(`{"authentic":false,"match":"none","chain":[{"record_id":"a","relation":"original"},{"record_id":"b","relation":"derivative","created_at":"x"}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := Present(in)
+		var got struct {
+			OK           *bool                `json:"ok"`
+			Presentation present.Presentation `json:"presentation"`
+			Error        *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || got.OK == nil {
+			t.Fatalf("output %q is not a result document: %v", out, err)
+		}
+		if !*got.OK {
+			if got.Error == nil || got.Error.Code != codeBadInput {
+				t.Fatalf("failure %s, want bad_input", out)
+			}
+			return
+		}
+		if again := Present(in); !bytes.Equal(again, out) {
+			t.Fatalf("present is not deterministic:\n%s\n%s", out, again)
+		}
+		if len(got.Presentation.Checks) != 4 || got.Presentation.Headline == "" {
+			t.Fatalf("presentation %s lacks its headline or a check", out)
+		}
+	})
+}
+
+// FuzzDecide's seeds include a candidate whose signing key was revoked.
+func TestDecideRevokedKeySeed(t *testing.T) {
+	var in map[string]any
+	if err := json.Unmarshal(seedInput(t), &in); err != nil {
+		t.Fatal(err)
+	}
+	lk := in["lookup"].(map[string]any)
+	c := lk["candidates"].([]any)[0].(map[string]any)
+	c["signing_key"] = map[string]string{"custody": "service", "revoked_at": "2026-11-23T00:00:00Z", "compromised_since": "2026-11-22T00:00:00Z"}
+	b, _ := json.Marshal(in)
+	out := Decide(b, limits.Default())
+	if !bytes.Contains(out, []byte(`"authentic":false`)) || !bytes.Contains(out, []byte(`"rule":"compromised_anchor_time"`)) {
+		t.Errorf("decide with the key compromised before the anchoring: %s", out)
+	}
 }
