@@ -13,6 +13,7 @@
 //   - facts: everything verification measures from a file, before any lookup
 //   - lookup: checks the origin's candidates and turns them into the answer
 //   - verdict: the four checks and the verdict
+//   - present: a verdict in the words every surface shows (headline, checks, chain)
 //   - merkle: RFC 9162 Merkle trees, inclusion and consistency proofs
 //   - record: canonical signed record bytes, Ed25519, certificates
 //   - receipt: offline receipts, verified without the origin
