@@ -76,6 +76,15 @@ func attacks() []attack {
 		{"jpeg30", "jpeg", jpegQ(30)},
 		{"saturation1.5", "colour", saturate(1.5)},
 		{"sharpen1", "filter", sharpen(1)},
+		// Edits combined: a flip or a quarter turn with a small crop (the
+		// crop moves the tile grid and the scale together), a rotation that
+		// keeps the canvas with black corners, and phone screenshots.
+		{"mirror-crop98", "combined", chain(dihedral(true, 0), cropFrac(0.02, 0.02, 0.98, 0.98))},
+		{"rot90-crop98", "combined", chain(dihedral(false, 1), cropFrac(0.02, 0.02, 0.98, 0.98))},
+		{"rot270-crop90", "combined", chain(dihedral(false, 3), cropFrac(0.03, 0.07, 0.90, 0.90))},
+		{"rotate3-canvas", "combined", rotateKeep(3)},
+		{"rotate-5-canvas", "combined", rotateKeep(-5)},
+		{"phone0.3", "phone", phoneShot(0.3)},
 	}
 }
 
