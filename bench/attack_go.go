@@ -85,6 +85,7 @@ func attacks() []attack {
 		{"rotate3-canvas", "combined", rotateKeep(3)},
 		{"rotate-5-canvas", "combined", rotateKeep(-5)},
 		{"phone0.3", "phone", phoneShot(0.3)},
+		{"phone0.2", "phone", phoneShot(0.2)},
 	}
 }
 

@@ -765,6 +765,18 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	if d.Found {
 		return p, d
 	}
+	// A picture inside a busy frame (a phone screenshot), searched at the
+	// resolution the frame kept.
+	if s.frames {
+		if bp, bd, ok := s.detectInBox(l, hp, w, h); ok {
+			if bd.Found {
+				return bp, bd
+			}
+			if bd.Strength > d.Strength {
+				p, d = bp, bd
+			}
+		}
+	}
 	if len(s.angles) > 0 {
 		rs, ra := s.rotationPairs(w, h)
 		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
