@@ -337,7 +337,8 @@ func peakZ(buf []complex128, imaginary bool) (float64, int) {
 
 // views holds the search's planes turned back by the inverse of each
 // transform a candidate was found under, computed when first needed: the
-// high-passed working plane and the full-resolution luminance.
+// high-passed working plane and, for a decode, the full-resolution
+// luminance.
 type views struct {
 	s    *scheme
 	l    *imagex.Luma
@@ -364,14 +365,21 @@ func (v *views) get(d dihedral) *view {
 	if o, ok := v.byD[d]; ok {
 		return o
 	}
-	inv := d.inverse()
-	hp, w, h := inv.apply(v.hp, v.w, v.h)
+	hp, w, h := d.inverse().apply(v.hp, v.w, v.h)
 	o := &view{hp: hp, w: w, h: h}
-	if v.l != nil {
-		o.l = orientLuma(v.l, inv)
-	}
 	v.byD[d] = o
 	return o
+}
+
+// luma returns the full-resolution luminance turned back from d (nil when
+// the search has none), computed only when a candidate under d is decoded:
+// turning 12 MP costs more than the whole search on the working plane.
+func (v *views) luma(d dihedral) *imagex.Luma {
+	o := v.get(d)
+	if o.l == nil && v.l != nil {
+		o.l = orientLuma(v.l, d.inverse())
+	}
+	return o.l
 }
 
 // orientLuma returns l transformed by t.

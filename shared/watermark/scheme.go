@@ -981,7 +981,8 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 		tried[key] = true
 		attempts++
 		o := v.get(c.d)
-		l, hp, w, h := o.l, o.hp, o.w, o.h
+		hp, w, h := o.hp, o.w, o.h
+		l := v.luma(c.d)
 		switch {
 		case c.scale != 1 || c.angle != 0:
 			// fineScale searches ±1 pixel and aligns the phase itself; a
