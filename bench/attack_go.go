@@ -84,8 +84,14 @@ func attacks() []attack {
 		{"rot270-crop90", "combined", chain(dihedral(false, 3), cropFrac(0.03, 0.07, 0.90, 0.90))},
 		{"rotate3-canvas", "combined", rotateKeep(3)},
 		{"rotate-5-canvas", "combined", rotateKeep(-5)},
+		{"rotate8-canvas", "combined", rotateKeep(8)},
+		{"rotate-10", "rotate", rotateCrop(-10)},
 		{"phone0.3", "phone", phoneShot(0.3)},
 		{"phone0.2", "phone", phoneShot(0.2)},
+		// Harsher re-encodes: JPEG 20, and three successive re-shares (the
+		// last one enlarges back to a 1080 long side).
+		{"jpeg20", "jpeg", jpegQ(20)},
+		{"social3x", "social", chain(longSide(1080), jpegQ(70), longSide(720), jpegQ(60), toLongSide(1080), jpegQ(75))},
 	}
 }
 
@@ -212,6 +218,16 @@ func longSide(n int) func(image.Image, string) (image.Image, error) {
 		if f >= 1 {
 			return m, nil
 		}
+		return resizeTo(m, int(math.Round(float64(w)*f)), int(math.Round(float64(h)*f))), nil
+	}
+}
+
+// toLongSide rescales m so its long side is n, enlarging as well.
+func toLongSide(n int) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		w, h := b.Dx(), b.Dy()
+		f := float64(n) / float64(max(w, h))
 		return resizeTo(m, int(math.Round(float64(w)*f)), int(math.Round(float64(h)*f))), nil
 	}
 }

@@ -210,7 +210,7 @@ func paramsV2() schemeParams {
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
-		wideAngles:    []float64{-5, -4, -3, 3, 4, 5},
+		wideAngles:    []float64{-10, -9, -8, -7, -6, -5, -4, -3, 3, 4, 5, 6, 7, 8, 9, 10},
 		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
@@ -816,7 +816,12 @@ func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
 	for _, a := range s.wideAngles {
 		sin, cos := math.Sincos(a * math.Pi / 180)
 		k := cos + math.Abs(sin)*ratio
+		// Past ±5° the steps around k are left out (two folds per window
+		// instead of four; the refinement's ±0.5 % still applies).
 		for i := -1; i <= 1; i++ {
+			if i != 0 && math.Abs(a) > 5 {
+				continue
+			}
 			scales, angles = append(scales, k*math.Pow(1.012, float64(i))), append(angles, a)
 		}
 		// The rotation that keeps the canvas (black corners) keeps scale 1.
