@@ -112,3 +112,47 @@ func phoneFrame(m image.Image, f float64) image.Image {
 	draw.CatmullRom.Scale(out, image.Rect(x0, y0, x0+pw, y0+ph), m, b, draw.Src, nil)
 	return out
 }
+
+// TestBusyFrameAlignment checks that a picture found inside a busy frame
+// is placed on the signed picture's grid: a point of the frame's working
+// plane maps, by Scale and the offsets, to where that point of the
+// picture lies on the signed plane (modulo the tile), within a working
+// pixel.
+func TestBusyFrameAlignment(t *testing.T) {
+	p := Payload(0xfeed)
+	src := loadTestImage(t, "meadow.jpg")
+	marked, err := Embed(src, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 0.45
+	shot := phoneFrame(marked, f)
+	got, d, err := Extract(imagex.ToLuma(shot))
+	if err != nil || !d.Found || got != p {
+		t.Fatalf("Extract = %v %+v %v, want %v", got, d, err, p)
+	}
+	// Where phoneFrame put the picture, in the screenshot's pixels.
+	b := marked.Bounds()
+	pw := int(float64(b.Dx()) * f)
+	cw := pw * 100 / 92
+	u := max(cw/60, 2)
+	x0, y0 := float64((cw-pw)/2), float64(16*u)
+	sb := shot.Bounds()
+	s := schemes()[0]
+	sw, _ := s.workDims(b.Dx(), b.Dy())
+	for _, pt := range [][2]float64{{60, 150}, {120, 200}} {
+		// Frame plane → screenshot pixels → signed picture pixels → the
+		// signed working plane.
+		X, Y := pt[0]*float64(sb.Dx())/float64(d.WorkWidth), pt[1]*float64(sb.Dy())/float64(d.WorkHeight)
+		k := float64(sw) / float64(b.Dx())
+		wantX, wantY := (X-x0)/f*k, (Y-y0)/f*k
+		gotX, gotY := pt[0]/d.Scale+d.OffsetX, pt[1]/d.Scale+d.OffsetY
+		for _, e := range []float64{gotX - wantX, gotY - wantY} {
+			e = math.Mod(math.Mod(e, 64)+96, 64) - 32
+			if math.Abs(e) > 1 {
+				t.Errorf("point %v: signed plane (%.2f, %.2f), want (%.2f, %.2f) mod 64", pt, gotX, gotY, wantX, wantY)
+				break
+			}
+		}
+	}
+}
