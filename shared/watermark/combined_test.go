@@ -156,3 +156,44 @@ func TestBusyFrameAlignment(t *testing.T) {
 		}
 	}
 }
+
+// TestFlipCropAlignment checks the alignment reported for a mirrored and
+// cropped picture: after Orient, a point of the working plane maps, by
+// Scale and the offsets, to where it lies on the signed plane (modulo the
+// tile), within a working pixel.
+func TestFlipCropAlignment(t *testing.T) {
+	p := Payload(0xbeef)
+	marked, err := Embed(loadTestImage(t, "meadow.jpg"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := turnGray(toGray(marked), true, 0)
+	W, H := g.Rect.Dx(), g.Rect.Dy()
+	cx, cy := W*3/100, H*2/100
+	cut := g.SubImage(image.Rect(cx, cy, W, H))
+	l := imagex.ToLuma(cut)
+	got, d, err := Extract(l)
+	if err != nil || !d.Found || got != p || !d.Flipped || d.Quarter != 0 {
+		t.Fatalf("Extract = %v %+v %v, want %v flipped", got, d, err, p)
+	}
+	o := Orient(l, d)
+	Wc := o.Width
+	s := schemes()[0]
+	sw, _ := s.workDims(W, H)
+	k := float64(sw) / float64(W)
+	for _, pt := range [][2]float64{{40, 100}, {200, 30}} {
+		// Oriented plane → oriented pixels → signed pixels (the mirror
+		// then the crop's left cut became a cut on the right) → the
+		// signed working plane.
+		Xo, Yo := pt[0]*float64(Wc)/float64(d.WorkWidth), pt[1]*float64(o.Height)/float64(d.WorkHeight)
+		wantX, wantY := (Xo+float64(W-cx-Wc))*k, (Yo+float64(cy))*k
+		gotX, gotY := pt[0]/d.Scale+d.OffsetX, pt[1]/d.Scale+d.OffsetY
+		for _, e := range []float64{gotX - wantX, gotY - wantY} {
+			e = math.Mod(math.Mod(e, 64)+96, 64) - 32
+			if math.Abs(e) > 1 {
+				t.Errorf("point %v: signed plane (%.2f, %.2f), want (%.2f, %.2f) mod 64", pt, gotX, gotY, wantX, wantY)
+				break
+			}
+		}
+	}
+}

@@ -712,7 +712,7 @@ func (s *scheme) align(hp []float32, w, h int, c syncResult) syncResult {
 				dx, dy := (bx+ddx+T)%T, (by+ddy+T)%T
 				if v := s.pilotCorr(acc, dx, dy); v > bestCorr {
 					bestCorr = v
-					best = syncResult{pixel: true, scale: c.scale, angle: c.angle, dx: dx, dy: dy, px: ph[0], py: ph[1], z: c.z, acc: acc}
+					best = syncResult{pixel: true, scale: c.scale, angle: c.angle, d: c.d, dx: dx, dy: dy, px: ph[0], py: ph[1], z: c.z, acc: acc}
 				}
 			}
 		}
