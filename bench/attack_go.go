@@ -86,6 +86,8 @@ func attacks() []attack {
 		{"rotate-5-canvas", "combined", rotateKeep(-5)},
 		{"rotate8-canvas", "combined", rotateKeep(8)},
 		{"rotate-10", "rotate", rotateCrop(-10)},
+		{"crop40", "crop50", cropFrac(0.3, 0.3, 0.4, 0.4)},
+		{"crop40-offcenter", "crop50", cropFrac(0.05, 0.5, 0.4, 0.4)},
 		{"phone0.3", "phone", phoneShot(0.3)},
 		{"phone0.2", "phone", phoneShot(0.2)},
 		// Harsher re-encodes: JPEG 20, and three successive re-shares (the

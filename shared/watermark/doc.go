@@ -37,7 +37,7 @@
 //   - Detection. High-pass (x minus its 3×3 mean), divided by the local
 //     power (5×5, floored), clipped at 3 RMS, so that flat regions, where the
 //     mark is nearly all there is, outweigh texture and text; then a bounded
-//     search: scale 1 alone; then 59 scales from 1 to 2 (crops to 50 % of
+//     search: scale 1 alone; then 62 scales from 1 to 2.54 (crops to 40 % of
 //     the short side) on two 160×160 windows at chip resolution by FFT
 //     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
 //     image at pixel resolution, aligned to the half-pixel; only if all that

@@ -183,16 +183,16 @@ func paramsV1() schemeParams {
 }
 
 func paramsV2() schemeParams {
-	// Coarse scales 1.0 … 2.0 in 1.2 % steps: undoes crops down to 50 % of
-	// the short side.
+	// Coarse scales 1.0 … 2.54 (1.2 % steps, then 2 %): undoes crops down to
+	// 40 % of the short side.
 	var coarse []float64
 	for sc := 1.0; sc < 1.53; sc *= 1.012 {
 		coarse = append(coarse, sc)
 	}
-	// Above 1.52, 2 % steps up to 2: a window of the same size spans
+	// Above 1.52, 2 % steps up to 2.54: a window of the same size spans
 	// fewer embedding pixels as the scale grows (160/scale), so a scale
 	// error drifts the chip grid less across it; 14 folds instead of 23.
-	for sc := coarse[len(coarse)-1] * 1.02; sc < 2.03; sc *= 1.02 {
+	for sc := coarse[len(coarse)-1] * 1.02; sc < 2.55; sc *= 1.02 {
 		coarse = append(coarse, sc)
 	}
 	rotScales := coarse[:9] // 1.0 … 1.1
