@@ -162,7 +162,9 @@ func (e *testEnv) do(t *testing.T, method, path string, header map[string]string
 }
 
 // bearer returns the Authorization header for token.
-func bearer(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+func bearer(token string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + token}
+}
 
 // cookie returns the headers of a web app request with the session
 // cookie of jwt and, if csrf is set, that CSRF token.
