@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/origin/internal/keys"
 )
@@ -278,5 +279,35 @@ func TestIdempotencyConcurrentDuplicates(t *testing.T) {
 	r := e.do(t, "GET", "/api/v1/webhooks", bearer(key), "")
 	if n := strings.Count(r.body, `"secret_last4"`) + strings.Count(r.body, `"url"`); n == 0 || strings.Count(r.body, `"url"`) != 1 {
 		t.Errorf("webhooks after 6 concurrent duplicates: %s, want exactly one", r.body)
+	}
+}
+
+// TestIdempotencyKeyLifetime: only a success is kept (a refused request
+// under a key runs again when retried), and a kept response is replayed
+// for 24 hours, not after.
+func TestIdempotencyKeyLifetime(t *testing.T) {
+	e := newTestEnv(t, nil)
+	owner, _ := e.account(t, "ttl@example.com")
+	key := e.apiKey(t, owner, keys.ScopeWebhooks)
+	post := func(idem, url string) reply {
+		t.Helper()
+		return e.do(t, "POST", "/api/v1/webhooks", map[string]string{"Authorization": "Bearer " + key, "Idempotency-Key": idem}, `{"url":"`+url+`"}`)
+	}
+	for i := range 2 {
+		if r := post("bad", "ftp://127.0.0.1/x"); r.status != 400 || r.header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("refused request, attempt %d: %d (replayed %q) %s, want 400 run again", i+1, r.status, r.header.Get("Idempotent-Replayed"), r.body)
+		}
+	}
+	first := post("good", "http://127.0.0.1:9/a")
+	if first.status != 201 {
+		t.Fatalf("create: %d %s", first.status, first.body)
+	}
+	e.clock.Advance(IdempotencyTTL - time.Second)
+	if r := post("good", "http://127.0.0.1:9/a"); r.body != first.body || r.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry a second before 24 h: %d %s, want the first response replayed", r.status, r.body)
+	}
+	e.clock.Advance(time.Second)
+	if r := post("good", "http://127.0.0.1:9/a"); r.status != 201 || r.body == first.body || r.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("retry at 24 h: %d (replayed %q) %s, want a new webhook", r.status, r.header.Get("Idempotent-Replayed"), r.body)
 	}
 }
