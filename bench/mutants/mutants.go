@@ -4,7 +4,7 @@ package main
 // minute or more; each names the tests that guard the mutated checks.
 const (
 	anchorVerifyTests = "TestVerifyRejectsTampering"
-	ssrfTests         = "TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
