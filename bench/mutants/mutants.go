@@ -162,11 +162,12 @@ var mutants = []mutant{
 		Breaks: "a JWT issued in the second of a password reset stays valid"},
 	{Name: "accounts/alg-pinned", File: "origin/internal/accounts/token.go",
 		From: "\t\t\tjwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),\n", To: "",
-		Breaks: "tokens are accepted whatever their alg header says"},
+		Breaks:     "tokens are accepted whatever their alg header says",
+		Equivalent: "the key function refuses every method but Ed25519 as well, so either guard alone keeps other algorithms out (TestTokenIssueAndAuthenticate: alg none, HS256 keyed with the public key)"},
 
 	// Scopes.
 	{Name: "scope/api-key-scopes", File: "origin/internal/httpapi/auth.go",
-		From: "\treturn p.Kind == AuthJWT || slices.Contains(p.Scopes, scope)", To: "\treturn p.Kind == AuthJWT || len(p.Scopes) > 0",
+		From: "\treturn p.Kind == AuthJWT || slices.Contains(p.Scopes, scope)", To: "\treturn p.Kind == AuthJWT || slices.Contains(p.Scopes, scope) || len(p.Scopes) > 0",
 		Breaks: "an API key acts outside its scopes"},
 	{Name: "scope/route-scope-checked", File: "origin/internal/httpapi/api.go",
 		From: "\t\tif rt.Scope != \"\" {", To: "\t\tif false {",

@@ -312,3 +312,33 @@ func TestIdempotencyKeyLifetime(t *testing.T) {
 		t.Errorf("retry at 24 h: %d (replayed %q) %s, want a new webhook", r.status, r.header.Get("Idempotent-Replayed"), r.body)
 	}
 }
+
+// TestJWTOnlyRoutes: every route the spec's Auth column marks "JWT"
+// (auth/me, API key and signing key management, dashboard stats; domains
+// too) refuses an API key with a 401 problem saying a session is
+// required, before looking the key up, and accepts the session.
+func TestJWTOnlyRoutes(t *testing.T) {
+	e := newTestEnv(t, nil)
+	owner, jwt := e.account(t, "owner@example.com")
+	key := e.apiKey(t, owner)
+	n := 0
+	for _, rt := range e.api.Routes() {
+		if rt.Auth != JWTOnly {
+			continue
+		}
+		n++
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			path := fillPath(rt.Path)
+			r := e.do(t, rt.Method, path, bearer(key), "")
+			if r.status != 401 || r.code() != CodeCredentialKind || !strings.Contains(r.body, "requires a session token") {
+				t.Errorf("API key: %d %s, want 401 %s", r.status, r.body, CodeCredentialKind)
+			}
+			if r := e.do(t, rt.Method, path, bearer(jwt), ""); r.status == 401 || r.status == 403 {
+				t.Errorf("session JWT: %d %s, want past authentication", r.status, r.body)
+			}
+		})
+	}
+	if n < 7 {
+		t.Errorf("%d JWT-only routes, want at least the spec's 7", n)
+	}
+}
