@@ -213,7 +213,8 @@ func apply(root, tmp string, i int, m mutant, timeout time.Duration) (outcome, s
 // goTest runs the package's tests, with the overlay if set, and reports
 // whether they passed.
 func goTest(root, overlay string, m mutant, timeout time.Duration) (bool, string, error) {
-	args := []string{"test", "-count=1", "-timeout", timeout.String()}
+	// -failfast: a mutant is killed by the first failing test.
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}

@@ -178,7 +178,7 @@ var mutants = []mutant{
 
 	// CSRF.
 	{Name: "csrf/compare", File: "origin/internal/httpapi/session.go",
-		From: "\treturn jwt != \"\" && subtle.ConstantTimeCompare([]byte(want), []byte(got)) == 1", To: "\treturn jwt != \"\"",
+		From: "\treturn jwt != \"\" && subtle.ConstantTimeCompare([]byte(want), []byte(got)) == 1", To: "\treturn jwt != \"\" && subtle.ConstantTimeCompare([]byte(want), []byte(got)) >= 0",
 		Breaks: "any CSRF token is accepted"},
 	{Name: "csrf/no-session", File: "origin/internal/httpapi/session.go",
 		From: "\treturn jwt != \"\" && subtle.ConstantTimeCompare", To: "\treturn subtle.ConstantTimeCompare",
@@ -193,7 +193,7 @@ var mutants = []mutant{
 		From: "\tif tok != \"\" && (!sameOrigin(ctx) || !httpapi.CheckCSRF(tok, formValue(ctx, httpapi.CSRFField))) {", To: "\tif tok != \"\" && !sameOrigin(ctx) {",
 		Breaks: "a same-site page can log the visitor out without the token"},
 	{Name: "csrf/webapp-same-origin", File: "origin/internal/webapp/pages.go",
-		From: "\treturn err == nil && u.Host == string(ctx.Host())", To: "\treturn err == nil",
+		From: "\treturn err == nil && u.Host == string(ctx.Host())", To: "\treturn err == nil && (u.Host == string(ctx.Host()) || u.Host != \"\")",
 		Breaks: "a form posted from another origin is accepted"},
 
 	// Idempotency keys.
