@@ -3,10 +3,14 @@ package httpapi
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/keys"
 )
@@ -340,5 +344,38 @@ func TestJWTOnlyRoutes(t *testing.T) {
 	}
 	if n < 7 {
 		t.Errorf("%d JWT-only routes, want at least the spec's 7", n)
+	}
+}
+
+// TestIdempotencyStoresOnlySuccess: a handler that answers a failure
+// itself (without returning an error) is not replayed either: only a 2xx
+// is kept.
+func TestIdempotencyStoresOnlySuccess(t *testing.T) {
+	e := newTestEnv(t, nil)
+	owner, _ := e.account(t, "flaky@example.com")
+	key := e.apiKey(t, owner)
+	var runs atomic.Int64
+	e.api.Handle(Route{Method: "POST", Path: "/test/flaky", Auth: APIKeyOnly, Idempotent: true}, func(ctx *fasthttp.RequestCtx) error {
+		var body struct{}
+		if err := DecodeJSON(ctx, 1<<10, &body); err != nil {
+			return err
+		}
+		n := runs.Add(1)
+		status := fasthttp.StatusServiceUnavailable
+		if n == 3 {
+			status = fasthttp.StatusCreated
+		}
+		ctx.SetStatusCode(status)
+		ctx.SetBodyString(strconv.FormatInt(n, 10))
+		return nil
+	})
+	for i, want := range []int{503, 503, 201, 201} {
+		r := e.do(t, "POST", "/test/flaky", map[string]string{"Authorization": "Bearer " + key, "Idempotency-Key": "k"}, "{}")
+		if r.status != want {
+			t.Errorf("attempt %d: %d %s, want %d", i+1, r.status, r.body, want)
+		}
+	}
+	if n := runs.Load(); n != 3 {
+		t.Errorf("the handler ran %d times, want 3 (two failures run again, the success replayed)", n)
 	}
 }
