@@ -116,11 +116,9 @@ func TestNoWindowHoldsMoreThanQuota(t *testing.T) {
 				clk.Advance(time.Duration(rng.Int64N(int64(3 * window))))
 			}
 			now := clk.Now()
-			inWindow := 0
-			for _, a := range allowed {
-				if now.Sub(a) < window {
-					inWindow++
-				}
+			inWindow := 0 // allowed requests in (now-window, now]; times only grow
+			for i := len(allowed) - 1; i >= 0 && now.Sub(allowed[i]) < window; i-- {
+				inWindow++
 			}
 			d := l.Allow("k")
 			if d.Allowed != (inWindow < quota) {
@@ -137,9 +135,10 @@ func TestNoWindowHoldsMoreThanQuota(t *testing.T) {
 		for i, a := range allowed {
 			n := 0
 			for _, b := range allowed[i:] {
-				if b.Sub(a) < window {
-					n++
+				if b.Sub(a) >= window {
+					break
 				}
+				n++
 			}
 			if n > quota {
 				t.Fatalf("trial %d: %d requests allowed in [%v, +%v), quota %d", trial, n, a, window, quota)
