@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/limits"
@@ -19,6 +20,9 @@ type LocalOptions struct {
 	// Report asks the origin to count the verification for the signer
 	// (and publish content.verified) as /verify does; off by default.
 	Report bool
+	// Now is the time a C2PA manifest's credentials are judged at; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // LocalVerdict is the outcome of [Client.VerifyLocal].
@@ -46,7 +50,11 @@ func (c *Client) VerifyLocal(ctx context.Context, file []byte, opt LocalOptions)
 	if lim == (limits.Limits{}) {
 		lim = limits.Default()
 	}
-	f, err := facts.Analyze(file, lim)
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	f, err := facts.Analyze(file, lim, now())
 	if err != nil {
 		return nil, fmt.Errorf("client: analyse file: %w", err)
 	}

@@ -218,6 +218,14 @@ func TestCheckChainErrors(t *testing.T) {
 	if err := rc.CheckChain(ctx, &reorged); !errors.Is(err, receipt.ErrChain) {
 		t.Errorf("block no longer canonical: %v, want ErrChain", err)
 	}
+	// The transaction is at the receipt's block number but in a sibling
+	// block, while the receipt's block is still canonical there: only
+	// the transaction's own block hash tells them apart.
+	sibling := *chain
+	sibling.mined.BlockHash = sha256.Sum256([]byte("sibling block"))
+	if err := rc.CheckChain(ctx, &sibling); !errors.Is(err, receipt.ErrChain) {
+		t.Errorf("tx in a sibling block: %v, want ErrChain", err)
+	}
 	otherData := *chain
 	otherData.mined.Input = append([]byte("PVN1"), make([]byte, 32)...)
 	if err := rc.CheckChain(ctx, &otherData); !errors.Is(err, receipt.ErrChain) {

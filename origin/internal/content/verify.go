@@ -119,18 +119,18 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 			return nil, err
 		}
 		if ok && signed {
-			f.C2PA = facts.C2PA(file)
+			f.C2PA = facts.C2PA(file, s.cfg.Clock.Now())
 			return s.VerifyFacts(ctx, f)
 		}
 		if ok {
-			f.C2PA = facts.C2PA(file)
+			f.C2PA = facts.C2PA(file, s.cfg.Clock.Now())
 			registered = &f
 		}
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
 	if err == nil {
 		var f facts.Facts
-		f, err = facts.Analyze(file, s.cfg.Limits)
+		f, err = facts.Analyze(file, s.cfg.Limits, s.cfg.Clock.Now())
 		release()
 		if err == nil {
 			return s.VerifyFacts(ctx, fromFacts(f))

@@ -49,6 +49,12 @@ const (
 	JWTOnly                     // a session JWT; API keys are refused
 	APIKeyOnly                  // an API key; JWTs are refused
 	JWTOrAPIKey                 // either
+	// APIKeyOrSession is the spec's "API key" routes that the web app
+	// also uses: an API key, or the web app's session cookie (with the
+	// CSRF token on writes). A session JWT sent as "Authorization:
+	// Bearer" is refused as on APIKeyOnly, so a client written against
+	// the spec sees those routes as API-key-only.
+	APIKeyOrSession
 )
 
 func (m AuthMode) String() string {
@@ -61,6 +67,8 @@ func (m AuthMode) String() string {
 		return "api_key"
 	case JWTOrAPIKey:
 		return "jwt_or_api_key"
+	case APIKeyOrSession:
+		return "api_key_or_session"
 	}
 	return "AuthMode(" + strconv.Itoa(int(m)) + ")"
 }

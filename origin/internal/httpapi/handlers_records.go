@@ -48,9 +48,9 @@ func (a *API) registerRecords() error {
 	}
 	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleListRecords)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleGetRecord)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleGetRecord)
 	// Certificates revalidate on every use (no-cache + ETag): a
 	// revocation shows at once, and an unchanged one costs a 304.
 	cert := validated("no-cache", a.handleCertificate)
@@ -62,7 +62,7 @@ func (a *API) registerRecords() error {
 	}
 	a.registerFiles()
 	a.registerBadges()
-	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeSign}, a.handleRevokeRecord)
+	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOrSession, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
 	return nil
 }
