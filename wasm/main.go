@@ -108,3 +108,8 @@ func verifyProof(ptr, n uint32) uint64 {
 func verifySignature(ptr, n uint32) uint64 {
 	return mod.output(abi.VerifySignature(mod.input(ptr, n)))
 }
+
+//go:wasmexport present
+func presentVerdict(ptr, n uint32) uint64 {
+	return mod.output(abi.Present(mod.input(ptr, n)))
+}

@@ -39,6 +39,9 @@ type Candidate struct {
 	Wire   *wire.LookupCandidate
 	// ProofErr is non-nil when the answer's anchor proof does not verify.
 	ProofErr error
+	// KeyRevocation is what the revocation of the record's signing key
+	// decided ([DecideKey]), nil when the key is not revoked.
+	KeyRevocation *wire.KeyRevocation
 }
 
 // ErrCandidate is wrapped by [Check] errors.
@@ -90,6 +93,16 @@ func Check(f facts.Facts, w *wire.LookupCandidate, lim limits.Limits) (*Candidat
 		if *t.dst, err = time.Parse(time.RFC3339Nano, t.s); err != nil {
 			return nil, errorf("time " + t.s + " is not RFC 3339")
 		}
+	}
+	kt, err := ParseKeyState(w.SigningKey)
+	if err != nil {
+		return nil, errorf(err.Error())
+	}
+	c.KeyRevocation = DecideKey(kt, w.Source, c.CreatedAt, c.AnchoredAt)
+	if !c.KeyRevocation.Valid() && !c.Revoked {
+		// A record its signing key's revocation invalidates reads as
+		// revoked, with the reason, in every check: as on the origin.
+		c.Revoked, c.RevokedReason = true, c.KeyRevocation.Detail
 	}
 	if w.OriginalMatch {
 		c.OriginalSHA256 = f.SHA256
@@ -153,8 +166,8 @@ type Result struct {
 // and computes the verify response the origin gives for a file with facts
 // f, with the same code: [Resolve], which content.VerifyFacts calls too.
 // A file byte-identical to the output of a record the service signed takes
-// that record's perceptual hash and its watermark is reported as not
-// extracted, as on the origin.
+// that record's perceptual hash, and its watermark check passes with the
+// payload the service embedded in those bytes, as on the origin.
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
@@ -179,7 +192,7 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	// The origin answers the signed output of a record it signed from
 	// that record's signed perceptual hash, without extracting the
-	// watermark (content.Verify); Resolve reports it as not extracted.
+	// watermark (content.Verify); Resolve reports the embedded payload.
 	shortcut := ""
 	for _, c := range cands {
 		if c.Wire.Source == "sign" && c.Record.SHA256 == f.SHA256 {
@@ -189,7 +202,8 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	}
 	claims := make([]Claim, len(cands))
 	for i, c := range cands {
-		claims[i] = Claim{Candidate: c.Candidate, RecordID: c.Wire.RecordID, Source: c.Wire.Source, Signer: c.Wire.Signer, Origin: c.Wire.Origin}
+		claims[i] = Claim{Candidate: c.Candidate, RecordID: c.Wire.RecordID, Source: c.Wire.Source, Signer: c.Wire.Signer, Origin: c.Wire.Origin,
+			KeyRevocation: c.KeyRevocation}
 	}
 	o := Resolve(Input{Facts: f.Verdict(), Shortcut: shortcut, Claims: claims, C2PA: f.C2PA, C2PACA: resp.C2PACA, Anchoring: func(i int) Anchoring {
 		c := cands[i]

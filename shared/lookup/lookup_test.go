@@ -113,7 +113,7 @@ func TestDecide(t *testing.T) {
 		detail    string // in the blockchain or watermark check
 	}{
 		{"no candidates", nil, false, verdict.MatchNone, false, 0, ""},
-		{"exact signed output, anchored", []wire.LookupCandidate{exact}, true, verdict.MatchExact, true, 0, "not extracted: the file is byte-identical"},
+		{"exact signed output, anchored", []wire.LookupCandidate{exact}, true, verdict.MatchExact, true, 0, "embedded by the service in this exact file"},
 		{"bad signature dropped", []wire.LookupCandidate{bad}, false, verdict.MatchNone, false, 1, ""},
 		{"revoked", []wire.LookupCandidate{revoked}, false, verdict.MatchExact, false, 0, "was revoked"},
 		{"invalid anchoring disowns the record", []wire.LookupCandidate{invalid}, false, verdict.MatchExact, false, 0, "anchoring proof invalid: the root is not in tx 0xfeed"},
@@ -127,6 +127,11 @@ func TestDecide(t *testing.T) {
 					r.Response.Authentic, r.Match, r.Anchored, r.Rejected, tt.authentic, tt.match, tt.anchored, tt.rejected, r.Response)
 			}
 			ch := r.Response.Checks
+			// The service embedded the payload in its exact output: the
+			// watermark check passes exactly when that output is authentic.
+			if r.Match == verdict.MatchExact && ch.Watermark.Passed != tt.authentic {
+				t.Errorf("watermark check %+v of the exact signed output, want passed=%v", ch.Watermark, tt.authentic)
+			}
 			if tt.detail != "" && !strings.Contains(ch.Blockchain.Details+ch.Watermark.Details+ch.SHA256.Details, tt.detail) {
 				t.Errorf("checks = %+v, want %q in a detail", ch, tt.detail)
 			}

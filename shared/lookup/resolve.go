@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"encoding/hex"
 	"strings"
 
 	"github.com/provenant/provenant/shared/record"
@@ -21,6 +22,10 @@ type Claim struct {
 	// knows the account.
 	Signer wire.Signer
 	Origin wire.Origin
+	// KeyRevocation is what the revocation of the record's signing key
+	// decided ([DecideKey]; a not-valid decision is also in Candidate's
+	// Revoked and RevokedReason), nil when the key is not revoked.
+	KeyRevocation *wire.KeyRevocation
 }
 
 // Anchoring is the anchoring state of the chosen record.
@@ -43,7 +48,9 @@ type Input struct {
 	// Shortcut is the id of the record this service signed whose output is
 	// byte-identical to the file: the file was not decoded, its perceptual
 	// hash is the one the service computed on that output (already in
-	// Facts), and its watermark was not extracted.
+	// Facts), and its watermark was not extracted; when that record
+	// answers authentic, the watermark check passes with the payload the
+	// service embedded in those very bytes.
 	Shortcut string
 	// NotDecoded is true when the file could not be decoded as an image:
 	// only its SHA-256 is known.
@@ -130,6 +137,15 @@ func resolve(in Input) Outcome {
 		}
 	}
 	notExtractedWire(&res.Checks, in)
+	if in.Shortcut != "" && in.Shortcut == best.RecordID && res.Authentic && len(res.Record.WatermarkPayload) > 0 && !res.Checks.Watermark.NotApplicable {
+		// The file is byte for byte the output this service watermarked
+		// and signed (the record's signed SHA-256, computed by the service
+		// on its own output): the payload is in those bytes because the
+		// service put it there. A registered record never takes this
+		// path: its payload is the client's claim.
+		res.Checks.Watermark = wire.Check{Passed: true, Details: "watermark payload " + hex.EncodeToString(res.Record.WatermarkPayload) +
+			" embedded by the service in this exact file (record " + best.RecordID + "): the file is byte-identical to the output the service signed, so it was not decoded again (see the sha256 check)"}
+	}
 	switch st.State {
 	case wire.AnchorVerified:
 	case wire.AnchorInvalid:
@@ -142,6 +158,10 @@ func resolve(in Input) Outcome {
 	}
 	resp := res.Wire()
 	endorse(&resp, res, best)
+	if kr := best.KeyRevocation; kr != nil {
+		k := *kr
+		resp.KeyRevocation = &k
+	}
 	nameNetwork(&resp, st)
 	// The chain names each signer as the service knows the account (a
 	// registered record's org field is the client's claim).

@@ -117,15 +117,23 @@ type Network struct {
 }
 
 // KeyRevocation is the service's decision about a record whose signing
-// key was revoked: valid when the record was anchored before Cutoff
-// (compromised_since, else the revocation time), not_authentic otherwise.
+// key was revoked, and the rule it applied: with compromised_since, valid
+// only when the record was anchored before it; a key retired without it
+// keeps what the service signed with it before the retirement (by the
+// service's own time of signing) and, for a key its holder signs with,
+// what was anchored before the retirement or received before it and
+// anchored since.
 type KeyRevocation struct {
 	KeyRevokedAt     string `json:"key_revoked_at"`
 	CompromisedSince string `json:"compromised_since,omitempty"`
 	Reason           string `json:"reason,omitempty"`
 	Cutoff           string `json:"cutoff"`
-	Decision         string `json:"decision"`
-	Detail           string `json:"detail"`
+	// Rule names the rule that decided (compromised_anchor_time,
+	// retired_service_time or retired_anchor_time; docs/api.md,
+	// "Signing-key revocation"); absent in receipts from before it.
+	Rule     string `json:"rule,omitempty"`
+	Decision string `json:"decision"`
+	Detail   string `json:"detail"`
 }
 
 // Decisions of a KeyRevocation.

@@ -97,6 +97,12 @@ type LookupCandidate struct {
 	Status        string `json:"status"`
 	RevokedAt     string `json:"revoked_at,omitempty"`
 	RevokedReason string `json:"revoked_reason,omitempty"`
+	// SigningKey is the state of the record's signing key in the origin's
+	// registry (custody, revocation, compromised_since), absent when the
+	// key is unknown. The client decides from it, the record's source and
+	// CreatedAt/AnchoredAt whether a key revocation invalidates the record
+	// (shared/lookup.DecideKey), as the origin's own verify does.
+	SigningKey *SigningKeyState `json:"signing_key,omitempty"`
 	// CreatedAt is when the service stored the record; AnchoredAt when its
 	// batch was anchored. They order competing claims.
 	CreatedAt  string `json:"created_at"`

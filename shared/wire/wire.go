@@ -111,6 +111,10 @@ type VerifyResponse struct {
 	// which is then the time of record: when the record was anchored, or
 	// received while pending.
 	ClaimedTimestamp string `json:"claimed_timestamp,omitempty"`
+	// KeyRevocation is present when the signing key of the record found
+	// was revoked: the rule that applied and its decision (a record that
+	// stays valid is authentic with this member saying why).
+	KeyRevocation *KeyRevocation `json:"key_revocation,omitempty"`
 	// Match is how the file relates to the record found, always present:
 	// exact, reencoded, crop, edited, mismatch, perceptual or none
 	// (docs/verification.md, "Local signatures").

@@ -69,7 +69,7 @@ func load(t testing.TB) *wasmtest.Module {
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
-	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature"} {
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature", "present"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}
@@ -356,6 +356,24 @@ func TestModuleEqualsNative(t *testing.T) {
 			}
 		}},
 		{"decide unknown field", "decide", []byte(`{"facts":{},"lookup":{},"x":1}`), func(b []byte) []byte { return abi.Decide(b, lim) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("got %s, want bad_input", out)
+			}
+		}},
+		{"present revoked", "present", []byte(`{"authentic":false,"confidence":0,"match":"exact","checks":{"sha256":{"passed":false,"details":"exact SHA-256 match with record r1; record r1 was revoked"}},"resembles":{"record_id":"r1","relation":"revoked","claimed_by":"Org A","detail":"d"}}`),
+			abi.Present, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"ok":true`)) || !bytes.Contains(out, []byte(`"tone":"not_authentic"`)) ||
+					!bytes.Contains(out, []byte(`"name":"sha256","label":"Exact file (SHA-256)","state":"not_applicable"`)) {
+					t.Errorf("got %s, want a revoked headline and a neutral sha256 check", out)
+				}
+			}},
+		{"present record only", "present", []byte(`{"verify":{"authentic":true,"confidence":0.98,"match":"exact","checks":{"sha256":{"passed":true,"details":"exact SHA-256 match with record r1"}}},"record_only":true}`),
+			abi.Present, func(t *testing.T, out []byte) {
+				if !bytes.Contains(out, []byte(`"tone":"caution"`)) || bytes.Contains(out, []byte(`Verified`)) || !bytes.Contains(out, []byte(`Record only`)) {
+					t.Errorf("got %s, want the record-only headline", out)
+				}
+			}},
+		{"present not JSON", "present", []byte(`{`), abi.Present, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
 				t.Errorf("got %s, want bad_input", out)
 			}

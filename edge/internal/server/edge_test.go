@@ -119,6 +119,21 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	mustStatus(t, r, 200, "revoke")
 
+	// Key revocation, decided from the lookup candidate's key state: a
+	// service key retired right after signing (the record stays valid by
+	// the service's time of signing), and a key revoked with
+	// compromised_since before its record's anchoring (not authentic).
+	retired := newSigner(t, origin, "retired@edge.example")
+	signedD, idD := retired.sign(t, origin, unrelated(t, 21, 640, 480))
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+retired.keyID, retired.token, nil), 200, "retire key")
+	stolen := newSigner(t, origin, "stolen@edge.example")
+	since := time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano)
+	signedC, idC := stolen.sign(t, origin, unrelated(t, 22, 640, 480))
+	waitAnchored(t, origin, stolen, idC)
+	waitAnchored(t, origin, retired, idD)
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+stolen.keyID, stolen.token,
+		map[string]string{"reason": "laptop stolen", "compromised_since": since}), 200, "revoke key")
+
 	// A picture with another signer's C2PA manifest: reported, not trusted.
 	camera, _, _, err := c2pa.Embed(unrelated(t, 9, 640, 480), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg",
 		Actions: []c2pa.Action{{Action: "c2pa.created", DigitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture"}}},
@@ -141,6 +156,8 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 		{"unsigned original", orig, true, ""},
 		{"unrelated", unrelated(t, 7, 640, 480), false, ""},
 		{"revoked", signedB, false, "true"},
+		{"key compromised before anchoring", signedC, false, "true"},
+		{"key retired after signing", signedD, true, "true"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := upload(t, origin+"/api/v1/verify", nextClient(), "", tt.file, nil)

@@ -29,7 +29,10 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 	if err != nil {
 		return BadgeState{}, err
 	}
-	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked,
+	// A record its signing key's revocation invalidates reads as revoked,
+	// as in verify.
+	revoked := r.Status == StatusRevoked || !s.KeyRevocationOf(ctx, r).Valid()
+	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: revoked,
 		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 
@@ -60,6 +63,7 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 	var c OrgCounts
 	var newest *Record
 	owners := map[string]bool{}
+	var live []*Record
 	n := 0
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
@@ -79,15 +83,31 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 			if r.Status == StatusRevoked {
 				return nil
 			}
-			c.Signed++
-			if r.BlockchainStatus == wire.StatusAnchored {
-				c.Anchored++
-			}
+			// Only what the key decision and the counts read is kept.
+			live = append(live, &Record{Owner: r.Owner, SigningKeyID: r.SigningKeyID, Source: r.Source, CreatedAt: r.CreatedAt,
+				AnchoredAt: r.AnchoredAt, BlockchainStatus: r.BlockchainStatus})
 			return nil
 		})
 	})
 	if err != nil {
 		return OrgCounts{}, fmt.Errorf("content: org counts: %w", err)
+	}
+	// A record its signing key's revocation invalidates counts as
+	// revoked, as verify decides it; each key is read once.
+	states := map[string]*wire.SigningKeyState{}
+	for _, r := range live {
+		st, ok := states[r.Owner+"/"+r.SigningKeyID]
+		if !ok {
+			st = s.keyState(ctx, r)
+			states[r.Owner+"/"+r.SigningKeyID] = st
+		}
+		if !decideKey(st, r).Valid() {
+			continue
+		}
+		c.Signed++
+		if r.BlockchainStatus == wire.StatusAnchored {
+			c.Anchored++
+		}
 	}
 	if c.OrgName == "" {
 		return OrgCounts{}, ErrNotFound

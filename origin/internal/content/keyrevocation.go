@@ -6,42 +6,29 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/lookup"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // KeyRevocation is what revoking a record's signing key decided about the
 // record (docs/api.md, "Signing-key revocation"): the key's revocation,
-// and whether the record stays valid. The rule: a record signed with a
-// revoked key is trusted only if its batch was anchored before the key's
-// cutoff (compromised_since, else the revocation time). The record's own
-// timestamp is never used: whoever holds a stolen key can write any time
-// into what they sign, but not into the chain. A record not anchored
-// before the cutoff is not authentic, whatever it claims.
-type KeyRevocation struct {
-	KeyRevokedAt     string `json:"key_revoked_at"`
-	CompromisedSince string `json:"compromised_since,omitempty"`
-	Reason           string `json:"reason,omitempty"`
-	// Cutoff is the time the decision compared with.
-	Cutoff string `json:"cutoff"`
-	// Decision is "valid" or "not_authentic"; Detail says why in a
-	// sentence.
-	Decision string `json:"decision"`
-	Detail   string `json:"detail"`
-}
+// the rule that applied, and whether the record stays valid. It is
+// decided by shared/lookup.DecideKey from the key's state (custody,
+// revoked_at, compromised_since), the record's source and its service and
+// anchoring times: the same function, with the same inputs, that a client
+// applies to a lookup answer, so that every surface agrees.
+type KeyRevocation = wire.KeyRevocation
 
 // Decisions of a KeyRevocation.
 const (
-	KeyDecisionValid        = "valid"
-	KeyDecisionNotAuthentic = "not_authentic"
+	KeyDecisionValid        = wire.KeyDecisionValid
+	KeyDecisionNotAuthentic = wire.KeyDecisionNotAuthentic
 )
 
-// Valid reports whether the record stays valid despite the revocation.
-func (k *KeyRevocation) Valid() bool { return k == nil || k.Decision == KeyDecisionValid }
-
-// keyRevocation returns the decision about r when its signing key is
-// revoked, nil when it is not (or the key cannot be read: the record is
-// then judged as before, and the failure logged).
-func (s *Service) keyRevocation(ctx context.Context, r *Record) *KeyRevocation {
+// keyState returns the state of r's signing key as a lookup candidate
+// carries it, nil when the record names no key or the key cannot be read
+// (the record is then judged as before, and the failure logged).
+func (s *Service) keyState(ctx context.Context, r *Record) *wire.SigningKeyState {
 	if r.SigningKeyID == "" {
 		return nil
 	}
@@ -53,37 +40,41 @@ func (s *Service) keyRevocation(ctx context.Context, r *Record) *KeyRevocation {
 		s.log.Warn("signing key unavailable", "record_id", r.ID, "err", err)
 		return nil
 	}
-	return decideKeyRevocation(k, r.AnchoredAt)
+	return signingKeyState(k)
 }
 
-func decideKeyRevocation(k keys.SigningKey, anchoredAt *time.Time) *KeyRevocation {
-	cutoff, revoked := k.Cutoff()
-	if !revoked {
+func signingKeyState(k keys.SigningKey) *wire.SigningKeyState {
+	f := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	st := &wire.SigningKeyState{Custody: k.Custody, RevokedAt: f(k.RevokedAt)}
+	if st.Custody == "" {
+		st.Custody = wire.CustodyService
+	}
+	if k.RevokedAt != nil {
+		st.CompromisedSince, st.Reason = f(k.CompromisedSince), k.RevocationReason
+	}
+	return st
+}
+
+// decideKey applies shared/lookup.DecideKey to r with its key's state.
+func decideKey(st *wire.SigningKeyState, r *Record) *KeyRevocation {
+	kt, err := lookup.ParseKeyState(st)
+	if err != nil {
 		return nil
 	}
-	f := func(t time.Time) string { return t.UTC().Format(record.TimeFormat) }
-	kr := &KeyRevocation{KeyRevokedAt: f(*k.RevokedAt), Reason: k.RevocationReason, Cutoff: f(cutoff)}
-	since := "revoked at " + kr.KeyRevokedAt
-	if k.CompromisedSince != nil {
-		kr.CompromisedSince = f(*k.CompromisedSince)
-		since = "revoked at " + kr.KeyRevokedAt + ", compromised since " + kr.CompromisedSince
+	var anchored time.Time
+	if r.AnchoredAt != nil {
+		anchored = *r.AnchoredAt
 	}
-	switch {
-	case anchoredAt != nil && anchoredAt.Before(cutoff):
-		kr.Decision = KeyDecisionValid
-		kr.Detail = "the signing key was " + since + "; this record was anchored at " + f(*anchoredAt) + ", before that, so it stays valid"
-	case anchoredAt != nil:
-		kr.Decision = KeyDecisionNotAuthentic
-		kr.Detail = "the signing key was " + since + "; this record was anchored at " + f(*anchoredAt) + ", after that, so it is not authentic"
-	default:
-		kr.Decision = KeyDecisionNotAuthentic
-		kr.Detail = "the signing key was " + since + "; this record was not anchored before that, so it is not authentic"
-	}
-	return kr
+	return lookup.DecideKey(kt, r.Source, r.CreatedAt, anchored)
 }
 
 // KeyRevocationOf returns what the revocation of r's signing key decided
 // about r, nil when the key is not revoked.
 func (s *Service) KeyRevocationOf(ctx context.Context, r *Record) *KeyRevocation {
-	return s.keyRevocation(ctx, r)
+	return decideKey(s.keyState(ctx, r), r)
 }

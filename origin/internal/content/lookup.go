@@ -70,7 +70,7 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 		OriginalMatch: r.OriginalSHA256 != "" && r.OriginalSHA256 == shaHex,
 		Status:        r.Status, RevokedAt: lookupTime(r.RevokedAt), RevokedReason: r.RevokedReason,
 		CreatedAt: lookupTime(&r.CreatedAt), AnchoredAt: lookupTime(r.AnchoredAt), ParentRecordID: r.ParentRecordID,
-		WatermarkReason: r.WatermarkReason,
+		WatermarkReason: r.WatermarkReason, SigningKey: s.keyState(ctx, r),
 	}
 	if rec, err := record.Parse(c.signed.Bytes); err == nil {
 		w.SignerPublicKey = hex.EncodeToString(rec.SignerPublicKey)

@@ -70,9 +70,9 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	if n := s.cfg.Network; n != nil {
 		rc.Network = &receipt.Network{Name: n.Name, ChainID: n.ChainID, Public: n.Public, Description: n.Description, ExplorerTxURL: n.ExplorerTxURL}
 	}
-	if kr := s.keyRevocation(ctx, r); kr != nil {
+	if kr := s.KeyRevocationOf(ctx, r); kr != nil {
 		rc.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: kr.KeyRevokedAt, CompromisedSince: kr.CompromisedSince,
-			Reason: kr.Reason, Cutoff: kr.Cutoff, Decision: kr.Decision, Detail: kr.Detail}
+			Reason: kr.Reason, Cutoff: kr.Cutoff, Rule: kr.Rule, Decision: kr.Decision, Detail: kr.Detail}
 	}
 	return rc, r, nil
 }

@@ -31,8 +31,8 @@ type Facts struct {
 	Height    int
 	// Shortcut names the record whose signed output is byte-identical to
 	// the file; PHash was then taken from that record (the service
-	// computed it on that output) and the watermark was not extracted
-	// (see Verify).
+	// computed it on that output) and the watermark was not extracted: its
+	// check passes by the payload the service embedded there (see Verify).
 	Shortcut string
 	// NotDecoded is true when the file was not decoded (a registered file
 	// that is not an image): PHash and Watermark are unknown, not zero.
@@ -104,9 +104,10 @@ type candidate struct {
 // A file byte-identical to the signed output of a record this service
 // signed (the common case of checking a circulating copy) is not decoded:
 // its perceptual hash is the one the service computed on that output, and
-// the watermark is not extracted, which the watermark check says; no
-// watermark fact is ever copied from a record (docs/verification.md,
-// "Register cannot steal").
+// the watermark is not extracted: the watermark check passes with the
+// payload the service embedded in that output, which it says. No watermark
+// fact is ever copied from a registered record, whose payload is the
+// client's claim (docs/verification.md, "Register cannot steal").
 func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*VerifyResult, error) {
 	if sum == nil {
 		h := sha256.Sum256(file)
@@ -273,13 +274,14 @@ func (s *Service) claimOf(ctx context.Context, c candidate) lookup.Claim {
 	// fingerprint) is the service's knowledge, filled before it is shown.
 	s.Identify(ctx, r)
 	vc := verdictCandidate(c)
-	if kr := s.keyRevocation(ctx, r); !kr.Valid() && !vc.Revoked {
+	kr := decideKey(s.keyState(ctx, r), r)
+	if !kr.Valid() && !vc.Revoked {
 		// A record its signing key's revocation invalidates reads as
-		// revoked, with the reason, in every check and in the lookup a
-		// client decides from.
+		// revoked, with the reason, in every check (shared/lookup.Check
+		// does the same with the key state a lookup answer carries).
 		vc.Revoked, vc.RevokedReason = true, kr.Detail
 	}
-	cl := lookup.Claim{Candidate: vc, RecordID: r.ID, Source: r.Source, Signer: r.Signer}
+	cl := lookup.Claim{Candidate: vc, RecordID: r.ID, Source: r.Source, Signer: r.Signer, KeyRevocation: kr}
 	if ot, ok := keys.LookupOriginType(r.OriginType); ok {
 		cl.Origin = wire.Origin{Category: ot.Category, Code: ot.Code, Label: ot.Label}
 	} else {

@@ -295,8 +295,8 @@ func (ts *testServer) registerClaim(s signer, org, id string, sum [32]byte, ph p
 // TestHonestRegisterCannotSteal (finding 6): register refuses the
 // victim's SHA-256 (signed file or original), payload or perceptual hash
 // with a 409 that names nothing; a claimed timestamp is shown as claimed
-// beside the time of record; the exact-SHA-256 shortcut reports the
-// watermark as not extracted instead of copying it from a record.
+// beside the time of record; the exact-SHA-256 shortcut passes the
+// watermark check only with the payload the service itself embedded.
 func TestHonestRegisterCannotSteal(t *testing.T) {
 	ts := startServer(t, "", nil)
 	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
@@ -343,13 +343,14 @@ func TestHonestRegisterCannotSteal(t *testing.T) {
 	}
 
 	// The victim's file still verifies as the victim's; the shortcut does
-	// not decode it and says the watermark was not extracted.
+	// not decode it, and the watermark check passes with the payload the
+	// service embedded in those bytes (the victim's, never a claimant's).
 	v := ts.verifyHonest(published)
 	if !v.Authentic || v.RecordID != idA || v.Signer == nil || v.Signer.OrgName != "Example News" {
 		t.Errorf("verify(published) = record %s signer %+v authentic %v, want Example News's %s", v.RecordID, v.Signer, v.Authentic, idA)
 	}
-	if wc := v.Checks["watermark"]; wc.Passed || !strings.HasPrefix(wc.Details, "not extracted") || strings.Contains(wc.Details, "carries") {
-		t.Errorf("verify(published) watermark = %+v, want not passed and not extracted (never copied from a record)", wc)
+	if wc := v.Checks["watermark"]; !wc.Passed || !strings.Contains(wc.Details, hex.EncodeToString(victimPayload)+" embedded by the service in this exact file (record "+idA+")") {
+		t.Errorf("verify(published) watermark = %+v, want passed: the victim's payload, embedded by the service", wc)
 	}
 
 	// A legitimate registration claiming an old signing time: the claim is

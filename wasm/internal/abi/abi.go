@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/lookup"
 	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/present"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -265,4 +266,39 @@ func VerifyProof(in []byte, lim limits.Limits) []byte {
 		out.Valid = true
 	}
 	return ok(out)
+}
+
+// presentIn is the envelope form of present's input.
+type presentIn struct {
+	Verify     *wire.VerifyResponse `json:"verify"`
+	RecordOnly bool                 `json:"record_only"`
+}
+
+type presentOut struct {
+	OK           bool                 `json:"ok"`
+	Presentation present.Presentation `json:"presentation"`
+}
+
+// Present takes a verify response (POST /api/v1/verify's body, or decide's
+// result), or {"verify":…,"record_only":true} when only the record was
+// checked, and returns {"ok":true,"presentation":present.Presentation}:
+// the verdict in words, the same on every surface. Members of the verify
+// response it does not read are ignored, so that an older module
+// presents a newer origin's answer.
+func Present(in []byte) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	var env presentIn
+	if err := json.Unmarshal(in, &env); err != nil {
+		return fail(codeBadInput, err.Error())
+	}
+	v := env.Verify
+	if v == nil {
+		v = new(wire.VerifyResponse)
+		if err := json.Unmarshal(in, v); err != nil {
+			return fail(codeBadInput, err.Error())
+		}
+	}
+	return ok(presentOut{OK: true, Presentation: present.Present(*v, present.Options{RecordOnly: env.RecordOnly})})
 }

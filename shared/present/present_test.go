@@ -1,0 +1,121 @@
+package present_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/shared/present"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden presentations in testdata/")
+
+// TestGolden presents every verify response of testdata/*.verify.json
+// (verdicts of each match kind, revoked records and keys, derivative
+// chains, pending anchoring, record-only) and compares the result with
+// the .present.json beside it; every result must also keep the wording
+// rules.
+func TestGolden(t *testing.T) {
+	ins, err := filepath.Glob(filepath.Join("testdata", "*.verify.json"))
+	if err != nil || len(ins) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	for _, in := range ins {
+		name := strings.TrimSuffix(filepath.Base(in), ".verify.json")
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v wire.VerifyResponse
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			opt := present.Options{RecordOnly: strings.HasSuffix(name, "-record-only")}
+			p := present.Present(v, opt)
+			for _, msg := range present.WordingViolations(v, p) {
+				t.Error(msg)
+			}
+			got, _ := json.MarshalIndent(p, "", "  ")
+			got = append(got, '\n')
+			gp := strings.TrimSuffix(in, ".verify.json") + ".present.json"
+			if *update {
+				if err := os.WriteFile(gp, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(gp)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("presentation of %s changed:\n%s\nwant:\n%s", name, got, want)
+			}
+		})
+	}
+}
+
+func resp(authentic bool, match string, ch wire.Checks) wire.VerifyResponse {
+	return wire.VerifyResponse{Authentic: authentic, Match: match, Checks: ch}
+}
+
+// TestWordingRules: each rule catches the presentation that breaks it,
+// and the presentations of typical verdicts keep every rule.
+func TestWordingRules(t *testing.T) {
+	pending := wire.Check{Details: "pending: record r1 is not anchored yet"}
+	reenc := resp(true, "reencoded", wire.Checks{
+		Watermark:      wire.Check{Passed: true, Details: "watermark payload 01 matches record r1 (strength 0.50, 0 bit errors corrected)"},
+		SHA256:         wire.Check{Details: "SHA-256 differs from record r1: the file was re-encoded or altered"},
+		PerceptualHash: wire.Check{Passed: true, Details: "near perceptual hash match with record r1 (distance 3/256, threshold 40)"},
+		Blockchain:     pending,
+	})
+	p := present.Present(reenc, present.Options{})
+	if p.Tone != present.ToneAuthentic || strings.Contains(strings.ToLower(p.Headline+p.Explanation), "unchanged") ||
+		!strings.Contains(p.Headline, present.PhraseReencoded) {
+		t.Errorf("re-encoded reads %q / %q", p.Headline, p.Explanation)
+	}
+	for _, c := range p.Checks {
+		if c.State == present.StateFailed {
+			t.Errorf("authentic file shows a failed %s check: %+v", c.Name, c)
+		}
+	}
+	if v := present.WordingViolations(reenc, p); len(v) != 0 {
+		t.Errorf("violations: %v", v)
+	}
+
+	revoked := resp(false, "exact", wire.Checks{
+		SHA256:     wire.Check{Details: "exact SHA-256 match with record r1; record r1 was revoked at 2026-01-02T00:00:00.000Z (x)"},
+		Blockchain: pending,
+	})
+	revoked.Resembles = &wire.Resemblance{RecordID: "r1", Relation: wire.RelationRevoked, ClaimedBy: "Org A", Detail: "d"}
+	p = present.Present(revoked, present.Options{})
+	if p.Tone != present.ToneNotAuthentic || p.Signer != "" || p.Checks[1].State != present.StateNotApplicable {
+		t.Errorf("revoked reads %+v", p)
+	}
+	if v := present.WordingViolations(revoked, p); len(v) != 0 {
+		t.Errorf("violations: %v", v)
+	}
+
+	// The rules catch what they forbid.
+	bad := present.Present(reenc, present.Options{})
+	bad.Headline = "Authentic — Signed and unchanged"
+	bad.Checks[3].State = present.StateFailed
+	if v := present.WordingViolations(reenc, bad); len(v) != 2 {
+		t.Errorf("violations of a broken presentation: %v, want 2", v)
+	}
+	badRevoked := present.Present(revoked, present.Options{})
+	badRevoked.Checks[1].State = present.StateFailed
+	badRevoked.Signer = "Org A"
+	if v := present.WordingViolations(revoked, badRevoked); len(v) != 2 {
+		t.Errorf("violations of a broken revoked presentation: %v, want 2", v)
+	}
+	ro := present.Present(resp(true, "exact", wire.Checks{SHA256: wire.Check{Passed: true, Details: "exact SHA-256 match with record r1"}}), present.Options{RecordOnly: true})
+	if ro.Headline != present.RecordOnlyHeadline || ro.Tone == present.ToneAuthentic || strings.Contains(ro.Headline, "Verified") {
+		t.Errorf("record only reads %+v", ro)
+	}
+}
