@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/provenant/provenant/client"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Sign a file with an API key and keep the watermarked output.
@@ -162,4 +163,29 @@ func ExampleClient_SignLocal() {
 		log.Fatal(err)
 	}
 	fmt.Println("registered record", rec.ID)
+}
+
+// Say a verdict in the words every Provenant surface uses.
+func ExampleDescribe() {
+	v := &client.VerifyResponse{
+		Authentic: true, Match: "reencoded", RecordID: "7b7c2f36-0d6f-4b8e-9d55-8f1b9a0e5c11",
+		Signer: &wire.Signer{OrgName: "Example News", Display: "Example News"},
+		Checks: wire.Checks{
+			Watermark:      wire.Check{Passed: true, Details: "watermark payload 00000000000000ff matches record 7b7c2f36-0d6f-4b8e-9d55-8f1b9a0e5c11"},
+			SHA256:         wire.Check{Details: "no exact SHA-256 match"},
+			PerceptualHash: wire.Check{Passed: true, Details: "near perceptual hash match (distance 6/256)"},
+			Blockchain:     wire.Check{Details: "pending: the record's batch is not anchored yet"},
+		},
+	}
+	p := client.Describe(v)
+	fmt.Println(p.Headline)
+	for _, c := range p.Checks {
+		fmt.Printf("%s: %s (%s)\n", c.Label, c.State, c.Summary)
+	}
+	// Output:
+	// Authentic — the same picture, re-encoded or resized
+	// Watermark: passed (The record's watermark is in this file)
+	// Exact file (SHA-256): not_applicable (Bytes differ: re-encoded or resized)
+	// Picture (perceptual hash): passed (The picture matches the signed picture)
+	// Blockchain anchoring: not_applicable (Anchoring pending)
 }

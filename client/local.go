@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -45,6 +44,10 @@ type LocalVerdict struct {
 // (the flow of the browser widget). For an honest origin the answer is
 // /verify's, member for member; the one fact taken on the origin's word is
 // whether the anchoring root was read back from the chain.
+//
+// A file that cannot be analysed here is a *[LocalError] (nothing was
+// sent); [LocalError.Unsupported] says when it is of a kind only the
+// origin's [Client.Verify] reads, such as a video.
 func (c *Client) VerifyLocal(ctx context.Context, file []byte, opt LocalOptions) (*LocalVerdict, error) {
 	lim := opt.Limits
 	if lim == (limits.Limits{}) {
@@ -56,7 +59,7 @@ func (c *Client) VerifyLocal(ctx context.Context, file []byte, opt LocalOptions)
 	}
 	f, err := facts.Analyze(file, lim, now())
 	if err != nil {
-		return nil, fmt.Errorf("client: analyse file: %w", err)
+		return nil, localError(err)
 	}
 	w := f.Wire()
 	req := wire.LookupRequest{SHA256: w.SHA256, PerceptualHash: w.PerceptualHash, Report: opt.Report}

@@ -194,18 +194,26 @@ type SignedFile struct {
 	SignatureHex        string
 	BlockchainStatus    string
 	ParentRecordID      string
-	// ContentType is image/jpeg or image/png; Filename is the name the
-	// origin suggests ("<name>-signed.jpg").
+	// ContentType is image/jpeg or image/png, or for a video its
+	// container's type (video/mp4, video/quicktime, video/webm); Filename
+	// is the name the origin suggests ("<name>-signed.jpg").
 	ContentType string
 	Filename    string
 	Size        int64
 }
 
-// Ext returns the file name extension of the signed output (".jpg" or
-// ".png").
+// Ext returns the file name extension of the signed output: ".jpg" or
+// ".png" for a picture, ".mp4", ".mov" or ".webm" for a video.
 func (f *SignedFile) Ext() string {
-	if f.ContentType == "image/jpeg" {
+	switch f.ContentType {
+	case "image/jpeg":
 		return ".jpg"
+	case "video/mp4":
+		return ".mp4"
+	case "video/quicktime":
+		return ".mov"
+	case "video/webm":
+		return ".webm"
 	}
 	if e := filepath.Ext(f.Filename); e != "" {
 		return e

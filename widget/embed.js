@@ -27,7 +27,7 @@
     mismatch: 'a watermark copied into another picture',
     perceptual: 'a picture that looks like a signed one',
   };
-  const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'none', 'error'];
+  const STATUSES = ['verified', 'pending', 'altered', 'revoked', 'record', 'none', 'error'];
 
   // What each status says, in words and colour (the text alone carries
   // the meaning; the colour only repeats it).
@@ -37,6 +37,11 @@
     pending: {text: 'Signed, anchoring pending', colour: '#9a6700', mark: '◷'},
     altered: {text: 'Altered', colour: '#bc4c00', mark: '!'},
     revoked: {text: 'Revoked by its signer', colour: '#cf222e', mark: '✕'},
+    // data-provenant-record on a picture the page could not read: the
+    // record checks out, the picture was never compared with it, so the
+    // badge vouches for nothing about the picture (never "Verified").
+    record: {text: 'Record only — picture not checked', colour: '#0b5cad', mark: 'i',
+      title: 'Record only — this picture was not checked'},
     none: {text: 'No provenance found', colour: '#57606a', mark: '?'},
     error: {text: 'Could not check', colour: '#57606a', mark: '!'},
   };
@@ -105,7 +110,7 @@
 .badge:focus-visible, .panel :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
 .mark { display: inline-grid; place-items: center; width: 18px; height: 18px; border-radius: 50%; background: var(--c); color: #fff; font-weight: 700; font-size: 12px; }
 .backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.35); z-index: 2147483646; }
-.panel { position: fixed; z-index: 2147483647; top: 50%; left: 50%; transform: translate(-50%, -50%); width: min(440px, calc(100vw - 24px));
+.panel { box-sizing: border-box; position: fixed; z-index: 2147483647; top: 50%; left: 50%; transform: translate(-50%, -50%); width: min(440px, calc(100vw - 24px));
   max-height: calc(100vh - 24px); overflow: auto; background: #fff; color: #1f2328; border-radius: 10px; box-shadow: 0 10px 40px rgba(0,0,0,.35);
   padding: 16px 18px; text-align: left; }
 .panel h2 { margin: 0 32px 4px 0; font-size: 17px; color: var(--c); }
@@ -119,6 +124,7 @@
 .ok { color: #1a7f37; font-weight: 700; } .no { color: #cf222e; font-weight: 700; } .na { color: #57606a; font-weight: 700; }
 .close { position: absolute; top: 10px; right: 10px; width: 30px; height: 30px; border: 1px solid #d0d7de; border-radius: 6px; background: #f6f8fa; font-size: 18px; line-height: 1; cursor: pointer; color: #1f2328; }
 .note { color: #57606a; font-size: 12px; margin: 8px 0 0; }
+.lead { margin: 4px 0 10px; }
 .panel p { overflow-wrap: anywhere; }
 a { color: #0969da; }
 `;
@@ -193,7 +199,8 @@ a { color: #0969da; }
       const close = el('button', {class: 'close', type: 'button', 'aria-label': 'Close'}, '×');
       const backdrop = el('div', {class: 'backdrop'});
       const panel = el('div', {class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': id},
-        el('h2', {id}, this._look().text), close, ...this._details());
+        el('h2', {id}, (this.verification && this.verification.presentation && this.verification.presentation.headline) ||
+          this._look().title || this._look().text), close, ...this._details());
       close.addEventListener('click', () => this.close());
       backdrop.addEventListener('click', () => this.close());
       panel.addEventListener('keydown', (e) => this._trap(e));
@@ -240,38 +247,48 @@ a { color: #0969da; }
       if (!v) return [el('p', {}, 'The check has not finished yet.')];
       if (v.status === 'error') return [el('p', {}, 'This picture could not be checked: ' + (v.error || 'unknown error') + '.')];
       const r = v.result || {};
+      // The words are the verifier module's (shared/present), the same
+      // on every surface; this only lays them out.
+      const p = v.presentation || {checks: []};
       const out = [];
+      if (p.explanation) out.push(el('p', {class: 'lead'}, p.explanation));
+      if (p.note) out.push(el('p', {class: 'lead', 'data-record-only': ''}, p.note));
       const rows = [];
       const row = (k, val) => { if (val !== undefined && val !== null && val !== '') rows.push(el('dt', {}, k), el('dd', {}, String(val))); };
-      row('Verdict', r.authentic ? 'Authentic' : v.status === 'none' ? 'No provenance found' : 'Not authentic');
-      if (typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
-      if (r.signer) {
-        row('Signer', r.signer.display || r.signer.org_name);
+      if (r.authentic && typeof r.confidence === 'number') row('Confidence', Math.round(r.confidence * 100) + '%');
+      if (p.signer) row('Signer', p.signer);
+      else if (v.byRecord && r.signer) row('Record signed by', r.signer.org_name);
+      if (r.authentic && r.signer) {
         row('Signing key', r.signer.key_name);
         row('Device', r.signer.device_id);
       }
       if (r.origin) row('Origin', r.origin.label || r.origin.code);
       if (r.timestamp) row('Signed at', r.timestamp.replace('T', ' ').replace('Z', ' UTC'));
       if (r.record_id) row('Record', r.record_id);
-      if (r.match && r.match !== 'none') row('Match', MATCHES[r.match] || r.match);
+      if (r.authentic && p.match_text) row('Match', p.match_text);
       if (r.region) row('Part of the signed picture', Math.round(r.region.w * r.region.h * 100) + '%');
+      if (p.chain) row('Provenance', p.chain);
+      if (p.key_rule) row('Signing key revoked', p.key_rule);
       if (!r.authentic && r.resembles) {
-        // Not the file's signer: what the picture resembles, said as such.
-        row('Resembles record', r.resembles.record_id);
-        row('Claimed by (not this file\'s signer)', r.resembles.claimed_by);
-        row('Why not authentic', r.resembles.detail);
+        // What the file resembles, said as such: a record that does not
+        // vouch for this file, and who signed that record.
+        row('Record found', r.resembles.record_id);
+        row('Record signed by', r.resembles.claimed_by);
+        row('Details', r.resembles.detail);
       }
       out.push(el('dl', {}, ...rows));
 
-      const checks = r.checks || {};
       out.push(el('h3', {}, 'Checks'));
+      const states = {passed: ['ok', '✓', 'passed'], failed: ['no', '✕', 'failed'], not_applicable: ['na', '–', 'not applicable']};
+      const byName = new Map((p.checks || []).map((c) => [c.name, c]));
       out.push(el('ul', {'aria-label': 'Checks'}, ...CHECKS.map(([key, name]) => {
-        const c = checks[key] || {passed: false, details: 'Not checked'};
-        return el('li', {'data-check': key},
-          el('span', {class: c.passed ? 'ok' : (c.not_applicable ? 'na' : 'no'), 'aria-hidden': 'true'},
-            c.passed ? '✓' : (c.not_applicable ? '–' : '✕')),
-          el('span', {}, name + ': ' + (c.passed ? 'passed' : (c.not_applicable ? 'not applicable' : 'not passed'))),
-          el('span', {class: 'd'}, c.details || ''));
+        const c = byName.get(key) || {label: name, state: 'not_applicable', summary: 'Not checked'};
+        const [cls, mark, word] = states[c.state] || states.not_applicable;
+        const why = c.summary + (c.reason && c.reason !== c.summary ? ': ' + c.reason : '');
+        return el('li', {'data-check': key, 'data-state': c.state},
+          el('span', {class: cls, 'aria-hidden': 'true'}, mark),
+          el('span', {}, (c.label || name) + ': ' + word),
+          el('span', {class: 'd'}, why));
       })));
 
       out.push(el('h3', {}, 'Anchoring'));
@@ -298,8 +315,12 @@ a { color: #0969da; }
             rel: 'noopener noreferrer'}, 'The transaction on a block explorer')));
         }
       }
-      if (v.byRecord) out.push(el('p', {class: 'note'}, 'The picture could not be read by this page, so only its record was checked, not that the picture is the one signed.'));
-      out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
+      if (v.byRecord) {
+        out.push(el('p', {class: 'note'}, 'To have the picture itself checked, its server must allow this page to read it (CORS).'));
+        out.push(el('p', {class: 'note'}, 'The record was checked in this browser.'));
+      } else {
+        out.push(el('p', {class: 'note'}, 'Checked in this browser: the picture was not sent anywhere.'));
+      }
       const certID = r.record_id || (r.resembles && r.resembles.record_id);
       if (certID) {
         out.push(el('p', {}, el('a', {href: base + '/api/v1/content-records/' + encodeURIComponent(certID) + '/certificate',

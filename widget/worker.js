@@ -153,11 +153,28 @@ function callWith(ex, name, n, fill) {
   ex.free(rp);
   const v = JSON.parse(out);
   if (!v.ok) {
-    const err = new Error(name + ': ' + v.error.code + (v.error.detail ? ': ' + v.error.detail : ''));
+    // The module's detail names its internal packages; people read the
+    // plain sentence, programs the stable code.
+    const err = new Error(plainError(v.error.code));
     err.code = v.error.code;
+    err.detail = v.error.detail || '';
     throw err;
   }
   return v;
+}
+
+// PLAIN says each module error code in words a reader of the badge or the
+// verify page can act on.
+const PLAIN = {
+  unsupported_format: 'this kind of file cannot be checked here: the verifier reads JPEG, PNG, GIF and WebP pictures',
+  image_too_large: 'the file is larger than the verifier accepts',
+  invalid_image: 'the file is damaged, or is not the kind of picture its first bytes claim',
+  bad_input: 'the verifier was given something it could not use',
+};
+
+// plainError is the message of a module error: the sentence and the code.
+function plainError(code) {
+  return (PLAIN[code] || 'the verifier could not read the file') + ' (' + (code || 'error') + ')';
 }
 
 // call passes input to a module export.
@@ -359,6 +376,7 @@ async function verifyImage(ex, src, report) {
   return {
     status: statusOf(d),
     result: d.result,
+    presentation: presentOf(ex, d.result, false),
     match: d.match,
     rejected: d.rejected || [],
     anchor: d.result.authentic && cand ? anchorView(cand.anchor) : null,
@@ -370,9 +388,13 @@ async function verifyImage(ex, src, report) {
 }
 
 // verifyRecord badges an image whose bytes cannot be read (cross-origin
-// without CORS) by its record id: the certificate's signature and Merkle
+// without CORS) by its record id. The certificate's signature and Merkle
 // proof are still checked here, but nothing ties the record to the
-// picture, which the panel says.
+// picture: anyone can put any record id on any <img>. So the answer is
+// never "verified": it is the neutral status 'record' ("record only, this
+// picture was not checked"), or 'revoked' when the record (or its signing
+// key, per the service's decision in the certificate) is revoked, which is
+// bad news whatever the picture.
 async function verifyRecord(ex, id) {
   const cert = await (await fetchOK(base + '/api/v1/content-records/' + encodeURIComponent(id) + '/certificate', {
     credentials: 'omit',
@@ -386,32 +408,56 @@ async function verifyRecord(ex, id) {
   if (cert.anchor) {
     proof = callJSON(ex, 'verify_proof', {record: cert.record, signature_hex: cert.signature_hex, anchor: cert.anchor});
   }
-  const anchored = cert.blockchain_status === 'anchored' && proof && proof.valid;
-  const status = cert.status === 'revoked' ? 'revoked' : anchored ? 'verified' : 'pending';
+  const anchored = cert.blockchain_status === 'anchored' && !!(proof && proof.valid);
+  const keyRev = cert.signing_key_revocation || null;
+  const keyRevoked = !!keyRev && keyRev.decision !== 'valid';
+  const status = cert.status === 'revoked' || keyRevoked ? 'revoked' : 'record';
+  const unread = 'this page could not read the picture, only its record';
   const checks = {
-    watermark: {passed: false, details: 'Not checked: the picture could not be read, only its record'},
-    sha256: {passed: false, details: 'Not checked: the picture could not be read, only its record'},
-    perceptual_hash: {passed: false, details: 'Not checked: the picture could not be read, only its record'},
-    blockchain: {passed: !!anchored, details: anchored ? 'Merkle inclusion proof checked in this browser' : 'Not anchored yet'},
+    watermark: {passed: false, not_applicable: true, details: unread},
+    sha256: {passed: false, not_applicable: true, details: unread},
+    perceptual_hash: {passed: false, not_applicable: true, details: unread},
+    blockchain: anchored
+      ? {passed: true, details: 'The record\'s Merkle inclusion proof was checked in this browser'}
+      : {passed: false, not_applicable: true, details: 'The record is signed; anchoring on chain is pending'},
+  };
+  const result = {
+    authentic: false,
+    record_id: cert.record_id,
+    signer: {org_name: sig.org_name, org_type: cert.org_type, key_name: cert.key_name, public_key: cert.signer_public_key},
+    origin: {code: cert.origin_type, label: cert.origin_type},
+    timestamp: cert.timestamp,
+    blockchain_tx: cert.blockchain_tx || '',
+    // Which chain: the words of the anchoring check depend on it.
+    network: cert.network || undefined,
+    checks,
   };
   return {
     status,
     byRecord: true,
-    result: {
-      authentic: false,
-      record_id: cert.record_id,
-      signer: {org_name: sig.org_name, org_type: cert.org_type, key_name: cert.key_name, public_key: cert.signer_public_key},
-      origin: {code: cert.origin_type, label: cert.origin_type},
-      timestamp: cert.timestamp,
-      blockchain_tx: cert.blockchain_tx || '',
-      checks,
-    },
+    presentation: presentOf(ex, result, true),
+    recordAnchored: anchored,
+    keyRevocation: keyRev,
+    result,
     anchor: anchored ? anchorView(cert.anchor) : null,
   };
 }
 
+// presentOf is the verdict in the words every surface uses (the module's
+// present export, shared/present): headline, tone, explanation, the
+// checks' tri-state, the chain. recordOnly: only the record was checked,
+// not the picture.
+function presentOf(ex, result, recordOnly) {
+  return callJSON(ex, 'present', {verify: result, record_only: recordOnly}).presentation;
+}
+
 async function handle(m) {
   const ex = await load();
+  if (m.op === 'present') {
+    // The web app's server path: an answer of POST /api/v1/verify, said
+    // in the same words as one computed here.
+    return {presentation: presentOf(ex, m.verify, false)};
+  }
   if (m.op === 'analyze') {
     // Provenant.analyze: the facts of one file, the decoder that read it
     // and how long analyze took, decode included (the browser benchmark
@@ -450,6 +496,6 @@ self.onmessage = (e) => {
   }
   handle(m).then(
     (res) => self.postMessage(Object.assign({id: m.id}, res)),
-    (err) => self.postMessage({id: m.id, status: 'error', error: String(err && err.message || err)}),
+    (err) => self.postMessage({id: m.id, status: 'error', error: String(err && err.message || err), code: (err && err.code) || ''}),
   );
 };

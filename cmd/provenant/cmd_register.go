@@ -48,7 +48,7 @@ exactly: it is taken from the last login, or --org.`,
 			if err != nil {
 				return err
 			}
-			return a.signFiles(cmd, args, outDir, "registering ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
+			return a.signFiles(cmd, args, imageExts, outDir, "registering ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
 				return a.registerOne(ctx, c, j, dk, priv, org, force)
 			})
 		},

@@ -18,9 +18,32 @@ import (
 	"github.com/provenant/provenant/client"
 )
 
-// signExts are the files a folder contributes to sign (single files named
-// on the command line are sent whatever their name).
-var signExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".gif": true, ".webp": true}
+// imageExts are the pictures a folder contributes to sign and register
+// (single files named on the command line are sent whatever their name).
+var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".gif": true, ".webp": true}
+
+// videoExts are the videos a folder contributes to sign: the origin
+// watermarks and signs MP4, MOV and WebM (register signs on this machine,
+// which reads pictures only, so it leaves them out).
+var videoExts = map[string]bool{".mp4": true, ".m4v": true, ".mov": true, ".webm": true}
+
+// signExts are the files a folder contributes to sign.
+var signExts = union(imageExts, videoExts)
+
+// signedExts are the extensions a signed output may have (the origin
+// answers pictures as JPEG or PNG, videos in their own container).
+var signedExts = []string{".jpg", ".png", ".mp4", ".mov", ".webm"}
+
+func union(a, b map[string]bool) map[string]bool {
+	u := map[string]bool{}
+	for k := range a {
+		u[k] = true
+	}
+	for k := range b {
+		u[k] = true
+	}
+	return u
+}
 
 // signJob is one file to sign and where its output goes.
 type signJob struct {
@@ -51,9 +74,10 @@ func (a *app) signCommand() *cobra.Command {
 		Short: "Sign files: each NAME.EXT gets a watermarked, signed NAME.signed.EXT",
 		Long: `sign uploads each file to be watermarked and signed, and writes the signed
 file next to it as NAME.signed.jpg (or .png: PNG, GIF and WebP come back as
-PNG), or into -o DIR. A DIR is walked recursively for .jpg .jpeg .png .gif
-.webp files (files already named *.signed.* are left out); with -o the
-folder layout is kept under the output directory.
+PNG; a video keeps its container, NAME.signed.mp4, .mov or .webm), or into
+-o DIR. A DIR is walked recursively for .jpg .jpeg .png .gif .webp pictures
+and .mp4 .m4v .mov .webm videos (files already named *.signed.* are left
+out); with -o the folder layout is kept under the output directory.
 
 Files are signed in parallel (--parallel); a progress bar shows on a
 terminal. A file whose output already exists is skipped unless --force.
@@ -78,7 +102,7 @@ stored by 'provenant keys signing create'.`,
 			if keyID == "" {
 				return usagef("no signing key: pass --key ID (see 'provenant keys signing list')")
 			}
-			return a.signFiles(cmd, args, outDir, "signing ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
+			return a.signFiles(cmd, args, signExts, outDir, "signing ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
 				return a.signOne(ctx, c, j, keyID, parent, force)
 			})
 		},
@@ -94,13 +118,13 @@ stored by 'provenant keys signing create'.`,
 // signFiles is what sign and register share: it finds the files under
 // args, then runs one on each of them, parallel at a time, with a client
 // that carries an API key or the session, and reports the results.
-func (a *app) signFiles(cmd *cobra.Command, args []string, outDir, label string, parallel int, one func(context.Context, *client.Client, signJob) signResult) error {
-	jobs, err := collectSignJobs(args, outDir)
+func (a *app) signFiles(cmd *cobra.Command, args []string, exts map[string]bool, outDir, label string, parallel int, one func(context.Context, *client.Client, signJob) signResult) error {
+	jobs, err := collectSignJobs(args, exts, outDir)
 	if err != nil {
 		return err
 	}
 	if len(jobs) == 0 {
-		return usagef("no image files found in %s", strings.Join(args, " "))
+		return usagef("no supported files found in %s", strings.Join(args, " "))
 	}
 	c, err := a.client(credEither)
 	if err != nil {
@@ -115,8 +139,8 @@ func (a *app) signFiles(cmd *cobra.Command, args []string, outDir, label string,
 }
 
 // collectSignJobs expands the arguments into files, in argument order then
-// walk order.
-func collectSignJobs(args []string, outDir string) ([]signJob, error) {
+// walk order; a folder contributes the files whose extension is in exts.
+func collectSignJobs(args []string, exts map[string]bool, outDir string) ([]signJob, error) {
 	var jobs []signJob
 	for _, arg := range args {
 		st, err := os.Stat(arg)
@@ -139,7 +163,7 @@ func collectSignJobs(args []string, outDir string) ([]signJob, error) {
 				return nil
 			}
 			name := d.Name()
-			if !signExts[strings.ToLower(filepath.Ext(name))] || strings.Contains(name, ".signed.") || strings.HasPrefix(name, ".") {
+			if !exts[strings.ToLower(filepath.Ext(name))] || strings.Contains(name, ".signed.") || strings.HasPrefix(name, ".") {
 				return nil
 			}
 			dir := filepath.Dir(p)
@@ -167,7 +191,7 @@ func stemOf(p string) string {
 
 // existingOutput returns the output of j if one exists already.
 func existingOutput(j signJob) string {
-	for _, ext := range []string{".jpg", ".png"} {
+	for _, ext := range signedExts {
 		p := filepath.Join(j.outDir, j.stem+ext)
 		if _, err := os.Stat(p); err == nil {
 			return p

@@ -63,6 +63,13 @@ func reportError(s stdio, asJSON bool, err error) {
 		fmt.Fprintln(s.err, string(b))
 		return
 	}
+	var le *client.LocalError
+	if asJSON && errors.As(err, &le) {
+		// The same stable code the origin would answer for the file.
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": le.Code, "detail": err.Error()}})
+		fmt.Fprintln(s.err, string(b))
+		return
+	}
 	if asJSON {
 		b, _ := json.Marshal(map[string]any{"error": map[string]string{"detail": err.Error()}})
 		fmt.Fprintln(s.err, string(b))

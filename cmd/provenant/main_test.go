@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -176,7 +177,7 @@ func TestRoundTrip(t *testing.T) {
 	// Verify by upload and locally: authentic (0); the unsigned original is
 	// not (1).
 	r = c.must(0, "", "verify", wantOut[0])
-	if !strings.Contains(r.out, "AUTHENTIC") || !strings.Contains(r.out, rep.Items[0].RecordID) {
+	if !strings.Contains(r.out, ": Authentic — signed and unchanged\n") || !strings.Contains(r.out, rep.Items[0].RecordID) {
 		t.Errorf("verify output: %s", r.out)
 	}
 	r = c.must(0, "", "--json", "verify", "--local", wantOut[2])
@@ -187,7 +188,7 @@ func TestRoundTrip(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "other.jpg")
 	photo(t, other, 99)
 	r = c.must(1, "", "verify", "--local", other)
-	if !strings.Contains(r.out, "NOT AUTHENTIC") {
+	if strings.Contains(r.out, ": Authentic") || !regexp.MustCompile(`\n  verdict +not authentic; match: `).MatchString(r.out) || !strings.Contains(r.out, "computed on this machine") {
 		t.Errorf("unsigned verify: %s", r.out)
 	}
 
@@ -348,6 +349,9 @@ func TestExitCodes(t *testing.T) {
 		{"bad API key", o.URL, []string{"--json", "--api-key", "iai_nope", "records"}, exitAPI, "invalid_api_key"},
 		{"network", closed, []string{"--retries", "0", "verify", notImage}, exitNetwork, ""},
 		{"missing file", o.URL, []string{"verify", filepath.Join(t.TempDir(), "absent.jpg")}, exitLocal, ""},
+		// The local verifier's refusal carries the origin's code for the
+		// same file, in words without internal package names.
+		{"local cannot read", o.URL, []string{"--json", "verify", "--local", notImage}, exitLocal, "unsupported_image_format"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,6 +359,11 @@ func TestExitCodes(t *testing.T) {
 			r := c.run("", tt.args...)
 			if r.code != tt.want {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.want, r.out, r.err)
+			}
+			for _, internal := range []string{"imagex", "inspect:", "facts:"} {
+				if strings.Contains(r.err, internal) {
+					t.Errorf("stderr names an internal package (%s): %s", internal, r.err)
+				}
 			}
 			if tt.wantCode != "" {
 				var e struct{ Error client.Error }

@@ -24,6 +24,10 @@ import (
 type Options struct {
 	// BatchInterval closes an anchoring batch; zero means 200 ms.
 	BatchInterval time.Duration
+	// BatchSize closes a batch once it holds this many records; zero means
+	// the anchor's default. The conformance corpus (package corpus) needs
+	// 2 with a long BatchInterval, so that its pending records stay so.
+	BatchSize int
 	// Logger receives the origin's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -53,7 +57,7 @@ func Start(t testing.TB, opt Options) *Origin {
 		DataDir:  dir,
 		Logger:   opt.Logger,
 		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16},
-		Anchor:   server.AnchorConfig{BatchInterval: opt.BatchInterval, PollInterval: 20 * time.Millisecond},
+		Anchor:   server.AnchorConfig{BatchInterval: opt.BatchInterval, BatchSize: opt.BatchSize, PollInterval: 20 * time.Millisecond},
 		// A port of its own, so that origins of parallel tests coexist.
 		ChainRPCAddr: "127.0.0.1:0",
 	})

@@ -16,8 +16,12 @@ type BadgeState struct {
 	OrgName  string
 	// Revoked wins over anchoring: a revoked record is never shown as
 	// verified.
-	Revoked  bool
-	Anchored bool
+	Revoked bool
+	// KeyRevoked says the record itself is not revoked but its signing
+	// key's revocation makes it not authentic (Revoked is then set too),
+	// so that the badge can say which.
+	KeyRevoked bool
+	Anchored   bool
 	// Network is the chain the service anchors on (Config.Network), nil
 	// when not configured.
 	Network *wire.Network
@@ -31,8 +35,8 @@ func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
 	}
 	// A record its signing key's revocation invalidates reads as revoked,
 	// as in verify.
-	revoked := r.Status == StatusRevoked || !s.KeyRevocationOf(ctx, r).Valid()
-	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: revoked,
+	keyRevoked := r.Status != StatusRevoked && !s.KeyRevocationOf(ctx, r).Valid()
+	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked || keyRevoked, KeyRevoked: keyRevoked,
 		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 

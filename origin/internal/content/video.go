@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/ids"
+	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/video"
 	vfacts "github.com/provenant/provenant/shared/facts"
@@ -20,6 +22,7 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Video records keep their fingerprint (video.Fingerprint, binary) under
@@ -87,6 +90,11 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	}
 	key, user, pub, err := s.serviceSigner(ctx, in.Owner, in.SigningKeyID)
 	if err != nil {
+		return nil, err
+	}
+	// The record declares the video's origin, not the picture's a key for
+	// photos names: a camera key's video is a camera video.
+	if key.OriginType, err = keys.VideoOriginType(key.OriginType); err != nil {
 		return nil, err
 	}
 	info, err := eng.Probe(ctx, in.Path)
@@ -322,7 +330,11 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 	}
 	if ok && signed {
 		res, err := s.VerifyFacts(ctx, f)
-		return res, &VideoDetails{}, err
+		if err != nil {
+			return nil, nil, err
+		}
+		videoWording(&res.Response)
+		return res, &VideoDetails{}, nil
 	}
 	info, err := eng.Probe(ctx, path)
 	if err != nil {
@@ -370,7 +382,30 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	videoWording(&res.Response)
 	return res, det, nil
+}
+
+// videoWords say the shared verdict's picture words of a video: its
+// local signatures and perceptual hash compare one frame of the clip with
+// the signed video's frame at the same second, not two pictures.
+var videoWords = strings.NewReplacer(
+	"the signed picture", "the signed video's frame",
+	"another picture", "another video",
+	"the picture's", "this clip's frame's",
+	"the picture", "this clip's frame",
+	"its picture", "its frame",
+)
+
+// videoWording rewrites the details of v, a video's verdict, with
+// videoWords.
+func videoWording(v *wire.VerifyResponse) {
+	for _, c := range []*wire.Check{&v.Checks.Watermark, &v.Checks.SHA256, &v.Checks.PerceptualHash, &v.Checks.Blockchain} {
+		c.Details = videoWords.Replace(c.Details)
+	}
+	if v.Resembles != nil {
+		v.Resembles.Detail = videoWords.Replace(v.Resembles.Detail)
+	}
 }
 
 type videoCandidate struct {

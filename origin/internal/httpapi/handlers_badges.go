@@ -22,19 +22,24 @@ const BadgeCacheControl = "public, max-age=30, stale-while-revalidate=30"
 // maxBadgeLabel bounds the organisation name drawn on a badge (runes).
 const maxBadgeLabel = 40
 
-// badgeKind is one of the four looks a badge can have.
+// badgeKind is one of the looks a badge can have.
 type badgeKind struct {
 	text, colour string
 }
 
-// The four record badges. Each has its own text and colour, so the state
-// is readable without colour vision as well.
+// The five record badges. Each has its own text and colour, so the state
+// is readable without colour vision as well. A record badge speaks of the
+// record, never of a picture: it is an <img> anyone can put beside any
+// picture, and it checks none (the widget's record-only state says the
+// same), so no state reads "verified".
 var (
-	badgeVerified = badgeKind{"verified", "#2e7d32"}
-	badgePending  = badgeKind{"pending anchoring", "#9a6700"}
-	badgeRevoked  = badgeKind{"revoked", "#b71c1c"}
-	badgeNotFound = badgeKind{"not found", "#57606a"}
-	badgeOrg      = "#0b5cad"
+	badgeVerified = badgeKind{"record anchored", "#2e7d32"}
+	badgePending  = badgeKind{"record pending anchoring", "#9a6700"}
+	badgeRevoked  = badgeKind{"record revoked", "#b71c1c"}
+	// A record whose signing key's revocation makes it not authentic.
+	badgeKeyRevoked = badgeKind{"signing key revoked", "#b71c1c"}
+	badgeNotFound   = badgeKind{"not found", "#57606a"}
+	badgeOrg        = "#0b5cad"
 )
 
 func (a *API) registerBadges() {
@@ -43,6 +48,10 @@ func (a *API) registerBadges() {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/badge/{record_id}.svg", Auth: Public, CrossOrigin: true}, a.handleBadge)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/org-badge/{org_name}.svg", Auth: Public, CrossOrigin: true}, a.handleOrgBadge)
 }
+
+// recordOnlyNote ends every found record's badge title: what the badge
+// does not say.
+const recordOnlyNote = "a signed record; this badge checks no picture shown beside it"
 
 // handleBadge: GET /api/v1/widget/badge/{record_id}.svg. An unknown
 // record gets the "not found" badge with a 404, so an <img> still shows
@@ -56,6 +65,8 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 		status = fasthttp.StatusNotFound
 	case err != nil:
 		return err
+	case st.KeyRevoked:
+		kind = badgeKeyRevoked
 	case st.Revoked:
 		kind = badgeRevoked
 	case st.Anchored:
@@ -72,12 +83,19 @@ func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
 			kind.text += " · local chain"
 		}
 	}
+	if status == fasthttp.StatusOK {
+		if note != "" {
+			note += "; "
+		}
+		note += recordOnlyNote
+	}
 	writeSVG(ctx, status, badgeSVGNote("Provenant", "#24292f", kind.text, kind.colour, note))
 	return nil
 }
 
 // handleOrgBadge: GET /api/v1/widget/org-badge/{org_name}.svg, the
-// organisation's count of signed (not revoked) and anchored records.
+// organisation's count of signed and anchored records that stand: not
+// revoked, and not made inauthentic by their signing key's revocation.
 func (a *API) handleOrgBadge(ctx *fasthttp.RequestCtx) error {
 	// The router hands over the raw (percent-encoded) segment.
 	name, err := url.PathUnescape(pathParam(ctx, "org_name"))

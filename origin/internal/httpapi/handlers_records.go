@@ -21,6 +21,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/origin/internal/video"
+	"github.com/provenant/provenant/shared/present"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -604,6 +605,19 @@ type certificateView struct {
 	// SigningKeyRevocation says, when the record's signing key is revoked,
 	// whether the record stays valid and why.
 	SigningKeyRevocation *content.KeyRevocation `json:"signing_key_revocation,omitempty"`
+	// ChainText is Chain in the words every surface uses (shared/present;
+	// HTML page only).
+	ChainText string `json:"-"`
+}
+
+// certChainText says a certificate's chain (oldest first, ending with
+// record id) as shared/present says a verify answer's.
+func certChainText(id string, chain []certChainLink) string {
+	links := make([]wire.ChainLink, len(chain))
+	for i, l := range chain {
+		links[i] = wire.ChainLink{RecordID: l.RecordID, OrgName: l.OrgName, Relation: l.Relation, Evidence: l.Evidence, CreatedAt: l.CreatedAt}
+	}
+	return present.Present(wire.VerifyResponse{RecordID: id, Chain: links}, present.Options{}).Chain
 }
 
 // timeOfRecord fills the certificate's time of record and claimed time.
@@ -643,6 +657,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
 </dl>
 {{if .Chain}}<h2>Provenance chain</h2>
+{{with .ChainText}}<p data-chain>{{.}}</p>{{end}}
 <ol>{{range .Chain}}<li>{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}}) <code>{{.RecordID}}</code></li>
 {{end}}</ol>{{end}}
 {{with .Anchor}}<h2>Anchoring</h2>
@@ -700,6 +715,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		}
 	}
 	if prefersHTML(ctx.Request.Header.Peek("Accept")) {
+		v.ChainText = certChainText(v.RecordID, v.Chain)
 		var buf bytes.Buffer
 		if err := certTemplate.Execute(&buf, v); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -40,7 +41,9 @@ const (
 // one. Details are the probe's own words (sizes and limits, never a
 // path); a decoder's diagnostics are not sent.
 func videoProblem(err error) *Problem {
-	detail := func(p *Problem) *Problem { p.Detail = err.Error(); return p }
+	// The sentinels' "video: " prefix names a package, not anything the
+	// reader knows; the code already says it is about the video.
+	detail := func(p *Problem) *Problem { p.Detail = strings.TrimPrefix(err.Error(), "video: "); return p }
 	switch {
 	case errors.Is(err, video.ErrUnavailable), errors.Is(err, content.ErrVideoUnavailable):
 		return NewProblem(fasthttp.StatusServiceUnavailable, CodeVideoUnavailable, "Video is not available on this server")

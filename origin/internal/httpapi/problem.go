@@ -95,6 +95,9 @@ const (
 	CodeMalformedMultipart = "malformed_multipart"
 	CodeTooManyFiles       = "too_many_files"
 	CodeEmptyFile          = "empty_file"
+	// CodeOriginTypeNotVideo (422): a video signed with a key whose origin
+	// type only a picture can have (a scan).
+	CodeOriginTypeNotVideo = "origin_type_not_video"
 	CodeUnsupportedImage   = "unsupported_image_format"
 	CodeTooManyPixels      = "too_many_pixels"
 	CodeCorruptImage       = "corrupt_image"
@@ -206,6 +209,7 @@ var errorMappings = []struct {
 	{keys.ErrDeviceKey, fasthttp.StatusUnprocessableEntity, CodeDeviceKeyCannotSign, "The signing key is a device key: the service cannot sign with it; sign on the device and use POST /api/v1/register"},
 	{keys.ErrPublicKeyTaken, fasthttp.StatusConflict, CodePublicKeyTaken, "A signing key with this public key already exists"},
 	{keys.ErrSigningKeyRevoked, fasthttp.StatusConflict, CodeSigningKeyRevoked, "The signing key is revoked and signs nothing any more"},
+	{keys.ErrOriginTypeNotVideo, fasthttp.StatusUnprocessableEntity, CodeOriginTypeNotVideo, "The signing key declares an origin no video has (a scan): sign the video with a key of another origin type"},
 	{keys.ErrSigningKeyAlreadyRevoked, fasthttp.StatusConflict, CodeSigningKeyAlreadyRevoked, "The signing key is already revoked"},
 	{webhooks.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{webhooks.ErrNotRetryable, fasthttp.StatusConflict, CodeDeliveryNotFailed, "Only a failed delivery can be retried"},

@@ -1,5 +1,7 @@
 package keys
 
+import "errors"
+
 // OriginType describes how a piece of content came to be. A signing key
 // declares one; verification results present it as {category, code, label}.
 type OriginType struct {
@@ -38,4 +40,31 @@ func LookupOriginType(code string) (OriginType, bool) {
 		}
 	}
 	return OriginType{}, false
+}
+
+// ErrOriginTypeNotVideo: the signing key declares an origin that no video
+// can have (a scan), so it signs no video.
+var ErrOriginTypeNotVideo = errors.New("keys: the signing key's origin type does not apply to a video")
+
+// VideoOriginType returns the origin type a video signed with a key that
+// declares code carries: the key's own when it applies to video, the
+// video counterpart of a picture's (a camera key's video is a "Camera
+// video", never a "Camera photo"), or ErrOriginTypeNotVideo for an
+// origin no video has.
+func VideoOriginType(code string) (string, error) {
+	switch code {
+	case "camera_image":
+		return "camera_video", nil
+	case "ai_generated_image":
+		return "ai_generated_video", nil
+	case "edited_image", "ai_edited_image", "composite_image":
+		return "edited_video", nil
+	case "screenshot":
+		return "screen_recording", nil
+	case "scanned_document", "scanned_image":
+		return "", ErrOriginTypeNotVideo
+	}
+	// Video types, and those whose label fits a video as well as a
+	// picture (a 3D render, an illustration or graphic).
+	return code, nil
 }

@@ -144,7 +144,14 @@ func (b *browser) requests() []sentRequest {
 
 // servePage serves files (path -> bytes) from a second loopback origin,
 // different from the service's, and returns its base URL.
-func servePage(t testing.TB, files map[string][]byte) string {
+func servePage(t testing.TB, files map[string][]byte) string { return serveFiles(t, files, false) }
+
+// servePageCORS is servePage for an image host that lets any page read
+// its files (Access-Control-Allow-Origin: *), as docs/widget.md asks
+// publishers of cross-origin pictures to do.
+func servePageCORS(t testing.TB, files map[string][]byte) string { return serveFiles(t, files, true) }
+
+func serveFiles(t testing.TB, files map[string][]byte, cors bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,6 +162,9 @@ func servePage(t testing.TB, files map[string][]byte) string {
 		if !ok {
 			http.NotFound(w, r)
 			return
+		}
+		if cors {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 		}
 		switch {
 		case strings.HasSuffix(r.URL.Path, ".html"):
@@ -181,6 +191,46 @@ func widgetPage(service string, names []string, attrs string) []byte {
 	}
 	fmt.Fprintf(&b, `<script src="%s/api/v1/widget/embed.js" async%s></script></body></html>`, service, attrs)
 	return []byte(b.String())
+}
+
+// checkRecordOnly opens the panel of a badge computed from its record
+// alone and checks that neither the badge nor the panel vouches for the
+// picture: no "Verified", no passed picture check, a neutral mark on each
+// check the picture could not have, and the certificate still linked.
+func checkRecordOnly(t *testing.T, b *browser, id string) {
+	t.Helper()
+	var v struct {
+		Badge  string   `json:"badge"`
+		Title  string   `json:"title"`
+		Text   string   `json:"text"`
+		Marks  []string `json:"marks"`
+		Colour string   `json:"colour"`
+		Cert   string   `json:"cert"`
+	}
+	js := badgeJS(id, `(() => { const badge = root.querySelector('button.badge'); const text = badge.innerText; badge.click();
+	  const d = root.querySelector('[role=dialog]'); const a = d.querySelector('a[href]');
+	  const out = {badge: text, title: d.querySelector('h2').innerText, text: d.innerText,
+	    marks: [...d.querySelectorAll('li[data-check] > span:first-child')].map((s) => s.className),
+	    colour: getComputedStyle(root.querySelector('.mark')).backgroundColor, cert: a ? a.href : ''};
+	  root.querySelector('button.close').click(); return out; })()`)
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(js, &v)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Badge, "Record only") || !strings.Contains(v.Title, "this picture was not checked") {
+		t.Errorf("record-only badge %q, panel title %q", v.Badge, v.Title)
+	}
+	if strings.Contains(v.Badge+v.Title+v.Text, "Verified") || strings.Contains(v.Text, "Authentic") {
+		t.Errorf("record-only badge vouches for the picture:\n%s\n%s", v.Badge, v.Text)
+	}
+	if want := []string{"na", "na", "na"}; len(v.Marks) != 4 || !reflect.DeepEqual(v.Marks[:3], want) {
+		t.Errorf("picture checks marked %v, want neutral (na) for watermark, SHA-256 and perceptual hash", v.Marks)
+	}
+	if v.Colour == "rgb(26, 127, 55)" {
+		t.Errorf("record-only badge drawn in the verified green")
+	}
+	if !strings.Contains(v.Cert, "/certificate") || !strings.Contains(v.Text, "CORS") {
+		t.Errorf("record-only panel lacks the certificate link (%q) or the CORS hint:\n%s", v.Cert, v.Text)
+	}
 }
 
 // badgeState is what the page shows for one image.
@@ -316,8 +366,14 @@ func TestWidgetInChromium(t *testing.T) {
 	}
 	// A picture on a third origin that sends no CORS headers: the worker
 	// cannot read it, so the badge comes from data-provenant-record.
-	noCORS := servePage(t, map[string][]byte{"/signed.jpg": signed})
-	byRecord := fmt.Sprintf(`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/signed.jpg" alt="by record"></figure>`, id, noCORS)
+	// It shows the neutral "record only" state, never "verified": the
+	// record is genuine, the picture was never compared with it (here it
+	// is even another record's picture). The same picture from an origin
+	// that allows CORS is read and verified as usual.
+	noCORS := servePage(t, map[string][]byte{"/signed.jpg": signed, "/other.jpg": revoked})
+	withCORS := servePageCORS(t, map[string][]byte{"/signed.jpg": signed})
+	byRecord := fmt.Sprintf(`<figure><img data-provenant data-provenant-record=%q id="byrecord" src="%s/other.jpg" alt="by record"></figure>`, id, noCORS) +
+		fmt.Sprintf(`<figure><img data-provenant data-provenant-record=%q id="cors" crossorigin="anonymous" src="%s/signed.jpg" alt="readable"></figure>`, id, withCORS)
 	files["/page.html"] = append(widgetPage(ts.base, names, ""), byRecord...)
 	files["/page-wasm.html"] = append(widgetPage(ts.base, names, ` data-decoder="wasm"`), byRecord...)
 	files["/page-canvas.html"] = append(widgetPage(ts.base, names, ` data-decoder="canvas"`), byRecord...)
@@ -343,7 +399,7 @@ func TestWidgetInChromium(t *testing.T) {
 		if err := chromedp.Run(b.ctx, chromedp.Navigate(page+pageName)); err != nil {
 			t.Fatal(err)
 		}
-		got := b.waitBadges(t, len(corpus)+1, 60*time.Second)
+		got := b.waitBadges(t, len(corpus)+2, 60*time.Second)
 		if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" && decoder == "browser" {
 			var shot []byte
 			if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 90)); err != nil {
@@ -355,8 +411,14 @@ func TestWidgetInChromium(t *testing.T) {
 			}
 		}
 		t.Run(decoder, func(t *testing.T) {
-			if g := got["byrecord"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord {
-				t.Errorf("image without CORS, by record: status %q record %q, want verified %s (%+v)", g.Status, g.RecordID, id, g.Verification)
+			if g := got["byrecord"]; g.Status != "record" || g.RecordID != id || g.Verification == nil || !g.Verification.ByRecord || g.Verification.Result.Authentic {
+				t.Errorf("image without CORS, by record: status %q record %q, want record-only %s (%+v)", g.Status, g.RecordID, id, g.Verification)
+			}
+			if g := got["cors"]; g.Status != "verified" || g.RecordID != id || g.Verification == nil || g.Verification.ByRecord {
+				t.Errorf("image from an origin that allows CORS: status %q record %q, want verified %s from its pixels (%+v)", g.Status, g.RecordID, id, g.Verification)
+			}
+			if decoder == "browser" {
+				checkRecordOnly(t, b, "byrecord")
 			}
 			for _, c := range corpus {
 				t.Run(c.name, func(t *testing.T) {
@@ -462,7 +524,7 @@ func TestWidgetInChromium(t *testing.T) {
 		  img.id = 'late'; img.src = '/img/revoked.jpg'; img.setAttribute('data-provenant', ''); document.body.prepend(img); })()`, nil)); err != nil {
 			t.Fatal(err)
 		}
-		got := b.waitBadges(t, len(corpus)+2, 30*time.Second)
+		got := b.waitBadges(t, len(corpus)+3, 30*time.Second)
 		if got["late"].Status != "revoked" {
 			t.Errorf("image added after load: badge %q, want revoked", got["late"].Status)
 		}
@@ -618,7 +680,7 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	if want := []string{"watermark", "sha256", "perceptual_hash", "blockchain"}; !reflect.DeepEqual(panel.Checks, want) {
 		t.Errorf("panel checks %v, want %v", panel.Checks, want)
 	}
-	for _, s := range []string{"Verified", "Widget News", "Confidence", "Signed at", "Transaction", "Block",
+	for _, s := range []string{"Authentic — signed and unchanged", "byte for byte the file signed by unverified organisation: Widget News", "Confidence", "Signed at", "Transaction", "Block",
 		"Network: provenant-dev (chain id 1337), a " + wire.LocalChainDescription} {
 		if !strings.Contains(panel.Text, s) {
 			t.Errorf("panel text lacks %q:\n%s", s, panel.Text)

@@ -320,7 +320,9 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := h.body
-	for _, want := range []string{"Original News, ", "(original)", "re-signed by Copycat Agency on ", "linked by watermark"} {
+	// The chain in the shared words, as the widget and the CLI say it.
+	for _, want := range []string{"Original News, ", "(original)", "re-signed by Copycat Agency on ", "linked by watermark",
+		"First signed by Original News on ", "; this copy signed as a derivative by Copycat Agency on "} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("certificate HTML lacks %q:\n%s", want, html)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,17 @@ func TestSigningKeyRevocation(t *testing.T) {
 	cert = ts.do("GET", "/api/v1/content-records/"+afterID+"/certificate", "", nil).json(t)
 	if kr, _ := cert["signing_key_revocation"].(map[string]any); kr["decision"] != "not_authentic" {
 		t.Errorf("certificate of the later record: signing_key_revocation %v, want decision not_authentic", kr)
+	}
+
+	// The badges follow the same decision: the later record's badge says
+	// its key is revoked, and the organisation's counts leave it out.
+	for id, want := range map[string]string{beforeID: "Provenant: record anchored", afterID: "Provenant: signing key revoked — "} {
+		if got := badgeText(t, ts.sendWith("GET", "/api/v1/widget/badge/"+id+".svg", nil)); !strings.HasPrefix(got, want) {
+			t.Errorf("badge of %s: %q, want %q", id, got, want)
+		}
+	}
+	if got := badgeText(t, ts.sendWith("GET", "/api/v1/widget/org-badge/"+url.PathEscape("Revoke News")+".svg", nil)); got != "unverified: Revoke News: 1 signed · 1 anchored" {
+		t.Errorf("org badge %q, want 1 signed · 1 anchored (the record the key's revocation makes not authentic left out)", got)
 	}
 
 	req, _ := http.NewRequest("GET", ts.base+"/api/v1/content-records/"+afterID+"/certificate", nil)

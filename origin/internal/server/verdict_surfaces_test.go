@@ -139,7 +139,7 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	}
 	// The badge does not vouch for it either, and still does for the
 	// record anchored before the compromise.
-	for id, want := range map[string]string{afterID: "revoked", beforeID: "verified"} {
+	for id, want := range map[string]string{afterID: "revoked", beforeID: "record anchored"} {
 		b := ts.do("GET", "/api/v1/widget/badge/"+id+".svg", "", nil)
 		ts.mustStatus(b, 200, "badge")
 		if !strings.Contains(strings.ToLower(string(b.body)), want) {

@@ -352,13 +352,13 @@ func TestWebAppInChromium(t *testing.T) {
 		}
 		says := []string{"did not leave your machine", "decoded by the browser itself", signed.RecordID}
 		if want == "verified" {
-			says = append(says, "Authentic", "Journey News", "Camera", "SHA-256 passed", "Anchoring proof passed", "block ",
-				"anchored on provenant-dev, a "+wire.LocalChainDescription, "provenant-dev (chain id 1337), a "+wire.LocalChainDescription)
+			says = append(says, "Authentic — signed and unchanged", "Journey News", "Camera", "Exact file (SHA-256): passed", "Blockchain anchoring: passed", "block ",
+				"Anchored on the service's local chain", "provenant-dev (chain id 1337), a "+wire.LocalChainDescription)
 			if strings.Contains(res.Text, "public ledger") {
 				t.Errorf("verify page calls the embedded chain a public ledger:\n%s", res.Text)
 			}
 		} else {
-			says = append(says, "Revoked", "published in error")
+			says = append(says, "Not authentic — record revoked", "published in error")
 		}
 		for _, s := range says {
 			if !strings.Contains(res.Text, s) {

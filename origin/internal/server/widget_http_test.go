@@ -86,7 +86,8 @@ func TestBadges(t *testing.T) {
 
 	r := badge(ids[0])
 	ts.mustStatus(r, 200, "badge")
-	if got := badgeText(t, r); got != "Provenant: verified · local chain — anchored on provenant-dev (chain id 1337), a "+wire.LocalChainDescription {
+	if got := badgeText(t, r); got != "Provenant: record anchored · local chain — anchored on provenant-dev (chain id 1337), a "+wire.LocalChainDescription+
+		"; a signed record; this badge checks no picture shown beside it" {
 		t.Errorf("anchored record badge %q, want verified on the local chain, said not to be a public timestamp", got)
 	}
 	etag := r.header.Get("ETag")
@@ -100,14 +101,14 @@ func TestBadges(t *testing.T) {
 	if r.status != 304 || len(r.body) != 0 {
 		t.Errorf("If-None-Match with the current ETag: %d with %d bytes, want 304 and none", r.status, len(r.body))
 	}
-	if got := badgeText(t, badge(ids[2])); got != "Provenant: pending anchoring" {
+	if got := badgeText(t, badge(ids[2])); got != "Provenant: record pending anchoring — a signed record; this badge checks no picture shown beside it" {
 		t.Errorf("pending record badge %q", got)
 	}
 	r = ts.do("DELETE", "/api/v1/content-records/"+ids[0], s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
 	r = ts.sendWith("GET", "/api/v1/widget/badge/"+ids[0]+".svg", map[string]string{"If-None-Match": etag})
 	ts.mustStatus(r, 200, "badge after revocation with the old ETag")
-	if got := badgeText(t, r); got != "Provenant: revoked" {
+	if got := badgeText(t, r); got != "Provenant: record revoked — a signed record; this badge checks no picture shown beside it" {
 		t.Errorf("revoked record badge %q", got)
 	}
 	for _, id := range []string{"00000000-0000-4000-8000-000000000000", "not-a-uuid"} {

@@ -515,7 +515,7 @@
   // worker reads it from a blob: URL of this page and sends only facts,
   // with report so that the verification counts for the signer once, as
   // the server fallback's does.
-  function verifyInBrowser(file) {
+  function askWorker(msg) {
     if (!worker) {
       worker = new Worker('/api/v1/widget/worker.js');
       worker.postMessage({type: 'init', base: location.origin});
@@ -528,15 +528,41 @@
         worker = null;
       };
     }
-    const url = URL.createObjectURL(file);
     const id = ++seq;
     return new Promise((resolve) => {
-      pending.set(id, (r) => { URL.revokeObjectURL(url); resolve(r); });
-      worker.postMessage({id, src: url, report: true});
+      pending.set(id, resolve);
+      worker.postMessage(Object.assign({id}, msg));
     });
   }
 
-  // verifyOnServer is the fallback without WebAssembly: the file is sent.
+  function verifyInBrowser(file) {
+    const url = URL.createObjectURL(file);
+    return askWorker({src: url, report: true}).finally(() => URL.revokeObjectURL(url));
+  }
+
+  // presentOnServerAnswer says a POST /api/v1/verify answer in the shared
+  // words (the module's present export); null without WebAssembly.
+  async function presentOnServerAnswer(v, wasm) {
+    if (!wasm || !v) return null;
+    const r = await askWorker({op: 'present', verify: v});
+    return r.presentation || null;
+  }
+
+  // isVideo: the in-browser verifier reads pictures only, so a video goes
+  // to the server's verify (by its type, or its name when the browser
+  // gives no type).
+  const isVideo = (file) => /^video\//.test(file.type || '') || /\.(mp4|m4v|mov|webm|mkv)$/i.test(file.name || '');
+
+  // Why a file was sent to the server instead of checked here, said on the
+  // page next to the verdict.
+  const uploadReasons = {
+    nowasm: 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.',
+    video: 'Videos are checked on the server: the verifier in this browser reads pictures only. The file was uploaded for verification (POST /api/v1/verify) and not kept.',
+    format: 'The verifier in this browser cannot read this kind of file, so it was uploaded to the server for verification (POST /api/v1/verify) and not kept.',
+  };
+
+  // verifyOnServer sends the file to POST /api/v1/verify: without
+  // WebAssembly, for a video, or for a file the module cannot read.
   async function verifyOnServer(file) {
     const fd = new FormData();
     fd.append('file', file, file.name);
@@ -544,20 +570,27 @@
     const v = await r.json();
     if (!r.ok) throw new ApiError(r.status, v);
     let status = 'none';
-    if (v.match === 'revoked' || (v.chain || []).some((c) => c.record_id === v.record_id && c.status === 'revoked')) status = 'revoked';
+    if (v.match === 'revoked' || (v.resembles && v.resembles.relation === 'revoked') ||
+      (v.chain || []).some((c) => c.record_id === v.record_id && c.status === 'revoked')) status = 'revoked';
     else if (v.authentic) status = v.checks.blockchain.passed ? 'verified' : 'pending';
     else if (v.record_id || v.resembles) status = 'altered';
     return {status, result: Object.assign({record_id: v.record_id}, v), match: v.match};
   }
 
+  // verdicts are the words of a verdict when no presentation could be
+  // computed (a browser without WebAssembly): the status only.
   const verdicts = {
-    verified: ['Authentic', 'Signed, unchanged, and anchored.'],
-    pending: ['Authentic (anchoring pending)', 'Signed and unchanged; the record waits for the next anchoring batch.'],
-    revoked: ['Revoked', 'The signer revoked this record: do not rely on it.'],
-    altered: ['Not the signed file', 'A record was found, but this file is not the one signed (edited, or a mark moved to another picture).'],
+    verified: ['Authentic', 'Signed and anchored.'],
+    pending: ['Authentic (anchoring pending)', 'Signed; the record waits for the next anchoring batch.'],
+    revoked: ['Not authentic — record revoked', 'The signer revoked this record: do not rely on it.'],
+    altered: ['Not authentic', 'A record was found, but this file is not shown to be the one signed.'],
     none: ['No record found', 'Nothing in the registry matches this file.'],
     error: ['Could not verify', ''],
   };
+  // Tones of the shared presentation, as classes of the headline.
+  const toneClass = {authentic: 'verdict-verified', caution: 'verdict-caution', not_authentic: 'verdict-revoked', neutral: 'verdict-none'};
+  const stateLook = {passed: ['pass', '✓', 'passed'], failed: ['fail', '✗', 'failed'], not_applicable: ['skipped', '–', 'not applicable']};
+  const checkNames = {watermark: 'Watermark', sha256: 'Exact file (SHA-256)', perceptual_hash: 'Picture (perceptual hash)', blockchain: 'Blockchain anchoring'};
 
   async function verifyPage() {
     const prog = $('#progress');
@@ -566,59 +599,85 @@
       if (!file) return;
       box.hidden = true;
       const wasm = typeof WebAssembly === 'object' && typeof WebAssembly.instantiate === 'function';
-      prog.replaceChildren(el('p', {}, 'Checking ' + file.name + (wasm ? ' in this browser…' : ' on the server…')));
+      // upload names why the file goes to the server; '' keeps it here.
+      let upload = !wasm ? 'nowasm' : isVideo(file) ? 'video' : '';
+      const onServer = async () => {
+        prog.replaceChildren(el('p', {}, 'Uploading ' + file.name + ' to the server for checking… ' + uploadReasons[upload].split('. ')[0] + '.'));
+        try {
+          const r = await verifyOnServer(file);
+          r.presentation = await presentOnServerAnswer(r.result, wasm);
+          return r;
+        } catch (e) {
+          return {status: 'error', error: e.message, code: e.problem && e.problem.code};
+        }
+      };
       let r;
-      try {
-        r = wasm ? await verifyInBrowser(file) : await verifyOnServer(file);
-      } catch (e) {
-        r = {status: 'error', error: e.message};
+      if (upload) {
+        r = await onServer();
+      } else {
+        prog.replaceChildren(el('p', {}, 'Checking ' + file.name + ' in this browser…'));
+        r = await verifyInBrowser(file);
+        // A file the module cannot read at all (another format) may still
+        // be something the server can: ask it, and say so.
+        if (r.status === 'error' && r.code === 'unsupported_format') {
+          upload = 'format';
+          r = await onServer();
+        }
       }
       prog.replaceChildren();
+      const p = r.presentation || null;
       let [title, text] = verdicts[r.status] || verdicts.error;
-      // Say on which chain: only a public network is a public timestamp.
-      const net = (r.result || {}).network;
-      if (r.status === 'verified') {
-        text = net && net.public ? 'Signed, unchanged, and anchored on the public network ' + net.name + '.'
-          : 'Signed and unchanged; anchored on ' + (net ? net.name + ', a ' + net.description : 'the service\'s own chain, not a public timestamp') + '.';
-      }
-      box.dataset.status = r.status;
-      box.dataset.path = wasm ? 'browser' : 'server';
-      box.dataset.decoder = r.decoder || '';
-      const h = $('#verdict');
-      h.className = 'verdict verdict-' + r.status;
-      h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error : text));
-      $('#path').textContent = wasm
-        ? 'Verified in this browser with the WebAssembly verifier' + (r.decoder === 'browser' ? ' (the picture decoded by the browser itself)' : '') +
-          ': the file did not leave your machine; only its fingerprints were looked up.'
-        : 'This browser cannot run WebAssembly, so the file was sent to the server for verification (POST /api/v1/verify) and not kept.';
+      if (p) [title, text] = [p.headline, p.explanation];
       const res = r.result || {};
+      const net = res.network;
+      box.dataset.status = r.status;
+      box.dataset.path = upload ? 'server' : 'browser';
+      box.dataset.upload = upload;
+      box.dataset.decoder = r.decoder || '';
+      box.dataset.tone = p ? p.tone : '';
+      const h = $('#verdict');
+      h.className = 'verdict ' + (p ? toneClass[p.tone] || '' : 'verdict-' + r.status);
+      h.replaceChildren(title, el('span', {class: 'sub'}, r.status === 'error' ? r.error + (r.code && !r.error.includes(r.code) ? ' (' + r.code + ')' : '') : text));
+      $('#path').textContent = upload ? uploadReasons[upload]
+        : 'Verified in this browser with the WebAssembly verifier' + (r.decoder === 'browser' ? ' (the picture decoded by the browser itself)' : '') +
+          ': the file did not leave your machine; only its fingerprints were looked up.';
       const signer = res.signer || {};
       const origin = res.origin || {};
       const anchor = r.anchor;
+      const rs = res.resembles;
       const rows = [
         ['File', `${file.name} (${file.size} bytes)`],
-        ['Signer', signer.display || signer.org_name || ''],
+        ['Signer', p ? p.signer : (res.authentic ? signer.display || signer.org_name : '')],
         ['Origin', origin.label ? origin.label + (origin.declared ? ' (declared by the signer)' : '') : ''],
         ['Signed at', res.timestamp ? fmtTime(res.timestamp) : ''],
+        ['Match', res.authentic && p ? p.match_text : ''],
+        ['Provenance', p ? p.chain : ''],
+        ['Signing key', p ? p.key_rule : ''],
         ['Anchoring', anchor ? `block ${anchor.block} · tx ${anchor.tx}` + (anchor.network ? ' · ' + anchor.network : '')
           : (res.blockchain_tx ? 'tx ' + res.blockchain_tx : (res.record_id ? 'pending' : ''))],
         ['Network', net ? `${net.name} (chain id ${net.chain_id}), ` + (net.public ? 'a public network' : 'a ' + net.description) : ''],
-        ['Match', r.match || ''],
         ['Record', res.record_id || ''],
+        ['Record found', !res.authentic && rs ? rs.record_id : ''],
+        ['Record signed by', !res.authentic && rs ? rs.claimed_by : ''],
+        ['Details', !res.authentic && rs ? rs.detail : ''],
       ].filter((x) => x[1]);
-      $('#facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {class: k === 'Record' ? 'mono break' : ''}, v)]));
+      $('#facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {class: /^Record/.test(k) ? 'mono break' : 'break'}, v)]));
       const checks = res.checks || {};
-      const names = {watermark: 'Watermark', sha256: 'SHA-256', perceptual_hash: 'Perceptual hash', blockchain: 'Anchoring proof'};
-      $('#checks').replaceChildren(...Object.keys(names).map((k) => {
-        const c = checks[k] || {passed: false, details: 'not checked'};
-        // A check the verifier had no need to run (the watermark of a
-        // byte-identical file) is not a failure.
-        const skipped = !c.passed && /^not (extracted|checked)/i.test(c.details || '');
-        return el('li', {class: c.passed ? 'pass' : skipped ? 'skipped' : 'fail', 'data-check': k},
-          el('span', {class: 'mark', 'aria-hidden': 'true'}, c.passed ? '✓' : skipped ? '–' : '✗'),
-          el('strong', {}, names[k] + (c.passed ? ' passed' : skipped ? ' not needed' : ' not passed')), ' — ', c.details || '');
+      const presented = new Map(((p && p.checks) || []).map((c) => [c.name, c]));
+      $('#checks').replaceChildren(...Object.keys(checkNames).map((k) => {
+        // The tri-state is the shared presentation's; without one, a
+        // check is passed or not applicable, never a guessed failure.
+        const c = presented.get(k) || {label: checkNames[k], state: (checks[k] || {}).passed ? 'passed' : 'not_applicable',
+          summary: (checks[k] || {}).details || 'not checked'};
+        const [cls, mark, word] = stateLook[c.state] || stateLook.not_applicable;
+        const why = c.summary + (c.reason && c.reason !== c.summary ? ': ' + c.reason : '');
+        return el('li', {class: cls, 'data-check': k, 'data-state': c.state},
+          el('span', {class: 'mark', 'aria-hidden': 'true'}, mark),
+          el('strong', {}, (c.label || checkNames[k]) + ': ' + word), ' — ', why,
+          // The verifier's own details, unless the reason already says them.
+          c.details && !why.includes(c.details) ? el('span', {class: 'hint check-details'}, c.details) : null);
       }));
-      const rid = res.record_id || (res.resembles && res.resembles.record_id);
+      const rid = res.record_id || (rs && rs.record_id);
       $('#cert-link').replaceChildren(rid ? el('a', {href: '/api/v1/content-records/' + encodeURIComponent(rid) + '/certificate'}, 'Open the certificate') : '');
       box.hidden = false;
       h.setAttribute('tabindex', '-1');

@@ -1,0 +1,86 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/client"
+	"github.com/provenant/provenant/origin/origintest"
+	"github.com/provenant/provenant/origin/origintest/corpus"
+)
+
+// TestConformanceCorpusVerifyLocal is the SDK's leg of the conformance
+// corpus (origin/origintest/corpus): every picture of the corpus verified
+// with VerifyLocal (facts computed here, only they sent, the verdict
+// decided here) reduces to the golden row of its case, the row the
+// origin's /verify, the core, the module, the edge and the browser are
+// held to. A registered file that is not a picture is refused here as
+// unsupported, without a request, and verified by upload instead.
+func TestConformanceCorpusVerifyLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a corpus of signed records")
+	}
+	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
+	cp, golden := buildCorpus(t, o, "sdk")
+	c, err := client.New(client.Config{BaseURL: o.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, cs := range cp.Cases {
+		t.Run(cs.Name, func(t *testing.T) {
+			var v *client.VerifyResponse
+			lv, err := c.VerifyLocal(ctx, cs.File, client.LocalOptions{})
+			var le *client.LocalError
+			switch {
+			case cs.NotAnImage && errors.As(err, &le) && le.Unsupported():
+				if v, err = c.Verify(ctx, client.BytesUpload(cs.Name, cs.File)); err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+			case err != nil:
+				t.Fatalf("VerifyLocal: %v", err)
+			default:
+				if len(lv.Rejected) > 0 {
+					t.Errorf("an honest origin's candidates rejected: %+v", lv.Rejected)
+				}
+				v = &lv.Response
+			}
+			want, ok := golden[cs.Name]
+			if !ok {
+				t.Fatalf("no golden row for %q", cs.Name)
+			}
+			if d := corpus.Diff(cs, want, corpus.Summarize(*v, cp.Roles)); d != "" {
+				t.Errorf("%s", d)
+			}
+		})
+	}
+}
+
+// buildCorpus builds the conformance corpus on o (tag makes its accounts
+// unique) and returns it with the golden rows.
+func buildCorpus(t *testing.T, o *origintest.Origin, tag string) (*corpus.Corpus, map[string]corpus.Row) {
+	t.Helper()
+	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: tag,
+		Images: map[string][]byte{"meadow.jpg": readServerTestdata(t, "meadow.jpg"), "water.jpg": readServerTestdata(t, "water.jpg")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := corpus.Golden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp, golden
+}
+
+func readServerTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "origin", "internal", "server", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

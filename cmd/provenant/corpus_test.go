@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/client"
+	"github.com/provenant/provenant/origin/origintest"
+	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/present"
+)
+
+// TestConformanceCorpusCLI is the CLI's leg of the conformance corpus
+// (origin/origintest/corpus): every file of the corpus verified with
+// `provenant verify --local --or-upload` (a registered file that is not a
+// picture goes to the origin, saying so) reduces to the golden row of its
+// case, the exit code says the same verdict, and the text output keeps
+// the wording rules.
+func TestConformanceCorpusCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a corpus of signed records")
+	}
+	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
+	img := func(name string) []byte {
+		return readFile(t, filepath.Join("..", "..", "origin", "internal", "server", "testdata", name))
+	}
+	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: "cli",
+		Images: map[string][]byte{"meadow.jpg": img("meadow.jpg"), "water.jpg": img("water.jpg")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := corpus.Golden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, o.URL)
+	dir := t.TempDir()
+	for _, cs := range cp.Cases {
+		t.Run(cs.Name, func(t *testing.T) {
+			path := filepath.Join(dir, cs.Name)
+			if err := os.WriteFile(path, cs.File, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := c.run("", "--json", "verify", "--local", "--or-upload", path)
+			var v client.VerifyResponse
+			if err := json.Unmarshal([]byte(r.out), &v); err != nil {
+				t.Fatalf("exit %d, stdout %q, stderr %q: %v", r.code, r.out, r.err, err)
+			}
+			if want := map[bool]int{true: 0, false: 1}[v.Authentic]; r.code != want {
+				t.Errorf("exit %d for authentic=%v, want %d", r.code, v.Authentic, want)
+			}
+			want, ok := golden[cs.Name]
+			if !ok {
+				t.Fatalf("no golden row for %q", cs.Name)
+			}
+			if d := corpus.Diff(cs, want, corpus.Summarize(v, cp.Roles)); d != "" {
+				t.Errorf("%s", d)
+			}
+			text := c.run("", "verify", "--local", "--or-upload", path)
+			for _, bad := range present.TextViolations(v, written(v, text.out)) {
+				t.Errorf("text: %s\n%s", bad, text.out)
+			}
+		})
+	}
+}
