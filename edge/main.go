@@ -31,7 +31,9 @@ import (
 
 	"github.com/provenant/provenant/edge/internal/server"
 	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/clientip"
+	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -44,10 +46,16 @@ func main() {
 
 type options struct {
 	origin, listen, adminListen, engine, wasmPath, cacheDir, trusted, logLevel string
-	instances                                                                  int
-	wasmMemoryMiB, cacheMiB, verifyMemoryMiB                                   int64
+	adminHosts, adminToken                                                     string
+	instances, maxConns, maxConnsPerIP                                         int
+	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB          int64
 	deadline, maxStale, originTimeout                                          time.Duration
+	headerTimeout, idleTimeout, shutdownTimeout                                time.Duration
 }
+
+// adminTokenEnv carries the admin token: a secret stays out of the
+// process listing, so it has no flag.
+const adminTokenEnv = "PROVENANT_EDGE_ADMIN_TOKEN"
 
 func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
@@ -68,8 +76,20 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.DurationVar(&o.maxStale, "max-stale", server.DefaultMaxStale, "longest a cached object is served stale (while revalidating, or while the origin is down)")
 	fs.DurationVar(&o.originTimeout, "origin-timeout", server.DefaultOriginTimeout, "bound on one round trip to the origin")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn, error")
+	fs.StringVar(&o.adminHosts, "admin-hosts", "", "comma-separated Host names the admin listener accepts besides localhost and loopback addresses")
+	fs.IntVar(&o.maxConns, "max-conns", connlimit.DefaultMaxConns, "connections open at once on the public listener (lowered to fit the open-files limit); 0: no cap")
+	fs.IntVar(&o.maxConnsPerIP, "max-conns-per-ip", connlimit.DefaultMaxConnsPerIP, "connections open at once from one client address (IPv6: its /64; --trusted-proxies exempt); 0: no cap")
+	fs.DurationVar(&o.headerTimeout, "header-timeout", connlimit.DefaultHeaderTimeout, "longest wait for a request's header")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", connlimit.DefaultIdleTimeout, "longest wait for the next request on a kept-alive connection")
+	fs.Int64Var(&o.minBodyRate, "min-body-rate", connlimit.DefaultMinBodyRate, "slowest request body served, bytes per second: a body's deadline is --header-timeout plus its declared size at this rate")
+	fs.Int64Var(&o.maxBodyMiB, "max-body-mib", server.DefaultMaxBody>>20, "largest request body passed to the origin, MiB; a larger declared size gets 413 at once")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for requests in flight on SIGTERM; then the remaining connections are closed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	o.adminToken = os.Getenv(adminTokenEnv)
+	if o.maxConns < 0 || o.maxConnsPerIP < 0 || o.minBodyRate <= 0 || o.maxBodyMiB <= 0 || o.headerTimeout <= 0 || o.idleTimeout <= 0 || o.shutdownTimeout <= 0 {
+		return nil, errors.New("--max-conns and --max-conns-per-ip must be >= 0; --min-body-rate, --max-body-mib and the timeouts positive")
 	}
 	if o.origin == "" {
 		return nil, errors.New("--origin is required")
@@ -84,7 +104,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 		return nil, errors.New("--wasm-memory-mib must be between 16 and 4096")
 	}
 	if o.adminListen != "" {
-		if err := server.CheckLoopback(o.adminListen); err != nil {
+		if err := server.CheckLoopback(o.adminListen, o.adminToken != ""); err != nil {
 			return nil, err
 		}
 	}
@@ -114,7 +134,8 @@ func run(args []string) error {
 	defer signal.Stop(hup)
 
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
-		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log}
+		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log,
+		AdminGuard: adminguard.New(splitList(o.adminHosts), o.adminToken), Conns: connsConfig(o, log)}
 	switch o.engine {
 	case "native":
 		cfg.Engine = verifier.Native{Limits: cfg.Limits}
@@ -155,8 +176,12 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		admin = &fasthttp.Server{Handler: srv.AdminHandler(), Name: "provenant-edge-admin", ReadTimeout: time.Minute}
-		go func() { errc <- admin.Serve(aln) }()
+		admin = &fasthttp.Server{Handler: srv.AdminHandler(), Name: "provenant-edge-admin", ReadTimeout: 10 * time.Second, WriteTimeout: time.Minute,
+			IdleTimeout: time.Minute, MaxRequestBodySize: 4 << 10}
+		// The admin listener has a small budget of its own, and a failing
+		// accept pauses instead of ending the process.
+		budgeted := connlimit.NewListener(aln, connlimit.Config{MaxConns: 64, Logger: log.With("component", "admin-connections")})
+		go func() { errc <- admin.Serve(budgeted) }()
 		log.Info("edge admin listening", "addr", aln.Addr().String())
 	}
 	for {
@@ -172,7 +197,7 @@ func run(args []string) error {
 			return err
 		case <-ctx.Done():
 			log.Info("edge shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 			defer cancel()
 			if admin != nil {
 				_ = admin.ShutdownWithContext(sctx)
@@ -180,6 +205,25 @@ func run(args []string) error {
 			return srv.Shutdown(sctx)
 		}
 	}
+}
+
+// connsConfig is the public listener's budget from the flags
+// (connlimit.FromFlags: the cap fits the open-files limit).
+func connsConfig(o *options, log *slog.Logger) server.Conns {
+	b := connlimit.FromFlags(connlimit.Budget{MaxConns: o.maxConns, MaxConnsPerIP: o.maxConnsPerIP, HeaderTimeout: o.headerTimeout,
+		IdleTimeout: o.idleTimeout, MinBodyRate: o.minBodyRate}, log)
+	return server.Conns{Budget: b, MaxBody: o.maxBodyMiB << 20}
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // maxModuleBytes bounds the module fetched from the origin.

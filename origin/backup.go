@@ -61,6 +61,9 @@ func backupCmd(args []string, getenv func(string) (string, bool), out io.Writer)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
+	if tok, ok := getenv("PROVENANT_ADMIN_TOKEN"); ok && tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("backup: is the origin running with --admin-listen? %w", err)

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/internal/clientip"
+	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
@@ -112,6 +113,9 @@ type serveOptions struct {
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
 	demo                                                   bool
+	maxConns, maxConnsPerIP                                uint64
+	headerTimeout, idleTimeout, shutdownTimeout            time.Duration
+	minBodyRate, adminHosts                                string
 }
 
 // serveFlags declares the server's flags. It is separate from serve so
@@ -128,6 +132,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
+	f.str(&o.adminHosts, "admin-hosts", "", "comma-separated Host names the admin listener accepts besides localhost and loopback addresses")
 	f.str(&o.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none")
 	f.dur(&o.gcInterval, "gc-interval", server.DefaultGCInterval, "how often Badger value-log GC runs; 0 disables it")
 	f.str(&o.chainRPCListen, "chain-rpc-listen", server.DefaultChainRPCListen, "read-only Ethereum JSON-RPC of the embedded chain (chain id, transactions, receipts, blocks); empty disables it; unused with --eth-rpc")
@@ -150,6 +155,12 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.resetURL, "reset-url", "", "link base in password reset mails; empty: the bare token")
 	f.uint(&o.limitSign, "limit-sign", 0, "sign requests per minute per API key on this origin (load tests, or N origins sharing one quota); 0: the documented 100")
 	f.uint(&o.limitVerify, "limit-verify", 0, "verify requests per minute per IP on this origin (load tests, or N origins sharing one quota); 0: the documented 60")
+	f.uint(&o.maxConns, "max-conns", connlimit.DefaultMaxConns, "connections open at once on the public listener; at the cap the longest-waiting connection without a request in progress is closed, else the newcomer gets 503; 0: no cap (lowered to fit the open-files limit)")
+	f.uint(&o.maxConnsPerIP, "max-conns-per-ip", connlimit.DefaultMaxConnsPerIP, "connections open at once from one client address (IPv6: its /64; --trusted-proxies exempt); over it 429; 0: no cap")
+	f.dur(&o.headerTimeout, "header-timeout", connlimit.DefaultHeaderTimeout, "longest wait for a request's header")
+	f.dur(&o.idleTimeout, "idle-timeout", connlimit.DefaultIdleTimeout, "longest wait for the next request on a kept-alive connection")
+	f.str(&o.minBodyRate, "min-body-rate", "32KiB", "slowest request body served, per second: a body's deadline is --header-timeout plus its declared size at this rate")
+	f.dur(&o.shutdownTimeout, "shutdown-timeout", 15*time.Second, "longest wait for requests in flight on SIGTERM; then the remaining connections are closed")
 	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
 	return f, o
 }
@@ -183,9 +194,17 @@ func serve(args []string) error {
 	if err := checkStore(o.storeKind, o.postgresURL); err != nil {
 		return err
 	}
+	conns, err := connsConfig(o, logger)
+	if err != nil {
+		return err
+	}
 
 	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime,
-		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo}
+		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo,
+		Conns: conns, AdminHosts: splitList(o.adminHosts), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
+	if o.adminListen != "" && cfg.AdminToken == "" && !loopbackAddr(o.adminListen) {
+		logger.Warn("the admin listener is not on loopback and has no PROVENANT_ADMIN_TOKEN: anyone who reaches it can read metrics and download the backup")
+	}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())
 	if o.gcInterval <= 0 {
@@ -249,15 +268,56 @@ func serve(args []string) error {
 	case <-ctx.Done():
 		logger.Info("shutting down")
 	case err := <-serveErr:
-		_ = srv.Shutdown(context.Background())
+		sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
 		return err
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil
+}
+
+// connsConfig turns the connection flags into the server's budget: the
+// open-files limit is raised as far as the system allows and the total
+// cap lowered to fit in it, so that the cap, not accept, is what runs out.
+func connsConfig(o *serveOptions, logger *slog.Logger) (server.ConnsConfig, error) {
+	rate, err := parseSize(o.minBodyRate)
+	if err != nil || rate <= 0 {
+		return server.ConnsConfig{}, fmt.Errorf("min body rate %q: must be a positive size such as 32KiB", o.minBodyRate)
+	}
+	if o.headerTimeout <= 0 || o.idleTimeout <= 0 || o.shutdownTimeout <= 0 {
+		return server.ConnsConfig{}, errors.New("--header-timeout, --idle-timeout and --shutdown-timeout must be positive")
+	}
+	return connlimit.FromFlags(server.ConnsConfig{MaxConns: int(o.maxConns), MaxConnsPerIP: int(o.maxConnsPerIP),
+		HeaderTimeout: o.headerTimeout, IdleTimeout: o.idleTimeout, MinBodyRate: rate}, logger), nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// loopbackAddr reports whether host:port listens on loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // checkStore validates --store and --postgres-url together.

@@ -8,6 +8,8 @@ import (
 	"net"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/internal/adminguard"
 )
 
 // ErrNoSwap means the engine has no module to swap (native engine).
@@ -32,9 +34,23 @@ func (s *Server) Reload(ctx context.Context) (string, error) {
 
 // AdminHandler serves the operator's endpoints, meant for a loopback
 // listener: POST /verifier/reload (hot swap of the verifier module) and
-// GET /verifier (the engine in use).
+// GET /verifier (the engine in use). Every request must pass
+// Config.AdminGuard first: a loopback or configured Host, not cross-site,
+// and the token when one is configured.
 func (s *Server) AdminHandler() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		h := &ctx.Request.Header
+		err := s.cfg.AdminGuard.Check(adminguard.Request{Host: string(h.Host()), Origin: string(h.Peek("Origin")),
+			SecFetchSite: string(h.Peek("Sec-Fetch-Site")), SecFetchMode: string(h.Peek("Sec-Fetch-Mode")), Authorization: string(h.Peek("Authorization"))})
+		if err != nil {
+			status, code := fasthttp.StatusForbidden, "admin_forbidden"
+			if errors.Is(err, adminguard.ErrToken) {
+				status, code = fasthttp.StatusUnauthorized, "admin_token"
+				ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="provenant-edge-admin"`)
+			}
+			writeProblem(ctx, newProblem(status, code, "Refused by the admin listener", ""))
+			return
+		}
 		switch path := string(ctx.Path()); {
 		case path == "/verifier/reload" && ctx.IsPost():
 			name, err := s.Reload(ctx)
@@ -63,9 +79,9 @@ func writeJSON(ctx *fasthttp.RequestCtx, v any) {
 	ctx.SetBody(b)
 }
 
-// CheckLoopback refuses an admin address that is not on loopback: the
-// admin endpoints have no authentication.
-func CheckLoopback(addr string) error {
+// CheckLoopback refuses an admin address that is not on loopback, unless
+// a token protects it (token true).
+func CheckLoopback(addr string, token bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("admin address %q: %w", addr, err)
@@ -74,8 +90,8 @@ func CheckLoopback(addr string) error {
 		return nil
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("admin address %q: must be a loopback address (127.0.0.1, ::1)", addr)
+	if (ip == nil || !ip.IsLoopback()) && !token {
+		return fmt.Errorf("admin address %q: must be a loopback address (127.0.0.1, ::1) unless PROVENANT_EDGE_ADMIN_TOKEN is set", addr)
 	}
 	return nil
 }

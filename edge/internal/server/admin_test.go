@@ -3,10 +3,15 @@ package server
 import (
 	"context"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/adminguard"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 func startAdmin(t *testing.T, srv *Server) string {
@@ -57,8 +62,52 @@ func TestCheckLoopback(t *testing.T) {
 		"127.0.0.1:8091": true, "[::1]:8091": true, "localhost:8091": true,
 		"0.0.0.0:8091": false, ":8091": false, "10.0.0.1:8091": false, "example.com:80": false, "127.0.0.1": false,
 	} {
-		if err := CheckLoopback(addr); (err == nil) != ok {
+		if err := CheckLoopback(addr, false); (err == nil) != ok {
 			t.Errorf("CheckLoopback(%q) = %v, want ok %v", addr, err, ok)
 		}
 	}
+	if err := CheckLoopback("10.0.0.1:8091", true); err != nil {
+		t.Errorf("a private address with a token: %v", err)
+	}
+}
+
+// TestAdminGuard: the admin listener answers a loopback Host only, refuses
+// a cross-site browser request (the plain cross-site POST a page can send,
+// and a DNS-rebound name), and with a token configured refuses requests
+// without it.
+func TestAdminGuard(t *testing.T) {
+	srv, err := New(Config{Origin: "http://127.0.0.1:1", Engine: verifier.Native{Limits: limits.Default()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := startAdmin(t, srv)
+	port := admin[strings.LastIndex(admin, ":")+1:]
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"loopback", nil, 200},
+		{"localhost name", map[string]string{"Host": "localhost:" + port}, 200},
+		{"rebound name", map[string]string{"Host": "attacker.example:" + port}, 403},
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"same-site fetch", map[string]string{"Sec-Fetch-Site": "same-site"}, 403},
+		{"foreign origin", map[string]string{"Origin": "https://attacker.example"}, 403},
+		{"typed in the address bar", map[string]string{"Sec-Fetch-Site": "none"}, 200},
+	} {
+		if r := do(t, "GET", admin+"/verifier", tc.hdr, nil); r.status != tc.want {
+			t.Errorf("%s: status %d, want %d (%s)", tc.name, r.status, tc.want, r.body)
+		}
+	}
+	mustStatus(t, do(t, "POST", admin+"/verifier/reload", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}, nil), 403, "cross-site reload")
+
+	tok, err := New(Config{Origin: "http://127.0.0.1:1", Engine: verifier.Native{Limits: limits.Default()},
+		AdminGuard: adminguard.New([]string{"edge-admin.internal"}, "s3cret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin = startAdmin(t, tok)
+	mustStatus(t, do(t, "GET", admin+"/verifier", nil, nil), 401, "no token")
+	mustStatus(t, do(t, "GET", admin+"/verifier", map[string]string{"Authorization": "Bearer wrong"}, nil), 401, "wrong token")
+	mustStatus(t, do(t, "GET", admin+"/verifier", map[string]string{"Authorization": "Bearer s3cret", "Host": "edge-admin.internal"}, nil), 200, "token, configured name")
 }

@@ -156,6 +156,10 @@ func do(t testing.TB, method, url string, hdr map[string]string, body io.Reader)
 		t.Fatal(err)
 	}
 	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := httpClient.Do(req)

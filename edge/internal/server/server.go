@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -20,7 +22,9 @@ import (
 	"github.com/provenant/provenant/edge/internal/cache"
 	"github.com/provenant/provenant/edge/internal/compress"
 	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/clientip"
+	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
@@ -80,6 +84,35 @@ type Config struct {
 	CacheBytes         int64
 	MaxStale, ErrorTTL time.Duration
 	Logger             *slog.Logger
+	// AdminGuard admits requests to AdminHandler; nil means loopback
+	// names only, without a token.
+	AdminGuard *adminguard.Guard
+	// Conns is the public listener's connection budget (zero fields:
+	// connlimit defaults; a negative cap: none).
+	Conns Conns
+}
+
+// Conns is the public listener's connection budget (docs/edge.md,
+// "Connections"); TrustedProxies are exempt from the per-address cap.
+type Conns struct {
+	connlimit.Budget
+	// MaxBody is the largest body passed on to the origin (zero:
+	// DefaultMaxBody); a larger declared size, or a verify body over one
+	// upload, is answered 413 before any of it is read.
+	MaxBody int64
+}
+
+// DefaultMaxBody is the largest request body the edge passes on: the
+// origin's largest (a video upload) with room to spare; the origin
+// enforces its own caps.
+const DefaultMaxBody = 256 << 20
+
+func (c Conns) withDefaults() Conns {
+	c.Budget = c.Budget.WithDefaults()
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	return c
 }
 
 // Server is one edge. It is safe for concurrent use.
@@ -94,6 +127,10 @@ type Server struct {
 	bodies  *budget
 	handler fasthttp.RequestHandler
 	srv     *fasthttp.Server
+	// reqBodies sets body deadlines and refuses over-cap declared sizes;
+	// conns is the listener budget Serve creates.
+	reqBodies *connlimit.Bodies
+	conns     atomic.Pointer[connlimit.Listener]
 }
 
 // New checks cfg and builds the edge.
@@ -130,6 +167,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CacheBytes <= 0 {
 		cfg.CacheBytes = DefaultCacheBytes
 	}
+	if cfg.AdminGuard == nil {
+		cfg.AdminGuard = adminguard.New(nil, "")
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, origin: u, bodies: &budget{max: cfg.VerifyMemory}}
 	s.stream = s.hostClient(u, true)
 	s.buffer = s.hostClient(u, false)
@@ -141,20 +181,39 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	cfg.Conns = cfg.Conns.withDefaults()
+	s.cfg.Conns = cfg.Conns
+	verifyCap := cfg.Limits.MaxUploadBytes + multipartSlack
+	s.reqBodies = connlimit.NewBodies(connlimit.BodyConfig{HeaderTimeout: cfg.Conns.HeaderTimeout, MinRate: cfg.Conns.MinBodyRate, MaxBody: cfg.Conns.MaxBody,
+		Limit: func(h *fasthttp.RequestHeader) int64 {
+			path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+			if string(h.Method()) == fasthttp.MethodPost && path == "/api/v1/verify" {
+				return verifyCap
+			}
+			return 0
+		},
+		Refuse: func(ctx *fasthttp.RequestCtx) {
+			writeProblem(ctx, newProblem(fasthttp.StatusRequestEntityTooLarge, codeBodyTooLarge, "Request body too large", "the declared Content-Length exceeds this route's cap"))
+		}})
 	s.handler = s.accessLog(compress.Handler(s.route, compress.Config{MinSize: 512}))
 	s.srv = &fasthttp.Server{
-		Handler:                      s.handler,
+		Handler:                      s.reqBodies.Handler(s.handler),
+		HeaderReceived:               s.reqBodies.HeaderReceived,
+		ExpectHandler:                s.reqBodies.Expect,
+		ErrorHandler:                 s.errorHandler,
 		Name:                         "provenant-edge",
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
 		MaxRequestBodySize:           preReadBytes,
-		ReadTimeout:                  10 * time.Minute,
-		WriteTimeout:                 10 * time.Minute,
-		IdleTimeout:                  60 * time.Second,
-		NoDefaultServerHeader:        true,
-		NoDefaultDate:                true,
-		NoDefaultContentType:         true,
-		Logger:                       quietLogger{},
+		// ReadTimeout bounds the header; HeaderReceived gives a body its
+		// own deadline from its declared size.
+		ReadTimeout:           cfg.Conns.HeaderTimeout,
+		WriteTimeout:          10 * time.Minute,
+		IdleTimeout:           cfg.Conns.IdleTimeout,
+		NoDefaultServerHeader: true,
+		NoDefaultDate:         true,
+		NoDefaultContentType:  true,
+		Logger:                quietLogger{},
 	}
 	return s, nil
 }
@@ -227,6 +286,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) {
 	switch {
 	case path == "/api/v1/verify" && ctx.IsPost():
 		s.verify(ctx)
+	case path == readyPath && ctx.IsGet() && s.saturated(ctx):
 	case (ctx.IsGet() || ctx.IsHead()) && cacheable(path):
 		s.cache.Serve(ctx)
 	default:
@@ -256,13 +316,77 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	return clientip.Resolve(peer, ctx.Request.Header.PeekAll(clientip.ForwardedForHeader), s.cfg.TrustedProxies)
 }
 
-// Serve answers requests on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+// Serve answers requests on ln, within the connection budget
+// (Config.Conns), until Shutdown. A failing accept (out of file
+// descriptors) pauses and retries: Serve returns only when ln is closed.
+func (s *Server) Serve(ln net.Listener) error {
+	cl := connlimit.NewListener(ln, connlimit.Config{MaxConns: s.cfg.Conns.MaxConns, MaxConnsPerIP: s.cfg.Conns.MaxConnsPerIP,
+		Exempt: s.cfg.TrustedProxies, Logger: s.log.With("component", "connections")})
+	s.conns.Store(cl)
+	return s.srv.Serve(cl)
+}
 
-// Shutdown stops accepting connections and waits for requests in flight.
+// ConnStats returns the public listener's connection budget (zero before
+// Serve).
+func (s *Server) ConnStats() connlimit.Stats {
+	if cl := s.conns.Load(); cl != nil {
+		return cl.Stats()
+	}
+	return connlimit.Stats{}
+}
+
+// Shutdown stops accepting connections and waits for requests in flight
+// until ctx ends; then it closes the connections still open (stalled
+// clients would hold them until their timeouts) and returns ctx's error.
 // It may be called from another goroutine than Serve's, before or while
 // it runs: the HTTP server exists from New on.
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.ShutdownWithContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		if cl := s.conns.Load(); cl != nil {
+			n := cl.CloseAll()
+			s.log.Warn("shutdown deadline passed; connections closed", "connections", n)
+		}
+	}
+	return err
+}
+
+// errorHandler answers requests fasthttp could not read: 413 for a
+// declared size over the cap, 408 for a header or body that did not
+// arrive in time, 400 otherwise; the connection is closed after it.
+func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case s.reqBodies.OverCap(ctx) || errors.Is(err, fasthttp.ErrBodyTooLarge):
+		s.reqBodies.Refuse(ctx)
+		return
+	case errors.As(err, &small):
+		writeProblem(ctx, newProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "Request headers too large", ""))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writeProblem(ctx, newProblem(fasthttp.StatusRequestTimeout, "request_timeout", "Request timeout", "the request was not received in time"))
+	default:
+		writeProblem(ctx, newProblem(fasthttp.StatusBadRequest, "bad_request", "Bad request", "malformed HTTP request"))
+	}
+	ctx.SetConnectionClose()
+}
+
+// readyPath is the origin's readiness probe, which the edge answers
+// itself while its own connection budget is saturated.
+const readyPath = "/ready"
+
+// saturated answers GET /ready with 503 while the edge's connection budget
+// is saturated (connlimit.Stats.Saturated), in the origin's /ready shape,
+// and reports whether it did.
+func (s *Server) saturated(ctx *fasthttp.RequestCtx) bool {
+	if st := s.ConnStats(); !st.Saturated {
+		return false
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetContentType("application/json")
+	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_connections":"fail"}}`)
+	return true
+}
 
 type quietLogger struct{}
 

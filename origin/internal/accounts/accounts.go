@@ -70,6 +70,9 @@ type User struct {
 	OrgName   string
 	OrgType   string
 	CreatedAt time.Time
+	// sessionVersion is the account's session version when it was read:
+	// IssueToken puts it in the token.
+	sessionVersion int64
 }
 
 // Config configures a Service. Store, Clock, Mailer, Rand and TokenKey are
@@ -170,10 +173,13 @@ type record struct {
 	PasswordHash         string    `json:"password_hash"`
 	CreatedAt            time.Time `json:"created_at"`
 	CredentialsChangedAt time.Time `json:"credentials_changed_at,omitzero"`
+	// SessionVersion is carried by every session token issued; raising it
+	// (logout, password reset) ends every session issued before.
+	SessionVersion int64 `json:"session_version,omitzero"`
 }
 
 func (r *record) user() User {
-	return User{ID: r.ID, Email: r.Email, OrgName: r.OrgName, OrgType: r.OrgType, CreatedAt: r.CreatedAt}
+	return User{ID: r.ID, Email: r.Email, OrgName: r.OrgName, OrgType: r.OrgType, CreatedAt: r.CreatedAt, sessionVersion: r.SessionVersion}
 }
 
 func userKey(id string) []byte      { return []byte("acct/u/" + id) }
@@ -377,17 +383,39 @@ func (s *Service) rehash(ctx context.Context, id, oldHash, password string) erro
 	})
 }
 
-// IssueToken returns a signed JWT for u and its expiry time.
+// IssueToken returns a signed JWT for u and its expiry time. u must come
+// from this service (Login, Register, Authenticate): the token carries the
+// account's session version read with it.
 func (s *Service) IssueToken(u User) (string, time.Time, error) {
-	return s.tokens.issue(u.ID, s.cfg.Rand)
+	return s.tokens.issue(u.ID, u.sessionVersion, s.cfg.Rand)
+}
+
+// EndSessions ends every session of the account: each token issued
+// before is refused from now on, by every origin sharing the store (the
+// account's session version, checked on each request, is raised).
+// Logging out calls it; a password reset does the same.
+func (s *Service) EndSessions(ctx context.Context, accountID string) error {
+	err := s.cfg.Store.Update(ctx, func(tx store.Txn) error {
+		r, err := getRecord(tx, accountID)
+		if err != nil {
+			return err
+		}
+		r.SessionVersion++
+		return store.PutJSON(tx, userKey(accountID), r)
+	})
+	if err != nil {
+		return fmt.Errorf("accounts: end sessions: %w", err)
+	}
+	return nil
 }
 
 // TokenTTL returns the lifetime of tokens issued by IssueToken.
 func (s *Service) TokenTTL() time.Duration { return s.cfg.TokenTTL }
 
 // Authenticate verifies a JWT and returns its account. Any failure,
-// including a token issued before the account's last password reset or
-// for a deleted account, is reported as ErrInvalidToken (internal store
+// including a token of a session that was ended (logout, password reset:
+// its session version is no longer the account's) or for a deleted
+// account, is reported as ErrInvalidToken (internal store
 // errors are returned wrapped as they are).
 func (s *Service) Authenticate(ctx context.Context, token string) (User, error) {
 	claims, err := s.tokens.parse(token)
@@ -405,9 +433,13 @@ func (s *Service) Authenticate(ctx context.Context, token string) (User, error) 
 	if err != nil {
 		return User{}, fmt.Errorf("accounts: authenticate: %w", err)
 	}
-	// iat has one-second resolution: a token issued in the same second as
-	// the credential change is refused too (fail closed).
-	if !rec.CredentialsChangedAt.IsZero() && claims.IssuedAt.Unix() <= rec.CredentialsChangedAt.Unix() {
+	if claims.SessionVersion != rec.SessionVersion {
+		return User{}, ErrInvalidToken
+	}
+	// An account whose password was reset before session versions
+	// existed: its tokens from before the reset are refused by time (iat
+	// has one-second resolution; the same second is refused too).
+	if rec.SessionVersion == 0 && !rec.CredentialsChangedAt.IsZero() && claims.IssuedAt.Unix() <= rec.CredentialsChangedAt.Unix() {
 		return User{}, ErrInvalidToken
 	}
 	return rec.user(), nil

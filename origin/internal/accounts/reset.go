@@ -99,7 +99,8 @@ func (s *Service) resetBody(token string) string {
 
 // ResetPassword sets a new password using a token from ForgotPassword. The
 // token is consumed in the same transaction that sets the password, and
-// every JWT issued before now stops being accepted. It returns
+// every session (JWT) issued before ends, as with EndSessions; a login in
+// the same second gets a token that is accepted. It returns
 // ErrInvalidResetToken for an unknown, used or expired token and a
 // *validate.FieldError for an unacceptable password.
 func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) error {
@@ -143,6 +144,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 		}
 		rec.PasswordHash = hash
 		rec.CredentialsChangedAt = now
+		rec.SessionVersion++ // every session ends; a login right after gets the new version
 		if err := tx.Delete(key); err != nil {
 			return err
 		}

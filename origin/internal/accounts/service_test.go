@@ -36,7 +36,7 @@ type env struct {
 	key    ed25519.PrivateKey
 }
 
-func newEnv(t *testing.T, mod ...func(*Config)) *env {
+func newEnv(t testing.TB, mod ...func(*Config)) *env {
 	t.Helper()
 	st, err := store.Open(store.Config{Dir: t.TempDir()})
 	if err != nil {
@@ -50,7 +50,7 @@ func newEnv(t *testing.T, mod ...func(*Config)) *env {
 }
 
 // service returns another Service on the same store, clock and outbox.
-func (e *env) service(t *testing.T, mod ...func(*Config)) *Service {
+func (e *env) service(t testing.TB, mod ...func(*Config)) *Service {
 	t.Helper()
 	cfg := Config{Store: e.st, Clock: e.clk, Mailer: &omail.Outbox{Dir: e.outbox, Clock: e.clk},
 		Rand: rand.Reader, Password: cheapParams, TokenKey: e.key}
@@ -523,21 +523,23 @@ func TestResetPassword(t *testing.T) {
 	if _, err := e.svc.Login(ctx, "alice@example.com", validInput().Password); !errors.Is(err, ErrInvalidCredentials) {
 		t.Errorf("Login with the old password = %v, want ErrInvalidCredentials", err)
 	}
-	if _, err := e.svc.Login(ctx, "alice@example.com", "a brand new password"); err != nil {
-		t.Errorf("Login with the new password = %v", err)
+	// A login in the reset's second gets a token that is accepted; the
+	// token from before the reset, and one issued for the account as it
+	// was read before the reset, are not.
+	nu, err := e.svc.Login(ctx, "alice@example.com", "a brand new password")
+	if err != nil {
+		t.Fatalf("Login with the new password = %v", err)
 	}
 	if _, err := e.svc.Authenticate(ctx, oldJWT); err != ErrInvalidToken {
 		t.Errorf("JWT issued before the reset: Authenticate = %v, want ErrInvalidToken", err)
 	}
-	// Same second as the reset: refused (iat has one-second resolution).
-	sameSecond, _, _ := e.svc.IssueToken(u)
-	if _, err := e.svc.Authenticate(ctx, sameSecond); err != ErrInvalidToken {
-		t.Errorf("JWT issued in the reset's second: Authenticate = %v, want ErrInvalidToken", err)
+	sameSecond, _, _ := e.svc.IssueToken(nu)
+	if _, err := e.svc.Authenticate(ctx, sameSecond); err != nil {
+		t.Errorf("JWT of a login in the reset's second: Authenticate = %v", err)
 	}
-	e.clk.Advance(time.Second)
-	fresh, _, _ := e.svc.IssueToken(u)
-	if _, err := e.svc.Authenticate(ctx, fresh); err != nil {
-		t.Errorf("JWT issued after the reset: Authenticate = %v", err)
+	stale, _, _ := e.svc.IssueToken(u)
+	if _, err := e.svc.Authenticate(ctx, stale); err != ErrInvalidToken {
+		t.Errorf("JWT for the account as read before the reset: Authenticate = %v, want ErrInvalidToken", err)
 	}
 
 	for _, bad := range []string{"", "not-a-token", strings.Repeat("a", 257)} {
@@ -596,5 +598,59 @@ func TestResetVoidsOlderTokens(t *testing.T) {
 	later := e.resetToken(t, "alice@example.com")
 	if err := e.svc.ResetPassword(ctx, later, "the third password"); err != nil {
 		t.Errorf("ResetPassword(token issued after the reset) = %v", err)
+	}
+}
+
+// TestEndSessions: after EndSessions (logout) every token issued before is
+// refused, a login right after (same second) works, and another
+// account's sessions are untouched.
+func TestEndSessions(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	u := e.register(t, validInput())
+	other := e.register(t, RegisterInput{Email: "bob@example.com", Password: validInput().Password, OrgName: "Bob Media", OrgType: validInput().OrgType})
+	a, _, _ := e.svc.IssueToken(u)
+	b, _, _ := e.svc.IssueToken(u)
+	o, _, _ := e.svc.IssueToken(other)
+	if err := e.svc.EndSessions(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	for name, tok := range map[string]string{"the ended session": a, "another session of the account": b} {
+		if _, err := e.svc.Authenticate(ctx, tok); err != ErrInvalidToken {
+			t.Errorf("%s: Authenticate = %v, want ErrInvalidToken", name, err)
+		}
+	}
+	if _, err := e.svc.Authenticate(ctx, o); err != nil {
+		t.Errorf("another account's session: Authenticate = %v", err)
+	}
+	nu, err := e.svc.Login(ctx, "alice@example.com", validInput().Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _, _ := e.svc.IssueToken(nu)
+	if _, err := e.svc.Authenticate(ctx, fresh); err != nil {
+		t.Errorf("a login in the logout's second: Authenticate = %v", err)
+	}
+	if err := e.svc.EndSessions(ctx, "no-such-account"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("EndSessions of an unknown account = %v, want ErrNotFound", err)
+	}
+}
+
+// BenchmarkAuthenticate is the per-request cost of a session check: the
+// token's signature and claims, and the account read that carries the
+// session version (on Badger).
+func BenchmarkAuthenticate(b *testing.B) {
+	ctx := context.Background()
+	e := newEnv(b)
+	u, err := e.svc.Register(ctx, validInput())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok, _, _ := e.svc.IssueToken(u)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.svc.Authenticate(ctx, tok); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -53,20 +53,28 @@ func newTokenIssuer(priv ed25519.PrivateKey, issuer string, ttl time.Duration, c
 	}
 }
 
-func (t *tokenIssuer) issue(subject string, rnd io.Reader) (string, time.Time, error) {
+// claims are a session token's claims: the registered ones and the
+// account's session version at issue ("sv"), which must still be the
+// account's for the token to be accepted (see Service.EndSessions).
+type claims struct {
+	jwt.RegisteredClaims
+	SessionVersion int64 `json:"sv,omitempty"`
+}
+
+func (t *tokenIssuer) issue(subject string, version int64, rnd io.Reader) (string, time.Time, error) {
 	var jti [16]byte
 	if _, err := io.ReadFull(rnd, jti[:]); err != nil {
 		return "", time.Time{}, fmt.Errorf("accounts: token id: %w", err)
 	}
 	now := t.clock.Now()
 	exp := now.Add(t.ttl)
-	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.RegisteredClaims{
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims{RegisteredClaims: jwt.RegisteredClaims{
 		Issuer:    t.issuer,
 		Subject:   subject,
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(exp),
 		ID:        base64.RawURLEncoding.EncodeToString(jti[:]),
-	})
+	}, SessionVersion: version})
 	tok.Header["kid"] = t.kid
 	s, err := tok.SignedString(t.priv)
 	if err != nil {
@@ -77,11 +85,11 @@ func (t *tokenIssuer) issue(subject string, rnd io.Reader) (string, time.Time, e
 
 var errWrongKey = errors.New("accounts: unexpected token key or method")
 
-func (t *tokenIssuer) parse(s string) (*jwt.RegisteredClaims, error) {
+func (t *tokenIssuer) parse(s string) (*claims, error) {
 	if len(s) > MaxTokenLen {
 		return nil, errors.New("accounts: token too long")
 	}
-	var claims jwt.RegisteredClaims
+	var claims claims
 	_, err := t.parser.ParseWithClaims(s, &claims, func(tok *jwt.Token) (any, error) {
 		if _, ok := tok.Method.(*jwt.SigningMethodEd25519); !ok {
 			return nil, errWrongKey

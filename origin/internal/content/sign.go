@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
@@ -102,7 +103,9 @@ func cleanFilename(s string) string {
 		s = s[i+1:]
 	}
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7F {
+		// Bidi controls would reorder the name where it is shown (a
+		// certificate, a download's file name).
+		if r < 0x20 || r == 0x7F || validate.IsBidiControl(r) {
 			return -1
 		}
 		return r

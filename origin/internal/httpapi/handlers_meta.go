@@ -41,6 +41,7 @@ func (a *API) registerBuiltins() error {
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/register", Auth: Public, Limiter: register}, a.handleRegister)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/login", Auth: Public, Limiter: login}, a.handleLogin)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/auth/me", Auth: JWTOnly}, a.handleMe)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/logout", Auth: JWTOnly}, a.handleLogout)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/forgot-password", Auth: Public, Limiter: forgot}, a.handleForgotPassword)
 	a.Handle(Route{Method: "POST", Path: "/api/v1/auth/reset-password", Auth: Public, Limiter: reset}, a.handleResetPassword)
 

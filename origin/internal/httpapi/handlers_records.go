@@ -576,7 +576,10 @@ type certificateView struct {
 	OriginDeclared bool        `json:"origin_declared"`
 	Status         string      `json:"status"`
 	RevokedAt      string      `json:"revoked_at,omitempty"`
-	OriginType     string      `json:"origin_type"`
+	// RevokedReason is the signer's reason for revoking the record, when
+	// given.
+	RevokedReason string `json:"revoked_reason,omitempty"`
+	OriginType    string `json:"origin_type"`
 	// OriginLabel is OriginType's human label (HTML page only).
 	OriginLabel string `json:"-"`
 	// NetworkLabel names the network for a reader and ExplorerLink is the
@@ -639,7 +642,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{font-family:system-ui,sans-serif;color:#1a1d23;line-height:1.5;margin:0}main{max-width:60rem;margin:0 auto;padding:1rem}dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.25rem}code{overflow-wrap:anywhere}a{color:#1d4ed8}</style></head>
 <body><main><h1>Provenance certificate</h1>
-{{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong></p>{{end}}
+{{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong>{{if .RevokedReason}} Reason given: <span style="white-space:pre-line">{{.RevokedReason}}</span>{{end}}</p>{{end}}
 {{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
 {{with .Network}}{{if not .Public}}<p><strong>Anchoring network: {{.Name}}, a {{.Description}}.</strong></p>{{end}}{{end}}
 <dl>
@@ -686,7 +689,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	a.cfg.Records.Identify(Context(ctx), r)
-	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), OriginType: r.OriginType,
+	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
@@ -721,7 +724,10 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 			return err
 		}
 		ctx.Response.Header.Set("Cache-Control", "no-store")
-		ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		// The page is never framed: another site could dress it up or
+		// overlay it.
+		ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+		ctx.Response.Header.Set("X-Frame-Options", "DENY")
 		ctx.Response.Header.Set("Vary", "Accept")
 		ctx.SetContentType("text/html; charset=utf-8")
 		ctx.SetStatusCode(fasthttp.StatusOK)

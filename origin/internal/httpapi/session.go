@@ -94,3 +94,20 @@ func safeMethod(m []byte) bool {
 // a message instead of JSON. Internal errors become a generic 500
 // problem; internal reports whether err was one (to be logged).
 func ProblemOf(err error) (p *Problem, internal bool) { return problemFor(err) }
+
+// handleLogout: POST /api/v1/auth/logout (JWT or session cookie with its
+// CSRF token) ends every session of the account on the server: the token
+// that made the request, and every other issued before, is refused from
+// then on. A session cookie is cleared too. API keys are unaffected.
+func (a *API) handleLogout(ctx *fasthttp.RequestCtx) error {
+	p, _ := PrincipalFrom(ctx)
+	if err := a.cfg.Accounts.EndSessions(Context(ctx), p.AccountID); err != nil {
+		return err
+	}
+	if SessionToken(ctx) != "" {
+		ClearSessionCookie(ctx, a.RequestIsTLS(ctx))
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+	return nil
+}

@@ -311,8 +311,10 @@ const maxRevocationReason = 500
 // private key is erased: a revoked key never signs again.
 func (s *Service) RevokeSigningKey(ctx context.Context, owner, id, reason string, compromisedSince *time.Time) (SigningKey, error) {
 	var errs validate.Errors
-	reason, err := optionalText("reason", reason, maxRevocationReason)
-	_ = errs.Check(err)
+	// The reason is prose shown on the public certificate: line breaks
+	// are allowed (docs/api.md), bidi controls are not.
+	reason = strings.TrimSpace(reason)
+	_ = errs.Check(validate.MultilineText("reason", reason, maxRevocationReason))
 	now := s.clock.Now().UTC()
 	if compromisedSince != nil {
 		cs := compromisedSince.UTC()
@@ -328,7 +330,7 @@ func (s *Service) RevokeSigningKey(ctx context.Context, owner, id, reason string
 		return SigningKey{}, ErrNotFound
 	}
 	var out SigningKey
-	err = s.st.Update(ctx, func(tx store.Txn) error {
+	err := s.st.Update(ctx, func(tx store.Txn) error {
 		r, err := getSigning(tx, id)
 		if err != nil {
 			return err

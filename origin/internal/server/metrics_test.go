@@ -71,7 +71,9 @@ func TestMetricsOnAdminListener(t *testing.T) {
 	})
 	before := scrape(t, ts)
 	for _, name := range []string{"go_goroutines{}", "provenant_badger_lsm_bytes{}", "provenant_badger_vlog_bytes{}",
-		"provenant_anchor_queue_records{}", "provenant_anchor_queue_oldest_age_seconds{}", "provenant_webhook_queue_deliveries{}"} {
+		"provenant_anchor_queue_records{}", "provenant_anchor_queue_oldest_age_seconds{}", "provenant_webhook_queue_deliveries{}",
+		"provenant_connections_open{}", "provenant_connections_max{}", "provenant_connections_refused_total{reason=per_ip}",
+		"provenant_connections_reclaimed_total{}", "provenant_accept_errors_total{}"} {
 		if _, ok := before[name]; !ok {
 			t.Errorf("metric %s missing from the first scrape", name)
 		}

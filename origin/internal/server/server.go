@@ -25,11 +25,14 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/internal/adminguard"
+	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
@@ -203,7 +206,21 @@ type Config struct {
 	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
 	// zero means the video package's default (10 minutes).
 	VideoWallTime time.Duration
+	// Conns is the public listener's connection budget.
+	Conns ConnsConfig
+	// AdminHosts are the Host names the admin listener accepts besides
+	// the loopback ones (a private name for a non-loopback deployment).
+	AdminHosts []string
+	// AdminToken, when set, is required on every admin request as
+	// "Authorization: Bearer <token>" (docs/operations.md, "Admin
+	// listener").
+	AdminToken string
 }
+
+// ConnsConfig is the public listener's connection budget (docs/
+// operations.md, "Connection budget"); the trusted proxies are exempt
+// from the per-address cap.
+type ConnsConfig = connlimit.Budget
 
 // DomainsConfig configures domain verification. The zero value is the
 // production setting: DNS through net.DefaultResolver, proof files over
@@ -259,6 +276,11 @@ type Server struct {
 	stopAnchor context.CancelFunc
 	anchorDone chan struct{}
 	http       *fasthttp.Server
+	// bodies sets each request's body deadline and refuses an over-cap
+	// declared size early; conns is the public listener's budget, set by
+	// Serve (read by /ready).
+	bodies *connlimit.Bodies
+	conns  atomic.Pointer[connlimit.Listener]
 	// admin serves metrics and pprof on adminLn (both nil when disabled).
 	admin        *http.Server
 	adminLn      net.Listener
@@ -329,6 +351,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if cfg.MaxRequestBodySize <= 0 {
 		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
 	}
+	cfg.Conns = cfg.Conns.WithDefaults()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: create data dir: %w", err)
 	}
@@ -536,8 +559,11 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		}
 		demoDir = os.DirFS(dir)
 	}
+	// srvRef lets the readiness check see the listener Serve creates.
+	srvRef := new(atomic.Pointer[Server])
 	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }}), Verifier: verifier,
+		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
+			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
 		SpoolDir: spool})
 	if err != nil {
@@ -551,14 +577,43 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, badger: bdg, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
 		anchored: anchored, api: api, metrics: met}
+	srvRef.Store(s)
+	if err := registerConnMetrics(reg, s.ConnStats); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	// A declared size over its route's cap is refused before any of the
+	// body is read: the routes with a cap of their own (media uploads) by
+	// method and path, every other request by the server's cap.
+	maxBody := int64(cfg.MaxRequestBodySize)
+	routeCap := map[string]int64{}
+	for _, rt := range api.Routes() {
+		if rt.MaxBody > maxBody && !strings.Contains(rt.Path, "{") {
+			routeCap[rt.Method+" "+rt.Path] = rt.MaxBody
+		}
+	}
+	allCaps := maxBody
+	for _, c := range routeCap {
+		allCaps = max(allCaps, c)
+	}
+	s.bodies = connlimit.NewBodies(connlimit.BodyConfig{HeaderTimeout: cfg.Conns.HeaderTimeout, MinRate: cfg.Conns.MinBodyRate, MaxBody: allCaps,
+		Limit: func(h *fasthttp.RequestHeader) int64 {
+			if c, ok := routeCap[string(h.Method())+" "+string(h.RequestURI()[:pathLen(h.RequestURI())])]; ok {
+				return c
+			}
+			return maxBody
+		},
+		Refuse: func(ctx *fasthttp.RequestCtx) {
+			httpapi.WriteProblem(ctx, httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large"))
+		}})
 	if cfg.AdminAddr != "" {
 		// Listen now, so that a taken port fails New rather than Serve.
 		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			return nil, fmt.Errorf("server: admin listen: %w", err)
 		}
+		guard := adminguard.New(cfg.AdminHosts, cfg.AdminToken)
 		mux := http.NewServeMux()
-		mux.Handle("/", met.Handler())
-		mux.HandleFunc("GET /backup", s.handleBackup)
+		mux.Handle("/", adminOnly(guard, false, met.Handler()))
+		mux.Handle("GET /backup", adminOnly(guard, true, http.HandlerFunc(s.handleBackup)))
 		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	}
 	if cfg.ChainRPCAddr != "" && chain.Embedded() {
@@ -576,8 +631,10 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 			ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	}
 	s.http = &fasthttp.Server{
-		Handler:               api.Handler(),
-		ErrorHandler:          errorHandler(cfg.Logger),
+		Handler:               s.bodies.Handler(api.Handler()),
+		ErrorHandler:          errorHandler(cfg.Logger, s.bodies),
+		HeaderReceived:        s.bodies.HeaderReceived,
+		ExpectHandler:         s.bodies.Expect,
 		Name:                  "provenant-origin",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    cfg.MaxRequestBodySize,
@@ -587,11 +644,13 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
 		ReadBufferSize:               16 << 10, // also the cap on request headers
-		ReadTimeout:                  60 * time.Second,
-		WriteTimeout:                 60 * time.Second,
-		IdleTimeout:                  120 * time.Second,
-		CloseOnShutdown:              true,
-		Logger:                       fasthttpLogger{l: cfg.Logger},
+		// ReadTimeout bounds the header; HeaderReceived gives the body its
+		// own deadline from its declared size (connlimit.Bodies).
+		ReadTimeout:     cfg.Conns.HeaderTimeout,
+		WriteTimeout:    60 * time.Second,
+		IdleTimeout:     cfg.Conns.IdleTimeout,
+		CloseOnShutdown: true,
+		Logger:          fasthttpLogger{l: cfg.Logger},
 	}
 	return s, nil
 }
@@ -642,8 +701,12 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.log.Info("embedded chain read-only RPC listening", "addr", s.chainRPCLn.Addr().String())
 	}
 	s.closeMu.Unlock()
-	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir)
-	if err := s.http.Serve(ln); err != nil {
+	cl := connlimit.NewListener(ln, connlimit.Config{MaxConns: s.cfg.Conns.MaxConns, MaxConnsPerIP: s.cfg.Conns.MaxConnsPerIP,
+		Exempt: s.cfg.TrustedProxies, Logger: s.log.With("component", "connections")})
+	s.conns.Store(cl)
+	s.log.Info("origin listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir,
+		"max_conns", s.cfg.Conns.MaxConns, "max_conns_per_ip", s.cfg.Conns.MaxConnsPerIP)
+	if err := s.http.Serve(cl); err != nil {
 		return fmt.Errorf("server: serve: %w", err)
 	}
 	return nil
@@ -663,6 +726,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
+	if httpErr != nil && ctx.Err() != nil {
+		s.closeStalled()
+	}
 	var adminErr error
 	if s.admin != nil {
 		adminErr = s.admin.Shutdown(ctx)
@@ -686,6 +752,119 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
 	return errors.Join(httpErr, adminErr, chainErr, storeErr)
+}
+
+// pathLen is the length of the path part of a request URI (before '?').
+func pathLen(uri []byte) int {
+	for i, c := range uri {
+		if c == '?' {
+			return i
+		}
+	}
+	return len(uri)
+}
+
+// adminOnly lets a request through to next only when guard accepts it
+// (download: as a download that must never reach a browser).
+func adminOnly(guard *adminguard.Guard, download bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := adminguard.Request{Host: r.Host, Origin: r.Header.Get("Origin"), SecFetchSite: r.Header.Get("Sec-Fetch-Site"),
+			SecFetchMode: r.Header.Get("Sec-Fetch-Mode"), Authorization: r.Header.Get("Authorization")}
+		check := guard.Check
+		if download {
+			check = guard.CheckDownload
+		}
+		if err := check(req); err != nil {
+			status, code := http.StatusForbidden, "admin_forbidden"
+			if errors.Is(err, adminguard.ErrToken) {
+				status, code = http.StatusUnauthorized, "admin_token"
+				w.Header().Set("WWW-Authenticate", `Bearer realm="provenant-admin"`)
+			}
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"type":"%s%s","title":"Refused by the admin listener","status":%d,"code":"%s"}`, httpapi.ProblemTypeBase, code, status, code)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// stalledGrace is how long Shutdown waits for the requests of the
+// connections it closed at its deadline to return.
+const stalledGrace = 5 * time.Second
+
+// closeStalled closes every connection still open when Shutdown's
+// deadline passed (stalled clients hold them otherwise until their
+// timeouts), then gives their handlers a moment to return before the
+// store closes.
+func (s *Server) closeStalled() {
+	cl := s.conns.Load()
+	if cl == nil {
+		return
+	}
+	n := cl.CloseAll()
+	s.log.Warn("shutdown deadline passed; connections closed", "connections", n)
+	for t0 := time.Now(); s.http.GetOpenConnectionsCount() > 0 && time.Since(t0) < stalledGrace; {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// errSaturated is the readiness failure while the connection budget is
+// under pressure.
+var errSaturated = errors.New("connection budget saturated")
+
+// connsCheck fails while the public listener's connection budget is
+// saturated (connlimit.Stats.Saturated), so that a load balancer sends
+// new clients elsewhere.
+func connsCheck(ref *atomic.Pointer[Server]) error {
+	s := ref.Load()
+	if s == nil {
+		return nil
+	}
+	cl := s.conns.Load()
+	if cl == nil {
+		return nil
+	}
+	if st := cl.Stats(); st.Saturated {
+		return fmt.Errorf("%w: %d open of %d, %d refused, %d evicted, %d failed accepts", errSaturated, st.Open, st.MaxConns, st.Refused+st.RefusedPerIP, st.Evicted, st.AcceptErrors)
+	}
+	return nil
+}
+
+// registerConnMetrics exports the connection budget (docs/operations.md,
+// "Metrics and profiling"), read at each scrape.
+func registerConnMetrics(reg prometheus.Registerer, stats func() connlimit.Stats) error {
+	gauge := func(name, help string, v func(connlimit.Stats) int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v(stats())) })
+	}
+	counter := func(name, help string, labels prometheus.Labels, v func(connlimit.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, func() float64 { return float64(v(stats())) })
+	}
+	const refusedHelp = "Connections answered and closed at accept: per_ip (over --max-conns-per-ip, 429) or full (every connection busy, 503)."
+	for _, c := range []prometheus.Collector{
+		gauge("provenant_connections_open", "Connections open on the public listener.", func(s connlimit.Stats) int { return s.Open }),
+		gauge("provenant_connections_busy", "Open connections inside a request.", func(s connlimit.Stats) int { return s.Busy }),
+		gauge("provenant_connections_max", "The connection cap in force (--max-conns, fitted to the open-files limit; 0: none).", func(s connlimit.Stats) int { return s.MaxConns }),
+		counter("provenant_connections_refused_total", refusedHelp, prometheus.Labels{"reason": "per_ip"}, func(s connlimit.Stats) uint64 { return s.RefusedPerIP }),
+		counter("provenant_connections_refused_total", refusedHelp, prometheus.Labels{"reason": "full"}, func(s connlimit.Stats) uint64 { return s.Refused }),
+		counter("provenant_connections_reclaimed_total", "Stalled or idle connections closed to make room at the cap.", nil, func(s connlimit.Stats) uint64 { return s.Evicted }),
+		counter("provenant_accept_errors_total", "Failed accepts (each followed by a pause), e.g. out of file descriptors.", nil, func(s connlimit.Stats) uint64 { return s.AcceptErrors }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("register connection metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+// ConnStats returns the public listener's connection budget (zero before
+// Serve).
+func (s *Server) ConnStats() connlimit.Stats {
+	if cl := s.conns.Load(); cl != nil {
+		return cl.Stats()
+	}
+	return connlimit.Stats{}
 }
 
 // ChainRPCAddr returns the address of the embedded chain's read-only
@@ -771,15 +950,17 @@ func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []ht
 // and logs them as the API's handler logs the others: one "request" line,
 // with a request id, but no method or route (the request line may not have
 // been read) and nothing of the request's bytes.
-func errorHandler(log *slog.Logger) func(ctx *fasthttp.RequestCtx, err error) {
+func errorHandler(log *slog.Logger, bodies *connlimit.Bodies) func(ctx *fasthttp.RequestCtx, err error) {
 	return func(ctx *fasthttp.RequestCtx, err error) {
 		var p *httpapi.Problem
 		var small *fasthttp.ErrSmallBuffer
 		switch {
-		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		case bodies.OverCap(ctx) || errors.Is(err, fasthttp.ErrBodyTooLarge):
 			p = httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large")
 		case errors.As(err, &small):
 			p = httpapi.NewProblem(fasthttp.StatusRequestHeaderFieldsTooLarge, httpapi.CodeHeadersTooLarge, "Request headers too large")
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			p = httpapi.NewProblem(fasthttp.StatusRequestTimeout, codeRequestTimeout, "The request was not received in time")
 		default:
 			p = httpapi.NewProblem(fasthttp.StatusBadRequest, httpapi.CodeBadRequest, "Malformed HTTP request")
 		}
@@ -790,6 +971,10 @@ func errorHandler(log *slog.Logger) func(ctx *fasthttp.RequestCtx, err error) {
 			"error", p.Code)
 	}
 }
+
+// codeRequestTimeout (408): the header or the body did not arrive within
+// its deadline (docs/api.md, "Connections").
+const codeRequestTimeout = "request_timeout"
 
 // fasthttpLogger receives fasthttp's own messages. Only the format string
 // is logged: fasthttp formats connection errors with the raw request

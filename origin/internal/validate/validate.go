@@ -90,7 +90,10 @@ func (e Errors) Err() error {
 // people, anything that may end up in a signed record): it must be valid
 // UTF-8, at most maxRunes characters, and free of control characters (C0
 // including TAB, CR and LF, DEL and C1), which could forge line breaks in
-// logs and certificates or truncate strings in other systems (NUL).
+// logs and certificates or truncate strings in other systems (NUL), and of
+// bidirectional formatting characters (IsBidiControl), which reorder what
+// a page shows (a file name "photo\u202Egpj.exe" displays as
+// "photoexe.jpg").
 // maxRunes <= 0 means no length bound (for values the caller truncates).
 // An empty value passes; callers that require one check it separately.
 func Text(field, v string, maxRunes int) error {
@@ -98,8 +101,8 @@ func Text(field, v string, maxRunes int) error {
 }
 
 // MultilineText is Text for free prose (a description, a reason) that may
-// contain TAB and line breaks (LF, CR); every other control character is
-// refused.
+// contain TAB and line breaks (LF, CR); every other control character, and
+// every bidirectional formatting character, is refused.
 func MultilineText(field, v string, maxRunes int) error {
 	return text(field, v, maxRunes, true)
 }
@@ -117,12 +120,19 @@ func text(field, v string, maxRunes int, multiline bool) error {
 			}
 			return Field(field, "must not contain control characters (including tab and line breaks)")
 		}
+		if IsBidiControl(r) {
+			return Field(field, ReasonTextBidi)
+		}
 	}
 	if maxRunes > 0 && n > maxRunes {
 		return Field(field, fmt.Sprintf("must be at most %d characters", maxRunes))
 	}
 	return nil
 }
+
+// ReasonTextBidi is the reason a free-text field with a bidirectional
+// formatting character is refused.
+const ReasonTextBidi = "must not contain bidirectional formatting characters (such as U+202E)"
 
 // IsControl reports whether r is a C0 control (U+0000-U+001F), DEL
 // (U+007F) or a C1 control (U+0080-U+009F).

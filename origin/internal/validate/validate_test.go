@@ -88,3 +88,23 @@ func TestErrors(t *testing.T) {
 		t.Errorf("errors.As(*FieldError) = %v, want the first (email)", first)
 	}
 }
+
+// TestTextRefusesBidi: every bidirectional formatting character is refused
+// in single-line and multi-line text alike, as in names; the characters
+// around them are not.
+func TestTextRefusesBidi(t *testing.T) {
+	for _, r := range []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C} {
+		v := "photo" + string(r) + "gpj.exe"
+		for name, check := range map[string]func(string, string, int) error{"Text": Text, "MultilineText": MultilineText} {
+			var fe *FieldError
+			if err := check("f", v, 0); !errors.As(err, &fe) || fe.Reason != ReasonTextBidi {
+				t.Errorf("%s(%U) = %v, want the bidi reason", name, r, err)
+			}
+		}
+	}
+	for _, ok := range []string{"שלום עולם", "مرحبا", "line one\nline two", "zero\u200Cwidth non-joiner"} {
+		if err := MultilineText("f", ok, 0); err != nil {
+			t.Errorf("MultilineText(%q) = %v", ok, err)
+		}
+	}
+}

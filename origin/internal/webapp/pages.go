@@ -173,14 +173,45 @@ func (a *App) expiredPage(ctx *fasthttp.RequestCtx) {
 	a.expired(ctx)
 }
 
-// safeNext keeps a post-login destination on this origin: a path, never
-// "//host" or a scheme.
-func safeNext(s string) string {
-	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") ||
-		strings.ContainsAny(s, "\r\n") || s == "/session-expired" || s == "/logout" {
+// nextBase stands for this origin when a post-login destination is
+// resolved: whatever resolves to another scheme or host leaves the site.
+var nextBase = &url.URL{Scheme: "https", Host: "self.invalid", Path: "/"}
+
+// safeNext keeps a post-login destination on this origin: it reads next
+// as a browser would (a backslash taken for a slash; control characters,
+// which browsers drop, refuse it), resolves it against this origin, and
+// returns its path and query, re-encoded, when it stays on the same
+// origin — "/" otherwise, or when it names the session pages themselves.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "/"
 	}
-	return s
+	u, err := nextBase.Parse(browserURL(next))
+	if err != nil || u.Scheme != nextBase.Scheme || u.Host != nextBase.Host || u.User != nil || u.Opaque != "" {
+		return "/"
+	}
+	out := u.EscapedPath()
+	if q := u.Query().Encode(); q != "" {
+		out += "?" + q
+	}
+	if !strings.HasPrefix(out, "/") || strings.HasPrefix(out, "//") || strings.ContainsAny(out, "\\\r\n\t") ||
+		u.Path == "/session-expired" || u.Path == "/logout" {
+		return "/"
+	}
+	return out
+}
+
+// browserURL applies the WHATWG URL parser's rewrites that Go's does not
+// make: ASCII tab and newline are removed anywhere, and a backslash is a
+// path separator in http(s) URLs.
+func browserURL(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.ReplaceAll(s, "\\", "/")
 }
 
 // sameOrigin refuses form posts started by another site. Browsers send
@@ -317,14 +348,27 @@ func (a *App) registerPost(ctx *fasthttp.RequestCtx) {
 	a.startSession(ctx, u, "/keys")
 }
 
-// logoutPost ends the session. It needs the session's CSRF token, so that
-// another site cannot log the visitor out.
+// logoutPost ends the session: every session of the account, on the
+// server (accounts.Service.EndSessions), and the cookie. It needs the
+// session's CSRF token, so that another site cannot log the visitor out.
 func (a *App) logoutPost(ctx *fasthttp.RequestCtx) {
 	tok := httpapi.SessionToken(ctx)
 	if tok != "" && (!sameOrigin(ctx) || !httpapi.CheckCSRF(tok, formValue(ctx, httpapi.CSRFField))) {
 		a.render(ctx, fasthttp.StatusForbidden, page{Name: "login", Title: "Log in", Next: "/",
 			Error: "The logout request was refused (missing or wrong CSRF token). Use the Log out button."})
 		return
+	}
+	// The session ends on the server too: the token (and every other
+	// session of the account) is refused from now on, wherever a copy of
+	// it went.
+	if tok != "" {
+		if u, err := a.cfg.Accounts.Authenticate(httpapi.Context(ctx), tok); err == nil {
+			if err := a.cfg.Accounts.EndSessions(httpapi.Context(ctx), u.ID); err != nil {
+				a.log.Error("webapp: end sessions", "err", err)
+				ctx.Error("internal error", fasthttp.StatusInternalServerError)
+				return
+			}
+		}
 	}
 	httpapi.ClearSessionCookie(ctx, a.secure(ctx))
 	ctx.Response.Header.Set("Cache-Control", "no-store")

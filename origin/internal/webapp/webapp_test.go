@@ -30,6 +30,17 @@ func TestSafeNext(t *testing.T) {
 		{"/ok\r\nSet-Cookie: x", "/"},
 		{"/session-expired", "/"},
 		{"/logout", "/"},
+		{"/\t/evil.example", "/"},
+		{"/%09/evil.example", "/%09/evil.example"},
+		{"/\n/evil.example", "/"},
+		{"/./\\evil.example", "/"},
+		{"/.//evil.example", "/"},
+		{"/a/..//evil.example", "/evil.example"},
+		{"/x/../keys", "/keys"},
+		{"/@evil.example", "/@evil.example"},
+		{"/keys?a=1&b=x y", "/keys?a=1&b=x+y"},
+		{"/logout?x", "/"},
+		{"/caf\u00e9", "/caf%C3%A9"},
 	}
 	for _, tc := range tests {
 		if got := safeNext(tc.in); got != tc.want {
@@ -41,13 +52,18 @@ func TestSafeNext(t *testing.T) {
 // FuzzSafeNext: whatever a login form's next says, the redirect stays a
 // path on this origin.
 func FuzzSafeNext(f *testing.F) {
-	for _, s := range []string{"/", "/keys", "//x", "/\\x", "http://x", "/a\nb", "\x00"} {
+	for _, s := range []string{"/", "/keys", "//x", "/\\x", "http://x", "/a\nb", "\x00", "/\t/x", "/.//x", "/%2F/x", "/a/../\\x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := safeNext(s)
-		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") || strings.ContainsAny(got, "\r\n") {
+		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") || strings.ContainsAny(got, "\r\n\t") {
 			t.Fatalf("safeNext(%q) = %q leaves the origin", s, got)
+		}
+		// Read as a browser reads a Location, it resolves to this origin.
+		u, err := nextBase.Parse(browserURL(got))
+		if err != nil || u.Host != nextBase.Host || u.Scheme != nextBase.Scheme {
+			t.Fatalf("safeNext(%q) = %q resolves to %v (%v)", s, got, u, err)
 		}
 	})
 }
