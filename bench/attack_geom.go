@@ -157,3 +157,84 @@ func sharpen(amount float64) func(image.Image, string) (image.Image, error) {
 }
 
 func clampU8(v float64) uint8 { return uint8(math.Max(0, math.Min(255, math.Round(v)))) }
+
+// rotateKeep rotates by deg degrees about the centre (bilinear) and keeps
+// the canvas: the corners the picture no longer covers are black (a
+// scanner, a tilted screenshot, a rotate button without auto-crop).
+func rotateKeep(deg float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		src := toRGBA(m)
+		w, h := src.Bounds().Dx(), src.Bounds().Dy()
+		s, c := math.Sincos(deg * math.Pi / 180)
+		out := image.NewRGBA(image.Rect(0, 0, w, h))
+		cx, cy := float64(w)/2, float64(h)/2
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				i := y*out.Stride + 4*x
+				out.Pix[i+3] = 255
+				dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy
+				sx, sy := c*dx-s*dy+cx-0.5, s*dx+c*dy+cy-0.5
+				if sx < 0 || sy < 0 || sx > float64(w-1) || sy > float64(h-1) {
+					continue
+				}
+				x0, y0 := min(int(sx), w-2), min(int(sy), h-2)
+				fx, fy := sx-float64(x0), sy-float64(y0)
+				for ch := 0; ch < 3; ch++ {
+					p := func(xx, yy int) float64 { return float64(src.Pix[yy*src.Stride+4*xx+ch]) }
+					v := (1-fy)*((1-fx)*p(x0, y0)+fx*p(x0+1, y0)) + fy*((1-fx)*p(x0, y0+1)+fx*p(x0+1, y0+1))
+					out.Pix[i+ch] = uint8(math.Round(v))
+				}
+			}
+		}
+		return out, nil
+	}
+}
+
+// phoneShot is a phone screenshot of the picture: scaled by f, shown
+// across the width of a portrait screen (19.5:9) with 4 % side margins,
+// under a status bar and an app header and above a caption and a tab bar
+// that carry text-like strokes and icons, then saved as PNG would (8-bit
+// RGB). A 12 MP photo on a phone is shown at about 0.25–0.35.
+func phoneShot(f float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		pw, ph := int(math.Round(float64(b.Dx())*f)), int(math.Round(float64(b.Dy())*f))
+		cw := int(float64(pw) / 0.92)
+		ch := max(cw*195/90, ph+cw*3/4)
+		out := image.NewRGBA(image.Rect(0, 0, cw, ch))
+		draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
+		ink := image.NewUniform(color.RGBA{38, 38, 38, 255})
+		grey := image.NewUniform(color.RGBA{120, 120, 120, 255})
+		u := max(cw/60, 2) // interface unit
+		// Text-like lines: strokes of varying length on a baseline.
+		text := func(x0, y0, x1, lines int, c image.Image) {
+			for l := 0; l < lines; l++ {
+				y := y0 + l*3*u
+				for x := x0; x < x1; {
+					n := (3 + (x*7+l*13)%5) * u / 2
+					draw.Draw(out, image.Rect(x, y, min(x+n, x1), y+u*3/2), c, image.Point{}, draw.Src)
+					x += n + u
+				}
+			}
+		}
+		// Status bar and header.
+		text(2*u, u, 12*u, 1, ink)
+		text(cw-14*u, u, cw-2*u, 1, ink)
+		draw.Draw(out, image.Rect(2*u, 5*u, 6*u, 9*u), grey, image.Point{}, draw.Src)
+		text(8*u, 6*u, cw/2, 1, ink)
+		top := 11 * u
+		x0 := (cw - pw) / 2
+		draw.CatmullRom.Scale(out, image.Rect(x0, top, x0+pw, top+ph), m, b, draw.Src, nil)
+		// Actions, caption and the tab bar below the picture.
+		y := top + ph + u
+		for i := 0; i < 4; i++ {
+			draw.Draw(out, image.Rect(2*u+i*6*u, y, 5*u+i*6*u, y+3*u), ink, image.Point{}, draw.Src)
+		}
+		text(2*u, y+5*u, cw-2*u, 3, ink)
+		for i := 0; i < 5; i++ {
+			xc := cw * (2*i + 1) / 10
+			draw.Draw(out, image.Rect(xc-u*3/2, ch-6*u, xc+u*3/2, ch-3*u), grey, image.Point{}, draw.Src)
+		}
+		return out, nil
+	}
+}

@@ -76,6 +76,22 @@ func attacks() []attack {
 		{"jpeg30", "jpeg", jpegQ(30)},
 		{"saturation1.5", "colour", saturate(1.5)},
 		{"sharpen1", "filter", sharpen(1)},
+		// Edits combined: a flip or a quarter turn with a small crop (the
+		// crop moves the tile grid and the scale together), a rotation that
+		// keeps the canvas with black corners, and phone screenshots.
+		{"mirror-crop98", "combined", chain(dihedral(true, 0), cropFrac(0.02, 0.02, 0.98, 0.98))},
+		{"rot90-crop98", "combined", chain(dihedral(false, 1), cropFrac(0.02, 0.02, 0.98, 0.98))},
+		{"rot270-crop90", "combined", chain(dihedral(false, 3), cropFrac(0.03, 0.07, 0.90, 0.90))},
+		{"rotate3-canvas", "combined", rotateKeep(3)},
+		{"rotate-5-canvas", "combined", rotateKeep(-5)},
+		{"rotate8-canvas", "combined", rotateKeep(8)},
+		{"rotate-10", "rotate", rotateCrop(-10)},
+		{"phone0.3", "phone", phoneShot(0.3)},
+		{"phone0.2", "phone", phoneShot(0.2)},
+		// Harsher re-encodes: JPEG 20, and three successive re-shares (the
+		// last one enlarges back to a 1080 long side).
+		{"jpeg20", "jpeg", jpegQ(20)},
+		{"social3x", "social", chain(longSide(1080), jpegQ(70), longSide(720), jpegQ(60), toLongSide(1080), jpegQ(75))},
 	}
 }
 
@@ -202,6 +218,16 @@ func longSide(n int) func(image.Image, string) (image.Image, error) {
 		if f >= 1 {
 			return m, nil
 		}
+		return resizeTo(m, int(math.Round(float64(w)*f)), int(math.Round(float64(h)*f))), nil
+	}
+}
+
+// toLongSide rescales m so its long side is n, enlarging as well.
+func toLongSide(n int) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		w, h := b.Dx(), b.Dy()
+		f := float64(n) / float64(max(w, h))
 		return resizeTo(m, int(math.Round(float64(w)*f)), int(math.Round(float64(h)*f))), nil
 	}
 }

@@ -25,9 +25,14 @@ const numDihedral = 8
 
 // apply returns src (w×h, row-major) transformed by d and its size.
 func (d dihedral) apply(src []float32, w, h int) ([]float32, int, int) {
-	out := src
+	return applyDihedral(d, src, w, h)
+}
+
+// applyDihedral returns a copy of src (w×h, row-major) transformed by d
+// and its size.
+func applyDihedral[E float32 | uint8](d dihedral, src []E, w, h int) ([]E, int, int) {
+	out := append([]E(nil), src...)
 	if d&4 != 0 {
-		out = make([]float32, len(src))
 		for y := 0; y < h; y++ {
 			row, dst := src[y*w:(y+1)*w], out[y*w:(y+1)*w]
 			for x, v := range row {
@@ -35,19 +40,32 @@ func (d dihedral) apply(src []float32, w, h int) ([]float32, int, int) {
 			}
 		}
 	}
-	for q := 0; q < int(d&3); q++ {
-		// Clockwise: source (x, y) goes to (h-1-y, x) of an h×w plane.
-		rot := make([]float32, len(out))
+	if q := int(d & 3); q > 0 {
+		// Clockwise: source (x, y) goes to (h-1-y, x) of an h×w plane; two
+		// or three turns map (x, y) directly.
+		in := out
+		out = make([]E, len(in))
 		for y := 0; y < h; y++ {
-			row := out[y*w : (y+1)*w]
-			for x, v := range row {
-				rot[x*h+h-1-y] = v
+			row := in[y*w : (y+1)*w]
+			switch q {
+			case 1:
+				for x, v := range row {
+					out[x*h+h-1-y] = v
+				}
+			case 2:
+				dst := out[(h-1-y)*w : (h-y)*w]
+				for x, v := range row {
+					dst[w-1-x] = v
+				}
+			case 3:
+				for x, v := range row {
+					out[(w-1-x)*h+y] = v
+				}
 			}
 		}
-		out, w, h = rot, h, w
-	}
-	if &out[0] == &src[0] {
-		out = append([]float32(nil), src...)
+		if q != 2 {
+			w, h = h, w
+		}
 	}
 	return out, w, h
 }
@@ -187,7 +205,7 @@ func (s *scheme) detectDihedral(hp []float32, w, h int, g *foldGate) (Payload, D
 	}
 	inv := d.inverse()
 	hp2, w2, h2 := inv.apply(hp, w, h)
-	p, det := s.decodeBest(nil, hp2, w2, h2, s.syncChips(hp2, w2, []float64{1}, []float64{0}, 0, 0, w2, h2), 1)
+	p, det := s.decodeBest(newViews(s, nil, hp2, w2, h2), s.syncChips(hp2, w2, []float64{1}, []float64{0}, 0, 0, w2, h2), 1)
 	if !det.Found {
 		return 0, det, true
 	}
@@ -207,16 +225,172 @@ func Orient(l *imagex.Luma, d Detection) *imagex.Luma {
 	if d.Flipped {
 		t |= 4
 	}
-	src := make([]float32, l.Width*l.Height)
-	for y := 0; y < l.Height; y++ {
-		for x, v := range l.Pix[y*l.Stride : y*l.Stride+l.Width] {
-			src[y*l.Width+x] = float32(v)
+	return orientLuma(l, t.inverse())
+}
+
+// A flip or a quarter turn combined with a crop moves the scale as well
+// as the orientation: the scale-1 test above then folds a smeared tile
+// (a 2 % crop drifts the grid by 5 working pixels across a 256-px plane)
+// and the crop search, which looked for the pilot in its own orientation
+// only, never saw it. So the crop search's chip-level folds are each
+// correlated with the pilot under all eight transforms (the chip grid
+// maps onto itself like the tile), and a candidate carries its transform
+// through refinement and decoding, which then run on the plane turned
+// back. Eight correlations per fold cost one forward FFT per two folds
+// and four inverse FFTs per fold (two real correlations per complex
+// inverse) instead of one.
+
+// dihedralChipPilots returns the conjugate spectra (G×G) of the pilot's
+// chip pattern transformed by each d.
+func (s *scheme) dihedralChipPilots() [][]complex128 {
+	G := s.grid
+	pilot := make([]float32, G*G)
+	for _, k := range s.pilotChips {
+		pilot[k] = s.pn[k]
+	}
+	out := make([][]complex128, numDihedral)
+	for d := dihedral(0); d < numDihedral; d++ {
+		p, _, _ := d.apply(pilot, G, G)
+		f := make([]complex128, G*G)
+		for i, v := range p {
+			f[i] = complex(float64(v), 0)
+		}
+		s.fftChip.transform(f, false)
+		for i, v := range f {
+			f[i] = complex(real(v), -imag(v))
+		}
+		out[d] = f
+	}
+	return out
+}
+
+// sync2Dihedral is sync2With on the chip grid for two folds at once, each
+// correlated with the pilot under all eight transforms; each result is
+// the fold's best transform (ties to the identity).
+func (s *scheme) sync2Dihedral(a, b []float64) (r [2]syncResult) {
+	G := s.grid
+	n := G * G
+	z := make([]complex128, n)
+	for i, v := range a {
+		var im float64
+		if b != nil {
+			im = b[i]
+		}
+		z[i] = complex(v, im)
+	}
+	s.fftChip.transform(z, false)
+	// The spectra of the two real folds: A[k] = (Z[k] + conj Z[-k])/2,
+	// B[k] = (Z[k] − conj Z[-k])/2i.
+	spec := [2][]complex128{make([]complex128, n), make([]complex128, n)}
+	for ky := 0; ky < G; ky++ {
+		for kx := 0; kx < G; kx++ {
+			k, m := ky*G+kx, ((G-ky)%G)*G+(G-kx)%G
+			zc := complex(real(z[m]), -imag(z[m]))
+			spec[0][k] = (z[k] + zc) / 2
+			spec[1][k] = (z[k] - zc) / complex(0, 2)
 		}
 	}
-	out, w, h := t.inverse().apply(src, l.Width, l.Height)
-	o := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
-	for i, v := range out {
-		o.Pix[i] = uint8(v)
+	buf := make([]complex128, n)
+	for f := 0; f < 2; f++ {
+		if f == 1 && b == nil {
+			break
+		}
+		best := syncResult{z: math.Inf(-1)}
+		for d := dihedral(0); d < numDihedral; d += 2 {
+			p1, p2 := s.dihedralChipF[d], s.dihedralChipF[d+1]
+			for i, v := range spec[f] {
+				buf[i] = v*p1[i] + complex(0, 1)*v*p2[i]
+			}
+			s.fftChip.transform(buf, true)
+			for k := range 2 {
+				zk, idx := peakZ(buf, k == 1)
+				if zk > best.z {
+					best = syncResult{dx: idx % G, dy: idx / G, z: zk, d: d + dihedral(k)}
+				}
+			}
+		}
+		r[f] = best
 	}
+	return r
+}
+
+// peakZ returns the z-score of the largest real (or imaginary) part of buf
+// over all its entries, and its index.
+func peakZ(buf []complex128, imaginary bool) (float64, int) {
+	var sum, ss float64
+	best, bi := math.Inf(-1), 0
+	for i, c := range buf {
+		x := real(c)
+		if imaginary {
+			x = imag(c)
+		}
+		sum += x
+		ss += x * x
+		if x > best {
+			best, bi = x, i
+		}
+	}
+	n := float64(len(buf))
+	mean := sum / n
+	return (best - mean) / math.Sqrt(math.Max(ss/n-mean*mean, 1e-30)), bi
+}
+
+// views holds the search's planes turned back by the inverse of each
+// transform a candidate was found under, computed when first needed: the
+// high-passed working plane and, for a decode, the full-resolution
+// luminance.
+type views struct {
+	s    *scheme
+	l    *imagex.Luma
+	hp   []float32
+	w, h int
+	byD  map[dihedral]*view
+	// noDihedral keeps the search to the picture's own orientation.
+	noDihedral bool
+}
+
+// view is one orientation of the examined picture.
+type view struct {
+	l    *imagex.Luma
+	hp   []float32
+	w, h int
+}
+
+func newViews(s *scheme, l *imagex.Luma, hp []float32, w, h int) *views {
+	return &views{s: s, l: l, hp: hp, w: w, h: h, byD: map[dihedral]*view{0: {l: l, hp: hp, w: w, h: h}}}
+}
+
+// get returns the examined picture turned back from d.
+func (v *views) get(d dihedral) *view {
+	if o, ok := v.byD[d]; ok {
+		return o
+	}
+	hp, w, h := d.inverse().apply(v.hp, v.w, v.h)
+	o := &view{hp: hp, w: w, h: h}
+	v.byD[d] = o
 	return o
+}
+
+// luma returns the full-resolution luminance turned back from d (nil when
+// the search has none), computed only when a candidate under d is decoded:
+// turning 12 MP costs more than the whole search on the working plane.
+func (v *views) luma(d dihedral) *imagex.Luma {
+	o := v.get(d)
+	if o.l == nil && v.l != nil {
+		o.l = orientLuma(v.l, d.inverse())
+	}
+	return o.l
+}
+
+// orientLuma returns l transformed by t.
+func orientLuma(l *imagex.Luma, t dihedral) *imagex.Luma {
+	src := l.Pix
+	if l.Stride != l.Width {
+		src = make([]uint8, l.Width*l.Height)
+		for y := 0; y < l.Height; y++ {
+			copy(src[y*l.Width:], l.Pix[y*l.Stride:y*l.Stride+l.Width])
+		}
+	}
+	out, w, h := applyDihedral(t, src, l.Width, l.Height)
+	return &imagex.Luma{Width: w, Height: h, Stride: w, Pix: out}
 }

@@ -41,14 +41,24 @@
 //     the short side) on two 160×160 windows at chip resolution by FFT
 //     correlation with the pilot, the 3 best refined (±0.5 %) on the whole
 //     image at pixel resolution, aligned to the half-pixel; only if all that
-//     fails, ±1° and ±2° rotations with scales 1 to 1.1, and ±3° to ±5°
+//     fails, ±1° and ±2° rotations with scales 1 to 1.1, and ±3° to ±10°
 //     at the scales around the one a same-aspect crop of the rotated
-//     picture implies (cos a + |sin a|·long/short side).
+//     picture implies (cos a + |sin a|·long/short side) and at scale 1.
 //   - Flips and quarter turns. After scale 1 fails, the whole plane
 //     folded once is correlated with the pilot under the seven other
 //     flips and quarter turns of the square (the tile maps onto itself);
 //     the best, if its z-score passes the gate, is turned back and decoded
-//     once (Detection.Flipped, Detection.Quarter).
+//     once (Detection.Flipped, Detection.Quarter). Combined with a crop
+//     (which moves the scale too), every chip-level fold of the crop
+//     search is correlated with the pilot under all eight transforms, and
+//     a candidate is refined and decoded on the plane turned back.
+//   - Rotations from ±3° to ±10° are also folded at scale 1 (a rotation
+//     that keeps the canvas, with black corners, keeps the scale).
+//   - A picture inside a busy frame (a phone screenshot at 0.2–0.35 of the
+//     photo's size, framed by interface): the longest run of detailed
+//     rows, narrowed to its detailed columns, is taken as the picture's
+//     box, and the full-resolution luminance inside it is searched as a
+//     picture of its own (scale 1, then the crop search).
 //   - The picture smaller than its frame (padding, borders, screenshots).
 //     Rows and columns of the high-passed plane that carry almost no
 //     energy give the picture's box in a flat frame; the scales within
@@ -77,10 +87,11 @@
 //
 // On unmarked input the Viterbi output is effectively random, so one decode
 // attempt passes the CRC-24 and the 4-bit version check with probability
-// 2^-28. Extract makes at most 10 attempts per image (version 2: 1 + 1 +
-// 3 + 2 + 1, the second for a flip or quarter turn, the last for a changed
-// aspect ratio; version 1: 2), which bounds the false-positive rate by
-// 10 × 2^-28 ≈ 3.7·10^-8 per image, whatever the
+// 2^-28. Extract makes at most 14 attempts per image (version 2: 1 + 1 +
+// 3 + 4 + 2 + 1, the second for a flip or quarter turn at scale 1, the 4
+// for a picture inside a busy frame, the last for a changed aspect ratio;
+// version 1: 2), which bounds the false-positive rate by
+// 14 × 2^-28 ≈ 5.2·10^-8 per image, whatever the
 // image. A wrong payload from a marked image needs the
 // same CRC collision.
 package watermark

@@ -3,6 +3,8 @@ package watermark
 import (
 	"math"
 	"sort"
+
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // A picture padded to a square, framed by a border or captured in a
@@ -95,4 +97,117 @@ func busySpan(e []float64) (lo, hi int, ok bool) {
 		}
 	}
 	return lo, hi, lo >= 0
+}
+
+// A phone screenshot frames the picture with interface (a status bar,
+// a header, captions, icons), not a flat margin, and shows a 12 MP photo
+// at 0.25–0.35 of its size: on the frame's working plane the picture's
+// chips are about one working pixel, which the area average to the plane
+// all but erases, and the interface's text rows hide the picture's box
+// from frameScales. The picture is the longest run of rows that all carry
+// detail (interface text comes in short lines separated by blank rows);
+// within it, the columns that carry detail give its sides. The
+// full-resolution luminance inside that box is then searched as a picture
+// of its own (scale 1 and the crop search), at the resolution the
+// screenshot kept.
+
+const (
+	// boxMaxArea: a box covering more of the plane than this is the
+	// picture itself (the frame search above handles flat margins).
+	boxMaxArea = 0.8
+	// boxMinSide is the smallest side, in working pixels of the frame,
+	// worth searching.
+	boxMinSide = 32
+)
+
+// pictureBox returns the box of the longest run of busy rows on the w×h
+// high-passed plane, narrowed to its busy columns, ok false when it is
+// most of the plane or too small.
+func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
+	rowE := make([]float64, h)
+	for y := 0; y < h; y++ {
+		var r float64
+		for _, v := range hp[y*w : (y+1)*w] {
+			r += math.Abs(float64(v))
+		}
+		rowE[y] = r / float64(w)
+	}
+	sorted := append([]float64(nil), rowE...)
+	sort.Float64s(sorted)
+	thr := frameFlat * sorted[len(sorted)*9/10]
+	if thr <= 0 {
+		return box, false
+	}
+	y0, y1 := 0, 0
+	for y := 0; y < h; {
+		if rowE[y] <= thr {
+			y++
+			continue
+		}
+		e := y
+		for e < h && rowE[e] > thr {
+			e++
+		}
+		if e-y > y1-y0 {
+			y0, y1 = y, e
+		}
+		y = e
+	}
+	if y1-y0 < boxMinSide {
+		return box, false
+	}
+	colE := make([]float64, w)
+	for y := y0; y < y1; y++ {
+		for x, v := range hp[y*w : (y+1)*w] {
+			colE[x] += math.Abs(float64(v))
+		}
+	}
+	x0, x1, okX := busySpan(colE)
+	if !okX || x1-x0 < boxMinSide || float64((x1-x0)*(y1-y0)) > boxMaxArea*float64(w*h) {
+		return box, false
+	}
+	return [4]int{x0, y0, x1, y1}, true
+}
+
+// detectInBox searches the full-resolution luminance inside pictureBox
+// as a picture of its own: scale 1, then the crop search, without flips
+// and turns, frames, rotations or aspect (at most 1 + maxDecodes decode
+// attempts). The Detection is mapped back onto the frame's working plane.
+func (s *scheme) detectInBox(l *imagex.Luma, hp []float32, w, h int) (Payload, Detection, bool) {
+	if l == nil {
+		return 0, Detection{}, false
+	}
+	b, ok := pictureBox(hp, w, h)
+	if !ok {
+		return 0, Detection{}, false
+	}
+	// Inside the box by a working pixel: its edges are blurred.
+	fx, fy := float64(l.Width)/float64(w), float64(l.Height)/float64(h)
+	X0, Y0 := int(math.Ceil(float64(b[0]+1)*fx)), int(math.Ceil(float64(b[1]+1)*fy))
+	X1, Y1 := int(math.Floor(float64(b[2]-1)*fx)), int(math.Floor(float64(b[3]-1)*fy))
+	if min(X1-X0, Y1-Y0) < MinExtractShortSide {
+		return 0, Detection{}, false
+	}
+	sub := &imagex.Luma{Width: X1 - X0, Height: Y1 - Y0, Stride: l.Stride, Pix: l.Pix[Y0*l.Stride+X0:]}
+	ww, wh := s.workDims(sub.Width, sub.Height)
+	hp2 := s.highpass(resampleLuma(sub, ww, wh), ww, wh)
+	v := newViews(s, sub, hp2, ww, wh)
+	v.noDihedral = true
+	p, d := s.decodeBest(v, s.syncChips(hp2, ww, []float64{1}, []float64{0}, 0, 0, ww, wh), 1)
+	if !d.Found {
+		p, d = s.decodeBest(v, s.searchViews(v, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, ww, wh}), s.maxDecodes)
+	}
+	// Frame plane x → full resolution x·fx → box plane (x·fx − X0)·kx.
+	kx, ky := float64(ww)/float64(sub.Width), float64(wh)/float64(sub.Height)
+	k := (kx*fx + ky*fy) / 2
+	if d.Found {
+		sc := d.Scale
+		d.Scale = sc / k
+		d.OffsetX -= float64(X0) * kx / sc
+		d.OffsetY -= float64(Y0) * ky / sc
+		d.WorkWidth, d.WorkHeight = w, h
+	} else {
+		d.Scale /= k
+	}
+	return p, d, true
 }

@@ -30,6 +30,10 @@ type scheme struct {
 	// flips and quarter turns (index 0 is pilotF); nil when the format
 	// does not test them.
 	dihedralPilotF [][]complex128
+	// dihedralChipF holds the same on the G×G chip grid, for the crop
+	// search (flip or quarter turn combined with a crop); nil when the
+	// format does not test them.
+	dihedralChipF [][]complex128
 	// frames: the crop search also looks for a picture smaller than its
 	// frame (scales 0.5 … 0.99, see frame.go).
 	frames bool
@@ -143,10 +147,11 @@ func newScheme(p schemeParams) *scheme {
 			s.pilotChips = append(s.pilotChips, k)
 		}
 	}
+	s.fftChip = newFFT2(s.grid)
 	if p.dihedral {
 		s.dihedralPilotF = s.dihedralPilots()
+		s.dihedralChipF = s.dihedralChipPilots()
 	}
-	s.fftChip = newFFT2(s.grid)
 	s.fftChip.transform(s.pilotChipF, false)
 	for i, v := range s.pilotChipF {
 		s.pilotChipF[i] = complex(real(v), -imag(v))
@@ -205,7 +210,7 @@ func paramsV2() schemeParams {
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
 		angles:        []float64{-2, -1, 1, 2},
-		wideAngles:    []float64{-5, -4, -3, 3, 4, 5},
+		wideAngles:    []float64{-10, -9, -8, -7, -6, -5, -4, -3, 3, 4, 5, 6, 7, 8, 9, 10},
 		rotScales:     rotScales,
 		refineAngles:  []float64{-0.5, 0.5},
 		maxRotDecodes: 2, rotRefineTop: 2,
@@ -492,6 +497,10 @@ type syncResult struct {
 	scale float64
 	angle float64 // degrees
 
+	// d is the flip or quarter turn the examined picture shows relative
+	// to the signed one; the other fields then refer to the plane turned
+	// back by d's inverse.
+	d      dihedral
 	dx, dy int
 	px, py float64 // sub-pixel phase of the fold (align)
 	z      float64
@@ -609,6 +618,12 @@ func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
 // syncChips folds hp at every scale over the window and aligns each fold
 // with the pilot on the chip grid (offsets in chips), two scales per FFT.
 func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
+	return s.syncChipsD(hp, w, scales, angles, x0, y0, x1, y1, false)
+}
+
+// syncChipsD is syncChips; with allD each fold is also tested under the
+// seven flips and quarter turns (sync2Dihedral) and keeps its best.
+func (s *scheme) syncChipsD(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int, allD bool) []syncResult {
 	out := make([]syncResult, 0, len(scales))
 	// Unrotated folds of the same window share one summed-area table.
 	var sat []float64
@@ -627,7 +642,12 @@ func (s *scheme) syncChips(hp []float32, w int, scales, angles []float64, x0, y0
 		if i+1 < len(scales) {
 			b = fold(i + 1)
 		}
-		r := s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
+		var r [2]syncResult
+		if allD {
+			r = s.sync2Dihedral(a, b)
+		} else {
+			r = s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
+		}
 		r[0].scale, r[0].angle, r[0].acc = scales[i], angles[i], nil
 		out = append(out, r[0])
 		if b != nil {
@@ -721,10 +741,11 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	hp := s.highpass(work, w, h)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
-		return s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
+		return s.decodeBest(newViews(s, l, hp, w, h), cands, s.maxDecodes)
 	}
 	// Fast path: the image was not cropped (scale 1, angle 0), one decode.
-	if p, d := s.decodeBest(l, hp, w, h, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
+	v := newViews(s, l, hp, w, h)
+	if p, d := s.decodeBest(v, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
 	// Flipped or quarter-turned: tested on one fold, one decode at most.
@@ -739,15 +760,27 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			scales, box = append(scales[:len(scales):len(scales)], fs...), b
 		}
 	}
-	cands := s.search(hp, w, h, scales, []float64{0}, s.refineTop, box)
-	p, d := s.decodeBest(l, hp, w, h, cands, s.maxDecodes)
+	cands := s.searchViews(v, scales, []float64{0}, s.refineTop, box)
+	p, d := s.decodeBest(v, cands, s.maxDecodes)
 	if d.Found {
 		return p, d
 	}
+	// A picture inside a busy frame (a phone screenshot), searched at the
+	// resolution the frame kept.
+	if s.frames {
+		if bp, bd, ok := s.detectInBox(l, hp, w, h); ok {
+			if bd.Found {
+				return bp, bd
+			}
+			if bd.Strength > d.Strength {
+				p, d = bp, bd
+			}
+		}
+	}
 	if len(s.angles) > 0 {
 		rs, ra := s.rotationPairs(w, h)
-		rc := s.searchPairs(hp, w, h, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
-		rp, rd := s.decodeBest(l, hp, w, h, rc, s.maxRotDecodes)
+		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
+		rp, rd := s.decodeBest(v, rc, s.maxRotDecodes)
 		if rd.Found {
 			return rp, rd
 		}
@@ -783,9 +816,16 @@ func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
 	for _, a := range s.wideAngles {
 		sin, cos := math.Sincos(a * math.Pi / 180)
 		k := cos + math.Abs(sin)*ratio
+		// Past ±5° the steps around k are left out (two folds per window
+		// instead of four; the refinement's ±0.5 % still applies).
 		for i := -1; i <= 1; i++ {
+			if i != 0 && math.Abs(a) > 5 {
+				continue
+			}
 			scales, angles = append(scales, k*math.Pow(1.012, float64(i))), append(angles, a)
 		}
+		// The rotation that keeps the canvas (black corners) keeps scale 1.
+		scales, angles = append(scales, 1), append(angles, a)
 	}
 	return scales, angles
 }
@@ -797,17 +837,27 @@ func (s *scheme) rotationPairs(w, h int) (scales, angles []float64) {
 // Scales below 1 at angle 0 are folded inside box (x0, y0, x1, y1 of the
 // working plane: where the picture is in its frame).
 func (s *scheme) search(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	return s.searchViews(newViews(s, nil, hp, w, h), scales, angles, refineTop, box)
+}
+
+// searchViews is search on the examined picture's views (candidates under
+// a flip or quarter turn are refined on the plane turned back).
+func (s *scheme) searchViews(v *views, scales, angles []float64, refineTop int, box [4]int) []syncResult {
 	var ps, pa []float64
 	for _, a := range angles {
 		for _, sc := range scales {
 			ps, pa = append(ps, sc), append(pa, a)
 		}
 	}
-	return s.searchPairs(hp, w, h, ps, pa, refineTop, box)
+	return s.searchPairs(v, ps, pa, refineTop, box)
 }
 
-// searchPairs is search over the (scale, angle) pairs given.
-func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+// searchPairs is search over the (scale, angle) pairs given. Unrotated
+// folds are tested under every flip and quarter turn when the format
+// does (dihedralChipF).
+func (s *scheme) searchPairs(v *views, scales, angles []float64, refineTop int, box [4]int) []syncResult {
+	hp, w, h := v.hp, v.w, v.h
+	allD := s.dihedralChipF != nil && !v.noDihedral
 	var cs, ca, small, ws, wa []float64
 	for i, a := range angles {
 		sc := scales[i]
@@ -834,7 +884,7 @@ func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, r
 	}
 	for _, f := range s.centres {
 		x0, y0, x1, y1 := window(f, s.coarseHalf)
-		coarse = append(coarse, s.syncChips(hp, w, cs, ca, x0, y0, x1, y1)...)
+		coarse = append(coarse, s.syncChipsD(hp, w, cs, ca, x0, y0, x1, y1, allD && countZero(ca) == len(ca))...)
 	}
 	// Wide rotations (±3° … ±5°) fold the two windows too: the central
 	// window alone missed a −5° rotation of a photo whose centre is dense
@@ -864,16 +914,16 @@ func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, r
 					cy = by0 + int(f*float64(bh))
 				}
 				x0, y0, x1, y1 := max(bx0, cx-half), max(by0, cy-half), min(bx1, cx+half), min(by1, cy+half)
-				coarse = append(coarse, s.syncChips(hp, w, pair, make([]float64, len(pair)), x0, y0, x1, y1)...)
+				coarse = append(coarse, s.syncChipsD(hp, w, pair, make([]float64, len(pair)), x0, y0, x1, y1, allD)...)
 			}
 		}
 	}
 	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
-	// Keep distinct (scale, angle) pairs only.
-	seen := map[[2]float64]bool{}
+	// Keep distinct (scale, angle, transform) triples only.
+	seen := map[[3]float64]bool{}
 	uniq := coarse[:0:0]
 	for _, c := range coarse {
-		k := [2]float64{c.scale, c.angle}
+		k := [3]float64{c.scale, c.angle, float64(c.d)}
 		if !seen[k] {
 			seen[k] = true
 			uniq = append(uniq, c)
@@ -881,22 +931,37 @@ func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, r
 	}
 	coarse = uniq
 	top := coarse[:min(refineTop, len(coarse))]
-	var rs, ra []float64
-	for _, c := range top {
-		for _, r := range s.refine {
-			rs, ra = append(rs, c.scale*r), append(ra, c.angle)
-		}
-		if c.angle != 0 {
-			for _, da := range s.refineAngles {
-				rs, ra = append(rs, c.scale), append(ra, c.angle+da)
+	// Refine per transform, on the plane turned back.
+	var cands []syncResult
+	for d := dihedral(0); d < numDihedral; d++ {
+		var rs, ra []float64
+		for _, c := range top {
+			if c.d != d {
+				continue
+			}
+			for _, r := range s.refine {
+				rs, ra = append(rs, c.scale*r), append(ra, c.angle)
+			}
+			if c.angle != 0 {
+				for _, da := range s.refineAngles {
+					rs, ra = append(rs, c.scale), append(ra, c.angle+da)
+				}
 			}
 		}
-	}
-	var cands []syncResult
-	if s.pixelRefine {
-		cands = s.syncPixels(hp, w, rs, ra, 0, 0, w, h)
-	} else {
-		cands = s.syncChips(hp, w, rs, ra, 0, 0, w, h)
+		if len(rs) == 0 {
+			continue
+		}
+		o := v.get(d)
+		var cs []syncResult
+		if s.pixelRefine {
+			cs = s.syncPixels(o.hp, o.w, rs, ra, 0, 0, o.w, o.h)
+		} else {
+			cs = s.syncChips(o.hp, o.w, rs, ra, 0, 0, o.w, o.h)
+		}
+		for i := range cs {
+			cs[i].d = d
+		}
+		cands = append(cands, cs...)
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
 	return cands
@@ -904,9 +969,9 @@ func (s *scheme) searchPairs(hp []float32, w, h int, scales, angles []float64, r
 
 // decodeBest aligns and decodes up to maxDecodes distinct candidates, best
 // first, and returns the first whose CRC and version check.
-func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []syncResult, maxDecodes int) (Payload, Detection) {
+func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Payload, Detection) {
 	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
-	tried := map[[4]int]bool{}
+	tried := map[[5]int]bool{}
 	attempts := 0
 	for _, c := range cands {
 		if attempts >= maxDecodes || c.z < s.minPilotZ {
@@ -914,12 +979,15 @@ func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []sync
 		}
 		// Neighbouring scales often agree on the offset: decode each
 		// (scale bucket, angle, offset) once.
-		key := [4]int{int(math.Round(math.Log(c.scale) * 200)), int(math.Round(c.angle * 4)), c.dx, c.dy}
+		key := [5]int{int(math.Round(math.Log(c.scale) * 200)), int(math.Round(c.angle * 4)), c.dx, c.dy, int(c.d)}
 		if tried[key] {
 			continue
 		}
 		tried[key] = true
 		attempts++
+		o := v.get(c.d)
+		hp, w, h := o.hp, o.w, o.h
+		l := v.luma(c.d)
 		switch {
 		case c.scale != 1 || c.angle != 0:
 			// fineScale searches ±1 pixel and aligns the phase itself; a
@@ -938,8 +1006,8 @@ func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []sync
 			}
 		}
 		msg := viterbi(soft)
-		p, v, ok := parseMessage(msg)
-		if !ok || v != s.version {
+		p, ver, ok := parseMessage(msg)
+		if !ok || ver != s.version {
 			continue
 		}
 		cw := convEncode(msg)
@@ -949,8 +1017,10 @@ func (s *scheme) decodeBest(l *imagex.Luma, hp []float32, w, h int, cands []sync
 				errs++
 			}
 		}
-		return p, Detection{Found: true, Version: int(v), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
+		det := Detection{Found: true, Version: int(ver), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
 			OffsetX: c.px - float64(c.dx), OffsetY: c.py - float64(c.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
+		det.Quarter, det.Flipped = c.d.turns()
+		return p, det
 	}
 	return 0, best
 }
