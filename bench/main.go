@@ -31,6 +31,7 @@ func commands() map[string]command {
 		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
 		"badge":      {"GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", runBadge},
 		"small":      {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
+		"claims":     {"look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", runClaims},
 	}
 }
 

@@ -39,3 +39,34 @@ func BenchmarkDownscale4MP(b *testing.B) {
 		imagex.Downscale(l, Side256, Side256)
 	}
 }
+
+// BenchmarkCompute4MP, BenchmarkDihedral4MP and BenchmarkGeometric4MP
+// are what sign adds for look-before-mark on a 4 MP plane: the eight
+// variants cost one Compute plus eight medians; the geometric hashes a
+// 512-pixel downscale, four rotations and eight hashes.
+func BenchmarkCompute4MP(b *testing.B) {
+	l := benchPlane()
+	for b.Loop() {
+		if _, err := Compute(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDihedral4MP(b *testing.B) {
+	l := benchPlane()
+	for b.Loop() {
+		if _, err := Dihedral(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGeometric4MP(b *testing.B) {
+	l := benchPlane()
+	for b.Loop() {
+		if _, err := Geometric(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

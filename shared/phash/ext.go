@@ -19,6 +19,13 @@ import (
 // transform stops at the 16 lowest outputs. The
 // differential test TestExt256MatchesGoimagehash holds it to that.
 func ext256(l *imagex.Luma) [4]uint64 {
+	flat := coeffs256(l)
+	return bits256(flat[:])
+}
+
+// coeffs256 returns the 16×16 low-frequency DCT block ext256 thresholds,
+// row-major (vertical frequency × 16 + horizontal frequency).
+func coeffs256(l *imagex.Luma) [256]float64 {
 	const n = Side256
 	var lum [256]float64
 	for v := range lum {
@@ -47,7 +54,12 @@ func ext256(l *imagex.Luma) [4]uint64 {
 			flat[16*y+x] = col[y]
 		}
 	}
-	median := etcs.MedianOfPixels(flat[:])
+	return flat
+}
+
+// bits256 thresholds 256 coefficients at goimagehash's median.
+func bits256(flat []float64) [4]uint64 {
+	median := etcs.MedianOfPixels(flat)
 	var h [4]uint64
 	for i, p := range flat {
 		if p > median {

@@ -98,7 +98,11 @@ func Compute(l *imagex.Luma) (Hash, error) {
 // 16-bit grey (the same expression, so the same bits); then its DCT, the
 // 8×8 low frequencies and their median. TestCompute64IsGoimagehash checks
 // it against the library.
-func hash64(l *imagex.Luma) uint64 {
+func hash64(l *imagex.Luma) uint64 { return bits64(coeffs64(l)) }
+
+// coeffs64 returns the 8×8 low-frequency DCT block hash64 thresholds,
+// row-major (vertical frequency × 8 + horizontal frequency).
+func coeffs64(l *imagex.Luma) []float64 {
 	pixels := make([]float64, Side64*Side64)
 	for y := 0; y < Side64; y++ {
 		for x := 0; x < Side64; x++ {
@@ -107,7 +111,11 @@ func hash64(l *imagex.Luma) uint64 {
 		}
 	}
 	transforms.DCT2DFast64(&pixels)
-	flat := transforms.FlattenPixelsFast64(pixels, 8, 8)
+	return transforms.FlattenPixelsFast64(pixels, 8, 8)
+}
+
+// bits64 thresholds 64 coefficients at their median, as PerceptionHash.
+func bits64(flat []float64) uint64 {
 	median := etcs.MedianOfPixelsFast64(flat)
 	var h uint64
 	for i, p := range flat {

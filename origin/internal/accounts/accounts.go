@@ -246,7 +246,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 	// org_name is copied into every record the account signs and shown to
 	// everyone who verifies them: the name rules refuse what would forge
 	// or disguise it (docs/verification.md, "Who a signer is").
-	org, err := validate.Name("org_name", in.OrgName, MaxOrgNameLen)
+	org, err := validate.DisplayName("org_name", in.OrgName, MaxOrgNameLen)
 	if err != nil {
 		_ = errs.Check(err)
 	} else if org == "" {

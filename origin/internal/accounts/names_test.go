@@ -2,9 +2,12 @@ package accounts
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
 )
 
 func TestOrgNameHolders(t *testing.T) {
@@ -60,5 +63,56 @@ func TestLegacyNameLoadsAndIsIndexed(t *testing.T) {
 	}
 	if n, _ := e.svc.OrgNameHolders(ctx, legacy.OrgName); n != 1 {
 		t.Errorf("holders after backfill = %d, want 1", n)
+	}
+}
+
+// TestImpersonatingNamesRefusedOrShared: after "Reuters" registered, each
+// name an impersonator tries is either refused at registration (it
+// imitates the verification label) or accepted and shown as a shared name
+// (it folds like "Reuters"); distinct organisations stay unshared.
+func TestImpersonatingNamesRefusedOrShared(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	in := validInput()
+	in.Email, in.OrgName = "victim@example.com", "Reuters"
+	e.register(t, in)
+	tests := []struct {
+		org     string
+		refused bool
+		shared  bool
+	}{
+		{"Reuters (key 5832517e7b62c4e0)", true, false},
+		{"Reuters (verified domain reuters.com)", true, false},
+		{"Reuters - Official", true, false},
+		{"unverified organisation: Reuters", true, false},
+		{"Rëuters", false, true},
+		{"Réuters", false, true},
+		{"Reuters™", false, true},
+		{"REUTERS", false, true},
+		{"Ｒｅｕｔｅｒｓ", false, true},
+		{"Reuter", false, false},
+		{"Official Charts Company", false, false},
+		{"Domain Media", false, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.org, func(t *testing.T) {
+			in := validInput()
+			in.Email, in.OrgName = fmt.Sprintf("claimant%d@example.com", i), tc.org
+			_, err := e.svc.Register(ctx, in)
+			var fe validate.Errors
+			if tc.refused {
+				if !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "org_name" || !fe[0].Unprocessable {
+					t.Errorf("Register(%q) = %v, want org_name refused (422)", tc.org, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Register(%q) = %v, want accepted", tc.org, err)
+			}
+			n, err := e.svc.OrgNameHolders(ctx, tc.org)
+			if err != nil || (n > 1) != tc.shared {
+				t.Errorf("OrgNameHolders(%q) = %d, %v; shared = %v, want %v", tc.org, n, err, n > 1, tc.shared)
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -460,7 +462,11 @@ func (e *env) registration(o owner, org string, seed byte, payload string) Regis
 func (e *env) registrationWithID(o owner, org string, seed byte, payload, id string) RegisterInput {
 	e.t.Helper()
 	sum := sha256.Sum256([]byte{seed})
-	ph := phash.Hash{P64: uint64(seed) << 40, P256: [4]uint64{uint64(seed), 2, 3, 4}}
+	// Distinct seeds are distinct pictures: hashes spread over every bit
+	// (register refuses hashes near another account's).
+	hs := sha512.Sum512([]byte{seed})
+	ph := phash.Hash{P64: binary.BigEndian.Uint64(hs[0:]), P256: [4]uint64{binary.BigEndian.Uint64(hs[8:]),
+		binary.BigEndian.Uint64(hs[16:]), binary.BigEndian.Uint64(hs[24:]), binary.BigEndian.Uint64(hs[32:])}}
 	rid, err := record.ParseID(id)
 	if err != nil {
 		e.t.Fatal(err)

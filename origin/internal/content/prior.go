@@ -17,14 +17,19 @@ import (
 type link struct {
 	rec      *Record
 	evidence []string
+	// geometry says how the record's picture became the file (a mirror or
+	// turn, a crop or rotation) when the perceptual link needed one; empty
+	// when as is.
+	geometry string
 }
 
 // links returns the records f is tied to (watermark, SHA-256 of the signed
-// output or of the uploaded original, near perceptual hash), each with its
+// output or of the uploaded original, near perceptual hash of the file or
+// of one of its variants, its mirrors and quarter turns), each with its
 // evidence, in candidate order. Revoked records are left out: their signer
 // withdrew the claim.
-func (s *Service) links(ctx context.Context, f Facts) ([]link, error) {
-	cands, err := s.candidates(ctx, f)
+func (s *Service) links(ctx context.Context, f Facts, vs variants) ([]link, error) {
+	cands, err := s.candidatesFor(ctx, f, vs)
 	if err != nil {
 		return nil, err
 	}
@@ -37,16 +42,27 @@ func (s *Service) links(ctx context.Context, f Facts) ([]link, error) {
 		if err != nil {
 			continue
 		}
-		ev := evidenceOf(f, rec, c.byOrig)
-		if len(ev) > 0 {
-			out = append(out, link{rec: c.rec, evidence: ev})
+		ev, g := evidenceOf(f, vs.hs, rec, c.byOrig)
+		l := link{rec: c.rec, evidence: ev}
+		if hasEvidence(ev, EvidencePerceptualHash) && g != phash.Identity {
+			l.geometry = g.String()
+		}
+		if !hasEvidence(ev, EvidencePerceptualHash) && c.geo.d256 <= phash.NearDistance256 {
+			l.evidence = append(l.evidence, EvidencePerceptualGeometry)
+			l.geometry = c.geo.describe()
+		}
+		if len(l.evidence) > 0 {
+			out = append(out, l)
 		}
 	}
 	return out, nil
 }
 
-// evidenceOf lists what ties the file with facts f to rec, strongest first.
-func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
+// evidenceOf lists what ties the file with facts f (and the perceptual
+// hashes variants of its mirrors and turns, indexed by phash.Transform
+// from 1) to rec, strongest first, and the transform that makes rec's
+// picture into the file.
+func evidenceOf(f Facts, variants []phash.Hash, rec *record.Record, byOrig bool) ([]string, phash.Transform) {
 	var ev []string
 	if f.Watermark.Found && len(rec.WatermarkPayload) > 0 && bytes.Equal(f.Watermark.Payload, rec.WatermarkPayload) {
 		ev = append(ev, EvidenceWatermark)
@@ -57,10 +73,22 @@ func evidenceOf(f Facts, rec *record.Record, byOrig bool) []string {
 	if byOrig {
 		ev = append(ev, EvidenceOriginalSHA256)
 	}
-	if phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256) <= phash.NearDistance256 {
+	if f.NotDecoded {
+		return ev, phash.Identity
+	}
+	g, best := phash.Identity, phash.Distance256(f.PHash.P256, rec.PerceptualHash.P256)
+	for i, v := range variants {
+		if d := phash.Distance256(v.P256, rec.PerceptualHash.P256); d < best {
+			g, best = phash.Transform(i+1), d
+		}
+	}
+	// Variant t undoes the file's geometry: the file is the record's
+	// picture under t's inverse.
+	g = g.Inverse()
+	if best <= phash.NearDistance256 {
 		ev = append(ev, EvidencePerceptualHash)
 	}
-	return ev
+	return ev, g
 }
 
 // prior picks, among the links, the record an upload derives from, in the
@@ -111,12 +139,12 @@ func timesOf(r *Record) verdict.Candidate {
 // evidenceRank is the position of the strongest evidence in the evidence
 // order (lower is stronger).
 func evidenceRank(ev []string) int {
-	for i, k := range []string{EvidenceWatermark, EvidenceSHA256, EvidenceOriginalSHA256, EvidencePerceptualHash} {
+	for i, k := range []string{EvidenceWatermark, EvidenceSHA256, EvidenceOriginalSHA256, EvidencePerceptualHash, EvidencePerceptualGeometry} {
 		if hasEvidence(ev, k) {
 			return i
 		}
 	}
-	return 4
+	return 5
 }
 
 func hasEvidence(ev []string, kind string) bool {
@@ -133,8 +161,12 @@ func hasEvidence(ev []string, kind string) bool {
 // new content), or an *AlreadySignedError when the upload is another
 // account's content and derivativeOf is empty, or ErrDerivativeMismatch
 // when derivativeOf is not among the records the upload is tied to.
-func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf string) (*link, error) {
-	ls, err := s.links(ctx, f)
+//
+// variants are the perceptual hashes of the upload's mirrors and quarter
+// turns (phash.Dihedral without the identity): a mirrored or turned copy
+// of another account's picture is that account's content too.
+func (s *Service) parentFor(ctx context.Context, f Facts, vs variants, owner, derivativeOf string) (*link, error) {
+	ls, err := s.links(ctx, f, vs)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +186,9 @@ func (s *Service) parentFor(ctx context.Context, f Facts, owner, derivativeOf st
 		return nil, nil
 	}
 	if p.rec.Owner != owner {
-		return nil, &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
+		e := &AlreadySignedError{RecordID: p.rec.ID, Evidence: p.evidence}
+		e.Geometry = p.geometry
+		return nil, e
 	}
 	return p, nil
 }

@@ -55,6 +55,10 @@ var (
 	// ErrDerivativeMismatch: the declared parent (derivative_of) is not a
 	// record the upload is linked to.
 	ErrDerivativeMismatch = errors.New("content: declared parent does not match the upload")
+	// ErrNearDuplicateLimit: the account registered its allowance of
+	// near-duplicates of this picture within the window (register); the
+	// error is a *NearDuplicateLimitError.
+	ErrNearDuplicateLimit = errors.New("content: near-duplicate registration allowance reached")
 	// ErrFileNotKept: the record's signed file is not stored (a registered
 	// record, whose file the service never saw, or one signed before signed
 	// outputs were kept).
@@ -69,10 +73,18 @@ type AlreadySignedError struct {
 	RecordID string
 	// Evidence names what linked it (Evidence* constants).
 	Evidence []string
+	// Geometry, when the link is the perceptual hash of a mirrored or
+	// turned copy, names the transform ("mirrored", "turned 90°
+	// clockwise", …); empty otherwise.
+	Geometry string
 }
 
 func (e *AlreadySignedError) Error() string {
-	return "content: already signed as record " + e.RecordID + " (" + strings.Join(e.Evidence, ", ") + ")"
+	g := ""
+	if e.Geometry != "" {
+		g = ", " + e.Geometry
+	}
+	return "content: already signed as record " + e.RecordID + " (" + strings.Join(e.Evidence, ", ") + g + ")"
 }
 
 // Unwrap makes errors.Is(err, ErrAlreadySigned) hold.
@@ -171,6 +183,11 @@ type Config struct {
 	// C2PA signs the C2PA manifests of signed JPEG and PNG outputs and is
 	// the CA verify decides their trust against; nil writes none.
 	C2PA C2PAAuthority
+	// MaxNearDuplicates is the number of registrations of one picture
+	// (near perceptual hashes, mirrors and turns included) an account may
+	// make within NearDuplicateWindow; 0 means DefaultMaxNearDuplicates,
+	// negative means no limit.
+	MaxNearDuplicates int
 	// Logger; nil discards. It never receives file contents or keys.
 	Logger *slog.Logger
 }

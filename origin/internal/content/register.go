@@ -56,6 +56,12 @@ type RegisterInput struct {
 	// what the signature covers: it lets verify find the record from a
 	// clip.
 	VideoFingerprint string
+	// DerivativeOf, if set, declares the registered file a derivative of
+	// that record (of any account): the canonical record then carries it
+	// as its parent (version 2), and the signature must cover it. Without
+	// it, hashes tied to another account's earlier record are refused
+	// (*AlreadySignedError), as /sign refuses the file.
+	DerivativeOf string
 }
 
 // registerVideoFormats maps the media types register accepts for video to
@@ -113,7 +119,12 @@ func (s *Service) findKey(ctx context.Context, owner, id, pubHex string) (keys.S
 // key registered before, or a SHA-256 (of a signed file or of an uploaded
 // original) or perceptual hash another account already holds: register
 // cannot claim someone else's file (docs/verification.md, "Register
-// cannot steal"). The refusal names nothing of the other record.
+// cannot steal"). The refusal names nothing of the other record. Hashes
+// tied to another account's earlier record otherwise (near, mirrored,
+// turned, cropped, rotated) get an *AlreadySignedError naming it unless
+// DerivativeOf declares one of those records (ErrDerivativeMismatch when
+// it is not among them), and an account past its near-duplicate
+// allowance a *NearDuplicateLimitError (registerLook).
 //
 // The record's timestamp is the client's claim: verify and the
 // certificate show it as claimed, beside the time of record.
@@ -152,6 +163,15 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 	if in.OriginType != "" {
 		if _, ok := keys.LookupOriginType(in.OriginType); !ok {
 			errs.Add("origin_type", "is not a known origin type code")
+		}
+	}
+	var parentID *record.ID
+	if in.DerivativeOf != "" {
+		pid, err := record.ParseID(strings.ToLower(in.DerivativeOf))
+		if err != nil {
+			errs.Add("derivative_of", "must be a record id (UUID)")
+		} else {
+			parentID = &pid
 		}
 	}
 	var fp *video.Fingerprint
@@ -199,7 +219,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		return nil, err
 	}
 	rec := &record.Record{ID: rid, PerceptualHash: ph, SignerPublicKey: pub, Timestamp: ts.UTC(),
-		OriginType: ot, Org: user.OrgName, WatermarkPayload: payload}
+		OriginType: ot, Org: user.OrgName, WatermarkPayload: payload, Parent: parentID}
 	copy(rec.SHA256[:], sha)
 	canon, err := rec.Encode()
 	if err != nil {
@@ -221,6 +241,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		BlockchainStatus: wire.StatusPending, Status: StatusActive, CreatedAt: now,
 	}
 	if err := s.checkNotClaimed(ctx, r, ph, key.ID); err != nil {
+		return nil, err
+	}
+	if err := s.registerLook(ctx, r, in.DerivativeOf); err != nil {
 		return nil, err
 	}
 	var extra func(tx store.Txn) error
@@ -289,4 +312,102 @@ func (s *Service) checkNotClaimed(ctx context.Context, r *Record, ph phash.Hash,
 		}
 		return nil
 	})
+}
+
+// DefaultMaxNearDuplicates is the number of registrations of one picture
+// (near perceptual hashes, mirrors and turns included) an account may make
+// within NearDuplicateWindow when Config.MaxNearDuplicates is 0.
+const DefaultMaxNearDuplicates = 4
+
+// NearDuplicateWindow is the period over which near-duplicate
+// registrations are counted.
+const NearDuplicateWindow = 24 * time.Hour
+
+// NearDuplicateLimitError refuses a registration that would exceed the
+// account's near-duplicate allowance. It wraps ErrNearDuplicateLimit.
+type NearDuplicateLimitError struct {
+	// Count is the account's near-duplicates of the picture registered
+	// within the window; RetryAfter when the oldest of them leaves it.
+	Count      int
+	RetryAfter time.Duration
+}
+
+func (e *NearDuplicateLimitError) Error() string {
+	return fmt.Sprintf("content: %d near-duplicate registrations of this picture within %s", e.Count, NearDuplicateWindow)
+}
+
+// Unwrap makes errors.Is(err, ErrNearDuplicateLimit) hold.
+func (e *NearDuplicateLimitError) Unwrap() error { return ErrNearDuplicateLimit }
+
+// registerLook applies look-before-mark to a registration with the hashes
+// the client sent: the SHA-256 and the perceptual hash, whose mirrors and
+// quarter turns are derived from its bits (phash.Hash.Dihedral; the
+// service has no pixels). Hashes tied to another account's earlier record
+// are refused (*AlreadySignedError) unless declared with derivativeOf,
+// which must then be one of the records they are tied to
+// (ErrDerivativeMismatch); a declared parent is recorded with its
+// evidence. An account registering more than its allowance of one picture
+// within NearDuplicateWindow gets a *NearDuplicateLimitError: a flood of
+// near-duplicates cannot be registered faster than that.
+func (s *Service) registerLook(ctx context.Context, r *Record, derivativeOf string) error {
+	var f Facts
+	sha, err := hex.DecodeString(r.SHA256)
+	if err != nil || len(sha) != len(f.SHA256) {
+		return fmt.Errorf("content: register: sha256 %q", r.SHA256)
+	}
+	copy(f.SHA256[:], sha)
+	ph, err := phash.Parse(r.PerceptualHash)
+	if err != nil {
+		return err
+	}
+	f.PHash = ph
+	vs := ph.Dihedral()
+	parent, err := s.parentFor(ctx, f, variants{hs: vs[1:], fromBits: true}, r.Owner, derivativeOf)
+	if err != nil {
+		return err
+	}
+	if parent != nil && derivativeOf != "" {
+		r.ParentRecordID, r.ParentEvidence = parent.rec.ID, parent.evidence
+	}
+	return s.nearDuplicateAllowance(ctx, f, variants{hs: vs[1:], fromBits: true}, r.Owner)
+}
+
+// nearDuplicateAllowance counts the owner's records perceptually near f
+// (or a mirror or turn of it) created within NearDuplicateWindow and
+// refuses one more beyond the allowance.
+func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, vs variants, owner string) error {
+	allow := s.cfg.MaxNearDuplicates
+	if allow == 0 {
+		allow = DefaultMaxNearDuplicates
+	}
+	if allow < 0 {
+		return nil
+	}
+	now := s.now()
+	since := now.Add(-NearDuplicateWindow)
+	n, oldest := 0, now
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		ps, err := s.pool(tx, f, vs, max(s.cfg.Limits.MaxCandidates, allow))
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if p.rec.Owner != owner || !p.near() || p.rec.CreatedAt.Before(since) {
+				continue
+			}
+			n++
+			if p.rec.CreatedAt.Before(oldest) {
+				oldest = p.rec.CreatedAt
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("content: register: near-duplicates: %w", err)
+	}
+	if n >= allow {
+		s.log.Warn("near-duplicate registrations refused: allowance reached", "account_id", owner, "near_records", n, "allowance", allow)
+		return &NearDuplicateLimitError{Count: n, RetryAfter: oldest.Add(NearDuplicateWindow).Sub(now)}
+	}
+	return nil
 }

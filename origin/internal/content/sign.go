@@ -158,7 +158,11 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent, err := s.parentFor(ctx, facts, in.Owner, in.DerivativeOf)
+	dihedral, err := phash.Dihedral(imagex.ToLuma(img.Image))
+	if err != nil {
+		return nil, fmt.Errorf("content: phash: %w", err)
+	}
+	parent, err := s.parentFor(ctx, facts, variants{hs: dihedral[1:]}, in.Owner, in.DerivativeOf)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +197,13 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	grid, err := localsig.Compute(markedLuma).Encode()
 	if err != nil {
 		return nil, fmt.Errorf("content: local signatures: %w", err)
+	}
+	// Kept beside the record, not in it: a later upload that is this
+	// picture cropped or slightly rotated is found by them (look before
+	// you mark).
+	geo, err := phash.Geometric(markedLuma)
+	if err != nil {
+		return nil, fmt.Errorf("content: geometric hashes: %w", err)
 	}
 	idStr, err := ids.NewUUID(s.cfg.Rand)
 	if err != nil {
@@ -236,7 +247,8 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	wc, err := s.signAndStore(ctx, newRecord{
 		id: idStr, now: now, owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
-		keep: func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+		keep:  func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+		extra: func(tx store.Txn) error { return s.storeGeometric(tx, rec.ID, geo) },
 	})
 	if err != nil {
 		return nil, err

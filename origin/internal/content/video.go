@@ -205,8 +205,9 @@ func unmarkedDetail(g, u *localsig.Grid) {
 
 // videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
 // that is another account's signed video: its exact signed output or
-// original (SHA-256), or a file carrying its watermark, so that no second
-// mark goes over a signer's. Content the caller's own account signed is
+// original (SHA-256), a file carrying its watermark, or, without a known
+// mark, a file whose fingerprint aligns on it, so that no second mark
+// goes over a signer's. Content the caller's own account signed is
 // signed again (derivative links are not made for video yet).
 func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info video.Info, owner string, sum [32]byte) error {
 	var found *AlreadySignedError
@@ -236,11 +237,15 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 		return err
 	}
 	if !ex.Detection.Found {
-		return nil
+		return s.videoNearElsewhere(ctx, path, owner)
 	}
-	return s.cfg.Store.View(ctx, func(tx store.Txn) error {
+	known := true
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		id, err := tx.Get(payloadKey(ex.Payload.String()))
 		if errors.Is(err, store.ErrNotFound) {
+			// A mark no record holds (a copier's own, or noise): the
+			// fingerprint still decides.
+			known = false
 			return nil
 		} else if err != nil {
 			return err
@@ -251,6 +256,37 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 		}
 		return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidenceWatermark}}
 	})
+	if err != nil || known {
+		return err
+	}
+	return s.videoNearElsewhere(ctx, path, owner)
+}
+
+// videoNearElsewhere refuses, with an *AlreadySignedError, an upload
+// without a watermark whose fingerprint aligns on another account's
+// signed video (a re-encode or a trim that lost the mark): the same
+// perceptual rule as images, on the frame sequence.
+func (s *Service) videoNearElsewhere(ctx context.Context, path, owner string) error {
+	fp, err := s.cfg.Video.Fingerprint(ctx, path)
+	if err != nil {
+		return err
+	}
+	m, err := s.matchVideo(ctx, fp, verdict.Watermark{})
+	if err != nil || m == nil {
+		return err
+	}
+	var r *Record
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		r, err = getRecord(tx, m.RecordID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("content: sign video: %w", err)
+	}
+	if r.Owner == owner || r.Status == StatusRevoked {
+		return nil
+	}
+	return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidencePerceptualHash}}
 }
 
 // storeVideoIndex stores a video record's fingerprint and adds its frame

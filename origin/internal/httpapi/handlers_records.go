@@ -367,6 +367,7 @@ type registerContentRequest struct {
 	OriginalFilename    string `json:"original_filename"`
 	MediaType           string `json:"media_type"`
 	VideoFingerprint    string `json:"video_fingerprint"`
+	DerivativeOf        string `json:"derivative_of"`
 }
 
 // handleRegisterContent: POST /api/v1/register (JSON, hash-only).
@@ -380,7 +381,7 @@ func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 		Owner: p.AccountID, RecordID: req.RecordID, SHA256: req.SHA256, PerceptualHash: req.PerceptualHash,
 		WatermarkPayloadHex: req.WatermarkPayloadHex, SignatureHex: req.SignatureHex, SigningKeyID: req.SigningKeyID,
 		SignerPublicKey: req.SignerPublicKey, OriginType: req.OriginType, Timestamp: req.Timestamp, OriginalFilename: req.OriginalFilename,
-		MediaType: req.MediaType, VideoFingerprint: req.VideoFingerprint,
+		MediaType: req.MediaType, VideoFingerprint: req.VideoFingerprint, DerivativeOf: req.DerivativeOf,
 	})
 	if err != nil {
 		return err

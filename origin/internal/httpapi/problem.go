@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -110,6 +112,10 @@ const (
 	// CodeDerivativeMismatch (422): derivative_of names a record the upload
 	// is not linked to.
 	CodeDerivativeMismatch = "derivative_mismatch"
+	// CodeNearDuplicateLimit (429, with Retry-After): register refused one
+	// more record of a picture the account already registered its
+	// allowance of within the window (content.NearDuplicateWindow).
+	CodeNearDuplicateLimit = "near_duplicate_limit"
 	// CodeDeviceKeyCannotSign (422): sign or sign-batch named a device key
 	// (custody "device"); the service holds no private key for it: sign
 	// locally and use register.
@@ -256,8 +262,19 @@ func problemFor(err error) (p *Problem, internal bool) {
 		p := NewProblem(fasthttp.StatusConflict, CodeAlreadySigned, "The upload is content another account already signed")
 		p.RecordID = signed.RecordID
 		p.CertificateURL = "/api/v1/content-records/" + signed.RecordID + "/certificate"
-		p.Detail = "The upload matches record " + signed.RecordID + " (" + strings.Join(signed.Evidence, ", ") +
+		ev := strings.Join(signed.Evidence, ", ")
+		if signed.Geometry != "" {
+			ev += ", " + signed.Geometry
+		}
+		p.Detail = "The upload matches record " + signed.RecordID + " (" + ev +
 			"). To sign it as a derivative, send derivative_of=" + signed.RecordID + "."
+		return p, false
+	}
+	var flood *content.NearDuplicateLimitError
+	if errors.As(err, &flood) {
+		p := NewProblem(fasthttp.StatusTooManyRequests, CodeNearDuplicateLimit, "The account registered its allowance of near-duplicates of this picture")
+		p.Detail = fmt.Sprintf("%d records of this picture (mirrors and turns included) were registered by this account within %s; retry later or declare them as one record", flood.Count, content.NearDuplicateWindow)
+		p.RetryAfter = max(1, int(math.Ceil(flood.RetryAfter.Seconds())))
 		return p, false
 	}
 	if errors.Is(err, content.ErrDerivativeMismatch) {

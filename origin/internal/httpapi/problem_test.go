@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/imagex"
@@ -51,5 +54,19 @@ func TestOtherImageFormatProblem(t *testing.T) {
 		if video.Sniff([]byte(tc.head)) {
 			t.Errorf("%s sniffed as a video", tc.name)
 		}
+	}
+}
+
+// TestClaimProblems: look-before-mark refusals keep their codes and say
+// what they matched; a near-duplicate flood is 429 with Retry-After.
+func TestClaimProblems(t *testing.T) {
+	p, internal := problemFor(&content.AlreadySignedError{RecordID: "r1", Evidence: []string{content.EvidencePerceptualGeometry}, Geometry: "mirrored, cropped 10 % a side"})
+	if internal || p.Status != 409 || p.Code != CodeAlreadySigned || p.RecordID != "r1" ||
+		!strings.Contains(p.Detail, "perceptual_geometry, mirrored, cropped 10 % a side") || !strings.Contains(p.Detail, "derivative_of=r1") {
+		t.Errorf("already signed → %+v (internal %v)", p, internal)
+	}
+	p, internal = problemFor(fmt.Errorf("register: %w", &content.NearDuplicateLimitError{Count: 4, RetryAfter: 90 * time.Minute}))
+	if internal || p.Status != 429 || p.Code != CodeNearDuplicateLimit || p.RetryAfter != 5400 || !strings.Contains(p.Detail, "4 records") {
+		t.Errorf("near-duplicate limit → %+v (internal %v)", p, internal)
 	}
 }

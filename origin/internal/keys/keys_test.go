@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -140,5 +141,25 @@ func TestSealBindsIdentity(t *testing.T) {
 	sealed[len(sealed)-1] ^= 1
 	if _, err := sl.open(sealed, "key-a", "owner-a"); !errors.Is(err, ErrUnsealFailed) {
 		t.Errorf("open of tampered blob err = %v, want ErrUnsealFailed", err)
+	}
+}
+
+// TestSigningKeyNameImitatingLabel: a key name that imitates the
+// verification label (a fingerprint, a "(verified …)" qualifier) is
+// refused; an ordinary one and a device id with a hex serial are kept.
+func TestSigningKeyNameImitatingLabel(t *testing.T) {
+	s := newService(t, openStore(t), bytes.Repeat([]byte{7}, MasterKeySize))
+	ctx := context.Background()
+	for _, name := range []string{"Camera (key 5832517e7b62c4e0)", "Desk 5832517e7b62c4e0", "Reuters (verified domain reuters.com)", "Camera - official"} {
+		_, err := s.CreateSigningKey(ctx, "owner-1", CreateSigningKeyInput{Name: name, OriginType: "camera_image"})
+		var fe *validate.FieldError
+		if !errors.As(err, &fe) || fe.Field != "name" || !fe.Unprocessable {
+			t.Errorf("CreateSigningKey(name %q) = %v, want the name refused (422)", name, err)
+		}
+	}
+	k, err := s.CreateSigningKey(ctx, "owner-1", CreateSigningKeyInput{Name: "Photo desk 2", OriginType: "camera_image",
+		DeviceID: "SN-5832517E7B62", PublicKeyHex: strings.Repeat("ab", ed25519.PublicKeySize)})
+	if err != nil || k.Name != "Photo desk 2" {
+		t.Errorf("CreateSigningKey(ordinary name, hex serial device id) = %+v, %v; want accepted", k, err)
 	}
 }

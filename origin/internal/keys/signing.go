@@ -122,7 +122,7 @@ func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateS
 	// (docs/verification.md, "Who a signer is"); device_info is shown to
 	// the owner only, hence single-line control-free text.
 	var errs validate.Errors
-	name, err := validate.Name("name", in.Name, maxNameLen)
+	name, err := validate.DisplayName("name", in.Name, maxNameLen)
 	if err != nil {
 		_ = errs.Check(err)
 	} else if name == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -71,7 +72,10 @@ func (ts *testServer) localRecord(s signer, id string, sum [32]byte, payload []b
 		ts.t.Fatal(err)
 	}
 	pub, _ := hex.DecodeString(s.pubHex)
-	ph := phash.Hash{P64: uint64(sum[0])<<56 | uint64(sum[1])<<48, P256: [4]uint64{1, 2, 3, uint64(sum[2])}}
+	// Distinct sums are distinct pictures: the 256-bit hash spreads over
+	// every bit (register refuses hashes near another account's record).
+	ph := phash.Hash{P64: uint64(sum[0])<<56 | uint64(sum[1])<<48, P256: [4]uint64{binary.BigEndian.Uint64(sum[8:]),
+		binary.BigEndian.Uint64(sum[16:]), binary.BigEndian.Uint64(sum[24:]), uint64(sum[2])}}
 	ts0 := ts.clock.Now().UTC().Truncate(time.Millisecond)
 	rec := &record.Record{ID: rid, SHA256: sum, PerceptualHash: ph, SignerPublicKey: pub, Timestamp: ts0,
 		OriginType: "camera_image", Org: "Example News", WatermarkPayload: payload}

@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 )
@@ -203,44 +202,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// FoldName returns the comparison key of a display name: NFKC, Unicode
-// case folding, a small table mapping Cyrillic and Greek letters that look
-// like Latin ones to those, then spaces collapsed. Two names with the same
-// key look alike to a reader (for example "Reuters", "REUTERS" and the
-// full-width "Ｒｅｕｔｅｒｓ" fold alike, and so do the Latin "ABC" and the
-// all-Cyrillic "АВС"). It is
-// deliberately smaller than the full UTS #39 confusables data: the names
-// it compares already passed Name, so mixed scripts are gone and what is
-// left is case, width and whole-word look-alikes.
-func FoldName(s string) string {
-	s = norm.NFKC.String(cases.Fold().String(norm.NFKC.String(s)))
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		if l, ok := latinLookalike[r]; ok {
-			r = l
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// latinLookalike maps case-folded Cyrillic and Greek letters to the Latin
-// letter they are drawn like in common fonts.
-var latinLookalike = map[rune]rune{
-	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'һ': 'h', 'і': 'i', 'ї': 'i', 'ј': 'j', 'к': 'k', 'м': 'm', 'н': 'h',
-	'о': 'o', 'р': 'p', 'с': 'c', 'ѕ': 's', 'т': 't', 'у': 'y', 'х': 'x', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l',
-	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'μ': 'u', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't',
-	'υ': 'u', 'χ': 'x', 'ω': 'w', 'ϲ': 'c',
-}
+// FoldName returns the comparison key of a display name: two names with
+// the same key look alike to a reader. It is the skeleton of skeleton.go
+// (case, width, accents, trade-mark symbols and punctuation, Latin,
+// Cyrillic and Greek look-alikes): "Reuters", "REUTERS", the full-width
+// "Ｒｅｕｔｅｒｓ", "Rëuters", "Réuters" and "Reuters™" fold alike, and so do
+// the Latin "ABC" and the all-Cyrillic "АВС".
+func FoldName(s string) string { return skeleton(s) }
 
 // SafeDisplay returns s fit to show to people even when it was stored
 // before the name rules existed: invalid UTF-8 and every control, line

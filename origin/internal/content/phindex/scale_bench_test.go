@@ -187,3 +187,113 @@ func lookupScale(b *testing.B, st store.Store, ix Index, hs []phash.Hash, near b
 		b.ReportMetric(100*float64(found)/n, "recall-%")
 	}
 }
+
+// BenchmarkLookBeforeMarkScale measures the index as look-before-mark
+// uses it at sign and register time: the upload's hash and its seven
+// mirror and turn variants (phash.Hash.Dihedral) each looked up with
+// radius 2 (lookRadius in content), candidate distance 14 and limit 64
+// (4 × the 16 candidate slots), on Badger with synthetic uniformly random
+// hashes loaded through BulkLoad. A near query is a stored hash with 0..10
+// bits of its 64-bit hash flipped (mirrored or turned copies cropped 2 %
+// land at 2..10, bench/README.md). Per operation (eight lookups) it
+// reports latency p50/p99, entries read, candidates (which content then
+// confirms on the 256-bit hash), truncated lookups, and the recall of the
+// stored record. Environment:
+//
+//	PHINDEX_SCALE_N           comma-separated sizes (default 1000000)
+//	PHINDEX_LOOK_PER_RECORD   index entries per record (default 1; 9 models
+//	                          the geometric index of signed pictures, eight
+//	                          edited hashes besides the record's own)
+//
+// Run: nice -n 10 go test ./origin/internal/content/phindex -run '^$' -bench LookBeforeMarkScale -benchtime 1000x -timeout 60m
+func BenchmarkLookBeforeMarkScale(b *testing.B) {
+	sizes := []int{1_000_000}
+	if v := os.Getenv("PHINDEX_SCALE_N"); v != "" {
+		sizes = sizes[:0]
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				b.Fatalf("PHINDEX_SCALE_N: %q", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	per := 1
+	if v := os.Getenv("PHINDEX_LOOK_PER_RECORD"); v != "" {
+		var err error
+		if per, err = strconv.Atoi(v); err != nil || per < 1 {
+			b.Fatalf("PHINDEX_LOOK_PER_RECORD: %q", v)
+		}
+	}
+	for _, n := range sizes {
+		st := openStore(b)
+		ix := Index{Prefix: []byte("rec/p/")}
+		start := time.Now()
+		hs := bulkLoad(b, st, ix, n, 7)
+		if per > 1 {
+			// The extra entries of every record: random hashes under its id.
+			r := rand.New(rand.NewPCG(8, 1))
+			ids := make([][16]byte, 0, n*(per-1))
+			extra := make([]phash.Hash, 0, n*(per-1))
+			for i := 0; i < n; i++ {
+				for k := 1; k < per; k++ {
+					ids, extra = append(ids, idOf(i)), append(extra, randHash(r))
+				}
+			}
+			if err := ix.BulkLoad(context.Background(), st, ids, extra); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Logf("loaded %d records × %d entries in %v", n, per, time.Since(start).Round(time.Second))
+		for _, radius := range []int{1, 2} {
+			ix := Index{Prefix: ix.Prefix, Radius: radius}
+			b.Run(fmt.Sprintf("n=%d/per=%d/radius=%d", n, per, radius), func(b *testing.B) {
+				ctx := context.Background()
+				r := rand.New(rand.NewPCG(5, 6))
+				lat := make([]time.Duration, 0, b.N)
+				var entries, cands, truncated, found int
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					want := r.IntN(len(hs))
+					q := flip(r, hs[want], r.IntN(11))
+					ct := &countingTxn{}
+					hit := false
+					t0 := time.Now()
+					err := st.View(ctx, func(tx store.Txn) error {
+						ct.Txn = tx
+						for _, v := range q.Dihedral() {
+							ms, trunc, err := ix.Lookup(ct, v, phash.CandidateDistance64, 4*limits.DefaultMaxCandidates, 0)
+							if err != nil {
+								return err
+							}
+							cands += len(ms)
+							if trunc {
+								truncated++
+							}
+							hit = hit || slices.ContainsFunc(ms, func(m Match) bool { return m.ID == idOf(want) })
+						}
+						return nil
+					})
+					lat = append(lat, time.Since(t0))
+					if err != nil {
+						b.Fatal(err)
+					}
+					entries += ct.entries
+					if hit {
+						found++
+					}
+				}
+				b.StopTimer()
+				slices.Sort(lat)
+				nf := float64(b.N)
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+				b.ReportMetric(float64(entries)/nf, "entries/op")
+				b.ReportMetric(float64(cands)/nf, "cands/op")
+				b.ReportMetric(100*float64(truncated)/(8*nf), "trunc-%")
+				b.ReportMetric(100*float64(found)/nf, "recall-%")
+			})
+		}
+		_ = st.Close()
+	}
+}
