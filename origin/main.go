@@ -23,7 +23,8 @@
 // together; unless GOMEMLIMIT is set, the Go runtime's soft memory limit
 // is set to that budget plus 512 MiB, so that garbage from finished
 // decodes is collected before the heap grows past it (see "Decode memory"
-// in docs/api.md).
+// in docs/api.md). --video-memory is the address space the ffmpeg and
+// ffprobe processes may reserve together (docs/video.md, "Budgets").
 package main
 
 import (
@@ -99,7 +100,7 @@ See docs/operations.md.
 type serveOptions struct {
 	listen, dataDir, logLevel, adminListen, trustedProxies string
 	storeKind, postgresURL, blobsDir                       string
-	anchorLeaseTTL                                         time.Duration
+	anchorLeaseTTL, chainReadTimeout                       time.Duration
 	chainRPCListen                                         string
 	gcInterval                                             time.Duration
 	ethRPC, ethKey, ethNetwork                             string
@@ -108,7 +109,7 @@ type serveOptions struct {
 	ethNetworkName, ethExplorerTxURL, ethMaxFeeGwei        string
 	ethPublic                                              bool
 	batchInterval                                          time.Duration
-	decodeMemory                                           string
+	decodeMemory, videoMemory, minFreeDisk                 string
 	videoWallTime                                          time.Duration
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
@@ -130,6 +131,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
 	f.str(&o.blobsDir, "blobs-dir", "", "with --store postgres: directory of the signed files, shared by every origin of the installation; empty: <data-dir>/blobs")
 	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
+	f.dur(&o.chainReadTimeout, "chain-read-timeout", anchor.DefaultReadTimeout, "longest a request waits for the chain reads behind one record's anchoring state; past it the state is unavailable")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.str(&o.adminListen, "admin-listen", server.DefaultAdminListen, "admin listener (GET /metrics, /debug/pprof/, GET /backup); empty disables it. Keep it on loopback or a private network")
 	f.str(&o.adminHosts, "admin-hosts", "", "comma-separated Host names the admin listener accepts besides localhost and loopback addresses")
@@ -148,7 +150,9 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.uint(&o.batchSize, "batch-size", uint64(anchor.DefaultBatchSize), "records per Merkle batch")
 	f.dur(&o.batchInterval, "batch-interval", anchor.DefaultBatchInterval, "longest wait before a batch closes")
 	f.str(&o.decodeMemory, "decode-memory", "1GiB", "memory all image decodes in flight may use together, e.g. 512MiB")
-	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time)")
+	f.dur(&o.videoWallTime, "video-wall-time", 10*time.Minute, "longest run of one ffmpeg or ffprobe process for a video request (each also has 300 s of CPU time and a deadline of 20 s plus 3×, signing 8×, the video's duration)")
+	f.str(&o.minFreeDisk, "min-free-disk", "256MiB", "free space the database's file system must keep for a write to go ahead; below it writes answer 507 and /ready is 503 (0: no check)")
+	f.str(&o.videoMemory, "video-memory", "2560MiB", "address space all ffmpeg/ffprobe processes may reserve together (each reserves its own limit: probe 512MiB, decode 768MiB, encode 1GiB)")
 	f.str(&o.smtpAddr, "smtp-addr", "", "SMTP server host:port for reset mails; empty: files in <data-dir>/outbox")
 	f.str(&o.smtpFrom, "smtp-from", "noreply@localhost", "sender address of mails, with --smtp-addr")
 	f.str(&o.smtpUsername, "smtp-username", "", "SMTP user, with --smtp-addr (password: PROVENANT_SMTP_PASSWORD only)")
@@ -199,7 +203,18 @@ func serve(args []string) error {
 		return err
 	}
 
-	cfg := server.Config{DataDir: o.dataDir, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime,
+	videoBytes, err := parseSize(o.videoMemory)
+	if err != nil || videoBytes <= 0 {
+		return fmt.Errorf("--video-memory %q: want a size such as 3GiB", o.videoMemory)
+	}
+	minFree, err := parseSize(o.minFreeDisk)
+	if err != nil || minFree < 0 {
+		return fmt.Errorf("--min-free-disk %q: want a size such as 256MiB", o.minFreeDisk)
+	}
+	if minFree == 0 {
+		minFree = -1 // 0 on the command line disables; in Config it means the default
+	}
+	cfg := server.Config{DataDir: o.dataDir, MinFreeDisk: minFree, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo,
 		Conns: conns, AdminHosts: splitList(o.adminHosts), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
 	if o.adminListen != "" && cfg.AdminToken == "" && !loopbackAddr(o.adminListen) {
@@ -224,6 +239,10 @@ func serve(args []string) error {
 		return fmt.Errorf("anchor lease TTL %v: must be positive", o.anchorLeaseTTL)
 	}
 	cfg.Anchor.LeaseTTL = o.anchorLeaseTTL
+	if o.chainReadTimeout <= 0 {
+		return fmt.Errorf("chain read timeout %v: must be positive", o.chainReadTimeout)
+	}
+	cfg.Anchor.ReadTimeout = o.chainReadTimeout
 	wh, err := server.WebhooksConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err

@@ -58,31 +58,53 @@ func locate(file []byte) (format string, store []byte, spans []span, err error) 
 // insertionPoint returns where a new store goes in a file that carries none.
 func insertionPoint(format string, file []byte) (int, error) {
 	if format == mimeJPEG {
-		segs, _, err := jpegSegments(file)
-		if err != nil {
-			return 0, err
-		}
 		// After the leading APP0 (JFIF) and APP1 (Exif, XMP) segments,
 		// which readers expect first.
 		at := 2
-		for _, s := range segs {
+		_, err := walkJPEG(file, func(s jpegSeg) error {
 			if s.marker != 0xe0 && s.marker != 0xe1 {
-				break
+				return errStopWalk
 			}
 			at = s.end
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopWalk) {
+			return 0, err
 		}
 		return at, nil
 	}
-	chunks, err := pngChunks(file)
-	if err != nil {
+	at := -1
+	err := walkPNG(file, func(c pngChunk) error {
+		if c.is("IDAT") || c.is("IEND") {
+			at = c.start
+			return errStopWalk
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopWalk) {
 		return 0, err
 	}
-	for _, c := range chunks {
-		if c.typ == "IDAT" || c.typ == "IEND" {
-			return c.start, nil
-		}
+	if at < 0 {
+		return 0, badFile("PNG has no IDAT chunk")
 	}
-	return 0, badFile("PNG has no IDAT chunk")
+	return at, nil
+}
+
+// MaxSegments bounds the walk of a file's structure: the marker segments
+// of a JPEG before its image data, and the chunks of a PNG other than
+// IDAT (image data, which encoders cut as they please). A file with more
+// is malformed (ErrMalformed): no writer produces it (a 16 MiB store takes
+// 257 APP11 segments), and a padding of millions of empty segments is
+// refused after this many steps instead of being walked to its end. The
+// walks allocate nothing per segment, so memory does not follow the
+// count either.
+const MaxSegments = 1 << 16
+
+// errStopWalk ends a walk early on purpose.
+var errStopWalk = errors.New("c2pa: walk stopped")
+
+func tooManySegments(what string) error {
+	return malformed("more than %d %s", MaxSegments, what)
 }
 
 // removeSpans returns file without the (sorted, disjoint) spans.
@@ -119,16 +141,21 @@ type jpegSeg struct {
 	payload    []byte
 }
 
-// jpegSegments walks the marker segments up to (not including) SOS.
-func jpegSegments(file []byte) ([]jpegSeg, int, error) {
-	var segs []jpegSeg
+// walkJPEG calls fn for each marker segment up to (not including) SOS, in
+// order, and returns the offset of SOS. It stops at fn's first error and
+// returns it; past MaxSegments segments (fill bytes and standalone
+// markers count) it fails with ErrMalformed.
+func walkJPEG(file []byte, fn func(jpegSeg) error) (int, error) {
 	pos := 2
-	for {
+	for n := 0; ; n++ {
+		if n == MaxSegments {
+			return 0, tooManySegments("JPEG marker segments")
+		}
 		if pos+4 > len(file) {
-			return nil, 0, badFile("JPEG ends before its image data")
+			return 0, badFile("JPEG ends before its image data")
 		}
 		if file[pos] != 0xff {
-			return nil, 0, badFile("JPEG marker expected at offset %d", pos)
+			return 0, badFile("JPEG marker expected at offset %d", pos)
 		}
 		m := file[pos+1]
 		if m == 0xff { // fill byte
@@ -136,7 +163,7 @@ func jpegSegments(file []byte) ([]jpegSeg, int, error) {
 			continue
 		}
 		if m == 0xda || m == 0xd9 {
-			return segs, pos, nil
+			return pos, nil
 		}
 		if m == 0x01 || (m >= 0xd0 && m <= 0xd7) {
 			pos += 2
@@ -144,9 +171,11 @@ func jpegSegments(file []byte) ([]jpegSeg, int, error) {
 		}
 		l := int(binary.BigEndian.Uint16(file[pos+2:]))
 		if l < 2 || pos+2+l > len(file) {
-			return nil, 0, badFile("JPEG segment at offset %d overruns the file", pos)
+			return 0, badFile("JPEG segment at offset %d overruns the file", pos)
 		}
-		segs = append(segs, jpegSeg{marker: m, start: pos, end: pos + 2 + l, payload: file[pos+4 : pos+2+l]})
+		if err := fn(jpegSeg{marker: m, start: pos, end: pos + 2 + l, payload: file[pos+4 : pos+2+l]}); err != nil {
+			return 0, err
+		}
 		pos += 2 + l
 	}
 }
@@ -167,10 +196,6 @@ func isC2PAStart(d []byte) bool {
 }
 
 func locateJPEG(file []byte) ([]byte, []span, error) {
-	segs, _, err := jpegSegments(file)
-	if err != nil {
-		return nil, nil, err
-	}
 	var (
 		store    []byte
 		spans    []span
@@ -179,53 +204,57 @@ func locateJPEG(file []byte) ([]byte, []span, error) {
 		total    uint64
 		nextSeq  uint32
 	)
-	for _, s := range segs {
+	_, err := walkJPEG(file, func(s jpegSeg) error {
 		if s.marker != jpegAPP11 {
-			continue
+			return nil
 		}
 		en, z, data, ok := jumbfSegment(s.payload)
 		if !ok {
-			continue
+			return nil
 		}
 		if found && en == instance {
 			if z != nextSeq {
-				return nil, nil, malformed("APP11 sequence %d where %d was expected", z, nextSeq)
+				return malformed("APP11 sequence %d where %d was expected", z, nextSeq)
 			}
 			if len(data) < 8 || binary.BigEndian.Uint32(data) != uint32(total) {
-				return nil, nil, malformed("APP11 continuation does not repeat the box header")
+				return malformed("APP11 continuation does not repeat the box header")
 			}
 			if uint64(len(store)+len(data)-8) > total {
-				return nil, nil, malformed("APP11 segments carry more than the box length")
+				return malformed("APP11 segments carry more than the box length")
 			}
 			store = append(store, data[8:]...)
 			spans = append(spans, span{s.start, s.end})
 			nextSeq++
-			continue
+			return nil
 		}
 		if !isC2PAStart(data) {
-			continue
+			return nil
 		}
 		if found {
-			return nil, nil, malformed("more than one manifest store in the file")
+			return malformed("more than one manifest store in the file")
 		}
 		if z != 1 {
-			return nil, nil, malformed("manifest store starts at APP11 sequence %d", z)
+			return malformed("manifest store starts at APP11 sequence %d", z)
 		}
 		l := binary.BigEndian.Uint32(data)
 		if l < 8 || l == 1 {
-			return nil, nil, malformed("manifest store box length %d", l)
+			return malformed("manifest store box length %d", l)
 		}
 		if l > MaxStoreBytes {
-			return nil, nil, tooLarge(int(l))
+			return tooLarge(int(l))
 		}
 		total = uint64(l)
 		found, instance, nextSeq = true, en, 2
 		if uint64(len(data)) > total {
-			return nil, nil, malformed("APP11 segment carries more than the box length")
+			return malformed("APP11 segment carries more than the box length")
 		}
 		store = make([]byte, 0, total)
 		store = append(store, data...)
 		spans = append(spans, span{s.start, s.end})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if found && uint64(len(store)) != total {
 		return nil, nil, malformed("manifest store truncated: %d of %d bytes", len(store), total)
@@ -266,15 +295,14 @@ func frameJPEG(store []byte, en uint16) []byte {
 // jpegInstance returns a JPEG XT box instance number no other APP11 JUMBF
 // segment of file uses.
 func jpegInstance(file []byte) uint16 {
-	segs, _, err := jpegSegments(file)
-	if err != nil {
-		return 1
-	}
 	used := map[uint16]bool{}
-	for _, s := range segs {
+	if _, err := walkJPEG(file, func(s jpegSeg) error {
 		if en, _, _, ok := jumbfSegment(s.payload); s.marker == jpegAPP11 && ok {
 			used[en] = true
 		}
+		return nil
+	}); err != nil {
+		return 1
 	}
 	en := uint16(1)
 	for used[en] {
@@ -287,55 +315,69 @@ func jpegInstance(file []byte) uint16 {
 // first IDAT.
 
 type pngChunk struct {
-	typ        string
+	typ        [4]byte
 	start, end int
 	data       []byte
 }
 
-func pngChunks(file []byte) ([]pngChunk, error) {
-	var chunks []pngChunk
+// is reports whether the chunk's type is t (comparing without a copy).
+func (c *pngChunk) is(t string) bool { return string(c.typ[:]) == t }
+
+// walkPNG calls fn for each chunk up to IEND (included), in order. It
+// stops at fn's first error and returns it; past MaxSegments chunks other
+// than IDAT it fails with ErrMalformed.
+func walkPNG(file []byte, fn func(pngChunk) error) error {
 	pos := len(pngSignature)
-	for pos < len(file) {
+	for n := 0; pos < len(file); {
 		if pos+12 > len(file) {
-			return nil, badFile("PNG chunk header truncated at offset %d", pos)
+			return badFile("PNG chunk header truncated at offset %d", pos)
 		}
 		l := binary.BigEndian.Uint32(file[pos:])
 		if l > 0x7fffffff || uint64(pos)+12+uint64(l) > uint64(len(file)) {
-			return nil, badFile("PNG chunk at offset %d overruns the file", pos)
+			return badFile("PNG chunk at offset %d overruns the file", pos)
 		}
 		end := pos + 12 + int(l)
-		c := pngChunk{typ: string(file[pos+4 : pos+8]), start: pos, end: end, data: file[pos+8 : pos+8+int(l)]}
-		chunks = append(chunks, c)
+		var typ [4]byte
+		copy(typ[:], file[pos+4:pos+8])
+		if string(typ[:]) != "IDAT" {
+			if n++; n > MaxSegments {
+				return tooManySegments("PNG chunks besides IDAT")
+			}
+		}
+		c := pngChunk{typ: typ, start: pos, end: end, data: file[pos+8 : pos+8+int(l)]}
+		if err := fn(c); err != nil {
+			return err
+		}
 		pos = end
-		if c.typ == "IEND" {
+		if c.is("IEND") {
 			break
 		}
 	}
-	return chunks, nil
+	return nil
 }
 
 func locatePNG(file []byte) ([]byte, []span, error) {
-	chunks, err := pngChunks(file)
-	if err != nil {
-		return nil, nil, err
-	}
 	var store []byte
 	var spans []span
-	for _, c := range chunks {
-		if c.typ != "caBX" {
-			continue
+	err := walkPNG(file, func(c pngChunk) error {
+		if !c.is("caBX") {
+			return nil
 		}
 		if spans != nil {
-			return nil, nil, malformed("more than one caBX chunk in the file")
+			return malformed("more than one caBX chunk in the file")
 		}
 		if len(c.data) > MaxStoreBytes {
-			return nil, nil, tooLarge(len(c.data))
+			return tooLarge(len(c.data))
 		}
 		store = c.data
 		if store == nil {
 			store = []byte{}
 		}
 		spans = []span{{c.start, c.end}}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return store, spans, nil
 }

@@ -21,6 +21,13 @@ const (
 	// 1×50M strips that pass the pixel bound but defeat per-row buffers.
 	DefaultMaxSide = 65_535
 
+	// DefaultMaxSignAspect is the largest ratio of long side to short side
+	// of a picture the service signs by default: 64, what the local
+	// signature grid holds (a 256-pixel short side and a long side of at
+	// most 16,384 working pixels). A 24000×256 strip is refused from its
+	// header instead of failing after its watermark was embedded.
+	DefaultMaxSignAspect = 64
+
 	// DefaultMaxDecodeBytes is the most memory the decoding of one image may
 	// need by default: 512 MiB. It admits every 8-bit image at the pixel
 	// limit (at most 4 bytes per pixel, 200 MB at 50 megapixels) and a
@@ -76,6 +83,28 @@ type Limits struct {
 	MaxProofLen int
 	// MaxCandidates is the largest number of candidate records per verdict.
 	MaxCandidates int
+	// MaxSignAspect is the largest ratio of long side to short side of a
+	// picture to sign (see [Limits.CheckSignAspect]); zero means
+	// DefaultMaxSignAspect, which is also the most the local signature grid
+	// can hold.
+	MaxSignAspect int
+}
+
+// ErrAspect is wrapped by [Limits.CheckSignAspect] errors.
+var ErrAspect = errors.New("limits: aspect ratio out of range")
+
+// CheckSignAspect reports, wrapping ErrAspect, a w×h picture whose long
+// side is more than MaxSignAspect times its short side.
+func (l Limits) CheckSignAspect(w, h int) error {
+	a := l.MaxSignAspect
+	if a <= 0 || a > DefaultMaxSignAspect {
+		a = DefaultMaxSignAspect
+	}
+	long, short := max(w, h), min(w, h)
+	if short <= 0 || long > a*short {
+		return fmt.Errorf("%w: %d×%d is more than %d:1", ErrAspect, w, h, a)
+	}
+	return nil
 }
 
 // Default returns the default limits. It returns a fresh value each call.

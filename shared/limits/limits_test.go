@@ -33,3 +33,30 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckSignAspect(t *testing.T) {
+	tests := []struct {
+		w, h, max int
+		ok        bool
+	}{
+		{16384, 256, 0, true},
+		{256, 16384, 0, true},
+		{16385, 256, 0, false},
+		{24000, 256, 0, false},
+		{256, 24000, 0, false},
+		{1, 65, 0, false},
+		{0, 10, 0, false},
+		{400, 100, 4, true},
+		{401, 100, 4, false},
+		{16384, 256, 1000, true}, // never past what the grid holds
+		{16385, 256, 1000, false},
+	}
+	for _, tt := range tests {
+		l := Default()
+		l.MaxSignAspect = tt.max
+		err := l.CheckSignAspect(tt.w, tt.h)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrAspect)) {
+			t.Errorf("%d×%d at %d: %v, want ok=%v", tt.w, tt.h, tt.max, err, tt.ok)
+		}
+	}
+}

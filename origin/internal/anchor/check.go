@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/provenant/provenant/shared/record"
 )
@@ -39,7 +40,45 @@ type Checker struct {
 	Chain  ChainReader
 	// MinConfirmations a block needs for Verified (0 means 1).
 	MinConfirmations uint64
+	// ReadTimeout bounds the chain reads of one AnchorState call together
+	// (0 means DefaultReadTimeout): a node that accepts connections and
+	// never answers costs a request at most this, and the state is then
+	// unavailable, as when the node is down.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout is Checker.ReadTimeout's default: a healthy node
+// answers the five calls of a check in milliseconds, a public endpoint
+// under load in well under a second.
+const DefaultReadTimeout = 5 * time.Second
+
+// reconfirm moves proof's batch to the block the chain now holds its
+// transaction in, once that block has MinConfirmations, and verifies the
+// proof again; before that the record is Pending.
+func (c Checker) reconfirm(ctx context.Context, recordID string, leaf Hash, proof Proof, moved Inclusion) (Result, error) {
+	head, err := c.Chain.Head(ctx)
+	if err != nil {
+		return Result{Outcome: Unavailable, Detail: "could not read the chain head"}, err
+	}
+	need := max(c.MinConfirmations, 1)
+	conf := uint64(0)
+	if head >= moved.BlockNumber {
+		conf = head - moved.BlockNumber + 1
+	}
+	if conf < need {
+		return Result{Outcome: Pending, Detail: fmt.Sprintf("pending: a chain reorganisation moved tx %s to block %d, %d of %d confirmations",
+			proof.TxHash, moved.BlockNumber, conf, need)}, nil
+	}
+	if err := c.Proofs.Reconfirm(ctx, proof, moved); err != nil {
+		return Result{Outcome: Unavailable, Detail: "could not record the re-confirmed anchor"}, err
+	}
+	proof.BlockNumber, proof.BlockHash = moved.BlockNumber, moved.BlockHash
+	return Verify(ctx, c.Chain, leaf, proof, c.MinConfirmations)
+}
+
+// ErrChainTimeout is wrapped by AnchorState errors when the chain did not
+// answer within the read timeout.
+var ErrChainTimeout = errors.New("anchor: the chain did not answer in time")
 
 // AnchorState returns the state of recordID, whose leaf hash is leaf. A
 // record that was never queued is Pending. An error means the state could
@@ -53,13 +92,35 @@ func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (S
 	if err != nil {
 		return State{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
 	}
-	res, verr := Verify(ctx, c.Chain, leaf, proof, c.MinConfirmations)
+	timeout := c.ReadTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadTimeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, verr := Verify(rctx, c.Chain, leaf, proof, c.MinConfirmations)
+	if errors.Is(verr, ErrMoved) && res.Moved != nil {
+		// A reorganisation deeper than the confirmations re-mined the
+		// transaction, root unchanged, in another block: re-confirm the
+		// anchor there once that block has its confirmations, so that
+		// every surface (verify, record, certificate, receipt) agrees
+		// again.
+		res, verr = c.reconfirm(rctx, recordID, leaf, proof, *res.Moved)
+		if res.Outcome == Verified {
+			if p, err := c.Proofs.Proof(rctx, recordID); err == nil {
+				proof = p
+			}
+		}
+	}
 	switch res.Outcome {
 	case Verified, Pending, Invalid:
 		return State{Outcome: res.Outcome, Detail: res.Detail, Proof: &proof}, nil
 	}
 	if verr == nil {
 		verr = errors.New(res.Detail)
+	}
+	if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return State{}, fmt.Errorf("anchor verify %s: %w after %v: %w", recordID, ErrChainTimeout, timeout, verr)
 	}
 	return State{}, fmt.Errorf("anchor verify %s: %w", recordID, verr)
 }

@@ -120,6 +120,34 @@ func (pv *Prover) Proof(ctx context.Context, recordID string) (Proof, error) {
 	return p, nil
 }
 
+// Reconfirm records that the transaction of proof's batch is now in the
+// block moved says (a reorganisation re-mined it, root unchanged): the
+// batch's inclusion becomes moved, if it is still the one proof carries
+// (a concurrent re-confirmation wins; nothing else changes a closed
+// batch's inclusion after it is anchored). Every record of the batch
+// then proves its anchor in the new block.
+func (pv *Prover) Reconfirm(ctx context.Context, proof Proof, moved Inclusion) error {
+	seq, err := ParseBatchID(proof.BatchID)
+	if err != nil {
+		return err
+	}
+	if moved.TxHash != proof.TxHash {
+		return fmt.Errorf("anchor: re-confirm batch %s: tx %s is not the batch's %s", proof.BatchID, moved.TxHash, proof.TxHash)
+	}
+	return pv.st.Update(ctx, func(txn store.Txn) error {
+		br, err := loadBatch(txn, seq)
+		if err != nil {
+			return err
+		}
+		in := br.Inclusion
+		if in == nil || in.TxHash != proof.TxHash || in.BlockNumber != proof.BlockNumber || in.BlockHash != proof.BlockHash {
+			return nil
+		}
+		br.Inclusion = &inclusionRec{TxHash: moved.TxHash, BlockNumber: moved.BlockNumber, BlockHash: moved.BlockHash}
+		return store.PutJSON(txn, seqKey(keyBatch, seq), br)
+	})
+}
+
 // RecordAnchor converts an anchored proof into the certificate's
 // record.Anchor (shared/record), which the public certificate carries and
 // record.Certificate.Verify checks offline. It returns nil unless the proof
@@ -185,7 +213,17 @@ const (
 type Result struct {
 	Outcome Outcome
 	Detail  string
+	// Moved, for an Invalid result wrapping ErrMoved, is where the proof's
+	// transaction is now: a canonical block other than the proof's, with
+	// the proof's root in its calldata.
+	Moved *Inclusion
 }
+
+// ErrMoved wraps (with ErrInvalidProof) the Invalid result of a proof
+// whose transaction, with the right root, is now in another canonical
+// block than the proof says: a reorganisation re-mined it. The anchor
+// holds again once it is re-confirmed there (Checker does).
+var ErrMoved = errors.New("anchor: transaction re-mined in another block")
 
 // Passed reports whether the blockchain check passes.
 func (r Result) Passed() bool { return r.Outcome == Verified }
@@ -244,7 +282,12 @@ func Verify(ctx context.Context, chain ChainReader, leaf Hash, p Proof, minConfi
 		return invalid("tx %s anchors root %s, not %s", p.TxHash, got, p.MerkleRoot)
 	}
 	if tx.BlockNumber != p.BlockNumber || (p.BlockHash != (Hash{}) && tx.BlockHash != p.BlockHash) {
-		return invalid("tx %s is in block %d, proof says block %d", p.TxHash, tx.BlockNumber, p.BlockNumber)
+		d := fmt.Sprintf("tx %s is in block %d, proof says block %d", p.TxHash, tx.BlockNumber, p.BlockNumber)
+		if tx.BlockNumber == p.BlockNumber {
+			d = fmt.Sprintf("tx %s is in block %d %s, proof says block %s", p.TxHash, tx.BlockNumber, tx.BlockHash, p.BlockHash)
+		}
+		return Result{Outcome: Invalid, Detail: d, Moved: &Inclusion{TxHash: p.TxHash, BlockNumber: tx.BlockNumber, BlockHash: tx.BlockHash}},
+			fmt.Errorf("%w: %w: %s", ErrInvalidProof, ErrMoved, d)
 	}
 	head, err := chain.Head(ctx)
 	if err != nil {

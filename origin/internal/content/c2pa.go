@@ -108,6 +108,9 @@ func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
 	if errors.Is(err, c2pa.ErrMalformed) {
 		return c2paOut{}, fmt.Errorf("%w: %v", ErrC2PAUnreadable, err)
 	}
+	if len(parent) > maxKeptStore {
+		return c2paOut{}, fmt.Errorf("content: C2PA manifest: %w: the upload's store is %d bytes, at most %d can be kept with ours", c2pa.ErrTooLarge, len(parent), maxKeptStore)
+	}
 	if len(parent) > 0 {
 		m.Parent = parent
 		m.Actions = append(m.Actions, c2pa.Action{Action: "c2pa.opened", SoftwareAgent: ClaimGenerator, When: in.when})
@@ -133,8 +136,17 @@ func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
 	if err != nil {
 		return c2paOut{}, fmt.Errorf("content: C2PA manifest: %w", err)
 	}
+	if len(st) > maxKeptStore {
+		return c2paOut{}, fmt.Errorf("content: C2PA manifest: %w: the new store is %d bytes, at most %d can be kept", c2pa.ErrTooLarge, len(st), maxKeptStore)
+	}
 	return c2paOut{file: out, id: id, store: st}, nil
 }
+
+// maxKeptStore is the largest manifest store a signed file may carry:
+// the store is kept (base64, in JSON) as one value of the database,
+// whose values are at most 16 MiB (Badger's value-log file size), so
+// about three quarters of that, less room for the record link.
+const maxKeptStore = 12<<20 - 64<<10
 
 // ErrC2PAUnreadable: the upload carries a C2PA manifest store that cannot
 // be read, so it cannot be kept as the parent of ours; signing with

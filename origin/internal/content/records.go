@@ -156,6 +156,9 @@ type Config struct {
 	// DecodeBudget, shared by every decode of the process, is reserved
 	// before each sign and verify decode; nil means unbounded.
 	DecodeBudget *imagex.Budget
+	// AfterCommit, if set, is called with a new record's id right after
+	// its transaction commits: crash tests stop the process there.
+	AfterCommit func(recordID string)
 	// JPEG decodes JPEG uploads and encodes JPEG outputs when signing;
 	// nil means imagex.StdJPEG (pure Go). The origin's turbo build passes
 	// libjpeg-turbo.

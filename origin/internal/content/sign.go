@@ -135,6 +135,13 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A strip too long for the local signature grid is refused from its
+	// header, before any decode or embedding.
+	if info, err := imagex.DecodeConfig(in.File, s.cfg.Limits); err == nil {
+		if err := s.cfg.Limits.CheckSignAspect(info.Width, info.Height); err != nil {
+			return nil, err
+		}
+	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, in.File, s.cfg.Limits, imagex.UseMark)
 	if err != nil {
 		return nil, err
@@ -364,10 +371,18 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
 			return fmt.Errorf("content: enqueue for anchoring: %w", err)
 		}
+		// An idempotent request's claim commits with the record it
+		// protects (store.PutIdemClaim).
+		if err := store.PutIdemClaim(ctx, tx, r.ID); err != nil {
+			return err
+		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentSigned, Time: r.CreatedAt, Accounts: []string{r.Owner}, Data: data})
 	})
 	if err != nil {
 		return fmt.Errorf("content: store record: %w", err)
+	}
+	if s.cfg.AfterCommit != nil {
+		s.cfg.AfterCommit(r.ID)
 	}
 	return nil
 }

@@ -254,6 +254,12 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentVerified, Time: now, Accounts: []string{best.rec.Owner}, Data: data})
 	})
+	if errors.Is(err, store.ErrNoSpace) {
+		// Out of disk: the answer is still right; only its count and
+		// webhook event are lost.
+		s.log.Warn("verification not counted: disk under its free-space margin", "record_id", best.rec.ID)
+		return out, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("content: count verification: %w", err)
 	}

@@ -129,7 +129,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	if err != nil {
 		return nil, fmt.Errorf("content: sign video: probe output: %w", err)
 	}
-	fp, err := eng.Fingerprint(ctx, outPath)
+	fp, err := eng.Fingerprint(ctx, outPath, outInfo)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 		return err
 	}
 	if !ex.Detection.Found {
-		return s.videoNearElsewhere(ctx, path, owner)
+		return s.videoNearElsewhere(ctx, path, info, owner)
 	}
 	known := true
 	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
@@ -259,15 +259,15 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 	if err != nil || known {
 		return err
 	}
-	return s.videoNearElsewhere(ctx, path, owner)
+	return s.videoNearElsewhere(ctx, path, info, owner)
 }
 
 // videoNearElsewhere refuses, with an *AlreadySignedError, an upload
 // without a watermark whose fingerprint aligns on another account's
 // signed video (a re-encode or a trim that lost the mark): the same
 // perceptual rule as images, on the frame sequence.
-func (s *Service) videoNearElsewhere(ctx context.Context, path, owner string) error {
-	fp, err := s.cfg.Video.Fingerprint(ctx, path)
+func (s *Service) videoNearElsewhere(ctx context.Context, path string, info video.Info, owner string) error {
+	fp, err := s.cfg.Video.Fingerprint(ctx, path, info)
 	if err != nil {
 		return err
 	}
@@ -380,7 +380,7 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	fp, err := eng.Fingerprint(ctx, path)
+	fp, err := eng.Fingerprint(ctx, path, info)
 	if err != nil {
 		return nil, nil, err
 	}

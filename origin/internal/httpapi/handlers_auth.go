@@ -7,13 +7,25 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/store"
 )
 
 // Context returns the context.Context handlers pass to domain packages. It
 // is deliberately not the *fasthttp.RequestCtx: that one is cancelled as
 // soon as the server starts shutting down (in-flight requests should
-// finish), and must not be retained after the handler returns.
-func Context(*fasthttp.RequestCtx) context.Context { return context.Background() }
+// finish), and must not be retained after the handler returns. Under an
+// Idempotency-Key on a route that creates one record, it carries the
+// claim the record's transaction writes (store.PutIdemClaim).
+func Context(ctx *fasthttp.RequestCtx) context.Context {
+	if ctx != nil {
+		if c, ok := ctx.UserValue(idemClaimUserKey{}).(store.IdemClaim); ok {
+			digest, _ := ctx.UserValue(fingerprintKey{}).(string)
+			c.Fingerprint = requestFingerprint(ctx, c.Fingerprint, digest) // c.Fingerprint held the route
+			return store.WithIdemClaim(context.Background(), c)
+		}
+	}
+	return context.Background()
+}
 
 // Wire types of the auth endpoints.
 type (

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -35,6 +36,10 @@ const (
 	// CodeVideoTimeout (422): the video took more than its CPU or wall-time
 	// allowance to process.
 	CodeVideoTimeout = "video_timeout"
+	// CodeRequestAbandoned (408): the client closed the connection while
+	// its video was processed; the work was stopped. Only logs and
+	// metrics see it.
+	CodeRequestAbandoned = "request_abandoned"
 )
 
 // videoProblem maps the video sentinels to problems; nil when err is not
@@ -61,6 +66,8 @@ func videoProblem(err error) *Problem {
 		return detail(NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTooSmall, "The video is too small to carry a watermark"))
 	case errors.Is(err, video.ErrTimeout):
 		return NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTimeout, "The video took too long to process")
+	case errors.Is(err, context.Canceled):
+		return NewProblem(fasthttp.StatusRequestTimeout, CodeRequestAbandoned, "The client closed the connection; the work was stopped")
 	}
 	return nil
 }
@@ -100,8 +107,10 @@ func (a *API) signVideo(ctx *fasthttp.RequestCtx, owner, keyID string, file uplo
 	if parent != "" {
 		return FieldProblem("derivative_of", "is not supported for video")
 	}
+	work, cancel := clientContext(ctx)
+	defer cancel()
 	return videoErr(withVideoFile(file, func(path string) error {
-		res, err := a.cfg.Records.SignVideo(Context(ctx), content.SignVideoInput{
+		res, err := a.cfg.Records.SignVideo(work, content.SignVideoInput{
 			Owner: owner, SigningKeyID: keyID, Path: path, Filename: file.Filename, SHA256: &file.SHA256,
 		})
 		if err != nil {
@@ -124,8 +133,10 @@ type videoVerifyResponse struct {
 
 // verifyVideo is the video branch of POST /api/v1/verify.
 func (a *API) verifyVideo(ctx *fasthttp.RequestCtx, file uploadFile) error {
+	work, cancel := clientContext(ctx)
+	defer cancel()
 	return videoErr(withVideoFile(file, func(path string) error {
-		res, det, err := a.cfg.Records.VerifyVideo(Context(ctx), path, file.SHA256)
+		res, det, err := a.cfg.Records.VerifyVideo(work, path, file.SHA256)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,9 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 
 	"github.com/provenant/provenant/origin/internal/blobs"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/record"
 )
 
 // Idempotency-Key (docs/api.md, "Idempotent requests"): a client that
@@ -319,6 +321,15 @@ func (i *idempotency) save(ctx context.Context, id string, seal [32]byte, e idem
 					return err
 				}
 			}
+			// So does a claim of that time (store.PutIdemClaim).
+			ck := []byte(store.IdemClaimPrefix + eid)
+			if cl, err := tx.Get(ck); err == nil && len(cl) >= 8 && fmt.Sprintf("%016x", binary.BigEndian.Uint64(cl)) == nanosHex {
+				if err := tx.Delete(ck); err != nil {
+					return err
+				}
+			} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
 		}
 		if err := tx.Set([]byte(pfxIdemEntry+id), val); err != nil {
 			return err
@@ -358,19 +369,41 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 	if err != nil {
 		return err
 	}
+	if prev == nil && claimsRecord(rt) {
+		// No stored response, but the record's transaction may have
+		// committed before the process died: its claim says so.
+		cl, err := a.idem.loadClaim(rctx, id)
+		if err != nil {
+			return err
+		}
+		if cl != nil {
+			digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
+			if err != nil {
+				return err
+			}
+			if requestFingerprint(ctx, rt.Path, digest) != cl.fingerprint {
+				return keyReused(key)
+			}
+			return a.replayClaim(ctx, rt, id, seal, cl)
+		}
+	}
 	if prev != nil {
 		digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
 		if err != nil {
 			return err
 		}
 		if requestFingerprint(ctx, rt.Path, digest) != prev.Fingerprint {
-			p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeIdempotencyKeyReused, "The Idempotency-Key was used for a different request")
-			p.Detail = "Idempotency-Key " + key + " was used within 24 hours for a request with other parameters; use a new key for a new request"
-			return p
+			return keyReused(key)
 		}
 		return a.replay(ctx, prev)
 	}
 	ctx.SetUserValue(fingerprintKey{}, nil)
+	if claimsRecord(rt) {
+		// Fingerprint holds the route until Context computes it from the
+		// body the handler read.
+		ctx.SetUserValue(idemClaimUserKey{}, store.IdemClaim{ID: id, Fingerprint: rt.Path, Created: a.cfg.Clock.Now().UTC()})
+		defer ctx.SetUserValue(idemClaimUserKey{}, nil)
+	}
 	if err := h(ctx); err != nil {
 		return err
 	}
@@ -399,10 +432,95 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 		e.Body = bytes.Clone(ctx.Response.Body())
 	}
 	if err := a.idem.save(rctx, id, seal, e); err != nil {
-		// The request succeeded; only its replay is lost. Say so in the
-		// log and answer normally.
+		// The request succeeded; its claim (if it created a record) still
+		// stops a retry from creating another. Say so in the log and
+		// answer normally.
 		a.log.Error("idempotency key not stored", "route", rt.Path, "request_id", RequestID(ctx), "err", err)
 	}
+	return nil
+}
+
+// idemClaimUserKey is the ctx user value holding the claim Context
+// passes to the record's transaction.
+type idemClaimUserKey struct{}
+
+// claimsRecord reports whether rt creates exactly one record through the
+// content service's transaction (which writes the claim): POST
+// /api/v1/sign, image or video.
+func claimsRecord(rt Route) bool { return rt.Method == "POST" && rt.Path == "/api/v1/sign" }
+
+func keyReused(key string) *Problem {
+	p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeIdempotencyKeyReused, "The Idempotency-Key was used for a different request")
+	p.Detail = "Idempotency-Key " + key + " was used within 24 hours for a request with other parameters; use a new key for a new request"
+	return p
+}
+
+type idemClaimed struct {
+	created     time.Time
+	fingerprint string
+	recordID    string
+}
+
+// loadClaim returns the live claim of id, nil when none.
+func (i *idempotency) loadClaim(ctx context.Context, id string) (*idemClaimed, error) {
+	var raw []byte
+	err := i.st.View(ctx, func(tx store.Txn) (err error) {
+		raw, err = tx.Get([]byte(store.IdemClaimPrefix + id))
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	created, fp, rid, err := store.ParseIdemClaim(raw)
+	if err != nil {
+		return nil, err
+	}
+	if i.now().Sub(created) >= IdempotencyTTL {
+		return nil, nil
+	}
+	return &idemClaimed{created: created, fingerprint: fp, recordID: rid}, nil
+}
+
+// replayClaim answers a retry whose first request created its record but
+// died before its response was stored: with the record's JSON sign
+// response (201, Location, Idempotent-Replayed: true), also when the
+// first request asked for the file (the response's download_url serves
+// it), and stores that response as the key's entry.
+func (a *API) replayClaim(ctx *fasthttp.RequestCtx, rt Route, id string, seal [32]byte, cl *idemClaimed) error {
+	p, _ := PrincipalFrom(ctx)
+	rctx := Context(ctx)
+	r, err := a.cfg.Records.Get(rctx, p.AccountID, cl.recordID)
+	if err != nil {
+		return fmt.Errorf("httpapi: idempotency claim of record %s: %w", cl.recordID, err)
+	}
+	sg, err := r.Signed()
+	if err != nil {
+		return err
+	}
+	cert := record.Certificate{Signed: sg}
+	wc, err := cert.Wire()
+	if err != nil {
+		return err
+	}
+	res := &content.SignResult{Record: r, Certificate: wc}
+	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
+	if err := WriteJSON(ctx, fasthttp.StatusCreated, res.Response()); err != nil {
+		return err
+	}
+	e := idemEntry{Fingerprint: cl.fingerprint, Status: fasthttp.StatusCreated, Headers: map[string]string{}, CreatedAt: cl.created,
+		Body: bytes.Clone(ctx.Response.Body())}
+	for _, name := range replayHeaders {
+		if v := ctx.Response.Header.Peek(name); len(v) > 0 {
+			e.Headers[name] = string(v)
+		}
+	}
+	if err := a.idem.save(rctx, id, seal, e); err != nil {
+		a.log.Error("idempotency key not stored", "route", rt.Path, "request_id", RequestID(ctx), "err", err)
+	}
+	ctx.Response.Header.Set("Idempotent-Replayed", "true")
 	return nil
 }
 

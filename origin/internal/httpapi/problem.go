@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/valyala/fasthttp"
 
@@ -17,7 +18,9 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/origin/internal/webhooks"
+	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 // Problem is an RFC 9457 problem details object with Provenant's stable
@@ -136,6 +139,26 @@ const (
 	CodeDomainLimit = "domain_limit"
 )
 
+// Codes of uploads refused before any work (docs/api.md, Errors).
+const (
+	// CodeC2PATooLarge (422): the upload's C2PA manifest store is near
+	// 16 MiB and ours would take the new store past it.
+	CodeC2PATooLarge = "c2pa_store_too_large"
+	// CodeAspectRatio (422): a picture to sign whose long side is more
+	// than 64 times its short side (limits.DefaultMaxSignAspect).
+	CodeAspectRatio = "aspect_ratio_out_of_limits"
+)
+
+// CodeInsufficientStorage (507, with Retry-After): the server's disk is
+// under its free-space margin (or full); the write was refused before
+// anything was stored. It is logged as an internal error: an operator
+// must free space.
+const CodeInsufficientStorage = "insufficient_storage"
+
+// storageRetryAfter is the Retry-After, in seconds, of an
+// insufficient_storage answer.
+const storageRetryAfter = 60
+
 // CodeDecodeCapacity (503, with Retry-After): the images being decoded
 // already use the server's decode memory budget and no room came within
 // the wait; the same request may succeed later.
@@ -232,6 +255,8 @@ var errorMappings = []struct {
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
 	{content.ErrC2PAUnreadable, fasthttp.StatusUnprocessableEntity, CodeC2PAUnreadable, "The upload's C2PA manifest store cannot be read; send c2pa=false to sign without Content Credentials"},
+	{c2pa.ErrTooLarge, fasthttp.StatusUnprocessableEntity, CodeC2PATooLarge, "The upload's C2PA manifest store, with ours added, would exceed 16 MiB; send c2pa=false to sign without Content Credentials"},
+	{limits.ErrAspect, fasthttp.StatusUnprocessableEntity, CodeAspectRatio, "The image is too elongated to sign: its long side may be at most 64 times its short side"},
 	{domains.ErrDomainTaken, fasthttp.StatusConflict, CodeDomainTaken, "Another account has verified this domain"},
 	{domains.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{domains.ErrLimit, fasthttp.StatusConflict, CodeDomainLimit, "The account has the maximum number of domain claims"},
@@ -308,6 +333,11 @@ func problemFor(err error) (p *Problem, internal bool) {
 	}
 	if errors.Is(err, store.ErrBadCursor) {
 		return cursorProblem(), false
+	}
+	if errors.Is(err, store.ErrNoSpace) || errors.Is(err, syscall.ENOSPC) {
+		p := NewProblem(fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored")
+		p.RetryAfter = storageRetryAfter
+		return p, true
 	}
 	for _, m := range errorMappings {
 		if errors.Is(err, m.err) {

@@ -215,6 +215,18 @@ type Config struct {
 	// "Authorization: Bearer <token>" (docs/operations.md, "Admin
 	// listener").
 	AdminToken string
+	// MinFreeDisk is the free space the data directory's file system must
+	// keep for a database write to go ahead (store.Config.MinFreeBytes):
+	// below it writes answer 507 insufficient_storage and /ready is 503,
+	// and the origin refuses to start rather than crash. Zero means
+	// store.DefaultMinFreeBytes (256 MiB); negative disables the check.
+	MinFreeDisk int64
+	// freeSpace replaces statfs for the free-space check (tests).
+	freeSpace func(dir string) (int64, error)
+	// VideoMemory is the address space all ffmpeg/ffprobe processes may
+	// reserve together (video.Config.Memory); zero means
+	// video.DefaultMemory.
+	VideoMemory int64
 }
 
 // ConnsConfig is the public listener's connection budget (docs/
@@ -252,6 +264,11 @@ type AnchorConfig struct {
 	// LeaseTTL is the anchoring lease's duration with a PostgreSQL store
 	// (zero: anchor.DefaultLeaseTTL): a dead leader is replaced within it.
 	LeaseTTL time.Duration
+	// ReadTimeout bounds the chain reads behind one record's anchoring
+	// state (verify, record detail, certificate, receipt); past it the
+	// state is "unavailable", as when the node is down (zero:
+	// anchor.DefaultReadTimeout, 5 s).
+	ReadTimeout time.Duration
 }
 
 // Server is a running origin. Create with New, start with Serve, stop with
@@ -310,6 +327,8 @@ type deps struct {
 	// checker that content records use.
 	anchorQueue content.AnchorQueue
 	proofs      content.ProofSource
+	// afterRecordCommit is content.Config.AfterCommit (crash tests).
+	afterRecordCommit func(recordID string)
 }
 
 // New opens the data directory and builds the server; it does not listen.
@@ -471,7 +490,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	// both inside the transaction that marks the batch anchored.
 	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
 	counted := met.Chain(chain)
-	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations}
+	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations, ReadTimeout: cfg.Anchor.ReadTimeout}
 	if d.anchorQueue != nil {
 		aq = d.anchorQueue
 	}
@@ -508,7 +527,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	// Video needs ffmpeg and ffprobe; without them the server still signs
 	// and verifies images and answers video uploads with 503.
-	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime})
+	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime, Memory: cfg.VideoMemory})
 	if vidErr != nil {
 		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
 	}
@@ -521,9 +540,10 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
-		Network: chainCfg.Describe(),
-		Video:   vid,
-		C2PA:    c2paCA,
+		Network:     chainCfg.Describe(),
+		Video:       vid,
+		C2PA:        c2paCA,
+		AfterCommit: d.afterRecordCommit,
 	})
 	if err != nil {
 		return nil, err
@@ -926,6 +946,15 @@ var readyProbeKey = []byte("ready-probe")
 // chain's head block number, and the mailer when it can tell (the outbox
 // is writable, or SMTP is configured).
 func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
+	var space []httpapi.ReadyCheck
+	if b, ok := st.(*store.Badger); ok {
+		// Writes are refused under the free-space margin: not ready.
+		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }})
+	}
+	return append(space, readyChecksOf(st, chain, mailer)...)
+}
+
+func readyChecksOf(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []httpapi.ReadyCheck {
 	checks := []httpapi.ReadyCheck{
 		{Name: "store", Check: func(ctx context.Context) error {
 			return st.View(ctx, func(txn store.Txn) error {

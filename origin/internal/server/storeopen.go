@@ -53,7 +53,8 @@ func openStore(cfg Config) (st store.Store, bdg *store.Badger, fresh bool, err e
 	}
 	_, statErr := os.Stat(filepath.Join(cfg.DataDir, dbSubdir))
 	fresh = errors.Is(statErr, fs.ErrNotExist)
-	b, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger")})
+	b, err := store.Open(store.Config{Dir: filepath.Join(cfg.DataDir, dbSubdir), Logger: cfg.Logger.With("component", "badger"),
+		MinFreeBytes: cfg.MinFreeDisk, FreeSpace: cfg.freeSpace})
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -264,7 +264,11 @@ func TestVideoRegisterByHashes(t *testing.T) {
 	if err := os.WriteFile(path, clip, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fp, err := eng.Fingerprint(context.Background(), path)
+	info, err := eng.Probe(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := eng.Fingerprint(context.Background(), path, info)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 		runCrashChild(dir)
 		return
 	}
+	if dir := os.Getenv(idemCrashChildEnv); dir != "" {
+		runIdemCrashChild(dir)
+		return
+	}
 	os.Exit(m.Run())
 }
 

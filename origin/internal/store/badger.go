@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -31,6 +32,14 @@ type Config struct {
 	// a new one started, the unit value-log GC rewrites and deletes; zero
 	// means DefaultValueLogFileSize. Tests use small files.
 	ValueLogFileSize int64
+	// MinFreeBytes is the free disk space every write needs (checked with
+	// statfs, at most once a second): below it Update fails with
+	// ErrNoSpace without touching Badger, and Open refuses to start. Zero
+	// means DefaultMinFreeBytes; negative disables the check.
+	MinFreeBytes int64
+	// FreeSpace measures the free space of Dir's file system; nil means
+	// FreeSpace (statfs). Tests pass their own.
+	FreeSpace func(dir string) (int64, error)
 }
 
 // DefaultValueLogFileSize is the value-log file size when
@@ -42,6 +51,7 @@ const DefaultValueLogFileSize = 16 << 20
 type Badger struct {
 	db         *badger.DB
 	maxRetries int
+	space      *spaceGuard
 }
 
 var _ Store = (*Badger)(nil)
@@ -60,6 +70,21 @@ var _ Store = (*Badger)(nil)
 func Open(cfg Config) (*Badger, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("store: Config.Dir is required")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	guard := &spaceGuard{dir: cfg.Dir, min: cfg.MinFreeBytes, free: cfg.FreeSpace}
+	if guard.min == 0 {
+		guard.min = DefaultMinFreeBytes
+	}
+	if guard.free == nil {
+		guard.free = FreeSpace
+	}
+	// Opening writes (a fresh memtable file, the manifest): on a full disk
+	// it would die of SIGBUS, so it is refused with a message instead.
+	if err := guard.check(); err != nil {
+		return nil, fmt.Errorf("store: open badger: %w", err)
 	}
 	vlogSize := cfg.ValueLogFileSize
 	if vlogSize <= 0 {
@@ -88,8 +113,13 @@ func Open(cfg Config) (*Badger, error) {
 	if mr <= 0 {
 		mr = DefaultMaxRetries
 	}
-	return &Badger{db: db, maxRetries: mr}, nil
+	return &Badger{db: db, maxRetries: mr, space: guard}, nil
 }
+
+// CheckSpace returns an error wrapping ErrNoSpace when the database's
+// file system is under the free-space margin (what Update checks), for
+// the readiness probe.
+func (b *Badger) CheckSpace() error { return b.space.check() }
 
 // View implements Store.
 func (b *Badger) View(ctx context.Context, fn func(Txn) error) error {
@@ -103,6 +133,9 @@ func (b *Badger) View(ctx context.Context, fn func(Txn) error) error {
 func (b *Badger) Update(ctx context.Context, fn func(Txn) error) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := b.space.check(); err != nil {
 			return err
 		}
 		err := b.db.Update(func(t *badger.Txn) error { return fn(txn{t: t}) })

@@ -57,7 +57,7 @@ func BenchmarkVideoCost(b *testing.B) {
 				if _, err := e.Extract(ctx, out, oi); err != nil {
 					b.Fatal(err)
 				}
-				fp, err := e.Fingerprint(ctx, out)
+				fp, err := e.Fingerprint(ctx, out, oi)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -118,7 +118,7 @@ func TestPeakRSSFlat(t *testing.T) {
 		if _, err := e.Extract(ctx, out, oi); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Fingerprint(ctx, out); err != nil {
+		if _, err := e.Fingerprint(ctx, out, oi); err != nil {
 			t.Fatal(err)
 		}
 		var self, kids syscall.Rusage

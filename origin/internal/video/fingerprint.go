@@ -41,17 +41,17 @@ const CentrePercent = 90
 // the 256-bit hash's working size, so phash does no resampling of its own.
 const fingerprintSide = phash.Side256
 
-// Fingerprint decodes the file at path (already probed) at
+// Fingerprint decodes the file at path (probed as info) at
 // FingerprintRate and hashes every sampled frame, whole and its centre,
 // in one decode: each sampled frame comes out as the two 256×256 pictures
 // stacked.
-func (e *Engine) Fingerprint(ctx context.Context, path string) (Fingerprint, error) {
+func (e *Engine) Fingerprint(ctx context.Context, path string, info Info) (Fingerprint, error) {
 	var fp Fingerprint
 	side := fingerprintSide
-	vf := fmt.Sprintf("fps=%d,format=gray,split[a][b];[a]scale=%d:%d:flags=area[f];"+
+	vf := fmt.Sprintf("format=gray,split[a][b];[a]scale=%d:%d:flags=area[f];"+
 		"[b]crop=trunc(iw*%d/200)*2:trunc(ih*%d/200)*2,scale=%d:%d:flags=area[c];[f][c]vstack",
-		FingerprintRate, side, side, CentrePercent, CentrePercent, side, side)
-	spec := frameSpec{num: FingerprintRate, den: 1, w: side, h: 2 * side, vf: vf}
+		side, side, CentrePercent, CentrePercent, side, side)
+	spec := frameSpec{num: FingerprintRate, den: 1, w: side, h: 2 * side, vf: vf, dur: info.Duration}
 	_, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
 		if len(fp.Hashes) >= MaxFingerprintFrames {
 			return nil

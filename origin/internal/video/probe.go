@@ -78,13 +78,21 @@ func (e *Engine) Probe(ctx context.Context, path string) (Info, error) {
 	if !Sniff(head) {
 		return Info{}, fmt.Errorf("%w: not an MP4, MOV or WebM file", ErrUnsupported)
 	}
-	ctx, cancel := e.withTimeout(ctx)
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	release, err := e.mem.Acquire(ctx, ProbeMemory)
+	if err != nil {
+		return Info{}, err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, min(e.wall, probeWall))
 	defer cancel()
 	args := []string{"-v", "error", "-show_format", "-show_streams", "-of", "json"}
 	args = append(args, inputArgs(path)...)
-	out, err := run(ctx, e.ffprobe, args, 4<<20)
+	out, err := e.run(ctx, e.ffprobe, args, ProbeMemory, 4<<20)
 	if err != nil {
-		if errors.Is(err, ErrTimeout) {
+		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrLimit) || errors.Is(err, context.Canceled) {
 			return Info{}, err
 		}
 		return Info{}, fmt.Errorf("%w: the container cannot be read", ErrCorrupt)
@@ -223,6 +231,8 @@ func (e *Engine) check(i Info) error {
 		return fmt.Errorf("%w: %d×%d, the short side must be at least %d", ErrLimit, i.Width, i.Height, l.MinShortSide)
 	case i.FPS > l.MaxFPS:
 		return fmt.Errorf("%w: %.2f frames per second, at most %.0f", ErrLimit, i.FPS, l.MaxFPS)
+	case i.FPS < l.MinFPS:
+		return fmt.Errorf("%w: %.4f frames per second on average, at least %.0f", ErrLimit, i.FPS, l.MinFPS)
 	case i.Streams > l.MaxStreams:
 		return fmt.Errorf("%w: %d streams, at most %d", ErrLimit, i.Streams, l.MaxStreams)
 	}

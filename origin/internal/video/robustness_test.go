@@ -78,7 +78,7 @@ func TestRobustnessTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		psnrSum += measurePSNR(t, e, in, signed, info)
-		ref, err := e.Fingerprint(ctx, signed)
+		ref, err := e.Fingerprint(ctx, signed, probe(t, e, signed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestRobustnessTable(t *testing.T) {
 			if res.Detection.Found && res.Payload == payload {
 				wmOK[ei]++
 			}
-			fp, err := e.Fingerprint(ctx, out)
+			fp, err := e.Fingerprint(ctx, out, oi)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func measurePSNR(t *testing.T, e *Engine, a, b string, info Info) float64 {
 	var se float64
 	var n int
 	var fa [][]uint8
-	_, err := e.grayFrames(context.Background(), a, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1}, func(_ time.Duration, l *imagex.Luma) error {
+	_, err := e.grayFrames(context.Background(), a, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1, dur: info.Duration}, func(_ time.Duration, l *imagex.Luma) error {
 		fa = append(fa, append([]uint8(nil), l.Pix...))
 		return nil
 	})
@@ -131,7 +131,7 @@ func measurePSNR(t *testing.T, e *Engine, a, b string, info Info) float64 {
 		t.Fatal(err)
 	}
 	i := 0
-	_, err = e.grayFrames(context.Background(), b, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1}, func(_ time.Duration, l *imagex.Luma) error {
+	_, err = e.grayFrames(context.Background(), b, frameSpec{num: 2, den: 1, w: info.Width &^ 1, h: info.Height &^ 1, dur: info.Duration}, func(_ time.Duration, l *imagex.Luma) error {
 		if i < len(fa) {
 			for k, v := range l.Pix {
 				d := float64(v) - float64(fa[i][k])

@@ -6,9 +6,15 @@
 // demuxers and the file protocol, so a file cannot make ffmpeg open other
 // files or the network (HLS, concat, ...). Frames travel through pipes as
 // raw video, one frame at a time, so memory does not grow with the
-// length of the video. Each process runs under a CPU-time limit (ffmpeg's
-// -timelimit, RLIMIT_CPU) and a wall-time limit, and is killed when the
-// caller's context ends (client disconnect).
+// length of the video.
+//
+// Every child runs under budgets no input can exceed (docs/video.md,
+// "Budgets"): an address-space limit (RLIMIT_AS) reserved beforehand in
+// the engine's weighted memory budget, a CPU-time limit (-timelimit), a
+// wall-clock deadline that follows the probed duration, a decoder frame
+// size ceiling (-max_pixels), and an output frame count bounded by the
+// probed duration whatever the stream's timestamps say. Each runs in its
+// own process group, killed as a whole when the caller's context ends.
 package video
 
 import (
@@ -16,7 +22,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
+	"sync/atomic"
 	"time"
+
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // Sentinel errors; probe and decode failures wrap one of them with a
@@ -34,7 +44,8 @@ var (
 	// ErrCorrupt: the container or its video stream cannot be read.
 	ErrCorrupt = errors.New("video: corrupt or truncated file")
 	// ErrLimit: duration, resolution, frame rate or stream count outside
-	// the limits.
+	// the limits, a decoded stream longer than its container says, or a
+	// process that needed more memory than its limit.
 	ErrLimit = errors.New("video: outside the limits")
 	// ErrTooSmall: the frames are too small to carry the watermark (Embed
 	// needs a short side of 256 pixels).
@@ -54,6 +65,10 @@ type Limits struct {
 	MinShortSide        int
 	MaxWidth, MaxHeight int
 	MaxFPS              float64
+	// MinFPS is the lowest average frame rate: a stream whose frames are
+	// hours apart (the average the container's sample table gives away,
+	// whatever its header's duration says) is refused before any decode.
+	MinFPS float64
 	// MaxStreams bounds the number of streams of any kind.
 	MaxStreams int
 	// VideoCodecs lists the accepted ffprobe codec names.
@@ -61,7 +76,7 @@ type Limits struct {
 }
 
 // DefaultLimits: 200 MB, 10 minutes, 1920×1080 (either orientation),
-// 60 fps, 4 streams, H.264, H.265, VP8, VP9 and AV1.
+// 1 to 60 fps, 4 streams, H.264, H.265, VP8, VP9 and AV1.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxBytes:     200 << 20,
@@ -69,6 +84,7 @@ func DefaultLimits() Limits {
 		MinShortSide: 64,
 		MaxWidth:     1920, MaxHeight: 1080,
 		MaxFPS:      60,
+		MinFPS:      1,
 		MaxStreams:  4,
 		VideoCodecs: []string{"h264", "hevc", "vp8", "vp9", "av1"},
 	}
@@ -82,14 +98,36 @@ type Config struct {
 	Limits          Limits
 	// CPUSeconds bounds the CPU time of each ffmpeg process (default 300).
 	CPUSeconds int
-	// WallTime bounds each ffmpeg/ffprobe run (default 10 minutes).
+	// WallTime is the longest any one ffmpeg/ffprobe run may take
+	// (default 10 minutes); a run's own deadline is shorter, following
+	// the probed duration (see Engine.deadline).
 	WallTime time.Duration
+	// Memory is the capacity, in bytes, of the budget every child reserves
+	// its address-space limit from before it starts (default
+	// DefaultMemory); a run that finds no room within MemoryWait fails
+	// with imagex.ErrBusy. It must hold one decoder and one encoder.
+	Memory int64
+	// MemoryWait bounds the wait for room in that budget (default 1
+	// minute; the caller's context ends it sooner).
+	MemoryWait time.Duration
 	// Threads bounds the threads each ffmpeg process uses (default 2).
 	Threads int
 	// MaxConcurrent bounds the decodes and encodes running at once across
 	// requests (default 2); others wait for a turn or their context.
 	MaxConcurrent int
 }
+
+// Address-space limits (RLIMIT_AS) of each kind of child, and the default
+// budget they are reserved from. Measured with ffmpeg 5.1 at 1080p and
+// two threads (MALLOC_ARENA_MAX=2): ffprobe reserves 260 MiB of address
+// space (48 MiB resident), a decoder 410–440 MiB (80 MiB resident), the
+// x264 encoder 804 MiB (408 MiB resident).
+const (
+	ProbeMemory   = 512 << 20
+	DecodeMemory  = 768 << 20
+	EncodeMemory  = 1 << 30
+	DefaultMemory = 2*DecodeMemory + EncodeMemory
+)
 
 // Engine runs ffmpeg and ffprobe for the service. It is safe for
 // concurrent use.
@@ -100,6 +138,8 @@ type Engine struct {
 	wall            time.Duration
 	threads         int
 	turns           chan struct{}
+	mem             *imagex.Budget
+	peakRSS         atomic.Int64
 }
 
 // New looks the tools up and returns an Engine, or an error wrapping
@@ -135,8 +175,21 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Limits.MaxBytes == 0 {
 		cfg.Limits = DefaultLimits()
 	}
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultMemory
+	}
+	if cfg.Memory < DecodeMemory+EncodeMemory {
+		return nil, fmt.Errorf("video: memory budget %d MiB holds no signing run (%d MiB)", cfg.Memory>>20, (DecodeMemory+EncodeMemory)>>20)
+	}
+	if cfg.MemoryWait <= 0 {
+		cfg.MemoryWait = time.Minute
+	}
+	mem, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.Memory, Wait: cfg.MemoryWait})
+	if err != nil {
+		return nil, fmt.Errorf("video: %w", err)
+	}
 	return &Engine{ffmpeg: ff, ffprobe: fp, lim: cfg.Limits, cpu: cfg.CPUSeconds, wall: cfg.WallTime, threads: cfg.Threads,
-		turns: make(chan struct{}, cfg.MaxConcurrent)}, nil
+		turns: make(chan struct{}, cfg.MaxConcurrent), mem: mem}, nil
 }
 
 // Limits returns the limits the engine enforces.
@@ -152,6 +205,17 @@ func inputArgs(path string) []string {
 	}
 }
 
+// decodeArgs are inputArgs with the decoder's frame size ceiling: a
+// frame of more pixels than the limits allow is refused by the decoder
+// before it allocates it, whatever the container said (a stream may
+// switch to 15360×15360 after a first frame of 640×360).
+func (e *Engine) decodeArgs(path string) []string {
+	return append([]string{"-max_pixels", strconv.Itoa(e.maxPixels())}, inputArgs(path)...)
+}
+
+// maxPixels is the largest frame the limits admit.
+func (e *Engine) maxPixels() int { return e.lim.MaxWidth * e.lim.MaxHeight }
+
 // turn waits for one of the MaxConcurrent slots; release gives it back.
 func (e *Engine) turn(ctx context.Context) (release func(), err error) {
 	select {
@@ -162,6 +226,42 @@ func (e *Engine) turn(ctx context.Context) (release func(), err error) {
 	}
 }
 
-func (e *Engine) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, e.wall)
+// admit takes a turn and reserves n bytes of the memory budget for the
+// children of one run; release gives both back.
+func (e *Engine) admit(ctx context.Context, n int64) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // a free slot must not start work for a request that ended
+	}
+	rt, err := e.turn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := e.mem.Acquire(ctx, n)
+	if err != nil {
+		rt()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return func() { rm(); rt() }, nil
+}
+
+// Deadline parameters: a run may take probeWall (ffprobe), or runBase
+// plus perSecond times the probed duration (decodes) or encodePerSecond
+// times it (embedding, which decodes and encodes), and never more than
+// Config.WallTime. Signing a 1080p clip measured up to 5× its duration
+// on two loaded cores; these leave room for that while a clip whose
+// container claims 2 s is stopped within half a minute.
+const (
+	probeWall       = 30 * time.Second
+	runBase         = 20 * time.Second
+	perSecond       = 3
+	encodePerSecond = 8
+)
+
+// deadline is the wall-clock allowance of one run over a video of
+// duration d.
+func (e *Engine) deadline(d time.Duration, factor int) time.Duration {
+	return min(e.wall, runBase+time.Duration(factor)*d)
 }

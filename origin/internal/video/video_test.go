@@ -106,7 +106,7 @@ func TestSignedClipSurvivesEdits(t *testing.T) {
 	if signedInfo.VideoCodec != "h264" || signedInfo.AudioCodec != "aac" || signedInfo.Width != 640 || signedInfo.Height != 360 {
 		t.Fatalf("signed file %+v: want H.264 640×360 with the AAC audio kept", signedInfo)
 	}
-	ref, err := e.Fingerprint(ctx, signed)
+	ref, err := e.Fingerprint(ctx, signed, signedInfo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestSignedClipSurvivesEdits(t *testing.T) {
 				t.Errorf("watermark: payload %v found=%v strength %.1f over %d frames, want %v",
 					res.Payload, res.Detection.Found, res.Detection.Strength, res.Frames, payload)
 			}
-			fp, err := e.Fingerprint(ctx, f.path)
+			fp, err := e.Fingerprint(ctx, f.path, info)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestSignedClipSurvivesEdits(t *testing.T) {
 		if res.Detection.Found {
 			t.Errorf("found payload %v in an unmarked clip", res.Payload)
 		}
-		fp, err := e.Fingerprint(ctx, other)
+		fp, err := e.Fingerprint(ctx, other, info)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestProbeRefusesBadInput(t *testing.T) {
 			info, err := e.Probe(context.Background(), tt.path)
 			if err == nil {
 				// Some lies only show when decoding.
-				_, err = e.Fingerprint(context.Background(), tt.path)
+				_, err = e.Fingerprint(context.Background(), tt.path, info)
 				t.Logf("probe passed (%+v); decode: %v", info, err)
 			}
 			if !errors.Is(err, tt.want) {
@@ -254,7 +254,7 @@ func TestCancelKillsFFmpeg(t *testing.T) {
 	src := clip(t, dir, "src.mp4", "testsrc2", "320x180", 25, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	frames := 0
-	_, err := e.grayFrames(ctx, src, frameSpec{num: 25, den: 1, w: 320, h: 180}, func(time.Duration, *imagex.Luma) error {
+	_, err := e.grayFrames(ctx, src, frameSpec{num: 25, den: 1, w: 320, h: 180, dur: 4 * time.Second}, func(time.Duration, *imagex.Luma) error {
 		frames++
 		if frames == 2 {
 			cancel()
@@ -284,7 +284,7 @@ func TestConcurrencyBound(t *testing.T) {
 	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err = e.Fingerprint(ctx, filepath.Join(t.TempDir(), "never-read.mp4"))
+	_, err = e.Fingerprint(ctx, filepath.Join(t.TempDir(), "never-read.mp4"), Info{Duration: time.Second})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the context's deadline while the only slot is taken", err)
 	}

@@ -60,7 +60,9 @@ var audioCopyable = map[string]bool{"aac": true, "mp3": true, "opus": true, "ac3
 // carry payload p in their luminance, the first audio stream copied (or
 // re-encoded to AAC when MP4 cannot carry it). Frames stream from one
 // ffmpeg (decoder) through this process to another (encoder): memory is a
-// few frames whatever the length.
+// few frames whatever the length. The two processes are admitted
+// together (DecodeMemory+EncodeMemory of the budget) and share the
+// deadline of encodePerSecond times the probed duration.
 func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p watermark.Payload, opt EmbedOptions) (EmbedStats, error) {
 	w, h := info.Width&^1, info.Height&^1 // 4:2:0 needs even sides
 	key := opt.KeyInterval
@@ -83,18 +85,21 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	if preset == "" {
 		preset = "fast"
 	}
-	release, err := e.turn(ctx)
+	release, err := e.admit(ctx, DecodeMemory+EncodeMemory)
 	if err != nil {
 		return EmbedStats{}, err
 	}
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	wall := e.deadline(info.Duration, encodePerSecond)
+	limit := maxFrames(info.Duration, info.FPSNum, info.FPSDen)
+	end := info.Duration + durationSlack
 
-	dec := e.ffmpegArgs(inputArgs(in)...)
+	dec := e.ffmpegArgs(e.decodeArgs(in)...)
 	dec = append(dec, "-map", "0:v:0", "-an", "-sn", "-dn",
-		"-vf", fmt.Sprintf("fps=%d/%d,scale=%d:%d,format=yuv420p", info.FPSNum, info.FPSDen, w, h),
-		"-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1")
+		"-vf", sampling(info.FPSNum, info.FPSDen, info.Duration)+fmt.Sprintf(",scale=%d:%d,format=yuv420p", w, h),
+		"-frames:v", strconv.Itoa(limit+1), "-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1")
 
 	enc := []string{"-hide_banner", "-v", "error", "-timelimit", strconv.Itoa(e.cpu), "-threads", strconv.Itoa(e.threads),
 		"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", w, h),
@@ -107,12 +112,15 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	} else {
 		enc = append(enc, "-c:a", "aac", "-b:a", "192k")
 	}
-	enc = append(enc, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", "-y", "file:"+out)
+	// The output ends with the probed duration: audio whose timestamps run
+	// on is cut there too.
+	enc = append(enc, "-t", fmt.Sprintf("%d.%03d", end.Milliseconds()/1000, end.Milliseconds()%1000),
+		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", "-y", "file:"+out)
 
 	pr, pw := io.Pipe()
 	encDone := make(chan error, 1)
 	go func() {
-		err := e.streamNoStdin(ctx, pr, enc)
+		err := e.stream(ctx, wall, EncodeMemory, pr, enc, nil)
 		pr.CloseWithError(errEncoderGone)
 		encDone <- err
 	}()
@@ -122,12 +130,15 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 	ySize, cSize := w*h, (w/2)*(h/2)
 	frame := make([]uint8, ySize+2*cSize)
 	delta := make([]int16, ySize)
-	derr := e.stream(ctx, nil, dec, func(r io.Reader) error {
+	derr := e.stream(ctx, wall, DecodeMemory, nil, dec, func(r io.Reader) error {
 		for {
 			if _, err := io.ReadFull(r, frame); err == io.EOF {
 				return nil
 			} else if err != nil {
 				return fmt.Errorf("%w: a frame was cut short", ErrCorrupt)
+			}
+			if st.Frames == limit {
+				return fmt.Errorf("%w: the decoded stream runs past its %.1f s", ErrLimit, info.Duration.Seconds())
 			}
 			y := frame[:ySize]
 			if st.Frames%key == 0 {
@@ -169,11 +180,6 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 
 var errEncoderGone = errors.New("video: encoder stopped")
 
-// streamNoStdin runs ffmpeg reading stdin (the encoder) to completion.
-func (e *Engine) streamNoStdin(ctx context.Context, stdin io.Reader, args []string) error {
-	return e.stream(ctx, stdin, args, nil)
-}
-
 // ExtractResult is what Extract found.
 type ExtractResult struct {
 	Payload   watermark.Payload
@@ -209,7 +215,7 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, rate int) 
 	}
 	w, h := info.Width, info.Height
 	sum := make([]uint32, w*h)
-	n, err := e.grayFrames(ctx, path, frameSpec{num: num, den: den, w: w, h: h}, func(_ time.Duration, l *imagex.Luma) error {
+	n, err := e.grayFrames(ctx, path, frameSpec{num: num, den: den, w: w, h: h, dur: info.Duration}, func(_ time.Duration, l *imagex.Luma) error {
 		for i, v := range l.Pix {
 			sum[i] += uint32(v)
 		}

@@ -2,6 +2,7 @@ package ethchain_test
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"sync"
 	"testing"
@@ -134,4 +135,90 @@ func TestReorgBelowConfirmations(t *testing.T) {
 	if err != nil || len(anchors) != 1 {
 		t.Fatalf("anchors on canonical chain = %d, %v; want 1", len(anchors), err)
 	}
+}
+
+// TestReorgDeeperThanConfirmationsReconfirms: the anchoring block is
+// reorganised away after the batch was anchored with its 1 confirmation,
+// and the transaction (same root) is re-mined in the side chain's block.
+// The stored proof then names a block that is no longer canonical, and
+// verification says invalid; the checker re-confirms the anchor in its new
+// block once that block has its confirmations, so every record of the
+// batch verifies again, in the new block, from the stored proof.
+func TestReorgDeeperThanConfirmationsReconfirms(t *testing.T) {
+	ctx := context.Background()
+	key, _ := crypto.GenerateKey()
+	sim := simulated.NewBackend(types.GenesisAlloc{
+		crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))},
+	})
+	defer sim.Close()
+	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: &countingListener{n: map[string]int{}}, BatchSize: 5, Confirmations: 1, BumpAfter: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(ctx, func(txn store.Txn) error {
+		for i := range 5 {
+			if err := b.Enqueue(txn, anchor.Entry{RecordID: recordName(i), LeafHash: recordLeaf(i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Step(ctx); err != nil { // closed and broadcast
+		t.Fatal(err)
+	}
+	sim.Commit() // block 1 holds the tx
+	for i := 0; i < 3; i++ {
+		if err := b.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := b.Batch(ctx, "1")
+	if err != nil || first.State != anchor.StateAnchored {
+		t.Fatalf("batch %+v, %v: want anchored", first, err)
+	}
+	checker := anchor.Checker{Proofs: anchor.NewProver(st), Chain: ch, MinConfirmations: 1}
+
+	// The side chain from genesis: an empty block, then the tx re-mined.
+	if err := sim.Fork(genesis.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	sim.Commit() // 1' (the tx comes back from the pool)
+	sim.Commit() // 2'
+	p, err := b.Proof(ctx, recordName(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := anchor.Verify(ctx, ch, recordLeaf(0), p, 1); res.Outcome != anchor.Invalid || !errors.Is(err, anchor.ErrMoved) {
+		t.Fatalf("stored proof after the reorg: %+v, %v; want invalid, moved", res, err)
+	}
+	for i := range 5 {
+		s, err := checker.AnchorState(ctx, recordName(i), recordLeaf(i))
+		if err != nil || s.Outcome != anchor.Verified {
+			t.Fatalf("record %d after the reorg: %+v, %v; want verified in the new block", i, s, err)
+		}
+		if s.Proof == nil || s.Proof.BlockHash == first.BlockHash {
+			t.Fatalf("record %d proof %+v still names the old block %s", i, s.Proof, first.BlockHash)
+		}
+	}
+	final, err := b.Batch(ctx, "1")
+	if err != nil || final.BlockHash == first.BlockHash || final.TxHash != first.TxHash || final.State != anchor.StateAnchored {
+		t.Fatalf("batch after re-confirmation %+v, %v; want the same tx anchored in the new block", final, err)
+	}
+	t.Logf("anchor moved from block %d %s to block %d %s", first.BlockNumber, first.BlockHash, final.BlockNumber, final.BlockHash)
 }

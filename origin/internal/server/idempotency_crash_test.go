@@ -1,0 +1,134 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/shared/clock"
+)
+
+// idemCrashChildEnv makes the test binary an origin on that data dir that
+// kills itself (SIGKILL) right after a record's transaction commits,
+// before the idempotency entry of the request is saved.
+const idemCrashChildEnv = "PROVENANT_TEST_IDEM_CRASH_CHILD"
+
+func runIdemCrashChild(dir string) {
+	srv, err := newServer(Config{
+		DataDir:  dir,
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Password: cheapPassword,
+	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	_ = srv.Serve(ln)
+	select {}
+}
+
+// TestIdempotentSignSurvivesKillBetweenCommits kills the origin (SIGKILL,
+// from inside, at the exact point) after the record's transaction of an
+// idempotent sign committed and before its response was stored; the
+// retry under the same key on a restarted origin answers the same record
+// (201, Idempotent-Replayed) and the account has one record, not two. A
+// different request under the key is still refused.
+func TestIdempotentSignSurvivesKillBetweenCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	dir := t.TempDir()
+	setup := startServer(t, dir, nil)
+	s := setup.newSigner("idem-crash@example.com")
+	setup.stop()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), idemCrashChildEnv+"="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ADDR ") {
+		t.Fatalf("child did not report its address: %q, %v", line, err)
+	}
+	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	pic := readTestdata(t, "water.jpg")
+	const key = "crash-between-commits-1"
+	done := make(chan int, 1)
+	go func() {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		w, _ := mw.CreateFormFile("file", "pic.jpg")
+		_, _ = w.Write(pic)
+		_ = mw.Close()
+		req, _ := http.NewRequest("POST", child.base+"/api/v1/sign?signing_key_id="+s.keyID, &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer "+s.apiKey)
+		req.Header.Set("Idempotency-Key", key)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}
+	}()
+	state, err := cmd.Process.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child ended with %v, want killed by SIGKILL after the record's commit", state)
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("the first request was answered (%d) although the origin died before answering", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	ts := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)))
+	r := ts.idemSign(s, key, pic, nil)
+	ts.mustStatus(r, 201, "retry after the crash")
+	if r.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry not marked as a replay: %v", r.header)
+	}
+	id, _ := r.json(t)["record_id"].(string)
+	list := ts.do("GET", "/api/v1/content-records", s.apiKey, nil)
+	ts.mustStatus(list, 200, "list records")
+	recs, _ := list.json(t)["items"].([]any)
+	if len(recs) != 1 {
+		t.Fatalf("the account has %d records after the retry, want 1: %s", len(recs), list.body)
+	}
+	if got, _ := recs[0].(map[string]any)["record_id"].(string); got != id && got != "" {
+		t.Errorf("the replayed record %s is not the stored %s", id, got)
+	}
+	// The replay is now the key's entry; the same answer again.
+	again := ts.idemSign(s, key, pic, nil)
+	if again.status != 201 || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("second retry: %d replayed %q", again.status, again.header.Get("Idempotent-Replayed"))
+	}
+	// Another request under the same key is refused, as before.
+	other := ts.idemSign(s, key, readTestdata(t, "meadow.jpg"), nil)
+	if other.status != 422 || other.problemCode(t) != "idempotency_key_reused" {
+		t.Errorf("another upload under the key: %d %s, want 422 idempotency_key_reused", other.status, other.body)
+	}
+}
