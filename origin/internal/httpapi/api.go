@@ -109,6 +109,9 @@ type Route struct {
 	// MaxBody, if above Config.MaxBody, is this route's cap on the
 	// declared body size (routes that take a video spooled to disk).
 	MaxBody int64
+	// Class picks the request deadline from Config.Timeouts (a route
+	// with MaxBody is ClassMedia).
+	Class Class
 }
 
 // Config configures an API. Accounts, Keys and Clock are required.
@@ -162,6 +165,9 @@ type Config struct {
 	// Domains, if set, serves the /api/v1/domains routes (organisation
 	// domain verification).
 	Domains *domains.Service
+	// Timeouts are the request deadlines by route class; zero fields
+	// take their defaults.
+	Timeouts Timeouts
 }
 
 // Observer receives one RequestObservation per answered request. It is
@@ -251,6 +257,10 @@ type API struct {
 	// maxRouteBody is the largest Route.MaxBody registered: the cap
 	// checked before routing, each route then checking its own.
 	maxRouteBody int64
+	timeouts     Timeouts
+	// run counts the requests in flight and holds the parent of their
+	// contexts (Cancel, Wait).
+	run *running
 }
 
 // New builds the API with every built-in route registered.
@@ -263,7 +273,8 @@ func New(cfg Config) (*API, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New()}
+	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New(),
+		timeouts: cfg.Timeouts.withDefaults(), run: newRunning()}
 	if a.maxJSON <= 0 {
 		a.maxJSON = DefaultMaxJSONBody
 	}
@@ -323,6 +334,8 @@ func (a *API) Routes() []Route { return slices.Clone(a.routes) }
 func (a *API) Handler() fasthttp.RequestHandler {
 	h := a.router.Handler
 	return func(ctx *fasthttp.RequestCtx) {
+		a.run.begin()
+		defer a.run.end()
 		start := a.cfg.Clock.Now()
 		reqID := RequestID(ctx)
 		ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
@@ -390,6 +403,7 @@ func finishBody(ctx *fasthttp.RequestCtx) {
 func (a *API) wrap(rt Route, h Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ctx.SetUserValue(routeKey{}, rt.Path)
+		defer a.requestContext(ctx, rt)()
 		if rt.CrossOrigin {
 			setCORS(ctx)
 		}

@@ -48,7 +48,7 @@ func (a *API) registerRecords() error {
 		return err
 	}
 	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true, Class: ClassUpload}, a.handleSignBatch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleGetRecord)
