@@ -608,7 +608,7 @@ type certificateView struct {
 	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
 	// SigningKeyRevocation says, when the record's signing key is revoked,
 	// whether the record stays valid and why.
-	SigningKeyRevocation *content.KeyRevocation `json:"signing_key_revocation,omitempty"`
+	SigningKeyRevocation *wire.KeyRevocation `json:"signing_key_revocation,omitempty"`
 	// ChainText is Chain in the words every surface uses (shared/present;
 	// HTML page only).
 	ChainText string `json:"-"`
