@@ -344,6 +344,49 @@ func Earlier(a, b *Candidate) bool {
 	return a.CreatedAt.Before(b.CreatedAt)
 }
 
+// Claim is what the "who signed first" rule reads of a record: the
+// service's times (Earlier) and the record's id and parent record id.
+type Claim struct {
+	ID, Parent            string
+	CreatedAt, AnchoredAt time.Time
+}
+
+// SignedFirst is the "who signed first" rule, the one every surface
+// applies (verification's original and answer, the sign-time parent):
+// the earlier claim by the service's times (Earlier); between claims of
+// equal time, a parent before its own derivative, then a record without a
+// parent before one with. It returns -1 when a goes first, 1 when b does,
+// and 0 when the rule cannot tell them apart (the caller's own tie rules
+// apply).
+func SignedFirst(a, b Claim) int {
+	ca := Candidate{CreatedAt: a.CreatedAt, AnchoredAt: a.AnchoredAt}
+	cb := Candidate{CreatedAt: b.CreatedAt, AnchoredAt: b.AnchoredAt}
+	switch {
+	case Earlier(&ca, &cb):
+		return -1
+	case Earlier(&cb, &ca):
+		return 1
+	}
+	if pa, pb := b.Parent != "" && b.Parent == a.ID, a.Parent != "" && a.Parent == b.ID; pa != pb {
+		if pa {
+			return -1
+		}
+		return 1
+	}
+	if (a.Parent == "") != (b.Parent == "") {
+		if a.Parent == "" {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// claim is e's record as SignedFirst reads it.
+func (e *eval) claim() Claim {
+	return Claim{ID: e.rec.ID.String(), Parent: e.parent, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt}
+}
+
 // Evidence strengths, weakest first (see [Strength]).
 const (
 	StrengthNone       = 0
@@ -394,20 +437,15 @@ func before(a, b *eval) bool {
 	if a.c.Revoked != b.c.Revoked {
 		return !a.c.Revoked
 	}
-	if Earlier(a.c, b.c) {
-		return true
+	if o := SignedFirst(a.claim(), b.claim()); o != 0 {
+		return o < 0
 	}
-	if Earlier(b.c, a.c) {
-		return false
-	}
-	// Equal times (same millisecond, or no times known): a parent precedes
-	// its own derivative, an original precedes a derivative.
-	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
-		return pa
-	}
-	if (a.parent == "") != (b.parent == "") {
-		return a.parent == ""
-	}
+	return nearerFirst(a, b)
+}
+
+// nearerFirst is the tie rule after the evidence and the claim order: the
+// stronger match, then the nearer hash, then lastResort.
+func nearerFirst(a, b *eval) bool {
 	if a.match != b.match {
 		return a.match > b.match
 	}
@@ -436,25 +474,10 @@ func claimedBefore(a, b *eval) bool {
 	if a.wmEq != b.wmEq {
 		return a.wmEq
 	}
-	if Earlier(a.c, b.c) {
-		return true
+	if o := SignedFirst(a.claim(), b.claim()); o != 0 {
+		return o < 0
 	}
-	if Earlier(b.c, a.c) {
-		return false
-	}
-	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
-		return pa
-	}
-	if (a.parent == "") != (b.parent == "") {
-		return a.parent == ""
-	}
-	if a.match != b.match {
-		return a.match > b.match
-	}
-	if a.dist != b.dist {
-		return a.dist < b.dist
-	}
-	return lastResort(a, b)
+	return nearerFirst(a, b)
 }
 
 // chain builds the provenance chain around best, the first claim among
