@@ -114,7 +114,7 @@ func TestLookupDecideEqualsVerify(t *testing.T) {
 				}
 				f = fromFacts(sf)
 			} else {
-				f = Facts{SHA256: tt.sum}
+				f = Facts{Facts: facts.Facts{SHA256: tt.sum}}
 				if want, err = e.svc.VerifyFacts(ctx, f); err != nil {
 					t.Fatal(err)
 				}
