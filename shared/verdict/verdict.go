@@ -5,21 +5,34 @@
 // so the origin, the edge and the browser (WebAssembly) give byte-identical
 // verdicts for the same inputs.
 //
-// Scoring (see docs/verification.md for the rationale):
+// Scoring (see docs/verification.md for the rationale). Authentic is
+// earned by what the signature covers: the signed SHA-256, or the
+// record's watermark together with its local signatures (canonical
+// version 3) compared block by block ([Match]). Confidences are computed
+// in hundredths, so every platform gives the same number:
 //
 //   - A candidate counts only if its Ed25519 signature verifies.
-//   - Exact SHA-256 match: the file is the signed file. Authentic,
-//     confidence 0.98, 1.00 once anchored on a public chain.
-//   - Watermark payload of the record found AND perceptual hash near
-//     (256-bit distance <= threshold): the signed picture after re-encoding,
-//     resizing or light edits. Authentic, confidence 0.85..0.95 falling with
-//     distance and corrected watermark bit errors, +0.03 once anchored
-//     (at most 0.98: below an exact match).
-//   - Watermark found but perceptual hash far: the mark survived but the
-//     picture changed (crop, composite). Not authentic, confidence 0.50.
-//   - Perceptual hash near, no watermark match: looks like signed content,
-//     likely a derivative or a look-alike. Not authentic, confidence
-//     0.20..0.45 falling with distance.
+//   - Exact SHA-256 match (MatchExact): the file is the signed file.
+//     Authentic, confidence 0.98, 1.00 once anchored on a public chain.
+//   - Watermark and every local signature (MatchReencoded): the whole
+//     signed picture after re-encoding or resizing. Authentic, 0.85..0.95
+//     falling with the perceptual distance, minus 0.01 per two corrected
+//     watermark bit errors (at most 0.05), +0.03 once anchored on a public
+//     chain.
+//   - Watermark and every overlapping local signature (MatchCrop): part of
+//     the signed picture. Authentic, 0.80..0.95 with the share of the signed
+//     picture shown, the same bit-error penalty and anchoring bonus.
+//   - Watermark but some local signatures differ (MatchEdited): the signed
+//     picture, edited. Not authentic, 0.30.
+//   - Watermark in a picture whose local signatures do not match, or that
+//     does not fit the signed grid, or a watermark alone with a far
+//     perceptual hash (MatchMismatch): a transplanted mark. Not authentic,
+//     0.05.
+//   - Perceptual hash near (256-bit distance <= threshold) and nothing the
+//     signature covers shows the picture is the signed one (MatchPerceptual,
+//     also a watermark on a record without local signatures): a derivative
+//     or a look-alike. Not authentic, 0.45 with the record's watermark,
+//     else 0.20..0.45 falling with distance.
 //   - Nothing: not authentic, confidence 0.
 //   - A revoked record is never authentic (confidence 0); the details say
 //     that it was revoked, when and why.
