@@ -38,10 +38,11 @@ type Timeouts struct {
 
 // Default request deadlines (docs/api.md, "Request deadlines").
 const (
-	// DefaultJSONTimeout is above the chain read timeout (5 s) that a
-	// record's anchoring state may cost and a domain check's outbound
-	// fetches, with room for the store.
-	DefaultJSONTimeout = 15 * time.Second
+	// DefaultJSONTimeout is above the longest a JSON route waits on
+	// purpose: a domain check's two outbound proofs (HTTPS file, then DNS
+	// TXT, 10 s each at most) and the chain reads of a record's anchoring
+	// state (5 s), with room for the store.
+	DefaultJSONTimeout = 30 * time.Second
 	// DefaultUploadTimeout covers the wait for decode memory (5 s), the
 	// decodes of a sign-batch and the store writes; it is the public
 	// listener's write timeout.
