@@ -58,6 +58,18 @@ func TestRequestDeadlineByClass(t *testing.T) {
 			}
 		})
 	}
+	t.Run("page", func(t *testing.T) {
+		e.api.HandlePage("GET", "/test/deadline/page", func(ctx *fasthttp.RequestCtx) { _ = h(ctx) })
+		r := e.do(t, "GET", "/test/deadline/page", nil, "")
+		var got struct {
+			LeftMS int64 `json:"left_ms"`
+		}
+		mustUnmarshal(t, r.body, &got)
+		<-last
+		if left := time.Duration(got.LeftMS) * time.Millisecond; left <= tos.JSON/2 || left > tos.JSON {
+			t.Errorf("a page's deadline %v from the handler's start, want about %v", left, tos.JSON)
+		}
+	})
 }
 
 // TestDeadlinePassedAnswers503: work that outlives its route's deadline
