@@ -24,7 +24,7 @@ WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 # so a branch switch can never leave a stale module embedded.
 VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
 
-.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm
+.PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm mutants
 
 ## wasm: build the browser verifier module that the origin embeds and
 ## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
@@ -94,6 +94,11 @@ test-wasip1:
 ## fuzz-smoke: every fuzz target for a few seconds (FUZZ_BUDGET seconds in all).
 fuzz-smoke:
 	GO="$(GO)" bash .ci/fuzz-smoke
+
+## mutants: the mutation test of the security checks (bench/mutants,
+## docs/testing.md "Mutation testing"); not part of `make test` (minutes).
+mutants:
+	$(GO) run ./bench/mutants
 
 ## bench: Go micro-benchmarks of the verification core (see bench/README.md for the harness).
 bench:

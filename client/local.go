@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/limits"
@@ -18,6 +19,9 @@ type LocalOptions struct {
 	// Report asks the origin to count the verification for the signer
 	// (and publish content.verified) as /verify does; off by default.
 	Report bool
+	// Now is the time a C2PA manifest's credentials are judged at; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // LocalVerdict is the outcome of [Client.VerifyLocal].
@@ -49,7 +53,11 @@ func (c *Client) VerifyLocal(ctx context.Context, file []byte, opt LocalOptions)
 	if lim == (limits.Limits{}) {
 		lim = limits.Default()
 	}
-	f, err := facts.Analyze(file, lim)
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	f, err := facts.Analyze(file, lim, now())
 	if err != nil {
 		return nil, localError(err)
 	}

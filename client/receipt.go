@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/provenant/provenant/shared/receipt"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // ReceiptBytes downloads a record's offline receipt (docs/receipt.md)
@@ -62,7 +63,7 @@ type ReceiptCheck struct {
 // receipt still verifies: the record was signed and anchored, but its
 // signer disowned the key from an earlier time.
 func (c *ReceiptCheck) KeyRevoked() bool {
-	return c.Receipt.KeyRevocation != nil && c.Receipt.KeyRevocation.Decision == receipt.DecisionNotAuthentic
+	return c.Receipt.KeyRevocation != nil && c.Receipt.KeyRevocation.Decision == wire.KeyDecisionNotAuthentic
 }
 
 // Confirmations returns how many blocks confirm the anchor (0 unless the

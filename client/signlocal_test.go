@@ -41,7 +41,7 @@ func TestSignLocallyOffline(t *testing.T) {
 		t.Errorf("record %+v and register request %+v disagree", rec, reg)
 	}
 	// The output is the signed file: its hash, its watermark, its look.
-	f, err := facts.Analyze(ls.File, limits.Default())
+	f, err := facts.Analyze(ls.File, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

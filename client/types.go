@@ -3,7 +3,6 @@ package client
 import (
 	"time"
 
-	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -96,7 +95,7 @@ type RevokeSigningKeyRequest struct {
 // KeyRevocation is the service's decision about a record whose signing
 // key was revoked (in certificates and receipts): Decision "valid" when
 // the record was anchored before Cutoff, "not_authentic" otherwise.
-type KeyRevocation = receipt.KeyRevocation
+type KeyRevocation = wire.KeyRevocation
 
 // CreateSigningKeyRequest creates a signing key: held by the service, or,
 // with PublicKeyHex, a device key whose private half only the caller

@@ -15,6 +15,7 @@ package main
 import (
 	"unsafe"
 
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/wasm/internal/abi"
 )
@@ -27,13 +28,17 @@ func main() {}
 type module struct {
 	live map[uint32][]byte
 	lim  limits.Limits
+	// clock judges C2PA credentials: the host's wall clock, which the
+	// runtime provides (a browser's Date.now, wazero's walltime when the
+	// host enables it).
+	clock clock.Clock
 }
 
 // mod is package state on purpose: the exports are plain functions the
 // host calls, with nowhere to pass a value through, and the buffer table
 // is the one thing they share. An instance is single-threaded, so it
 // needs no lock.
-var mod = &module{live: map[uint32][]byte{}, lim: limits.Default()}
+var mod = &module{live: map[uint32][]byte{}, lim: limits.Default(), clock: clock.System{}}
 
 // keep registers b as live and returns its address in linear memory.
 func (m *module) keep(b []byte) uint32 {
@@ -71,12 +76,12 @@ func free(ptr uint32) {
 
 //go:wasmexport analyze
 func analyze(ptr, n uint32) uint64 {
-	return mod.output(abi.Analyze(mod.input(ptr, n), mod.lim))
+	return mod.output(abi.Analyze(mod.input(ptr, n), mod.lim, mod.clock.Now()))
 }
 
 //go:wasmexport inspect
 func inspect(ptr, n uint32) uint64 {
-	return mod.output(abi.Inspect(mod.input(ptr, n), mod.lim))
+	return mod.output(abi.Inspect(mod.input(ptr, n), mod.lim, mod.clock.Now()))
 }
 
 //go:wasmexport sha256

@@ -1,17 +1,31 @@
-// Package ratelimit implements per-key rate limiting with the Generic Cell
-// Rate Algorithm (GCRA) and renders the IETF RateLimit header fields
+// Package ratelimit implements exact per-key sliding-window rate limiting
+// and renders the IETF RateLimit header fields
 // (draft-ietf-httpapi-ratelimit-headers-10).
 //
-// A Limiter keeps one "theoretical arrival time" (TAT) per key in memory. A
-// policy of Quota requests per Window allows a burst of Quota and then one
-// request every Window/Quota, which matches "Quota requests in any Window".
-// Memory is bounded: entries whose TAT is in the past are equivalent to
-// absent ones and are evicted, and each shard holds at most MaxKeys/shards
-// entries (when full, the entry closest to expiry is evicted, which can only
-// make the limiter more permissive for that key, never block another one).
+// A policy of Quota requests per Window means what it says: in no
+// half-open interval of length Window are more than Quota requests of one
+// key allowed, however they are spaced. The Limiter keeps, per key, the
+// times of the requests it allowed during the last Window (a sliding
+// window log, at most Quota timestamps); a request is allowed when fewer
+// than Quota of them are younger than Window. A refused request is not
+// recorded. The decision is exact: a request is refused only when Quota
+// requests were allowed in the Window before it.
 //
-// State is per process and is lost on restart; that is acceptable for abuse
-// protection and is how the spec's per-minute limits are meant.
+// Memory is bounded: a key's log holds at most Quota timestamps of 8 bytes
+// and grows only with the requests it actually made in the last Window;
+// keys whose log has expired are equivalent to absent ones and are evicted
+// first, and each shard holds at most MaxKeys/shards keys (when full, the
+// key whose newest request is oldest is evicted, which can only make the
+// limiter more permissive for that key, never block another one).
+//
+// GCRA (one timestamp per key) was the previous algorithm: it lets a
+// burst of Quota through and keeps refilling while the burst is sent, so
+// up to 2×Quota-1 pass in the first Window. Any GCRA parameters that rule
+// this out also forbid the burst of Quota the policy advertises, so the
+// exact log is used and its memory is bounded as above.
+//
+// State is per process and is lost on restart, which only ever lets a
+// little more through.
 package ratelimit
 
 import (
@@ -66,20 +80,61 @@ type Config struct {
 	MaxKeys int
 }
 
-// Limiter is a GCRA rate limiter for one Policy. It is safe for concurrent use.
+// Limiter is a sliding-window-log rate limiter for one Policy. It is safe
+// for concurrent use.
 type Limiter struct {
 	policy   Policy
 	clock    clock.Clock
-	interval time.Duration // emission interval T = Window / Quota
-	tau      time.Duration // burst tolerance = Quota * T
+	window   int64 // Policy.Window in nanoseconds
 	perShard int
 	seed     maphash.Seed
 	shards   [shardCount]shard
 }
 
 type shard struct {
-	mu  sync.Mutex
-	tat map[string]time.Time
+	mu   sync.Mutex
+	logs map[string]*keyLog
+}
+
+// keyLog is a ring of the Unix-nanosecond times of the requests allowed
+// for one key, oldest first. It holds at most Quota entries and grows on
+// demand, so a key that made few requests costs little.
+type keyLog struct {
+	ts   []int64
+	head int // index of the oldest entry
+	n    int // number of entries
+}
+
+func (k *keyLog) at(i int) int64 { return k.ts[(k.head+i)%len(k.ts)] }
+
+func (k *keyLog) oldest() int64 { return k.at(0) }
+
+func (k *keyLog) newest() int64 { return k.at(k.n - 1) }
+
+// expire drops the entries that left the window ending at now: an entry
+// at t counts for requests at times in [t, t+window).
+func (k *keyLog) expire(now, window int64) {
+	for k.n > 0 && k.oldest()+window <= now {
+		k.head = (k.head + 1) % len(k.ts)
+		k.n--
+	}
+	if k.n == 0 {
+		k.head = 0
+	}
+}
+
+// push appends t, growing the ring up to limit entries.
+func (k *keyLog) push(t int64, limit int) {
+	if k.n == len(k.ts) {
+		size := min(limit, max(4, 2*len(k.ts)))
+		ts := make([]int64, size)
+		for i := range k.n {
+			ts[i] = k.at(i)
+		}
+		k.ts, k.head = ts, 0
+	}
+	k.ts[(k.head+k.n)%len(k.ts)] = t
+	k.n++
 }
 
 // New returns a Limiter for cfg.Policy.
@@ -94,18 +149,15 @@ func New(cfg Config) (*Limiter, error) {
 	if maxKeys <= 0 {
 		maxKeys = DefaultMaxKeys
 	}
-	per := (maxKeys + shardCount - 1) / shardCount
-	interval := cfg.Policy.Window / time.Duration(cfg.Policy.Quota)
 	l := &Limiter{
 		policy:   cfg.Policy,
 		clock:    cfg.Clock,
-		interval: interval,
-		tau:      interval * time.Duration(cfg.Policy.Quota),
-		perShard: per,
+		window:   int64(cfg.Policy.Window),
+		perShard: (maxKeys + shardCount - 1) / shardCount,
 		seed:     maphash.MakeSeed(),
 	}
 	for i := range l.shards {
-		l.shards[i].tat = make(map[string]time.Time)
+		l.shards[i].logs = make(map[string]*keyLog)
 	}
 	return l, nil
 }
@@ -113,7 +165,11 @@ func New(cfg Config) (*Limiter, error) {
 // Policy returns the limiter's policy.
 func (l *Limiter) Policy() Policy { return l.policy }
 
-// Decision is the outcome of one Allow call.
+// Decision is the outcome of one Allow call. Remaining and Reset describe
+// the state right after the call, so they predict the next request's
+// answer exactly: if Remaining > 0 a request now is allowed; if it is 0, a
+// request is refused until Reset has passed and allowed from then on (as
+// long as no other request of the key came in between).
 type Decision struct {
 	// Allowed reports whether the request may proceed; a denied request
 	// consumes no quota.
@@ -121,39 +177,49 @@ type Decision struct {
 	// Remaining is the number of further requests that would be allowed
 	// right now (after this one, if it was allowed).
 	Remaining int
-	// Reset is the time until additional quota is available: for an allowed
-	// request, until the quota is fully restored; for a denied request, until
-	// the next request will be allowed (this is also RetryAfter).
+	// Reset is the time until one more unit of quota comes back (the
+	// oldest request in the window leaves it); zero when the whole quota
+	// is available. When Remaining is 0 it is the time until the next
+	// request will be allowed.
 	Reset time.Duration
 	// RetryAfter is zero when Allowed, otherwise the time until a request
-	// would be allowed.
+	// would be allowed (equal to Reset).
 	RetryAfter time.Duration
 }
 
-// Allow records a request for key and reports whether it is within the policy.
+// Allow records a request for key and reports whether it is within the
+// policy: it is allowed iff fewer than Quota requests of key were allowed
+// in the Window before now.
 func (l *Limiter) Allow(key string) Decision {
-	now := l.clock.Now()
+	now := l.clock.Now().UnixNano()
+	quota := l.policy.Quota
 	sh := &l.shards[maphash.String(l.seed, key)%shardCount]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 
-	tat, ok := sh.tat[key]
-	if !ok || tat.Before(now) {
-		tat = now
+	lg, ok := sh.logs[key]
+	at := now
+	if ok {
+		lg.expire(now, l.window)
+		// A clock that stepped back must not reorder the log: record no
+		// earlier than the newest entry, which only keeps entries longer.
+		if lg.n > 0 {
+			at = max(now, lg.newest())
+		}
 	}
-	newTAT := tat.Add(l.interval)
-	allowAt := newTAT.Add(-l.tau)
-	if now.Before(allowAt) {
-		wait := allowAt.Sub(now)
+	if ok && lg.n >= quota {
+		wait := time.Duration(lg.oldest() + l.window - now)
 		return Decision{Allowed: false, Remaining: 0, Reset: wait, RetryAfter: wait}
 	}
-	if !ok && len(sh.tat) >= l.perShard {
-		sh.evict(now)
+	if !ok {
+		if len(sh.logs) >= l.perShard {
+			sh.evict(now, l.window)
+		}
+		lg = &keyLog{}
+		sh.logs[key] = lg
 	}
-	sh.tat[key] = newTAT
-	// Remaining: how many more intervals fit before hitting the tolerance.
-	remaining := int((l.tau - newTAT.Sub(now)) / l.interval)
-	return Decision{Allowed: true, Remaining: remaining, Reset: newTAT.Sub(now)}
+	lg.push(at, quota)
+	return Decision{Allowed: true, Remaining: quota - lg.n, Reset: time.Duration(lg.oldest() + l.window - now)}
 }
 
 // Len returns the number of keys currently tracked (for tests and metrics).
@@ -161,31 +227,30 @@ func (l *Limiter) Len() int {
 	n := 0
 	for i := range l.shards {
 		l.shards[i].mu.Lock()
-		n += len(l.shards[i].tat)
+		n += len(l.shards[i].logs)
 		l.shards[i].mu.Unlock()
 	}
 	return n
 }
 
-// evict drops expired entries; if none expired, it drops the entry that
-// expires first. Called with the shard lock held.
-func (s *shard) evict(now time.Time) {
+// evict drops the keys whose log has expired; if none has, it drops the
+// key whose newest request is oldest. Called with the shard lock held.
+func (s *shard) evict(now, window int64) {
 	var oldestKey string
-	var oldest time.Time
-	found := false
-	removed := false
-	for k, t := range s.tat {
-		if !t.After(now) {
-			delete(s.tat, k)
+	var oldest int64
+	found, removed := false, false
+	for k, lg := range s.logs {
+		if lg.n == 0 || lg.newest()+window <= now {
+			delete(s.logs, k)
 			removed = true
 			continue
 		}
-		if !found || t.Before(oldest) {
+		if t := lg.newest(); !found || t < oldest {
 			oldestKey, oldest, found = k, t, true
 		}
 	}
 	if !removed && found {
-		delete(s.tat, oldestKey)
+		delete(s.logs, oldestKey)
 	}
 }
 

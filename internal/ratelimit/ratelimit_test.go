@@ -2,7 +2,11 @@ package ratelimit
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,8 +25,9 @@ func newLimiter(t *testing.T, quota int, window time.Duration, maxKeys int) (*Li
 	return l, clk
 }
 
-// TestGCRA drives one key through a script of (advance, want) steps.
-func TestGCRA(t *testing.T) {
+// TestSlidingWindow drives one key through a script of (advance, want)
+// steps.
+func TestSlidingWindow(t *testing.T) {
 	type step struct {
 		advance       time.Duration
 		wantAllowed   bool
@@ -35,28 +40,36 @@ func TestGCRA(t *testing.T) {
 		window time.Duration
 		steps  []step
 	}{
-		{"burst of quota then refusal", 3, 3 * time.Second, []step{
-			{0, true, 2, time.Second},
-			{0, true, 1, 2 * time.Second},
+		{"burst of quota then refusal until the first leaves the window", 3, 3 * time.Second, []step{
+			{0, true, 2, 3 * time.Second},
+			{0, true, 1, 3 * time.Second},
 			{0, true, 0, 3 * time.Second},
-			{0, false, 0, time.Second},
-			{999 * time.Millisecond, false, 0, time.Millisecond},
-			{time.Millisecond, true, 0, 3 * time.Second},
+			{0, false, 0, 3 * time.Second},
+			{2999 * time.Millisecond, false, 0, time.Millisecond},
+			{time.Millisecond, true, 2, 3 * time.Second}, // all three left together
+			{0, true, 1, 3 * time.Second},
 		}},
 		{"idle period restores the quota fully", 2, 2 * time.Second, []step{
-			{0, true, 1, time.Second},
+			{0, true, 1, 2 * time.Second},
 			{0, true, 0, 2 * time.Second},
-			{time.Hour, true, 1, time.Second},
+			{time.Hour, true, 1, 2 * time.Second},
 		}},
-		{"spec register 10/min: one per 6 s after the burst", 10, time.Minute, []step{
-			{0, true, 9, 6 * time.Second}, {0, true, 8, 12 * time.Second}, {0, true, 7, 18 * time.Second},
-			{0, true, 6, 24 * time.Second}, {0, true, 5, 30 * time.Second}, {0, true, 4, 36 * time.Second},
-			{0, true, 3, 42 * time.Second}, {0, true, 2, 48 * time.Second}, {0, true, 1, 54 * time.Second},
-			{0, true, 0, 60 * time.Second},
-			{0, false, 0, 6 * time.Second},
-			{5 * time.Second, false, 0, time.Second},
-			{time.Second, true, 0, 60 * time.Second},
-			{12 * time.Second, true, 1, 54 * time.Second},
+		{"spaced requests come back one at a time", 3, 3 * time.Second, []step{
+			{0, true, 2, 3 * time.Second},           // t=0
+			{time.Second, true, 1, 2 * time.Second}, // t=1
+			{time.Second, true, 0, time.Second},     // t=2
+			{500 * time.Millisecond, false, 0, 500 * time.Millisecond},
+			{500 * time.Millisecond, true, 0, time.Second}, // t=3: the t=0 request left
+			{500 * time.Millisecond, false, 0, 500 * time.Millisecond},
+		}},
+		{"spec register 10/min: the 11th waits for the 1st to leave the window", 10, time.Minute, []step{
+			{0, true, 9, time.Minute}, {0, true, 8, time.Minute}, {0, true, 7, time.Minute},
+			{0, true, 6, time.Minute}, {0, true, 5, time.Minute}, {0, true, 4, time.Minute},
+			{0, true, 3, time.Minute}, {0, true, 2, time.Minute}, {0, true, 1, time.Minute},
+			{0, true, 0, time.Minute},
+			{0, false, 0, time.Minute},
+			{59 * time.Second, false, 0, time.Second},
+			{time.Second, true, 9, time.Minute},
 		}},
 	}
 	for _, tc := range tests {
@@ -72,8 +85,146 @@ func TestGCRA(t *testing.T) {
 				if !d.Allowed && d.RetryAfter != d.Reset {
 					t.Errorf("step %d: RetryAfter %v != Reset %v on refusal", i, d.RetryAfter, d.Reset)
 				}
+				if d.Allowed && d.RetryAfter != 0 {
+					t.Errorf("step %d: RetryAfter %v on an allowed request", i, d.RetryAfter)
+				}
 			}
 		})
+	}
+}
+
+// TestNoWindowHoldsMoreThanQuota is a property test: for random arrival
+// times (bursts, gaps, many requests at one instant), no half-open
+// interval of length Window holds more than Quota allowed requests, and a
+// request is refused only when Quota were allowed in the Window before it
+// (the limiter is exact, not merely safe).
+func TestNoWindowHoldsMoreThanQuota(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		quota := 1 + rng.IntN(12)
+		window := time.Duration(1+rng.IntN(5)) * time.Second
+		l, clk := newLimiter(t, quota, window, 0)
+		var allowed []time.Time
+		for range 300 {
+			switch rng.IntN(4) {
+			case 0: // same instant
+			case 1:
+				clk.Advance(time.Duration(rng.Int64N(int64(window / 10))))
+			case 2:
+				clk.Advance(time.Duration(rng.Int64N(int64(window))))
+			default:
+				clk.Advance(time.Duration(rng.Int64N(int64(3 * window))))
+			}
+			now := clk.Now()
+			inWindow := 0 // allowed requests in (now-window, now]; times only grow
+			for i := len(allowed) - 1; i >= 0 && now.Sub(allowed[i]) < window; i-- {
+				inWindow++
+			}
+			d := l.Allow("k")
+			if d.Allowed != (inWindow < quota) {
+				t.Fatalf("trial %d (q=%d w=%v): Allow = %v with %d allowed in the window before", trial, quota, window, d.Allowed, inWindow)
+			}
+			if d.Allowed {
+				allowed = append(allowed, now)
+			}
+			if want := quota - min(quota, inWindow+b2i(d.Allowed)); d.Remaining != want {
+				t.Fatalf("trial %d: Remaining = %d, want %d", trial, d.Remaining, want)
+			}
+		}
+		// Independent check over every window that starts at an allowed request.
+		for i, a := range allowed {
+			n := 0
+			for _, b := range allowed[i:] {
+				if b.Sub(a) >= window {
+					break
+				}
+				n++
+			}
+			if n > quota {
+				t.Fatalf("trial %d: %d requests allowed in [%v, +%v), quota %d", trial, n, a, window, quota)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestHeadersPredictNextAnswer: whatever the spacing, a Decision's
+// Remaining and Reset say what the next request gets: allowed now when
+// Remaining > 0; when it is 0, refused just before Reset and allowed at it.
+func TestHeadersPredictNextAnswer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	l, clk := newLimiter(t, 5, 10*time.Second, 0)
+	d := l.Allow("k")
+	for i := range 2000 {
+		if d.Remaining > 0 {
+			if next := l.Allow("k"); !next.Allowed {
+				t.Fatalf("step %d: Remaining %d but the next request was refused", i, d.Remaining)
+			} else {
+				d = next
+			}
+		} else {
+			if d.Reset <= 0 {
+				t.Fatalf("step %d: Remaining 0 with Reset %v", i, d.Reset)
+			}
+			clk.Advance(d.Reset - time.Nanosecond)
+			if l.Allow("k").Allowed {
+				t.Fatalf("step %d: allowed before Reset", i)
+			}
+			clk.Advance(time.Nanosecond)
+			if d = l.Allow("k"); !d.Allowed {
+				t.Fatalf("step %d: refused at Reset", i)
+			}
+		}
+		// Time passing invalidates the prediction: take a fresh answer.
+		clk.Advance(time.Duration(rng.Int64N(int64(3 * time.Second))))
+		d = l.Allow("k")
+	}
+}
+
+// TestParallelBurst: from many goroutines at one instant, exactly Quota
+// requests are allowed.
+func TestParallelBurst(t *testing.T) {
+	l, _ := newLimiter(t, 100, time.Minute, 0)
+	var wg sync.WaitGroup
+	var allowed atomic.Int64
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				if l.Allow("k").Allowed {
+					allowed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := allowed.Load(); n != 100 {
+		t.Errorf("%d of 400 parallel requests allowed, want exactly 100", n)
+	}
+}
+
+// TestClockStepBack: a clock that steps back neither lets more through
+// nor forgets the requests made "in the future".
+func TestClockStepBack(t *testing.T) {
+	l, clk := newLimiter(t, 2, time.Minute, 0)
+	l.Allow("k")
+	l.Allow("k")
+	clk.Advance(-30 * time.Second)
+	if l.Allow("k").Allowed {
+		t.Fatal("allowed a third request after the clock stepped back")
+	}
+	clk.Advance(89 * time.Second) // 59 s after the two requests
+	if l.Allow("k").Allowed {
+		t.Fatal("allowed a third request 59 s after two")
+	}
+	clk.Advance(time.Second)
+	if !l.Allow("k").Allowed {
+		t.Fatal("refused after the window passed")
 	}
 }
 
@@ -161,4 +312,36 @@ func BenchmarkAllow(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkMemoryPerKey reports the heap a tracked key costs after one
+// request and after a full quota of requests in the window.
+func BenchmarkMemoryPerKey(b *testing.B) {
+	for _, reqs := range []int{1, 60, 100} {
+		b.Run(fmt.Sprintf("requests=%d", reqs), func(b *testing.B) {
+			const keys = 10_000
+			names := make([]string, keys)
+			for i := range names {
+				names[i] = fmt.Sprintf("203.0.%d.%d", i/256, i%256)
+			}
+			var perKey float64
+			for b.Loop() {
+				clk := clock.NewFake(start)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				l, _ := New(Config{Policy: Policy{Name: "m", Quota: reqs, Window: time.Minute}, Clock: clk})
+				for _, k := range names {
+					for range reqs {
+						l.Allow(k)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				perKey = float64(after.HeapAlloc-before.HeapAlloc) / keys
+				runtime.KeepAlive(l)
+			}
+			b.ReportMetric(perKey, "B/key")
+		})
+	}
 }

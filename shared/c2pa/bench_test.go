@@ -2,6 +2,7 @@ package c2pa_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
@@ -27,7 +28,7 @@ func BenchmarkRead(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := c2pa.Read(out); err != nil {
+		if _, err := c2pa.Read(out, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}

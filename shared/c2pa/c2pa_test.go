@@ -70,7 +70,7 @@ func TestEmbedRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := c2pa.Read(out)
+			r, err := c2pa.Read(out, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func TestLargeStoreSpansSegments(t *testing.T) {
 	if n := bytes.Count(out, []byte{0xff, 0xeb}); n < 3 {
 		t.Fatalf("store of %d bytes in %d APP11 markers, want >= 3", len(store), n)
 	}
-	r, err := c2pa.Read(out)
+	r, err := c2pa.Read(out, time.Now())
 	if err != nil || r.State != "valid" || r.ActiveManifest != id {
 		t.Fatalf("Read: %v %+v", err, r)
 	}
@@ -60,7 +60,7 @@ func TestEmbedReplaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c2pa.Read(second)
+		r, err := c2pa.Read(second, time.Now())
 		if err != nil || r.State != "valid" || r.ActiveManifest != id || len(r.Ingredients) != 0 {
 			t.Fatalf("%s: %v %+v", format, err, r)
 		}
@@ -82,7 +82,7 @@ func TestEd25519Signer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := c2pa.Read(out)
+	r, err := c2pa.Read(out, time.Now())
 	if err != nil || r.State != "valid" || r.Signer != "Ed Org / Ed Org claim signer" {
 		t.Fatalf("%v %+v", err, r)
 	}
@@ -134,7 +134,7 @@ func TestReadCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := c2pa.Read(tc.file(t))
+			r, err := c2pa.Read(tc.file(t), time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,18 +151,18 @@ func TestReadStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := c2pa.ReadStore(store, nil)
+	r, err := c2pa.ReadStore(store, nil, time.Now())
 	if err != nil || r.State != "valid" || r.ActiveManifest != id {
 		t.Fatalf("structure only: %v %+v", err, r)
 	}
-	if r, err = c2pa.ReadStore(store, out); err != nil || r.State != "valid" {
+	if r, err = c2pa.ReadStore(store, out, time.Now()); err != nil || r.State != "valid" {
 		t.Fatalf("with its file: %v %+v", err, r)
 	}
 	// The same store against a re-encoded copy (what a resolver gets back
 	// from a stripped file) no longer matches its hard binding.
 	changed := bytes.Clone(out)
 	changed[len(changed)-3] ^= 0x80
-	r, err = c2pa.ReadStore(store, changed)
+	r, err = c2pa.ReadStore(store, changed, time.Now())
 	if err != nil || r.State != "invalid" || !slices.Contains(r.Codes, "assertion.dataHash.mismatch") {
 		t.Fatalf("against another file: %v %+v", err, r)
 	}
@@ -194,14 +194,14 @@ func TestErrors(t *testing.T) {
 		run  func() error
 		want error
 	}{
-		{"read gif", func() error { _, err := c2pa.Read([]byte("GIF89a...")); return err }, c2pa.ErrUnsupportedFormat},
-		{"read no manifest", func() error { _, err := c2pa.Read(jpg); return err }, c2pa.ErrNoManifest},
-		{"read png no manifest", func() error { _, err := c2pa.Read(png); return err }, c2pa.ErrNoManifest},
-		{"read truncated jpeg", func() error { _, err := c2pa.Read(jpg[:20]); return err }, c2pa.ErrBadFile},
-		{"read bad store length", func() error { _, err := c2pa.Read(truncatedStore); return err }, c2pa.ErrMalformed},
-		{"store garbage", func() error { _, err := c2pa.ReadStore([]byte("garbage garbage garbage"), nil); return err }, c2pa.ErrMalformed},
-		{"store empty", func() error { _, err := c2pa.ReadStore(nil, nil); return err }, c2pa.ErrNoManifest},
-		{"store truncated", func() error { _, err := c2pa.ReadStore(store[:len(store)-1], nil); return err }, c2pa.ErrMalformed},
+		{"read gif", func() error { _, err := c2pa.Read([]byte("GIF89a..."), time.Now()); return err }, c2pa.ErrUnsupportedFormat},
+		{"read no manifest", func() error { _, err := c2pa.Read(jpg, time.Now()); return err }, c2pa.ErrNoManifest},
+		{"read png no manifest", func() error { _, err := c2pa.Read(png, time.Now()); return err }, c2pa.ErrNoManifest},
+		{"read truncated jpeg", func() error { _, err := c2pa.Read(jpg[:20], time.Now()); return err }, c2pa.ErrBadFile},
+		{"read bad store length", func() error { _, err := c2pa.Read(truncatedStore, time.Now()); return err }, c2pa.ErrMalformed},
+		{"store garbage", func() error { _, err := c2pa.ReadStore([]byte("garbage garbage garbage"), nil, time.Now()); return err }, c2pa.ErrMalformed},
+		{"store empty", func() error { _, err := c2pa.ReadStore(nil, nil, time.Now()); return err }, c2pa.ErrNoManifest},
+		{"store truncated", func() error { _, err := c2pa.ReadStore(store[:len(store)-1], nil, time.Now()); return err }, c2pa.ErrMalformed},
 		{"embed no key", func() error { _, _, _, err := c2pa.Embed(jpg, testManifest("image/jpeg"), c2pa.Signer{}); return err }, c2pa.ErrSigner},
 		{"embed key not the leaf's", func() error {
 			_, _, _, err := c2pa.Embed(jpg, testManifest("image/jpeg"), wrongCert)
@@ -239,10 +239,10 @@ func TestErrors(t *testing.T) {
 	bigPNG := append(bytes.Clone(png[:33]), binary.BigEndian.AppendUint32(nil, uint32(len(huge)))...)
 	bigPNG = append(append(append(bigPNG, "caBX"...), huge...), 0, 0, 0, 0)
 	bigPNG = append(bigPNG, png[33:]...)
-	if _, err := c2pa.Read(bigPNG); !errors.Is(err, c2pa.ErrTooLarge) || !errors.Is(err, c2pa.ErrMalformed) {
+	if _, err := c2pa.Read(bigPNG, time.Now()); !errors.Is(err, c2pa.ErrTooLarge) || !errors.Is(err, c2pa.ErrMalformed) {
 		t.Errorf("Read of an oversized caBX: %v", err)
 	}
-	if _, err := c2pa.ReadStore(huge, nil); !errors.Is(err, c2pa.ErrTooLarge) {
+	if _, err := c2pa.ReadStore(huge, nil, time.Now()); !errors.Is(err, c2pa.ErrTooLarge) {
 		t.Errorf("ReadStore of an oversized store: %v", err)
 	}
 	for _, label := range []string{"", "c2pa.hash.data", "a/b"} {
@@ -250,6 +250,44 @@ func TestErrors(t *testing.T) {
 		m.Assertions = []c2pa.Assertion{{Label: label, Data: 1}}
 		if _, _, _, err := c2pa.Embed(jpg, m, s); err == nil || !strings.Contains(err.Error(), "label") {
 			t.Errorf("custom label %q accepted: %v", label, err)
+		}
+	}
+}
+
+// TestReadJudgesCredentialsAtTheGivenTime: the reader never reads a clock;
+// the same bytes judged at the same time give the same report, and the
+// signing credential's validity is judged at the time the caller passes.
+func TestReadJudgesCredentialsAtTheGivenTime(t *testing.T) {
+	now := time.Now().Truncate(time.Second) // certificates hold whole seconds
+	nb, na := now.Add(-time.Hour), now.Add(time.Hour)
+	s := c2patest.NewSigner(t, c2patest.CertOptions{NotBefore: nb, NotAfter: na})
+	out, _, _, err := c2pa.Embed(testJPEG(t), testManifest("image/jpeg"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		at      time.Time
+		expired bool
+	}{
+		{"inside the leaf's validity", now, false},
+		{"at NotBefore", nb, false},
+		{"at NotAfter", na, false},
+		{"a second before NotBefore", nb.Add(-time.Second), true},
+		{"a second after NotAfter", na.Add(time.Second), true},
+		{"ten years later", now.AddDate(10, 0, 0), true},
+	}
+	for _, tc := range tests {
+		r, err := c2pa.Read(out, tc.at)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		again, _ := c2pa.Read(out, tc.at)
+		if r.State != again.State || !slices.Equal(r.Codes, again.Codes) {
+			t.Errorf("%s: two reads at the same time differ: %v %v / %v %v", tc.name, r.State, r.Codes, again.State, again.Codes)
+		}
+		if got := slices.Contains(r.Codes, "signingCredential.expired"); got != tc.expired || (r.State == "valid") == tc.expired {
+			t.Errorf("%s: state %s codes %v, want expired=%v", tc.name, r.State, r.Codes, tc.expired)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	r, err := c2pa.Read(out)
+	r, err := c2pa.Read(out, time.Now())
 	if err != nil {
 		log.Fatal(err)
 	}

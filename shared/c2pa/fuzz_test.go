@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 )
@@ -25,7 +26,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte{0xff, 0xd8, 0xff, 0xd9})
 	f.Add([]byte("\x89PNG\r\n\x1a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := c2pa.Read(data)
+		r, err := c2pa.Read(data, time.Now())
 		if err != nil {
 			if !typed(err) {
 				t.Fatalf("untyped error %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 )
 
 // FuzzJUMBF: the box parser stays inside its input and within its bounds,
@@ -32,7 +33,7 @@ func FuzzJUMBF(f *testing.F) {
 			}
 		}
 		walk(root, 0)
-		if _, err := ReadStore(data, nil); err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoManifest) {
+		if _, err := ReadStore(data, nil, time.Now()); err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoManifest) {
 			t.Fatalf("ReadStore: untyped error %v", err)
 		}
 	})

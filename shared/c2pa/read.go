@@ -208,8 +208,10 @@ func Strip(file []byte) ([]byte, error) {
 // Read parses and validates the manifest store carried by file
 // (ErrNoManifest when none). A store that cannot be parsed is an error
 // wrapping ErrMalformed; one that parses but fails validation is a Report
-// with State "invalid" and the failure codes.
-func Read(file []byte) (*Report, error) {
+// with State "invalid" and the failure codes. at is the time the signing
+// credentials' validity periods are judged at: the caller's clock, never
+// read here, so the same bytes and the same at give the same Report.
+func Read(file []byte, at time.Time) (*Report, error) {
 	_, store, _, err := locate(file)
 	if err != nil {
 		return nil, err
@@ -217,13 +219,13 @@ func Read(file []byte) (*Report, error) {
 	if store == nil {
 		return nil, ErrNoManifest
 	}
-	return ReadStore(store, file)
+	return ReadStore(store, file, at)
 }
 
 // ReadStore parses and validates a bare manifest store (what
 // /manifests/{id} serves) against the asset file it binds to, or structure
-// and signature only when file is nil.
-func ReadStore(store []byte, file []byte) (*Report, error) {
+// and signature only when file is nil; at is as for [Read].
+func ReadStore(store []byte, file []byte, at time.Time) (*Report, error) {
 	if len(store) == 0 {
 		return nil, ErrNoManifest
 	}
@@ -231,7 +233,7 @@ func ReadStore(store []byte, file []byte) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ps.report(file, time.Now())
+	return ps.report(file, at)
 }
 
 func (p *parsedStore) report(file []byte, now time.Time) (*Report, error) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
@@ -62,7 +63,7 @@ func TestIndependentReader(t *testing.T) {
 			if res.Validation == nil || res.Validation.IsValid || !slices.Contains(res.Failures(), "assertion.dataHash.mismatch") {
 				t.Fatalf("reader did not report the binding mismatch: %v\n%s", res.Failures(), res.Raw)
 			}
-			r, err := c2pa.Read(flipped)
+			r, err := c2pa.Read(flipped, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func TestThirdPartyParent(t *testing.T) {
 			if res := c2patest.ReadBytes(t, in, tc.ext); !res.Validation.IsValid {
 				t.Fatalf("the reader's own manifest is invalid: %v", res.Failures())
 			}
-			prev, err := c2pa.Read(in)
+			prev, err := c2pa.Read(in, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestThirdPartyParent(t *testing.T) {
 				t.Fatalf("actions lack c2pa.opened: %v", acts)
 			}
 
-			r, err := c2pa.Read(out)
+			r, err := c2pa.Read(out, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

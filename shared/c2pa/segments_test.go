@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 )
@@ -92,7 +93,7 @@ func TestSegmentPaddingIsBounded(t *testing.T) {
 			if n > 64<<10 {
 				t.Errorf("Extract of a %d MiB file allocated %d KiB, want under 64 KiB", len(tt.file)>>20, n>>10)
 			}
-			if _, err := c2pa.Read(tt.file); !errors.Is(err, tt.want) && !(tt.want == nil && errors.Is(err, c2pa.ErrNoManifest)) {
+			if _, err := c2pa.Read(tt.file, time.Now()); !errors.Is(err, tt.want) && !(tt.want == nil && errors.Is(err, c2pa.ErrNoManifest)) {
 				t.Fatalf("Read: %v, want %v", err, tt.want)
 			}
 			if tt.want != nil {

@@ -138,7 +138,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					}
 					t1 := time.Now()
 					c1 := processCPU()
-					fa, err := Analyze(f, lim)
+					fa, err := Analyze(f, lim, time.Now())
 					if err != nil {
 						b.Fatal(err)
 					}

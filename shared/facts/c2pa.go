@@ -44,8 +44,9 @@ const maxC2PAList = 32
 // C2PA reads the C2PA manifest store file carries and returns what verify
 // reports of it, nil when the file carries none. A store that cannot be
 // read at all is reported invalid with the code claim.malformed. Trust is
-// not decided here (see shared/lookup): only the carried chain is used.
-func C2PA(file []byte) *wire.C2PAFacts {
+// not decided here (see shared/lookup): only the carried chain is used,
+// its certificates' validity judged at the time at (the caller's clock).
+func C2PA(file []byte, at time.Time) *wire.C2PAFacts {
 	malformed := &wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: "invalid", ValidationCodes: []string{"claim.malformed"}, Actions: []wire.C2PAAction{}}}
 	store, err := c2pa.Extract(file)
 	if errors.Is(err, c2pa.ErrMalformed) {
@@ -54,7 +55,7 @@ func C2PA(file []byte) *wire.C2PAFacts {
 	if err != nil || len(store) == 0 {
 		return nil
 	}
-	rep, err := c2pa.ReadStore(store, file)
+	rep, err := c2pa.ReadStore(store, file, at)
 	if err != nil {
 		if errors.Is(err, c2pa.ErrNoManifest) {
 			return nil

@@ -29,7 +29,7 @@ func TestC2PAFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Analyze(out, limits.Default())
+	f, err := Analyze(out, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func TestC2PAFacts(t *testing.T) {
 		t.Errorf("FromWire lost the manifest: %v", err)
 	}
 
-	if f, err := Analyze(raw, limits.Default()); err != nil || f.C2PA != nil {
+	if f, err := Analyze(raw, limits.Default(), time.Now()); err != nil || f.C2PA != nil {
 		t.Fatalf("a file without manifest: %+v %v", f.C2PA, err)
 	}
 
 	flipped := slices.Clone(out)
 	flipped[len(flipped)-20] ^= 1
-	if c := C2PA(flipped); c == nil || c.ValidationState != "invalid" || !slices.Contains(c.ValidationCodes, "assertion.dataHash.mismatch") {
+	if c := C2PA(flipped, time.Now()); c == nil || c.ValidationState != "invalid" || !slices.Contains(c.ValidationCodes, "assertion.dataHash.mismatch") {
 		t.Fatalf("a changed file: %+v", c)
 	}
 }
@@ -74,11 +74,11 @@ func BenchmarkC2PARead(b *testing.B) {
 	var an, rd []time.Duration
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := Analyze(out, limits.Default()); err != nil {
+		if _, err := Analyze(out, limits.Default(), time.Now()); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		if C2PA(out) == nil {
+		if C2PA(out, time.Now()) == nil {
 			b.Fatal("no manifest read")
 		}
 		an, rd = append(an, t1.Sub(t0)), append(rd, time.Since(t1))

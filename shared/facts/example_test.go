@@ -3,6 +3,7 @@ package facts_test
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/limits"
@@ -16,7 +17,7 @@ func ExampleAnalyze() {
 		fmt.Println(err)
 		return
 	}
-	f, err := facts.Analyze(file, limits.Default())
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		fmt.Println(err)
 		return

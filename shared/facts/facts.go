@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"time"
 
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -62,10 +63,12 @@ const VerifyShortSide = 512
 // perceptual hashes and the watermark from the same luminance plane, which
 // for a JPEG is decoded at reduced size (see [VerifyShortSide]). Width and
 // Height are the file's own (oriented) dimensions. Images too small to
-// carry a watermark simply have none. Errors are imagex's (unsupported
-// format, limits exceeded, corrupt data) or wrap a perceptual-hash or
-// watermark failure.
-func Analyze(file []byte, lim limits.Limits) (Facts, error) {
+// carry a watermark simply have none. The C2PA manifest's credentials
+// are judged at the time at (see [C2PA]): the host's clock, passed in so
+// that the same bytes and time give the same facts on every host. Errors
+// are imagex's (unsupported format, limits exceeded, corrupt data) or
+// wrap a perceptual-hash or watermark failure.
+func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 	img, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil {
 		return Facts{}, err
@@ -80,7 +83,7 @@ func Analyze(file []byte, lim limits.Limits) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
-	f.C2PA = C2PA(file)
+	f.C2PA = C2PA(file, at)
 	return f, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	"os"
 	"testing"
+	"time"
 
 	"golang.org/x/image/draw"
 
@@ -61,7 +62,7 @@ func TestAnalyze(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := Analyze(b, limits.Default())
+			f, err := Analyze(b, limits.Default(), time.Now())
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -142,7 +143,7 @@ func TestAnalyzeReducedMatchesFull(t *testing.T) {
 	if err != nil || red.Scale != 2 {
 		t.Fatalf("DecodeLuma: scale %v, %v", red, err)
 	}
-	got, err := Analyze(file, lim)
+	got, err := Analyze(file, lim, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestFromPlaneMatchesAnalyze(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := buf.Bytes()
-			want, err := Analyze(file, lim)
+			want, err := Analyze(file, lim, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -189,17 +189,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 	r.Changed = make([]bool, len(g.Blocks))
 	for _, q := range ps {
 		changed := meanChanged(q.f.mean, gain*float64(q.bk.Mean)+off)
-		var e, w, bad float64
-		for k, c := range q.f.ac {
-			e += c * c
-			a := math.Abs(c)
-			w += a
-			if (c > 0) != (q.bk.Signs&(1<<k) != 0) {
-				bad += a
-			}
-		}
-		// The 4×4 DCT of sub-cell means is unnormalised: /4 gives levels.
-		if math.Sqrt(e)/4 >= SignMinEnergy && bad > SignTolerance*w {
+		if signsChanged(&q.f.ac, q.bk.Signs) {
 			changed = true
 		}
 		if d := detailOf(q.bk.Detail); d >= DetailMin && math.Log2((1+q.f.detail)/(1+d))-dMed < -DetailLoss {
@@ -222,6 +212,24 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 		r.Outcome = Mismatch
 	}
 	return r
+}
+
+// signsChanged reports whether the examined block's AC coefficients ac
+// disagree with the signed block's AC signs: more than SignTolerance of
+// their magnitude on coefficients of the other sign, counted only when the
+// block has structure (AC norm at least SignMinEnergy levels).
+func signsChanged(ac *[15]float64, signs uint16) bool {
+	var e, w, bad float64
+	for k, c := range ac {
+		e += c * c
+		a := math.Abs(c)
+		w += a
+		if (c > 0) != (signs&(1<<k) != 0) {
+			bad += a
+		}
+	}
+	// The 4×4 DCT of sub-cell means is unnormalised: /4 gives levels.
+	return math.Sqrt(e)/4 >= SignMinEnergy && bad > SignTolerance*w
 }
 
 // meanChanged reports whether an examined block mean m is beyond

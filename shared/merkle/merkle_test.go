@@ -287,6 +287,7 @@ func TestVerifyErrors(t *testing.T) {
 		{"wrong root", VerifyInclusion(5, 8, leaf, proof, tree.Leaf(0)), true},
 		{"shrinking tree", VerifyConsistency(8, 7, nil, root, root), false},
 		{"equal sizes, proof", VerifyConsistency(8, 8, proof, root, root), false},
+		{"equal sizes, other root", VerifyConsistency(8, 8, nil, root, tree.Leaf(0)), true},
 		{"empty proof", VerifyConsistency(3, 8, nil, root, root), false},
 	}
 	for _, tt := range tests {

@@ -23,6 +23,7 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Format is the value of the format member of every version 1 receipt.
@@ -96,51 +97,13 @@ type Receipt struct {
 	// KeyRevocation, present only when the record's signing key is
 	// revoked, is the service's statement of what that decided. It is the
 	// one member not checked offline: revocation is news after the fact.
-	KeyRevocation *KeyRevocation `json:"key_revocation,omitempty"`
+	KeyRevocation *wire.KeyRevocation `json:"key_revocation,omitempty"`
 	// Network, optional, is the service's description of the chain chain_id
 	// names (its name, whether it is public, an explorer link). Like
 	// key_revocation it is the service's word, not checked offline: it
 	// tells a reader whether the anchor is a public timestamp at all.
-	Network *Network `json:"network,omitempty"`
+	Network *wire.Network `json:"network,omitempty"`
 }
-
-// Network describes the anchoring chain as the service is configured
-// (the same members as the verify response's network object). An anchor on
-// a chain that is not Public proves order and integrity within the
-// service, not a public timestamp.
-type Network struct {
-	Name          string `json:"name"`
-	ChainID       uint64 `json:"chain_id"`
-	Public        bool   `json:"public"`
-	Description   string `json:"description"`
-	ExplorerTxURL string `json:"explorer_tx_url,omitempty"`
-}
-
-// KeyRevocation is the service's decision about a record whose signing
-// key was revoked, and the rule it applied: with compromised_since, valid
-// only when the record was anchored before it; a key retired without it
-// keeps what the service signed with it before the retirement (by the
-// service's own time of signing) and, for a key its holder signs with,
-// what was anchored before the retirement or received before it and
-// anchored since.
-type KeyRevocation struct {
-	KeyRevokedAt     string `json:"key_revoked_at"`
-	CompromisedSince string `json:"compromised_since,omitempty"`
-	Reason           string `json:"reason,omitempty"`
-	Cutoff           string `json:"cutoff"`
-	// Rule names the rule that decided (compromised_anchor_time,
-	// retired_service_time or retired_anchor_time; docs/api.md,
-	// "Signing-key revocation"); absent in receipts from before it.
-	Rule     string `json:"rule,omitempty"`
-	Decision string `json:"decision"`
-	Detail   string `json:"detail"`
-}
-
-// Decisions of a KeyRevocation.
-const (
-	DecisionValid        = "valid"
-	DecisionNotAuthentic = "not_authentic"
-)
 
 // Inclusion is where a signed record was anchored, the input of [New].
 type Inclusion struct {
@@ -299,7 +262,7 @@ func (r *Receipt) decode() (*decoded, error) {
 		return nil, bad("block_hash", "0x and 64 lowercase hex digits")
 	}
 	if k := r.KeyRevocation; k != nil {
-		if k.Decision != DecisionValid && k.Decision != DecisionNotAuthentic {
+		if k.Decision != wire.KeyDecisionValid && k.Decision != wire.KeyDecisionNotAuthentic {
 			return nil, bad("key_revocation.decision", `"valid" or "not_authentic"`)
 		}
 		for name, v := range map[string]string{"key_revoked_at": k.KeyRevokedAt, "cutoff": k.Cutoff, "compromised_since": k.CompromisedSince} {
@@ -339,10 +302,10 @@ type Result struct {
 	Root merkle.Hash
 	// KeyRevocation is the receipt's key_revocation member, nil when the
 	// signing key is not revoked.
-	KeyRevocation *KeyRevocation
+	KeyRevocation *wire.KeyRevocation
 	// Network is the receipt's network member (the service's word), nil
 	// when absent; when it is not Public the anchor is no public timestamp.
-	Network *Network
+	Network *wire.Network
 }
 
 // Verify checks offline everything but the chain: the record parses, its
@@ -377,7 +340,7 @@ func (r *Receipt) Verify() (Result, error) {
 		return Result{}, fmt.Errorf("%w: %w", ErrInclusion, err)
 	}
 	res := Result{Record: rec, Leaf: leaf, Root: d.root, KeyRevocation: r.KeyRevocation, Network: r.Network}
-	if r.KeyRevocation != nil && r.KeyRevocation.Decision != DecisionValid {
+	if r.KeyRevocation != nil && r.KeyRevocation.Decision != wire.KeyDecisionValid {
 		return res, fmt.Errorf("%w: %s", ErrKeyRevoked, r.KeyRevocation.Detail)
 	}
 	return res, nil

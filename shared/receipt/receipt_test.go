@@ -18,6 +18,7 @@ import (
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // fakeChain is a chain holding one anchoring transaction.
@@ -218,6 +219,14 @@ func TestCheckChainErrors(t *testing.T) {
 	if err := rc.CheckChain(ctx, &reorged); !errors.Is(err, receipt.ErrChain) {
 		t.Errorf("block no longer canonical: %v, want ErrChain", err)
 	}
+	// The transaction is at the receipt's block number but in a sibling
+	// block, while the receipt's block is still canonical there: only
+	// the transaction's own block hash tells them apart.
+	sibling := *chain
+	sibling.mined.BlockHash = sha256.Sum256([]byte("sibling block"))
+	if err := rc.CheckChain(ctx, &sibling); !errors.Is(err, receipt.ErrChain) {
+		t.Errorf("tx in a sibling block: %v, want ErrChain", err)
+	}
 	otherData := *chain
 	otherData.mined.Input = append([]byte("PVN1"), make([]byte, 32)...)
 	if err := rc.CheckChain(ctx, &otherData); !errors.Is(err, receipt.ErrChain) {
@@ -326,9 +335,9 @@ func TestKeyRevocationMember(t *testing.T) {
 	for _, tc := range []struct {
 		decision string
 		want     error
-	}{{receipt.DecisionValid, nil}, {receipt.DecisionNotAuthentic, receipt.ErrKeyRevoked}} {
+	}{{wire.KeyDecisionValid, nil}, {wire.KeyDecisionNotAuthentic, receipt.ErrKeyRevoked}} {
 		cp := *rc
-		cp.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: "2026-11-23T10:00:00.000Z", CompromisedSince: "2026-11-22T00:00:00.000Z",
+		cp.KeyRevocation = &wire.KeyRevocation{KeyRevokedAt: "2026-11-23T10:00:00.000Z", CompromisedSince: "2026-11-22T00:00:00.000Z",
 			Cutoff: "2026-11-22T00:00:00.000Z", Decision: tc.decision, Detail: "the signing key was revoked"}
 		b, err := cp.Marshal()
 		if err != nil {
@@ -349,10 +358,10 @@ func TestKeyRevocationMember(t *testing.T) {
 			t.Errorf("%s: CheckChain = %v, want %v", tc.decision, err, tc.want)
 		}
 	}
-	for _, bad := range []receipt.KeyRevocation{
+	for _, bad := range []wire.KeyRevocation{
 		{KeyRevokedAt: "2026-11-23T10:00:00Z", Cutoff: "2026-11-23T10:00:00Z", Decision: "maybe"},
-		{KeyRevokedAt: "yesterday", Cutoff: "2026-11-23T10:00:00Z", Decision: receipt.DecisionValid},
-		{KeyRevokedAt: "2026-11-23T10:00:00Z", Cutoff: "2026-11-23T10:00:00Z", CompromisedSince: "soon", Decision: receipt.DecisionValid},
+		{KeyRevokedAt: "yesterday", Cutoff: "2026-11-23T10:00:00Z", Decision: wire.KeyDecisionValid},
+		{KeyRevokedAt: "2026-11-23T10:00:00Z", Cutoff: "2026-11-23T10:00:00Z", CompromisedSince: "soon", Decision: wire.KeyDecisionValid},
 	} {
 		cp := *rc
 		cp.KeyRevocation = &bad
@@ -369,7 +378,7 @@ func TestKeyRevocationMember(t *testing.T) {
 // local chain's anchor an explorer link is refused.
 func TestNetworkMember(t *testing.T) {
 	rc, _ := fixture(t)
-	local := &receipt.Network{Name: "provenant-dev", ChainID: 1337, Public: false,
+	local := &wire.Network{Name: "provenant-dev", ChainID: 1337, Public: false,
 		Description: "local development chain: proves order and integrity within this service, not a public timestamp"}
 	rc.Network = local
 	b, err := rc.Marshal()
@@ -384,7 +393,7 @@ func TestNetworkMember(t *testing.T) {
 	if err != nil || res.Network == nil || *res.Network != *local || res.Network.Public {
 		t.Fatalf("Verify network = %+v, %v; want %+v", res.Network, err, local)
 	}
-	for _, bad := range []receipt.Network{
+	for _, bad := range []wire.Network{
 		{Name: "", ChainID: 1337},
 		{Name: "sepolia", ChainID: 11155111},
 		{Name: "provenant-dev", ChainID: 1337, ExplorerTxURL: "https://example.com/tx/{tx}"},

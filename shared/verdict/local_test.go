@@ -115,7 +115,7 @@ func TestDecideLocal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := facts.Analyze(tt.file, limits.Default())
+			f, err := facts.Analyze(tt.file, limits.Default(), time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

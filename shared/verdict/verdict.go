@@ -5,21 +5,34 @@
 // so the origin, the edge and the browser (WebAssembly) give byte-identical
 // verdicts for the same inputs.
 //
-// Scoring (see docs/verification.md for the rationale):
+// Scoring (see docs/verification.md for the rationale). Authentic is
+// earned by what the signature covers: the signed SHA-256, or the
+// record's watermark together with its local signatures (canonical
+// version 3) compared block by block ([Match]). Confidences are computed
+// in hundredths, so every platform gives the same number:
 //
 //   - A candidate counts only if its Ed25519 signature verifies.
-//   - Exact SHA-256 match: the file is the signed file. Authentic,
-//     confidence 0.98, 1.00 once anchored on a public chain.
-//   - Watermark payload of the record found AND perceptual hash near
-//     (256-bit distance <= threshold): the signed picture after re-encoding,
-//     resizing or light edits. Authentic, confidence 0.85..0.95 falling with
-//     distance and corrected watermark bit errors, +0.03 once anchored
-//     (at most 0.98: below an exact match).
-//   - Watermark found but perceptual hash far: the mark survived but the
-//     picture changed (crop, composite). Not authentic, confidence 0.50.
-//   - Perceptual hash near, no watermark match: looks like signed content,
-//     likely a derivative or a look-alike. Not authentic, confidence
-//     0.20..0.45 falling with distance.
+//   - Exact SHA-256 match (MatchExact): the file is the signed file.
+//     Authentic, confidence 0.98, 1.00 once anchored on a public chain.
+//   - Watermark and every local signature (MatchReencoded): the whole
+//     signed picture after re-encoding or resizing. Authentic, 0.85..0.95
+//     falling with the perceptual distance, minus 0.01 per two corrected
+//     watermark bit errors (at most 0.05), +0.03 once anchored on a public
+//     chain.
+//   - Watermark and every overlapping local signature (MatchCrop): part of
+//     the signed picture. Authentic, 0.80..0.95 with the share of the signed
+//     picture shown, the same bit-error penalty and anchoring bonus.
+//   - Watermark but some local signatures differ (MatchEdited): the signed
+//     picture, edited. Not authentic, 0.30.
+//   - Watermark in a picture whose local signatures do not match, or that
+//     does not fit the signed grid, or a watermark alone with a far
+//     perceptual hash (MatchMismatch): a transplanted mark. Not authentic,
+//     0.05.
+//   - Perceptual hash near (256-bit distance <= threshold) and nothing the
+//     signature covers shows the picture is the signed one (MatchPerceptual,
+//     also a watermark on a record without local signatures): a derivative
+//     or a look-alike. Not authentic, 0.45 with the record's watermark,
+//     else 0.20..0.45 falling with distance.
 //   - Nothing: not authentic, confidence 0.
 //   - A revoked record is never authentic (confidence 0); the details say
 //     that it was revoked, when and why.
@@ -344,6 +357,49 @@ func Earlier(a, b *Candidate) bool {
 	return a.CreatedAt.Before(b.CreatedAt)
 }
 
+// Claim is what the "who signed first" rule reads of a record: the
+// service's times (Earlier) and the record's id and parent record id.
+type Claim struct {
+	ID, Parent            string
+	CreatedAt, AnchoredAt time.Time
+}
+
+// SignedFirst is the "who signed first" rule, the one every surface
+// applies (verification's original and answer, the sign-time parent):
+// the earlier claim by the service's times (Earlier); between claims of
+// equal time, a parent before its own derivative, then a record without a
+// parent before one with. It returns -1 when a goes first, 1 when b does,
+// and 0 when the rule cannot tell them apart (the caller's own tie rules
+// apply).
+func SignedFirst(a, b Claim) int {
+	ca := Candidate{CreatedAt: a.CreatedAt, AnchoredAt: a.AnchoredAt}
+	cb := Candidate{CreatedAt: b.CreatedAt, AnchoredAt: b.AnchoredAt}
+	switch {
+	case Earlier(&ca, &cb):
+		return -1
+	case Earlier(&cb, &ca):
+		return 1
+	}
+	if pa, pb := b.Parent != "" && b.Parent == a.ID, a.Parent != "" && a.Parent == b.ID; pa != pb {
+		if pa {
+			return -1
+		}
+		return 1
+	}
+	if (a.Parent == "") != (b.Parent == "") {
+		if a.Parent == "" {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// claim is e's record as SignedFirst reads it.
+func (e *eval) claim() Claim {
+	return Claim{ID: e.rec.ID.String(), Parent: e.parent, CreatedAt: e.c.CreatedAt, AnchoredAt: e.c.AnchoredAt}
+}
+
 // Evidence strengths, weakest first (see [Strength]).
 const (
 	StrengthNone       = 0
@@ -394,20 +450,15 @@ func before(a, b *eval) bool {
 	if a.c.Revoked != b.c.Revoked {
 		return !a.c.Revoked
 	}
-	if Earlier(a.c, b.c) {
-		return true
+	if o := SignedFirst(a.claim(), b.claim()); o != 0 {
+		return o < 0
 	}
-	if Earlier(b.c, a.c) {
-		return false
-	}
-	// Equal times (same millisecond, or no times known): a parent precedes
-	// its own derivative, an original precedes a derivative.
-	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
-		return pa
-	}
-	if (a.parent == "") != (b.parent == "") {
-		return a.parent == ""
-	}
+	return nearerFirst(a, b)
+}
+
+// nearerFirst is the tie rule after the evidence and the claim order: the
+// stronger match, then the nearer hash, then lastResort.
+func nearerFirst(a, b *eval) bool {
 	if a.match != b.match {
 		return a.match > b.match
 	}
@@ -436,25 +487,10 @@ func claimedBefore(a, b *eval) bool {
 	if a.wmEq != b.wmEq {
 		return a.wmEq
 	}
-	if Earlier(a.c, b.c) {
-		return true
+	if o := SignedFirst(a.claim(), b.claim()); o != 0 {
+		return o < 0
 	}
-	if Earlier(b.c, a.c) {
-		return false
-	}
-	if pa, pb := b.parent == a.rec.ID.String(), a.parent == b.rec.ID.String(); pa != pb {
-		return pa
-	}
-	if (a.parent == "") != (b.parent == "") {
-		return a.parent == ""
-	}
-	if a.match != b.match {
-		return a.match > b.match
-	}
-	if a.dist != b.dist {
-		return a.dist < b.dist
-	}
-	return lastResort(a, b)
+	return nearerFirst(a, b)
 }
 
 // chain builds the provenance chain around best, the first claim among

@@ -103,8 +103,9 @@ type KeyRevocation struct {
 	// Cutoff is the time the decision compared with (compromised_since,
 	// else the revocation time).
 	Cutoff string `json:"cutoff"`
-	// Rule is one of the KeyRule constants.
-	Rule string `json:"rule"`
+	// Rule is one of the KeyRule constants; always set by the service,
+	// absent only in receipts from before it existed.
+	Rule string `json:"rule,omitempty"`
 	// Decision is KeyDecisionValid or KeyDecisionNotAuthentic; Detail says
 	// why in a sentence.
 	Decision string `json:"decision"`

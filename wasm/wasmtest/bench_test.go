@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"os"
 	"testing"
+	"time"
 
 	"golang.org/x/image/draw"
 
@@ -74,7 +75,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("%.0fMP/native", mp), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := facts.Analyze(file, limits.Default()); err != nil {
+				if _, err := facts.Analyze(file, limits.Default(), time.Now()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -126,7 +126,7 @@ func newFixture(t testing.TB) fixture {
 	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := facts.Analyze(buf.Bytes(), limits.Default())
+	f, err := facts.Analyze(buf.Bytes(), limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestModuleEqualsNative(t *testing.T) {
 		native func([]byte) []byte
 		check  func(t *testing.T, out []byte)
 	}{
-		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			var got struct {
 				OK    bool       `json:"ok"`
 				Facts wire.Facts `json:"facts"`
@@ -232,17 +232,17 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("facts = %+v, want %+v", got.Facts, want)
 			}
 		}},
-		{"analyze unrelated jpeg", "analyze", other, func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+		{"analyze unrelated jpeg", "analyze", other, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"ok":true`)) || !bytes.Contains(out, []byte(`"found":false`)) {
 				t.Errorf("got %s, want ok and no watermark", out)
 			}
 		}},
-		{"analyze not an image", "analyze", []byte("hello"), func(b []byte) []byte { return abi.Analyze(b, lim) }, func(t *testing.T, out []byte) {
+		{"analyze not an image", "analyze", []byte("hello"), func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"unsupported_format"`)) {
 				t.Errorf("got %s, want unsupported_format", out)
 			}
 		}},
-		{"inspect marked jpeg", "inspect", fx.file, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+		{"inspect marked jpeg", "inspect", fx.file, func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			var got inspectOut
 			json.Unmarshal(out, &got)
 			pw, ph, _ := facts.PlaneSize(fx.facts.Width, fx.facts.Height)
@@ -256,14 +256,14 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("got %s, want sha256 %s", out, want)
 			}
 		}},
-		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			var got inspectOut
 			json.Unmarshal(out, &got)
 			if !got.OK || got.Format != "webp" || got.HostDecode {
 				t.Errorf("got %s, want webp without host_decode", out)
 			}
 		}},
-		{"inspect not an image", "inspect", []byte("hello"), func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
+		{"inspect not an image", "inspect", []byte("hello"), func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"unsupported_format"`)) {
 				t.Errorf("got %s, want unsupported_format", out)
 			}

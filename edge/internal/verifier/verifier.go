@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -68,6 +69,9 @@ var ErrEngine = errors.New("verifier: engine failed")
 // Native is the core compiled into the edge: no sandbox, no copy.
 type Native struct {
 	Limits limits.Limits
+	// Clock judges the validity of C2PA credentials; nil is the system
+	// clock.
+	Clock clock.Clock
 }
 
 // Name implements Engine.
@@ -75,7 +79,11 @@ func (Native) Name() string { return "native" }
 
 // Analyze implements Engine.
 func (n Native) Analyze(_ context.Context, file []byte) (Analysis, error) {
-	f, err := facts.Analyze(file, n.Limits)
+	clk := n.Clock
+	if clk == nil {
+		clk = clock.System{}
+	}
+	f, err := facts.Analyze(file, n.Limits, clk.Now())
 	switch {
 	case errors.Is(err, imagex.ErrUnsupportedFormat):
 		return Analysis{}, &AnalyzeError{Code: CodeUnsupported, Detail: err.Error()}

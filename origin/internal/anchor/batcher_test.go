@@ -507,24 +507,39 @@ func TestVerifyRejectsTampering(t *testing.T) {
 		f(&p)
 		return p
 	}
+	if other.BlockHash == good.BlockHash || other.BlockNumber == good.BlockNumber {
+		t.Fatal("batches 1 and 2 share a block: the tx swap below would not isolate the root check")
+	}
+	// Each case names the check that must refuse it (Detail), so that a
+	// case cannot pass because an earlier check happens to fail first.
 	tests := []struct {
-		name string
-		leaf anchor.Hash
-		p    anchor.Proof
+		name   string
+		leaf   anchor.Hash
+		p      anchor.Proof
+		detail string
 	}{
-		{"other leaf", leafOf(4), good},
-		{"audit path bit flipped", leafOf(3), mut(func(p *anchor.Proof) { p.AuditPath[0][31] ^= 1 })},
-		{"audit path truncated", leafOf(3), mut(func(p *anchor.Proof) { p.AuditPath = p.AuditPath[1:] })},
-		{"wrong leaf index", leafOf(3), mut(func(p *anchor.Proof) { p.LeafIndex = 2 })},
-		{"wrong root", leafOf(3), mut(func(p *anchor.Proof) { p.MerkleRoot[0] ^= 1 })},
-		{"wrong tx (another batch's)", leafOf(3), mut(func(p *anchor.Proof) { p.TxHash = other.TxHash; p.BlockNumber = other.BlockNumber })},
-		{"unknown tx", leafOf(3), mut(func(p *anchor.Proof) { p.TxHash[5] ^= 1 })},
-		{"wrong block", leafOf(3), mut(func(p *anchor.Proof) { p.BlockNumber++ })},
+		{"other leaf", leafOf(4), good, "proof is for leaf"},
+		{"audit path bit flipped", leafOf(3), mut(func(p *anchor.Proof) { p.AuditPath[0][31] ^= 1 }), "Merkle proof does not lead"},
+		{"audit path truncated", leafOf(3), mut(func(p *anchor.Proof) { p.AuditPath = p.AuditPath[1:] }), "Merkle proof does not lead"},
+		{"wrong leaf index", leafOf(3), mut(func(p *anchor.Proof) { p.LeafIndex = 2 }), "Merkle proof does not lead"},
+		{"wrong root", leafOf(3), mut(func(p *anchor.Proof) { p.MerkleRoot[0] ^= 1 }), "Merkle proof does not lead"},
+		// Another batch's real transaction, with its block number and
+		// hash: everything about the tx and block is consistent, only the
+		// root in its calldata differs.
+		{"wrong tx (another batch's, its block)", leafOf(3), mut(func(p *anchor.Proof) {
+			p.TxHash, p.BlockNumber, p.BlockHash = other.TxHash, other.BlockNumber, other.BlockHash
+		}), "anchors root"},
+		{"wrong tx (another batch's, block hash omitted)", leafOf(3), mut(func(p *anchor.Proof) {
+			p.TxHash, p.BlockNumber, p.BlockHash = other.TxHash, other.BlockNumber, anchor.Hash{}
+		}), "anchors root"},
+		{"unknown tx", leafOf(3), mut(func(p *anchor.Proof) { p.TxHash[5] ^= 1 }), "not in the canonical chain"},
+		{"wrong block number", leafOf(3), mut(func(p *anchor.Proof) { p.BlockNumber++ }), "proof says block"},
+		{"wrong block hash", leafOf(3), mut(func(p *anchor.Proof) { p.BlockHash[0] ^= 1 }), "proof says block"},
 	}
 	for _, tc := range tests {
 		res, err := anchor.Verify(context.Background(), h.ch, tc.leaf, tc.p, 1)
-		if !errors.Is(err, anchor.ErrInvalidProof) || res.Outcome != anchor.Invalid || res.Detail == "" {
-			t.Errorf("%s: Verify = %+v, %v; want Invalid", tc.name, res, err)
+		if !errors.Is(err, anchor.ErrInvalidProof) || res.Outcome != anchor.Invalid || !strings.Contains(res.Detail, tc.detail) {
+			t.Errorf("%s: Verify = %+v, %v; want Invalid by %q", tc.name, res, err, tc.detail)
 		}
 	}
 	// Not enough confirmations is pending, not invalid; another network is unavailable.

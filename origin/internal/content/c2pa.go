@@ -286,7 +286,7 @@ func (s *Service) C2PAMatchesByContent(ctx context.Context, file []byte, max int
 	if err != nil {
 		return nil, err
 	}
-	ff, err := facts.Analyze(file, s.cfg.Limits)
+	ff, err := facts.Analyze(file, s.cfg.Limits, s.cfg.Clock.Now())
 	release()
 	if err != nil {
 		return nil, err

@@ -138,7 +138,7 @@ func captioned(img image.Image) *image.RGBA {
 // the records' own and geometric hashes) tie it to.
 func (e *env) lookPerceptual(t *testing.T, file []byte) []link {
 	t.Helper()
-	f, err := facts.Analyze(file, limits.Default())
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func (e *env) newDeviceOwner(email, org string) deviceOwner {
 // the signed bytes.
 func (e *env) registrationOf(o deviceOwner, file []byte, ts time.Time, parent string) RegisterInput {
 	e.t.Helper()
-	f, err := facts.Analyze(file, limits.Default())
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 		}
 	}
 	thumb := encodeJPEG(t, thumbImg, 85)
-	f, err := facts.Analyze(thumb, limits.Default())
+	f, err := facts.Analyze(thumb, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func TestSignCodecsAgree(t *testing.T) {
 			// (a heavily quantised small upload), the turbo one may miss too.
 			var fs [2]facts.Facts
 			for k, res := range []*SignResult{g, tj} {
-				f, err := facts.Analyze(res.File, limits.Default())
+				f, err := facts.Analyze(res.File, limits.Default(), time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package content
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
@@ -54,7 +55,7 @@ func BenchmarkComputeFacts(b *testing.B) {
 	})
 	b.Run("facts", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := facts.Analyze(data, limits.Default()); err != nil {
+			if _, err := facts.Analyze(data, limits.Default(), time.Now()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,21 +10,6 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// KeyRevocation is what revoking a record's signing key decided about the
-// record (docs/api.md, "Signing-key revocation"): the key's revocation,
-// the rule that applied, and whether the record stays valid. It is
-// decided by shared/lookup.DecideKey from the key's state (custody,
-// revoked_at, compromised_since), the record's source and its service and
-// anchoring times: the same function, with the same inputs, that a client
-// applies to a lookup answer, so that every surface agrees.
-type KeyRevocation = wire.KeyRevocation
-
-// Decisions of a KeyRevocation.
-const (
-	KeyDecisionValid        = wire.KeyDecisionValid
-	KeyDecisionNotAuthentic = wire.KeyDecisionNotAuthentic
-)
-
 // keyState returns the state of r's signing key as a lookup candidate
 // carries it, nil when the record names no key or the key cannot be read
 // (the record is then judged as before, and the failure logged).
@@ -61,7 +46,7 @@ func signingKeyState(k keys.SigningKey) *wire.SigningKeyState {
 }
 
 // decideKey applies shared/lookup.DecideKey to r with its key's state.
-func decideKey(st *wire.SigningKeyState, r *Record) *KeyRevocation {
+func decideKey(st *wire.SigningKeyState, r *Record) *wire.KeyRevocation {
 	kt, err := lookup.ParseKeyState(st)
 	if err != nil {
 		return nil
@@ -74,7 +59,11 @@ func decideKey(st *wire.SigningKeyState, r *Record) *KeyRevocation {
 }
 
 // KeyRevocationOf returns what the revocation of r's signing key decided
-// about r, nil when the key is not revoked.
-func (s *Service) KeyRevocationOf(ctx context.Context, r *Record) *KeyRevocation {
+// about r (docs/api.md, "Signing-key revocation"), nil when the key is not
+// revoked. It is decided by shared/lookup.DecideKey from the key's state
+// (custody, revoked_at, compromised_since), the record's source and its
+// service and anchoring times: the same function, with the same inputs,
+// that a client applies to a lookup answer, so that every surface agrees.
+func (s *Service) KeyRevocationOf(ctx context.Context, r *Record) *wire.KeyRevocation {
 	return decideKey(s.keyState(ctx, r), r)
 }

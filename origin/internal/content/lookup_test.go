@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/shared/facts"
@@ -107,13 +108,13 @@ func TestLookupDecideEqualsVerify(t *testing.T) {
 				if want, err = e.svc.Verify(ctx, tt.file, nil); err != nil {
 					t.Fatal(err)
 				}
-				sf, err := facts.Analyze(tt.file, e.svc.Limits())
+				sf, err := facts.Analyze(tt.file, e.svc.Limits(), time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
 				f = fromFacts(sf)
 			} else {
-				f = Facts{SHA256: tt.sum}
+				f = Facts{Facts: facts.Facts{SHA256: tt.sum}}
 				if want, err = e.svc.VerifyFacts(ctx, f); err != nil {
 					t.Fatal(err)
 				}

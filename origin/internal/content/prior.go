@@ -92,8 +92,8 @@ func evidenceOf(f Facts, variants []phash.Hash, rec *record.Record, byOrig bool)
 }
 
 // prior picks, among the links, the record an upload derives from, in the
-// order verification uses (verdict.Earlier and the tie rules of
-// verdict.Decide): the one whose watermark is in the picture, else the
+// order verification uses (verdict.SignedFirst, as verdict.Decide applies
+// it): the one whose watermark is in the picture, else the
 // earliest claim by the service's times (never the record's own timestamp
 // claim); between claims of equal time, a parent before its derivative, an
 // original before a derivative, then the stronger evidence.
@@ -111,20 +111,19 @@ func priorBefore(a, b *link) bool {
 	if wa, wb := hasEvidence(a.evidence, EvidenceWatermark), hasEvidence(b.evidence, EvidenceWatermark); wa != wb {
 		return wa
 	}
-	ca, cb := timesOf(a.rec), timesOf(b.rec)
-	if verdict.Earlier(&ca, &cb) {
-		return true
-	}
-	if verdict.Earlier(&cb, &ca) {
-		return false
-	}
-	if pa, pb := b.rec.ParentRecordID == a.rec.ID, a.rec.ParentRecordID == b.rec.ID; pa != pb {
-		return pa
-	}
-	if (a.rec.ParentRecordID == "") != (b.rec.ParentRecordID == "") {
-		return a.rec.ParentRecordID == ""
+	if o := verdict.SignedFirst(claimOf(a.rec), claimOf(b.rec)); o != 0 {
+		return o < 0
 	}
 	return evidenceRank(a.evidence) < evidenceRank(b.evidence)
+}
+
+// claimOf is r as verdict.SignedFirst reads it.
+func claimOf(r *Record) verdict.Claim {
+	c := verdict.Claim{ID: r.ID, Parent: r.ParentRecordID, CreatedAt: r.CreatedAt}
+	if r.AnchoredAt != nil {
+		c.AnchoredAt = *r.AnchoredAt
+	}
+	return c
 }
 
 // timesOf gives the service times of r in the form verdict.Earlier reads.

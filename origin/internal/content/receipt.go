@@ -68,11 +68,11 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
 	}
 	if n := s.cfg.Network; n != nil {
-		rc.Network = &receipt.Network{Name: n.Name, ChainID: n.ChainID, Public: n.Public, Description: n.Description, ExplorerTxURL: n.ExplorerTxURL}
+		cp := *n
+		rc.Network = &cp
 	}
 	if kr := s.KeyRevocationOf(ctx, r); kr != nil {
-		rc.KeyRevocation = &receipt.KeyRevocation{KeyRevokedAt: kr.KeyRevokedAt, CompromisedSince: kr.CompromisedSince,
-			Reason: kr.Reason, Cutoff: kr.Cutoff, Rule: kr.Rule, Decision: kr.Decision, Detail: kr.Detail}
+		rc.KeyRevocation = kr
 	}
 	return rc, r, nil
 }

@@ -1,9 +1,22 @@
-// Package content owns content records ("rec/" prefix): signing an uploaded
-// image (watermark, re-encode, canonical record, Ed25519 signature through
-// the key service), registering pre-signed content, verifying a file
-// against the stored records (exact SHA-256, watermark payload, perceptual
-// near-duplicate index), listing, revocation, the public registry and the
-// dashboard counters.
+// Package content owns content records ("rec/" prefix) and everything the
+// origin does with them:
+//
+//   - signing an uploaded image (watermark, local signatures, re-encode,
+//     canonical record, Ed25519 signature through the key service, a C2PA
+//     manifest when the service has a C2PA authority) and a video (through
+//     the ffmpeg engine of origin/internal/video: a watermark and a
+//     fingerprint);
+//   - registering pre-signed content (hash-only, from the SDK);
+//   - verifying an image or a video against the stored records (exact
+//     SHA-256, watermark payload, perceptual near-duplicate index, C2PA
+//     manifest), and answering a verification by facts (Lookup);
+//   - the C2PA resolution service (manifests by id, by soft binding, by
+//     content) and its CA;
+//   - anchoring: the queue of new records and their inclusion proofs once
+//     a batch is anchored, offline receipts (shared/receipt) and the kept
+//     signed files;
+//   - signing-key revocation decisions, signer identities, listing,
+//     revocation, the public registry, badges and the dashboard counters.
 //
 // Every state change (a signed record and its indexes, its anchoring queue
 // entry, its content.signed event and the owner's counters) is written in

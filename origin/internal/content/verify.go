@@ -13,22 +13,17 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/lookup"
-	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// Facts are what verification computes from a file, before any lookup.
+// Facts are what verification computes from a file (facts.Facts, the
+// same computation every host runs), plus what only the origin knows
+// before a lookup.
 type Facts struct {
-	SHA256    [32]byte
-	PHash     phash.Hash
-	Watermark verdict.Watermark
-	Format    imagex.Format
-	Width     int
-	Height    int
+	facts.Facts
 	// Shortcut names the record whose signed output is byte-identical to
 	// the file; PHash was then taken from that record (the service
 	// computed it on that output) and the watermark was not extracted: its
@@ -37,18 +32,10 @@ type Facts struct {
 	// NotDecoded is true when the file was not decoded (a registered file
 	// that is not an image): PHash and Watermark are unknown, not zero.
 	NotDecoded bool
-	// Local is the file's local-signature probe (see facts.Facts.Local).
-	Local *localsig.Probe
-	// C2PA is the C2PA manifest the file carries (facts.C2PA); a valid
-	// one naming a record makes that record a candidate.
-	C2PA *wire.C2PAFacts
 }
 
-// fromFacts adds nothing to what shared/facts computed: the origin's
-// Facts only add the Shortcut of an exact match.
-func fromFacts(f facts.Facts) Facts {
-	return Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Format: f.Format, Width: f.Width, Height: f.Height, Local: f.Local, C2PA: f.C2PA}
-}
+// fromFacts wraps what shared/facts computed.
+func fromFacts(f facts.Facts) Facts { return Facts{Facts: f} }
 
 // factsOf derives the facts from an image already decoded (Sign reuses
 // its decode) whose file has SHA-256 sum.
@@ -120,18 +107,18 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 			return nil, err
 		}
 		if ok && signed {
-			f.C2PA = facts.C2PA(file)
+			f.C2PA = facts.C2PA(file, s.cfg.Clock.Now())
 			return s.VerifyFacts(ctx, f)
 		}
 		if ok {
-			f.C2PA = facts.C2PA(file)
+			f.C2PA = facts.C2PA(file, s.cfg.Clock.Now())
 			registered = &f
 		}
 	}
 	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
 	if err == nil {
 		var f facts.Facts
-		f, err = facts.Analyze(file, s.cfg.Limits)
+		f, err = facts.Analyze(file, s.cfg.Limits, s.cfg.Clock.Now())
 		release()
 		if err == nil {
 			return s.VerifyFacts(ctx, fromFacts(f))
@@ -180,9 +167,9 @@ func (s *Service) exactFacts(ctx context.Context, sum [32]byte) (f Facts, signed
 			}
 			found, signed = true, r.Source == SourceSign
 			if signed {
-				f = Facts{SHA256: sum, PHash: rec.PerceptualHash, Shortcut: r.ID}
+				f = Facts{Facts: facts.Facts{SHA256: sum, PHash: rec.PerceptualHash}, Shortcut: r.ID}
 			} else {
-				f = Facts{SHA256: sum, NotDecoded: true}
+				f = Facts{Facts: facts.Facts{SHA256: sum}, NotDecoded: true}
 			}
 			if signed {
 				return store.ErrStopIteration
@@ -217,7 +204,7 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	for i, c := range cands {
 		claims[i] = s.claimOf(ctx, c)
 	}
-	o := lookup.Resolve(lookup.Input{Facts: f.verdictFacts(), Shortcut: f.Shortcut, NotDecoded: f.NotDecoded, Claims: claims,
+	o := lookup.Resolve(lookup.Input{Facts: f.Verdict(), Shortcut: f.Shortcut, NotDecoded: f.NotDecoded, Claims: claims,
 		C2PA: f.C2PA, C2PACA: s.c2paCA(ctx),
 		Anchoring: func(i int) lookup.Anchoring {
 			c := cands[i]
@@ -264,10 +251,6 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		return nil, fmt.Errorf("content: count verification: %w", err)
 	}
 	return out, nil
-}
-
-func (f Facts) verdictFacts() verdict.Facts {
-	return verdict.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, Local: f.Local}
 }
 
 // claimOf is c as lookup.Resolve scores it, with the display fields the

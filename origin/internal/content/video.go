@@ -385,7 +385,7 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 		return nil, nil, err
 	}
 	det := &VideoDetails{Frames: ex.Frames, WatermarkStrength: ex.Detection.Strength}
-	facts := Facts{SHA256: sum, PHash: fp.Hashes[0], Width: info.Width, Height: info.Height}
+	facts := Facts{Facts: vfacts.Facts{SHA256: sum, PHash: fp.Hashes[0], Width: info.Width, Height: info.Height}}
 	if ex.Detection.Found {
 		facts.Watermark = verdict.Watermark{Found: true, Payload: binary.BigEndian.AppendUint64(nil, uint64(ex.Payload)),
 			Strength: ex.Detection.Strength, BitErrors: ex.Detection.BitErrors}

@@ -89,8 +89,9 @@ func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, 
 		}
 		return Principal{AccountID: k.AccountID, Kind: AuthAPIKey, APIKeyID: k.ID, Scopes: k.Scopes}, nil
 	}
-	if mode == APIKeyOnly {
+	if mode == APIKeyOnly || mode == APIKeyOrSession {
 		p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not a session token")
+		p.Detail = "send an API key (" + keys.APIKeyPrefix + "...) as the Bearer token"
 		return Principal{}, p
 	}
 	u, err := a.cfg.Accounts.Authenticate(Context(ctx), token)
@@ -104,12 +105,18 @@ func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, 
 }
 
 // authenticateCookie authenticates a request without an Authorization
-// header by its session cookie: a JWT, accepted where JWTs are, and on
-// unsafe methods only with the session's CSRF token.
+// header by its session cookie: a JWT, accepted where JWTs are and on
+// APIKeyOrSession routes, and on unsafe methods only with the session's
+// CSRF token.
 func (a *API) authenticateCookie(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, error) {
 	token := SessionToken(ctx)
-	if token == "" || mode == APIKeyOnly {
+	if token == "" {
 		return Principal{}, NewProblem(fasthttp.StatusUnauthorized, CodeUnauthenticated, "Authentication required")
+	}
+	if mode == APIKeyOnly {
+		p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not a session")
+		p.Detail = "send an API key (" + keys.APIKeyPrefix + "...) as the Bearer token"
+		return Principal{}, p
 	}
 	if len(token) > accounts.MaxTokenLen {
 		return Principal{}, accounts.ErrInvalidToken

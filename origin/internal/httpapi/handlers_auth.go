@@ -10,21 +10,30 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
-// Context returns the context.Context handlers pass to domain packages. It
-// is deliberately not the *fasthttp.RequestCtx: that one is cancelled as
-// soon as the server starts shutting down (in-flight requests should
-// finish), and must not be retained after the handler returns. Under an
-// Idempotency-Key on a route that creates one record, it carries the
-// claim the record's transaction writes (store.PutIdemClaim).
+// Context returns the context.Context handlers pass to domain packages:
+// the request's own, which ends at the route's deadline (Timeouts), when
+// the server cancels the requests in flight (API.Cancel, at a shutdown
+// past its deadline), or when the handler returns. It is deliberately not
+// the *fasthttp.RequestCtx: that one is cancelled as soon as the server
+// starts shutting down (in-flight requests should finish), and must not be
+// retained after the handler returns. Under an Idempotency-Key on a route
+// that creates one record, it carries the claim the record's transaction
+// writes (store.PutIdemClaim). Outside a route (no request context yet)
+// it is context.Background().
 func Context(ctx *fasthttp.RequestCtx) context.Context {
-	if ctx != nil {
-		if c, ok := ctx.UserValue(idemClaimUserKey{}).(store.IdemClaim); ok {
-			digest, _ := ctx.UserValue(fingerprintKey{}).(string)
-			c.Fingerprint = requestFingerprint(ctx, c.Fingerprint, digest) // c.Fingerprint held the route
-			return store.WithIdemClaim(context.Background(), c)
-		}
+	if ctx == nil {
+		return context.Background()
 	}
-	return context.Background()
+	base, ok := ctx.UserValue(reqContextKey{}).(context.Context)
+	if !ok {
+		base = context.Background()
+	}
+	if c, ok := ctx.UserValue(idemClaimUserKey{}).(store.IdemClaim); ok {
+		digest, _ := ctx.UserValue(fingerprintKey{}).(string)
+		c.Fingerprint = requestFingerprint(ctx, c.Fingerprint, digest) // c.Fingerprint held the route
+		return store.WithIdemClaim(base, c)
+	}
+	return base
 }
 
 // Wire types of the auth endpoints.

@@ -49,7 +49,7 @@ func (a *API) registerC2PA() error {
 	a.Handle(Route{Method: "GET", Path: C2PAPrefix + "/ca.pem", Auth: Public, CrossOrigin: true}, a.handleC2PACA)
 	a.Handle(Route{Method: "GET", Path: C2PAPrefix + "/services/supportedAlgorithms", Auth: Public, CrossOrigin: true}, a.handleC2PAAlgorithms)
 	a.Handle(Route{Method: "GET", Path: C2PAPrefix + "/matches/byBinding", Auth: Public, Limiter: cheap, LimitBy: ByIP, CrossOrigin: true}, a.handleC2PAByBinding)
-	a.Handle(Route{Method: "POST", Path: C2PAPrefix + "/matches/byContent", Auth: Public, Limiter: byContent, LimitBy: ByIP, CrossOrigin: true}, a.handleC2PAByContent)
+	a.Handle(Route{Method: "POST", Path: C2PAPrefix + "/matches/byContent", Auth: Public, Limiter: byContent, LimitBy: ByIP, CrossOrigin: true, Class: ClassUpload}, a.handleC2PAByContent)
 	a.Handle(Route{Method: "GET", Path: C2PAPrefix + "/manifests/{manifestId}", Auth: Public, Limiter: cheap, LimitBy: ByIP, CrossOrigin: true}, a.handleC2PAManifest)
 	return nil
 }

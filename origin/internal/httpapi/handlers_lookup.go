@@ -40,7 +40,8 @@ func (a *API) handleLookup(ctx *fasthttp.RequestCtx) error {
 	}
 	// The client read the manifest: the record it names is a claim that
 	// only adds a candidate, which the client then checks itself.
-	cf := content.Facts{SHA256: f.SHA256, PHash: f.PHash, Watermark: f.Watermark, C2PA: req.C2PA}
+	f.C2PA = req.C2PA
+	cf := content.Facts{Facts: f}
 	res, err := a.cfg.Records.Lookup(Context(ctx), cf, req.Report)
 	if err != nil {
 		return err

@@ -103,7 +103,7 @@ func (a *API) handleReady(ctx *fasthttp.RequestCtx) error {
 	resp := readyResponse{Status: "ready", Checks: make(map[string]string, len(a.cfg.Ready))}
 	status := fasthttp.StatusOK
 	for _, c := range a.cfg.Ready {
-		cctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
+		cctx, cancel := context.WithTimeout(Context(ctx), ReadyTimeout)
 		err := c.Check(cctx)
 		cancel()
 		if err != nil && c.Optional {

@@ -48,10 +48,10 @@ func (a *API) registerRecords() error {
 		return err
 	}
 	a.Handle(Route{Method: "POST", Path: "/api/v1/register", Auth: JWTOrAPIKey, Scope: keys.ScopeSign, Limiter: register, LimitBy: ByCredential, Idempotent: true}, a.handleRegisterContent)
-	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true}, a.handleSignBatch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleListRecords)
+	a.Handle(Route{Method: "POST", Path: "/api/v1/sign-batch", Auth: APIKeyOnly, Scope: keys.ScopeSign, Limiter: batch, LimitBy: ByCredential, Idempotent: true, Class: ClassUpload}, a.handleSignBatch)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleListRecords)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/public/search", Auth: Public}, a.handlePublicSearch)
-	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleGetRecord)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}", Auth: APIKeyOrSession, Scope: keys.ScopeRead}, a.handleGetRecord)
 	// Certificates revalidate on every use (no-cache + ETag): a
 	// revocation shows at once, and an unchanged one costs a 304.
 	cert := validated("no-cache", a.handleCertificate)
@@ -63,7 +63,7 @@ func (a *API) registerRecords() error {
 	}
 	a.registerFiles()
 	a.registerBadges()
-	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: JWTOrAPIKey, Scope: keys.ScopeSign}, a.handleRevokeRecord)
+	a.Handle(Route{Method: "DELETE", Path: "/api/v1/content-records/{id}", Auth: APIKeyOrSession, Scope: keys.ScopeSign}, a.handleRevokeRecord)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/dashboard/stats", Auth: JWTOnly}, a.handleDashboardStats)
 	return nil
 }
@@ -608,7 +608,7 @@ type certificateView struct {
 	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
 	// SigningKeyRevocation says, when the record's signing key is revoked,
 	// whether the record stays valid and why.
-	SigningKeyRevocation *content.KeyRevocation `json:"signing_key_revocation,omitempty"`
+	SigningKeyRevocation *wire.KeyRevocation `json:"signing_key_revocation,omitempty"`
 	// ChainText is Chain in the words every surface uses (shared/present;
 	// HTML page only).
 	ChainText string `json:"-"`

@@ -59,7 +59,7 @@ func (a *API) registerWebhooks() {
 		return
 	}
 	rt := func(method, path string) Route {
-		return Route{Method: method, Path: path, Auth: JWTOrAPIKey, Scope: keys.ScopeWebhooks}
+		return Route{Method: method, Path: path, Auth: APIKeyOrSession, Scope: keys.ScopeWebhooks}
 	}
 	create := rt("POST", "/api/v1/webhooks")
 	create.Idempotent = true

@@ -1,62 +1,17 @@
 package httpapi
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/provenant/provenant/origin/internal/accounts"
-	"github.com/provenant/provenant/origin/internal/content"
-	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/webhooks"
-	"github.com/provenant/provenant/shared/clock"
-	"github.com/provenant/provenant/widget"
 )
 
 func newTestAPI(t *testing.T) *API {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	acc, err := accounts.New(accounts.Config{Store: st, Clock: clk, Rand: rand.Reader, TokenKey: priv,
-		Mailer:   &mail.Outbox{Dir: t.TempDir(), Clock: clk},
-		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}})
-	if err != nil {
-		t.Fatalf("accounts.New: %v", err)
-	}
-	master := make([]byte, keys.MasterKeySize)
-	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: master})
-	if err != nil {
-		t.Fatalf("keys.New: %v", err)
-	}
-	wh, err := webhooks.New(webhooks.Config{Store: st, Clock: clk, MasterKey: master, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
-	if err != nil {
-		t.Fatalf("webhooks.New: %v", err)
-	}
-	recs, err := content.New(content.Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader})
-	if err != nil {
-		t.Fatalf("content.New: %v", err)
-	}
-	dom, err := domains.New(domains.Config{Store: st, Clock: clk, Rand: rand.Reader, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
-	if err != nil {
-		t.Fatalf("domains.New: %v", err)
-	}
-	api, err := New(Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS(), Domains: dom})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return api
+	return newTestEnv(t, nil).api
 }
 
 // TestOpenAPICoversRoutes fails when a registered route is missing from
@@ -115,26 +70,26 @@ func TestRoutesAuthModes(t *testing.T) {
 		"GET /api/v1/keys/signing-keys":     JWTOnly,
 		"GET /api/v1/origin-types":          Public,
 		"GET /api/v1/openapi.json":          Public,
-		// Webhooks: an API key with the webhooks scope, or the owner's
-		// session (the web app manages webhooks).
-		"POST /api/v1/webhooks":                       JWTOrAPIKey,
-		"GET /api/v1/webhooks":                        JWTOrAPIKey,
-		"GET /api/v1/webhooks/{id}":                   JWTOrAPIKey,
-		"PUT /api/v1/webhooks/{id}":                   JWTOrAPIKey,
-		"DELETE /api/v1/webhooks/{id}":                JWTOrAPIKey,
-		"POST /api/v1/webhooks/{id}/rotate-secret":    JWTOrAPIKey,
-		"GET /api/v1/webhooks/{id}/deliveries":        JWTOrAPIKey,
-		"POST /api/v1/webhooks/deliveries/{id}/retry": JWTOrAPIKey,
+		// Webhooks: an API key with the webhooks scope, or the web app's
+		// cookie session (it manages webhooks); never a Bearer JWT.
+		"POST /api/v1/webhooks":                       APIKeyOrSession,
+		"GET /api/v1/webhooks":                        APIKeyOrSession,
+		"GET /api/v1/webhooks/{id}":                   APIKeyOrSession,
+		"PUT /api/v1/webhooks/{id}":                   APIKeyOrSession,
+		"DELETE /api/v1/webhooks/{id}":                APIKeyOrSession,
+		"POST /api/v1/webhooks/{id}/rotate-secret":    APIKeyOrSession,
+		"GET /api/v1/webhooks/{id}/deliveries":        APIKeyOrSession,
+		"POST /api/v1/webhooks/deliveries/{id}/retry": APIKeyOrSession,
 		// Spec Auth column, content records.
 		"POST /api/v1/sign":                            JWTOrAPIKey,
 		"POST /api/v1/verify":                          Public,
 		"POST /api/v1/register":                        JWTOrAPIKey,
 		"GET /api/v1/dashboard/stats":                  JWTOnly,
 		"POST /api/v1/sign-batch":                      APIKeyOnly,
-		"GET /api/v1/content-records":                  JWTOrAPIKey,
-		"GET /api/v1/content-records/{id}":             JWTOrAPIKey,
+		"GET /api/v1/content-records":                  APIKeyOrSession,
+		"GET /api/v1/content-records/{id}":             APIKeyOrSession,
 		"GET /api/v1/content-records/{id}/certificate": Public,
-		"DELETE /api/v1/content-records/{id}":          JWTOrAPIKey,
+		"DELETE /api/v1/content-records/{id}":          APIKeyOrSession,
 		"GET /api/v1/content-records/public/search":    Public,
 	}
 	got := map[string]AuthMode{}
@@ -147,6 +102,43 @@ func TestRoutesAuthModes(t *testing.T) {
 	for k, w := range want {
 		if g, ok := got[k]; !ok || g != w {
 			t.Errorf("route %s auth = %v (registered %v), want %v (spec Auth column)", k, g, ok, w)
+		}
+	}
+}
+
+// TestOpenAPISecurity: each operation's security requirements in
+// openapi.json are those its route's auth mode accepts (the session
+// cookie is implied wherever bearerJWT is listed).
+func TestOpenAPISecurity(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Security []map[string][]string `json:"security"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[AuthMode][]string{
+		Public:          nil,
+		JWTOnly:         {"bearerJWT"},
+		APIKeyOnly:      {"bearerAPIKey"},
+		JWTOrAPIKey:     {"bearerAPIKey", "bearerJWT"},
+		APIKeyOrSession: {"bearerAPIKey", "sessionCookie"},
+	}
+	for _, r := range newTestAPI(t).Routes() {
+		op, ok := doc.Paths[r.Path][strings.ToLower(r.Method)]
+		if !ok {
+			continue // TestOpenAPICoversRoutes reports it
+		}
+		var got []string
+		for _, req := range op.Security {
+			for name := range req {
+				got = append(got, name)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want[r.Auth]) {
+			t.Errorf("%s %s: openapi security %v, want %v for auth %v", r.Method, r.Path, got, want[r.Auth], r.Auth)
 		}
 	}
 }

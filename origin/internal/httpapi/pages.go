@@ -10,11 +10,14 @@ import (
 // HandlePage registers a web page (or one of its assets) at path, outside
 // the API: it is not an API route (Routes does not list it, the OpenAPI
 // document does not describe it, no authentication or rate limit is
-// applied here), but it is served, logged and observed like one. Pages
-// do their own session handling and render their own errors.
+// applied here), but it is served, logged and observed like one, and its
+// Context has the JSON routes' deadline and ends at a cancelled shutdown.
+// Pages do their own session handling and render their own errors.
 func (a *API) HandlePage(method, path string, h fasthttp.RequestHandler) {
+	rt := Route{Method: method, Path: path, Auth: Public}
 	a.router.Handle(method, path, func(ctx *fasthttp.RequestCtx) {
 		ctx.SetUserValue(routeKey{}, path)
+		defer a.requestContext(ctx, rt)()
 		h(ctx)
 	})
 }

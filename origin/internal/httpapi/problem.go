@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,6 +164,14 @@ const storageRetryAfter = 60
 // already use the server's decode memory budget and no room came within
 // the wait; the same request may succeed later.
 const CodeDecodeCapacity = "decode_capacity"
+
+// CodeDeadlineExceeded (503, with Retry-After): the request ran past its
+// route's deadline (Timeouts); what it had not committed is not stored.
+const CodeDeadlineExceeded = "deadline_exceeded"
+
+// CodeShuttingDown (503, with Retry-After): the server was shutting down
+// and stopped the request before it finished.
+const CodeShuttingDown = "shutting_down"
 
 // decodeRetryAfter is the Retry-After, in seconds, of a decode_capacity
 // answer: about the time one large decode takes.
@@ -343,6 +352,18 @@ func problemFor(err error) (p *Problem, internal bool) {
 		if errors.Is(err, m.err) {
 			return NewProblem(m.status, m.code, m.title), false
 		}
+	}
+	// Last, so that a domain error that merely wraps a context error
+	// keeps its own answer. Logged: an operator sizes the deadlines.
+	if errors.Is(err, context.DeadlineExceeded) {
+		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDeadlineExceeded, "The request took longer than its deadline and was stopped")
+		p.RetryAfter = decodeRetryAfter
+		return p, true
+	}
+	if errors.Is(err, context.Canceled) {
+		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeShuttingDown, "The server is shutting down; the request was stopped")
+		p.RetryAfter = decodeRetryAfter
+		return p, true
 	}
 	return NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"), true
 }

@@ -110,7 +110,7 @@ func BenchmarkBrowser(b *testing.B) {
 				}
 				decode = append(decode, float64(time.Since(start).Microseconds())/1000)
 				start = time.Now()
-				if _, err := facts.Analyze(files[src], limits.Default()); err != nil {
+				if _, err := facts.Analyze(files[src], limits.Default(), time.Now()); err != nil {
 					b.Fatal(err)
 				}
 				native = append(native, float64(time.Since(start).Microseconds())/1000)

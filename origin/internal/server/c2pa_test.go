@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
@@ -53,7 +54,7 @@ func TestC2PASignedJPEG(t *testing.T) {
 	s := ts.newSigner("c2pa@example.com")
 	marked, id, manifestID := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
 
-	rep, err := c2pa.Read(marked)
+	rep, err := c2pa.Read(marked, time.Now())
 	if err != nil {
 		t.Fatalf("signed JPEG carries no readable manifest: %v", err)
 	}
@@ -139,7 +140,7 @@ func TestC2PASignedPNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, id, _ := ts.signC2PA(s, "water.png", buf.Bytes(), nil)
-	rep, err := c2pa.Read(out)
+	rep, err := c2pa.Read(out, time.Now())
 	if err != nil || rep.State != "valid" {
 		t.Fatalf("signed PNG manifest: %+v %v", rep, err)
 	}
@@ -167,7 +168,7 @@ func TestC2PAKeepsIncomingCredentials(t *testing.T) {
 	}
 
 	out, _, _ := ts.signC2PA(s, "camera.jpg", in, nil)
-	rep, err := c2pa.Read(out)
+	rep, err := c2pa.Read(out, time.Now())
 	if err != nil || rep.State != "valid" {
 		t.Fatalf("signed file manifest: %+v %v", rep, err)
 	}
@@ -196,7 +197,7 @@ func TestC2PASoftBindingResolution(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("sbr@example.com")
 	marked, _, _ := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
-	rep, err := c2pa.Read(marked)
+	rep, err := c2pa.Read(marked, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,10 +231,10 @@ func TestC2PASoftBindingResolution(t *testing.T) {
 	if err != nil || !bytes.Equal(r.body, inFile) {
 		t.Fatalf("served store (%d bytes) is not the one in the signed file (%d bytes)", len(r.body), len(inFile))
 	}
-	if sr, err := c2pa.ReadStore(r.body, marked); err != nil || sr.State != "valid" || sr.ActiveManifest != rep.ActiveManifest {
+	if sr, err := c2pa.ReadStore(r.body, marked, time.Now()); err != nil || sr.State != "valid" || sr.ActiveManifest != rep.ActiveManifest {
 		t.Fatalf("served store against the signed file: %+v %v", sr, err)
 	}
-	if sr, err := c2pa.ReadStore(r.body, nil); err != nil || sr.State != "valid" {
+	if sr, err := c2pa.ReadStore(r.body, nil, time.Now()); err != nil || sr.State != "valid" {
 		t.Fatalf("served store alone (structure and signature): %+v %v", sr, err)
 	}
 

@@ -206,6 +206,9 @@ type Config struct {
 	// VideoWallTime bounds each ffmpeg/ffprobe run of a video request;
 	// zero means the video package's default (10 minutes).
 	VideoWallTime time.Duration
+	// RequestTimeouts are the request deadlines by route class (zero
+	// fields: the httpapi defaults; docs/api.md, "Request deadlines").
+	RequestTimeouts httpapi.Timeouts
 	// Conns is the public listener's connection budget.
 	Conns ConnsConfig
 	// AdminHosts are the Host names the admin listener accepts besides
@@ -585,7 +588,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
-		SpoolDir: spool})
+		SpoolDir: spool, Timeouts: cfg.RequestTimeouts})
 	if err != nil {
 		return nil, err
 	}
@@ -733,11 +736,15 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting connections, waits for in-flight requests (up
-// to ctx's deadline), stops the webhook dispatcher (attempts in flight are
+// to ctx's deadline; past it, cancels their contexts, closes the
+// connections still open and waits up to stalledGrace for their handlers
+// to return), stops the webhook dispatcher (attempts in flight are
 // cancelled and stay queued for the next start) and the batcher (batches in
 // flight resume at the next start), waits for queued mail, closes the chain
 // (the embedded chain flushes its database) and closes the store cleanly.
-// It is safe to call more than once.
+// The chain and the store are never closed under a running handler: if
+// one is still running after the grace, they are left open and Shutdown
+// returns an error. It is safe to call more than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
@@ -747,8 +754,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closed = true
 	httpErr := s.http.ShutdownWithContext(ctx)
 	if httpErr != nil && ctx.Err() != nil {
+		// Past the deadline: the handlers still running see their
+		// contexts end, and stalled connections are closed.
+		s.api.Cancel()
 		s.closeStalled()
 	}
+	// The store and the chain close only once no handler can touch them.
+	wait, cancelWait := context.WithTimeout(context.Background(), stalledGrace)
+	handlersErr := s.api.Wait(wait)
+	cancelWait()
 	var adminErr error
 	if s.admin != nil {
 		adminErr = s.admin.Shutdown(ctx)
@@ -768,6 +782,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-s.anchorDone
 	}
 	s.accounts.Close()
+	if handlersErr != nil {
+		// A handler that ignores its cancelled context: closing the store
+		// under it could corrupt what it writes, so the store and the
+		// chain are left to the process exit (Badger replays its log at
+		// the next start).
+		n := s.api.Running()
+		s.log.Error("shutdown: handlers still running; store and chain left open", "handlers", n)
+		return errors.Join(httpErr, adminErr, fmt.Errorf("server: %d handlers still running after their contexts were cancelled; store and chain left open", n))
+	}
 	chainErr := s.chain.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")
@@ -810,24 +833,20 @@ func adminOnly(guard *adminguard.Guard, download bool, next http.Handler) http.H
 	})
 }
 
-// stalledGrace is how long Shutdown waits for the requests of the
-// connections it closed at its deadline to return.
+// stalledGrace is how long Shutdown waits, past its deadline, for the
+// handlers whose contexts it cancelled to return.
 const stalledGrace = 5 * time.Second
 
 // closeStalled closes every connection still open when Shutdown's
 // deadline passed (stalled clients hold them otherwise until their
-// timeouts), then gives their handlers a moment to return before the
-// store closes.
+// timeouts); Shutdown then waits for their handlers.
 func (s *Server) closeStalled() {
 	cl := s.conns.Load()
 	if cl == nil {
 		return
 	}
 	n := cl.CloseAll()
-	s.log.Warn("shutdown deadline passed; connections closed", "connections", n)
-	for t0 := time.Now(); s.http.GetOpenConnectionsCount() > 0 && time.Since(t0) < stalledGrace; {
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.log.Warn("shutdown deadline passed; requests cancelled and connections closed", "connections", n, "handlers", s.api.Running())
 }
 
 // errSaturated is the readiness failure while the connection budget is

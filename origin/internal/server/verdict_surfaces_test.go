@@ -24,7 +24,7 @@ import (
 func (ts *testServer) nativeVerify(file []byte) wire.VerifyResponse {
 	t := ts.t
 	t.Helper()
-	f, err := facts.Analyze(file, limits.Default())
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
 	}

@@ -11,9 +11,9 @@ import (
 
 // TestWebhookTestEvent: POST /api/v1/webhooks/{id}/test queues a signed
 // webhook.test delivery to that webhook only, whatever it subscribes to;
-// another account's webhook is not found, an inactive one is refused; the
-// owner's session (JWT) may send it as well as a key with the webhooks
-// scope.
+// another account's webhook is not found, an inactive one is refused; a
+// key with the webhooks scope may send it, a Bearer JWT may not (the web
+// app's cookie session may: see TestWebAppSession).
 func TestWebhookTestEvent(t *testing.T) {
 	ws := startWebhookServer(t, "")
 	rcv := newHookReceiver(t, 200)
@@ -26,8 +26,11 @@ func TestWebhookTestEvent(t *testing.T) {
 	created := r.json(t)
 	id, secret := created["id"].(string), created["secret"].(string)
 
-	r = ws.do("POST", "/api/v1/webhooks/"+id+"/test", acct.token, nil)
-	ws.mustStatus(r, 202, "test event with the session JWT")
+	if r := ws.do("POST", "/api/v1/webhooks/"+id+"/test", acct.token, nil); r.status != 401 || r.problemCode(t) != "credential_kind_not_allowed" {
+		t.Errorf("test event with a Bearer JWT = %d %s, want 401 credential_kind_not_allowed (API key only)", r.status, r.body)
+	}
+	r = ws.do("POST", "/api/v1/webhooks/"+id+"/test", key, nil)
+	ws.mustStatus(r, 202, "test event with the API key")
 	d := r.json(t)
 	if d["event"] != webhooks.TestEvent || d["status"] != "pending" || d["webhook_id"] != id {
 		t.Errorf("test delivery = %s, want a pending webhook.test for %s", r.body, id)

@@ -3,6 +3,7 @@ package webapp
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
@@ -151,5 +153,46 @@ func TestAssetsFingerprinted(t *testing.T) {
 	}
 	if len(a.pages) < 14 {
 		t.Errorf("%d page templates, want every page", len(a.pages))
+	}
+}
+
+// TestLogoutNeedsCSRF: the logout post ends the session only with the
+// session's CSRF token from this origin; otherwise it answers 403 and
+// keeps the cookie.
+func TestLogoutNeedsCSRF(t *testing.T) {
+	a := newApp(t)
+	const session = "header.claims.signature"
+	tests := []struct {
+		name    string
+		cookie  string
+		token   string
+		site    string
+		wantEnd bool
+	}{
+		{"the session's token", session, httpapi.CSRFToken(session), "same-origin", true},
+		{"no token", session, "", "same-origin", false},
+		{"a wrong token", session, "x" + httpapi.CSRFToken(session)[1:], "same-origin", false},
+		{"another session's token", session, httpapi.CSRFToken(session + "x"), "same-origin", false},
+		{"the right token from another site", session, httpapi.CSRFToken(session), "cross-site", false},
+		{"no session to end", "", "", "same-origin", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ctx fasthttp.RequestCtx
+			ctx.Request.Header.SetMethod("POST")
+			ctx.Request.SetRequestURI("http://app.example/logout")
+			ctx.Request.Header.SetHost("app.example")
+			ctx.Request.Header.Set("Sec-Fetch-Site", tc.site)
+			if tc.cookie != "" {
+				ctx.Request.Header.SetCookie(httpapi.SessionCookie, tc.cookie)
+			}
+			ctx.Request.Header.SetContentType("application/x-www-form-urlencoded")
+			ctx.Request.SetBodyString(url.Values{httpapi.CSRFField: {tc.token}}.Encode())
+			a.logoutPost(&ctx)
+			cleared := strings.Contains(string(ctx.Response.Header.PeekCookie(httpapi.SessionCookie)), "expires=")
+			if ended := ctx.Response.StatusCode() == fasthttp.StatusSeeOther; ended != tc.wantEnd || cleared != tc.wantEnd {
+				t.Errorf("status %d, cookie cleared %v; want session ended %v", ctx.Response.StatusCode(), cleared, tc.wantEnd)
+			}
+		})
 	}
 }

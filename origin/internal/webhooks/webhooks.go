@@ -20,6 +20,7 @@
 //	wh/w/<webhook id>                                   webhook record (JSON, secret sealed)
 //	wh/a/<account>/<created ns hex16>/<webhook id>      account index, creation order
 //	wh/d/<delivery id>                                  delivery record (JSON, body bytes)
+//	wh/c/<delivery id>                                  claim on the delivery's due attempt (JSON, with Config.Claims)
 //	wh/l/<webhook id>/<status|all>/<inverted created ns hex16>/<delivery id>
 //	                                                    delivery listing index, newest first
 //	whq/<due ns hex16>/<delivery id>  -> webhook id     due queue, one item per pending delivery

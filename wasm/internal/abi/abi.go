@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
@@ -77,14 +78,15 @@ type analyzeOut struct {
 	Local *wire.Probe `json:"local,omitempty"`
 }
 
-// Analyze computes the facts of the file in (shared/facts.Analyze) and
-// returns {"ok":true,"facts":wire.Facts,"local":wire.Probe} or
+// Analyze computes the facts of the file in (shared/facts.Analyze, C2PA
+// credentials judged at the time at) and returns
+// {"ok":true,"facts":wire.Facts,"local":wire.Probe} or
 // {"ok":false,"error":{code,detail}}.
-func Analyze(in []byte, lim limits.Limits) []byte {
+func Analyze(in []byte, lim limits.Limits, at time.Time) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
-	f, err := facts.Analyze(in, lim)
+	f, err := facts.Analyze(in, lim, at)
 	if err != nil {
 		return imageFailure(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
@@ -46,7 +47,7 @@ type inspectOut struct {
 // itself: {"ok":true,"format","width","height","orientation",
 // "plane_width","plane_height","host_decode","c2pa"}, or analyze's errors for a
 // file analyze would refuse by its header.
-func Inspect(in []byte, lim limits.Limits) []byte {
+func Inspect(in []byte, lim limits.Limits, at time.Time) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
@@ -62,7 +63,7 @@ func Inspect(in []byte, lim limits.Limits) []byte {
 		host = false
 	}
 	return ok(inspectOut{OK: true, Format: string(info.Format), Width: w, Height: h, Orientation: info.Orientation,
-		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host, C2PA: facts.C2PA(in)})
+		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host, C2PA: facts.C2PA(in, at)})
 }
 
 type sha256Out struct {

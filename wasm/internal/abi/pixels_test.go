@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/image/draw"
 
@@ -63,14 +64,14 @@ func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
 			t.Fatal(err)
 		}
 		file := withOrientation(buf.Bytes(), o)
-		want, err := facts.Analyze(file, lim)
+		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		var info struct {
 			Width, Height, Orientation int
 		}
-		if err := json.Unmarshal(Inspect(file, lim), &info); err != nil || info.Width != 1500 || info.Height != 1100 || info.Orientation != int(o) {
+		if err := json.Unmarshal(Inspect(file, lim, time.Now()), &info); err != nil || info.Width != 1500 || info.Height != 1100 || info.Orientation != int(o) {
 			t.Fatalf("orientation %d: inspect %+v (%v)", o, info, err)
 		}
 		dec, err := jpeg.Decode(bytes.NewReader(file))
@@ -183,7 +184,7 @@ func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 		manifest bool
 	}{{"with manifest", signed, true}, {"without", raw, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, err := facts.Analyze(tc.file, lim)
+			want, err := facts.Analyze(tc.file, lim, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +192,7 @@ func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 				Width, Height int
 				C2PA          *wire.C2PAFacts `json:"c2pa"`
 			}
-			if err := json.Unmarshal(Inspect(tc.file, lim), &info); err != nil {
+			if err := json.Unmarshal(Inspect(tc.file, lim, time.Now()), &info); err != nil {
 				t.Fatal(err)
 			}
 			if (info.C2PA != nil) != tc.manifest || (tc.manifest && info.C2PA.ValidationState != "valid") {

@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDocsQuoteTheDefaults: the rate limits docs/api.md gives in its
+// route headings and the request deadlines of its "Request deadlines"
+// table are DefaultLimits and the Default*Timeout constants: each phrase
+// is written from the code, so changing one without the other fails here.
+func TestDocsQuoteTheDefaults(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	l := DefaultLimits()
+	perMin := func(q int, w time.Duration) int { return q * int(time.Minute/w) }
+	secs := func(d time.Duration) string {
+		if d >= 5*time.Minute && d%time.Minute == 0 {
+			return fmt.Sprintf("%d min", int(d/time.Minute))
+		}
+		return fmt.Sprintf("%d s", int(d/time.Second))
+	}
+	for _, phrase := range []string{
+		fmt.Sprintf("### `POST /api/v1/auth/register` (public, %d/min per IP)", perMin(l.Register.Quota, l.Register.Window)),
+		fmt.Sprintf("### `POST /api/v1/auth/login` (public, %d/min per IP)", perMin(l.Login.Quota, l.Login.Window)),
+		fmt.Sprintf("### `POST /api/v1/auth/forgot-password` (public, %d/min per IP)", perMin(l.Forgot.Quota, l.Forgot.Window)),
+		fmt.Sprintf("### `POST /api/v1/auth/reset-password` (public, %d/min per IP)", perMin(l.Reset.Quota, l.Reset.Window)),
+		fmt.Sprintf("#### `POST /api/v1/domains/{domain}/check` (JWT, %d/min per account)", perMin(l.DomainCheck.Quota, l.DomainCheck.Window)),
+		fmt.Sprintf("or JWT; %d/min per key)", perMin(l.Sign.Quota, l.Sign.Window)),
+		fmt.Sprintf("### `POST /api/v1/verify` (public, %d/min per client IP)", perMin(l.Verify.Quota, l.Verify.Window)),
+		fmt.Sprintf("### `POST /api/v1/verify/lookup` (public, %d/min per client IP)", perMin(l.Lookup.Quota, l.Lookup.Window)),
+		fmt.Sprintf("### `POST /api/v1/register` (API key with scope `sign`, or JWT; %d/min per key)", perMin(l.SDKRegister.Quota, l.SDKRegister.Window)),
+		fmt.Sprintf("(API key with scope `sign`; %d/min per key)", perMin(l.SignBatch.Quota, l.SignBatch.Window)),
+		fmt.Sprintf("| %s (`httpapi.DefaultJSONTimeout`)", secs(DefaultJSONTimeout)),
+		fmt.Sprintf("| %s (`httpapi.DefaultUploadTimeout`)", secs(DefaultUploadTimeout)),
+		fmt.Sprintf("| %s (`httpapi.DefaultMediaTimeout`)", secs(DefaultMediaTimeout)),
+	} {
+		if !strings.Contains(doc, phrase) {
+			t.Errorf("docs/api.md no longer says %q: the code or the doc changed alone", phrase)
+		}
+	}
+}

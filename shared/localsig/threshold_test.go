@@ -1,0 +1,116 @@
+package localsig
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestThresholdsAreTheDocumented pins the block-match thresholds to the
+// values docs/verification.md ("A block matches") states; changing one is
+// a change of the verification contract and must change the document too.
+func TestThresholdsAreTheDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/verification.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		got    float64
+		want   float64
+		phrase string
+	}{
+		{"MeanTolerance", MeanTolerance, 14, "within 14 levels of the signed mean"},
+		{"SignTolerance", SignTolerance, 0.30, "at most 30 % of its AC magnitude"},
+		{"SignMinEnergy", SignMinEnergy, 6, "AC norm ≥ 6 levels"},
+		{"DetailMin", DetailMin, 4, "signed detail ≥ 4"},
+		{"DetailLoss", DetailLoss, 0.8, "at most 0.8\nbelow the median"},
+		{"MinCompared", MinCompared, 4, "fewer than 4 compared blocks"},
+		{"FullCover", FullCover, 0.97, "≥ 97 % of each"},
+		{"EditedMax", EditedMax, 0.5, "at most half of the compared ones"},
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s = %v, docs/verification.md says %v", tc.name, tc.got, tc.want)
+		}
+		if !strings.Contains(text, strings.Join(strings.Fields(tc.phrase), " ")) {
+			t.Errorf("docs/verification.md no longer says %q (%s)", tc.phrase, tc.name)
+		}
+	}
+}
+
+// TestMeanToleranceEdges: a block mean 14 levels off the prediction
+// matches, a hair more does not; on the clipped side near 0 and 255 the
+// tolerance is twice that, on the other side it is not.
+func TestMeanToleranceEdges(t *testing.T) {
+	tests := []struct {
+		name    string
+		m, p    float64
+		changed bool
+	}{
+		{"mid-tone, 14 above", 114, 100, false},
+		{"mid-tone, 14 below", 86, 100, false},
+		{"mid-tone, 14.01 above", 114.01, 100, true},
+		{"mid-tone, 14.01 below", 85.99, 100, true},
+		{"mid-tone, 28 below", 72, 100, true},
+		{"bright, 28 below (clipped side)", 212, 240, false},
+		{"bright, 28.01 below (clipped side)", 211.99, 240, true},
+		{"bright, 14.01 above (not clipped side)", 254.01, 240, true},
+		{"dark, 28 above (clipped side)", 38, 10, false},
+		{"dark, 28.01 above (clipped side)", 38.01, 10, true},
+		{"dark, 14.01 below (not clipped side)", 0, 14.01, true},
+		{"prediction above 255 is clipped", 255, 262, false},
+	}
+	for _, tc := range tests {
+		if got := meanChanged(tc.m, tc.p); got != tc.changed {
+			t.Errorf("%s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
+		}
+	}
+}
+
+// TestSignToleranceEdges: a structured block with up to 30 % of its AC
+// magnitude on disagreeing signs matches, one with more does not; a block
+// without structure (AC norm under 6 levels) is never judged by its signs.
+func TestSignToleranceEdges(t *testing.T) {
+	const agree = uint16(1<<15 - 1) // the signed block's AC signs: all positive
+	// block returns AC coefficients of AC norm norm (levels) with the
+	// fraction bad of their magnitude on the first coefficient, of the
+	// sign opposite to the signed one.
+	block := func(bad, norm float64) *[15]float64 {
+		var ac [15]float64
+		ac[0] = -bad * 100
+		for k := 1; k < 15; k++ {
+			ac[k] = (1 - bad) * 100 / 14
+		}
+		var e float64
+		for _, c := range ac {
+			e += c * c
+		}
+		scale := norm * 4 / math.Sqrt(e)
+		for k := range ac {
+			ac[k] *= scale
+		}
+		return &ac
+	}
+	tests := []struct {
+		name      string
+		bad, norm float64
+		changed   bool
+	}{
+		{"no disagreement", 0, 20, false},
+		{"29 % disagreeing", 0.29, 20, false},
+		{"30 % disagreeing", 0.30, 20, false},
+		{"30.5 % disagreeing", 0.305, 20, true},
+		{"45 % disagreeing", 0.45, 20, true},
+		{"45 % disagreeing, AC norm 5.99", 0.45, 5.99, false},
+		{"45 % disagreeing, AC norm 6.01", 0.45, 6.01, true},
+		{"all disagreeing, flat block", 1, 1, false},
+	}
+	for _, tc := range tests {
+		if got := signsChanged(block(tc.bad, tc.norm), agree); got != tc.changed {
+			t.Errorf("%s: signsChanged = %v, want %v", tc.name, got, tc.changed)
+		}
+	}
+}
