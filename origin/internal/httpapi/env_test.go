@@ -34,6 +34,7 @@ type testEnv struct {
 	webhooks *webhooks.Service
 	clock    *clock.Fake
 	url      string
+	client   *http.Client
 }
 
 // newTestEnv builds and serves the API; configure, if set, adjusts its
@@ -87,8 +88,15 @@ func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	}
 	srv := &fasthttp.Server{Handler: api.Handler(), StreamRequestBody: true}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	return &testEnv{api: api, accounts: acc, keys: ks, webhooks: wh, clock: clk, url: "http://" + ln.Addr().String()}
+	// Shutdown waits for open connections: the client's idle ones are
+	// closed first, or it would wait for the client's idle timeout.
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		_ = srv.Shutdown()
+	})
+	return &testEnv{api: api, accounts: acc, keys: ks, webhooks: wh, clock: clk, url: "http://" + ln.Addr().String(),
+		client: &http.Client{Transport: tr}}
 }
 
 // account registers an account and returns its id and a session JWT.
@@ -149,7 +157,7 @@ func (e *testEnv) do(t *testing.T, method, path string, header map[string]string
 	if body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
