@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 // TestConformanceCorpusVerifyLocal is the SDK's leg of the conformance
@@ -65,7 +66,8 @@ func TestConformanceCorpusVerifyLocal(t *testing.T) {
 func buildCorpus(t *testing.T, o *origintest.Origin, tag string) (*corpus.Corpus, map[string]corpus.Row) {
 	t.Helper()
 	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: tag,
-		Images: map[string][]byte{"meadow.jpg": readServerTestdata(t, "meadow.jpg"), "water.jpg": readServerTestdata(t, "water.jpg")}})
+		Images:         map[string][]byte{"meadow.jpg": readServerTestdata(t, "meadow.jpg"), "water.jpg": readServerTestdata(t, "water.jpg")},
+		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (c *Client) VerifyLocal(ctx context.Context, file []byte, opt LocalOptions)
 		return nil, localError(err)
 	}
 	w := f.Wire()
-	req := wire.LookupRequest{SHA256: w.SHA256, PerceptualHash: w.PerceptualHash, Report: opt.Report}
+	req := wire.LookupRequest{SHA256: w.SHA256, PerceptualHash: w.PerceptualHash, Report: opt.Report, C2PA: w.C2PA}
 	if w.Watermark.Found {
 		req.Watermark = &w.Watermark
 	}

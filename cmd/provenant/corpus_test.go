@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/present"
 )
 
@@ -29,7 +30,8 @@ func TestConformanceCorpusCLI(t *testing.T) {
 		return readFile(t, filepath.Join("..", "..", "origin", "internal", "server", "testdata", name))
 	}
 	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: "cli",
-		Images: map[string][]byte{"meadow.jpg": img("meadow.jpg"), "water.jpg": img("water.jpg")}})
+		Images:         map[string][]byte{"meadow.jpg": img("meadow.jpg"), "water.jpg": img("water.jpg")},
+		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
 	if err != nil {
 		t.Fatal(err)
 	}

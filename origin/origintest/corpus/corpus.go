@@ -584,9 +584,24 @@ func Photo(seed uint64, w, h int) []byte {
 	fx, fy := 1+r.Float64()*6, 1+r.Float64()*6
 	tri := func(x float64) float64 { x -= float64(int(x)); return 4*x*(1-x)*2 - 1 }
 	c8 := func(v float64) uint8 { return uint8(min(max(v, 0), 255)) }
+	// A few discs of their own brightness at places of their own, so that
+	// two seeds are different pictures under every mirror, turn and crop
+	// too (gradients alone can resemble each other turned), as
+	// look-before-mark requires of unrelated pictures.
+	type disc struct{ cx, cy, r2, dv float64 }
+	discs := make([]disc, 6)
+	for i := range discs {
+		rad := (0.06 + r.Float64()*0.12) * float64(min(w, h))
+		discs[i] = disc{r.Float64() * float64(w), r.Float64() * float64(h), rad * rad, (r.Float64()*2 - 1) * 90}
+	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			v := 128 + 60*tri(float64(x)/float64(w)*fx+float64(y)/float64(h)*fy) + r.NormFloat64()*12
+			for _, d := range discs {
+				if dx, dy := float64(x)-d.cx, float64(y)-d.cy; dx*dx+dy*dy < d.r2 {
+					v += d.dv
+				}
+			}
 			img.Set(x, y, color.RGBA{c8(v), c8(v*0.8 + 30), c8(255 - v), 255})
 		}
 	}
