@@ -30,6 +30,7 @@ func commands() map[string]command {
 		"verify":     {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", runVerify},
 		"sign":       {"load generator: POST /api/v1/sign against a running origin", runSign},
 		"badge":      {"GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", runBadge},
+		"integrity":  {"verdict integrity: genuine copies vs local forgeries and transplanted marks, through facts and verdict", runIntegrity},
 		"small":      {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
 	}
 }

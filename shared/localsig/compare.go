@@ -21,12 +21,19 @@ const (
 	Crop
 	// Edited: most compared blocks match, some do not (Changed).
 	Edited
-	// Mismatch: most compared blocks do not match: the examined picture
-	// is not the signed picture.
+	// Mismatch: most compared blocks do not match and their structure
+	// disagrees as an unrelated picture's does: the examined picture is
+	// not the signed picture. This is the only outcome that is evidence of
+	// a transplanted mark.
 	Mismatch
+	// Contained: the whole signed picture, every block matching, lies
+	// inside a larger examined picture whose surroundings are not uniform
+	// padding (a caption bar, a border with text, a screenshot's
+	// interface): Within gives its place in the examined picture.
+	Contained
 )
 
-var outcomeNames = [...]string{"unknown", "same", "crop", "edited", "mismatch"}
+var outcomeNames = [...]string{"unknown", "same", "crop", "edited", "mismatch", "contained"}
 
 func (o Outcome) String() string {
 	if o < 0 || int(o) >= len(outcomeNames) {
@@ -65,6 +72,25 @@ const (
 	// FullCover is the fraction of each side of the signed picture the
 	// examined picture must show to count as the whole picture.
 	FullCover = 0.97
+	// ForeignMin is the fewest structured blocks whose signs disagree
+	// that a Mismatch needs: without that much evidence of a different
+	// picture under the mark, a poor match is an edit or cannot be told.
+	ForeignMin = 6
+	// ForeignShare is the share of the structured blocks (examined AC
+	// norm at least SignMinEnergy) whose DCT signs must disagree for a
+	// Mismatch. Copies keep their block structure: over the development
+	// photos, re-encodes, resizes, sharpening, tone and local-contrast
+	// changes disagreed on at most 5 % of the structured blocks; a
+	// payload embedded into another photo on 40 to 85 %.
+	ForeignShare = 0.35
+	// ContainedMinStructured is the fewest structured blocks a signed
+	// picture found inside a larger file must show, all matching.
+	ContainedMinStructured = 8
+	// PadUniform is the largest mean absolute gradient, in levels, of
+	// the examined picture outside the signed picture for the
+	// surroundings to count as uniform padding (letterbox, pad to square)
+	// rather than added content.
+	PadUniform = 1.0
 )
 
 // Region is a rectangle of the signed picture, as fractions of its width
@@ -81,12 +107,29 @@ type Result struct {
 	Changed []bool
 	// Region is the part of the signed picture the examined picture shows.
 	Region Region
+	// Structured and Foreign count the compared blocks whose structure
+	// (DCT signs) was compared and those whose signs disagreed.
+	Structured, Foreign int
+	// Within is, for Contained (and for a padded copy), the signed
+	// picture's place in the examined picture, as fractions of the
+	// examined picture's width and height; Surround is the fraction of
+	// the examined picture's area outside it.
+	Within   Region
+	Surround float64
 }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
 // watermark leaves open, keeps the translation with the most matching
 // blocks, and classifies the result.
+//
+// Translations that keep the examined picture inside the signed picture
+// are tried first. Only when none of them compares enough blocks are the
+// others tried: the examined picture then shows more than the signed
+// picture (padding, a caption bar, a screenshot's interface), which is
+// [Contained] when every compared block matches, a padded copy when the
+// surroundings are uniform, and an edit or a mismatch by the same rules
+// as inside.
 func Compare(g *Grid, p *Probe) Result {
 	if g == nil || p == nil || p.Plane == nil || p.Plane.Width <= 0 || p.Plane.Height <= 0 ||
 		p.Align.WorkWidth <= 0 || p.Align.WorkHeight <= 0 || !(p.Align.Scale > 0) || len(g.Blocks) != g.Cols*g.Rows {
@@ -99,39 +142,55 @@ func Compare(g *Grid, p *Probe) Result {
 	if p.Align.Period <= 0 {
 		kxMax, kyMax = 0, 0
 	}
-	// The examined picture cannot show more than the signed picture: a
-	// translation that puts its footprint outside it (beyond the slack of
-	// rounding and rotation) is not a candidate. Among the candidates, the
-	// one whose blocks agree best (matches minus three times changes) wins.
 	slack := float64(BlockSide)/2 + math.Abs(s.sin)*float64(max(g.Width, g.Height))
-	var best Result
-	bestKey, found := math.Inf(-1), false
-	for ky := -kyMax; ky <= kyMax; ky++ {
-		for kx := -kxMax; kx <= kxMax; kx++ {
-			x0, y0, x1, y1 := s.footprint(kx, ky)
-			if x0 < -slack || y0 < -slack || x1 > float64(g.Width)+slack || y1 > float64(g.Height)+slack {
-				continue
-			}
-			r := s.compareAt(g, kx, ky)
-			if r.Compared < MinCompared {
-				continue
-			}
-			key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
-			if !found || key > bestKey {
-				best, bestKey, found = r, key, true
+	search := func(outside bool) (Result, bool) {
+		var best Result
+		bestKey, found := math.Inf(-1), false
+		for ky := -kyMax; ky <= kyMax; ky++ {
+			for kx := -kxMax; kx <= kxMax; kx++ {
+				x0, y0, x1, y1 := s.footprint(kx, ky)
+				in := x0 >= -slack && y0 >= -slack && x1 <= float64(g.Width)+slack && y1 <= float64(g.Height)+slack
+				if in == outside {
+					continue
+				}
+				if outside {
+					// Only the signed picture wholly inside the examined
+					// one: a partial overlap would let a translation
+					// that compares a few blocks by chance win.
+					u0, v0, u1, v1 := s.signedOnProbe(g, kx, ky)
+					sp := slack * p.Align.Scale * max(s.fx, s.fy)
+					if u0 < -sp || v0 < -sp || u1 > float64(s.pw)+sp || v1 > float64(s.ph)+sp {
+						continue
+					}
+				}
+				r := s.compareAt(g, kx, ky, outside)
+				if r.Compared < MinCompared {
+					continue
+				}
+				// The one whose blocks agree best (matches minus three
+				// times changes) wins.
+				key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
+				if !found || key > bestKey {
+					best, bestKey, found = r, key, true
+				}
 			}
 		}
+		return best, found
 	}
-	if !found {
-		// No translation puts the examined picture inside the signed
-		// picture: it shows content the signed picture does not have.
-		return Result{Outcome: Mismatch}
+	if r, ok := search(false); ok {
+		return r
 	}
-	return best
+	// No translation puts the examined picture inside the signed picture
+	// with enough overlap: it shows more than the signed picture. That is
+	// not by itself evidence of another picture (a screenshot shows the
+	// signed picture among other things).
+	r, _ := search(true)
+	return r
 }
 
-// compareAt compares under one translation.
-func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
+// compareAt compares under one translation; outside says the examined
+// picture extends beyond the signed picture under it.
+func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 	type pair struct {
 		i  int
 		f  feat
@@ -147,34 +206,13 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 	if len(ps) < MinCompared {
 		return r
 	}
-	// Global gain/offset of the means (brightness and contrast edits,
-	// tone curves of re-encoders), fitted robustly: start from gain 1 and
-	// the median offset, then refit by least squares on the blocks within
-	// MeanTolerance of the current fit, three times. A caption or a
-	// pasted object is a minority of blocks and stays out of the fit.
-	diffs := make([]float64, len(ps))
-	for i, q := range ps {
-		diffs[i] = q.f.mean - float64(q.bk.Mean)
+	xs := make([]float64, len(ps))
+	ns := make([]float64, len(ps))
+	ys := make([]float64, len(ps))
+	for j, q := range ps {
+		xs[j], ys[j], ns[j] = float64(q.bk.Mean), q.f.mean, neighbourMean(g, q.i)
 	}
-	gain, off := 1.0, median(diffs)
-	for iter := 0; iter < 3; iter++ {
-		var n, sx, sy, sxx, sxy float64
-		for _, q := range ps {
-			x, y := float64(q.bk.Mean), q.f.mean
-			if math.Abs(y-(gain*x+off)) <= MeanTolerance {
-				n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
-			}
-		}
-		if 2*n < float64(len(ps)) {
-			break
-		}
-		if d := n*sxx - sx*sx; d > n*n*25 {
-			// Enough spread of means (a standard deviation above 5
-			// levels) to fit a gain.
-			gain = min(max((n*sxy-sx*sy)/d, 0.5), 2)
-		}
-		off = (sy - gain*sx) / n
-	}
+	tc := fitTone(xs, ns, ys)
 	// Median change of detail over the textured blocks.
 	var dl []float64
 	for _, q := range ps {
@@ -187,8 +225,8 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 		dMed = median(dl)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
-	for _, q := range ps {
-		changed := meanChanged(q.f.mean, gain*float64(q.bk.Mean)+off)
+	for j, q := range ps {
+		changed := meanChanged(q.f.mean, tc.at(xs[j], ns[j]))
 		var e, w, bad float64
 		for k, c := range q.f.ac {
 			e += c * c
@@ -199,8 +237,12 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 			}
 		}
 		// The 4×4 DCT of sub-cell means is unnormalised: /4 gives levels.
-		if math.Sqrt(e)/4 >= SignMinEnergy && bad > SignTolerance*w {
-			changed = true
+		if math.Sqrt(e)/4 >= SignMinEnergy {
+			r.Structured++
+			if bad > SignTolerance*w {
+				changed = true
+				r.Foreign++
+			}
 		}
 		if d := detailOf(q.bk.Detail); d >= DetailMin && math.Log2((1+q.f.detail)/(1+d))-dMed < -DetailLoss {
 			changed = true
@@ -211,17 +253,158 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 		}
 	}
 	r.Region = s.region(g, kx, ky)
+	full := r.Region.W >= FullCover && r.Region.H >= FullCover
+	if outside {
+		r.Within, r.Surround = s.within(g, kx, ky)
+	}
 	switch {
-	case r.ChangedCount == 0 && r.Region.W >= FullCover && r.Region.H >= FullCover:
+	case outside && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
+		// Too little structure to tell the signed picture from another
+		// inside a larger file.
+		r.Outcome = Unknown
+	case r.ChangedCount == 0 && outside && !s.uniformOutside(g, kx, ky):
+		r.Outcome = Contained
+	case r.ChangedCount == 0 && full:
 		r.Outcome = Same
 	case r.ChangedCount == 0:
 		r.Outcome = Crop
 	case float64(r.ChangedCount) <= EditedMax*float64(r.Compared):
 		r.Outcome = Edited
-	default:
+	case r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignShare*float64(r.Structured):
 		r.Outcome = Mismatch
+	default:
+		// Many blocks differ, yet their structure is the signed
+		// picture's: a heavy edit of it, not another picture.
+		r.Outcome = Edited
 	}
 	return r
+}
+
+// neighbourMean is the mean of the signed means of block i and its
+// 8 neighbours (those inside the grid).
+func neighbourMean(g *Grid, i int) float64 {
+	c, r := i%g.Cols, i/g.Cols
+	var s, n float64
+	for y := max(r-1, 0); y <= min(r+1, g.Rows-1); y++ {
+		for x := max(c-1, 0); x <= min(c+1, g.Cols-1); x++ {
+			s += float64(g.Blocks[y*g.Cols+x].Mean)
+			n++
+		}
+	}
+	return s / n
+}
+
+// tone is a fitted tone change of block means: m' = a + b·m + c·m² +
+// d·(m − n), n the mean of the block's neighbourhood. The quadratic
+// term is a global tone curve (gamma, curves); the last term a change
+// of local contrast ("HDR", clarity), which moves a block's mean by how
+// much it stands out from its surroundings.
+type tone struct{ a, b, c, d float64 }
+
+func (t tone) at(m, n float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n) }
+
+// fitTone fits the tone change robustly: from gain 1 and the median
+// offset, least squares over the blocks within MeanTolerance of the
+// current fit, four times, first gain and offset, then the full model
+// when enough blocks agree and their means spread. A caption or a pasted
+// object is a minority of blocks and stays out of the fit; a model that
+// is not an increasing curve over 0..255 or has an extreme local-contrast
+// term is not kept.
+func fitTone(xs, ns, ys []float64) tone {
+	diffs := make([]float64, len(xs))
+	for i := range xs {
+		diffs[i] = ys[i] - xs[i]
+	}
+	t := tone{a: median(diffs), b: 1}
+	for iter := 0; iter < 4; iter++ {
+		var in []int
+		for i := range xs {
+			if math.Abs(ys[i]-t.at(xs[i], ns[i])) <= MeanTolerance {
+				in = append(in, i)
+			}
+		}
+		if 2*len(in) < len(xs) {
+			break
+		}
+		var mx, mxx float64
+		for _, i := range in {
+			mx, mxx = mx+xs[i], mxx+xs[i]*xs[i]
+		}
+		n := float64(len(in))
+		if n*mxx-mx*mx <= n*n*25 {
+			// Too little spread of means (a standard deviation under 5
+			// levels) to fit more than an offset.
+			var sy, sx float64
+			for _, i := range in {
+				sy, sx = sy+ys[i], sx+xs[i]
+			}
+			t = tone{a: (sy - sx) / n, b: 1}
+			continue
+		}
+		k := 2
+		if len(in) >= 16 && iter > 0 {
+			k = 4
+		}
+		if c, ok := lsq(xs, ns, ys, in, k); ok {
+			t = c
+		}
+	}
+	return t
+}
+
+// lsq solves the least-squares tone fit with the first k of the terms
+// 1, m, m², m − n over the blocks in; ok is false when the system is
+// singular or the result is not a plausible tone change.
+func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
+	var A [4][5]float64
+	for _, i := range in {
+		// Scaled terms keep the normal equations well conditioned.
+		u := xs[i] / 128
+		v := [4]float64{1, u, u * u, (xs[i] - ns[i]) / 128}
+		for r := 0; r < k; r++ {
+			for c := 0; c < k; c++ {
+				A[r][c] += v[r] * v[c]
+			}
+			A[r][4] += v[r] * ys[i]
+		}
+	}
+	for c := 0; c < k; c++ {
+		p := c
+		for r := c + 1; r < k; r++ {
+			if math.Abs(A[r][c]) > math.Abs(A[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(A[p][c]) < 1e-9 {
+			return tone{}, false
+		}
+		A[c], A[p] = A[p], A[c]
+		for r := 0; r < k; r++ {
+			if r == c {
+				continue
+			}
+			f := A[r][c] / A[c][c]
+			for j := c; j < 5; j++ {
+				A[r][j] -= f * A[c][j]
+			}
+		}
+	}
+	var sol [4]float64
+	for c := 0; c < k; c++ {
+		sol[c] = A[c][4] / A[c][c]
+	}
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128}
+	// An increasing curve with a slope within 0.25..3 everywhere, and a
+	// local-contrast change within ×0.5..×2.
+	for _, m := range []float64{0, 255} {
+		if sl := t.b + 2*t.c*m; sl < 0.25 || sl > 3 {
+			return tone{}, false
+		}
+	}
+	if t.d < -0.5 || t.d > 1 {
+		return tone{}, false
+	}
+	return t, true
 }
 
 // meanChanged reports whether an examined block mean m is beyond
@@ -270,4 +453,45 @@ func median(v []float64) float64 {
 	c := append([]float64(nil), v...)
 	sort.Float64s(c)
 	return c[len(c)/2]
+}
+
+// within is the signed picture's bounding box in the examined picture
+// under translation (kx, ky), clipped, as fractions of the examined
+// picture, and the fraction of the examined picture's area outside it.
+func (s *sampler) within(g *Grid, kx, ky int) (Region, float64) {
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	x0, x1 = min(max(x0, 0), pw), min(max(x1, 0), pw)
+	y0, y1 = min(max(y0, 0), ph), min(max(y1, 0), ph)
+	r := Region{X: x0 / pw, Y: y0 / ph, W: (x1 - x0) / pw, H: (y1 - y0) / ph}
+	return r, 1 - r.W*r.H
+}
+
+// signedOnProbe is the bounding box of the signed picture on the probe
+// plane under translation (kx, ky), unclipped.
+func (s *sampler) signedOnProbe(g *Grid, kx, ky int) (minX, minY, maxX, maxY float64) {
+	minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {float64(g.Width), 0}, {0, float64(g.Height)}, {float64(g.Width), float64(g.Height)}} {
+		x, y := s.toProbe(c[0], c[1], kx, ky)
+		minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
+	}
+	return minX, minY, maxX, maxY
+}
+
+// uniformOutside reports whether the examined picture outside the signed
+// picture (two probe pixels clear of its edge, where resampling rings) is
+// flat: padding, not added content.
+func (s *sampler) uniformOutside(g *Grid, kx, ky int) bool {
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	x0, y0 = min(max(x0-2, 0), pw), min(max(y0-2, 0), ph)
+	x1, y1 = min(max(x1+2, 0), pw), min(max(y1+2, 0), ph)
+	out := pw*ph - (x1-x0)*(y1-y0)
+	if out < 1 {
+		return true
+	}
+	// The gradient table sums |dx| + |dy| of each pixel.
+	total := s.at(s.grad, pw, ph)
+	in := s.at(s.grad, x1, y1) - s.at(s.grad, x0, y1) - s.at(s.grad, x1, y0) + s.at(s.grad, x0, y0)
+	return (total-in)/out <= PadUniform
 }

@@ -179,7 +179,7 @@ func TestTransplantIsMismatch(t *testing.T) {
 					t.Fatal("transplanted watermark not recovered: the test would prove nothing")
 				}
 				if r.Outcome != localsig.Mismatch {
-					t.Errorf("outcome %v (compared %d, changed %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount)
+					t.Errorf("outcome %v (compared %d, changed %d, structured %d, foreign %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign)
 				}
 			})
 		}
