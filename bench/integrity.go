@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"image/png"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -296,6 +297,88 @@ func genuineCopies() []genuineCopy {
 		{"gamma0.75", jpegAfter(90, perPixel(func(v float64) float64 { return 255 * math.Pow(v/255, 0.75) }))},
 		{"hdr-local", jpegAfter(90, localTone(0.6))},
 		{"unchanged-q90", jpegAfter(90, id)},
+		{"pad-square", jpegAfter(90, padSquare)},
+		{"caption-above", jpegAfter(90, captionAbove(0.06))},
+		{"phone-shot", pngAfter(phoneShot)},
+		{"desktop-shot", pngAfter(desktopShot(0.45))},
+	}
+}
+
+func pngAfter(f func(image.Image, string) (image.Image, error)) func(image.Image, string) ([]byte, error) {
+	return func(m image.Image, tmp string) ([]byte, error) {
+		o, err := f(m, tmp)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, o); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+}
+
+// inkLine writes a line of dark glyph strokes h pixels high from (x0, y0)
+// over width w.
+func inkLine(m *image.RGBA, x0, y0, w, h int, c color.RGBA) {
+	for y := y0; y < min(y0+h, m.Rect.Dy()); y++ {
+		for x := x0; x < min(x0+w, m.Rect.Dx()); x++ {
+			if textMask(x-x0, y-y0, h) {
+				m.SetRGBA(x, y, c)
+			}
+		}
+	}
+}
+
+// captionAbove adds a white bar of frac of the height above the picture
+// with a line of dark text: a caption, not part of the signed picture.
+func captionAbove(frac float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		bar := int(frac * float64(b.Dy()))
+		out := place(m, 1, b.Dx(), b.Dy()+bar, 0, 1, color.RGBA{255, 255, 255, 255})
+		inkLine(out, b.Dx()/20, bar/4, b.Dx()*8/10, bar/2, color.RGBA{20, 20, 20, 255})
+		return out, nil
+	}
+}
+
+// phoneShot shows the picture as a phone does, 1080 px wide in a
+// 1080×2340 screen with a status bar, a caption line and a navigation
+// bar, saved as PNG.
+func phoneShot(m image.Image, _ string) (image.Image, error) {
+	b := m.Bounds()
+	f := 1080 / float64(b.Dx())
+	h := int(float64(b.Dy()) * f)
+	out := place(m, f, 1080, max(2340, h+400), 0, 0.4, color.RGBA{250, 250, 250, 255})
+	y0 := (out.Rect.Dy() - h) * 4 / 10
+	for y := 0; y < 90; y++ {
+		for x := 0; x < 1080; x++ {
+			out.SetRGBA(x, y, color.RGBA{30, 30, 30, 255})
+		}
+	}
+	inkLine(out, 40, 30, 200, 32, color.RGBA{240, 240, 240, 255})
+	inkLine(out, 40, y0-80, 900, 40, color.RGBA{20, 20, 20, 255})
+	inkLine(out, 40, y0+h+40, 700, 36, color.RGBA{20, 20, 20, 255})
+	for y := out.Rect.Dy() - 120; y < out.Rect.Dy(); y++ {
+		for x := 0; x < 1080; x++ {
+			out.SetRGBA(x, y, color.RGBA{240, 240, 240, 255})
+		}
+	}
+	return out, nil
+}
+
+// desktopShot shows the picture scaled by f in a 1920×1080 page with a
+// title and lines of text beside it, saved as PNG.
+func desktopShot(f float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		s := min(f, 1000/float64(b.Dx()), 900/float64(b.Dy()))
+		out := place(m, s, 1920, 1080, 0.2, 0.6, color.RGBA{255, 255, 255, 255})
+		inkLine(out, 100, 30, 1400, 44, color.RGBA{10, 10, 10, 255})
+		for y := 150; y < 1000; y += 40 {
+			inkLine(out, 1300, y, 560, 22, color.RGBA{40, 40, 40, 255})
+		}
+		return out, nil
 	}
 }
 

@@ -83,14 +83,18 @@ const (
 	// changes disagreed on at most 5 % of the structured blocks; a
 	// payload embedded into another photo on 40 to 85 %.
 	ForeignShare = 0.35
+	// SurroundMin is the fraction of the examined picture's area outside
+	// the signed picture above which the outside part is examined as
+	// possible added content (below it, rounding and rotation).
+	SurroundMin = 0.02
 	// ContainedMinStructured is the fewest structured blocks a signed
 	// picture found inside a larger file must show, all matching.
 	ContainedMinStructured = 8
-	// PadUniform is the largest mean absolute gradient, in levels, of
-	// the examined picture outside the signed picture for the
-	// surroundings to count as uniform padding (letterbox, pad to square)
-	// rather than added content.
-	PadUniform = 1.0
+	// PadUniform is the largest standard deviation, in levels, of the
+	// examined picture outside the signed picture for the surroundings to
+	// count as uniform padding (letterbox, pad to square) rather than
+	// added content.
+	PadUniform = 2.0
 )
 
 // Region is a rectangle of the signed picture, as fractions of its width
@@ -196,6 +200,11 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		f  feat
 		bk Block
 	}
+	within, surround, added := s.surroundings(g, kx, ky)
+	if surround > SurroundMin {
+		s.clipInside(g, kx, ky)
+		defer s.clipReset()
+	}
 	var ps []pair
 	for i := range g.Blocks {
 		if f, ok := s.block(g, i, kx, ky); ok {
@@ -254,15 +263,15 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
-	if outside {
-		r.Within, r.Surround = s.within(g, kx, ky)
+	if outside || added {
+		r.Within, r.Surround = within, surround
 	}
 	switch {
-	case outside && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
+	case added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
 		// Too little structure to tell the signed picture from another
 		// inside a larger file.
 		r.Outcome = Unknown
-	case r.ChangedCount == 0 && outside && !s.uniformOutside(g, kx, ky):
+	case added && r.ChangedCount == 0:
 		r.Outcome = Contained
 	case r.ChangedCount == 0 && full:
 		r.Outcome = Same
@@ -478,9 +487,46 @@ func (s *sampler) signedOnProbe(g *Grid, kx, ky int) (minX, minY, maxX, maxY flo
 	return minX, minY, maxX, maxY
 }
 
+// surroundings places the signed picture in the examined picture under
+// translation (kx, ky): its box as fractions of the examined picture, the
+// fraction of the examined picture's area outside it, and whether that
+// outside part is added content (more than SurroundMin of the area and
+// not uniform padding).
+func (s *sampler) surroundings(g *Grid, kx, ky int) (Region, float64, bool) {
+	w, sur := s.within(g, kx, ky)
+	return w, sur, sur > SurroundMin && !s.uniformOutside(g, kx, ky)
+}
+
+// clipInside bounds the sampler's reads to the signed picture's interior
+// on the probe, 1.5 probe pixels clear of each edge that borders added
+// surroundings.
+func (s *sampler) clipInside(g *Grid, kx, ky int) {
+	const inset = 1.5
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	if x0 > 0.5 {
+		s.clipX0 = min(x0+inset, pw)
+	}
+	if y0 > 0.5 {
+		s.clipY0 = min(y0+inset, ph)
+	}
+	if x1 < pw-0.5 {
+		s.clipX1 = max(x1-inset, s.clipX0)
+	}
+	if y1 < ph-0.5 {
+		s.clipY1 = max(y1-inset, s.clipY0)
+	}
+}
+
+func (s *sampler) clipReset() {
+	s.clipX0, s.clipY0, s.clipX1, s.clipY1 = 0, 0, float64(s.pw), float64(s.ph)
+}
+
 // uniformOutside reports whether the examined picture outside the signed
 // picture (two probe pixels clear of its edge, where resampling rings) is
-// flat: padding, not added content.
+// flat: padding, not added content. Flat means a standard deviation of at
+// most PadUniform levels: text too small to keep its strokes at the
+// probe's scale still darkens its lines against the margins.
 func (s *sampler) uniformOutside(g *Grid, kx, ky int) bool {
 	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
 	pw, ph := float64(s.pw), float64(s.ph)
@@ -490,8 +536,28 @@ func (s *sampler) uniformOutside(g *Grid, kx, ky int) bool {
 	if out < 1 {
 		return true
 	}
-	// The gradient table sums |dx| + |dy| of each pixel.
-	total := s.at(s.grad, pw, ph)
-	in := s.at(s.grad, x1, y1) - s.at(s.grad, x0, y1) - s.at(s.grad, x1, y0) + s.at(s.grad, x0, y0)
-	return (total-in)/out <= PadUniform
+	s.ensureSquares()
+	box := func(t []float64) float64 {
+		return s.at(t, pw, ph) - (s.at(t, x1, y1) - s.at(t, x0, y1) - s.at(t, x1, y0) + s.at(t, x0, y0))
+	}
+	m := box(s.sat) / out
+	v := box(s.sq)/out - m*m
+	return v <= PadUniform*PadUniform
+}
+
+// ensureSquares builds the summed-area table of squared levels.
+func (s *sampler) ensureSquares() {
+	if s.sq != nil {
+		return
+	}
+	l := s.p.Plane
+	st := l.Width + 1
+	s.sq = make([]float64, st*(l.Height+1))
+	for y := 0; y < l.Height; y++ {
+		var run float64
+		for x, v := range l.Pix[y*l.Stride : y*l.Stride+l.Width] {
+			run += float64(v) * float64(v)
+			s.sq[(y+1)*st+x+1] = s.sq[y*st+x+1] + run
+		}
+	}
 }

@@ -230,14 +230,19 @@ type sampler struct {
 	p        *Probe
 	sat      []float64 // (pw+1)×(ph+1) summed-area table
 	grad     []float64 // summed-area table of the absolute gradient
+	sq       []float64 // summed-area table of squared levels, built on demand
 	pw, ph   int
 	fx, fy   float64 // probe pixels per examined working pixel
 	cos, sin float64
+	// clip bounds every box read (probe pixels): the whole probe, or the
+	// signed picture's interior when the examined picture adds
+	// surroundings, so that the blended pixels of its edge are not read.
+	clipX0, clipY0, clipX1, clipY1 float64
 }
 
 func newSampler(p *Probe) *sampler {
 	l := p.Plane
-	s := &sampler{p: p, pw: l.Width, ph: l.Height}
+	s := &sampler{p: p, pw: l.Width, ph: l.Height, clipX1: float64(l.Width), clipY1: float64(l.Height)}
 	s.fx = float64(l.Width) / float64(p.Align.WorkWidth)
 	s.fy = float64(l.Height) / float64(p.Align.WorkHeight)
 	s.sin, s.cos = math.Sincos(p.Align.Angle * math.Pi / 180)
@@ -280,8 +285,8 @@ func (s *sampler) at(t []float64, x, y float64) float64 {
 // boxMean is the mean of table t over the probe box centred at (cx, cy)
 // with half-sides (hx, hy).
 func (s *sampler) boxMean(t []float64, cx, cy, hx, hy float64) float64 {
-	x0, x1 := max(cx-hx, 0), min(cx+hx, float64(s.pw))
-	y0, y1 := max(cy-hy, 0), min(cy+hy, float64(s.ph))
+	x0, x1 := max(cx-hx, s.clipX0), min(cx+hx, s.clipX1)
+	y0, y1 := max(cy-hy, s.clipY0), min(cy+hy, s.clipY1)
 	a := (x1 - x0) * (y1 - y0)
 	if a <= 1e-9 {
 		return 0

@@ -307,3 +307,75 @@ func rotate(m image.Image, deg float64) image.Image {
 	}
 	return out
 }
+
+// surround puts m at (ox, oy) on a w×h canvas of colour bg and, when lh
+// is not zero, writes dark glyph-like strokes lh pixels high on the canvas
+// outside the picture (a caption, a page's interface).
+func surround(m image.Image, w, h, ox, oy int, bg color.Color, lh int) image.Image {
+	b := m.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(out, out.Bounds(), &image.Uniform{bg}, image.Point{}, draw.Src)
+	draw.Draw(out, image.Rect(ox, oy, ox+b.Dx(), oy+b.Dy()), m, b.Min, draw.Src)
+	if lh == 0 {
+		return out
+	}
+	pic := image.Rect(ox, oy, ox+b.Dx(), oy+b.Dy())
+	for y := lh / 4; y+lh <= h; y += lh * 3 / 2 {
+		for x := w / 30; x+lh/3 <= w*29/30; x += lh * 2 / 3 {
+			r := image.Rect(x, y, x+max(lh/4, 2), y+lh)
+			if !r.Overlaps(pic) {
+				draw.Draw(out, r, &image.Uniform{color.Black}, image.Point{}, draw.Src)
+			}
+		}
+	}
+	return out
+}
+
+// TestAddedSurroundingsAreContained: the signed picture inside a larger
+// file with added content (a caption bar above, a border with text) is
+// Contained, never Same or Crop, with its place in the file; uniform
+// padding stays a plain copy; none of these is ever a Mismatch.
+func TestAddedSurroundingsAreContained(t *testing.T) {
+	for _, path := range devImages[:4] {
+		m, g := signed(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		bar, pad := H*6/100, min(W, H)/10
+		cases := []struct {
+			name   string
+			img    image.Image
+			want   localsig.Outcome
+			within localsig.Region // expected place, fractions of the file
+		}{
+			{"caption bar above", surround(m, W, H+bar, 0, bar, color.White, bar*2/3), localsig.Contained,
+				localsig.Region{X: 0, Y: float64(bar) / float64(H+bar), W: 1, H: float64(H) / float64(H+bar)}},
+			{"border with text", surround(m, W+2*pad, H+2*pad, pad, pad, color.RGBA{240, 240, 240, 255}, pad/3), localsig.Contained,
+				localsig.Region{X: float64(pad) / float64(W+2*pad), Y: float64(pad) / float64(H+2*pad), W: float64(W) / float64(W+2*pad), H: float64(H) / float64(H+2*pad)}},
+			{"uniform padding", surround(m, W+2*pad, H+2*pad, pad, pad, color.White, 0), localsig.Same, localsig.Region{}},
+		}
+		for _, c := range cases {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examine(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if r.Outcome != c.want {
+					t.Fatalf("outcome %v (compared %d, changed %d, structured %d, foreign %d, surround %.3f, region %+v), want %v",
+						r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign, r.Surround, r.Region, c.want)
+				}
+				if c.want != localsig.Contained {
+					return
+				}
+				for _, d := range []float64{r.Within.X - c.within.X, r.Within.Y - c.within.Y, r.Within.W - c.within.W, r.Within.H - c.within.H} {
+					if math.Abs(d) > 0.02 {
+						t.Errorf("within %+v, want %+v (±0.02)", r.Within, c.within)
+						break
+					}
+				}
+				if want := 1 - c.within.W*c.within.H; math.Abs(r.Surround-want) > 0.03 {
+					t.Errorf("surround %.3f, want %.3f", r.Surround, want)
+				}
+			})
+		}
+	}
+}
