@@ -72,6 +72,9 @@ const (
 	// FullCover is the fraction of each side of the signed picture the
 	// examined picture must show to count as the whole picture.
 	FullCover = 0.97
+	// ChromaTolerance is the largest difference, in chroma levels after
+	// the global colour fit, of a matching block's Cb or Cr mean.
+	ChromaTolerance = 8
 	// ForeignMin is the fewest structured blocks whose signs disagree
 	// that a Mismatch needs: without that much evidence of a different
 	// picture under the mark, a poor match is an edit or cannot be told.
@@ -111,6 +114,9 @@ type Result struct {
 	Changed []bool
 	// Region is the part of the signed picture the examined picture shows.
 	Region Region
+	// Colour is true when chroma was compared (a colour grid and a probe
+	// with chroma).
+	Colour bool
 	// Structured and Foreign count the compared blocks whose structure
 	// (DCT signs) was compared and those whose signs disagreed.
 	Structured, Foreign int
@@ -233,9 +239,32 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 	if len(dl) > 0 {
 		dMed = median(dl)
 	}
+	// Colour: a global colour change (white balance, saturation, a tone
+	// curve's effect on chroma) fitted as for the means, then each block
+	// judged on what the fit leaves.
+	var cbFit, crFit colourFit
+	colour := g.format() == FormatColour && s.cbSAT != nil
+	if colour {
+		r.Colour = true
+		cb := make([][3]float64, len(ps))
+		for j, q := range ps {
+			cb[j] = [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
+		}
+		ycb, ycr := make([]float64, len(ps)), make([]float64, len(ps))
+		for j, q := range ps {
+			ycb[j], ycr[j] = q.f.cb-128, q.f.cr-128
+		}
+		cbFit, crFit = fitColour(cb, ycb, 0), fitColour(cb, ycr, 1)
+	}
 	r.Changed = make([]bool, len(g.Blocks))
 	for j, q := range ps {
 		changed := meanChanged(q.f.mean, tc.at(xs[j], ns[j]))
+		if colour {
+			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
+			if math.Abs(q.f.cb-128-cbFit.at(in)) > ChromaTolerance || math.Abs(q.f.cr-128-crFit.at(in)) > ChromaTolerance {
+				changed = true
+			}
+		}
 		var e, w, bad float64
 		for k, c := range q.f.ac {
 			e += c * c
@@ -361,20 +390,76 @@ func fitTone(xs, ns, ys []float64) tone {
 	return t
 }
 
-// lsq solves the least-squares tone fit with the first k of the terms
-// 1, m, m², m − n over the blocks in; ok is false when the system is
-// singular or the result is not a plausible tone change.
-func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
+// colourFit predicts a chroma mean (offset removed) from the signed
+// block's (cb, cr, luminance): a + b·cb + c·cr + d·own·(m−128)/128, own
+// the component itself, so that saturation, white balance, a colour
+// matrix and a tone curve's luminance-dependent effect on chroma are
+// global.
+type colourFit struct {
+	k          int
+	a, b, c, d float64
+}
+
+func (f colourFit) at(v [3]float64) float64 {
+	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128
+}
+
+// fitColour fits component k (0 Cb, 1 Cr) robustly: from the identity
+// and the median offset, least squares over the blocks within
+// ChromaTolerance of the current fit, four times.
+func fitColour(in [][3]float64, ys []float64, k int) colourFit {
+	f := colourFit{k: k}
+	if k == 0 {
+		f.b = 1
+	} else {
+		f.c = 1
+	}
+	diffs := make([]float64, len(in))
+	for i := range in {
+		diffs[i] = ys[i] - in[i][k]
+	}
+	f.a = median(diffs)
+	for iter := 0; iter < 4; iter++ {
+		var rows [][4]float64
+		var y []float64
+		for i, v := range in {
+			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
+				rows = append(rows, [4]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32)})
+				y = append(y, ys[i])
+			}
+		}
+		if 2*len(rows) < len(in) || len(rows) < 8 {
+			break
+		}
+		sol, ok := solveLS(rows, y, 4)
+		if !ok {
+			break
+		}
+		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32}
+		// A plausible colour change: the component's own gain within
+		// 0.3..3, cross-talk and luminance dependence bounded.
+		own := n.b
+		if k == 1 {
+			own = n.c
+		}
+		if own < 0.3 || own > 3 || math.Abs(n.d) > 2 || math.Abs(n.b+n.c-own) > 1 {
+			break
+		}
+		f = n
+	}
+	return f
+}
+
+// solveLS solves the normal equations of rows·x ≈ y for the first k
+// unknowns by Gauss-Jordan elimination with partial pivoting.
+func solveLS(rows [][4]float64, y []float64, k int) ([4]float64, bool) {
 	var A [4][5]float64
-	for _, i := range in {
-		// Scaled terms keep the normal equations well conditioned.
-		u := xs[i] / 128
-		v := [4]float64{1, u, u * u, (xs[i] - ns[i]) / 128}
+	for i, v := range rows {
 		for r := 0; r < k; r++ {
 			for c := 0; c < k; c++ {
 				A[r][c] += v[r] * v[c]
 			}
-			A[r][4] += v[r] * ys[i]
+			A[r][4] += v[r] * y[i]
 		}
 	}
 	for c := 0; c < k; c++ {
@@ -385,7 +470,7 @@ func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
 			}
 		}
 		if math.Abs(A[p][c]) < 1e-9 {
-			return tone{}, false
+			return [4]float64{}, false
 		}
 		A[c], A[p] = A[p], A[c]
 		for r := 0; r < k; r++ {
@@ -401,6 +486,25 @@ func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
 	var sol [4]float64
 	for c := 0; c < k; c++ {
 		sol[c] = A[c][4] / A[c][c]
+	}
+	return sol, true
+}
+
+// lsq solves the least-squares tone fit with the first k of the terms
+// 1, m, m², m − n over the blocks in; ok is false when the system is
+// singular or the result is not a plausible tone change.
+func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
+	rows := make([][4]float64, 0, len(in))
+	y := make([]float64, 0, len(in))
+	for _, i := range in {
+		// Scaled terms keep the normal equations well conditioned.
+		u := xs[i] / 128
+		rows = append(rows, [4]float64{1, u, u * u, (xs[i] - ns[i]) / 128})
+		y = append(y, ys[i])
+	}
+	sol, ok := solveLS(rows, y, k)
+	if !ok {
+		return tone{}, false
 	}
 	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128}
 	// An increasing curve with a slope within 0.25..3 everywhere, and a
