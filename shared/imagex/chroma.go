@@ -10,8 +10,9 @@ import (
 const ChromaBlock = 8
 
 // Chroma returns the BT.601 chroma (Cb, Cr, offset 128) of m averaged
-// over ChromaBlock×ChromaBlock blocks (the last row and column over what
-// remains): planes of ceil(w/8)×ceil(h/8). A grey image (*image.Gray,
+// over blocks: planes of ceil(w/8)×ceil(h/8) samples, each covering an
+// equal share of the picture (pixel x belongs to sample x·cw/w), as the
+// JPEG chroma planes of the verify decode do. A grey image (*image.Gray,
 // *image.Gray16) gives nil planes, as a one-component JPEG does. Alpha is
 // ignored (the colour as stored).
 func Chroma(m image.Image) (cb, cr *Luma) {
@@ -27,10 +28,23 @@ func Chroma(m image.Image) (cb, cr *Luma) {
 	cw, ch := (w+ChromaBlock-1)/ChromaBlock, (h+ChromaBlock-1)/ChromaBlock
 	sumB := make([]int64, cw*ch)
 	sumR := make([]int64, cw*ch)
+	xi, yi := make([]int, w), make([]int, h)
+	cnt := make([]int64, cw*ch)
+	for x := range xi {
+		xi[x] = x * cw / w
+	}
+	for y := range yi {
+		yi[y] = y * ch / h
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			cnt[yi[y]*cw+xi[x]]++
+		}
+	}
 	add := func(x, y int, r, g, bl int32) {
 		// BT.601 full range, as JPEG: Cb = −0.1687R − 0.3313G + 0.5B,
 		// Cr = 0.5R − 0.4187G − 0.0813B, in 1/65536.
-		i := (y/ChromaBlock)*cw + x/ChromaBlock
+		i := yi[y]*cw + xi[x]
 		sumB[i] += int64(-11056*r - 21712*g + 32768*bl)
 		sumR[i] += int64(32768*r - 27440*g - 5328*bl)
 	}
@@ -39,7 +53,7 @@ func Chroma(m image.Image) (cb, cr *Luma) {
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {
 				ci := t.COffset(b.Min.X+x, b.Min.Y+y)
-				i := (y/ChromaBlock)*cw + x/ChromaBlock
+				i := yi[y]*cw + xi[x]
 				sumB[i] += (int64(t.Cb[ci]) - 128) << 16
 				sumR[i] += (int64(t.Cr[ci]) - 128) << 16
 			}
@@ -68,14 +82,10 @@ func Chroma(m image.Image) (cb, cr *Luma) {
 	}
 	cb = &Luma{Width: cw, Height: ch, Stride: cw, Pix: make([]uint8, cw*ch)}
 	cr = &Luma{Width: cw, Height: ch, Stride: cw, Pix: make([]uint8, cw*ch)}
-	for by := 0; by < ch; by++ {
-		n := int64(min(ChromaBlock, h-by*ChromaBlock))
-		for bx := 0; bx < cw; bx++ {
-			a := n * int64(min(ChromaBlock, w-bx*ChromaBlock)) << 16
-			i := by*cw + bx
-			cb.Pix[i] = clampChroma(sumB[i], a)
-			cr.Pix[i] = clampChroma(sumR[i], a)
-		}
+	for i := range cnt {
+		a := cnt[i] << 16
+		cb.Pix[i] = clampChroma(sumB[i], a)
+		cr.Pix[i] = clampChroma(sumR[i], a)
 	}
 	return cb, cr
 }

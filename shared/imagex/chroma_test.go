@@ -31,9 +31,10 @@ func TestJPEGChromaMatchesFullDecode(t *testing.T) {
 			continue
 		}
 		// Both planes cover the whole picture: compared at a common
-		// size, they agree up to rounding, clamping and the resampling
-		// of blocks that run past the picture's edge); a wrong scale, sign
-		// or table would be off by tens of levels.
+		// size, they agree within 2.5 levels on average (rounding,
+		// clamping, the encoder's padding inside the edge blocks and the
+		// resampling of blocks that run past the picture's edge); a wrong
+		// scale, sign or table would be off by tens of levels.
 		w, h := max(cb.Width/2, 1), max(cb.Height/2, 1)
 		for k, p := range [][2]*Luma{{cb, wcb}, {cr, wcr}} {
 			a, e := Downscale(p[0], w, h), Downscale(p[1], w, h)
@@ -41,7 +42,7 @@ func TestJPEGChromaMatchesFullDecode(t *testing.T) {
 			for i := range a.Pix {
 				sum += math.Abs(float64(a.Pix[i]) - float64(e.Pix[i]))
 			}
-			if m := sum / float64(len(a.Pix)); m > 2 {
+			if m := sum / float64(len(a.Pix)); m > 2.5 {
 				t.Errorf("%s: component %d differs from the full decode by %.2f levels on average", name, k+1, m)
 			}
 		}
