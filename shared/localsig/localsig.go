@@ -38,8 +38,10 @@ const (
 	// the colour format: a 4:3 picture gets 21×16 blocks of 0.3 % of its
 	// area each.
 	BlockSideColour = 16
-	// MaxBlocksColour bounds the blocks of a colour grid.
-	MaxBlocksColour = 1024
+	// MaxBlocksColour bounds the blocks of a colour grid (a 16:9 picture
+	// has 28×16; a record with the largest grid and every text field full
+	// stays within limits.MaxRecordBytes).
+	MaxBlocksColour = 512
 	// BlockBytesColour is the encoded size of one colour block.
 	BlockBytesColour = 6
 	// WorkShort is the short side of the canonical working plane (the
