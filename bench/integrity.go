@@ -64,6 +64,7 @@ func runIntegrity(args []string) error {
 	areas := fs.String("areas", "0.25,0.5,1,2,5,10,30", "forgery sizes, percent of the picture's area")
 	only := fs.String("only", "", "comma-separated genuine/forgery names to run (default all)")
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
+	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func runIntegrity(args []string) error {
 			continue
 		}
 		mr := toRGBA(marked)
-		cand, err := signedCandidate(priv, mr, payload)
+		cand, err := signedCandidate(priv, mr, payload, *format)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -159,7 +160,7 @@ func runIntegrity(args []string) error {
 			return r, r.Wire(), nil
 		}
 		evidence := func() string {
-			return fmt.Sprintf("[%v compared %d changed %d structured %d foreign %d]", last.Outcome, last.Compared, last.ChangedCount, last.Structured, last.Foreign)
+			return fmt.Sprintf("[%v compared %d changed %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Structured, last.Foreign, last.Colour, last.Why)
 		}
 		rng := rand.New(rand.NewPCG(uint64(payload), 32))
 		for _, c := range copies {
@@ -236,7 +237,7 @@ func slicesDelete(c []genuineCopy, name string) []genuineCopy {
 
 // signedCandidate signs m as the origin does: SHA-256 of the distributed
 // JPEG, perceptual hash and local signatures of the marked picture.
-func signedCandidate(priv ed25519.PrivateKey, m *image.RGBA, payload watermark.Payload) (verdict.Candidate, error) {
+func signedCandidate(priv ed25519.PrivateKey, m *image.RGBA, payload watermark.Payload, format int) (verdict.Candidate, error) {
 	out, err := encJPEG(m, 95)
 	if err != nil {
 		return verdict.Candidate{}, err
@@ -246,7 +247,12 @@ func signedCandidate(priv ed25519.PrivateKey, m *image.RGBA, payload watermark.P
 	if err != nil {
 		return verdict.Candidate{}, err
 	}
-	grid, err := localsig.Compute(l).Encode()
+	g := localsig.Compute(l)
+	if format == localsig.FormatColour {
+		cb, cr := imagex.Chroma(m)
+		g = localsig.ComputeColour(l, cb, cr)
+	}
+	grid, err := g.Encode()
 	if err != nil {
 		return verdict.Candidate{}, err
 	}

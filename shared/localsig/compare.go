@@ -75,6 +75,11 @@ const (
 	// ChromaTolerance is the largest difference, in chroma levels after
 	// the global colour fit, of a matching block's Cb or Cr mean.
 	ChromaTolerance = 8
+	// ChromaEdge widens the chroma tolerance of a block by this share of
+	// its largest chroma step to a neighbouring block: at a colour edge
+	// the coarse chroma of a small copy (a JPEG's 16×16-pixel means,
+	// interpolated) moves the block's mean more than in a flat region.
+	ChromaEdge = 0.3
 	// ForeignMin is the fewest structured blocks whose signs disagree
 	// that a Mismatch needs: without that much evidence of a different
 	// picture under the mark, a poor match is an edit or cannot be told.
@@ -90,6 +95,11 @@ const (
 	// the signed picture above which the outside part is examined as
 	// possible added content (below it, rounding and rotation).
 	SurroundMin = 0.02
+	// ForeignMost is the share of structured blocks whose signs disagree
+	// above which the picture is a Mismatch even when most blocks (flat
+	// ones) match: no edit of the signed picture leaves most of its
+	// structure foreign.
+	ForeignMost = 0.6
 	// ContainedMinStructured is the fewest structured blocks a signed
 	// picture found inside a larger file must show, all matching.
 	ContainedMinStructured = 8
@@ -114,6 +124,9 @@ type Result struct {
 	Changed []bool
 	// Region is the part of the signed picture the examined picture shows.
 	Region Region
+	// Why counts the changed blocks by the test they failed (a block can
+	// fail several).
+	Why Reasons
 	// Colour is true when chroma was compared (a colour grid and a probe
 	// with chroma).
 	Colour bool
@@ -127,6 +140,9 @@ type Result struct {
 	Within   Region
 	Surround float64
 }
+
+// Reasons counts changed blocks by the test that flagged them.
+type Reasons struct{ Mean, Chroma, Structure, Detail int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -224,10 +240,14 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 	xs := make([]float64, len(ps))
 	ns := make([]float64, len(ps))
 	ys := make([]float64, len(ps))
+	sats := make([]float64, len(ps))
 	for j, q := range ps {
 		xs[j], ys[j], ns[j] = float64(q.bk.Mean), q.f.mean, neighbourMean(g, q.i)
+		sats[j] = math.Hypot(float64(q.bk.Cb)-128, float64(q.bk.Cr)-128)
 	}
-	tc := fitTone(xs, ns, ys)
+	// A colour grid knows each block's saturation: a saturation change
+	// clips strong colours and moves their luminance with it.
+	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
 	// Median change of detail over the textured blocks.
 	var dl []float64
 	for _, q := range ps {
@@ -257,18 +277,30 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		cbFit, crFit = fitColour(cb, ycb, 0), fitColour(cb, ycr, 1)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
+	colourGrid := g.format() == FormatColour
 	for j, q := range ps {
-		changed := meanChanged(q.f.mean, tc.at(xs[j], ns[j]))
+		pred := tc.at(xs[j], ns[j], sats[j])
+		changed := meanChanged(q.f.mean, pred, 1)
+		if changed {
+			r.Why.Mean++
+		}
 		if colour {
 			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
-			if math.Abs(q.f.cb-128-cbFit.at(in)) > ChromaTolerance || math.Abs(q.f.cr-128-crFit.at(in)) > ChromaTolerance {
+			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
+			if max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))) > tol {
 				changed = true
+				r.Why.Chroma++
 			}
 		}
 		var e, w, bad float64
 		for k, c := range q.f.ac {
 			e += c * c
 			a := math.Abs(c)
+			if colourGrid && (k == 0 || k == 3) {
+				// The first-order gradients of a small block are what a
+				// local tone map (an HDR look) bends; they count half.
+				a /= 2
+			}
 			w += a
 			if (c > 0) != (q.bk.Signs&(1<<k) != 0) {
 				bad += a
@@ -280,10 +312,17 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 			if bad > SignTolerance*w {
 				changed = true
 				r.Foreign++
+				r.Why.Structure++
 			}
 		}
-		if d := detailOf(q.bk.Detail); d >= DetailMin && math.Log2((1+q.f.detail)/(1+d))-dMed < -DetailLoss {
-			changed = true
+		// Near 0 or 255 a tone change clips texture away: detail is not
+		// judged there.
+		clipped := pred > 255-2*MeanTolerance || pred < 2*MeanTolerance
+		if d := detailOf(q.bk.Detail); d >= DetailMin && !clipped {
+			if loss := math.Log2((1+q.f.detail)/(1+d)) - dMed; loss < -DetailLoss {
+				changed = true
+				r.Why.Detail++
+			}
 		}
 		if changed {
 			r.Changed[q.i] = true
@@ -306,6 +345,10 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		r.Outcome = Same
 	case r.ChangedCount == 0:
 		r.Outcome = Crop
+	case r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignMost*float64(r.Structured):
+		// Most of the structure disagrees, however many flat blocks
+		// still match (a flat picture under the mark).
+		r.Outcome = Mismatch
 	case float64(r.ChangedCount) <= EditedMax*float64(r.Compared):
 		r.Outcome = Edited
 	case r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignShare*float64(r.Structured):
@@ -316,6 +359,23 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// chromaStep is the largest difference of Cb or Cr between block i and
+// a 4-neighbour, in the signed grid.
+func chromaStep(g *Grid, i int) float64 {
+	c, r := i%g.Cols, i/g.Cols
+	b := g.Blocks[i]
+	var m float64
+	for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+		x, y := c+d[0], r+d[1]
+		if x < 0 || y < 0 || x >= g.Cols || y >= g.Rows {
+			continue
+		}
+		n := g.Blocks[y*g.Cols+x]
+		m = max(m, math.Abs(float64(n.Cb)-float64(b.Cb)), math.Abs(float64(n.Cr)-float64(b.Cr)))
+	}
+	return m
 }
 
 // neighbourMean is the mean of the signed means of block i and its
@@ -337,9 +397,11 @@ func neighbourMean(g *Grid, i int) float64 {
 // term is a global tone curve (gamma, curves); the last term a change
 // of local contrast ("HDR", clarity), which moves a block's mean by how
 // much it stands out from its surroundings.
-type tone struct{ a, b, c, d float64 }
+type tone struct{ a, b, c, d, e float64 }
 
-func (t tone) at(m, n float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n) }
+// at predicts the mean of a block of signed mean m, neighbourhood mean n
+// and chroma magnitude sat (0 without colour).
+func (t tone) at(m, n, sat float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n) + t.e*sat }
 
 // fitTone fits the tone change robustly: from gain 1 and the median
 // offset, least squares over the blocks within MeanTolerance of the
@@ -348,7 +410,7 @@ func (t tone) at(m, n float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n
 // object is a minority of blocks and stays out of the fit; a model that
 // is not an increasing curve over 0..255 or has an extreme local-contrast
 // term is not kept.
-func fitTone(xs, ns, ys []float64) tone {
+func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 	diffs := make([]float64, len(xs))
 	for i := range xs {
 		diffs[i] = ys[i] - xs[i]
@@ -357,7 +419,7 @@ func fitTone(xs, ns, ys []float64) tone {
 	for iter := 0; iter < 4; iter++ {
 		var in []int
 		for i := range xs {
-			if math.Abs(ys[i]-t.at(xs[i], ns[i])) <= MeanTolerance {
+			if math.Abs(ys[i]-t.at(xs[i], ns[i], sats[i])) <= MeanTolerance {
 				in = append(in, i)
 			}
 		}
@@ -382,8 +444,11 @@ func fitTone(xs, ns, ys []float64) tone {
 		k := 2
 		if len(in) >= 16 && iter > 0 {
 			k = 4
+			if colour {
+				k = 5
+			}
 		}
-		if c, ok := lsq(xs, ns, ys, in, k); ok {
+		if c, ok := lsq(xs, ns, sats, ys, in, k); ok {
 			t = c
 		}
 	}
@@ -420,11 +485,11 @@ func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 	}
 	f.a = median(diffs)
 	for iter := 0; iter < 4; iter++ {
-		var rows [][4]float64
+		var rows [][lsMax]float64
 		var y []float64
 		for i, v := range in {
 			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
-				rows = append(rows, [4]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32)})
+				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32)})
 				y = append(y, ys[i])
 			}
 		}
@@ -452,14 +517,14 @@ func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 
 // solveLS solves the normal equations of rows·x ≈ y for the first k
 // unknowns by Gauss-Jordan elimination with partial pivoting.
-func solveLS(rows [][4]float64, y []float64, k int) ([4]float64, bool) {
-	var A [4][5]float64
+func solveLS(rows [][lsMax]float64, y []float64, k int) ([lsMax]float64, bool) {
+	var A [lsMax][lsMax + 1]float64
 	for i, v := range rows {
 		for r := 0; r < k; r++ {
 			for c := 0; c < k; c++ {
 				A[r][c] += v[r] * v[c]
 			}
-			A[r][4] += v[r] * y[i]
+			A[r][lsMax] += v[r] * y[i]
 		}
 	}
 	for c := 0; c < k; c++ {
@@ -470,7 +535,7 @@ func solveLS(rows [][4]float64, y []float64, k int) ([4]float64, bool) {
 			}
 		}
 		if math.Abs(A[p][c]) < 1e-9 {
-			return [4]float64{}, false
+			return [lsMax]float64{}, false
 		}
 		A[c], A[p] = A[p], A[c]
 		for r := 0; r < k; r++ {
@@ -478,35 +543,38 @@ func solveLS(rows [][4]float64, y []float64, k int) ([4]float64, bool) {
 				continue
 			}
 			f := A[r][c] / A[c][c]
-			for j := c; j < 5; j++ {
+			for j := c; j <= lsMax; j++ {
 				A[r][j] -= f * A[c][j]
 			}
 		}
 	}
-	var sol [4]float64
+	var sol [lsMax]float64
 	for c := 0; c < k; c++ {
-		sol[c] = A[c][4] / A[c][c]
+		sol[c] = A[c][lsMax] / A[c][c]
 	}
 	return sol, true
 }
 
+// lsMax is the most unknowns solveLS handles.
+const lsMax = 5
+
 // lsq solves the least-squares tone fit with the first k of the terms
 // 1, m, m², m − n over the blocks in; ok is false when the system is
 // singular or the result is not a plausible tone change.
-func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
-	rows := make([][4]float64, 0, len(in))
+func lsq(xs, ns, sats, ys []float64, in []int, k int) (tone, bool) {
+	rows := make([][lsMax]float64, 0, len(in))
 	y := make([]float64, 0, len(in))
 	for _, i := range in {
 		// Scaled terms keep the normal equations well conditioned.
 		u := xs[i] / 128
-		rows = append(rows, [4]float64{1, u, u * u, (xs[i] - ns[i]) / 128})
+		rows = append(rows, [lsMax]float64{1, u, u * u, (xs[i] - ns[i]) / 128, sats[i] / 128})
 		y = append(y, ys[i])
 	}
 	sol, ok := solveLS(rows, y, k)
 	if !ok {
 		return tone{}, false
 	}
-	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128}
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128, e: sol[4] / 128}
 	// An increasing curve with a slope within 0.25..3 everywhere, and a
 	// local-contrast change within ×0.5..×2.
 	for _, m := range []float64{0, 255} {
@@ -514,19 +582,19 @@ func lsq(xs, ns, ys []float64, in []int, k int) (tone, bool) {
 			return tone{}, false
 		}
 	}
-	if t.d < -0.5 || t.d > 1 {
+	if t.d < -0.5 || t.d > 1 || math.Abs(t.e) > 0.5 {
 		return tone{}, false
 	}
 	return t, true
 }
 
-// meanChanged reports whether an examined block mean m is beyond
-// MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
+// meanChanged reports whether an examined block mean m is beyond k
+// times MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
 // near either end the prediction is only a bound: a tone edit that
 // saturates part of a bright block pulls its mean below the linear
 // prediction, which is tolerated up to twice the tolerance.
-func meanChanged(m, p float64) bool {
-	tol := float64(MeanTolerance)
+func meanChanged(m, p, k float64) bool {
+	tol := k * MeanTolerance
 	switch {
 	case p > 255-2*tol && m < p:
 		tol *= 2

@@ -495,10 +495,11 @@ func (s *sampler) block(g *Grid, i, kx, ky int) (feat, bool) {
 	cx, cy := s.toProbe((x0+x1)/2, (y0+y1)/2, kx, ky)
 	f.detail = s.boxMean(s.grad, cx, cy, 4*hx, 4*hy)
 	if s.cbSAT != nil {
-		// The block's chroma, a little inside its edges (chroma is
-		// coarse: a JPEG's chroma means cover 16×16 pixels).
-		f.cb = s.boxMean(s.cbSAT, cx, cy, 1.5*hx, 1.5*hy)
-		f.cr = s.boxMean(s.crSAT, cx, cy, 1.5*hx, 1.5*hy)
+		// The block's chroma over most of the block, a little inside its
+		// edges: chroma is coarse (a JPEG's chroma means cover 16×16
+		// pixels) and resampled differently at sign and verify time.
+		f.cb = s.boxMean(s.cbSAT, cx, cy, 3.5*hx, 3.5*hy)
+		f.cr = s.boxMean(s.crSAT, cx, cy, 3.5*hx, 3.5*hy)
 	}
 	n := 0
 	for u := 0; u < 4; u++ {
