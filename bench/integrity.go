@@ -64,6 +64,7 @@ func runIntegrity(args []string) error {
 	areas := fs.String("areas", "0.25,0.5,1,2,5,10,30", "forgery sizes, percent of the picture's area")
 	only := fs.String("only", "", "comma-separated genuine/forgery names to run (default all)")
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
+	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
 	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -220,6 +221,10 @@ func runIntegrity(args []string) error {
 			}
 		}
 		fmt.Fprintf(w, "%3d/%d %s\n", i+1, len(files), name)
+		if *every > 0 && (i+1)%*every == 0 && i+1 < len(files) {
+			fmt.Fprintf(w, "\n-- after %d photos --", i+1)
+			st.print(w, copies, forgeries, sizes)
+		}
 	}
 	st.print(w, copies, forgeries, sizes)
 	return nil

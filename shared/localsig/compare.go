@@ -278,7 +278,12 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
+	var structOnly []bool
+	if colourGrid {
+		structOnly = make([]bool, len(g.Blocks))
+	}
 	for j, q := range ps {
+		why0, structBefore := r.Why, r.Why.Structure
 		pred := tc.at(xs[j], ns[j], sats[j])
 		changed := meanChanged(q.f.mean, pred, 1)
 		if changed {
@@ -327,6 +332,31 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		if changed {
 			r.Changed[q.i] = true
 			r.ChangedCount++
+			if structOnly != nil && r.Why.Structure > structBefore && !otherFail(r.Why, why0) {
+				structOnly[q.i] = true
+			}
+		}
+	}
+	// A colour grid's block is small: its signs alone, on one block,
+	// are noise a resize can cause. A block flagged by its structure
+	// alone stays changed only beside another changed block.
+	for i, only := range structOnly {
+		if !only {
+			continue
+		}
+		c, row := i%g.Cols, i/g.Cols
+		keep := false
+		for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+			x, y := c+d[0], row+d[1]
+			if x >= 0 && y >= 0 && x < g.Cols && y < g.Rows && r.Changed[y*g.Cols+x] {
+				keep = true
+			}
+		}
+		if !keep {
+			r.Changed[i] = false
+			r.ChangedCount--
+			r.Why.Structure--
+			r.Foreign--
 		}
 	}
 	r.Region = s.region(g, kx, ky)
@@ -359,6 +389,12 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// otherFail reports whether a block's tests other than structure failed
+// between the counts before (w0) and after (w).
+func otherFail(w, w0 Reasons) bool {
+	return w.Mean > w0.Mean || w.Chroma > w0.Chroma || w.Detail > w0.Detail
 }
 
 // chromaStep is the largest difference of Cb or Cr between block i and

@@ -469,3 +469,106 @@ func TestGenuineCopiesAreNeverAccused(t *testing.T) {
 		}
 	}
 }
+
+// signedColour is signed with a colour grid.
+func signedColour(t testing.TB, path string, p watermark.Payload) (image.Image, *localsig.Grid) {
+	t.Helper()
+	m, err := watermark.Embed(load(t, path), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, cr := imagex.Chroma(m)
+	return m, localsig.ComputeColour(imagex.ToLuma(m), cb, cr)
+}
+
+// examineColour is examine with the examined picture's chroma in the
+// probe, as facts gives it.
+func examineColour(t testing.TB, g *localsig.Grid, m image.Image) (localsig.Result, bool) {
+	t.Helper()
+	l := imagex.ToLuma(m)
+	_, d, err := watermark.Extract(l)
+	if err != nil || !d.Found {
+		return localsig.Result{}, false
+	}
+	a := localsig.Alignment{Scale: d.Scale, Angle: d.Angle, OffsetX: d.OffsetX, OffsetY: d.OffsetY,
+		WorkWidth: d.WorkWidth, WorkHeight: d.WorkHeight, Period: d.Period}
+	return localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(imagex.Chroma(m))), true
+}
+
+// recolourRect turns the hue of r around (180°) keeping each pixel's
+// luminance, giving a nearly grey area a colour of its own.
+func recolourRect(m image.Image, r image.Rectangle) image.Image {
+	out := rgba(m)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p := out.Pix[y*out.Stride+4*x:]
+			R, G, B := float64(p[0]), float64(p[1]), float64(p[2])
+			Y := 0.299*R + 0.587*G + 0.114*B
+			cb, cr := -(-0.168736*R - 0.331264*G + 0.5*B), -(0.5*R - 0.418688*G - 0.081312*B)
+			if math.Hypot(cb, cr) < 24 {
+				cb, cr = cb+18, cr-18
+			}
+			c := func(v float64) uint8 { return uint8(min(max(math.Round(v), 0), 255)) }
+			p[0], p[1], p[2] = c(Y+1.402*cr), c(Y-0.344136*cb-0.714136*cr), c(Y+1.772*cb)
+		}
+	}
+	return out
+}
+
+// TestColourGrid: a colour grid keeps genuine copies the same picture
+// (re-encodes, a resize, saturation and contrast changes) and sees an
+// isoluminant recolour of 2 % of the picture that a luminance grid does
+// not, naming only blocks that touch it.
+func TestColourGrid(t *testing.T) {
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		_, g1 := signed(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		genuine := []struct {
+			name string
+			img  image.Image
+		}{
+			{"jpeg70", reJPEG(t, m, 70)},
+			{"resize90%+jpeg80", reJPEG(t, resize(m, W*9/10, H*9/10), 80)},
+			{"contrast1.2", reJPEG(t, perChannel(m, func(v float64) float64 { return 128 + 1.2*(v-128) }), 90)},
+		}
+		for _, c := range genuine {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, c.img)
+				if !ok {
+					t.Skip("watermark not recovered")
+				}
+				if !r.Colour || r.Outcome != localsig.Same {
+					t.Errorf("colour %v outcome %v (changed %d, why %+v), want same with colour compared", r.Colour, r.Outcome, r.ChangedCount, r.Why)
+				}
+			})
+		}
+		t.Run(filepath.Base(path)+"/recolour 2%", func(t *testing.T) {
+			side := int(math.Sqrt(0.02 * float64(W*H)))
+			rect := image.Rect(W/3, H/3, W/3+side, H/3+side)
+			edited := reJPEG(t, recolourRect(m, rect), 90)
+			r, ok := examineColour(t, g, edited)
+			if !ok {
+				t.Skip("watermark not recovered")
+			}
+			if r.Outcome != localsig.Edited || r.Why.Chroma == 0 {
+				t.Fatalf("outcome %v (changed %d, why %+v), want edited by chroma", r.Outcome, r.ChangedCount, r.Why)
+			}
+			for i, c := range r.Changed {
+				if !c {
+					continue
+				}
+				col, row := i%g.Cols, i/g.Cols
+				bx0, by0 := float64(col)/float64(g.Cols)*float64(W), float64(row)/float64(g.Rows)*float64(H)
+				bx1, by1 := float64(col+1)/float64(g.Cols)*float64(W), float64(row+1)/float64(g.Rows)*float64(H)
+				if bx1 < float64(rect.Min.X) || bx0 > float64(rect.Max.X) || by1 < float64(rect.Min.Y) || by0 > float64(rect.Max.Y) {
+					t.Errorf("block %d (%d, %d) flagged away from the recoloured area", i, col, row)
+				}
+			}
+			if r1, ok := examine(t, g1, edited); ok && r1.Outcome == localsig.Edited && r1.Why.Chroma != 0 {
+				t.Errorf("a luminance grid reported chroma")
+			}
+		})
+	}
+}
