@@ -774,3 +774,68 @@ func share(a, n int) float64 {
 	}
 	return 100 * float64(a) / float64(n)
 }
+
+// runIntegrityCost times, on one photo scaled to 4000×3000 (12 MP),
+// signed and saved as JPEG 90: a full image/jpeg decode; facts.Analyze
+// (reduced decode with the chroma means, hashes, watermark, probe); and
+// the local-signature comparison alone, luminance grid against colour grid
+// with the probe's chroma, so the added cost of colour signatures can be
+// set against the decode.
+func runIntegrityCost(args []string) error {
+	fs := flag.NewFlagSet("integrity-cost", flag.ContinueOnError)
+	path := fs.String("image", "", "photo to scale to 12 MP")
+	runs := fs.Int("runs", 5, "runs per measurement (median)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	src, _, err := loadCorpusImage(*path)
+	if err != nil {
+		return err
+	}
+	m := resizeTo(src, 4000, 3000)
+	marked, err := watermark.Embed(m, payloadFor(*path))
+	if err != nil {
+		return err
+	}
+	file, err := encJPEG(marked, 90)
+	if err != nil {
+		return err
+	}
+	l := imagex.ToLuma(marked)
+	cb, cr := imagex.Chroma(marked)
+	g1, g2 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr)
+	f, err := facts.Analyze(file, limits.Default())
+	if err != nil || f.Local == nil {
+		return fmt.Errorf("analyze: %v (probe %v)", err, f.Local != nil)
+	}
+	lumaOnly := *f.Local
+	lumaOnly.Cb, lumaOnly.Cr = nil, nil
+	img, err := imagex.DecodeLuma(file, limits.Default(), facts.VerifyShortSide)
+	if err != nil {
+		return err
+	}
+	timeIt := func(fn func()) float64 {
+		var v []float64
+		for i := 0; i < *runs; i++ {
+			t0 := time.Now()
+			fn()
+			v = append(v, ms(time.Since(t0)))
+		}
+		return medianOf(v)
+	}
+	dec := timeIt(func() { _, _ = jpeg.Decode(bytes.NewReader(file)) })
+	an := timeIt(func() { _, _ = facts.Analyze(file, limits.Default()) })
+	c1 := timeIt(func() { localsig.Compare(g1, &lumaOnly) })
+	c2 := timeIt(func() {
+		p := lumaOnly
+		p.WithChroma(img.Cb, img.Cr)
+		localsig.Compare(g2, &p)
+	})
+	fmt.Printf("12 MP JPEG q90 (%d bytes), median of %d runs:\n", len(file), *runs)
+	fmt.Printf("  image/jpeg full decode          %7.1f ms (1.00)\n", dec)
+	fmt.Printf("  facts.Analyze (verify facts)    %7.1f ms (%.2f)\n", an, an/dec)
+	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
+	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
+	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
+	return nil
+}
