@@ -656,7 +656,10 @@ type integrityStats struct {
 	tpAuth   int
 }
 
-type genTally struct{ n, authentic, edited, warned int }
+type genTally struct {
+	n, authentic, edited, warned int
+	kinds                        map[string]int // match kinds of the answers
+}
 type forgeTally struct{ n, authentic int }
 
 func newIntegrityStats() *integrityStats {
@@ -673,10 +676,11 @@ func relationOf(w wire.VerifyResponse) string {
 func (s *integrityStats) genuine(name string, r verdict.Result, w wire.VerifyResponse) {
 	t := s.gen[name]
 	if t == nil {
-		t = &genTally{}
+		t = &genTally{kinds: map[string]int{}}
 		s.gen[name] = t
 	}
 	t.n++
+	t.kinds[r.Match.String()]++
 	if r.Authentic {
 		t.authentic++
 	}
@@ -716,18 +720,23 @@ func (s *integrityStats) transplant(r verdict.Result, w wire.VerifyResponse) {
 }
 
 func (s *integrityStats) print(w io.Writer, copies []genuineCopy, forgeries []forgery, sizes []float64) {
-	fmt.Fprintln(w, "\ngenuine copy | n | authentic | edited | transplant warning")
-	fmt.Fprintln(w, "---|---|---|---|---")
+	fmt.Fprintln(w, "\ngenuine copy | n | authentic | edited | transplant warning | match kinds")
+	fmt.Fprintln(w, "---|---|---|---|---|---")
 	var tn, ta, te, tw int
 	for _, c := range copies {
 		t := s.gen[c.name]
 		if t == nil {
 			continue
 		}
-		fmt.Fprintf(w, "%s | %d | %d (%.1f %%) | %d | %d\n", c.name, t.n, t.authentic, share(t.authentic, t.n), t.edited, t.warned)
+		var ks []string
+		for k, v := range t.kinds {
+			ks = append(ks, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(ks)
+		fmt.Fprintf(w, "%s | %d | %d (%.1f %%) | %d | %d | %s\n", c.name, t.n, t.authentic, share(t.authentic, t.n), t.edited, t.warned, strings.Join(ks, ", "))
 		tn, ta, te, tw = tn+t.n, ta+t.authentic, te+t.edited, tw+t.warned
 	}
-	fmt.Fprintf(w, "**all** | %d | %d (%.1f %%) | %d (%.1f %%) | %d\n", tn, ta, share(ta, tn), te, share(te, tn), tw)
+	fmt.Fprintf(w, "**all** | %d | %d (%.1f %%) | %d (%.1f %%) | %d |\n", tn, ta, share(ta, tn), te, share(te, tn), tw)
 	sort.Float64s(sizes)
 	fmt.Fprint(w, "\nforgery: not authentic (of n) by size")
 	for _, a := range sizes {
