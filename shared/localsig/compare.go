@@ -169,17 +169,25 @@ func Compare(g *Grid, p *Probe) Result {
 		kxMax, kyMax = 0, 0
 	}
 	slack := float64(BlockSide)/2 + math.Abs(s.sin)*float64(max(g.Width, g.Height))
-	search := func(outside bool) (Result, bool) {
+	// Placements tried, in order: the examined picture inside the signed
+	// one; the signed picture inside the examined one; any overlap, the
+	// last only as evidence of another picture.
+	const (
+		inside = iota
+		containing
+		partial
+	)
+	search := func(mode int) (Result, bool) {
 		var best Result
 		bestKey, found := math.Inf(-1), false
 		for ky := -kyMax; ky <= kyMax; ky++ {
 			for kx := -kxMax; kx <= kxMax; kx++ {
 				x0, y0, x1, y1 := s.footprint(kx, ky)
 				in := x0 >= -slack && y0 >= -slack && x1 <= float64(g.Width)+slack && y1 <= float64(g.Height)+slack
-				if in == outside {
+				if in != (mode == inside) {
 					continue
 				}
-				if outside {
+				if mode == containing {
 					// Only the signed picture wholly inside the examined
 					// one: a partial overlap would let a translation
 					// that compares a few blocks by chance win.
@@ -189,8 +197,8 @@ func Compare(g *Grid, p *Probe) Result {
 						continue
 					}
 				}
-				r := s.compareAt(g, kx, ky, outside)
-				if r.Compared < MinCompared {
+				r := s.compareAt(g, kx, ky, mode != inside)
+				if r.Compared < MinCompared || (mode == partial && 4*r.Compared < len(g.Blocks)) {
 					continue
 				}
 				// The one whose blocks agree best (matches minus three
@@ -203,15 +211,25 @@ func Compare(g *Grid, p *Probe) Result {
 		}
 		return best, found
 	}
-	if r, ok := search(false); ok {
+	if r, ok := search(inside); ok {
 		return r
 	}
 	// No translation puts the examined picture inside the signed picture
 	// with enough overlap: it shows more than the signed picture. That is
 	// not by itself evidence of another picture (a screenshot shows the
 	// signed picture among other things).
-	r, _ := search(true)
-	return r
+	if r, ok := search(containing); ok {
+		return r
+	}
+	// Neither fits (another aspect ratio, or a crop with added
+	// surroundings): the best partial overlap of at least a quarter of
+	// the grid counts only as evidence of another picture, when even it
+	// is mostly foreign.
+	if r, ok := search(partial); ok && r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignMost*float64(r.Structured) {
+		r.Outcome = Mismatch
+		return r
+	}
+	return Result{}
 }
 
 // compareAt compares under one translation; outside says the examined
