@@ -572,3 +572,40 @@ func TestColourGrid(t *testing.T) {
 		})
 	}
 }
+
+// transpose turns a landscape picture into a portrait one.
+func transpose(m image.Image) image.Image {
+	b := m.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			out.Set(y, x, m.At(b.Min.X+x, b.Min.Y+y))
+		}
+	}
+	return out
+}
+
+// TestTransplantOtherOrientation: the victim's payload embedded into a
+// portrait photo, which fits neither inside nor around the landscape
+// signed picture, is still a Mismatch on the evidence of its overlap.
+func TestTransplantOtherOrientation(t *testing.T) {
+	const p = watermark.Payload(0x00000000deadbeef)
+	for _, victim := range devImages[:3] {
+		_, g := signedColour(t, victim, p)
+		for _, host := range devImages[3:] {
+			t.Run(filepath.Base(victim)+"<-"+filepath.Base(host)+"-portrait", func(t *testing.T) {
+				forged, err := watermark.Embed(transpose(load(t, host)), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, ok := examineColour(t, g, reJPEG(t, forged, 85))
+				if !ok {
+					t.Fatal("transplanted watermark not recovered: the test would prove nothing")
+				}
+				if r.Outcome != localsig.Mismatch {
+					t.Errorf("outcome %v (compared %d, changed %d, structured %d, foreign %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign)
+				}
+			})
+		}
+	}
+}
