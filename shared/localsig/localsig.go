@@ -57,7 +57,7 @@ const (
 	BlockBytes  = 4
 	headerBytes = 7
 	// MaxEncoded is the largest encoded grid (of either format).
-	MaxEncoded  = headerBytes + MaxBlocksColour*BlockBytesColour
+	MaxEncoded  = headerBytes + 2 + MaxBlocksColour*BlockBytesColour
 	maxWorkLong = WorkShort * 64
 )
 

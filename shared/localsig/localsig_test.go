@@ -609,3 +609,23 @@ func TestTransplantOtherOrientation(t *testing.T) {
 		}
 	}
 }
+
+// TestColourGridLargest: the largest colour grids (1:2 and panoramas)
+// encode, parse back and fit in a record.
+func TestColourGridLargest(t *testing.T) {
+	for _, sz := range [][2]int{{720, 1440}, {1440, 720}, {4000, 1000}, {256, 256}} {
+		l := &imagex.Luma{Width: sz[0], Height: sz[1], Stride: sz[0], Pix: make([]uint8, sz[0]*sz[1])}
+		cb := &imagex.Luma{Width: sz[0] / 8, Height: sz[1] / 8, Stride: sz[0] / 8, Pix: make([]uint8, sz[0]*sz[1]/64)}
+		g := localsig.ComputeColour(l, cb, cb)
+		b, err := g.Encode()
+		if err != nil {
+			t.Fatalf("%v: %v", sz, err)
+		}
+		if len(b) > localsig.MaxEncoded {
+			t.Errorf("%v: %d bytes > MaxEncoded %d", sz, len(b), localsig.MaxEncoded)
+		}
+		if _, err := localsig.Parse(b); err != nil {
+			t.Errorf("%v: %d×%d blocks, %d bytes: %v", sz, g.Cols, g.Rows, len(b), err)
+		}
+	}
+}
