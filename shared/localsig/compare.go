@@ -177,8 +177,16 @@ func Compare(g *Grid, p *Probe) Result {
 		containing
 		partial
 	)
+	// A colour grid has four times the blocks: the translations are
+	// ranked on every fourth block and only the best one is compared
+	// whole (the ranking needs agreement, not every block).
+	step := 1
+	if g.format() == FormatColour && (kxMax > 0 || kyMax > 0) {
+		step = 4
+	}
 	search := func(mode int) (Result, bool) {
 		var best Result
+		var bestKX, bestKY int
 		bestKey, found := math.Inf(-1), false
 		for ky := -kyMax; ky <= kyMax; ky++ {
 			for kx := -kxMax; kx <= kxMax; kx++ {
@@ -197,8 +205,8 @@ func Compare(g *Grid, p *Probe) Result {
 						continue
 					}
 				}
-				r := s.compareAt(g, kx, ky, mode != inside)
-				if r.Compared < MinCompared || (mode == partial && 4*r.Compared < len(g.Blocks)) {
+				r := s.compareAt(g, kx, ky, mode != inside, step)
+				if r.Compared*step < MinCompared || (mode == partial && 4*r.Compared*step < len(g.Blocks)) {
 					continue
 				}
 				// The one whose blocks agree best (matches minus three
@@ -206,8 +214,13 @@ func Compare(g *Grid, p *Probe) Result {
 				key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
 				if !found || key > bestKey {
 					best, bestKey, found = r, key, true
+					bestKX, bestKY = kx, ky
 				}
 			}
+		}
+		if found && step > 1 {
+			best = s.compareAt(g, bestKX, bestKY, mode != inside, 1)
+			found = best.Compared >= MinCompared
 		}
 		return best, found
 	}
@@ -232,9 +245,10 @@ func Compare(g *Grid, p *Probe) Result {
 	return Result{}
 }
 
-// compareAt compares under one translation; outside says the examined
-// picture extends beyond the signed picture under it.
-func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
+// compareAt compares under one translation, every step-th block;
+// outside says the examined picture extends beyond the signed picture
+// under it.
+func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result {
 	type pair struct {
 		i  int
 		f  feat
@@ -246,7 +260,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool) Result {
 		defer s.clipReset()
 	}
 	var ps []pair
-	for i := range g.Blocks {
+	for i := 0; i < len(g.Blocks); i += step {
 		if f, ok := s.block(g, i, kx, ky); ok {
 			ps = append(ps, pair{i, f, g.Blocks[i]})
 		}
