@@ -40,6 +40,8 @@ type Facts struct {
 	// C2PA is the C2PA manifest the file carries (see [C2PA]), nil when
 	// none.
 	C2PA *wire.C2PAFacts
+	// detection is the watermark decoder's, kept to orient the chroma.
+	detection watermark.Detection
 }
 
 // Verdict returns the facts [verdict.Decide] scores.
@@ -83,8 +85,21 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
+	f.withChroma(img.Cb, img.Cr)
 	f.C2PA = C2PA(file, at)
 	return f, nil
+}
+
+// withChroma gives the local-signature probe the picture's chroma (planes
+// of any size covering the picture, oriented as the file is shown), turned
+// back like the luminance when the watermark was found flipped or turned,
+// so that colour grids compare colour too.
+func (f *Facts) withChroma(cb, cr *imagex.Luma) {
+	if f.Local == nil || cb == nil || cr == nil {
+		return
+	}
+	d := f.detection
+	f.Local.WithChroma(watermark.Orient(cb, d), watermark.Orient(cr, d))
 }
 
 // FromImage is [Analyze] for an image already decoded at full size
@@ -93,7 +108,14 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 // threads.
 func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 	b := img.Image.Bounds()
-	return fromLuma(Luma(img.Image), nil, img.Format, b.Dx(), b.Dy(), sum)
+	f, err := fromLuma(Luma(img.Image), nil, img.Format, b.Dx(), b.Dy(), sum)
+	if err != nil {
+		return Facts{}, err
+	}
+	if f.Local != nil {
+		f.withChroma(imagex.Chroma(img.Image))
+	}
+	return f, nil
 }
 
 // fromLuma computes the facts from the luminance l of a w×h image in
@@ -130,6 +152,7 @@ func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32
 			// A flipped or turned copy is compared upright: the
 			// alignment refers to the picture turned back.
 			f.Local = localsig.NewProbe(watermark.Orient(l, wm.d), Alignment(wm.d))
+			f.detection = wm.d
 		}
 	case errors.As(wm.err, &small):
 	default:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"image/png"
 	"os"
 	"testing"
 	"time"
@@ -237,6 +238,59 @@ func TestFromPlaneMatchesAnalyze(t *testing.T) {
 			wrong := imagex.Downscale(plane, pw-1, ph)
 			if _, err := FromPlane(wrong, imagex.JPEG, size.X, size.Y, sha256.Sum256(file)); !errors.Is(err, ErrPlaneSize) {
 				t.Errorf("a %d×%d plane for %d×%d: %v, want ErrPlaneSize", pw-1, ph, size.X, size.Y, err)
+			}
+		})
+	}
+}
+
+// TestAnalyzeProbeHasChroma: a watermarked photo verified as a JPEG (the
+// reduced decode's chroma DC) and as a PNG (a full decode) gives the
+// local-signature probe the picture's chroma at the probe's size, close
+// to what the signed picture's chroma resamples to.
+func TestAnalyzeProbeHasChroma(t *testing.T) {
+	b, err := os.ReadFile("../testdata/images/photo.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := jpeg.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := image.NewRGBA(image.Rect(0, 0, 1600, 1000))
+	draw.CatmullRom.Scale(big, big.Bounds(), src, src.Bounds(), draw.Src, nil)
+	marked, err := watermark.Embed(big, 0x42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jb, pb bytes.Buffer
+	if err := jpeg.Encode(&jb, marked, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(&pb, marked); err != nil {
+		t.Fatal(err)
+	}
+	wantCb, _ := imagex.Chroma(marked)
+	for name, file := range map[string][]byte{"jpeg": jb.Bytes(), "png": pb.Bytes()} {
+		t.Run(name, func(t *testing.T) {
+			f, err := Analyze(file, limits.Default(), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := f.Local
+			if p == nil || p.Cb == nil || p.Cr == nil {
+				t.Fatalf("probe %v without chroma", p != nil)
+			}
+			if p.Cb.Width != p.Plane.Width || p.Cb.Height != p.Plane.Height {
+				t.Fatalf("chroma %d×%d, probe %d×%d", p.Cb.Width, p.Cb.Height, p.Plane.Width, p.Plane.Height)
+			}
+			want := imagex.Downscale(wantCb, p.Plane.Width, p.Plane.Height)
+			var sum float64
+			for i := range want.Pix {
+				d := float64(want.Pix[i]) - float64(p.Cb.Pix[i])
+				sum += max(d, -d)
+			}
+			if m := sum / float64(len(want.Pix)); m > 3 {
+				t.Errorf("probe Cb differs from the picture's by %.2f levels on average", m)
 			}
 		})
 	}

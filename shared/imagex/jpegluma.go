@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // The luminance decoder below is written from ITU-T T.81 (the JPEG
@@ -224,6 +225,7 @@ func (r *bitReader) decode(t *huffTable) (uint8, error) {
 }
 
 type lumaComponent struct {
+	idx    int // index in the frame: 0 is Y
 	id     uint8
 	h, v   int
 	tq     int
@@ -261,20 +263,101 @@ type lumaDecoder struct {
 	seenFrame bool
 	// scans counts the scans that coded Y data.
 	scans int
+	// cdc holds the quantised DC coefficients of the two chroma
+	// components (cbw×cbh blocks each) as they are decoded alongside Y;
+	// cdcSeen says a scan coded them.
+	cdc      [2][]int32
+	cbw, cbh [2]int
+	cdcSeen  bool
 }
 
 // decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
 // s one of 1, 2, 4, 8: a plane of ceil(w/s)×ceil(h/s) for a w×h image,
 // before EXIF orientation. maxBytes bounds the memory it allocates.
 func decodeJPEGLuma(b []byte, s int, maxBytes int64) (*Luma, error) {
+	l, _, _, err := decodeJPEGLumaChroma(b, s, maxBytes)
+	return l, err
+}
+
+// decodeJPEGLumaChroma is decodeJPEGLuma that also returns the chroma
+// means of the file's 8×8 chroma blocks (BT.601 Cb and Cr, offset 128,
+// before EXIF orientation): what the DC coefficients, decoded anyway,
+// say. They are nil for a one-component file and when no scan that
+// codes Y codes the chroma DC too (a progressive file whose chroma DC
+// scans are separate).
+func decodeJPEGLumaChroma(b []byte, s int, maxBytes int64) (l, cb, cr *Luma, err error) {
 	if s != 1 && s != 2 && s != 4 && s != 8 {
-		return nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
+		return nil, nil, nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
 	}
 	d := &lumaDecoder{data: b, n: 8 / s}
 	if err := d.run(maxBytes); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return d.out, nil
+	cb, cr = d.chromaPlanes()
+	return d.out, cb, cr, nil
+}
+
+// chromaPlanes turns the chroma DC coefficients into planes of block
+// means covering exactly the picture: a chroma block spans 8·hmax/h ×
+// 8·vmax/v pixels and the last ones run past the picture's edge, so the
+// blocks are resampled (area-weighted) onto as many samples as the
+// picture holds whole blocks, rounded up, each covering an equal share of
+// the picture.
+func (d *lumaDecoder) chromaPlanes() (cb, cr *Luma) {
+	if !d.cdcSeen || d.cdc[0] == nil {
+		return nil, nil
+	}
+	var out [2]*Luma
+	for k := 0; k < 2; k++ {
+		c := d.comps[k+1]
+		bpx, bpy := 8*d.hmax/c.h, 8*d.vmax/c.v // pixels per block
+		ow, oh := (d.width+bpx-1)/bpx, (d.height+bpy-1)/bpy
+		ow, oh = min(ow, d.cbw[k]), min(oh, d.cbh[k])
+		q := float64(d.quant[c.tq][0])
+		wx := areaWeights(d.width, ow, bpx)
+		wy := areaWeights(d.height, oh, bpy)
+		l := &Luma{Width: ow, Height: oh, Stride: ow, Pix: make([]uint8, ow*oh)}
+		for y := 0; y < oh; y++ {
+			for x := 0; x < ow; x++ {
+				var sum, wsum float64
+				for _, a := range wy[y] {
+					for _, b := range wx[x] {
+						w := a.w * b.w
+						sum += w * float64(d.cdc[k][a.i*d.cbw[k]+b.i])
+						wsum += w
+					}
+				}
+				// The DC of the level-shifted 8×8 DCT is 8 × the mean.
+				v := 128 + math.Round(sum/wsum*q/8)
+				l.Pix[y*ow+x] = uint8(min(max(v, 0), 255))
+			}
+		}
+		out[k] = l
+	}
+	return out[0], out[1]
+}
+
+type areaWeight struct {
+	i int
+	w float64
+}
+
+// areaWeights maps n output samples, each covering size/n pixels, onto
+// blocks of bp pixels: for each sample, the blocks it overlaps and by how
+// many pixels.
+func areaWeights(size, n, bp int) [][]areaWeight {
+	out := make([][]areaWeight, n)
+	for j := range out {
+		lo := float64(j) * float64(size) / float64(n)
+		hi := float64(j+1) * float64(size) / float64(n)
+		for b := int(lo) / bp; b*bp < int(math.Ceil(hi)); b++ {
+			o := min(hi, float64((b+1)*bp)) - max(lo, float64(b*bp))
+			if o > 0 {
+				out[j] = append(out[j], areaWeight{b, o})
+			}
+		}
+	}
+	return out
 }
 
 func (d *lumaDecoder) run(maxBytes int64) error {
@@ -389,6 +472,7 @@ func (d *lumaDecoder) frame(seg []byte, progressive bool, maxBytes int64) error 
 	d.comps = make([]lumaComponent, nc)
 	for k := range d.comps {
 		c := &d.comps[k]
+		c.idx = k
 		c.id = seg[6+3*k]
 		c.h, c.v = int(seg[7+3*k]>>4), int(seg[7+3*k]&15)
 		c.tq = int(seg[8+3*k])
@@ -433,7 +517,28 @@ func (d *lumaDecoder) frame(seg []byte, progressive bool, maxBytes int64) error 
 	if progressive {
 		d.coef = make([]int16, d.bw*d.bh*64)
 	}
+	if nc == 3 {
+		for k := 0; k < 2; k++ {
+			c := d.comps[k+1]
+			d.cbw[k], d.cbh[k] = d.mcusX*c.h, d.mcusY*c.v
+			d.cdc[k] = make([]int32, d.cbw[k]*d.cbh[k])
+		}
+	}
 	return nil
+}
+
+// chromaDC records a chroma component's DC coefficient at block (bx, by).
+func (d *lumaDecoder) chromaDC(c *lumaComponent, bx, by int, v int32, refine bool) {
+	k := c.idx - 1
+	if k < 0 || k > 1 || d.cdc[k] == nil || bx >= d.cbw[k] || by >= d.cbh[k] {
+		return
+	}
+	if refine {
+		d.cdc[k][by*d.cbw[k]+bx] |= v
+		return
+	}
+	d.cdc[k][by*d.cbw[k]+bx] = v
+	d.cdcSeen = true
 }
 
 func (d *lumaDecoder) huffman(seg []byte) error {
@@ -673,6 +778,7 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	}
 	ac := &d.ac[c.ta]
 	if !isY {
+		d.chromaDC(c, bx, by, c.pred, false)
 		// Only the bits matter.
 		for k := 1; k < 64; {
 			if r.n < 32 {
@@ -805,8 +911,12 @@ func (d *lumaDecoder) dcBlock(r *bitReader, c *lumaComponent, isY bool, bx, by, 
 		cf = &d.coef[(by*d.bw+bx)*64]
 	}
 	if ah != 0 {
-		if r.bit() != 0 && cf != nil {
-			*cf |= 1 << al
+		if r.bit() != 0 {
+			if cf != nil {
+				*cf |= 1 << al
+			} else if !isY {
+				d.chromaDC(c, bx, by, 1<<al, true)
+			}
 		}
 		return nil
 	}
@@ -822,6 +932,8 @@ func (d *lumaDecoder) dcBlock(r *bitReader, c *lumaComponent, isY bool, bx, by, 
 	}
 	if cf != nil {
 		*cf = int16(c.pred << al)
+	} else if !isY {
+		d.chromaDC(c, bx, by, c.pred<<al, false)
 	}
 	return nil
 }

@@ -17,6 +17,12 @@ type LumaImage struct {
 	Luma *Luma
 	// Scale is the reduction: 1, 2, 4 or 8.
 	Scale int
+	// Cb and Cr are the picture's chroma means (BT.601, offset 128),
+	// EXIF orientation applied, each sample the mean over a block of the
+	// picture covering it whole (a JPEG's 8×8 chroma blocks, read from
+	// their DC coefficients; 8×8 pixels of a full decode, [Chroma]); nil
+	// when the file has no chroma or its decoder did not give it.
+	Cb, Cr *Luma
 }
 
 // LumaScale returns the largest reduction s in 1, 2, 4, 8 whose plane of
@@ -54,16 +60,20 @@ func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
 	}
 	if info.Format == JPEG {
 		s := LumaScale(info.Width, info.Height, minShort)
-		var l *Luma
+		var l, cb, cr *Luma
 		err := guard(func() (err error) {
-			l, err = decodeJPEGLuma(b, s, lim.MaxDecodeBytes)
+			l, cb, cr, err = decodeJPEGLumaChroma(b, s, lim.MaxDecodeBytes)
 			return err
 		})
 		if err == nil && (l.Width != (info.Width+s-1)/s || l.Height != (info.Height+s-1)/s) {
 			err = fmt.Errorf("%w: decoded %d×%d at 1/%d, header said %d×%d", errLumaData, l.Width, l.Height, s, info.Width, info.Height)
 		}
 		if err == nil {
-			return &LumaImage{Info: info, Luma: orientLuma(l, info.Orientation), Scale: s}, nil
+			li := &LumaImage{Info: info, Luma: orientLuma(l, info.Orientation), Scale: s}
+			if cb != nil && cr != nil {
+				li.Cb, li.Cr = orientLuma(cb, info.Orientation), orientLuma(cr, info.Orientation)
+			}
+			return li, nil
 		}
 		// Anything else, unsupported or malformed: image/jpeg decides,
 		// and its error is the one returned.
@@ -72,7 +82,8 @@ func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LumaImage{Info: img.Info, Luma: ToLuma(img.Image), Scale: 1}, nil
+	cb, cr := Chroma(img.Image)
+	return &LumaImage{Info: img.Info, Luma: ToLuma(img.Image), Scale: 1, Cb: cb, Cr: cr}, nil
 }
 
 // orientLuma returns l transformed for EXIF orientation o (see [Orient]),

@@ -70,3 +70,21 @@ func BenchmarkCompute(b *testing.B) {
 		localsig.Compute(l)
 	}
 }
+
+// BenchmarkVerifyAddedColour is BenchmarkVerifyAdded for a colour grid:
+// the probe with the file's chroma (the JPEG's chroma planes, as the
+// verify decode gives their block means) and the comparison.
+func BenchmarkVerifyAddedColour(b *testing.B) {
+	file, _, a := benchFixture(b)
+	m, _ := jpeg.Decode(bytes.NewReader(file))
+	yc := m.(*image.YCbCr)
+	l := &imagex.Luma{Width: m.Bounds().Dx(), Height: m.Bounds().Dy(), Stride: yc.YStride, Pix: yc.Y}
+	cb, cr := imagex.Chroma(m)
+	g := localsig.ComputeColour(imagex.ToLuma(m), cb, cr)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(cb, cr)); r.Outcome != localsig.Same {
+			b.Fatalf("outcome %v", r.Outcome)
+		}
+	}
+}

@@ -21,12 +21,19 @@ const (
 	Crop
 	// Edited: most compared blocks match, some do not (Changed).
 	Edited
-	// Mismatch: most compared blocks do not match: the examined picture
-	// is not the signed picture.
+	// Mismatch: most compared blocks do not match and their structure
+	// disagrees as an unrelated picture's does: the examined picture is
+	// not the signed picture. This is the only outcome that is evidence of
+	// a transplanted mark.
 	Mismatch
+	// Contained: the whole signed picture, every block matching, lies
+	// inside a larger examined picture whose surroundings are not uniform
+	// padding (a caption bar, a border with text, a screenshot's
+	// interface): Within gives its place in the examined picture.
+	Contained
 )
 
-var outcomeNames = [...]string{"unknown", "same", "crop", "edited", "mismatch"}
+var outcomeNames = [...]string{"unknown", "same", "crop", "edited", "mismatch", "contained"}
 
 func (o Outcome) String() string {
 	if o < 0 || int(o) >= len(outcomeNames) {
@@ -65,6 +72,42 @@ const (
 	// FullCover is the fraction of each side of the signed picture the
 	// examined picture must show to count as the whole picture.
 	FullCover = 0.97
+	// ChromaTolerance is the largest difference, in chroma levels after
+	// the global colour fit, of a matching block's Cb or Cr mean.
+	ChromaTolerance = 8
+	// ChromaEdge widens the chroma tolerance of a block by this share of
+	// its largest chroma step to a neighbouring block: at a colour edge
+	// the coarse chroma of a small copy (a JPEG's 16×16-pixel means,
+	// interpolated) moves the block's mean more than in a flat region.
+	ChromaEdge = 0.3
+	// ForeignMin is the fewest structured blocks whose signs disagree
+	// that a Mismatch needs: without that much evidence of a different
+	// picture under the mark, a poor match is an edit or cannot be told.
+	ForeignMin = 6
+	// ForeignShare is the share of the structured blocks (examined AC
+	// norm at least SignMinEnergy) whose DCT signs must disagree for a
+	// Mismatch. Copies keep their block structure: over the development
+	// photos, re-encodes, resizes, sharpening, tone and local-contrast
+	// changes disagreed on at most 5 % of the structured blocks; a
+	// payload embedded into another photo on 40 to 85 %.
+	ForeignShare = 0.35
+	// SurroundMin is the fraction of the examined picture's area outside
+	// the signed picture above which the outside part is examined as
+	// possible added content (below it, rounding and rotation).
+	SurroundMin = 0.02
+	// ForeignMost is the share of structured blocks whose signs disagree
+	// above which the picture is a Mismatch even when most blocks (flat
+	// ones) match: no edit of the signed picture leaves most of its
+	// structure foreign.
+	ForeignMost = 0.6
+	// ContainedMinStructured is the fewest structured blocks a signed
+	// picture found inside a larger file must show, all matching.
+	ContainedMinStructured = 8
+	// PadUniform is the largest standard deviation, in levels, of the
+	// examined picture outside the signed picture for the surroundings to
+	// count as uniform padding (letterbox, pad to square) rather than
+	// added content.
+	PadUniform = 2.0
 )
 
 // Region is a rectangle of the signed picture, as fractions of its width
@@ -81,12 +124,38 @@ type Result struct {
 	Changed []bool
 	// Region is the part of the signed picture the examined picture shows.
 	Region Region
+	// Why counts the changed blocks by the test they failed (a block can
+	// fail several).
+	Why Reasons
+	// Colour is true when chroma was compared (a colour grid and a probe
+	// with chroma).
+	Colour bool
+	// Structured and Foreign count the compared blocks whose structure
+	// (DCT signs) was compared and those whose signs disagreed.
+	Structured, Foreign int
+	// Within is, for Contained (and for a padded copy), the signed
+	// picture's place in the examined picture, as fractions of the
+	// examined picture's width and height; Surround is the fraction of
+	// the examined picture's area outside it.
+	Within   Region
+	Surround float64
 }
+
+// Reasons counts changed blocks by the test that flagged them.
+type Reasons struct{ Mean, Chroma, Structure, Detail int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
 // watermark leaves open, keeps the translation with the most matching
 // blocks, and classifies the result.
+//
+// Translations that keep the examined picture inside the signed picture
+// are tried first. Only when none of them compares enough blocks are the
+// others tried: the examined picture then shows more than the signed
+// picture (padding, a caption bar, a screenshot's interface), which is
+// [Contained] when every compared block matches, a padded copy when the
+// surroundings are uniform, and an edit or a mismatch by the same rules
+// as inside.
 func Compare(g *Grid, p *Probe) Result {
 	if g == nil || p == nil || p.Plane == nil || p.Plane.Width <= 0 || p.Plane.Height <= 0 ||
 		p.Align.WorkWidth <= 0 || p.Align.WorkHeight <= 0 || !(p.Align.Scale > 0) || len(g.Blocks) != g.Cols*g.Rows {
@@ -99,46 +168,99 @@ func Compare(g *Grid, p *Probe) Result {
 	if p.Align.Period <= 0 {
 		kxMax, kyMax = 0, 0
 	}
-	// The examined picture cannot show more than the signed picture: a
-	// translation that puts its footprint outside it (beyond the slack of
-	// rounding and rotation) is not a candidate. Among the candidates, the
-	// one whose blocks agree best (matches minus three times changes) wins.
 	slack := float64(BlockSide)/2 + math.Abs(s.sin)*float64(max(g.Width, g.Height))
-	var best Result
-	bestKey, found := math.Inf(-1), false
-	for ky := -kyMax; ky <= kyMax; ky++ {
-		for kx := -kxMax; kx <= kxMax; kx++ {
-			x0, y0, x1, y1 := s.footprint(kx, ky)
-			if x0 < -slack || y0 < -slack || x1 > float64(g.Width)+slack || y1 > float64(g.Height)+slack {
-				continue
-			}
-			r := s.compareAt(g, kx, ky)
-			if r.Compared < MinCompared {
-				continue
-			}
-			key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
-			if !found || key > bestKey {
-				best, bestKey, found = r, key, true
+	// Placements tried, in order: the examined picture inside the signed
+	// one; the signed picture inside the examined one; any overlap, the
+	// last only as evidence of another picture.
+	const (
+		inside = iota
+		containing
+		partial
+	)
+	// A colour grid has four times the blocks: the translations are
+	// ranked on every fourth block and only the best one is compared
+	// whole (the ranking needs agreement, not every block).
+	step := 1
+	if g.format() == FormatColour && (kxMax > 0 || kyMax > 0) {
+		step = 4
+	}
+	search := func(mode int) (Result, bool) {
+		var best Result
+		var bestKX, bestKY int
+		bestKey, found := math.Inf(-1), false
+		for ky := -kyMax; ky <= kyMax; ky++ {
+			for kx := -kxMax; kx <= kxMax; kx++ {
+				x0, y0, x1, y1 := s.footprint(kx, ky)
+				in := x0 >= -slack && y0 >= -slack && x1 <= float64(g.Width)+slack && y1 <= float64(g.Height)+slack
+				if in != (mode == inside) {
+					continue
+				}
+				if mode == containing {
+					// Only the signed picture wholly inside the examined
+					// one: a partial overlap would let a translation
+					// that compares a few blocks by chance win.
+					u0, v0, u1, v1 := s.signedOnProbe(g, kx, ky)
+					sp := slack * p.Align.Scale * max(s.fx, s.fy)
+					if u0 < -sp || v0 < -sp || u1 > float64(s.pw)+sp || v1 > float64(s.ph)+sp {
+						continue
+					}
+				}
+				r := s.compareAt(g, kx, ky, mode != inside, step)
+				if r.Compared*step < MinCompared || (mode == partial && 4*r.Compared*step < len(g.Blocks)) {
+					continue
+				}
+				// The one whose blocks agree best (matches minus three
+				// times changes) wins.
+				key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
+				if !found || key > bestKey {
+					best, bestKey, found = r, key, true
+					bestKX, bestKY = kx, ky
+				}
 			}
 		}
+		if found && step > 1 {
+			best = s.compareAt(g, bestKX, bestKY, mode != inside, 1)
+			found = best.Compared >= MinCompared
+		}
+		return best, found
 	}
-	if !found {
-		// No translation puts the examined picture inside the signed
-		// picture: it shows content the signed picture does not have.
-		return Result{Outcome: Mismatch}
+	if r, ok := search(inside); ok {
+		return r
 	}
-	return best
+	// No translation puts the examined picture inside the signed picture
+	// with enough overlap: it shows more than the signed picture. That is
+	// not by itself evidence of another picture (a screenshot shows the
+	// signed picture among other things).
+	if r, ok := search(containing); ok {
+		return r
+	}
+	// Neither fits (another aspect ratio, or a crop with added
+	// surroundings): the best partial overlap of at least a quarter of
+	// the grid counts only as evidence of another picture, when even it
+	// is mostly foreign.
+	if r, ok := search(partial); ok && r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignMost*float64(r.Structured) {
+		r.Outcome = Mismatch
+		return r
+	}
+	return Result{}
 }
 
-// compareAt compares under one translation.
-func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
+// compareAt compares under one translation, every step-th block;
+// outside says the examined picture extends beyond the signed picture
+// under it.
+func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result {
 	type pair struct {
 		i  int
 		f  feat
 		bk Block
 	}
+	within, surround, added := s.surroundings(g, kx, ky)
+	if surround > SurroundMin {
+		s.clipInside(g, kx, ky)
+		defer s.clipReset()
+	}
 	var ps []pair
-	for i := range g.Blocks {
+	for i := 0; i < len(g.Blocks); i += step {
 		if f, ok := s.block(g, i, kx, ky); ok {
 			ps = append(ps, pair{i, f, g.Blocks[i]})
 		}
@@ -147,34 +269,17 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 	if len(ps) < MinCompared {
 		return r
 	}
-	// Global gain/offset of the means (brightness and contrast edits,
-	// tone curves of re-encoders), fitted robustly: start from gain 1 and
-	// the median offset, then refit by least squares on the blocks within
-	// MeanTolerance of the current fit, three times. A caption or a
-	// pasted object is a minority of blocks and stays out of the fit.
-	diffs := make([]float64, len(ps))
-	for i, q := range ps {
-		diffs[i] = q.f.mean - float64(q.bk.Mean)
+	xs := make([]float64, len(ps))
+	ns := make([]float64, len(ps))
+	ys := make([]float64, len(ps))
+	sats := make([]float64, len(ps))
+	for j, q := range ps {
+		xs[j], ys[j], ns[j] = float64(q.bk.Mean), q.f.mean, neighbourMean(g, q.i)
+		sats[j] = math.Hypot(float64(q.bk.Cb)-128, float64(q.bk.Cr)-128)
 	}
-	gain, off := 1.0, median(diffs)
-	for iter := 0; iter < 3; iter++ {
-		var n, sx, sy, sxx, sxy float64
-		for _, q := range ps {
-			x, y := float64(q.bk.Mean), q.f.mean
-			if math.Abs(y-(gain*x+off)) <= MeanTolerance {
-				n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
-			}
-		}
-		if 2*n < float64(len(ps)) {
-			break
-		}
-		if d := n*sxx - sx*sx; d > n*n*25 {
-			// Enough spread of means (a standard deviation above 5
-			// levels) to fit a gain.
-			gain = min(max((n*sxy-sx*sy)/d, 0.5), 2)
-		}
-		off = (sy - gain*sx) / n
-	}
+	// A colour grid knows each block's saturation: a saturation change
+	// clips strong colours and moves their luminance with it.
+	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
 	// Median change of detail over the textured blocks.
 	var dl []float64
 	for _, q := range ps {
@@ -186,59 +291,389 @@ func (s *sampler) compareAt(g *Grid, kx, ky int) Result {
 	if len(dl) > 0 {
 		dMed = median(dl)
 	}
-	r.Changed = make([]bool, len(g.Blocks))
-	for _, q := range ps {
-		changed := meanChanged(q.f.mean, gain*float64(q.bk.Mean)+off)
-		if signsChanged(&q.f.ac, q.bk.Signs) {
-			changed = true
+	// Colour: a global colour change (white balance, saturation, a tone
+	// curve's effect on chroma) fitted as for the means, then each block
+	// judged on what the fit leaves.
+	var cbFit, crFit colourFit
+	colour := g.format() == FormatColour && s.cbSAT != nil
+	if colour {
+		r.Colour = true
+		cb := make([][3]float64, len(ps))
+		for j, q := range ps {
+			cb[j] = [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
 		}
-		if d := detailOf(q.bk.Detail); d >= DetailMin && math.Log2((1+q.f.detail)/(1+d))-dMed < -DetailLoss {
-			changed = true
+		ycb, ycr := make([]float64, len(ps)), make([]float64, len(ps))
+		for j, q := range ps {
+			ycb[j], ycr[j] = q.f.cb-128, q.f.cr-128
+		}
+		cbFit, crFit = fitColour(cb, ycb, 0), fitColour(cb, ycr, 1)
+	}
+	r.Changed = make([]bool, len(g.Blocks))
+	colourGrid := g.format() == FormatColour
+	var structOnly []bool
+	if colourGrid {
+		structOnly = make([]bool, len(g.Blocks))
+	}
+	for j, q := range ps {
+		why0, structBefore := r.Why, r.Why.Structure
+		pred := tc.at(xs[j], ns[j], sats[j])
+		changed := meanChanged(q.f.mean, pred, 1)
+		if changed {
+			r.Why.Mean++
+		}
+		if colour {
+			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
+			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
+			if max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))) > tol {
+				changed = true
+				r.Why.Chroma++
+			}
+		}
+		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid); structured {
+			r.Structured++
+			if foreign {
+				changed = true
+				r.Foreign++
+				r.Why.Structure++
+			}
+		}
+		// Near 0 or 255 a tone change clips texture away: detail is not
+		// judged there.
+		clipped := pred > 255-2*MeanTolerance || pred < 2*MeanTolerance
+		if d := detailOf(q.bk.Detail); d >= DetailMin && !clipped {
+			if loss := math.Log2((1+q.f.detail)/(1+d)) - dMed; loss < -DetailLoss {
+				changed = true
+				r.Why.Detail++
+			}
 		}
 		if changed {
 			r.Changed[q.i] = true
 			r.ChangedCount++
+			if structOnly != nil && r.Why.Structure > structBefore && !otherFail(r.Why, why0) {
+				structOnly[q.i] = true
+			}
+		}
+	}
+	// A colour grid's block is small: its signs alone, on one block,
+	// are noise a resize can cause. A block flagged by its structure
+	// alone stays changed only beside another changed block.
+	for i, only := range structOnly {
+		if !only {
+			continue
+		}
+		c, row := i%g.Cols, i/g.Cols
+		keep := false
+		for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+			x, y := c+d[0], row+d[1]
+			if x >= 0 && y >= 0 && x < g.Cols && y < g.Rows && r.Changed[y*g.Cols+x] {
+				keep = true
+			}
+		}
+		if !keep {
+			r.Changed[i] = false
+			r.ChangedCount--
+			r.Why.Structure--
+			r.Foreign--
 		}
 	}
 	r.Region = s.region(g, kx, ky)
+	full := r.Region.W >= FullCover && r.Region.H >= FullCover
+	if outside || added {
+		r.Within, r.Surround = within, surround
+	}
 	switch {
-	case r.ChangedCount == 0 && r.Region.W >= FullCover && r.Region.H >= FullCover:
+	case added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
+		// Too little structure to tell the signed picture from another
+		// inside a larger file.
+		r.Outcome = Unknown
+	case added && r.ChangedCount == 0:
+		r.Outcome = Contained
+	case r.ChangedCount == 0 && full:
 		r.Outcome = Same
 	case r.ChangedCount == 0:
 		r.Outcome = Crop
+	case r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignMost*float64(r.Structured):
+		// Most of the structure disagrees, however many flat blocks
+		// still match (a flat picture under the mark).
+		r.Outcome = Mismatch
 	case float64(r.ChangedCount) <= EditedMax*float64(r.Compared):
 		r.Outcome = Edited
-	default:
+	case r.Foreign >= ForeignMin && float64(r.Foreign) >= ForeignShare*float64(r.Structured):
 		r.Outcome = Mismatch
+	default:
+		// Many blocks differ, yet their structure is the signed
+		// picture's: a heavy edit of it, not another picture.
+		r.Outcome = Edited
 	}
 	return r
 }
 
-// signsChanged reports whether the examined block's AC coefficients ac
-// disagree with the signed block's AC signs: more than SignTolerance of
-// their magnitude on coefficients of the other sign, counted only when the
-// block has structure (AC norm at least SignMinEnergy levels).
-func signsChanged(ac *[15]float64, signs uint16) bool {
+// otherFail reports whether a block's tests other than structure failed
+// between the counts before (w0) and after (w).
+func otherFail(w, w0 Reasons) bool {
+	return w.Mean > w0.Mean || w.Chroma > w0.Chroma || w.Detail > w0.Detail
+}
+
+// chromaStep is the largest difference of Cb or Cr between block i and
+// a 4-neighbour, in the signed grid.
+func chromaStep(g *Grid, i int) float64 {
+	c, r := i%g.Cols, i/g.Cols
+	b := g.Blocks[i]
+	var m float64
+	for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+		x, y := c+d[0], r+d[1]
+		if x < 0 || y < 0 || x >= g.Cols || y >= g.Rows {
+			continue
+		}
+		n := g.Blocks[y*g.Cols+x]
+		m = max(m, math.Abs(float64(n.Cb)-float64(b.Cb)), math.Abs(float64(n.Cr)-float64(b.Cr)))
+	}
+	return m
+}
+
+// neighbourMean is the mean of the signed means of block i and its
+// 8 neighbours (those inside the grid).
+func neighbourMean(g *Grid, i int) float64 {
+	c, r := i%g.Cols, i/g.Cols
+	var s, n float64
+	for y := max(r-1, 0); y <= min(r+1, g.Rows-1); y++ {
+		for x := max(c-1, 0); x <= min(c+1, g.Cols-1); x++ {
+			s += float64(g.Blocks[y*g.Cols+x].Mean)
+			n++
+		}
+	}
+	return s / n
+}
+
+// tone is a fitted tone change of block means: m' = a + b·m + c·m² +
+// d·(m − n), n the mean of the block's neighbourhood. The quadratic
+// term is a global tone curve (gamma, curves); the last term a change
+// of local contrast ("HDR", clarity), which moves a block's mean by how
+// much it stands out from its surroundings.
+type tone struct{ a, b, c, d, e float64 }
+
+// at predicts the mean of a block of signed mean m, neighbourhood mean n
+// and chroma magnitude sat (0 without colour).
+func (t tone) at(m, n, sat float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n) + t.e*sat }
+
+// fitTone fits the tone change robustly: from gain 1 and the median
+// offset, least squares over the blocks within MeanTolerance of the
+// current fit, four times, first gain and offset, then the full model
+// when enough blocks agree and their means spread. A caption or a pasted
+// object is a minority of blocks and stays out of the fit; a model that
+// is not an increasing curve over 0..255 or has an extreme local-contrast
+// term is not kept.
+func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
+	diffs := make([]float64, len(xs))
+	for i := range xs {
+		diffs[i] = ys[i] - xs[i]
+	}
+	t := tone{a: median(diffs), b: 1}
+	for iter := 0; iter < 4; iter++ {
+		var in []int
+		for i := range xs {
+			if math.Abs(ys[i]-t.at(xs[i], ns[i], sats[i])) <= MeanTolerance {
+				in = append(in, i)
+			}
+		}
+		if 2*len(in) < len(xs) {
+			break
+		}
+		var mx, mxx float64
+		for _, i := range in {
+			mx, mxx = mx+xs[i], mxx+xs[i]*xs[i]
+		}
+		n := float64(len(in))
+		if n*mxx-mx*mx <= n*n*25 {
+			// Too little spread of means (a standard deviation under 5
+			// levels) to fit more than an offset.
+			var sy, sx float64
+			for _, i := range in {
+				sy, sx = sy+ys[i], sx+xs[i]
+			}
+			t = tone{a: (sy - sx) / n, b: 1}
+			continue
+		}
+		k := 2
+		if len(in) >= 16 && iter > 0 {
+			k = 4
+			if colour {
+				k = 5
+			}
+		}
+		if c, ok := lsq(xs, ns, sats, ys, in, k); ok {
+			t = c
+		}
+	}
+	return t
+}
+
+// colourFit predicts a chroma mean (offset removed) from the signed
+// block's (cb, cr, luminance): a + b·cb + c·cr + d·own·(m−128)/128, own
+// the component itself, so that saturation, white balance, a colour
+// matrix and a tone curve's luminance-dependent effect on chroma are
+// global.
+type colourFit struct {
+	k          int
+	a, b, c, d float64
+}
+
+func (f colourFit) at(v [3]float64) float64 {
+	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128
+}
+
+// fitColour fits component k (0 Cb, 1 Cr) robustly: from the identity
+// and the median offset, least squares over the blocks within
+// ChromaTolerance of the current fit, four times.
+func fitColour(in [][3]float64, ys []float64, k int) colourFit {
+	f := colourFit{k: k}
+	if k == 0 {
+		f.b = 1
+	} else {
+		f.c = 1
+	}
+	diffs := make([]float64, len(in))
+	for i := range in {
+		diffs[i] = ys[i] - in[i][k]
+	}
+	f.a = median(diffs)
+	for iter := 0; iter < 4; iter++ {
+		var rows [][lsMax]float64
+		var y []float64
+		for i, v := range in {
+			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
+				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32)})
+				y = append(y, ys[i])
+			}
+		}
+		if 2*len(rows) < len(in) || len(rows) < 8 {
+			break
+		}
+		sol, ok := solveLS(rows, y, 4)
+		if !ok {
+			break
+		}
+		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32}
+		// A plausible colour change: the component's own gain within
+		// 0.3..3, cross-talk and luminance dependence bounded.
+		own := n.b
+		if k == 1 {
+			own = n.c
+		}
+		if own < 0.3 || own > 3 || math.Abs(n.d) > 2 || math.Abs(n.b+n.c-own) > 1 {
+			break
+		}
+		f = n
+	}
+	return f
+}
+
+// solveLS solves the normal equations of rows·x ≈ y for the first k
+// unknowns by Gauss-Jordan elimination with partial pivoting.
+func solveLS(rows [][lsMax]float64, y []float64, k int) ([lsMax]float64, bool) {
+	var A [lsMax][lsMax + 1]float64
+	for i, v := range rows {
+		for r := 0; r < k; r++ {
+			for c := 0; c < k; c++ {
+				A[r][c] += v[r] * v[c]
+			}
+			A[r][lsMax] += v[r] * y[i]
+		}
+	}
+	for c := 0; c < k; c++ {
+		p := c
+		for r := c + 1; r < k; r++ {
+			if math.Abs(A[r][c]) > math.Abs(A[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(A[p][c]) < 1e-9 {
+			return [lsMax]float64{}, false
+		}
+		A[c], A[p] = A[p], A[c]
+		for r := 0; r < k; r++ {
+			if r == c {
+				continue
+			}
+			f := A[r][c] / A[c][c]
+			for j := c; j <= lsMax; j++ {
+				A[r][j] -= f * A[c][j]
+			}
+		}
+	}
+	var sol [lsMax]float64
+	for c := 0; c < k; c++ {
+		sol[c] = A[c][lsMax] / A[c][c]
+	}
+	return sol, true
+}
+
+// lsMax is the most unknowns solveLS handles.
+const lsMax = 5
+
+// lsq solves the least-squares tone fit with the first k of the terms
+// 1, m, m², m − n over the blocks in; ok is false when the system is
+// singular or the result is not a plausible tone change.
+func lsq(xs, ns, sats, ys []float64, in []int, k int) (tone, bool) {
+	rows := make([][lsMax]float64, 0, len(in))
+	y := make([]float64, 0, len(in))
+	for _, i := range in {
+		// Scaled terms keep the normal equations well conditioned.
+		u := xs[i] / 128
+		rows = append(rows, [lsMax]float64{1, u, u * u, (xs[i] - ns[i]) / 128, sats[i] / 128})
+		y = append(y, ys[i])
+	}
+	sol, ok := solveLS(rows, y, k)
+	if !ok {
+		return tone{}, false
+	}
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128, e: sol[4] / 128}
+	// An increasing curve with a slope within 0.25..3 everywhere, and a
+	// local-contrast change within ×0.5..×2.
+	for _, m := range []float64{0, 255} {
+		if sl := t.b + 2*t.c*m; sl < 0.25 || sl > 3 {
+			return tone{}, false
+		}
+	}
+	if t.d < -0.5 || t.d > 1 || math.Abs(t.e) > 0.5 {
+		return tone{}, false
+	}
+	return t, true
+}
+
+// meanChanged reports whether an examined block mean m is beyond k
+// times MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
+// near either end the prediction is only a bound: a tone edit that
+// saturates part of a bright block pulls its mean below the linear
+// prediction, which is tolerated up to twice the tolerance.
+// signsChanged reports whether a block has structure (AC norm at least
+// SignMinEnergy levels) and, if so, whether more than SignTolerance of its
+// AC magnitude lies on coefficients whose sign disagrees with the signed
+// block's signs. halfGradients counts the two first-order gradients at
+// half weight, as colour grids do: they are what a local tone map (an
+// HDR look) bends in a small block.
+func signsChanged(ac *[15]float64, signs uint16, halfGradients bool) (structured, changed bool) {
 	var e, w, bad float64
 	for k, c := range ac {
 		e += c * c
 		a := math.Abs(c)
+		if halfGradients && (k == 0 || k == 3) {
+			a /= 2
+		}
 		w += a
 		if (c > 0) != (signs&(1<<k) != 0) {
 			bad += a
 		}
 	}
 	// The 4×4 DCT of sub-cell means is unnormalised: /4 gives levels.
-	return math.Sqrt(e)/4 >= SignMinEnergy && bad > SignTolerance*w
+	if math.Sqrt(e)/4 < SignMinEnergy {
+		return false, false
+	}
+	return true, bad > SignTolerance*w
 }
 
-// meanChanged reports whether an examined block mean m is beyond
-// MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
-// near either end the prediction is only a bound: a tone edit that
-// saturates part of a bright block pulls its mean below the linear
-// prediction, which is tolerated up to twice the tolerance.
-func meanChanged(m, p float64) bool {
-	tol := float64(MeanTolerance)
+func meanChanged(m, p, k float64) bool {
+	tol := k * MeanTolerance
 	switch {
 	case p > 255-2*tol && m < p:
 		tol *= 2
@@ -278,4 +713,102 @@ func median(v []float64) float64 {
 	c := append([]float64(nil), v...)
 	sort.Float64s(c)
 	return c[len(c)/2]
+}
+
+// within is the signed picture's bounding box in the examined picture
+// under translation (kx, ky), clipped, as fractions of the examined
+// picture, and the fraction of the examined picture's area outside it.
+func (s *sampler) within(g *Grid, kx, ky int) (Region, float64) {
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	x0, x1 = min(max(x0, 0), pw), min(max(x1, 0), pw)
+	y0, y1 = min(max(y0, 0), ph), min(max(y1, 0), ph)
+	r := Region{X: x0 / pw, Y: y0 / ph, W: (x1 - x0) / pw, H: (y1 - y0) / ph}
+	return r, 1 - r.W*r.H
+}
+
+// signedOnProbe is the bounding box of the signed picture on the probe
+// plane under translation (kx, ky), unclipped.
+func (s *sampler) signedOnProbe(g *Grid, kx, ky int) (minX, minY, maxX, maxY float64) {
+	minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {float64(g.Width), 0}, {0, float64(g.Height)}, {float64(g.Width), float64(g.Height)}} {
+		x, y := s.toProbe(c[0], c[1], kx, ky)
+		minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
+	}
+	return minX, minY, maxX, maxY
+}
+
+// surroundings places the signed picture in the examined picture under
+// translation (kx, ky): its box as fractions of the examined picture, the
+// fraction of the examined picture's area outside it, and whether that
+// outside part is added content (more than SurroundMin of the area and
+// not uniform padding).
+func (s *sampler) surroundings(g *Grid, kx, ky int) (Region, float64, bool) {
+	w, sur := s.within(g, kx, ky)
+	return w, sur, sur > SurroundMin && !s.uniformOutside(g, kx, ky)
+}
+
+// clipInside bounds the sampler's reads to the signed picture's interior
+// on the probe, 1.5 probe pixels clear of each edge that borders added
+// surroundings.
+func (s *sampler) clipInside(g *Grid, kx, ky int) {
+	const inset = 1.5
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	if x0 > 0.5 {
+		s.clipX0 = min(x0+inset, pw)
+	}
+	if y0 > 0.5 {
+		s.clipY0 = min(y0+inset, ph)
+	}
+	if x1 < pw-0.5 {
+		s.clipX1 = max(x1-inset, s.clipX0)
+	}
+	if y1 < ph-0.5 {
+		s.clipY1 = max(y1-inset, s.clipY0)
+	}
+}
+
+func (s *sampler) clipReset() {
+	s.clipX0, s.clipY0, s.clipX1, s.clipY1 = 0, 0, float64(s.pw), float64(s.ph)
+}
+
+// uniformOutside reports whether the examined picture outside the signed
+// picture (two probe pixels clear of its edge, where resampling rings) is
+// flat: padding, not added content. Flat means a standard deviation of at
+// most PadUniform levels: text too small to keep its strokes at the
+// probe's scale still darkens its lines against the margins.
+func (s *sampler) uniformOutside(g *Grid, kx, ky int) bool {
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	pw, ph := float64(s.pw), float64(s.ph)
+	x0, y0 = min(max(x0-2, 0), pw), min(max(y0-2, 0), ph)
+	x1, y1 = min(max(x1+2, 0), pw), min(max(y1+2, 0), ph)
+	out := pw*ph - (x1-x0)*(y1-y0)
+	if out < 1 {
+		return true
+	}
+	s.ensureSquares()
+	box := func(t []float64) float64 {
+		return s.at(t, pw, ph) - (s.at(t, x1, y1) - s.at(t, x0, y1) - s.at(t, x1, y0) + s.at(t, x0, y0))
+	}
+	m := box(s.sat) / out
+	v := box(s.sq)/out - m*m
+	return v <= PadUniform*PadUniform
+}
+
+// ensureSquares builds the summed-area table of squared levels.
+func (s *sampler) ensureSquares() {
+	if s.sq != nil {
+		return
+	}
+	l := s.p.Plane
+	st := l.Width + 1
+	s.sq = make([]float64, st*(l.Height+1))
+	for y := 0; y < l.Height; y++ {
+		var run float64
+		for x, v := range l.Pix[y*l.Stride : y*l.Stride+l.Width] {
+			run += float64(v) * float64(v)
+			s.sq[(y+1)*st+x+1] = s.sq[y*st+x+1] + run
+		}
+	}
 }

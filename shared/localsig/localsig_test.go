@@ -179,7 +179,7 @@ func TestTransplantIsMismatch(t *testing.T) {
 					t.Fatal("transplanted watermark not recovered: the test would prove nothing")
 				}
 				if r.Outcome != localsig.Mismatch {
-					t.Errorf("outcome %v (compared %d, changed %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount)
+					t.Errorf("outcome %v (compared %d, changed %d, structured %d, foreign %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign)
 				}
 			})
 		}
@@ -306,4 +306,326 @@ func rotate(m image.Image, deg float64) image.Image {
 		}
 	}
 	return out
+}
+
+// surround puts m at (ox, oy) on a w×h canvas of colour bg and, when lh
+// is not zero, writes dark glyph-like strokes lh pixels high on the canvas
+// outside the picture (a caption, a page's interface).
+func surround(m image.Image, w, h, ox, oy int, bg color.Color, lh int) image.Image {
+	b := m.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(out, out.Bounds(), &image.Uniform{bg}, image.Point{}, draw.Src)
+	draw.Draw(out, image.Rect(ox, oy, ox+b.Dx(), oy+b.Dy()), m, b.Min, draw.Src)
+	if lh == 0 {
+		return out
+	}
+	pic := image.Rect(ox, oy, ox+b.Dx(), oy+b.Dy())
+	for y := lh / 4; y+lh <= h; y += lh * 3 / 2 {
+		for x := w / 30; x+lh/3 <= w*29/30; x += lh * 2 / 3 {
+			r := image.Rect(x, y, x+max(lh/4, 2), y+lh)
+			if !r.Overlaps(pic) {
+				draw.Draw(out, r, &image.Uniform{color.Black}, image.Point{}, draw.Src)
+			}
+		}
+	}
+	return out
+}
+
+// TestAddedSurroundingsAreContained: the signed picture inside a larger
+// file with added content (a caption bar above, a border with text) is
+// Contained, never Same or Crop, with its place in the file; uniform
+// padding stays a plain copy; none of these is ever a Mismatch.
+func TestAddedSurroundingsAreContained(t *testing.T) {
+	for _, path := range devImages[:4] {
+		m, g := signed(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		bar, pad := H*6/100, min(W, H)/10
+		cases := []struct {
+			name   string
+			img    image.Image
+			want   localsig.Outcome
+			within localsig.Region // expected place, fractions of the file
+		}{
+			{"caption bar above", surround(m, W, H+bar, 0, bar, color.White, bar*2/3), localsig.Contained,
+				localsig.Region{X: 0, Y: float64(bar) / float64(H+bar), W: 1, H: float64(H) / float64(H+bar)}},
+			{"border with text", surround(m, W+2*pad, H+2*pad, pad, pad, color.RGBA{240, 240, 240, 255}, pad/3), localsig.Contained,
+				localsig.Region{X: float64(pad) / float64(W+2*pad), Y: float64(pad) / float64(H+2*pad), W: float64(W) / float64(W+2*pad), H: float64(H) / float64(H+2*pad)}},
+			{"uniform padding", surround(m, W+2*pad, H+2*pad, pad, pad, color.White, 0), localsig.Same, localsig.Region{}},
+		}
+		for _, c := range cases {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examine(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if r.Outcome != c.want {
+					t.Fatalf("outcome %v (compared %d, changed %d, structured %d, foreign %d, surround %.3f, region %+v), want %v",
+						r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign, r.Surround, r.Region, c.want)
+				}
+				if c.want != localsig.Contained {
+					return
+				}
+				for _, d := range []float64{r.Within.X - c.within.X, r.Within.Y - c.within.Y, r.Within.W - c.within.W, r.Within.H - c.within.H} {
+					if math.Abs(d) > 0.02 {
+						t.Errorf("within %+v, want %+v (±0.02)", r.Within, c.within)
+						break
+					}
+				}
+				if want := 1 - c.within.W*c.within.H; math.Abs(r.Surround-want) > 0.03 {
+					t.Errorf("surround %.3f, want %.3f", r.Surround, want)
+				}
+			})
+		}
+	}
+}
+
+// localTone is an "HDR"-style local tone map: each pixel pushed away from
+// the luminance's wide local mean (box of radius r, three passes) by k,
+// and shadows lifted.
+func localTone(m image.Image, k float64) image.Image {
+	src := rgba(m)
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	lum := make([]float64, w*h)
+	for i := range lum {
+		p := src.Pix[4*i:]
+		lum[i] = 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+	}
+	r := max(min(w, h)/20, 1)
+	tmp := make([]float64, w*h)
+	for pass := 0; pass < 3; pass++ {
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				var s float64
+				for i := max(x-r, 0); i <= min(x+r, w-1); i++ {
+					s += lum[y*w+i]
+				}
+				tmp[y*w+x] = s / float64(min(x+r, w-1)-max(x-r, 0)+1)
+			}
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				var s float64
+				for j := max(y-r, 0); j <= min(y+r, h-1); j++ {
+					s += tmp[j*w+x]
+				}
+				lum[y*w+x] = s / float64(min(y+r, h-1)-max(y-r, 0)+1)
+			}
+		}
+	}
+	out := image.NewRGBA(src.Bounds())
+	for i := range lum {
+		for c := 0; c < 3; c++ {
+			v := float64(src.Pix[4*i+c])
+			out.Pix[4*i+c] = uint8(min(max(math.Round(v+k*(v-lum[i])+0.25*(128-lum[i])), 0), 255))
+		}
+		out.Pix[4*i+3] = 255
+	}
+	return out
+}
+
+// perChannel applies f to R, G and B.
+func perChannel(m image.Image, f func(float64) float64) image.Image {
+	out := rgba(m)
+	for i := 0; i < len(out.Pix); i += 4 {
+		for c := 0; c < 3; c++ {
+			out.Pix[i+c] = uint8(min(max(math.Round(f(float64(out.Pix[i+c]))), 0), 255))
+		}
+	}
+	return out
+}
+
+// TestGenuineCopiesAreNeverAccused: copies made the way phones and
+// platforms make them (global tone curves, saturation, an HDR-style local
+// tone map, harsh re-encodes) are never a Mismatch, the only outcome that says "another
+// picture"; the tone changes read as the same picture.
+func TestGenuineCopiesAreNeverAccused(t *testing.T) {
+	copies := []struct {
+		name string
+		f    func(testing.TB, image.Image) image.Image
+		same bool // must read as the same picture
+	}{
+		{"gamma0.75", func(t testing.TB, m image.Image) image.Image {
+			return reJPEG(t, perChannel(m, func(v float64) float64 { return 255 * math.Pow(v/255, 0.75) }), 90)
+		}, true},
+		{"contrast1.25", func(t testing.TB, m image.Image) image.Image {
+			return reJPEG(t, perChannel(m, func(v float64) float64 { return 128 + 1.25*(v-128) }), 90)
+		}, true},
+		{"hdr-local", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, localTone(m, 0.3), 90) }, false},
+		{"jpeg40", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, m, 40) }, false},
+	}
+	for _, path := range devImages {
+		m, g := signed(t, path, 0x0123456789abcdef)
+		for _, c := range copies {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examine(t, g, c.f(t, m))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if r.Outcome == localsig.Mismatch || (c.same && r.Outcome != localsig.Same) {
+					t.Errorf("outcome %v (compared %d, changed %d, structured %d, foreign %d)", r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign)
+				}
+			})
+		}
+	}
+}
+
+// signedColour is signed with a colour grid.
+func signedColour(t testing.TB, path string, p watermark.Payload) (image.Image, *localsig.Grid) {
+	t.Helper()
+	m, err := watermark.Embed(load(t, path), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, cr := imagex.Chroma(m)
+	return m, localsig.ComputeColour(imagex.ToLuma(m), cb, cr)
+}
+
+// examineColour is examine with the examined picture's chroma in the
+// probe, as facts gives it.
+func examineColour(t testing.TB, g *localsig.Grid, m image.Image) (localsig.Result, bool) {
+	t.Helper()
+	l := imagex.ToLuma(m)
+	_, d, err := watermark.Extract(l)
+	if err != nil || !d.Found {
+		return localsig.Result{}, false
+	}
+	a := localsig.Alignment{Scale: d.Scale, Angle: d.Angle, OffsetX: d.OffsetX, OffsetY: d.OffsetY,
+		WorkWidth: d.WorkWidth, WorkHeight: d.WorkHeight, Period: d.Period}
+	return localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(imagex.Chroma(m))), true
+}
+
+// recolourRect turns the hue of r around (180°) keeping each pixel's
+// luminance, giving a nearly grey area a colour of its own.
+func recolourRect(m image.Image, r image.Rectangle) image.Image {
+	out := rgba(m)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p := out.Pix[y*out.Stride+4*x:]
+			R, G, B := float64(p[0]), float64(p[1]), float64(p[2])
+			Y := 0.299*R + 0.587*G + 0.114*B
+			cb, cr := -(-0.168736*R - 0.331264*G + 0.5*B), -(0.5*R - 0.418688*G - 0.081312*B)
+			if math.Hypot(cb, cr) < 24 {
+				cb, cr = cb+18, cr-18
+			}
+			c := func(v float64) uint8 { return uint8(min(max(math.Round(v), 0), 255)) }
+			p[0], p[1], p[2] = c(Y+1.402*cr), c(Y-0.344136*cb-0.714136*cr), c(Y+1.772*cb)
+		}
+	}
+	return out
+}
+
+// TestColourGrid: a colour grid keeps genuine copies the same picture
+// (re-encodes, a resize, saturation and contrast changes) and sees an
+// isoluminant recolour of 2 % of the picture that a luminance grid does
+// not, naming only blocks that touch it.
+func TestColourGrid(t *testing.T) {
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		_, g1 := signed(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		genuine := []struct {
+			name string
+			img  image.Image
+		}{
+			{"jpeg70", reJPEG(t, m, 70)},
+			{"resize90%+jpeg80", reJPEG(t, resize(m, W*9/10, H*9/10), 80)},
+			{"contrast1.2", reJPEG(t, perChannel(m, func(v float64) float64 { return 128 + 1.2*(v-128) }), 90)},
+		}
+		for _, c := range genuine {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, c.img)
+				if !ok {
+					t.Skip("watermark not recovered")
+				}
+				if !r.Colour || r.Outcome != localsig.Same {
+					t.Errorf("colour %v outcome %v (changed %d, why %+v), want same with colour compared", r.Colour, r.Outcome, r.ChangedCount, r.Why)
+				}
+			})
+		}
+		t.Run(filepath.Base(path)+"/recolour 2%", func(t *testing.T) {
+			side := int(math.Sqrt(0.02 * float64(W*H)))
+			rect := image.Rect(W/3, H/3, W/3+side, H/3+side)
+			edited := reJPEG(t, recolourRect(m, rect), 90)
+			r, ok := examineColour(t, g, edited)
+			if !ok {
+				t.Skip("watermark not recovered")
+			}
+			if r.Outcome != localsig.Edited || r.Why.Chroma == 0 {
+				t.Fatalf("outcome %v (changed %d, why %+v), want edited by chroma", r.Outcome, r.ChangedCount, r.Why)
+			}
+			for i, c := range r.Changed {
+				if !c {
+					continue
+				}
+				col, row := i%g.Cols, i/g.Cols
+				bx0, by0 := float64(col)/float64(g.Cols)*float64(W), float64(row)/float64(g.Rows)*float64(H)
+				bx1, by1 := float64(col+1)/float64(g.Cols)*float64(W), float64(row+1)/float64(g.Rows)*float64(H)
+				if bx1 < float64(rect.Min.X) || bx0 > float64(rect.Max.X) || by1 < float64(rect.Min.Y) || by0 > float64(rect.Max.Y) {
+					t.Errorf("block %d (%d, %d) flagged away from the recoloured area", i, col, row)
+				}
+			}
+			if r1, ok := examine(t, g1, edited); ok && r1.Outcome == localsig.Edited && r1.Why.Chroma != 0 {
+				t.Errorf("a luminance grid reported chroma")
+			}
+		})
+	}
+}
+
+// transpose turns a landscape picture into a portrait one.
+func transpose(m image.Image) image.Image {
+	b := m.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			out.Set(y, x, m.At(b.Min.X+x, b.Min.Y+y))
+		}
+	}
+	return out
+}
+
+// TestTransplantOtherOrientation: the victim's payload embedded into a
+// portrait photo, which fits neither inside nor around the landscape
+// signed picture, is still a Mismatch on the evidence of its overlap.
+func TestTransplantOtherOrientation(t *testing.T) {
+	const p = watermark.Payload(0x00000000deadbeef)
+	for _, victim := range devImages[:3] {
+		_, g := signedColour(t, victim, p)
+		for _, host := range devImages[3:] {
+			t.Run(filepath.Base(victim)+"<-"+filepath.Base(host)+"-portrait", func(t *testing.T) {
+				forged, err := watermark.Embed(transpose(load(t, host)), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, ok := examineColour(t, g, reJPEG(t, forged, 85))
+				if !ok {
+					t.Fatal("transplanted watermark not recovered: the test would prove nothing")
+				}
+				if r.Outcome != localsig.Mismatch {
+					t.Errorf("outcome %v (compared %d, changed %d, structured %d, foreign %d), want mismatch", r.Outcome, r.Compared, r.ChangedCount, r.Structured, r.Foreign)
+				}
+			})
+		}
+	}
+}
+
+// TestColourGridLargest: the largest colour grids (1:2 and panoramas)
+// encode, parse back and fit in a record.
+func TestColourGridLargest(t *testing.T) {
+	for _, sz := range [][2]int{{720, 1440}, {1440, 720}, {4000, 1000}, {256, 256}} {
+		l := &imagex.Luma{Width: sz[0], Height: sz[1], Stride: sz[0], Pix: make([]uint8, sz[0]*sz[1])}
+		cb := &imagex.Luma{Width: sz[0] / 8, Height: sz[1] / 8, Stride: sz[0] / 8, Pix: make([]uint8, sz[0]*sz[1]/64)}
+		g := localsig.ComputeColour(l, cb, cb)
+		b, err := g.Encode()
+		if err != nil {
+			t.Fatalf("%v: %v", sz, err)
+		}
+		if len(b) > localsig.MaxEncoded {
+			t.Errorf("%v: %d bytes > MaxEncoded %d", sz, len(b), localsig.MaxEncoded)
+		}
+		if _, err := localsig.Parse(b); err != nil {
+			t.Errorf("%v: %d×%d blocks, %d bytes: %v", sz, g.Cols, g.Rows, len(b), err)
+		}
+	}
 }

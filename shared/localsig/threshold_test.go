@@ -64,7 +64,7 @@ func TestMeanToleranceEdges(t *testing.T) {
 		{"prediction above 255 is clipped", 255, 262, false},
 	}
 	for _, tc := range tests {
-		if got := meanChanged(tc.m, tc.p); got != tc.changed {
+		if got := meanChanged(tc.m, tc.p, 1); got != tc.changed {
 			t.Errorf("%s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
 		}
 	}
@@ -109,7 +109,7 @@ func TestSignToleranceEdges(t *testing.T) {
 		{"all disagreeing, flat block", 1, 1, false},
 	}
 	for _, tc := range tests {
-		if got := signsChanged(block(tc.bad, tc.norm), agree); got != tc.changed {
+		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false); got != tc.changed {
 			t.Errorf("%s: signsChanged = %v, want %v", tc.name, got, tc.changed)
 		}
 	}

@@ -116,3 +116,61 @@ func TestLocalVersion(t *testing.T) {
 		t.Errorf("Encode(bad grid) = %v, want ErrInvalid", err)
 	}
 }
+
+// TestColourVersion: a record with colour local signatures is version 4,
+// round-trips, and its signature covers the grid; a colour grid under a
+// version 3 byte (or a luminance grid under 4) is malformed.
+func TestColourVersion(t *testing.T) {
+	priv := testKey(1)
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "images", "photo.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := imagex.Decode(b, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, cr := imagex.Chroma(img.Image)
+	grid, err := localsig.ComputeColour(imagex.ToLuma(img.Image), cb, cr).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord(priv)
+	r.LocalSig = grid
+	s, err := Sign(priv, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Bytes[4] != VersionColour {
+		t.Fatalf("version = %d, want %d", s.Bytes[4], VersionColour)
+	}
+	got, err := Verify(s)
+	if err != nil {
+		t.Fatalf("Verify(v4) = %v", err)
+	}
+	if g, err := got.Grid(); err != nil || g.Format != localsig.FormatColour || !bytes.Equal(got.LocalSig, grid) {
+		t.Fatalf("Grid() = %v, %v", g, err)
+	}
+	if len(s.Bytes) > limits.MaxRecordBytes {
+		t.Errorf("record of %d bytes > %d", len(s.Bytes), limits.MaxRecordBytes)
+	}
+	tampered := Signed{Bytes: bytes.Clone(s.Bytes), Signature: s.Signature}
+	tampered.Bytes[len(tampered.Bytes)-1] ^= 1
+	if _, err := Verify(tampered); err == nil {
+		t.Error("a changed colour grid still verifies")
+	}
+	wrong := bytes.Clone(s.Bytes)
+	wrong[4] = VersionLocal
+	if _, err := Parse(wrong); !errors.Is(err, ErrMalformed) {
+		t.Errorf("colour grid in a version 3 record: %v, want ErrMalformed", err)
+	}
+	r.LocalSig = testGrid(t)
+	v3, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3[4] = VersionColour
+	if _, err := Parse(v3); !errors.Is(err, ErrMalformed) {
+		t.Errorf("luminance grid in a version 4 record: %v, want ErrMalformed", err)
+	}
+}

@@ -60,8 +60,14 @@ const Version = 1
 const VersionParent = 2
 
 // VersionLocal is the encoding version of a record carrying local
-// signatures (Record.LocalSig set), with or without parent.
+// signatures of the first (luminance) format, with or without parent.
 const VersionLocal = 3
+
+// VersionColour is the encoding version of a record carrying local
+// signatures of the colour format (localsig.FormatColour): the layout of
+// VersionLocal, a new version byte so that a verifier that does not know
+// the format answers ErrUnsupportedVersion rather than a malformed record.
+const VersionColour = 4
 
 const (
 	magic     = "PVNR"
@@ -188,6 +194,8 @@ func (r *Record) Encode() ([]byte, error) {
 	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
 	b = append(b, magic...)
 	switch {
+	case len(r.LocalSig) > 0 && r.LocalSig[0] == localsig.FormatColour:
+		b = append(b, VersionColour)
 	case len(r.LocalSig) > 0:
 		b = append(b, VersionLocal)
 	case r.Parent != nil:
@@ -232,7 +240,7 @@ func Parse(b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
 	version := b[4]
-	if version != Version && version != VersionParent && version != VersionLocal {
+	if version != Version && version != VersionParent && version != VersionLocal && version != VersionColour {
 		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, version)
 	}
 	if len(b) < fixedSize+3 {
@@ -275,7 +283,7 @@ func Parse(b []byte) (*Record, error) {
 		}
 		r.Parent = &parent
 	}
-	if version == VersionLocal {
+	if version == VersionLocal || version == VersionColour {
 		var parent ID
 		if len(p) < len(parent)+2 {
 			return nil, fmt.Errorf("%w: parent id or local signatures overrun the record", ErrMalformed)
@@ -291,6 +299,9 @@ func Parse(b []byte) (*Record, error) {
 		}
 		if _, err := localsig.Parse(p[:n]); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		if colour := p[0] == localsig.FormatColour; colour != (version == VersionColour) {
+			return nil, fmt.Errorf("%w: local signatures of format %d in a version %d record", ErrMalformed, p[0], version)
 		}
 		r.LocalSig = bytes.Clone(p[:n])
 		p = p[n:]

@@ -100,8 +100,10 @@ func TestParseMalformed(t *testing.T) {
 	good, _ := testRecord(testKey(1)).Encode()
 	version2 := bytes.Clone(good)
 	version2[4] = 2 // a version 2 record must end with a parent id
+	version5 := bytes.Clone(good)
+	version5[4] = 5
 	version4 := bytes.Clone(good)
-	version4[4] = 4
+	version4[4] = 4 // a version 4 record must carry colour local signatures
 	parentRec := testRecord(testKey(1))
 	parentRec.Parent = &ID{9}
 	withParent, _ := parentRec.Encode()
@@ -117,7 +119,8 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{"empty", nil, ErrMalformed},
 		{"bad magic", append([]byte("XXXX"), good[4:]...), ErrMalformed},
-		{"version 4", version4, ErrUnsupportedVersion},
+		{"version 5", version5, ErrUnsupportedVersion},
+		{"version 4 without local signatures", version4, ErrMalformed},
 		{"version 2 without parent id", version2, ErrMalformed},
 		{"version 2 with a zero parent id", zeroParent, ErrMalformed},
 		{"version 2 with a truncated parent id", withParent[:len(withParent)-1], ErrMalformed},

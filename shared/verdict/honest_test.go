@@ -27,8 +27,8 @@ func TestNoEndorsementWithoutAuthenticity(t *testing.T) {
 		wantDetail   string // a substring of resembles.detail
 		wantChain    string // a substring of the blockchain check's details
 	}{
-		{"watermark transplanted into another picture", spec{false, "match", 120, "confirmed", false, false},
-			wire.RelationWatermarkTransplant, "not the signed picture", "is anchored (tx 0xfeed, block 42); this file is not shown to be that record"},
+		{"watermark in a picture far from the signed one, no local signatures: derived, not accused", spec{false, "match", 120, "confirmed", false, false},
+			wire.RelationDerived, "the content may differ", "is anchored (tx 0xfeed, block 42); this file is not shown to be that record"},
 		{"perceptual look-alike", spec{false, "none", 10, "confirmed", false, false},
 			wire.RelationPerceptualLookalike, "neither its watermark nor its bytes", "this file is not shown to be that record"},
 		{"look-alike, record pending", spec{false, "none", 10, "none", false, false},

@@ -38,15 +38,15 @@ func matchOf(f Facts, e *eval) Match {
 				return MatchEdited
 			case localsig.Mismatch:
 				return MatchMismatch
+			case localsig.Contained:
+				return MatchContained
 			}
 		}
 		// No grid (a record signed before version 3), no probe, or too
 		// little overlap to compare: the mark alone does not show the
-		// picture is the signed one.
-		if e.near {
-			return MatchPerceptual
-		}
-		return MatchMismatch
+		// picture is the signed one, and nothing local shows it is
+		// another: a transplant is said only on local evidence.
+		return MatchPerceptual
 	case e.near:
 		return MatchPerceptual
 	}
@@ -55,7 +55,9 @@ func matchOf(f Facts, e *eval) Match {
 
 // contentShown reports whether the local signatures show the file's
 // picture to be the record's (the whole of it or a crop).
-func (e *eval) contentShown() bool { return e.match == MatchReencoded || e.match == MatchCrop }
+func (e *eval) contentShown() bool {
+	return e.match == MatchReencoded || e.match == MatchCrop || e.match == MatchContained
+}
 
 // localConfidence is the authenticity and confidence, in hundredths, of
 // the matches below exact (see the package doc).
@@ -71,7 +73,7 @@ func localConfidence(f Facts, e *eval, near int) (bool, int) {
 		// minus 1 per 2 corrected watermark bit errors (at most 5).
 		bonus := (10*(near-min(e.dist, near)) + near/2) / near
 		return true, 85 + max(bonus-bitPenalty, 0) + anchored
-	case MatchCrop:
+	case MatchCrop, MatchContained:
 		// 80..95 with the share of the signed picture shown.
 		area := 0.0
 		if e.local != nil {
@@ -83,10 +85,14 @@ func localConfidence(f Facts, e *eval, near int) (bool, int) {
 	case MatchMismatch:
 		return false, 5
 	case MatchPerceptual:
-		if e.wmEq {
+		if e.wmEq && e.near {
 			// The record's mark and a near perceptual hash, content not
 			// compared: derived from the signed picture, content may differ.
 			return false, 45
+		}
+		if e.wmEq {
+			// The record's mark alone, content not compared.
+			return false, 20
 		}
 		return false, 20 + (25*(near-e.dist)+near/2)/near
 	}
@@ -110,6 +116,15 @@ func localDetails(r *Result, e *eval) {
 			d = fmt.Sprintf("; a crop showing %.0f %% of the signed picture, all %d overlapping local signatures match", 100*l.Region.W*l.Region.H, l.Compared)
 		case localsig.Edited:
 			d = fmt.Sprintf("; %d of %d local signatures of the signed picture differ: the picture was edited", l.ChangedCount, l.Compared)
+		case localsig.Contained:
+			d = fmt.Sprintf("; the whole signed picture is inside this file (all %d local signatures match) at x %.0f–%.0f %%, y %.0f–%.0f %% of it; "+
+				"the rest of the file (%.0f %% of its area) is not part of the signed picture and is not vouched for", l.Compared,
+				100*l.Within.X, 100*(l.Within.X+l.Within.W), 100*l.Within.Y, 100*(l.Within.Y+l.Within.H), 100*l.Surround)
+			if l.Region.W < localsig.FullCover || l.Region.H < localsig.FullCover {
+				d = fmt.Sprintf("; %.0f %% of the signed picture is inside this file (all %d overlapping local signatures match) at x %.0f–%.0f %%, y %.0f–%.0f %% of it; "+
+					"the rest of the file (%.0f %% of its area) is not part of the signed picture and is not vouched for", 100*l.Region.W*l.Region.H, l.Compared,
+					100*l.Within.X, 100*(l.Within.X+l.Within.W), 100*l.Within.Y, 100*(l.Within.Y+l.Within.H), 100*l.Surround)
+			}
 		case localsig.Mismatch:
 			if l.Compared == 0 {
 				d = "; the picture does not fit inside the signed picture: the watermark was transplanted into another picture"
@@ -141,9 +156,17 @@ func localRelation(e *eval) (relation, detail string, ok bool) {
 		return wire.RelationWatermarkTransplant, "warning: the file carries the watermark of record " + id +
 			", but its picture is not the signed picture: the watermark was copied into another picture and does not show who made it", true
 	case MatchPerceptual:
-		if e.wmEq {
+		switch {
+		case e.wmEq && len(e.rec.LocalSig) == 0:
+			ev := "its watermark"
+			if e.near {
+				ev += " and a near perceptual hash"
+			}
 			return wire.RelationDerived, "derived from the picture signed as record " + id +
-				" (its watermark and a near perceptual hash); the content may differ: the record has no local signatures to show it is unchanged", true
+				" (" + ev + "); the content may differ: the record has no local signatures to show it is unchanged", true
+		case e.wmEq:
+			return wire.RelationDerived, "carries the watermark of record " + id +
+				"; its content was not compared, or too little of the signed picture could be, to show whether this picture is it", true
 		}
 	}
 	return "", "", false
@@ -158,8 +181,12 @@ func (r Result) wireLocal(w *wire.VerifyResponse) {
 	}
 	round := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	switch r.Match {
-	case MatchCrop, MatchEdited:
+	case MatchCrop, MatchEdited, MatchContained:
 		w.Region = &wire.Region{X: round(l.Region.X), Y: round(l.Region.Y), W: round(l.Region.W), H: round(l.Region.H)}
+	}
+	if r.Match == MatchContained {
+		w.Contained = &wire.Containment{Region: wire.Region{X: round(l.Within.X), Y: round(l.Within.Y), W: round(l.Within.W), H: round(l.Within.H)},
+			Unvouched: round(l.Surround)}
 	}
 	if r.Match == MatchEdited {
 		bm := &wire.BlockMap{Cols: r.grid.Cols, Rows: r.grid.Rows, Cells: []int{}}

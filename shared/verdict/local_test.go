@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -93,6 +94,14 @@ func TestDecideLocal(t *testing.T) {
 	for x := W / 20; x < W*19/20; x += W / 30 {
 		draw.Draw(captioned, image.Rect(x, H*86/100, x+W/90, H*96/100), &image.Uniform{color.White}, image.Point{}, draw.Src)
 	}
+	// A caption bar added above the signed picture (outside it).
+	bar := H * 8 / 100
+	above := image.NewRGBA(image.Rect(0, 0, W, H+bar))
+	draw.Draw(above, above.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
+	draw.Draw(above, image.Rect(0, bar, W, H+bar), marked, b.Min, draw.Src)
+	for x := W / 20; x < W*19/20; x += bar / 2 {
+		draw.Draw(above, image.Rect(x, bar/5, x+bar/6, bar*4/5), &image.Uniform{color.Black}, image.Point{}, draw.Src)
+	}
 	transplant, err := watermark.Embed(decodeFile(t, "../testdata/images/other.jpg"), payload)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +119,7 @@ func TestDecideLocal(t *testing.T) {
 		{"crop 75 %", encodeJPEG(t, cropped, 85), true, verdict.MatchCrop, true, ""},
 		{"caption bar", encodeJPEG(t, captioned, 85), true, verdict.MatchEdited, false, wire.RelationDerived},
 		{"transplanted payload", encodeJPEG(t, transplant, 85), true, verdict.MatchMismatch, false, wire.RelationWatermarkTransplant},
+		{"caption bar added above: contained", encodeJPEG(t, above, 90), true, verdict.MatchContained, true, ""},
 		{"record without local signatures, re-encoded", encodeJPEG(t, marked, 60), false, verdict.MatchPerceptual, false, wire.RelationDerived},
 		{"record without local signatures, exact", out, false, verdict.MatchExact, true, ""},
 	}
@@ -136,6 +146,14 @@ func TestDecideLocal(t *testing.T) {
 			case verdict.MatchCrop:
 				if w.Region == nil || w.Region.W > 0.8 || w.Region.W < 0.7 {
 					t.Errorf("region = %+v, want about 0.75 wide", w.Region)
+				}
+			case verdict.MatchContained:
+				c := w.Contained
+				if c == nil || math.Abs(c.Region.Y-float64(bar)/float64(H+bar)) > 0.02 || math.Abs(c.Unvouched-float64(bar)/float64(H+bar)) > 0.03 {
+					t.Errorf("contained = %+v, want the signed picture below a %.3f bar", c, float64(bar)/float64(H+bar))
+				}
+				if !strings.Contains(w.Checks.Watermark.Details, "not vouched for") {
+					t.Errorf("watermark details %q do not say the surroundings are not vouched for", w.Checks.Watermark.Details)
 				}
 			case verdict.MatchEdited:
 				if w.ChangedBlocks == nil || len(w.ChangedBlocks.Cells) == 0 {

@@ -163,6 +163,11 @@ const (
 	// MatchEdited: the record's watermark, and most of the signed
 	// picture's local signatures, but some blocks changed.
 	MatchEdited
+	// MatchContained: the record's watermark and every local signature
+	// of the signed picture, found inside a larger file (a caption bar,
+	// a border with text, a screenshot): authentic for the signed picture
+	// only; the surroundings are not vouched for.
+	MatchContained
 	// MatchCrop: the record's watermark and every overlapping local
 	// signature: part of the signed picture.
 	MatchCrop
@@ -173,7 +178,7 @@ const (
 	MatchExact
 )
 
-var matchNames = [...]string{"none", "perceptual", "mismatch", "edited", "crop", "reencoded", "exact"}
+var matchNames = [...]string{"none", "perceptual", "mismatch", "edited", "contained", "crop", "reencoded", "exact"}
 
 func (m Match) String() string {
 	if m < 0 || int(m) >= len(matchNames) {

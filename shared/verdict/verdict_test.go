@@ -113,12 +113,11 @@ func checkInvariants(t *testing.T, s spec) {
 	case s.badSig:
 	case s.sha:
 		wantMatch = MatchExact
-	case s.wm == "match" && near:
-		// These records carry no local signatures (version 1): the mark
-		// and a near hash are not enough for authentic.
-		wantMatch = MatchPerceptual
 	case s.wm == "match":
-		wantMatch = MatchMismatch
+		// These records carry no local signatures (version 1): the mark
+		// (with or without a near hash) is not enough for authentic, and
+		// without local evidence of another picture it is no transplant.
+		wantMatch = MatchPerceptual
 	case near:
 		wantMatch = MatchPerceptual
 	}
@@ -200,7 +199,7 @@ func TestDecideNamed(t *testing.T) {
 		{"exact file, pending", spec{true, "match", 0, "none", false, false}, true, 0.98, MatchExact},
 		{"record without local signatures: watermark + near is derived, not authentic", spec{false, "match", 10, "confirmed", false, false}, false, 0.45, MatchPerceptual},
 		{"record without local signatures: watermark + near, pending", spec{false, "match", phash.NearDistance256, "none", false, false}, false, 0.45, MatchPerceptual},
-		{"record without local signatures: watermark only", spec{false, "match", 120, "confirmed", false, false}, false, 0.05, MatchMismatch},
+		{"record without local signatures: watermark only is no evidence of a transplant", spec{false, "match", 120, "confirmed", false, false}, false, 0.20, MatchPerceptual},
 		{"look-alike: pHash only", spec{false, "none", 0, "confirmed", false, false}, false, 0.45, MatchPerceptual},
 		{"revoked exact", spec{true, "match", 0, "confirmed", true, false}, false, 0, MatchExact},
 		{"forged anchor", spec{true, "match", 0, "bad", false, false}, false, 0, MatchExact},

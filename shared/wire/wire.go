@@ -116,9 +116,12 @@ type VerifyResponse struct {
 	// stays valid is authentic with this member saying why).
 	KeyRevocation *KeyRevocation `json:"key_revocation,omitempty"`
 	// Match is how the file relates to the record found, always present:
-	// exact, reencoded, crop, edited, mismatch, perceptual or none
-	// (docs/verification.md, "Local signatures").
+	// exact, reencoded, crop, contained, edited, mismatch, perceptual or
+	// none (docs/verification.md, "Local signatures").
 	Match string `json:"match"`
+	// Contained is, for match contained, where the signed picture sits
+	// in the file and how much of the file is not vouched for.
+	Contained *Containment `json:"contained,omitempty"`
 	// Region is the part of the signed picture the file shows, for crop
 	// and edited.
 	Region *Region `json:"region,omitempty"`
@@ -188,6 +191,16 @@ type Region struct {
 	Y float64 `json:"y"`
 	W float64 `json:"w"`
 	H float64 `json:"h"`
+}
+
+// Containment places a signed picture inside a larger file.
+type Containment struct {
+	// Region is the signed picture's rectangle as fractions (0..1) of the
+	// file's width and height, origin top left.
+	Region Region `json:"region"`
+	// Unvouched is the fraction of the file's area outside the signed
+	// picture: content the signature does not cover.
+	Unvouched float64 `json:"unvouched_fraction"`
 }
 
 // BlockMap is a coarse grid over the signed picture (Cols×Rows blocks,

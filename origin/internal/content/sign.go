@@ -199,9 +199,10 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		return nil, fmt.Errorf("content: phash: %w", err)
 	}
 	// The local signatures bind the record to the signed picture block by
-	// block (canonical version 3), so that verify can tell a crop or a
-	// re-encode from an edit or a transplanted watermark.
-	grid, err := localsig.Compute(markedLuma).Encode()
+	// block, colour included (canonical version 4), so that verify can
+	// tell a crop or a re-encode from an edit or a transplanted watermark.
+	cb, cr := imagex.Chroma(marked)
+	grid, err := localsig.ComputeColour(markedLuma, cb, cr).Encode()
 	if err != nil {
 		return nil, fmt.Errorf("content: local signatures: %w", err)
 	}

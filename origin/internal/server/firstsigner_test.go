@@ -312,8 +312,8 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := record.Parse(canon); err != nil || rec.Parent == nil || rec.Parent.String() != idA || canon[4] != record.VersionLocal {
-		t.Errorf("signed record of the derivative: err %v, version %d, parent %v; want version %d with parent %s", err, canon[4], rec, record.VersionLocal, idA)
+	if rec, err := record.Parse(canon); err != nil || rec.Parent == nil || rec.Parent.String() != idA || canon[4] != record.VersionColour {
+		t.Errorf("signed record of the derivative: err %v, version %d, parent %v; want version %d with parent %s", err, canon[4], rec, record.VersionColour, idA)
 	}
 	h, err := newRequest("GET", ts.base+"/api/v1/content-records/"+idB+"/certificate", "text/html")
 	if err != nil {
