@@ -3,17 +3,23 @@
 // canonical grid, computed at sign time from the signed picture, and the
 // comparison that tells, once the watermark decoder has placed an examined
 // picture on that grid, whether the picture is the signed one re-encoded,
-// a crop of it, an edited copy (and which blocks changed) or another
-// picture carrying a copied mark.
+// a crop of it, the signed picture inside a larger file, an edited copy
+// (and which blocks changed) or, only on the evidence of its block
+// structure, another picture carrying a copied mark.
 //
 // The grid lives on the watermark's canonical working plane (short side
-// [WorkShort], aspect kept): about 32×32 working pixels per block, at most
-// [MaxBlocks] blocks. Each block stores 4 bytes: its mean luminance, its
-// detail (mean absolute gradient, log scale) and the signs of the 15 AC
-// coefficients of the 4×4 DCT of its 16 sub-cell means. The examined side
-// never needs the grid's pixels: [NewProbe] keeps a small downscaled
-// luminance plane of the examined picture and [Compare] samples it under
-// the alignment. Everything is pure Go with deterministic arithmetic.
+// [WorkShort], aspect kept). Two formats: the luminance format
+// ([FormatVersion]: about 32×32 working pixels per block, at most
+// [MaxBlocks], 4 bytes each: mean luminance, detail, and the signs of the
+// 15 AC coefficients of the 4×4 DCT of its 16 sub-cell means) and the
+// colour format ([FormatColour]: about 16×16 working pixels per block, at
+// most [MaxBlocksColour], 6 bytes each: the same and the block's mean Cb
+// and Cr). The comparison fits global tone and colour changes first and
+// judges each block on what the fit leaves. The examined side never needs
+// the grid's pixels: [NewProbe] keeps a small downscaled luminance plane
+// of the examined picture ([Probe.WithChroma] adds its chroma) and
+// [Compare] samples it under the alignment. Everything is pure Go with
+// deterministic arithmetic.
 package localsig
 
 import (
