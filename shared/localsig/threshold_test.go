@@ -21,14 +21,14 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		want   float64
 		phrase string
 	}{
-		{"MeanTolerance", MeanTolerance, 14, "within 14 levels of the signed mean"},
+		{"MeanTolerance", MeanTolerance, 14, "within 14 levels of the fitted prediction"},
 		{"SignTolerance", SignTolerance, 0.30, "at most 30 % of its AC magnitude"},
 		{"SignMinEnergy", SignMinEnergy, 6, "AC norm ≥ 6 levels"},
 		{"DetailMin", DetailMin, 4, "signed detail ≥ 4"},
 		{"DetailLoss", DetailLoss, 0.8, "at most 0.8\nbelow the median"},
 		{"MinCompared", MinCompared, 4, "fewer than 4 compared blocks"},
 		{"FullCover", FullCover, 0.97, "≥ 97 % of each"},
-		{"EditedMax", EditedMax, 0.5, "at most half of the compared ones"},
+		{"EditedMax", EditedMax, 0.5, "more than half of all compared blocks changed"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
