@@ -18,18 +18,6 @@ import (
 // this evidence; verification does not.
 const EvidencePerceptualGeometry = "perceptual_geometry"
 
-// GeometricDistance256 is the 256-bit distance within which a record's
-// geometric hash ties an upload. It is tighter than
-// phash.NearDistance256 because each record is compared 72 ways (eight
-// orientations × its hash and eight geometric hashes) and a false tie
-// refuses an unrelated picture with 409. The bench's sweep brackets it:
-// at 64 copiers' edits are tied 94 % of the time and the extrapolated
-// chance tail is ≈ 0.3 false ties per upload at 10 M records; at 56, 91 %
-// and about 50 times fewer. 60 still ties every mirrored, turned and
-// cropped copy of the package's photo tests (56 loses two of 68)
-// (bench/README.md, "Who signed first").
-const GeometricDistance256 = 60
-
 // Key layout of the geometric hashes (see keys.go):
 //
 //	rec/x/<id>   the signed picture's phash.Geometric hashes, 40 bytes each

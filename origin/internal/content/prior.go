@@ -47,7 +47,7 @@ func (s *Service) links(ctx context.Context, f Facts, vs variants) ([]link, erro
 		if hasEvidence(ev, EvidencePerceptualHash) && g != phash.Identity {
 			l.geometry = g.String()
 		}
-		if !hasEvidence(ev, EvidencePerceptualHash) && c.geo.d256 <= GeometricDistance256 {
+		if !hasEvidence(ev, EvidencePerceptualHash) && c.geo.d256 <= phash.NearDistance256 {
 			l.evidence = append(l.evidence, EvidencePerceptualGeometry)
 			l.geometry = c.geo.describe()
 		}
