@@ -266,14 +266,35 @@ func (f Facts) WireProbe() *wire.Probe {
 		pix = append(pix, l.Pix[y*l.Stride:y*l.Stride+l.Width]...)
 	}
 	a := p.Align
-	return &wire.Probe{Width: l.Width, Height: l.Height, Pix: pix, Scale: a.Scale, Angle: a.Angle, OffsetX: a.OffsetX, OffsetY: a.OffsetY,
+	w := &wire.Probe{Width: l.Width, Height: l.Height, Pix: pix, Scale: a.Scale, Angle: a.Angle, OffsetX: a.OffsetX, OffsetY: a.OffsetY,
 		WorkWidth: a.WorkWidth, WorkHeight: a.WorkHeight, Period: a.Period}
+	if p.Cb != nil && p.Cr != nil {
+		w.Cb, w.Cr = packedPlane(p.Cb, l.Width, l.Height), packedPlane(p.Cr, l.Width, l.Height)
+		if w.Cb == nil || w.Cr == nil {
+			w.Cb, w.Cr = nil, nil
+		}
+	}
+	return w
+}
+
+// packedPlane returns c's pixels without stride padding, or nil when c is
+// not w×h.
+func packedPlane(c *imagex.Luma, w, h int) []byte {
+	if c.Width != w || c.Height != h {
+		return nil
+	}
+	out := make([]byte, 0, w*h)
+	for y := 0; y < h; y++ {
+		out = append(out, c.Pix[y*c.Stride:y*c.Stride+w]...)
+	}
+	return out
 }
 
 // ProbeFromWire parses the JSON form of a probe: a plane of short side
 // localsig.ProbeShort with one byte per pixel, and an alignment with a
 // finite positive scale, an angle within ±45°, finite offsets and
-// working dimensions and period within bounds. nil gives nil.
+// working dimensions and period within bounds, and chroma planes, when
+// present, of the plane's size. nil gives nil.
 func ProbeFromWire(w *wire.Probe) (*localsig.Probe, error) {
 	if w == nil {
 		return nil, nil
@@ -288,9 +309,18 @@ func ProbeFromWire(w *wire.Probe) (*localsig.Probe, error) {
 	case w.WorkWidth <= 0 || w.WorkHeight <= 0 || w.WorkWidth > 1<<16 || w.WorkHeight > 1<<16 || w.Period <= 0 || w.Period > 1024:
 		return nil, &FieldError{"local", "working size or period out of range"}
 	}
-	return &localsig.Probe{
+	p := &localsig.Probe{
 		Plane: &imagex.Luma{Width: w.Width, Height: w.Height, Stride: w.Width, Pix: w.Pix},
 		Align: localsig.Alignment{Scale: w.Scale, Angle: w.Angle, OffsetX: w.OffsetX, OffsetY: w.OffsetY,
 			WorkWidth: w.WorkWidth, WorkHeight: w.WorkHeight, Period: w.Period},
-	}, nil
+	}
+	switch {
+	case w.Cb == nil && w.Cr == nil:
+	case len(w.Cb) != w.Width*w.Height || len(w.Cr) != w.Width*w.Height:
+		return nil, &FieldError{"local", "cb and cr must both be width×height bytes"}
+	default:
+		p.Cb = &imagex.Luma{Width: w.Width, Height: w.Height, Stride: w.Width, Pix: w.Cb}
+		p.Cr = &imagex.Luma{Width: w.Width, Height: w.Height, Stride: w.Width, Pix: w.Cr}
+	}
+	return p, nil
 }

@@ -292,6 +292,21 @@ func TestAnalyzeProbeHasChroma(t *testing.T) {
 			if m := sum / float64(len(want.Pix)); m > 3 {
 				t.Errorf("probe Cb differs from the picture's by %.2f levels on average", m)
 			}
+			// The JSON form carries the chroma, so a host that decides
+			// from it (the module, the edge) compares colour too.
+			back, err := ProbeFromWire(f.WireProbe())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Cb == nil || back.Cr == nil || !bytes.Equal(back.Cb.Pix, packedPlane(p.Cb, p.Plane.Width, p.Plane.Height)) ||
+				!bytes.Equal(back.Cr.Pix, packedPlane(p.Cr, p.Plane.Width, p.Plane.Height)) {
+				t.Error("chroma lost or changed through the probe's JSON form")
+			}
+			w := f.WireProbe()
+			w.Cr = w.Cr[1:]
+			if _, err := ProbeFromWire(w); err == nil {
+				t.Error("a chroma plane of the wrong size was accepted")
+			}
 		})
 	}
 }

@@ -341,4 +341,10 @@ type Probe struct {
 	WorkWidth  int     `json:"work_width"`
 	WorkHeight int     `json:"work_height"`
 	Period     int     `json:"period"`
+	// Cb and Cr are the picture's chroma (BT.601, offset 128) at the
+	// plane's size, one byte a pixel, when the analysis had them: with
+	// them a colour grid (record version 4) compares colour as the
+	// origin does; without, luminance alone.
+	Cb []byte `json:"cb,omitempty"`
+	Cr []byte `json:"cr,omitempty"`
 }
