@@ -72,6 +72,45 @@ func Chroma(m image.Image) (cb, cr *Luma) {
 				add(x, y, int32(row[4*x]), int32(row[4*x+1]), int32(row[4*x+2]))
 			}
 		}
+	case *image.NYCbCrA:
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				ci := t.COffset(b.Min.X+x, b.Min.Y+y)
+				i := yi[y]*cw + xi[x]
+				sumB[i] += (int64(t.Cb[ci]) - 128) << 16
+				sumR[i] += (int64(t.Cr[ci]) - 128) << 16
+			}
+		}
+	case *image.RGBA64:
+		// 16-bit PNGs: the high byte of each sample, read in place, so a
+		// large picture costs no allocation per pixel.
+		for y := 0; y < h; y++ {
+			row := t.Pix[y*t.Stride : y*t.Stride+8*w]
+			for x := 0; x < w; x++ {
+				add(x, y, int32(row[8*x]), int32(row[8*x+2]), int32(row[8*x+4]))
+			}
+		}
+	case *image.NRGBA64:
+		for y := 0; y < h; y++ {
+			row := t.Pix[y*t.Stride : y*t.Stride+8*w]
+			for x := 0; x < w; x++ {
+				add(x, y, int32(row[8*x]), int32(row[8*x+2]), int32(row[8*x+4]))
+			}
+		}
+	case *image.Paletted:
+		pal := make([]color.NRGBA, len(t.Palette))
+		for i, c := range t.Palette {
+			pal[i] = color.NRGBAModel.Convert(c).(color.NRGBA)
+		}
+		for y := 0; y < h; y++ {
+			row := t.Pix[y*t.Stride : y*t.Stride+w]
+			for x, k := range row {
+				if int(k) < len(pal) {
+					c := pal[k]
+					add(x, y, int32(c.R), int32(c.G), int32(c.B))
+				}
+			}
+		}
 	default:
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {

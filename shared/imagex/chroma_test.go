@@ -2,6 +2,8 @@ package imagex
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/jpeg"
 	"math"
 	"testing"
@@ -50,5 +52,55 @@ func TestJPEGChromaMatchesFullDecode(t *testing.T) {
 	}
 	if checked < 15 {
 		t.Fatalf("only %d files compared", checked)
+	}
+}
+
+// opaqueImage hides an image's concrete type, so Chroma takes its
+// generic path.
+type opaqueImage struct{ image.Image }
+
+// TestChromaFastPathsMatchGeneric: the in-place readers of 16-bit,
+// paletted and alpha YCbCr pictures give the chroma the generic path
+// gives, without a conversion per pixel.
+func TestChromaFastPathsMatchGeneric(t *testing.T) {
+	const w, h = 67, 45
+	rgba64 := image.NewRGBA64(image.Rect(0, 0, w, h))
+	nrgba64 := image.NewNRGBA64(image.Rect(0, 0, w, h))
+	pal := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{
+		color.NRGBA{200, 30, 40, 255}, color.NRGBA{20, 180, 60, 255}, color.NRGBA{30, 40, 220, 255}, color.NRGBA{250, 240, 10, 255}})
+	ycc := image.NewNYCbCrA(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			r, g, b := uint16(x*977%65536), uint16(y*1499%65536), uint16((x*y*31)%65536)
+			rgba64.SetRGBA64(x, y, color.RGBA64{r, g, b, 0xffff})
+			nrgba64.SetNRGBA64(x, y, color.NRGBA64{r, g, b, 0xffff})
+			pal.SetColorIndex(x, y, uint8((x/5+y/3)%4))
+		}
+	}
+	// Colours inside the RGB gamut, so the generic path's conversion
+	// through RGB does not clip them.
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(100 + i%50)
+	}
+	for i := range ycc.Cb {
+		ycc.Cb[i], ycc.Cr[i] = uint8(110+i%30), uint8(140-i%25)
+	}
+	for i := range ycc.A {
+		ycc.A[i] = 255
+	}
+	for name, m := range map[string]image.Image{"rgba64": rgba64, "nrgba64": nrgba64, "paletted": pal, "nycbcra": ycc} {
+		cb, cr := Chroma(m)
+		gb, gr := Chroma(opaqueImage{m})
+		if cb == nil || gb == nil {
+			t.Fatalf("%s: no chroma", name)
+		}
+		for i := range cb.Pix {
+			if d := int(cb.Pix[i]) - int(gb.Pix[i]); d < -1 || d > 1 {
+				t.Fatalf("%s: Cb sample %d is %d, generic path %d", name, i, cb.Pix[i], gb.Pix[i])
+			}
+			if d := int(cr.Pix[i]) - int(gr.Pix[i]); d < -1 || d > 1 {
+				t.Fatalf("%s: Cr sample %d is %d, generic path %d", name, i, cr.Pix[i], gr.Pix[i])
+			}
+		}
 	}
 }
