@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -319,6 +320,17 @@ func (c *Conn) Close() error {
 	}
 	l.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// SyscallConn gives the underlying connection's descriptor, so code that
+// watches a request's connection (for the peer's close, say) sees through
+// the budget's wrapper. It fails when the underlying connection has none.
+func (c *Conn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("connlimit: the underlying connection has no descriptor")
+	}
+	return sc.SyscallConn()
 }
 
 // Begin marks the connection c as inside a request (its header has been

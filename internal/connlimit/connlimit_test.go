@@ -364,3 +364,31 @@ func TestFromFlags(t *testing.T) {
 		t.Errorf("WithDefaults: %+v", d)
 	}
 }
+
+// TestHandlerSeesDescriptor: a handler can reach the connection's
+// descriptor through the budget's wrapper (the origin watches it for a
+// client that leaves mid-request, and stops that request's work).
+func TestHandlerSeesDescriptor(t *testing.T) {
+	_, addr := listen(t, Config{}, nil, func(ctx *fasthttp.RequestCtx) {
+		sc, ok := ctx.Conn().(syscall.Conn)
+		if !ok {
+			ctx.SetBodyString("no syscall.Conn")
+			return
+		}
+		raw, err := sc.SyscallConn()
+		if err != nil {
+			ctx.SetBodyString(err.Error())
+			return
+		}
+		fd := -1
+		_ = raw.Control(func(d uintptr) { fd = int(d) })
+		if fd < 0 {
+			ctx.SetBodyString("no descriptor")
+			return
+		}
+		ctx.SetBodyString("ok")
+	})
+	if st, body := get(t, "127.0.0.2", addr); st != 200 || body != "ok" {
+		t.Errorf("handler: %d %q, want the connection's descriptor", st, body)
+	}
+}

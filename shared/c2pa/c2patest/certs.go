@@ -27,8 +27,9 @@ var OIDDocumentSigning = asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 3, 36}
 type CertOptions struct {
 	// Org is the leaf's organisation (default "Provenant Test Org").
 	Org string
-	// NotBefore and NotAfter bound the leaf's validity (default one hour
-	// ago to one day ahead).
+	// NotBefore and NotAfter bound the leaf's validity (default five
+	// years ago to five years ahead: hosts judge credentials at their own
+	// clock, which in tests is often a fixed date).
 	NotBefore, NotAfter time.Time
 	// NoEKU leaves the extended key usage out of the leaf, which readers
 	// refuse.
@@ -42,7 +43,8 @@ type CA struct {
 }
 
 // NewCA returns a fresh self-signed test CA (key usage keyCertSign and
-// cRLSign, a subject key id, valid from two hours ago for two days).
+// cRLSign, a subject key id, valid from ten years ago to ten years ahead,
+// so tests that judge credentials at a fixed or fake time find it valid).
 func NewCA(t testing.TB, org string) *CA {
 	t.Helper()
 	ca, err := GenerateCA(org)
@@ -62,8 +64,8 @@ func GenerateCA(org string) (*CA, error) {
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{Organization: []string{org}, CommonName: org + " Root"},
-		NotBefore:             now.Add(-2 * time.Hour),
-		NotAfter:              now.Add(48 * time.Hour),
+		NotBefore:             now.AddDate(-10, 0, 0),
+		NotAfter:              now.AddDate(10, 0, 0),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -143,10 +145,10 @@ func LeafTemplate(opts CertOptions) *x509.Certificate {
 		opts.Org = "Provenant Test Org"
 	}
 	if opts.NotBefore.IsZero() {
-		opts.NotBefore = now.Add(-time.Hour)
+		opts.NotBefore = now.AddDate(-5, 0, 0)
 	}
 	if opts.NotAfter.IsZero() {
-		opts.NotAfter = now.Add(24 * time.Hour)
+		opts.NotAfter = now.AddDate(5, 0, 0)
 	}
 	leaf := &x509.Certificate{
 		SerialNumber:          big.NewInt(2),
