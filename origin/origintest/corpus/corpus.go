@@ -555,7 +555,7 @@ func (c *client) build(must func(error)) *Corpus {
 		{Name: "c1 key retired after signing", File: c1},
 		{Name: "c1 key retired after signing, re-encoded", File: Reencode(c1, 0.7, 80)},
 		{Name: "d1 derivative", File: d1},
-		{Name: "d1 derivative re-encoded", File: Reencode(d1, 0.8, 80)},
+		{Name: "d1 derivative re-encoded", File: Reencode(d1, 0.9, 90)},
 		{Name: "f1 registered, anchored before retirement", File: f1},
 		{Name: "f1 registered, re-encoded", File: Reencode(f1, 0.7, 80)},
 		{Name: "f2 registered, retired while pending, anchored after", File: f2},
