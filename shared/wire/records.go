@@ -38,6 +38,9 @@ type Record struct {
 	ParentEvidence []string `json:"parent_evidence,omitempty"`
 	// DownloadURL is where the owner downloads the signed file, when kept.
 	DownloadURL string `json:"download_url,omitempty"`
+	// ThumbnailURL is where the owner gets a small preview of the signed
+	// picture, when one is kept.
+	ThumbnailURL string `json:"thumbnail_url,omitempty"`
 }
 
 // PublicRecord is what the public registry shows of a record: no owner
@@ -97,6 +100,10 @@ type RecentRecord struct {
 	SHA256       string `json:"sha256"`
 	CreatedAt    string `json:"created_at"`
 	BlockchainTx string `json:"blockchain_tx"`
+	// OriginalFilename and ThumbnailURL let a dashboard show the record
+	// as a picture and a name rather than an id.
+	OriginalFilename string `json:"original_filename,omitempty"`
+	ThumbnailURL     string `json:"thumbnail_url,omitempty"`
 }
 
 // DailyCount is one UTC day of the dashboard: records signed and

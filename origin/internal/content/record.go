@@ -69,6 +69,9 @@ type Record struct {
 	// synced before the record commits, so a stored record with Blob set
 	// always has its file.
 	Blob string `json:"blob,omitempty"`
+	// Thumbnail is the blob key of a small JPEG preview of the signed
+	// picture, kept beside the file (see keepWithThumbnail); "" when none.
+	Thumbnail string `json:"thumbnail,omitempty"`
 	// C2PAManifestID is the C2PA manifest written into the signed file
 	// (docs/c2pa.md); c2paStore is its manifest store while signing.
 	C2PAManifestID string `json:"c2pa_manifest_id,omitempty"`

@@ -255,7 +255,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	wc, err := s.signAndStore(ctx, newRecord{
 		id: idStr, now: now, owner: in.Owner, keyID: in.SigningKeyID, key: key, user: user, pub: pub, rec: rec, r: r,
-		keep:  func(ctx context.Context, sum string) error { return s.cfg.Blobs.Put(ctx, sum, out) },
+		keep:  func(ctx context.Context, sum string) error { return s.keepWithThumbnail(ctx, r, sum, out, marked) },
 		extra: func(tx store.Txn) error { return s.storeGeometric(tx, rec.ID, geo) },
 	})
 	if err != nil {

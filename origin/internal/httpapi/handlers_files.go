@@ -23,6 +23,7 @@ const CodeRangeNotSatisfiable = "range_not_satisfiable"
 
 func (a *API) registerFiles() {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/file", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleFile)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/thumbnail", Auth: JWTOrAPIKey, Scope: keys.ScopeRead}, a.handleThumbnail)
 }
 
 // fileBody streams a byte range of an open blob and closes the blob when
@@ -138,8 +139,8 @@ func outputType(format string) string {
 	return "image/png"
 }
 
-// signedFileName is the download name: the original name with "-signed"
-// before the extension of the output format.
+// signedFileName is the download name: the original name with ".signed"
+// before the extension of the output format, as the CLI names it.
 func signedFileName(r *content.Record) string {
 	base := strings.TrimSuffix(r.OriginalFilename, path.Ext(r.OriginalFilename))
 	if base == "" {
@@ -152,5 +153,5 @@ func signedFileName(r *content.Record) string {
 	case content.VideoFormat:
 		ext = ".mp4"
 	}
-	return base + "-signed" + ext
+	return base + ".signed" + ext
 }

@@ -410,7 +410,7 @@ func toRecordView(r *content.Record) recordView {
 		SigningKeyID: r.SigningKeyID, Signer: r.Signer, Source: r.Source, Status: r.Status,
 		RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, AnchoredAt: fmtTime(r.AnchoredAt),
 		CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), ParentRecordID: r.ParentRecordID, ParentEvidence: r.ParentEvidence,
-		DownloadURL: r.FileURL(),
+		DownloadURL: r.FileURL(), ThumbnailURL: r.ThumbnailURL(),
 	}
 }
 
@@ -781,7 +781,8 @@ func (a *API) handleDashboardStats(ctx *fasthttp.RequestCtx) error {
 		PendingBatch: st.PendingBatch, Revoked: st.Revoked, RecentRecords: make([]recentRecord, 0, len(st.Recent))}
 	for _, r := range st.Recent {
 		out.RecentRecords = append(out.RecentRecords, recentRecord{ID: r.ID, SHA256: r.SHA256,
-			CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), BlockchainTx: r.BlockchainTx})
+			CreatedAt: r.CreatedAt.UTC().Format(record.TimeFormat), BlockchainTx: r.BlockchainTx,
+			OriginalFilename: r.OriginalFilename, ThumbnailURL: r.ThumbnailURL()})
 	}
 	out.Daily = make([]dailyCount, 0, len(st.Daily))
 	for _, d := range st.Daily {

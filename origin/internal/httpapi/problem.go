@@ -260,6 +260,7 @@ var errorMappings = []struct {
 	{imagex.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptImage, "The image is corrupt or truncated"},
 	{content.ErrNotFound, fasthttp.StatusNotFound, CodeNotFound, "Not found"},
 	{content.ErrFileNotKept, fasthttp.StatusNotFound, CodeFileNotKept, "The record's signed file is not stored"},
+	{content.ErrNoThumbnail, fasthttp.StatusNotFound, CodeNoThumbnail, "No preview is kept for this record"},
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},

@@ -71,7 +71,7 @@ func TestSignedFileKept(t *testing.T) {
 	if et := f.header.Get("ETag"); et != `"`+sum+`"` {
 		t.Errorf("ETag %q, want the quoted sha256", et)
 	}
-	if cd := f.header.Get("Content-Disposition"); !strings.Contains(cd, `filename="Harbour at dawn-signed.jpg"`) {
+	if cd := f.header.Get("Content-Disposition"); !strings.Contains(cd, `filename="Harbour at dawn.signed.jpg"`) {
 		t.Errorf("Content-Disposition %q, want the original name", cd)
 	}
 	if ct := f.header.Get("Content-Type"); ct != "image/jpeg" {

@@ -271,7 +271,7 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	b.eval(t, `(() => { const li = Array.from(document.querySelectorAll("#results li")).find(l => l.querySelector("strong").textContent === "meadow.jpg"); return {record_id: li.dataset.recordId || "", name: (li.querySelector("a.download") || {}).download || "",
 		progress: li.querySelector("progress").value, failed: li.classList.contains("failed") ? li.innerText : ""}; })()`, &signed)
-	if signed.Failed != "" || signed.RecordID == "" || signed.Name != "meadow-signed.jpg" {
+	if signed.Failed != "" || signed.RecordID == "" || signed.Name != "meadow.signed.jpg" {
 		t.Fatalf("sign result %+v", signed)
 	}
 	if signed.Progress != 1 {
@@ -290,7 +290,7 @@ func TestWebAppInChromium(t *testing.T) {
 	})()`, dropped), nil))
 	b.waitJS(t, "dropped photo signed", `document.querySelectorAll("#results li.done a.download").length === 3 || document.querySelector("#results li.failed")`, 30*time.Second)
 	var droppedOK bool
-	b.eval(t, `!!document.querySelector('#results li.done a.download[download="dropped-signed.jpg"]')`, &droppedOK)
+	b.eval(t, `!!document.querySelector('#results li.done a.download[download="dropped.signed.jpg"]')`, &droppedOK)
 	if !droppedOK {
 		t.Error("the dropped photo was not signed")
 	}
@@ -299,7 +299,7 @@ func TestWebAppInChromium(t *testing.T) {
 
 	// Download the watermarked file through the page's link.
 	var b64 string
-	b.eval(t, `fetch(document.querySelector('#results a.download[download="meadow-signed.jpg"]').href).then(r => r.arrayBuffer()).then(b => { let s = ""; const u = new Uint8Array(b); for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192)); return btoa(s); })`, &b64)
+	b.eval(t, `fetch(document.querySelector('#results a.download[download="meadow.signed.jpg"]').href).then(r => r.arrayBuffer()).then(b => { let s = ""; const u = new Uint8Array(b); for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192)); return btoa(s); })`, &b64)
 	file, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		t.Fatal(err)
