@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/origin/internal/validate"
 )
@@ -74,5 +75,35 @@ func TestPasswordHashPHC(t *testing.T) {
 	}
 	if DefaultPasswordParams() != (PasswordParams{Memory: 19456, Time: 2, Threads: 1, KeyLen: 32, SaltLen: 16}) {
 		t.Errorf("DefaultPasswordParams = %+v, want OWASP m=19456,t=2,p=1", DefaultPasswordParams())
+	}
+}
+
+// Every accepted org_type has a label of its own.
+func TestOrgTypeLabels(t *testing.T) {
+	for _, c := range OrgTypes() {
+		if l := OrgTypeLabel(c); l == c || l == "" {
+			t.Errorf("org type %q has no label", c)
+		}
+	}
+	if got := OrgTypeLabel("unknown_kind"); got != "unknown_kind" {
+		t.Errorf("unknown code labelled %q", got)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{30 * time.Minute, "30 minutes"},
+		{time.Hour, "1 hour"},
+		{90 * time.Minute, "1 hour 30 minutes"},
+		{48 * time.Hour, "2 days"},
+		{25*time.Hour + time.Minute, "1 day 1 hour 1 minute"},
+		{10 * time.Second, "a minute"},
+	} {
+		if got := humanDuration(tc.d); got != tc.want {
+			t.Errorf("humanDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	omail "github.com/provenant/provenant/origin/internal/mail"
@@ -92,7 +94,7 @@ func (s *Service) resetBody(token string) string {
 		link = s.cfg.ResetURL + "?token=" + url.QueryEscape(token)
 	}
 	return "Someone asked to reset the password of your Provenant account.\n\n" +
-		"Use this to choose a new password within " + ttl.String() + ":\n\n" + link + "\n\n" +
+		"Use this to choose a new password within " + humanDuration(ttl) + ":\n\n" + link + "\n\n" +
 		"Reset token: " + token + "\n\n" +
 		"If it was not you, ignore this mail; your password is unchanged.\n"
 }
@@ -159,4 +161,31 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 	}
 	s.log.Info("password reset", "account_id", accountID)
 	return nil
+}
+
+// humanDuration says d, rounded to the minute, as a person would: "30
+// minutes", "1 hour", "1 hour 30 minutes", "2 days" (never "30m0s").
+func humanDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	if d < time.Minute {
+		return "a minute"
+	}
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	days, hours, mins := int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour), int64(d%time.Hour/time.Minute)
+	var parts []string
+	if days > 0 {
+		parts = append(parts, unit(days, "day"))
+	}
+	if hours > 0 {
+		parts = append(parts, unit(hours, "hour"))
+	}
+	if mins > 0 {
+		parts = append(parts, unit(mins, "minute"))
+	}
+	return strings.Join(parts, " ")
 }

@@ -249,6 +249,8 @@ type API struct {
 	router  *router.Router
 	routes  []Route
 	maxJSON int
+	// pageAssetsHolder keeps the web app's assets for the HTML certificate.
+	pageAssetsHolder
 	// cors holds the CrossOrigin routes (with no-op handlers), so that a
 	// preflight can ask which methods a path serves cross-origin.
 	cors *router.Router

@@ -34,7 +34,7 @@ figure { margin: 0; background: #fff; border: 1px solid #d0d7de; border-radius: 
 figure img { display: block; width: 100%; height: auto; border-radius: 4px; }
 figcaption { font-size: 14px; color: #57606a; }
 figcaption strong { color: #1f2328; }
-code { background: #eaeef2; padding: 1px 4px; border-radius: 4px; }
+code { background: #eaeef2; padding: 1px 4px; border-radius: 4px; overflow-wrap: anywhere; }
 `
 
 // demoManifest is the part of the demo directory's manifest.json the page
@@ -48,6 +48,13 @@ type demoManifest struct {
 		Expect   string `json:"expect"`
 		RecordID string `json:"record_id"`
 	} `json:"items"`
+}
+
+// demoPage is what the demo template sees.
+type demoPage struct {
+	demoManifest
+	// Origin is this service's scheme and host, as the browser reached it.
+	Origin string
 }
 
 func (a *API) registerDemo() {
@@ -73,8 +80,13 @@ func (a *API) handleDemo(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return NewProblem(fasthttp.StatusNotFound, CodeNotFound, "No demo data: it is created on the first start of an empty data directory with -demo")
 	}
+	// The footer's snippet names this origin, as a publisher would copy it.
+	scheme := "http"
+	if a.RequestIsTLS(ctx) {
+		scheme = "https"
+	}
 	var buf bytes.Buffer
-	if err := demoTemplate.Execute(&buf, m); err != nil {
+	if err := demoTemplate.Execute(&buf, demoPage{demoManifest: m, Origin: scheme + "://" + string(ctx.Host())}); err != nil {
 		return err
 	}
 	h := &ctx.Response.Header
@@ -113,6 +125,7 @@ var demoTemplate = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Provenant demo: pictures verified in your browser</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>` + demoStyle + `</style></head>
 <body>
 <header>
@@ -126,7 +139,7 @@ var demoTemplate = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
 <figcaption><strong>{{.Title}}</strong>: {{.Caption}} <em>(expected: {{.Expect}})</em></figcaption>
 </figure>
 {{end}}</div></main>
-<footer><p>On your own site: <code>&lt;script src="{origin}/api/v1/widget/embed.js" async&gt;&lt;/script&gt;</code> and <code>data-provenant</code> on the images (see docs/widget.md).</p></footer>
+<footer><p>On your own site: <code>&lt;script src="{{.Origin}}/api/v1/widget/embed.js" async&gt;&lt;/script&gt;</code> and <code>data-provenant</code> on the images (see docs/widget.md).</p></footer>
 <script src="/api/v1/widget/embed.js" async></script>
 </body></html>
 `))

@@ -1,12 +1,10 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"mime"
 	"os"
 	"strconv"
@@ -638,49 +636,6 @@ func (v *certificateView) timeOfRecord(r *content.Record) {
 
 type certChainLink = wire.CertificateLink
 
-var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;color:#1a1d23;line-height:1.5;margin:0}main{max-width:60rem;margin:0 auto;padding:1rem}dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.25rem}code{overflow-wrap:anywhere}a{color:#1d4ed8}</style></head>
-<body><main><h1>Provenance certificate</h1>
-{{if eq .Status "revoked"}}<p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong>{{if .RevokedReason}} Reason given: <span style="white-space:pre-line">{{.RevokedReason}}</span>{{end}}</p>{{end}}
-{{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
-{{with .Network}}{{if not .Public}}<p><strong>Anchoring network: {{.Name}}, a {{.Description}}.</strong></p>{{end}}{{end}}
-<dl>
-<dt>Record</dt><dd><code>{{.RecordID}}</code></dd>
-<dt>Organisation</dt><dd>{{.Signer.Display}} ({{.OrgType}})</dd>
-{{if .Signer.OrgVerified}}<dt>Verified domain</dt><dd>{{.Signer.VerifiedDomain}}</dd>{{end}}
-<dt>Signing key</dt><dd>{{.KeyName}} (declared by the signer; fingerprint <code>{{.Signer.KeyFingerprint}}</code>)</dd>
-<dt>Signer public key</dt><dd><code>{{.SignerPublicKey}}</code></dd>
-<dt>SHA-256</dt><dd><code>{{.SHA256}}</code></dd>
-<dt>Origin</dt><dd>{{with .OriginLabel}}{{.}} ({{end}}<code>{{.OriginType}}</code>{{if .OriginLabel}}){{end}}, declared by the signer</dd>
-<dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on {{with .Network}}{{if .Public}}the public network {{.Name}}{{else}}the service's local development chain, not a public timestamp{{end}}{{else}}chain{{end}}{{else}}received by the service, not yet anchored{{end}})</dd>
-{{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
-<dt>Blockchain</dt><dd>{{.Blockchain}}{{if .BlockchainTx}} (tx <code>{{.BlockchainTx}}</code>){{end}}</dd>
-{{if .NetworkLabel}}<dt>Network</dt><dd>{{.NetworkLabel}}</dd>{{end}}
-<dt>Signature</dt><dd><code>{{.SignatureHex}}</code></dd>
-</dl>
-{{if .Chain}}<h2>Provenance chain</h2>
-{{with .ChainText}}<p data-chain>{{.}}</p>{{end}}
-<ol>{{range .Chain}}<li>{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}}) <code>{{.RecordID}}</code></li>
-{{end}}</ol>{{end}}
-{{with .Anchor}}<h2>Anchoring</h2>
-<dl>
-<dt>Merkle root</dt><dd><code>{{.MerkleRoot}}</code></dd>
-<dt>Leaf</dt><dd>{{.LeafIndex}} of {{.TreeSize}}{{if .BatchID}} (batch {{.BatchID}}){{end}}</dd>
-<dt>Transaction</dt><dd><code>{{.TxHash}}</code> in block {{.BlockNumber}}{{if .Network}} on {{.Network}}{{end}}{{if .ChainID}} (chain id {{.ChainID}}){{end}}{{if $.ExplorerLink}} (<a href="{{$.ExplorerLink}}" rel="noopener">see it on the block explorer</a>){{end}}</dd>
-</dl>
-<h2>Checking it yourself</h2>
-<ol>
-<li>Decode <code>record</code> (base64) from this certificate's JSON (the same address with <code>Accept: application/json</code>) and check <code>signature_hex</code>, an Ed25519 signature over those bytes, under the signer public key above.</li>
-<li>Compute the leaf, SHA-256(0x00 ‖ record bytes ‖ signature), and fold the certificate's <code>audit_path</code> into it (RFC 9162, with the leaf index and tree size above): the result must be the Merkle root above.</li>
-<li>Ask any node of the network for the transaction above (<code>eth_getTransactionByHash</code>): its input must be <code>0x50564e31</code> followed by that root, in the block above.</li>
-</ol>{{end}}
-<p>{{.VerifyOffline}}</p>
-<p><a href="/verify">Check a file against the registry</a></p>
-</main></body></html>
-`))
-
 // handleCertificate: GET /api/v1/content-records/{id}/certificate.
 // Public; JSON by default, HTML (escaped by html/template) when the client
 // prefers text/html.
@@ -692,7 +647,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	a.cfg.Records.Identify(Context(ctx), r)
 	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, OriginType: r.OriginType,
 		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
-		VerifyOffline:  "The record field is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
+		VerifyOffline:  "record is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
 		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
 	v.timeOfRecord(r)
 	if n := c.Network; n != nil {
@@ -720,20 +675,7 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 	}
 	if prefersHTML(ctx.Request.Header.Peek("Accept")) {
 		v.ChainText = certChainText(v.RecordID, v.Chain)
-		var buf bytes.Buffer
-		if err := certTemplate.Execute(&buf, v); err != nil {
-			return err
-		}
-		ctx.Response.Header.Set("Cache-Control", "no-store")
-		// The page is never framed: another site could dress it up or
-		// overlay it.
-		ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-		ctx.Response.Header.Set("X-Frame-Options", "DENY")
-		ctx.Response.Header.Set("Vary", "Accept")
-		ctx.SetContentType("text/html; charset=utf-8")
-		ctx.SetStatusCode(fasthttp.StatusOK)
-		ctx.SetBody(buf.Bytes())
-		return nil
+		return a.writeCertificatePage(ctx, v)
 	}
 	ctx.Response.Header.Set("Vary", "Accept")
 	return WriteJSON(ctx, fasthttp.StatusOK, v)

@@ -29,12 +29,14 @@ type page struct {
 	Notice     string
 	Next       string
 	Token      string
-	OrgTypes   []string
+	OrgTypes   []codeLabel
 	Origins    []keys.OriginType
 	Events     []string
 	// MinPassword is the accounts service's password length floor.
 	MinPassword int
 	ID          string
+	// Labels are the words for the API's codes, for the page's script.
+	Labels labels
 }
 
 // contentSecurityPolicy allows the page's own scripts, styles and API
@@ -46,6 +48,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsaf
 
 func (a *App) render(ctx *fasthttp.RequestCtx, status int, p page) {
 	p.MinPassword = accounts.MinPasswordLen
+	p.Labels = a.labels
 	t, ok := a.pages[p.Name]
 	if !ok {
 		a.log.Error("webapp: no template", "page", p.Name)
@@ -327,14 +330,14 @@ func (a *App) loginPost(ctx *fasthttp.RequestCtx) {
 }
 
 func (a *App) registerPage(ctx *fasthttp.RequestCtx) {
-	a.render(ctx, fasthttp.StatusOK, page{Name: "register", Title: "Create an account", OrgTypes: accounts.OrgTypes(),
+	a.render(ctx, fasthttp.StatusOK, page{Name: "register", Title: "Create an account", OrgTypes: orgTypeOptions(),
 		Values: map[string]string{"org_type": "news_org"}})
 }
 
 func (a *App) registerPost(ctx *fasthttp.RequestCtx) {
 	in := accounts.RegisterInput{Email: formValue(ctx, "email"), Password: formValue(ctx, "password"),
 		OrgName: formValue(ctx, "org_name"), OrgType: formValue(ctx, "org_type")}
-	p := page{Name: "register", Title: "Create an account", OrgTypes: accounts.OrgTypes(),
+	p := page{Name: "register", Title: "Create an account", OrgTypes: orgTypeOptions(),
 		Values: map[string]string{"email": in.Email, "org_name": in.OrgName, "org_type": in.OrgType}}
 	if !a.formGuard(ctx, p) {
 		return

@@ -35,9 +35,12 @@ import (
 //go:embed assets templates
 var files embed.FS
 
-// Mounter registers pages; *httpapi.API satisfies it.
+// Mounter registers pages; *httpapi.API satisfies it. SetPageAssets
+// gives the API's own HTML page (the public certificate) the app's
+// stylesheet, script and icon, so that it reads as a page of the app.
 type Mounter interface {
 	HandlePage(method, path string, h fasthttp.RequestHandler)
+	SetPageAssets(css, js, icon string)
 }
 
 // Config configures the web app. Accounts and Clock are required.
@@ -62,6 +65,7 @@ type App struct {
 	pages  map[string]*template.Template
 	assets map[string]asset  // by fingerprinted file name
 	urls   map[string]string // logical name -> /assets/<fingerprinted>
+	labels labels
 }
 
 type asset struct {
@@ -74,7 +78,8 @@ func New(cfg Config) (*App, error) {
 	if cfg.Accounts == nil || cfg.Clock == nil {
 		return nil, errors.New("webapp: Accounts and Clock are required")
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, assets: map[string]asset{}, urls: map[string]string{}}
+	a := &App{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, assets: map[string]asset{}, urls: map[string]string{},
+		labels: newLabels()}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -159,7 +164,11 @@ func (a *App) Mount(m Mounter) {
 		m.HandlePage(fasthttp.MethodHead, p, h)
 	}
 	post := func(p string, h fasthttp.RequestHandler) { m.HandlePage(fasthttp.MethodPost, p, h) }
+	m.SetPageAssets(a.urls["app.css"], a.urls["app.js"], a.urls["icon.svg"])
 	get("/assets/{file}", a.serveAsset)
+	// Browsers ask for /favicon.ico on pages that name no icon (the demo,
+	// the API's own pages): the same icon, not a 404.
+	get("/favicon.ico", a.favicon)
 	get("/", a.home)
 	get("/verify", a.public("verify", "Verify a file"))
 	get("/search", a.public("search", "Search the registry"))
@@ -196,5 +205,14 @@ func (a *App) serveAsset(ctx *fasthttp.RequestCtx) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		return
 	}
+	ctx.SetBody(as.body)
+}
+
+// favicon serves the app's icon at the address browsers ask by default.
+func (a *App) favicon(ctx *fasthttp.RequestCtx) {
+	u := a.urls["icon.svg"]
+	as := a.assets[strings.TrimPrefix(u, "/assets/")]
+	ctx.Response.Header.Set("Cache-Control", "public, max-age=86400")
+	ctx.SetContentType(as.contentType)
 	ctx.SetBody(as.body)
 }
