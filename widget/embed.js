@@ -127,6 +127,19 @@
 .lead { margin: 4px 0 10px; }
 .panel p { overflow-wrap: anywhere; }
 a { color: #0969da; }
+.ev { margin: 8px 0 4px; }
+.ev figcaption { color: #57606a; font-size: 12px; margin-top: 4px; }
+.pic { position: relative; display: inline-block; max-width: 100%; line-height: 0; }
+.pic img { display: block; max-width: 100%; max-height: 40vh; height: auto; }
+.pic svg { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
+.changed { fill: rgba(207, 34, 46, .2); stroke: #cf222e; stroke-width: 2; }
+.added { fill: rgba(15, 23, 42, .62); }
+.vouched { fill: none; stroke: #1a7f37; stroke-width: 3; stroke-dasharray: 8 5; }
+.frame { position: relative; max-width: 100%; background: repeating-linear-gradient(45deg, #eaeef2 0 6px, #d0d7de 6px 12px); border: 2px dashed #57606a; }
+.frame img { position: absolute; display: block; outline: 3px solid #1a7f37; }
+.tl { list-style: none; margin: 0; padding: 0 0 0 14px; border-left: 3px solid #d0d7de; }
+.panel .tl li { display: block; border: 0; padding: 2px 0 6px 6px; }
+.tl .w { display: block; color: #57606a; font-size: 12px; }
 `;
 
   let sheet = null;
@@ -158,6 +171,63 @@ a { color: #0969da; }
   }
 
   let panelSeq = 0;
+
+  const RELATIONS = {original: 'signed first', derivative: 'signed as a derivative', resigned_copy: 're-signed a copy', earlier_match: 'signed an earlier match'};
+  const SVGNS = 'http://www.w3.org/2000/svg';
+  function svgEl(tag, attrs) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  const pct = (x) => Math.round(x * 1000) / 10;
+
+  // evidence draws the picture with what the verdict found on it, from
+  // the verify answer's geometry: changed blocks outlined (edited), the
+  // crop's place in the signed picture (crop), the added surroundings
+  // shaded (contained). Null when there is nothing to draw.
+  function evidence(src, r) {
+    if (!src || !r) return null;
+    const img = el('img', {src, alt: ''});
+    const cap = el('figcaption', {});
+    const fig = el('figure', {class: 'ev', 'data-overlay': r.match || ''});
+    const region = r.region, blocks = r.changed_blocks, contained = r.contained;
+    if (r.match === 'crop' && region && region.w > 0 && region.h > 0) {
+      const frame = el('div', {class: 'frame', role: 'img', 'aria-label': 'This copy shows ' + pct(region.w * region.h) + ' % of the signed picture; the hatched part was cut away.'});
+      Object.assign(img.style, {left: pct(region.x) + '%', top: pct(region.y) + '%', width: pct(region.w) + '%', height: pct(region.h) + '%'});
+      frame.append(img);
+      const size = () => {
+        const W = img.naturalWidth / region.w, H = img.naturalHeight / region.h;
+        if (W && H) frame.style.aspectRatio = W + ' / ' + H;
+      };
+      img.addEventListener('load', size);
+      fig.append(frame);
+      cap.append('Where this copy sits in the signed picture (hatched: cut away).');
+    } else {
+      const box = el('div', {class: 'pic'}, img);
+      const svg = svgEl('svg', {viewBox: '0 0 100 100', preserveAspectRatio: 'none', 'aria-hidden': 'true'});
+      if (r.match === 'contained' && contained && contained.region) {
+        const c = contained.region;
+        const x = c.x * 100, y = c.y * 100, w = c.w * 100, h = c.h * 100;
+        svg.append(svgEl('path', {class: 'added', 'fill-rule': 'evenodd', d: 'M0 0H100V100H0Z M' + x + ' ' + y + 'V' + (y + h) + 'H' + (x + w) + 'V' + y + 'Z'}));
+        svg.append(svgEl('rect', {class: 'vouched', x, y, width: w, height: h, 'vector-effect': 'non-scaling-stroke'}));
+        cap.append('Shaded: surroundings added around the signed picture, not vouched for by the signature.');
+      } else if (blocks && blocks.cols > 0 && blocks.rows > 0 && (blocks.cells || []).length) {
+        const g = region && region.w > 0 && region.h > 0 ? region : {x: 0, y: 0, w: 1, h: 1};
+        for (const cell of blocks.cells) {
+          const bx = (cell % blocks.cols) / blocks.cols, by = Math.floor(cell / blocks.cols) / blocks.rows;
+          svg.append(svgEl('rect', {class: 'changed', x: ((bx - g.x) / g.w) * 100, y: ((by - g.y) / g.h) * 100,
+            width: (1 / blocks.cols / g.w) * 100, height: (1 / blocks.rows / g.h) * 100, 'vector-effect': 'non-scaling-stroke'}));
+        }
+        cap.append('Outlined: the parts of the signed picture that differ in this copy.');
+      } else {
+        return null;
+      }
+      box.append(svg);
+      fig.append(box);
+    }
+    fig.append(cap);
+    return fig;
+  }
 
   class ProvenantBadge extends HTMLElement {
     static get observedAttributes() { return ['status', 'record-id']; }
@@ -252,6 +322,8 @@ a { color: #0969da; }
       const p = v.presentation || {checks: []};
       const out = [];
       if (p.explanation) out.push(el('p', {class: 'lead'}, p.explanation));
+      const pic = this._img && !v.byRecord ? evidence(this._img.currentSrc || this._img.src, r) : null;
+      if (pic) out.push(pic);
       if (p.note) out.push(el('p', {class: 'lead', 'data-record-only': ''}, p.note));
       const rows = [];
       const row = (k, val) => { if (val !== undefined && val !== null && val !== '') rows.push(el('dt', {}, k), el('dd', {}, String(val))); };
@@ -268,6 +340,7 @@ a { color: #0969da; }
       if (r.authentic && p.match_text) row('Match', p.match_text);
       if (r.region) row('Part of the signed picture', Math.round(r.region.w * r.region.h * 100) + '%');
       if (p.chain) row('Provenance', p.chain);
+      const chain = (r.chain || []).length > 1 ? r.chain : null;
       if (p.key_rule) row('Signing key revoked', p.key_rule);
       if (!r.authentic && r.resembles) {
         // What the file resembles, said as such: a record that does not
@@ -277,6 +350,13 @@ a { color: #0969da; }
         row('Details', r.resembles.detail);
       }
       out.push(el('dl', {}, ...rows));
+      if (chain) {
+        // The chain as a short timeline, oldest first.
+        out.push(el('h3', {}, 'Provenance chain'));
+        out.push(el('ol', {class: 'tl', 'aria-label': 'Provenance chain, oldest first'}, ...chain.map((c) => el('li', {},
+          el('span', {class: 'w'}, (c.created_at || '').replace('T', ' ').replace('Z', ' UTC')),
+          (c.org_name || 'Unknown signer') + ' ' + (RELATIONS[c.relation] || c.relation || '') + (c.record_id === r.record_id ? ' (this picture)' : '')))));
+      }
 
       out.push(el('h3', {}, 'Checks'));
       const states = {passed: ['ok', '✓', 'passed'], failed: ['no', '✕', 'failed'], not_applicable: ['na', '–', 'not applicable']};
@@ -340,6 +420,7 @@ a { color: #0969da; }
     let b = seen.get(img);
     if (!b) {
       b = document.createElement('provenant-badge');
+      b._img = img;
       img.insertAdjacentElement('afterend', b);
       seen.set(img, b);
     }

@@ -80,7 +80,7 @@ With --api-key KEY and no --email, login only stores that key.`,
 				}
 				return a.printJSON(out)
 			}
-			a.printf("Logged in to %s as %s (%s); session valid until %s.\n", a.url, s.User.Email, s.User.OrgName, s.ExpiresAt.Local().Format(time.Kitchen))
+			a.printf("Logged in to %s as %s (%s); session valid until %s.\n", a.url, s.User.Email, s.User.OrgName, s.ExpiresAt.Local().Format("2006-01-02 15:04 MST"))
 			if created != nil {
 				a.printf("Created API key %q (…%s) and stored it.\n", created.Name, created.Last4)
 			}

@@ -210,7 +210,9 @@ func (a *app) runJobs(ctx context.Context, verb string, jobs []signJob, parallel
 		progress = mpb.NewWithContext(ctx, mpb.WithOutput(a.io.err), mpb.WithWidth(40))
 		bar = progress.AddBar(int64(len(jobs)),
 			mpb.PrependDecorators(decor.Name(verb), decor.CountersNoUnit("%d/%d")),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
+			// AverageETA: parallel workers move the bar with Increment; an EWMA
+			// ETA needs each item's duration and stayed at "0s" without it.
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)),
 		)
 	}
 	next := make(chan int)

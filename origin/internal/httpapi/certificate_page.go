@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 	"sync/atomic"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -76,7 +77,17 @@ func (a *API) writeCertificatePage(ctx *fasthttp.RequestCtx, v certificateView) 
 	return nil
 }
 
-var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
+// humanTime says an RFC 3339 time as "2006-01-02 15:04:05 UTC" (the raw
+// value stays in the JSON); anything else is shown as it is.
+func humanTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+var certTemplate = template.Must(template.New("cert").Funcs(template.FuncMap{"human": humanTime}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Provenance certificate {{.RecordID}} · Provenant</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 {{with .Assets}}<link rel="stylesheet" href="{{.CSS}}"><link rel="icon" href="{{.Icon}}" type="image/svg+xml"><script src="{{.JS}}" defer></script>
@@ -95,6 +106,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 <main id="main" tabindex="-1" class="certificate" data-record="{{.RecordID}}">
 <p class="crumbs"><a href="/verify">← Verify a file</a> · <a href="/search">Search the registry</a></p>
 <h1>Provenance certificate</h1>
+<p class="hint">Record <code class="hash" data-copy>{{.RecordID}}</code></p>
 
 <section class="verdict-box {{if or (eq .Status "revoked") (and .SigningKeyRevocation (ne .SigningKeyRevocation.Decision "valid"))}}tone-bad{{else if eq .Blockchain "anchored"}}tone-ok{{else}}tone-caution{{end}}" aria-labelledby="cert-verdict">
 {{if eq .Status "revoked"}}<h2 id="cert-verdict">Revoked by its signer: do not rely on it</h2>
@@ -103,7 +115,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 {{else if eq .Blockchain "anchored"}}<h2 id="cert-verdict">Signed by {{.Signer.Display}} and anchored</h2>
 {{else}}<h2 id="cert-verdict">Signed by {{.Signer.Display}}; anchoring pending</h2>{{end}}
 {{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
-<p>A {{with .OriginLabel}}{{.}}{{else}}file{{end}} (origin declared by the signer) signed by <strong>{{.Signer.Display}}</strong>; on record since {{.TimeOfRecord}}{{if eq .TimeOfRecordBasis "anchored"}}, when it was anchored{{end}}.</p>
+<p>Signed by <strong>{{.Signer.Display}}</strong>, who declares its origin: <strong>{{with .OriginLabel}}{{.}}{{else}}{{.OriginType}}{{end}}</strong>. On record since {{human .TimeOfRecord}}{{if eq .TimeOfRecordBasis "anchored"}}, when it was anchored{{else}}, when the service received it{{end}}.</p>
 {{with .Network}}{{if not .Public}}<p><strong>Anchoring network: {{.Name}}, a {{.Description}}.</strong></p>{{end}}{{end}}
 <p class="hint">This certificate is about the record: whether a given copy of the picture is the one signed is for a verifier to say — <a href="#check">check a copy</a> below or on <a href="/verify">the verify page</a>.</p>
 </section>
@@ -118,8 +130,8 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 
 <section aria-labelledby="when-h"><h2 id="when-h">When</h2>
 <dl class="kv">
-<dt>Time of record</dt><dd>{{.TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on {{with .Network}}{{if .Public}}the public network {{.Name}}{{else}}the service's local development chain, not a public timestamp{{end}}{{else}}chain{{end}}{{else}}received by the service, not yet anchored{{end}})</dd>
-{{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{.ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{.Timestamp}}</dd>{{end}}
+<dt>Time of record</dt><dd>{{human .TimeOfRecord}} ({{if eq .TimeOfRecordBasis "anchored"}}anchored on {{with .Network}}{{if .Public}}the public network {{.Name}}{{else}}the service's local development chain, not a public timestamp{{end}}{{else}}chain{{end}}{{else}}received by the service, not yet anchored{{end}})</dd>
+{{if .ClaimedTimestamp}}<dt>Claimed signing time</dt><dd>{{human .ClaimedTimestamp}} (the signer's claim, not verified)</dd>{{else}}<dt>Signed at</dt><dd>{{human .Timestamp}}</dd>{{end}}
 </dl></section>
 
 <section aria-labelledby="where-h"><h2 id="where-h">Where it is anchored</h2>
@@ -134,7 +146,7 @@ var certTemplate = template.Must(template.New("cert").Parse(`<!DOCTYPE html>
 
 {{if .Chain}}<section aria-labelledby="chain-h"><h2 id="chain-h">Provenance chain</h2>
 {{with .ChainText}}<p data-chain>{{.}}</p>{{end}}
-<ol class="timeline">{{range .Chain}}<li class="{{.Relation}}{{if eq .RecordID $.RecordID}} current{{end}}"><span class="when">{{.CreatedAt}}</span> <span class="what">{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}})</span> <code class="hash">{{.RecordID}}</code>{{if eq .RecordID $.RecordID}} <span class="tag">this certificate</span>{{end}}</li>
+<ol class="timeline">{{range .Chain}}<li class="{{.Relation}}{{if eq .RecordID $.RecordID}} current{{end}}"><span class="when">{{human .CreatedAt}}</span> <span class="what">{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}})</span> <code class="hash">{{.RecordID}}</code>{{if eq .RecordID $.RecordID}} <span class="tag">this certificate</span>{{end}}</li>
 {{end}}</ol></section>{{end}}
 
 <section id="check" aria-labelledby="check-h"><h2 id="check-h">Check a copy</h2>

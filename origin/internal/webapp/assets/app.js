@@ -122,6 +122,138 @@
 
   const statusBadge = (s) => el('span', {class: 'tag tag-' + (s || 'none')}, s || '–');
 
+  // Words for the API's codes (the server renders the table into the
+  // page): a list shows "Camera photo", never camera_image.
+  const labels = (() => {
+    try { return JSON.parse($('#labels').textContent) || {}; } catch (e) { return {}; }
+  })();
+  const originLabel = (code) => ((labels.origin_types || {})[code]) || code || '–';
+  const orgTypeLabel = (code) => ((labels.org_types || {})[code]) || code || '';
+
+  // hashValue shows a long value (hash, id, transaction) on one line, cut
+  // with an ellipsis where it does not fit, the whole value in its title
+  // and a button that copies it.
+  function hashValue(v, what) {
+    const code = el('code', {class: 'hash', title: v}, v);
+    const b = el('button', {type: 'button', class: 'copy secondary', 'aria-label': 'Copy ' + (what || 'the value')}, 'Copy');
+    b.addEventListener('click', async () => {
+      try { await navigator.clipboard.writeText(v); } catch (e) {
+        const r = document.createRange(); r.selectNodeContents(code);
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r); document.execCommand('copy');
+      }
+      b.textContent = 'Copied';
+      setTimeout(() => { b.textContent = 'Copy'; }, 2000);
+    });
+    return el('span', {class: 'hashbox'}, code, b);
+  }
+  // Long values already in a server-rendered page (data-copy) get the
+  // same copy button.
+  function copyButtons(root) {
+    $$('code.hash[data-copy]', root).forEach((c) => c.replaceWith(hashValue(c.textContent, c.closest('dd') && c.closest('dd').previousElementSibling ? c.closest('dd').previousElementSibling.textContent : '')));
+  }
+
+  // thumb is a record's preview (its owner's only), or a placeholder.
+  const thumb = (r, alt) => r.thumbnail_url
+    ? el('img', {class: 'thumb', src: r.thumbnail_url, alt: alt || '', loading: 'lazy', width: 56, height: 56})
+    : el('span', {class: 'thumb none', 'aria-hidden': 'true'}, 'no preview');
+
+  // ---- look, don't read ------------------------------------------------
+
+  const SVGNS = 'http://www.w3.org/2000/svg';
+  const svgEl = (tag, attrs) => {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    return e;
+  };
+  const pct = (x) => Math.round(x * 1000) / 10;
+
+  // evidence draws the picture checked (src) with what the verdict found
+  // on it, from the geometry of the verify answer res: the signed
+  // picture's blocks found changed, outlined (edited); where a crop sits
+  // in the signed picture, the part cut away hatched (crop); the
+  // surroundings added around the signed picture, shaded (contained).
+  // Otherwise the picture alone. Returns a figure, or null without src.
+  function evidence(src, res) {
+    if (!src) return null;
+    const img = el('img', {src, alt: 'The picture checked'});
+    const cap = el('figcaption', {});
+    const keys = el('ul', {class: 'legend-keys'});
+    const key = (cls, text) => keys.append(el('li', {}, el('span', {class: cls, 'aria-hidden': 'true'}), text));
+    const fig = el('figure', {'data-overlay': 'none'});
+    const match = res && res.match;
+    const region = res && res.region;
+    const blocks = res && res.changed_blocks;
+    const contained = res && res.contained;
+    if (match === 'crop' && region && region.w > 0 && region.h > 0) {
+      // The frame is the signed picture; the copy sits where it was cut.
+      const frame = el('div', {class: 'frame', role: 'img',
+        'aria-label': `This copy shows ${pct(region.w * region.h)} % of the signed picture; the hatched part was cut away.`});
+      img.alt = '';
+      Object.assign(img.style, {left: pct(region.x) + '%', top: pct(region.y) + '%', width: pct(region.w) + '%', height: pct(region.h) + '%'});
+      frame.append(img);
+      const size = () => {
+        const W = img.naturalWidth / region.w, H = img.naturalHeight / region.h;
+        if (!W || !H) return;
+        frame.style.aspectRatio = W + ' / ' + H;
+        frame.style.width = 'min(100%, calc(70vh * ' + (W / H).toFixed(4) + '))';
+      };
+      img.addEventListener('load', size);
+      if (img.complete) size();
+      fig.append(frame);
+      fig.dataset.overlay = 'crop';
+      cap.textContent = `Where this copy sits in the signed picture: it shows ${pct(region.w * region.h)} % of it, from ${pct(region.x)} % across and ${pct(region.y)} % down.`;
+      key('k-vouched', 'this copy');
+      key('k-cut', 'cut away from the signed picture');
+    } else {
+      const box = el('div', {class: 'pic'}, img);
+      const svg = svgEl('svg', {viewBox: '0 0 100 100', preserveAspectRatio: 'none', 'aria-hidden': 'true'});
+      if (match === 'contained' && contained && contained.region) {
+        const c = contained.region;
+        const x = c.x * 100, y = c.y * 100, w = c.w * 100, h = c.h * 100;
+        svg.append(svgEl('path', {class: 'added', 'fill-rule': 'evenodd', d: `M0 0H100V100H0Z M${x} ${y}V${y + h}H${x + w}V${y}Z`}));
+        svg.append(svgEl('rect', {class: 'vouched', x, y, width: w, height: h, 'vector-effect': 'non-scaling-stroke'}));
+        fig.dataset.overlay = 'contained';
+        const un = typeof contained.unvouched_fraction === 'number' ? pct(contained.unvouched_fraction) : null;
+        cap.textContent = 'Shaded: the surroundings added around the signed picture' + (un !== null ? ` (${un} % of this file)` : '') +
+          ', which the signature does not vouch for. Outlined: the signed picture.';
+        key('k-added', 'added, not vouched for');
+        key('k-vouched', 'the signed picture');
+      } else if (blocks && blocks.cols > 0 && blocks.rows > 0 && (blocks.cells || []).length) {
+        // Blocks are cells of the signed picture; the file may show only
+        // part of it (region), so map them into the file's frame.
+        const r = region && region.w > 0 && region.h > 0 ? region : {x: 0, y: 0, w: 1, h: 1};
+        for (const cell of blocks.cells) {
+          const bx = (cell % blocks.cols) / blocks.cols, by = Math.floor(cell / blocks.cols) / blocks.rows;
+          svg.append(svgEl('rect', {class: 'changed', 'data-cell': cell, x: ((bx - r.x) / r.w) * 100, y: ((by - r.y) / r.h) * 100,
+            width: (1 / blocks.cols / r.w) * 100, height: (1 / blocks.rows / r.h) * 100, 'vector-effect': 'non-scaling-stroke'}));
+        }
+        fig.dataset.overlay = 'edited';
+        const n = blocks.cells.length, total = blocks.cols * blocks.rows;
+        cap.textContent = `Outlined: the ${n} of ${total} parts of the signed picture that differ in this copy.`;
+        key('k-changed', 'changed since signing');
+      } else {
+        cap.textContent = 'The picture checked.';
+      }
+      if (svg.childNodes.length) box.append(svg);
+      fig.append(box);
+    }
+    fig.append(cap);
+    if (keys.children.length) fig.append(keys);
+    return fig;
+  }
+
+  // timeline shows a provenance chain (oldest first) as a short list of
+  // dated steps; current is the record the page is about.
+  const relationWords = {original: 'signed first', derivative: 'signed as a derivative', resigned_copy: 're-signed a copy', earlier_match: 'signed an earlier match'};
+  function timeline(ol, chain, current) {
+    ol.replaceChildren(...(chain || []).map((c) => el('li', {class: (c.relation || '') + (c.record_id === current ? ' current' : '')},
+      el('span', {class: 'when'}, fmtTime(c.created_at)),
+      el('span', {class: 'what'}, el('strong', {}, c.org_name || 'Unknown signer'), ' ', relationWords[c.relation] || c.relation || '',
+        c.status === 'revoked' ? ' (revoked)' : '', c.record_id === current ? ' — this record' : ''),
+      el('a', {class: 'hint', href: '/api/v1/content-records/' + encodeURIComponent(c.record_id) + '/certificate'}, 'certificate'))));
+    return ol.children.length > 0;
+  }
+
   // ---- overview ------------------------------------------------------
 
   function chart(box, days) {
@@ -174,10 +306,11 @@
       chart($('#chart'), s.daily);
       const tb = $('#recent tbody');
       tb.replaceChildren(...(s.recent_records || []).map((r) => el('tr', {},
-        el('td', {}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, short(r.id, 16))),
-        el('td', {class: 'mono'}, short(r.sha256, 16)),
+        el('td', {}, thumb(r)),
+        el('td', {class: 'namecell'}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, r.original_filename || 'Record ' + short(r.id, 8)),
+          el('code', {class: 'hash', title: r.id}, r.id)),
         el('td', {}, fmtTime(r.created_at)),
-        el('td', {}, r.blockchain_tx ? 'anchored' : 'pending'))));
+        el('td', {}, statusBadge(r.blockchain_tx ? 'anchored' : 'pending')))));
       if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 4}, 'No records yet. ', el('a', {href: '/sign'}, 'Sign a file'))));
     } catch (e) {
       showError(msg, e);
@@ -222,7 +355,7 @@
       // A device key's private half stays on its device: the service
       // cannot sign with it.
       const items = (ks.items || []).filter((k) => !k.revoked_at && k.custody !== 'device');
-      sel.replaceChildren(...items.map((k) => el('option', {value: k.id}, `${k.name} (${k.origin_type})`)));
+      sel.replaceChildren(...items.map((k) => el('option', {value: k.id}, `${k.name} (${originLabel(k.origin_type)})`)));
       if (!items.length) {
         sel.append(el('option', {value: ''}, 'No signing key'));
         $('#nokey').hidden = false;
@@ -242,7 +375,8 @@
         const bar = el('progress', {max: 1, value: 0, 'aria-label': 'Upload of ' + f.name});
         const state = el('span', {class: 'state'}, 'waiting');
         const li = el('li', {class: 'result'}, el('strong', {}, f.name), ' ', bar, ' ', state);
-        results.prepend(li);
+        // In the order chosen, as they are signed (the queue is FIFO).
+        results.append(li);
         const key = sel.value;
         queue = queue.then(async () => {
           state.textContent = 'uploading';
@@ -282,14 +416,16 @@
       try {
         const page = await api('GET', '/api/v1/content-records?' + q);
         msg.replaceChildren();
-        tb.replaceChildren(...(page.items || []).map((r) => el('tr', {},
-          el('td', {}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, short(r.id, 16))),
-          el('td', {}, r.original_filename || '–'),
-          el('td', {}, r.origin_type),
+        tb.replaceChildren(...(page.items || []).map((r) => el('tr', {'data-id': r.id},
+          el('td', {}, thumb(r)),
+          el('td', {class: 'namecell'}, el('a', {href: '/records/' + encodeURIComponent(r.id)}, r.original_filename || 'Record ' + short(r.id, 8)),
+            el('code', {class: 'hash', title: r.id}, r.id)),
+          el('td', {title: r.origin_type}, originLabel(r.origin_type)),
           el('td', {}, fmtTime(r.created_at)),
           el('td', {}, statusBadge(r.blockchain_status)),
-          el('td', {}, statusBadge(r.status)))));
-        if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 6}, 'No records match.')));
+          el('td', {}, statusBadge(r.status)),
+          el('td', {}, r.download_url ? el('a', {href: r.download_url, download: '', class: 'download', 'aria-label': 'Download the signed file ' + (r.original_filename || r.id)}, 'Download') : ''))));
+        if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 7}, 'No records match.')));
         next = page.next_cursor || '';
         $('#more').hidden = !next;
         $('#first').hidden = !cursor;
@@ -307,14 +443,22 @@
     const msg = $('#msg');
     const id = $('#rid').dataset.id;
     const kv = (dl, rows) => dl.replaceChildren(...rows.filter((r) => r[1] !== undefined && r[1] !== '').flatMap(([k, v]) =>
-      [el('dt', {}, k), el('dd', {class: typeof v === 'string' && /^[0-9a-f]{32,}$/.test(v) ? 'mono break' : ''}, v)]));
+      [el('dt', {}, k), el('dd', {}, typeof v === 'string' && /^(0x)?[0-9a-f]{32,}$/.test(v) ? hashValue(v, k) : v)]));
     const load = async () => {
       try {
         const r = await api('GET', '/api/v1/content-records/' + encodeURIComponent(id));
+        if (r.original_filename) $('#record-title').textContent = r.original_filename;
+        $('#picture').replaceChildren(r.thumbnail_url ? el('img', {class: 'record-pic', src: r.thumbnail_url, alt: 'Preview of the signed picture ' + (r.original_filename || '')}) : '');
+        const dl = $('#download');
+        if (r.download_url) {
+          dl.href = r.download_url;
+          dl.hidden = false;
+        }
         kv($('#details'), [
           ['Status', statusBadge(r.status)], ['Revoked at', r.revoked_at ? fmtTime(r.revoked_at) : ''],
-          ['Reason', r.revoked_reason || ''], ['File', r.original_filename], ['Origin type', r.origin_type],
-          ['Signer', (r.signer && (r.signer.display || r.signer.org_name)) || ''], ['Created', fmtTime(r.created_at)],
+          ['Reason', r.revoked_reason || ''], ['File', r.original_filename], ['Origin', originLabel(r.origin_type)],
+          ['Signer', (r.signer && (r.signer.display || r.signer.org_name)) || ''],
+          ['Organisation type', r.signer ? orgTypeLabel(r.signer.org_type) : ''], ['Created', fmtTime(r.created_at)],
           ['SHA-256', r.sha256], ['Original SHA-256', r.original_sha256 || ''], ['Perceptual hash', r.perceptual_hash],
           ['Watermark payload', r.watermark_payload_hex], ['Size', r.width ? `${r.width}×${r.height} ${r.output_format || ''}` : ''],
           ['Parent record', r.parent_record_id || ''],
@@ -353,7 +497,7 @@
       const ks = await api('GET', '/api/v1/keys/signing-keys');
       const tb = $('#signing-keys tbody');
       tb.replaceChildren(...(ks.items || []).map((k) => el('tr', {},
-        el('td', {}, k.name), el('td', {}, k.origin_type), el('td', {}, [k.device_id, k.device_info].filter(Boolean).join(' · ') || '–'),
+        el('td', {}, k.name), el('td', {title: k.origin_type}, originLabel(k.origin_type)), el('td', {}, [k.device_id, k.device_info].filter(Boolean).join(' · ') || '–'),
         el('td', {class: 'mono', title: k.public_key_hex}, short(k.public_key_hex, 16)), el('td', {}, fmtTime(k.created_at)))));
       if (!tb.children.length) tb.append(el('tr', {}, el('td', {colspan: 5}, 'No signing key yet.')));
     };
@@ -489,9 +633,11 @@
     };
     $('#dl-filter').addEventListener('submit', (e) => { e.preventDefault(); loadDeliveries(); });
     $('#dl-more').addEventListener('click', () => loadDeliveries(true));
+    const guide = $('#wh-guide');
     $('#wh-form').addEventListener('submit', async (e) => {
       e.preventDefault();
       const f = e.target;
+      guide.hidden = true;
       try {
         const h = await api('POST', '/api/v1/webhooks', {json: {url: f.url.value, events: $$('input:checked', f).map((c) => c.value)}});
         f.url.value = '';
@@ -500,10 +646,62 @@
         await loadDeliveries();
       } catch (err) {
         showError(msg, err, f);
+        const words = webhookGuide(f.url.value, err);
+        if (words) {
+          guide.replaceChildren(...words);
+          guide.hidden = false;
+        }
       }
     });
     $('#copy-secret').addEventListener('click', (e) => copy($('#new-secret-value'), e.target));
     try { await load(); await loadDeliveries(); } catch (e) { showError(msg, e); }
+  }
+
+  // webhookGuide turns a refused webhook URL into what the operator sets
+  // so that it is accepted (the origin's environment variables, as
+  // docs/webhooks.md names them), or null when the refusal is not about
+  // the address policy.
+  function webhookGuide(raw, err) {
+    if (!(err instanceof ApiError)) return null;
+    const reasons = (err.problem.errors || []).filter((e) => e.field === 'url').map((e) => e.message || e.detail || '').concat([err.message]).join(' ');
+    let u = null;
+    try { u = new URL(raw.trim()); } catch (e) { return null; }
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const v4 = /^\d+\.\d+\.\d+\.\d+$/.test(host);
+    const v6 = host.includes(':');
+    const cidr = v4 ? host + '/32' : v6 ? host + '/128' : null;
+    const code = (t) => el('code', {}, t);
+    const out = [];
+    const refused = /refused address \(([a-z -]+) address\)/.exec(reasons);
+    const port = /port (\d+) not allowed/.exec(reasons);
+    if (refused && /(^|\.)localhost\.?$/.test(host)) {
+      out.push(el('p', {}, el('strong', {}, 'The name localhost is always refused. '), 'Use the address instead, ',
+        code(u.protocol + '//127.0.0.1' + (u.port ? ':' + u.port : '') + u.pathname), ', which the operator allows by starting the origin with'),
+        el('p', {}, code('PROVENANT_WEBHOOK_ALLOW_CIDRS=127.0.0.1/32')),
+        el('p', {}, 'and restarting it; then create the webhook again. An allowed address may use any port, and plain ', code('http://'), ' as well as https.'));
+    } else if (port) {
+      out.push(el('p', {}, el('strong', {}, 'The port is not allowed. '), 'Webhooks go to ports 80 and 443 only, unless the operator adds the port: start the origin with ',
+        code('PROVENANT_WEBHOOK_PORTS=' + port[1]), '.'));
+    } else if (refused) {
+      const cls = refused[1];
+      const range = cidr || (cls === 'loopback' ? '127.0.0.1/32,::1/128' : null);
+      out.push(el('p', {}, el('strong', {}, `This address is ${/^[aeiou]/.test(cls) ? 'an' : 'a'} ${cls} address. `),
+        'The origin refuses to call addresses inside its own network, so that a webhook cannot reach internal services by mistake. ' +
+        'To allow a receiver you run there, the operator starts the origin with'),
+        el('p', {}, code('PROVENANT_WEBHOOK_ALLOW_CIDRS=' + (range || '<the receiver\'s address range, e.g. 10.0.0.0/8>'))),
+        el('p', {}, 'and restarts it; then create the webhook again. An allowed address may use any port, and plain ', code('http://'), ' as well as https.'));
+    } else if (/must use https/.test(reasons)) {
+      out.push(el('p', {}, el('strong', {}, 'Plain http is refused for internet addresses. '), 'Use an ', code('https://'),
+        ' URL, or have the operator start the origin with ', code('PROVENANT_WEBHOOK_ALLOW_HTTP=true'), ' (deliveries are still signed, but not encrypted).'));
+    } else if (/does not resolve/.test(reasons)) {
+      out.push(el('p', {}, el('strong', {}, `The origin found no address for ${host}. `),
+        'Check the name (example.com addresses are placeholders that do not exist). A receiver on this machine or your network: use its IP address, e.g. ',
+        code(u.protocol + '//127.0.0.1:' + (u.port || '8080') + u.pathname), ', which the operator allows with ', code('PROVENANT_WEBHOOK_ALLOW_CIDRS=127.0.0.1/32'), '.'));
+    } else {
+      return null;
+    }
+    out.push(el('p', {class: 'hint'}, 'Settings are read when the origin starts; see docs/webhooks.md, “Security: which URLs are accepted”.'));
+    return out;
   }
 
   // ---- verify --------------------------------------------------------
@@ -592,6 +790,15 @@
   const stateLook = {passed: ['pass', '✓', 'passed'], failed: ['fail', '✗', 'failed'], not_applicable: ['skipped', '–', 'not applicable']};
   const checkNames = {watermark: 'Watermark', sha256: 'Exact file (SHA-256)', perceptual_hash: 'Picture (perceptual hash)', blockchain: 'Blockchain anchoring'};
 
+  // pictureURL keeps one blob: URL of the picture last checked on a page
+  // (revoking the one before), for drawing the evidence on it.
+  let pictureURL = '';
+  function showPicture(file) {
+    if (pictureURL) URL.revokeObjectURL(pictureURL);
+    pictureURL = file && !isVideo(file) ? URL.createObjectURL(file) : '';
+    return pictureURL;
+  }
+
   async function verifyPage() {
     const prog = $('#progress');
     const box = $('#result');
@@ -653,15 +860,20 @@
         ['Match', res.authentic && p ? p.match_text : ''],
         ['Provenance', p ? p.chain : ''],
         ['Signing key', p ? p.key_rule : ''],
-        ['Anchoring', anchor ? `block ${anchor.block} · tx ${anchor.tx}` + (anchor.network ? ' · ' + anchor.network : '')
-          : (res.blockchain_tx ? 'tx ' + res.blockchain_tx : (res.record_id ? 'pending' : ''))],
+        ['Anchoring', anchor ? `block ${anchor.block}` + (anchor.network ? ' · ' + anchor.network : '')
+          : (res.blockchain_tx ? 'anchored' : (res.record_id ? 'pending' : ''))],
+        ['Transaction', anchor ? anchor.tx : res.blockchain_tx || ''],
         ['Network', net ? `${net.name} (chain id ${net.chain_id}), ` + (net.public ? 'a public network' : 'a ' + net.description) : ''],
         ['Record', res.record_id || ''],
         ['Record found', !res.authentic && rs ? rs.record_id : ''],
         ['Record signed by', !res.authentic && rs ? rs.claimed_by : ''],
         ['Details', !res.authentic && rs ? rs.detail : ''],
       ].filter((x) => x[1]);
-      $('#facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {class: /^Record/.test(k) ? 'mono break' : 'break'}, v)]));
+      const long = new Set(['Record', 'Record found', 'Transaction']);
+      $('#facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, long.has(k) ? hashValue(v, k) : v)]));
+      const ev = r.status === 'error' ? null : evidence(showPicture(file), res);
+      $('#evidence').replaceChildren(ev || '');
+      $('#chain').hidden = !timeline($('#timeline'), (res.chain || []).length > 1 ? res.chain : [], res.record_id);
       const checks = res.checks || {};
       const presented = new Map(((p && p.checks) || []).map((c) => [c.name, c]));
       $('#checks').replaceChildren(...Object.keys(checkNames).map((k) => {
@@ -710,7 +922,7 @@
         const tb = $('#hits tbody');
         tb.replaceChildren(...(page.items || []).map((x) => el('tr', {},
           el('td', {}, el('a', {href: '/api/v1/content-records/' + encodeURIComponent(x.id) + '/certificate'}, short(x.id, 16))),
-          el('td', {}, (x.signer && x.signer.display) || x.org_name), el('td', {}, x.origin_type),
+          el('td', {}, (x.signer && x.signer.display) || x.org_name), el('td', {title: x.origin_type}, originLabel(x.origin_type)),
           el('td', {}, fmtTime(x.created_at)), el('td', {}, statusBadge(x.status)))));
         $('#none').hidden = tb.children.length > 0;
       } catch (err) {
@@ -719,7 +931,55 @@
     });
   }
 
-  const pages = {overview, sign, records, record: recordPage, keys: keysPage, webhooks: webhooksPage, verify: verifyPage, search: searchPage};
+  // ---- the public certificate ----------------------------------------
+
+  // certificatePage adds copy buttons to the long values and checks a
+  // copy of the picture against this record, in the browser, drawing
+  // what differs on it.
+  async function certificatePage() {
+    copyButtons(document);
+    const id = $('main').dataset.record;
+    const out = $('#copy-result');
+    const prog = $('#progress');
+    if (!out) return;
+    const run = async (file) => {
+      if (!file) return;
+      out.hidden = true;
+      prog.replaceChildren(el('p', {}, 'Checking ' + file.name + ' in this browser…'));
+      const r = await verifyInBrowser(file);
+      prog.replaceChildren();
+      const res = r.result || {};
+      const p = r.presentation || {};
+      const found = res.record_id || (res.resembles && res.resembles.record_id) || '';
+      let head;
+      let tone;
+      if (r.status === 'error') {
+        [head, tone] = ['Could not check this file: ' + (r.error || 'unknown error'), 'bad'];
+      } else if (found === id && res.authentic) {
+        [head, tone] = ['This copy is the picture of this record', 'ok'];
+      } else if (found === id) {
+        [head, tone] = ['This copy is linked to this record, but not shown to be its picture', 'bad'];
+      } else if (found) {
+        [head, tone] = ['This copy belongs to another record', 'caution'];
+      } else {
+        [head, tone] = ['This copy is not linked to this record', 'caution'];
+      }
+      out.dataset.status = r.status;
+      out.dataset.match = res.match || '';
+      out.className = 'verdict-box tone-' + tone;
+      out.replaceChildren(el('h3', {}, head),
+        p.headline ? el('p', {}, el('strong', {}, p.headline), p.explanation ? ' — ' + p.explanation : '') : '',
+        found && found !== id ? el('p', {}, el('a', {href: '/api/v1/content-records/' + encodeURIComponent(found) + '/certificate'}, 'The certificate of that record')) : '',
+        r.status === 'error' ? '' : evidence(showPicture(file), res) || '',
+        el('p', {class: 'hint'}, 'The picture did not leave your machine; only its fingerprints were looked up.'));
+      out.hidden = false;
+    };
+    $('#file').addEventListener('change', (e) => run(e.target.files[0]));
+    dropZone($('#drop'), (files) => run(files[0]));
+  }
+
+  const pages = {overview, sign, records, record: recordPage, keys: keysPage, webhooks: webhooksPage, verify: verifyPage, search: searchPage,
+    certificate: certificatePage};
   // data-ready tells tests (and anyone waiting) that the page's controls
   // are wired and its first data is shown.
   const init = pages[document.body.dataset.page] || (() => undefined);
