@@ -978,6 +978,18 @@
     dropZone($('#drop'), (files) => run(files[0]));
   }
 
+  // On a phone a table shows each row as a card (app.css); every cell
+  // carries its column's name, kept up to date as rows are rendered.
+  function labelCells(table) {
+    const names = $$('thead th', table).map((th) => (th.querySelector('.sr-only') ? '' : th.textContent.trim()));
+    const apply = () => $$('tbody tr', table).forEach((tr) => Array.from(tr.children).forEach((td, i) => {
+      if (names[i] && td.colSpan === 1) td.dataset.label = names[i];
+    }));
+    apply();
+    new MutationObserver(apply).observe($('tbody', table), {childList: true});
+  }
+  $$('.table-wrap table').forEach(labelCells);
+
   const pages = {overview, sign, records, record: recordPage, keys: keysPage, webhooks: webhooksPage, verify: verifyPage, search: searchPage,
     certificate: certificatePage};
   // data-ready tells tests (and anyone waiting) that the page's controls
