@@ -28,7 +28,9 @@ func TestScriptsPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := string(b)
+		// The SVG namespace name is an identifier the DOM needs to build the
+		// panel's overlay, never fetched: the one absolute URL allowed.
+		src := strings.ReplaceAll(string(b), "'http://www.w3.org/2000/svg'", "SVG_NAMESPACE")
 		for _, f := range forbidden {
 			if loc := f.re.FindStringIndex(src); loc != nil {
 				line := strings.Count(src[:loc[0]], "\n") + 1
