@@ -111,6 +111,11 @@ func TestRoundTrip(t *testing.T) {
 	if !strings.Contains(r.out, "Example News") {
 		t.Errorf("login output: %s", r.out)
 	}
+	// The session's end is a date and time with its zone, not a bare
+	// clock time.
+	if !regexp.MustCompile(`session valid until \d{4}-\d\d-\d\d \d\d:\d\d [A-Za-z+\-0-9]+\.`).MatchString(r.out) {
+		t.Errorf("login output does not give the session's end with a date and zone: %s", r.out)
+	}
 	st, err := os.Stat(c.env["PROVENANT_CONFIG"])
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("config file: %v, mode %v, want 0600", err, st.Mode().Perm())
