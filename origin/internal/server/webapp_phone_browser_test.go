@@ -146,7 +146,18 @@ func TestWebAppEveryPageAtPhoneWidth(t *testing.T) {
 			b.waitJS(t, "hit", `document.querySelectorAll("#hits tbody tr").length === 1`, 10*time.Second)
 		}},
 		{name: "certificate", path: "/api/v1/content-records/" + derivID + "/certificate", ready: `document.querySelector("h1").textContent === "Provenance certificate" && document.querySelector(".hashbox button.copy")`},
-		{name: "demo", path: "/demo", ready: `document.querySelectorAll("provenant-badge[status]").length >= 6`},
+		{name: "demo", path: "/demo", ready: `document.querySelectorAll("provenant-badge[status]").length >= 6`, fill: func(t *testing.T) {
+			// The footer's snippet names this origin; the page's icon exists.
+			var foot, icon string
+			b.eval(t, `document.querySelector("footer").innerText`, &foot)
+			b.eval(t, `fetch(document.querySelector('link[rel="icon"]').href).then(r => r.status + " " + r.headers.get("Content-Type"))`, &icon)
+			if !strings.Contains(foot, ts.base+"/api/v1/widget/embed.js") || strings.Contains(foot, "{origin}") {
+				t.Errorf("demo footer: %q, want the snippet with %s", foot, ts.base)
+			}
+			if icon != "200 image/svg+xml" {
+				t.Errorf("demo icon: %s", icon)
+			}
+		}},
 	}
 	fitsAndShoot(t, b, ts.base, dir, axe, public)
 
