@@ -146,7 +146,7 @@ var certTemplate = template.Must(template.New("cert").Funcs(template.FuncMap{"hu
 
 {{if .Chain}}<section aria-labelledby="chain-h"><h2 id="chain-h">Provenance chain</h2>
 {{with .ChainText}}<p data-chain>{{.}}</p>{{end}}
-<ol class="timeline">{{range .Chain}}<li class="{{.Relation}}{{if eq .RecordID $.RecordID}} current{{end}}"><span class="when">{{human .CreatedAt}}</span> <span class="what">{{if eq .Relation "original"}}{{.OrgName}}, {{.CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{.CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}})</span> <code class="hash">{{.RecordID}}</code>{{if eq .RecordID $.RecordID}} <span class="tag">this certificate</span>{{end}}</li>
+<ol class="timeline">{{range .Chain}}<li class="{{.Relation}}{{if eq .RecordID $.RecordID}} current{{end}}"><span class="what">{{if eq .Relation "original"}}{{.OrgName}}, {{human .CreatedAt}} (original{{else}}re-signed by {{.OrgName}} on {{human .CreatedAt}} (derivative{{if .Evidence}}, linked by {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{$e}}{{end}}{{end}}{{end}}{{if eq .Status "revoked"}}, revoked{{end}})</span> <code class="hash">{{.RecordID}}</code>{{if eq .RecordID $.RecordID}} <span class="tag">this certificate</span>{{end}}</li>
 {{end}}</ol></section>{{end}}
 
 <section id="check" aria-labelledby="check-h"><h2 id="check-h">Check a copy</h2>
