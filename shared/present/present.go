@@ -15,6 +15,7 @@
 package present
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -51,9 +52,13 @@ const (
 // Match phrases: how the file relates to the record, in words. Exact is
 // the only one that says "unchanged".
 const (
-	PhraseExact      = "signed and unchanged"
-	PhraseReencoded  = "the same picture, re-encoded or resized"
-	PhraseCrop       = "a crop of the signed picture"
+	PhraseExact     = "signed and unchanged"
+	PhraseReencoded = "the same picture, re-encoded or resized"
+	PhraseCrop      = "a crop of the signed picture"
+	// PhraseContained says both halves of a contained match: the signed
+	// picture is there, and what surrounds it is nobody's signed word (a
+	// caption bar, a screenshot's interface).
+	PhraseContained  = "the signed picture inside a larger file; the surroundings are not signed"
 	PhraseEdited     = "an edited version of the signed picture"
 	PhraseMismatch   = "carries a signed watermark, but is not the signed picture"
 	PhrasePerceptual = "looks like a signed picture"
@@ -145,6 +150,8 @@ func matchPhrase(m string) string {
 		return PhraseReencoded
 	case "crop":
 		return PhraseCrop
+	case "contained":
+		return PhraseContained
 	case "edited":
 		return PhraseEdited
 	case "mismatch":
@@ -160,6 +167,15 @@ func signerLine(s *wire.Signer) string {
 		return s.Display
 	}
 	return s.OrgName
+}
+
+// unvouched says how much of the file lies outside a contained signed
+// picture, in whole percent ("" when unknown).
+func unvouched(c *wire.Containment) string {
+	if c == nil || c.Unvouched <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d %% of the file lies outside it", max(1, int(c.Unvouched*100+0.5)))
 }
 
 func byName(v wire.VerifyResponse) string {
@@ -184,6 +200,9 @@ func headline(v wire.VerifyResponse) (string, Tone, string) {
 			h, e = "Authentic — "+PhraseReencoded, "This is the picture signed"+by+", re-encoded or resized: its bytes differ, its content does not."
 		case "crop":
 			h, e = "Authentic — "+PhraseCrop, "This file shows part of the picture signed"+by+"; the part it shows matches the signed picture block by block."
+		case "contained":
+			h, e = "Authentic picture — surroundings not signed", "The picture signed"+by+" is in this file and matches it block by block"+
+				unvouched(v.Contained)+": nothing outside the signed picture (text, captions, an interface around it) is vouched for."
 		default:
 			h, e = "Authentic", "This file matches the record signed"+by+"."
 		}

@@ -114,6 +114,14 @@ func TestWordingRules(t *testing.T) {
 	if v := present.WordingViolations(revoked, badRevoked); len(v) != 2 {
 		t.Errorf("violations of a broken revoked presentation: %v, want 2", v)
 	}
+	contained := resp(true, "contained", wire.Checks{Watermark: wire.Check{Passed: true, Details: "watermark payload 01 matches record r1"}})
+	contained.Contained = &wire.Containment{Region: wire.Region{Y: 0.2, W: 1, H: 0.8}, Unvouched: 0.2}
+	if v := present.WordingViolations(contained, present.Present(contained, present.Options{})); len(v) != 0 {
+		t.Errorf("contained violations: %v", v)
+	}
+	if v := present.TextViolations(contained, "Authentic — the picture signed by Org A"); len(v) != 1 {
+		t.Errorf("a contained text without the caveat: %v, want 1 violation", v)
+	}
 	ro := present.Present(resp(true, "exact", wire.Checks{SHA256: wire.Check{Passed: true, Details: "exact SHA-256 match with record r1"}}), present.Options{RecordOnly: true})
 	if ro.Headline != present.RecordOnlyHeadline || ro.Tone == present.ToneAuthentic || strings.Contains(ro.Headline, "Verified") {
 		t.Errorf("record only reads %+v", ro)

@@ -32,6 +32,10 @@ func WordingViolations(v wire.VerifyResponse, p Presentation) []string {
 		if !strings.Contains(p.Headline+p.MatchText, PhraseCrop) {
 			bad("crop match does not read %q", PhraseCrop)
 		}
+	case "contained":
+		if !strings.Contains(p.Headline+p.MatchText, "not signed") {
+			bad("contained match does not say the surroundings are not signed")
+		}
 	}
 	wc := map[string]wire.Check{wire.CheckWatermark: v.Checks.Watermark, wire.CheckSHA256: v.Checks.SHA256,
 		wire.CheckPerceptualHash: v.Checks.PerceptualHash, wire.CheckBlockchain: v.Checks.Blockchain}
@@ -63,6 +67,7 @@ func WordingViolations(v wire.VerifyResponse, p Presentation) []string {
 // TextViolations checks text a surface rendered for verdict v (its whole
 // visible text, any case) against the rules that words can break:
 // "unchanged" only for an exact match, the re-encoded and crop phrases,
+// a contained match saying its surroundings are not signed,
 // and a not-authentic file's panel never calling a matched record's
 // evidence "not passed" next to a match ("not passed — exact SHA-256
 // match").
@@ -77,6 +82,9 @@ func TextViolations(v wire.VerifyResponse, text string) []string {
 	}
 	if v.Match == "crop" && v.Authentic && !strings.Contains(low, PhraseCrop) {
 		out = append(out, "crop match does not read "+PhraseCrop)
+	}
+	if v.Match == "contained" && v.Authentic && !strings.Contains(low, "not signed") {
+		out = append(out, "contained match does not say the surroundings are not signed")
 	}
 	if strings.Contains(low, "not passed") && strings.Contains(low, "exact sha-256 match") {
 		out = append(out, "says not passed beside an exact SHA-256 match")
