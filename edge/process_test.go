@@ -13,7 +13,8 @@ import (
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
-// TestSIGHUPReload runs the edge binary with a module file: SIGHUP swaps
+// TestSIGHUPReload runs the edge binary with a module file: it listens at
+// once and reports when its verifier is ready; SIGHUP swaps
 // in the file's module again; after the file is replaced by a broken
 // module, SIGHUP is refused and the edge keeps running; SIGTERM stops it
 // cleanly.
@@ -67,7 +68,11 @@ func TestSIGHUPReload(t *testing.T) {
 			}
 		}
 	}
+	// The edge listens and says it is compiling before the module is
+	// ready (with an empty cache that takes tens of seconds).
+	wait(`msg="verifier module compiling`)
 	wait(`msg="edge listening"`)
+	wait(`msg="verifier ready"`)
 	_ = cmd.Process.Signal(syscall.SIGHUP)
 	wait(`msg="verifier reloaded on SIGHUP"`)
 	if err := os.WriteFile(modPath, mod[:len(mod)/2], 0o644); err != nil {
