@@ -93,8 +93,11 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	if o.maxConns < 0 || o.maxConnsPerIP < 0 || o.minBodyRate <= 0 || o.maxBodyMiB <= 0 || o.headerTimeout <= 0 || o.idleTimeout <= 0 || o.shutdownTimeout <= 0 {
 		return nil, errors.New("--max-conns and --max-conns-per-ip must be >= 0; --min-body-rate, --max-body-mib and the timeouts positive")
 	}
-	if o.origin == "" {
-		return nil, errors.New("--origin is required")
+	if o.origin == "" && (!o.precompile || o.wasmPath == "") {
+		return nil, errors.New("--origin is required (--precompile with --verifier-wasm needs none)")
+	}
+	if o.precompile && o.engine != "wasm" {
+		return nil, errors.New("--precompile compiles the wasm verifier; it does not go with --verifier native")
 	}
 	if o.engine != "wasm" && o.engine != "native" {
 		return nil, fmt.Errorf("--verifier %q: want wasm or native", o.engine)
