@@ -51,6 +51,7 @@ type options struct {
 	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB          int64
 	deadline, maxStale, originTimeout                                          time.Duration
 	headerTimeout, idleTimeout, shutdownTimeout                                time.Duration
+	precompile                                                                 bool
 }
 
 // adminTokenEnv carries the admin token: a secret stays out of the
@@ -67,6 +68,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.StringVar(&o.engine, "verifier", "wasm", "verification engine: wasm (verifier.wasm in wazero, sandboxed) or native (compiled in, faster)")
 	fs.StringVar(&o.wasmPath, "verifier-wasm", "", "verifier.wasm to run; empty: the module the origin serves (its widget manifest)")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "directory for wazero's compiled code, so a restart does not recompile; empty: the user cache directory")
+	fs.BoolVar(&o.precompile, "precompile", false, "compile the verifier module into --cache-dir, smoke-test it and exit (an image build step, so the first start does not compile)")
 	fs.IntVar(&o.instances, "wasm-instances", runtime.GOMAXPROCS(0), "module instances alive at once (verifications in parallel)")
 	fs.Int64Var(&o.wasmMemoryMiB, "wasm-memory-mib", 1024, "memory limit of one module instance, MiB")
 	fs.DurationVar(&o.deadline, "verify-deadline", 0, "if > 0, a deadline for each call into the module (costs speed on every call, see docs/edge.md); 0 relies on the core's input limits")
@@ -91,8 +93,11 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	if o.maxConns < 0 || o.maxConnsPerIP < 0 || o.minBodyRate <= 0 || o.maxBodyMiB <= 0 || o.headerTimeout <= 0 || o.idleTimeout <= 0 || o.shutdownTimeout <= 0 {
 		return nil, errors.New("--max-conns and --max-conns-per-ip must be >= 0; --min-body-rate, --max-body-mib and the timeouts positive")
 	}
-	if o.origin == "" {
-		return nil, errors.New("--origin is required")
+	if o.origin == "" && (!o.precompile || o.wasmPath == "") {
+		return nil, errors.New("--origin is required (--precompile with --verifier-wasm needs none)")
+	}
+	if o.precompile && o.engine != "wasm" {
+		return nil, errors.New("--precompile compiles the wasm verifier; it does not go with --verifier native")
 	}
 	if o.engine != "wasm" && o.engine != "native" {
 		return nil, fmt.Errorf("--verifier %q: want wasm or native", o.engine)
@@ -136,28 +141,24 @@ func run(args []string) error {
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
 		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log,
 		AdminGuard: adminguard.New(splitList(o.adminHosts), o.adminToken), Conns: connsConfig(o, log)}
+	// started receives the WebAssembly engine once it is compiled and
+	// smoke-tested (the edge listens before, see startWasm).
+	started := make(chan *verifier.Wasm, 1)
+	errc := make(chan error, 3)
 	switch o.engine {
 	case "native":
 		cfg.Engine = verifier.Native{Limits: cfg.Limits}
 	case "wasm":
 		load := func(ctx context.Context) ([]byte, error) { return loadModule(ctx, o.wasmPath, cfg.Origin) }
-		mod, err := load(ctx)
-		if err != nil {
-			return err
+		wcfg := verifier.WasmConfig{CacheDir: cacheDir(o.cacheDir), Instances: o.instances,
+			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline, Logger: log}
+		if o.precompile {
+			return precompile(ctx, log, load, wcfg)
 		}
-		dir := o.cacheDir
-		if dir == "" {
-			if base, err := os.UserCacheDir(); err == nil {
-				dir = filepath.Join(base, "provenant-edge", "wazero")
-			}
-		}
-		w, err := verifier.NewWasm(ctx, verifier.WasmConfig{Module: mod, CacheDir: dir, Instances: o.instances,
-			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline, Logger: log})
-		if err != nil {
-			return err
-		}
-		defer w.Close(context.Background())
-		cfg.Engine, cfg.Swapper, cfg.LoadModule = w, w, load
+		d := &verifier.Deferred{}
+		cfg.Engine, cfg.Swapper, cfg.LoadModule = d, d, load
+		log.Info("verifier module compiling; until it is ready, /ready answers 503 and verifies are passed to the origin", "cache_dir", wcfg.CacheDir)
+		go startWasm(ctx, log, load, wcfg, d, started, errc)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -167,7 +168,6 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("edge listening", "addr", ln.Addr().String(), "origin", cfg.Origin, "verifier", cfg.Engine.Name())
 	var admin *fasthttp.Server
@@ -193,6 +193,8 @@ func run(args []string) error {
 			} else {
 				log.Info("verifier reloaded on SIGHUP", "verifier", name)
 			}
+		case w := <-started:
+			defer w.Close(context.Background())
 		case err := <-errc:
 			return err
 		case <-ctx.Done():
@@ -205,6 +207,63 @@ func run(args []string) error {
 			return srv.Shutdown(sctx)
 		}
 	}
+}
+
+// cacheDir is --cache-dir, or by default a directory under the user cache
+// directory ("" when there is none: compiled code is then kept in memory
+// only).
+func cacheDir(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "provenant-edge", "wazero")
+	}
+	return ""
+}
+
+// startWasm loads, compiles and smoke-tests the verifier module, then
+// makes it d's engine and sends it on started; a failure goes to errc
+// (the edge exits, as it would have before listening). The edge listens
+// meanwhile: compiling without a cache takes tens of seconds on a small
+// machine, and an operator must see at once that the edge is alive.
+func startWasm(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, error), wcfg verifier.WasmConfig,
+	d *verifier.Deferred, started chan<- *verifier.Wasm, errc chan<- error) {
+	t0 := time.Now()
+	mod, err := load(ctx)
+	if err != nil {
+		errc <- err
+		return
+	}
+	wcfg.Module = mod
+	w, err := verifier.NewWasm(ctx, wcfg)
+	if err != nil {
+		errc <- err
+		return
+	}
+	d.Set(w)
+	started <- w
+	log.Info("verifier ready", "verifier", w.Name(), "start_ms", time.Since(t0).Milliseconds())
+}
+
+// precompile is --precompile: the module compiled into the cache and
+// smoke-tested, nothing served.
+func precompile(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, error), wcfg verifier.WasmConfig) error {
+	if wcfg.CacheDir == "" {
+		return errors.New("--precompile needs --cache-dir (there is no user cache directory)")
+	}
+	log.Info("verifier module compiling into the cache", "cache_dir", wcfg.CacheDir)
+	mod, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	wcfg.Module = mod
+	w, err := verifier.NewWasm(ctx, wcfg)
+	if err != nil {
+		return err
+	}
+	log.Info("verifier module precompiled", "verifier", w.Name())
+	return w.Close(ctx)
 }
 
 // connsConfig is the public listener's budget from the flags

@@ -21,6 +21,9 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--origin", "http://o", "--max-conns", "-1"}, "--max-conns"},
 		{[]string{"--origin", "http://o", "--header-timeout", "0s"}, "timeouts"},
 		{[]string{"--origin", "http://o", "--min-body-rate", "0"}, "--min-body-rate"},
+		{[]string{"--precompile", "--verifier-wasm", "v.wasm"}, ""},
+		{[]string{"--precompile"}, "--origin is required"},
+		{[]string{"--precompile", "--origin", "http://o", "--verifier", "native"}, "--precompile"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			_, err := parseFlags(tt.args, io.Discard)

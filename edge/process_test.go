@@ -13,7 +13,9 @@ import (
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
-// TestSIGHUPReload runs the edge binary with a module file: SIGHUP swaps
+// TestSIGHUPReload runs the edge binary with a module file: --precompile
+// fills a compile cache; the edge listens at once and reports when its
+// verifier is ready; SIGHUP swaps
 // in the file's module again; after the file is replaced by a broken
 // module, SIGHUP is refused and the edge keeps running; SIGTERM stops it
 // cleanly.
@@ -32,8 +34,18 @@ func TestSIGHUPReload(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// --precompile fills a compile cache and exits; the edge then starts
+	// on that cache.
+	cache := filepath.Join(dir, "wazero")
+	out, err := exec.Command(bin, "--precompile", "--verifier-wasm", modPath, "--cache-dir", cache).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `msg="verifier module precompiled"`) {
+		t.Fatalf("--precompile: %v\n%s", err, out)
+	}
+	if entries, err := os.ReadDir(cache); err != nil || len(entries) == 0 {
+		t.Fatalf("--precompile left no compiled code in its cache: %v", err)
+	}
 	cmd := exec.Command(bin, "--origin", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-listen", "",
-		"--verifier-wasm", modPath, "--cache-dir", filepath.Join(os.TempDir(), "provenant-edge-test-wazero"), "--wasm-instances", "1")
+		"--verifier-wasm", modPath, "--cache-dir", cache, "--wasm-instances", "1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +79,11 @@ func TestSIGHUPReload(t *testing.T) {
 			}
 		}
 	}
+	// The edge listens and says it is compiling before the module is
+	// ready (with an empty cache that takes tens of seconds).
+	wait(`msg="verifier module compiling`)
 	wait(`msg="edge listening"`)
+	wait(`msg="verifier ready"`)
 	_ = cmd.Process.Signal(syscall.SIGHUP)
 	wait(`msg="verifier reloaded on SIGHUP"`)
 	if err := os.WriteFile(modPath, mod[:len(mod)/2], 0o644); err != nil {

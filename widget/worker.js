@@ -353,9 +353,9 @@ async function analyzeFile(ex, file, choice) {
 // report asks the origin to count the verification for the signer (the
 // web app's verify page, where someone chose to verify a file); badge
 // views leave it unset so that they count for nobody.
-async function verifyImage(ex, src, report) {
+async function verifyImage(ex, fetched, report) {
   const t0 = performance.now();
-  const file = new Uint8Array(await (await fetchOK(src, {credentials: 'same-origin'})).arrayBuffer());
+  const file = await fetched;
   const t1 = performance.now();
   // The local-signature probe (a thumbnail) stays in this worker: decide
   // needs it to compare the picture with the record's signed blocks, the
@@ -451,7 +451,18 @@ function presentOf(ex, result, recordOnly) {
   return callJSON(ex, 'present', {verify: result, record_only: recordOnly}).presentation;
 }
 
+// fetchBytes reads a picture's bytes (same-origin credentials, as the
+// page's own <img> request).
+async function fetchBytes(src) {
+  return new Uint8Array(await (await fetchOK(src, {credentials: 'same-origin'})).arrayBuffer());
+}
+
 async function handle(m) {
+  // The picture is fetched while the module loads (the first request of
+  // a page) instead of after it; its failure is handled where it is
+  // awaited.
+  const fetched = m.src && m.op !== 'analyze' ? fetchBytes(m.src) : null;
+  if (fetched) fetched.catch(() => {});
   const ex = await load();
   if (m.op === 'present') {
     // The web app's server path: an answer of POST /api/v1/verify, said
@@ -478,7 +489,7 @@ async function handle(m) {
   }
   if (m.src) {
     try {
-      return await verifyImage(ex, m.src, m.report === true);
+      return await verifyImage(ex, fetched, m.report === true);
     } catch (e) {
       if (!m.record || e.code) throw e; // a module error is an answer, not a transport failure
     }
@@ -492,6 +503,9 @@ self.onmessage = (e) => {
   if (m.type === 'init') {
     base = m.base;
     decoderChoice = m.decoder === 'wasm' || m.decoder === 'canvas' ? m.decoder : 'auto';
+    // Start fetching and compiling the module now: the first request
+    // follows at once, but its picture is being fetched meanwhile.
+    load().catch(() => {});
     return;
   }
   handle(m).then(

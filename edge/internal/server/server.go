@@ -286,7 +286,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) {
 	switch {
 	case path == "/api/v1/verify" && ctx.IsPost():
 		s.verify(ctx)
-	case path == readyPath && ctx.IsGet() && s.saturated(ctx):
+	case path == readyPath && ctx.IsGet() && (s.starting(ctx) || s.saturated(ctx)):
 	case (ctx.IsGet() || ctx.IsHead()) && cacheable(path):
 		s.cache.Serve(ctx)
 	default:
@@ -385,6 +385,23 @@ func (s *Server) saturated(ctx *fasthttp.RequestCtx) bool {
 	ctx.SetContentType("application/json")
 	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_connections":"fail"}}`)
+	return true
+}
+
+// starting answers GET /ready with 503 while the verifier engine is still
+// starting (a verifier.Deferred not yet set: the module is compiling), in
+// the origin's /ready shape, and reports whether it did. A load balancer
+// thus sends no traffic to an edge that would pass every verify on to the
+// origin.
+func (s *Server) starting(ctx *fasthttp.RequestCtx) bool {
+	r, ok := s.cfg.Engine.(interface{ Ready() bool })
+	if !ok || r.Ready() {
+		return false
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetContentType("application/json")
+	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_verifier":"fail"}}`)
 	return true
 }
 

@@ -141,7 +141,9 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 	a, err := s.cfg.Engine.Analyze(ctx, file)
 	var refused *verifier.AnalyzeError
 	switch {
-	case errors.As(err, &refused):
+	case errors.As(err, &refused), errors.Is(err, verifier.ErrNotReady):
+		// A file the core refuses, or a verify that arrives while the
+		// module is still compiling: the origin answers it.
 		s.forwardVerify(ctx, body, client)
 		return
 	case err != nil:

@@ -135,16 +135,23 @@ func (w *Wasm) load(ctx context.Context, module []byte) (*generation, error) {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("verifier: wasi: %w", err)
 	}
+	hash := hex.EncodeToString(sum[:8])
+	t0 := time.Now()
 	cm, err := rt.CompileModule(ctx, module)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("verifier: compile: %w", err)
 	}
-	g := &generation{rt: rt, compiled: cm, hash: hex.EncodeToString(sum[:8]), sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg}
+	t1 := time.Now()
+	g := &generation{rt: rt, compiled: cm, hash: hash, sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg}
 	if err := smokeTest(ctx, g); err != nil {
 		g.retire(ctx)
 		return nil, fmt.Errorf("verifier: module %s failed its smoke test: %w", g.hash, err)
 	}
+	// A compile of a second or less came from the cache; tens of seconds
+	// mean the cache was empty, or built by another wazero version.
+	w.cfg.Logger.Info("verifier module compiled and smoke-tested", "module", hash, "bytes", len(module),
+		"compile_ms", t1.Sub(t0).Milliseconds(), "smoke_test_ms", time.Since(t1).Milliseconds())
 	return g, nil
 }
 

@@ -80,6 +80,7 @@ func BenchmarkBrowser(b *testing.B) {
 		for _, sz := range sizes {
 			mp := float64(sz.w*sz.h) / 1e6
 			var ms []float64
+			var steps []map[string]float64
 			for range 7 {
 				var w badgeTiming
 				run(badgeTimingJS("/img/"+sz.name+".jpg"), &w)
@@ -87,8 +88,18 @@ func BenchmarkBrowser(b *testing.B) {
 					b.Fatalf("%s badge %q, want verified", sz.name, w.Status)
 				}
 				ms = append(ms, w.MS)
+				steps = append(steps, w.Timings)
 			}
 			b.ReportMetric(median(ms), "badge-"+sz.name+"-ms")
+			// Where a badge's time goes in the worker (the rest is start,
+			// messages and rendering).
+			for _, step := range []string{"fetch", "analyze", "lookup", "decide"} {
+				var v []float64
+				for _, st := range steps {
+					v = append(v, st[step])
+				}
+				b.ReportMetric(median(v), "badge-"+sz.name+"-"+step+"-ms")
+			}
 
 			type analyzed struct {
 				MS      []float64            `json:"ms"`
@@ -140,8 +151,9 @@ func BenchmarkBrowser(b *testing.B) {
 }
 
 type badgeTiming struct {
-	MS     float64 `json:"ms"`
-	Status string  `json:"status"`
+	MS      float64            `json:"ms"`
+	Status  string             `json:"status"`
+	Timings map[string]float64 `json:"timings"`
 }
 
 // badgeTimingJS adds a marked image to the page and resolves to the time
@@ -158,7 +170,8 @@ func badgeTimingJS(src string) string {
     if (e.target !== img.nextElementSibling) return;
     document.removeEventListener('provenant-status', on);
     const end = performance.now();
-    const wait = () => loaded ? resolve({ms: Math.max(0, end - loaded), status: e.detail.status}) : setTimeout(wait, 5);
+    const v = e.target.verification || {};
+    const wait = () => loaded ? resolve({ms: Math.max(0, end - loaded), status: e.detail.status, timings: v.timings || {}}) : setTimeout(wait, 5);
     wait();
   });
   img.src = %q + '?r=' + Math.random();
