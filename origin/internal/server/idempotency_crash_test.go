@@ -19,8 +19,9 @@ import (
 )
 
 // idemCrashChildEnv makes the test binary an origin on that data dir that
-// kills itself (SIGKILL) right after a record's transaction commits,
-// before the idempotency entry of the request is saved.
+// kills itself (SIGKILL) right after a record's transaction commits, and
+// after any idempotent request's handler succeeded, before the
+// idempotency entry of the request is saved.
 const idemCrashChildEnv = "PROVENANT_TEST_IDEM_CRASH_CHILD"
 
 func runIdemCrashChild(dir string) {
@@ -28,7 +29,9 @@ func runIdemCrashChild(dir string) {
 		DataDir:  dir,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Password: cheapPassword,
-	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
+		Webhooks: loopbackWebhooks(),
+	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) },
+		afterIdempotentWrite: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
