@@ -970,7 +970,8 @@ func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []ht
 	var space []httpapi.ReadyCheck
 	if b, ok := st.(*store.Badger); ok {
 		// Writes are refused under the free-space margin: not ready.
-		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }})
+		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }},
+			writableCheck(b))
 	}
 	return append(space, readyChecksOf(st, chain, mailer)...)
 }
