@@ -831,10 +831,12 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		st.AnchoredRecords += nb.LeafCount
-		st.AnchoredBatches++
-		if err := store.PutJSON(txn, keyStats, st); err != nil {
-			return err
+		if !nb.Reanchored {
+			st.AnchoredRecords += nb.LeafCount
+			st.AnchoredBatches++
+			if err := store.PutJSON(txn, keyStats, st); err != nil {
+				return err
+			}
 		}
 		if err := txn.Delete(seqKey(keyOpen, nb.Seq)); err != nil {
 			return err
@@ -846,7 +848,7 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		ab = AnchoredBatch{
 			BatchID: BatchID(nb.Seq), MerkleRoot: nb.Root, LeafCount: nb.LeafCount,
 			TxHash: inc.TxHash, BlockNumber: inc.BlockNumber, Network: nb.Network,
-			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now,
+			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now, Reanchored: nb.Reanchored,
 		}
 		return b.on.BatchAnchored(txn, ab)
 	})

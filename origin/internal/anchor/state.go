@@ -152,6 +152,11 @@ type batchRec struct {
 	Inclusion  *inclusionRec  `json:"inclusion,omitempty"`
 	AnchoredAt time.Time      `json:"anchored_at,omitzero"`
 	Accounts   map[string]int `json:"accounts,omitempty"` // leaves per account
+	// Reanchored: the batch was anchored once and a reorganisation took
+	// its transaction out of the canonical chain (Prover.Reopen); it is
+	// counted in the stats once, and its next anchoring is announced
+	// again with the new transaction.
+	Reanchored bool `json:"reanchored,omitempty"`
 }
 
 type statsRec struct {
