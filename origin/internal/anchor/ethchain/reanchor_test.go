@@ -29,6 +29,14 @@ import (
 // transaction; the batch, the checker and batch.anchored (announced again,
 // counted once) agree.
 func TestReorgDroppedTxReanchors(t *testing.T) {
+	t.Run("noticed by a verify", func(t *testing.T) { reorgDropped(t, true) })
+	t.Run("noticed by the batcher", func(t *testing.T) { reorgDropped(t, false) })
+}
+
+// reorgDropped runs TestReorgDroppedTxReanchors; viaChecker says whether a
+// record is checked first (the checker reopens the batch) or only the
+// batcher runs (its re-check of anchored batches reopens it).
+func reorgDropped(t *testing.T, viaChecker bool) {
 	ctx := context.Background()
 	key, _ := crypto.GenerateKey()
 	sender := crypto.PubkeyToAddress(key.PublicKey)
@@ -45,7 +53,8 @@ func TestReorgDroppedTxReanchors(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	pub := &countingListener{n: map[string]int{}}
 	// BumpAfter is the wait, after "nonce too low", before a fresh nonce.
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 1, BumpAfter: time.Nanosecond})
+	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 1, BumpAfter: time.Nanosecond,
+		RecheckEvery: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,16 +130,18 @@ func TestReorgDroppedTxReanchors(t *testing.T) {
 	if res, err := anchor.Verify(ctx, ch, recordLeaf(0), p, 1); res.Outcome != anchor.Invalid || !errors.Is(err, anchor.ErrTxGone) {
 		t.Fatalf("stored proof after the reorg: %+v, %v; want invalid, tx gone", res, err)
 	}
-	s, err := checker.AnchorState(ctx, recordName(0), recordLeaf(0))
-	if err != nil || s.Outcome != anchor.Pending || !strings.Contains(s.Detail, "anchored again") {
-		t.Fatalf("checker after the reorg: %+v, %v; want pending, being anchored again", s, err)
-	}
-	if bt, _ := b.Batch(ctx, "1"); bt.State != anchor.StateSubmitted {
-		t.Fatalf("batch after the checker saw the reorg: %s, want submitted", bt.State)
-	}
-	for i := 1; i < 5; i++ { // the other records of the batch: pending too
-		if s, err := checker.AnchorState(ctx, recordName(i), recordLeaf(i)); err != nil || s.Outcome != anchor.Pending {
-			t.Fatalf("record %d while re-anchoring: %+v, %v", i, s, err)
+	if viaChecker {
+		s, err := checker.AnchorState(ctx, recordName(0), recordLeaf(0))
+		if err != nil || s.Outcome != anchor.Pending || !strings.Contains(s.Detail, "anchored again") {
+			t.Fatalf("checker after the reorg: %+v, %v; want pending, being anchored again", s, err)
+		}
+		if bt, _ := b.Batch(ctx, "1"); bt.State != anchor.StateSubmitted {
+			t.Fatalf("batch after the checker saw the reorg: %s, want submitted", bt.State)
+		}
+		for i := 1; i < 5; i++ { // the other records of the batch: pending too
+			if s, err := checker.AnchorState(ctx, recordName(i), recordLeaf(i)); err != nil || s.Outcome != anchor.Pending {
+				t.Fatalf("record %d while re-anchoring: %+v, %v", i, s, err)
+			}
 		}
 	}
 
