@@ -13,8 +13,8 @@ import (
 )
 
 // Idempotency leases serialise one (credential, key) across the origins
-// that share a store (PostgreSQL): the in-process lock covers one origin
-// only. Before it looks for a stored response, a request takes the key's
+// that share a store (PostgreSQL, store.IsShared): the in-process lock
+// covers one origin only. Before it looks for a stored response, a request takes the key's
 // lease in a store transaction (serializable, so two origins cannot both
 // take it); a request that finds another origin's live lease waits for it
 // to go and then replays the response the holder stored. The holder
@@ -53,6 +53,11 @@ func (i *idempotency) wallNow() time.Time {
 // request holds it, and returns the function that gives it back. The
 // lease is renewed until then.
 func (i *idempotency) acquire(ctx context.Context, id string) (release func(), err error) {
+	if !store.IsShared(i.st) {
+		// One process owns the store (Badger): the in-process lock
+		// serialises the key, and a lease would cost two synced writes.
+		return func() {}, nil
+	}
 	token := make([]byte, 16)
 	if _, err := rand.Read(token); err != nil {
 		return nil, err
