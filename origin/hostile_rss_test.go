@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -20,9 +17,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/video/videotest"
+	"github.com/provenant/provenant/origin/origintest/hostile"
 	"github.com/provenant/provenant/origin/origintest/originproc"
-	"github.com/provenant/provenant/shared/c2pa"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 // hostileAddressSpace is the origin's RLIMIT_AS in the hostile test: an
@@ -136,62 +132,6 @@ func hostileUpload(base, path, token, name string, data []byte) (int, string, er
 	return resp.StatusCode, p.Code, nil
 }
 
-// paddedJPEG is a valid 400×300 JPEG padded after SOI with n empty COM
-// segments.
-func paddedJPEG(t *testing.T, n int) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 400, 300))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i*7 + i/400)
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	out := append(make([]byte, 0, b.Len()+4*n), b.Bytes()[:2]...)
-	for range n {
-		out = append(out, 0xff, 0xfe, 0x00, 0x02)
-	}
-	return append(out, b.Bytes()[2:]...)
-}
-
-func greyPNG(t *testing.T, w, h int) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i % 251)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// bigStoreJPEG is a 640×480 JPEG carrying a C2PA store just under the
-// 16 MiB limit.
-func bigStoreJPEG(t *testing.T) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 640, 480))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i*13 + i/640)
-	}
-	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	pad := make([]byte, c2pa.MaxStoreBytes-256<<10)
-	for i := range pad {
-		pad[i] = byte(i * 31)
-	}
-	big, _, _, err := c2pa.Embed(jb.Bytes(), c2pa.Manifest{ClaimGenerator: "test/1", Title: "big.jpg", Format: "image/jpeg",
-		Assertions: []c2pa.Assertion{{Label: "org.example.padding", Data: map[string]any{"pad": pad}}}}, c2patest.NewSigner(t, c2patest.CertOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return big
-}
-
 // TestHostileInputsUnderProcessCap runs the real origin binary as a child
 // process under an address-space limit (RLIMIT_AS, hostileAddressSpace)
 // and sends it the inputs that took the service down: a JPEG padded with
@@ -227,9 +167,9 @@ func TestHostileInputsUnderProcessCap(t *testing.T) {
 		code                    string
 	}
 	inputs := []input{
-		{"padded JPEG (32 MiB of COM segments)", "/api/v1/verify", "", "padded.jpg", paddedJPEG(t, (32<<20-64<<10)/4), 200, ""},
-		{"24000×256 PNG strip", signPath, token, "strip.png", greyPNG(t, 24000, 256), 422, "aspect_ratio_out_of_limits"},
-		{"C2PA store near 16 MiB", signPath, token, "big.jpg", bigStoreJPEG(t), 422, "c2pa_store_too_large"},
+		{"padded JPEG (32 MiB of COM segments)", "/api/v1/verify", "", "padded.jpg", hostile.PaddedJPEG(t, (32<<20-64<<10)/4), 200, ""},
+		{"24000×256 PNG strip", signPath, token, "strip.png", hostile.StripPNG(t, 24000, 256), 422, "aspect_ratio_out_of_limits"},
+		{"C2PA store near 16 MiB", signPath, token, "big.jpg", hostile.BigStoreJPEG(t), 422, "c2pa_store_too_large"},
 	}
 	var switchClip []byte
 	if _, err := exec.LookPath("ffmpeg"); err == nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"log/slog"
@@ -9,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -61,22 +58,7 @@ func TestIdempotentSignSurvivesKillBetweenCommits(t *testing.T) {
 	s := setup.newSigner("idem-crash@example.com")
 	setup.stop()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), idemCrashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	child, cmd := startIdemCrashChild(t, dir)
 	pic := readTestdata(t, "water.jpg")
 	const key = "crash-between-commits-1"
 	done := make(chan int, 1)
