@@ -867,6 +867,11 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 			TxHash: inc.TxHash, BlockNumber: inc.BlockNumber, Network: nb.Network,
 			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now, Reanchored: nb.Reanchored,
 		}
+		if nb.Reanchored && inc.TxHash == nb.ReopenedTx {
+			// Back in the transaction it was announced with: nothing
+			// changed for the listeners.
+			return nil
+		}
 		return b.on.BatchAnchored(txn, ab)
 	})
 	if err != nil {

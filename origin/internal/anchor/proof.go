@@ -181,7 +181,9 @@ func (pv *Prover) Reopen(ctx context.Context, proof Proof) (bool, error) {
 				break
 			}
 		}
-		br.Reanchored = br.Reanchored || br.State == StateAnchored
+		if br.State == StateAnchored {
+			br.Reanchored, br.ReopenedTx = true, in.TxHash
+		}
 		br.State, br.Inclusion, br.AnchoredAt = StateSubmitted, nil, time.Time{}
 		if err := txn.Set(seqKey(keyOpen, seq), nil); err != nil {
 			return err

@@ -157,6 +157,10 @@ type batchRec struct {
 	// counted in the stats once, and its next anchoring is announced
 	// again with the new transaction.
 	Reanchored bool `json:"reanchored,omitempty"`
+	// ReopenedTx is the transaction the batch was anchored in when it was
+	// reopened: found again in the same transaction (a node that briefly
+	// lacked it), the batch is anchored again without a new announcement.
+	ReopenedTx Hash `json:"reopened_tx,omitzero"`
 }
 
 type statsRec struct {
