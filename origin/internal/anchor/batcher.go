@@ -89,6 +89,12 @@ type Config struct {
 	// OnBatchClosed, if set, is called after a batch closed with this many
 	// records has committed (the batch-size metric). It must not block.
 	OnBatchClosed func(records int)
+	// RecheckAnchored is how many of the latest anchored batches Step
+	// looks at again for a reorganisation deeper than the confirmations
+	// (default DefaultRecheckAnchored; negative: none), at most every
+	// RecheckEvery (default DefaultRecheckEvery).
+	RecheckAnchored int
+	RecheckEvery    time.Duration
 }
 
 // Batcher closes batches, anchors them and tracks them to finality. All
@@ -109,6 +115,8 @@ type Batcher struct {
 	// acquired at a new epoch, as another leader worked meanwhile.
 	mem      map[uint64]*batchMem
 	memEpoch uint64
+	// rechecked is when recheckAnchored last ran.
+	rechecked time.Time
 }
 
 type batchMem struct {
@@ -159,6 +167,12 @@ func New(cfg Config) (*Batcher, error) {
 	}
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.RecheckAnchored == 0 {
+		cfg.RecheckAnchored = DefaultRecheckAnchored
+	}
+	if cfg.RecheckEvery == 0 {
+		cfg.RecheckEvery = DefaultRecheckEvery
 	}
 	if cfg.BatchInterval < 0 || cfg.PollInterval < 0 || cfg.BumpAfter < 0 || cfg.MaxInFlight < 0 || cfg.MaxBackoff < 0 {
 		return nil, errors.New("anchor: negative durations or limits in Config")
@@ -222,6 +236,9 @@ func (b *Batcher) Step(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
+	if err := b.recheckAnchored(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	for {
 		built, err := b.closeBatch(ctx, false)
 		if err != nil {
@@ -831,10 +848,12 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		st.AnchoredRecords += nb.LeafCount
-		st.AnchoredBatches++
-		if err := store.PutJSON(txn, keyStats, st); err != nil {
-			return err
+		if !nb.Reanchored {
+			st.AnchoredRecords += nb.LeafCount
+			st.AnchoredBatches++
+			if err := store.PutJSON(txn, keyStats, st); err != nil {
+				return err
+			}
 		}
 		if err := txn.Delete(seqKey(keyOpen, nb.Seq)); err != nil {
 			return err
@@ -846,7 +865,12 @@ func (b *Batcher) checkIncluded(ctx context.Context, br *batchRec) error {
 		ab = AnchoredBatch{
 			BatchID: BatchID(nb.Seq), MerkleRoot: nb.Root, LeafCount: nb.LeafCount,
 			TxHash: inc.TxHash, BlockNumber: inc.BlockNumber, Network: nb.Network,
-			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now,
+			RecordIDs: ids, Accounts: nb.Accounts, AnchoredAt: now, Reanchored: nb.Reanchored,
+		}
+		if nb.Reanchored && inc.TxHash == nb.ReopenedTx {
+			// Back in the transaction it was announced with: nothing
+			// changed for the listeners.
+			return nil
 		}
 		return b.on.BatchAnchored(txn, ab)
 	})

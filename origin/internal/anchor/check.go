@@ -112,6 +112,20 @@ func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (S
 			}
 		}
 	}
+	if errors.Is(verr, ErrTxGone) {
+		// The node has the block the proof names (its head is past it)
+		// and no canonical copy of the transaction: a reorganisation took
+		// it out. The batch goes back to the batcher, which finds it
+		// re-mined or anchors the root again; until then the records are
+		// pending, not invalid.
+		if head, herr := c.Chain.Head(rctx); herr == nil && head >= proof.BlockNumber {
+			if _, err := c.Proofs.Reopen(rctx, proof); err != nil {
+				return State{}, fmt.Errorf("anchor reopen %s: %w", proof.BatchID, err)
+			}
+			return State{Outcome: Pending, Detail: fmt.Sprintf("pending: a chain reorganisation took tx %s out of block %d; batch %s is being anchored again",
+				proof.TxHash, proof.BlockNumber, proof.BatchID), Proof: &proof}, nil
+		}
+	}
 	switch res.Outcome {
 	case Verified, Pending, Invalid:
 		return State{Outcome: res.Outcome, Detail: res.Detail, Proof: &proof}, nil

@@ -27,6 +27,9 @@ type AnchoredBatch struct {
 	// AnchoredAt is when the batcher saw the required confirmations (the
 	// batcher's clock, not a chain fact).
 	AnchoredAt time.Time
+	// Reanchored: the batch was anchored before, in a transaction a
+	// chain reorganisation dropped; TxHash is its new anchor.
+	Reanchored bool
 }
 
 // Listener is told that a batch is anchored. BatchAnchored runs inside the

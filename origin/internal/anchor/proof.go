@@ -148,6 +148,52 @@ func (pv *Prover) Reconfirm(ctx context.Context, proof Proof, moved Inclusion) e
 	})
 }
 
+// Reopen puts proof's batch, anchored (or included) in the transaction
+// and block proof names, back to submitted, because a chain
+// reorganisation took that transaction out of the canonical chain: the
+// anchoring batcher then finds it again if it is re-mined, or, once its
+// nonce went to another transaction, anchors the same root in a new
+// transaction (docs/anchoring.md, "Reorganisations"). It does nothing
+// when the batch no longer has that inclusion (another origin reopened or
+// re-confirmed it first). Every record of the batch is pending until the
+// batch is anchored again.
+func (pv *Prover) Reopen(ctx context.Context, proof Proof) (bool, error) {
+	seq, err := ParseBatchID(proof.BatchID)
+	if err != nil {
+		return false, err
+	}
+	done := false
+	err = pv.st.Update(ctx, func(txn store.Txn) error {
+		done = false
+		br, err := loadBatch(txn, seq)
+		if err != nil {
+			return err
+		}
+		in := br.Inclusion
+		if in == nil || in.TxHash != proof.TxHash || in.BlockNumber != proof.BlockNumber || in.BlockHash != proof.BlockHash ||
+			(br.State != StateAnchored && br.State != StateIncluded) {
+			return nil
+		}
+		// The attempt that was mined is rebroadcast first: move it last.
+		for i, a := range br.Attempts {
+			if a.Hash == in.TxHash && i != len(br.Attempts)-1 {
+				br.Attempts = append(append(br.Attempts[:i:i], br.Attempts[i+1:]...), a)
+				break
+			}
+		}
+		if br.State == StateAnchored {
+			br.Reanchored, br.ReopenedTx = true, in.TxHash
+		}
+		br.State, br.Inclusion, br.AnchoredAt = StateSubmitted, nil, time.Time{}
+		if err := txn.Set(seqKey(keyOpen, seq), nil); err != nil {
+			return err
+		}
+		done = true
+		return store.PutJSON(txn, seqKey(keyBatch, seq), br)
+	})
+	return done, err
+}
+
 // RecordAnchor converts an anchored proof into the certificate's
 // record.Anchor (shared/record), which the public certificate carries and
 // record.Certificate.Verify checks offline. It returns nil unless the proof
@@ -225,6 +271,12 @@ type Result struct {
 // holds again once it is re-confirmed there (Checker does).
 var ErrMoved = errors.New("anchor: transaction re-mined in another block")
 
+// ErrTxGone wraps (with ErrInvalidProof) the Invalid result of a proof
+// whose transaction is in no canonical block: never mined there, or taken
+// out by a chain reorganisation (back in a node's pool, or dropped for
+// good when another transaction took its nonce).
+var ErrTxGone = errors.New("anchor: transaction not in the canonical chain")
+
 // Passed reports whether the blockchain check passes.
 func (r Result) Passed() bool { return r.Outcome == Verified }
 
@@ -269,7 +321,8 @@ func Verify(ctx context.Context, chain ChainReader, leaf Hash, p Proof, minConfi
 	}
 	tx, err := chain.Transaction(ctx, p.TxHash)
 	if errors.Is(err, ErrNotIncluded) {
-		return invalid("tx %s is not in the canonical chain of %s", p.TxHash, p.Network)
+		d := fmt.Sprintf("tx %s is not in the canonical chain of %s", p.TxHash, p.Network)
+		return Result{Outcome: Invalid, Detail: d}, fmt.Errorf("%w: %w: %s", ErrInvalidProof, ErrTxGone, d)
 	}
 	if err != nil {
 		return Result{Outcome: Unavailable, Detail: fmt.Sprintf("could not read tx %s: chain unavailable", p.TxHash)}, err

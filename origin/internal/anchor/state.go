@@ -152,6 +152,15 @@ type batchRec struct {
 	Inclusion  *inclusionRec  `json:"inclusion,omitempty"`
 	AnchoredAt time.Time      `json:"anchored_at,omitzero"`
 	Accounts   map[string]int `json:"accounts,omitempty"` // leaves per account
+	// Reanchored: the batch was anchored once and a reorganisation took
+	// its transaction out of the canonical chain (Prover.Reopen); it is
+	// counted in the stats once, and its next anchoring is announced
+	// again with the new transaction.
+	Reanchored bool `json:"reanchored,omitempty"`
+	// ReopenedTx is the transaction the batch was anchored in when it was
+	// reopened: found again in the same transaction (a node that briefly
+	// lacked it), the batch is anchored again without a new announcement.
+	ReopenedTx Hash `json:"reopened_tx,omitzero"`
 }
 
 type statsRec struct {

@@ -65,6 +65,14 @@ func (s *Service) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
 			return fmt.Errorf("content: batch %s anchored: %w", b.BatchID, err)
 		}
 		if r.BlockchainStatus == wire.StatusAnchored {
+			// A batch anchored again after a reorganisation dropped its
+			// transaction names the new one; counted once.
+			if b.Reanchored && r.BlockchainTx != tx {
+				r.BlockchainTx, r.AnchoredAt = tx, &at
+				if err := store.PutJSON(txn, recordKey(id), r); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		r.BlockchainStatus, r.BlockchainTx, r.AnchoredAt = wire.StatusAnchored, tx, &at

@@ -127,6 +127,10 @@ type Config struct {
 	// Limits holds the per-route rate limit policies; zero fields take
 	// their DefaultLimits() value.
 	Limits Limits
+	// AfterIdempotentWrite, when set, runs after an idempotent request's
+	// handler succeeded and before its response is stored (crash tests
+	// kill the process there).
+	AfterIdempotentWrite func(route string)
 	// Store keeps the responses of idempotent requests (Idempotency-Key,
 	// 24 hours, prefix "idem/"); nil ignores the header.
 	Store store.Store

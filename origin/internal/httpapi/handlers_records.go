@@ -331,10 +331,22 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 			out.Failed++
 			continue
 		}
-		res, err := a.cfg.Records.Sign(Context(ctx), content.SignInput{
-			Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
-			DerivativeOf: parents[i], NoC2PA: !withC2PA,
-		})
+		// Under an Idempotency-Key each item's record commits with a
+		// claim of its own: a retry of a batch cut by a crash answers the
+		// items that committed from their records and signs the others.
+		ictx, prior, err := a.batchItemContext(ctx, i)
+		if err != nil {
+			return err
+		}
+		var res *content.SignResult
+		if prior != "" {
+			res, err = a.claimedSignResult(ictx, p.AccountID, prior)
+		} else {
+			res, err = a.cfg.Records.Sign(ictx, content.SignInput{
+				Owner: p.AccountID, SigningKeyID: keyID, File: f.Data, Filename: f.Filename, SHA256: &f.SHA256,
+				DerivativeOf: parents[i], NoC2PA: !withC2PA,
+			})
+		}
 		if err != nil {
 			prob, internal := problemFor(err)
 			if internal {

@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Idempotency-Key (docs/api.md, "Idempotent requests"): a client that
@@ -83,8 +84,10 @@ type idemEntry struct {
 // (one process owns a data directory) and remembers successful responses
 // in the store.
 type idempotency struct {
-	st    store.Store
-	now   func() time.Time
+	st  store.Store
+	now func() time.Time
+	// wall is the leases' clock; nil means time.Now.
+	wall  func() time.Time
 	mu    sync.Mutex
 	locks map[string]*idemLock
 }
@@ -132,6 +135,12 @@ func sealEntry(k [32]byte, e idemEntry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sealBytes(k, plain)
+}
+
+// sealBytes encrypts plain under k (XChaCha20-Poly1305, random nonce
+// first).
+func sealBytes(k [32]byte, plain []byte) ([]byte, error) {
 	aead, err := chacha20poly1305.NewX(k[:])
 	if err != nil {
 		return nil, err
@@ -145,18 +154,23 @@ func sealEntry(k [32]byte, e idemEntry) ([]byte, error) {
 
 func openEntry(k [32]byte, b []byte) (idemEntry, error) {
 	var e idemEntry
-	aead, err := chacha20poly1305.NewX(k[:])
-	if err != nil {
-		return e, err
-	}
-	if len(b) < chacha20poly1305.NonceSizeX {
-		return e, errors.New("httpapi: idempotency entry too short")
-	}
-	plain, err := aead.Open(nil, b[:chacha20poly1305.NonceSizeX], b[chacha20poly1305.NonceSizeX:], nil)
+	plain, err := openBytes(k, b)
 	if err != nil {
 		return e, fmt.Errorf("httpapi: idempotency entry: %w", err)
 	}
 	return e, json.Unmarshal(plain, &e)
+}
+
+// openBytes decrypts what sealBytes sealed under k.
+func openBytes(k [32]byte, b []byte) ([]byte, error) {
+	aead, err := chacha20poly1305.NewX(k[:])
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < chacha20poly1305.NonceSizeX {
+		return nil, errors.New("sealed value too short")
+	}
+	return aead.Open(nil, b[:chacha20poly1305.NonceSizeX], b[chacha20poly1305.NonceSizeX:], nil)
 }
 
 func validIdempotencyKey(k string) bool {
@@ -343,8 +357,9 @@ func (i *idempotency) save(ctx context.Context, id string, seal [32]byte, e idem
 // 24 hours and replayed, with Idempotent-Replayed: true, to a retry of the
 // same request; a different request under the same key is refused with
 // 422 idempotency_key_reused; concurrent duplicates wait for the first
-// and then replay it. Failed requests are not stored, so a retry runs
-// again. Without the header h runs as usual.
+// and then replay it, on this origin (a lock) and on any other origin of
+// the same store (a lease, see acquire). Failed requests are not stored,
+// so a retry runs again. Without the header h runs as usual.
 func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 	raw := ctx.Request.Header.Peek("Idempotency-Key")
 	if raw == nil {
@@ -365,12 +380,18 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 	unlock := a.idem.lock(id)
 	defer unlock()
 	rctx := Context(ctx)
+	release, err := a.idem.acquire(rctx, id)
+	if err != nil {
+		return err
+	}
+	defer release()
 	prev, err := a.idem.load(rctx, id, seal)
 	if err != nil {
 		return err
 	}
-	if prev == nil && claimsRecord(rt) {
-		// No stored response, but the record's transaction may have
+	rebuild := a.claimReplayer(rt)
+	if prev == nil && rebuild != nil {
+		// No stored response, but the resource's transaction may have
 		// committed before the process died: its claim says so.
 		cl, err := a.idem.loadClaim(rctx, id)
 		if err != nil {
@@ -381,10 +402,10 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 			if err != nil {
 				return err
 			}
-			if requestFingerprint(ctx, rt.Path, digest) != cl.fingerprint {
+			if requestFingerprint(ctx, rt.Path, digest) != cl.Fingerprint {
 				return keyReused(key)
 			}
-			return a.replayClaim(ctx, rt, id, seal, cl)
+			return a.replayClaim(ctx, rt, id, seal, cl, rebuild)
 		}
 	}
 	if prev != nil {
@@ -398,10 +419,12 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 		return a.replay(ctx, prev)
 	}
 	ctx.SetUserValue(fingerprintKey{}, nil)
-	if claimsRecord(rt) {
+	if rebuild != nil || isSignBatch(rt) {
 		// Fingerprint holds the route until Context computes it from the
-		// body the handler read.
-		ctx.SetUserValue(idemClaimUserKey{}, store.IdemClaim{ID: id, Fingerprint: rt.Path, Created: a.cfg.Clock.Now().UTC()})
+		// body the handler read. Seal keeps a secret the response shows
+		// once (an API key's text) readable only with the client's key.
+		ctx.SetUserValue(idemClaimUserKey{}, store.IdemClaim{ID: id, Fingerprint: rt.Path, Created: a.cfg.Clock.Now().UTC(),
+			Seal: func(plain []byte) ([]byte, error) { return sealBytes(seal, plain) }})
 		defer ctx.SetUserValue(idemClaimUserKey{}, nil)
 	}
 	if err := h(ctx); err != nil {
@@ -410,6 +433,9 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 	status := ctx.Response.StatusCode()
 	if status < 200 || status > 299 {
 		return nil
+	}
+	if a.cfg.AfterIdempotentWrite != nil {
+		a.cfg.AfterIdempotentWrite(rt.Path)
 	}
 	digest, _ := ctx.UserValue(fingerprintKey{}).(string)
 	e := idemEntry{Fingerprint: requestFingerprint(ctx, rt.Path, digest), Status: status, Headers: map[string]string{}, CreatedAt: a.cfg.Clock.Now().UTC()}
@@ -432,22 +458,146 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 		e.Body = bytes.Clone(ctx.Response.Body())
 	}
 	if err := a.idem.save(rctx, id, seal, e); err != nil {
-		// The request succeeded; its claim (if it created a record) still
-		// stops a retry from creating another. Say so in the log and
-		// answer normally.
+		// The request succeeded; its claim still stops a retry from
+		// creating another resource. Say so in the log and answer
+		// normally.
 		a.log.Error("idempotency key not stored", "route", rt.Path, "request_id", RequestID(ctx), "err", err)
 	}
 	return nil
 }
 
 // idemClaimUserKey is the ctx user value holding the claim Context
-// passes to the record's transaction.
+// passes to the resource's transaction.
 type idemClaimUserKey struct{}
 
-// claimsRecord reports whether rt creates exactly one record through the
-// content service's transaction (which writes the claim): POST
-// /api/v1/sign, image or video.
-func claimsRecord(rt Route) bool { return rt.Method == "POST" && rt.Path == "/api/v1/sign" }
+// claimReplay answers a retry from the resource a claim names, as the
+// route's handler answered the first request.
+type claimReplay func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error
+
+// claimReplayer returns how rt answers from a claim, nil for a route
+// whose transaction writes none. Every route that creates one resource
+// writes its claim in the resource's own transaction: sign and register
+// (content), API keys and signing keys (keys), webhooks (webhooks).
+// sign-batch claims each item (batchItemContext) and answers from those
+// claims in its handler.
+func (a *API) claimReplayer(rt Route) claimReplay {
+	if rt.Method != "POST" {
+		return nil
+	}
+	switch rt.Path {
+	case "/api/v1/sign":
+		if a.cfg.Records == nil {
+			return nil
+		}
+		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, _ [32]byte) error {
+			p, _ := PrincipalFrom(ctx)
+			res, err := a.claimedSignResult(Context(ctx), p.AccountID, cl.ID)
+			if err != nil {
+				return err
+			}
+			ctx.Response.Header.Set("Location", "/api/v1/content-records/"+cl.ID)
+			return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
+		}
+	case "/api/v1/register":
+		if a.cfg.Records == nil {
+			return nil
+		}
+		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, _ [32]byte) error {
+			p, _ := PrincipalFrom(ctx)
+			r, err := a.cfg.Records.Get(Context(ctx), p.AccountID, cl.ID)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of record %s: %w", cl.ID, err)
+			}
+			ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
+			return WriteJSON(ctx, fasthttp.StatusCreated, toRecordView(r))
+		}
+	case "/api/v1/keys/api-keys":
+		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error {
+			p, _ := PrincipalFrom(ctx)
+			k, err := a.cfg.Keys.GetAPIKey(Context(ctx), p.AccountID, cl.ID)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of API key %s: %w", cl.ID, err)
+			}
+			text, err := openBytes(seal, cl.SealedSecret)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of API key %s: %w", cl.ID, err)
+			}
+			return WriteJSON(ctx, fasthttp.StatusCreated, wire.NewAPIKey{APIKey: toAPIKeyResponse(k), Key: string(text)})
+		}
+	case "/api/v1/keys/signing-keys":
+		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, _ [32]byte) error {
+			p, _ := PrincipalFrom(ctx)
+			k, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, cl.ID)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of signing key %s: %w", cl.ID, err)
+			}
+			return WriteJSON(ctx, fasthttp.StatusCreated, toSigningKeyResponse(k))
+		}
+	case "/api/v1/webhooks":
+		if a.cfg.Webhooks == nil {
+			return nil
+		}
+		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error {
+			p, _ := PrincipalFrom(ctx)
+			w, err := a.cfg.Webhooks.Get(Context(ctx), p.AccountID, cl.ID)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of webhook %s: %w", cl.ID, err)
+			}
+			secret, err := openBytes(seal, cl.SealedSecret)
+			if err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of webhook %s: %w", cl.ID, err)
+			}
+			return WriteJSON(ctx, fasthttp.StatusCreated, withSecret(toWebhookResponse(w), string(secret)))
+		}
+	}
+	return nil
+}
+
+func isSignBatch(rt Route) bool { return rt.Method == "POST" && rt.Path == "/api/v1/sign-batch" }
+
+// batchItemContext returns the context item i of an idempotent batch
+// signs in (its claim is the request's, suffixed with the item's index),
+// and the record an earlier attempt under the same key already created
+// for that item ("" if none): a batch cut by a crash and retried signs
+// only the items whose records did not commit.
+func (a *API) batchItemContext(ctx *fasthttp.RequestCtx, i int) (context.Context, string, error) {
+	rctx := Context(ctx)
+	c, ok := store.IdemClaimFrom(rctx)
+	if !ok || a.idem == nil {
+		return rctx, "", nil
+	}
+	c.ID = fmt.Sprintf("%s.%d", c.ID, i)
+	cl, err := a.idem.loadClaim(rctx, c.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	if cl != nil {
+		if cl.Fingerprint != c.Fingerprint {
+			return nil, "", keyReused(string(ctx.Request.Header.Peek("Idempotency-Key")))
+		}
+		return rctx, cl.ID, nil
+	}
+	return store.WithIdemClaim(rctx, c), "", nil
+}
+
+// claimedSignResult is the sign result of an existing record, as a sign
+// that created it answers (without the file).
+func (a *API) claimedSignResult(ctx context.Context, owner, recordID string) (*content.SignResult, error) {
+	r, err := a.cfg.Records.Get(ctx, owner, recordID)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: idempotency claim of record %s: %w", recordID, err)
+	}
+	sg, err := r.Signed()
+	if err != nil {
+		return nil, err
+	}
+	cert := record.Certificate{Signed: sg}
+	wc, err := cert.Wire()
+	if err != nil {
+		return nil, err
+	}
+	return &content.SignResult{Record: r, Certificate: wc}, nil
+}
 
 func keyReused(key string) *Problem {
 	p := NewProblem(fasthttp.StatusUnprocessableEntity, CodeIdempotencyKeyReused, "The Idempotency-Key was used for a different request")
@@ -455,14 +605,8 @@ func keyReused(key string) *Problem {
 	return p
 }
 
-type idemClaimed struct {
-	created     time.Time
-	fingerprint string
-	recordID    string
-}
-
 // loadClaim returns the live claim of id, nil when none.
-func (i *idempotency) loadClaim(ctx context.Context, id string) (*idemClaimed, error) {
+func (i *idempotency) loadClaim(ctx context.Context, id string) (*store.ClaimedResource, error) {
 	var raw []byte
 	err := i.st.View(ctx, func(tx store.Txn) (err error) {
 		raw, err = tx.Get([]byte(store.IdemClaimPrefix + id))
@@ -474,50 +618,33 @@ func (i *idempotency) loadClaim(ctx context.Context, id string) (*idemClaimed, e
 	if err != nil {
 		return nil, err
 	}
-	created, fp, rid, err := store.ParseIdemClaim(raw)
+	cl, err := store.ParseIdemClaim(raw)
 	if err != nil {
 		return nil, err
 	}
-	if i.now().Sub(created) >= IdempotencyTTL {
+	if i.now().Sub(cl.Created) >= IdempotencyTTL {
 		return nil, nil
 	}
-	return &idemClaimed{created: created, fingerprint: fp, recordID: rid}, nil
+	return &cl, nil
 }
 
-// replayClaim answers a retry whose first request created its record but
-// died before its response was stored: with the record's JSON sign
-// response (201, Location, Idempotent-Replayed: true), also when the
-// first request asked for the file (the response's download_url serves
+// replayClaim answers a retry whose first request created its resource
+// but died before its response was stored, with the response rebuilt
+// from the resource (for a sign: the record's JSON sign response, also
+// when the first request asked for the file, whose download_url serves
 // it), and stores that response as the key's entry.
-func (a *API) replayClaim(ctx *fasthttp.RequestCtx, rt Route, id string, seal [32]byte, cl *idemClaimed) error {
-	p, _ := PrincipalFrom(ctx)
-	rctx := Context(ctx)
-	r, err := a.cfg.Records.Get(rctx, p.AccountID, cl.recordID)
-	if err != nil {
-		return fmt.Errorf("httpapi: idempotency claim of record %s: %w", cl.recordID, err)
-	}
-	sg, err := r.Signed()
-	if err != nil {
+func (a *API) replayClaim(ctx *fasthttp.RequestCtx, rt Route, id string, seal [32]byte, cl *store.ClaimedResource, rebuild claimReplay) error {
+	if err := rebuild(ctx, cl, seal); err != nil {
 		return err
 	}
-	cert := record.Certificate{Signed: sg}
-	wc, err := cert.Wire()
-	if err != nil {
-		return err
-	}
-	res := &content.SignResult{Record: r, Certificate: wc}
-	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
-	if err := WriteJSON(ctx, fasthttp.StatusCreated, res.Response()); err != nil {
-		return err
-	}
-	e := idemEntry{Fingerprint: cl.fingerprint, Status: fasthttp.StatusCreated, Headers: map[string]string{}, CreatedAt: cl.created,
+	e := idemEntry{Fingerprint: cl.Fingerprint, Status: ctx.Response.StatusCode(), Headers: map[string]string{}, CreatedAt: cl.Created,
 		Body: bytes.Clone(ctx.Response.Body())}
 	for _, name := range replayHeaders {
 		if v := ctx.Response.Header.Peek(name); len(v) > 0 {
 			e.Headers[name] = string(v)
 		}
 	}
-	if err := a.idem.save(rctx, id, seal, e); err != nil {
+	if err := a.idem.save(Context(ctx), id, seal, e); err != nil {
 		a.log.Error("idempotency key not stored", "route", rt.Path, "request_id", RequestID(ctx), "err", err)
 	}
 	ctx.Response.Header.Set("Idempotent-Replayed", "true")

@@ -196,6 +196,12 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 		if err := tx.Set(akHashKey(k.Hash), []byte(id)); err != nil {
 			return err
 		}
+		// An idempotent request's claim commits with the key, holding
+		// the text (sealed under the request's key): the text is shown
+		// once and the store keeps only its hash.
+		if err := store.PutIdemClaimSecret(ctx, tx, id, []byte(text)); err != nil {
+			return err
+		}
 		return tx.Set(append(akOwnerPrefix(owner), ownerIndexSuffix(now, id)...), nil)
 	})
 	if err != nil {
@@ -207,6 +213,23 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 
 func getAPIKey(tx store.Txn, id string) (APIKey, error) {
 	return getJSON[APIKey](tx, akKey(id), "API key", id)
+}
+
+// GetAPIKey returns owner's API key id (revoked or not); ErrNotFound
+// when it does not exist or belongs to another account.
+func (s *Service) GetAPIKey(ctx context.Context, owner, id string) (APIKey, error) {
+	var k APIKey
+	err := s.st.View(ctx, func(tx store.Txn) (err error) {
+		k, err = getAPIKey(tx, id)
+		return err
+	})
+	if err != nil {
+		return APIKey{}, err
+	}
+	if k.AccountID != owner {
+		return APIKey{}, ErrNotFound
+	}
+	return k, nil
 }
 
 // ListAPIKeys returns one page of owner's API keys, revoked ones included,

@@ -190,6 +190,10 @@ func (s *Service) CreateSigningKey(ctx context.Context, owner string, in CreateS
 		if err := tx.Set(skKey(id), val); err != nil {
 			return err
 		}
+		// An idempotent request's claim commits with the key.
+		if err := store.PutIdemClaim(ctx, tx, id); err != nil {
+			return err
+		}
 		return tx.Set(append(skOwnerPrefix(owner), ownerIndexSuffix(now, id)...), nil)
 	})
 	if errors.Is(err, ErrPublicKeyTaken) {

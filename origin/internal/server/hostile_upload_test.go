@@ -1,50 +1,12 @@
 package server
 
 import (
-	"bytes"
-	"image"
-	"image/jpeg"
-	"image/png"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/shared/c2pa"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/origin/origintest/hostile"
 )
-
-// hostileJPEG is a valid 400×300 JPEG padded after SOI with n empty COM
-// segments.
-func hostileJPEG(t *testing.T, n int) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 400, 300))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i*7 + i/400)
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	out := append(make([]byte, 0, b.Len()+4*n), b.Bytes()[:2]...)
-	for range n {
-		out = append(out, 0xff, 0xfe, 0x00, 0x02)
-	}
-	return append(out, b.Bytes()[2:]...)
-}
-
-// stripPNG is an 8-bit grey PNG of w×h.
-func stripPNG(t *testing.T, w, h int) []byte {
-	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i % 251)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // allocatedDuring returns what the process (the origin included)
 // allocated while fn ran.
@@ -70,7 +32,7 @@ func TestHostileImageUploadsAnsweredEarly(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("hostile@example.com")
 
-	padded := hostileJPEG(t, (32<<20-64<<10)/4)
+	padded := hostile.PaddedJPEG(t, (32<<20-64<<10)/4)
 	var v response
 	n := allocatedDuring(func() { v = ts.upload("/api/v1/verify", "", []namedFile{{"file", "padded.jpg", padded}}, nil) })
 	ts.mustStatus(v, 200, "verify of the padded JPEG")
@@ -87,7 +49,7 @@ func TestHostileImageUploadsAnsweredEarly(t *testing.T) {
 	}
 
 	for _, w := range []int{24000, 60000} {
-		strip := stripPNG(t, w, 256)
+		strip := hostile.StripPNG(t, w, 256)
 		start := time.Now()
 		r := ts.signFile(s, strip, nil)
 		if r.status != 422 || r.problemCode(t) != "aspect_ratio_out_of_limits" {
@@ -96,26 +58,10 @@ func TestHostileImageUploadsAnsweredEarly(t *testing.T) {
 		t.Logf("%d×256 PNG refused in %v", w, time.Since(start).Round(time.Millisecond))
 	}
 	// At the ratio the grid holds, a strip still signs.
-	ts.mustStatus(ts.signFile(s, stripPNG(t, 64*256, 256), nil), 201, "sign of a 16384×256 PNG")
+	ts.mustStatus(ts.signFile(s, hostile.StripPNG(t, 64*256, 256), nil), 201, "sign of a 16384×256 PNG")
 
 	// A parent store just under 16 MiB: ours on top would pass the limit.
-	img := image.NewGray(image.Rect(0, 0, 640, 480))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i*13 + i/640)
-	}
-	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	pad := make([]byte, c2pa.MaxStoreBytes-256<<10)
-	for i := range pad {
-		pad[i] = byte(i * 31)
-	}
-	big, _, _, err := c2pa.Embed(jb.Bytes(), c2pa.Manifest{ClaimGenerator: "test/1", Title: "big.jpg", Format: "image/jpeg",
-		Assertions: []c2pa.Assertion{{Label: "org.example.padding", Data: map[string]any{"pad": pad}}}}, c2patest.NewSigner(t, c2patest.CertOptions{}))
-	if err != nil {
-		t.Fatalf("building the large parent: %v", err)
-	}
+	big := hostile.BigStoreJPEG(t)
 	r = ts.signFile(s, big, nil)
 	if r.status != 422 || r.problemCode(t) != "c2pa_store_too_large" {
 		t.Errorf("sign with a %d MiB parent store: %d %s, want 422 c2pa_store_too_large", len(big)>>20, r.status, r.body)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"log/slog"
@@ -9,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,8 +16,9 @@ import (
 )
 
 // idemCrashChildEnv makes the test binary an origin on that data dir that
-// kills itself (SIGKILL) right after a record's transaction commits,
-// before the idempotency entry of the request is saved.
+// kills itself (SIGKILL) right after a record's transaction commits, and
+// after any idempotent request's handler succeeded, before the
+// idempotency entry of the request is saved.
 const idemCrashChildEnv = "PROVENANT_TEST_IDEM_CRASH_CHILD"
 
 func runIdemCrashChild(dir string) {
@@ -28,7 +26,9 @@ func runIdemCrashChild(dir string) {
 		DataDir:  dir,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Password: cheapPassword,
-	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
+		Webhooks: loopbackWebhooks(),
+	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) },
+		afterIdempotentWrite: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -58,22 +58,7 @@ func TestIdempotentSignSurvivesKillBetweenCommits(t *testing.T) {
 	s := setup.newSigner("idem-crash@example.com")
 	setup.stop()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), idemCrashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	child, cmd := startIdemCrashChild(t, dir)
 	pic := readTestdata(t, "water.jpg")
 	const key = "crash-between-commits-1"
 	done := make(chan int, 1)

@@ -332,6 +332,8 @@ type deps struct {
 	proofs      content.ProofSource
 	// afterRecordCommit is content.Config.AfterCommit (crash tests).
 	afterRecordCommit func(recordID string)
+	// afterIdempotentWrite is httpapi.Config.AfterIdempotentWrite.
+	afterIdempotentWrite func(route string)
 }
 
 // New opens the data directory and builds the server; it does not listen.
@@ -588,7 +590,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
-		SpoolDir: spool, Timeouts: cfg.RequestTimeouts})
+		SpoolDir: spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: d.afterIdempotentWrite})
 	if err != nil {
 		return nil, err
 	}
@@ -968,7 +970,8 @@ func readyChecks(st store.Store, chain *ethchain.Chain, mailer mail.Mailer) []ht
 	var space []httpapi.ReadyCheck
 	if b, ok := st.(*store.Badger); ok {
 		// Writes are refused under the free-space margin: not ready.
-		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }})
+		space = append(space, httpapi.ReadyCheck{Name: "disk", Check: func(context.Context) error { return b.CheckSpace() }},
+			writableCheck(b))
 	}
 	return append(space, readyChecksOf(st, chain, mailer)...)
 }

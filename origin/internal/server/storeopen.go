@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore"
 )
@@ -105,4 +106,17 @@ func anchorLease(cfg Config, st store.Store) (*anchor.Lease, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return l, nil
+}
+
+// writableCheck is the readiness check "writable": it fails while the
+// Badger database is open read-only (the origin started on a disk under
+// the free-space margin), so that /ready tells an operator why writes
+// answer 507 without a look at the log.
+func writableCheck(b *store.Badger) httpapi.ReadyCheck {
+	return httpapi.ReadyCheck{Name: "writable", Check: func(context.Context) error {
+		if b.ReadOnly() {
+			return errors.New("the database is open read-only until the free space is back over the margin")
+		}
+		return nil
+	}}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -40,7 +41,14 @@ type Config struct {
 	// FreeSpace measures the free space of Dir's file system; nil means
 	// FreeSpace (statfs). Tests pass their own.
 	FreeSpace func(dir string) (int64, error)
+	// ReadOnlyRecheck is how often a store opened read-only (see Open)
+	// looks for the free space to come back; zero means
+	// DefaultReadOnlyRecheck.
+	ReadOnlyRecheck time.Duration
 }
+
+// DefaultReadOnlyRecheck is Config.ReadOnlyRecheck's default.
+const DefaultReadOnlyRecheck = 5 * time.Second
 
 // DefaultValueLogFileSize is the value-log file size when
 // Config.ValueLogFileSize is zero: small enough that GC, which rewrites a
@@ -49,9 +57,19 @@ const DefaultValueLogFileSize = 16 << 20
 
 // Badger is the Store implementation on Badger v4.
 type Badger struct {
-	db         *badger.DB
+	// mu guards db and readOnly: every call holds it shared for as long
+	// as it uses db; leaving read-only mode (reopen) holds it alone.
+	mu       sync.RWMutex
+	db       *badger.DB
+	readOnly bool
+
+	opts       badger.Options
 	maxRetries int
 	space      *spaceGuard
+	recheck    time.Duration
+	log        *slog.Logger
+	// stop ends the read-only watcher; done says it ended.
+	stop, done chan struct{}
 }
 
 var _ Store = (*Badger)(nil)
@@ -81,11 +99,6 @@ func Open(cfg Config) (*Badger, error) {
 	if guard.free == nil {
 		guard.free = FreeSpace
 	}
-	// Opening writes (a fresh memtable file, the manifest): on a full disk
-	// it would die of SIGBUS, so it is refused with a message instead.
-	if err := guard.check(); err != nil {
-		return nil, fmt.Errorf("store: open badger: %w", err)
-	}
 	vlogSize := cfg.ValueLogFileSize
 	if vlogSize <= 0 {
 		vlogSize = DefaultValueLogFileSize
@@ -105,28 +118,139 @@ func Open(cfg Config) (*Badger, error) {
 		WithNumCompactors(2).
 		WithBaseTableSize(2 << 20).
 		WithValueThreshold(1 << 10)
-	db, err := badger.Open(opts)
-	if err != nil {
-		return nil, fmt.Errorf("store: open badger in %s: %w", cfg.Dir, err)
-	}
 	mr := cfg.MaxRetries
 	if mr <= 0 {
 		mr = DefaultMaxRetries
 	}
-	return &Badger{db: db, maxRetries: mr, space: guard}, nil
+	b := &Badger{opts: opts, maxRetries: mr, space: guard, recheck: cfg.ReadOnlyRecheck, log: cfg.Logger}
+	if b.recheck <= 0 {
+		b.recheck = DefaultReadOnlyRecheck
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	// Opening read-write writes (a fresh memtable file, the manifest,
+	// the flush of a memtable left by a crash, compactions): on a full
+	// disk it would die of SIGBUS. Under the margin the database opens
+	// read-only instead, which writes nothing, and goes read-write once
+	// the space is back (watchSpace).
+	if spaceErr := guard.check(); spaceErr != nil {
+		db, err := badger.Open(opts.WithReadOnly(true))
+		if err != nil {
+			return nil, fmt.Errorf("store: open badger read-only in %s (%w): %w", cfg.Dir, spaceErr, err)
+		}
+		b.db, b.readOnly = db, true
+		b.stop, b.done = make(chan struct{}), make(chan struct{})
+		b.log.Warn("database opened read-only: not enough free disk space; writes answer 507 until space returns", "err", spaceErr)
+		go b.watchSpace()
+		return b, nil
+	}
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("store: open badger in %s: %w", cfg.Dir, err)
+	}
+	b.db = db
+	return b, nil
+}
+
+// ReadOnly reports whether the database is open read-only (it was opened
+// on a disk under the free-space margin and the space has not come back
+// yet).
+func (b *Badger) ReadOnly() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.readOnly
+}
+
+// watchSpace reopens a read-only database read-write once the free space
+// is over the margin again, and then ends.
+func (b *Badger) watchSpace() {
+	defer close(b.done)
+	t := time.NewTicker(b.recheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+		}
+		if b.space.check() != nil {
+			continue
+		}
+		if b.reopen() {
+			return
+		}
+	}
+}
+
+// reopen swaps the read-only database for a read-write one and reports
+// whether it did. It takes the lock with TryLock, never Lock: a waiting
+// Lock would block new readers, and a caller that opens a transaction
+// inside another (nested View) would then wait for itself.
+func (b *Badger) reopen() bool {
+	deadline := time.Now().Add(b.recheck)
+	for !b.mu.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-b.stop:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	defer b.mu.Unlock()
+	if err := b.db.Close(); err != nil {
+		b.log.Error("close read-only database", "err", err)
+	}
+	db, err := badger.Open(b.opts)
+	if err != nil {
+		// Serve reads again, read-only, and try later.
+		b.log.Error("reopen database read-write", "err", err)
+		if ro, rerr := badger.Open(b.opts.WithReadOnly(true)); rerr == nil {
+			b.db = ro
+		} else {
+			b.log.Error("reopen database read-only", "err", rerr)
+		}
+		return false
+	}
+	b.db, b.readOnly = db, false
+	b.log.Info("free disk space is back: database open read-write")
+	return true
 }
 
 // CheckSpace returns an error wrapping ErrNoSpace when the database's
 // file system is under the free-space margin (what Update checks), for
 // the readiness probe.
-func (b *Badger) CheckSpace() error { return b.space.check() }
+// While the database is read-only it says so, also once the space is
+// back and until the database is open read-write again.
+func (b *Badger) CheckSpace() error {
+	err := b.space.check()
+	if b.ReadOnly() {
+		if err == nil {
+			err = fmt.Errorf("%w: space is back, reopening the database read-write", ErrNoSpace)
+		}
+		return fmt.Errorf("database open read-only: %w", err)
+	}
+	return err
+}
 
 // View implements Store.
 func (b *Badger) View(ctx context.Context, fn func(Txn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	return b.db.View(func(t *badger.Txn) error { return fn(txn{t: t}) })
+}
+
+// errReadOnly is Update's error while the database is open read-only.
+func (b *Badger) errReadOnly() error {
+	if err := b.space.check(); err != nil {
+		return fmt.Errorf("database open read-only: %w", err)
+	}
+	return fmt.Errorf("database open read-only: %w: space is back, reopening the database read-write", ErrNoSpace)
 }
 
 // Update implements Store.
@@ -138,7 +262,13 @@ func (b *Badger) Update(ctx context.Context, fn func(Txn) error) error {
 		if err := b.space.check(); err != nil {
 			return err
 		}
+		b.mu.RLock()
+		if b.readOnly {
+			b.mu.RUnlock()
+			return b.errReadOnly()
+		}
 		err := b.db.Update(func(t *badger.Txn) error { return fn(txn{t: t}) })
+		b.mu.RUnlock()
 		if !errors.Is(err, badger.ErrConflict) {
 			return err
 		}
@@ -157,6 +287,12 @@ func (b *Badger) Update(ctx context.Context, fn func(Txn) error) error {
 
 // Close implements Store. It flushes memtables and closes the value log.
 func (b *Badger) Close() error {
+	if b.stop != nil {
+		close(b.stop)
+		<-b.done
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err := b.db.Close(); err != nil {
 		return fmt.Errorf("store: close badger: %w", err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -17,8 +18,16 @@ import (
 //
 // Key layout (under "idem/", with httpapi's entries):
 //
-//	idem/c/<entry id hex>                  created nanos (8 bytes BE) ‖ fingerprint ‖ 0 ‖ record id
+//	idem/c/<entry id hex>                  created nanos (8 bytes BE) ‖ fingerprint ‖ 0 ‖ resource id [‖ 0 ‖ sealed secret]
 //	idem/t/<created nanos hex>/<entry id>  expiry index, shared with the entries
+//
+// The claim names what the request created (a record, an API key, a
+// signing key, a webhook). A response that carries a secret shown only
+// once (an API key's text, a webhook's signing secret) cannot be rebuilt
+// from the stored resource, which keeps only a hash or a sealed copy
+// under the server's key: the claim then also holds the secret sealed
+// under the request's idempotency key (IdemClaim.Seal), so only a client
+// holding that key can have it answered again.
 const (
 	// IdemClaimPrefix prefixes the claims.
 	IdemClaimPrefix = "idem/c/"
@@ -35,6 +44,22 @@ type IdemClaim struct {
 	Fingerprint string
 	// Created is the request's time.
 	Created time.Time
+	// Seal encrypts a secret for the claim (PutIdemClaimSecret); nil
+	// refuses secrets.
+	Seal func(plain []byte) ([]byte, error)
+}
+
+// ClaimedResource is a decoded claim.
+type ClaimedResource struct {
+	// Created is the request's time.
+	Created time.Time
+	// Fingerprint identifies the request.
+	Fingerprint string
+	// ID is the resource the request created.
+	ID string
+	// SealedSecret is the secret written with the claim, sealed; nil
+	// without one.
+	SealedSecret []byte
 }
 
 type idemClaimKey struct{}
@@ -44,18 +69,43 @@ func WithIdemClaim(ctx context.Context, c IdemClaim) context.Context {
 	return context.WithValue(ctx, idemClaimKey{}, c)
 }
 
+// IdemClaimFrom returns the claim ctx carries, if any.
+func IdemClaimFrom(ctx context.Context) (IdemClaim, bool) {
+	c, ok := ctx.Value(idemClaimKey{}).(IdemClaim)
+	return c, ok && c.ID != ""
+}
+
 // PutIdemClaim writes, in tx, the claim ctx carries (if any) naming
 // recordID; without one it does nothing.
 func PutIdemClaim(ctx context.Context, tx Txn, recordID string) error {
-	c, ok := ctx.Value(idemClaimKey{}).(IdemClaim)
-	if !ok || c.ID == "" {
+	return PutIdemClaimSecret(ctx, tx, recordID, nil)
+}
+
+// PutIdemClaimSecret is PutIdemClaim for a resource whose response
+// carries secret, shown once: the claim keeps it sealed (IdemClaim.Seal)
+// so that a retry can be answered with it. Without a claim in ctx it does
+// nothing.
+func PutIdemClaimSecret(ctx context.Context, tx Txn, resourceID string, secret []byte) error {
+	c, ok := IdemClaimFrom(ctx)
+	if !ok {
 		return nil
 	}
 	created := uint64(c.Created.UnixNano())
 	v := binary.BigEndian.AppendUint64(nil, created)
 	v = append(v, c.Fingerprint...)
 	v = append(v, 0)
-	v = append(v, recordID...)
+	v = append(v, resourceID...)
+	if secret != nil {
+		if c.Seal == nil {
+			return fmt.Errorf("store: idempotency claim: no sealing key for a secret")
+		}
+		sealed, err := c.Seal(secret)
+		if err != nil {
+			return fmt.Errorf("store: idempotency claim: seal: %w", err)
+		}
+		v = append(v, 0)
+		v = append(v, sealed...)
+	}
 	if err := tx.Set([]byte(IdemClaimPrefix+c.ID), v); err != nil {
 		return fmt.Errorf("store: idempotency claim: %w", err)
 	}
@@ -63,15 +113,19 @@ func PutIdemClaim(ctx context.Context, tx Txn, recordID string) error {
 }
 
 // ParseIdemClaim decodes a claim's value.
-func ParseIdemClaim(v []byte) (created time.Time, fingerprint, recordID string, err error) {
+func ParseIdemClaim(v []byte) (ClaimedResource, error) {
 	if len(v) < 9 {
-		return time.Time{}, "", "", fmt.Errorf("store: idempotency claim of %d bytes", len(v))
+		return ClaimedResource{}, fmt.Errorf("store: idempotency claim of %d bytes", len(v))
 	}
-	rest := string(v[8:])
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == 0 {
-			return time.Unix(0, int64(binary.BigEndian.Uint64(v))), rest[:i], rest[i+1:], nil
-		}
+	created := time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+	fp, rest, ok := bytes.Cut(v[8:], []byte{0})
+	if !ok {
+		return ClaimedResource{}, fmt.Errorf("store: idempotency claim without a resource id")
 	}
-	return time.Time{}, "", "", fmt.Errorf("store: idempotency claim without a record id")
+	id, sealed, withSecret := bytes.Cut(rest, []byte{0})
+	c := ClaimedResource{Created: created, Fingerprint: string(fp), ID: string(id)}
+	if withSecret {
+		c.SealedSecret = bytes.Clone(sealed)
+	}
+	return c, nil
 }

@@ -19,7 +19,11 @@ const DefaultGCDiscardRatio = 0.5
 // Sizes returns the sizes in bytes of the LSM tree (keys and small values)
 // and of the value log (values over the 1 KiB threshold) as Badger last
 // measured them; Badger refreshes the figures about once a minute.
-func (b *Badger) Sizes() (lsm, vlog int64) { return b.db.Size() }
+func (b *Badger) Sizes() (lsm, vlog int64) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.db.Size()
+}
 
 // CollectGarbage runs value-log GC until a pass finds no file with at least
 // discardRatio garbage (or ctx ends), and returns how many files it
@@ -32,11 +36,13 @@ func (b *Badger) CollectGarbage(ctx context.Context, discardRatio float64) (int,
 	}
 	n := 0
 	for ctx.Err() == nil {
+		b.mu.RLock()
 		err := b.db.RunValueLogGC(discardRatio)
+		b.mu.RUnlock()
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
+		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected), errors.Is(err, badger.ErrGCInReadOnlyMode):
 			return n, nil
 		default:
 			return n, fmt.Errorf("store: value-log gc: %w", err)
@@ -77,6 +83,8 @@ func (b *Badger) RunGC(ctx context.Context, interval time.Duration, log *slog.Lo
 // database keeps serving (Badger's backup stream, read at one timestamp),
 // and returns the version it reflects.
 func (b *Badger) Backup(w io.Writer) (uint64, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	v, err := b.db.Backup(w, 0)
 	if err != nil {
 		return 0, fmt.Errorf("store: backup: %w", err)
@@ -87,6 +95,11 @@ func (b *Badger) Backup(w io.Writer) (uint64, error) {
 // Load reads a stream written by Backup into the database. It is meant for
 // an empty database (restore); keys already present are overwritten.
 func (b *Badger) Load(r io.Reader) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.readOnly {
+		return b.errReadOnly()
+	}
 	if err := b.db.Load(r, 256); err != nil {
 		return fmt.Errorf("store: load backup: %w", err)
 	}

@@ -69,6 +69,22 @@ type Txn interface {
 	Scan(prefix, start []byte, fn func(key, value []byte) error) error
 }
 
+// Shared is implemented by stores that several processes use at once
+// (PostgreSQL): what must be serialised across origins (an idempotency
+// key) needs a lease in the store there, while one process owns a Badger
+// directory and an in-process lock is enough.
+type Shared interface {
+	// SharedAcrossProcesses reports whether other processes may write
+	// the same keys concurrently.
+	SharedAcrossProcesses() bool
+}
+
+// IsShared reports whether st is Shared and says it is.
+func IsShared(st Store) bool {
+	s, ok := st.(Shared)
+	return ok && s.SharedAcrossProcesses()
+}
+
 // MultiGetter is implemented by transactions that read several keys in one
 // round trip (PostgreSQL). Callers use GetMany, which falls back to one
 // Get per key on transactions without it (Badger reads in process, where

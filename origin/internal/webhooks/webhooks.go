@@ -476,6 +476,11 @@ func (s *Service) Create(ctx context.Context, owner string, in CreateInput) (Web
 		if err := putRecord(tx, r); err != nil {
 			return err
 		}
+		// An idempotent request's claim commits with the webhook,
+		// holding the secret sealed under the request's key.
+		if err := store.PutIdemClaimSecret(ctx, tx, id, []byte(secret)); err != nil {
+			return err
+		}
 		return tx.Set(accountKey(owner, r.CreatedAt, id), nil)
 	})
 	if err != nil {

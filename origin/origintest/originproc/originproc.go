@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // childEnv carries the origin's arguments to a test binary started to be
@@ -54,6 +56,13 @@ type Options struct {
 	// port, no admin or chain RPC listener, info logging and a fresh data
 	// directory. A flag given again here wins.
 	Args []string
+	// AddressSpace, when positive, is the origin's RLIMIT_AS (soft and
+	// hard), set before it runs (prlimit(1) execs it; without prlimit
+	// the limit is set on the new process at once). Its ffmpeg children
+	// inherit it and lower it to their own. A process over it fails to
+	// map memory instead of growing, so a regression fails the test, not
+	// the machine.
+	AddressSpace int64
 }
 
 // Origin is a running origin process, stopped by the test's cleanup.
@@ -79,19 +88,25 @@ func Start(t testing.TB, opt Options) *Origin {
 		"--log-level", "info", "--data-dir", t.TempDir()}, opt.Args...)
 	var cmd *exec.Cmd
 	var env []string
+	var argv []string
 	switch {
 	case opt.SelfExec:
 		enc, err := json.Marshal(args)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd = exec.Command(os.Args[0], "-test.run=^$")
+		argv = []string{os.Args[0], "-test.run=^$"}
 		env = append(env, childEnv+"="+string(enc))
 	case opt.Binary != "":
-		cmd = exec.Command(opt.Binary, args...)
+		argv = append([]string{opt.Binary}, args...)
 	default:
 		t.Fatal("originproc: no Binary and no SelfExec")
 	}
+	prlimit, _ := exec.LookPath("prlimit")
+	if opt.AddressSpace > 0 && prlimit != "" {
+		argv = append([]string{prlimit, fmt.Sprintf("--as=%d:%d", opt.AddressSpace, opt.AddressSpace), "--"}, argv...)
+	}
+	cmd = exec.Command(argv[0], argv[1:]...)
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "PROVENANT_") && !strings.HasPrefix(e, "GOMEMLIMIT=") && !strings.HasPrefix(e, "GOGC=") {
 			env = append(env, e)
@@ -104,6 +119,13 @@ func Start(t testing.TB, opt Options) *Origin {
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if opt.AddressSpace > 0 && prlimit == "" {
+		lim := unix.Rlimit{Cur: uint64(opt.AddressSpace), Max: uint64(opt.AddressSpace)}
+		if err := unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &lim, nil); err != nil {
+			_ = cmd.Process.Kill()
+			t.Fatalf("originproc: RLIMIT_AS: %v", err)
+		}
 	}
 	var once sync.Once
 	stop := func() {

@@ -256,6 +256,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// SharedAcrossProcesses implements store.Shared: several origins use one
+// database.
+func (s *Store) SharedAcrossProcesses() bool { return true }
+
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
