@@ -77,6 +77,10 @@ var ErrBucketFull = errors.New("phindex: bucket full")
 type Index struct {
 	Prefix []byte
 	Radius int
+	// Mem, if set, answers Lookup in memory (see Mem and Follow): the
+	// store's buckets are still written by Add and are what Mem is loaded
+	// from, but not read by lookups.
+	Mem *Mem
 }
 
 // Match is a record whose 64-bit hash is near the query's.
@@ -285,6 +289,9 @@ var errStop = errors.New("phindex: candidate budget reached")
 func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (ms []Match, truncated bool, err error) {
 	if limit <= 0 {
 		return nil, false, nil
+	}
+	if ix.Mem != nil {
+		return ix.memLookup(q, max64, limit), false, nil
 	}
 	if budget <= 0 {
 		budget = 256 * limit
