@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
@@ -13,12 +14,12 @@ import (
 
 // Near is the in-memory near-duplicate index of a store's pictures: the
 // perceptual index and the geometric one (look-before-mark), each a
-// phindex.Mem loaded from the store's own index keys, which stay the
+// hamming.Index loaded from the store's own index keys, which stay the
 // source of truth. Lookups through a Service configured with it read
-// memory only, find every copy within phindex.MemExactRadius bits of the
+// memory only, find every copy within hamming.DefaultExactRadius bits of the
 // 64-bit hash at any registry size, and are never cut short by a budget.
 type Near struct {
-	main, geo *phindex.Mem
+	main, geo *hamming.Index
 }
 
 // NearFollowInterval is how often Near polls a shared store's change feed
@@ -37,7 +38,7 @@ func LoadNear(ctx context.Context, st store.Store, log *slog.Logger) (*Near, err
 	n := &Near{}
 	for _, x := range []struct {
 		ix  phindex.Index
-		dst **phindex.Mem
+		dst **hamming.Index
 	}{
 		{phindex.Index{Prefix: []byte(pfxPHash)}, &n.main},
 		{phindex.Index{Prefix: []byte(pfxGeoIndex)}, &n.geo},

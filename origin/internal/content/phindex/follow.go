@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 )
 
 // memLookup answers Lookup from ix.Mem: every hash within
-// ExactRadius(radius+1) bits (8 for the default radius 1, 11 for radius
+// hamming.ExactRadius(radius+1) bits (8 for the default radius 1, 11 for radius
 // 2, at least what the bucket probes guarantee), never truncated.
 func (ix Index) memLookup(q phash.Hash, max64, limit int) []Match {
 	ms := ix.Mem.LookupRadius(q.P64, max64, ix.radius()+1)
@@ -53,7 +54,7 @@ func (ix Index) eachEntry(k, v []byte, fn func(id [16]byte, p64 uint64)) error {
 // LoadMem returns a Mem holding every entry of the index in st, read from
 // its first band in one snapshot, and the change-feed cursor taken before
 // that snapshot (nil when st has no feed) for Follow.
-func (ix Index) LoadMem(ctx context.Context, st store.Store) (*Mem, []byte, error) {
+func (ix Index) LoadMem(ctx context.Context, st store.Store) (*hamming.Index, []byte, error) {
 	var cursor []byte
 	if f, ok := st.(store.ChangeFeed); ok {
 		c, err := f.Changes(ctx, ix.band0(), nil, nil)
@@ -76,14 +77,15 @@ func (ix Index) LoadMem(ctx context.Context, st store.Store) (*Mem, []byte, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("phindex: load: %w", err)
 	}
-	m := NewMem()
+	m := hamming.New()
 	m.AddMany(ids, p64)
+	m.Freeze()
 	return m, cursor, nil
 }
 
 // CatchUp adds to m what other processes committed to the index since
 // cursor (store.ChangeFeed) and returns the next cursor.
-func (ix Index) CatchUp(ctx context.Context, f store.ChangeFeed, m *Mem, cursor []byte) ([]byte, error) {
+func (ix Index) CatchUp(ctx context.Context, f store.ChangeFeed, m *hamming.Index, cursor []byte) ([]byte, error) {
 	next, err := f.Changes(ctx, ix.band0(), cursor, func(k, v []byte) error {
 		return ix.eachEntry(k, v, m.Add)
 	})
@@ -97,7 +99,7 @@ func (ix Index) CatchUp(ctx context.Context, f store.ChangeFeed, m *Mem, cursor 
 // (the next round retries from the same cursor). A write on another origin
 // is thus found here within about one interval; this origin's own writes
 // are added on its write path.
-func (ix Index) Follow(ctx context.Context, f store.ChangeFeed, m *Mem, cursor []byte, interval time.Duration, log *slog.Logger) {
+func (ix Index) Follow(ctx context.Context, f store.ChangeFeed, m *hamming.Index, cursor []byte, interval time.Duration, log *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -43,6 +43,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -80,7 +81,7 @@ type Index struct {
 	// Mem, if set, answers Lookup in memory (see Mem and Follow): the
 	// store's buckets are still written by Add and are what Mem is loaded
 	// from, but not read by lookups.
-	Mem *Mem
+	Mem *hamming.Index
 }
 
 // Match is a record whose 64-bit hash is near the query's.

@@ -1,4 +1,4 @@
-package phindex
+package hamming
 
 import (
 	"math/bits"
@@ -20,11 +20,11 @@ func memID(i int) (id [16]byte) {
 	return id
 }
 
-// TestMemFindsEveryHashWithinEightBits checks the pigeonhole guarantee:
-// every stored hash within MemExactRadius of a query is returned, whether
+// TestIndexFindsEveryHashWithinEightBits checks the pigeonhole guarantee:
+// every stored hash within DefaultExactRadius of a query is returned, whether
 // it is in the sorted part or the unsorted tail, with adversarial
 // placements of the differing bits (all in one substring, spread evenly).
-func TestMemFindsEveryHashWithinEightBits(t *testing.T) {
+func TestIndexFindsEveryHashWithinEightBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
 		name   string
@@ -36,7 +36,7 @@ func TestMemFindsEveryHashWithinEightBits(t *testing.T) {
 		{"small directory", 50, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewMem()
+			m := New()
 			hs := make([]uint64, tc.n)
 			for i := range hs {
 				hs[i] = r.Uint64()
@@ -48,7 +48,7 @@ func TestMemFindsEveryHashWithinEightBits(t *testing.T) {
 			// Patterns of 8 flipped bits: random, 3+3+2 over the three
 			// substrings (the worst case), and 8 in one substring.
 			patterns := []func(uint64) uint64{
-				func(h uint64) uint64 { return flip64(r, h, 1+r.IntN(MemExactRadius)) },
+				func(h uint64) uint64 { return flip64(r, h, 1+r.IntN(DefaultExactRadius)) },
 				func(h uint64) uint64 { return h ^ 0b111<<42 ^ 0b111<<21 ^ 0b11 },
 				func(h uint64) uint64 { return h ^ 0b11<<43 ^ 0b111<<23 ^ 0b111<<3 },
 				func(h uint64) uint64 { return h ^ 0xff<<50 },
@@ -75,10 +75,10 @@ func TestMemFindsEveryHashWithinEightBits(t *testing.T) {
 	}
 }
 
-// TestMemRadiusThreeFindsElevenBits checks ExactRadius(3).
-func TestMemRadiusThreeFindsElevenBits(t *testing.T) {
+// TestIndexRadiusThreeFindsElevenBits checks ExactRadius(3).
+func TestIndexRadiusThreeFindsElevenBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	m := NewMem()
+	m := New()
 	hs := make([]uint64, 5000)
 	for i := range hs {
 		hs[i] = r.Uint64()
@@ -101,10 +101,10 @@ func TestMemRadiusThreeFindsElevenBits(t *testing.T) {
 	}
 }
 
-// TestMemAddIsIdempotent: a pair added twice (write path and change feed)
+// TestIndexAddIsIdempotent: a pair added twice (write path and change feed)
 // is indexed once; the same id under another hash is a second entry.
-func TestMemAddIsIdempotent(t *testing.T) {
-	m := NewMem()
+func TestIndexAddIsIdempotent(t *testing.T) {
+	m := New()
 	m.Add(memID(1), 42)
 	m.Freeze()
 	m.Add(memID(1), 42)
@@ -119,11 +119,11 @@ func TestMemAddIsIdempotent(t *testing.T) {
 	}
 }
 
-// TestMemConcurrentAddsAndLookups runs lookups while adds trigger
+// TestIndexConcurrentAddsAndLookups runs lookups while adds trigger
 // background rebuilds (go test -race checks the publication), and checks
 // that every hash added before a lookup began is found by it.
-func TestMemConcurrentAddsAndLookups(t *testing.T) {
-	m := NewMem()
+func TestIndexConcurrentAddsAndLookups(t *testing.T) {
+	m := New()
 	m.freezeEvery = 500
 	const n = 6000
 	hs := make([]uint64, n)
@@ -157,9 +157,9 @@ func TestMemConcurrentAddsAndLookups(t *testing.T) {
 					continue
 				}
 				k := r.IntN(a)
-				q := flip64(r, hs[k], r.IntN(MemExactRadius+1))
+				q := flip64(r, hs[k], r.IntN(DefaultExactRadius+1))
 				found := false
-				for _, x := range m.Lookup(q, MemExactRadius) {
+				for _, x := range m.Lookup(q, DefaultExactRadius) {
 					found = found || x.ID == memID(k)
 				}
 				if !found {

@@ -1,4 +1,8 @@
-package phindex
+// Package hamming is an in-memory index of 64-bit hashes for Hamming
+// neighbour search (multi-index hashing), exact within a radius at any
+// size: the origin's near-duplicate lookups read it instead of the
+// store's bucket index, which stays the source of truth.
+package hamming
 
 import (
 	"math/bits"
@@ -7,14 +11,12 @@ import (
 	"sync/atomic"
 )
 
-// Mem is an in-memory multi-index hash over 64-bit perceptual hashes, kept
-// beside the store-backed Index (which stays the source of truth: Mem is
-// filled from it at start and from commits and the store's change feed
-// afterwards).
+// Index is an in-memory multi-index hash over 64-bit perceptual hashes,
+// each with a 16-byte id (a record), several hashes per id allowed.
 //
 // Recall guarantee: the 64-bit hash is cut into three substrings of 22, 21
 // and 21 bits, and a lookup reads, in each, every bucket within 2 bits of
-// the query's substring. Two hashes at distance d ≤ MemExactRadius = 8
+// the query's substring. Two hashes at distance d ≤ DefaultExactRadius = 8
 // differ in at least one substring by at most 2 bits (three substrings of
 // ≥ 3 differing bits would make 9), so every stored hash within 8 bits is
 // returned whatever the number of records: there is no read budget. Hashes
@@ -29,9 +31,9 @@ import (
 // sorted part was built are scanned linearly (at most freezeEvery of
 // them), and a background rebuild folds them in.
 //
-// Mem is safe for concurrent use: lookups take a read lock only to copy
+// Index is safe for concurrent use: lookups take a read lock only to copy
 // slice headers, so they never wait for a rebuild.
-type Mem struct {
+type Index struct {
 	mu   sync.RWMutex
 	ids  [][16]byte
 	p64  []uint64
@@ -42,12 +44,12 @@ type Mem struct {
 	freezeEvery int
 }
 
-// MemExactRadius is the 64-bit distance up to which Mem.Lookup returns
-// every indexed hash (see Mem).
-const MemExactRadius = 8
+// DefaultExactRadius is the 64-bit distance up to which Index.Lookup returns
+// every indexed hash (see Index).
+const DefaultExactRadius = 8
 
-// memProbeRadius is the per-substring probe radius.
-const memProbeRadius = 2
+// defaultProbeRadius is the per-substring probe radius.
+const defaultProbeRadius = 2
 
 // subs are the substrings (shift, width) of the 64-bit hash.
 var subs = [3]struct{ shift, width uint }{{42, 22}, {21, 21}, {0, 21}}
@@ -57,7 +59,7 @@ var subs = [3]struct{ shift, width uint }{{42, 22}, {21, 21}, {0, 21}}
 // background) happen at most once per 8,192 signs.
 const defaultFreezeEvery = 8192
 
-// frozen is the sorted part: positions [0, n) of Mem's arrays.
+// frozen is the sorted part: positions [0, n) of Index's arrays.
 type frozen struct {
 	n       int
 	dirBits uint
@@ -70,18 +72,18 @@ type table struct {
 	pos []uint32
 }
 
-// NewMem returns an empty index.
-func NewMem() *Mem { return &Mem{freezeEvery: defaultFreezeEvery} }
+// New returns an empty index.
+func New() *Index { return &Index{freezeEvery: defaultFreezeEvery} }
 
 // Len returns the number of hashes indexed.
-func (m *Mem) Len() int {
+func (m *Index) Len() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.p64)
 }
 
 // Bytes estimates the index's memory: arrays and directories.
-func (m *Mem) Bytes() int {
+func (m *Index) Bytes() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := cap(m.ids)*16 + cap(m.p64)*8
@@ -97,7 +99,7 @@ func (m *Mem) Bytes() int {
 // does nothing, so a commit seen both on the write path and in the change
 // feed is indexed once. A record may be added under several hashes (its
 // geometric hashes).
-func (m *Mem) Add(id [16]byte, p64 uint64) {
+func (m *Index) Add(id [16]byte, p64 uint64) {
 	if m.has(id, p64) {
 		return
 	}
@@ -112,23 +114,23 @@ func (m *Mem) Add(id [16]byte, p64 uint64) {
 	m.mu.Unlock()
 }
 
-// AddMany indexes pairs that are not indexed yet without checking for
-// duplicates (a load at start), then sorts them in (Freeze).
-func (m *Mem) AddMany(ids [][16]byte, p64 []uint64) {
+// AddMany appends pairs that are not indexed yet, without the duplicate
+// check of Add (a load at start); they are scanned linearly until sorted
+// in, so call Freeze after the last.
+func (m *Index) AddMany(ids [][16]byte, p64 []uint64) {
 	m.mu.Lock()
 	m.ids = append(m.ids, ids...)
 	m.p64 = append(m.p64, p64...)
 	m.mu.Unlock()
-	m.Freeze()
 }
 
-func (m *Mem) has(id [16]byte, p64 uint64) bool {
+func (m *Index) has(id [16]byte, p64 uint64) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.hasLocked(id, p64)
 }
 
-func (m *Mem) hasLocked(id [16]byte, p64 uint64) bool {
+func (m *Index) hasLocked(id [16]byte, p64 uint64) bool {
 	from := 0
 	if b := m.base; b != nil {
 		t := &b.tabs[0]
@@ -148,7 +150,7 @@ func (m *Mem) hasLocked(id [16]byte, p64 uint64) bool {
 	return false
 }
 
-func (m *Mem) maybeFreezeLocked() {
+func (m *Index) maybeFreezeLocked() {
 	unsorted := len(m.p64)
 	if m.base != nil {
 		unsorted -= m.base.n
@@ -169,7 +171,7 @@ func (m *Mem) maybeFreezeLocked() {
 }
 
 // Freeze sorts every indexed hash in now (a load, or a test).
-func (m *Mem) Freeze() {
+func (m *Index) Freeze() {
 	m.mu.RLock()
 	p64 := m.p64
 	m.mu.RUnlock()
@@ -221,30 +223,30 @@ func build(p64 []uint64) *frozen {
 	return f
 }
 
-// MemMatch is an indexed hash near a query.
-type MemMatch struct {
+// Match is an indexed hash near a query.
+type Match struct {
 	ID  [16]byte
 	P64 uint64
 	D64 int
 }
 
 // Lookup returns every indexed (id, hash) within 64-bit distance
-// MemExactRadius of q, and those farther but within max64 that the probes
-// reach (see Mem), nearest first (equal distances in insertion order).
+// DefaultExactRadius of q, and those farther but within max64 that the probes
+// reach (see Index), nearest first (equal distances in insertion order).
 // There is no read budget: the work is 718 bucket reads plus the hashes in
 // them and the unsorted tail.
-func (m *Mem) Lookup(q uint64, max64 int) []MemMatch {
-	return m.LookupRadius(q, max64, memProbeRadius)
+func (m *Index) Lookup(q uint64, max64 int) []Match {
+	return m.LookupRadius(q, max64, defaultProbeRadius)
 }
 
 // ExactRadius returns the 64-bit distance within which LookupRadius with
 // probe radius r returns every indexed hash: 3(r+1)−1 (8 for r = 2, 11 for
-// r = 3), by the pigeonhole argument of Mem.
+// r = 3), by the pigeonhole argument of Index.
 func ExactRadius(r int) int { return 3*(r+1) - 1 }
 
 // LookupRadius is Lookup with a per-substring probe radius r (1..3): r = 3
 // returns every hash within 11 bits at about 7.5× the buckets of r = 2.
-func (m *Mem) LookupRadius(q uint64, max64, r int) []MemMatch {
+func (m *Index) LookupRadius(q uint64, max64, r int) []Match {
 	r = max(1, min(r, 3))
 	m.mu.RLock()
 	ids, p64, b := m.ids, m.p64, m.base
@@ -292,12 +294,12 @@ func (m *Mem) LookupRadius(q uint64, max64, r int) []MemMatch {
 		}
 		return int(a.pos) - int(b.pos)
 	})
-	out := make([]MemMatch, 0, len(hits))
+	out := make([]Match, 0, len(hits))
 	for i, h := range hits {
 		if i > 0 && hits[i-1].pos == h.pos {
 			continue
 		}
-		out = append(out, MemMatch{ID: ids[h.pos], P64: p64[h.pos], D64: h.d})
+		out = append(out, Match{ID: ids[h.pos], P64: p64[h.pos], D64: h.d})
 	}
 	return out
 }
