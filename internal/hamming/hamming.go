@@ -228,6 +228,11 @@ type Match struct {
 	ID  [16]byte
 	P64 uint64
 	D64 int
+	// Seq is the hash's rank in insertion order: a smaller Seq was added
+	// earlier. A caller that adds in claim order (the origin loads the
+	// registry oldest first and adds each commit) reads the earliest claim
+	// from it.
+	Seq int
 }
 
 // Lookup returns every indexed (id, hash) within 64-bit distance
@@ -299,7 +304,7 @@ func (m *Index) LookupRadius(q uint64, max64, r int) []Match {
 		if i > 0 && hits[i-1].pos == h.pos {
 			continue
 		}
-		out = append(out, Match{ID: ids[h.pos], P64: p64[h.pos], D64: h.d})
+		out = append(out, Match{ID: ids[h.pos], P64: p64[h.pos], D64: h.d, Seq: int(h.pos)})
 	}
 	return out
 }

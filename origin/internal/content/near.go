@@ -1,9 +1,13 @@
 package content
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/provenant/provenant/internal/hamming"
@@ -43,10 +47,16 @@ func LoadNear(ctx context.Context, st store.Store, log *slog.Logger) (*Near, err
 		{phindex.Index{Prefix: []byte(pfxPHash)}, &n.main},
 		{phindex.Index{Prefix: []byte(pfxGeoIndex)}, &n.geo},
 	} {
-		m, cursor, err := x.ix.LoadMem(ctx, st)
+		ids, p64, cursor, err := x.ix.Entries(ctx, st)
 		if err != nil {
 			return nil, fmt.Errorf("content: near-duplicate index: %w", err)
 		}
+		if ids, p64, err = claimOrder(ctx, st, ids, p64); err != nil {
+			return nil, fmt.Errorf("content: near-duplicate index: %w", err)
+		}
+		m := hamming.New()
+		m.AddMany(ids, p64)
+		m.Freeze()
 		*x.dst = m
 		if f, ok := st.(store.ChangeFeed); ok {
 			go x.ix.Follow(ctx, f, m, cursor, NearFollowInterval, log)
@@ -77,4 +87,55 @@ func (s *Service) nearCommitted(ctx context.Context, rec *record.Record) error {
 		}
 		return nil
 	})
+}
+
+// claimOrder returns the entries oldest record first, by the records' time
+// index (rec/t/), so that the in-memory index's insertion order, which
+// commits extend, is claim order and candidate pools keep a photo's
+// earliest claims (phindex.Index.LookupPool). Entries of a record missing
+// from the time index come last, in their order. It sorts instead of
+// mapping ids: three int32 arrays per entry rather than a map of millions.
+func claimOrder(ctx context.Context, st store.Store, ids [][16]byte, p64 []uint64) ([][16]byte, []uint64, error) {
+	n := len(ids)
+	byID := make([]int32, n)
+	for i := range byID {
+		byID[i] = int32(i)
+	}
+	slices.SortFunc(byID, func(a, b int32) int { return bytes.Compare(ids[a][:], ids[b][:]) })
+	rank := make([]int32, n)
+	for i := range rank {
+		rank[i] = math.MaxInt32
+	}
+	err := st.View(ctx, func(tx store.Txn) error {
+		r := int32(0)
+		return tx.Scan([]byte(pfxTime), nil, func(k, _ []byte) error {
+			const stamp = 17 // 16 hex digits and '/'
+			if len(k) < len(pfxTime)+stamp {
+				return nil
+			}
+			id, err := record.ParseID(string(k[len(pfxTime)+stamp:]))
+			if err != nil {
+				return nil
+			}
+			j, _ := slices.BinarySearchFunc(byID, id, func(e int32, t record.ID) int { return bytes.Compare(ids[e][:], t[:]) })
+			for ; j < n && ids[byID[j]] == id; j++ {
+				rank[byID[j]] = r
+			}
+			r++
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("claim order: %w", err)
+	}
+	order := byID // reused: the ids are no longer searched
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	outIDs, outP64 := make([][16]byte, n), make([]uint64, n)
+	for i, o := range order {
+		outIDs[i], outP64[i] = ids[o], p64[o]
+	}
+	return outIDs, outP64, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/provenant/provenant/internal/hamming"
@@ -51,21 +52,18 @@ func (ix Index) eachEntry(k, v []byte, fn func(id [16]byte, p64 uint64)) error {
 	return nil
 }
 
-// LoadMem returns a Mem holding every entry of the index in st, read from
-// its first band in one snapshot, and the change-feed cursor taken before
-// that snapshot (nil when st has no feed) for Follow.
-func (ix Index) LoadMem(ctx context.Context, st store.Store) (*hamming.Index, []byte, error) {
-	var cursor []byte
+// Entries reads every (id, hash) of the index in st from its first band,
+// in one snapshot, and the change-feed cursor taken before that snapshot
+// (nil when st has no feed) for Follow.
+func (ix Index) Entries(ctx context.Context, st store.Store) (ids [][16]byte, p64 []uint64, cursor []byte, err error) {
 	if f, ok := st.(store.ChangeFeed); ok {
 		c, err := f.Changes(ctx, ix.band0(), nil, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("phindex: load: %w", err)
+			return nil, nil, nil, fmt.Errorf("phindex: load: %w", err)
 		}
 		cursor = c
 	}
-	var ids [][16]byte
-	var p64 []uint64
-	err := st.View(ctx, func(tx store.Txn) error {
+	err = st.View(ctx, func(tx store.Txn) error {
 		ids, p64 = ids[:0], p64[:0]
 		return tx.Scan(ix.band0(), nil, func(k, v []byte) error {
 			return ix.eachEntry(k, v, func(id [16]byte, h uint64) {
@@ -75,12 +73,65 @@ func (ix Index) LoadMem(ctx context.Context, st store.Store) (*hamming.Index, []
 		})
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("phindex: load: %w", err)
+		return nil, nil, nil, fmt.Errorf("phindex: load: %w", err)
+	}
+	return ids, p64, cursor, nil
+}
+
+// LoadMem returns an in-memory index of every entry (Entries, in bucket
+// order) and the cursor to Follow from.
+func (ix Index) LoadMem(ctx context.Context, st store.Store) (*hamming.Index, []byte, error) {
+	ids, p64, cursor, err := ix.Entries(ctx, st)
+	if err != nil {
+		return nil, nil, err
 	}
 	m := hamming.New()
 	m.AddMany(ids, p64)
 	m.Freeze()
 	return m, cursor, nil
+}
+
+// LookupPool is the lookup of a candidate pool: the nearest matches within
+// max64 (at most nearest of them) and, from an in-memory index, the
+// earliest-added ones (the earliest within hamming.DefaultExactRadius and
+// the earliest within max64, at most earliest of each), which a
+// nearest-first cut drops when a burst of copies of one photo is nearer
+// the query than its first claim. first holds those not in near, oldest
+// first. Without Mem it is Lookup, and first is empty.
+func (ix Index) LookupPool(txn store.Txn, q phash.Hash, max64, nearest, earliest int) (near, first []Match, err error) {
+	if ix.Mem == nil {
+		near, _, err = ix.Lookup(txn, q, max64, nearest, 0)
+		return near, nil, err
+	}
+	all := ix.Mem.LookupRadius(q.P64, max64, ix.radius()+1)
+	near = make([]Match, 0, min(len(all), nearest))
+	for _, m := range all[:min(nearest, len(all))] {
+		near = append(near, Match(m))
+	}
+	if len(all) <= nearest || earliest <= 0 {
+		return near, nil, nil
+	}
+	bySeq := slices.Clone(all[nearest:])
+	slices.SortFunc(bySeq, func(a, b hamming.Match) int { return a.Seq - b.Seq })
+	taken := map[int]bool{}
+	for _, within := range []int{hamming.DefaultExactRadius, max64} {
+		k := 0
+		for _, m := range bySeq {
+			if k == earliest {
+				break
+			}
+			if m.D64 > within {
+				continue
+			}
+			k++
+			if !taken[m.Seq] {
+				taken[m.Seq] = true
+				first = append(first, Match(m))
+			}
+		}
+	}
+	slices.SortFunc(first, func(a, b Match) int { return a.Seq - b.Seq })
+	return near, first, nil
 }
 
 // CatchUp adds to m what other processes committed to the index since

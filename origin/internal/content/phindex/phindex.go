@@ -90,6 +90,9 @@ type Match struct {
 	P64 uint64
 	// D64 is the Hamming distance to the query's 64-bit hash.
 	D64 int
+	// Seq orders the matches of an in-memory index by insertion, which is
+	// claim order (hamming.Match); 0 from the store's buckets.
+	Seq int
 }
 
 func entryOf(id [16]byte, h phash.Hash) []byte {
