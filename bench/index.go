@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -92,6 +93,7 @@ func runIndex(args []string) error {
 		found     int // the record the query was made from is in the answer
 		inPool    int // ... and among the pool's nearest, confirmed on 256 bits
 		firstPool int // the photo's earliest claim is in the pool, confirmed
+		firstNear int // queries whose photo's earliest claim is within 8 bits and confirmable
 		cands, n  int
 		confirmed int // pool records confirmed on 256 bits
 		mu        sync.Mutex
@@ -148,13 +150,36 @@ func runIndex(args []string) error {
 				s := time.Now()
 				ms := ix.Lookup(q, phash.CandidateDistance64)
 				el := time.Since(s)
+				// The pool as the origin builds it (phindex.LookupPool): the
+				// 64 nearest, plus the two earliest-added within 8 bits and
+				// within 14.
+				inP := make(map[int]bool, pool+4)
+				for j := range ms[:min(pool, len(ms))] {
+					inP[j] = true
+				}
+				if len(ms) > pool {
+					bySeq := make([]int, 0, len(ms)-pool)
+					for j := pool; j < len(ms); j++ {
+						bySeq = append(bySeq, j)
+					}
+					slices.SortFunc(bySeq, func(a, b int) int { return ms[a].Seq - ms[b].Seq })
+					for _, within := range []int{hamming.DefaultExactRadius, phash.CandidateDistance64} {
+						k := 0
+						for _, j := range bySeq {
+							if k < 2 && ms[j].D64 <= within {
+								inP[j] = true
+								k++
+							}
+						}
+					}
+				}
 				found, inPool, firstPool, confirmed := false, false, false, 0
 				for j, m := range ms {
 					rec := int(m.ID[0]&0x7f)<<32 | int(m.ID[12])<<24 | int(m.ID[13])<<16 | int(m.ID[14])<<8 | int(m.ID[15])
 					if rec == target {
 						found = true
 					}
-					if j >= pool || !with256 || rec >= *n {
+					if !inP[j] || !with256 || rec >= *n {
 						continue
 					}
 					if hammingtest.Distance256(q256, g.P256[rec]) > phash.NearDistance256 {
@@ -168,7 +193,16 @@ func runIndex(args []string) error {
 						firstPool = true
 					}
 				}
+				firstNear := false
+				if target >= 0 && with256 {
+					f := int(g.First[g.Photo[target]])
+					firstNear = bits.OnesCount64(q^g.P64[f]) <= hamming.DefaultExactRadius && hammingtest.Distance256(q256, g.P256[f]) <= phash.NearDistance256
+					firstPool = firstPool && firstNear
+				}
 				k.mu.Lock()
+				if firstNear {
+					k.firstNear++
+				}
 				k.lat = append(k.lat, el)
 				k.n++
 				k.cands += len(ms)
@@ -195,7 +229,7 @@ func runIndex(args []string) error {
 	var all []time.Duration
 	fmt.Printf("%d lookups, %d concurrent, GOMAXPROCS %d, %d records added meanwhile: %.0f lookups/s, %.0f per CPU-second (%v CPU incl. queries' generation)\n",
 		*queries, *conc, runtime.GOMAXPROCS(0), added.Load(), float64(*queries)/wall.Seconds(), float64(*queries)/cpu.Seconds(), cpu.Round(time.Millisecond))
-	fmt.Println("| queries | n | p50 | p90 | p99 | max | found (any limit) | in pool of 64 and confirmed | photo's earliest claim in pool | matches ≤ 14 per lookup |")
+	fmt.Println("| queries | n | p50 | p90 | p99 | max | found (any limit) | in the pool and confirmed | photo's earliest claim in the pool, when within 8 bits and confirmable | matches ≤ 14 per lookup |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range kinds {
 		all = append(all, k.lat...)
@@ -207,7 +241,10 @@ func runIndex(args []string) error {
 			return fmt.Sprintf("%.3f %%", 100*float64(x)/float64(k.n))
 		}
 		pool := pct(k.inPool)
-		first := pct(k.firstPool)
+		first := "–"
+		if k.firstNear > 0 {
+			first = fmt.Sprintf("%.3f %% of %d", 100*float64(k.firstPool)/float64(k.firstNear), k.firstNear)
+		}
 		if !with256 {
 			pool, first = "–", "–"
 		}
