@@ -32,6 +32,14 @@
 // watermark and the SHA-256 find exact and re-encoded copies
 // independently of this index, so the index matters for files whose
 // watermark did not survive.
+//
+// The origin does not read these buckets on its lookups any more: it
+// keeps the entries in memory (Index.Mem, an internal/hamming index
+// loaded by LoadMem or Entries at start, extended by its own commits and,
+// on a shared store, by Follow over the store's change feed), which finds
+// every hash within 8 bits whatever the registry's size and has no read
+// budget. The buckets stay the source of truth that memory is rebuilt
+// from; Lookup without Mem reads them as described above.
 package phindex
 
 import (
@@ -78,9 +86,9 @@ var ErrBucketFull = errors.New("phindex: bucket full")
 type Index struct {
 	Prefix []byte
 	Radius int
-	// Mem, if set, answers Lookup in memory (see Mem and Follow): the
-	// store's buckets are still written by Add and are what Mem is loaded
-	// from, but not read by lookups.
+	// Mem, if set, answers Lookup and LookupPool in memory (see LoadMem
+	// and Follow): the store's buckets are still written by Add and are
+	// what Mem is loaded from, but lookups do not read them.
 	Mem *hamming.Index
 }
 
