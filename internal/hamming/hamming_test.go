@@ -27,16 +27,21 @@ func memID(i int) (id [16]byte) {
 func TestIndexFindsEveryHashWithinEightBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
-		name   string
-		n      int
-		freeze bool
+		name    string
+		n       int
+		freeze  bool
+		compact bool
 	}{
-		{"sorted", 20000, true},
-		{"unsorted tail", 3000, false},
-		{"small directory", 50, true},
+		{"sorted", 20000, true, false},
+		{"sorted compact", 20000, true, true},
+		{"unsorted tail", 3000, false, false},
+		{"small directory", 50, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New()
+			if tc.compact {
+				m = NewCompact()
+			}
 			hs := make([]uint64, tc.n)
 			for i := range hs {
 				hs[i] = r.Uint64()

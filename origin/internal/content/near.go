@@ -40,12 +40,15 @@ func LoadNear(ctx context.Context, st store.Store, log *slog.Logger) (*Near, err
 		log = slog.New(slog.DiscardHandler)
 	}
 	n := &Near{}
+	// The geometric index holds eight hashes per signed picture and is
+	// read only at sign and register: compact (36 bytes a hash, not 60).
 	for _, x := range []struct {
 		ix  phindex.Index
 		dst **hamming.Index
+		new func() *hamming.Index
 	}{
-		{phindex.Index{Prefix: []byte(pfxPHash)}, &n.main},
-		{phindex.Index{Prefix: []byte(pfxGeoIndex)}, &n.geo},
+		{phindex.Index{Prefix: []byte(pfxPHash)}, &n.main, hamming.New},
+		{phindex.Index{Prefix: []byte(pfxGeoIndex)}, &n.geo, hamming.NewCompact},
 	} {
 		ids, p64, cursor, err := x.ix.Entries(ctx, st)
 		if err != nil {
@@ -54,7 +57,7 @@ func LoadNear(ctx context.Context, st store.Store, log *slog.Logger) (*Near, err
 		if ids, p64, err = claimOrder(ctx, st, ids, p64); err != nil {
 			return nil, fmt.Errorf("content: near-duplicate index: %w", err)
 		}
-		m := hamming.New()
+		m := x.new()
 		m.AddMany(ids, p64)
 		m.Freeze()
 		*x.dst = m
