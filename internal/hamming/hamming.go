@@ -28,7 +28,7 @@ import (
 // hashes sorted by the substring's leading dirBits bits with a directory
 // of bucket offsets, dirBits = min(log2(records), 21), so a bucket holds
 // one or two hashes up to 2M records and records/2M beyond; a lookup
-// reads 718 buckets. Hashes added since the
+// reads 696 buckets (fewer below 2M records). Hashes added since the
 // sorted part was built are scanned linearly (at most freezeEvery of
 // them), and a background rebuild folds them in.
 //
@@ -259,7 +259,7 @@ type Match struct {
 // Lookup returns every indexed (id, hash) within 64-bit distance
 // DefaultExactRadius of q, and those farther but within max64 that the probes
 // reach (see Index), nearest first (equal distances in insertion order).
-// There is no read budget: the work is 718 bucket reads plus the hashes in
+// There is no read budget: the work is at most 696 bucket reads plus the hashes in
 // them and the unsorted tail.
 func (m *Index) Lookup(q uint64, max64 int) []Match {
 	return m.LookupRadius(q, max64, defaultProbeRadius)
