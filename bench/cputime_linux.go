@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // threadCPU runs f locked to one OS thread and returns the CPU time that
@@ -29,4 +31,14 @@ func threadCPU(f func()) time.Duration {
 		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 	}
 	return cpu(&b) - cpu(&a)
+}
+
+// threadCPUNow is the calling thread's CPU time so far, to the nanosecond
+// (CLOCK_THREAD_CPUTIME_ID; getrusage counts in scheduler ticks).
+func threadCPUNow() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"integrity-cost": {"cost of the local-signature comparison (luminance vs colour) against a 12 MP JPEG decode", runIntegrityCost},
 		"integrity":      {"verdict integrity: genuine copies vs local forgeries and transplanted marks, through facts and verdict", runIntegrity},
 		"small":          {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
+		"index":          {"near-duplicate index at scale: recall, latency under concurrency, memory per record, restart from Badger or PostgreSQL", runIndex},
 		"claims":         {"look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", runClaims},
 	}
 }

@@ -33,6 +33,11 @@ type variants struct {
 	fromBits bool
 }
 
+// earliestClaims is how many of the earliest-claimed records within the
+// exact radius, and within the candidate distance, a lookup adds to the
+// pool beside its nearest (phindex.Index.LookupPool).
+const earliestClaims = 2
+
 // floodOwnerRecords is the number of near-duplicates of one picture from
 // one account above which a search logs a flood.
 const floodOwnerRecords = 4
@@ -193,16 +198,22 @@ func (s *Service) pool(tx store.Txn, f Facts, vs variants, maxC int) ([]*pooled,
 		gx.Radius = ix.Radius
 		indexes = append(indexes, gx)
 	}
+	var first []phindex.Match
 	for _, x := range indexes {
 		for _, q := range queries {
-			m, _, err := x.Lookup(tx, q, phash.CandidateDistance64, poolFactor*maxC, 0)
+			near, early, err := x.LookupPool(tx, q, phash.CandidateDistance64, poolFactor*maxC, earliestClaims)
 			if err != nil {
 				return nil, err
 			}
-			ms = append(ms, m...)
+			ms = append(ms, near...)
+			first = append(first, early...)
 		}
 	}
+	// A photo's earliest claims enter the pool before the nearest records
+	// (a burst of nearer copies from many sources must not push them
+	// out); then the nearest, by 64-bit distance.
 	slices.SortStableFunc(ms, func(a, b phindex.Match) int { return a.D64 - b.D64 })
+	ms = append(first, ms...)
 	for _, m := range ms {
 		if err := add(record.ID(m.ID).String(), false, false, m.D64); err != nil {
 			return nil, err

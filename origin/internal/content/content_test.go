@@ -113,9 +113,14 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	near, err := LoadNear(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := &env{t: t, st: st, clk: clk, accts: acc, keys: ks, pub: &eventLog{}}
+	// The lookups read the in-memory index, as the server's do.
 	e.cfg = Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader, Events: e.pub,
-		Anchor: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}}
+		Anchor: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}, Near: near}
 	e.svc = e.service(e.cfg)
 	return e
 }

@@ -30,7 +30,11 @@ const (
 func geoKey(id string) []byte { return []byte(pfxGeo + id) }
 
 func (s *Service) geoIndex() phindex.Index {
-	return phindex.Index{Prefix: []byte(pfxGeoIndex), Radius: s.cfg.NearRadius}
+	ix := phindex.Index{Prefix: []byte(pfxGeoIndex), Radius: s.cfg.NearRadius}
+	if s.cfg.Near != nil {
+		ix.Mem = s.cfg.Near.geo
+	}
+	return ix
 }
 
 // storeGeometric keeps the geometric hashes of record id's signed picture

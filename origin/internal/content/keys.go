@@ -77,7 +77,11 @@ func recentSuffix(t time.Time, id string) string {
 }
 
 func (s *Service) phindex() phindex.Index {
-	return phindex.Index{Prefix: []byte(pfxPHash), Radius: s.cfg.NearRadius}
+	ix := phindex.Index{Prefix: []byte(pfxPHash), Radius: s.cfg.NearRadius}
+	if s.cfg.Near != nil {
+		ix.Mem = s.cfg.Near.main
+	}
+	return ix
 }
 
 // counters are the owner's dashboard counters, updated in the transactions

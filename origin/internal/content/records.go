@@ -179,6 +179,9 @@ type Config struct {
 	// NearRadius is the per-band Hamming radius of the perceptual index
 	// probe (see phindex); 0 means phindex.DefaultRadius.
 	NearRadius int
+	// Near, if set, answers the perceptual and geometric lookups from
+	// memory (LoadNear) instead of the store's index buckets.
+	Near *Near
 	// Identities tells who a signer account is beyond its declared name
 	// (verified domain, shared name); nil shows every organisation as
 	// unverified.

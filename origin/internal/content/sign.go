@@ -382,6 +382,11 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 	if err != nil {
 		return fmt.Errorf("content: store record: %w", err)
 	}
+	if err := s.nearCommitted(ctx, rec); err != nil {
+		// Committed, but not yet in this origin's memory: a restart loads
+		// it from the store.
+		s.log.Error("near-duplicate index: committed record not indexed in memory", "record_id", r.ID, "err", err)
+	}
 	if s.cfg.AfterCommit != nil {
 		s.cfg.AfterCommit(r.ID)
 	}

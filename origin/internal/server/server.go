@@ -295,6 +295,7 @@ type Server struct {
 	// stopAnchor ends the batcher's Run; anchorDone is closed when it has.
 	stopAnchor context.CancelFunc
 	anchorDone chan struct{}
+	stopNear   context.CancelFunc // ends the near-duplicate index's change feed
 	http       *fasthttp.Server
 	// bodies sets each request's body deadline and refuses an over-cap
 	// declared size early; conns is the public listener's budget, set by
@@ -542,6 +543,15 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	near, stopNear, err := startNear(st, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			stopNear()
+		}
+	}()
 	recs, err := content.New(content.Config{
 		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
 		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
@@ -549,6 +559,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 		Video:       vid,
 		C2PA:        c2paCA,
 		AfterCommit: d.afterRecordCommit,
+		Near:        near,
 	})
 	if err != nil {
 		return nil, err
@@ -602,6 +613,7 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: st, badger: bdg, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
 		anchored: anchored, api: api, metrics: met}
+	s.stopNear = stopNear
 	srvRef.Store(s)
 	if err := registerConnMetrics(reg, s.ConnStats); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -793,6 +805,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.log.Error("shutdown: handlers still running; store and chain left open", "handlers", n)
 		return errors.Join(httpErr, adminErr, fmt.Errorf("server: %d handlers still running after their contexts were cancelled; store and chain left open", n))
 	}
+	s.stopNear()
 	chainErr := s.chain.Close()
 	storeErr := s.store.Close()
 	s.log.Info("origin stopped")

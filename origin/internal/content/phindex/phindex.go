@@ -32,6 +32,14 @@
 // watermark and the SHA-256 find exact and re-encoded copies
 // independently of this index, so the index matters for files whose
 // watermark did not survive.
+//
+// The origin does not read these buckets on its lookups any more: it
+// keeps the entries in memory (Index.Mem, an internal/hamming index
+// loaded by LoadMem or Entries at start, extended by its own commits and,
+// on a shared store, by Follow over the store's change feed), which finds
+// every hash within 8 bits whatever the registry's size and has no read
+// budget. The buckets stay the source of truth that memory is rebuilt
+// from; Lookup without Mem reads them as described above.
 package phindex
 
 import (
@@ -43,6 +51,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -77,6 +86,10 @@ var ErrBucketFull = errors.New("phindex: bucket full")
 type Index struct {
 	Prefix []byte
 	Radius int
+	// Mem, if set, answers Lookup and LookupPool in memory (see LoadMem
+	// and Follow): the store's buckets are still written by Add and are
+	// what Mem is loaded from, but lookups do not read them.
+	Mem *hamming.Index
 }
 
 // Match is a record whose 64-bit hash is near the query's.
@@ -85,6 +98,9 @@ type Match struct {
 	P64 uint64
 	// D64 is the Hamming distance to the query's 64-bit hash.
 	D64 int
+	// Seq orders the matches of an in-memory index by insertion, which is
+	// claim order (hamming.Match); 0 from the store's buckets.
+	Seq int
 }
 
 func entryOf(id [16]byte, h phash.Hash) []byte {
@@ -285,6 +301,9 @@ var errStop = errors.New("phindex: candidate budget reached")
 func (ix Index) Lookup(txn store.Txn, q phash.Hash, max64, limit, budget int) (ms []Match, truncated bool, err error) {
 	if limit <= 0 {
 		return nil, false, nil
+	}
+	if ix.Mem != nil {
+		return ix.memLookup(q, max64, limit), false, nil
 	}
 	if budget <= 0 {
 		budget = 256 * limit

@@ -76,7 +76,7 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-type queries struct{ get, getMany, set, del, scan, scanTo string }
+type queries struct{ get, getMany, set, del, scan, scanTo, changes string }
 
 var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
@@ -116,12 +116,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{pool: pool, pageSize: cfg.PageSize, maxRetries: cfg.MaxRetries, log: cfg.Logger, q: queries{
 		get:     `SELECT v FROM ` + table + ` WHERE k = $1`,
 		getMany: `SELECT k, v FROM ` + table + ` WHERE k = ANY($1)`,
-		set:     `INSERT INTO ` + table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+		set:     `INSERT INTO ` + table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, x = pg_current_xact_id()`,
 		del:     `DELETE FROM ` + table + ` WHERE k = $1`,
 		// $2 is the first key wanted (inclusive); scanTo adds the
 		// exclusive upper bound of the prefix's key range.
-		scan:   `SELECT k, v FROM ` + table + ` WHERE k >= $1 ORDER BY k LIMIT $2`,
-		scanTo: `SELECT k, v FROM ` + table + ` WHERE k >= $1 AND k < $3 ORDER BY k LIMIT $2`,
+		scan:    `SELECT k, v FROM ` + table + ` WHERE k >= $1 ORDER BY k LIMIT $2`,
+		scanTo:  `SELECT k, v FROM ` + table + ` WHERE k >= $1 AND k < $3 ORDER BY k LIMIT $2`,
+		changes: `SELECT k, v FROM ` + table + ` WHERE x >= $1::text::xid8 AND k >= $2 AND k < $3`,
 	}}
 	if s.pageSize <= 0 {
 		s.pageSize = DefaultPageSize
@@ -160,6 +161,17 @@ func (s *Store) init(ctx context.Context, table string) error {
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (k bytea PRIMARY KEY, v bytea NOT NULL)`); err != nil {
 		return fmt.Errorf("pgstore: create table: %w", err)
+	}
+	// x is the id of the transaction that last wrote the row, which the
+	// change feed (Changes) reads by; a table from before the feed gets
+	// the column here (its rows take this transaction's id).
+	for _, ddl := range []string{
+		`ALTER TABLE ` + table + ` ADD COLUMN IF NOT EXISTS x xid8 NOT NULL DEFAULT pg_current_xact_id()`,
+		`CREATE INDEX IF NOT EXISTS ` + table + `_x ON ` + table + ` (x)`,
+	} {
+		if _, err := tx.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("pgstore: create table: %w", err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgstore: create table: %w", err)
