@@ -114,8 +114,17 @@ func reorgDropped(t *testing.T, viaChecker bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sim.Client().SendTransaction(ctx, other); err != nil {
-		t.Fatalf("replacement transaction: %v", err)
+	// The pool learns of the fork from a head event it handles on its own
+	// goroutine; until then it still holds the old chain's nonce.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := sim.Client().SendTransaction(ctx, other)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "nonce too low") || time.Now().After(deadline) {
+			t.Fatalf("replacement transaction: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	sim.Commit() // 1': the transfer takes the nonce
 	sim.Commit() // 2'
