@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/pgstore"
+)
+
+// newNet makes a network for t, or skips t with the reason when this
+// machine cannot (not root, no ip command), except under CI=true.
+func newNet(t *testing.T) *Net {
+	t.Helper()
+	if err := Available(); err != nil {
+		skipOrFail(t, err)
+	}
+	dir, err := os.MkdirTemp("", "pvcluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNet(dir, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		n.Close()
+		if !t.Failed() {
+			_ = os.RemoveAll(dir)
+		} else {
+			t.Logf("hosts' directories and logs kept in %s", dir)
+		}
+	})
+	return n
+}
+
+func skipOrFail(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%v (CI installs it: .ci/run)", err)
+	}
+	t.Skip(err)
+}
+
+// TestPostgresFailover: a write acknowledged by the store is on both
+// nodes (the primary commits synchronously); the primary's host is
+// crashed and the store, through the multi-host connection string,
+// writes again on the promoted standby with no error seen by its
+// caller; the crashed node rejoins as a synchronous standby; and the
+// write made before the crash is still there.
+func TestPostgresFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL formation")
+	}
+	n := newNet(t)
+	if err := PGAvailable(); err != nil {
+		skipOrFail(t, err)
+	}
+	ctx := context.Background()
+	pg, err := StartPostgres(ctx, n, PGConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := pg.SyncStandbys(ctx); err != nil || s != 1 {
+		t.Fatalf("synchronous standbys = %d, %v; want 1", s, err)
+	}
+	st, err := pgstore.Open(ctx, pgstore.Config{URL: pg.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	put := func(k string) error {
+		return st.Update(ctx, func(tx store.Txn) error { return tx.Set([]byte(k), []byte("v")) })
+	}
+	if err := put("before"); err != nil {
+		t.Fatal(err)
+	}
+	old, err := pg.Primary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The primary acknowledges a commit once a standby has flushed it.
+	for q, want := range map[string]string{
+		`SELECT current_setting('synchronous_commit')`:               "on",
+		`SELECT current_setting('synchronous_standby_names') <> ''`: "true",
+	} {
+		if v, err := pg.query(ctx, old, q); err != nil || v != want {
+			t.Fatalf("%s on the primary = %q, %v; want %s", q, v, err, want)
+		}
+	}
+	pg.Crash(old)
+	crashed := time.Now()
+	if err := put("during"); err != nil {
+		t.Fatalf("write during the failover: %v", err)
+	}
+	took := time.Since(crashed)
+	now, err := pg.Primary(ctx)
+	if err != nil || now == old {
+		t.Fatalf("primary after the crash = %v, %v", now, err)
+	}
+	t.Logf("primary %s crashed; the write went to %s after %v", old.Name, now.Name, took.Round(time.Millisecond))
+	if err := pg.Restart(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.WaitSynchronous(ctx, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	err = st.View(ctx, func(tx store.Txn) error {
+		for _, k := range []string{"before", "during"} {
+			if _, err := tx.Get([]byte(k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("after the failover: %v", err)
+	}
+}
