@@ -84,7 +84,7 @@ func TestPostgresFailover(t *testing.T) {
 	}
 	// The primary acknowledges a commit once a standby has flushed it.
 	for q, want := range map[string]string{
-		`SELECT current_setting('synchronous_commit')`:               "on",
+		`SELECT current_setting('synchronous_commit')`:              "on",
 		`SELECT current_setting('synchronous_standby_names') <> ''`: "true",
 	} {
 		if v, err := pg.query(ctx, old, q); err != nil || v != want {

@@ -395,4 +395,3 @@ func waitFor(ctx context.Context, limit time.Duration, f func() error) error {
 		}
 	}
 }
-
