@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,69 @@ func TestPostgresFailover(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after the failover: %v", err)
 	}
+}
+
+// TestChaos is the short variant of the chaos run (`go run ./bench chaos`
+// runs the long one): three origins behind HAProxy on separate hosts,
+// PostgreSQL under pg_auto_failover, an edge and a geth chain, under a
+// steady sign and verify load; the database primary is killed, the
+// anchoring leader is killed, the leader is cut from the database for
+// 10 s, and everything is SIGKILLed and restarted. No acknowledged sign
+// may be lost or stored twice, every record must end anchored with its
+// content.signed webhook delivered, and every acknowledged sign must
+// have been on two database nodes.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole installation on separate hosts")
+	}
+	if err := Requirements(); err != nil {
+		skipOrFail(t, err)
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "pvchaos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	inst, err := Install(ctx, InstallConfig{Dir: dir, Root: root, Log: log})
+	t.Cleanup(func() {
+		if inst != nil {
+			inst.Close()
+		}
+		if !t.Failed() {
+			_ = os.RemoveAll(dir)
+		} else {
+			t.Logf("hosts' directories and logs kept in %s", dir)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, inst, ChaosConfig{Faults: DefaultFaults(10 * time.Second), Settle: 3 * time.Second, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chaos report:\n%s", rep.Table())
+	if !rep.OK() {
+		t.Errorf("chaos run lost or damaged data:\n%s\n%s", rep.Table(), strings.Join(rep.Problems, "\n"))
+	}
+	if rep.Acked == 0 || len(rep.Faults) != 4 {
+		t.Errorf("%d signs acknowledged over %d faults", rep.Acked, len(rep.Faults))
+	}
+	// The edge verifies through the load balancer after it all.
+	if err := httpGet(ctx, inst.Edge.URL+"/health"); err != nil {
+		t.Errorf("edge: %v", err)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
 }
