@@ -324,7 +324,7 @@ func CrashEverything() Fault {
 		wg.Wait()
 		return func(ctx context.Context) error {
 			// The database first: an origin does not start without it.
-			if err := inst.PG.RestartAll(); err != nil {
+			if err := inst.PG.RestartAll(ctx); err != nil {
 				return err
 			}
 			if err := inst.PG.WaitSynchronous(ctx, 3*time.Minute); err != nil {
@@ -423,6 +423,16 @@ func (r *Report) Table() string {
 	return b.String()
 }
 
+// backoff is a client's pause after a failed request, as a well-behaved
+// client retries: it keeps the error counts to what a client sees, not
+// how fast a refused connection comes back.
+func backoff(stop <-chan struct{}) {
+	select {
+	case <-stop:
+	case <-time.After(time.Second):
+	}
+}
+
 type call struct {
 	sign       bool
 	start, end time.Time
@@ -492,6 +502,9 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 					}
 				}
 				mu.Unlock()
+				if err != nil {
+					backoff(stop)
+				}
 			}
 		})
 	}
@@ -518,6 +531,9 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 				mu.Lock()
 				calls = append(calls, call{start: start, end: time.Now(), ok: err == nil})
 				mu.Unlock()
+				if err != nil {
+					backoff(stop)
+				}
 			}
 		})
 	}

@@ -299,9 +299,20 @@ func (pg *PG) CrashAll() {
 	}
 }
 
-// RestartAll starts the monitor and every node again.
-func (pg *PG) RestartAll() error {
-	for _, h := range append([]*Host{pg.monitor}, pg.nodes...) {
+// RestartAll starts the monitor and, once it answers, every node again
+// (a keeper that finds no monitor gives up within a second, where a
+// service manager would restart it).
+func (pg *PG) RestartAll(ctx context.Context) error {
+	if err := pg.Restart(pg.monitor); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, 60*time.Second, func() error {
+		_, err := pg.psql(pg.monitor, "pg_auto_failover", "SELECT 1")
+		return err
+	}); err != nil {
+		return fmt.Errorf("cluster: monitor after restart: %w\n%s", err, pg.tail(pg.monitor))
+	}
+	for _, h := range pg.nodes {
 		if err := pg.Restart(h); err != nil {
 			return err
 		}
