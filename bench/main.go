@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"integrity":      {"verdict integrity: genuine copies vs local forgeries and transplanted marks, through facts and verdict", runIntegrity},
 		"small":          {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
 		"claims":         {"look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", runClaims},
+		"chaos":          {"a whole installation on separate hosts (network namespaces) under sign+verify load, with database failover, origin kills, a partition and a full crash; -up just runs it", runChaos},
 	}
 }
 
