@@ -380,6 +380,8 @@ type FaultResult struct {
 	MaxLatency time.Duration
 	// Repair is how long the repair took (restarts, rejoin).
 	Repair time.Duration
+	// Errors are the distinct errors clients saw (at most 5).
+	Errors []string
 }
 
 // Report is the outcome of a chaos run.
@@ -423,6 +425,19 @@ func (r *Report) Table() string {
 	return b.String()
 }
 
+// errText is an error as a short line; request ids vary, so the
+// distinct errors of a fault stay few.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if i := strings.Index(s, `"request_id"`); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
 // backoff is a client's pause after a failed request, as a well-behaved
 // client retries: it keeps the error counts to what a client sees, not
 // how fast a refused connection comes back.
@@ -437,6 +452,7 @@ type call struct {
 	sign       bool
 	start, end time.Time
 	ok         bool
+	err        string
 }
 
 // Run drives a steady sign and verify load through the load balancer,
@@ -494,7 +510,7 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 				start := time.Now()
 				id, err := c.sign(ctx, name, img)
 				mu.Lock()
-				calls = append(calls, call{sign: true, start: start, end: time.Now(), ok: err == nil})
+				calls = append(calls, call{sign: true, start: start, end: time.Now(), ok: err == nil, err: errText(err)})
 				if err == nil {
 					acked[id] = name
 					if len(originals) < 64 {
@@ -529,7 +545,7 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 				start := time.Now()
 				err := c.verify(ctx, img)
 				mu.Lock()
-				calls = append(calls, call{start: start, end: time.Now(), ok: err == nil})
+				calls = append(calls, call{start: start, end: time.Now(), ok: err == nil, err: errText(err)})
 				mu.Unlock()
 				if err != nil {
 					backoff(stop)
@@ -597,6 +613,9 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 				res.Verifies++
 			}
 			if !cl.ok {
+				if len(res.Errors) < 5 && !slices.Contains(res.Errors, cl.err) {
+					res.Errors = append(res.Errors, cl.err)
+				}
 				if cl.sign {
 					res.SignErrors++
 				} else {
@@ -611,7 +630,8 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 		}
 		mu.Unlock()
 		log.Info("fault done", "name", f.Name, "signs", res.Signs, "sign_errors", res.SignErrors, "verifies", res.Verifies,
-			"verify_errors", res.VerifyErrors, "recovery", res.Recovery.Round(100*time.Millisecond), "repair", res.Repair.Round(100*time.Millisecond))
+			"verify_errors", res.VerifyErrors, "recovery", res.Recovery.Round(100*time.Millisecond), "repair", res.Repair.Round(100*time.Millisecond),
+			"errors", strings.Join(res.Errors, " | "))
 		rep.Faults = append(rep.Faults, res)
 	}
 	stopLoad()
