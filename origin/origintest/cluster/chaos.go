@@ -37,13 +37,20 @@ import (
 // database formation, N origins behind HAProxy, an edge pointed at it,
 // and a webhook receiver in the caller's namespace.
 type Installation struct {
-	Net     *Net
-	Chain   *Chain
-	PG      *PG
+	// Net is the network all hosts are on.
+	Net *Net
+	// Chain is the geth node the origins anchor on.
+	Chain *Chain
+	// PG is the database formation.
+	PG *PG
+	// Origins are the origins, in host order.
 	Origins []*Origin
-	LB      *LB
-	Edge    *Edge
-	Hooks   *HookReceiver
+	// LB is HAProxy in front of the origins.
+	LB *LB
+	// Edge verifies through LB.
+	Edge *Edge
+	// Hooks receives the webhooks.
+	Hooks *HookReceiver
 
 	hookSrv *http.Server
 }
@@ -201,6 +208,7 @@ type HookReceiver struct {
 	bad      []string
 }
 
+// ServeHTTP records one delivery and answers 204.
 func (h *HookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -236,8 +244,11 @@ func (h *HookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (an object store's outage: stop its host, restart it) as one more
 // Fault in ChaosConfig.Faults.
 type Fault struct {
-	Name   string
-	Hold   time.Duration
+	// Name is the fault's line in the report.
+	Name string
+	// Hold is how long the fault lasts before its repair.
+	Hold time.Duration
+	// Inject makes the fault.
 	Inject func(ctx context.Context, inst *Installation) (repair func(ctx context.Context) error, err error)
 }
 
@@ -349,9 +360,10 @@ type ChaosConfig struct {
 	// Faults are injected in order; nil means DefaultFaults(30 s).
 	Faults []Fault
 	// Signers and Verifiers are the load's concurrent clients; 0 means 3
-	// and 1. Each pauses Pause between its requests (0: 100 ms).
+	// and 1.
 	Signers, Verifiers int
-	Pause              time.Duration
+	// Pause is each client's wait between requests; 0 means 100 ms.
+	Pause time.Duration
 	// Settle is the steady load before the first fault and after each
 	// repair; 0 means 5 s.
 	Settle time.Duration

@@ -83,13 +83,21 @@ func NewNet(dir string, log *slog.Logger) (*Net, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	var b [3]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, err
+	n := &Net{dir: dir, log: log}
+	// A /24 in 10.200.0.0/13 chosen at random, and not one this machine
+	// routes already: test networks of runs at the same time get
+	// different ones.
+	for try := 0; ; try++ {
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		n.id = hex.EncodeToString(b[:2])
+		n.prefix = fmt.Sprintf("10.%d.%d.", 200+int(b[0])%8, b[2])
+		out, err := exec.Command("ip", "-4", "route", "show", "to", "match", n.prefix+"1").Output()
+		if err == nil && !strings.Contains(string(out), n.prefix+"0/24") || try == 20 {
+			break
+		}
 	}
-	n := &Net{id: hex.EncodeToString(b[:2]), dir: dir, log: log}
-	// A /24 in 10.200.0.0/13 chosen at random: test networks of runs at
-	// the same time (other engineers, CI) get different ones.
-	n.prefix = fmt.Sprintf("10.%d.%d.", 200+int(b[0])%8, b[2])
 	n.bridge = "pvb" + n.id
 	if err := run("ip", "link", "add", n.bridge, "type", "bridge"); err != nil {
 		return nil, err

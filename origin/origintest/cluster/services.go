@@ -236,7 +236,8 @@ func Leader(origins []*Origin) *Origin {
 // LB is HAProxy on its own host in front of the origins.
 type LB struct {
 	// URL is "http://<ip>" (port 80).
-	URL  string
+	URL string
+	// Host is the load balancer's host.
 	Host *Host
 	proc *Proc
 }
@@ -334,7 +335,8 @@ func (lb *LB) Restart(ctx context.Context, origins []*Origin) error {
 // Edge is an edge process on its own host, pointed at the load balancer.
 type Edge struct {
 	// URL is "http://<ip>:8090".
-	URL  string
+	URL string
+	// Host is the edge's host.
 	Host *Host
 }
 
