@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"small":          {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall},
 		"index":          {"near-duplicate index at scale: recall, latency under concurrency, memory per record, restart from Badger or PostgreSQL", runIndex},
 		"claims":         {"look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", runClaims},
+		"chaos":          {"a whole installation on separate hosts (network namespaces) under sign+verify load, with database failover, origin kills, a partition and a full crash; -up just runs it", runChaos},
 	}
 }
 

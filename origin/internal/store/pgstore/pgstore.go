@@ -61,6 +61,11 @@ type Config struct {
 	// MaxConns bounds the connection pool; zero means pgxpool's default
 	// (the larger of 4 and the number of CPUs).
 	MaxConns int32
+	// ReconnectWait is how long View and Update keep trying again when
+	// the connection is lost before a transaction committed (a failover,
+	// a restarted server, a demoted primary); zero means
+	// DefaultReconnectWait. See docs/operations.md, "Database failover".
+	ReconnectWait time.Duration
 	// Logger receives retry and start-up messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -70,6 +75,7 @@ type Store struct {
 	pool       *pgxpool.Pool
 	pageSize   int
 	maxRetries int
+	reconnect  time.Duration
 	log        *slog.Logger
 	q          queries
 }
@@ -109,11 +115,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
 	}
+	connDefaults(pc, cfg.URL, osEnv)
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s := &Store{pool: pool, pageSize: cfg.PageSize, maxRetries: cfg.MaxRetries, log: cfg.Logger, q: queries{
+	s := &Store{pool: pool, pageSize: cfg.PageSize, maxRetries: cfg.MaxRetries, reconnect: cfg.ReconnectWait, log: cfg.Logger, q: queries{
 		get:     `SELECT v FROM ` + table + ` WHERE k = $1`,
 		getMany: `SELECT k, v FROM ` + table + ` WHERE k = ANY($1)`,
 		set:     `INSERT INTO ` + table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, x = pg_current_xact_id()`,
@@ -129,6 +136,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if s.maxRetries <= 0 {
 		s.maxRetries = DefaultMaxRetries
+	}
+	if s.reconnect <= 0 {
+		s.reconnect = DefaultReconnectWait
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -182,17 +192,37 @@ func (s *Store) init(ctx context.Context, table string) error {
 // View implements store.Store. It runs fn in a REPEATABLE READ READ ONLY
 // transaction: one snapshot for all of fn's reads, as Badger's View, and
 // no serialization failures (a read-only transaction never causes one at
-// that level).
+// that level). When the connection is lost (see Update), fn runs again
+// on a new one, for up to Config.ReconnectWait.
 func (s *Store) View(ctx context.Context, fn func(store.Txn) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	var deadline time.Time
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err, lost := s.viewOnce(ctx, fn)
+		if !lost {
+			return err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(s.reconnect)
+		}
+		if !waitReconnect(ctx, n, deadline) {
+			return err
+		}
+		s.log.Debug("pgstore: connection lost, reading again", "err", err)
 	}
+}
+
+func (s *Store) viewOnce(ctx context.Context, fn func(store.Txn) error) (err error, lost bool) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return fmt.Errorf("pgstore: begin: %w", err)
+		return fmt.Errorf("pgstore: begin: %w", err), lostConnection(ctx, err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	return fn(&txn{ctx: ctx, tx: tx, s: s, readOnly: true})
+	x := &txn{ctx: ctx, tx: tx, s: s, readOnly: true}
+	err = fn(x)
+	return err, err != nil && x.lost != nil
 }
 
 // Update implements store.Store. fn runs in a SERIALIZABLE transaction;
@@ -201,12 +231,35 @@ func (s *Store) View(ctx context.Context, fn func(store.Txn) error) error {
 // and fn runs again, up to MaxRetries attempts with a jittered backoff,
 // after which Update returns store.ErrConflict. The failure is noticed
 // even when fn wraps or replaces the error its Txn call returned.
+//
+// A connection lost before the COMMIT was sent (the primary died or was
+// demoted, the server restarts, no host accepts writes yet) leaves
+// nothing committed, so fn runs again on a new connection, for up to
+// Config.ReconnectWait after the first loss; with a multi-host
+// connection string that new connection goes to the new primary. A
+// connection lost during the COMMIT is not retried: the transaction may
+// have committed, and running fn again could apply it twice, so Update
+// returns the error and the caller's request fails.
 func (s *Store) Update(ctx context.Context, fn func(store.Txn) error) error {
+	var deadline time.Time
+	losses := 0
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err, retry := s.attempt(ctx, fn)
+		err, retry, lost := s.attempt(ctx, fn)
+		if lost {
+			losses++
+			if deadline.IsZero() {
+				deadline = time.Now().Add(s.reconnect)
+			}
+			if !waitReconnect(ctx, losses, deadline) {
+				return err
+			}
+			s.log.Debug("pgstore: connection lost before commit, running the transaction again", "err", err)
+			attempt--
+			continue
+		}
 		if !retry {
 			return err
 		}
@@ -222,38 +275,43 @@ func (s *Store) Update(ctx context.Context, fn func(store.Txn) error) error {
 	}
 }
 
-// attempt runs fn once; retry reports a serialization failure.
-func (s *Store) attempt(ctx context.Context, fn func(store.Txn) error) (err error, retry bool) {
+// attempt runs fn once; retry reports a serialization failure, lost a
+// connection lost before the COMMIT was sent.
+func (s *Store) attempt(ctx context.Context, fn func(store.Txn) error) (err error, retry, lost bool) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
-		return fmt.Errorf("pgstore: begin: %w", err), false
+		return fmt.Errorf("pgstore: begin: %w", err), false, lostConnection(ctx, err)
 	}
 	x := &txn{ctx: ctx, tx: tx, s: s}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if ferr := fn(x); ferr != nil {
 		if x.conflict != nil || retryable(ferr) {
-			return ferr, true
+			return ferr, true, false
 		}
-		return ferr, false
+		return ferr, false, x.lost != nil
 	}
 	if err := x.flush(); err != nil {
 		if x.conflict != nil {
-			return err, true
+			return err, true, false
 		}
-		return err, false
+		return err, false, x.lost != nil
 	}
 	if x.conflict != nil {
 		// fn swallowed the failed statement's error; the transaction is
 		// aborted all the same.
-		return x.conflict, true
+		return x.conflict, true, false
+	}
+	if x.lost != nil {
+		// fn swallowed a lost connection's error: nothing can commit.
+		return x.lost, false, true
 	}
 	if err := tx.Commit(ctx); err != nil {
 		if retryable(err) {
-			return err, true
+			return err, true, false
 		}
-		return fmt.Errorf("pgstore: commit: %w", err), false
+		return fmt.Errorf("pgstore: commit: %w", err), false, false
 	}
-	return nil, false
+	return nil, false, false
 }
 
 func retryable(err error) bool {
@@ -283,6 +341,9 @@ type txn struct {
 	// conflict is the first serialization failure a statement met; the
 	// transaction is aborted from then on.
 	conflict error
+	// lost is the first error of a statement that lost its connection
+	// (lostConnection): nothing of the transaction can commit.
+	lost error
 	// pending holds writes not sent yet; see queue.
 	pending      *pgx.Batch
 	pendingBytes int
@@ -337,6 +398,9 @@ func (x *txn) flush() error {
 func (x *txn) fail(op string, err error) error {
 	if retryable(err) && x.conflict == nil {
 		x.conflict = err
+	}
+	if x.lost == nil && lostConnection(x.ctx, err) {
+		x.lost = err
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
 }
