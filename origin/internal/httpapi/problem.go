@@ -169,6 +169,12 @@ const CodeDecodeCapacity = "decode_capacity"
 // route's deadline (Timeouts); what it had not committed is not stored.
 const CodeDeadlineExceeded = "deadline_exceeded"
 
+// CodeBodyTimeout (408, connection closed): an upload's body stopped
+// arriving before its read deadline; nothing was processed. It is not
+// malformed_multipart: the body may have been fine but late, for example
+// when the server itself was waiting on its database before reading it.
+const CodeBodyTimeout = "body_timeout"
+
 // CodeShuttingDown (503, with Retry-After): the server was shutting down
 // and stopped the request before it finished.
 const CodeShuttingDown = "shutting_down"

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"mime"
+	"net"
 	"mime/multipart"
 	"os"
 	"path/filepath"
@@ -144,7 +145,7 @@ func readUpload(ctx *fasthttp.RequestCtx, spec uploadSpec) (*uploadForm, error) 
 	form, err := parseMultipart(body, params["boundary"], spec, ctx.Request.Header.ContentLength())
 	if err != nil {
 		var p *Problem
-		if errors.As(err, &p) && p.Status == fasthttp.StatusRequestEntityTooLarge {
+		if errors.As(err, &p) && (p.Status == fasthttp.StatusRequestEntityTooLarge || p.Status == fasthttp.StatusRequestTimeout) {
 			ctx.SetConnectionClose()
 		}
 		return nil, err
@@ -310,7 +311,28 @@ func partError(err error) error {
 	if errors.Is(err, errBodyCap) {
 		return tooLarge("the request body exceeds the upload cap")
 	}
+	if isTimeout(err) {
+		return bodyTimeout()
+	}
 	return malformedMultipart("the multipart body could not be parsed")
+}
+
+// isTimeout reports whether err is a read deadline passing: the body did
+// not arrive in time, which says nothing about whether it was well-formed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// bodyTimeout is the answer to a body whose read deadline passed. A body
+// cut short that way is not a malformed one: the client may have been
+// slow, or the server may have spent the body's time waiting on its own
+// dependencies (a database failover) before it read it; either way
+// nothing was processed and the same request may be sent again.
+func bodyTimeout() *Problem {
+	p := NewProblem(fasthttp.StatusRequestTimeout, CodeBodyTimeout, "The request body did not arrive in time")
+	p.Detail = "the body was not received within its read deadline; nothing was processed, send the request again"
+	return p
 }
 
 // parseBool reads an optional boolean form or query value.

@@ -183,3 +183,31 @@ func TestParseMultipartSpool(t *testing.T) {
 		t.Fatalf("a part shorter than the sniffed prefix: %+v, %v; want it in memory", f, err)
 	}
 }
+
+// TestParseMultipartBodyDeadline: a body whose read deadline passes
+// mid-part is a late body (408 body_timeout), not a malformed one, while a
+// body that ends early with no deadline involved stays malformed.
+func TestParseMultipartBodyDeadline(t *testing.T) {
+	bnd, body := buildMultipart(t, map[string][]byte{"file": bytes.Repeat([]byte("x"), 800)}, nil)
+	cut := body[:len(body)/2]
+	tests := []struct {
+		name string
+		tail error
+		code string
+	}{
+		{"deadline passed", os.ErrDeadlineExceeded, CodeBodyTimeout},
+		{"connection closed early", io.ErrUnexpectedEOF, CodeMalformedMultipart},
+	}
+	for _, tt := range tests {
+		r := io.MultiReader(bytes.NewReader(cut), errReader{tt.tail})
+		_, err := parseMultipart(&capReader{r: r, n: testSpec.MaxTotalBytes}, bnd, testSpec, len(body))
+		var p *Problem
+		if !errors.As(err, &p) || p.Code != tt.code {
+			t.Errorf("%s: err = %v, want problem %s", tt.name, err, tt.code)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
