@@ -208,7 +208,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 				err = ue.Err
 			}
 			err = &NetworkError{Method: r.method, URL: redact(&u), Err: err}
-		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		case retryableStatus(resp.StatusCode):
 			e := readError(resp, time.Now())
 			err, wait = e, e.RetryAfter
 		case resp.StatusCode >= 400:

@@ -80,8 +80,14 @@ func (e *Error) Error() string {
 }
 
 // Temporary reports whether the same request may succeed later: rate
-// limits and server-side failures.
-func (e *Error) Temporary() bool { return e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+// limits, a body that arrived too late (408) and server-side failures.
+func (e *Error) Temporary() bool { return retryableStatus(e.Status) }
+
+// retryableStatus is the set of answers the client sends again: 408 (the
+// body did not arrive in time; nothing was processed), 429 and 5xx.
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
 
 // IsCode reports whether err is (or wraps) an [*Error] with the given code.
 func IsCode(err error, code string) bool {
