@@ -1,0 +1,106 @@
+package blobs_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/blobs"
+	"github.com/provenant/provenant/origin/internal/blobs/s3test"
+)
+
+func sum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// TestS3Conformance: on a real S3 server (SeaweedFS), the S3 store keeps
+// every promise of the Store interface; each subtest has a key prefix
+// of its own in one bucket.
+func TestS3Conformance(t *testing.T) {
+	srv := s3test.Start(t)
+	var n atomic.Int64
+	blobs.RunStoreTests(t, func(t *testing.T) blobs.Store {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cfg := srv.Config("conformance")
+		cfg.Prefix = fmt.Sprintf("t%d/", n.Add(1))
+		s, err := blobs.OpenS3(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestS3Outage: with the object store down a Put fails fast with
+// ErrUnavailable (what the API answers 503 storage_unavailable) and an
+// Open too; once it is back, what was stored before is all there and
+// Puts work again.
+func TestS3Outage(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := context.Background()
+	s, err := blobs.OpenS3(ctx, srv.Config("outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := bytes.Repeat([]byte("kept before the outage "), 1000)
+	if err := s.Put(ctx, sum(before), before); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	during := []byte("signed during the outage")
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Put(pctx, sum(during), during); !errors.Is(err, blobs.ErrUnavailable) {
+		t.Fatalf("Put with the store down: %v, want ErrUnavailable", err)
+	}
+	if err := s.PutReader(pctx, sum(during), bytes.NewReader(during)); !errors.Is(err, blobs.ErrUnavailable) {
+		t.Fatalf("PutReader with the store down: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.Open(pctx, sum(before)); !errors.Is(err, blobs.ErrUnavailable) {
+		t.Fatalf("Open with the store down: %v, want ErrUnavailable", err)
+	}
+	srv.Restart()
+	b, err := s.Open(ctx, sum(before))
+	if err != nil {
+		t.Fatalf("a blob stored before the outage: %v", err)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(b, 0, b.Size()))
+	_ = b.Close()
+	if err != nil || !bytes.Equal(got, before) {
+		t.Fatalf("read back %d bytes (%v) after the outage, want %d", len(got), err, len(before))
+	}
+	if _, err := s.Open(ctx, sum(during)); !errors.Is(err, blobs.ErrNotFound) {
+		t.Errorf("the failed Put left something: %v", err)
+	}
+	if err := s.Put(ctx, sum(during), during); err != nil {
+		t.Fatalf("Put after the store came back: %v", err)
+	}
+}
+
+// TestS3Config: a bad endpoint, a missing bucket without CreateBucket and
+// wrong credentials are refused at open, not at the first sign.
+func TestS3Config(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := context.Background()
+	for _, ep := range []string{"", "ftp://x", "http://h/path", "127.0.0.1:9000"} {
+		if _, err := blobs.OpenS3(ctx, blobs.S3Config{Endpoint: ep, Bucket: "b"}); err == nil {
+			t.Errorf("endpoint %q accepted", ep)
+		}
+	}
+	cfg := srv.Config("never-created")
+	cfg.CreateBucket = false
+	if _, err := blobs.OpenS3(ctx, cfg); err == nil {
+		t.Error("a missing bucket was accepted")
+	}
+	cfg = srv.Config("creds")
+	cfg.SecretKey = "wrong"
+	if _, err := blobs.OpenS3(ctx, cfg); err == nil {
+		t.Error("wrong credentials were accepted")
+	}
+}
