@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,5 +173,30 @@ func TestConfig(t *testing.T) {
 	}
 	if _, err := s.Limiter("a", ratelimit.Policy{Name: "a", Quota: 0, Window: time.Second}); err == nil {
 		t.Error("invalid policy accepted")
+	}
+}
+
+// BenchmarkAllow: one decision on Redis over a unix socket (the round
+// trip and the script), keys spread over 1,000 clients, from parallel
+// goroutines as an origin's requests are.
+func BenchmarkAllow(b *testing.B) {
+	srv := redistest.Start(b)
+	s, err := New(Config{URL: srv.URL(), Timeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	l, err := s.Limiter("bench", ratelimit.Policy{Name: "bench", Quota: 100, Window: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			l.Allow("client-" + strconv.FormatInt(n.Add(1)%1000, 10))
+		}
+	})
+	if s.Fallbacks() != 0 {
+		b.Fatalf("%d fallbacks", s.Fallbacks())
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // Server is a running redis-server.
 type Server struct {
-	t    *testing.T
+	t    testing.TB
 	bin  string
 	dir  string
 	sock string
@@ -25,7 +25,7 @@ type Server struct {
 }
 
 // Start starts a redis-server for t.
-func Start(t *testing.T) *Server {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := ""
 	for _, name := range []string{"redis-server", "valkey-server"} {

@@ -54,6 +54,9 @@ type Options struct {
 	// port, no admin or chain RPC listener, info logging and a fresh data
 	// directory. A flag given again here wins.
 	Args []string
+	// Env adds environment variables (NAME=value): the settings that have
+	// no flag, such as PROVENANT_MASTER_KEY.
+	Env []string
 }
 
 // Origin is a running origin process, stopped by the test's cleanup.
@@ -97,7 +100,7 @@ func Start(t testing.TB, opt Options) *Origin {
 			env = append(env, e)
 		}
 	}
-	cmd.Env = env
+	cmd.Env = append(env, opt.Env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
