@@ -134,7 +134,9 @@ func TestSignedFilesOnS3(t *testing.T) {
 	}
 
 	s3.Stop()
+	began := time.Now()
 	r := c.sign(o.URL, apiKey, keyID, "b.jpg", scalePhoto(2))
+	t.Logf("sign with the object store down answered %d in %v", r.status, time.Since(began))
 	var p struct {
 		Code string `json:"code"`
 	}
