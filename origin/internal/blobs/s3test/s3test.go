@@ -31,7 +31,7 @@ const (
 
 // Server is a running SeaweedFS with its S3 gateway.
 type Server struct {
-	t    *testing.T
+	t    testing.TB
 	bin  string
 	dir  string
 	base int // master port; volume, filer and S3 follow; gRPC ports are +10000
@@ -39,7 +39,7 @@ type Server struct {
 }
 
 // Start starts the server for t and waits until it stores objects.
-func Start(t *testing.T) *Server {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("weed")
 	if err != nil {
@@ -64,7 +64,7 @@ func Start(t *testing.T) *Server {
 
 // freeBase finds four consecutive free ports whose +10000 twins are free
 // too (SeaweedFS's gRPC ports).
-func freeBase(t *testing.T) int {
+func freeBase(t testing.TB) int {
 	for range 200 {
 		base := 20000 + rand.IntN(9000)
 		ok := true
