@@ -18,11 +18,18 @@ import (
 
 func sum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
-// TestS3Conformance: on a real S3 server (SeaweedFS), the S3 store keeps
-// every promise of the Store interface; each subtest has a key prefix
-// of its own in one bucket.
-func TestS3Conformance(t *testing.T) {
+// TestS3 runs the S3 store's tests on one real S3 server (SeaweedFS),
+// started once: it takes seconds.
+func TestS3(t *testing.T) {
 	srv := s3test.Start(t)
+	t.Run("Conformance", func(t *testing.T) { s3Conformance(t, srv) })
+	t.Run("Config", func(t *testing.T) { s3Config(t, srv) })
+	t.Run("Outage", func(t *testing.T) { s3Outage(t, srv) }) // last: it stops the server
+}
+
+// s3Conformance: the S3 store keeps every promise of the Store
+// interface; each subtest has a key prefix of its own in one bucket.
+func s3Conformance(t *testing.T, srv *s3test.Server) {
 	var n atomic.Int64
 	blobs.RunStoreTests(t, func(t *testing.T) blobs.Store {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -37,12 +44,11 @@ func TestS3Conformance(t *testing.T) {
 	})
 }
 
-// TestS3Outage: with the object store down a Put fails fast with
+// s3Outage: with the object store down a Put fails fast with
 // ErrUnavailable (what the API answers 503 storage_unavailable) and an
 // Open too; once it is back, what was stored before is all there and
 // Puts work again.
-func TestS3Outage(t *testing.T) {
-	srv := s3test.Start(t)
+func s3Outage(t *testing.T, srv *s3test.Server) {
 	ctx := context.Background()
 	s, err := blobs.OpenS3(ctx, srv.Config("outage"))
 	if err != nil {
@@ -53,6 +59,7 @@ func TestS3Outage(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Stop()
+	down := time.Now()
 	during := []byte("signed during the outage")
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -65,7 +72,10 @@ func TestS3Outage(t *testing.T) {
 	if _, err := s.Open(pctx, sum(before)); !errors.Is(err, blobs.ErrUnavailable) {
 		t.Fatalf("Open with the store down: %v, want ErrUnavailable", err)
 	}
+	t.Logf("the calls with the store down took %v", time.Since(down))
+	began := time.Now()
 	srv.Restart()
+	t.Logf("the store restarted in %v", time.Since(began))
 	b, err := s.Open(ctx, sum(before))
 	if err != nil {
 		t.Fatalf("a blob stored before the outage: %v", err)
@@ -83,10 +93,9 @@ func TestS3Outage(t *testing.T) {
 	}
 }
 
-// TestS3Config: a bad endpoint, a missing bucket without CreateBucket and
+// s3Config: a bad endpoint, a missing bucket without CreateBucket and
 // wrong credentials are refused at open, not at the first sign.
-func TestS3Config(t *testing.T) {
-	srv := s3test.Start(t)
+func s3Config(t *testing.T, srv *s3test.Server) {
 	ctx := context.Background()
 	for _, ep := range []string{"", "ftp://x", "http://h/path", "127.0.0.1:9000"} {
 		if _, err := blobs.OpenS3(ctx, blobs.S3Config{Endpoint: ep, Bucket: "b"}); err == nil {

@@ -127,7 +127,10 @@ func (s *Server) Restart() {
 		"-master.port="+p(0), "-master.port.grpc="+g(0), "-volume.port="+p(1), "-volume.port.grpc="+g(1),
 		"-filer", "-filer.port="+p(2), "-filer.port.grpc="+g(2), "-filer.localSocket="+filepath.Join(s.dir, "filer.sock"),
 		"-s3", "-s3.port="+p(3), "-s3.port.grpc="+g(3), "-s3.port.iceberg=0", "-s3.port.lance=0",
-		"-s3.config="+filepath.Join(s.dir, "s3.json"), "-s3.localSocket="+filepath.Join(s.dir, "s3.sock"), "-master.volumeSizeLimitMB=64", "-volume.max=100", "-iam=false")
+		"-s3.config="+filepath.Join(s.dir, "s3.json"), "-s3.localSocket="+filepath.Join(s.dir, "s3.sock"),
+		// A single master that does not resume its Raft state starts at
+		// once (the topology comes back from the volume heartbeats).
+		"-master.resumeState=false", "-master.electionTimeout=1s", "-master.telemetry=false", "-master.volumeSizeLimitMB=64", "-volume.max=100", "-iam=false")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start weed: %v", err)
