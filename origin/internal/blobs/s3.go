@@ -61,6 +61,8 @@ type S3 struct {
 	c      *minio.Client
 	bucket string
 	prefix string
+	region string
+	create bool
 }
 
 var _ Store = (*S3)(nil)
@@ -70,9 +72,20 @@ var _ Store = (*S3)(nil)
 // within S3's 10,000 parts.
 const s3PartSize = 8 << 20
 
-// OpenS3 connects to the object store and checks that the bucket exists
-// (creating it when cfg.CreateBucket is set).
+// OpenS3 is NewS3 and Check: a store whose bucket was there at open.
 func OpenS3(ctx context.Context, cfg S3Config) (*S3, error) {
+	s, err := NewS3(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Check(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewS3 returns the store of cfg without contacting it (see Check).
+func NewS3(cfg S3Config) (*S3, error) {
 	if cfg.Bucket == "" {
 		return nil, errors.New("blobs: S3 bucket is required")
 	}
@@ -97,21 +110,30 @@ func OpenS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("blobs: S3 client: %w", err)
 	}
-	ok, err := c.BucketExists(ctx, cfg.Bucket)
+	return &S3{c: c, bucket: cfg.Bucket, prefix: cfg.Prefix, region: cfg.Region, create: cfg.CreateBucket}, nil
+}
+
+// Check asks the store whether the bucket exists (creating it when
+// S3Config.CreateBucket is set): an error wrapping ErrUnavailable when
+// the store does not answer, another error when the bucket is missing or
+// the credentials are refused.
+func (s *S3) Check(ctx context.Context) error {
+	ok, err := s.c.BucketExists(ctx, s.bucket)
 	if err != nil {
-		return nil, fmt.Errorf("blobs: S3 bucket %s: %w", cfg.Bucket, classify(err))
+		return fmt.Errorf("blobs: S3 bucket %s: %w", s.bucket, classify(err))
 	}
-	if !ok {
-		if !cfg.CreateBucket {
-			return nil, fmt.Errorf("blobs: S3 bucket %s does not exist", cfg.Bucket)
-		}
-		if err := c.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
-			if resp := minio.ToErrorResponse(err); resp.Code != "BucketAlreadyOwnedByYou" && resp.Code != "BucketAlreadyExists" {
-				return nil, fmt.Errorf("blobs: create S3 bucket %s: %w", cfg.Bucket, classify(err))
-			}
+	if ok {
+		return nil
+	}
+	if !s.create {
+		return fmt.Errorf("blobs: S3 bucket %s does not exist", s.bucket)
+	}
+	if err := s.c.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{Region: s.region}); err != nil {
+		if resp := minio.ToErrorResponse(err); resp.Code != "BucketAlreadyOwnedByYou" && resp.Code != "BucketAlreadyExists" {
+			return fmt.Errorf("blobs: create S3 bucket %s: %w", s.bucket, classify(err))
 		}
 	}
-	return &S3{c: c, bucket: cfg.Bucket, prefix: cfg.Prefix}, nil
+	return nil
 }
 
 func (s *S3) key(sum string) string { return s.prefix + sum[:2] + "/" + sum }

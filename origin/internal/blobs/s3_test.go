@@ -109,8 +109,17 @@ func s3Config(t *testing.T, srv *s3test.Server) {
 	}
 	cfg = srv.Config("creds")
 	cfg.SecretKey = "wrong"
-	if _, err := blobs.OpenS3(ctx, cfg); err == nil {
-		t.Error("wrong credentials were accepted")
+	if _, err := blobs.OpenS3(ctx, cfg); err == nil || errors.Is(err, blobs.ErrUnavailable) {
+		t.Errorf("wrong credentials: %v, want a refusal that is not an outage", err)
+	}
+	// Nothing listens there: an outage (the origin starts anyway), not a
+	// configuration fault.
+	down, err := blobs.NewS3(blobs.S3Config{Endpoint: "http://127.0.0.1:1", Bucket: "signed-files", AccessKey: "k", SecretKey: "s", MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := down.Check(ctx); !errors.Is(err, blobs.ErrUnavailable) {
+		t.Errorf("Check with nothing listening: %v, want ErrUnavailable", err)
 	}
 }
 

@@ -45,10 +45,19 @@ func openBlobs(cfg Config) (blobs.Store, error) {
 		if cfg.BlobsDir != "" {
 			return nil, errors.New("server: the signed files go either to a blobs directory or to an S3 bucket, not both")
 		}
+		s, err := blobs.NewS3(cfg.S3)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		s, err := blobs.OpenS3(ctx, cfg.S3)
-		if err != nil {
+		if err := s.Check(ctx); errors.Is(err, blobs.ErrUnavailable) {
+			// An outage at start is not a reason to stay down: verify does
+			// not need the files, and signs answer 503 until it is back.
+			cfg.Logger.Warn("object store unreachable at start: signs answer 503 storage_unavailable until it is back", "err", err)
+		} else if err != nil {
+			// A missing bucket or refused credentials are configuration
+			// faults: refuse to start.
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		return s, nil
