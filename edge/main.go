@@ -34,6 +34,7 @@ import (
 	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/connlimit"
+	"github.com/provenant/provenant/internal/sharedlimit"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -52,6 +53,9 @@ type options struct {
 	deadline, maxStale, originTimeout                                          time.Duration
 	headerTimeout, idleTimeout, shutdownTimeout                                time.Duration
 	precompile                                                                 bool
+
+	rateLimitRedis   string
+	rateLimitTimeout time.Duration
 }
 
 // adminTokenEnv carries the admin token: a secret stays out of the
@@ -85,6 +89,8 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", connlimit.DefaultIdleTimeout, "longest wait for the next request on a kept-alive connection")
 	fs.Int64Var(&o.minBodyRate, "min-body-rate", connlimit.DefaultMinBodyRate, "slowest request body served, bytes per second: a body's deadline is --header-timeout plus its declared size at this rate")
 	fs.Int64Var(&o.maxBodyMiB, "max-body-mib", server.DefaultMaxBody>>20, "largest request body passed to the origin, MiB; a larger declared size gets 413 at once")
+	fs.StringVar(&o.rateLimitRedis, "ratelimit-redis", "", "Redis or Valkey URL keeping the per-IP verify limit, one quota across every edge; empty: this edge counts alone. Password: PROVENANT_EDGE_RATELIMIT_REDIS_PASSWORD")
+	fs.DurationVar(&o.rateLimitTimeout, "ratelimit-timeout", sharedlimit.DefaultTimeout, "longest wait for Redis on one rate-limit decision; past it this edge decides alone (logged)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for requests in flight on SIGTERM; then the remaining connections are closed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -145,6 +151,16 @@ func run(args []string) error {
 	// smoke-tested (the edge listens before, see startWasm).
 	started := make(chan *verifier.Wasm, 1)
 	errc := make(chan error, 3)
+
+	if o.rateLimitRedis != "" {
+		st, err := sharedlimit.New(sharedlimit.Config{URL: o.rateLimitRedis, Password: os.Getenv("PROVENANT_EDGE_RATELIMIT_REDIS_PASSWORD"),
+			Prefix: "provenant:rl:edge:", Timeout: o.rateLimitTimeout, Logger: log.With("component", "ratelimit")})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		cfg.Limiters = st.Factory()
+	}
 	switch o.engine {
 	case "native":
 		cfg.Engine = verifier.Native{Limits: cfg.Limits}

@@ -48,8 +48,10 @@ import (
 	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/internal/ratelimit"
+	"github.com/provenant/provenant/internal/sharedlimit"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/server"
@@ -92,6 +94,8 @@ Environment only:
                            (default: <data-dir>/secrets/master.key, created on first start)
   PROVENANT_SMTP_PASSWORD  SMTP password, with --smtp-addr
   PROVENANT_WEBHOOK_*      webhook delivery: ALLOW_CIDRS, ALLOW_HTTP, PORTS, SCHEDULE, TIMEOUT, WORKERS, PER_ENDPOINT
+  PROVENANT_S3_ACCESS_KEY, PROVENANT_S3_SECRET_KEY  credentials of --s3-endpoint
+  PROVENANT_RATELIMIT_REDIS_PASSWORD                password of --ratelimit-redis
   GOMEMLIMIT               Go soft memory limit (default: --decode-memory + 512MiB)
 See docs/operations.md.
 `
@@ -117,6 +121,9 @@ type serveOptions struct {
 	maxConns, maxConnsPerIP                                uint64
 	headerTimeout, idleTimeout, shutdownTimeout            time.Duration
 	minBodyRate, adminHosts                                string
+	s3Endpoint, s3Bucket, s3Prefix, s3Region               string
+	rateLimitRedis                                         string
+	rateLimitTimeout                                       time.Duration
 }
 
 // serveFlags declares the server's flags. It is separate from serve so
@@ -130,6 +137,12 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.str(&o.storeKind, "store", "badger", "where the origin's state lives: badger (embedded, under --data-dir) or postgres (--postgres-url; several origins may share it)")
 	f.str(&o.postgresURL, "postgres-url", "", "PostgreSQL connection URL, with --store postgres; keep the password out of it (PGPASSWORD or a .pgpass file)")
 	f.str(&o.blobsDir, "blobs-dir", "", "with --store postgres: directory of the signed files, shared by every origin of the installation; empty: <data-dir>/blobs")
+	f.str(&o.s3Endpoint, "s3-endpoint", "", "with --store postgres: S3 API URL (http(s)://host[:port]) of the object store keeping the signed files instead of --blobs-dir; credentials: PROVENANT_S3_ACCESS_KEY and PROVENANT_S3_SECRET_KEY, else the AWS_* variables or the instance role")
+	f.str(&o.s3Bucket, "s3-bucket", "", "bucket of the signed files, with --s3-endpoint; it must exist")
+	f.str(&o.s3Prefix, "s3-prefix", "", "prefix of the signed files' object keys in --s3-bucket, e.g. provenant/")
+	f.str(&o.s3Region, "s3-region", "", "region of --s3-bucket; empty: asked of the store")
+	f.str(&o.rateLimitRedis, "ratelimit-redis", "", "Redis or Valkey URL (redis://host:6379/0, rediss:// for TLS) keeping the rate limits, one quota across all origins; empty: each origin counts alone. Password: PROVENANT_RATELIMIT_REDIS_PASSWORD")
+	f.dur(&o.rateLimitTimeout, "ratelimit-timeout", sharedlimit.DefaultTimeout, "longest wait for Redis on one rate-limit decision; past it this origin decides alone (logged, counted)")
 	f.dur(&o.anchorLeaseTTL, "anchor-lease-ttl", anchor.DefaultLeaseTTL, "with --store postgres: the anchoring leader's lease; a dead leader is replaced within it")
 	f.dur(&o.chainReadTimeout, "chain-read-timeout", anchor.DefaultReadTimeout, "longest a request waits for the chain reads behind one record's anchoring state; past it the state is unavailable")
 	f.str(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -219,6 +232,11 @@ func serve(args []string) error {
 		Conns: conns, AdminHosts: splitList(o.adminHosts), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
 	if o.adminListen != "" && cfg.AdminToken == "" && !loopbackAddr(o.adminListen) {
 		logger.Warn("the admin listener is not on loopback and has no PROVENANT_ADMIN_TOKEN: anyone who reaches it can read metrics and download the backup")
+	}
+	cfg.MultiHost = server.MultiHost{RateLimitRedisURL: o.rateLimitRedis, RateLimitRedisPassword: os.Getenv("PROVENANT_RATELIMIT_REDIS_PASSWORD"), RateLimitTimeout: o.rateLimitTimeout}
+	if o.s3Endpoint != "" {
+		cfg.S3 = blobs.S3Config{Endpoint: o.s3Endpoint, Bucket: o.s3Bucket, Prefix: o.s3Prefix, Region: o.s3Region,
+			AccessKey: os.Getenv("PROVENANT_S3_ACCESS_KEY"), SecretKey: os.Getenv("PROVENANT_S3_SECRET_KEY")}
 	}
 	cfg.JPEG = jpegCodec()
 	logger.Info("jpeg codec for signing", "codec", cfg.JPEG.Name())

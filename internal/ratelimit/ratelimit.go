@@ -80,6 +80,22 @@ type Config struct {
 	MaxKeys int
 }
 
+// Allower decides the requests of one Policy. *Limiter keeps its state in
+// the process; a limiter on a shared store (package sharedlimit) gives
+// every origin and edge of an installation one quota. Implementations are
+// safe for concurrent use and keep the semantics of Limiter.Allow.
+type Allower interface {
+	Allow(key string) Decision
+	Policy() Policy
+}
+
+// Factory returns the Allower of a policy. scope names its bucket: two
+// Allowers of one scope (on different origins) count against one quota,
+// two of different scopes never share one, even with the same Policy.
+type Factory func(scope string, p Policy) (Allower, error)
+
+var _ Allower = (*Limiter)(nil)
+
 // Limiter is a sliding-window-log rate limiter for one Policy. It is safe
 // for concurrent use.
 type Limiter struct {

@@ -69,8 +69,11 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// VerifyPolicy overrides VerifyPolicy (zero: the default).
 	VerifyPolicy ratelimit.Policy
-	Limits       limits.Limits
-	Clock        clock.Clock
+	// Limiters, if set, builds the verify limiter on a store shared by
+	// every edge (package sharedlimit); nil keeps it in this process.
+	Limiters ratelimit.Factory
+	Limits   limits.Limits
+	Clock    clock.Clock
 	// DialTimeout bounds connecting to the origin, so that a down origin
 	// is answered quickly; OriginTimeout bounds one origin round trip.
 	DialTimeout, OriginTimeout time.Duration
@@ -123,7 +126,7 @@ type Server struct {
 	stream  *fasthttp.HostClient // proxy: bodies streamed both ways
 	buffer  *fasthttp.HostClient // cache and lookup: bounded bodies
 	cache   *cache.Cache
-	limiter *ratelimit.Limiter
+	limiter ratelimit.Allower
 	bodies  *budget
 	handler fasthttp.RequestHandler
 	srv     *fasthttp.Server
@@ -173,7 +176,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, origin: u, bodies: &budget{max: cfg.VerifyMemory}}
 	s.stream = s.hostClient(u, true)
 	s.buffer = s.hostClient(u, false)
-	if s.limiter, err = ratelimit.New(ratelimit.Config{Policy: cfg.VerifyPolicy, Clock: cfg.Clock}); err != nil {
+	if s.limiter, err = newLimiter(cfg); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.cache, err = cache.New(cache.Config{Origin: cacheOrigin{s}, MaxBytes: cfg.CacheBytes, MaxStale: cfg.MaxStale,

@@ -97,7 +97,7 @@ type Route struct {
 	// Scope, if set, is required of API-key principals (403 otherwise).
 	Scope string
 	// Limiter, if set, rate-limits the route; LimitBy says on what.
-	Limiter *ratelimit.Limiter
+	Limiter ratelimit.Allower
 	LimitBy LimitBy
 	// CrossOrigin lets any web page call the route (CORS "*", without
 	// credentials) and answers its preflight; only public routes may set
@@ -172,6 +172,10 @@ type Config struct {
 	// Timeouts are the request deadlines by route class; zero fields
 	// take their defaults.
 	Timeouts Timeouts
+	// Limiters, if set, builds the rate limiters (a store shared by every
+	// origin, package sharedlimit); nil keeps each limiter's state in
+	// this process.
+	Limiters ratelimit.Factory
 }
 
 // Observer receives one RequestObservation per answered request. It is
@@ -308,8 +312,19 @@ func New(cfg Config) (*API, error) {
 	return a, nil
 }
 
-// NewLimiter returns a limiter for p on the API's clock.
-func (a *API) NewLimiter(p ratelimit.Policy) (*ratelimit.Limiter, error) {
+// NewLimiter returns a limiter for p whose bucket is named by the
+// policy's name: in this process on the API's clock, or from
+// Config.Limiters.
+func (a *API) NewLimiter(p ratelimit.Policy) (ratelimit.Allower, error) {
+	return a.scopedLimiter(p.Name, p)
+}
+
+// scopedLimiter is NewLimiter for a route that applies a policy of
+// another route in a bucket of its own.
+func (a *API) scopedLimiter(scope string, p ratelimit.Policy) (ratelimit.Allower, error) {
+	if a.cfg.Limiters != nil {
+		return a.cfg.Limiters(scope, p)
+	}
 	return ratelimit.New(ratelimit.Config{Policy: p, Clock: a.cfg.Clock})
 }
 
@@ -483,7 +498,7 @@ func (a *API) serve(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 // applyLimit consumes one unit of key's quota, sets the RateLimit-Policy
 // and RateLimit headers (draft-ietf-httpapi-ratelimit-headers-10), and
 // returns a 429 problem with Retry-After when the quota is exhausted.
-func applyLimit(ctx *fasthttp.RequestCtx, l *ratelimit.Limiter, key string) error {
+func applyLimit(ctx *fasthttp.RequestCtx, l ratelimit.Allower, key string) error {
 	d := l.Allow(key)
 	pol := l.Policy()
 	ctx.Response.Header.Set("RateLimit-Policy", pol.PolicyHeader())

@@ -38,11 +38,13 @@ const (
 
 func (a *API) registerC2PA() error {
 	l := a.cfg.Limits
-	byContent, err := a.NewLimiter(l.Verify)
+	// Buckets of their own, apart from /verify's and /verify/lookup's,
+	// also when the limiters are shared between origins.
+	byContent, err := a.scopedLimiter("c2pa-by-content", l.Verify)
 	if err != nil {
 		return fmt.Errorf("httpapi: %w", err)
 	}
-	cheap, err := a.NewLimiter(l.Lookup)
+	cheap, err := a.scopedLimiter("c2pa-lookup", l.Lookup)
 	if err != nil {
 		return fmt.Errorf("httpapi: %w", err)
 	}

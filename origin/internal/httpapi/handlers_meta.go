@@ -22,7 +22,7 @@ var openAPIDocument []byte
 func OpenAPI() []byte { return append([]byte(nil), openAPIDocument...) }
 
 func (a *API) registerBuiltins() error {
-	var lims [4]*ratelimit.Limiter
+	var lims [4]ratelimit.Allower
 	for i, p := range []ratelimit.Policy{a.cfg.Limits.Register, a.cfg.Limits.Login, a.cfg.Limits.Forgot, a.cfg.Limits.Reset} {
 		l, err := a.NewLimiter(p)
 		if err != nil {

@@ -30,7 +30,7 @@ const multipartOverhead = 64 << 10
 
 func (a *API) registerRecords() error {
 	l := a.cfg.Limits
-	var lims [4]*ratelimit.Limiter
+	var lims [4]ratelimit.Allower
 	for i, p := range []ratelimit.Policy{l.Sign, l.Verify, l.SignBatch, l.SDKRegister} {
 		lim, err := a.NewLimiter(p)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -178,6 +179,16 @@ const CodeBodyTimeout = "body_timeout"
 // CodeShuttingDown (503, with Retry-After): the server was shutting down
 // and stopped the request before it finished.
 const CodeShuttingDown = "shutting_down"
+
+// CodeStorageUnavailable (503, with Retry-After): the object store that
+// keeps the signed files did not answer or failed; a sign stored nothing
+// (the record commits only after its file is stored) and may be retried
+// as it is. Logged: an operator looks at the object store.
+const CodeStorageUnavailable = "storage_unavailable"
+
+// storageUnavailableRetryAfter is the Retry-After, in seconds, of a
+// storage_unavailable answer.
+const storageUnavailableRetryAfter = 10
 
 // decodeRetryAfter is the Retry-After, in seconds, of a decode_capacity
 // answer: about the time one large decode takes.
@@ -353,6 +364,11 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.Is(err, store.ErrNoSpace) || errors.Is(err, syscall.ENOSPC) {
 		p := NewProblem(fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored")
 		p.RetryAfter = storageRetryAfter
+		return p, true
+	}
+	if errors.Is(err, blobs.ErrUnavailable) {
+		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeStorageUnavailable, "The file store is unavailable; nothing was stored, retry later")
+		p.RetryAfter = storageUnavailableRetryAfter
 		return p, true
 	}
 	for _, m := range errorMappings {

@@ -2,24 +2,24 @@ package httpapi
 
 import (
 	"fmt"
-	"os"
-	"syscall"
 	"testing"
 
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/blobs"
 )
 
-// TestOutOfSpaceIs507: the store's free-space refusal and a write that
-// hits ENOSPC (the kept file) answer 507 insufficient_storage with
-// Retry-After, logged for the operator, not 500.
-func TestOutOfSpaceIs507(t *testing.T) {
-	for _, err := range []error{
-		fmt.Errorf("content: store record: %w", store.ErrNoSpace),
-		fmt.Errorf("content: keep signed file: %w", &os.PathError{Op: "write", Path: "blob", Err: syscall.ENOSPC}),
-	} {
-		p, internal := problemFor(err)
-		if p.Status != 507 || p.Code != CodeInsufficientStorage || p.RetryAfter <= 0 || !internal {
-			t.Errorf("%v: %d %s retry %d internal %v, want 507 insufficient_storage with Retry-After, logged", err, p.Status, p.Code, p.RetryAfter, internal)
-		}
+// TestStorageUnavailableProblem: an object-store outage met while
+// keeping a signed file answers 503 storage_unavailable with a
+// Retry-After, and is logged, however deeply the error is wrapped.
+func TestStorageUnavailableProblem(t *testing.T) {
+	err := fmt.Errorf("content: keep signed file: %w", fmt.Errorf("blobs: put ab: %w: dial tcp: connection refused", blobs.ErrUnavailable))
+	p, internal := problemFor(err)
+	if p.Status != fasthttp.StatusServiceUnavailable || p.Code != CodeStorageUnavailable || p.RetryAfter <= 0 || !internal {
+		t.Errorf("problemFor(outage) = %d %q Retry-After %d internal %v; want 503 %s, a Retry-After, logged",
+			p.Status, p.Code, p.RetryAfter, internal, CodeStorageUnavailable)
+	}
+	if p, _ := problemFor(fmt.Errorf("content: keep signed file: %w", blobs.ErrDigestMismatch)); p.Code == CodeStorageUnavailable {
+		t.Error("a digest mismatch was answered as an outage")
 	}
 }

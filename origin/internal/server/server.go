@@ -36,7 +36,6 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
-	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/demo"
@@ -123,6 +122,9 @@ type Config struct {
 	// directory, so that a file signed on one origin is served by all
 	// (writes are content-addressed atomic renames, safe to share).
 	BlobsDir string
+	// MultiHost: the object store and the rate-limit store of an
+	// installation on several machines (multihost.go).
+	MultiHost
 	// MasterKey seals signing keys; nil means read <data>/secrets/master.key,
 	// creating it on first start. Production should pass it from the
 	// environment (PROVENANT_MASTER_KEY) and keep it off the data disk.
@@ -513,13 +515,9 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	blobsDir := cfg.BlobsDir
-	if blobsDir == "" {
-		blobsDir = filepath.Join(cfg.DataDir, blobsSubdir)
-	}
-	kept, err := blobs.OpenDir(blobsDir)
+	kept, err := openBlobs(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, err
 	}
 	// Video uploads are spooled to disk in the data directory (not the
 	// system's temporary directory, often memory-backed); what a crash
@@ -597,7 +595,11 @@ func newServer(cfg Config, d deps) (_ *Server, err error) {
 	}
 	// srvRef lets the readiness check see the listener Serve creates.
 	srvRef := new(atomic.Pointer[Server])
-	api, err := httpapi.New(httpapi.Config{Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+	limiters, err := rateLimiters(cfg, reg)
+	if err != nil {
+		return nil, err
+	}
+	api, err := httpapi.New(httpapi.Config{Limiters: limiters, Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,

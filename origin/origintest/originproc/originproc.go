@@ -63,6 +63,10 @@ type Options struct {
 	// map memory instead of growing, so a regression fails the test, not
 	// the machine.
 	AddressSpace int64
+
+	// Env adds environment variables (NAME=value): the settings that have
+	// no flag, such as PROVENANT_MASTER_KEY.
+	Env []string
 }
 
 // Origin is a running origin process, stopped by the test's cleanup.
@@ -112,7 +116,7 @@ func Start(t testing.TB, opt Options) *Origin {
 			env = append(env, e)
 		}
 	}
-	cmd.Env = env
+	cmd.Env = append(env, opt.Env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

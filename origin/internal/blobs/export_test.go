@@ -1,0 +1,5 @@
+package blobs
+
+// RunStoreTests runs the Store conformance tests, for the external test
+// package (whose S3 server helper imports this package).
+var RunStoreTests = testStore
