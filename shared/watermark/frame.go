@@ -1,6 +1,7 @@
 package watermark
 
 import (
+	"image"
 	"math"
 	"sort"
 
@@ -75,6 +76,21 @@ func (s *scheme) frameScales(hp []float32, w, h int) (scales []float64, box [4]i
 	return scales, [4]int{x0, y0, x1, y1}, true
 }
 
+// frameRegionScale: a candidate found under this scale with a flat frame's
+// scales in the search is the picture inside that frame (the frame's
+// scales stop at 0.995, the refinements reach 0.6 % below 1).
+const frameRegionScale = 0.99
+
+// planeToPixels maps a box of the w×h working plane to l's pixels.
+func planeToPixels(b [4]int, l *imagex.Luma, w, h int) image.Rectangle {
+	if l == nil {
+		return image.Rectangle{}
+	}
+	fx, fy := float64(l.Width)/float64(w), float64(l.Height)/float64(h)
+	return image.Rect(int(math.Round(float64(b[0])*fx)), int(math.Round(float64(b[1])*fy)),
+		int(math.Round(float64(b[2])*fx)), int(math.Round(float64(b[3])*fy))).Intersect(image.Rect(0, 0, l.Width, l.Height))
+}
+
 // busySpan returns the first and one past the last index whose energy is
 // above frameFlat of the 90th percentile.
 func busySpan(e []float64) (lo, hi int, ok bool) {
@@ -120,40 +136,29 @@ const (
 	boxMinSide = 32
 )
 
-// pictureBox returns the box of the longest run of busy rows on the w×h
-// high-passed plane, narrowed to its busy columns, ok false when it is
-// most of the plane or too small.
+// pictureBox returns the box of the picture inside a busy frame on the
+// w×h high-passed plane, ok false when it is most of the plane or too
+// small: the longest run of busy rows, then within those rows the longest
+// run of busy columns (a browser page puts a sidebar of text beside the
+// picture, separated by a flat margin), then within those columns the
+// longest run of busy rows again (the sidebar's lines had joined the
+// caption's below the picture). Along the columns, gaps shorter than
+// boxBridge of the width do not split a run (a flat band inside the
+// picture); rows are not bridged, since text lines are a line's gap apart.
 func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
-	rowE := make([]float64, h)
-	for y := 0; y < h; y++ {
-		var r float64
-		for _, v := range hp[y*w : (y+1)*w] {
-			r += math.Abs(float64(v))
+	rows := func(x0, x1 int) []float64 {
+		e := make([]float64, h)
+		for y := 0; y < h; y++ {
+			var r float64
+			for _, v := range hp[y*w+x0 : y*w+x1] {
+				r += math.Abs(float64(v))
+			}
+			e[y] = r / float64(x1-x0)
 		}
-		rowE[y] = r / float64(w)
+		return e
 	}
-	sorted := append([]float64(nil), rowE...)
-	sort.Float64s(sorted)
-	thr := frameFlat * sorted[len(sorted)*9/10]
-	if thr <= 0 {
-		return box, false
-	}
-	y0, y1 := 0, 0
-	for y := 0; y < h; {
-		if rowE[y] <= thr {
-			y++
-			continue
-		}
-		e := y
-		for e < h && rowE[e] > thr {
-			e++
-		}
-		if e-y > y1-y0 {
-			y0, y1 = y, e
-		}
-		y = e
-	}
-	if y1-y0 < boxMinSide {
+	y0, y1, okY := longestBusyRun(rows(0, w), 0)
+	if !okY || y1-y0 < boxMinSide {
 		return box, false
 	}
 	colE := make([]float64, w)
@@ -162,11 +167,51 @@ func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
 			colE[x] += math.Abs(float64(v))
 		}
 	}
-	x0, x1, okX := busySpan(colE)
-	if !okX || x1-x0 < boxMinSide || float64((x1-x0)*(y1-y0)) > boxMaxArea*float64(w*h) {
+	x0, x1, okX := longestBusyRun(colE, int(boxBridge*float64(w)))
+	if !okX || x1-x0 < boxMinSide {
+		return box, false
+	}
+	if y0, y1, okY = longestBusyRun(rows(x0, x1), 0); !okY || y1-y0 < boxMinSide {
+		return box, false
+	}
+	if float64((x1-x0)*(y1-y0)) > boxMaxArea*float64(w*h) {
 		return box, false
 	}
 	return [4]int{x0, y0, x1, y1}, true
+}
+
+// boxBridge: a flat gap shorter than this fraction of the axis does not
+// end a busy run (a browser page's margin between the picture and its
+// sidebar is about 2.5 % of the page's width, less the blur of the
+// resampling and the high-pass on each side).
+const boxBridge = 0.008
+
+// longestBusyRun returns the longest run of entries of e above frameFlat
+// of its 90th percentile, bridging gaps of up to bridge entries.
+func longestBusyRun(e []float64, bridge int) (lo, hi int, ok bool) {
+	if len(e) == 0 {
+		return 0, 0, false
+	}
+	sorted := append([]float64(nil), e...)
+	sort.Float64s(sorted)
+	thr := frameFlat * sorted[len(sorted)*9/10]
+	if thr <= 0 {
+		return 0, 0, false
+	}
+	start, last := -1, -1
+	for i, v := range e {
+		if v <= thr {
+			continue
+		}
+		if start < 0 || i-last-1 > bridge {
+			start = i
+		}
+		last = i
+		if last+1-start > hi-lo {
+			lo, hi = start, last+1
+		}
+	}
+	return lo, hi, hi > lo
 }
 
 // detectInBox searches the full-resolution luminance inside pictureBox
@@ -206,6 +251,7 @@ func (s *scheme) detectInBox(l *imagex.Luma, hp []float32, w, h int) (Payload, D
 		d.OffsetX -= float64(X0) * kx / sc
 		d.OffsetY -= float64(Y0) * ky / sc
 		d.WorkWidth, d.WorkHeight = w, h
+		d.Region = planeToPixels(b, l, w, h)
 	} else {
 		d.Scale /= k
 	}

@@ -763,6 +763,11 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	cands := s.searchViews(v, scales, []float64{0}, s.refineTop, box)
 	p, d := s.decodeBest(v, cands, s.maxDecodes)
 	if d.Found {
+		// Found below scale 1 inside a flat frame: the frame's box is
+		// where the picture is.
+		if len(scales) > len(s.coarseScales) && d.Scale < frameRegionScale {
+			d.Region = planeToPixels(box, l, w, h)
+		}
 		return p, d
 	}
 	// A picture inside a busy frame (a phone screenshot), searched at the
