@@ -34,6 +34,9 @@ type scheme struct {
 	// search (flip or quarter turn combined with a crop); nil when the
 	// format does not test them.
 	dihedralChipF [][]complex128
+	// dihedralChipQ[j] is dihedralChipF[2j] + i·dihedralChipF[2j+1]
+	// (sync2Dihedral correlates with two transforms per inverse FFT).
+	dihedralChipQ [][]complex128
 	// frames: the crop search also looks for a picture smaller than its
 	// frame (scales 0.5 … 0.99, see frame.go).
 	frames bool
@@ -151,6 +154,13 @@ func newScheme(p schemeParams) *scheme {
 	if p.dihedral {
 		s.dihedralPilotF = s.dihedralPilots()
 		s.dihedralChipF = s.dihedralChipPilots()
+		for d := 0; d < numDihedral; d += 2 {
+			q := make([]complex128, len(s.dihedralChipF[d]))
+			for i := range q {
+				q[i] = s.dihedralChipF[d][i] + complex(0, 1)*s.dihedralChipF[d+1][i]
+			}
+			s.dihedralChipQ = append(s.dihedralChipQ, q)
+		}
 	}
 	s.fftChip.transform(s.pilotChipF, false)
 	for i, v := range s.pilotChipF {
@@ -531,24 +541,9 @@ func (s *scheme) sync2With(T int, f *fft2, pilotF []complex128, a, b []float64) 
 		buf[i] *= pilotF[i]
 	}
 	f.transform(buf, true)
+	z, idx := peakZ2(buf)
 	for k := 0; k < 2; k++ {
-		var sum, ss float64
-		best, bi := math.Inf(-1), 0
-		for i, v := range buf {
-			x := real(v)
-			if k == 1 {
-				x = imag(v)
-			}
-			sum += x
-			ss += x * x
-			if x > best {
-				best, bi = x, i
-			}
-		}
-		n := float64(len(buf))
-		mean := sum / n
-		sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
-		r[k] = syncResult{dx: bi % T, dy: bi / T, z: (best - mean) / sd}
+		r[k] = syncResult{dx: idx[k] % T, dy: idx[k] / T, z: z[k]}
 	}
 	r[0].acc, r[1].acc = a, b
 	return r
