@@ -96,6 +96,10 @@ func attacks() []attack {
 		{"desktop0.2", "desktop", browserShot(0.2)},
 		{"desktop0.4", "desktop", browserShot(0.4)},
 		{"desktop0.6", "desktop", browserShot(0.6)},
+		// A print photographed from below its centre (keystone), then
+		// saved as JPEG.
+		{"keystone3", "print", chain(keystone(0.03), jpegQ(85))},
+		{"keystone6", "print", chain(keystone(0.06), jpegQ(85))},
 		// Harsher re-encodes: JPEG 20, and three successive re-shares (the
 		// last one enlarges back to a 1080 long side).
 		{"jpeg20", "jpeg", jpegQ(20)},

@@ -12,13 +12,13 @@ import (
 
 // browserFrame shows m scaled by f in a desktop browser page, as the
 // robustness bench's desktop screenshots: a tab strip and an address bar,
-// a page header, the picture in a content column (62 % of the page's
-// width) beside a sidebar of text lines and above a caption and
+// a page header, the picture in a content column (the page at least
+// 1440 px wide) beside a sidebar of text lines and above a caption and
 // paragraphs. It returns the frame and where the picture is in it.
 func browserFrame(m image.Image, f float64) (*image.Gray, image.Rectangle) {
 	b := m.Bounds()
 	pw, ph := int(math.Round(float64(b.Dx())*f)), int(math.Round(float64(b.Dy())*f))
-	cw := int(float64(pw) / 0.62)
+	cw := max(int(float64(pw)/0.62), 1440)
 	u := max(cw/160, 2)
 	top := 16 * u
 	ch := max(cw*10/16, top+ph+16*u)

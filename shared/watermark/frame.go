@@ -138,14 +138,20 @@ const (
 
 // pictureBox returns the box of the picture inside a busy frame on the
 // w×h high-passed plane, ok false when it is most of the plane or too
-// small: the longest run of busy rows, then within those rows the longest
-// run of busy columns (a browser page puts a sidebar of text beside the
-// picture, separated by a flat margin), then within those columns the
-// longest run of busy rows again (the sidebar's lines had joined the
-// caption's below the picture). Along the columns, gaps shorter than
-// boxBridge of the width do not split a run (a flat band inside the
-// picture); rows are not bridged, since text lines are a line's gap apart.
-func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
+// small. The longest run of busy rows holds the picture (interface text
+// comes in short lines separated by blank rows), but also whatever sits
+// beside it (a browser page's sidebar of text, separated by a flat
+// margin): each run of busy columns within those rows is a candidate, cut
+// to its own longest run of busy rows (the sidebar's lines had joined the
+// caption's below the picture). The candidate of largest area whose
+// pixels in l are mostly not flat is the picture: a column of text on the
+// page's background has runs of identical pixels between its strokes,
+// which a photo, grain and mark, does not (on the working plane the two
+// look alike: the lines' gaps are a pixel or two). Without l, or when no
+// candidate passes, the largest. Along the columns, gaps shorter than boxBridge of the width
+// do not split a run (a flat band inside the picture); rows are not
+// bridged, since text lines are a line's gap apart.
+func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 	rows := func(x0, x1 int) []float64 {
 		e := make([]float64, h)
 		for y := 0; y < h; y++ {
@@ -157,8 +163,17 @@ func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
 		}
 		return e
 	}
-	y0, y1, okY := longestBusyRun(rows(0, w), 0)
-	if !okY || y1-y0 < boxMinSide {
+	runs := busyRuns(rows(0, w), 0)
+	if len(runs) == 0 {
+		return box, false
+	}
+	y0, y1 := runs[0][0], runs[0][1]
+	for _, r := range runs {
+		if r[1]-r[0] > y1-y0 {
+			y0, y1 = r[0], r[1]
+		}
+	}
+	if y1-y0 < boxMinSide {
 		return box, false
 	}
 	colE := make([]float64, w)
@@ -167,17 +182,59 @@ func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
 			colE[x] += math.Abs(float64(v))
 		}
 	}
-	x0, x1, okX := longestBusyRun(colE, int(boxBridge*float64(w)))
-	if !okX || x1-x0 < boxMinSide {
-		return box, false
+	best, bestPic := 0, 0
+	var pic [4]int
+	for _, c := range busyRuns(colE, int(boxBridge*float64(w))) {
+		if c[1]-c[0] < boxMinSide {
+			continue
+		}
+		for _, r := range busyRuns(rows(c[0], c[1]), 0) {
+			a := (c[1] - c[0]) * (r[1] - r[0])
+			if r[1]-r[0] < boxMinSide || a <= bestPic {
+				continue
+			}
+			b := [4]int{c[0], r[0], c[1], r[1]}
+			if a > best {
+				best, box = a, b
+			}
+			if l != nil && flatFraction(l, planeToPixels(b, l, w, h)) < boxMaxFlat {
+				bestPic, pic = a, b
+			}
+		}
 	}
-	if y0, y1, okY = longestBusyRun(rows(x0, x1), 0); !okY || y1-y0 < boxMinSide {
-		return box, false
+	if bestPic > 0 {
+		best, box = bestPic, pic
 	}
-	if float64((x1-x0)*(y1-y0)) > boxMaxArea*float64(w*h) {
-		return box, false
+	if best == 0 || float64(best) > boxMaxArea*float64(w*h) {
+		return [4]int{}, false
 	}
-	return [4]int{x0, y0, x1, y1}, true
+	return box, true
+}
+
+// boxMaxFlat: a candidate box with at least this fraction of flat pixels
+// (equal to their right and lower neighbours) is page or interface, not a
+// picture.
+const boxMaxFlat = 0.3
+
+// flatFraction returns the fraction of pixels of r in l equal to their
+// right and lower neighbours, over at most about 64 K samples.
+func flatFraction(l *imagex.Luma, r image.Rectangle) float64 {
+	r = r.Intersect(image.Rect(0, 0, l.Width-1, l.Height-1))
+	if r.Empty() {
+		return 1
+	}
+	step := max(1, int(math.Sqrt(float64(r.Dx()*r.Dy())/65536)))
+	n, flat := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y += step {
+		row, below := l.Pix[y*l.Stride:], l.Pix[(y+1)*l.Stride:]
+		for x := r.Min.X; x < r.Max.X; x += step {
+			n++
+			if row[x] == row[x+1] && row[x] == below[x] {
+				flat++
+			}
+		}
+	}
+	return float64(flat) / float64(n)
 }
 
 // boxBridge: a flat gap shorter than this fraction of the axis does not
@@ -186,32 +243,29 @@ func pictureBox(hp []float32, w, h int) (box [4]int, ok bool) {
 // resampling and the high-pass on each side).
 const boxBridge = 0.008
 
-// longestBusyRun returns the longest run of entries of e above frameFlat
-// of its 90th percentile, bridging gaps of up to bridge entries.
-func longestBusyRun(e []float64, bridge int) (lo, hi int, ok bool) {
+// busyRuns returns the runs [lo, hi) of entries of e above frameFlat of
+// its 90th percentile, bridging gaps of up to bridge entries.
+func busyRuns(e []float64, bridge int) (runs [][2]int) {
 	if len(e) == 0 {
-		return 0, 0, false
+		return nil
 	}
 	sorted := append([]float64(nil), e...)
 	sort.Float64s(sorted)
 	thr := frameFlat * sorted[len(sorted)*9/10]
 	if thr <= 0 {
-		return 0, 0, false
+		return nil
 	}
-	start, last := -1, -1
 	for i, v := range e {
 		if v <= thr {
 			continue
 		}
-		if start < 0 || i-last-1 > bridge {
-			start = i
+		if n := len(runs); n > 0 && i-runs[n-1][1] <= bridge {
+			runs[n-1][1] = i + 1
+			continue
 		}
-		last = i
-		if last+1-start > hi-lo {
-			lo, hi = start, last+1
-		}
+		runs = append(runs, [2]int{i, i + 1})
 	}
-	return lo, hi, hi > lo
+	return runs
 }
 
 // detectInBox searches the full-resolution luminance inside pictureBox
@@ -222,7 +276,7 @@ func (s *scheme) detectInBox(l *imagex.Luma, hp []float32, w, h int) (Payload, D
 	if l == nil {
 		return 0, Detection{}, false
 	}
-	b, ok := pictureBox(hp, w, h)
+	b, ok := pictureBox(l, hp, w, h)
 	if !ok {
 		return 0, Detection{}, false
 	}
