@@ -215,7 +215,7 @@ func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 // (equal to their right and lower neighbours) is page or interface, not a
 // picture. Lines of page text on a white background measure 0.90–0.91;
 // unmarked development pictures 0.05–0.98, drawings of flat colour areas
-// 0.6–0.85 (0.3 missed those: the sidebar was taken instead).
+// mostly 0.59–0.85 (0.3 missed those: the sidebar was taken instead).
 const boxMaxFlat = 0.75
 
 // flatFraction returns the fraction of pixels of r in l equal to their
