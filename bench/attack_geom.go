@@ -238,3 +238,80 @@ func phoneShot(f float64) func(image.Image, string) (image.Image, error) {
 		return out, nil
 	}
 }
+
+// browserShot is a desktop browser screenshot of the picture: scaled by f
+// and shown in a page's content column, under the browser's tab and
+// address bars and a page header, beside a sidebar of text and above a
+// caption and paragraphs, then saved as PNG would (8-bit RGB). The page
+// is at least 1440 px wide (a laptop's browser window; wider when the
+// picture takes more than 62 % of that) and at least 16:10.
+func browserShot(f float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		b := m.Bounds()
+		pw, ph := int(math.Round(float64(b.Dx())*f)), int(math.Round(float64(b.Dy())*f))
+		cw := max(int(float64(pw)/0.62), 1440)
+		u := max(cw/160, 2) // interface unit
+		top := 16 * u       // chrome (7u) and the page header below it
+		ch := max(cw*10/16, top+ph+16*u)
+		out := image.NewRGBA(image.Rect(0, 0, cw, ch))
+		draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
+		ink := image.NewUniform(color.RGBA{32, 33, 36, 255})
+		grey := image.NewUniform(color.RGBA{95, 99, 104, 255})
+		chrome := image.NewUniform(color.RGBA{222, 225, 230, 255})
+		text := func(x0, y0, x1, y1 int, c image.Image) {
+			for l, y := 0, y0; y+u*3/2 <= y1; l, y = l+1, y+5*u/2 {
+				for x := x0; x < x1; {
+					n := (3 + (x*7+l*13)%6) * u
+					draw.Draw(out, image.Rect(x, y, min(x+n, x1), y+u*3/2), c, image.Point{}, draw.Src)
+					x += n + u
+				}
+			}
+		}
+		// Tab strip and address bar.
+		draw.Draw(out, image.Rect(0, 0, cw, 7*u), chrome, image.Point{}, draw.Src)
+		for i := 0; i < 3; i++ {
+			x0 := 2*u + i*22*u
+			draw.Draw(out, image.Rect(x0, u/2, x0+20*u, 3*u), image.NewUniform(color.RGBA{245, 246, 247, 255}), image.Point{}, draw.Src)
+			text(x0+2*u, u, x0+16*u, 3*u, grey)
+		}
+		draw.Draw(out, image.Rect(8*u, 7*u/2, cw-8*u, 6*u), image.NewUniform(color.RGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
+		text(10*u, 4*u, 40*u, 6*u, grey)
+		// Page header: a title line and a menu.
+		text(6*u, 9*u, cw/3, 11*u, ink)
+		text(cw/2, 9*u, cw-6*u, 11*u, grey)
+		// The picture, the sidebar beside it, the caption and text below.
+		x0 := 6 * u
+		draw.CatmullRom.Scale(out, image.Rect(x0, top, x0+pw, top+ph), m, b, draw.Src, nil)
+		text(x0+pw+4*u, top, cw-4*u, ch-2*u, ink)
+		text(x0, top+ph+2*u, x0+pw, ch-2*u, grey)
+		return out, nil
+	}
+}
+
+// keystone is the perspective of a print photographed from slightly
+// below its centre, straightened to the frame: row y samples the source
+// row y across a span narrowed by k·(1 − y/h) about the centre, so the top
+// is magnified by up to 1/(1−k) and the bottom is unchanged (bilinear;
+// the whole canvas stays covered).
+func keystone(k float64) func(image.Image, string) (image.Image, error) {
+	return func(m image.Image, _ string) (image.Image, error) {
+		src := toRGBA(m)
+		w, h := src.Bounds().Dx(), src.Bounds().Dy()
+		out := image.NewRGBA(image.Rect(0, 0, w, h))
+		cx := float64(w) / 2
+		for y := 0; y < h; y++ {
+			s := 1 - k*(1-(float64(y)+0.5)/float64(h))
+			for x := 0; x < w; x++ {
+				sx := cx + (float64(x)+0.5-cx)*s - 0.5
+				x0 := min(max(int(math.Floor(sx)), 0), w-2)
+				fx := min(max(sx-float64(x0), 0), 1)
+				i, j := y*out.Stride+4*x, y*src.Stride+4*x0
+				for ch := 0; ch < 3; ch++ {
+					out.Pix[i+ch] = uint8(math.Round((1-fx)*float64(src.Pix[j+ch]) + fx*float64(src.Pix[j+4+ch])))
+				}
+				out.Pix[i+3] = 255
+			}
+		}
+		return out, nil
+	}
+}

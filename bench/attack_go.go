@@ -90,6 +90,16 @@ func attacks() []attack {
 		{"crop40-offcenter", "crop50", cropFrac(0.05, 0.5, 0.4, 0.4)},
 		{"phone0.3", "phone", phoneShot(0.3)},
 		{"phone0.2", "phone", phoneShot(0.2)},
+		{"phone0.25", "phone", phoneShot(0.25)},
+		{"phone0.35", "phone", phoneShot(0.35)},
+		// A photo shown in a desktop browser page, saved as PNG.
+		{"desktop0.2", "desktop", browserShot(0.2)},
+		{"desktop0.4", "desktop", browserShot(0.4)},
+		{"desktop0.6", "desktop", browserShot(0.6)},
+		// A print photographed from below its centre (keystone), then
+		// saved as JPEG.
+		{"keystone3", "print", chain(keystone(0.03), jpegQ(85))},
+		{"keystone6", "print", chain(keystone(0.06), jpegQ(85))},
 		// Harsher re-encodes: JPEG 20, and three successive re-shares (the
 		// last one enlarges back to a 1080 long side).
 		{"jpeg20", "jpeg", jpegQ(20)},

@@ -33,6 +33,7 @@ func runRobustness(args []string) error {
 	workers := fs.Int("j", 2, "images processed in parallel")
 	fpAttacks := fs.Bool("fp-attacked", true, "also extract from attacked unmarked originals (jpeg70, resize0.5, crop75, mirror, screenshot0.5, mirror-crop98, rotate-5-canvas)")
 	version := fs.Int("version", watermark.CurrentVersion, "format version to embed")
+	held := fs.Bool("heldout", false, "use only the held-out development images (never tuned on; see heldOut), no generated cases")
 	psnr := fs.Float64("psnr", 0, "target luma PSNR in dB for embedding (0 = the package default)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -40,6 +41,9 @@ func runRobustness(args []string) error {
 	files, err := corpusFiles(*dir, *limit)
 	if err != nil {
 		return err
+	}
+	if *held {
+		files, *synth = heldOut(files), false
 	}
 	var atks []attack
 	for _, a := range attacks() {

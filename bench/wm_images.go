@@ -71,6 +71,26 @@ func corpusFiles(dir string, limit int) ([]string, error) {
 	return sub, nil
 }
 
+// heldOut keeps the development images never used to tune the watermark:
+// every fourth file of the sorted list (index ≡ 3 mod 4), less those the
+// earlier tuning runs' subsets (-limit 14, 16 and 24) picked.
+func heldOut(files []string) []string {
+	tuned := map[int]bool{}
+	for _, limit := range []int{14, 16, 24} {
+		step := float64(len(files)) / float64(limit)
+		for i := 0; i < limit; i++ {
+			tuned[int(float64(i)*step)] = true
+		}
+	}
+	var out []string
+	for i, f := range files {
+		if i%4 == 3 && !tuned[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // loadCorpusImage decodes one development image and flattens it over black
 // when it is translucent (flat reports that it was), as the watermark
 // benchmarks mark and measure it.

@@ -297,15 +297,17 @@ func (s *scheme) sync2Dihedral(a, b []float64) (r [2]syncResult) {
 		}
 		best := syncResult{z: math.Inf(-1)}
 		for d := dihedral(0); d < numDihedral; d += 2 {
-			p1, p2 := s.dihedralChipF[d], s.dihedralChipF[d+1]
+			// q = P_d + i·P_{d+1}: the two correlations come back as the
+			// real and imaginary parts of one inverse.
+			q := s.dihedralChipQ[d/2]
 			for i, v := range spec[f] {
-				buf[i] = v*p1[i] + complex(0, 1)*v*p2[i]
+				buf[i] = v * q[i]
 			}
 			s.fftChip.transform(buf, true)
+			z, idx := peakZ2(buf)
 			for k := range 2 {
-				zk, idx := peakZ(buf, k == 1)
-				if zk > best.z {
-					best = syncResult{dx: idx % G, dy: idx / G, z: zk, d: d + dihedral(k)}
+				if z[k] > best.z {
+					best = syncResult{dx: idx[k] % G, dy: idx[k] / G, z: z[k], d: d + dihedral(k)}
 				}
 			}
 		}
@@ -314,25 +316,29 @@ func (s *scheme) sync2Dihedral(a, b []float64) (r [2]syncResult) {
 	return r
 }
 
-// peakZ returns the z-score of the largest real (or imaginary) part of buf
-// over all its entries, and its index.
-func peakZ(buf []complex128, imaginary bool) (float64, int) {
-	var sum, ss float64
-	best, bi := math.Inf(-1), 0
+// peakZ2 returns the z-scores of the largest real and the largest
+// imaginary part of buf over all its entries, and their indices (one pass).
+func peakZ2(buf []complex128) (z [2]float64, idx [2]int) {
+	var sr, si, ssr, ssi float64
+	br, bi := math.Inf(-1), math.Inf(-1)
 	for i, c := range buf {
-		x := real(c)
-		if imaginary {
-			x = imag(c)
+		r, im := real(c), imag(c)
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i
 		}
-		sum += x
-		ss += x * x
-		if x > best {
-			best, bi = x, i
+		if im > bi {
+			bi, idx[1] = im, i
 		}
 	}
 	n := float64(len(buf))
-	mean := sum / n
-	return (best - mean) / math.Sqrt(math.Max(ss/n-mean*mean, 1e-30)), bi
+	mr, mi := sr/n, si/n
+	z[0] = (br - mr) / math.Sqrt(math.Max(ssr/n-mr*mr, 1e-30))
+	z[1] = (bi - mi) / math.Sqrt(math.Max(ssi/n-mi*mi, 1e-30))
+	return z, idx
 }
 
 // views holds the search's planes turned back by the inverse of each

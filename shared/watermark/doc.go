@@ -55,10 +55,13 @@
 //   - Rotations from ±3° to ±10° are also folded at scale 1 (a rotation
 //     that keeps the canvas, with black corners, keeps the scale).
 //   - A picture inside a busy frame (a phone screenshot at 0.2–0.35 of the
-//     photo's size, framed by interface): the longest run of detailed
-//     rows, narrowed to its detailed columns, is taken as the picture's
-//     box, and the full-resolution luminance inside it is searched as a
-//     picture of its own (scale 1, then the crop search).
+//     photo's size, framed by interface, or a desktop browser page at
+//     0.2–0.6 with a sidebar of text beside it): the longest run of
+//     detailed rows, then within it the longest run of detailed columns,
+//     then within those the longest run of detailed rows again, is taken
+//     as the picture's box, and the full-resolution luminance inside it is
+//     searched as a picture of its own (scale 1, then the crop search).
+//     Detection.Region reports the box in the examined picture's pixels.
 //   - The picture smaller than its frame (padding, borders, screenshots).
 //     Rows and columns of the high-passed plane that carry almost no
 //     energy give the picture's box in a flat frame; the scales within

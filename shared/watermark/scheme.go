@@ -34,6 +34,9 @@ type scheme struct {
 	// search (flip or quarter turn combined with a crop); nil when the
 	// format does not test them.
 	dihedralChipF [][]complex128
+	// dihedralChipQ[j] is dihedralChipF[2j] + i·dihedralChipF[2j+1]
+	// (sync2Dihedral correlates with two transforms per inverse FFT).
+	dihedralChipQ [][]complex128
 	// frames: the crop search also looks for a picture smaller than its
 	// frame (scales 0.5 … 0.99, see frame.go).
 	frames bool
@@ -151,6 +154,13 @@ func newScheme(p schemeParams) *scheme {
 	if p.dihedral {
 		s.dihedralPilotF = s.dihedralPilots()
 		s.dihedralChipF = s.dihedralChipPilots()
+		for d := 0; d < numDihedral; d += 2 {
+			q := make([]complex128, len(s.dihedralChipF[d]))
+			for i := range q {
+				q[i] = s.dihedralChipF[d][i] + complex(0, 1)*s.dihedralChipF[d+1][i]
+			}
+			s.dihedralChipQ = append(s.dihedralChipQ, q)
+		}
 	}
 	s.fftChip.transform(s.pilotChipF, false)
 	for i, v := range s.pilotChipF {
@@ -531,24 +541,9 @@ func (s *scheme) sync2With(T int, f *fft2, pilotF []complex128, a, b []float64) 
 		buf[i] *= pilotF[i]
 	}
 	f.transform(buf, true)
+	z, idx := peakZ2(buf)
 	for k := 0; k < 2; k++ {
-		var sum, ss float64
-		best, bi := math.Inf(-1), 0
-		for i, v := range buf {
-			x := real(v)
-			if k == 1 {
-				x = imag(v)
-			}
-			sum += x
-			ss += x * x
-			if x > best {
-				best, bi = x, i
-			}
-		}
-		n := float64(len(buf))
-		mean := sum / n
-		sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
-		r[k] = syncResult{dx: bi % T, dy: bi / T, z: (best - mean) / sd}
+		r[k] = syncResult{dx: idx[k] % T, dy: idx[k] / T, z: z[k]}
 	}
 	r[0].acc, r[1].acc = a, b
 	return r
@@ -763,6 +758,11 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	cands := s.searchViews(v, scales, []float64{0}, s.refineTop, box)
 	p, d := s.decodeBest(v, cands, s.maxDecodes)
 	if d.Found {
+		// Found below scale 1 inside a flat frame: the frame's box is
+		// where the picture is.
+		if len(scales) > len(s.coarseScales) && d.Scale < frameRegionScale {
+			d.Region = planeToPixels(box, l, w, h)
+		}
 		return p, d
 	}
 	// A picture inside a busy frame (a phone screenshot), searched at the

@@ -74,6 +74,14 @@ type Detection struct {
 	// picture, not the picture itself.
 	Flipped bool
 	Quarter int
+	// Region is where the mark was found, in the examined picture's pixel
+	// coordinates (before Orient; set only when Found): the whole picture,
+	// or, when the picture sits inside a larger frame (padding, a border,
+	// a phone or desktop screenshot's interface), the box the decoder
+	// located it in. The box follows the picture's detailed rows and
+	// columns to about one pixel of the working plane (a few pixels of a
+	// screenshot); a flat band at the picture's own edge is left out of it.
+	Region image.Rectangle
 }
 
 // TooSmallError reports an image whose short side is below the minimum the
@@ -517,6 +525,9 @@ func Extract(l *imagex.Luma) (Payload, Detection, error) {
 		}
 		p, d := s.detect(l, work, ww, wh, &gate)
 		if d.Found {
+			if d.Region.Empty() {
+				d.Region = image.Rect(0, 0, l.Width, l.Height)
+			}
 			return p, d, nil
 		}
 		if d.Strength > best.Strength {
