@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 // TestConformanceCorpusInChromium is the browser's leg of the conformance
@@ -42,16 +40,7 @@ func TestConformanceCorpusInChromium(t *testing.T) {
 		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Limits = httpapi.Limits{Verify: many("verify"), Lookup: many("verify-lookup"), Register: many("register")}
 	})
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "browser",
-		Images:         map[string][]byte{"meadow.jpg": readTestdata(t, "meadow.jpg"), "water.jpg": readTestdata(t, "water.jpg")},
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "browser"})
 	files := map[string][]byte{}
 	var names []string
 	cases := map[string]corpus.Case{}
