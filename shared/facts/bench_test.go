@@ -17,6 +17,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -131,19 +132,19 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					f := files[i%len(files)]
-					c0 := processCPU()
+					c0 := cputime.Process()
 					t0 := time.Now()
 					if _, err := imagex.Decode(f, lim); err != nil {
 						b.Fatal(err)
 					}
 					t1 := time.Now()
-					c1 := processCPU()
+					c1 := cputime.Process()
 					fa, err := Analyze(f, lim, time.Now())
 					if err != nil {
 						b.Fatal(err)
 					}
 					t2 := time.Now()
-					c2 := processCPU()
+					c2 := cputime.Process()
 					img, err := imagex.Decode(f, lim)
 					if err != nil {
 						b.Fatal(err)
@@ -153,7 +154,7 @@ func BenchmarkAnalyze(b *testing.B) {
 						b.Fatal(err)
 					}
 					t3 := time.Now()
-					c3 := processCPU()
+					c3 := cputime.Process()
 					if corpus == "signed-q80" && (!fa.Watermark.Found || !ff.Watermark.Found) {
 						b.Fatalf("watermark not found: reduced %v, full %v", fa.Watermark.Found, ff.Watermark.Found)
 					}
