@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -25,19 +24,11 @@ func TestConformanceCorpusInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a corpus of signed records")
 	}
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
 	many := func(name string) ratelimit.Policy {
 		return ratelimit.Policy{Name: name, Quota: 10000, Window: time.Minute}
 	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 2
+	ts := startBrowserServer(t, nil, 2, func(c *Config) {
 		c.Anchor.BatchInterval = time.Hour
-		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Limits = httpapi.Limits{Verify: many("verify"), Lookup: many("verify-lookup"), Register: many("register")}
 	})
 	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "browser"})

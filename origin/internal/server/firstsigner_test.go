@@ -49,6 +49,16 @@ func (ts *testServer) signFile(s signer, data []byte, fields map[string]string) 
 	return ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "photo.jpg", data}}, f)
 }
 
+// signTestdata has s sign the testdata picture name and returns the signed
+// file and its record id, failing the test (saying what) unless the
+// origin answers 201.
+func (ts *testServer) signTestdata(s signer, name, what string) ([]byte, string) {
+	ts.t.Helper()
+	r := ts.signFile(s, readTestdata(ts.t, name), nil)
+	ts.mustStatus(r, 201, what)
+	return r.body, r.header.Get("X-Record-Id")
+}
+
 type signProblem struct {
 	Code           string `json:"code"`
 	Detail         string `json:"detail"`
@@ -221,13 +231,11 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 	news := ts.newSignerOrg("desk@original.example", "Original News")
 	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
 
-	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "Original News signs photo.jpg")
-	published, idA := r.body, r.header.Get("X-Record-Id")
+	published, idA := ts.signTestdata(news, "meadow.jpg", "Original News signs photo.jpg")
 	shared := reencode(t, published, 0.9, 80)
 
 	ts.clock.Advance(time.Minute)
-	r = ts.signFile(copycat, shared, map[string]string{"derivative_of": idA})
+	r := ts.signFile(copycat, shared, map[string]string{"derivative_of": idA})
 	ts.mustStatus(r, 201, "Copycat signs the shared copy as a derivative")
 	copied, idB := r.body, r.header.Get("X-Record-Id")
 

@@ -198,14 +198,12 @@ func TestHonestRevocationIsTheRevokers(t *testing.T) {
 	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
 	mallory := ts.newSignerOrg("desk@mallory.example", "Mallory Media")
 
-	r := ts.signFile(victim, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "victim signs")
-	published, idA := r.body, r.header.Get("X-Record-Id")
+	published, idA := ts.signTestdata(victim, "meadow.jpg", "victim signs")
 	circulating := reencode(t, published, 0.9, 80)
 
 	ts.clock.Advance(time.Minute)
 	for i, file := range [][]byte{circulating, published} {
-		r = ts.signFile(mallory, file, map[string]string{"derivative_of": idA})
+		r := ts.signFile(mallory, file, map[string]string{"derivative_of": idA})
 		ts.mustStatus(r, 201, "Mallory signs the circulating copy")
 		idM := r.header.Get("X-Record-Id")
 		r = ts.do("DELETE", "/api/v1/content-records/"+idM, mallory.apiKey, map[string]string{"reason": "photo is staged - withdrawn"})
@@ -227,7 +225,7 @@ func TestHonestRevocationIsTheRevokers(t *testing.T) {
 	// hash (nobody held that SHA-256), then revokes: the signed
 	// watermark in the picture still answers, as the victim's.
 	copy2 := reencode(t, published, 0.8, 75)
-	r = ts.registerClaim(mallory, "Mallory Media", uuidN(990), sha256.Sum256(copy2),
+	r := ts.registerClaim(mallory, "Mallory Media", uuidN(990), sha256.Sum256(copy2),
 		phash.Hash{P64: 0xfedcba9876543210, P256: [4]uint64{9, 9, 9, 9}}, nil, ts.clock.Now())
 	ts.mustStatus(r, 201, "Mallory registers a circulating copy's hash")
 	r = ts.do("DELETE", "/api/v1/content-records/"+uuidN(990), mallory.apiKey, map[string]string{"reason": "photo is staged - withdrawn"})

@@ -186,9 +186,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 func TestLookupEndpoint(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSignerOrg("desk@facts.example", "Facts Daily")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign")
 	m := wasmVerifier(t)
 	out, err := m.Call(context.Background(), "analyze", signed)
 	if err != nil {
@@ -202,7 +200,7 @@ func TestLookupEndpoint(t *testing.T) {
 	}
 	good := map[string]any{"sha256": an.Facts.SHA256, "perceptual_hash": an.Facts.PerceptualHash, "watermark": an.Facts.Watermark}
 
-	r = ts.do("POST", "/api/v1/verify/lookup", "", good)
+	r := ts.do("POST", "/api/v1/verify/lookup", "", good)
 	ts.mustStatus(r, 200, "lookup")
 	if p := r.header.Get("RateLimit-Policy"); p == "" || !strings.Contains(p, "120") {
 		t.Errorf("RateLimit-Policy = %q, want the lookup's own 120/min bucket", p)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -111,22 +110,11 @@ func checkOverlay(t *testing.T, where, want string, o *overlayState, barPct floa
 // the changed blocks outlined where the edit is, the crop placed where it
 // was cut from, or the added bar shaded. Screenshots: overlay-*.png.
 func TestOverlayInChromium(t *testing.T) {
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 1
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startBrowserServer(t, nil, 1, nil)
 	dir := artifactDir(t)
 	tmp := t.TempDir()
 	s := ts.newSignerOrg("desk@overlay.example", "Overlay News")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign")
 	ts.waitAnchored(s, id)
 
 	const barFrac = 0.12
