@@ -3,31 +3,20 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // verifierModule builds the WebAssembly verifier from this checkout once
 // per test binary (go build caches the compile).
-var verifierModule = sync.OnceValues(func() ([]byte, error) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "verifier-wasm")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return wasmtest.Build(root, dir)
-})
+var verifierModule = sync.OnceValues(wasmtest.BuildFromCheckout)
 
 func wasmVerifier(t *testing.T) *wasmtest.Module {
 	t.Helper()
@@ -156,7 +145,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	}{
 		{"signed file", signedA, "exact", true, idA, ""},
 		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, ""},
-		{"cropped", transform(t, signedA, 90, crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
+		{"cropped", transform(t, signedA, 90, corpus.Crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
 		{"unsigned original", orig, "exact", true, idA, ""},
 		{"unrelated", photo(t, 7, 640, 480), "none", false, "", ""},
 		{"revoked", signedB, "exact", false, "", idB},
