@@ -88,7 +88,7 @@ func waitAnchored(t *testing.T, origin string, s signer, ids ...string) {
 	deadline := time.Now().Add(90 * time.Second)
 	for _, id := range ids {
 		for {
-			r := doJSON(t, "GET", origin+"/api/v1/content-records/"+id, s.apiKey, nil)
+			r := doJSON(t, "GET", origin+"/api/v1/content-records/"+id, s.APIKey, nil)
 			mustStatus(t, r, 200, "record")
 			if r.json(t)["blockchain_status"] == "anchored" {
 				break
@@ -116,7 +116,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	signedA, idA := s.sign(t, origin, orig)
 	signedB, idB := s.sign(t, origin, testImage(t, "water.jpg"))
 	waitAnchored(t, origin, s, idA, idB)
-	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
+	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.APIKey, map[string]string{"reason": "published in error"})
 	mustStatus(t, r, 200, "revoke")
 
 	// Key revocation, decided from the lookup candidate's key state: a
@@ -125,13 +125,13 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	// compromised_since before its record's anchoring (not authentic).
 	retired := newSigner(t, origin, "retired@edge.example")
 	signedD, idD := retired.sign(t, origin, unrelated(t, 21, 640, 480))
-	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+retired.keyID, retired.token, nil), 200, "retire key")
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+retired.KeyID, retired.Token, nil), 200, "retire key")
 	stolen := newSigner(t, origin, "stolen@edge.example")
 	since := time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano)
 	signedC, idC := stolen.sign(t, origin, unrelated(t, 22, 640, 480))
 	waitAnchored(t, origin, stolen, idC)
 	waitAnchored(t, origin, retired, idD)
-	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+stolen.keyID, stolen.token,
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+stolen.KeyID, stolen.Token,
 		map[string]string{"reason": "laptop stolen", "compromised_since": since}), 200, "revoke key")
 
 	// A picture with another signer's C2PA manifest: reported, not trusted.
@@ -192,7 +192,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 
 	// The edge counts the verification at the origin (the lookup's report).
 	stats := func() float64 {
-		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.token, nil)
+		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
 		mustStatus(t, r, 200, "stats")
 		n, _ := r.json(t)["total_verified"].(float64)
 		return n
