@@ -31,6 +31,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/provenant/provenant/origin/internal/demo"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -332,7 +333,7 @@ func TestWidgetInChromium(t *testing.T) {
 	}{
 		{"signed", "verified", id, signed, true, "luma"},
 		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma"},
-		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08)), true, "luma"},
+		{"cropped", "verified", id, transform(t, signed, 90, corpus.Crop(0.08)), true, "luma"},
 		{"edited", "altered", "", captioned(t, signed), true, "luma"},
 		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma"},
 		{"revoked", "revoked", revokedID, revoked, true, "luma"},

@@ -117,20 +117,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	signedB, idB := r.body, r.header.Get("X-Record-Id")
 	// The two records close a batch: wait until both are anchored so that
 	// the proofs go through the module's Merkle check.
-	deadline := time.Now().Add(60 * time.Second)
-	for _, id := range []string{idA, idB} {
-		for {
-			r := ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
-			ts.mustStatus(r, 200, "record detail")
-			if r.json(t)["blockchain_status"] == "anchored" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("record %s not anchored within 60s", id)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	ts.waitAnchored(s, idA, idB)
 	r = ts.do("DELETE", "/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
 

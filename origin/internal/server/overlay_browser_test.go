@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
 // framed puts a signed picture under a white caption bar (barFrac of the
@@ -123,7 +124,7 @@ func TestOverlayInChromium(t *testing.T) {
 		file          []byte
 	}{
 		{"edited", "edited", captioned(t, signed)},
-		{"cropped", "crop", transform(t, signed, 90, crop(0.10))},
+		{"cropped", "crop", transform(t, signed, 90, corpus.Crop(0.10))},
 		{"contained", "contained", framed(t, signed, barFrac)},
 	}
 	barPct := 100 * barFrac / (1 + barFrac)

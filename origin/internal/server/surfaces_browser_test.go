@@ -49,10 +49,7 @@ func TestSurfacesInChromium(t *testing.T) {
 	// A key reported compromised since before its record was anchored.
 	leaky := ts.newSignerOrg("desk@leaky.example", "Leaky Desk")
 	t0 := clk.Now()
-	r = ts.signFile(leaky, readTestdata(t, "water.jpg"), nil)
-	ts.mustStatus(r, 201, "sign with the key later revoked")
-	keyRevoked, keyRevokedID := r.body, r.header.Get("X-Record-Id")
-	ts.waitAnchored(leaky, keyRevokedID)
+	_, keyRevoked := ts.signAnchored(leaky, readTestdata(t, "water.jpg"), "sign with the key later revoked")
 	clk.Advance(time.Hour)
 	leaky.token = ts.freshToken(leaky.account)
 	ts.mustStatus(ts.do("DELETE", "/api/v1/keys/signing-keys/"+leaky.keyID, leaky.token, map[string]any{
