@@ -8,7 +8,6 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/benchphoto"
 	"github.com/provenant/provenant/shared/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
@@ -27,26 +27,8 @@ import (
 // when present, or a synthetic textured image.
 func benchPhotos(b *testing.B) []image.Image {
 	b.Helper()
-	var paths []string
-	if p := os.Getenv("PROVENANT_BENCH_IMAGE"); p != "" {
-		paths = []string{p}
-	} else {
-		for _, n := range []string{"bg__mate_nature_LadyBird.jpg", "plasma__Volna__5120x2880.jpg", "bg__mate_abstract_Elephants_5640x3172.jpg"} {
-			paths = append(paths, filepath.Join("..", "..", "bench", "images", n))
-		}
-	}
-	var out []image.Image
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		img, err := imagex.Decode(raw, limits.Default())
-		if err != nil {
-			b.Fatalf("decode %s: %v", p, err)
-		}
-		out = append(out, img.Image)
-	}
+	out := benchphoto.Load(b, filepath.Join("..", "..", "bench", "images"),
+		"bg__mate_nature_LadyBird.jpg", "plasma__Volna__5120x2880.jpg", "bg__mate_abstract_Elephants_5640x3172.jpg")
 	if len(out) == 0 {
 		r := rand.New(rand.NewPCG(1, 2))
 		m := image.NewRGBA(image.Rect(0, 0, 4000, 3000))
