@@ -115,6 +115,14 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 	if o.mutate != nil {
 		o.mutate(&cfg)
 	}
+	return serveEdge(t, cfg)
+}
+
+// serveEdge starts an edge with cfg on a loopback port and returns its
+// base URL; the edge shuts down at cleanup (waiting up to 10 s for
+// requests in flight).
+func serveEdge(t testing.TB, cfg Config) (string, *Server) {
+	t.Helper()
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
