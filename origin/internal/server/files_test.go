@@ -155,14 +155,15 @@ func TestSignedFileKept(t *testing.T) {
 	}
 }
 
-// multipartBody is a sign form with one file field.
-func multipartBody(name string, data []byte) (io.Reader, string) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
+// multipartBody is a form with one file field, name holding data, and
+// its content type.
+func multipartBody(name string, data []byte) (*bytes.Buffer, string) {
+	buf := &bytes.Buffer{}
+	mw := multipart.NewWriter(buf)
 	w, _ := mw.CreateFormFile("file", name)
 	_, _ = w.Write(data)
 	_ = mw.Close()
-	return &buf, mw.FormDataContentType()
+	return buf, mw.FormDataContentType()
 }
 
 // TestSignedFileSurvivesKill9 signs through a child origin with
@@ -179,7 +180,7 @@ func TestSignedFileSurvivesKill9(t *testing.T) {
 	s := setup.newSigner("crash-files@example.com")
 	setup.stop()
 
-	child := startCrashChild(t, dir)
+	child := startCrashChild(t, crashChildEnv, dir)
 
 	// Four clients keep signing, each a fresh picture, until the child
 	// dies; the kill comes after the third answer, so signs are in flight
