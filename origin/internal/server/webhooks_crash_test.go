@@ -141,7 +141,7 @@ func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
 	setup.stop()
 
 	// Child origin on the same dir.
-	child := startCrashChild(t, dir)
+	child := startCrashChild(t, crashChildEnv, dir)
 	for i := 0; i < crashEvents; i++ {
 		r := child.doRaw("POST", "/test/publish?type=content.signed", key, fmt.Sprintf(`{"seq":%d}`, i), "application/json")
 		child.mustStatus(r, 204, "publish on child")
@@ -195,20 +195,21 @@ func accountOf(t *testing.T, ts *testServer, key string) string {
 }
 
 // crashChild is an origin running in a child process of this test binary
-// on a data dir (crashChildEnv), for the tests that kill it mid-work.
+// on a data dir, for the tests that kill it mid-work.
 type crashChild struct {
 	*testServer
 	cmd    *exec.Cmd
 	killed bool
 }
 
-// startCrashChild starts the child origin on dir and returns once it has
-// reported its address; the child is killed at cleanup if the test has
-// not killed it.
-func startCrashChild(t *testing.T, dir string) *crashChild {
+// startCrashChild starts the child origin on dir, telling it by the
+// environment variable env (whose TestMain branch runs the origin), and
+// returns once it has reported its address; the child is killed at
+// cleanup if the test has not killed it.
+func startCrashChild(t *testing.T, env, dir string) *crashChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	cmd.Env = append(os.Environ(), env+"="+dir)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
