@@ -120,7 +120,25 @@ func TestFromWireRefuses(t *testing.T) {
 // the full decode (FromImage): the same payload and size, and perceptual
 // hashes a few bits apart at most.
 func TestAnalyzeReducedMatchesFull(t *testing.T) {
-	file := markedMeadow(t, image.Pt(1120, 1030))
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := image.NewRGBA(image.Rect(0, 0, 1120, 1030))
+	draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
+	marked, err := watermark.Embed(big, 0x0123456789abcdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
 	lim := limits.Default()
 	red, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil || red.Scale != 2 {
@@ -161,10 +179,28 @@ func TestAnalyzeReducedMatchesFull(t *testing.T) {
 // SHA-256 and size, perceptual hashes within the reduced decode's own
 // tolerance. A plane of another size is refused.
 func TestFromPlaneMatchesAnalyze(t *testing.T) {
+	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
 	lim := limits.Default()
 	for _, size := range []image.Point{{480, 600}, {1120, 1030}, {2300, 2100}} {
 		t.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(t *testing.T) {
-			file := markedMeadow(t, size)
+			big := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
+			draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
+			marked, err := watermark.Embed(big, 0x0123456789abcdef)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
+				t.Fatal(err)
+			}
+			file := buf.Bytes()
 			want, err := Analyze(file, lim, time.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -273,30 +309,4 @@ func TestAnalyzeProbeHasChroma(t *testing.T) {
 			}
 		})
 	}
-}
-
-// markedMeadow is the watermark package's test photo scaled to size,
-// watermarked with payload 0x0123456789abcdef and encoded as a JPEG at
-// quality 85.
-func markedMeadow(t *testing.T, size image.Point) []byte {
-	t.Helper()
-	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
-	draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
-	marked, err := watermark.Embed(big, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
