@@ -219,11 +219,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 func TestVerifyRateLimit(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32", "--limit-verify", "1000")
 	edge, _ := startEdge(t, origin, edgeOpts{engine: "native"})
-	// Bodies the edge hands to the origin (not multipart): cheap, and the
-	// quota is taken before the body is looked at.
-	send := func(client string) response {
-		return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
-	}
+	send := func(client string) response { return plainVerify(t, edge, client) }
 	for i := 1; i <= 60; i++ {
 		if r := send("203.0.113.7"); r.status == 429 {
 			t.Fatalf("request %d refused: %s", i, r.body)
@@ -245,9 +241,7 @@ func TestVerifyRateLimit(t *testing.T) {
 func TestOriginSeesClients(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32", "--limit-verify", "3")
 	edge, _ := startEdge(t, origin, edgeOpts{engine: "native"})
-	send := func(client string) response {
-		return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
-	}
+	send := func(client string) response { return plainVerify(t, edge, client) }
 	for i := 0; i < 3; i++ {
 		mustStatus(t, send("203.0.113.7"), 415, "forwarded verify")
 	}
@@ -359,4 +353,13 @@ func TestOriginDown(t *testing.T) {
 			t.Errorf("%s: %v %s", tt.name, r.header, r.body)
 		}
 	}
+}
+
+// plainVerify posts a one-byte text body to the edge's verify route from
+// client (an X-Forwarded-For entry): a body the edge hands to the origin
+// (it is not multipart), cheap, and counted against the client's quota
+// before the body is looked at.
+func plainVerify(t testing.TB, edge, client string) response {
+	t.Helper()
+	return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
 }
