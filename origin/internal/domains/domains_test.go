@@ -65,7 +65,7 @@ func newEnv(t *testing.T) *env {
 	}))
 	t.Cleanup(ps.srv.Close)
 	port := uint16(ps.srv.Listener.Addr().(*net.TCPAddr).Port)
-	dns := &domainstest.DNS{}
+	dns := domainstest.New()
 	dns.SetIP("example.test", netip.MustParseAddr("127.0.0.1"))
 	dns.SetIP("race.test", netip.MustParseAddr("127.0.0.1"))
 	dns.SetIP("private.test", netip.MustParseAddr("10.1.2.3"))

@@ -21,7 +21,7 @@ import (
 // testDNS resolves every .test host to loopback and answers TXT lookups
 // from a table: no DNS exists in tests.
 func testDNS() *domainstest.DNS {
-	d := &domainstest.DNS{}
+	d := domainstest.New()
 	d.ResolveUnder(".test", netip.MustParseAddr("127.0.0.1"))
 	return d
 }

@@ -15,7 +15,7 @@ import (
 // host under a suffix given to ResolveUnder, and TXT lookups for the names
 // given to SetTXT; any other name is "no such host". It implements the
 // resolver interfaces of the SSRF guard and of domain verification, and is
-// safe for concurrent use. The zero value answers nothing.
+// safe for concurrent use.
 type DNS struct {
 	mu    sync.Mutex
 	ips   map[string]netip.Addr
@@ -23,13 +23,15 @@ type DNS struct {
 	txt   map[string][]string
 }
 
+// New returns a DNS that answers nothing yet.
+func New() *DNS {
+	return &DNS{ips: map[string]netip.Addr{}, under: map[string]netip.Addr{}, txt: map[string][]string{}}
+}
+
 // SetIP makes host resolve to ip.
 func (d *DNS) SetIP(host string, ip netip.Addr) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.ips == nil {
-		d.ips = map[string]netip.Addr{}
-	}
 	d.ips[host] = ip
 }
 
@@ -37,9 +39,6 @@ func (d *DNS) SetIP(host string, ip netip.Addr) {
 func (d *DNS) ResolveUnder(suffix string, ip netip.Addr) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.under == nil {
-		d.under = map[string]netip.Addr{}
-	}
 	d.under[suffix] = ip
 }
 
@@ -47,9 +46,6 @@ func (d *DNS) ResolveUnder(suffix string, ip netip.Addr) {
 func (d *DNS) SetTXT(name string, records ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.txt == nil {
-		d.txt = map[string][]string{}
-	}
 	d.txt[name] = records
 }
 
