@@ -163,13 +163,11 @@ func runClaims(args []string) error {
 	var recs []claimHashes
 	start := time.Now()
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		_, dec, err := readDecoded(f, lim, "claims: skipping")
 		if err != nil {
 			return err
 		}
-		dec, err := imagex.Decode(b, lim)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "claims: skipping %s: %v\n", f, err)
+		if dec == nil {
 			continue
 		}
 		orig := fitLong(dec.Image, *long)

@@ -140,13 +140,11 @@ func runPhash(args []string) error {
 	var originals []sample
 	start := time.Now()
 	for i, f := range files {
-		raw, err := os.ReadFile(f)
+		raw, img, err := readDecoded(f, lim, "skip")
 		if err != nil {
 			return err
 		}
-		img, err := imagex.Decode(raw, lim)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "skip %s: %v\n", f, err)
+		if img == nil {
 			continue
 		}
 		h0, err := phash.Compute(imagex.ToLuma(img.Image))
@@ -305,4 +303,21 @@ func count(xs []int, t int) int {
 		}
 	}
 	return n
+}
+
+// readDecoded reads the photo at path and decodes it within lim. A file
+// that cannot be read is an error; one that does not decode is reported
+// on stderr after skip and answered with a nil image, for the caller to
+// pass over (a photo set holds the odd format the decoder refuses).
+func readDecoded(path string, lim limits.Limits, skip string) ([]byte, *imagex.Image, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	img, err := imagex.Decode(raw, lim)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s %s: %v\n", skip, path, err)
+		return raw, nil, nil
+	}
+	return raw, img, nil
 }

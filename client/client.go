@@ -347,3 +347,17 @@ func (c *Client) sendJSON(ctx context.Context, method, path string, in, out any)
 
 // seg escapes one path segment.
 func seg(s string) string { return url.PathEscape(s) }
+
+// getAs GETs path into a fresh T. Like every endpoint method it returns
+// the T even with an error, so callers check the error first.
+func getAs[T any](ctx context.Context, c *Client, path string, q url.Values) (*T, error) {
+	var out T
+	return &out, c.getJSON(ctx, path, q, &out)
+}
+
+// sendAs sends in as JSON with method to path and decodes the answer into a
+// fresh T, returned even with an error like getAs.
+func sendAs[T any](ctx context.Context, c *Client, method, path string, in any) (*T, error) {
+	var out T
+	return &out, c.sendJSON(ctx, method, path, in, &out)
+}

@@ -3,15 +3,12 @@ package client_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 // TestConformanceCorpusVerifyLocal is the SDK's leg of the conformance
@@ -26,7 +23,7 @@ func TestConformanceCorpusVerifyLocal(t *testing.T) {
 		t.Skip("builds a corpus of signed records")
 	}
 	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
-	cp, golden := buildCorpus(t, o, "sdk")
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: o.URL, Tag: "sdk"})
 	c, err := client.New(client.Config{BaseURL: o.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -63,26 +60,3 @@ func TestConformanceCorpusVerifyLocal(t *testing.T) {
 
 // buildCorpus builds the conformance corpus on o (tag makes its accounts
 // unique) and returns it with the golden rows.
-func buildCorpus(t *testing.T, o *origintest.Origin, tag string) (*corpus.Corpus, map[string]corpus.Row) {
-	t.Helper()
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: tag,
-		Images:         map[string][]byte{"meadow.jpg": readServerTestdata(t, "meadow.jpg"), "water.jpg": readServerTestdata(t, "water.jpg")},
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cp, golden
-}
-
-func readServerTestdata(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "origin", "internal", "server", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

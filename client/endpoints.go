@@ -53,8 +53,7 @@ func (c *Client) Health(ctx context.Context) error {
 // Ready calls GET /ready. A not-ready origin answers 503, which is
 // returned as an *Error after the retries.
 func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
-	var out Readiness
-	return &out, c.getJSON(ctx, "/ready", nil, &out)
+	return getAs[Readiness](ctx, c, "/ready", nil)
 }
 
 // OpenAPI returns the origin's OpenAPI 3.1 document.
@@ -71,48 +70,41 @@ func (c *Client) OriginTypes(ctx context.Context) ([]OriginType, error) {
 
 // RegisterAccount creates an account and returns its first session.
 func (c *Client) RegisterAccount(ctx context.Context, req RegisterAccountRequest) (*Session, error) {
-	var out Session
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/auth/register", req, &out)
+	return sendAs[Session](ctx, c, http.MethodPost, "/api/v1/auth/register", req)
 }
 
 // Login exchanges an email and password for a session JWT (valid one
 // hour; use [Client.WithToken] to call with it).
 func (c *Client) Login(ctx context.Context, email, password string) (*Session, error) {
-	var out Session
 	in := map[string]string{"email": email, "password": password}
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/auth/login", in, &out)
+	return sendAs[Session](ctx, c, http.MethodPost, "/api/v1/auth/login", in)
 }
 
 // Me returns the account of the session JWT.
 func (c *Client) Me(ctx context.Context) (*User, error) {
-	var out User
-	return &out, c.getJSON(ctx, "/api/v1/auth/me", nil, &out)
+	return getAs[User](ctx, c, "/api/v1/auth/me", nil)
 }
 
 // ForgotPassword asks for a password reset mail; the answer is the same
 // whether or not the account exists.
 func (c *Client) ForgotPassword(ctx context.Context, email string) (*StatusMessage, error) {
-	var out StatusMessage
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/auth/forgot-password", map[string]string{"email": email}, &out)
+	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/forgot-password", map[string]string{"email": email})
 }
 
 // ResetPassword sets a new password with a mailed reset token.
 func (c *Client) ResetPassword(ctx context.Context, token, password string) (*StatusMessage, error) {
-	var out StatusMessage
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/auth/reset-password", map[string]string{"token": token, "password": password}, &out)
+	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/reset-password", map[string]string{"token": token, "password": password})
 }
 
 // CreateAPIKey creates an API key (session JWT). The secret is in the
 // answer's Key, and only there.
 func (c *Client) CreateAPIKey(ctx context.Context, req CreateAPIKeyRequest) (*NewAPIKey, error) {
-	var out NewAPIKey
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/keys/api-keys", req, &out)
+	return sendAs[NewAPIKey](ctx, c, http.MethodPost, "/api/v1/keys/api-keys", req)
 }
 
 // ListAPIKeys lists one page of the account's API keys (session JWT).
 func (c *Client) ListAPIKeys(ctx context.Context, p PageOptions) (*Page[APIKey], error) {
-	var out Page[APIKey]
-	return &out, c.getJSON(ctx, "/api/v1/keys/api-keys", pageQuery(p), &out)
+	return getAs[Page[APIKey]](ctx, c, "/api/v1/keys/api-keys", pageQuery(p))
 }
 
 // RevokeAPIKey revokes an API key (session JWT); revoking twice is not an
@@ -124,15 +116,13 @@ func (c *Client) RevokeAPIKey(ctx context.Context, id string) error {
 // CreateSigningKey creates a signing key held by the service (session
 // JWT).
 func (c *Client) CreateSigningKey(ctx context.Context, req CreateSigningKeyRequest) (*SigningKey, error) {
-	var out SigningKey
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/keys/signing-keys", req, &out)
+	return sendAs[SigningKey](ctx, c, http.MethodPost, "/api/v1/keys/signing-keys", req)
 }
 
 // ListSigningKeys lists one page of the account's signing keys (session
 // JWT).
 func (c *Client) ListSigningKeys(ctx context.Context, p PageOptions) (*Page[SigningKey], error) {
-	var out Page[SigningKey]
-	return &out, c.getJSON(ctx, "/api/v1/keys/signing-keys", pageQuery(p), &out)
+	return getAs[Page[SigningKey]](ctx, c, "/api/v1/keys/signing-keys", pageQuery(p))
 }
 
 // RevokeSigningKey revokes a signing key (session JWT): it signs nothing
@@ -168,28 +158,24 @@ func (f RecordFilter) query(p PageOptions) url.Values {
 // ListRecords lists one page of the caller's records (API key, scope
 // read). OrgName is not a filter of this endpoint and must be empty.
 func (c *Client) ListRecords(ctx context.Context, f RecordFilter, p PageOptions) (*Page[Record], error) {
-	var out Page[Record]
-	return &out, c.getJSON(ctx, "/api/v1/content-records", f.query(p), &out)
+	return getAs[Page[Record]](ctx, c, "/api/v1/content-records", f.query(p))
 }
 
 // SearchPublic lists one page of the public registry (every account's
 // records, public members only). SHA256 matches the signed file only.
 func (c *Client) SearchPublic(ctx context.Context, f RecordFilter, p PageOptions) (*Page[PublicRecord], error) {
-	var out Page[PublicRecord]
-	return &out, c.getJSON(ctx, "/api/v1/content-records/public/search", f.query(p), &out)
+	return getAs[Page[PublicRecord]](ctx, c, "/api/v1/content-records/public/search", f.query(p))
 }
 
 // Record returns one of the caller's records in full (API key, scope
 // read).
 func (c *Client) Record(ctx context.Context, id string) (*RecordDetail, error) {
-	var out RecordDetail
-	return &out, c.getJSON(ctx, "/api/v1/content-records/"+seg(id), nil, &out)
+	return getAs[RecordDetail](ctx, c, "/api/v1/content-records/"+seg(id), nil)
 }
 
 // Certificate returns a record's public certificate (JSON).
 func (c *Client) Certificate(ctx context.Context, id string) (*Certificate, error) {
-	var out Certificate
-	return &out, c.getJSON(ctx, "/api/v1/content-records/"+seg(id)+"/certificate", nil, &out)
+	return getAs[Certificate](ctx, c, "/api/v1/content-records/"+seg(id)+"/certificate", nil)
 }
 
 // RevokeRecord revokes one of the caller's records (API key, scope sign);
@@ -199,46 +185,39 @@ func (c *Client) RevokeRecord(ctx context.Context, id, reason string) (*Record, 
 	if reason != "" {
 		in = map[string]string{"reason": reason}
 	}
-	var out Record
-	return &out, c.sendJSON(ctx, http.MethodDelete, "/api/v1/content-records/"+seg(id), in, &out)
+	return sendAs[Record](ctx, c, http.MethodDelete, "/api/v1/content-records/"+seg(id), in)
 }
 
 // RegisterContent registers a record the caller signed itself (hash-only:
 // no file is sent). See [Client.SignLocal] for the whole flow.
 func (c *Client) RegisterContent(ctx context.Context, req RegisterContentRequest) (*Record, error) {
-	var out Record
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/register", req, &out)
+	return sendAs[Record](ctx, c, http.MethodPost, "/api/v1/register", req)
 }
 
 // DashboardStats returns the account's counters (session JWT).
 func (c *Client) DashboardStats(ctx context.Context) (*DashboardStats, error) {
-	var out DashboardStats
-	return &out, c.getJSON(ctx, "/api/v1/dashboard/stats", nil, &out)
+	return getAs[DashboardStats](ctx, c, "/api/v1/dashboard/stats", nil)
 }
 
 // CreateWebhook creates a webhook (API key, scope webhooks). The signing
 // secret is in the answer's Secret, and only there.
 func (c *Client) CreateWebhook(ctx context.Context, req CreateWebhookRequest) (*Webhook, error) {
-	var out Webhook
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/webhooks", req, &out)
+	return sendAs[Webhook](ctx, c, http.MethodPost, "/api/v1/webhooks", req)
 }
 
 // ListWebhooks lists one page of the account's webhooks.
 func (c *Client) ListWebhooks(ctx context.Context, p PageOptions) (*Page[Webhook], error) {
-	var out Page[Webhook]
-	return &out, c.getJSON(ctx, "/api/v1/webhooks", pageQuery(p), &out)
+	return getAs[Page[Webhook]](ctx, c, "/api/v1/webhooks", pageQuery(p))
 }
 
 // Webhook returns one webhook.
 func (c *Client) Webhook(ctx context.Context, id string) (*Webhook, error) {
-	var out Webhook
-	return &out, c.getJSON(ctx, "/api/v1/webhooks/"+seg(id), nil, &out)
+	return getAs[Webhook](ctx, c, "/api/v1/webhooks/"+seg(id), nil)
 }
 
 // UpdateWebhook changes the non-nil members of req.
 func (c *Client) UpdateWebhook(ctx context.Context, id string, req UpdateWebhookRequest) (*Webhook, error) {
-	var out Webhook
-	return &out, c.sendJSON(ctx, http.MethodPut, "/api/v1/webhooks/"+seg(id), req, &out)
+	return sendAs[Webhook](ctx, c, http.MethodPut, "/api/v1/webhooks/"+seg(id), req)
 }
 
 // DeleteWebhook deletes a webhook and its deliveries.
@@ -260,8 +239,7 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID, status string, p
 	if status != "" {
 		q.Set("status", status)
 	}
-	var out Page[Delivery]
-	return &out, c.getJSON(ctx, "/api/v1/webhooks/"+seg(webhookID)+"/deliveries", q, &out)
+	return getAs[Page[Delivery]](ctx, c, "/api/v1/webhooks/"+seg(webhookID)+"/deliveries", q)
 }
 
 // RetryDelivery retries a failed delivery once, at once.
@@ -273,14 +251,12 @@ func (c *Client) RetryDelivery(ctx context.Context, deliveryID string) (*Deliver
 // ClaimDomain starts a domain claim (session JWT); the answer says where
 // to publish the proof.
 func (c *Client) ClaimDomain(ctx context.Context, domain string) (*Domain, error) {
-	var out Domain
-	return &out, c.sendJSON(ctx, http.MethodPost, "/api/v1/domains", map[string]string{"domain": domain}, &out)
+	return sendAs[Domain](ctx, c, http.MethodPost, "/api/v1/domains", map[string]string{"domain": domain})
 }
 
 // ListDomains lists one page of the account's domain claims.
 func (c *Client) ListDomains(ctx context.Context, p PageOptions) (*Page[Domain], error) {
-	var out Page[Domain]
-	return &out, c.getJSON(ctx, "/api/v1/domains", pageQuery(p), &out)
+	return getAs[Page[Domain]](ctx, c, "/api/v1/domains", pageQuery(p))
 }
 
 // CheckDomain looks for the claim's proof now.

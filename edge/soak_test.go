@@ -414,30 +414,8 @@ type soakSigner struct {
 
 func newSoakSigner(t *testing.T, base string) *soakSigner {
 	t.Helper()
-	call := func(path, token string, body any) map[string]any {
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode/100 != 2 {
-			t.Fatalf("POST %s: %d %v %v", path, resp.StatusCode, m, err)
-		}
-		return m
-	}
-	reg := call("/api/v1/auth/register", "", map[string]string{"email": "soak@example.com", "password": "correct horse battery",
-		"org_name": "Soak News", "org_type": "news_org"})
-	tok := reg["access_token"].(string)
-	key := call("/api/v1/keys/signing-keys", tok, map[string]string{"name": "Soak camera", "origin_type": "camera_image"})
-	api := call("/api/v1/keys/api-keys", tok, map[string]any{"name": "soak"})
-	return &soakSigner{base: base, keyID: key["id"].(string), apiKey: api["key"].(string)}
+	s := originproc.NewSigner(t, base, "soak@example.com", "Soak News")
+	return &soakSigner{base: base, keyID: s.KeyID, apiKey: s.APIKey}
 }
 
 // picture is a distinct 320×240 PNG for each n.

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/origintest/originproc"
+	"github.com/provenant/provenant/shared/imagex/pngtest"
 )
 
 func TestMain(m *testing.M) {
@@ -38,22 +38,8 @@ func TestMain(m *testing.M) {
 // KB that decode to 8·w·h bytes.
 func png16(t *testing.T, w, h int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	buf.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(data)))
-		buf.Write(n[:])
-		buf.WriteString(typ)
-		buf.Write(data)
-		binary.BigEndian.PutUint32(n[:], crc32.ChecksumIEEE(append([]byte(typ), data...)))
-		buf.Write(n[:])
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = 16, 6 // 16-bit RGBA
-	chunk("IHDR", ihdr)
+	pw := pngtest.New()
+	pw.IHDR(uint32(w), uint32(h), 16, 6, 0) // 16-bit RGBA
 	var z bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
 	if err != nil {
@@ -82,9 +68,9 @@ func png16(t *testing.T, w, h int) []byte {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	chunk("IDAT", z.Bytes())
-	chunk("IEND", nil)
-	return buf.Bytes()
+	pw.Chunk("IDAT", z.Bytes())
+	pw.Chunk("IEND", nil)
+	return pw.Bytes()
 }
 
 // procBytes reads a memory field (VmRSS, VmHWM) of /proc/PID/status.

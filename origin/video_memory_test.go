@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -100,32 +98,8 @@ func TestVideoMemoryFlat(t *testing.T) {
 // signing key; it returns the access token and the key id.
 func videoSigner(t *testing.T, base string) (string, string) {
 	t.Helper()
-	call := func(path, token string, body map[string]string) map[string]any {
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		rb, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 201 || json.Unmarshal(rb, &m) != nil {
-			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, rb)
-		}
-		return m
-	}
-	m := call("/api/v1/auth/register", "", map[string]string{
-		"email": "video@example.com", "password": "correct horse battery staple", "org_name": "Harbour News", "org_type": "news_org",
-	})
-	token, _ := m["access_token"].(string)
-	k := call("/api/v1/keys/signing-keys", token, map[string]string{"name": "Desk", "origin_type": "camera_image"})
-	id, _ := k["id"].(string)
-	return token, id
+	s := originproc.NewSigner(t, base, "video@example.com", "Harbour News")
+	return s.Token, s.KeyID
 }
 
 // postFile uploads the file at path as the "file" part, streamed, and

@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/jpeg"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/corona10/goimagehash"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/benchphoto"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -25,23 +25,9 @@ import (
 func benchJPEG(b *testing.B) []byte {
 	b.Helper()
 	var src image.Image
-	cands := []string{os.Getenv("PROVENANT_BENCH_IMAGE"),
-		filepath.Join("..", "bench", "images", "bg__mate_nature_LadyBird.jpg")}
-	for _, p := range cands {
-		if p == "" {
-			continue
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		img, err := imagex.Decode(raw, limits.Default())
-		if err != nil {
-			b.Fatalf("decode %s: %v", p, err)
-		}
-		src = img.Image
-		b.Logf("bench image: %s re-encoded at q90", p)
-		break
+	if ps := benchphoto.Load(b, filepath.Join("..", "bench", "images"), "bg__mate_nature_LadyBird.jpg"); len(ps) > 0 {
+		src = ps[0]
+		b.Logf("bench image re-encoded at q90")
 	}
 	if src == nil {
 		b.Logf("bench image: synthetic 2560x1600")

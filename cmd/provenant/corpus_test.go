@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/present"
 )
 
@@ -26,19 +24,7 @@ func TestConformanceCorpusCLI(t *testing.T) {
 		t.Skip("builds a corpus of signed records")
 	}
 	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
-	img := func(name string) []byte {
-		return readFile(t, filepath.Join("..", "..", "origin", "internal", "server", "testdata", name))
-	}
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: o.URL, Advance: time.Sleep, Tag: "cli",
-		Images:         map[string][]byte{"meadow.jpg": img("meadow.jpg"), "water.jpg": img("water.jpg")},
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: o.URL, Tag: "cli"})
 	c := newCLI(t, o.URL)
 	dir := t.TempDir()
 	for _, cs := range cp.Cases {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/server"
 )
 
@@ -56,7 +56,7 @@ func Start(t testing.TB, opt Options) *Origin {
 	srv, err := server.New(server.Config{
 		DataDir:  dir,
 		Logger:   opt.Logger,
-		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16},
+		Password: accountstest.CheapPassword(),
 		Anchor:   server.AnchorConfig{BatchInterval: opt.BatchInterval, BatchSize: opt.BatchSize, PollInterval: 20 * time.Millisecond},
 		// A port of its own, so that origins of parallel tests coexist.
 		ChainRPCAddr: "127.0.0.1:0",

@@ -23,6 +23,21 @@ func testImage() image.Image {
 	return img
 }
 
+// containerCase is a picture in one of the containers Embed writes, with
+// its media type and file extension.
+type containerCase struct {
+	name, format, ext string
+	file              []byte
+}
+
+// containerCases returns a test picture in each container: JPEG and PNG.
+func containerCases(t testing.TB) []containerCase {
+	return []containerCase{
+		{"jpeg", "image/jpeg", ".jpg", testJPEG(t)},
+		{"png", "image/png", ".png", testPNG(t)},
+	}
+}
+
 func testJPEG(t testing.TB) []byte {
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, testImage(), &jpeg.Options{Quality: 85}); err != nil {

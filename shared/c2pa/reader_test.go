@@ -15,13 +15,7 @@ import (
 // assertions, and catch a changed image byte.
 func TestIndependentReader(t *testing.T) {
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
-	for _, tc := range []struct {
-		name, format, ext string
-		file              []byte
-	}{
-		{"jpeg", "image/jpeg", ".jpg", testJPEG(t)},
-		{"png", "image/png", ".png", testPNG(t)},
-	} {
+	for _, tc := range containerCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, id, _, err := c2pa.Embed(tc.file, testManifest(tc.format), s)
 			if err != nil {
@@ -80,13 +74,7 @@ func TestIndependentReader(t *testing.T) {
 func TestThirdPartyParent(t *testing.T) {
 	camera := c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
-	for _, tc := range []struct {
-		name, format, ext string
-		file              []byte
-	}{
-		{"jpeg", "image/jpeg", ".jpg", testJPEG(t)},
-		{"png", "image/png", ".png", testPNG(t)},
-	} {
+	for _, tc := range containerCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			in, cameraLabel := c2patest.ThirdParty(t, tc.file, tc.ext, camera)
 			if res := c2patest.ReadBytes(t, in, tc.ext); !res.Validation.IsValid {

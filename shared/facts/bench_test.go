@@ -8,7 +8,6 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/benchphoto"
+	"github.com/provenant/provenant/shared/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -26,26 +27,8 @@ import (
 // when present, or a synthetic textured image.
 func benchPhotos(b *testing.B) []image.Image {
 	b.Helper()
-	var paths []string
-	if p := os.Getenv("PROVENANT_BENCH_IMAGE"); p != "" {
-		paths = []string{p}
-	} else {
-		for _, n := range []string{"bg__mate_nature_LadyBird.jpg", "plasma__Volna__5120x2880.jpg", "bg__mate_abstract_Elephants_5640x3172.jpg"} {
-			paths = append(paths, filepath.Join("..", "..", "bench", "images", n))
-		}
-	}
-	var out []image.Image
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		img, err := imagex.Decode(raw, limits.Default())
-		if err != nil {
-			b.Fatalf("decode %s: %v", p, err)
-		}
-		out = append(out, img.Image)
-	}
+	out := benchphoto.Load(b, filepath.Join("..", "..", "bench", "images"),
+		"bg__mate_nature_LadyBird.jpg", "plasma__Volna__5120x2880.jpg", "bg__mate_abstract_Elephants_5640x3172.jpg")
 	if len(out) == 0 {
 		r := rand.New(rand.NewPCG(1, 2))
 		m := image.NewRGBA(image.Rect(0, 0, 4000, 3000))
@@ -131,19 +114,19 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					f := files[i%len(files)]
-					c0 := processCPU()
+					c0 := cputime.Process()
 					t0 := time.Now()
 					if _, err := imagex.Decode(f, lim); err != nil {
 						b.Fatal(err)
 					}
 					t1 := time.Now()
-					c1 := processCPU()
+					c1 := cputime.Process()
 					fa, err := Analyze(f, lim, time.Now())
 					if err != nil {
 						b.Fatal(err)
 					}
 					t2 := time.Now()
-					c2 := processCPU()
+					c2 := cputime.Process()
 					img, err := imagex.Decode(f, lim)
 					if err != nil {
 						b.Fatal(err)
@@ -153,7 +136,7 @@ func BenchmarkAnalyze(b *testing.B) {
 						b.Fatal(err)
 					}
 					t3 := time.Now()
-					c3 := processCPU()
+					c3 := cputime.Process()
 					if corpus == "signed-q80" && (!fa.Watermark.Found || !ff.Watermark.Found) {
 						b.Fatalf("watermark not found: reduced %v, full %v", fa.Watermark.Found, ff.Watermark.Found)
 					}

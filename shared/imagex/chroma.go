@@ -48,55 +48,41 @@ func Chroma(m image.Image) (cb, cr *Luma) {
 		sumB[i] += int64(-11056*r - 21712*g + 32768*bl)
 		sumR[i] += int64(32768*r - 27440*g - 5328*bl)
 	}
+	// ycc sums the chroma planes as stored; rgb reads interleaved samples
+	// of size bytes (1: 8-bit, 2: 16-bit, high byte first, read in place so
+	// a large picture costs no allocation per pixel).
+	ycc := func(t *image.YCbCr) {
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				ci := t.COffset(b.Min.X+x, b.Min.Y+y)
+				i := yi[y]*cw + xi[x]
+				sumB[i] += (int64(t.Cb[ci]) - 128) << 16
+				sumR[i] += (int64(t.Cr[ci]) - 128) << 16
+			}
+		}
+	}
+	rgb := func(pix []uint8, stride, size int) {
+		px := 4 * size
+		for y := 0; y < h; y++ {
+			row := pix[y*stride : y*stride+px*w]
+			for x := 0; x < w; x++ {
+				add(x, y, int32(row[px*x]), int32(row[px*x+size]), int32(row[px*x+2*size]))
+			}
+		}
+	}
 	switch t := m.(type) {
 	case *image.YCbCr:
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				ci := t.COffset(b.Min.X+x, b.Min.Y+y)
-				i := yi[y]*cw + xi[x]
-				sumB[i] += (int64(t.Cb[ci]) - 128) << 16
-				sumR[i] += (int64(t.Cr[ci]) - 128) << 16
-			}
-		}
-	case *image.RGBA:
-		for y := 0; y < h; y++ {
-			row := t.Pix[y*t.Stride : y*t.Stride+4*w]
-			for x := 0; x < w; x++ {
-				add(x, y, int32(row[4*x]), int32(row[4*x+1]), int32(row[4*x+2]))
-			}
-		}
-	case *image.NRGBA:
-		for y := 0; y < h; y++ {
-			row := t.Pix[y*t.Stride : y*t.Stride+4*w]
-			for x := 0; x < w; x++ {
-				add(x, y, int32(row[4*x]), int32(row[4*x+1]), int32(row[4*x+2]))
-			}
-		}
+		ycc(t)
 	case *image.NYCbCrA:
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				ci := t.COffset(b.Min.X+x, b.Min.Y+y)
-				i := yi[y]*cw + xi[x]
-				sumB[i] += (int64(t.Cb[ci]) - 128) << 16
-				sumR[i] += (int64(t.Cr[ci]) - 128) << 16
-			}
-		}
+		ycc(&t.YCbCr)
+	case *image.RGBA:
+		rgb(t.Pix, t.Stride, 1)
+	case *image.NRGBA:
+		rgb(t.Pix, t.Stride, 1)
 	case *image.RGBA64:
-		// 16-bit PNGs: the high byte of each sample, read in place, so a
-		// large picture costs no allocation per pixel.
-		for y := 0; y < h; y++ {
-			row := t.Pix[y*t.Stride : y*t.Stride+8*w]
-			for x := 0; x < w; x++ {
-				add(x, y, int32(row[8*x]), int32(row[8*x+2]), int32(row[8*x+4]))
-			}
-		}
+		rgb(t.Pix, t.Stride, 2)
 	case *image.NRGBA64:
-		for y := 0; y < h; y++ {
-			row := t.Pix[y*t.Stride : y*t.Stride+8*w]
-			for x := 0; x < w; x++ {
-				add(x, y, int32(row[8*x]), int32(row[8*x+2]), int32(row[8*x+4]))
-			}
-		}
+		rgb(t.Pix, t.Stride, 2)
 	case *image.Paletted:
 		pal := make([]color.NRGBA, len(t.Palette))
 		for i, c := range t.Palette {

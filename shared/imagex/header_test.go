@@ -2,9 +2,7 @@ package imagex
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -13,37 +11,24 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/provenant/provenant/shared/imagex/pngtest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
 // pngHeader returns a PNG with the given IHDR fields, an optional tRNS
 // chunk (and a PLTE for colour type 3), one IDAT of idat and an IEND.
 func pngHeader(w, h uint32, depth, colorType, interlace byte, trns bool, idat []byte) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(data)))
-		buf.Write(n[:])
-		buf.WriteString(typ)
-		buf.Write(data)
-		binary.BigEndian.PutUint32(n[:], crc32.ChecksumIEEE(append([]byte(typ), data...)))
-		buf.Write(n[:])
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9], ihdr[12] = depth, colorType, interlace
-	chunk("IHDR", ihdr)
+	pw := pngtest.New()
+	pw.IHDR(w, h, depth, colorType, interlace)
 	if colorType == 3 {
-		chunk("PLTE", []byte{0, 0, 0, 255, 255, 255})
+		pw.Chunk("PLTE", []byte{0, 0, 0, 255, 255, 255})
 	}
 	if trns {
-		chunk("tRNS", []byte{0, 0, 0, 0, 0, 0}[:map[byte]int{0: 2, 2: 6, 3: 1}[colorType]])
+		pw.Chunk("tRNS", []byte{0, 0, 0, 0, 0, 0}[:map[byte]int{0: 2, 2: 6, 3: 1}[colorType]])
 	}
-	chunk("IDAT", idat)
-	chunk("IEND", nil)
-	return buf.Bytes()
+	pw.Chunk("IDAT", idat)
+	pw.Chunk("IEND", nil)
+	return pw.Bytes()
 }
 
 // jpegHeader returns SOI, optional APP0 JFIF / APP14 Adobe segments, a

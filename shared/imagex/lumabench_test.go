@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -53,18 +54,18 @@ func BenchmarkDecodeLuma(b *testing.B) {
 	scales := []int{1, 2, 4, 8}
 	cpu := make([][]time.Duration, 1+len(scales))
 	for i := 0; i < b.N; i++ {
-		c0 := processCPU()
+		c0 := cputime.Process()
 		if _, err := Decode(data, lim); err != nil {
 			b.Fatal(err)
 		}
-		c1 := processCPU()
+		c1 := cputime.Process()
 		cpu[0] = append(cpu[0], c1-c0)
 		for k, s := range scales {
-			c0 := processCPU()
+			c0 := cputime.Process()
 			if _, err := decodeJPEGLuma(data, s, lim.MaxDecodeBytes); err != nil {
 				b.Fatal(err)
 			}
-			cpu[k+1] = append(cpu[k+1], processCPU()-c0)
+			cpu[k+1] = append(cpu[k+1], cputime.Process()-c0)
 		}
 	}
 	med := func(d []time.Duration) float64 {

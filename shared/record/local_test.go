@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -85,17 +86,7 @@ func TestLocalVersion(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := testRecord(priv)
 			r.Parent, r.LocalSig = tt.parent, grid
-			s, err := Sign(priv, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Bytes[4] != VersionLocal {
-				t.Fatalf("version = %d, want %d", s.Bytes[4], VersionLocal)
-			}
-			got, err := Verify(s)
-			if err != nil {
-				t.Fatalf("Verify(v3) = %v", err)
-			}
+			s, got := signAndVerify(t, priv, r, VersionLocal)
 			if !bytes.Equal(got.LocalSig, grid) || (got.Parent == nil) != (tt.parent == nil) || (got.Parent != nil && *got.Parent != *tt.parent) {
 				t.Errorf("round trip lost the grid or the parent: parent %v", got.Parent)
 			}
@@ -137,17 +128,7 @@ func TestColourVersion(t *testing.T) {
 	}
 	r := testRecord(priv)
 	r.LocalSig = grid
-	s, err := Sign(priv, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Bytes[4] != VersionColour {
-		t.Fatalf("version = %d, want %d", s.Bytes[4], VersionColour)
-	}
-	got, err := Verify(s)
-	if err != nil {
-		t.Fatalf("Verify(v4) = %v", err)
-	}
+	s, got := signAndVerify(t, priv, r, VersionColour)
 	if g, err := got.Grid(); err != nil || g.Format != localsig.FormatColour || !bytes.Equal(got.LocalSig, grid) {
 		t.Fatalf("Grid() = %v, %v", g, err)
 	}
@@ -173,4 +154,22 @@ func TestColourVersion(t *testing.T) {
 	if _, err := Parse(v3); !errors.Is(err, ErrMalformed) {
 		t.Errorf("luminance grid in a version 4 record: %v, want ErrMalformed", err)
 	}
+}
+
+// signAndVerify signs r, checks the record was written as version want,
+// and returns the signed record with what Verify reads back from it.
+func signAndVerify(t *testing.T, priv ed25519.PrivateKey, r *Record, want byte) (Signed, *Record) {
+	t.Helper()
+	s, err := Sign(priv, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Bytes[4] != want {
+		t.Fatalf("version = %d, want %d", s.Bytes[4], want)
+	}
+	got, err := Verify(s)
+	if err != nil {
+		t.Fatalf("Verify(v%d) = %v", want, err)
+	}
+	return s, got
 }

@@ -34,6 +34,23 @@ func Build(root, dir string) ([]byte, error) {
 	return os.ReadFile(out)
 }
 
+// BuildFromCheckout builds the module of the checkout holding the working
+// directory (see RepoRoot) in a temporary directory it removes, and
+// returns the module's bytes: what a test that needs the module but not
+// the file calls once per test binary (sync.OnceValues).
+func BuildFromCheckout() ([]byte, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "verifier-wasm")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return Build(root, dir)
+}
+
 // goCmd is the go command: `go test` puts its own GOROOT/bin first on
 // the PATH of the tests it runs, so this is the toolchain testing us.
 func goCmd() string { return "go" }

@@ -2,14 +2,11 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -28,17 +25,8 @@ func TestConformanceCorpus(t *testing.T) {
 	for _, eng := range []string{"wasm", "native"} {
 		edges[eng], _ = startEdge(t, origin, edgeOpts{engine: eng})
 	}
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: origin, Advance: time.Sleep, Tag: "edge",
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}),
-		Decorate:       func(r *http.Request) { r.Header.Set("X-Forwarded-For", nextClient()) },
-		Images:         map[string][]byte{"meadow.jpg": testImage(t, "meadow.jpg"), "water.jpg": testImage(t, "water.jpg")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: origin, Tag: "edge",
+		Decorate: func(r *http.Request) { r.Header.Set("X-Forwarded-For", nextClient()) }})
 	for _, c := range cp.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			want := upload(t, origin+"/api/v1/verify", nextClient(), "", c.File, nil)

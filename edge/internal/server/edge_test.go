@@ -88,7 +88,7 @@ func waitAnchored(t *testing.T, origin string, s signer, ids ...string) {
 	deadline := time.Now().Add(90 * time.Second)
 	for _, id := range ids {
 		for {
-			r := doJSON(t, "GET", origin+"/api/v1/content-records/"+id, s.apiKey, nil)
+			r := doJSON(t, "GET", origin+"/api/v1/content-records/"+id, s.APIKey, nil)
 			mustStatus(t, r, 200, "record")
 			if r.json(t)["blockchain_status"] == "anchored" {
 				break
@@ -116,7 +116,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	signedA, idA := s.sign(t, origin, orig)
 	signedB, idB := s.sign(t, origin, testImage(t, "water.jpg"))
 	waitAnchored(t, origin, s, idA, idB)
-	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
+	r := doJSON(t, "DELETE", origin+"/api/v1/content-records/"+idB, s.APIKey, map[string]string{"reason": "published in error"})
 	mustStatus(t, r, 200, "revoke")
 
 	// Key revocation, decided from the lookup candidate's key state: a
@@ -125,13 +125,13 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	// compromised_since before its record's anchoring (not authentic).
 	retired := newSigner(t, origin, "retired@edge.example")
 	signedD, idD := retired.sign(t, origin, unrelated(t, 21, 640, 480))
-	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+retired.keyID, retired.token, nil), 200, "retire key")
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+retired.KeyID, retired.Token, nil), 200, "retire key")
 	stolen := newSigner(t, origin, "stolen@edge.example")
 	since := time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano)
 	signedC, idC := stolen.sign(t, origin, unrelated(t, 22, 640, 480))
 	waitAnchored(t, origin, stolen, idC)
 	waitAnchored(t, origin, retired, idD)
-	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+stolen.keyID, stolen.token,
+	mustStatus(t, doJSON(t, "DELETE", origin+"/api/v1/keys/signing-keys/"+stolen.KeyID, stolen.Token,
 		map[string]string{"reason": "laptop stolen", "compromised_since": since}), 200, "revoke key")
 
 	// A picture with another signer's C2PA manifest: reported, not trusted.
@@ -192,7 +192,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 
 	// The edge counts the verification at the origin (the lookup's report).
 	stats := func() float64 {
-		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.token, nil)
+		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
 		mustStatus(t, r, 200, "stats")
 		n, _ := r.json(t)["total_verified"].(float64)
 		return n
@@ -219,11 +219,7 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 func TestVerifyRateLimit(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32", "--limit-verify", "1000")
 	edge, _ := startEdge(t, origin, edgeOpts{engine: "native"})
-	// Bodies the edge hands to the origin (not multipart): cheap, and the
-	// quota is taken before the body is looked at.
-	send := func(client string) response {
-		return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
-	}
+	send := func(client string) response { return plainVerify(t, edge, client) }
 	for i := 1; i <= 60; i++ {
 		if r := send("203.0.113.7"); r.status == 429 {
 			t.Fatalf("request %d refused: %s", i, r.body)
@@ -245,9 +241,7 @@ func TestVerifyRateLimit(t *testing.T) {
 func TestOriginSeesClients(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32", "--limit-verify", "3")
 	edge, _ := startEdge(t, origin, edgeOpts{engine: "native"})
-	send := func(client string) response {
-		return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
-	}
+	send := func(client string) response { return plainVerify(t, edge, client) }
 	for i := 0; i < 3; i++ {
 		mustStatus(t, send("203.0.113.7"), 415, "forwarded verify")
 	}
@@ -359,4 +353,13 @@ func TestOriginDown(t *testing.T) {
 			t.Errorf("%s: %v %s", tt.name, r.header, r.body)
 		}
 	}
+}
+
+// plainVerify posts a one-byte text body to the edge's verify route from
+// client (an X-Forwarded-For entry): a body the edge hands to the origin
+// (it is not multipart), cheap, and counted against the client's quota
+// before the body is looked at.
+func plainVerify(t testing.TB, edge, client string) response {
+	t.Helper()
+	return do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain", "X-Forwarded-For": client}, strings.NewReader("x"))
 }

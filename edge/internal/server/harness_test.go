@@ -115,6 +115,14 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 	if o.mutate != nil {
 		o.mutate(&cfg)
 	}
+	return serveEdge(t, cfg)
+}
+
+// serveEdge starts an edge with cfg on a loopback port and returns its
+// base URL; the edge shuts down at cleanup (waiting up to 10 s for
+// requests in flight).
+func serveEdge(t testing.TB, cfg Config) (string, *Server) {
+	t.Helper()
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -219,29 +227,17 @@ func upload(t testing.TB, url, client, token string, file []byte, fields map[str
 }
 
 // signer is an account with a signing key and an API key at an origin.
-type signer struct {
-	token, keyID, apiKey string
-}
+type signer struct{ originproc.Signer }
 
 func newSigner(t testing.TB, origin, email string) signer {
 	t.Helper()
-	r := doJSON(t, "POST", origin+"/api/v1/auth/register", "", map[string]string{
-		"email": email, "password": "correct horse battery staple", "org_name": "Edge News", "org_type": "news_org"})
-	mustStatus(t, r, 201, "register")
-	tok, _ := r.json(t)["access_token"].(string)
-	r = doJSON(t, "POST", origin+"/api/v1/keys/signing-keys", tok, map[string]string{"name": "Edge desk", "origin_type": "camera_image"})
-	mustStatus(t, r, 201, "signing key")
-	keyID, _ := r.json(t)["id"].(string)
-	r = doJSON(t, "POST", origin+"/api/v1/keys/api-keys", tok, map[string]any{"name": "ci"})
-	mustStatus(t, r, 201, "api key")
-	key, _ := r.json(t)["key"].(string)
-	return signer{token: tok, keyID: keyID, apiKey: key}
+	return signer{originproc.NewSigner(t, origin, email, "Edge News")}
 }
 
 // sign signs file at the origin and returns the signed output and record id.
 func (s signer) sign(t testing.TB, origin string, file []byte) ([]byte, string) {
 	t.Helper()
-	r := upload(t, origin+"/api/v1/sign?signing_key_id="+s.keyID, "", s.apiKey, file, map[string]string{"return_file": "true"})
+	r := upload(t, origin+"/api/v1/sign?signing_key_id="+s.KeyID, "", s.APIKey, file, map[string]string{"return_file": "true"})
 	mustStatus(t, r, 201, "sign")
 	return r.body, r.header.Get("X-Record-Id")
 }

@@ -70,17 +70,8 @@ func proxyEdge(t *testing.T, origin string, mutate func(*Config)) string {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Shutdown(t.Context()) })
-	return "http://" + ln.Addr().String()
+	base, _ := serveEdge(t, cfg)
+	return base
 }
 
 // TestProxyHeaders: hop-by-hop headers (the fixed list and those the

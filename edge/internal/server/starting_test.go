@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -53,18 +52,8 @@ func TestEdgeWhileVerifierStarts(t *testing.T) {
 	}
 
 	d := &verifier.Deferred{}
-	srv, err := New(Config{Origin: "http://" + oln.Addr().String(), Engine: d, Swapper: d, Limits: limits.Default(),
+	edge, _ := serveEdge(t, Config{Origin: "http://" + oln.Addr().String(), Engine: d, Swapper: d, Limits: limits.Default(),
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(eln) }()
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	edge := "http://" + eln.Addr().String()
 	body, ct := multipartOf(t, [3]string{"file", "smoke.jpg", string(verifier.SmokeImage())})
 	verify := func() response {
 		return do(t, http.MethodPost, edge+"/api/v1/verify", map[string]string{"Content-Type": ct}, strings.NewReader(string(body)))

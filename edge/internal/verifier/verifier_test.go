@@ -19,18 +19,7 @@ import (
 )
 
 // module builds verifier.wasm from this checkout once per test binary.
-var module = sync.OnceValues(func() ([]byte, error) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "verifier-wasm")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return wasmtest.Build(root, dir)
-})
+var module = sync.OnceValues(wasmtest.BuildFromCheckout)
 
 // sharedCacheDir is where the tests keep wazero's compiled code when they
 // name no cache of their own: the directory the edge's server tests and

@@ -15,42 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/domains/domainstest"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
-
-// fakeDNS answers A lookups from a table (no DNS exists in tests) and TXT
-// lookups from another.
-type fakeDNS struct {
-	mu  sync.Mutex
-	ips map[string]netip.Addr
-	txt map[string][]string
-}
-
-func (f *fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if ip, ok := f.ips[strings.TrimSuffix(host, ".")]; ok {
-		return []netip.Addr{ip}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func (f *fakeDNS) LookupTXT(_ context.Context, name string) ([]string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if v, ok := f.txt[name]; ok {
-		return v, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
-}
-
-func (f *fakeDNS) setTXT(name string, v ...string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.txt[name] = v
-}
 
 // proofServer serves /.well-known/provenant-verification.txt per Host
 // from a table, on loopback.
@@ -69,7 +38,7 @@ func (p *proofServer) set(domain, body string) {
 
 type env struct {
 	svc   *Service
-	dns   *fakeDNS
+	dns   *domainstest.DNS
 	proof *proofServer
 	st    store.Store
 }
@@ -96,11 +65,10 @@ func newEnv(t *testing.T) *env {
 	}))
 	t.Cleanup(ps.srv.Close)
 	port := uint16(ps.srv.Listener.Addr().(*net.TCPAddr).Port)
-	dns := &fakeDNS{ips: map[string]netip.Addr{
-		"example.test": netip.MustParseAddr("127.0.0.1"),
-		"race.test":    netip.MustParseAddr("127.0.0.1"),
-		"private.test": netip.MustParseAddr("10.1.2.3"),
-	}, txt: map[string][]string{}}
+	dns := domainstest.New()
+	dns.SetIP("example.test", netip.MustParseAddr("127.0.0.1"))
+	dns.SetIP("race.test", netip.MustParseAddr("127.0.0.1"))
+	dns.SetIP("private.test", netip.MustParseAddr("10.1.2.3"))
 	guard := webhooks.NewGuard(webhooks.GuardConfig{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: dns, DialTimeout: time.Second})
 	svc, err := New(Config{Store: st, Clock: clock.NewFake(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)), Rand: rand.Reader,
 		Guard: guard, TXT: dns, PlainHTTPPort: port, Timeout: 5 * time.Second})
@@ -184,7 +152,7 @@ func TestCheckByDNSTXT(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	e.dns.setTXT("_provenant.example.test", "v=spf1 -all", c.Token)
+	e.dns.SetTXT("_provenant.example.test", "v=spf1 -all", c.Token)
 	got, err := e.svc.Check(ctx, "acct-a", "example.test")
 	if err != nil {
 		t.Fatalf("Check: %v", err)
@@ -202,7 +170,7 @@ func TestCheckUnverified(t *testing.T) {
 		t.Fatalf("Start: %v", err)
 	}
 	e.proof.set("example.test", "provenant-verification=somebody-elses-token\n")
-	e.dns.setTXT("_provenant.example.test", "provenant-verification=wrong")
+	e.dns.SetTXT("_provenant.example.test", "provenant-verification=wrong")
 	got, err := e.svc.Check(ctx, "acct-a", "example.test")
 	var ue *UnverifiedError
 	if !errors.As(err, &ue) || !errors.Is(err, ErrDomainUnverified) {
@@ -248,9 +216,7 @@ func TestConcurrentChecksOneWinner(t *testing.T) {
 	ctx := context.Background()
 	for round := range 5 {
 		domain := fmt.Sprintf("r%d.race.test", round)
-		e.dns.mu.Lock()
-		e.dns.ips[domain] = netip.MustParseAddr("127.0.0.1")
-		e.dns.mu.Unlock()
+		e.dns.SetIP(domain, netip.MustParseAddr("127.0.0.1"))
 		accts := []string{}
 		for _, n := range []string{"a", "b", "c"} {
 			accts = append(accts, fmt.Sprintf("acct-%s-%d", n, round))

@@ -90,10 +90,15 @@ func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, 
 		return Principal{AccountID: k.AccountID, Kind: AuthAPIKey, APIKeyID: k.ID, Scopes: k.Scopes}, nil
 	}
 	if mode == APIKeyOnly || mode == APIKeyOrSession {
-		p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not a session token")
-		p.Detail = "send an API key (" + keys.APIKeyPrefix + "...) as the Bearer token"
-		return Principal{}, p
+		return Principal{}, apiKeyRequired("a session token")
 	}
+	return a.sessionPrincipal(ctx, token)
+}
+
+// sessionPrincipal authenticates a session JWT. A refused token reads as
+// the bare accounts.ErrInvalidToken, whatever wrapped it, so the answer
+// never says why; other errors (a store failure) pass through.
+func (a *API) sessionPrincipal(ctx *fasthttp.RequestCtx, token string) (Principal, error) {
 	u, err := a.cfg.Accounts.Authenticate(Context(ctx), token)
 	if err != nil {
 		if !errors.Is(err, accounts.ErrInvalidToken) {
@@ -102,6 +107,14 @@ func (a *API) authenticate(ctx *fasthttp.RequestCtx, mode AuthMode) (Principal, 
 		return Principal{}, accounts.ErrInvalidToken
 	}
 	return Principal{AccountID: u.ID, Kind: AuthJWT}, nil
+}
+
+// apiKeyRequired is the 401 for a route that takes only an API key,
+// called with got, the credential that was sent instead.
+func apiKeyRequired(got string) *Problem {
+	p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not "+got)
+	p.Detail = "send an API key (" + keys.APIKeyPrefix + "...) as the Bearer token"
+	return p
 }
 
 // authenticateCookie authenticates a request without an Authorization
@@ -114,9 +127,7 @@ func (a *API) authenticateCookie(ctx *fasthttp.RequestCtx, mode AuthMode) (Princ
 		return Principal{}, NewProblem(fasthttp.StatusUnauthorized, CodeUnauthenticated, "Authentication required")
 	}
 	if mode == APIKeyOnly {
-		p := NewProblem(fasthttp.StatusUnauthorized, CodeCredentialKind, "This endpoint requires an API key, not a session")
-		p.Detail = "send an API key (" + keys.APIKeyPrefix + "...) as the Bearer token"
-		return Principal{}, p
+		return Principal{}, apiKeyRequired("a session")
 	}
 	if len(token) > accounts.MaxTokenLen {
 		return Principal{}, accounts.ErrInvalidToken
@@ -126,12 +137,5 @@ func (a *API) authenticateCookie(ctx *fasthttp.RequestCtx, mode AuthMode) (Princ
 		p.Detail = "a write authenticated by the session cookie must carry the session's CSRF token in the " + CSRFHeader + " header"
 		return Principal{}, p
 	}
-	u, err := a.cfg.Accounts.Authenticate(Context(ctx), token)
-	if err != nil {
-		if !errors.Is(err, accounts.ErrInvalidToken) {
-			return Principal{}, err
-		}
-		return Principal{}, accounts.ErrInvalidToken
-	}
-	return Principal{AccountID: u.ID, Kind: AuthJWT}, nil
+	return a.sessionPrincipal(ctx, token)
 }

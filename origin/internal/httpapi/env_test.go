@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/ed25519"
 	"crypto/rand"
 	"io"
 	"net"
@@ -14,10 +13,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -47,13 +46,7 @@ func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	acc, err := accounts.New(accounts.Config{Store: st, Clock: clk, Rand: rand.Reader, TokenKey: priv,
-		Mailer:   &mail.Outbox{Dir: t.TempDir(), Clock: clk},
-		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}})
-	if err != nil {
-		t.Fatalf("accounts.New: %v", err)
-	}
+	acc := accountstest.New(t, st, clk)
 	master := make([]byte, keys.MasterKeySize)
 	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: master})
 	if err != nil {

@@ -99,20 +99,10 @@ func (a *API) handleListDomains(ctx *fasthttp.RequestCtx) error {
 
 // handleCheckDomain: POST /api/v1/domains/{domain}/check.
 func (a *API) handleCheckDomain(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	c, err := a.cfg.Domains.Check(Context(ctx), p.AccountID, pathParam(ctx, "domain"))
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, toDomainView(c))
+	return ownedJSON(ctx, "domain", fasthttp.StatusOK, a.cfg.Domains.Check, toDomainView)
 }
 
 // handleRemoveDomain: DELETE /api/v1/domains/{domain}.
 func (a *API) handleRemoveDomain(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	if err := a.cfg.Domains.Remove(Context(ctx), p.AccountID, pathParam(ctx, "domain")); err != nil {
-		return err
-	}
-	ctx.SetStatusCode(fasthttp.StatusNoContent)
-	return nil
+	return ownedNoContent(ctx, "domain", a.cfg.Domains.Remove)
 }

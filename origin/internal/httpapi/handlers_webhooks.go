@@ -77,12 +77,7 @@ func (a *API) registerWebhooks() {
 // handleTestWebhook: POST /api/v1/webhooks/{id}/test queues a
 // webhook.test delivery to that webhook (202 with the delivery).
 func (a *API) handleTestWebhook(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	d, err := a.cfg.Webhooks.SendTest(Context(ctx), p.AccountID, pathParam(ctx, "id"))
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusAccepted, toDeliveryResponse(d))
+	return ownedJSON(ctx, "id", fasthttp.StatusAccepted, a.cfg.Webhooks.SendTest, toDeliveryResponse)
 }
 
 func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
@@ -112,12 +107,7 @@ func (a *API) handleListWebhooks(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleGetWebhook(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	w, err := a.cfg.Webhooks.Get(Context(ctx), p.AccountID, pathParam(ctx, "id"))
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, toWebhookResponse(w))
+	return ownedJSON(ctx, "id", fasthttp.StatusOK, a.cfg.Webhooks.Get, toWebhookResponse)
 }
 
 func (a *API) handleUpdateWebhook(ctx *fasthttp.RequestCtx) error {
@@ -135,12 +125,7 @@ func (a *API) handleUpdateWebhook(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleDeleteWebhook(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	if err := a.cfg.Webhooks.Delete(Context(ctx), p.AccountID, pathParam(ctx, "id")); err != nil {
-		return err
-	}
-	ctx.SetStatusCode(fasthttp.StatusNoContent)
-	return nil
+	return ownedNoContent(ctx, "id", a.cfg.Webhooks.Delete)
 }
 
 func (a *API) handleRotateWebhookSecret(ctx *fasthttp.RequestCtx) error {
@@ -167,10 +152,5 @@ func (a *API) handleListDeliveries(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleRetryDelivery(ctx *fasthttp.RequestCtx) error {
-	p, _ := PrincipalFrom(ctx)
-	d, err := a.cfg.Webhooks.Retry(Context(ctx), p.AccountID, pathParam(ctx, "id"))
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusAccepted, toDeliveryResponse(d))
+	return ownedJSON(ctx, "id", fasthttp.StatusAccepted, a.cfg.Webhooks.Retry, toDeliveryResponse)
 }

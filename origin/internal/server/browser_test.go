@@ -31,6 +31,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/provenant/provenant/origin/internal/demo"
+	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -299,22 +301,10 @@ func (b *browser) waitBadges(t testing.TB, want int, d time.Duration) map[string
 // service, and the details panel works from the keyboard (screenshot saved
 // as an artefact).
 func TestWidgetInChromium(t *testing.T) {
-	newBrowserOnce := chromiumPath(t) // skip before building anything
-	_ = newBrowserOnce
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startBrowserServer(t, nil, 2, nil)
 	s := ts.newSignerOrg("desk@widget.example", "Widget News")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign meadow")
-	signed, id := r.body, r.header.Get("X-Record-Id")
-	r = ts.signFile(s, readTestdata(t, "water.jpg"), nil)
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign meadow")
+	r := ts.signFile(s, readTestdata(t, "water.jpg"), nil)
 	ts.mustStatus(r, 201, "sign water")
 	revoked, revokedID := r.body, r.header.Get("X-Record-Id")
 	// A 4 MP photo: both decoders read it at half size.
@@ -343,7 +333,7 @@ func TestWidgetInChromium(t *testing.T) {
 	}{
 		{"signed", "verified", id, signed, true, "luma"},
 		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma"},
-		{"cropped", "verified", id, transform(t, signed, 90, crop(0.08)), true, "luma"},
+		{"cropped", "verified", id, transform(t, signed, 90, corpus.Crop(0.08)), true, "luma"},
 		{"edited", "altered", "", captioned(t, signed), true, "luma"},
 		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma"},
 		{"revoked", "revoked", revokedID, revoked, true, "luma"},
@@ -841,4 +831,25 @@ func captioned(t *testing.T, signed []byte) []byte {
 	b := m.Bounds()
 	draw.Draw(m, image.Rect(b.Min.X, b.Max.Y-b.Dy()/6, b.Max.X, b.Max.Y), &image.Uniform{color.Black}, image.Point{}, draw.Src)
 	return jpegOf(t, m, 90)
+}
+
+// startBrowserServer skips the test without Chromium, then starts an
+// origin that serves the built verifier module to the widget, anchors in
+// batches of batchSize records and polls the chain every 20 ms; mutate, if
+// set, adjusts the rest of the configuration. clk may be nil.
+func startBrowserServer(t *testing.T, clk *clock.Fake, batchSize int, mutate func(*Config)) *testServer {
+	t.Helper()
+	chromiumPath(t)
+	module, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startServer(t, "", clk, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Anchor.BatchSize = batchSize
+		c.Anchor.PollInterval = 20 * time.Millisecond
+		if mutate != nil {
+			mutate(c)
+		}
+	})
 }

@@ -111,9 +111,7 @@ func TestFrozenChainCostsAtMostTheReadTimeout(t *testing.T) {
 		c.Anchor.ReadTimeout = timeout
 	})
 	s := ts.newSignerOrg("frozen@example.com", "Frozen News")
-	r := ts.signFile(s, readTestdata(t, "water.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "water.jpg", "sign")
 	ts.waitAnchored(s, id)
 
 	fz.frozen.Store(true)

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -13,7 +11,6 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
 
 // TestConformanceCorpusInChromium is the browser's leg of the conformance
@@ -27,31 +24,14 @@ func TestConformanceCorpusInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a corpus of signed records")
 	}
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
 	many := func(name string) ratelimit.Policy {
 		return ratelimit.Policy{Name: name, Quota: 10000, Window: time.Minute}
 	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 2
+	ts := startBrowserServer(t, nil, 2, func(c *Config) {
 		c.Anchor.BatchInterval = time.Hour
-		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Limits = httpapi.Limits{Verify: many("verify"), Lookup: many("verify-lookup"), Register: many("register")}
 	})
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "browser",
-		Images:         map[string][]byte{"meadow.jpg": readTestdata(t, "meadow.jpg"), "water.jpg": readTestdata(t, "water.jpg")},
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "browser"})
 	files := map[string][]byte{}
 	var names []string
 	cases := map[string]corpus.Case{}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -44,18 +42,9 @@ func TestConformanceCorpus(t *testing.T) {
 		c.Limits = httpapi.Limits{Verify: many("verify"), Lookup: many("verify-lookup"), Register: many("register")}
 	})
 	m := wasmVerifier(t)
-	cp, err := corpus.Build(context.Background(), corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "origin",
-		ThirdPartyC2PA: c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}),
-		Images:         map[string][]byte{"meadow.jpg": readTestdata(t, "meadow.jpg"), "water.jpg": readTestdata(t, "water.jpg")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: ts.base, Advance: func(d time.Duration) { ts.clock.Advance(d) }, Tag: "origin"})
 	if len(cp.Cases) < 40 {
 		t.Fatalf("corpus has %d files, want at least 40", len(cp.Cases))
-	}
-	golden, err := corpus.Golden()
-	if err != nil {
-		t.Fatal(err)
 	}
 	rows := map[string]corpus.Row{}
 	for _, c := range cp.Cases {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,8 +8,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -158,14 +155,15 @@ func TestSignedFileKept(t *testing.T) {
 	}
 }
 
-// multipartBody is a sign form with one file field.
-func multipartBody(name string, data []byte) (io.Reader, string) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
+// multipartBody is a form with one file field, name holding data, and
+// its content type.
+func multipartBody(name string, data []byte) (*bytes.Buffer, string) {
+	buf := &bytes.Buffer{}
+	mw := multipart.NewWriter(buf)
 	w, _ := mw.CreateFormFile("file", name)
 	_, _ = w.Write(data)
 	_ = mw.Close()
-	return &buf, mw.FormDataContentType()
+	return buf, mw.FormDataContentType()
 }
 
 // TestSignedFileSurvivesKill9 signs through a child origin with
@@ -182,28 +180,7 @@ func TestSignedFileSurvivesKill9(t *testing.T) {
 	s := setup.newSigner("crash-files@example.com")
 	setup.stop()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := false
-	t.Cleanup(func() {
-		if !killed {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	child := startCrashChild(t, crashChildEnv, dir)
 
 	// Four clients keep signing, each a fresh picture, until the child
 	// dies; the kill comes after the third answer, so signs are in flight
@@ -240,11 +217,7 @@ func TestSignedFileSurvivesKill9(t *testing.T) {
 			t.Fatal("fewer than 3 signs answered within 60s")
 		}
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL, signs in flight
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	killed = true
+	child.kill9() // SIGKILL, signs in flight
 	wg.Wait()
 	close(answered)
 	for id := range answered {

@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/image/draw"
-
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 )
@@ -49,6 +48,16 @@ func (ts *testServer) signFile(s signer, data []byte, fields map[string]string) 
 	return ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "photo.jpg", data}}, f)
 }
 
+// signTestdata has s sign the testdata picture name and returns the signed
+// file and its record id, failing the test (saying what) unless the
+// origin answers 201.
+func (ts *testServer) signTestdata(s signer, name, what string) ([]byte, string) {
+	ts.t.Helper()
+	r := ts.signFile(s, readTestdata(ts.t, name), nil)
+	ts.mustStatus(r, 201, what)
+	return r.body, r.header.Get("X-Record-Id")
+}
+
 type signProblem struct {
 	Code           string `json:"code"`
 	Detail         string `json:"detail"`
@@ -81,18 +90,6 @@ func transform(t *testing.T, data []byte, q int, f func(src image.Image) image.I
 	return buf.Bytes()
 }
 
-// crop keeps the centre of the picture, frac of each side cut off.
-func crop(frac float64) func(image.Image) image.Image {
-	return func(src image.Image) image.Image {
-		b := src.Bounds()
-		dx, dy := int(float64(b.Dx())*frac), int(float64(b.Dy())*frac)
-		r := image.Rect(b.Min.X+dx, b.Min.Y+dy, b.Max.X-dx, b.Max.Y-dy)
-		dst := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-		draw.Draw(dst, dst.Bounds(), src, r.Min, draw.Src)
-		return dst
-	}
-}
-
 // unmarkedCopy is a copy of the picture with no watermark left in it: the
 // same photo re-rendered from the unmarked source (resized, re-encoded),
 // as a copier who removed the mark would circulate it. Only its perceptual
@@ -105,9 +102,7 @@ func unmarkedCopy(t *testing.T) []byte {
 // linked to its record (same account) or refused (another account) unless
 // declared a derivative, whatever links it (watermark, hashes).
 func TestWhoSignedFirstAtSign(t *testing.T) {
-	ts := startServer(t, "", nil)
-	news := ts.newSignerOrg("desk@original.example", "Original News")
-	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	ts, news, copycat := newsAndCopycat(t)
 
 	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
 	ts.mustStatus(r, 201, "Original News signs photo.jpg")
@@ -161,7 +156,7 @@ func TestWhoSignedFirstAtSign(t *testing.T) {
 	}
 
 	// The same account re-signing its own crop: a derivative, no refusal.
-	r = ts.signFile(news, transform(t, published, 90, crop(0.04)), nil)
+	r = ts.signFile(news, transform(t, published, 90, corpus.Crop(0.04)), nil)
 	ts.mustStatus(r, 201, "Original News signs its own crop")
 	if p := r.header.Get("X-Parent-Record-Id"); p != idA {
 		t.Errorf("own crop: X-Parent-Record-Id = %q, want %s", p, idA)
@@ -217,17 +212,13 @@ func (v chainResp) chainString() string {
 // declared derivative or by registering its hash), and every answer names
 // the original and lists the later claims with what linked them.
 func TestWhoSignedFirstAtVerify(t *testing.T) {
-	ts := startServer(t, "", nil)
-	news := ts.newSignerOrg("desk@original.example", "Original News")
-	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	ts, news, copycat := newsAndCopycat(t)
 
-	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "Original News signs photo.jpg")
-	published, idA := r.body, r.header.Get("X-Record-Id")
+	published, idA := ts.signTestdata(news, "meadow.jpg", "Original News signs photo.jpg")
 	shared := reencode(t, published, 0.9, 80)
 
 	ts.clock.Advance(time.Minute)
-	r = ts.signFile(copycat, shared, map[string]string{"derivative_of": idA})
+	r := ts.signFile(copycat, shared, map[string]string{"derivative_of": idA})
 	ts.mustStatus(r, 201, "Copycat signs the shared copy as a derivative")
 	copied, idB := r.body, r.header.Get("X-Record-Id")
 
@@ -341,9 +332,7 @@ func TestWhoSignedFirstAtVerify(t *testing.T) {
 // the picture names Original News and the registration is listed as a
 // re-signed copy.
 func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
-	ts := startServer(t, "", nil)
-	news := ts.newSignerOrg("desk@original.example", "Original News")
-	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	ts, news, copycat := newsAndCopycat(t)
 	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
 	ts.mustStatus(r, 201, "Original News signs photo.jpg")
 	idA := r.header.Get("X-Record-Id")
@@ -397,9 +386,7 @@ func TestWhoSignedFirstRegisteredCopy(t *testing.T) {
 // TestWhoSignedFirstInBatch: sign-batch applies the sign-time rule to each
 // item, and an item declared with derivative_of[i] is linked to its parent.
 func TestWhoSignedFirstInBatch(t *testing.T) {
-	ts := startServer(t, "", nil)
-	news := ts.newSignerOrg("desk@original.example", "Original News")
-	copycat := ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
+	ts, news, copycat := newsAndCopycat(t)
 	r := ts.signFile(news, readTestdata(t, "meadow.jpg"), nil)
 	ts.mustStatus(r, 201, "Original News signs meadow.jpg")
 	shared, idA := reencode(t, r.body, 0.9, 80), r.header.Get("X-Record-Id")
@@ -440,4 +427,12 @@ func TestWhoSignedFirstInBatch(t *testing.T) {
 			t.Errorf("%s: problem %+v, want field %s", tc.name, p, tc.field)
 		}
 	}
+}
+
+// newsAndCopycat starts an origin with two signing organisations:
+// Original News, whose pictures come first, and Copycat Agency, which
+// claims them later.
+func newsAndCopycat(t *testing.T) (*testServer, signer, signer) {
+	ts := startServer(t, "", nil)
+	return ts, ts.newSignerOrg("desk@original.example", "Original News"), ts.newSignerOrg("desk@copycat.example", "Copycat Agency")
 }

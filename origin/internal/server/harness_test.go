@@ -15,7 +15,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/logbuf"
@@ -24,7 +24,7 @@ import (
 )
 
 // cheapPassword keeps argon2id fast in tests; production uses the OWASP set.
-var cheapPassword = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}
+var cheapPassword = accountstest.CheapPassword()
 
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 

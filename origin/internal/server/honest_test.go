@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -154,10 +155,7 @@ func TestHonestPrivateOriginal(t *testing.T) {
 	ts := anchoredServer(t)
 	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
 	orig := readTestdata(t, "meadow.jpg")
-	r := ts.signFile(victim, orig, nil)
-	ts.mustStatus(r, 201, "sign")
-	id, published := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(victim, id)
+	id, published := ts.signAnchored(victim, orig, "sign")
 	origSum, pubSum := sha256.Sum256(orig), sha256.Sum256(published)
 
 	if items := ts.publicSearch("sha256=" + hex.EncodeToString(origSum[:])); len(items) != 0 {
@@ -166,7 +164,7 @@ func TestHonestPrivateOriginal(t *testing.T) {
 	if items := ts.publicSearch("sha256=" + hex.EncodeToString(pubSum[:])); len(items) != 1 || items[0]["id"] != id {
 		t.Errorf("public search by the signed file's SHA-256 = %v, want record %s", items, id)
 	}
-	r = ts.do("GET", "/api/v1/content-records?sha256="+hex.EncodeToString(origSum[:]), victim.apiKey, nil)
+	r := ts.do("GET", "/api/v1/content-records?sha256="+hex.EncodeToString(origSum[:]), victim.apiKey, nil)
 	ts.mustStatus(r, 200, "owner's list by the original's SHA-256")
 	if !strings.Contains(string(r.body), id) {
 		t.Errorf("owner's list by the original's SHA-256 = %s, want record %s", r.body, id)
@@ -194,18 +192,14 @@ func TestHonestPrivateOriginal(t *testing.T) {
 // victim's verdict; a revoke + re-sign by the same account answers the
 // active record whatever the record ids' order.
 func TestHonestRevocationIsTheRevokers(t *testing.T) {
-	ts := startServer(t, "", nil)
-	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
-	mallory := ts.newSignerOrg("desk@mallory.example", "Mallory Media")
+	ts, victim, mallory := victimAndMallory(t)
 
-	r := ts.signFile(victim, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "victim signs")
-	published, idA := r.body, r.header.Get("X-Record-Id")
+	published, idA := ts.signTestdata(victim, "meadow.jpg", "victim signs")
 	circulating := reencode(t, published, 0.9, 80)
 
 	ts.clock.Advance(time.Minute)
 	for i, file := range [][]byte{circulating, published} {
-		r = ts.signFile(mallory, file, map[string]string{"derivative_of": idA})
+		r := ts.signFile(mallory, file, map[string]string{"derivative_of": idA})
 		ts.mustStatus(r, 201, "Mallory signs the circulating copy")
 		idM := r.header.Get("X-Record-Id")
 		r = ts.do("DELETE", "/api/v1/content-records/"+idM, mallory.apiKey, map[string]string{"reason": "photo is staged - withdrawn"})
@@ -227,7 +221,7 @@ func TestHonestRevocationIsTheRevokers(t *testing.T) {
 	// hash (nobody held that SHA-256), then revokes: the signed
 	// watermark in the picture still answers, as the victim's.
 	copy2 := reencode(t, published, 0.8, 75)
-	r = ts.registerClaim(mallory, "Mallory Media", uuidN(990), sha256.Sum256(copy2),
+	r := ts.registerClaim(mallory, "Mallory Media", uuidN(990), sha256.Sum256(copy2),
 		phash.Hash{P64: 0xfedcba9876543210, P256: [4]uint64{9, 9, 9, 9}}, nil, ts.clock.Now())
 	ts.mustStatus(r, 201, "Mallory registers a circulating copy's hash")
 	r = ts.do("DELETE", "/api/v1/content-records/"+uuidN(990), mallory.apiKey, map[string]string{"reason": "photo is staged - withdrawn"})
@@ -298,9 +292,7 @@ func (ts *testServer) registerClaim(s signer, org, id string, sum [32]byte, ph p
 // beside the time of record; the exact-SHA-256 shortcut passes the
 // watermark check only with the payload the service itself embedded.
 func TestHonestRegisterCannotSteal(t *testing.T) {
-	ts := startServer(t, "", nil)
-	victim := ts.newSignerOrg("desk@example-news.example", "Example News")
-	mallory := ts.newSignerOrg("desk@mallory.example", "Mallory Media")
+	ts, victim, mallory := victimAndMallory(t)
 	orig := readTestdata(t, "meadow.jpg")
 	r := ts.signFile(victim, orig, nil)
 	ts.mustStatus(r, 201, "victim signs")
@@ -437,7 +429,7 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 	}{
 		{"unrelated picture, a far candidate in the index", probe},
 		{"mirrored, re-encoded copy of a signed picture", transform(t, readTestdata(t, "meadow.jpg"), 85, flip)},
-		{"heavy crop of a signed picture", transform(t, readTestdata(t, "water.jpg"), 85, crop(0.3))},
+		{"heavy crop of a signed picture", transform(t, readTestdata(t, "water.jpg"), 85, corpus.Crop(0.3))},
 	} {
 		v := ts.verifyHonest(tt.file)
 		if v.Authentic || v.Confidence != 0 {
@@ -457,4 +449,12 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 	if noMatch < 2 {
 		t.Errorf("%d of the pictures matched nothing, want at least 2 (the unrelated and the mirrored one)", noMatch)
 	}
+}
+
+// victimAndMallory starts an origin with two signing organisations:
+// Example News, the victim, and Mallory Media, who signs its pictures
+// again.
+func victimAndMallory(t *testing.T) (*testServer, signer, signer) {
+	ts := startServer(t, "", nil)
+	return ts, ts.newSignerOrg("desk@example-news.example", "Example News"), ts.newSignerOrg("desk@mallory.example", "Mallory Media")
 }

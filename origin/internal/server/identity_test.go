@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,31 +13,17 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/domains/domainstest"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// identityDNS resolves the test domains to loopback and answers TXT
-// lookups from a table: no DNS exists in tests.
-type identityDNS struct {
-	mu  sync.Mutex
-	txt map[string][]string
-}
-
-func (d *identityDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if strings.HasSuffix(strings.TrimSuffix(host, "."), ".test") {
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func (d *identityDNS) LookupTXT(_ context.Context, name string) ([]string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if v, ok := d.txt[name]; ok {
-		return v, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: name, IsNotFound: true}
+// testDNS resolves every .test host to loopback and answers TXT lookups
+// from a table: no DNS exists in tests.
+func testDNS() *domainstest.DNS {
+	d := domainstest.New()
+	d.ResolveUnder(".test", netip.MustParseAddr("127.0.0.1"))
+	return d
 }
 
 // wellKnown serves each test domain's proof file from a table.
@@ -80,7 +65,7 @@ func fingerprint(t *testing.T, pubHex string) string {
 // proven through the webhooks' SSRF-guarded client (loopback allow-list)
 // is shown once verified and can be held by one account only.
 func TestWhoASignerIs(t *testing.T) {
-	dns := &identityDNS{txt: map[string][]string{}}
+	dns := testDNS()
 	files := &wellKnown{files: map[string]string{}}
 	proof := httptest.NewServer(files)
 	t.Cleanup(proof.Close)
@@ -314,7 +299,7 @@ func TestWhoASignerIs(t *testing.T) {
 // TestDomainTakenOnCheck: when two accounts hold pending claims and both
 // prove the domain, the second check answers 409 domain_taken.
 func TestDomainTakenOnCheck(t *testing.T) {
-	dns := &identityDNS{txt: map[string][]string{}}
+	dns := testDNS()
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
 		c.Webhooks.Guard = webhooks.NewGuard(webhooks.GuardConfig{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: dns})
 		c.Domains = DomainsConfig{TXT: dns}
@@ -327,9 +312,7 @@ func TestDomainTakenOnCheck(t *testing.T) {
 		ts.mustStatus(r, 201, "claim")
 		tokens = append(tokens, r.json(t)["token"].(string))
 	}
-	dns.mu.Lock()
-	dns.txt["_provenant.shared.test"] = tokens
-	dns.mu.Unlock()
+	dns.SetTXT("_provenant.shared.test", tokens...)
 	r := ts.do("POST", "/api/v1/domains/shared.test/check", a.token, nil)
 	ts.mustStatus(r, 200, "first check (DNS TXT)")
 	if !strings.Contains(string(r.body), `"method":"dns_txt"`) {

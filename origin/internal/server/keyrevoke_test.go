@@ -22,17 +22,11 @@ func TestSigningKeyRevocation(t *testing.T) {
 	s := ts.newSignerOrg("revoke@example.com", "Revoke News")
 
 	// Record "before": signed and anchored at t0.
-	r := ts.signFile(s, photo(t, 81, 384, 288), nil)
-	ts.mustStatus(r, 201, "sign before")
-	beforeID, beforeFile := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(s, beforeID)
+	beforeID, beforeFile := ts.signAnchored(s, photo(t, 81, 384, 288), "sign before")
 
 	// Record "after": signed and anchored an hour later.
 	ts.clock.Advance(time.Hour)
-	r = ts.signFile(s, photo(t, 82, 384, 288), nil)
-	ts.mustStatus(r, 201, "sign after")
-	afterID, afterFile := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(s, afterID)
+	afterID, afterFile := ts.signAnchored(s, photo(t, 82, 384, 288), "sign after")
 
 	ts.clock.Advance(time.Hour)
 	s.token = ts.freshToken(s.account)
@@ -58,7 +52,7 @@ func TestSigningKeyRevocation(t *testing.T) {
 	}
 
 	cutoff := t0.Add(30 * time.Minute)
-	r = ts.do("DELETE", "/api/v1/keys/signing-keys/"+s.keyID, s.token, map[string]any{
+	r := ts.do("DELETE", "/api/v1/keys/signing-keys/"+s.keyID, s.token, map[string]any{
 		"reason": "camera stolen", "compromised_since": cutoff.Format(time.RFC3339)})
 	ts.mustStatus(r, 200, "revoke")
 	k := r.json(t)
@@ -147,10 +141,7 @@ func TestSigningKeyRevocation(t *testing.T) {
 func TestSigningKeyRevocationNow(t *testing.T) {
 	ts := anchoredServer(t)
 	s := ts.newSignerOrg("revoke-now@example.com", "Now News")
-	r := ts.signFile(s, photo(t, 85, 384, 288), nil)
-	ts.mustStatus(r, 201, "sign")
-	id, file := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(s, id)
+	_, file := ts.signAnchored(s, photo(t, 85, 384, 288), "sign")
 	ts.clock.Advance(time.Minute)
 	s.token = ts.freshToken(s.account)
 	ts.mustStatus(ts.do("DELETE", "/api/v1/keys/signing-keys/"+s.keyID, s.token, nil), 200, "revoke without a body")

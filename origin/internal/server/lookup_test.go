@@ -3,31 +3,20 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // verifierModule builds the WebAssembly verifier from this checkout once
 // per test binary (go build caches the compile).
-var verifierModule = sync.OnceValues(func() ([]byte, error) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "verifier-wasm")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return wasmtest.Build(root, dir)
-})
+var verifierModule = sync.OnceValues(wasmtest.BuildFromCheckout)
 
 func wasmVerifier(t *testing.T) *wasmtest.Module {
 	t.Helper()
@@ -128,20 +117,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	signedB, idB := r.body, r.header.Get("X-Record-Id")
 	// The two records close a batch: wait until both are anchored so that
 	// the proofs go through the module's Merkle check.
-	deadline := time.Now().Add(60 * time.Second)
-	for _, id := range []string{idA, idB} {
-		for {
-			r := ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
-			ts.mustStatus(r, 200, "record detail")
-			if r.json(t)["blockchain_status"] == "anchored" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("record %s not anchored within 60s", id)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	ts.waitAnchored(s, idA, idB)
 	r = ts.do("DELETE", "/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
 
@@ -156,7 +132,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	}{
 		{"signed file", signedA, "exact", true, idA, ""},
 		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, ""},
-		{"cropped", transform(t, signedA, 90, crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
+		{"cropped", transform(t, signedA, 90, corpus.Crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
 		{"unsigned original", orig, "exact", true, idA, ""},
 		{"unrelated", photo(t, 7, 640, 480), "none", false, "", ""},
 		{"revoked", signedB, "exact", false, "", idB},
@@ -186,9 +162,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 func TestLookupEndpoint(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSignerOrg("desk@facts.example", "Facts Daily")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign")
 	m := wasmVerifier(t)
 	out, err := m.Call(context.Background(), "analyze", signed)
 	if err != nil {
@@ -202,7 +176,7 @@ func TestLookupEndpoint(t *testing.T) {
 	}
 	good := map[string]any{"sha256": an.Facts.SHA256, "perceptual_hash": an.Facts.PerceptualHash, "watermark": an.Facts.Watermark}
 
-	r = ts.do("POST", "/api/v1/verify/lookup", "", good)
+	r := ts.do("POST", "/api/v1/verify/lookup", "", good)
 	ts.mustStatus(r, 200, "lookup")
 	if p := r.header.Get("RateLimit-Policy"); p == "" || !strings.Contains(p, "120") {
 		t.Errorf("RateLimit-Policy = %q, want the lookup's own 120/min bucket", p)

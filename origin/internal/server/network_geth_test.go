@@ -56,10 +56,7 @@ func TestOriginOnGethNetworks(t *testing.T) {
 				c.Anchor.PollInterval = 20 * time.Millisecond
 			})
 			s := ts.newSignerOrg("desk@"+strings.ReplaceAll(tt.name, " ", "-")+".example", "Geth News")
-			r := ts.signFile(s, readTestdata(t, "water.jpg"), nil)
-			ts.mustStatus(r, 201, "sign")
-			signed, id := r.body, r.header.Get("X-Record-Id")
-			ts.waitAnchored(s, id)
+			id, signed := ts.signAnchored(s, readTestdata(t, "water.jpg"), "sign")
 			want := wire.Network{Name: "lab-geth", ChainID: 1337, Public: tt.public, ExplorerTxURL: tt.explorer}
 			v := ts.verifyWire(signed)
 			got := wire.Network{}
@@ -75,7 +72,7 @@ func TestOriginOnGethNetworks(t *testing.T) {
 			if local == tt.public {
 				t.Errorf("blockchain details %q: local-chain wording %v, want %v", v.Checks.Blockchain.Details, local, !tt.public)
 			}
-			r = ts.sendWith("GET", "/api/v1/content-records/"+id+"/certificate", map[string]string{"Accept": "text/html"})
+			r := ts.sendWith("GET", "/api/v1/content-records/"+id+"/certificate", map[string]string{"Accept": "text/html"})
 			ts.mustStatus(r, 200, "certificate page")
 			link := `href="https://explorer.example/tx/` + v.BlockchainTx + `"`
 			if strings.Contains(string(r.body), link) != tt.public {

@@ -22,9 +22,7 @@ func TestEmbeddedChainNamedNotPublic(t *testing.T) {
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})
 	s := ts.newSignerOrg("desk@network.example", "Network News")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign")
 	ts.waitAnchored(s, id)
 	want := wire.Network{Name: "provenant-dev", ChainID: 1337, Public: false, Description: wire.LocalChainDescription}
 
@@ -45,7 +43,7 @@ func TestEmbeddedChainNamedNotPublic(t *testing.T) {
 			bv.Network, bv.Checks.Blockchain, bv.Confidence, want, v.Checks.Blockchain, v.Confidence)
 	}
 
-	r = ts.do("GET", "/api/v1/content-records/"+id+"/certificate", "", nil)
+	r := ts.do("GET", "/api/v1/content-records/"+id+"/certificate", "", nil)
 	ts.mustStatus(r, 200, "certificate")
 	var cert wire.Certificate
 	if err := json.Unmarshal(r.body, &cert); err != nil || cert.Network == nil || *cert.Network != want {

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
 // framed puts a signed picture under a white caption bar (barFrac of the
@@ -111,22 +111,11 @@ func checkOverlay(t *testing.T, where, want string, o *overlayState, barPct floa
 // the changed blocks outlined where the edit is, the crop placed where it
 // was cut from, or the added bar shaded. Screenshots: overlay-*.png.
 func TestOverlayInChromium(t *testing.T) {
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 1
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startBrowserServer(t, nil, 1, nil)
 	dir := artifactDir(t)
 	tmp := t.TempDir()
 	s := ts.newSignerOrg("desk@overlay.example", "Overlay News")
-	r := ts.signFile(s, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	signed, id := r.body, r.header.Get("X-Record-Id")
+	signed, id := ts.signTestdata(s, "meadow.jpg", "sign")
 	ts.waitAnchored(s, id)
 
 	const barFrac = 0.12
@@ -135,7 +124,7 @@ func TestOverlayInChromium(t *testing.T) {
 		file          []byte
 	}{
 		{"edited", "edited", captioned(t, signed)},
-		{"cropped", "crop", transform(t, signed, 90, crop(0.10))},
+		{"cropped", "crop", transform(t, signed, 90, corpus.Crop(0.10))},
 		{"contained", "contained", framed(t, signed, barFrac)},
 	}
 	barPct := 100 * barFrac / (1 + barFrac)

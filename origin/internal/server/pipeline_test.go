@@ -41,20 +41,7 @@ func TestSignAnchorVerifyPipeline(t *testing.T) {
 	}
 
 	// The third record closes the batch; wait for every record to be anchored.
-	deadline := time.Now().Add(60 * time.Second)
-	for _, id := range ids {
-		for {
-			r := ts.do("GET", "/api/v1/content-records/"+id, s.apiKey, nil)
-			ts.mustStatus(r, 200, "record detail")
-			if r.json(t)["blockchain_status"] == "anchored" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("record %s not anchored within 60s: %s", id, r.body)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	ts.waitAnchored(s, ids...)
 
 	// The detail carries a proof that verifies against the chain without the
 	// service's word: recompute it here with the chain the server reads.

@@ -45,7 +45,7 @@ func (ts *testServer) upload(path, token string, files []namedFile, fields map[s
 	return ts.doRaw("POST", path, token, body.String(), mw.FormDataContentType())
 }
 
-func readTestdata(t *testing.T, name string) []byte {
+func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -30,30 +29,19 @@ var surfaceWidths = []int64{1280, 390}
 // and fits the viewport without horizontal scrolling. Screenshots go to
 // $PROVENANT_TEST_ARTIFACTS (surface-*.png).
 func TestSurfacesInChromium(t *testing.T) {
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Second))
-	ts := startServer(t, "", clk, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 1
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startBrowserServer(t, clk, 1, nil)
 	dir := artifactDir(t)
 	axe := axeScript(t)
 	tmp := t.TempDir()
 
 	first := ts.newSignerOrg("desk@first.example", "First Light News")
-	r := ts.signFile(first, readTestdata(t, "meadow.jpg"), nil)
-	ts.mustStatus(r, 201, "sign")
-	exact, exactID := r.body, r.header.Get("X-Record-Id")
+	exact, exactID := ts.signTestdata(first, "meadow.jpg", "sign")
 	ts.waitAnchored(first, exactID)
 
 	// A second organisation signs a copy as a derivative of the first.
 	second := ts.newSignerOrg("desk@second.example", "Second Wire")
-	r = ts.signFile(second, reencode(t, exact, 0.8, 85), map[string]string{"derivative_of": exactID})
+	r := ts.signFile(second, reencode(t, exact, 0.8, 85), map[string]string{"derivative_of": exactID})
 	ts.mustStatus(r, 201, "sign a derivative")
 	derivative, derivativeID := r.body, r.header.Get("X-Record-Id")
 	ts.waitAnchored(second, derivativeID)
@@ -61,10 +49,7 @@ func TestSurfacesInChromium(t *testing.T) {
 	// A key reported compromised since before its record was anchored.
 	leaky := ts.newSignerOrg("desk@leaky.example", "Leaky Desk")
 	t0 := clk.Now()
-	r = ts.signFile(leaky, readTestdata(t, "water.jpg"), nil)
-	ts.mustStatus(r, 201, "sign with the key later revoked")
-	keyRevoked, keyRevokedID := r.body, r.header.Get("X-Record-Id")
-	ts.waitAnchored(leaky, keyRevokedID)
+	_, keyRevoked := ts.signAnchored(leaky, readTestdata(t, "water.jpg"), "sign with the key later revoked")
 	clk.Advance(time.Hour)
 	leaky.token = ts.freshToken(leaky.account)
 	ts.mustStatus(ts.do("DELETE", "/api/v1/keys/signing-keys/"+leaky.keyID, leaky.token, map[string]any{

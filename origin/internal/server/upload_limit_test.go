@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"strconv"
@@ -19,18 +18,7 @@ import (
 // connection reset, whether it declares the length or streams chunks.
 func TestOversizedUploadGetsProblem(t *testing.T) {
 	ts := startServer(t, "", nil)
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", "big.png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fw.Write(bytes.Repeat([]byte{0x89}, 35_000_000)); err != nil {
-		t.Fatal(err)
-	}
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	body, ct := multipartBody("big.png", bytes.Repeat([]byte{0x89}, 35_000_000))
 	tests := []struct {
 		name string
 		body func() io.Reader
@@ -45,7 +33,7 @@ func TestOversizedUploadGetsProblem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.Header.Set("Content-Type", ct)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatalf("POST /api/v1/verify: %v", err)
@@ -72,11 +60,7 @@ func TestOversizedUploadGetsProblem(t *testing.T) {
 // closes, so no reset destroys the answer.
 func TestOversizedUploadWriteThenRead(t *testing.T) {
 	ts := startServer(t, "", nil)
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", "big.png")
-	_, _ = fw.Write(bytes.Repeat([]byte{0x89}, 35_000_000))
-	_ = mw.Close()
+	body, ct := multipartBody("big.png", bytes.Repeat([]byte{0x89}, 35_000_000))
 	host := strings.TrimPrefix(ts.base, "http://")
 	tests := []struct {
 		name   string
@@ -108,7 +92,7 @@ func TestOversizedUploadWriteThenRead(t *testing.T) {
 			}
 			defer c.Close()
 			_ = c.SetDeadline(time.Now().Add(60 * time.Second))
-			head := "POST /api/v1/verify HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: " + mw.FormDataContentType() + "\r\n" + tt.header + "\r\n"
+			head := "POST /api/v1/verify HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: " + ct + "\r\n" + tt.header + "\r\n"
 			bw := bufio.NewWriterSize(c, 1<<16)
 			werr := func() error {
 				if _, err := bw.WriteString(head); err != nil {

@@ -86,15 +86,9 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	m := wasmVerifier(t)
 	s := ts.newSignerOrg("keyrev@surfaces.example", "Surface News")
 
-	r := ts.signFile(s, photo(t, 91, 384, 288), nil)
-	ts.mustStatus(r, 201, "sign before")
-	beforeID, beforeFile := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(s, beforeID)
+	beforeID, beforeFile := ts.signAnchored(s, photo(t, 91, 384, 288), "sign before")
 	ts.clock.Advance(time.Hour)
-	r = ts.signFile(s, photo(t, 92, 384, 288), nil)
-	ts.mustStatus(r, 201, "sign after")
-	afterID, afterFile := r.header.Get("X-Record-Id"), r.body
-	ts.waitAnchored(s, afterID)
+	afterID, afterFile := ts.signAnchored(s, photo(t, 92, 384, 288), "sign after")
 	ts.clock.Advance(time.Hour)
 
 	// Before the revocation every surface says authentic.

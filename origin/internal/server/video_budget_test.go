@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -58,15 +57,11 @@ func TestVideoAbandonedRequestStopsFFmpeg(t *testing.T) {
 	s := ts.newSigner("abandon@example.com")
 	for _, path := range []string{"/api/v1/verify", "/api/v1/sign?signing_key_id=" + s.keyID} {
 		t.Run(strings.Split(path, "?")[0], func(t *testing.T) {
-			var body bytes.Buffer
-			mw := multipart.NewWriter(&body)
-			w, _ := mw.CreateFormFile("file", "clip.mp4")
-			_, _ = w.Write(clip)
-			_ = mw.Close()
+			body, ct := multipartBody("clip.mp4", clip)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+path, &body)
-			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.base+path, body)
+			req.Header.Set("Content-Type", ct)
 			req.Header.Set("Authorization", "Bearer "+s.apiKey)
 			done := make(chan error, 1)
 			go func() {

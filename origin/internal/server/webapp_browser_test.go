@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -166,17 +165,9 @@ func (b *browser) axeCheck(t *testing.T, axe []byte, page string) {
 // the failed delivery, Retry once the receiver is back, delivered; and a
 // cross-site form post refused. Screenshots of the main pages are saved.
 func TestWebAppInChromium(t *testing.T) {
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The browser checks cookie expiry against its own clock.
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Second))
-	ts := startServer(t, "", clk, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 1
-		c.Anchor.PollInterval = 20 * time.Millisecond
+	ts := startBrowserServer(t, clk, 1, func(c *Config) {
 		c.Webhooks = loopbackWebhooks()
 		c.Webhooks.Schedule = []time.Duration{} // one attempt per round: fails at once
 		c.Webhooks.Timeout = 2 * time.Second

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -84,16 +83,8 @@ func fitsAndShoot(t *testing.T, b *browser, base, dir string, axe []byte, pages 
 // words: a loopback receiver is refused with the setting to use, and an
 // origin started with exactly that setting accepts it.
 func TestWebAppEveryPageAtPhoneWidth(t *testing.T) {
-	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Second))
-	ts := startServer(t, "", clk, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
-		c.Anchor.BatchSize = 1
-		c.Anchor.PollInterval = 20 * time.Millisecond
+	ts := startBrowserServer(t, clk, 1, func(c *Config) {
 		c.Demo = true
 		// The default webhook policy: loopback receivers are refused.
 	})

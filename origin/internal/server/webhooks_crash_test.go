@@ -141,28 +141,7 @@ func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
 	setup.stop()
 
 	// Child origin on the same dir.
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := false
-	t.Cleanup(func() {
-		if !killed {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	child := &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	child := startCrashChild(t, crashChildEnv, dir)
 	for i := 0; i < crashEvents; i++ {
 		r := child.doRaw("POST", "/test/publish?type=content.signed", key, fmt.Sprintf(`{"seq":%d}`, i), "application/json")
 		child.mustStatus(r, 204, "publish on child")
@@ -172,11 +151,7 @@ func TestWebhookDeliveriesSurviveKill9(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("child sent no delivery within 10s")
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	killed = true
+	child.kill9() // SIGKILL
 
 	rcv.mu.Lock()
 	rcv.hanging = false
@@ -217,4 +192,53 @@ func accountOf(t *testing.T, ts *testServer, key string) string {
 	ts.mustStatus(r, 200, "whoami")
 	id, _ := r.json(t)["account_id"].(string)
 	return id
+}
+
+// crashChild is an origin running in a child process of this test binary
+// on a data dir, for the tests that kill it mid-work.
+type crashChild struct {
+	*testServer
+	cmd    *exec.Cmd
+	killed bool
+}
+
+// startCrashChild starts the child origin on dir, telling it by the
+// environment variable env (whose TestMain branch runs the origin), and
+// returns once it has reported its address; the child is killed at
+// cleanup if the test has not killed it.
+func startCrashChild(t *testing.T, env, dir string) *crashChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &crashChild{cmd: cmd}
+	t.Cleanup(func() {
+		if !c.killed {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ADDR ") {
+		t.Fatalf("child did not report its address: %q, %v", line, err)
+	}
+	c.testServer = &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
+	return c
+}
+
+// kill9 kills the child with SIGKILL, whatever it is doing, and reaps it.
+func (c *crashChild) kill9() {
+	c.t.Helper()
+	if err := c.cmd.Process.Kill(); err != nil {
+		c.t.Fatal(err)
+	}
+	_ = c.cmd.Wait()
+	c.killed = true
 }

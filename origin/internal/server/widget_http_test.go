@@ -135,6 +135,18 @@ func TestBadges(t *testing.T) {
 	}
 }
 
+// signAnchored has s sign file, checks the origin answered 201 (saying
+// what otherwise) and waits for the record to be anchored; it returns the
+// record id and the signed file.
+func (ts *testServer) signAnchored(s signer, file []byte, what string) (string, []byte) {
+	ts.t.Helper()
+	r := ts.signFile(s, file, nil)
+	ts.mustStatus(r, 201, what)
+	id := r.header.Get("X-Record-Id")
+	ts.waitAnchored(s, id)
+	return id, r.body
+}
+
 // waitAnchored waits until every id is anchored (60 s at most).
 func (ts *testServer) waitAnchored(s signer, ids ...string) {
 	ts.t.Helper()

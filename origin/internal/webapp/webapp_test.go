@@ -1,8 +1,6 @@
 package webapp
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"net/url"
 	"regexp"
 	"strings"
@@ -11,9 +9,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/provenant/provenant/origin/internal/accounts"
+	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/httpapi"
-	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -105,13 +102,7 @@ func newApp(t *testing.T) *App {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	acc, err := accounts.New(accounts.Config{Store: st, Clock: clk, Rand: rand.Reader, TokenKey: priv,
-		Mailer:   &mail.Outbox{Dir: t.TempDir(), Clock: clk},
-		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	acc := accountstest.New(t, st, clk)
 	a, err := New(Config{Accounts: acc, Clock: clk})
 	if err != nil {
 		t.Fatal(err)

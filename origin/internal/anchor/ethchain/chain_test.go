@@ -16,21 +16,7 @@ import (
 func sendRoot(t *testing.T, ch anchor.Chain, root anchor.Hash) (anchor.SignedTx, anchor.Inclusion) {
 	t.Helper()
 	ctx := context.Background()
-	nonce, err := ch.PendingNonce(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fees, err := ch.SuggestFees(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stx, err := ch.SignRoot(ctx, root, nonce, fees)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Broadcast(ctx, stx.Raw); err != nil {
-		t.Fatalf("Broadcast: %v", err)
-	}
+	stx := ethchain.SignAndBroadcast(t, ch, root)
 	// Rebroadcasting the same bytes is idempotent ("already known" or
 	// "nonce too low" once mined, never a second transaction).
 	if err := ch.Broadcast(ctx, stx.Raw); err != nil && !errors.Is(err, anchor.ErrNonceTooLow) {

@@ -40,21 +40,7 @@ func TestAnchorGasUsed(t *testing.T) {
 	defer ch.Close()
 	roots := []anchor.Hash{anchor.Hash(sha256.Sum256([]byte("a batch root"))), {0: 0xff}} // the second is mostly zero bytes
 	for _, root := range roots {
-		nonce, err := ch.PendingNonce(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fees, err := ch.SuggestFees(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stx, err := ch.SignRoot(ctx, root, nonce, fees)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ch.Broadcast(ctx, stx.Raw); err != nil {
-			t.Fatal(err)
-		}
+		stx := SignAndBroadcast(t, ch, root)
 		var used uint64
 		for range 500 {
 			r, err := ch.c.TransactionReceipt(ctx, common.Hash(stx.Hash))

@@ -1,14 +1,15 @@
 //go:build linux
 
-package imagex
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user + system) this process has used.
-func processCPU() time.Duration {
+// Process returns the CPU time (user + system) this process has used, or 0
+// when the kernel does not say.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

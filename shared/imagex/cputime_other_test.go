@@ -1,8 +1,0 @@
-//go:build !linux
-
-package imagex
-
-import "time"
-
-// processCPU is not measured outside Linux (WebAssembly has no rusage).
-func processCPU() time.Duration { return 0 }
