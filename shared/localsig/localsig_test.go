@@ -629,3 +629,58 @@ func TestColourGridLargest(t *testing.T) {
 		}
 	}
 }
+
+// TestColourGridPaddedAndContained: with a colour grid, whose blocks are
+// small, a picture padded to a square stays a plain copy and one placed in
+// a larger file with text around it is Contained. The signed picture then
+// covers only part of the examined one; the probe grows with it (a probe
+// of ProbeShort made every padded landscape photo an edit).
+func TestColourGridPaddedAndContained(t *testing.T) {
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		S := max(W, H)
+		cases := []struct {
+			name string
+			img  image.Image
+			want localsig.Outcome
+		}{
+			{"pad to square", surround(m, S, S, (S-W)/2, (S-H)/2, color.White, 0), localsig.Same},
+			{"page around it", surround(m, W+W/5, H+H/4, W/10, H/6, color.RGBA{250, 250, 250, 255}, H/20), localsig.Contained},
+		}
+		for _, c := range cases {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if !r.Colour || r.Outcome != c.want {
+					t.Errorf("colour %v outcome %v (compared %d, changed %d, why %+v), want %v", r.Colour, r.Outcome, r.Compared, r.ChangedCount, r.Why, c.want)
+				}
+			})
+		}
+	}
+}
+
+// TestProbeSide: the probe keeps ProbeShort when the signed picture fills
+// the examined one, grows by the inverse of the alignment's scale when it
+// does not, and is bounded by ProbeMaxShort and by the picture itself.
+func TestProbeSide(t *testing.T) {
+	for _, c := range []struct {
+		short int
+		scale float64
+		want  int
+	}{
+		{1000, 1, localsig.ProbeShort},
+		{1000, 2.5, localsig.ProbeShort},
+		{1000, 0.5, 2 * localsig.ProbeShort},
+		{1000, 0.05, localsig.ProbeMaxShort},
+		{200, 0.5, 200},
+		{100, 0.5, localsig.ProbeShort},
+	} {
+		if got := localsig.ProbeSide(c.short, localsig.Alignment{Scale: c.scale}); got != c.want {
+			t.Errorf("ProbeSide(%d, scale %v) = %d, want %d", c.short, c.scale, got, c.want)
+		}
+	}
+}
