@@ -161,7 +161,7 @@ func runIntegrity(args []string) error {
 			return r, r.Wire(), nil
 		}
 		evidence := func() string {
-			return fmt.Sprintf("[%v compared %d changed %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Structured, last.Foreign, last.Colour, last.Why)
+			return fmt.Sprintf("[%v compared %d changed %d lone %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Lone, last.Structured, last.Foreign, last.Colour, last.Why)
 		}
 		rng := rand.New(rand.NewPCG(uint64(payload), 32))
 		for _, c := range copies {
@@ -197,7 +197,7 @@ func runIntegrity(args []string) error {
 				}
 				st.forged(fk.name, a, r, wr)
 				if *verbose && r.Authentic {
-					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s\n", fk.name, 100*a, name, r.Match)
+					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s\n", fk.name, 100*a, name, r.Match, evidence())
 				}
 			}
 		}

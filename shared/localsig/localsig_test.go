@@ -684,3 +684,47 @@ func TestProbeSide(t *testing.T) {
 		}
 	}
 }
+
+// TestColourGridSmallGroups: with a colour grid, global tone changes
+// (an HDR-style local tone map, a gamma curve, a contrast change) read as
+// the same picture, the few blocks the fit explains least being no
+// evidence of an edit; yet a foreign patch of one block, far from its
+// prediction, is still an edit.
+func TestColourGridSmallGroups(t *testing.T) {
+	other := load(t, "../testdata/images/other.jpg")
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		for _, c := range []struct {
+			name string
+			img  image.Image
+		}{
+			{"hdr-local", localTone(m, 0.3)},
+			{"gamma0.8", perChannel(m, func(v float64) float64 { return 255 * math.Pow(v/255, 0.8) })},
+			{"contrast1.2", perChannel(m, func(v float64) float64 { return 128 + 1.2*(v-128) })},
+		} {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered")
+				}
+				if r.Outcome != localsig.Same {
+					t.Errorf("outcome %v (changed %d, lone %d, why %+v), want same", r.Outcome, r.ChangedCount, r.Lone, r.Why)
+				}
+			})
+		}
+		t.Run(filepath.Base(path)+"/patch of one block", func(t *testing.T) {
+			c, row := g.Cols*2/3, g.Rows/2
+			rect := image.Rect(c*W/g.Cols, row*H/g.Rows, (c+1)*W/g.Cols, (row+1)*H/g.Rows)
+			flat := fillRect(other, other.Bounds(), color.RGBA{250, 30, 200, 255})
+			r, ok := examineColour(t, g, reJPEG(t, pasteRect(m, flat, rect), 90))
+			if !ok {
+				t.Skip("watermark not recovered")
+			}
+			if r.Outcome != localsig.Edited {
+				t.Errorf("outcome %v (changed %d, lone %d, why %+v), want edited", r.Outcome, r.ChangedCount, r.Lone, r.Why)
+			}
+		})
+	}
+}

@@ -64,8 +64,24 @@ func TestMeanToleranceEdges(t *testing.T) {
 		{"prediction above 255 is clipped", 255, 262, false},
 	}
 	for _, tc := range tests {
-		if got := meanChanged(tc.m, tc.p, 1); got != tc.changed {
+		if got := meanChanged(tc.m, tc.p, 1, false); got != tc.changed {
 			t.Errorf("%s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
+		}
+	}
+	// Colour grids: a mean predicted near black gets twice the tolerance
+	// below it too (crushed shadows of a dark, flat picture).
+	for _, tc := range []struct {
+		name    string
+		m, p    float64
+		changed bool
+	}{
+		{"dark, 16 below", 0, 16, false},
+		{"dark, 28.01 below", 0, 28.01 - 1e-9, true},
+		{"dark, 28.01 above", 38.01, 10, true},
+		{"mid-tone, 14.01 below", 85.99, 100, true},
+	} {
+		if got := meanChanged(tc.m, tc.p, 1, true); got != tc.changed {
+			t.Errorf("colour %s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
 		}
 	}
 }
