@@ -66,6 +66,7 @@ func runIntegrity(args []string) error {
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
 	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
 	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
+	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,6 +86,9 @@ func runIntegrity(args []string) error {
 	}
 	sel := func(n string) bool { return len(want) == 0 || want[n] }
 	files, err := corpusFiles(*dir, *limit)
+	if *heldOut {
+		files, err = heldOutFiles(*dir, *limit)
+	}
 	if err != nil {
 		return err
 	}
@@ -228,6 +232,42 @@ func runIntegrity(args []string) error {
 	}
 	st.print(w, copies, forgeries, sizes)
 	return nil
+}
+
+// tunedOn is the size of the development subset the local-signature
+// thresholds were tuned on: corpusFiles(dir, tunedOn).
+const tunedOn = 40
+
+// heldOutFiles lists the photos of dir outside the development subset,
+// limit of them spread over the list (0: all).
+func heldOutFiles(dir string, limit int) ([]string, error) {
+	all, err := listImages(dir)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := corpusFiles(dir, tunedOn)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, f := range dev {
+		used[f] = true
+	}
+	var out []string
+	for _, f := range all {
+		if !used[f] {
+			out = append(out, f)
+		}
+	}
+	if limit <= 0 || len(out) <= limit {
+		return out, nil
+	}
+	step := float64(len(out)) / float64(limit)
+	sub := make([]string, 0, limit)
+	for i := 0; i < limit; i++ {
+		sub = append(sub, out[int(float64(i)*step)])
+	}
+	return sub, nil
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {

@@ -85,16 +85,16 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
-	f.withChroma(img.Cb, img.Cr)
+	f.WithChroma(img.Cb, img.Cr)
 	f.C2PA = C2PA(file, at)
 	return f, nil
 }
 
-// withChroma gives the local-signature probe the picture's chroma (planes
+// WithChroma gives the local-signature probe the picture's chroma (planes
 // of any size covering the picture, oriented as the file is shown), turned
 // back like the luminance when the watermark was found flipped or turned,
 // so that colour grids compare colour too.
-func (f *Facts) withChroma(cb, cr *imagex.Luma) {
+func (f *Facts) WithChroma(cb, cr *imagex.Luma) {
 	if f.Local == nil || cb == nil || cr == nil {
 		return
 	}
@@ -113,7 +113,7 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		return Facts{}, err
 	}
 	if f.Local != nil {
-		f.withChroma(imagex.Chroma(img.Image))
+		f.WithChroma(imagex.Chroma(img.Image))
 	}
 	return f, nil
 }
