@@ -29,6 +29,13 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"MinCompared", MinCompared, 4, "fewer than 4 compared blocks"},
 		{"FullCover", FullCover, 0.97, "≥ 97 % of each"},
 		{"EditedMax", EditedMax, 0.5, "more than half of all compared blocks changed"},
+		{"WeakCluster", WeakCluster, 3, "A group weighing less than 3"},
+		{"IsolatedStrength", IsolatedStrength, 2, "by twice the tolerance"},
+		{"LineReach", LineReach, 3, "at most 3 columns apart"},
+		{"ToeKnee", ToeKnee, 48, "bends on its own below 48"},
+		{"ShoulderKnee", ShoulderKnee, 208, "and above 208"},
+		{"KneeBlocks", KneeBlocks, 8, "at least 8 agreeing blocks lie beyond the knee"},
+		{"ProbeMaxShort", ProbeMaxShort, 512, "at most 512"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
