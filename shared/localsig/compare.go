@@ -104,9 +104,12 @@ const (
 	// picture found inside a larger file must show, all matching.
 	ContainedMinStructured = 8
 	// IsolatedStrength is how many times its tolerance a changed block of
-	// a colour grid with no changed neighbour must miss its mean or
-	// chroma prediction by to stay changed (see Compare).
+	// a colour grid in a small group must miss its mean prediction by for
+	// the group to stay changed (see Compare).
 	IsolatedStrength = 2.0
+	// ChromaStrength is IsolatedStrength for a chroma mean: a tone change
+	// moves chroma less than luminance, so a smaller miss counts.
+	ChromaStrength = 1.5
 	// LineReach is how many columns apart two changed blocks in the same
 	// or adjacent rows may be and still group (see components).
 	LineReach = 3
@@ -150,9 +153,10 @@ type Result struct {
 	// the examined picture's area outside it.
 	Within   Region
 	Surround float64
-	// Lone counts the blocks of a colour grid that failed a test by less
-	// than IsolatedStrength times its tolerance in a group of fewer than
-	// WeakCluster changed blocks, and were not counted as changed.
+	// Lone counts the blocks of a colour grid that failed a test weakly
+	// (chroma within ChromaStrength, mean within IsolatedStrength times
+	// the tolerance) in a group weighing less than WeakCluster, and were
+	// not counted as changed.
 	Lone int
 }
 
@@ -345,7 +349,10 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			if d := max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))); d > tol {
 				changed = true
 				r.Why.Chroma++
-				if d > IsolatedStrength*tol {
+				// A tone change moves chroma little: a block clearly off
+				// in colour counts even alone (colour-only text flags
+				// single blocks).
+				if d > ChromaStrength*tol {
 					strong[q.i] = true
 				}
 			}
@@ -394,7 +401,8 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	// fit is least exact; an edit the size the grid vouches for (1 % of
 	// the picture, a line of text) covers more neighbouring blocks. A
 	// small group stays changed only when one of its blocks misses its
-	// mean or chroma prediction by IsolatedStrength times the tolerance.
+	// chroma prediction by ChromaStrength or its mean prediction by
+	// IsolatedStrength times the tolerance.
 	// Only on a whole comparison: ranking translations on every fourth
 	// block leaves no neighbours to group.
 	if strong != nil && step == 1 {
