@@ -886,5 +886,26 @@ func runIntegrityCost(args []string) error {
 	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
 	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
 	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
+	// The signed picture at 0.7 inside a page of the same size: the probe
+	// grows (localsig.ProbeSide) and the containing translations are
+	// searched.
+	page, err := encJPEG(place(marked, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	if err != nil {
+		return err
+	}
+	fp, err := facts.Analyze(page, limits.Default(), time.Now())
+	if err != nil {
+		return err
+	}
+	if fp.Local == nil {
+		fmt.Println("  picture in a page: watermark not found")
+		return nil
+	}
+	c3 := timeIt(func() {
+		p := *fp.Local
+		localsig.Compare(g2, &p)
+	})
+	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
+		fp.Local.Plane.Width, fp.Local.Plane.Height, c3, c3/dec)
 	return nil
 }
