@@ -672,6 +672,25 @@ func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 		diffs[i] = ys[i] - in[i][k]
 	}
 	f.a = median(diffs)
+	// A saturation change moves strong colours beyond the tolerance of
+	// an offset alone: start from the spread's ratio too, whichever
+	// start more blocks agree with.
+	own := make([]float64, len(in))
+	for i := range in {
+		own[i] = in[i][k]
+	}
+	alt := colourFit{k: k}
+	g := spreadGain(own, ys)
+	if k == 0 {
+		alt.b = g
+	} else {
+		alt.c = g
+	}
+	alt.a = medianOffset(own, ys, g)
+	if agreeing(own, ys, func(i int) float64 { return alt.at(in[i]) }, ChromaTolerance) >
+		agreeing(own, ys, func(i int) float64 { return f.at(in[i]) }, ChromaTolerance) {
+		f = alt
+	}
 	for iter := 0; iter < 4; iter++ {
 		var rows [][lsMax]float64
 		var y []float64
@@ -706,6 +725,45 @@ func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 		f = n
 	}
 	return f
+}
+
+// spreadGain is the ratio of the interquartile ranges of ys and xs,
+// within 0.3..3: the gain of a global change that a minority of edited
+// blocks does not move. 1 when xs hardly spread (under 4 levels).
+func spreadGain(xs, ys []float64) float64 {
+	iqr := func(v []float64) float64 {
+		c := append([]float64(nil), v...)
+		sort.Float64s(c)
+		return c[len(c)*3/4] - c[len(c)/4]
+	}
+	if len(xs) < 8 {
+		return 1
+	}
+	sx := iqr(xs)
+	if sx < 4 {
+		return 1
+	}
+	return min(max(iqr(ys)/sx, 0.3), 3)
+}
+
+// medianOffset is the median of ys − g·xs.
+func medianOffset(xs, ys []float64, g float64) float64 {
+	d := make([]float64, len(xs))
+	for i := range xs {
+		d[i] = ys[i] - g*xs[i]
+	}
+	return median(d)
+}
+
+// agreeing counts the i with ys[i] within tol of pred(i).
+func agreeing(xs, ys []float64, pred func(int) float64, tol float64) int {
+	n := 0
+	for i := range xs {
+		if math.Abs(ys[i]-pred(i)) <= tol {
+			n++
+		}
+	}
+	return n
 }
 
 // solveLS solves the normal equations of rows·x ≈ y for the first k

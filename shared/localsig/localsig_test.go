@@ -686,7 +686,8 @@ func TestProbeSide(t *testing.T) {
 }
 
 // TestColourGridSmallGroups: with a colour grid, global tone changes
-// (an HDR-style local tone map, a gamma curve, a contrast change) read as
+// (an HDR-style local tone map, a gamma curve, a contrast change, a
+// saturation boost) read as
 // the same picture, the few blocks the fit explains least being no
 // evidence of an edit; yet a foreign patch of one block, far from its
 // prediction, is still an edit.
@@ -703,6 +704,7 @@ func TestColourGridSmallGroups(t *testing.T) {
 			{"hdr-local", localTone(m, 0.3)},
 			{"gamma0.8", perChannel(m, func(v float64) float64 { return 255 * math.Pow(v/255, 0.8) })},
 			{"contrast1.2", perChannel(m, func(v float64) float64 { return 128 + 1.2*(v-128) })},
+			{"saturation1.8", saturate(m, 1.8)},
 		} {
 			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
 				r, ok := examineColour(t, g, reJPEG(t, c.img, 90))
@@ -727,4 +729,17 @@ func TestColourGridSmallGroups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// saturate pushes each pixel's channels away from its luminance by k.
+func saturate(m image.Image, k float64) image.Image {
+	out := rgba(m)
+	for i := 0; i < len(out.Pix); i += 4 {
+		p := out.Pix[i:]
+		y := 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+		for c := 0; c < 3; c++ {
+			p[c] = uint8(min(max(math.Round(y+k*(float64(p[c])-y)), 0), 255))
+		}
+	}
+	return out
 }

@@ -138,3 +138,32 @@ func TestSignToleranceEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestFitColourStrongSaturation: a saturation boost that moves most
+// blocks' chroma beyond the tolerance of an offset alone is still fitted
+// (the fit starts from the ratio of the spreads), while a recoloured
+// minority stays off the fit.
+func TestFitColourStrongSaturation(t *testing.T) {
+	var in [][3]float64
+	var ys []float64
+	for i := 0; i < 200; i++ {
+		cb := float64(i%41-20) * 3 // −60..60
+		cr := float64((i*7)%41-20) * 2
+		in = append(in, [3]float64{cb, cr, 128})
+		y := 1.6 * cb
+		if i%10 == 0 {
+			y = -cb + 40 // recoloured
+		}
+		ys = append(ys, y)
+	}
+	f := fitColour(in, ys, 0)
+	for i, v := range in {
+		off := math.Abs(ys[i]-f.at(v)) > ChromaTolerance
+		switch {
+		case i%10 != 0 && off:
+			t.Fatalf("block %d (cb %v): residual %.1f off the fit %+v", i, v[0], ys[i]-f.at(v), f)
+		case i%10 == 0 && math.Abs(-v[0]+40-1.6*v[0]) > 2*ChromaTolerance && !off:
+			t.Fatalf("recoloured block %d (cb %v) within the fit %+v", i, v[0], f)
+		}
+	}
+}
