@@ -2,10 +2,12 @@ package localsig_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -742,4 +744,57 @@ func saturate(m image.Image, k float64) image.Image {
 		}
 	}
 	return out
+}
+
+// TestContainedAtScreenshotScales: placed as a desktop page shows it (the
+// signed picture 0.25 to 0.6 of the page's short side, text around it,
+// saved as PNG) and given the alignment of that placement, a colour grid
+// registers and the answer is Contained with the picture's place. The
+// alignment is computed from the known geometry: whether the watermark
+// decoder finds it at these scales is the watermark's question.
+func TestContainedAtScreenshotScales(t *testing.T) {
+	for _, path := range devImages[:3] {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		w, h := b.Dx()*9/10, b.Dy()*9/10
+		shown := resize(m, w, h)
+		for _, s := range []float64{0.25, 0.4, 0.6} {
+			t.Run(fmt.Sprintf("%s/%.2f", filepath.Base(path), s), func(t *testing.T) {
+				ph := int(math.Round(float64(min(w, h)) / s))
+				pw := ph * 16 / 9
+				if pw < w+40 {
+					pw = w + 40
+				}
+				ox, oy := pw/5, (ph-h)/2
+				page := surround(shown, pw, ph, ox, oy, color.RGBA{248, 248, 248, 255}, max(ph/40, 8))
+				var buf bytes.Buffer
+				if err := png.Encode(&buf, page); err != nil {
+					t.Fatal(err)
+				}
+				e, err := png.Decode(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A page pixel P shows picture pixel (P − o)/f; working
+				// planes scale pixels by ke (page) and ks (picture).
+				f := float64(w) / float64(b.Dx())
+				ke := float64(localsig.WorkShort) / float64(min(pw, ph))
+				ks := float64(localsig.WorkShort) / float64(min(b.Dx(), b.Dy()))
+				ww, wh := localsig.WorkDims(pw, ph)
+				a := localsig.Alignment{Scale: f * ke / ks, OffsetX: -ks * float64(ox) / f, OffsetY: -ks * float64(oy) / f, WorkWidth: ww, WorkHeight: wh}
+				l := imagex.ToLuma(e)
+				r := localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(imagex.Chroma(e)))
+				if r.Outcome != localsig.Contained || !r.Colour {
+					t.Fatalf("outcome %v colour %v (compared %d, changed %d, lone %d, why %+v), want contained", r.Outcome, r.Colour, r.Compared, r.ChangedCount, r.Lone, r.Why)
+				}
+				want := localsig.Region{X: float64(ox) / float64(pw), Y: float64(oy) / float64(ph), W: float64(w) / float64(pw), H: float64(h) / float64(ph)}
+				for _, d := range []float64{r.Within.X - want.X, r.Within.Y - want.Y, r.Within.W - want.W, r.Within.H - want.H} {
+					if math.Abs(d) > 0.02 {
+						t.Errorf("within %+v, want %+v (±0.02)", r.Within, want)
+						break
+					}
+				}
+			})
+		}
+	}
 }
