@@ -113,6 +113,9 @@ const (
 	// LineReach is how many columns apart two changed blocks in the same
 	// or adjacent rows may be and still group (see components).
 	LineReach = 3
+	// LineSpan is the fewest columns a group of changed blocks within two
+	// rows spans to count as a line of text whatever its weight.
+	LineSpan = 5
 	// WeakCluster is the weight of a group of changed blocks of a colour
 	// grid (1 a block, 0.5 a block flagged by its structure alone) from
 	// which it counts whatever its strength (see Compare).
@@ -419,7 +422,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 					weight++
 				}
 			}
-			if keep || weight >= WeakCluster {
+			if keep || weight >= WeakCluster || lineShaped(g, comp) {
 				continue
 			}
 			for _, i := range comp {
@@ -477,6 +480,17 @@ func hasChangedNeighbour(g *Grid, changed []bool, i int, diagonal bool) bool {
 		}
 	}
 	return false
+}
+
+// lineShaped reports whether a group of blocks lies along a line of
+// text: within two rows, spanning at least LineSpan columns.
+func lineShaped(g *Grid, comp []int) bool {
+	r0, r1, c0, c1 := g.Rows, -1, g.Cols, -1
+	for _, i := range comp {
+		c, r := i%g.Cols, i/g.Cols
+		r0, r1, c0, c1 = min(r0, r), max(r1, r), min(c0, c), max(c1, c)
+	}
+	return r1-r0 <= 1 && c1-c0+1 >= LineSpan
 }
 
 // components returns the groups of flagged blocks connected through

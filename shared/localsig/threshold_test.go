@@ -33,6 +33,7 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"IsolatedStrength", IsolatedStrength, 2, "its mean prediction by twice the tolerance"},
 		{"ChromaStrength", ChromaStrength, 1.5, "chroma prediction by 1.5 times the tolerance"},
 		{"LineReach", LineReach, 3, "at most 3 columns apart"},
+		{"LineSpan", LineSpan, 5, "spanning at least 5 columns"},
 		{"ToeKnee", ToeKnee, 48, "bends on its own below 48"},
 		{"ShoulderKnee", ShoulderKnee, 208, "and above 208"},
 		{"KneeBlocks", KneeBlocks, 8, "at least 8 agreeing blocks lie beyond the knee"},
@@ -164,6 +165,28 @@ func TestFitColourStrongSaturation(t *testing.T) {
 			t.Fatalf("block %d (cb %v): residual %.1f off the fit %+v", i, v[0], ys[i]-f.at(v), f)
 		case i%10 == 0 && math.Abs(-v[0]+40-1.6*v[0]) > 2*ChromaTolerance && !off:
 			t.Fatalf("recoloured block %d (cb %v) within the fit %+v", i, v[0], f)
+		}
+	}
+}
+
+// TestLineShaped: a group of changed blocks within two rows spanning at
+// least LineSpan columns is a line of text, kept whatever its weight; a
+// shorter or taller group is not.
+func TestLineShaped(t *testing.T) {
+	g := &Grid{Cols: 20, Rows: 10}
+	at := func(c, r int) int { return r*g.Cols + c }
+	for _, tc := range []struct {
+		name string
+		comp []int
+		want bool
+	}{
+		{"five columns, one row", []int{at(2, 4), at(4, 4), at(6, 4)}, true},
+		{"five columns, two rows", []int{at(2, 4), at(4, 5), at(6, 4)}, true},
+		{"four columns", []int{at(2, 4), at(5, 4)}, false},
+		{"three rows", []int{at(2, 4), at(4, 5), at(7, 6)}, false},
+	} {
+		if got := lineShaped(g, tc.comp); got != tc.want {
+			t.Errorf("%s: lineShaped = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
