@@ -66,6 +66,7 @@ func runIntegrity(args []string) error {
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
 	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
 	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
+	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,6 +86,9 @@ func runIntegrity(args []string) error {
 	}
 	sel := func(n string) bool { return len(want) == 0 || want[n] }
 	files, err := corpusFiles(*dir, *limit)
+	if *heldOut {
+		files, err = heldOutFiles(*dir, *limit)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,7 +165,7 @@ func runIntegrity(args []string) error {
 			return r, r.Wire(), nil
 		}
 		evidence := func() string {
-			return fmt.Sprintf("[%v compared %d changed %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Structured, last.Foreign, last.Colour, last.Why)
+			return fmt.Sprintf("[%v compared %d changed %d lone %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Lone, last.Structured, last.Foreign, last.Colour, last.Why)
 		}
 		rng := rand.New(rand.NewPCG(uint64(payload), 32))
 		for _, c := range copies {
@@ -197,7 +201,7 @@ func runIntegrity(args []string) error {
 				}
 				st.forged(fk.name, a, r, wr)
 				if *verbose && r.Authentic {
-					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s\n", fk.name, 100*a, name, r.Match)
+					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s\n", fk.name, 100*a, name, r.Match, evidence())
 				}
 			}
 		}
@@ -228,6 +232,42 @@ func runIntegrity(args []string) error {
 	}
 	st.print(w, copies, forgeries, sizes)
 	return nil
+}
+
+// tunedOn is the size of the development subset the local-signature
+// thresholds were tuned on: corpusFiles(dir, tunedOn).
+const tunedOn = 40
+
+// heldOutFiles lists the photos of dir outside the development subset,
+// limit of them spread over the list (0: all).
+func heldOutFiles(dir string, limit int) ([]string, error) {
+	all, err := listImages(dir)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := corpusFiles(dir, tunedOn)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, f := range dev {
+		used[f] = true
+	}
+	var out []string
+	for _, f := range all {
+		if !used[f] {
+			out = append(out, f)
+		}
+	}
+	if limit <= 0 || len(out) <= limit {
+		return out, nil
+	}
+	step := float64(len(out)) / float64(limit)
+	sub := make([]string, 0, limit)
+	for i := 0; i < limit; i++ {
+		sub = append(sub, out[int(float64(i)*step)])
+	}
+	return sub, nil
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {
@@ -846,5 +886,26 @@ func runIntegrityCost(args []string) error {
 	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
 	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
 	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
+	// The signed picture at 0.7 inside a page of the same size: the probe
+	// grows (localsig.ProbeSide) and the containing translations are
+	// searched.
+	page, err := encJPEG(place(marked, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	if err != nil {
+		return err
+	}
+	fp, err := facts.Analyze(page, limits.Default(), time.Now())
+	if err != nil {
+		return err
+	}
+	if fp.Local == nil {
+		fmt.Println("  picture in a page: watermark not found")
+		return nil
+	}
+	c3 := timeIt(func() {
+		p := *fp.Local
+		localsig.Compare(g2, &p)
+	})
+	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
+		fp.Local.Plane.Width, fp.Local.Plane.Height, c3, c3/dec)
 	return nil
 }

@@ -218,10 +218,40 @@ async function sha256Hex(ex, file) {
   return call(ex, 'sha256', file).sha256;
 }
 
+// CHROMA_SIZE gives the chroma planes' size of a planar YUV frame of
+// w×h; NV12's interleaved chroma is not sent.
+const CHROMA_SIZE = {
+  I420: (w, h) => [(w + 1) >> 1, (h + 1) >> 1],
+  I420A: (w, h) => [(w + 1) >> 1, (h + 1) >> 1],
+  I422: (w, h) => [(w + 1) >> 1, h],
+  I444: (w, h) => [w, h],
+};
+
+// yuvPlanes packs a copied frame's planes without stride padding: the Y
+// plane (w×h), then, for planar formats, the U (Cb) and V (Cr) planes,
+// and says their size (cw×ch, 0×0 without chroma).
+function yuvPlanes(buf, layout, format, w, h) {
+  const size = CHROMA_SIZE[format];
+  const [cw, ch] = size && layout.length >= 3 ? size(w, h) : [0, 0];
+  const out = new Uint8Array(w * h + 2 * cw * ch);
+  const copy = (plane, pw, ph, at) => {
+    const {offset, stride} = layout[plane];
+    for (let row = 0; row < ph; row++) out.set(buf.subarray(offset + row * stride, offset + row * stride + pw), at + row * pw);
+  };
+  copy(0, w, h, 0);
+  if (cw > 0) {
+    copy(1, cw, ch, w * h);
+    copy(2, cw, ch, w * h + cw * ch);
+  }
+  return {pix: out, cw, ch};
+}
+
 // decodeLuma decodes a JPEG with the browser's decoder into its own YUV
 // planes (WebCodecs ImageDecoder; no colour conversion at all) and returns
-// the Y plane at the stored size, before orientation: the very samples
-// the service's decoder reads, within its rounding. null when the browser
+// the Y plane at the stored size, before orientation (the very samples
+// the service's decoder reads, within its rounding), followed by the
+// Cb and Cr planes when the frame is planar, so that colour signatures
+// are compared in the browser too: {pix, cw, ch}. null when the browser
 // cannot. steps gets the time of the decode and of the copy out (ms).
 async function decodeLuma(file, info, choice, steps) {
   if (!canImageDecoder || choice === 'canvas' || info.format !== 'jpeg') return null;
@@ -243,11 +273,7 @@ async function decodeLuma(file, info, choice, steps) {
     const buf = new Uint8Array(frame.allocationSize());
     const layout = await frame.copyTo(buf);
     steps.frame_copy = performance.now() - t1;
-    const {offset, stride} = layout[0];
-    if (stride === w) return buf.subarray(offset, offset + w * h);
-    const y = new Uint8Array(w * h);
-    for (let row = 0; row < h; row++) y.set(buf.subarray(offset + row * stride, offset + row * stride + w), row * w);
-    return y;
+    return yuvPlanes(buf, layout, frame.format, w, h);
   } catch (e) {
     return null;
   } finally {
@@ -329,7 +355,9 @@ async function analyzeFile(ex, file, choice) {
       if (y) {
         head.sha256 = await sum;
         lap('sha256');
-        const out = analyzePixels(ex, Object.assign(head, {pixels: 'luma', orientation: info.orientation}), y);
+        const planes = {pixels: 'luma', orientation: info.orientation};
+        if (y.cw > 0) Object.assign(planes, {chroma_width: y.cw, chroma_height: y.ch});
+        const out = analyzePixels(ex, Object.assign(head, planes), y.pix);
         lap('analyze_pixels');
         return done(out, 'browser', 'luma');
       }

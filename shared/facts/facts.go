@@ -85,16 +85,16 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
-	f.withChroma(img.Cb, img.Cr)
+	f.WithChroma(img.Cb, img.Cr)
 	f.C2PA = C2PA(file, at)
 	return f, nil
 }
 
-// withChroma gives the local-signature probe the picture's chroma (planes
+// WithChroma gives the local-signature probe the picture's chroma (planes
 // of any size covering the picture, oriented as the file is shown), turned
 // back like the luminance when the watermark was found flipped or turned,
 // so that colour grids compare colour too.
-func (f *Facts) withChroma(cb, cr *imagex.Luma) {
+func (f *Facts) WithChroma(cb, cr *imagex.Luma) {
 	if f.Local == nil || cb == nil || cr == nil {
 		return
 	}
@@ -113,7 +113,7 @@ func FromImage(img *imagex.Image, sum [32]byte) (Facts, error) {
 		return Facts{}, err
 	}
 	if f.Local != nil {
-		f.withChroma(imagex.Chroma(img.Image))
+		f.WithChroma(imagex.Chroma(img.Image))
 	}
 	return f, nil
 }
@@ -291,7 +291,7 @@ func packedPlane(c *imagex.Luma, w, h int) []byte {
 }
 
 // ProbeFromWire parses the JSON form of a probe: a plane of short side
-// localsig.ProbeShort with one byte per pixel, and an alignment with a
+// localsig.ProbeShort to localsig.ProbeMaxShort with one byte per pixel, and an alignment with a
 // finite positive scale, an angle within ±45°, finite offsets and
 // working dimensions and period within bounds, and chroma planes, when
 // present, of the plane's size. nil gives nil.
@@ -301,8 +301,9 @@ func ProbeFromWire(w *wire.Probe) (*localsig.Probe, error) {
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case min(w.Width, w.Height) != localsig.ProbeShort || max(w.Width, w.Height) > 64*localsig.ProbeShort || len(w.Pix) != w.Width*w.Height:
-		return nil, &FieldError{"local", "plane must have short side " + fmt.Sprint(localsig.ProbeShort) + " and width×height bytes"}
+	case min(w.Width, w.Height) < localsig.ProbeShort || min(w.Width, w.Height) > localsig.ProbeMaxShort ||
+		max(w.Width, w.Height) > 64*min(w.Width, w.Height) || len(w.Pix) != w.Width*w.Height:
+		return nil, &FieldError{"local", fmt.Sprintf("plane must have a short side of %d to %d and width×height bytes", localsig.ProbeShort, localsig.ProbeMaxShort)}
 	case !finite(w.Scale) || w.Scale <= 0 || w.Scale > 16 || !finite(w.Angle) || math.Abs(w.Angle) > 45 ||
 		!finite(w.OffsetX) || !finite(w.OffsetY) || math.Abs(w.OffsetX) > 1<<16 || math.Abs(w.OffsetY) > 1<<16:
 		return nil, &FieldError{"local", "alignment out of range"}

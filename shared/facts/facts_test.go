@@ -16,6 +16,7 @@ import (
 
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
@@ -308,5 +309,27 @@ func TestAnalyzeProbeHasChroma(t *testing.T) {
 				t.Error("a chroma plane of the wrong size was accepted")
 			}
 		})
+	}
+}
+
+// TestProbeFromWirePlaneSize: the probe's plane is accepted with a short
+// side from localsig.ProbeShort to localsig.ProbeMaxShort (it grows when
+// the signed picture covers part of the file), and refused outside.
+func TestProbeFromWirePlaneSize(t *testing.T) {
+	for _, c := range []struct {
+		w, h int
+		ok   bool
+	}{
+		{localsig.ProbeShort, 2 * localsig.ProbeShort, true},
+		{localsig.ProbeMaxShort, localsig.ProbeMaxShort, true},
+		{3 * localsig.ProbeShort, localsig.ProbeMaxShort, true},
+		{localsig.ProbeShort - 1, 2 * localsig.ProbeShort, false},
+		{localsig.ProbeMaxShort + 1, localsig.ProbeMaxShort + 1, false},
+		{localsig.ProbeShort, 65 * localsig.ProbeShort, false},
+	} {
+		w := &wire.Probe{Width: c.w, Height: c.h, Pix: make([]byte, c.w*c.h), Scale: 0.5, WorkWidth: 256, WorkHeight: 512, Period: 64}
+		if _, err := ProbeFromWire(w); (err == nil) != c.ok {
+			t.Errorf("%d×%d: err %v, want ok %v", c.w, c.h, err, c.ok)
+		}
 	}
 }

@@ -336,3 +336,22 @@ func TestDecoderIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestRealAVIFIsNamed: a still AVIF as an encoder writes it (libaom
+// through ffmpeg: major brand avif, compatible mif1 miaf MA1A) is refused
+// by both decoders with an error naming AVIF, not as corrupt data.
+func TestRealAVIFIsNamed(t *testing.T) {
+	b, err := os.ReadFile("testdata/still.avif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits.Default()
+	_, errFull := Decode(b, lim)
+	_, errLuma := DecodeLuma(b, lim, 512)
+	for name, err := range map[string]error{"Decode": errFull, "DecodeLuma": errLuma} {
+		var oe *OtherFormatError
+		if !errors.As(err, &oe) || oe.Name != "AVIF" || !errors.Is(err, ErrUnsupportedFormat) {
+			t.Errorf("%s: %v, want an OtherFormatError naming AVIF", name, err)
+		}
+	}
+}

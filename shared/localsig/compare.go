@@ -103,6 +103,23 @@ const (
 	// ContainedMinStructured is the fewest structured blocks a signed
 	// picture found inside a larger file must show, all matching.
 	ContainedMinStructured = 8
+	// IsolatedStrength is how many times its tolerance a changed block of
+	// a colour grid in a small group must miss its mean prediction by for
+	// the group to stay changed (see Compare).
+	IsolatedStrength = 2.0
+	// ChromaStrength is IsolatedStrength for a chroma mean: a tone change
+	// moves chroma less than luminance, so a smaller miss counts.
+	ChromaStrength = 1.5
+	// LineReach is how many columns apart two changed blocks in the same
+	// or adjacent rows may be and still group (see components).
+	LineReach = 3
+	// LineSpan is the fewest columns a group of changed blocks within two
+	// rows spans to count as a line of text whatever its weight.
+	LineSpan = 5
+	// WeakCluster is the weight of a group of changed blocks of a colour
+	// grid (1 a block, 0.5 a block flagged by its structure alone) from
+	// which it counts whatever its strength (see Compare).
+	WeakCluster = 3
 	// PadUniform is the largest standard deviation, in levels, of the
 	// examined picture outside the signed picture for the surroundings to
 	// count as uniform padding (letterbox, pad to square) rather than
@@ -139,6 +156,11 @@ type Result struct {
 	// the examined picture's area outside it.
 	Within   Region
 	Surround float64
+	// Lone counts the blocks of a colour grid that failed a test weakly
+	// (chroma within ChromaStrength, mean within IsolatedStrength times
+	// the tolerance) in a group weighing less than WeakCluster, and were
+	// not counted as changed.
+	Lone int
 }
 
 // Reasons counts changed blocks by the test that flagged them.
@@ -310,23 +332,32 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
-	var structOnly []bool
+	var structOnly, strong []bool
 	if colourGrid {
-		structOnly = make([]bool, len(g.Blocks))
+		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
 	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
 		pred := tc.at(xs[j], ns[j], sats[j])
-		changed := meanChanged(q.f.mean, pred, 1)
+		changed := meanChanged(q.f.mean, pred, 1, colourGrid)
 		if changed {
 			r.Why.Mean++
+			if strong != nil && meanChanged(q.f.mean, pred, IsolatedStrength, colourGrid) {
+				strong[q.i] = true
+			}
 		}
 		if colour {
 			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			if max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))) > tol {
+			if d := max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))); d > tol {
 				changed = true
 				r.Why.Chroma++
+				// A tone change moves chroma little: a block clearly off
+				// in colour counts even alone (colour-only text flags
+				// single blocks).
+				if d > ChromaStrength*tol {
+					strong[q.i] = true
+				}
 			}
 		}
 		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid); structured {
@@ -361,19 +392,44 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		if !only {
 			continue
 		}
-		c, row := i%g.Cols, i/g.Cols
-		keep := false
-		for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
-			x, y := c+d[0], row+d[1]
-			if x >= 0 && y >= 0 && x < g.Cols && y < g.Rows && r.Changed[y*g.Cols+x] {
-				keep = true
-			}
-		}
-		if !keep {
+		if !hasChangedNeighbour(g, r.Changed, i, false) {
 			r.Changed[i] = false
 			r.ChangedCount--
 			r.Why.Structure--
 			r.Foreign--
+		}
+	}
+	// A small group of changed blocks (weighing less than WeakCluster,
+	// neighbours as components groups them) is what a global tone change leaves where the
+	// fit is least exact; an edit the size the grid vouches for (1 % of
+	// the picture, a line of text) covers more neighbouring blocks. A
+	// small group stays changed only when one of its blocks misses its
+	// chroma prediction by ChromaStrength or its mean prediction by
+	// IsolatedStrength times the tolerance.
+	// Only on a whole comparison: ranking translations on every fourth
+	// block leaves no neighbours to group.
+	if strong != nil && step == 1 {
+		for _, comp := range components(g, r.Changed) {
+			// Blocks flagged by their structure alone weigh half: a
+			// local tone map bends the gradients of a few neighbouring
+			// small blocks.
+			weight, keep := 0.0, false
+			for _, i := range comp {
+				keep = keep || strong[i]
+				if structOnly[i] {
+					weight += 0.5
+				} else {
+					weight++
+				}
+			}
+			if keep || weight >= WeakCluster || lineShaped(g, comp) {
+				continue
+			}
+			for _, i := range comp {
+				r.Changed[i] = false
+				r.ChangedCount--
+				r.Lone++
+			}
 		}
 	}
 	r.Region = s.region(g, kx, ky)
@@ -406,6 +462,70 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// hasChangedNeighbour reports whether a 4-neighbour of block i (also the
+// diagonal ones when diagonal) is flagged in changed.
+func hasChangedNeighbour(g *Grid, changed []bool, i int, diagonal bool) bool {
+	c, row := i%g.Cols, i/g.Cols
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			if (dx == 0 && dy == 0) || (!diagonal && dx != 0 && dy != 0) {
+				continue
+			}
+			x, y := c+dx, row+dy
+			if x >= 0 && y >= 0 && x < g.Cols && y < g.Rows && changed[y*g.Cols+x] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineShaped reports whether a group of blocks lies along a line of
+// text: within two rows, spanning at least LineSpan columns.
+func lineShaped(g *Grid, comp []int) bool {
+	r0, r1, c0, c1 := g.Rows, -1, g.Cols, -1
+	for _, i := range comp {
+		c, r := i%g.Cols, i/g.Cols
+		r0, r1, c0, c1 = min(r0, r), max(r1, r), min(c0, c), max(c1, c)
+	}
+	return r1-r0 <= 1 && c1-c0+1 >= LineSpan
+}
+
+// components returns the groups of flagged blocks connected through
+// neighbours: blocks in the same or an adjacent row at most LineReach
+// columns apart (a line of text flags blocks along a row, not always
+// touching), each group in increasing block order, the groups ordered by
+// their first block.
+func components(g *Grid, flagged []bool) [][]int {
+	seen := make([]bool, len(flagged))
+	var out [][]int
+	for i, f := range flagged {
+		if !f || seen[i] {
+			continue
+		}
+		comp := []int{i}
+		seen[i] = true
+		for k := 0; k < len(comp); k++ {
+			c, row := comp[k]%g.Cols, comp[k]/g.Cols
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -LineReach; dx <= LineReach; dx++ {
+					x, y := c+dx, row+dy
+					if x < 0 || y < 0 || x >= g.Cols || y >= g.Rows {
+						continue
+					}
+					if j := y*g.Cols + x; flagged[j] && !seen[j] {
+						seen[j] = true
+						comp = append(comp, j)
+					}
+				}
+			}
+		}
+		sort.Ints(comp)
+		out = append(out, comp)
+	}
+	return out
 }
 
 // otherFail reports whether a block's tests other than structure failed
@@ -446,15 +566,27 @@ func neighbourMean(g *Grid, i int) float64 {
 }
 
 // tone is a fitted tone change of block means: m' = a + b·m + c·m² +
-// d·(m − n), n the mean of the block's neighbourhood. The quadratic
-// term is a global tone curve (gamma, curves); the last term a change
-// of local contrast ("HDR", clarity), which moves a block's mean by how
-// much it stands out from its surroundings.
-type tone struct{ a, b, c, d, e float64 }
+// d·(m − n) + e·s + f·max(0, ToeKnee − m) + h·max(0, m − ShoulderKnee),
+// n the mean of the block's neighbourhood and s its chroma magnitude. The
+// quadratic term is a global tone curve (gamma, curves); the local term a
+// change of local contrast ("HDR", clarity), which moves a block's mean by
+// how much it stands out from its surroundings; the last two (colour
+// grids only) let the curve bend on its own in the shadows and the
+// highlights, where a gamma or a contrast boost that clips differs most
+// from a parabola.
+type tone struct{ a, b, c, d, e, f, h float64 }
+
+// Knees of the tone curve's shadow and highlight segments, in levels.
+const (
+	ToeKnee      = 48
+	ShoulderKnee = 208
+)
 
 // at predicts the mean of a block of signed mean m, neighbourhood mean n
 // and chroma magnitude sat (0 without colour).
-func (t tone) at(m, n, sat float64) float64 { return t.a + t.b*m + t.c*m*m + t.d*(m-n) + t.e*sat }
+func (t tone) at(m, n, sat float64) float64 {
+	return t.a + t.b*m + t.c*m*m + t.d*(m-n) + t.e*sat + t.f*max(0, ToeKnee-m) + t.h*max(0, m-ShoulderKnee)
+}
 
 // fitTone fits the tone change robustly: from gain 1 and the median
 // offset, least squares over the blocks within MeanTolerance of the
@@ -501,7 +633,22 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 				k = 5
 			}
 		}
-		if c, ok := lsq(xs, ns, sats, ys, in, k); ok {
+		// A colour grid's curve bends on its own at either end once the
+		// parabola has settled, where enough agreeing blocks lie.
+		var toe, shoulder bool
+		if colour && iter > 1 && len(in) >= 32 {
+			var lo, hi int
+			for _, i := range in {
+				if xs[i] < ToeKnee {
+					lo++
+				}
+				if xs[i] > ShoulderKnee {
+					hi++
+				}
+			}
+			toe, shoulder = lo >= KneeBlocks, hi >= KneeBlocks
+		}
+		if c, ok := lsq(xs, ns, sats, ys, in, k, toe, shoulder); ok {
 			t = c
 		}
 	}
@@ -509,22 +656,24 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 }
 
 // colourFit predicts a chroma mean (offset removed) from the signed
-// block's (cb, cr, luminance): a + b·cb + c·cr + d·own·(m−128)/128, own
-// the component itself, so that saturation, white balance, a colour
-// matrix and a tone curve's luminance-dependent effect on chroma are
-// global.
+// block's (cb, cr, luminance): a + b·cb + c·cr + d·own·(m−128)/128 +
+// e·own·s/128, own the component itself and s the block's chroma
+// magnitude, so that saturation, white balance, a colour matrix, a tone
+// curve's luminance-dependent effect on chroma and the compression of
+// strong colours that a saturation or contrast boost clips are global.
 type colourFit struct {
-	k          int
-	a, b, c, d float64
+	k             int
+	a, b, c, d, e float64
 }
 
 func (f colourFit) at(v [3]float64) float64 {
-	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128
+	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128 + f.e*v[f.k]*math.Hypot(v[0], v[1])/128
 }
 
 // fitColour fits component k (0 Cb, 1 Cr) robustly: from the identity
 // and the median offset, least squares over the blocks within
-// ChromaTolerance of the current fit, four times.
+// ChromaTolerance of the current fit, four times; the saturation term
+// joins from the second pass, when enough blocks agree.
 func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 	f := colourFit{k: k}
 	if k == 0 {
@@ -537,35 +686,98 @@ func fitColour(in [][3]float64, ys []float64, k int) colourFit {
 		diffs[i] = ys[i] - in[i][k]
 	}
 	f.a = median(diffs)
+	// A saturation change moves strong colours beyond the tolerance of
+	// an offset alone: start from the spread's ratio too, whichever
+	// start more blocks agree with.
+	own := make([]float64, len(in))
+	for i := range in {
+		own[i] = in[i][k]
+	}
+	alt := colourFit{k: k}
+	g := spreadGain(own, ys)
+	if k == 0 {
+		alt.b = g
+	} else {
+		alt.c = g
+	}
+	alt.a = medianOffset(own, ys, g)
+	if agreeing(own, ys, func(i int) float64 { return alt.at(in[i]) }, ChromaTolerance) >
+		agreeing(own, ys, func(i int) float64 { return f.at(in[i]) }, ChromaTolerance) {
+		f = alt
+	}
 	for iter := 0; iter < 4; iter++ {
 		var rows [][lsMax]float64
 		var y []float64
 		for i, v := range in {
 			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
-				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32)})
+				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
 				y = append(y, ys[i])
 			}
 		}
 		if 2*len(rows) < len(in) || len(rows) < 8 {
 			break
 		}
-		sol, ok := solveLS(rows, y, 4)
+		terms := 4
+		if iter > 0 && len(rows) >= 16 {
+			terms = 5
+		}
+		sol, ok := solveLS(rows, y, terms)
 		if !ok {
 			break
 		}
-		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32}
+		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32, e: sol[4] / 32}
 		// A plausible colour change: the component's own gain within
-		// 0.3..3, cross-talk and luminance dependence bounded.
+		// 0.3..3, cross-talk and luminance dependence bounded, and the
+		// gain at the strongest colour (chroma 128) still within 0.2..3.
 		own := n.b
 		if k == 1 {
 			own = n.c
 		}
-		if own < 0.3 || own > 3 || math.Abs(n.d) > 2 || math.Abs(n.b+n.c-own) > 1 {
+		if own < 0.3 || own > 3 || math.Abs(n.d) > 2 || math.Abs(n.b+n.c-own) > 1 || own+n.e < 0.2 || own+n.e > 3 {
 			break
 		}
 		f = n
 	}
 	return f
+}
+
+// spreadGain is the ratio of the interquartile ranges of ys and xs,
+// within 0.3..3: the gain of a global change that a minority of edited
+// blocks does not move. 1 when xs hardly spread (under 4 levels).
+func spreadGain(xs, ys []float64) float64 {
+	iqr := func(v []float64) float64 {
+		c := append([]float64(nil), v...)
+		sort.Float64s(c)
+		return c[len(c)*3/4] - c[len(c)/4]
+	}
+	if len(xs) < 8 {
+		return 1
+	}
+	sx := iqr(xs)
+	if sx < 4 {
+		return 1
+	}
+	return min(max(iqr(ys)/sx, 0.3), 3)
+}
+
+// medianOffset is the median of ys − g·xs.
+func medianOffset(xs, ys []float64, g float64) float64 {
+	d := make([]float64, len(xs))
+	for i := range xs {
+		d[i] = ys[i] - g*xs[i]
+	}
+	return median(d)
+}
+
+// agreeing counts the i with ys[i] within tol of pred(i).
+func agreeing(xs, ys []float64, pred func(int) float64, tol float64) int {
+	n := 0
+	for i := range xs {
+		if math.Abs(ys[i]-pred(i)) <= tol {
+			n++
+		}
+	}
+	return n
 }
 
 // solveLS solves the normal equations of rows·x ≈ y for the first k
@@ -609,29 +821,69 @@ func solveLS(rows [][lsMax]float64, y []float64, k int) ([lsMax]float64, bool) {
 }
 
 // lsMax is the most unknowns solveLS handles.
-const lsMax = 5
+const lsMax = 7
+
+// KneeBlocks is the fewest agreeing blocks beyond a knee (ToeKnee,
+// ShoulderKnee) for the tone curve to bend there on its own.
+const KneeBlocks = 8
 
 // lsq solves the least-squares tone fit with the first k of the terms
-// 1, m, m², m − n over the blocks in; ok is false when the system is
+// 1, m, m², m − n, s over the blocks in, and the shadow and highlight
+// terms when toe and shoulder say; ok is false when the system is
 // singular or the result is not a plausible tone change.
-func lsq(xs, ns, sats, ys []float64, in []int, k int) (tone, bool) {
+func lsq(xs, ns, sats, ys []float64, in []int, k int, toe, shoulder bool) (tone, bool) {
 	rows := make([][lsMax]float64, 0, len(in))
 	y := make([]float64, 0, len(in))
 	for _, i := range in {
 		// Scaled terms keep the normal equations well conditioned.
 		u := xs[i] / 128
-		rows = append(rows, [lsMax]float64{1, u, u * u, (xs[i] - ns[i]) / 128, sats[i] / 128})
+		r := [lsMax]float64{1, u, u * u, (xs[i] - ns[i]) / 128, sats[i] / 128}
+		j := k
+		if toe {
+			r[j] = max(0, ToeKnee-xs[i]) / 128
+			j++
+		}
+		if shoulder {
+			r[j] = max(0, xs[i]-ShoulderKnee) / 128
+		}
+		rows = append(rows, r)
 		y = append(y, ys[i])
 	}
-	sol, ok := solveLS(rows, y, k)
+	n := k
+	if toe {
+		n++
+	}
+	if shoulder {
+		n++
+	}
+	sol, ok := solveLS(rows, y, n)
 	if !ok {
 		return tone{}, false
 	}
-	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128, e: sol[4] / 128}
-	// An increasing curve with a slope within 0.25..3 everywhere, and a
-	// local-contrast change within ×0.5..×2.
-	for _, m := range []float64{0, 255} {
-		if sl := t.b + 2*t.c*m; sl < 0.25 || sl > 3 {
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128), d: sol[3] / 128}
+	if k > 4 {
+		t.e = sol[4] / 128
+	}
+	j := k
+	if toe {
+		t.f = sol[j] / 128
+		j++
+	}
+	if shoulder {
+		t.h = sol[j] / 128
+	}
+	// An increasing curve with a slope within 0.25..3 everywhere (at
+	// both ends and on either side of each knee), and a local-contrast
+	// change within ×0.5..×2.
+	for _, m := range []float64{0, ToeKnee - 1e-6, ToeKnee, ShoulderKnee, ShoulderKnee + 1e-6, 255} {
+		sl := t.b + 2*t.c*m
+		if m < ToeKnee {
+			sl -= t.f
+		}
+		if m > ShoulderKnee {
+			sl += t.h
+		}
+		if sl < 0.25 || sl > 3 {
 			return tone{}, false
 		}
 	}
@@ -641,11 +893,6 @@ func lsq(xs, ns, sats, ys []float64, in []int, k int) (tone, bool) {
 	return t, true
 }
 
-// meanChanged reports whether an examined block mean m is beyond k
-// times MeanTolerance of the fitted prediction p. Pixels clip at 0 and 255, so
-// near either end the prediction is only a bound: a tone edit that
-// saturates part of a bright block pulls its mean below the linear
-// prediction, which is tolerated up to twice the tolerance.
 // signsChanged reports whether a block has structure (AC norm at least
 // SignMinEnergy levels) and, if so, whether more than SignTolerance of its
 // AC magnitude lies on coefficients whose sign disagrees with the signed
@@ -672,12 +919,20 @@ func signsChanged(ac *[15]float64, signs uint16, halfGradients bool) (structured
 	return true, bad > SignTolerance*w
 }
 
-func meanChanged(m, p, k float64) bool {
+// meanChanged reports whether an examined block mean m is beyond k
+// times MeanTolerance of the fitted prediction p. Pixels clip at 0 and
+// 255, so near either end the prediction is only a bound: a tone edit
+// that saturates part of a bright block pulls its mean below the linear
+// prediction, which is tolerated up to twice the tolerance. With shadows
+// (colour grids), a mean predicted near black gets twice the tolerance
+// either way: a dark, flat picture has too little spread of means to fit
+// more than an offset, and a contrast boost crushes its shadows below it.
+func meanChanged(m, p, k float64, shadows bool) bool {
 	tol := k * MeanTolerance
 	switch {
 	case p > 255-2*tol && m < p:
 		tol *= 2
-	case p < 2*tol && m > p:
+	case p < 2*tol && (m > p || shadows):
 		tol *= 2
 	}
 	return math.Abs(m-min(max(p, 0), 255)) > tol

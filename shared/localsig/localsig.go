@@ -53,8 +53,15 @@ const (
 	// WorkShort is the short side of the canonical working plane (the
 	// watermark's).
 	WorkShort = 256
-	// ProbeShort is the short side of the examined picture's probe plane.
+	// ProbeShort is the short side of the examined picture's probe plane
+	// when the signed picture fills it (alignment scale 1 or more).
 	ProbeShort = 128
+	// ProbeMaxShort bounds the probe's short side: when the signed
+	// picture fills only part of the examined one (padding, a caption, a
+	// screenshot), the probe grows by the inverse of the alignment's
+	// scale, up to this, so that the signed picture keeps about
+	// ProbeShort probe pixels on its short side (see [ProbeSide]).
+	ProbeMaxShort = 4 * ProbeShort
 	// BlockSide is the nominal block side in working pixels.
 	BlockSide = 32
 	// MaxBlocks bounds the blocks of a grid (panoramas get larger blocks).
@@ -304,10 +311,26 @@ func resample(l *imagex.Luma, w, h int) *imagex.Luma {
 	return out
 }
 
-// NewProbe downscales l to the probe plane (one pass over l).
+// NewProbe downscales l to the probe plane (one pass over l), of short
+// side [ProbeSide](l's short side, a).
 func NewProbe(l *imagex.Luma, a Alignment) *Probe {
-	pw, ph := dimsFor(l.Width, l.Height, ProbeShort)
+	pw, ph := dimsFor(l.Width, l.Height, ProbeSide(min(l.Width, l.Height), a))
 	return &Probe{Plane: imagex.Downscale(l, pw, ph), Align: a}
+}
+
+// ProbeSide is the probe's short side for an examined picture of short
+// side short (pixels) placed by a: ProbeShort divided by the alignment's
+// scale when the signed picture appears smaller than the examined
+// picture's working plane, so that a padded or screenshotted picture
+// keeps the resolution its blocks need, bounded by ProbeMaxShort and by
+// short itself (never upsampled beyond the file), never below
+// ProbeShort.
+func ProbeSide(short int, a Alignment) int {
+	s := ProbeShort
+	if a.Scale > 0 && a.Scale < 1 {
+		s = int(math.Ceil(float64(ProbeShort) / a.Scale))
+	}
+	return max(ProbeShort, min(s, ProbeMaxShort, short))
 }
 
 // Compute returns the grid, in the first format, of the signed picture

@@ -2,10 +2,12 @@ package localsig_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -626,6 +628,173 @@ func TestColourGridLargest(t *testing.T) {
 		}
 		if _, err := localsig.Parse(b); err != nil {
 			t.Errorf("%v: %d×%d blocks, %d bytes: %v", sz, g.Cols, g.Rows, len(b), err)
+		}
+	}
+}
+
+// TestColourGridPaddedAndContained: with a colour grid, whose blocks are
+// small, a picture padded to a square stays a plain copy and one placed in
+// a larger file with text around it is Contained. The signed picture then
+// covers only part of the examined one; the probe grows with it (a probe
+// of ProbeShort made every padded landscape photo an edit).
+func TestColourGridPaddedAndContained(t *testing.T) {
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		S := max(W, H)
+		cases := []struct {
+			name string
+			img  image.Image
+			want localsig.Outcome
+		}{
+			{"pad to square", surround(m, S, S, (S-W)/2, (S-H)/2, color.White, 0), localsig.Same},
+			{"page around it", surround(m, W+W/5, H+H/4, W/10, H/6, color.RGBA{250, 250, 250, 255}, H/20), localsig.Contained},
+		}
+		for _, c := range cases {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered (a watermark robustness question, not this package's)")
+				}
+				if !r.Colour || r.Outcome != c.want {
+					t.Errorf("colour %v outcome %v (compared %d, changed %d, why %+v), want %v", r.Colour, r.Outcome, r.Compared, r.ChangedCount, r.Why, c.want)
+				}
+			})
+		}
+	}
+}
+
+// TestProbeSide: the probe keeps ProbeShort when the signed picture fills
+// the examined one, grows by the inverse of the alignment's scale when it
+// does not, and is bounded by ProbeMaxShort and by the picture itself.
+func TestProbeSide(t *testing.T) {
+	for _, c := range []struct {
+		short int
+		scale float64
+		want  int
+	}{
+		{1000, 1, localsig.ProbeShort},
+		{1000, 2.5, localsig.ProbeShort},
+		{1000, 0.5, 2 * localsig.ProbeShort},
+		{1000, 0.05, localsig.ProbeMaxShort},
+		{200, 0.5, 200},
+		{100, 0.5, localsig.ProbeShort},
+	} {
+		if got := localsig.ProbeSide(c.short, localsig.Alignment{Scale: c.scale}); got != c.want {
+			t.Errorf("ProbeSide(%d, scale %v) = %d, want %d", c.short, c.scale, got, c.want)
+		}
+	}
+}
+
+// TestColourGridSmallGroups: with a colour grid, global tone changes
+// (an HDR-style local tone map, a gamma curve, a contrast change, a
+// saturation boost) read as
+// the same picture, the few blocks the fit explains least being no
+// evidence of an edit; yet a foreign patch of one block, far from its
+// prediction, is still an edit.
+func TestColourGridSmallGroups(t *testing.T) {
+	other := load(t, "../testdata/images/other.jpg")
+	for _, path := range devImages {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		W, H := b.Dx(), b.Dy()
+		for _, c := range []struct {
+			name string
+			img  image.Image
+		}{
+			{"hdr-local", localTone(m, 0.3)},
+			{"gamma0.8", perChannel(m, func(v float64) float64 { return 255 * math.Pow(v/255, 0.8) })},
+			{"contrast1.2", perChannel(m, func(v float64) float64 { return 128 + 1.2*(v-128) })},
+			{"saturation1.8", saturate(m, 1.8)},
+		} {
+			t.Run(filepath.Base(path)+"/"+c.name, func(t *testing.T) {
+				r, ok := examineColour(t, g, reJPEG(t, c.img, 90))
+				if !ok {
+					t.Skip("watermark not recovered")
+				}
+				if r.Outcome != localsig.Same {
+					t.Errorf("outcome %v (changed %d, lone %d, why %+v), want same", r.Outcome, r.ChangedCount, r.Lone, r.Why)
+				}
+			})
+		}
+		t.Run(filepath.Base(path)+"/patch of one block", func(t *testing.T) {
+			c, row := g.Cols*2/3, g.Rows/2
+			rect := image.Rect(c*W/g.Cols, row*H/g.Rows, (c+1)*W/g.Cols, (row+1)*H/g.Rows)
+			flat := fillRect(other, other.Bounds(), color.RGBA{250, 30, 200, 255})
+			r, ok := examineColour(t, g, reJPEG(t, pasteRect(m, flat, rect), 90))
+			if !ok {
+				t.Skip("watermark not recovered")
+			}
+			if r.Outcome != localsig.Edited {
+				t.Errorf("outcome %v (changed %d, lone %d, why %+v), want edited", r.Outcome, r.ChangedCount, r.Lone, r.Why)
+			}
+		})
+	}
+}
+
+// saturate pushes each pixel's channels away from its luminance by k.
+func saturate(m image.Image, k float64) image.Image {
+	out := rgba(m)
+	for i := 0; i < len(out.Pix); i += 4 {
+		p := out.Pix[i:]
+		y := 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+		for c := 0; c < 3; c++ {
+			p[c] = uint8(min(max(math.Round(y+k*(float64(p[c])-y)), 0), 255))
+		}
+	}
+	return out
+}
+
+// TestContainedAtScreenshotScales: placed as a desktop page shows it (the
+// signed picture 0.25 to 0.6 of the page's short side, text around it,
+// saved as PNG) and given the alignment of that placement, a colour grid
+// registers and the answer is Contained with the picture's place. The
+// alignment is computed from the known geometry: whether the watermark
+// decoder finds it at these scales is the watermark's question.
+func TestContainedAtScreenshotScales(t *testing.T) {
+	for _, path := range devImages[:3] {
+		m, g := signedColour(t, path, 0x0123456789abcdef)
+		b := m.Bounds()
+		w, h := b.Dx()*9/10, b.Dy()*9/10
+		shown := resize(m, w, h)
+		for _, s := range []float64{0.25, 0.4, 0.6} {
+			t.Run(fmt.Sprintf("%s/%.2f", filepath.Base(path), s), func(t *testing.T) {
+				ph := int(math.Round(float64(min(w, h)) / s))
+				pw := ph * 16 / 9
+				if pw < w+40 {
+					pw = w + 40
+				}
+				ox, oy := pw/5, (ph-h)/2
+				page := surround(shown, pw, ph, ox, oy, color.RGBA{248, 248, 248, 255}, max(ph/40, 8))
+				var buf bytes.Buffer
+				if err := png.Encode(&buf, page); err != nil {
+					t.Fatal(err)
+				}
+				e, err := png.Decode(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A page pixel P shows picture pixel (P − o)/f; working
+				// planes scale pixels by ke (page) and ks (picture).
+				f := float64(w) / float64(b.Dx())
+				ke := float64(localsig.WorkShort) / float64(min(pw, ph))
+				ks := float64(localsig.WorkShort) / float64(min(b.Dx(), b.Dy()))
+				ww, wh := localsig.WorkDims(pw, ph)
+				a := localsig.Alignment{Scale: f * ke / ks, OffsetX: -ks * float64(ox) / f, OffsetY: -ks * float64(oy) / f, WorkWidth: ww, WorkHeight: wh}
+				l := imagex.ToLuma(e)
+				r := localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(imagex.Chroma(e)))
+				if r.Outcome != localsig.Contained || !r.Colour {
+					t.Fatalf("outcome %v colour %v (compared %d, changed %d, lone %d, why %+v), want contained", r.Outcome, r.Colour, r.Compared, r.ChangedCount, r.Lone, r.Why)
+				}
+				want := localsig.Region{X: float64(ox) / float64(pw), Y: float64(oy) / float64(ph), W: float64(w) / float64(pw), H: float64(h) / float64(ph)}
+				for _, d := range []float64{r.Within.X - want.X, r.Within.Y - want.Y, r.Within.W - want.W, r.Within.H - want.H} {
+					if math.Abs(d) > 0.02 {
+						t.Errorf("within %+v, want %+v (±0.02)", r.Within, want)
+						break
+					}
+				}
+			})
 		}
 	}
 }

@@ -29,6 +29,15 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"MinCompared", MinCompared, 4, "fewer than 4 compared blocks"},
 		{"FullCover", FullCover, 0.97, "≥ 97 % of each"},
 		{"EditedMax", EditedMax, 0.5, "more than half of all compared blocks changed"},
+		{"WeakCluster", WeakCluster, 3, "A group weighing less than 3"},
+		{"IsolatedStrength", IsolatedStrength, 2, "its mean prediction by twice the tolerance"},
+		{"ChromaStrength", ChromaStrength, 1.5, "chroma prediction by 1.5 times the tolerance"},
+		{"LineReach", LineReach, 3, "at most 3 columns apart"},
+		{"LineSpan", LineSpan, 5, "spanning at least 5 columns"},
+		{"ToeKnee", ToeKnee, 48, "bends on its own below 48"},
+		{"ShoulderKnee", ShoulderKnee, 208, "and above 208"},
+		{"KneeBlocks", KneeBlocks, 8, "at least 8 agreeing blocks lie beyond the knee"},
+		{"ProbeMaxShort", ProbeMaxShort, 512, "at most 512"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
@@ -64,8 +73,24 @@ func TestMeanToleranceEdges(t *testing.T) {
 		{"prediction above 255 is clipped", 255, 262, false},
 	}
 	for _, tc := range tests {
-		if got := meanChanged(tc.m, tc.p, 1); got != tc.changed {
+		if got := meanChanged(tc.m, tc.p, 1, false); got != tc.changed {
 			t.Errorf("%s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
+		}
+	}
+	// Colour grids: a mean predicted near black gets twice the tolerance
+	// below it too (crushed shadows of a dark, flat picture).
+	for _, tc := range []struct {
+		name    string
+		m, p    float64
+		changed bool
+	}{
+		{"dark, 16 below", 0, 16, false},
+		{"dark, 28.01 below", 0, 28.01 - 1e-9, true},
+		{"dark, 28.01 above", 38.01, 10, true},
+		{"mid-tone, 14.01 below", 85.99, 100, true},
+	} {
+		if got := meanChanged(tc.m, tc.p, 1, true); got != tc.changed {
+			t.Errorf("colour %s: meanChanged(%v, %v) = %v, want %v", tc.name, tc.m, tc.p, got, tc.changed)
 		}
 	}
 }
@@ -111,6 +136,57 @@ func TestSignToleranceEdges(t *testing.T) {
 	for _, tc := range tests {
 		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false); got != tc.changed {
 			t.Errorf("%s: signsChanged = %v, want %v", tc.name, got, tc.changed)
+		}
+	}
+}
+
+// TestFitColourStrongSaturation: a saturation boost that moves most
+// blocks' chroma beyond the tolerance of an offset alone is still fitted
+// (the fit starts from the ratio of the spreads), while a recoloured
+// minority stays off the fit.
+func TestFitColourStrongSaturation(t *testing.T) {
+	var in [][3]float64
+	var ys []float64
+	for i := 0; i < 200; i++ {
+		cb := float64(i%41-20) * 3 // −60..60
+		cr := float64((i*7)%41-20) * 2
+		in = append(in, [3]float64{cb, cr, 128})
+		y := 1.6 * cb
+		if i%10 == 0 {
+			y = -cb + 40 // recoloured
+		}
+		ys = append(ys, y)
+	}
+	f := fitColour(in, ys, 0)
+	for i, v := range in {
+		off := math.Abs(ys[i]-f.at(v)) > ChromaTolerance
+		switch {
+		case i%10 != 0 && off:
+			t.Fatalf("block %d (cb %v): residual %.1f off the fit %+v", i, v[0], ys[i]-f.at(v), f)
+		case i%10 == 0 && math.Abs(-v[0]+40-1.6*v[0]) > 2*ChromaTolerance && !off:
+			t.Fatalf("recoloured block %d (cb %v) within the fit %+v", i, v[0], f)
+		}
+	}
+}
+
+// TestLineShaped: a group of changed blocks within two rows spanning at
+// least LineSpan columns is a line of text, kept whatever its weight; a
+// shorter or taller group is not.
+func TestLineShaped(t *testing.T) {
+	g := &Grid{Cols: 20, Rows: 10}
+	at := func(c, r int) int { return r*g.Cols + c }
+	for _, tc := range []struct {
+		name string
+		comp []int
+		want bool
+	}{
+		{"five columns, one row", []int{at(2, 4), at(4, 4), at(6, 4)}, true},
+		{"five columns, two rows", []int{at(2, 4), at(4, 5), at(6, 4)}, true},
+		{"four columns", []int{at(2, 4), at(5, 4)}, false},
+		{"three rows", []int{at(2, 4), at(4, 5), at(7, 6)}, false},
+	} {
+		if got := lineShaped(g, tc.comp); got != tc.want {
+			t.Errorf("%s: lineShaped = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -90,6 +90,11 @@ type pixelsIn struct {
 	// Pixels is "rgba" (the default) or "luma".
 	Pixels      string `json:"pixels,omitempty"`
 	Orientation int    `json:"orientation,omitempty"`
+	// ChromaWidth and ChromaHeight, with "pixels":"luma", are the size of
+	// the decoder's Cb and Cr planes (stored, before orientation) that
+	// follow the luminance; zero when the host sends none.
+	ChromaWidth  int `json:"chroma_width,omitempty"`
+	ChromaHeight int `json:"chroma_height,omitempty"`
 	// C2PA is inspect's c2pa for the same file, omitted when it had none.
 	C2PA *wire.C2PAFacts `json:"c2pa,omitempty"`
 }
@@ -104,8 +109,13 @@ type pixelsIn struct {
 // pixel) at inspect's plane_width×plane_height. With "pixels":"luma" they
 // are the decoder's own luminance (a JPEG's Y plane) at the stored size,
 // before orientation (height×width for orientations 5 to 8), 1 byte a
-// pixel: the module area-averages it to the plane size and turns it. The
-// output is analyze's.
+// pixel: the module area-averages it to the plane size and turns it;
+// with "chroma_width" and "chroma_height" the decoder's Cb then Cr planes
+// of that size (stored, before orientation, covering the picture: a
+// JPEG's subsampled planes) follow it. The chroma (from the RGBA, or the
+// planes sent) goes into the local-signature probe, so that colour grids
+// compare colour in the browser as on the origin. The output is
+// analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
@@ -140,13 +150,18 @@ func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	}
 	pw, ph, _ := facts.PlaneSize(w, h)
 	pix := in[4+n:]
-	var l *imagex.Luma
+	var l, cb, cr *imagex.Luma
 	switch req.Pixels {
 	case "", "rgba":
 		if len(pix) != 4*pw*ph {
 			return fail(codeBadInput, fmt.Sprintf("%d bytes of pixels, want %d×%d RGBA (%d bytes)", len(pix), pw, ph, 4*pw*ph))
 		}
-		l = imagex.ToLuma(&image.NRGBA{Pix: pix, Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)})
+		if req.ChromaWidth != 0 || req.ChromaHeight != 0 {
+			return fail(codeBadInput, `chroma planes go with "pixels":"luma" only`)
+		}
+		m := &image.NRGBA{Pix: pix, Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)}
+		l = imagex.ToLuma(m)
+		cb, cr = imagex.Chroma(m)
 	case "luma":
 		o := max(req.Orientation, 1)
 		if o > 8 {
@@ -156,17 +171,26 @@ func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 		if o >= 5 {
 			sw, sh, spw, sph = h, w, ph, pw
 		}
-		if len(pix) != sw*sh {
-			return fail(codeBadInput, fmt.Sprintf("%d bytes of luminance, want %d×%d (%d bytes)", len(pix), sw, sh, sw*sh))
+		cw, ch := req.ChromaWidth, req.ChromaHeight
+		switch {
+		case cw == 0 && ch == 0:
+		case cw <= 0 || ch <= 0 || cw > sw || ch > sh || 2*cw < sw || 2*ch < sh:
+			return fail(codeBadInput, fmt.Sprintf("chroma planes %d×%d for a %d×%d picture (want half to full size on each side)", cw, ch, sw, sh))
 		}
+		if len(pix) != sw*sh+2*cw*ch {
+			return fail(codeBadInput, fmt.Sprintf("%d bytes of luminance and chroma, want %d×%d + 2×%d×%d (%d bytes)", len(pix), sw, sh, cw, ch, sw*sh+2*cw*ch))
+		}
+		if cw > 0 {
+			c := pix[sw*sh:]
+			cb = orientPlane(&imagex.Luma{Width: cw, Height: ch, Stride: cw, Pix: c[:cw*ch]}, o)
+			cr = orientPlane(&imagex.Luma{Width: cw, Height: ch, Stride: cw, Pix: c[cw*ch:]}, o)
+		}
+		pix = pix[:sw*sh]
 		l = &imagex.Luma{Width: sw, Height: sh, Stride: sw, Pix: pix}
 		if spw != sw || sph != sh {
 			l = imagex.Downscale(l, spw, sph)
 		}
-		if o > 1 {
-			g := imagex.Orient(&image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}, o).(*image.Gray)
-			l = &imagex.Luma{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Stride: g.Stride, Pix: g.Pix}
-		}
+		l = orientPlane(l, o)
 	default:
 		return fail(codeBadInput, `pixels must be "rgba" or "luma"`)
 	}
@@ -177,6 +201,16 @@ func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	case err != nil:
 		return fail(codeInvalidImage, err.Error())
 	}
+	f.WithChroma(cb, cr)
 	f.C2PA = req.C2PA
 	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
+}
+
+// orientPlane turns a stored plane upright by EXIF orientation o.
+func orientPlane(l *imagex.Luma, o int) *imagex.Luma {
+	if o <= 1 {
+		return l
+	}
+	g := imagex.Orient(&image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}, o).(*image.Gray)
+	return &imagex.Luma{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Stride: g.Stride, Pix: g.Pix}
 }

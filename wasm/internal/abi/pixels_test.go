@@ -20,6 +20,7 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
@@ -222,5 +223,116 @@ func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 				t.Errorf("c2pa %s, analyze %s", gj, wj)
 			}
 		})
+	}
+}
+
+// TestAnalyzePixelsChroma: the browser's chroma reaches the local
+// signature probe, from the decoder's Cb and Cr planes sent after the
+// luminance (stored and turned like it) or from RGBA pixels: a colour
+// grid of the signed picture finds every block's colour unchanged;
+// without planes the probe has none;
+// planes of a size that cannot cover the picture are refused.
+func TestAnalyzePixelsChroma(t *testing.T) {
+	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := imagex.Decode(raw, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits.Default()
+	marked, err := watermark.Embed(src.Image, 0x0123456789abcdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcb, mcr := imagex.Chroma(marked)
+	grid := localsig.ComputeColour(imagex.ToLuma(marked), mcb, mcr)
+	for _, o := range []byte{1, 6} {
+		inverse := map[byte]int{1: 1, 6: 8}[o]
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, imagex.Orient(marked, inverse), &jpeg.Options{Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		file := withOrientation(buf.Bytes(), o)
+		want, err := facts.Analyze(file, lim, time.Now())
+		if err != nil || want.Local == nil || want.Local.Cb == nil {
+			t.Fatalf("orientation %d: analyze gave no chroma probe (%v)", o, err)
+		}
+		dec, err := jpeg.Decode(bytes.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := dec.(*image.YCbCr)
+		b := y.Bounds()
+		cw, ch := (b.Dx()+1)/2, (b.Dy()+1)/2
+		plane := func(p []byte, stride, w, h int) []byte {
+			var out []byte
+			for row := 0; row < h; row++ {
+				out = append(out, p[row*stride:row*stride+w]...)
+			}
+			return out
+		}
+		luma := plane(y.Y, y.YStride, b.Dx(), b.Dy())
+		chroma := append(plane(y.Cb, y.CStride, cw, ch), plane(y.Cr, y.CStride, cw, ch)...)
+		sum := sha256.Sum256(file)
+		input := func(extra map[string]any, pix []byte) []byte {
+			h := map[string]any{"sha256": hex.EncodeToString(sum[:]), "format": "jpeg", "width": want.Width, "height": want.Height,
+				"pixels": "luma", "orientation": int(o)}
+			for k, v := range extra {
+				h[k] = v
+			}
+			head, _ := json.Marshal(h)
+			return append(append(binary.LittleEndian.AppendUint32(nil, uint32(len(head))), head...), pix...)
+		}
+		probe := func(in []byte) *wire.Probe {
+			var got struct {
+				OK    bool        `json:"ok"`
+				Local *wire.Probe `json:"local"`
+			}
+			out := AnalyzePixels(in, lim)
+			if err := json.Unmarshal(out, &got); err != nil || !got.OK || got.Local == nil {
+				t.Fatalf("orientation %d: %s", o, out)
+			}
+			return got.Local
+		}
+		p := probe(input(map[string]any{"chroma_width": cw, "chroma_height": ch}, append(append([]byte(nil), luma...), chroma...)))
+		w := want.WireProbe()
+		if len(p.Cb) != p.Width*p.Height || len(p.Cr) != len(p.Cb) || p.Width != w.Width || p.Height != w.Height {
+			t.Fatalf("orientation %d: probe %d×%d with %d/%d chroma bytes, analyze's %d×%d", o, p.Width, p.Height, len(p.Cb), len(p.Cr), w.Width, w.Height)
+		}
+		// Block by block, the browser's chroma is the signed picture's.
+		lp, err := facts.ProbeFromWire(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := localsig.Compare(grid, lp); !r.Colour || r.Outcome != localsig.Same {
+			t.Errorf("orientation %d: colour %v outcome %v (why %+v), want same with colour compared", o, r.Colour, r.Outcome, r.Why)
+		}
+		if p := probe(input(nil, luma)); p.Cb != nil || p.Cr != nil {
+			t.Errorf("orientation %d: chroma without planes", o)
+		}
+		for _, bad := range []map[string]any{
+			{"chroma_width": cw, "chroma_height": ch + 1},
+			{"chroma_width": cw / 3, "chroma_height": ch / 3},
+			{"chroma_width": cw},
+		} {
+			if out := AnalyzePixels(input(bad, append(append([]byte(nil), luma...), chroma...)), lim); !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("orientation %d, chroma %v: %s", o, bad, out)
+			}
+		}
+	}
+	// RGBA pixels carry their own chroma.
+	pw, ph, _ := facts.PlaneSize(marked.Bounds().Dx(), marked.Bounds().Dy())
+	rgba := image.NewNRGBA(image.Rect(0, 0, pw, ph))
+	draw.ApproxBiLinear.Scale(rgba, rgba.Bounds(), marked, marked.Bounds(), draw.Src, nil)
+	head, _ := json.Marshal(map[string]any{"sha256": strings.Repeat("ab", 32), "format": "png", "width": marked.Bounds().Dx(), "height": marked.Bounds().Dy()})
+	var got struct {
+		OK    bool        `json:"ok"`
+		Local *wire.Probe `json:"local"`
+	}
+	out := AnalyzePixels(append(append(binary.LittleEndian.AppendUint32(nil, uint32(len(head))), head...), rgba.Pix...), lim)
+	if err := json.Unmarshal(out, &got); err != nil || !got.OK || got.Local == nil || len(got.Local.Cb) == 0 {
+		t.Errorf("rgba: probe without chroma: %.200s", out)
 	}
 }
