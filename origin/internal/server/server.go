@@ -7,8 +7,6 @@ package server
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -36,9 +34,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
-	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/content"
-	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/httpapi"
@@ -47,13 +43,11 @@ import (
 	"github.com/provenant/provenant/origin/internal/metrics"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
-	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/origin/internal/webapp"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
-	"github.com/provenant/provenant/widget"
 )
 
 // Defaults.
@@ -362,335 +356,43 @@ func loadVerifier(cfg Config) (*verifierwasm.Module, error) {
 	return m, nil
 }
 
+// newServer builds the server in wiring steps, each building on the ones
+// before it (wiring.go); if a step fails, what the earlier ones opened is
+// closed, last first.
 func newServer(cfg Config, d deps) (_ *Server, err error) {
-	if cfg.DataDir == "" {
-		return nil, errors.New("server: DataDir is required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Reader
-	}
-	if cfg.MaxRequestBodySize <= 0 {
-		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
-	}
-	cfg.Conns = cfg.Conns.WithDefaults()
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("server: create data dir: %w", err)
-	}
-	st, bdg, fresh, err := openStore(cfg)
-	if err != nil {
+	w := &wiring{cfg: cfg, d: d}
+	if err := w.defaults(); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			_ = st.Close()
+			w.release()
 		}
 	}()
-	secrets := filepath.Join(cfg.DataDir, secretsSubdir)
-	var seed []byte
-	if cfg.PostgresURL != "" {
-		seed = sharedJWTSeed(cfg.MasterKey)
-	} else {
-		if seed, err = loadOrCreateSecret(filepath.Join(secrets, jwtKeyFile), ed25519.SeedSize, cfg.Rand); err != nil {
+	for _, step := range []func() error{
+		w.openStore,
+		w.loadSecrets,
+		w.identityServices,
+		w.webhooksAndMetrics,
+		w.organisations,
+		w.openChain,
+		w.contentService,
+		w.anchoring,
+		w.httpAPI,
+	} {
+		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	master := cfg.MasterKey
-	if master == nil {
-		if master, err = loadOrCreateSecret(filepath.Join(secrets, masterKeyFile), keys.MasterKeySize, cfg.Rand); err != nil {
-			return nil, err
-		}
-	}
-	mailer := cfg.Mailer
-	if mailer == nil {
-		mailer = &mail.Outbox{Dir: filepath.Join(cfg.DataDir, outboxSubdir), Clock: cfg.Clock}
-	}
-	acc, err := accounts.New(accounts.Config{
-		Store: st, Clock: cfg.Clock, Mailer: mailer, Rand: cfg.Rand, Logger: cfg.Logger,
-		Password: cfg.Password, TokenKey: ed25519.NewKeyFromSeed(seed), TokenTTL: cfg.TokenTTL, ResetURL: cfg.ResetURL,
-	})
+	s, err := w.server()
 	if err != nil {
 		return nil, err
 	}
-	ks, err := keys.New(keys.Config{Store: st, Clock: cfg.Clock, Rand: cfg.Rand, MasterKey: master, Logger: cfg.Logger})
-	if err != nil {
+	w.bodyLimits(s)
+	if err := w.listeners(s); err != nil {
 		return nil, err
 	}
-	wc := cfg.Webhooks
-	wc.Store, wc.Clock, wc.Rand, wc.MasterKey = st, cfg.Clock, cfg.Rand, master
-	// Several origins may dispatch from a shared store: claim each attempt.
-	wc.Claims = cfg.PostgresURL != ""
-	wc.Logger = cfg.Logger.With("component", "webhooks")
-	reg := cfg.Registry
-	if reg == nil {
-		reg = prometheus.NewRegistry()
-	}
-	// The sources are closures over services built below; a scrape can only
-	// happen once the admin listener serves, after New returned.
-	var (
-		whSvc   *webhooks.Service
-		metrSrc = metrics.Sources{
-			AnchorQueue:  func(ctx context.Context) (anchor.QueueStats, error) { return anchor.ReadQueueStats(ctx, st) },
-			WebhookQueue: func(ctx context.Context) (int, error) { return whSvc.QueueDepth(ctx) },
-			StoreSizes:   storeSizes(bdg),
-			Now:          cfg.Clock.Now,
-		}
-	)
-	met, err := metrics.New(reg, metrSrc)
-	if err != nil {
-		return nil, fmt.Errorf("server: metrics: %w", err)
-	}
-	if prev := wc.OnAttempt; prev != nil {
-		wc.OnAttempt = func(r webhooks.AttemptResult) { met.WebhookAttempt(r); prev(r) }
-	} else {
-		wc.OnAttempt = met.WebhookAttempt
-	}
-	if wc.Guard == nil {
-		wc.Guard = webhooks.NewGuard(webhooks.GuardConfig{})
-	}
-	wh, err := webhooks.New(wc)
-	if err != nil {
-		return nil, err
-	}
-	if n, err := acc.IndexOrgNames(context.Background()); err != nil {
-		return nil, err
-	} else if n > 0 {
-		cfg.Logger.Info("organisation name index backfilled", "accounts", n)
-	}
-	dom, err := domains.New(domains.Config{Store: st, Clock: cfg.Clock, Rand: cfg.Rand, Guard: wc.Guard, TXT: cfg.Domains.TXT,
-		PlainHTTPPort: cfg.Domains.PlainHTTPPort, Names: acc, Logger: cfg.Logger.With("component", "domains")})
-	if err != nil {
-		return nil, err
-	}
-	whSvc = wh
-	var pub events.Publisher = wh
-	if d.events != nil {
-		pub = d.events
-	}
-	chainCfg := cfg.Anchor.Chain
-	chainCfg.DataDir = cfg.DataDir
-	if chainCfg.RPCURL == "" {
-		if chainCfg.NodeKey, err = loadOrCreateSecret(filepath.Join(secrets, chainKeyFile), ethchain.NodeKeySize, cfg.Rand); err != nil {
-			return nil, err
-		}
-	}
-	if chainCfg, err = chainCfg.Validate(); err != nil {
-		return nil, err
-	}
-	chain, err := ethchain.Open(context.Background(), chainCfg)
-	if err != nil {
-		return nil, fmt.Errorf("server: open chain: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = chain.Close()
-		}
-	}()
-	// Content records queue into the anchoring queue and read proofs from
-	// the store, neither of which needs the batcher; so the content service
-	// exists before the batcher, which is given it as its Listener: the
-	// records are marked anchored first, then batch.anchored is announced,
-	// both inside the transaction that marks the batch anchored.
-	var aq content.AnchorQueue = anchor.NewQueue(cfg.Clock)
-	counted := met.Chain(chain)
-	var proofs content.ProofSource = anchor.Checker{Proofs: anchor.NewProver(st), Chain: counted, MinConfirmations: chainCfg.Confirmations, ReadTimeout: cfg.Anchor.ReadTimeout}
-	if d.anchorQueue != nil {
-		aq = d.anchorQueue
-	}
-	if d.proofs != nil {
-		proofs = d.proofs
-	}
-	if cfg.DecodeMemory <= 0 {
-		cfg.DecodeMemory = DefaultDecodeMemory
-	}
-	if cfg.DecodeWait <= 0 {
-		cfg.DecodeWait = DefaultDecodeWait
-	}
-	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Released: reclaimMemory()})
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	kept, err := openBlobs(cfg)
-	if err != nil {
-		return nil, err
-	}
-	// Video uploads are spooled to disk in the data directory (not the
-	// system's temporary directory, often memory-backed); what a crash
-	// left there was never referenced.
-	spool := filepath.Join(cfg.DataDir, spoolSubdir)
-	if err := os.RemoveAll(spool); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if err := os.MkdirAll(spool, 0o700); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	// Video needs ffmpeg and ffprobe; without them the server still signs
-	// and verifies images and answers video uploads with 503.
-	vid, vidErr := video.New(video.Config{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, WallTime: cfg.VideoWallTime, Memory: cfg.VideoMemory})
-	if vidErr != nil {
-		cfg.Logger.Warn("video signing and verification are disabled: ffmpeg or ffprobe not found", "err", vidErr)
-	}
-	// C2PA manifests are signed under the origin's own CA, its key sealed
-	// like the signing keys.
-	c2paCA, err := c2pacert.New(c2pacert.Config{Store: st, Sealer: ks, Clock: cfg.Clock, Rand: cfg.Rand, Logger: cfg.Logger})
-	if err != nil {
-		return nil, err
-	}
-	near, stopNear, err := startNear(st, cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			stopNear()
-		}
-	}()
-	recs, err := content.New(content.Config{
-		Blobs: kept, Store: st, Keys: ks, Accounts: acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: pub,
-		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: dom,
-		Network:     chainCfg.Describe(),
-		Video:       vid,
-		C2PA:        c2paCA,
-		AfterCommit: d.afterRecordCommit,
-		Near:        near,
-	})
-	if err != nil {
-		return nil, err
-	}
-	anchored := anchor.Listeners{recs, anchor.Announcer{Events: pub}}
-	lease, err := anchorLease(cfg, st)
-	if err != nil {
-		return nil, err
-	}
-	batcher, err := anchor.New(anchor.Config{
-		Store: st, Chain: counted, Anchored: anchored, OnBatchClosed: met.BatchClosed, Clock: cfg.Clock, Logger: cfg.Logger.With("component", "anchor"),
-		Lease:     lease,
-		BatchSize: cfg.Anchor.BatchSize, BatchInterval: cfg.Anchor.BatchInterval, PollInterval: cfg.Anchor.PollInterval,
-		Confirmations: chainCfg.Confirmations, RequireFinalized: cfg.Anchor.RequireFinalized || chainCfg.RequireFinalized,
-		MaxFeeCap: chainCfg.MaxFeeCap,
-	})
-	if err != nil {
-		return nil, err
-	}
-	verifier, err := loadVerifier(cfg)
-	if err != nil {
-		return nil, err
-	}
-	var demoDir fs.FS
-	if cfg.Demo {
-		dir := filepath.Join(cfg.DataDir, demoSubdir)
-		if fresh {
-			flush := func(ctx context.Context) error { _, err := batcher.Flush(ctx); return err }
-			if _, err := demo.Seed(context.Background(), demo.Config{Accounts: acc, Keys: ks, Records: recs, Dir: dir, Rand: cfg.Rand, Flush: flush}); err != nil {
-				return nil, fmt.Errorf("server: %w", err)
-			}
-			cfg.Logger.Info("demo account and pictures created", "org_name", demo.OrgName, "path", "/demo")
-		}
-		demoDir = os.DirFS(dir)
-	}
-	// srvRef lets the readiness check see the listener Serve creates.
-	srvRef := new(atomic.Pointer[Server])
-	limiters, err := rateLimiters(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
-	api, err := httpapi.New(httpapi.Config{Limiters: limiters, Store: st, Accounts: acc, Keys: ks, Webhooks: wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: recs, Ready: append(readyChecks(st, chain, mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
-			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
-		Widget: widget.FS(), Demo: demoDir, Observer: met, TrustedProxies: cfg.TrustedProxies, Domains: dom,
-		SpoolDir: spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: d.afterIdempotentWrite})
-	if err != nil {
-		return nil, err
-	}
-	if err := mountWebApp(api, acc, cfg); err != nil {
-		return nil, err
-	}
-	if d.routes != nil {
-		d.routes(api)
-	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: st, badger: bdg, accounts: acc, keys: ks, webhooks: wh, chain: chain, batcher: batcher,
-		anchored: anchored, api: api, metrics: met}
-	s.stopNear = stopNear
-	srvRef.Store(s)
-	if err := registerConnMetrics(reg, s.ConnStats); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	// A declared size over its route's cap is refused before any of the
-	// body is read: the routes with a cap of their own (media uploads) by
-	// method and path, every other request by the server's cap.
-	maxBody := int64(cfg.MaxRequestBodySize)
-	routeCap := map[string]int64{}
-	for _, rt := range api.Routes() {
-		if rt.MaxBody > maxBody && !strings.Contains(rt.Path, "{") {
-			routeCap[rt.Method+" "+rt.Path] = rt.MaxBody
-		}
-	}
-	allCaps := maxBody
-	for _, c := range routeCap {
-		allCaps = max(allCaps, c)
-	}
-	s.bodies = connlimit.NewBodies(connlimit.BodyConfig{HeaderTimeout: cfg.Conns.HeaderTimeout, MinRate: cfg.Conns.MinBodyRate, MaxBody: allCaps,
-		Limit: func(h *fasthttp.RequestHeader) int64 {
-			if c, ok := routeCap[string(h.Method())+" "+string(h.RequestURI()[:pathLen(h.RequestURI())])]; ok {
-				return c
-			}
-			return maxBody
-		},
-		Refuse: func(ctx *fasthttp.RequestCtx) {
-			httpapi.WriteProblem(ctx, httpapi.NewProblem(fasthttp.StatusRequestEntityTooLarge, httpapi.CodeBodyTooLarge, "Request body too large"))
-		}})
-	if cfg.AdminAddr != "" {
-		// Listen now, so that a taken port fails New rather than Serve.
-		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
-			return nil, fmt.Errorf("server: admin listen: %w", err)
-		}
-		guard := adminguard.New(cfg.AdminHosts, cfg.AdminToken)
-		mux := http.NewServeMux()
-		mux.Handle("/", adminOnly(guard, false, met.Handler()))
-		mux.Handle("GET /backup", adminOnly(guard, true, http.HandlerFunc(s.handleBackup)))
-		s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
-	}
-	if cfg.ChainRPCAddr != "" && chain.Embedded() {
-		h, err := chain.ReadOnlyRPC()
-		if err != nil {
-			return nil, fmt.Errorf("server: %w", err)
-		}
-		if s.chainRPCLn, err = net.Listen("tcp", cfg.ChainRPCAddr); err != nil {
-			if s.adminLn != nil {
-				_ = s.adminLn.Close()
-			}
-			return nil, fmt.Errorf("server: chain RPC listen: %w", err)
-		}
-		s.chainRPC = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
-			ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
-	}
-	s.http = &fasthttp.Server{
-		Handler:               s.bodies.Handler(api.Handler()),
-		ErrorHandler:          errorHandler(cfg.Logger, s.bodies),
-		HeaderReceived:        s.bodies.HeaderReceived,
-		ExpectHandler:         s.bodies.Expect,
-		Name:                  "provenant-origin",
-		NoDefaultServerHeader: true,
-		MaxRequestBodySize:    cfg.MaxRequestBodySize,
-		// Uploads are streamed to the handlers, which hash while reading
-		// and enforce the caps themselves (httpapi/upload.go); fasthttp
-		// neither buffers nor pre-parses multipart bodies.
-		StreamRequestBody:            true,
-		DisablePreParseMultipartForm: true,
-		ReadBufferSize:               16 << 10, // also the cap on request headers
-		// ReadTimeout bounds the header; HeaderReceived gives the body its
-		// own deadline from its declared size (connlimit.Bodies).
-		ReadTimeout:     cfg.Conns.HeaderTimeout,
-		WriteTimeout:    60 * time.Second,
-		IdleTimeout:     cfg.Conns.IdleTimeout,
-		CloseOnShutdown: true,
-		Logger:          fasthttpLogger{l: cfg.Logger},
-	}
+	w.publicHTTP(s)
 	return s, nil
 }
 
