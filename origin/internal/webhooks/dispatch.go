@@ -16,6 +16,20 @@ import (
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
+// dispatcher state; see dispatch.go.
+type dispatcher struct {
+	mu       sync.Mutex
+	inflight map[string]bool
+	perHook  map[string]int
+	running  int
+	wakeCh   chan struct{}
+	started  bool
+	cancel   context.CancelFunc
+	ctx      context.Context
+	loopDone chan struct{}
+	wg       sync.WaitGroup
+}
+
 func (d *dispatcher) init() {
 	d.inflight = map[string]bool{}
 	d.perHook = map[string]int{}
