@@ -43,7 +43,7 @@ type ObjectStore struct {
 // ObjectStoreAvailable reports why no object store can run here, or nil.
 func ObjectStoreAvailable() error {
 	if goBinPath("weed") == "" {
-		return errors.New("cluster: weed (SeaweedFS) not found (go install github.com/seaweedfs/seaweedfs/weed@latest, as .ci/run does)")
+		return errors.New("cluster: weed (SeaweedFS) not found (.ci/run builds it into $GOPATH/bin)")
 	}
 	return nil
 }
