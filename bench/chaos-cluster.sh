@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a whole Provenant installation on separate hosts on this machine:
 # every component (geth, a pg_auto_failover monitor and two PostgreSQL
-# nodes, three origins, HAProxy, an edge) in its own network namespace
+# nodes, SeaweedFS, Redis, three origins, HAProxy, an edge) in its own network namespace
 # with its own address on a private bridge. Needs root.
 #
 #   bench/chaos-cluster.sh install   install the Debian packages it needs
@@ -15,8 +15,10 @@ case "${1:-}" in
 install)
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    iproute2 haproxy postgresql postgresql-15-auto-failover
+    iproute2 haproxy postgresql postgresql-15-auto-failover redis-server
   command -v geth >/dev/null || go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.8
+  # SeaweedFS (weed): .ci/run builds the pinned release into $GOPATH/bin.
+  command -v weed >/dev/null || echo "weed (SeaweedFS) missing: build it as .ci/run does" >&2
   ;;
 up)
   shift

@@ -15,7 +15,8 @@ import (
 )
 
 // runChaos starts a whole installation on separate hosts (network
-// namespaces: geth, PostgreSQL under pg_auto_failover, N origins,
+// namespaces: geth, PostgreSQL under pg_auto_failover, SeaweedFS holding
+// every origin's signed files, Redis holding the rate limits, N origins,
 // HAProxy, an edge) and either runs the chaos sequence under load and
 // prints docs/operations.md's table (the long variant of the CI test
 // TestChaos), or, with -up, leaves it running for an operator until
@@ -23,7 +24,7 @@ import (
 func runChaos(args []string) error {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	origins := fs.Int("origins", 3, "origins behind the load balancer")
-	partition := fs.Duration("partition", 30*time.Second, "how long the anchoring leader is cut from the database")
+	hold := fs.Duration("hold", 30*time.Second, "how long the object store is stopped, and then the anchoring leader cut from the database")
 	settle := fs.Duration("settle", 10*time.Second, "steady load before the first fault and after each repair")
 	signers := fs.Int("signers", 3, "concurrent signing clients")
 	verifiers := fs.Int("verifiers", 1, "concurrent verifying clients")
@@ -34,7 +35,7 @@ func runChaos(args []string) error {
 		return err
 	}
 	if err := cluster.Requirements(); err != nil {
-		return fmt.Errorf("%w\n(install: apt-get install haproxy postgresql-15-auto-failover iproute2; run as root)", err)
+		return fmt.Errorf("%w\n(install: bench/chaos-cluster.sh install; run as root)", err)
 	}
 	root, err := cluster.ModuleRoot()
 	if err != nil {
@@ -66,13 +67,14 @@ func runChaos(args []string) error {
 		for _, o := range inst.Origins {
 			fmt.Fprintf(&b, "%-14s %s\n", o.Host.Name, o.URL)
 		}
-		fmt.Fprintf(&b, "database       %s\nchain          %s\nlogs           %s/hosts/<host>/\n", inst.PG.URL(), inst.Chain.URL, *dir)
+		fmt.Fprintf(&b, "database       %s\nobject store   %s (bucket %s)\nredis          %s\nchain          %s\nlogs           %s/hosts/<host>/\n",
+			inst.PG.URL(), inst.S3.Endpoint, cluster.S3Bucket, inst.Redis.URL, inst.Chain.URL, *dir)
 		fmt.Print(b.String())
 		fmt.Println("running; interrupt (Ctrl-C) to stop and remove the network")
 		<-ctx.Done()
 		return nil
 	}
-	rep, err := cluster.Run(ctx, inst, cluster.ChaosConfig{Faults: cluster.DefaultFaults(*partition), Settle: *settle,
+	rep, err := cluster.Run(ctx, inst, cluster.ChaosConfig{Faults: cluster.DefaultFaults(*hold), Settle: *settle,
 		Signers: *signers, Verifiers: *verifiers, Log: log})
 	if err != nil {
 		return err

@@ -34,8 +34,10 @@ import (
 )
 
 // Installation is a whole deployment on separate hosts: the chain, the
-// database formation, N origins behind HAProxy, an edge pointed at it,
-// and a webhook receiver in the caller's namespace.
+// database formation, the object store (one bucket for every origin's
+// signed files), Redis (one set of rate limits), N origins behind
+// HAProxy, an edge pointed at it, and a webhook receiver in the
+// caller's namespace.
 type Installation struct {
 	// Net is the network all hosts are on.
 	Net *Net
@@ -51,6 +53,10 @@ type Installation struct {
 	Edge *Edge
 	// Hooks receives the webhooks.
 	Hooks *HookReceiver
+	// S3 is the object store holding every origin's signed files.
+	S3 *ObjectStore
+	// Redis holds every origin's rate limits.
+	Redis *Redis
 
 	hookSrv *http.Server
 }
@@ -71,7 +77,7 @@ type InstallConfig struct {
 
 // Requirements reports why an installation cannot run here, or nil.
 func Requirements() error {
-	return errors.Join(Available(), PGAvailable(), LBAvailable(), ChainAvailable())
+	return errors.Join(Available(), PGAvailable(), LBAvailable(), ChainAvailable(), ObjectStoreAvailable(), RedisAvailable())
 }
 
 // ModuleRoot finds the module root above the working directory.
@@ -140,6 +146,13 @@ func Install(ctx context.Context, cfg InstallConfig) (inst *Installation, err er
 	if inst.PG, err = StartPostgres(ctx, n, PGConfig{}); err != nil {
 		return inst, err
 	}
+	log.Info("starting the object store and Redis")
+	if inst.S3, err = StartObjectStore(ctx, n); err != nil {
+		return inst, err
+	}
+	if inst.Redis, err = StartRedis(ctx, n); err != nil {
+		return inst, err
+	}
 	inst.Hooks = &HookReceiver{signed: map[string]int{}, requests: map[string]int{}}
 	l, err := net.Listen("tcp", net.JoinHostPort(n.GatewayIP(), "0"))
 	if err != nil {
@@ -163,8 +176,10 @@ func Install(ctx context.Context, cfg InstallConfig) (inst *Installation, err er
 		Binary: ob.path, PostgresURL: inst.PG.URL(), Chain: inst.Chain, MasterKey: hex.EncodeToString(master),
 		TrustedProxies: []string{n.CIDR()},
 		Args: []string{"--batch-size", "16", "--batch-interval", "1s", "--anchor-lease-ttl", cfg.LeaseTTL.String(),
-			"--limit-sign", "100000", "--limit-verify", "100000"},
-		Env: []string{"PROVENANT_WEBHOOK_ALLOW_CIDRS=" + n.CIDR(), "PROVENANT_WEBHOOK_SCHEDULE=1s,2s,4s,8s,16s,30s"},
+			"--limit-sign", "100000", "--limit-verify", "100000",
+			"--s3-endpoint", inst.S3.Endpoint, "--s3-bucket", S3Bucket, "--ratelimit-redis", inst.Redis.URL},
+		Env: []string{"PROVENANT_WEBHOOK_ALLOW_CIDRS=" + n.CIDR(), "PROVENANT_WEBHOOK_SCHEDULE=1s,2s,4s,8s,16s,30s",
+			"PROVENANT_S3_ACCESS_KEY=" + S3AccessKey, "PROVENANT_S3_SECRET_KEY=" + S3SecretKey},
 	}
 	log.Info("starting the origins", "n", cfg.Origins)
 	for i := range cfg.Origins {
@@ -320,28 +335,36 @@ func PartitionOrigin(hold time.Duration) Fault {
 		}}
 }
 
-// CrashEverything SIGKILLs every origin, every database host and the
-// load balancer at once, and the repair starts them all again (the
-// chain stands for an external provider and the edge is stateless; both
-// stay up).
+// CrashEverything SIGKILLs every origin, every database host, the
+// object store, Redis and the load balancer at once, and the repair
+// starts them all again (the chain stands for an external provider and
+// the edge is stateless; both stay up).
 func CrashEverything() Fault {
-	return Fault{Name: "SIGKILL every origin, database host and the load balancer", Inject: func(ctx context.Context, inst *Installation) (func(context.Context) error, error) {
+	return Fault{Name: "SIGKILL every origin, database host, the object store, Redis and the load balancer", Inject: func(ctx context.Context, inst *Installation) (func(context.Context) error, error) {
 		var wg sync.WaitGroup
 		for _, o := range inst.Origins {
 			wg.Go(o.Crash)
 		}
 		wg.Go(inst.PG.CrashAll)
+		wg.Go(inst.S3.Crash)
+		wg.Go(inst.Redis.Host.Crash)
 		wg.Go(inst.LB.Host.Crash)
 		wg.Wait()
 		return func(ctx context.Context) error {
-			// The database first: an origin does not start without it.
-			if err := inst.PG.RestartAll(ctx); err != nil {
-				return err
-			}
-			if err := inst.PG.WaitSynchronous(ctx, 3*time.Minute); err != nil {
-				return err
-			}
+			// The database, the object store and Redis first: an origin
+			// does not start without the database.
 			var wg sync.WaitGroup
+			var s3Err, redisErr error
+			wg.Go(func() { s3Err = inst.S3.Start(ctx) })
+			wg.Go(func() { redisErr = inst.Redis.Start(ctx) })
+			err := inst.PG.RestartAll(ctx)
+			if err == nil {
+				err = inst.PG.WaitSynchronous(ctx, 3*time.Minute)
+			}
+			wg.Wait()
+			if err := errors.Join(err, s3Err, redisErr); err != nil {
+				return err
+			}
 			errs := make([]error, len(inst.Origins))
 			for i, o := range inst.Origins {
 				wg.Go(func() { errs[i] = o.Start(ctx) })
@@ -372,9 +395,9 @@ type ChaosConfig struct {
 }
 
 // DefaultFaults are the faults of docs/operations.md's chaos table, the
-// partition lasting partition.
-func DefaultFaults(partition time.Duration) []Fault {
-	return []Fault{KillDBPrimary(), KillLeader(), PartitionOrigin(partition), CrashEverything()}
+// object store's outage and the partition each lasting hold.
+func DefaultFaults(hold time.Duration) []Fault {
+	return []Fault{KillDBPrimary(), KillLeader(), StopObjectStore(hold), PartitionOrigin(hold), CrashEverything()}
 }
 
 // FaultResult is what clients saw around one fault.
@@ -413,6 +436,12 @@ type Report struct {
 	// SyncStandbys is the least number of synchronous standbys seen
 	// before a fault (1: every acknowledged sign was on two nodes).
 	SyncStandbys int
+	// FilesChecked is the number of acknowledged records whose signed
+	// file was read back through the load balancer and from every
+	// origin; FilesUnreadable those of them not answered 200 with the
+	// same bytes everywhere (0: a file signed on one origin is served by
+	// all of them, from the one bucket).
+	FilesChecked, FilesUnreadable int
 	// Problems lists what went wrong, for the log.
 	Problems []string
 }
@@ -421,7 +450,7 @@ type Report struct {
 // undelivered.
 func (r *Report) OK() bool {
 	return r.Lost == 0 && r.Duplicated == 0 && r.NotAnchored == 0 && r.WebhooksMissing == 0 && r.Unexplained == 0 &&
-		r.SyncStandbys >= 1 && len(r.Problems) == 0
+		r.SyncStandbys >= 1 && r.FilesUnreadable == 0 && (r.FilesChecked > 0 || r.Acked == 0) && len(r.Problems) == 0
 }
 
 // Table renders the report as the Markdown table of docs/operations.md.
@@ -434,6 +463,8 @@ func (r *Report) Table() string {
 	}
 	fmt.Fprintf(&b, "\n%d signs acknowledged, %d not; %d records: lost %d, duplicated %d, never anchored %d, webhooks missing %d, unexplained %d; synchronous standbys before each fault ≥ %d\n",
 		r.Acked, r.Unacked, r.Records, r.Lost, r.Duplicated, r.NotAnchored, r.WebhooksMissing, r.Unexplained, r.SyncStandbys)
+	fmt.Fprintf(&b, "signed files read back through the load balancer and from every origin: %d, unreadable or different %d\n",
+		r.FilesChecked, r.FilesUnreadable)
 	return b.String()
 }
 
@@ -736,9 +767,47 @@ func check(ctx context.Context, c *apiClient, inst *Installation, rep *Report, a
 			rep.Unexplained += k
 		}
 	}
+	checkFiles(ctx, c, inst, rep, acked)
 	sort.Strings(rep.Problems)
 	rep.Problems = slices.Compact(rep.Problems)
 	return nil
+}
+
+// filesToCheck is how many acknowledged records' files checkFiles reads.
+const filesToCheck = 24
+
+// checkFiles reads the signed files of acknowledged records, spread over
+// the whole run, through the load balancer and then from each origin
+// directly: every one must answer 200 with the same bytes, whichever
+// origin signed it.
+func checkFiles(ctx context.Context, c *apiClient, inst *Installation, rep *Report, acked map[string]string) {
+	ids := make([]string, 0, len(acked))
+	for id := range acked {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	step := max(1, len(ids)/filesToCheck)
+	for i := 0; i < len(ids); i += step {
+		id := ids[i]
+		path := "/api/v1/content-records/" + url.PathEscape(id) + "/file"
+		rep.FilesChecked++
+		st, want, err := c.do(ctx, "GET", path, c.apiKey, "", nil)
+		if err != nil || st != http.StatusOK || len(want) == 0 {
+			rep.FilesUnreadable++
+			rep.Problems = append(rep.Problems, fmt.Sprintf("file of %s through the load balancer: status %d, %d bytes, %v", id, st, len(want), err))
+			continue
+		}
+		for _, o := range inst.Origins {
+			direct := *c
+			direct.base = o.URL
+			st, got, err := direct.do(ctx, "GET", path, c.apiKey, "", nil)
+			if err != nil || st != http.StatusOK || !bytes.Equal(got, want) {
+				rep.FilesUnreadable++
+				rep.Problems = append(rep.Problems, fmt.Sprintf("file of %s from %s: status %d, %d bytes (want %d), %v", id, o.Host.Name, st, len(got), len(want), err))
+				break
+			}
+		}
+	}
 }
 
 // apiClient is the load's client: one account, one signing key, one API
@@ -838,7 +907,7 @@ func (c *apiClient) sign(ctx context.Context, name string, file []byte) (string,
 		return "", err
 	}
 	if st != http.StatusCreated {
-		return "", fmt.Errorf("sign: status %d: %.200s", st, b)
+		return "", fmt.Errorf("sign: status %d %s: %.200s", st, problemCode(b), b)
 	}
 	var s struct {
 		RecordID string `json:"record_id"`
@@ -856,9 +925,19 @@ func (c *apiClient) verify(ctx context.Context, file []byte) error {
 		return err
 	}
 	if st != http.StatusOK {
-		return fmt.Errorf("verify: status %d: %.200s", st, b)
+		return fmt.Errorf("verify: status %d %s: %.200s", st, problemCode(b), b)
 	}
 	return nil
+}
+
+// problemCode is the code of a problem+json answer ("" for another
+// body), first in the error's text so that a long detail cannot hide it.
+func problemCode(b []byte) string {
+	var p struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(b, &p)
+	return p.Code
 }
 
 type record struct{ id, name, anchored string }

@@ -124,13 +124,16 @@ func TestPostgresFailover(t *testing.T) {
 
 // TestChaos is the short variant of the chaos run (`go run ./bench chaos`
 // runs the long one): three origins behind HAProxy on separate hosts,
-// PostgreSQL under pg_auto_failover, an edge and a geth chain, under a
-// steady sign and verify load; the database primary is killed, the
-// anchoring leader is killed, the leader is cut from the database for
-// 10 s, and everything is SIGKILLed and restarted. No acknowledged sign
-// may be lost or stored twice, every record must end anchored with its
-// content.signed webhook delivered, and every acknowledged sign must
-// have been on two database nodes.
+// PostgreSQL under pg_auto_failover, SeaweedFS holding every origin's
+// signed files in one bucket, Redis holding the rate limits, an edge and
+// a geth chain, under a steady sign and verify load; the database
+// primary is killed, the anchoring leader is killed, the object store is
+// stopped for 10 s, the leader is cut from the database for 10 s, and
+// everything is SIGKILLed and restarted. No acknowledged sign may be
+// lost or stored twice, every record must end anchored with its
+// content.signed webhook delivered, every acknowledged sign must have
+// been on two database nodes, and the signed files must read back
+// through the load balancer and from every origin.
 func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole installation on separate hosts")
@@ -163,7 +166,8 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(ctx, inst, ChaosConfig{Faults: DefaultFaults(10 * time.Second), Settle: 3 * time.Second, Log: log})
+	const hold = 10 * time.Second
+	rep, err := Run(ctx, inst, ChaosConfig{Faults: DefaultFaults(hold), Settle: 3 * time.Second, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,17 +177,30 @@ func TestChaos(t *testing.T) {
 	}
 	// A database failover and a partitioned origin cost clients at most
 	// the requests whose COMMIT was in flight (one per client): the
-	// others wait for the database instead of failing.
-	for _, f := range rep.Faults[:min(3, len(rep.Faults))] {
-		if f.Name == KillLeader().Name {
-			continue
-		}
-		if n := f.SignErrors + f.VerifyErrors; n > 4 {
-			t.Errorf("%s: %d requests failed, want at most one per client (4): %v", f.Name, n, f.Errors)
+	// others wait for the database instead of failing. An object-store
+	// outage refuses signs with 503 storage_unavailable (no record
+	// without its file) and leaves verifies alone.
+	faults := map[string]FaultResult{}
+	for _, f := range rep.Faults {
+		faults[f.Name] = f
+	}
+	for _, name := range []string{KillDBPrimary().Name, PartitionOrigin(hold).Name} {
+		if f := faults[name]; f.SignErrors+f.VerifyErrors > 4 {
+			t.Errorf("%s: %d requests failed, want at most one per client (4): %v", name, f.SignErrors+f.VerifyErrors, f.Errors)
 		}
 	}
-	if rep.Acked == 0 || len(rep.Faults) != 4 {
-		t.Errorf("%d signs acknowledged over %d faults", rep.Acked, len(rep.Faults))
+	s3 := faults[StopObjectStore(hold).Name]
+	if s3.SignErrors == 0 || s3.VerifyErrors != 0 {
+		t.Errorf("object store stopped: %d of %d signs and %d of %d verifies failed; want signs refused, verifies served: %v",
+			s3.SignErrors, s3.Signs, s3.VerifyErrors, s3.Verifies, s3.Errors)
+	}
+	for _, e := range s3.Errors {
+		if !strings.Contains(e, "status 503 storage_unavailable") {
+			t.Errorf("object store stopped: a sign failed with %q, want 503 storage_unavailable", e)
+		}
+	}
+	if rep.Acked == 0 || len(rep.Faults) != len(DefaultFaults(hold)) || rep.FilesChecked == 0 {
+		t.Errorf("%d signs acknowledged over %d faults, %d files read back", rep.Acked, len(rep.Faults), rep.FilesChecked)
 	}
 	// The edge verifies through the load balancer after it all.
 	if err := httpGet(ctx, inst.Edge.URL+"/health"); err != nil {

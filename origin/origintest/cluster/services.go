@@ -39,12 +39,16 @@ func ChainAvailable() error {
 	return nil
 }
 
-func gethPath() string {
-	if p, err := exec.LookPath("geth"); err == nil {
+func gethPath() string { return goBinPath("geth") }
+
+// goBinPath finds a program on PATH or, installed with go install, in
+// $GOPATH/bin; "" when it is in neither.
+func goBinPath(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
 	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "geth")
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", name)
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -133,8 +137,8 @@ type OriginConfig struct {
 }
 
 // Origin is one origin process on its own host, with its own data
-// directory (and so its own blobs directory: see docs/operations.md on
-// what that means for files signed on another origin).
+// directory; the signed files are in the installation's bucket when
+// OriginConfig.Args name one (Install does), else in that directory.
 type Origin struct {
 	// Host is the origin's host.
 	Host *Host
