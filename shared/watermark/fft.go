@@ -14,11 +14,6 @@ type fft2 struct {
 	twiddle    []complex128 // exp(-2πik/n), k < n/2
 	twiddleInv []complex128 // conjugates of twiddle
 	rev        []int        // bit-reversal permutation
-	// stage[j] and stageInv[j] hold, for the pass over blocks of size
-	// 2^(j+1), the twiddles twiddle[k·n/size] for k < size/2 laid out
-	// contiguously, so the butterflies read them with stride 1 and no
-	// index arithmetic. They are copies of the same values.
-	stage, stageInv [][]complex128
 }
 
 func newFFT2(n int) *fft2 {
@@ -42,14 +37,6 @@ func newFFT2(n int) *fft2 {
 		}
 		f.rev[i] = r
 	}
-	for size := 2; size <= n; size <<= 1 {
-		half, step := size/2, n/size
-		fw, inv := make([]complex128, half), make([]complex128, half)
-		for k := range fw {
-			fw[k], inv[k] = f.twiddle[k*step], f.twiddleInv[k*step]
-		}
-		f.stage, f.stageInv = append(f.stage, fw), append(f.stageInv, inv)
-	}
 	return f
 }
 
@@ -67,35 +54,34 @@ func (f *fft2) fft1(x []complex128, inverse bool) {
 	if n < 2 {
 		return
 	}
-	for p := x; len(p) >= 2; p = p[2:] {
-		a, b := p[0], p[1]
-		p[0], p[1] = a+b, a-b
+	for i := 0; i+1 < n; i += 2 {
+		a, b := x[i], x[i+1]
+		x[i], x[i+1] = a+b, a-b
 	}
 	if n < 4 {
 		return
 	}
-	for p := x; len(p) >= 4; p = p[4:] {
-		a0, a1, b0, b1 := p[0], p[1], p[2], p[3]
+	for i := 0; i+3 < n; i += 4 {
+		a0, a1, b0, b1 := x[i], x[i+1], x[i+2], x[i+3]
 		// b1 × (−i) forward, b1 × (+i) inverse.
 		t := complex(imag(b1), -real(b1))
 		if inverse {
 			t = -t
 		}
-		p[0], p[2] = a0+b0, a0-b0
-		p[1], p[3] = a1+t, a1-t
+		x[i], x[i+2] = a0+b0, a0-b0
+		x[i+1], x[i+3] = a1+t, a1-t
 	}
-	stages := f.stage
+	tw := f.twiddle
 	if inverse {
-		stages = f.stageInv
+		tw = f.twiddleInv
 	}
-	for j := 2; j < len(stages); j++ {
-		tw := stages[j]
-		half := len(tw)
-		for p := x; len(p) >= 2*half; p = p[2*half:] {
-			lo, hi := p[:half:half], p[half:2*half:2*half]
-			tw := tw[:len(lo)]
-			for k, a := range lo {
-				b := hi[k] * tw[k]
+	for size := 8; size <= n; size <<= 1 {
+		half := size / 2
+		step := n / size
+		for start := 0; start < n; start += size {
+			lo, hi := x[start:start+half:start+half], x[start+half:start+size:start+size]
+			for k := range lo {
+				a, b := lo[k], hi[k]*tw[k*step]
 				lo[k], hi[k] = a+b, a-b
 			}
 		}
@@ -118,17 +104,17 @@ func (f *fft2) transform(data []complex128, inverse bool) {
 			}
 		}
 	}
-	stages := f.stage
+	tw := f.twiddle
 	if inverse {
-		stages = f.stageInv
+		tw = f.twiddleInv
 	}
-	for _, tw := range stages {
-		half := len(tw)
-		for start := 0; start+2*half <= n; start += 2 * half {
-			for k, w := range tw {
+	for size := 2; size <= n; size <<= 1 {
+		half := size / 2
+		step := n / size
+		for start := 0; start < n; start += size {
+			for k := 0; k < half; k++ {
 				lo := data[(start+k)*n : (start+k+1)*n : (start+k+1)*n]
 				hi := data[(start+k+half)*n : (start+k+half+1)*n : (start+k+half+1)*n]
-				hi = hi[:len(lo)]
 				if k == 0 {
 					for x, a := range lo {
 						b := hi[x]
@@ -136,6 +122,7 @@ func (f *fft2) transform(data []complex128, inverse bool) {
 					}
 					continue
 				}
+				w := tw[k*step]
 				for x, a := range lo {
 					b := hi[x] * w
 					lo[x], hi[x] = a+b, a-b
