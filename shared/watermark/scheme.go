@@ -383,13 +383,20 @@ func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1
 			cy := (int((float64(y)+0.5)/scale) % T) / C
 			row, rowOdd := acc[cy*G:(cy+1)*G], odd[cy*G:(cy+1)*G]
 			src := hp[y*w+x0 : y*w+x1]
-			i := 0
-			for ; i+1 < len(src); i += 2 {
-				row[cx[i]] += float64(src[i])
-				rowOdd[cx[i+1]] += float64(src[i+1])
+			if len(row) == 0 || len(rowOdd) == 0 {
+				continue
 			}
-			if i < len(src) {
-				row[cx[i]] += float64(src[i])
+			// cx values are below G, a power of two: the masks keep them
+			// and prove the scatter in bounds.
+			rm, om := len(row)-1, len(rowOdd)-1
+			cx := cx[:len(src)]
+			for len(src) >= 2 && len(cx) >= 2 {
+				row[int(cx[0])&rm] += float64(src[0])
+				rowOdd[int(cx[1])&om] += float64(src[1])
+				src, cx = src[2:], cx[2:]
+			}
+			if len(src) == 1 && len(cx) == 1 {
+				row[int(cx[0])&rm] += float64(src[0])
 			}
 		}
 		return addInto(acc, odd)
