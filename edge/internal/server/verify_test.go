@@ -1,10 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net"
+	"net/http"
 	"net/textproto"
 	"strings"
 	"testing"
@@ -96,7 +100,7 @@ func TestVerifyMemoryBound(t *testing.T) {
 	var r response
 	for i := 0; i < 50; i++ { // until the edge has taken the first request's reservation
 		time.Sleep(20 * time.Millisecond)
-		if r = do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain"}, bytes.NewReader(make([]byte, 150<<10))); r.status == 503 {
+		if r = probeVerify(t, edge, 150<<10); r.status == 503 {
 			break
 		}
 	}
@@ -107,11 +111,48 @@ func TestVerifyMemoryBound(t *testing.T) {
 	conn.Close()
 	for i := 0; i < 50; i++ {
 		time.Sleep(20 * time.Millisecond)
-		if r = do(t, "POST", edge+"/api/v1/verify", map[string]string{"Content-Type": "text/plain"}, bytes.NewReader(make([]byte, 150<<10))); r.status != 503 {
+		if r = probeVerify(t, edge, 150<<10); r.status != 503 {
 			break
 		}
 	}
 	if r.status == 503 {
 		t.Fatalf("verify still refused after the first request ended: %s", r.body)
 	}
+}
+
+// probeVerify sends a verify of n bytes the way a careful client does:
+// headers first, the body only once the edge has not answered them. A
+// refusal comes before any body byte is sent, so it is read whole; a
+// client that pushed the body blindly would race the edge's close and
+// could see a connection reset instead of the 503.
+func probeVerify(t *testing.T, edge string, n int) response {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(edge, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/v1/verify HTTP/1.1\r\nHost: edge\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", n)
+	read := func() (*http.Response, error) { return http.ReadResponse(bufio.NewReader(conn), nil) }
+	// A refusal is written as soon as the headers are read; two seconds
+	// of silence leave room for a slow, busy machine.
+	_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	resp, err := read()
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() { // accepted: the edge waits for the body
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.Write(make([]byte, n)); err != nil {
+			t.Fatalf("sending the body: %v", err)
+		}
+		resp, err = read()
+	}
+	if err != nil {
+		t.Fatalf("reading the edge's answer: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
 }
