@@ -467,7 +467,7 @@ func (e *env) resetToken(t *testing.T, email string) string {
 		if i < 0 {
 			t.Fatalf("reset mail without a token: %q", m.Body)
 		}
-		if strings.Contains(m.Body, "m0s") || !strings.Contains(m.Body, "within "+humanDuration(e.svc.cfg.ResetTTL)+":") {
+		if strings.Contains(m.Body, e.svc.cfg.ResetTTL.String()) || !strings.Contains(m.Body, "within "+humanDuration(e.svc.cfg.ResetTTL)+":") {
 			t.Errorf("reset mail does not say its validity in words: %q", m.Body)
 		}
 		cand := strings.Fields(m.Body[i+len("Reset token: "):])[0]
