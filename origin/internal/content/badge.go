@@ -29,7 +29,7 @@ type BadgeState struct {
 
 // Badge returns the badge state of record id (any owner), or ErrNotFound.
 func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
-	r, err := s.lookup(ctx, id)
+	r, err := s.Find(ctx, id)
 	if err != nil {
 		return BadgeState{}, err
 	}

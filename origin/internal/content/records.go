@@ -10,8 +10,9 @@
 //   - verifying an image or a video against the stored records (exact
 //     SHA-256, watermark payload, perceptual near-duplicate index, C2PA
 //     manifest), and answering a verification by facts (Lookup);
-//   - the C2PA resolution service (manifests by id, by soft binding, by
-//     content) and its CA;
+//   - the candidate search behind C2PA resolution (ManifestCandidates);
+//     writing, keeping and resolving the manifests themselves is the
+//     subpackage manifests;
 //   - anchoring: the queue of new records and their inclusion proofs once
 //     a batch is anchored, offline receipts (shared/receipt) and the kept
 //     signed files;
@@ -34,6 +35,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/blobs"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -201,7 +203,7 @@ type Config struct {
 	Video *video.Engine
 	// C2PA signs the C2PA manifests of signed JPEG and PNG outputs and is
 	// the CA verify decides their trust against; nil writes none.
-	C2PA C2PAAuthority
+	C2PA manifests.Authority
 	// MaxNearDuplicates is the number of registrations of one picture
 	// (near perceptual hashes, mirrors and turns included) an account may
 	// make within NearDuplicateWindow; 0 means DefaultMaxNearDuplicates,

@@ -26,6 +26,8 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/events"
@@ -78,6 +80,8 @@ type wiring struct {
 	spool    string
 	vidErr   error // why video is disabled (nil when it is not)
 	recs     *content.Service
+	c2pa     *manifests.Resolver
+	receipts *receipts.Service
 	stopNear context.CancelFunc
 	// HTTP API
 	demoDir fs.FS
@@ -330,6 +334,15 @@ func (w *wiring) contentService() (err error) {
 		AfterCommit: w.d.afterRecordCommit,
 		Near:        near,
 	})
+	if err != nil {
+		return err
+	}
+	w.c2pa, err = manifests.NewResolver(manifests.Config{Store: st, Records: w.recs, Clock: cfg.Clock, Authority: c2paCA,
+		Limits: cfg.ImageLimits, DecodeBudget: budget})
+	if err != nil {
+		return err
+	}
+	w.receipts, err = receipts.New(receipts.Config{Records: w.recs, Network: w.chainCfg.Describe()})
 	return err
 }
 
@@ -391,7 +404,7 @@ func (w *wiring) httpAPI() error {
 		return err
 	}
 	w.api, err = httpapi.New(httpapi.Config{Limiters: limiters, Store: w.st, Accounts: w.acc, Keys: w.ks, Webhooks: w.wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
+		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, C2PA: w.c2pa, Receipts: w.receipts, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: w.demoDir, Observer: w.met, TrustedProxies: cfg.TrustedProxies, Domains: w.dom,
 		SpoolDir: w.spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: w.d.afterIdempotentWrite})
