@@ -8,25 +8,23 @@ import (
 	"slices"
 
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 )
 
-// stored is a kept manifest store and the record it belongs to, kept so
-// that the Soft Binding Resolution API can serve the manifest of a copy
-// stripped of it.
-type stored struct {
+// c2paManifest is a stored manifest store and the record it belongs to,
+// kept so that the Soft Binding Resolution API can serve the manifest of
+// a copy stripped of it.
+type c2paManifest struct {
 	RecordID string `json:"record_id"`
 	Store    []byte `json:"store"`
 }
 
 // Key layout: c2pam/<manifest id> holds the store and its record (JSON),
 // c2par/<record id> the record's manifest id.
-func manifestKey(id string) []byte  { return []byte("c2pam/" + id) }
-func recordKey(recID string) []byte { return []byte("c2par/" + recID) }
+func c2paManifestKey(id string) []byte  { return []byte("c2pam/" + id) }
+func c2paRecordKey(recID string) []byte { return []byte("c2par/" + recID) }
 
 // Put keeps manifest store st, whose id is manifestID, as record
 // recordID's. It writes only through tx: call it inside the transaction
@@ -36,10 +34,10 @@ func Put(tx store.Txn, recordID, manifestID string, st []byte) error {
 	if manifestID == "" {
 		return nil
 	}
-	if err := store.PutJSON(tx, manifestKey(manifestID), stored{RecordID: recordID, Store: st}); err != nil {
+	if err := store.PutJSON(tx, c2paManifestKey(manifestID), c2paManifest{RecordID: recordID, Store: st}); err != nil {
 		return err
 	}
-	return tx.Set(recordKey(recordID), []byte(manifestID))
+	return tx.Set(c2paRecordKey(recordID), []byte(manifestID))
 }
 
 // ErrNoManifest: no manifest by that id (or the service writes none).
@@ -61,66 +59,13 @@ var ErrUnknownAlgorithm = errors.New("manifests: unsupported soft-binding algori
 // ErrBindingValue: the value does not have the algorithm's form.
 var ErrBindingValue = errors.New("manifests: soft-binding value does not fit the algorithm")
 
-// Candidate is a record the candidate search linked to a file, with what
-// resolution scores it by.
-type Candidate struct {
-	RecordID string
-	// SHA256, WatermarkPayloadHex and PerceptualHash are the record's
-	// (hex; the payload "" when it has none).
-	SHA256, WatermarkPayloadHex, PerceptualHash string
-	// Revoked records resolve to nothing; nor does a record found only by
-	// its unwatermarked original (ByOriginal), whose manifest the file
-	// does not carry.
-	Revoked, ByOriginal bool
-}
-
-// Records finds the records a file may belong to (*content.Service
-// implements it).
-type Records interface {
-	// ManifestCandidates returns the records the verification search
-	// links to f: by exact SHA-256 and watermark payload, and, only when
-	// byHash, by perceptual neighbours.
-	ManifestCandidates(ctx context.Context, f facts.Facts, byHash bool) ([]Candidate, error)
-}
-
-// Config configures a Resolver. Store, Records and Clock are required.
-type Config struct {
-	Store   store.Store
-	Records Records
-	Clock   clock.Clock
-	// Authority is the CA the manifests chain to; nil: the service writes
-	// no manifests (CA answers ErrNoManifest).
-	Authority Authority
-	// Limits bounds the decode of a file resolved by content; zero value
-	// means limits.Default().
-	Limits limits.Limits
-	// DecodeBudget, shared by every decode of the process, is reserved
-	// before that decode; nil means unbounded.
-	DecodeBudget *imagex.Budget
-}
-
-// Resolver answers the C2PA Soft Binding Resolution API. It is safe for
-// concurrent use.
-type Resolver struct{ cfg Config }
-
-// NewResolver validates cfg and returns a Resolver.
-func NewResolver(cfg Config) (*Resolver, error) {
-	if cfg.Store == nil || cfg.Records == nil || cfg.Clock == nil {
-		return nil, errors.New("manifests: Store, Records and Clock are required")
-	}
-	if cfg.Limits == (limits.Limits{}) {
-		cfg.Limits = limits.Default()
-	}
-	return &Resolver{cfg: cfg}, nil
-}
-
 // Manifest returns the manifest store kept under id and its record, or
 // ErrNoManifest.
-func (rv *Resolver) Manifest(ctx context.Context, id string) (manifestStore []byte, recordID string, err error) {
-	var m stored
-	err = rv.cfg.Store.View(ctx, func(tx store.Txn) error {
+func (s *Resolver) Manifest(ctx context.Context, id string) (manifestStore []byte, recordID string, err error) {
+	var m c2paManifest
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		var err error
-		m, err = store.GetJSON[stored](tx, manifestKey(id))
+		m, err = store.GetJSON[c2paManifest](tx, c2paManifestKey(id))
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -134,10 +79,10 @@ func (rv *Resolver) Manifest(ctx context.Context, id string) (manifestStore []by
 
 // ManifestOf returns the id of the manifest written into record recID's
 // signed file ("" when none).
-func (rv *Resolver) ManifestOf(ctx context.Context, recID string) (string, error) {
+func (s *Resolver) ManifestOf(ctx context.Context, recID string) (string, error) {
 	var id string
-	err := rv.cfg.Store.View(ctx, func(tx store.Txn) error {
-		v, err := tx.Get(recordKey(recID))
+	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		v, err := tx.Get(c2paRecordKey(recID))
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
@@ -153,11 +98,11 @@ func (rv *Resolver) ManifestOf(ctx context.Context, recID string) (string, error
 // CA returns the CA certificate (PEM) this origin's manifests are signed
 // under, to add as a trust anchor; ErrNoManifest when the service writes
 // no manifests.
-func (rv *Resolver) CA(ctx context.Context) ([]byte, error) {
-	if rv.cfg.Authority == nil {
+func (s *Resolver) CA(ctx context.Context) ([]byte, error) {
+	if s.cfg.Authority == nil {
 		return nil, ErrNoManifest
 	}
-	return rv.cfg.Authority.CAPEM(ctx)
+	return s.cfg.Authority.CAPEM(ctx)
 }
 
 // ByBinding resolves a soft-binding value of one of our algorithms
@@ -165,7 +110,7 @@ func (rv *Resolver) CA(ctx context.Context) ([]byte, error) {
 // perceptual hash, matched when the 256-bit hashes are within
 // phash.NearDistance256) to the manifests of active records, best first,
 // at most max.
-func (rv *Resolver) ByBinding(ctx context.Context, alg string, value []byte, max int) ([]Match, error) {
+func (s *Resolver) ByBinding(ctx context.Context, alg string, value []byte, max int) ([]Match, error) {
 	var f facts.Facts
 	switch alg {
 	case facts.AlgWatermark:
@@ -182,23 +127,23 @@ func (rv *Resolver) ByBinding(ctx context.Context, alg string, value []byte, max
 	default:
 		return nil, ErrUnknownAlgorithm
 	}
-	return rv.matches(ctx, f, alg == facts.AlgPHash, max)
+	return s.matches(ctx, f, alg == facts.AlgPHash, max)
 }
 
 // ByContent computes the watermark and perceptual hash of file
 // (shared/facts, as verify does) and resolves them, with the file's exact
 // SHA-256, to manifests as ByBinding does.
-func (rv *Resolver) ByContent(ctx context.Context, file []byte, max int) ([]Match, error) {
-	release, err := rv.cfg.DecodeBudget.Reserve(ctx, file, rv.cfg.Limits, imagex.UseVerify)
+func (s *Resolver) ByContent(ctx context.Context, file []byte, max int) ([]Match, error) {
+	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
 	if err != nil {
 		return nil, err
 	}
-	f, err := facts.Analyze(file, rv.cfg.Limits, rv.cfg.Clock.Now())
+	f, err := facts.Analyze(file, s.cfg.Limits, s.cfg.Clock.Now())
 	release()
 	if err != nil {
 		return nil, err
 	}
-	return rv.matches(ctx, f, true, max)
+	return s.matches(ctx, f, true, max)
 }
 
 // matches scores the records the candidate search finds for f: the exact
@@ -206,8 +151,8 @@ func (rv *Resolver) ByContent(ctx context.Context, file []byte, max int) ([]Matc
 // its 256-bit distance (none past NearDistance256, none at all unless
 // byHash). Revoked records, records found by their original and records
 // without a manifest are left out.
-func (rv *Resolver) matches(ctx context.Context, f facts.Facts, byHash bool, max int) ([]Match, error) {
-	cands, err := rv.cfg.Records.ManifestCandidates(ctx, f, byHash)
+func (s *Resolver) matches(ctx context.Context, f facts.Facts, byHash bool, max int) ([]Match, error) {
+	cands, err := s.cfg.Records.ManifestCandidates(ctx, f, byHash)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +181,7 @@ func (rv *Resolver) matches(ctx context.Context, f facts.Facts, byHash bool, max
 		if score == 0 {
 			continue
 		}
-		id, err := rv.ManifestOf(ctx, c.RecordID)
+		id, err := s.ManifestOf(ctx, c.RecordID)
 		if err != nil {
 			return nil, err
 		}
