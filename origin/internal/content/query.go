@@ -263,6 +263,36 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 	return p, nil
 }
 
+// EachOrgRecord calls fn with each record signed under org (matched
+// case-insensitively, as PublicSearch does), oldest first, reading at
+// most max entries of the organisation index; truncated reports that more
+// were left. fn runs inside a read transaction: it must not call the
+// Service. It may keep the records it is given.
+func (s *Service) EachOrgRecord(ctx context.Context, org string, max int, fn func(*Record)) (truncated bool, err error) {
+	n := 0
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
+			if n == max {
+				truncated = true
+				return store.ErrStopIteration
+			}
+			n++
+			r, err := getRecord(tx, string(k[bytes.LastIndexByte(k, '/')+1:]))
+			// An index entry whose record is gone counts for nothing; a
+			// name with a '/' can share another's prefix, hence EqualFold.
+			if err != nil || !strings.EqualFold(r.Signer.OrgName, org) {
+				return nil
+			}
+			fn(r)
+			return nil
+		})
+	})
+	if err != nil {
+		return false, fmt.Errorf("content: records of organisation: %w", err)
+	}
+	return truncated, nil
+}
+
 // Stats are the dashboard counters of one account.
 type Stats struct {
 	TotalSigned        uint64

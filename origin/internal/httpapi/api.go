@@ -27,6 +27,7 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/badges"
 	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
@@ -155,6 +156,9 @@ type Config struct {
 	// Receipts serves the records' offline receipts beside Records; nil
 	// leaves that route out.
 	Receipts *receipts.Service
+	// Badges answers the record and organisation badges beside Records;
+	// nil leaves those routes out.
+	Badges *badges.Service
 	// Widget holds the browser widget's scripts (embed.js, worker.js),
 	// served under /api/v1/widget/; nil leaves those routes out.
 	Widget fs.FS

@@ -15,6 +15,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/badges"
 	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
@@ -73,11 +74,15 @@ func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	if err != nil {
 		t.Fatalf("receipts.New: %v", err)
 	}
+	bdg, err := badges.New(badges.Config{Records: recs})
+	if err != nil {
+		t.Fatalf("badges.New: %v", err)
+	}
 	dom, err := domains.New(domains.Config{Store: st, Clock: clk, Rand: rand.Reader, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
 	if err != nil {
 		t.Fatalf("domains.New: %v", err)
 	}
-	cfg := Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, C2PA: resolver, Receipts: rcpts, Widget: widget.FS(), Domains: dom, Store: st}
+	cfg := Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, C2PA: resolver, Receipts: rcpts, Badges: bdg, Widget: widget.FS(), Domains: dom, Store: st}
 	if configure != nil {
 		configure(&cfg)
 	}
