@@ -164,7 +164,12 @@ func TestResolver(t *testing.T) {
 	near := phash.Hash{P64: 1}
 	far := near
 	for i := range 20 { // 20 of 256 bits apart
-		far.P256[i/8] ^= 1 << (i % 8)
+		far.P256[i/64] ^= 1 << (i % 64)
+	}
+	// Past phash.NearDistance256: another picture.
+	other := near
+	for i := range phash.NearDistance256 + 1 {
+		other.P256[i/64] ^= 1 << (i % 64)
 	}
 	payload := binary.BigEndian.AppendUint64(nil, 0x1122334455667788)
 	cands := records{
@@ -173,6 +178,7 @@ func TestResolver(t *testing.T) {
 		{RecordID: "near", SHA256: hex.EncodeToString(bytes.Repeat([]byte{3}, 32)), PerceptualHash: near.String()},
 		{RecordID: "revoked", SHA256: hex.EncodeToString(bytes.Repeat([]byte{4}, 32)), PerceptualHash: near.String(), Revoked: true},
 		{RecordID: "by-original", SHA256: hex.EncodeToString(bytes.Repeat([]byte{5}, 32)), PerceptualHash: near.String(), ByOriginal: true},
+		{RecordID: "another-picture", SHA256: hex.EncodeToString(bytes.Repeat([]byte{7}, 32)), PerceptualHash: other.String()},
 		{RecordID: "no-manifest", SHA256: hex.EncodeToString(bytes.Repeat([]byte{6}, 32)), PerceptualHash: near.String()},
 	}
 	err = st.Update(ctx, func(tx store.Txn) error {
@@ -199,8 +205,8 @@ func TestResolver(t *testing.T) {
 		t.Errorf("by watermark: %+v %v, want the marked record's manifest at 100", ms, err)
 	}
 	// By perceptual hash: the identical hash scores 100, one 20 bits off
-	// less, best first; revoked records, records matched by their
-	// original and records without a manifest resolve to nothing.
+	// less, best first; another picture, revoked records, records matched
+	// by their original and records without a manifest resolve to nothing.
 	ms, err = rv.ByBinding(ctx, facts.AlgPHash, near.Bytes(), 10)
 	if err != nil {
 		t.Fatal(err)
