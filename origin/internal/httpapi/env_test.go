@@ -82,7 +82,8 @@ func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	if err != nil {
 		t.Fatalf("domains.New: %v", err)
 	}
-	cfg := Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, C2PA: resolver, Receipts: rcpts, Badges: bdg, Widget: widget.FS(), Domains: dom, Store: st}
+	cfg := Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS(), Domains: dom, Store: st}
+	cfg.C2PA, cfg.Receipts, cfg.Badges = resolver, rcpts, bdg
 	if configure != nil {
 		configure(&cfg)
 	}

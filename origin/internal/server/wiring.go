@@ -411,7 +411,8 @@ func (w *wiring) httpAPI() error {
 		return err
 	}
 	w.api, err = httpapi.New(httpapi.Config{Limiters: limiters, Store: w.st, Accounts: w.acc, Keys: w.ks, Webhooks: w.wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
-		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, C2PA: w.c2pa, Receipts: w.receipts, Badges: w.badges, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
+		C2PA: w.c2pa, Receipts: w.receipts, Badges: w.badges,
+		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: w.demoDir, Observer: w.met, TrustedProxies: cfg.TrustedProxies, Domains: w.dom,
 		SpoolDir: w.spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: w.d.afterIdempotentWrite})
