@@ -758,34 +758,3 @@ func TestSignWithoutWatermark(t *testing.T) {
 		})
 	}
 }
-
-// TestEachOrgRecord: the organisation index yields the records signed
-// under a name, matched case-blind, and none of a name that only shares
-// its index prefix; max stops the scan and says so.
-func TestEachOrgRecord(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	a := e.newOwner("a@example.com", "Example News")
-	b := e.newOwner("b@example.com", "Example News/Desk")
-	for i, reg := range []RegisterInput{
-		e.registration(a, "Example News", 1, ""), e.registration(a, "Example News", 2, ""), e.registration(b, "Example News/Desk", 3, ""),
-	} {
-		if _, err := e.svc.Register(ctx, reg); err != nil {
-			t.Fatalf("register %d: %v", i, err)
-		}
-	}
-	for _, tt := range []struct {
-		max       int
-		want      int
-		truncated bool
-	}{{10, 2, false}, {1, 1, true}} {
-		var owners []string
-		truncated, err := e.svc.EachOrgRecord(ctx, "EXAMPLE NEWS", tt.max, func(r *Record) { owners = append(owners, r.Owner) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(owners) != tt.want || truncated != tt.truncated || strings.Join(owners, "") != strings.Repeat(a.id, len(owners)) {
-			t.Errorf("max %d: owners %v truncated %v, want %d of %s, truncated %v", tt.max, owners, truncated, tt.want, a.id, tt.truncated)
-		}
-	}
-}
