@@ -67,3 +67,20 @@ func decideKey(st *wire.SigningKeyState, r *Record) *wire.KeyRevocation {
 func (s *Service) KeyRevocationOf(ctx context.Context, r *Record) *wire.KeyRevocation {
 	return decideKey(s.keyState(ctx, r), r)
 }
+
+// KeyRevocations returns a function that decides as KeyRevocationOf does
+// about many records (an organisation's counts), reading each signing
+// key once. It is for one request: the keys' states it read are not
+// refreshed.
+func (s *Service) KeyRevocations() func(ctx context.Context, r *Record) *wire.KeyRevocation {
+	states := map[string]*wire.SigningKeyState{}
+	return func(ctx context.Context, r *Record) *wire.KeyRevocation {
+		k := r.Owner + "/" + r.SigningKeyID
+		st, ok := states[k]
+		if !ok {
+			st = s.keyState(ctx, r)
+			states[k] = st
+		}
+		return decideKey(st, r)
+	}
+}

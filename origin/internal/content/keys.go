@@ -1,7 +1,6 @@
 package content
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -140,32 +139,17 @@ func readCounters(tx store.Txn, owner string) (counters, error) {
 func readVerified(tx store.Txn, owner string) (uint64, error) {
 	var n uint64
 	for i := 0; i < verifiedShards; i++ {
-		b, err := tx.Get(verifKey(owner, i))
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
+		c, err := readCount(tx, verifKey(owner, i))
 		if err != nil {
 			return 0, err
 		}
-		if len(b) == 8 {
-			n += binary.BigEndian.Uint64(b)
-		}
+		n += c
 	}
 	return n, nil
 }
 
 func bumpVerified(tx store.Txn, owner string, shard int) error {
-	k := verifKey(owner, shard)
-	var n uint64
-	b, err := tx.Get(k)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return err
-	case len(b) == 8:
-		n = binary.BigEndian.Uint64(b)
-	}
-	return tx.Set(k, binary.BigEndian.AppendUint64(nil, n+1))
+	return addCount(tx, verifKey(owner, shard))
 }
 
 // insert writes r and all its indexes. It refuses (ErrDuplicate) an id or

@@ -141,7 +141,7 @@ func (s *Service) List(ctx context.Context, owner, cursor string, limit int, f F
 // Get returns owner's record id, or ErrNotFound (also for another
 // account's record).
 func (s *Service) Get(ctx context.Context, owner, id string) (*Record, error) {
-	r, err := s.lookup(ctx, id)
+	r, err := s.Find(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,10 @@ func (s *Service) Get(ctx context.Context, owner, id string) (*Record, error) {
 	return r, nil
 }
 
-func (s *Service) lookup(ctx context.Context, id string) (*Record, error) {
+// Find returns record id of any account, for the public views of a
+// record (certificate, receipt, badge), or ErrNotFound. Callers must not
+// expose its private fields (Record.Public is what may be shown).
+func (s *Service) Find(ctx context.Context, id string) (*Record, error) {
 	if !ids.IsUUID(id) {
 		return nil, ErrNotFound
 	}
@@ -184,10 +187,14 @@ func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, erro
 	if err != nil {
 		return Detail{}, err
 	}
-	return Detail{Record: r, Anchor: s.anchorState(ctx, r), Network: s.cfg.Network}, nil
+	return Detail{Record: r, Anchor: s.AnchorState(ctx, r), Network: s.cfg.Network}, nil
 }
 
-func (s *Service) anchorState(ctx context.Context, r *Record) anchor.State {
+// AnchorState returns r's anchoring state as the proof source reports
+// it (the Merkle proof once anchored); a state that cannot be read, or a
+// stored signature that cannot be, is anchor.Unavailable (logged), never
+// pending.
+func (s *Service) AnchorState(ctx context.Context, r *Record) anchor.State {
 	sg, err := r.Signed()
 	if err != nil {
 		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: stored signature unreadable"}
@@ -204,7 +211,7 @@ func (s *Service) anchorState(ctx context.Context, r *Record) anchor.State {
 // the spec's summary fields, the signed canonical bytes and the signature,
 // and the Merkle inclusion once anchored; revoked reports revocation.
 func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate, *Record, error) {
-	r, err := s.lookup(ctx, id)
+	r, err := s.Find(ctx, id)
 	if err != nil {
 		return wire.Certificate{}, nil, err
 	}
@@ -213,7 +220,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 		return wire.Certificate{}, nil, err
 	}
 	c := record.Certificate{Signed: sg}
-	c.Anchor = s.anchorState(ctx, r).Anchor()
+	c.Anchor = s.AnchorState(ctx, r).Anchor()
 	w, err := c.Wire()
 	if err != nil {
 		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
@@ -254,6 +261,36 @@ func (s *Service) PublicSearch(ctx context.Context, cursor string, limit int, f 
 		p.Items = append(p.Items, r.Public())
 	}
 	return p, nil
+}
+
+// EachOrgRecord calls fn with each record signed under org (matched
+// case-insensitively, as PublicSearch does), oldest first, reading at
+// most max entries of the organisation index; truncated reports that more
+// were left. fn runs inside a read transaction: it must not call the
+// Service. It may keep the records it is given.
+func (s *Service) EachOrgRecord(ctx context.Context, org string, max int, fn func(*Record)) (truncated bool, err error) {
+	n := 0
+	err = s.cfg.Store.View(ctx, func(tx store.Txn) error {
+		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
+			if n == max {
+				truncated = true
+				return store.ErrStopIteration
+			}
+			n++
+			r, err := getRecord(tx, string(k[bytes.LastIndexByte(k, '/')+1:]))
+			// An index entry whose record is gone counts for nothing; a
+			// name with a '/' can share another's prefix, hence EqualFold.
+			if err != nil || !strings.EqualFold(r.Signer.OrgName, org) {
+				return nil
+			}
+			fn(r)
+			return nil
+		})
+	})
+	if err != nil {
+		return false, fmt.Errorf("content: records of organisation: %w", err)
+	}
+	return truncated, nil
 }
 
 // Stats are the dashboard counters of one account.

@@ -10,17 +10,22 @@
 //   - verifying an image or a video against the stored records (exact
 //     SHA-256, watermark payload, perceptual near-duplicate index, C2PA
 //     manifest), and answering a verification by facts (Lookup);
-//   - the C2PA resolution service (manifests by id, by soft binding, by
-//     content) and its CA;
 //   - anchoring: the queue of new records and their inclusion proofs once
-//     a batch is anchored, offline receipts (shared/receipt) and the kept
-//     signed files;
+//     a batch is anchored, and the kept signed files and previews;
 //   - signing-key revocation decisions, signer identities, listing,
-//     revocation, the public registry, badges and the dashboard counters.
+//     revocation, the public registry and the dashboard counters.
+//
+// Its subpackages each own one concept beside the records, layered one
+// way (fence_test.go): below content, phindex (the near-duplicate index)
+// and manifests (C2PA: the manifest a signed file carries, kept and
+// resolved; content finds the candidates, ManifestCandidates); above it,
+// reading records through small interfaces only, receipts (offline
+// receipts, shared/receipt) and badges (record and organisation badges).
 //
 // Every state change (a signed record and its indexes, its anchoring queue
-// entry, its content.signed event and the owner's counters) is written in
-// one store transaction, so a crash keeps all of it or none of it.
+// entry, its C2PA manifest, its content.signed event and the owner's
+// counters) is written in one store transaction, so a crash keeps all of
+// it or none of it.
 package content
 
 import (
@@ -34,6 +39,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/blobs"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -201,7 +207,7 @@ type Config struct {
 	Video *video.Engine
 	// C2PA signs the C2PA manifests of signed JPEG and PNG outputs and is
 	// the CA verify decides their trust against; nil writes none.
-	C2PA C2PAAuthority
+	C2PA manifests.Authority
 	// MaxNearDuplicates is the number of registrations of one picture
 	// (near perceptual hashes, mirrors and turns included) an account may
 	// make within NearDuplicateWindow; 0 means DefaultMaxNearDuplicates,

@@ -27,6 +27,9 @@ import (
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/badges"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -147,6 +150,15 @@ type Config struct {
 	// Records serves sign, verify, register, batch, content records and
 	// the dashboard; nil leaves those routes out.
 	Records *content.Service
+	// C2PA answers the C2PA Soft Binding Resolution API beside Records;
+	// nil leaves those routes out.
+	C2PA *manifests.Resolver
+	// Receipts serves the records' offline receipts beside Records; nil
+	// leaves that route out.
+	Receipts *receipts.Service
+	// Badges answers the record and organisation badges beside Records;
+	// nil leaves those routes out.
+	Badges *badges.Service
 	// Widget holds the browser widget's scripts (embed.js, worker.js),
 	// served under /api/v1/widget/; nil leaves those routes out.
 	Widget fs.FS

@@ -15,6 +15,9 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/badges"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -63,11 +66,24 @@ func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	if err != nil {
 		t.Fatalf("content.New: %v", err)
 	}
+	resolver, err := manifests.NewResolver(manifests.Config{Store: st, Records: recs, Clock: clk})
+	if err != nil {
+		t.Fatalf("manifests.NewResolver: %v", err)
+	}
+	rcpts, err := receipts.New(receipts.Config{Records: recs})
+	if err != nil {
+		t.Fatalf("receipts.New: %v", err)
+	}
+	bdg, err := badges.New(badges.Config{Records: recs})
+	if err != nil {
+		t.Fatalf("badges.New: %v", err)
+	}
 	dom, err := domains.New(domains.Config{Store: st, Clock: clk, Rand: rand.Reader, Guard: webhooks.NewGuard(webhooks.GuardConfig{})})
 	if err != nil {
 		t.Fatalf("domains.New: %v", err)
 	}
 	cfg := Config{Accounts: acc, Keys: ks, Clock: clk, Webhooks: wh, Records: recs, Widget: widget.FS(), Domains: dom, Store: st}
+	cfg.C2PA, cfg.Receipts, cfg.Badges = resolver, rcpts, bdg
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -45,6 +45,9 @@ var (
 func (a *API) registerBadges() {
 	a.registerWidget()
 	a.registerDemo()
+	if a.cfg.Badges == nil {
+		return
+	}
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/badge/{record_id}.svg", Auth: Public, CrossOrigin: true}, a.handleBadge)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/org-badge/{org_name}.svg", Auth: Public, CrossOrigin: true}, a.handleOrgBadge)
 }
@@ -57,7 +60,7 @@ const recordOnlyNote = "a signed record; this badge checks no picture shown besi
 // record gets the "not found" badge with a 404, so an <img> still shows
 // something meaningful.
 func (a *API) handleBadge(ctx *fasthttp.RequestCtx) error {
-	st, err := a.cfg.Records.Badge(Context(ctx), pathParam(ctx, "record_id"))
+	st, err := a.cfg.Badges.Badge(Context(ctx), pathParam(ctx, "record_id"))
 	kind := badgeNotFound
 	status := fasthttp.StatusOK
 	switch {
@@ -102,7 +105,7 @@ func (a *API) handleOrgBadge(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		name = pathParam(ctx, "org_name")
 	}
-	c, err := a.cfg.Records.OrgCounts(Context(ctx), name)
+	c, err := a.cfg.Badges.OrgCounts(Context(ctx), name)
 	if errors.Is(err, content.ErrNotFound) {
 		writeSVG(ctx, fasthttp.StatusNotFound, badgeSVG(clip(name, maxBadgeLabel), "#24292f", badgeNotFound.text, badgeNotFound.colour))
 		return nil

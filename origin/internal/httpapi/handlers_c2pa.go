@@ -9,7 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/shared/facts"
 )
 
@@ -59,8 +59,8 @@ func (a *API) registerC2PA() error {
 // handleC2PACA: GET /api/v1/c2pa/ca.pem, the CA certificate our manifests
 // chain to, to add as a trust anchor (it is on no public trust list).
 func (a *API) handleC2PACA(ctx *fasthttp.RequestCtx) error {
-	p, err := a.cfg.Records.C2PACA(Context(ctx))
-	if errors.Is(err, content.ErrNoManifest) {
+	p, err := a.cfg.C2PA.CA(Context(ctx))
+	if errors.Is(err, manifests.ErrNoManifest) {
 		return NewProblem(fasthttp.StatusNotFound, CodeNotFound, "This service writes no C2PA manifests")
 	}
 	if err != nil {
@@ -100,7 +100,7 @@ type c2paMatches struct {
 	Matches []c2paMatch `json:"matches"`
 }
 
-func writeC2PAMatches(ctx *fasthttp.RequestCtx, ms []content.C2PAMatch) error {
+func writeC2PAMatches(ctx *fasthttp.RequestCtx, ms []manifests.Match) error {
 	out := c2paMatches{Matches: make([]c2paMatch, 0, len(ms))}
 	for _, m := range ms {
 		out.Matches = append(out.Matches, c2paMatch{ManifestID: m.ManifestID, SimilarityScore: m.Score})
@@ -149,11 +149,11 @@ func (a *API) handleC2PAByBinding(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	ms, err := a.cfg.Records.C2PAMatchesByBinding(Context(ctx), alg, value, n)
+	ms, err := a.cfg.C2PA.ByBinding(Context(ctx), alg, value, n)
 	switch {
-	case errors.Is(err, content.ErrUnknownAlgorithm):
+	case errors.Is(err, manifests.ErrUnknownAlgorithm):
 		return c2paAlgorithmProblem(alg)
-	case errors.Is(err, content.ErrBindingValue):
+	case errors.Is(err, manifests.ErrBindingValue):
 		return FieldProblem("value", "does not have the form of "+alg+" (docs/c2pa.md)")
 	case err != nil:
 		return err
@@ -199,7 +199,7 @@ func (a *API) handleC2PAByContent(ctx *fasthttp.RequestCtx) error {
 	if len(file) == 0 {
 		return NewProblem(fasthttp.StatusBadRequest, CodeEmptyFile, "The body is empty: send the file itself")
 	}
-	ms, err := a.cfg.Records.C2PAMatchesByContent(Context(ctx), file, n)
+	ms, err := a.cfg.C2PA.ByContent(Context(ctx), file, n)
 	if err != nil {
 		return err
 	}
@@ -215,8 +215,8 @@ func (a *API) handleC2PAManifest(ctx *fasthttp.RequestCtx) error {
 	if _, err := parseBool("returnActiveManifest", string(ctx.QueryArgs().Peek("returnActiveManifest")), false); err != nil {
 		return err
 	}
-	st, _, err := a.cfg.Records.C2PAManifest(Context(ctx), pathParam(ctx, "manifestId"))
-	if errors.Is(err, content.ErrNoManifest) {
+	st, _, err := a.cfg.C2PA.Manifest(Context(ctx), pathParam(ctx, "manifestId"))
+	if errors.Is(err, manifests.ErrNoManifest) {
 		return NewProblem(fasthttp.StatusNotFound, CodeManifestNotFound, "No C2PA manifest with this id")
 	}
 	if err != nil {

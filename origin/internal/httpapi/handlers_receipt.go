@@ -20,7 +20,7 @@ func (a *API) registerReceipt() {
 // handleReceipt: GET /api/v1/content-records/{id}/receipt, the record's
 // offline receipt (docs/receipt.md).
 func (a *API) handleReceipt(ctx *fasthttp.RequestCtx) error {
-	rc, _, err := a.cfg.Records.Receipt(Context(ctx), pathParam(ctx, "id"))
+	rc, err := a.cfg.Receipts.Receipt(Context(ctx), pathParam(ctx, "id"))
 	if err != nil {
 		return err
 	}

@@ -55,9 +55,13 @@ func (a *API) registerRecords() error {
 	cert := validated("no-cache", a.handleCertificate)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
 	a.Handle(Route{Method: "HEAD", Path: "/api/v1/content-records/{id}/certificate", Auth: Public, CrossOrigin: true}, cert)
-	a.registerReceipt()
-	if err := a.registerC2PA(); err != nil {
-		return err
+	if a.cfg.Receipts != nil {
+		a.registerReceipt()
+	}
+	if a.cfg.C2PA != nil {
+		if err := a.registerC2PA(); err != nil {
+			return err
+		}
 	}
 	a.registerFiles()
 	a.registerBadges()

@@ -15,6 +15,8 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -281,7 +283,7 @@ var errorMappings = []struct {
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
-	{content.ErrC2PAUnreadable, fasthttp.StatusUnprocessableEntity, CodeC2PAUnreadable, "The upload's C2PA manifest store cannot be read; send c2pa=false to sign without Content Credentials"},
+	{manifests.ErrUnreadable, fasthttp.StatusUnprocessableEntity, CodeC2PAUnreadable, "The upload's C2PA manifest store cannot be read; send c2pa=false to sign without Content Credentials"},
 	{c2pa.ErrTooLarge, fasthttp.StatusUnprocessableEntity, CodeC2PATooLarge, "The upload's C2PA manifest store, with ours added, would exceed 16 MiB; send c2pa=false to sign without Content Credentials"},
 	{limits.ErrAspect, fasthttp.StatusUnprocessableEntity, CodeAspectRatio, "The image is too elongated to sign: its long side may be at most 64 times its short side"},
 	{domains.ErrDomainTaken, fasthttp.StatusConflict, CodeDomainTaken, "Another account has verified this domain"},
@@ -346,7 +348,7 @@ func problemFor(err error) (p *Problem, internal bool) {
 		p.Detail = strings.Join(unv.Tried, "; ")
 		return p, false
 	}
-	var na *content.NotAnchoredError
+	var na *receipts.NotAnchoredError
 	if errors.As(err, &na) {
 		p := NewProblem(fasthttp.StatusConflict, CodeNotAnchored, "The record is not anchored yet; its receipt exists once it is")
 		p.Detail = na.Detail

@@ -26,6 +26,9 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/badges"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/events"
@@ -78,6 +81,9 @@ type wiring struct {
 	spool    string
 	vidErr   error // why video is disabled (nil when it is not)
 	recs     *content.Service
+	c2pa     *manifests.Resolver
+	receipts *receipts.Service
+	badges   *badges.Service
 	stopNear context.CancelFunc
 	// HTTP API
 	demoDir fs.FS
@@ -269,7 +275,9 @@ func (w *wiring) openChain() (err error) {
 
 // contentService builds the content records and what they sign and
 // verify with: decode budget, blobs, video spool and engine, the C2PA
-// authority and the near-duplicate index (stopped if a later step fails).
+// authority and the near-duplicate index (stopped if a later step fails);
+// then the public views over the records: the C2PA resolver, receipts
+// and badges.
 //
 // Content records queue into the anchoring queue and read proofs from the
 // store, neither of which needs the batcher; so the content service exists
@@ -330,6 +338,18 @@ func (w *wiring) contentService() (err error) {
 		AfterCommit: w.d.afterRecordCommit,
 		Near:        near,
 	})
+	if err != nil {
+		return err
+	}
+	w.c2pa, err = manifests.NewResolver(manifests.Config{Store: st, Records: w.recs, Clock: cfg.Clock, Authority: c2paCA,
+		Limits: cfg.ImageLimits, DecodeBudget: budget})
+	if err != nil {
+		return err
+	}
+	if w.receipts, err = receipts.New(receipts.Config{Records: w.recs, Network: w.chainCfg.Describe()}); err != nil {
+		return err
+	}
+	w.badges, err = badges.New(badges.Config{Records: w.recs, Network: w.chainCfg.Describe()})
 	return err
 }
 
@@ -391,6 +411,7 @@ func (w *wiring) httpAPI() error {
 		return err
 	}
 	w.api, err = httpapi.New(httpapi.Config{Limiters: limiters, Store: w.st, Accounts: w.acc, Keys: w.ks, Webhooks: w.wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
+		C2PA: w.c2pa, Receipts: w.receipts, Badges: w.badges,
 		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
 			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
 		Widget: widget.FS(), Demo: w.demoDir, Observer: w.met, TrustedProxies: cfg.TrustedProxies, Domains: w.dom,

@@ -1,5 +1,9 @@
 package content
 
+// The kept files of signed records: the signed output (Record.Blob) and
+// a small preview of a signed picture (Record.Thumbnail), both in the
+// blob store.
+
 import (
 	"bytes"
 	"context"
@@ -76,21 +80,51 @@ func Thumbnail(pic image.Image) ([]byte, error) {
 // OpenThumbnail opens the preview of owner's record id (the caller
 // closes it): ErrNoThumbnail when there is none.
 func (s *Service) OpenThumbnail(ctx context.Context, owner, id string) (*Record, blobs.Blob, error) {
+	return s.openKept(ctx, owner, id, "thumbnail", (*Record).thumbnailKey, ErrNoThumbnail, ErrNoThumbnail)
+}
+
+// File returns owner's record id and its signed file, open for reading
+// (the caller closes it). Errors: ErrNotFound (no such record of owner),
+// ErrFileNotKept.
+func (s *Service) File(ctx context.Context, owner, id string) (*Record, blobs.Blob, error) {
+	return s.openKept(ctx, owner, id, "blob", (*Record).blobKey, ErrFileNotKept, nil)
+}
+
+func (r *Record) blobKey() string      { return r.Blob }
+func (r *Record) thumbnailKey() string { return r.Thumbnail }
+
+// openKept opens the blob that key names for owner's record id: none when
+// it names none or no files are kept; a named blob that is missing is an
+// error wrapping missing (nil: blobs.ErrNotFound).
+func (s *Service) openKept(ctx context.Context, owner, id, what string, key func(*Record) string, none, missing error) (*Record, blobs.Blob, error) {
 	r, err := s.Get(ctx, owner, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Thumbnail == "" || s.cfg.Blobs == nil {
-		return nil, nil, ErrNoThumbnail
+	k := key(r)
+	if k == "" || s.cfg.Blobs == nil {
+		return nil, nil, none
 	}
-	b, err := s.cfg.Blobs.Open(ctx, r.Thumbnail)
+	b, err := s.cfg.Blobs.Open(ctx, k)
 	if errors.Is(err, blobs.ErrNotFound) {
-		return nil, nil, fmt.Errorf("content: record %s names thumbnail %s, which is missing: %w", id, r.Thumbnail, ErrNoThumbnail)
+		if missing == nil {
+			missing = err
+		}
+		return nil, nil, fmt.Errorf("content: record %s names %s %s, which is missing: %w", id, what, k, missing)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return r, b, nil
+}
+
+// OpenBlob opens the kept signed file whose SHA-256 is sum (the caller
+// closes it): blobs.ErrNotFound, or ErrFileNotKept when no files are kept.
+func (s *Service) OpenBlob(ctx context.Context, sum string) (blobs.Blob, error) {
+	if s.cfg.Blobs == nil {
+		return nil, ErrFileNotKept
+	}
+	return s.cfg.Blobs.Open(ctx, sum)
 }
 
 // ThumbnailURL is the path of the record's preview, "" when it has none.

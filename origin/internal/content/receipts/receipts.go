@@ -1,4 +1,4 @@
-package content
+package receipts
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
-	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/receipt"
 )
@@ -14,7 +13,7 @@ import (
 // ErrNotAnchored: the record's anchor is not verified yet (its batch is
 // open, or its transaction lacks confirmations), so there is no receipt to
 // give. The error is a *NotAnchoredError saying why.
-var ErrNotAnchored = errors.New("content: record not anchored yet")
+var ErrNotAnchored = errors.New("receipts: record not anchored yet")
 
 // NotAnchoredError is returned by Receipt while the record's anchor does
 // not verify. It wraps ErrNotAnchored.
@@ -24,7 +23,7 @@ type NotAnchoredError struct {
 	Detail string
 }
 
-func (e *NotAnchoredError) Error() string { return "content: record not anchored: " + e.Detail }
+func (e *NotAnchoredError) Error() string { return "receipts: record not anchored: " + e.Detail }
 
 // Unwrap makes errors.Is(err, ErrNotAnchored) hold.
 func (e *NotAnchoredError) Unwrap() error { return ErrNotAnchored }
@@ -36,26 +35,27 @@ func (e *NotAnchoredError) Unwrap() error { return ErrNotAnchored }
 // from the anchoring state, and receipt.New refuses one that does not
 // verify offline, so the service never hands out a receipt it could not
 // check itself. When the record's signing key is revoked the receipt
-// carries the decision (key_revocation).
-func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Record, error) {
-	r, err := s.lookup(ctx, id)
+// carries the decision (key_revocation). An unknown id is
+// content.ErrNotFound.
+func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, error) {
+	r, err := s.cfg.Records.Find(ctx, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sg, err := r.Signed()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	st := s.anchorState(ctx, r)
+	st := s.cfg.Records.AnchorState(ctx, r)
 	if st.Outcome != anchor.Verified || st.Proof == nil {
-		return nil, nil, &NotAnchoredError{Detail: st.Detail}
+		return nil, &NotAnchoredError{Detail: st.Detail}
 	}
 	// The batch is on chain but the record does not carry its anchoring
 	// time yet (the batch callback runs a moment later). A signing key's
 	// revocation is judged against that time, so no receipt goes out
 	// before it is known: the receipt and a later verify then agree.
 	if r.AnchoredAt == nil {
-		return nil, nil, &NotAnchoredError{Detail: "anchored: the record's anchoring time is being recorded"}
+		return nil, &NotAnchoredError{Detail: "anchored: the record's anchoring time is being recorded"}
 	}
 	p := st.Proof
 	in := receipt.Inclusion{LeafIndex: p.LeafIndex, TreeSize: p.TreeSize, AuditPath: make([]merkle.Hash, len(p.AuditPath)),
@@ -65,44 +65,14 @@ func (s *Service) Receipt(ctx context.Context, id string) (*receipt.Receipt, *Re
 	}
 	rc, err := receipt.New(sg, in)
 	if err != nil {
-		return nil, nil, fmt.Errorf("content: receipt of %s: %w", id, err)
+		return nil, fmt.Errorf("receipts: receipt of %s: %w", id, err)
 	}
 	if n := s.cfg.Network; n != nil {
 		cp := *n
 		rc.Network = &cp
 	}
-	if kr := s.KeyRevocationOf(ctx, r); kr != nil {
+	if kr := s.cfg.Records.KeyRevocationOf(ctx, r); kr != nil {
 		rc.KeyRevocation = kr
 	}
-	return rc, r, nil
-}
-
-// File returns owner's record id and its signed file, open for reading
-// (the caller closes it). Errors: ErrNotFound (no such record of owner),
-// ErrFileNotKept.
-func (s *Service) File(ctx context.Context, owner, id string) (*Record, blobs.Blob, error) {
-	r, err := s.Get(ctx, owner, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if r.Blob == "" || s.cfg.Blobs == nil {
-		return nil, nil, ErrFileNotKept
-	}
-	b, err := s.cfg.Blobs.Open(ctx, r.Blob)
-	if errors.Is(err, blobs.ErrNotFound) {
-		return nil, nil, fmt.Errorf("content: record %s names blob %s, which is missing: %w", id, r.Blob, err)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, b, nil
-}
-
-// OpenBlob opens the kept signed file whose SHA-256 is sum (the caller
-// closes it): blobs.ErrNotFound, or ErrFileNotKept when no files are kept.
-func (s *Service) OpenBlob(ctx context.Context, sum string) (blobs.Blob, error) {
-	if s.cfg.Blobs == nil {
-		return nil, ErrFileNotKept
-	}
-	return s.cfg.Blobs.Open(ctx, sum)
+	return rc, nil
 }

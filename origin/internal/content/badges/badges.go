@@ -1,12 +1,10 @@
-package content
+package badges
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -27,18 +25,19 @@ type BadgeState struct {
 	Network *wire.Network
 }
 
-// Badge returns the badge state of record id (any owner), or ErrNotFound.
+// Badge returns the badge state of record id (any owner), or
+// content.ErrNotFound.
 func (s *Service) Badge(ctx context.Context, id string) (BadgeState, error) {
-	r, err := s.lookup(ctx, id)
+	r, err := s.cfg.Records.Find(ctx, id)
 	if err != nil {
 		return BadgeState{}, err
 	}
 	// A record its signing key's revocation invalidates reads as revoked,
 	// as in verify; one that only waits for its anchoring to count again
 	// (a retired device key) reads as pending.
-	kr := s.KeyRevocationOf(ctx, r)
-	keyRevoked := r.Status != StatusRevoked && !kr.Valid() && !kr.AwaitingAnchor
-	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == StatusRevoked || keyRevoked, KeyRevoked: keyRevoked,
+	kr := s.cfg.Records.KeyRevocationOf(ctx, r)
+	keyRevoked := r.Status != content.StatusRevoked && !kr.Valid() && !kr.AwaitingAnchor
+	return BadgeState{RecordID: r.ID, OrgName: r.Signer.OrgName, Revoked: r.Status == content.StatusRevoked || keyRevoked, KeyRevoked: keyRevoked,
 		Anchored: r.BlockchainStatus == wire.StatusAnchored, Network: s.cfg.Network}, nil
 }
 
@@ -63,51 +62,32 @@ const MaxOrgScan = 100_000
 
 // OrgCounts counts the public records signed under org (matched
 // case-insensitively, as PublicSearch does). An organisation with no
-// record at all is ErrNotFound; one whose records are all revoked is
-// found with zero counts.
+// record at all is content.ErrNotFound; one whose records are all revoked
+// is found with zero counts.
 func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) {
 	var c OrgCounts
-	var newest *Record
+	var newest *content.Record
 	owners := map[string]bool{}
-	var live []*Record
-	n := 0
-	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		return tx.Scan(orgPrefix(org), nil, func(k, _ []byte) error {
-			if n == MaxOrgScan {
-				c.Truncated = true
-				return store.ErrStopIteration
-			}
-			n++
-			r, err := getRecord(tx, string(k[bytes.LastIndexByte(k, '/')+1:]))
-			// An index entry whose record is gone counts for nothing; a
-			// name with a '/' can share another's prefix, hence EqualFold.
-			if err != nil || !strings.EqualFold(r.Signer.OrgName, org) {
-				return nil
-			}
-			c.OrgName, newest = r.Signer.OrgName, r
-			owners[r.Owner] = true
-			if r.Status == StatusRevoked {
-				return nil
-			}
-			// Only what the key decision and the counts read is kept.
-			live = append(live, &Record{Owner: r.Owner, SigningKeyID: r.SigningKeyID, Source: r.Source, CreatedAt: r.CreatedAt,
-				AnchoredAt: r.AnchoredAt, BlockchainStatus: r.BlockchainStatus})
-			return nil
-		})
+	var live []*content.Record
+	truncated, err := s.cfg.Records.EachOrgRecord(ctx, org, MaxOrgScan, func(r *content.Record) {
+		c.OrgName, newest = r.Signer.OrgName, r
+		owners[r.Owner] = true
+		if r.Status == content.StatusRevoked {
+			return
+		}
+		// Only what the key decision and the counts read is kept.
+		live = append(live, &content.Record{Owner: r.Owner, SigningKeyID: r.SigningKeyID, Source: r.Source, CreatedAt: r.CreatedAt,
+			AnchoredAt: r.AnchoredAt, BlockchainStatus: r.BlockchainStatus})
 	})
 	if err != nil {
-		return OrgCounts{}, fmt.Errorf("content: org counts: %w", err)
+		return OrgCounts{}, fmt.Errorf("badges: org counts: %w", err)
 	}
+	c.Truncated = truncated
 	// A record its signing key's revocation invalidates counts as
 	// revoked, as verify decides it; each key is read once.
-	states := map[string]*wire.SigningKeyState{}
+	decide := s.cfg.Records.KeyRevocations()
 	for _, r := range live {
-		st, ok := states[r.Owner+"/"+r.SigningKeyID]
-		if !ok {
-			st = s.keyState(ctx, r)
-			states[r.Owner+"/"+r.SigningKeyID] = st
-		}
-		if !decideKey(st, r).Valid() {
+		if !decide(ctx, r).Valid() {
 			continue
 		}
 		c.Signed++
@@ -116,10 +96,10 @@ func (s *Service) OrgCounts(ctx context.Context, org string) (OrgCounts, error) 
 		}
 	}
 	if c.OrgName == "" {
-		return OrgCounts{}, ErrNotFound
+		return OrgCounts{}, content.ErrNotFound
 	}
 	if len(owners) == 1 {
-		s.Identify(ctx, newest)
+		s.cfg.Records.Identify(ctx, newest)
 		if !newest.Signer.NameShared {
 			c.VerifiedDomain = newest.Signer.VerifiedDomain
 		}

@@ -1,0 +1,82 @@
+package content
+
+import (
+	"context"
+	"time"
+
+	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/phash"
+	"github.com/provenant/provenant/shared/watermark"
+)
+
+// What signing and verification need of C2PA; the manifests themselves
+// (writing, keeping, resolving) are origin/internal/content/manifests.
+
+// c2paOut is what the manifest step produced: the output with its
+// manifest, the manifest's id and its store, or the output unchanged.
+type c2paOut struct {
+	file  []byte
+	id    string
+	store []byte
+}
+
+// c2paIn is what the manifest step needs from Sign (manifests.Input).
+type c2paIn struct {
+	owner, orgName, originType, recordID, title string
+	upload, out                                 []byte
+	format                                      imagex.Format
+	payload                                     watermark.Payload
+	marked                                      bool
+	ph                                          phash.Hash
+	when                                        time.Time
+}
+
+// embedC2PA writes the manifest of a signed file with the service's
+// authority (manifests.Embed).
+func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
+	o, err := manifests.Embed(ctx, s.cfg.C2PA, manifests.Input{Owner: in.owner, OrgName: in.orgName, OriginType: in.originType,
+		RecordID: in.recordID, Title: in.title, Upload: in.upload, Out: in.out, Format: in.format, Payload: in.payload,
+		Marked: in.marked, PHash: in.ph, When: in.when})
+	return c2paOut{file: o.File, id: o.ID, store: o.Store}, err
+}
+
+// putC2PA keeps r's manifest, inside the transaction that stores r.
+func putC2PA(tx store.Txn, r *Record) error {
+	return manifests.Put(tx, r.ID, r.C2PAManifestID, r.c2paStore)
+}
+
+// c2paCA is the CA certificate (PEM) the verify answer's trust decision
+// uses; "" without an authority.
+func (s *Service) c2paCA(ctx context.Context) string {
+	if s.cfg.C2PA == nil {
+		return ""
+	}
+	p, err := s.cfg.C2PA.CAPEM(ctx)
+	if err != nil {
+		s.log.Warn("C2PA CA unavailable", "err", err)
+		return ""
+	}
+	return string(p)
+}
+
+// ManifestCandidates implements manifests.Records: the records the
+// verification search (candidates) links to f, by exact SHA-256 and
+// watermark payload, and by perceptual neighbours only when byHash.
+func (s *Service) ManifestCandidates(ctx context.Context, f facts.Facts, byHash bool) ([]manifests.Candidate, error) {
+	ff := fromFacts(f)
+	ff.NotDecoded = !byHash // no perceptual search
+	cands, err := s.candidates(ctx, ff)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]manifests.Candidate, len(cands))
+	for i, c := range cands {
+		r := c.rec
+		out[i] = manifests.Candidate{RecordID: r.ID, SHA256: r.SHA256, WatermarkPayloadHex: r.WatermarkPayloadHex,
+			PerceptualHash: r.PerceptualHash, Revoked: r.Status == StatusRevoked, ByOriginal: c.byOrig}
+	}
+	return out, nil
+}

@@ -1,0 +1,65 @@
+package content
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// contentPkg is this package's import path; the layers below and above
+// it are its subpackages.
+const contentPkg = "github.com/provenant/provenant/origin/internal/content"
+
+// TestLayerFence keeps the content packages layered one way
+// (docs/design.md, "Package cut"): manifests and phindex sit below
+// content (signing writes manifests, the record store indexes hashes) and
+// never import it; receipts and badges sit above it (they only read
+// records through small interfaces) and content never imports them; and
+// none of them knows HTTP or the server's wiring.
+func TestLayerFence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not in PATH")
+	}
+	forbidden := []string{"github.com/valyala/fasthttp", "github.com/fasthttp/",
+		"github.com/provenant/provenant/origin/internal/httpapi", "github.com/provenant/provenant/origin/internal/server"}
+	tests := []struct {
+		pkg string
+		// above are content packages pkg must not depend on.
+		above []string
+	}{
+		{"/manifests", []string{"", "/receipts", "/badges"}},
+		{"/phindex", []string{"", "/manifests", "/receipts", "/badges"}},
+		{"", []string{"/receipts", "/badges"}},
+		{"/receipts", []string{"/badges"}},
+		{"/badges", []string{"/receipts"}},
+	}
+	for _, tt := range tests {
+		t.Run("content"+tt.pkg, func(t *testing.T) {
+			out, err := exec.Command(goBin, "list", "-deps", contentPkg+tt.pkg).CombinedOutput()
+			if err != nil {
+				t.Fatalf("go list: %v\n%s", err, out)
+			}
+			deps := strings.Fields(string(out))
+			if !slices.Contains(deps, contentPkg+tt.pkg) {
+				t.Fatalf("go list did not list the package itself:\n%s", out)
+			}
+			for _, a := range tt.above {
+				if slices.Contains(deps, contentPkg+a) {
+					t.Errorf("content%s depends on content%s, which sits above it", tt.pkg, a)
+				}
+			}
+			for _, d := range deps {
+				for _, f := range forbidden {
+					if strings.HasPrefix(d, f) {
+						t.Errorf("content%s depends on %s", tt.pkg, d)
+					}
+				}
+			}
+		})
+	}
+}
