@@ -1,48 +1,18 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/clock"
 )
-
-// startIdemCrashChild runs the test binary as an origin on dir that kills
-// itself after an idempotent request's write and before its response is
-// stored (runIdemCrashChild), and returns it once it listens.
-func startIdemCrashChild(t *testing.T, dir string) (*testServer, *exec.Cmd) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), idemCrashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	return &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}, cmd
-}
 
 // idemRequest is one idempotent request, sent as built (JSON or a
 // multipart body) with its key.
@@ -55,6 +25,12 @@ type idemRequest struct {
 func jsonRequest(path, token, key string, v any) idemRequest {
 	b, _ := json.Marshal(v)
 	return idemRequest{path: path, token: token, key: key, contentType: "application/json", body: b}
+}
+
+// signRequest is a sign of pic by s's API key under the idempotency key.
+func signRequest(s signer, key string, pic []byte) idemRequest {
+	body, ct := multipartBody("pic.jpg", pic)
+	return idemRequest{path: "/api/v1/sign?signing_key_id=" + s.keyID, token: s.apiKey, key: key, contentType: ct, body: body.Bytes()}
 }
 
 func batchRequest(s signer, key string, files ...[]byte) idemRequest {
@@ -138,25 +114,14 @@ func TestIdempotentWritesSurviveKillBetweenCommits(t *testing.T) {
 			n0 := before.countItems(tc.list, listToken)
 			before.stop()
 
-			child, cmd := startIdemCrashChild(t, dir)
+			child := startCrashChild(t, idemCrashChildEnv, dir)
 			answered := make(chan int, 1)
 			go func() {
 				if r, err := tc.req.send(child.base); err == nil {
 					answered <- r.status
 				}
 			}()
-			state, err := cmd.Process.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ws, ok := state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("child ended with %v, want killed by SIGKILL after the write", state)
-			}
-			select {
-			case code := <-answered:
-				t.Fatalf("the first request was answered (%d) although the origin died before answering", code)
-			case <-time.After(100 * time.Millisecond):
-			}
+			child.diedBeforeAnswering(answered, "after the write")
 
 			ts := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)))
 			start := time.Now()
@@ -212,20 +177,10 @@ func TestIdempotentWritesSurviveKillBetweenCommits(t *testing.T) {
 // is the first request's, byte for byte, and one API key and one record
 // exist: the second origin waited for the first's lease and replayed.
 func TestIdempotencyAcrossOrigins(t *testing.T) {
-	url := pgtest.Start(t).NewDatabase()
-	master := make([]byte, 32)
-	if _, err := rand.Read(master); err != nil {
-		t.Fatal(err)
-	}
-	a := startServer(t, "", nil, onPostgres(url, master))
-	b := startServer(t, "", nil, onPostgres(url, master))
+	origins := originsOnPostgres(t, 2)
+	a, b := origins[0], origins[1]
 	s := a.newSigner("idem-origins@example.com")
 
-	var sign bytes.Buffer
-	mw := multipart.NewWriter(&sign)
-	w, _ := mw.CreateFormFile("file", "p.jpg")
-	_, _ = w.Write(photo(t, 91, 640, 480))
-	_ = mw.Close()
 	const perOrigin = 4
 	for _, tc := range []struct {
 		name  string
@@ -234,7 +189,7 @@ func TestIdempotencyAcrossOrigins(t *testing.T) {
 		token string
 	}{
 		{"api key", jsonRequest("/api/v1/keys/api-keys", s.token, "origins-ak", map[string]any{"name": "shared", "scopes": []string{"read"}}), "/api/v1/keys/api-keys", s.token},
-		{"sign", idemRequest{path: "/api/v1/sign?signing_key_id=" + s.keyID, token: s.apiKey, key: "origins-sign", contentType: mw.FormDataContentType(), body: sign.Bytes()}, "/api/v1/content-records", s.apiKey},
+		{"sign", signRequest(s, "origins-sign", photo(t, 91, 640, 480)), "/api/v1/content-records", s.apiKey},
 	} {
 		n0 := a.countItems(tc.list, tc.token)
 		var mu sync.Mutex
