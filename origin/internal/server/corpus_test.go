@@ -63,13 +63,7 @@ func TestConformanceCorpus(t *testing.T) {
 				writePresentInput(t, c.Name, v, cp.Roles)
 				return
 			}
-			want, ok := golden[c.Name]
-			if !ok {
-				t.Fatalf("no golden row (run with -update-corpus)")
-			}
-			if d := corpus.Diff(c, want, row); d != "" {
-				t.Errorf("%s", d)
-			}
+			cp.Expect(t, golden, c, v) // a missing row: run with -update-corpus
 		})
 	}
 	if *updateCorpus {
