@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/internal/ratelimit"
 )
 
 // TestDocsQuoteTheDefaults: the rate limits docs/api.md gives in its
@@ -43,6 +45,36 @@ func TestDocsQuoteTheDefaults(t *testing.T) {
 	} {
 		if !strings.Contains(doc, phrase) {
 			t.Errorf("docs/api.md no longer says %q: the code or the doc changed alone", phrase)
+		}
+	}
+}
+
+// TestOtherDocsQuoteTheRateLimits: the sign, verify and lookup quotas
+// docs/operations.md (flag defaults, scale-out), docs/c2pa.md and
+// docs/edge.md (the origin's lookup limit behind the edges) restate are
+// DefaultLimits', so that a changed default cannot leave them behind.
+func TestOtherDocsQuoteTheRateLimits(t *testing.T) {
+	l := DefaultLimits()
+	perMin := func(p ratelimit.Policy) int { return p.Quota * int(time.Minute/p.Window) }
+	sign, verify, lookup := perMin(l.Sign), perMin(l.Verify), perMin(l.Lookup)
+	for _, tc := range []struct{ doc, phrase string }{
+		{"operations.md", fmt.Sprintf("| `0`: %d per minute per API key |", sign)},
+		{"operations.md", fmt.Sprintf("| `0`: %d per minute per IP |", verify)},
+		{"operations.md", fmt.Sprintf("sign, %d per minute\n  per API key, becomes up to %d·N (3 origins: %d/min", sign, sign, 3*sign)},
+		{"operations.md", fmt.Sprintf("the public verify limit, %d per minute per client IP, becomes up\n  to %d·N", verify, verify)},
+		{"operations.md", fmt.Sprintf("lookup limit (%d/min per client IP, as\n  the edges forward it) up to %d·N", lookup, lookup)},
+		{"operations.md", fmt.Sprintf("sign %d per minute per\nAPI key, verify %d per minute per IP", sign, verify)},
+		{"c2pa.md", fmt.Sprintf("limited like verify (%d per\nminute per client IP", verify)},
+		{"c2pa.md", fmt.Sprintf("lookup (%d per minute per client IP)", lookup)},
+		{"edge.md", fmt.Sprintf("lookup's %d/min, the verify limit", lookup)},
+		{"edge.md", fmt.Sprintf("the origin's lookup (%d/min)", lookup)},
+	} {
+		b, err := os.ReadFile("../../../docs/" + tc.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.phrase) {
+			t.Errorf("docs/%s no longer says %q: the default or the doc changed alone", tc.doc, tc.phrase)
 		}
 	}
 }
