@@ -50,8 +50,8 @@ func TestDocsQuoteTheDefaults(t *testing.T) {
 }
 
 // TestOtherDocsQuoteTheRateLimits: the sign, verify and lookup quotas
-// docs/operations.md (flag defaults, scale-out), docs/c2pa.md and
-// docs/edge.md (the origin's lookup limit behind the edges) restate are
+// docs/operations.md (flag defaults, scale-out), docs/api.md's server
+// configuration, docs/c2pa.md and docs/edge.md (the origin's lookup limit behind the edges) restate are
 // DefaultLimits', so that a changed default cannot leave them behind.
 func TestOtherDocsQuoteTheRateLimits(t *testing.T) {
 	l := DefaultLimits()
@@ -68,6 +68,7 @@ func TestOtherDocsQuoteTheRateLimits(t *testing.T) {
 		{"c2pa.md", fmt.Sprintf("lookup (%d per minute per client IP)", lookup)},
 		{"edge.md", fmt.Sprintf("lookup's %d/min, the verify limit", lookup)},
 		{"edge.md", fmt.Sprintf("the origin's lookup (%d/min)", lookup)},
+		{"api.md", fmt.Sprintf("spec quotas (%d, %d per minute)", sign, verify)},
 	} {
 		b, err := os.ReadFile("../../../docs/" + tc.doc)
 		if err != nil {
