@@ -71,10 +71,16 @@ func notEndorsed(t *testing.T, what string, v honestResp, id, org, relation stri
 
 // anchoredServer starts a server that anchors every record on its own.
 func anchoredServer(t *testing.T) *testServer {
-	return startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 1
+	return startServer(t, "", nil, batchesOf(1))
+}
+
+// batchesOf anchors records n at a time, the chain polled every 20 ms:
+// with n > 1 a record stays pending until n are waiting.
+func batchesOf(n int) serverOpt {
+	return func(c *Config, _ *deps) {
+		c.Anchor.BatchSize = n
 		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	}
 }
 
 // transplant embeds payload (hex) into picture with the project's own
