@@ -34,20 +34,14 @@ func runIdemCrashChild(dir string) {
 // (201, Idempotent-Replayed) and the account has one record, not two. A
 // different request under the key is still refused.
 func TestIdempotentSignSurvivesKillBetweenCommits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns a subprocess")
-	}
-	dir := t.TempDir()
-	setup := startServer(t, dir, nil)
-	s := setup.newSigner("idem-crash@example.com")
-	setup.stop()
+	dir, s := signerForChild(t, "idem-crash@example.com")
 
 	child := startCrashChild(t, idemCrashChildEnv, dir)
 	pic := readTestdata(t, "water.jpg")
 	const key = "crash-between-commits-1"
 	done := make(chan int, 1)
 	go func() {
-		if r, err := signRequest(s, key, pic).send(child.base); err == nil {
+		if r, err := signForm(s, key, pic, nil).send(child.base); err == nil {
 			done <- r.status
 		}
 	}()

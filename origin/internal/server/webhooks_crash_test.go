@@ -242,6 +242,21 @@ func startCrashChild(t *testing.T, env, dir string) *crashChild {
 	return c
 }
 
+// signerForChild makes a signer on a new data dir with an origin it then
+// stops, for a crash child to run on that dir; it skips the test under
+// -short, since the child is a subprocess.
+func signerForChild(t *testing.T, email string) (dir string, s signer) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	dir = t.TempDir()
+	setup := startServer(t, dir, nil)
+	s = setup.newSigner(email)
+	setup.stop()
+	return dir, s
+}
+
 // diedBeforeAnswering waits for a child that kills itself at the point
 // under test (what), and fails the test unless SIGKILL ended it and the
 // request in flight, whose status would arrive on answered, got no answer.
