@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -80,14 +81,9 @@ func verifyHash(file []byte, lim limits.Limits, minShort int) (phash.Hash, error
 	return phash.Compute(imagex.ToLuma(img.Image))
 }
 
-func crop(src image.Image, frac float64) image.Image {
-	b := src.Bounds()
-	dx, dy := int(float64(b.Dx())*frac), int(float64(b.Dy())*frac)
-	r := image.Rect(b.Min.X+dx, b.Min.Y+dy, b.Max.X-dx, b.Max.Y-dy)
-	dst := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	draw.Draw(dst, dst.Bounds(), src, r.Min, draw.Src)
-	return dst
-}
+// crop keeps the centre of src, frac of each side cut off (the
+// conformance corpus's crop).
+func crop(src image.Image, frac float64) image.Image { return corpus.Crop(frac)(src) }
 
 func brighten(src image.Image, k float64) image.Image {
 	b := src.Bounds()

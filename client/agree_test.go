@@ -3,8 +3,6 @@ package client_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -60,21 +58,7 @@ func TestLocalAgreesWithOrigin(t *testing.T) {
 
 	// A device key reported compromised since before its record was
 	// anchored.
-	pub, priv, _ := ed25519.GenerateKey(nil)
-	dk, err := first.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls, rec, err := first.api.SignLocal(ctx, client.LocalSignRequest{File: testPhoto(t, 75, 640, 480), Key: priv, SigningKeyID: dk.ID,
-		OrgName: first.session.User.OrgName, OriginType: "camera_image"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitAnchored(t, first.api, rec.ID)
-	since := dk.CreatedAt
-	if _, err := first.jwt.RevokeSigningKey(ctx, dk.ID, client.RevokeSigningKeyRequest{Reason: "key extracted", CompromisedSince: &since}); err != nil {
-		t.Fatal(err)
-	}
+	compromised, _ := compromisedDeviceRecord(t, first, 75)
 
 	corpus := []struct {
 		name string
@@ -87,7 +71,7 @@ func TestLocalAgreesWithOrigin(t *testing.T) {
 		{"unrelated", testPhoto(t, 79, 640, 480)},
 		{"revoked-record", revoked},
 		{"revoked-record-reencoded", resized(t, revoked, 0.75, 80)},
-		{"key-compromised", ls.File},
+		{"key-compromised", compromised},
 		{"key-retired", retired},
 		{"derivative", derivative},
 		{"small", small},

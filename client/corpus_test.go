@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
-	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
 // TestConformanceCorpusVerifyLocal is the SDK's leg of the conformance
@@ -19,11 +17,7 @@ import (
 // held to. A registered file that is not a picture is refused here as
 // unsupported, without a request, and verified by upload instead.
 func TestConformanceCorpusVerifyLocal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a corpus of signed records")
-	}
-	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
-	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: o.URL, Tag: "sdk"})
+	o, cp, golden := origintest.StartCorpus(t, "sdk")
 	c, err := client.New(client.Config{BaseURL: o.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -47,13 +41,7 @@ func TestConformanceCorpusVerifyLocal(t *testing.T) {
 				}
 				v = &lv.Response
 			}
-			want, ok := golden[cs.Name]
-			if !ok {
-				t.Fatalf("no golden row for %q", cs.Name)
-			}
-			if d := corpus.Diff(cs, want, corpus.Summarize(*v, cp.Roles)); d != "" {
-				t.Errorf("%s", d)
-			}
+			cp.Expect(t, golden, cs, *v)
 		})
 	}
 }

@@ -235,6 +235,31 @@ func waitReceipt(t testing.TB, c *client.Client, id string) []byte {
 }
 
 // waitAnchored polls until the record's anchoring time is set.
+// compromisedDeviceRecord signs the photo of seed locally with a new
+// device key of a, waits for the record to be anchored, then revokes the
+// key as compromised since its creation, before that anchoring; it
+// returns the signed file and the record's id.
+func compromisedDeviceRecord(t testing.TB, a *account, seed uint64) ([]byte, string) {
+	t.Helper()
+	ctx := context.Background()
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	dk, err := a.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, rec, err := a.api.SignLocal(ctx, client.LocalSignRequest{File: testPhoto(t, seed, 640, 480), Key: priv, SigningKeyID: dk.ID,
+		OrgName: a.session.User.OrgName, OriginType: "camera_image"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitAnchored(t, a.api, rec.ID)
+	since := dk.CreatedAt
+	if _, err := a.jwt.RevokeSigningKey(ctx, dk.ID, client.RevokeSigningKeyRequest{Reason: "key extracted", CompromisedSince: &since}); err != nil {
+		t.Fatal(err)
+	}
+	return ls.File, rec.ID
+}
+
 func waitAnchored(t testing.TB, c *client.Client, id string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -461,26 +486,12 @@ func TestKeyRevocationAgainstOrigin(t *testing.T) {
 
 	// A device key compromised since before its record was anchored: the
 	// record is not authentic, and its receipt says so.
-	pub, priv, _ := ed25519.GenerateKey(nil)
-	dk, err := a.jwt.CreateSigningKey(ctx, client.CreateSigningKeyRequest{Name: "field camera", OriginType: "camera_image", PublicKeyHex: hex.EncodeToString(pub)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls, rec, err := a.api.SignLocal(ctx, client.LocalSignRequest{File: testPhoto(t, 43, 640, 480), Key: priv, SigningKeyID: dk.ID,
-		OrgName: a.session.User.OrgName, OriginType: "camera_image"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitReceipt(t, a.api, rec.ID)
-	since := dk.CreatedAt
-	if _, err := a.jwt.RevokeSigningKey(ctx, dk.ID, client.RevokeSigningKeyRequest{Reason: "key extracted", CompromisedSince: &since}); err != nil {
-		t.Fatal(err)
-	}
-	v, err = a.api.Verify(ctx, client.BytesUpload("b.jpg", ls.File))
+	file, recID := compromisedDeviceRecord(t, a, 43)
+	v, err = a.api.Verify(ctx, client.BytesUpload("b.jpg", file))
 	if err != nil || v.Authentic {
 		t.Errorf("a record anchored after the cutoff: %+v, %v", v, err)
 	}
-	b, err := a.api.ReceiptBytes(ctx, rec.ID)
+	b, err := a.api.ReceiptBytes(ctx, recID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"io"
 	"math/big"
-	mrand "math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -41,6 +37,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain/gethtest"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/merkle"
 )
 
@@ -235,26 +232,9 @@ func (c scaleClient) sign(base, apiKey, keyID, name string, file []byte) scaleRe
 	return c.send(req)
 }
 
-// scalePhoto is a 480×360 JPEG distinct for each seed (smooth waves and
-// noise, enough texture for the watermark).
-func scalePhoto(seed uint64) []byte {
-	r := mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	const w, h = 480, 360
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	fx, fy, ph := 1+r.Float64()*6, 1+r.Float64()*6, r.Float64()
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			u := float64(x)/w*fx + float64(y)/h*fy + ph
-			u -= float64(int(u))
-			v := 128 + 60*(8*u*(1-u)-1) + r.NormFloat64()*12
-			c := func(f float64) uint8 { return uint8(min(max(f, 0), 255)) }
-			img.Set(x, y, color.RGBA{c(v), c(v*0.8 + 30), c(255 - v), 255})
-		}
-	}
-	var buf bytes.Buffer
-	_ = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88})
-	return buf.Bytes()
-}
+// scalePhoto is a 480×360 JPEG distinct for each seed, with enough
+// texture for the watermark.
+func scalePhoto(seed uint64) []byte { return corpus.Photo(seed, 480, 360) }
 
 // hookReceiver is the webhook receiver: it checks each request's HMAC and
 // records every delivery id with its body.

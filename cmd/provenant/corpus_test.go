@@ -5,11 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
-	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/present"
 )
 
@@ -20,11 +18,7 @@ import (
 // case, the exit code says the same verdict, and the text output keeps
 // the wording rules.
 func TestConformanceCorpusCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a corpus of signed records")
-	}
-	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour, BatchSize: 2})
-	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: o.URL, Tag: "cli"})
+	o, cp, golden := origintest.StartCorpus(t, "cli")
 	c := newCLI(t, o.URL)
 	dir := t.TempDir()
 	for _, cs := range cp.Cases {
@@ -41,13 +35,7 @@ func TestConformanceCorpusCLI(t *testing.T) {
 			if want := map[bool]int{true: 0, false: 1}[v.Authentic]; r.code != want {
 				t.Errorf("exit %d for authentic=%v, want %d", r.code, v.Authentic, want)
 			}
-			want, ok := golden[cs.Name]
-			if !ok {
-				t.Fatalf("no golden row for %q", cs.Name)
-			}
-			if d := corpus.Diff(cs, want, corpus.Summarize(v, cp.Roles)); d != "" {
-				t.Errorf("%s", d)
-			}
+			cp.Expect(t, golden, cs, v)
 			text := c.run("", "verify", "--local", "--or-upload", path)
 			for _, bad := range present.TextViolations(v, written(v, text.out)) {
 				t.Errorf("text: %s\n%s", bad, text.out)

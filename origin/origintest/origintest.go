@@ -17,6 +17,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/server"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
 // Options adjusts the origin. The zero value anchors in batches closed
@@ -81,4 +82,18 @@ func Start(t testing.TB, opt Options) *Origin {
 		o.ChainRPC = "http://" + a.String()
 	}
 	return o
+}
+
+// StartCorpus runs an origin the way the conformance corpus needs it
+// (hour-long batches of two records, so that its pending records stay
+// so) and builds the corpus on it, tagged with the surface under test.
+// It skips t under -short: the corpus signs dozens of records.
+func StartCorpus(t *testing.T, tag string) (*Origin, *corpus.Corpus, map[string]corpus.Row) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a corpus of signed records")
+	}
+	o := Start(t, Options{BatchInterval: time.Hour, BatchSize: 2})
+	cp, golden := corpus.BuildForTest(t, corpus.Origin{URL: o.URL, Tag: tag})
+	return o, cp, golden
 }

@@ -15,7 +15,7 @@ import (
 // Provenant one names and the chain), nothing for a file without one,
 // and an invalid state once the image bytes change.
 func TestC2PAFacts(t *testing.T) {
-	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	raw, err := os.ReadFile(meadowJPEG)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestC2PAFacts(t *testing.T) {
 //
 //	go test ./shared/facts -run '^$' -bench C2PARead -benchtime 20x -count 3
 func BenchmarkC2PARead(b *testing.B) {
-	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
+	raw, err := os.ReadFile(meadowJPEG)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -121,25 +120,7 @@ func TestFromWireRefuses(t *testing.T) {
 // the full decode (FromImage): the same payload and size, and perceptual
 // hashes a few bits apart at most.
 func TestAnalyzeReducedMatchesFull(t *testing.T) {
-	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := image.NewRGBA(image.Rect(0, 0, 1120, 1030))
-	draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
-	marked, err := watermark.Embed(big, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	file := buf.Bytes()
+	file := jpegAt(t, markedPhoto(t, meadowJPEG, 1120, 1030, 0x0123456789abcdef), 85)
 	lim := limits.Default()
 	red, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil || red.Scale != 2 {
@@ -180,28 +161,10 @@ func TestAnalyzeReducedMatchesFull(t *testing.T) {
 // SHA-256 and size, perceptual hashes within the reduced decode's own
 // tolerance. A plane of another size is refused.
 func TestFromPlaneMatchesAnalyze(t *testing.T) {
-	raw, err := os.ReadFile("../watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
 	lim := limits.Default()
 	for _, size := range []image.Point{{480, 600}, {1120, 1030}, {2300, 2100}} {
 		t.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(t *testing.T) {
-			big := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
-			draw.CatmullRom.Scale(big, big.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
-			marked, err := watermark.Embed(big, 0x0123456789abcdef)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 85}); err != nil {
-				t.Fatal(err)
-			}
-			file := buf.Bytes()
+			file := jpegAt(t, markedPhoto(t, meadowJPEG, size.X, size.Y, 0x0123456789abcdef), 85)
 			want, err := Analyze(file, lim, time.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -249,29 +212,13 @@ func TestFromPlaneMatchesAnalyze(t *testing.T) {
 // local-signature probe the picture's chroma at the probe's size, close
 // to what the signed picture's chroma resamples to.
 func TestAnalyzeProbeHasChroma(t *testing.T) {
-	b, err := os.ReadFile("../testdata/images/photo.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := image.NewRGBA(image.Rect(0, 0, 1600, 1000))
-	draw.CatmullRom.Scale(big, big.Bounds(), src, src.Bounds(), draw.Src, nil)
-	marked, err := watermark.Embed(big, 0x42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jb, pb bytes.Buffer
-	if err := jpeg.Encode(&jb, marked, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
+	marked := markedPhoto(t, photoJPEG, 1600, 1000, 0x42)
+	var pb bytes.Buffer
 	if err := png.Encode(&pb, marked); err != nil {
 		t.Fatal(err)
 	}
 	wantCb, _ := imagex.Chroma(marked)
-	for name, file := range map[string][]byte{"jpeg": jb.Bytes(), "png": pb.Bytes()} {
+	for name, file := range map[string][]byte{"jpeg": jpegAt(t, marked, 90), "png": pb.Bytes()} {
 		t.Run(name, func(t *testing.T) {
 			f, err := Analyze(file, limits.Default(), time.Now())
 			if err != nil {

@@ -5,13 +5,11 @@ import (
 	"crypto/sha256"
 	"image"
 	"image/jpeg"
-	"os"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
-	"github.com/provenant/provenant/shared/watermark"
 )
 
 // TestMirroredCopyMatchesUpright: a mirrored or quarter-turned re-post of
@@ -19,18 +17,7 @@ import (
 // back, so it matches the signed picture block by block (a re-encoded
 // copy, not a transplanted mark).
 func TestMirroredCopyMatchesUpright(t *testing.T) {
-	b, err := os.ReadFile("../watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(src, 0x1122334455667788)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedPhoto(t, meadowJPEG, 0, 0, 0x1122334455667788)
 	grid := localsig.Compute(imagex.ToLuma(marked))
 	for _, tc := range []struct {
 		name string

@@ -14,19 +14,37 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 )
 
-// FuzzDecode checks the decode boundary: any bytes give either an image within
-// the limits or an error wrapping one of the sentinels, never a panic.
-func FuzzDecode(f *testing.F) {
-	// Small seeds keep the instrumented decoders fast: tiny encodings of
-	// every format plus the header-only bombs.
-	for _, name := range []string{"images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg",
-		"bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif", "bombs/jpeg-60000x60000.jpg", "bombs/html-named.png"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+// fuzzLimits are the limits the fuzzers decode under: pixels, sides and
+// sizes small enough for the fuzzer to reach every refusal, and
+// decodeBytes of decode memory.
+func fuzzLimits(decodeBytes int64) limits.Limits {
+	lim := limits.Default()
+	lim.MaxPixels = 1 << 18
+	lim.MaxSide = 4096
+	lim.MaxUploadBytes = 1 << 20
+	lim.MaxDecodeBytes = decodeBytes
+	return lim
+}
+
+// addFileSeeds adds each of the files names under dir to f's corpus.
+func addFileSeeds(f *testing.F, dir string, names ...string) {
+	f.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
+}
+
+// FuzzDecode checks the decode boundary: any bytes give either an image within
+// the limits or an error wrapping one of the sentinels, never a panic.
+func FuzzDecode(f *testing.F) {
+	// Small seeds keep the instrumented decoders fast: tiny encodings of
+	// every format plus the header-only bombs.
+	addFileSeeds(f, filepath.Join("..", "testdata"), "images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg",
+		"bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif", "bombs/jpeg-60000x60000.jpg", "bombs/html-named.png")
 	small := image.NewRGBA(image.Rect(0, 0, 16, 10))
 	for i := range small.Pix {
 		small.Pix[i] = uint8(i * 37)
@@ -41,10 +59,7 @@ func FuzzDecode(f *testing.F) {
 	buf.Reset()
 	_ = gif.Encode(&buf, small, nil)
 	f.Add(bytes.Clone(buf.Bytes()))
-	lim := limits.Default()
-	lim.MaxPixels = 1 << 18 // small enough for the fuzzer to hit
-	lim.MaxSide = 4096
-	lim.MaxUploadBytes = 1 << 20
+	lim := fuzzLimits(limits.DefaultMaxDecodeBytes)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		img, err := Decode(b, lim)
 		if err != nil {
@@ -91,18 +106,9 @@ func FuzzJPEGOrientation(f *testing.F) {
 func FuzzHeader(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzHeader (crafted headers of each colour type,
 	// sampling and chunk layout) plus the decodable images below.
-	for _, name := range []string{"images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg", "bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	lim := limits.Default()
-	lim.MaxPixels = 1 << 18
-	lim.MaxSide = 4096
-	lim.MaxUploadBytes = 1 << 20
-	lim.MaxDecodeBytes = 16 << 20
+	addFileSeeds(f, filepath.Join("..", "testdata"), "images/tiny.webp", "images/tiny-lossless.webp", "images/gray.jpg",
+		"bombs/png-100000x100000.png", "bombs/gif-huge-screen.gif")
+	lim := fuzzLimits(16 << 20)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		info, err := DecodeConfig(b, lim)
 		if err != nil {

@@ -480,18 +480,9 @@ func TestIDCTMatchesDefinition(t *testing.T) {
 // never allocates past its bound, and accepts everything image/jpeg
 // accepts that it handles.
 func FuzzDecodeLuma(f *testing.F) {
-	for _, name := range []string{"tiny-q75-420.jpg", "tiny-prog-444.jpg", "odd-prog-422.jpg", "one-q75-420.jpg", "strip-prog-420.jpg", "mid-custom-prog-444.jpg"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "luma", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	lim := limits.Default()
-	lim.MaxPixels = 1 << 18
-	lim.MaxSide = 4096
-	lim.MaxUploadBytes = 1 << 20
-	lim.MaxDecodeBytes = 4 << 20
+	addFileSeeds(f, filepath.Join("testdata", "luma"), "tiny-q75-420.jpg", "tiny-prog-444.jpg", "odd-prog-422.jpg", "one-q75-420.jpg",
+		"strip-prog-420.jpg", "mid-custom-prog-444.jpg")
+	lim := fuzzLimits(4 << 20)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, s := range []int{1, 2, 8} {
 			l, err := decodeJPEGLuma(b, s, lim.MaxDecodeBytes)

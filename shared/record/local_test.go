@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"image"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,7 +59,8 @@ func TestVersions1And2Unchanged(t *testing.T) {
 	}
 }
 
-func testGrid(t testing.TB) []byte {
+// testPhoto is the core's test photo, decoded.
+func testPhoto(t testing.TB) image.Image {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "images", "photo.jpg"))
 	if err != nil {
@@ -68,7 +70,13 @@ func testGrid(t testing.TB) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := localsig.Compute(imagex.ToLuma(img.Image)).Encode()
+	return img.Image
+}
+
+// testGrid is the encoded luminance grid of testPhoto.
+func testGrid(t testing.TB) []byte {
+	t.Helper()
+	g, err := localsig.Compute(imagex.ToLuma(testPhoto(t))).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,16 +121,9 @@ func TestLocalVersion(t *testing.T) {
 // version 3 byte (or a luminance grid under 4) is malformed.
 func TestColourVersion(t *testing.T) {
 	priv := testKey(1)
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "images", "photo.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(b, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cb, cr := imagex.Chroma(img.Image)
-	grid, err := localsig.ComputeColour(imagex.ToLuma(img.Image), cb, cr).Encode()
+	img := testPhoto(t)
+	cb, cr := imagex.Chroma(img)
+	grid, err := localsig.ComputeColour(imagex.ToLuma(img), cb, cr).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@ package httpapi
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/internal/docfigures"
+	"github.com/provenant/provenant/internal/ratelimit"
 )
 
 // TestDocsQuoteTheDefaults: the rate limits docs/api.md gives in its
@@ -13,11 +14,6 @@ import (
 // table are DefaultLimits and the Default*Timeout constants: each phrase
 // is written from the code, so changing one without the other fails here.
 func TestDocsQuoteTheDefaults(t *testing.T) {
-	b, err := os.ReadFile("../../../docs/api.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
 	l := DefaultLimits()
 	perMin := func(q int, w time.Duration) int { return q * int(time.Minute/w) }
 	secs := func(d time.Duration) string {
@@ -26,6 +22,7 @@ func TestDocsQuoteTheDefaults(t *testing.T) {
 		}
 		return fmt.Sprintf("%d s", int(d/time.Second))
 	}
+	var phrases []docfigures.Phrase
 	for _, phrase := range []string{
 		fmt.Sprintf("### `POST /api/v1/auth/register` (public, %d/min per IP)", perMin(l.Register.Quota, l.Register.Window)),
 		fmt.Sprintf("### `POST /api/v1/auth/login` (public, %d/min per IP)", perMin(l.Login.Quota, l.Login.Window)),
@@ -41,8 +38,30 @@ func TestDocsQuoteTheDefaults(t *testing.T) {
 		fmt.Sprintf("| %s (`httpapi.DefaultUploadTimeout`)", secs(DefaultUploadTimeout)),
 		fmt.Sprintf("| %s (`httpapi.DefaultMediaTimeout`)", secs(DefaultMediaTimeout)),
 	} {
-		if !strings.Contains(doc, phrase) {
-			t.Errorf("docs/api.md no longer says %q: the code or the doc changed alone", phrase)
-		}
+		phrases = append(phrases, docfigures.Phrase{Doc: "api.md", Text: phrase})
 	}
+	docfigures.Check(t, phrases)
+}
+
+// TestOtherDocsQuoteTheRateLimits: the sign, verify and lookup quotas
+// docs/operations.md (flag defaults, scale-out), docs/api.md's server
+// configuration, docs/c2pa.md and docs/edge.md (the origin's lookup limit behind the edges) restate are
+// DefaultLimits', so that a changed default cannot leave them behind.
+func TestOtherDocsQuoteTheRateLimits(t *testing.T) {
+	l := DefaultLimits()
+	perMin := func(p ratelimit.Policy) int { return p.Quota * int(time.Minute/p.Window) }
+	sign, verify, lookup := perMin(l.Sign), perMin(l.Verify), perMin(l.Lookup)
+	docfigures.Check(t, []docfigures.Phrase{
+		{Doc: "operations.md", Text: fmt.Sprintf("| `0`: %d per minute per API key |", sign)},
+		{Doc: "operations.md", Text: fmt.Sprintf("| `0`: %d per minute per IP |", verify)},
+		{Doc: "operations.md", Text: fmt.Sprintf("sign, %d per minute\n  per API key, becomes up to %d·N (3 origins: %d/min", sign, sign, 3*sign)},
+		{Doc: "operations.md", Text: fmt.Sprintf("the public verify limit, %d per minute per client IP, becomes up\n  to %d·N", verify, verify)},
+		{Doc: "operations.md", Text: fmt.Sprintf("lookup limit (%d/min per client IP, as\n  the edges forward it) up to %d·N", lookup, lookup)},
+		{Doc: "operations.md", Text: fmt.Sprintf("sign %d per minute per\nAPI key, verify %d per minute per IP", sign, verify)},
+		{Doc: "c2pa.md", Text: fmt.Sprintf("limited like verify (%d per\nminute per client IP", verify)},
+		{Doc: "c2pa.md", Text: fmt.Sprintf("lookup (%d per minute per client IP)", lookup)},
+		{Doc: "edge.md", Text: fmt.Sprintf("lookup's %d/min, the verify limit", lookup)},
+		{Doc: "edge.md", Text: fmt.Sprintf("the origin's lookup (%d/min)", lookup)},
+		{Doc: "api.md", Text: fmt.Sprintf("spec quotas (%d, %d per minute)", sign, verify)},
+	})
 }

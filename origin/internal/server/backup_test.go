@@ -28,11 +28,9 @@ func TestBackupRestoreDrill(t *testing.T) {
 	dir := t.TempDir()
 	opts := func(c *Config, _ *deps) {
 		c.AdminAddr = "127.0.0.1:0"
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Webhooks = loopbackWebhooks()
 	}
-	ts := startServer(t, dir, nil, opts)
+	ts := startServer(t, dir, nil, batchesOf(2), opts)
 	s := ts.newSigner("drill@example.com")
 	r := ts.do("POST", "/api/v1/webhooks", s.apiKey, map[string]any{"url": rcv.srv.URL, "events": []string{"batch.anchored"}})
 	ts.mustStatus(r, 201, "create webhook")
@@ -103,7 +101,7 @@ func TestBackupRestoreDrill(t *testing.T) {
 	}
 
 	// Two minutes later on the restored origin: the retry is due.
-	ts2 := startServer(t, restored, clock.NewFake(t0.Add(2*time.Minute)), opts)
+	ts2 := startServer(t, restored, clock.NewFake(t0.Add(2*time.Minute)), batchesOf(2), opts)
 	for i, m := range marked {
 		r := ts2.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", m}}, nil)
 		ts2.mustStatus(r, 200, "verify after restore")

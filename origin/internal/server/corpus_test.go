@@ -35,10 +35,8 @@ func TestConformanceCorpus(t *testing.T) {
 	many := func(name string) ratelimit.Policy {
 		return ratelimit.Policy{Name: name, Quota: 10000, Window: time.Minute}
 	}
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 2
+	ts := startServer(t, "", nil, batchesOf(2), func(c *Config, _ *deps) {
 		c.Anchor.BatchInterval = time.Hour
-		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Limits = httpapi.Limits{Verify: many("verify"), Lookup: many("verify-lookup"), Register: many("register")}
 	})
 	m := wasmVerifier(t)
@@ -63,13 +61,7 @@ func TestConformanceCorpus(t *testing.T) {
 				writePresentInput(t, c.Name, v, cp.Roles)
 				return
 			}
-			want, ok := golden[c.Name]
-			if !ok {
-				t.Fatalf("no golden row (run with -update-corpus)")
-			}
-			if d := corpus.Diff(c, want, row); d != "" {
-				t.Errorf("%s", d)
-			}
+			cp.Expect(t, golden, c, v) // a missing row: run with -update-corpus
 		})
 	}
 	if *updateCorpus {

@@ -172,13 +172,7 @@ func multipartBody(name string, data []byte) (*bytes.Buffer, string) {
 // dir, every record that exists (answered or not) downloads, and hashes
 // to its sha256: a record is never stored without its file.
 func TestSignedFileSurvivesKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns a subprocess")
-	}
-	dir := t.TempDir()
-	setup := startServer(t, dir, nil)
-	s := setup.newSigner("crash-files@example.com")
-	setup.stop()
+	dir, s := signerForChild(t, "crash-files@example.com")
 
 	child := startCrashChild(t, crashChildEnv, dir)
 

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"image"
 	"image/jpeg"
 	"strings"
 	"testing"
@@ -72,10 +71,16 @@ func notEndorsed(t *testing.T, what string, v honestResp, id, org, relation stri
 
 // anchoredServer starts a server that anchors every record on its own.
 func anchoredServer(t *testing.T) *testServer {
-	return startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 1
+	return startServer(t, "", nil, batchesOf(1))
+}
+
+// batchesOf anchors records n at a time, the chain polled every 20 ms:
+// with n > 1 a record stays pending until n are waiting.
+func batchesOf(n int) serverOpt {
+	return func(c *Config, _ *deps) {
+		c.Anchor.BatchSize = n
 		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	}
 }
 
 // transplant embeds payload (hex) into picture with the project's own
@@ -412,23 +417,13 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 	r := ts.registerClaim(victim, "Example News", uuidN(970), sha256.Sum256([]byte("elsewhere")), far, nil, ts.clock.Now())
 	ts.mustStatus(r, 201, "register a candidate far from the probe")
 	ids = append(ids, uuidN(970))
-	flip := func(src image.Image) image.Image {
-		b := src.Bounds()
-		dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for y := 0; y < b.Dy(); y++ {
-			for x := 0; x < b.Dx(); x++ {
-				dst.Set(b.Dx()-1-x, y, src.At(b.Min.X+x, b.Min.Y+y))
-			}
-		}
-		return dst
-	}
 	noMatch := 0
 	for _, tt := range []struct {
 		name string
 		file []byte
 	}{
 		{"unrelated picture, a far candidate in the index", probe},
-		{"mirrored, re-encoded copy of a signed picture", transform(t, readTestdata(t, "meadow.jpg"), 85, flip)},
+		{"mirrored, re-encoded copy of a signed picture", transform(t, readTestdata(t, "meadow.jpg"), 85, corpus.Mirror)},
 		{"heavy crop of a signed picture", transform(t, readTestdata(t, "water.jpg"), 85, corpus.Crop(0.3))},
 	} {
 		v := ts.verifyHonest(tt.file)

@@ -1,12 +1,7 @@
 package server
 
 import (
-	"bytes"
-	"fmt"
 	"log/slog"
-	"mime/multipart"
-	"net"
-	"net/http"
 	"os"
 	"syscall"
 	"testing"
@@ -29,18 +24,7 @@ func runIdemCrashChild(dir string) {
 		Webhooks: loopbackWebhooks(),
 	}, deps{afterRecordCommit: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) },
 		afterIdempotentWrite: func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
-	}
-	fmt.Printf("ADDR %s\n", ln.Addr())
-	_ = srv.Serve(ln)
-	select {}
+	serveChild(srv, err)
 }
 
 // TestIdempotentSignSurvivesKillBetweenCommits kills the origin (SIGKILL,
@@ -50,45 +34,18 @@ func runIdemCrashChild(dir string) {
 // (201, Idempotent-Replayed) and the account has one record, not two. A
 // different request under the key is still refused.
 func TestIdempotentSignSurvivesKillBetweenCommits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns a subprocess")
-	}
-	dir := t.TempDir()
-	setup := startServer(t, dir, nil)
-	s := setup.newSigner("idem-crash@example.com")
-	setup.stop()
+	dir, s := signerForChild(t, "idem-crash@example.com")
 
-	child, cmd := startIdemCrashChild(t, dir)
+	child := startCrashChild(t, idemCrashChildEnv, dir)
 	pic := readTestdata(t, "water.jpg")
 	const key = "crash-between-commits-1"
 	done := make(chan int, 1)
 	go func() {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		w, _ := mw.CreateFormFile("file", "pic.jpg")
-		_, _ = w.Write(pic)
-		_ = mw.Close()
-		req, _ := http.NewRequest("POST", child.base+"/api/v1/sign?signing_key_id="+s.keyID, &body)
-		req.Header.Set("Content-Type", mw.FormDataContentType())
-		req.Header.Set("Authorization", "Bearer "+s.apiKey)
-		req.Header.Set("Idempotency-Key", key)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			done <- resp.StatusCode
+		if r, err := signForm(s, key, pic, nil).send(child.base); err == nil {
+			done <- r.status
 		}
 	}()
-	state, err := cmd.Process.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want killed by SIGKILL after the record's commit", state)
-	}
-	select {
-	case code := <-done:
-		t.Fatalf("the first request was answered (%d) although the origin died before answering", code)
-	case <-time.After(100 * time.Millisecond):
-	}
+	child.diedBeforeAnswering(done, "after the record's commit")
 
 	ts := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)))
 	r := ts.idemSign(s, key, pic, nil)

@@ -1,48 +1,18 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/clock"
 )
-
-// startIdemCrashChild runs the test binary as an origin on dir that kills
-// itself after an idempotent request's write and before its response is
-// stored (runIdemCrashChild), and returns it once it listens.
-func startIdemCrashChild(t *testing.T, dir string) (*testServer, *exec.Cmd) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), idemCrashChildEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ADDR ") {
-		t.Fatalf("child did not report its address: %q, %v", line, err)
-	}
-	return &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}, cmd
-}
 
 // idemRequest is one idempotent request, sent as built (JSON or a
 // multipart body) with its key.
@@ -69,8 +39,8 @@ func batchRequest(s signer, key string, files ...[]byte) idemRequest {
 		contentType: mw.FormDataContentType(), body: body.Bytes()}
 }
 
-// send posts r to base; a transport error is returned, not fatal (the
-// origin may die under it).
+// send posts r to base, without an Idempotency-Key when r has none; a
+// transport error is returned, not fatal (the origin may die under it).
 func (r idemRequest) send(base string) (response, error) {
 	req, err := http.NewRequest("POST", base+r.path, bytes.NewReader(r.body))
 	if err != nil {
@@ -78,7 +48,9 @@ func (r idemRequest) send(base string) (response, error) {
 	}
 	req.Header.Set("Content-Type", r.contentType)
 	req.Header.Set("Authorization", "Bearer "+r.token)
-	req.Header.Set("Idempotency-Key", r.key)
+	if r.key != "" {
+		req.Header.Set("Idempotency-Key", r.key)
+	}
 	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
 	if err != nil {
 		return response{}, err
@@ -138,25 +110,14 @@ func TestIdempotentWritesSurviveKillBetweenCommits(t *testing.T) {
 			n0 := before.countItems(tc.list, listToken)
 			before.stop()
 
-			child, cmd := startIdemCrashChild(t, dir)
+			child := startCrashChild(t, idemCrashChildEnv, dir)
 			answered := make(chan int, 1)
 			go func() {
 				if r, err := tc.req.send(child.base); err == nil {
 					answered <- r.status
 				}
 			}()
-			state, err := cmd.Process.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ws, ok := state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("child ended with %v, want killed by SIGKILL after the write", state)
-			}
-			select {
-			case code := <-answered:
-				t.Fatalf("the first request was answered (%d) although the origin died before answering", code)
-			case <-time.After(100 * time.Millisecond):
-			}
+			child.diedBeforeAnswering(answered, "after the write")
 
 			ts := startServer(t, dir, clock.NewFake(time.Now().Add(time.Second)))
 			start := time.Now()
@@ -212,20 +173,10 @@ func TestIdempotentWritesSurviveKillBetweenCommits(t *testing.T) {
 // is the first request's, byte for byte, and one API key and one record
 // exist: the second origin waited for the first's lease and replayed.
 func TestIdempotencyAcrossOrigins(t *testing.T) {
-	url := pgtest.Start(t).NewDatabase()
-	master := make([]byte, 32)
-	if _, err := rand.Read(master); err != nil {
-		t.Fatal(err)
-	}
-	a := startServer(t, "", nil, onPostgres(url, master))
-	b := startServer(t, "", nil, onPostgres(url, master))
+	origins := originsOnPostgres(t, 2)
+	a, b := origins[0], origins[1]
 	s := a.newSigner("idem-origins@example.com")
 
-	var sign bytes.Buffer
-	mw := multipart.NewWriter(&sign)
-	w, _ := mw.CreateFormFile("file", "p.jpg")
-	_, _ = w.Write(photo(t, 91, 640, 480))
-	_ = mw.Close()
 	const perOrigin = 4
 	for _, tc := range []struct {
 		name  string
@@ -234,7 +185,7 @@ func TestIdempotencyAcrossOrigins(t *testing.T) {
 		token string
 	}{
 		{"api key", jsonRequest("/api/v1/keys/api-keys", s.token, "origins-ak", map[string]any{"name": "shared", "scopes": []string{"read"}}), "/api/v1/keys/api-keys", s.token},
-		{"sign", idemRequest{path: "/api/v1/sign?signing_key_id=" + s.keyID, token: s.apiKey, key: "origins-sign", contentType: mw.FormDataContentType(), body: sign.Bytes()}, "/api/v1/content-records", s.apiKey},
+		{"sign", signForm(s, "origins-sign", photo(t, 91, 640, 480), nil), "/api/v1/content-records", s.apiKey},
 	} {
 		n0 := a.countItems(tc.list, tc.token)
 		var mu sync.Mutex

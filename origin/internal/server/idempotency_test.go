@@ -3,19 +3,24 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"mime/multipart"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// idemSign sends a sign request with an Idempotency-Key, building a fresh
-// multipart body (a new random boundary) each time, as a client retry does.
+// idemSign sends a sign request with an Idempotency-Key (none when key is
+// empty), building a fresh multipart body (a new random boundary) each
+// time, as a client retry does.
 func (ts *testServer) idemSign(s signer, key string, pic []byte, fields map[string]string) response {
 	ts.t.Helper()
+	return ts.mustSend(signForm(s, key, pic, fields))
+}
+
+// signForm is a sign of pic with the form fields by s's API key under the
+// idempotency key.
+func signForm(s signer, key string, pic []byte, fields map[string]string) idemRequest {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -24,36 +29,24 @@ func (ts *testServer) idemSign(s signer, key string, pic []byte, fields map[stri
 	w, _ := mw.CreateFormFile("file", "pic.jpg")
 	_, _ = w.Write(pic)
 	_ = mw.Close()
-	req, _ := http.NewRequest("POST", ts.base+"/api/v1/sign?signing_key_id="+s.keyID, &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+s.apiKey)
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return idemRequest{path: "/api/v1/sign?signing_key_id=" + s.keyID, token: s.apiKey, key: key,
+		contentType: mw.FormDataContentType(), body: body.Bytes()}
 }
 
 // idemJSON posts a JSON body with an Idempotency-Key.
 func (ts *testServer) idemJSON(path, token, key string, body any) response {
 	ts.t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", ts.base+path, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Idempotency-Key", key)
-	resp, err := http.DefaultClient.Do(req)
+	return ts.mustSend(jsonRequest(path, token, key, body))
+}
+
+// mustSend sends r to this origin and fails the test on a transport error.
+func (ts *testServer) mustSend(r idemRequest) response {
+	ts.t.Helper()
+	resp, err := r.send(ts.base)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: out}
+	return resp
 }
 
 func (ts *testServer) recordCount(s signer) int {

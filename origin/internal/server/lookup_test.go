@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/wire"
@@ -102,10 +101,7 @@ func (ts *testServer) verifyWire(file []byte) wire.VerifyResponse {
 // WebAssembly module computes from its own facts and the lookup answer is
 // the origin's POST /api/v1/verify response, member for member.
 func TestBrowserVerdictEqualsOrigin(t *testing.T) {
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startServer(t, "", nil, batchesOf(2))
 	m := wasmVerifier(t)
 	s := ts.newSignerOrg("desk@lookup.example", "Lookup News")
 	orig := readTestdata(t, "meadow.jpg")

@@ -62,10 +62,8 @@ func scrape(t *testing.T, ts *testServer) map[string]float64 {
 // listener and checks that each counter moved by what was done.
 func TestMetricsOnAdminListener(t *testing.T) {
 	rcv := newHookReceiver(t)
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
+	ts := startServer(t, "", nil, batchesOf(2), func(c *Config, _ *deps) {
 		c.AdminAddr = "127.0.0.1:0"
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
 		c.Webhooks = loopbackWebhooks()
 		c.Limits.Verify = ratelimit.Policy{Name: "verify", Quota: 3, Window: time.Minute}
 	})

@@ -26,6 +26,22 @@ func onPostgres(url string, master []byte) serverOpt {
 	}
 }
 
+// originsOnPostgres starts n origins on one new PostgreSQL database with
+// one master key: the origins of one scale-out installation.
+func originsOnPostgres(t *testing.T, n int) []*testServer {
+	t.Helper()
+	url := pgtest.Start(t).NewDatabase()
+	master := make([]byte, 32)
+	if _, err := rand.Read(master); err != nil {
+		t.Fatal(err)
+	}
+	origins := make([]*testServer, n)
+	for i := range origins {
+		origins[i] = startServer(t, "", nil, onPostgres(url, master))
+	}
+	return origins
+}
+
 // TestOriginsOnPostgres runs three origins on one PostgreSQL database:
 // an account registered on one logs in on the others, keys made on one
 // work on the others, concurrent signs on all are each stored once, every
@@ -33,15 +49,8 @@ func onPostgres(url string, master []byte) serverOpt {
 // one anchoring leader: the dashboards agree on the anchored count), and
 // a file signed on one verifies on another.
 func TestOriginsOnPostgres(t *testing.T) {
-	url := pgtest.Start(t).NewDatabase()
-	master := make([]byte, 32)
-	if _, err := rand.Read(master); err != nil {
-		t.Fatal(err)
-	}
-	a := startServer(t, "", nil, onPostgres(url, master))
-	b := startServer(t, "", nil, onPostgres(url, master))
-	c := startServer(t, "", nil, onPostgres(url, master))
-	origins := []*testServer{a, b, c}
+	origins := originsOnPostgres(t, 3)
+	a, b, c := origins[0], origins[1], origins[2]
 
 	s := a.newSigner("scale@example.com")
 	// A's session token and API key are accepted by B.

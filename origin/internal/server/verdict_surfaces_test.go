@@ -152,10 +152,7 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 func TestKeyRetirementKeepsSignedRecords(t *testing.T) {
 	// Batches of two: a record stays pending until a second one is
 	// signed, so "right after retirement" is not racing the anchoring.
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startServer(t, "", nil, batchesOf(2))
 	m := wasmVerifier(t)
 	s := ts.newSignerOrg("retire@surfaces.example", "Retire News")
 	other := ts.newSignerOrg("retire-other@surfaces.example", "Other News")

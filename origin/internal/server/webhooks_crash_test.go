@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,12 +51,20 @@ func runCrashChild(dir string) {
 		Password: cheapPassword,
 		Webhooks: wc,
 	}, deps{routes: publishRoute(ref, time.Now)})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
+	if err == nil {
+		ref.set(srv)
 	}
-	ref.set(srv)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	serveChild(srv, err)
+}
+
+// serveChild is the end of a crash-test child: it serves srv (built with
+// err) on a loopback port it reports on stdout as "ADDR host:port" for
+// startCrashChild, and never returns; a child that could not start exits 2.
+func serveChild(srv *Server, err error) {
+	var ln net.Listener
+	if err == nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -231,6 +240,40 @@ func startCrashChild(t *testing.T, env, dir string) *crashChild {
 	}
 	c.testServer = &testServer{t: t, base: "http://" + strings.TrimSpace(strings.TrimPrefix(line, "ADDR "))}
 	return c
+}
+
+// signerForChild makes a signer on a new data dir with an origin it then
+// stops, for a crash child to run on that dir; it skips the test under
+// -short, since the child is a subprocess.
+func signerForChild(t *testing.T, email string) (dir string, s signer) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("spawns a subprocess")
+	}
+	dir = t.TempDir()
+	setup := startServer(t, dir, nil)
+	s = setup.newSigner(email)
+	setup.stop()
+	return dir, s
+}
+
+// diedBeforeAnswering waits for a child that kills itself at the point
+// under test (what), and fails the test unless SIGKILL ended it and the
+// request in flight, whose status would arrive on answered, got no answer.
+func (c *crashChild) diedBeforeAnswering(answered <-chan int, what string) {
+	c.t.Helper()
+	state, err := c.cmd.Process.Wait()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		c.t.Fatalf("child ended with %v, want killed by SIGKILL %s", state, what)
+	}
+	select {
+	case code := <-answered:
+		c.t.Fatalf("the first request was answered (%d) although the origin died before answering", code)
+	case <-time.After(100 * time.Millisecond):
+	}
 }
 
 // kill9 kills the child with SIGKILL, whatever it is doing, and reaps it.

@@ -68,10 +68,7 @@ func badgeText(t *testing.T, r response) string {
 // signed (not revoked) and anchored records, revocation changes the badge
 // (and its ETag), and If-None-Match answers 304.
 func TestBadges(t *testing.T) {
-	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Anchor.BatchSize = 2
-		c.Anchor.PollInterval = 20 * time.Millisecond
-	})
+	ts := startServer(t, "", nil, batchesOf(2))
 	s := ts.newSignerOrg("desk@badge.example", "Badge News")
 	var ids []string
 	for i, seed := range []uint64{1, 2, 3} {

@@ -10,9 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -30,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/origin/origintest/originproc"
 )
 
@@ -546,7 +544,7 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 				}
 				n := seq.Add(1)
 				name := fmt.Sprintf("chaos-%d-%d.jpg", w, n)
-				img := photo(n)
+				img := corpus.Photo(n, 320, 240)
 				mu.Lock()
 				names = append(names, name)
 				mu.Unlock()
@@ -970,24 +968,4 @@ func (c *apiClient) records(ctx context.Context) ([]record, error) {
 		}
 		cursor = page.Next
 	}
-}
-
-// photo is a small JPEG distinct for each seed.
-func photo(seed uint64) []byte {
-	r := mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	const w, h = 320, 240
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	fx, fy, ph := 1+r.Float64()*6, 1+r.Float64()*6, r.Float64()
-	for y := range h {
-		for x := range w {
-			u := float64(x)/w*fx + float64(y)/h*fy + ph
-			u -= float64(int(u))
-			v := 128 + 60*(8*u*(1-u)-1) + r.NormFloat64()*12
-			c := func(f float64) uint8 { return uint8(min(max(f, 0), 255)) }
-			img.Set(x, y, color.RGBA{c(v), c(v*0.8 + 30), c(255 - v), 255})
-		}
-	}
-	var buf bytes.Buffer
-	_ = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88})
-	return buf.Bytes()
 }

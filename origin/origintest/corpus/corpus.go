@@ -531,7 +531,7 @@ func (c *client) build(must func(error)) *Corpus {
 		{Name: "a1 re-encoded 100% q70", File: Reencode(a1, 1, 70)},
 		{Name: "a1 thumbnail 20%", File: Reencode(a1, 0.2, 85)},
 		{Name: "a1 as PNG", File: toPNG(a1)},
-		{Name: "a1 mirrored", File: Transform(a1, 85, mirror)},
+		{Name: "a1 mirrored", File: Transform(a1, 85, Mirror)},
 		{Name: "a1 cropped 8%", File: Transform(a1, 90, Crop(0.08))},
 		{Name: "a1 cropped 15%", File: Transform(a1, 90, Crop(0.15))},
 		{Name: "a1 edited", File: Transform(a1, 90, paint(0.35, 0.35, 0.25))},
@@ -676,7 +676,8 @@ func composite(src image.Image) image.Image {
 	return dst
 }
 
-func mirror(src image.Image) image.Image {
+// Mirror is src flipped left to right.
+func Mirror(src image.Image) image.Image {
 	b := src.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	for y := 0; y < b.Dy(); y++ {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // BuildForTest builds the corpus on o for t and returns it with the golden
@@ -36,6 +37,20 @@ func BuildForTest(t testing.TB, o Origin) (*Corpus, map[string]Row) {
 		t.Fatal(err)
 	}
 	return cp, golden
+}
+
+// Expect fails t unless v, the answer a surface gave for case c, reduces
+// to c's row of golden (roles from cp); a case without a golden row fails
+// too.
+func (cp *Corpus) Expect(t testing.TB, golden map[string]Row, c Case, v wire.VerifyResponse) {
+	t.Helper()
+	want, ok := golden[c.Name]
+	if !ok {
+		t.Fatalf("no golden row for %q", c.Name)
+	}
+	if d := Diff(c, want, Summarize(v, cp.Roles)); d != "" {
+		t.Errorf("%s", d)
+	}
 }
 
 // StockImages reads the pictures the corpus signs (meadow.jpg and

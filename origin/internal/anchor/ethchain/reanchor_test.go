@@ -11,11 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
-	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
-	"github.com/provenant/provenant/origin/internal/store"
 )
 
 // TestReorgDroppedTxReanchors: a batch is anchored (1 confirmation), then
@@ -38,43 +35,11 @@ func TestReorgDroppedTxReanchors(t *testing.T) {
 // batcher runs (its re-check of anchored batches reopens it).
 func reorgDropped(t *testing.T, viaChecker bool) {
 	ctx := context.Background()
-	key, _ := crypto.GenerateKey()
-	sender := crypto.PubkeyToAddress(key.PublicKey)
-	sim := simulated.NewBackend(types.GenesisAlloc{sender: {Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))}})
-	t.Cleanup(func() { sim.Close() })
-	ch, err := ethchain.New(ctx, ethchain.ClientConfig{Client: sim.Client(), Key: key, Network: "simulated"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	pub := &countingListener{n: map[string]int{}}
 	// BumpAfter is the wait, after "nonce too low", before a fresh nonce.
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: 1, BumpAfter: time.Nanosecond,
-		RecheckEvery: time.Nanosecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Update(ctx, func(txn store.Txn) error {
-		for i := range 5 {
-			if err := b.Enqueue(txn, anchor.Entry{RecordID: recordName(i), LeafHash: recordLeaf(i)}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	step := func() {
-		t.Helper()
-		if err := b.Step(ctx); err != nil {
-			t.Fatalf("Step: %v", err)
-		}
-	}
+	r := simAnchoring(t, anchor.Config{Confirmations: 1, BumpAfter: time.Nanosecond, RecheckEvery: time.Nanosecond})
+	sim, key, ch, st, b, pub := r.sim, r.key, r.ch, r.st, r.b, r.pub
+	sender := crypto.PubkeyToAddress(key.PublicKey)
+	step := func() { r.step(t) }
 	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package ethchain_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"math/big"
 	"sync"
@@ -31,9 +32,20 @@ func (p *countingListener) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) 
 	return txn.Set([]byte("test-events/"+b.BatchID), []byte(b.TxHash.String()))
 }
 
-// simAnchoring is a batcher needing confirmations blocks, on a
-// go-ethereum simulated chain, with five records queued (one batch).
-func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethchain.Chain, *store.Badger, *anchor.Batcher, *countingListener) {
+// simRig is a batcher on a go-ethereum simulated chain with five records
+// queued (one batch), and the parts the tests reach into.
+type simRig struct {
+	sim *simulated.Backend
+	key *ecdsa.PrivateKey // the chain's sender, funded with 100 ETH
+	ch  *ethchain.Chain
+	st  *store.Badger
+	b   *anchor.Batcher
+	pub *countingListener
+}
+
+// simAnchoring builds a simRig; cfg gives the batcher's timing and
+// confirmations, the store, chain, listener and batch size are filled in.
+func simAnchoring(t *testing.T, cfg anchor.Config) simRig {
 	t.Helper()
 	ctx := context.Background()
 	key, _ := crypto.GenerateKey()
@@ -51,7 +63,8 @@ func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethc
 	}
 	t.Cleanup(func() { st.Close() })
 	pub := &countingListener{n: map[string]int{}}
-	b, err := anchor.New(anchor.Config{Store: st, Chain: ch, Anchored: pub, BatchSize: 5, Confirmations: confirmations, BumpAfter: time.Hour})
+	cfg.Store, cfg.Chain, cfg.Anchored, cfg.BatchSize = st, ch, pub, 5
+	b, err := anchor.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +79,15 @@ func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethc
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sim, ch, st, b, pub
+	return simRig{sim: sim, key: key, ch: ch, st: st, b: b, pub: pub}
+}
+
+// step runs one batcher step and fails the test on an error.
+func (r simRig) step(t *testing.T) {
+	t.Helper()
+	if err := r.b.Step(context.Background()); err != nil {
+		t.Fatalf("Step: %v", err)
+	}
 }
 
 // TestReorgBelowConfirmations: a go-ethereum simulated chain reorgs the
@@ -75,13 +96,9 @@ func simAnchoring(t *testing.T, confirmations uint64) (*simulated.Backend, *ethc
 // and be anchored (and batch.anchored emitted) exactly once.
 func TestReorgBelowConfirmations(t *testing.T) {
 	ctx := context.Background()
-	sim, ch, _, b, pub := simAnchoring(t, 3)
-	step := func() {
-		t.Helper()
-		if err := b.Step(ctx); err != nil {
-			t.Fatalf("Step: %v", err)
-		}
-	}
+	r := simAnchoring(t, anchor.Config{Confirmations: 3, BumpAfter: time.Hour})
+	sim, ch, b, pub := r.sim, r.ch, r.b, r.pub
+	step := func() { r.step(t) }
 	batch := func() anchor.Batch {
 		t.Helper()
 		bt, err := b.Batch(ctx, "1")
@@ -155,19 +172,16 @@ func TestReorgBelowConfirmations(t *testing.T) {
 // batch verifies again, in the new block, from the stored proof.
 func TestReorgDeeperThanConfirmationsReconfirms(t *testing.T) {
 	ctx := context.Background()
-	sim, ch, st, b, _ := simAnchoring(t, 1)
+	r := simAnchoring(t, anchor.Config{Confirmations: 1, BumpAfter: time.Hour})
+	sim, ch, st, b := r.sim, r.ch, r.st, r.b
 	genesis, err := sim.Client().HeaderByNumber(ctx, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Step(ctx); err != nil { // closed and broadcast
-		t.Fatal(err)
-	}
+	r.step(t)    // closed and broadcast
 	sim.Commit() // block 1 holds the tx
-	for i := 0; i < 3; i++ {
-		if err := b.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+	for range 3 {
+		r.step(t)
 	}
 	first, err := b.Batch(ctx, "1")
 	if err != nil || first.State != anchor.StateAnchored {
