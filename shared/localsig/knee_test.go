@@ -1,0 +1,158 @@
+package localsig
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// toneBlocks returns n blocks of signed means evenly over lo..hi, with
+// neighbourhood means and chroma magnitudes that vary independently of
+// the mean (so that the local-contrast and saturation terms are
+// determined and fitted as zero), and their examined means curve(m).
+func toneBlocks(n int, lo, hi float64, curve func(float64) float64) (xs, ns, sats, ys []float64) {
+	for i := 0; i < n; i++ {
+		m := lo + (hi-lo)*float64(i)/float64(max(n-1, 1))
+		xs = append(xs, m)
+		ns = append(ns, m+float64((i*37)%23-11))
+		sats = append(sats, float64((i*53)%61))
+		ys = append(ys, curve(m))
+	}
+	return xs, ns, sats, ys
+}
+
+// worstResidual is the largest |y − fit| over the blocks whose signed
+// mean lies in lo..hi.
+func worstResidual(t tone, xs, ns, sats, ys []float64, lo, hi float64) float64 {
+	var w float64
+	for i := range xs {
+		if xs[i] >= lo && xs[i] <= hi {
+			w = max(w, math.Abs(ys[i]-t.at(xs[i], ns[i], sats[i])))
+		}
+	}
+	return w
+}
+
+// kneeCurve is a tone curve that is straight between levels 48 and 208
+// and bends at both (slope 1+toe below 48: crushed shadows; 1−shoulder
+// above 208: compressed highlights). The levels are written out, not
+// taken from ToeKnee and ShoulderKnee: the tests pin where the fit bends.
+func kneeCurve(toe, shoulder float64) func(float64) float64 {
+	return bentCurve(48, toe, 208, shoulder)
+}
+
+// bentCurve bends at toeAt by toe and at shoulderAt by shoulder.
+func bentCurve(toeAt, toe, shoulderAt, shoulder float64) func(float64) float64 {
+	return func(m float64) float64 {
+		return m + toe*min(0, m-toeAt) - shoulder*max(0, m-shoulderAt)
+	}
+}
+
+// TestToneCurveBendsAtTheKnees: a tone change that bends exactly at
+// levels 48 and 208 (ToeKnee, ShoulderKnee: a crushed toe, a compressed
+// shoulder, a contrast curve that clips) is fitted to within a level on
+// every block, shadows and highlights included; the same bends at half
+// or twice those levels leave blocks off by levels, so the knees are
+// where the fit bends, not anywhere.
+func TestToneCurveBendsAtTheKnees(t *testing.T) {
+	tests := []struct {
+		name           string
+		curve          func(float64) float64
+		exact          bool
+		worstLo, worst float64 // range of signed means judged
+	}{
+		{"toe at ToeKnee", kneeCurve(0.3, 0), true, 0, 255},
+		{"shoulder at ShoulderKnee", kneeCurve(0, 0.35), true, 0, 255},
+		{"toe and shoulder", kneeCurve(0.3, 0.35), true, 0, 255},
+		{"toe at 24", bentCurve(24, 0.5, 208, 0), false, 0, 48},
+		{"toe at 96", bentCurve(96, 0.3, 208, 0), false, 0, 96},
+		{"shoulder at 104", bentCurve(48, 0, 104, 0.35), false, 104, 255},
+		{"shoulder at 232", bentCurve(48, 0, 232, 0.6), false, 208, 255},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			xs, ns, sats, ys := toneBlocks(240, 0, 255, tc.curve)
+			fit := fitTone(xs, ns, sats, ys, true)
+			w := worstResidual(fit, xs, ns, sats, ys, tc.worstLo, tc.worst)
+			if tc.exact && w > 1 {
+				t.Errorf("worst residual %.2f levels, want ≤ 1 (fit %+v)", w, fit)
+			}
+			if !tc.exact && w < 2 {
+				t.Errorf("worst residual %.2f levels, want ≥ 2: the fit bends where it should not (fit %+v)", w, fit)
+			}
+		})
+	}
+}
+
+// TestKneeNeedsEnoughBlocks: the curve bends beyond a knee on the
+// evidence of 8 agreeing blocks there (KneeBlocks) and not fewer: a handful
+// of dark blocks darker than the rest of the picture's curve predicts
+// (a local edit in the shadows) stays off the fit, as many as
+// KneeBlocks are a tone change's toe. The same for the shoulder.
+func TestKneeNeedsEnoughBlocks(t *testing.T) {
+	for _, end := range []string{"toe", "shoulder"} {
+		for _, n := range []int{4, 7, 8, 16} {
+			t.Run(fmt.Sprintf("%s/%d blocks beyond the knee", end, n), func(t *testing.T) {
+				// 200 blocks between the knees on the identity, n beyond
+				// the knee on a bend that stays within MeanTolerance of it
+				// (so that they are among the agreeing blocks).
+				curve := kneeCurve(0.25, 0)
+				lo, hi := 2.0, 44.0
+				if end == "shoulder" {
+					curve = kneeCurve(0, 0.25)
+					lo, hi = 212.0, 253.0
+				}
+				xs, ns, sats, ys := toneBlocks(200, 49, 207, curve)
+				bx, bn, bs, by := toneBlocks(n, lo, hi, curve)
+				xs, ns, sats, ys = append(xs, bx...), append(ns, bn...), append(sats, bs...), append(ys, by...)
+				fit := fitTone(xs, ns, sats, ys, true)
+				w := worstResidual(fit, xs, ns, sats, ys, lo, hi)
+				bends := n >= 8
+				if bends && w > 1 {
+					t.Errorf("%d blocks beyond the knee: worst residual %.2f, want ≤ 1 (the curve bends there; fit %+v)", n, w, fit)
+				}
+				if !bends && w < 3 {
+					t.Errorf("%d blocks beyond the knee: worst residual %.2f, want ≥ 3 (too few to bend the curve; fit %+v)", n, w, fit)
+				}
+			})
+		}
+	}
+}
+
+// TestLineReach: changed blocks in the same or an adjacent row group
+// when at most LineReach columns apart (the gaps between words of a line
+// of text), not when further apart, and never across two rows.
+func TestLineReach(t *testing.T) {
+	g := &Grid{Cols: 30, Rows: 10}
+	at := func(c, r int) int { return r*g.Cols + c }
+	tests := []struct {
+		name   string
+		blocks []int
+		groups int
+	}{
+		{"side by side", []int{at(4, 3), at(5, 3)}, 1},
+		{"LineReach apart", []int{at(4, 3), at(4+LineReach, 3)}, 1},
+		{"LineReach apart, next row", []int{at(4, 3), at(4+LineReach, 4)}, 1},
+		{"LineReach+1 apart", []int{at(4, 3), at(5+LineReach, 3)}, 2},
+		{"LineReach+1 apart, next row", []int{at(4, 3), at(5+LineReach, 4)}, 2},
+		{"words of a line", []int{at(2, 5), at(3, 5), at(2+LineReach+1, 5), at(2+2*LineReach+1, 5), at(2+3*LineReach+1, 5)}, 1},
+		{"two rows apart", []int{at(4, 3), at(4, 5)}, 2},
+		{"a column of three", []int{at(4, 3), at(4, 4), at(4, 5)}, 1},
+	}
+	for _, tc := range tests {
+		flagged := make([]bool, g.Cols*g.Rows)
+		for _, i := range tc.blocks {
+			flagged[i] = true
+		}
+		if got := len(components(g, flagged)); got != tc.groups {
+			t.Errorf("%s: %d groups, want %d", tc.name, got, tc.groups)
+		}
+	}
+	// The reach in absolute columns, so that doubling or halving it is
+	// seen even where the cases above scale with it.
+	flagged := make([]bool, g.Cols*g.Rows)
+	flagged[at(1, 1)], flagged[at(4, 1)], flagged[at(8, 1)] = true, true, true
+	if got := len(components(g, flagged)); got != 2 {
+		t.Errorf("blocks at columns 1, 4 and 8: %d groups, want 2 (3 columns apart group, 4 do not)", got)
+	}
+}
