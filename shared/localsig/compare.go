@@ -120,6 +120,16 @@ const (
 	// grid (1 a block, 0.5 a block flagged by its structure alone) from
 	// which it counts whatever its strength (see Compare).
 	WeakCluster = 3
+	// DetailGain is the gain of detail, in log2 units relative to the
+	// median over the compared blocks, from which a block of a colour
+	// grid that no other test flagged counts as changed, when such blocks
+	// lie along a line (see lineShaped): a line of text too thin to move
+	// a block's mean (1 % of the picture's height) still adds edges.
+	DetailGain = 0.45
+	// DetailGainMin is the least gain of detail, in levels of mean
+	// absolute gradient, for DetailGain to apply: a flat block's noise
+	// doubles at little cost.
+	DetailGainMin = 3.0
 	// PadUniform is the largest standard deviation, in levels, of the
 	// examined picture outside the signed picture for the surroundings to
 	// count as uniform padding (letterbox, pad to square) rather than
@@ -164,7 +174,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -332,9 +342,10 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
-	var structOnly, strong []bool
+	var structOnly, strong, gained []bool
 	if colourGrid {
 		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
+		gained = make([]bool, len(g.Blocks))
 	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
@@ -360,7 +371,8 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 				}
 			}
 		}
-		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid); structured {
+		flatSigned := colourGrid && detailOf(q.bk.Detail) < DetailMin
+		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid, flatSigned); structured {
 			r.Structured++
 			if foreign {
 				changed = true
@@ -375,6 +387,14 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			if loss := math.Log2((1+q.f.detail)/(1+d)) - dMed; loss < -DetailLoss {
 				changed = true
 				r.Why.Detail++
+			}
+		}
+		// A line of text drawn over a region gains detail along it, even
+		// when its strokes are too thin to move a block's mean or signs.
+		if gained != nil && !changed && !clipped {
+			d := detailOf(q.bk.Detail)
+			if gain := math.Log2((1+q.f.detail)/(1+d)) - dMed; gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
+				gained[q.i] = true
 			}
 		}
 		if changed {
@@ -429,6 +449,21 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 				r.Changed[i] = false
 				r.ChangedCount--
 				r.Lone++
+			}
+		}
+	}
+	// Blocks that only gained detail count where they lie along a line
+	// (a headline); elsewhere a gain is what sharpening or a local tone
+	// map leaves in flat areas.
+	if gained != nil && step == 1 {
+		for _, comp := range components(g, gained) {
+			if !lineShaped(g, comp) {
+				continue
+			}
+			for _, i := range comp {
+				r.Changed[i] = true
+				r.ChangedCount++
+				r.Why.Gain++
 			}
 		}
 	}
@@ -601,6 +636,19 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 		diffs[i] = ys[i] - xs[i]
 	}
 	t := tone{a: median(diffs), b: 1}
+	// A colour grid also starts from the curve that pairs the signed and
+	// examined means by rank: a global tone change keeps their order, so
+	// the pairing follows a gamma or a contrast boost that moves most
+	// blocks beyond the tolerance of an offset alone (a picture mostly
+	// black with a few mid-tones), and a local edit of a minority of
+	// blocks moves the ranks little. Whichever start more blocks agree
+	// with is kept.
+	rankStarted := false
+	if colour {
+		if r, ok := rankCurve(xs, ys); ok && agreeingTone(r, xs, ns, sats, ys) > agreeingTone(t, xs, ns, sats, ys) {
+			t, rankStarted = r, true
+		}
+	}
 	for iter := 0; iter < 4; iter++ {
 		var in []int
 		for i := range xs {
@@ -627,6 +675,9 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 			continue
 		}
 		k := 2
+		if rankStarted && iter == 0 && len(in) >= 16 {
+			k = 3 // keep the rank curve's bend
+		}
 		if len(in) >= 16 && iter > 0 {
 			k = 4
 			if colour {
@@ -653,6 +704,55 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 		}
 	}
 	return t
+}
+
+// rankCurve fits a parabola to the signed and examined means paired by
+// rank (both sorted); ok is false when the means hardly spread (a
+// standard deviation under 5 levels) or the curve is not increasing
+// with a slope within 0.25..3 over 0..255.
+func rankCurve(xs, ys []float64) (tone, bool) {
+	if len(xs) < 16 {
+		return tone{}, false
+	}
+	sx, sy := append([]float64(nil), xs...), append([]float64(nil), ys...)
+	sort.Float64s(sx)
+	sort.Float64s(sy)
+	var mx, mxx float64
+	for _, x := range sx {
+		mx, mxx = mx+x, mxx+x*x
+	}
+	n := float64(len(sx))
+	if n*mxx-mx*mx <= n*n*25 {
+		return tone{}, false
+	}
+	rows := make([][lsMax]float64, len(sx))
+	for i, x := range sx {
+		u := x / 128
+		rows[i] = [lsMax]float64{1, u, u * u}
+	}
+	sol, ok := solveLS(rows, sy, 3)
+	if !ok {
+		return tone{}, false
+	}
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128)}
+	for _, m := range []float64{sx[0], sx[len(sx)-1]} {
+		if sl := t.b + 2*t.c*m; sl < 0.25 || sl > 3 {
+			return tone{}, false
+		}
+	}
+	return t, true
+}
+
+// agreeingTone counts the blocks whose examined mean lies within
+// MeanTolerance of t's prediction.
+func agreeingTone(t tone, xs, ns, sats, ys []float64) int {
+	n := 0
+	for i := range xs {
+		if math.Abs(ys[i]-t.at(xs[i], ns[i], sats[i])) <= MeanTolerance {
+			n++
+		}
+	}
+	return n
 }
 
 // colourFit predicts a chroma mean (offset removed) from the signed
@@ -899,9 +999,18 @@ func lsq(xs, ns, sats, ys []float64, in []int, k int, toe, shoulder bool) (tone,
 // block's signs. halfGradients counts the two first-order gradients at
 // half weight, as colour grids do: they are what a local tone map (an
 // HDR look) bends in a small block.
-func signsChanged(ac *[15]float64, signs uint16, halfGradients bool) (structured, changed bool) {
+//
+// noGradients leaves the two first-order gradients out altogether, as
+// colour grids do for a block that was flat when signed (detail under
+// DetailMin): its signs are noise, and the smooth ramp a local tone map
+// lays over a flat area is not structure; the higher-order structure
+// that text or a pasted object brings is.
+func signsChanged(ac *[15]float64, signs uint16, halfGradients, noGradients bool) (structured, changed bool) {
 	var e, w, bad float64
 	for k, c := range ac {
+		if noGradients && (k == 0 || k == 3) {
+			continue
+		}
 		e += c * c
 		a := math.Abs(c)
 		if halfGradients && (k == 0 || k == 3) {

@@ -156,3 +156,60 @@ func TestLineReach(t *testing.T) {
 		t.Errorf("blocks at columns 1, 4 and 8: %d groups, want 2 (3 columns apart group, 4 do not)", got)
 	}
 }
+
+// TestToneFitMostlyBlack: a gamma on a picture that is mostly black with
+// a minority of mid-tones (a dark wallpaper) moves every mid-tone beyond
+// the tolerance of an offset; the fit still follows the curve, by rank,
+// and explains every block. The same blocks with a fifth of the
+// mid-tones darkened instead stay off the fit.
+func TestToneFitMostlyBlack(t *testing.T) {
+	gamma := func(m float64) float64 { return 255 * math.Pow(m/255, 0.75) }
+	xs, ns, sats, ys := toneBlocks(240, 0, 3, gamma)
+	mx, mn, ms, my := toneBlocks(96, 16, 176, gamma)
+	xs, ns, sats, ys = append(xs, mx...), append(ns, mn...), append(sats, ms...), append(ys, my...)
+	for i := range sats {
+		sats[i] = 0 // a grey picture
+	}
+	fit := fitTone(xs, ns, sats, ys, true)
+	if w := worstResidual(fit, xs, ns, sats, ys, 0, 255); w > MeanTolerance {
+		t.Errorf("gamma 0.75 on a mostly black picture: worst residual %.1f levels, want ≤ %d (fit %+v)", w, MeanTolerance, fit)
+	}
+	edited := append([]float64(nil), ys...)
+	for i := 240; i < len(edited); i += 5 {
+		edited[i] -= 40
+	}
+	fit = fitTone(xs, ns, sats, edited, true)
+	for i := 240; i < len(edited); i += 5 {
+		if r := edited[i] - fit.at(xs[i], ns[i], sats[i]); r > -MeanTolerance {
+			t.Errorf("darkened block %d (mean %.0f) within the fit: residual %.1f (fit %+v)", i, xs[i], r, fit)
+		}
+	}
+}
+
+// TestFlatSignedBlockGradients: on a block that was flat when signed,
+// the smooth ramp a local tone map lays over it is not structure, while
+// the broadband structure of text or a pasted object is, and disagrees.
+func TestFlatSignedBlockGradients(t *testing.T) {
+	var ramp, text [15]float64
+	ramp[3], ramp[0], ramp[7] = 48, -5, -9 // a vertical ramp, a little curvature
+	for k := range text {
+		text[k] = float64((k*7)%5-2) * 12
+	}
+	const noise = uint16(0x2a52) // a flat block's signs: noise
+	tests := []struct {
+		name                string
+		ac                  *[15]float64
+		noGradients         bool
+		structured, changed bool
+	}{
+		{"ramp judged with its gradients", &ramp, false, true, true},
+		{"ramp on a flat signed block", &ramp, true, false, false},
+		{"text on a flat signed block", &text, true, true, true},
+	}
+	for _, tc := range tests {
+		s, c := signsChanged(tc.ac, noise, true, tc.noGradients)
+		if s != tc.structured || c != tc.changed {
+			t.Errorf("%s: structured %v changed %v, want %v %v", tc.name, s, c, tc.structured, tc.changed)
+		}
+	}
+}

@@ -134,7 +134,7 @@ func TestSignToleranceEdges(t *testing.T) {
 		{"all disagreeing, flat block", 1, 1, false},
 	}
 	for _, tc := range tests {
-		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false); got != tc.changed {
+		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false, false); got != tc.changed {
 			t.Errorf("%s: signsChanged = %v, want %v", tc.name, got, tc.changed)
 		}
 	}
