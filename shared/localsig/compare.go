@@ -338,10 +338,19 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		for j, q := range ps {
 			ycb[j], ycr[j] = q.f.cb-128, q.f.cr-128
 		}
-		cbFit, crFit = fitColour(cb, ycb, 0), fitColour(cb, ycr, 1)
+		ym := make([]float64, len(ps))
+		for j, q := range ps {
+			ym[j] = q.f.mean
+		}
+		cbFit = fitColour(cb, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+		crFit = fitColour(cb, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
+	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
+	// Where the file adds surroundings, the outer blocks read edges of
+	// the border itself: they are not judged by a gain of detail.
+	edgeRing := outside || added
 	var structOnly, strong, gained []bool
 	if colourGrid {
 		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
@@ -360,7 +369,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		if colour {
 			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			if d := max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))); d > tol {
+			if d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in)); d > tol {
 				changed = true
 				r.Why.Chroma++
 				// A tone change moves chroma little: a block clearly off
@@ -371,14 +380,24 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 				}
 			}
 		}
-		flatSigned := colourGrid && detailOf(q.bk.Detail) < DetailMin
-		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid, flatSigned); structured {
+		// The evidence of another picture (Structured, Foreign) counts
+		// every structured block; a block that was flat when signed is
+		// judged changed by its structure beyond the first-order
+		// gradients only (see signsChanged).
+		structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid, false)
+		if structured {
 			r.Structured++
 			if foreign {
-				changed = true
 				r.Foreign++
-				r.Why.Structure++
+				counted[q.i] = true
 			}
+		}
+		if foreign && colourGrid && detailOf(q.bk.Detail) < DetailMin {
+			_, foreign = signsChanged(&q.f.ac, q.bk.Signs, colourGrid, true)
+		}
+		if foreign {
+			changed = true
+			r.Why.Structure++
 		}
 		// Near 0 or 255 a tone change clips texture away: detail is not
 		// judged there.
@@ -391,7 +410,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		}
 		// A line of text drawn over a region gains detail along it, even
 		// when its strokes are too thin to move a block's mean or signs.
-		if gained != nil && !changed && !clipped {
+		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
 			d := detailOf(q.bk.Detail)
 			if gain := math.Log2((1+q.f.detail)/(1+d)) - dMed; gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
 				gained[q.i] = true
@@ -416,7 +435,9 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			r.Changed[i] = false
 			r.ChangedCount--
 			r.Why.Structure--
-			r.Foreign--
+			if counted[i] {
+				r.Foreign--
+			}
 		}
 	}
 	// A small group of changed blocks (weighing less than WeakCluster,
@@ -497,6 +518,42 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// onEdge reports whether block i lies on the grid's outer ring.
+func onEdge(g *Grid, i int) bool {
+	c, r := i%g.Cols, i/g.Cols
+	return c == 0 || r == 0 || c == g.Cols-1 || r == g.Rows-1
+}
+
+// chromaMiss is how far an examined block's chroma (cb, cr, offset
+// removed) lies from its fitted prediction (pcb, pcr), the larger of the
+// two components. A prediction outside the RGB gamut at the examined
+// block's luminance y is only a bound, as a mean near 0 or 255 is: a
+// saturation or contrast boost clips the channel it pushes past 0 or 255
+// (a teal's red), which moves the block's chroma towards the clipped
+// colour by as much as the push went beyond the gamut, and by less when
+// only some of its pixels clip. Any chroma between the prediction and its
+// clipped colour misses by nothing.
+func chromaMiss(y, cb, cr, pcb, pcr float64) float64 {
+	ccb, ccr := gamutClip(y, pcb, pcr)
+	return max(outside(cb, pcb, ccb), outside(cr, pcr, ccr))
+}
+
+// gamutClip returns the chroma of the BT.601 colour (y, cb, cr) once its
+// R, G and B are clipped to 0..255.
+func gamutClip(y, cb, cr float64) (float64, float64) {
+	c := func(v float64) float64 { return min(max(v, 0), 255) }
+	r := c(y + 1.402*cr)
+	g := c(y - 0.344136*cb - 0.714136*cr)
+	b := c(y + 1.772*cb)
+	return -0.168736*r - 0.331264*g + 0.5*b, 0.5*r - 0.418688*g - 0.081312*b
+}
+
+// outside is the distance from v to the interval between a and b.
+func outside(v, a, b float64) float64 {
+	lo, hi := min(a, b), max(a, b)
+	return max(lo-v, v-hi, 0)
 }
 
 // hasChangedNeighbour reports whether a 4-neighbour of block i (also the
@@ -770,51 +827,109 @@ func (f colourFit) at(v [3]float64) float64 {
 	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128 + f.e*v[f.k]*math.Hypot(v[0], v[1])/128
 }
 
+// gamut is what a clipping-aware colour fit needs besides the signed
+// colours: each examined block's mean luminance y, the examined value of
+// the other chroma component, and the tone fit.
+type gamut struct {
+	y, other []float64
+	tone     tone
+}
+
+// clipped is block i's prediction p of component k once the colour it
+// makes with the examined luminance and the other component's examined
+// value is clipped to the RGB gamut.
+func (gm gamut) clipped(i, k int, p float64) float64 {
+	if gm.y == nil {
+		return p
+	}
+	if k == 0 {
+		c, _ := gamutClip(gm.y[i], p, gm.other[i])
+		return c
+	}
+	_, c := gamutClip(gm.y[i], gm.other[i], p)
+	return c
+}
+
 // fitColour fits component k (0 Cb, 1 Cr) robustly: from the identity
 // and the median offset, least squares over the blocks within
 // ChromaTolerance of the current fit, four times; the saturation term
 // joins from the second pass, when enough blocks agree.
-func fitColour(in [][3]float64, ys []float64, k int) colourFit {
-	f := colourFit{k: k}
-	if k == 0 {
-		f.b = 1
-	} else {
-		f.c = 1
+//
+// A block agrees when its examined value lies between its prediction
+// and the prediction clipped to the RGB gamut (see chromaMiss), and only
+// blocks whose prediction stays inside the gamut enter the least
+// squares: when a contrast or saturation boost clips most of a strongly
+// coloured picture, the unclipped minority carries the gain and the
+// clipped majority agrees with it. The fit also starts from the chroma
+// gain the tone curve implies (a curve applied to R, G and B scales the
+// chroma of a colour of luminance m by its slope at m), whichever start
+// more blocks agree with.
+func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
+	miss := func(f colourFit, i int) float64 {
+		p := f.at(in[i])
+		return outside(ys[i], p, gm.clipped(i, k, p))
 	}
-	diffs := make([]float64, len(in))
-	for i := range in {
-		diffs[i] = ys[i] - in[i][k]
+	agree := func(f colourFit) int {
+		n := 0
+		for i := range in {
+			if miss(f, i) <= ChromaTolerance {
+				n++
+			}
+		}
+		return n
 	}
-	f.a = median(diffs)
+	withGain := func(g, d float64) colourFit {
+		f := colourFit{k: k, d: d}
+		if k == 0 {
+			f.b = g
+		} else {
+			f.c = g
+		}
+		diffs := make([]float64, len(in))
+		for i := range in {
+			diffs[i] = ys[i] - f.at(in[i])
+		}
+		f.a = median(diffs)
+		return f
+	}
+	f := withGain(1, 0)
 	// A saturation change moves strong colours beyond the tolerance of
-	// an offset alone: start from the spread's ratio too, whichever
-	// start more blocks agree with.
+	// an offset alone: start from the spread's ratio too, and from the
+	// tone curve's slope.
 	own := make([]float64, len(in))
 	for i := range in {
 		own[i] = in[i][k]
 	}
-	alt := colourFit{k: k}
-	g := spreadGain(own, ys)
-	if k == 0 {
-		alt.b = g
-	} else {
-		alt.c = g
+	starts := []colourFit{withGain(spreadGain(own, ys), 0)}
+	if gm.y != nil {
+		// slope(m) = b + 2c·m = (b + 256c) + 256c·(m − 128)/128.
+		t := gm.tone
+		if g := t.b + 256*t.c; g >= 0.3 && g <= 3 {
+			starts = append(starts, withGain(g, min(max(256*t.c, -2), 2)))
+		}
 	}
-	alt.a = medianOffset(own, ys, g)
-	if agreeing(own, ys, func(i int) float64 { return alt.at(in[i]) }, ChromaTolerance) >
-		agreeing(own, ys, func(i int) float64 { return f.at(in[i]) }, ChromaTolerance) {
-		f = alt
+	best := agree(f)
+	for _, alt := range starts {
+		if n := agree(alt); n > best {
+			f, best = alt, n
+		}
 	}
 	for iter := 0; iter < 4; iter++ {
 		var rows [][lsMax]float64
 		var y []float64
+		agreeing := 0
 		for i, v := range in {
-			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
-				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
-				y = append(y, ys[i])
+			if miss(f, i) > ChromaTolerance {
+				continue
 			}
+			agreeing++
+			if p := f.at(v); math.Abs(gm.clipped(i, k, p)-p) > 1 {
+				continue
+			}
+			rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			y = append(y, ys[i])
 		}
-		if 2*len(rows) < len(in) || len(rows) < 8 {
+		if 2*agreeing < len(in) || len(rows) < 8 {
 			break
 		}
 		terms := 4
@@ -858,26 +973,6 @@ func spreadGain(xs, ys []float64) float64 {
 		return 1
 	}
 	return min(max(iqr(ys)/sx, 0.3), 3)
-}
-
-// medianOffset is the median of ys − g·xs.
-func medianOffset(xs, ys []float64, g float64) float64 {
-	d := make([]float64, len(xs))
-	for i := range xs {
-		d[i] = ys[i] - g*xs[i]
-	}
-	return median(d)
-}
-
-// agreeing counts the i with ys[i] within tol of pred(i).
-func agreeing(xs, ys []float64, pred func(int) float64, tol float64) int {
-	n := 0
-	for i := range xs {
-		if math.Abs(ys[i]-pred(i)) <= tol {
-			n++
-		}
-	}
-	return n
 }
 
 // solveLS solves the normal equations of rows·x ≈ y for the first k

@@ -213,3 +213,64 @@ func TestFlatSignedBlockGradients(t *testing.T) {
 		}
 	}
 }
+
+// TestColourFitClipsToGamut: a contrast boost of ×1.25 on R, G and B
+// clips many blocks of a strongly coloured picture (a channel past 0 or
+// 255, which one by hue), which compresses their chroma, while milder
+// colours scale by the full 1.25. Every block still agrees with the fit
+// (the clipped ones between their prediction and its clipped colour);
+// blocks recoloured to the opposite hue do not.
+func TestColourFitClipsToGamut(t *testing.T) {
+	toYCC := func(r, g, b float64) (float64, float64, float64) {
+		return 0.299*r + 0.587*g + 0.114*b, -0.168736*r - 0.331264*g + 0.5*b, 0.5*r - 0.418688*g - 0.081312*b
+	}
+	clip := func(v float64) float64 { return min(max(v, 0), 255) }
+	var in [][3]float64
+	var ym, ycb, ycr []float64
+	var recoloured []bool
+	for i := 0; i < 240; i++ {
+		// Strong colours all round the hue circle (a third of them mild),
+		// at luminances 90..170: the channel that clips depends on the hue.
+		h := float64(i) * 137.5 * math.Pi / 180
+		c := 55 + float64(i%5)*4
+		if i%10 < 3 {
+			c = 12
+		}
+		y0 := 90 + float64((i*29)%81)
+		cb0, cr0 := c*math.Cos(h), c*math.Sin(h)
+		r, g, b := y0+1.402*cr0, y0-0.344136*cb0-0.714136*cr0, y0+1.772*cb0
+		r, g, b = clip(r), clip(g), clip(b)
+		y, cb, cr := toYCC(r, g, b)
+		in = append(in, [3]float64{cb, cr, y})
+		ey, ecb, ecr := toYCC(clip(128+1.25*(r-128)), clip(128+1.25*(g-128)), clip(128+1.25*(b-128)))
+		re := i%23 == 0
+		if re {
+			ecb, ecr = -ecb, -ecr
+		}
+		ym, ycb, ycr, recoloured = append(ym, ey), append(ycb, ecb), append(ycr, ecr), append(recoloured, re)
+	}
+	tc := tone{a: -32, b: 1.25}
+	cbFit := fitColour(in, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	crFit := fitColour(in, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	for i := range in {
+		d := chromaMiss(ym[i], ycb[i], ycr[i], cbFit.at(in[i]), crFit.at(in[i]))
+		switch {
+		case !recoloured[i] && d > ChromaTolerance:
+			t.Errorf("block %d (cb %.0f cr %.0f): misses by %.1f (fits %+v %+v)", i, in[i][0], in[i][1], d, cbFit, crFit)
+		case recoloured[i] && d <= ChromaTolerance:
+			t.Errorf("recoloured block %d within the fit (miss %.1f)", i, d)
+		}
+	}
+	// A fit blind to the gamut leaves many of them off.
+	cbPlain, crPlain := fitColour(in, ycb, 0, gamut{}), fitColour(in, ycr, 1, gamut{})
+	off := 0
+	for i := range in {
+		if !recoloured[i] && max(math.Abs(ycb[i]-cbPlain.at(in[i])), math.Abs(ycr[i]-crPlain.at(in[i]))) > ChromaTolerance {
+			off++
+		}
+	}
+	t.Logf("%d of %d blocks off a fit blind to the gamut", off, len(in))
+	if off == 0 {
+		t.Errorf("no block clips: the test does not exercise the gamut")
+	}
+}

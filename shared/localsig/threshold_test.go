@@ -157,7 +157,7 @@ func TestFitColourStrongSaturation(t *testing.T) {
 		}
 		ys = append(ys, y)
 	}
-	f := fitColour(in, ys, 0)
+	f := fitColour(in, ys, 0, gamut{})
 	for i, v := range in {
 		off := math.Abs(ys[i]-f.at(v)) > ChromaTolerance
 		switch {
