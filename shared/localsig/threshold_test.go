@@ -38,6 +38,8 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"ShoulderKnee", ShoulderKnee, 208, "and above 208"},
 		{"KneeBlocks", KneeBlocks, 8, "at least 8 agreeing blocks lie beyond the knee"},
 		{"ProbeMaxShort", ProbeMaxShort, 512, "at most 512"},
+		{"DetailGain", DetailGain, 0.45, "more than 0.45 above the median change"},
+		{"DetailGainMin", DetailGainMin, 3, "at least 3 levels of mean absolute gradient above"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
