@@ -268,15 +268,21 @@ func unseenFiles(dir string, limit int) ([]string, error) {
 			out = append(out, f)
 		}
 	}
-	if limit <= 0 || len(out) <= limit {
-		return out, nil
+	return spreadOver(out, limit), nil
+}
+
+// spreadOver returns limit of files spread evenly over the list (all of
+// them when limit is 0 or not smaller).
+func spreadOver(files []string, limit int) []string {
+	if limit <= 0 || len(files) <= limit {
+		return files
 	}
-	step := float64(len(out)) / float64(limit)
+	step := float64(len(files)) / float64(limit)
 	sub := make([]string, 0, limit)
 	for i := 0; i < limit; i++ {
-		sub = append(sub, out[int(float64(i)*step)])
+		sub = append(sub, files[int(float64(i)*step)])
 	}
-	return sub, nil
+	return sub
 }
 
 // tunedOn is the size of the development subset the local-signature
@@ -304,15 +310,7 @@ func heldOutFiles(dir string, limit int) ([]string, error) {
 			out = append(out, f)
 		}
 	}
-	if limit <= 0 || len(out) <= limit {
-		return out, nil
-	}
-	step := float64(len(out)) / float64(limit)
-	sub := make([]string, 0, limit)
-	for i := 0; i < limit; i++ {
-		sub = append(sub, out[int(float64(i)*step)])
-	}
-	return sub, nil
+	return spreadOver(out, limit), nil
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {
