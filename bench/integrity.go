@@ -66,6 +66,8 @@ func runIntegrity(args []string) error {
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
 	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
 	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
+	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
+	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,12 +91,16 @@ func runIntegrity(args []string) error {
 	if *heldOut {
 		files, err = heldOutFiles(*dir, *limit)
 	}
+	if *unseen {
+		files, err = unseenFiles(*dir, *limit)
+	}
 	if err != nil {
 		return err
 	}
 	if len(files) < 2 {
 		return fmt.Errorf("need at least 2 photos in %s", *dir)
 	}
+	studied := func(name string) bool { return *photo == "" || strings.Contains(name, *photo) }
 	tmp, err := os.MkdirTemp("", "integrity")
 	if err != nil {
 		return err
@@ -122,6 +128,9 @@ func runIntegrity(args []string) error {
 	}
 	for i, path := range files {
 		name := filepath.Base(path)
+		if !studied(name) {
+			continue
+		}
 		src, err := load(path)
 		if err != nil {
 			fmt.Fprintf(w, "%s: skipped: %v\n", name, err)
@@ -234,6 +243,48 @@ func runIntegrity(args []string) error {
 	return nil
 }
 
+// studiedHeldOut is the size of the held-out subset whose failures were
+// studied block by block: heldOutFiles(dir, studiedHeldOut).
+const studiedHeldOut = 20
+
+// unseenFiles lists the held-out photos outside heldOutFiles(dir,
+// studiedHeldOut), limit of them spread over the list (0: all).
+func unseenFiles(dir string, limit int) ([]string, error) {
+	all, err := heldOutFiles(dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	studied, err := heldOutFiles(dir, studiedHeldOut)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, f := range studied {
+		seen[f] = true
+	}
+	var out []string
+	for _, f := range all {
+		if !seen[f] {
+			out = append(out, f)
+		}
+	}
+	return spreadOver(out, limit), nil
+}
+
+// spreadOver returns limit of files spread evenly over the list (all of
+// them when limit is 0 or not smaller).
+func spreadOver(files []string, limit int) []string {
+	if limit <= 0 || len(files) <= limit {
+		return files
+	}
+	step := float64(len(files)) / float64(limit)
+	sub := make([]string, 0, limit)
+	for i := 0; i < limit; i++ {
+		sub = append(sub, files[int(float64(i)*step)])
+	}
+	return sub
+}
+
 // tunedOn is the size of the development subset the local-signature
 // thresholds were tuned on: corpusFiles(dir, tunedOn).
 const tunedOn = 40
@@ -259,15 +310,7 @@ func heldOutFiles(dir string, limit int) ([]string, error) {
 			out = append(out, f)
 		}
 	}
-	if limit <= 0 || len(out) <= limit {
-		return out, nil
-	}
-	step := float64(len(out)) / float64(limit)
-	sub := make([]string, 0, limit)
-	for i := 0; i < limit; i++ {
-		sub = append(sub, out[int(float64(i)*step)])
-	}
-	return sub, nil
+	return spreadOver(out, limit), nil
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {

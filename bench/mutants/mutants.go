@@ -7,7 +7,10 @@ const (
 	// accounts: the token tests, not TestLoginUnknownEmailDoesComparableWork,
 	// whose timing comparison is not reliable on a loaded machine.
 	accountsTokenTests = "TestToken|TestReset"
-	ssrfTests          = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	// localsig: the global fit's and the grouping's tests, not the whole
+	// package (a minute).
+	localsigFitTests = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
+	ssrfTests        = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
@@ -106,6 +109,45 @@ var mutants = []mutant{
 	{Name: "localsig/clipped-side-only", File: "shared/localsig/compare.go",
 		From: "\tcase p > 255-2*tol && m < p:", To: "\tcase p > 255-2*tol:",
 		Breaks: "bright blocks get twice the tolerance on the unclipped side too"},
+	{Name: "localsig/line-reach-doubled", File: "shared/localsig/compare.go",
+		From: "\tLineReach = 3", To: "\tLineReach = 6", Run: localsigFitTests,
+		Breaks: "changed blocks 6 columns apart group as one line"},
+	{Name: "localsig/line-reach-halved", File: "shared/localsig/compare.go",
+		From: "\tLineReach = 3", To: "\tLineReach = 1", Run: localsigFitTests,
+		Breaks: "the words of a line of text no longer group"},
+	{Name: "localsig/toe-knee-doubled", File: "shared/localsig/compare.go",
+		From: "\tToeKnee      = 48", To: "\tToeKnee      = 96", Run: localsigFitTests,
+		Breaks: "the tone curve bends at 96, not where shadows crush"},
+	{Name: "localsig/toe-knee-halved", File: "shared/localsig/compare.go",
+		From: "\tToeKnee      = 48", To: "\tToeKnee      = 24", Run: localsigFitTests,
+		Breaks: "the tone curve bends at 24"},
+	{Name: "localsig/shoulder-knee-doubled", File: "shared/localsig/compare.go",
+		From: "\tShoulderKnee = 208", To: "\tShoulderKnee = 416", Run: localsigFitTests,
+		Breaks: "the tone curve never bends in the highlights"},
+	{Name: "localsig/shoulder-knee-halved", File: "shared/localsig/compare.go",
+		From: "\tShoulderKnee = 208", To: "\tShoulderKnee = 104", Run: localsigFitTests,
+		Breaks: "the tone curve bends in the mid-tones"},
+	{Name: "localsig/knee-blocks-doubled", File: "shared/localsig/compare.go",
+		From: "const KneeBlocks = 8", To: "const KneeBlocks = 16", Run: localsigFitTests,
+		Breaks: "a toe of 8 agreeing blocks is not fitted"},
+	{Name: "localsig/knee-blocks-halved", File: "shared/localsig/compare.go",
+		From: "const KneeBlocks = 8", To: "const KneeBlocks = 4", Run: localsigFitTests,
+		Breaks: "a handful of darkened shadow blocks bends the curve"},
+	{Name: "localsig/gamut-ignored", File: "shared/localsig/compare.go",
+		From: "\tccb, ccr := gamutClip(y, pcb, pcr)", To: "\tccb, ccr := pcb, pcr", Run: localsigFitTests,
+		Breaks: "a contrast boost that clips strong colours reads as edited"},
+	{Name: "localsig/rank-start-off", File: "shared/localsig/compare.go",
+		From: "\t\tif r, ok := rankCurve(xs, ys); ok && ", To: "\t\tif r, ok := rankCurve(xs, ys); false && ok && ", Run: localsigFitTests,
+		Breaks: "a gamma on a mostly dark picture reads as edited"},
+	{Name: "localsig/flat-ramp-judged", File: "shared/localsig/compare.go",
+		From: "\t\tif noGradients && (k == 0 || k == 3) {", To: "\t\tif false {", Run: localsigFitTests,
+		Breaks: "a local tone map's ramp over flat blocks reads as edited"},
+	{Name: "localsig/gain-anywhere", File: "shared/localsig/compare.go",
+		From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif false {", Run: localsigFitTests,
+		Breaks: "any group of blocks that gained detail counts as an edit"},
+	{Name: "localsig/gain-ignored", File: "shared/localsig/compare.go",
+		From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif true {", Run: localsigFitTests,
+		Breaks: "a thin headline goes unseen"},
 
 	// Verdict thresholds and rules.
 	{Name: "verdict/phash-near-doubled", File: "shared/verdict/verdict.go",

@@ -120,6 +120,16 @@ const (
 	// grid (1 a block, 0.5 a block flagged by its structure alone) from
 	// which it counts whatever its strength (see Compare).
 	WeakCluster = 3
+	// DetailGain is the gain of detail, in log2 units relative to the
+	// median over the compared blocks, from which a block of a colour
+	// grid that no other test flagged counts as changed, when such blocks
+	// lie along a line (see lineShaped): a line of text too thin to move
+	// a block's mean (1 % of the picture's height) still adds edges.
+	DetailGain = 0.45
+	// DetailGainMin is the least gain of detail, in levels of mean
+	// absolute gradient, for DetailGain to apply: a flat block's noise
+	// doubles at little cost.
+	DetailGainMin = 3.0
 	// PadUniform is the largest standard deviation, in levels, of the
 	// examined picture outside the signed picture for the surroundings to
 	// count as uniform padding (letterbox, pad to square) rather than
@@ -164,7 +174,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -328,13 +338,23 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		for j, q := range ps {
 			ycb[j], ycr[j] = q.f.cb-128, q.f.cr-128
 		}
-		cbFit, crFit = fitColour(cb, ycb, 0), fitColour(cb, ycr, 1)
+		ym := make([]float64, len(ps))
+		for j, q := range ps {
+			ym[j] = q.f.mean
+		}
+		cbFit = fitColour(cb, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+		crFit = fitColour(cb, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
-	var structOnly, strong []bool
+	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
+	// Where the file adds surroundings, the outer blocks read edges of
+	// the border itself: they are not judged by a gain of detail.
+	edgeRing := outside || added
+	var structOnly, strong, gained []bool
 	if colourGrid {
 		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
+		gained = make([]bool, len(g.Blocks))
 	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
@@ -349,7 +369,7 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		if colour {
 			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			if d := max(math.Abs(q.f.cb-128-cbFit.at(in)), math.Abs(q.f.cr-128-crFit.at(in))); d > tol {
+			if d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in)); d > tol {
 				changed = true
 				r.Why.Chroma++
 				// A tone change moves chroma little: a block clearly off
@@ -360,13 +380,24 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 				}
 			}
 		}
-		if structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid); structured {
+		// The evidence of another picture (Structured, Foreign) counts
+		// every structured block; a block that was flat when signed is
+		// judged changed by its structure beyond the first-order
+		// gradients only (see signsChanged).
+		structured, foreign := signsChanged(&q.f.ac, q.bk.Signs, colourGrid, false)
+		if structured {
 			r.Structured++
 			if foreign {
-				changed = true
 				r.Foreign++
-				r.Why.Structure++
+				counted[q.i] = true
 			}
+		}
+		if foreign && colourGrid && detailOf(q.bk.Detail) < DetailMin {
+			_, foreign = signsChanged(&q.f.ac, q.bk.Signs, colourGrid, true)
+		}
+		if foreign {
+			changed = true
+			r.Why.Structure++
 		}
 		// Near 0 or 255 a tone change clips texture away: detail is not
 		// judged there.
@@ -375,6 +406,14 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			if loss := math.Log2((1+q.f.detail)/(1+d)) - dMed; loss < -DetailLoss {
 				changed = true
 				r.Why.Detail++
+			}
+		}
+		// A line of text drawn over a region gains detail along it, even
+		// when its strokes are too thin to move a block's mean or signs.
+		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
+			d := detailOf(q.bk.Detail)
+			if gain := math.Log2((1+q.f.detail)/(1+d)) - dMed; gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
+				gained[q.i] = true
 			}
 		}
 		if changed {
@@ -396,7 +435,9 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			r.Changed[i] = false
 			r.ChangedCount--
 			r.Why.Structure--
-			r.Foreign--
+			if counted[i] {
+				r.Foreign--
+			}
 		}
 	}
 	// A small group of changed blocks (weighing less than WeakCluster,
@@ -432,6 +473,21 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 			}
 		}
 	}
+	// Blocks that only gained detail count where they lie along a line
+	// (a headline); elsewhere a gain is what sharpening or a local tone
+	// map leaves in flat areas.
+	if gained != nil && step == 1 {
+		for _, comp := range components(g, gained) {
+			if !lineShaped(g, comp) {
+				continue
+			}
+			for _, i := range comp {
+				r.Changed[i] = true
+				r.ChangedCount++
+				r.Why.Gain++
+			}
+		}
+	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
 	if outside || added {
@@ -462,6 +518,42 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// onEdge reports whether block i lies on the grid's outer ring.
+func onEdge(g *Grid, i int) bool {
+	c, r := i%g.Cols, i/g.Cols
+	return c == 0 || r == 0 || c == g.Cols-1 || r == g.Rows-1
+}
+
+// chromaMiss is how far an examined block's chroma (cb, cr, offset
+// removed) lies from its fitted prediction (pcb, pcr), the larger of the
+// two components. A prediction outside the RGB gamut at the examined
+// block's luminance y is only a bound, as a mean near 0 or 255 is: a
+// saturation or contrast boost clips the channel it pushes past 0 or 255
+// (a teal's red), which moves the block's chroma towards the clipped
+// colour by as much as the push went beyond the gamut, and by less when
+// only some of its pixels clip. Any chroma between the prediction and its
+// clipped colour misses by nothing.
+func chromaMiss(y, cb, cr, pcb, pcr float64) float64 {
+	ccb, ccr := gamutClip(y, pcb, pcr)
+	return max(outside(cb, pcb, ccb), outside(cr, pcr, ccr))
+}
+
+// gamutClip returns the chroma of the BT.601 colour (y, cb, cr) once its
+// R, G and B are clipped to 0..255.
+func gamutClip(y, cb, cr float64) (float64, float64) {
+	c := func(v float64) float64 { return min(max(v, 0), 255) }
+	r := c(y + 1.402*cr)
+	g := c(y - 0.344136*cb - 0.714136*cr)
+	b := c(y + 1.772*cb)
+	return -0.168736*r - 0.331264*g + 0.5*b, 0.5*r - 0.418688*g - 0.081312*b
+}
+
+// outside is the distance from v to the interval between a and b.
+func outside(v, a, b float64) float64 {
+	lo, hi := min(a, b), max(a, b)
+	return max(lo-v, v-hi, 0)
 }
 
 // hasChangedNeighbour reports whether a 4-neighbour of block i (also the
@@ -601,6 +693,19 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 		diffs[i] = ys[i] - xs[i]
 	}
 	t := tone{a: median(diffs), b: 1}
+	// A colour grid also starts from the curve that pairs the signed and
+	// examined means by rank: a global tone change keeps their order, so
+	// the pairing follows a gamma or a contrast boost that moves most
+	// blocks beyond the tolerance of an offset alone (a picture mostly
+	// black with a few mid-tones), and a local edit of a minority of
+	// blocks moves the ranks little. Whichever start more blocks agree
+	// with is kept.
+	rankStarted := false
+	if colour {
+		if r, ok := rankCurve(xs, ys); ok && agreeingTone(r, xs, ns, sats, ys) > agreeingTone(t, xs, ns, sats, ys) {
+			t, rankStarted = r, true
+		}
+	}
 	for iter := 0; iter < 4; iter++ {
 		var in []int
 		for i := range xs {
@@ -627,6 +732,9 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 			continue
 		}
 		k := 2
+		if rankStarted && iter == 0 && len(in) >= 16 {
+			k = 3 // keep the rank curve's bend
+		}
 		if len(in) >= 16 && iter > 0 {
 			k = 4
 			if colour {
@@ -655,6 +763,55 @@ func fitTone(xs, ns, sats, ys []float64, colour bool) tone {
 	return t
 }
 
+// rankCurve fits a parabola to the signed and examined means paired by
+// rank (both sorted); ok is false when the means hardly spread (a
+// standard deviation under 5 levels) or the curve is not increasing
+// with a slope within 0.25..3 over 0..255.
+func rankCurve(xs, ys []float64) (tone, bool) {
+	if len(xs) < 16 {
+		return tone{}, false
+	}
+	sx, sy := append([]float64(nil), xs...), append([]float64(nil), ys...)
+	sort.Float64s(sx)
+	sort.Float64s(sy)
+	var mx, mxx float64
+	for _, x := range sx {
+		mx, mxx = mx+x, mxx+x*x
+	}
+	n := float64(len(sx))
+	if n*mxx-mx*mx <= n*n*25 {
+		return tone{}, false
+	}
+	rows := make([][lsMax]float64, len(sx))
+	for i, x := range sx {
+		u := x / 128
+		rows[i] = [lsMax]float64{1, u, u * u}
+	}
+	sol, ok := solveLS(rows, sy, 3)
+	if !ok {
+		return tone{}, false
+	}
+	t := tone{a: sol[0], b: sol[1] / 128, c: sol[2] / (128 * 128)}
+	for _, m := range []float64{sx[0], sx[len(sx)-1]} {
+		if sl := t.b + 2*t.c*m; sl < 0.25 || sl > 3 {
+			return tone{}, false
+		}
+	}
+	return t, true
+}
+
+// agreeingTone counts the blocks whose examined mean lies within
+// MeanTolerance of t's prediction.
+func agreeingTone(t tone, xs, ns, sats, ys []float64) int {
+	n := 0
+	for i := range xs {
+		if math.Abs(ys[i]-t.at(xs[i], ns[i], sats[i])) <= MeanTolerance {
+			n++
+		}
+	}
+	return n
+}
+
 // colourFit predicts a chroma mean (offset removed) from the signed
 // block's (cb, cr, luminance): a + b·cb + c·cr + d·own·(m−128)/128 +
 // e·own·s/128, own the component itself and s the block's chroma
@@ -670,51 +827,109 @@ func (f colourFit) at(v [3]float64) float64 {
 	return f.a + f.b*v[0] + f.c*v[1] + f.d*v[f.k]*(v[2]-128)/128 + f.e*v[f.k]*math.Hypot(v[0], v[1])/128
 }
 
+// gamut is what a clipping-aware colour fit needs besides the signed
+// colours: each examined block's mean luminance y, the examined value of
+// the other chroma component, and the tone fit.
+type gamut struct {
+	y, other []float64
+	tone     tone
+}
+
+// clipped is block i's prediction p of component k once the colour it
+// makes with the examined luminance and the other component's examined
+// value is clipped to the RGB gamut.
+func (gm gamut) clipped(i, k int, p float64) float64 {
+	if gm.y == nil {
+		return p
+	}
+	if k == 0 {
+		c, _ := gamutClip(gm.y[i], p, gm.other[i])
+		return c
+	}
+	_, c := gamutClip(gm.y[i], gm.other[i], p)
+	return c
+}
+
 // fitColour fits component k (0 Cb, 1 Cr) robustly: from the identity
 // and the median offset, least squares over the blocks within
 // ChromaTolerance of the current fit, four times; the saturation term
 // joins from the second pass, when enough blocks agree.
-func fitColour(in [][3]float64, ys []float64, k int) colourFit {
-	f := colourFit{k: k}
-	if k == 0 {
-		f.b = 1
-	} else {
-		f.c = 1
+//
+// A block agrees when its examined value lies between its prediction
+// and the prediction clipped to the RGB gamut (see chromaMiss), and only
+// blocks whose prediction stays inside the gamut enter the least
+// squares: when a contrast or saturation boost clips most of a strongly
+// coloured picture, the unclipped minority carries the gain and the
+// clipped majority agrees with it. The fit also starts from the chroma
+// gain the tone curve implies (a curve applied to R, G and B scales the
+// chroma of a colour of luminance m by its slope at m), whichever start
+// more blocks agree with.
+func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
+	miss := func(f colourFit, i int) float64 {
+		p := f.at(in[i])
+		return outside(ys[i], p, gm.clipped(i, k, p))
 	}
-	diffs := make([]float64, len(in))
-	for i := range in {
-		diffs[i] = ys[i] - in[i][k]
+	agree := func(f colourFit) int {
+		n := 0
+		for i := range in {
+			if miss(f, i) <= ChromaTolerance {
+				n++
+			}
+		}
+		return n
 	}
-	f.a = median(diffs)
+	withGain := func(g, d float64) colourFit {
+		f := colourFit{k: k, d: d}
+		if k == 0 {
+			f.b = g
+		} else {
+			f.c = g
+		}
+		diffs := make([]float64, len(in))
+		for i := range in {
+			diffs[i] = ys[i] - f.at(in[i])
+		}
+		f.a = median(diffs)
+		return f
+	}
+	f := withGain(1, 0)
 	// A saturation change moves strong colours beyond the tolerance of
-	// an offset alone: start from the spread's ratio too, whichever
-	// start more blocks agree with.
+	// an offset alone: start from the spread's ratio too, and from the
+	// tone curve's slope.
 	own := make([]float64, len(in))
 	for i := range in {
 		own[i] = in[i][k]
 	}
-	alt := colourFit{k: k}
-	g := spreadGain(own, ys)
-	if k == 0 {
-		alt.b = g
-	} else {
-		alt.c = g
+	starts := []colourFit{withGain(spreadGain(own, ys), 0)}
+	if gm.y != nil {
+		// slope(m) = b + 2c·m = (b + 256c) + 256c·(m − 128)/128.
+		t := gm.tone
+		if g := t.b + 256*t.c; g >= 0.3 && g <= 3 {
+			starts = append(starts, withGain(g, min(max(256*t.c, -2), 2)))
+		}
 	}
-	alt.a = medianOffset(own, ys, g)
-	if agreeing(own, ys, func(i int) float64 { return alt.at(in[i]) }, ChromaTolerance) >
-		agreeing(own, ys, func(i int) float64 { return f.at(in[i]) }, ChromaTolerance) {
-		f = alt
+	best := agree(f)
+	for _, alt := range starts {
+		if n := agree(alt); n > best {
+			f, best = alt, n
+		}
 	}
 	for iter := 0; iter < 4; iter++ {
 		var rows [][lsMax]float64
 		var y []float64
+		agreeing := 0
 		for i, v := range in {
-			if math.Abs(ys[i]-f.at(v)) <= ChromaTolerance {
-				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
-				y = append(y, ys[i])
+			if miss(f, i) > ChromaTolerance {
+				continue
 			}
+			agreeing++
+			if p := f.at(v); math.Abs(gm.clipped(i, k, p)-p) > 1 {
+				continue
+			}
+			rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			y = append(y, ys[i])
 		}
-		if 2*len(rows) < len(in) || len(rows) < 8 {
+		if 2*agreeing < len(in) || len(rows) < 8 {
 			break
 		}
 		terms := 4
@@ -758,26 +973,6 @@ func spreadGain(xs, ys []float64) float64 {
 		return 1
 	}
 	return min(max(iqr(ys)/sx, 0.3), 3)
-}
-
-// medianOffset is the median of ys − g·xs.
-func medianOffset(xs, ys []float64, g float64) float64 {
-	d := make([]float64, len(xs))
-	for i := range xs {
-		d[i] = ys[i] - g*xs[i]
-	}
-	return median(d)
-}
-
-// agreeing counts the i with ys[i] within tol of pred(i).
-func agreeing(xs, ys []float64, pred func(int) float64, tol float64) int {
-	n := 0
-	for i := range xs {
-		if math.Abs(ys[i]-pred(i)) <= tol {
-			n++
-		}
-	}
-	return n
 }
 
 // solveLS solves the normal equations of rows·x ≈ y for the first k
@@ -899,9 +1094,18 @@ func lsq(xs, ns, sats, ys []float64, in []int, k int, toe, shoulder bool) (tone,
 // block's signs. halfGradients counts the two first-order gradients at
 // half weight, as colour grids do: they are what a local tone map (an
 // HDR look) bends in a small block.
-func signsChanged(ac *[15]float64, signs uint16, halfGradients bool) (structured, changed bool) {
+//
+// noGradients leaves the two first-order gradients out altogether, as
+// colour grids do for a block that was flat when signed (detail under
+// DetailMin): its signs are noise, and the smooth ramp a local tone map
+// lays over a flat area is not structure; the higher-order structure
+// that text or a pasted object brings is.
+func signsChanged(ac *[15]float64, signs uint16, halfGradients, noGradients bool) (structured, changed bool) {
 	var e, w, bad float64
 	for k, c := range ac {
+		if noGradients && (k == 0 || k == 3) {
+			continue
+		}
 		e += c * c
 		a := math.Abs(c)
 		if halfGradients && (k == 0 || k == 3) {

@@ -38,6 +38,8 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"ShoulderKnee", ShoulderKnee, 208, "and above 208"},
 		{"KneeBlocks", KneeBlocks, 8, "at least 8 agreeing blocks lie beyond the knee"},
 		{"ProbeMaxShort", ProbeMaxShort, 512, "at most 512"},
+		{"DetailGain", DetailGain, 0.45, "more than 0.45 above the median change"},
+		{"DetailGainMin", DetailGainMin, 3, "at least 3 levels of mean absolute gradient above"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
@@ -134,7 +136,7 @@ func TestSignToleranceEdges(t *testing.T) {
 		{"all disagreeing, flat block", 1, 1, false},
 	}
 	for _, tc := range tests {
-		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false); got != tc.changed {
+		if _, got := signsChanged(block(tc.bad, tc.norm), agree, false, false); got != tc.changed {
 			t.Errorf("%s: signsChanged = %v, want %v", tc.name, got, tc.changed)
 		}
 	}
@@ -157,7 +159,7 @@ func TestFitColourStrongSaturation(t *testing.T) {
 		}
 		ys = append(ys, y)
 	}
-	f := fitColour(in, ys, 0)
+	f := fitColour(in, ys, 0, gamut{})
 	for i, v := range in {
 		off := math.Abs(ys[i]-f.at(v)) > ChromaTolerance
 		switch {

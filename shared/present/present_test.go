@@ -127,3 +127,55 @@ func TestWordingRules(t *testing.T) {
 		t.Errorf("record only reads %+v", ro)
 	}
 }
+
+// TestContainedWordingNegative: a contained match whose presentation or
+// rendered text leaves out that the surroundings are not signed is
+// flagged, by exactly that rule; the wording the package produces, and a
+// text that keeps the caveat, are not.
+func TestContainedWordingNegative(t *testing.T) {
+	v := resp(true, "contained", wire.Checks{Watermark: wire.Check{Passed: true, Details: "watermark payload 01 matches record r1"}})
+	v.Contained = &wire.Containment{Region: wire.Region{X: 0.1, Y: 0.2, W: 0.8, H: 0.7}, Unvouched: 0.44}
+	good := present.Present(v, present.Options{})
+	if got := present.WordingViolations(v, good); len(got) != 0 {
+		t.Fatalf("the package's own contained wording is flagged: %v", got)
+	}
+	const rule = "contained match does not say the surroundings are not signed"
+	tests := []struct {
+		name     string
+		headline string
+		match    string
+		want     []string
+	}{
+		{"as produced", good.Headline, good.MatchText, nil},
+		{"headline alone keeps the caveat", "Authentic picture — surroundings not signed", "the signed picture inside a larger file", nil},
+		{"match text alone keeps the caveat", "Authentic picture", present.PhraseContained, nil},
+		{"caveat omitted", "Authentic picture", "the signed picture inside a larger file", []string{rule}},
+		{"reads as a re-encoded copy", "Authentic — " + present.PhraseReencoded, present.PhraseReencoded, []string{rule}},
+		{"surroundings vouched for", "Authentic — the whole file is signed", "signed picture with its caption", []string{rule}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := good
+			p.Headline, p.MatchText = tc.headline, tc.match
+			got := present.WordingViolations(v, p)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("WordingViolations = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	texts := []struct {
+		text string
+		want int
+	}{
+		{"Authentic picture — surroundings not signed. Signed by Org A.", 0},
+		{"AUTHENTIC PICTURE — SURROUNDINGS NOT SIGNED", 0},
+		{"Authentic — the picture signed by Org A, inside a larger file", 1},
+		{"Authentic — " + present.PhraseReencoded, 1},
+	}
+	for _, tc := range texts {
+		got := present.TextViolations(v, tc.text)
+		if len(got) != tc.want || (tc.want == 1 && got[0] != rule) {
+			t.Errorf("TextViolations(%q) = %q, want %d violation(s) of the contained rule", tc.text, got, tc.want)
+		}
+	}
+}
