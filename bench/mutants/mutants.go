@@ -75,7 +75,7 @@ var mutants = []mutant{
 		From: "leaf, d.path, d.root); err != nil {", To: "leaf, d.path, d.root); false && err != nil {",
 		Breaks: "a receipt whose audit path misses its root verifies"},
 	{Name: "receipt/key-revoked", File: "shared/receipt/receipt.go",
-		From: "\tif r.KeyRevocation != nil && r.KeyRevocation.Decision != DecisionValid {", To: "\tif false {",
+		From: "\tif r.KeyRevocation != nil && r.KeyRevocation.Decision != wire.KeyDecisionValid {", To: "\tif false {",
 		Breaks: "a receipt of a record signed after its key's compromise verifies"},
 	{Name: "receipt/chain-id", File: "shared/receipt/receipt.go",
 		From: "\tif id != r.ChainID {", To: "\tif false {",
