@@ -2,9 +2,9 @@ package server
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -34,11 +34,7 @@ import (
 // (bench/README.md has the figures).
 func BenchmarkBrowser(b *testing.B) {
 	chromiumPath(b)
-	module, err := verifierModule()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := startServerB(b, module)
+	ts := startServerB(b, modulesFS(b))
 	s := ts.newSignerOrg("bench@widget.example", "Bench News")
 	sizes := []struct {
 		name string
@@ -186,10 +182,10 @@ func median(v []float64) float64 {
 }
 
 // startServerB is startServer for a benchmark.
-func startServerB(b *testing.B, module []byte) *testServer {
+func startServerB(b *testing.B, modules fs.FS) *testServer {
 	b.Helper()
 	return startServer(b, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Verifier = modules
 		c.Anchor.BatchSize = 2
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})
