@@ -124,7 +124,7 @@ func BenchmarkBrowser(b *testing.B) {
 			}
 			h, w, nat, dec := median(host.MS), median(mod.MS), median(native), median(decode)
 			// Where the browser path's time goes, step by step.
-			for _, step := range []string{"inspect", "decode_luma", "imagedecoder", "frame_copy", "decode_rgba", "sha256", "analyze_pixels"} {
+			for _, step := range []string{"inspect", "decode_luma", "imagedecoder", "frame_copy", "decode_rgba", "sha256", "c2pa", "analyze_pixels"} {
 				var v []float64
 				for _, st := range host.Steps {
 					v = append(v, st[step])
