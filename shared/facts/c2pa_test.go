@@ -1,3 +1,5 @@
+//go:build !noc2pa
+
 package facts
 
 import (
