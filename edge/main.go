@@ -285,6 +285,10 @@ func precompile(ctx context.Context, log *slog.Logger, load func(context.Context
 	if err != nil {
 		return err
 	}
+	if err := w.WaitC2PA(ctx); err != nil {
+		w.Close(ctx)
+		return err
+	}
 	log.Info("verifier module precompiled", "verifier", w.Name())
 	return w.Close(ctx)
 }

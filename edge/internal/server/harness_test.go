@@ -115,6 +115,9 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { w.Close(context.Background()) })
+		if err := w.WaitC2PA(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		mod := b.module
 		cfg.Engine, cfg.Swapper, cfg.LoadModule = w, w, func(context.Context) ([]byte, error) { return mod, nil }
 	}

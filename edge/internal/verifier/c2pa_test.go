@@ -23,7 +23,8 @@ var c2paModule = sync.OnceValues(wasmtest.BuildC2PAFromCheckout)
 // the same facts and the same verdict, the manifest's trust decided
 // against the CA the lookup answer names (trusted for the CA that issued
 // the signer, not for another); without a C2PA module the engine refuses
-// such a file with CodeNoC2PAModule, so that the edge passes it on.
+// such a file with CodeNoC2PAModule, and with one still compiling it
+// answers ErrNotReady, so that the edge passes it on either way.
 func TestEnginesAgreeOnC2PA(t *testing.T) {
 	if raceEnabled {
 		t.Skip("no concurrency to check under -race; run without it")
@@ -34,6 +35,9 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newWasm(t, WasmConfig{C2PAModule: cb})
+	if err := w.WaitC2PA(ctx); err != nil {
+		t.Fatal(err)
+	}
 	n := Native{Limits: limits.Default()}
 	ca := c2patest.NewCA(t, "Provenant")
 	file, _, _, err := c2pa.Embed(noise(t, 640, 480), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg",
@@ -76,6 +80,15 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 				t.Fatalf("c2pa member %+v, want trusted=%v", wv.C2PA, tc.trusted)
 			}
 		})
+	}
+
+	// A C2PA module that never compiles (not WebAssembly): never ready.
+	broken := newWasm(t, WasmConfig{C2PAModule: []byte("not wasm")})
+	if err := broken.WaitC2PA(ctx); err == nil {
+		t.Fatal("a broken C2PA module compiled")
+	}
+	if _, err := broken.Analyze(ctx, file); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("with no C2PA module ready: %v, want ErrNotReady", err)
 	}
 
 	bare := newWasm(t, WasmConfig{})

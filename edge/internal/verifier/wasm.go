@@ -29,9 +29,11 @@ type WasmConfig struct {
 	Module []byte
 	// C2PAModule is its C2PA module (c2pa.wasm, wasm/c2pa), which reads
 	// the C2PA manifest of a file whose analyze says it carries one and
-	// decides the manifest's trust. Compiled with Module, instantiated
-	// only for such files. nil: such files are refused with
-	// CodeNoC2PAModule (the edge passes them to the origin).
+	// decides the manifest's trust. It is compiled in the background once
+	// NewWasm has returned (so it adds nothing to the edge's start; until
+	// it is ready such files get ErrNotReady) and instantiated only for
+	// such files. nil: such files are refused with CodeNoC2PAModule. The
+	// edge passes both to the origin.
 	C2PAModule []byte
 	// CacheDir keeps wazero's compiled code on disk, so that a restart
 	// with the same module does not compile it again; "" compiles in
@@ -64,10 +66,13 @@ type Wasm struct {
 	// swap serialises Swap calls.
 	swap sync.Mutex
 	cur  atomic.Pointer[generation]
-	// c2pa is the C2PA module's generation, nil without one; a Swap
-	// leaves it as it is (its ABI, the wire C2PA facts, does not change
-	// with the verifier module).
-	c2pa *generation
+	// c2pa is the C2PA module's generation, nil without one or until it
+	// is compiled (c2paDone closes then; c2paErr says why it is not); a
+	// Swap leaves it as it is (its ABI, the wire C2PA facts, does not
+	// change with the verifier module).
+	c2pa     atomic.Pointer[generation]
+	c2paDone chan struct{}
+	c2paErr  error
 }
 
 // ErrOutOfMemory is an engine failure caused by the instance's memory
@@ -104,15 +109,35 @@ func NewWasm(ctx context.Context, cfg WasmConfig) (*Wasm, error) {
 		w.cache.Close(ctx)
 		return nil, err
 	}
-	if cfg.C2PAModule != nil {
-		if w.c2pa, err = w.compile(ctx, cfg.C2PAModule, c2paExports, smokeTestC2PA); err != nil {
-			g.retire(ctx)
-			w.cache.Close(ctx)
-			return nil, err
-		}
-	}
 	w.cur.Store(g)
+	w.c2paDone = make(chan struct{})
+	if cfg.C2PAModule == nil {
+		close(w.c2paDone)
+		return w, nil
+	}
+	go func() {
+		defer close(w.c2paDone)
+		c, err := w.compile(context.WithoutCancel(ctx), cfg.C2PAModule, c2paExports, smokeTestC2PA)
+		if err != nil {
+			w.c2paErr = err
+			cfg.Logger.Error("C2PA module failed; files that carry a C2PA manifest are passed to the origin", "err", err)
+			return
+		}
+		w.c2pa.Store(c)
+	}()
 	return w, nil
+}
+
+// WaitC2PA waits until the background compile of the C2PA module ends and
+// returns its error (nil also when there is no C2PA module): what
+// --precompile and tests call before relying on it.
+func (w *Wasm) WaitC2PA(ctx context.Context) error {
+	select {
+	case <-w.c2paDone:
+		return w.c2paErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Name implements Engine: "wasm:" and the first 16 hex digits of the
@@ -140,8 +165,9 @@ func (w *Wasm) Swap(ctx context.Context, module []byte) (string, error) {
 // finish first.
 func (w *Wasm) Close(ctx context.Context) error {
 	w.cur.Load().retire(ctx)
-	if w.c2pa != nil {
-		w.c2pa.retire(ctx)
+	<-w.c2paDone
+	if c := w.c2pa.Load(); c != nil {
+		c.retire(ctx)
 	}
 	return w.cache.Close(ctx)
 }
@@ -402,10 +428,14 @@ func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	if err != nil || !manifest {
 		return a, err
 	}
-	if w.c2pa == nil {
+	c := w.c2pa.Load()
+	switch {
+	case c == nil && w.cfg.C2PAModule == nil:
 		return Analysis{}, &AnalyzeError{Code: CodeNoC2PAModule, Detail: "the file may carry a C2PA manifest and this edge has no C2PA module"}
+	case c == nil:
+		return Analysis{}, ErrNotReady
 	}
-	out, err = w.callC2PA(ctx, "c2pa_read", file)
+	out, err = callOn(ctx, c, "c2pa_read", file)
 	if err != nil {
 		return Analysis{}, err
 	}
@@ -420,13 +450,14 @@ func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	return a, nil
 }
 
-// callC2PA runs one export of the C2PA module.
-func (w *Wasm) callC2PA(ctx context.Context, export string, in []byte) ([]byte, error) {
-	w.c2pa.mu.Lock()
-	w.c2pa.refs++
-	w.c2pa.mu.Unlock()
-	defer w.c2pa.release(context.WithoutCancel(ctx))
-	return w.c2pa.call(ctx, export, in)
+// callOn runs one export on an instance of g (the C2PA module's
+// generation, never retired while calls run but at Close).
+func callOn(ctx context.Context, g *generation, export string, in []byte) ([]byte, error) {
+	g.mu.Lock()
+	g.refs++
+	g.mu.Unlock()
+	defer g.release(context.WithoutCancel(ctx))
+	return g.call(ctx, export, in)
 }
 
 func parseAnalyze(out []byte) (a Analysis, c2paManifest bool, err error) {
@@ -481,7 +512,8 @@ func (w *Wasm) Decide(ctx context.Context, a Analysis, lookupJSON []byte) (wire.
 // c2paMember is the verify response's c2pa member from the C2PA module,
 // trust decided against the lookup answer's c2pa_ca.
 func (w *Wasm) c2paMember(ctx context.Context, f *wire.C2PAFacts, lookupJSON []byte) (*wire.C2PA, error) {
-	if w.c2pa == nil {
+	c := w.c2pa.Load()
+	if c == nil {
 		return nil, errors.New("verifier: facts with a C2PA manifest and no C2PA module to decide its trust")
 	}
 	var l struct {
@@ -497,7 +529,7 @@ func (w *Wasm) c2paMember(ctx context.Context, f *wire.C2PAFacts, lookupJSON []b
 	if err != nil {
 		return nil, fmt.Errorf("verifier: c2pa_member input: %w", err)
 	}
-	out, err := w.callC2PA(ctx, "c2pa_member", in)
+	out, err := callOn(ctx, c, "c2pa_member", in)
 	if err != nil {
 		return nil, err
 	}
