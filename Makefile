@@ -23,14 +23,19 @@ WAZERO_DIR := $(CURDIR)/bin/wazero-$(WAZERO_VERSION)
 # makes an unchanged build a ~3 s relink, and the output is reproducible,
 # so a branch switch can never leave a stale module embedded.
 VERIFIER_WASM := origin/internal/verifierwasm/build/verifier.wasm
+# The C2PA module (./wasm/c2pa), beside it: the verifier module is built
+# with the tag noc2pa and leaves C2PA manifests to this one, which the
+# widget fetches only for a picture that carries one (docs/widget.md).
+C2PA_WASM := origin/internal/verifierwasm/build/c2pa.wasm
 
 .PHONY: run test test-go test-wasm test-race test-wasip1 bench lint tidy-check fuzz-smoke wasm mutants
 
 ## wasm: build the browser verifier module that the origin embeds and
 ## serves at /api/v1/widget/verifier-<hash>.wasm (docs/widget.md).
 wasm:
-	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(VERIFIER_WASM) ./wasm
-	@echo "built $(VERIFIER_WASM) ($$(wc -c < $(VERIFIER_WASM)) bytes)"
+	$(WASIP1_ENV) $(GO) build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(VERIFIER_WASM) ./wasm
+	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(C2PA_WASM) ./wasm/c2pa
+	@echo "built $(VERIFIER_WASM) ($$(wc -c < $(VERIFIER_WASM)) bytes) and $(C2PA_WASM) ($$(wc -c < $(C2PA_WASM)) bytes)"
 
 ## run: start the origin on its embedded defaults (data in ./data, :8080),
 ## with the verifier module built first so the widget works.
@@ -55,7 +60,8 @@ test-go:
 
 test-wasm:
 	$(JS_ENV) $(GO) build ./shared/...
-	$(WASIP1_ENV) $(GO) build ./shared/... ./wasm
+	$(WASIP1_ENV) $(GO) build ./shared/... ./wasm ./wasm/c2pa
+	$(WASIP1_ENV) $(GO) build -tags noc2pa ./shared/... ./wasm
 
 ## test-race: the packages with concurrency, under the race detector.
 test-race:
@@ -110,6 +116,7 @@ lint: tidy-check
 	$(GO) vet ./...
 	$(JS_ENV) $(GO) vet ./shared/...
 	$(WASIP1_ENV) $(GO) vet ./wasm/...
+	$(WASIP1_ENV) $(GO) vet -tags noc2pa ./wasm/... ./shared/facts ./shared/lookup
 
 ## tidy-check: go.mod and go.sum are what `go mod tidy` would write.
 tidy-check:

@@ -46,13 +46,13 @@ func main() {
 }
 
 type options struct {
-	origin, listen, adminListen, engine, wasmPath, cacheDir, trusted, logLevel string
-	adminHosts, adminToken                                                     string
-	instances, maxConns, maxConnsPerIP                                         int
-	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB          int64
-	deadline, maxStale, originTimeout                                          time.Duration
-	headerTimeout, idleTimeout, shutdownTimeout                                time.Duration
-	precompile                                                                 bool
+	origin, listen, adminListen, engine, wasmPath, c2paWasmPath, cacheDir, trusted, logLevel string
+	adminHosts, adminToken                                                                   string
+	instances, maxConns, maxConnsPerIP                                                       int
+	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB                        int64
+	deadline, maxStale, originTimeout                                                        time.Duration
+	headerTimeout, idleTimeout, shutdownTimeout                                              time.Duration
+	precompile                                                                               bool
 
 	rateLimitRedis   string
 	rateLimitTimeout time.Duration
@@ -71,6 +71,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:8091", "loopback admin address (POST /verifier/reload); empty disables it")
 	fs.StringVar(&o.engine, "verifier", "wasm", "verification engine: wasm (verifier.wasm in wazero, sandboxed) or native (compiled in, faster)")
 	fs.StringVar(&o.wasmPath, "verifier-wasm", "", "verifier.wasm to run; empty: the module the origin serves (its widget manifest)")
+	fs.StringVar(&o.c2paWasmPath, "verifier-c2pa-wasm", "", "c2pa.wasm, the C2PA module, with --verifier-wasm (without it, files that carry a C2PA manifest are passed to the origin); ignored without --verifier-wasm: the origin's manifest names it")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "directory for wazero's compiled code, so a restart does not recompile; empty: the user cache directory")
 	fs.BoolVar(&o.precompile, "precompile", false, "compile the verifier module into --cache-dir, smoke-test it and exit (an image build step, so the first start does not compile)")
 	fs.IntVar(&o.instances, "wasm-instances", runtime.GOMAXPROCS(0), "module instances alive at once (verifications in parallel)")
@@ -165,16 +166,22 @@ func run(args []string) error {
 	case "native":
 		cfg.Engine = verifier.Native{Limits: cfg.Limits}
 	case "wasm":
-		load := func(ctx context.Context) ([]byte, error) { return loadModule(ctx, o.wasmPath, cfg.Origin) }
+		load := func(ctx context.Context) ([]byte, error) {
+			m, _, err := loadModules(ctx, o.wasmPath, "", cfg.Origin, false)
+			return m, err
+		}
+		loadBoth := func(ctx context.Context) ([]byte, []byte, error) {
+			return loadModules(ctx, o.wasmPath, o.c2paWasmPath, cfg.Origin, true)
+		}
 		wcfg := verifier.WasmConfig{CacheDir: cacheDir(o.cacheDir), Instances: o.instances,
 			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline, Logger: log}
 		if o.precompile {
-			return precompile(ctx, log, load, wcfg)
+			return precompile(ctx, log, loadBoth, wcfg)
 		}
 		d := &verifier.Deferred{}
 		cfg.Engine, cfg.Swapper, cfg.LoadModule = d, d, load
 		log.Info("verifier module compiling; until it is ready, /ready answers 503 and verifies are passed to the origin", "cache_dir", wcfg.CacheDir)
-		go startWasm(ctx, log, load, wcfg, d, started, errc)
+		go startWasm(ctx, log, loadBoth, wcfg, d, started, errc)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -243,15 +250,15 @@ func cacheDir(flag string) string {
 // (the edge exits, as it would have before listening). The edge listens
 // meanwhile: compiling without a cache takes tens of seconds on a small
 // machine, and an operator must see at once that the edge is alive.
-func startWasm(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, error), wcfg verifier.WasmConfig,
+func startWasm(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, []byte, error), wcfg verifier.WasmConfig,
 	d *verifier.Deferred, started chan<- *verifier.Wasm, errc chan<- error) {
 	t0 := time.Now()
-	mod, err := load(ctx)
+	mod, c2pa, err := load(ctx)
 	if err != nil {
 		errc <- err
 		return
 	}
-	wcfg.Module = mod
+	wcfg.Module, wcfg.C2PAModule = mod, c2pa
 	w, err := verifier.NewWasm(ctx, wcfg)
 	if err != nil {
 		errc <- err
@@ -264,18 +271,22 @@ func startWasm(ctx context.Context, log *slog.Logger, load func(context.Context)
 
 // precompile is --precompile: the module compiled into the cache and
 // smoke-tested, nothing served.
-func precompile(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, error), wcfg verifier.WasmConfig) error {
+func precompile(ctx context.Context, log *slog.Logger, load func(context.Context) ([]byte, []byte, error), wcfg verifier.WasmConfig) error {
 	if wcfg.CacheDir == "" {
 		return errors.New("--precompile needs --cache-dir (there is no user cache directory)")
 	}
 	log.Info("verifier module compiling into the cache", "cache_dir", wcfg.CacheDir)
-	mod, err := load(ctx)
+	mod, c2pa, err := load(ctx)
 	if err != nil {
 		return err
 	}
-	wcfg.Module = mod
+	wcfg.Module, wcfg.C2PAModule = mod, c2pa
 	w, err := verifier.NewWasm(ctx, wcfg)
 	if err != nil {
+		return err
+	}
+	if err := w.WaitC2PA(ctx); err != nil {
+		w.Close(ctx)
 		return err
 	}
 	log.Info("verifier module precompiled", "verifier", w.Name())
@@ -304,12 +315,17 @@ func splitList(s string) []string {
 // maxModuleBytes bounds the module fetched from the origin.
 const maxModuleBytes = 64 << 20
 
-// loadModule reads verifier.wasm from path, or, when path is empty, the
-// module the origin's widget manifest names, checked against the
-// manifest's SHA-256.
-func loadModule(ctx context.Context, path, origin string) ([]byte, error) {
+// loadModules reads verifier.wasm from path (and, with withC2PA, the C2PA
+// module from c2paPath when given), or, when path is empty, the modules
+// the origin's widget manifest names, each checked against the manifest's
+// SHA-256. The C2PA module is nil when not given or not served.
+func loadModules(ctx context.Context, path, c2paPath, origin string, withC2PA bool) (mod, c2pa []byte, err error) {
 	if path != "" {
-		return os.ReadFile(path)
+		if mod, err = os.ReadFile(path); err != nil || !withC2PA || c2paPath == "" {
+			return mod, nil, err
+		}
+		c2pa, err = os.ReadFile(c2paPath)
+		return mod, c2pa, err
 	}
 	get := func(u string) ([]byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -333,21 +349,30 @@ func loadModule(ctx context.Context, path, origin string) ([]byte, error) {
 	}
 	b, err := get(origin + "/api/v1/widget/manifest.json")
 	if err != nil {
-		return nil, fmt.Errorf("verifier module from the origin (or give --verifier-wasm): %w", err)
+		return nil, nil, fmt.Errorf("verifier module from the origin (or give --verifier-wasm): %w", err)
 	}
 	var m struct {
-		WASM   string `json:"wasm"`
-		SHA256 string `json:"sha256"`
+		WASM       string `json:"wasm"`
+		SHA256     string `json:"sha256"`
+		C2PAWASM   string `json:"c2pa_wasm"`
+		C2PASHA256 string `json:"c2pa_sha256"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil || !strings.HasPrefix(m.WASM, "/") {
-		return nil, fmt.Errorf("the origin's widget manifest is not one: %.200s", b)
+		return nil, nil, fmt.Errorf("the origin's widget manifest is not one: %.200s", b)
 	}
-	mod, err := get(origin + m.WASM)
-	if err != nil {
-		return nil, err
+	fetch := func(path, sha string) ([]byte, error) {
+		mod, err := get(origin + path)
+		if err != nil {
+			return nil, err
+		}
+		if sum := sha256.Sum256(mod); hex.EncodeToString(sum[:]) != sha {
+			return nil, fmt.Errorf("the module %s the origin served does not match its manifest's sha256", path)
+		}
+		return mod, nil
 	}
-	if sum := sha256.Sum256(mod); hex.EncodeToString(sum[:]) != m.SHA256 {
-		return nil, errors.New("the module the origin served does not match its manifest's sha256")
+	if mod, err = fetch(m.WASM, m.SHA256); err != nil || !withC2PA || !strings.HasPrefix(m.C2PAWASM, "/") {
+		return mod, nil, err
 	}
-	return mod, nil
+	c2pa, err = fetch(m.C2PAWASM, m.C2PASHA256)
+	return mod, c2pa, err
 }

@@ -7,109 +7,75 @@
 // export with (ptr, len), reads the packed (ptr<<32 | len) result and
 // frees both buffers. docs/widget.md is the contract.
 //
-// Build: go build -buildmode=c-shared -ldflags='-s -w' -trimpath -o verifier.wasm ./wasm
-// (GOOS=wasip1 GOARCH=wasm; `make wasm`). The host must call _initialize
+// Build: go build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath -o verifier.wasm ./wasm
+// (GOOS=wasip1 GOARCH=wasm; `make wasm`). The tag noc2pa leaves C2PA out
+// of the module (shared/facts, shared/lookup): the host gets a manifest's
+// facts and trust from the C2PA module (./wasm/c2pa) when analyze or
+// inspect says "c2pa_manifest". The host must call _initialize
 // once after instantiation.
 package main
 
 import (
-	"unsafe"
-
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/wasm/internal/abi"
+	"github.com/provenant/provenant/wasm/internal/linear"
 )
 
 func main() {}
 
-// module holds the buffers handed to the host: Go's collector does not
-// move objects, and keeping them referenced here stops it from collecting
-// one the host still reads or writes.
-type module struct {
-	live map[uint32][]byte
-	lim  limits.Limits
-	// clock judges C2PA credentials: the host's wall clock, which the
-	// runtime provides (a browser's Date.now, wazero's walltime when the
-	// host enables it).
-	clock clock.Clock
-}
-
 // mod is package state on purpose: the exports are plain functions the
-// host calls, with nowhere to pass a value through, and the buffer table
-// is the one thing they share. An instance is single-threaded, so it
-// needs no lock.
-var mod = &module{live: map[uint32][]byte{}, lim: limits.Default(), clock: clock.System{}}
-
-// keep registers b as live and returns its address in linear memory.
-func (m *module) keep(b []byte) uint32 {
-	if len(b) == 0 {
-		b = make([]byte, 1)[:0:1]
-	}
-	p := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	m.live[p] = b
-	return p
-}
-
-// input returns the live buffer at ptr, truncated to n bytes, or nil.
-func (m *module) input(ptr, n uint32) []byte {
-	b, ok := m.live[ptr]
-	if !ok || int(n) > cap(b) {
-		return nil
-	}
-	return b[:n]
-}
-
-// output keeps b live and returns it packed as ptr<<32 | len.
-func (m *module) output(b []byte) uint64 {
-	return uint64(m.keep(b))<<32 | uint64(len(b))
-}
+// host calls, with nowhere to pass a value through.
+var mod = struct {
+	buf *linear.Table
+	lim limits.Limits
+	// clock is the host's wall clock (a browser's Date.now, wazero's
+	// walltime when the host enables it).
+	clock clock.Clock
+}{buf: linear.New(), lim: limits.Default(), clock: clock.System{}}
 
 //go:wasmexport alloc
-func alloc(size uint32) uint32 {
-	return mod.keep(make([]byte, size))
-}
+func alloc(size uint32) uint32 { return mod.buf.Alloc(size) }
 
 //go:wasmexport free
-func free(ptr uint32) {
-	delete(mod.live, ptr)
-}
+func free(ptr uint32) { mod.buf.Free(ptr) }
 
 //go:wasmexport analyze
 func analyze(ptr, n uint32) uint64 {
-	return mod.output(abi.Analyze(mod.input(ptr, n), mod.lim, mod.clock.Now()))
+	return mod.buf.Output(abi.Analyze(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
 }
 
 //go:wasmexport inspect
 func inspect(ptr, n uint32) uint64 {
-	return mod.output(abi.Inspect(mod.input(ptr, n), mod.lim, mod.clock.Now()))
+	return mod.buf.Output(abi.Inspect(mod.buf.Input(ptr, n), mod.lim))
 }
 
 //go:wasmexport sha256
 func sha256Sum(ptr, n uint32) uint64 {
-	return mod.output(abi.SHA256(mod.input(ptr, n)))
+	return mod.buf.Output(abi.SHA256(mod.buf.Input(ptr, n)))
 }
 
 //go:wasmexport analyze_pixels
 func analyzePixels(ptr, n uint32) uint64 {
-	return mod.output(abi.AnalyzePixels(mod.input(ptr, n), mod.lim))
+	return mod.buf.Output(abi.AnalyzePixels(mod.buf.Input(ptr, n), mod.lim))
 }
 
 //go:wasmexport decide
 func decide(ptr, n uint32) uint64 {
-	return mod.output(abi.Decide(mod.input(ptr, n), mod.lim))
+	return mod.buf.Output(abi.Decide(mod.buf.Input(ptr, n), mod.lim))
 }
 
 //go:wasmexport verify_proof
 func verifyProof(ptr, n uint32) uint64 {
-	return mod.output(abi.VerifyProof(mod.input(ptr, n), mod.lim))
+	return mod.buf.Output(abi.VerifyProof(mod.buf.Input(ptr, n), mod.lim))
 }
 
 //go:wasmexport verify_signature
 func verifySignature(ptr, n uint32) uint64 {
-	return mod.output(abi.VerifySignature(mod.input(ptr, n)))
+	return mod.buf.Output(abi.VerifySignature(mod.buf.Input(ptr, n)))
 }
 
 //go:wasmexport present
 func presentVerdict(ptr, n uint32) uint64 {
-	return mod.output(abi.Present(mod.input(ptr, n)))
+	return mod.buf.Output(abi.Present(mod.buf.Input(ptr, n)))
 }

@@ -8,7 +8,9 @@
 // for a file the browser cannot decode the way the service does, the
 // module decodes the bytes itself. It posts only the resulting facts to
 // the lookup endpoint (never the image), and lets the module check every
-// candidate's signature and Merkle proof and decide. docs/widget.md is the
+// candidate's signature and Merkle proof and decide. A picture that
+// carries a C2PA manifest also gets the C2PA module (fetched only then),
+// which reads the manifest and decides its trust. docs/widget.md is the
 // contract.
 'use strict';
 
@@ -18,6 +20,10 @@ let base = '';
 // module's own), from the embed script's data-decoder.
 let decoderChoice = 'auto';
 let modulePromise = null;
+// manifestPromise is the origin's widget manifest (both modules' URLs);
+// c2paPromise the C2PA module, loaded for the first picture that needs it.
+let manifestPromise = null;
+let c2paPromise = null;
 
 const EBADF = 8;
 const encoder = new TextEncoder();
@@ -27,7 +33,7 @@ const decoder = new TextDecoder();
 // runtime calls (the set is pinned by a test in wasm/wasmtest). The module
 // reads no files and no environment; it needs a clock, randomness, a
 // console for panics, and a scheduler that never blocks.
-function wasiShim(ref) {
+function wasiShim(ref, onExit) {
   const view = () => new DataView(ref.exports.memory.buffer);
   const bytes = (p, n) => new Uint8Array(ref.exports.memory.buffer, p, n);
   const zeroPair = (a, b) => {
@@ -72,7 +78,7 @@ function wasiShim(ref) {
       return 0;
     },
     proc_exit(code) {
-      modulePromise = null; // the instance is dead; the next request loads a new one
+      onExit(); // the instance is dead; the next request loads a new one
       throw new Error('verifier module exited with code ' + code);
     },
     // Every subscription fires at once: the module's goroutines only wait
@@ -109,30 +115,60 @@ async function fetchOK(url, init) {
   return r;
 }
 
-// load fetches the manifest and the module once; every request shares the
-// instance (a worker runs one request at a time).
+function manifest() {
+  if (!manifestPromise) {
+    manifestPromise = fetchOK(base + '/api/v1/widget/manifest.json', {credentials: 'omit'}).then((r) => r.json());
+    manifestPromise.catch(() => { manifestPromise = null; });
+  }
+  return manifestPromise;
+}
+
+// instantiate fetches, compiles and initialises the module at path (on
+// the origin); onExit runs if it exits.
+async function instantiate(path, onExit) {
+  const url = new URL(path, base + '/').href;
+  const ref = {};
+  const imports = {wasi_snapshot_preview1: wasiShim(ref, onExit)};
+  let result;
+  try {
+    result = await WebAssembly.instantiateStreaming(fetchOK(url, {credentials: 'omit'}), imports);
+  } catch (e) {
+    // A proxy that rewrites Content-Type defeats streaming compilation.
+    const buf = await (await fetchOK(url, {credentials: 'omit'})).arrayBuffer();
+    result = await WebAssembly.instantiate(buf, imports);
+  }
+  ref.exports = result.instance.exports;
+  ref.exports._initialize();
+  return ref.exports;
+}
+
+// load fetches the manifest and the verifier module once; every request
+// shares the instance (a worker runs one request at a time).
 function load() {
   if (!modulePromise) {
-    modulePromise = (async () => {
-      const manifest = await (await fetchOK(base + '/api/v1/widget/manifest.json', {credentials: 'omit'})).json();
-      const url = new URL(manifest.wasm, base + '/').href;
-      const ref = {};
-      const imports = {wasi_snapshot_preview1: wasiShim(ref)};
-      let result;
-      try {
-        result = await WebAssembly.instantiateStreaming(fetchOK(url, {credentials: 'omit'}), imports);
-      } catch (e) {
-        // A proxy that rewrites Content-Type defeats streaming compilation.
-        const buf = await (await fetchOK(url, {credentials: 'omit'})).arrayBuffer();
-        result = await WebAssembly.instantiate(buf, imports);
-      }
-      ref.exports = result.instance.exports;
-      ref.exports._initialize();
-      return ref.exports;
-    })();
+    modulePromise = manifest().then((m) => instantiate(m.wasm, () => { modulePromise = null; }));
     modulePromise.catch(() => { modulePromise = null; });
   }
   return modulePromise;
+}
+
+// loadC2PA loads the C2PA module once, for the first picture that carries
+// a manifest (the verifier module says "c2pa_manifest").
+function loadC2PA() {
+  if (!c2paPromise) {
+    c2paPromise = manifest().then((m) => {
+      if (!m.c2pa_wasm) throw new Error('this origin serves no C2PA module, and the picture carries a C2PA manifest');
+      return instantiate(m.c2pa_wasm, () => { c2paPromise = null; });
+    });
+    c2paPromise.catch(() => { c2paPromise = null; });
+  }
+  return c2paPromise;
+}
+
+// c2paRead is the C2PA module's reading of the file's manifest (the facts'
+// c2pa member), or null when it carries none after all.
+async function c2paRead(file) {
+  return call(await loadC2PA(), 'c2pa_read', file).c2pa;
 }
 
 // callWith has a module export read n bytes that fill writes into its
@@ -347,14 +383,22 @@ async function analyzeFile(ex, file, choice) {
     lap('inspect');
     if (info.host_decode) {
       const sum = sha256Hex(ex, file); // runs beside the decode
+      // The manifest is in the bytes, which the pixels cannot carry: the
+      // C2PA module (fetched now, beside the decode) reads it.
+      const c2pa = info.c2pa_manifest ? c2paRead(file) : Promise.resolve(null);
+      c2pa.catch(() => {});
       const head = {format: info.format, width: info.width, height: info.height};
-      // The manifest is read from the bytes by inspect; the pixels cannot carry it.
-      if (info.c2pa) head.c2pa = info.c2pa;
+      const withC2PA = async () => {
+        const c = await c2pa;
+        if (c) head.c2pa = c;
+        lap('c2pa');
+      };
       const y = await decodeLuma(file, info, choice, steps);
       lap('decode_luma');
       if (y) {
         head.sha256 = await sum;
         lap('sha256');
+        await withC2PA();
         const planes = {pixels: 'luma', orientation: info.orientation};
         if (y.cw > 0) Object.assign(planes, {chroma_width: y.cw, chroma_height: y.ch});
         const out = analyzePixels(ex, Object.assign(head, planes), y.pix);
@@ -366,6 +410,7 @@ async function analyzeFile(ex, file, choice) {
       if (rgba) {
         head.sha256 = await sum;
         lap('sha256');
+        await withC2PA();
         const out = analyzePixels(ex, head, rgba);
         lap('analyze_pixels');
         return done(out, 'browser', 'rgba');
@@ -375,6 +420,11 @@ async function analyzeFile(ex, file, choice) {
   }
   const out = call(ex, 'analyze', file);
   lap('analyze');
+  if (out.c2pa_manifest) {
+    const c = await c2paRead(file);
+    if (c) out.facts.c2pa = c;
+    lap('c2pa');
+  }
   return done(out, 'wasm', 'file');
 }
 
@@ -399,6 +449,10 @@ async function verifyImage(ex, fetched, report) {
   })).json();
   const t3 = performance.now();
   const d = callJSON(ex, 'decide', {facts, lookup, local});
+  if (facts.c2pa) {
+    // The manifest's trust takes X.509, which only the C2PA module carries.
+    d.result.c2pa = callJSON(await loadC2PA(), 'c2pa_member', {c2pa: facts.c2pa, ca: lookup.c2pa_ca || ''}).c2pa;
+  }
   const t4 = performance.now();
   const cand = (lookup.candidates || []).find((c) => c.record_id === d.result.record_id);
   return {

@@ -1,3 +1,5 @@
+//go:build !noc2pa
+
 package facts
 
 import (
@@ -7,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2pafacts"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/limits"
 )
@@ -87,4 +90,12 @@ func BenchmarkC2PARead(b *testing.B) {
 	b.ReportMetric(a/1e6, "analyze-ms")
 	b.ReportMetric(r/1e6, "c2pa-ms")
 	b.ReportMetric(r/a, "c2pa/analyze-x")
+}
+
+// TestRecordAssertionIsTheReaders: the label the origin writes is the one
+// the shared reader looks for.
+func TestRecordAssertionIsTheReaders(t *testing.T) {
+	if RecordAssertion != c2pafacts.RecordAssertion {
+		t.Fatalf("facts %q, c2pafacts %q", RecordAssertion, c2pafacts.RecordAssertion)
+	}
 }

@@ -86,7 +86,7 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 		return Facts{}, err
 	}
 	f.WithChroma(img.Cb, img.Cr)
-	f.C2PA = C2PA(file, at)
+	f.C2PA = readC2PA(file, at)
 	return f, nil
 }
 

@@ -16,15 +16,29 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// BuildArgs are the go build arguments of the release module (the
+// BuildArgs are the go build arguments of the release modules (the
 // Makefile's `wasm` target uses the same).
 var BuildArgs = []string{"build", "-buildmode=c-shared", "-ldflags=-s -w", "-trimpath"}
 
-// Build compiles ./wasm of the module rooted at root into dir and returns
-// the module's bytes. It needs the go command.
+// VerifierTags are the build tags of the verifier module: noc2pa leaves
+// C2PA to the C2PA module.
+const VerifierTags = "noc2pa"
+
+// Build compiles the verifier module (./wasm, tags VerifierTags) of the
+// module rooted at root into dir as verifier.wasm and returns its bytes.
+// It needs the go command.
 func Build(root, dir string) ([]byte, error) {
-	out := filepath.Join(dir, "verifier.wasm")
-	args := append(append([]string{}, BuildArgs...), "-o", out, "./wasm")
+	return build(root, filepath.Join(dir, "verifier.wasm"), "./wasm", "-tags="+VerifierTags)
+}
+
+// BuildC2PA compiles the C2PA module (./wasm/c2pa) into dir as c2pa.wasm
+// and returns its bytes.
+func BuildC2PA(root, dir string) ([]byte, error) {
+	return build(root, filepath.Join(dir, "c2pa.wasm"), "./wasm/c2pa")
+}
+
+func build(root, out, pkg string, flags ...string) ([]byte, error) {
+	args := append(append(append([]string{}, BuildArgs...), flags...), "-o", out, pkg)
 	cmd := exec.Command(goCmd(), args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
@@ -49,6 +63,20 @@ func BuildFromCheckout() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	return Build(root, dir)
+}
+
+// BuildC2PAFromCheckout is BuildFromCheckout for the C2PA module.
+func BuildC2PAFromCheckout() ([]byte, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "c2pa-wasm")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return BuildC2PA(root, dir)
 }
 
 // goCmd is the go command: `go test` puts its own GOROOT/bin first on

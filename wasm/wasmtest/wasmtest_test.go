@@ -242,7 +242,7 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("got %s, want unsupported_format", out)
 			}
 		}},
-		{"inspect marked jpeg", "inspect", fx.file, func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
+		{"inspect marked jpeg", "inspect", fx.file, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
 			var got inspectOut
 			json.Unmarshal(out, &got)
 			pw, ph, _ := facts.PlaneSize(fx.facts.Width, fx.facts.Height)
@@ -256,14 +256,14 @@ func TestModuleEqualsNative(t *testing.T) {
 				t.Errorf("got %s, want sha256 %s", out, want)
 			}
 		}},
-		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
+		{"inspect webp", "inspect", webp, func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
 			var got inspectOut
 			json.Unmarshal(out, &got)
 			if !got.OK || got.Format != "webp" || got.HostDecode {
 				t.Errorf("got %s, want webp without host_decode", out)
 			}
 		}},
-		{"inspect not an image", "inspect", []byte("hello"), func(b []byte) []byte { return abi.Inspect(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
+		{"inspect not an image", "inspect", []byte("hello"), func(b []byte) []byte { return abi.Inspect(b, lim) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"unsupported_format"`)) {
 				t.Errorf("got %s, want unsupported_format", out)
 			}

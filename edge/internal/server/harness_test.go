@@ -28,6 +28,7 @@ type built struct {
 	dir    string
 	origin string
 	module []byte
+	c2pa   []byte
 	root   string
 }
 
@@ -45,12 +46,17 @@ var buildOnce = sync.OnceValues(func() (*built, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	c2pa, err := wasmtest.BuildC2PA(root, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	bin, err := originproc.Build(root, dir)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &built{dir: dir, origin: bin, module: mod, root: root}, nil
+	return &built{dir: dir, origin: bin, module: mod, c2pa: c2pa, root: root}, nil
 })
 
 // buildDir is where this test process builds the origin and the module.
@@ -103,12 +109,15 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 		if o.memoryBytes == 0 {
 			o.memoryBytes = 1 << 30
 		}
-		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, CacheDir: filepath.Join(os.TempDir(), "provenant-edge-test-wazero"),
+		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: filepath.Join(os.TempDir(), "provenant-edge-test-wazero"),
 			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { w.Close(context.Background()) })
+		if err := w.WaitC2PA(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		mod := b.module
 		cfg.Engine, cfg.Swapper, cfg.LoadModule = w, w, func(context.Context) ([]byte, error) { return mod, nil }
 	}

@@ -42,7 +42,7 @@ func smokeTest(ctx context.Context, g *generation) error {
 	if err != nil {
 		return err
 	}
-	a, err := parseAnalyze(out)
+	a, _, err := parseAnalyze(out)
 	if err != nil {
 		return err
 	}
@@ -57,6 +57,19 @@ func smokeTest(ctx context.Context, g *generation) error {
 	}
 	if v.Authentic {
 		return fmt.Errorf("decide called a file with no candidates authentic")
+	}
+	return nil
+}
+
+// smokeTestC2PA has the C2PA module read SmokeImage, which carries no
+// manifest.
+func smokeTestC2PA(ctx context.Context, g *generation) error {
+	out, err := g.call(ctx, "c2pa_read", SmokeImage())
+	if err != nil {
+		return err
+	}
+	if string(out) != `{"ok":true,"c2pa":null}` {
+		return fmt.Errorf("c2pa_read of a file without a manifest answered %.200s", out)
 	}
 	return nil
 }

@@ -48,6 +48,9 @@ const (
 	CodeTooLarge     = "image_too_large"
 	CodeInvalidImage = "invalid_image"
 	CodeBadInput     = "bad_input"
+	// CodeNoC2PAModule: the file may carry a C2PA manifest and the engine
+	// has no C2PA module to read it (WasmConfig.C2PAModule).
+	CodeNoC2PAModule = "c2pa_module_missing"
 )
 
 // AnalyzeError is the core's refusal of a file (not an image, too large,

@@ -27,6 +27,14 @@ const pageSize = 64 << 10
 type WasmConfig struct {
 	// Module is verifier.wasm (the wasm/ package built for wasip1).
 	Module []byte
+	// C2PAModule is its C2PA module (c2pa.wasm, wasm/c2pa), which reads
+	// the C2PA manifest of a file whose analyze says it carries one and
+	// decides the manifest's trust. It is compiled in the background once
+	// NewWasm has returned (so it adds nothing to the edge's start; until
+	// it is ready such files get ErrNotReady) and instantiated only for
+	// such files. nil: such files are refused with CodeNoC2PAModule. The
+	// edge passes both to the origin.
+	C2PAModule []byte
 	// CacheDir keeps wazero's compiled code on disk, so that a restart
 	// with the same module does not compile it again; "" compiles in
 	// memory only.
@@ -58,6 +66,13 @@ type Wasm struct {
 	// swap serialises Swap calls.
 	swap sync.Mutex
 	cur  atomic.Pointer[generation]
+	// c2pa is the C2PA module's generation, nil without one or until it
+	// is compiled (c2paDone closes then; c2paErr says why it is not); a
+	// Swap leaves it as it is (its ABI, the wire C2PA facts, does not
+	// change with the verifier module).
+	c2pa     atomic.Pointer[generation]
+	c2paDone chan struct{}
+	c2paErr  error
 }
 
 // ErrOutOfMemory is an engine failure caused by the instance's memory
@@ -95,7 +110,34 @@ func NewWasm(ctx context.Context, cfg WasmConfig) (*Wasm, error) {
 		return nil, err
 	}
 	w.cur.Store(g)
+	w.c2paDone = make(chan struct{})
+	if cfg.C2PAModule == nil {
+		close(w.c2paDone)
+		return w, nil
+	}
+	go func() {
+		defer close(w.c2paDone)
+		c, err := w.compile(context.WithoutCancel(ctx), cfg.C2PAModule, c2paExports, smokeTestC2PA)
+		if err != nil {
+			w.c2paErr = err
+			cfg.Logger.Error("C2PA module failed; files that carry a C2PA manifest are passed to the origin", "err", err)
+			return
+		}
+		w.c2pa.Store(c)
+	}()
 	return w, nil
+}
+
+// WaitC2PA waits until the background compile of the C2PA module ends and
+// returns its error (nil also when there is no C2PA module): what
+// --precompile and tests call before relying on it.
+func (w *Wasm) WaitC2PA(ctx context.Context) error {
+	select {
+	case <-w.c2paDone:
+		return w.c2paErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Name implements Engine: "wasm:" and the first 16 hex digits of the
@@ -123,10 +165,26 @@ func (w *Wasm) Swap(ctx context.Context, module []byte) (string, error) {
 // finish first.
 func (w *Wasm) Close(ctx context.Context) error {
 	w.cur.Load().retire(ctx)
+	<-w.c2paDone
+	if c := w.c2pa.Load(); c != nil {
+		c.retire(ctx)
+	}
 	return w.cache.Close(ctx)
 }
 
+// verifierExports and c2paExports are the exports each module must have.
+var (
+	verifierExports = []string{"_initialize", "alloc", "free", "analyze", "decide"}
+	c2paExports     = []string{"_initialize", "alloc", "free", "c2pa_read", "c2pa_member"}
+)
+
 func (w *Wasm) load(ctx context.Context, module []byte) (*generation, error) {
+	return w.compile(ctx, module, verifierExports, smokeTest)
+}
+
+// compile compiles module (which must export exports) and runs smoke on
+// an instance of it.
+func (w *Wasm) compile(ctx context.Context, module []byte, exports []string, smoke func(context.Context, *generation) error) (*generation, error) {
 	sum := sha256.Sum256(module)
 	rc := wazero.NewRuntimeConfigCompiler().WithCompilationCache(w.cache).
 		WithMemoryLimitPages(uint32(w.cfg.MemoryBytes / pageSize)).WithCloseOnContextDone(w.cfg.Deadline > 0)
@@ -143,8 +201,8 @@ func (w *Wasm) load(ctx context.Context, module []byte) (*generation, error) {
 		return nil, fmt.Errorf("verifier: compile: %w", err)
 	}
 	t1 := time.Now()
-	g := &generation{rt: rt, compiled: cm, hash: hash, sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg}
-	if err := smokeTest(ctx, g); err != nil {
+	g := &generation{rt: rt, compiled: cm, hash: hash, sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg, exports: exports}
+	if err := smoke(ctx, g); err != nil {
 		g.retire(ctx)
 		return nil, fmt.Errorf("verifier: module %s failed its smoke test: %w", g.hash, err)
 	}
@@ -161,6 +219,7 @@ type generation struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	hash     string
+	exports  []string
 	// sem holds one token per instance alive or being created.
 	sem chan struct{}
 
@@ -264,7 +323,7 @@ func (g *generation) instantiate(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %w", ErrEngine, err)
 	}
-	for _, name := range []string{"_initialize", "alloc", "free", "analyze", "decide"} {
+	for _, name := range g.exports {
 		if mod.ExportedFunction(name) == nil {
 			mod.Close(ctx)
 			return nil, fmt.Errorf("%w: the module does not export %s", ErrEngine, name)
@@ -353,28 +412,63 @@ type callFailure struct {
 
 type analyzeOut struct {
 	callFailure
-	Facts wire.Facts  `json:"facts"`
-	Local *wire.Probe `json:"local"`
+	Facts        wire.Facts  `json:"facts"`
+	Local        *wire.Probe `json:"local"`
+	C2PAManifest bool        `json:"c2pa_manifest"`
 }
 
-// Analyze implements Engine.
+// Analyze implements Engine. For a file that may carry a C2PA manifest
+// the C2PA module reads it into the facts, as the browser does.
 func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	out, err := w.call(ctx, "analyze", file)
 	if err != nil {
 		return Analysis{}, err
 	}
-	return parseAnalyze(out)
+	a, manifest, err := parseAnalyze(out)
+	if err != nil || !manifest {
+		return a, err
+	}
+	c := w.c2pa.Load()
+	switch {
+	case c == nil && w.cfg.C2PAModule == nil:
+		return Analysis{}, &AnalyzeError{Code: CodeNoC2PAModule, Detail: "the file may carry a C2PA manifest and this edge has no C2PA module"}
+	case c == nil:
+		return Analysis{}, ErrNotReady
+	}
+	out, err = callOn(ctx, c, "c2pa_read", file)
+	if err != nil {
+		return Analysis{}, err
+	}
+	var r struct {
+		callFailure
+		C2PA *wire.C2PAFacts `json:"c2pa"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || !r.OK {
+		return Analysis{}, fmt.Errorf("%w: c2pa_read answered %.200s (%v)", ErrEngine, out, err)
+	}
+	a.Facts.C2PA = r.C2PA
+	return a, nil
 }
 
-func parseAnalyze(out []byte) (Analysis, error) {
+// callOn runs one export on an instance of g (the C2PA module's
+// generation, never retired while calls run but at Close).
+func callOn(ctx context.Context, g *generation, export string, in []byte) ([]byte, error) {
+	g.mu.Lock()
+	g.refs++
+	g.mu.Unlock()
+	defer g.release(context.WithoutCancel(ctx))
+	return g.call(ctx, export, in)
+}
+
+func parseAnalyze(out []byte) (a Analysis, c2paManifest bool, err error) {
 	var r analyzeOut
 	if err := json.Unmarshal(out, &r); err != nil {
-		return Analysis{}, fmt.Errorf("%w: analyze answered %d bytes that are not its JSON: %w", ErrEngine, len(out), err)
+		return Analysis{}, false, fmt.Errorf("%w: analyze answered %d bytes that are not its JSON: %w", ErrEngine, len(out), err)
 	}
 	if !r.OK {
-		return Analysis{}, &AnalyzeError{Code: r.Error.Code, Detail: r.Error.Detail}
+		return Analysis{}, false, &AnalyzeError{Code: r.Error.Code, Detail: r.Error.Detail}
 	}
-	return Analysis{Facts: r.Facts, Local: r.Local}, nil
+	return Analysis{Facts: r.Facts, Local: r.Local}, r.C2PAManifest, nil
 }
 
 type decideIn struct {
@@ -405,7 +499,48 @@ func (w *Wasm) Decide(ctx context.Context, a Analysis, lookupJSON []byte) (wire.
 	if !r.OK {
 		return wire.VerifyResponse{}, fmt.Errorf("verifier: decide refused its input: %s: %s", r.Error.Code, r.Error.Detail)
 	}
+	if a.Facts.C2PA != nil {
+		// The manifest's trust takes X.509, which only the C2PA module
+		// carries; Analyze set the facts' c2pa only with one.
+		if r.Result.C2PA, err = w.c2paMember(ctx, a.Facts.C2PA, lookupJSON); err != nil {
+			return wire.VerifyResponse{}, err
+		}
+	}
 	return r.Result, nil
+}
+
+// c2paMember is the verify response's c2pa member from the C2PA module,
+// trust decided against the lookup answer's c2pa_ca.
+func (w *Wasm) c2paMember(ctx context.Context, f *wire.C2PAFacts, lookupJSON []byte) (*wire.C2PA, error) {
+	c := w.c2pa.Load()
+	if c == nil {
+		return nil, errors.New("verifier: facts with a C2PA manifest and no C2PA module to decide its trust")
+	}
+	var l struct {
+		CA string `json:"c2pa_ca"`
+	}
+	if err := json.Unmarshal(lookupJSON, &l); err != nil {
+		return nil, fmt.Errorf("verifier: lookup answer: %w", err)
+	}
+	in, err := json.Marshal(struct {
+		C2PA *wire.C2PAFacts `json:"c2pa"`
+		CA   string          `json:"ca"`
+	}{f, l.CA})
+	if err != nil {
+		return nil, fmt.Errorf("verifier: c2pa_member input: %w", err)
+	}
+	out, err := callOn(ctx, c, "c2pa_member", in)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		callFailure
+		C2PA *wire.C2PA `json:"c2pa"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || !r.OK {
+		return nil, fmt.Errorf("%w: c2pa_member answered %.200s (%v)", ErrEngine, out, err)
+	}
+	return r.C2PA, nil
 }
 
 // headBuffer keeps the first max bytes written to it: a module's stderr,

@@ -22,6 +22,7 @@ const manifestCache = "public, max-age=60"
 func (a *API) registerVerifierModule() {
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/manifest.json", Auth: Public, CrossOrigin: true}, a.handleWidgetManifest)
 	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/verifier-{hash}.wasm", Auth: Public, CrossOrigin: true}, a.handleVerifierModule)
+	a.Handle(Route{Method: "GET", Path: "/api/v1/widget/c2pa-{hash}.wasm", Auth: Public, CrossOrigin: true}, a.handleC2PAModule)
 }
 
 func notBuilt() *Problem {
@@ -37,6 +38,11 @@ type widgetManifest struct {
 	Size   int    `json:"size"`
 	// Lookup is where the module's facts are posted (POST).
 	Lookup string `json:"lookup"`
+	// C2PAWASM is the C2PA module's immutable URL, fetched only for a
+	// picture that carries a C2PA manifest; absent when not built.
+	C2PAWASM   string `json:"c2pa_wasm,omitempty"`
+	C2PASHA256 string `json:"c2pa_sha256,omitempty"`
+	C2PASize   int    `json:"c2pa_size,omitempty"`
 }
 
 // handleWidgetManifest: GET /api/v1/widget/manifest.json. Public.
@@ -45,8 +51,11 @@ func (a *API) handleWidgetManifest(ctx *fasthttp.RequestCtx) error {
 	if m == nil {
 		return notBuilt()
 	}
-	if err := WriteJSON(ctx, fasthttp.StatusOK, widgetManifest{WASM: "/api/v1/widget/" + m.Name(), SHA256: m.SHA256(), Size: m.Size(),
-		Lookup: "/api/v1/verify/lookup"}); err != nil {
+	man := widgetManifest{WASM: "/api/v1/widget/" + m.Name(), SHA256: m.SHA256(), Size: m.Size(), Lookup: "/api/v1/verify/lookup"}
+	if c := m.C2PA(); c != nil {
+		man.C2PAWASM, man.C2PASHA256, man.C2PASize = "/api/v1/widget/"+c.Name(), c.SHA256(), c.Size()
+	}
+	if err := WriteJSON(ctx, fasthttp.StatusOK, man); err != nil {
 		return err
 	}
 	ctx.Response.Header.Set("Cache-Control", manifestCache)
@@ -57,7 +66,19 @@ func (a *API) handleWidgetManifest(ctx *fasthttp.RequestCtx) error {
 // Another hash (a module of an earlier deploy) is 404: serving the
 // current bytes under an old immutable name would poison caches.
 func (a *API) handleVerifierModule(ctx *fasthttp.RequestCtx) error {
-	m := a.cfg.Verifier
+	return serveModule(ctx, a.cfg.Verifier)
+}
+
+// handleC2PAModule: GET /api/v1/widget/c2pa-{hash}.wasm. Public. As the
+// verifier module, for its C2PA module.
+func (a *API) handleC2PAModule(ctx *fasthttp.RequestCtx) error {
+	if a.cfg.Verifier == nil {
+		return notBuilt()
+	}
+	return serveModule(ctx, a.cfg.Verifier.C2PA())
+}
+
+func serveModule(ctx *fasthttp.RequestCtx, m *verifierwasm.Module) error {
 	if m == nil {
 		return notBuilt()
 	}

@@ -2,9 +2,9 @@ package server
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -34,11 +34,7 @@ import (
 // (bench/README.md has the figures).
 func BenchmarkBrowser(b *testing.B) {
 	chromiumPath(b)
-	module, err := verifierModule()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := startServerB(b, module)
+	ts := startServerB(b, modulesFS(b))
 	s := ts.newSignerOrg("bench@widget.example", "Bench News")
 	sizes := []struct {
 		name string
@@ -128,7 +124,7 @@ func BenchmarkBrowser(b *testing.B) {
 			}
 			h, w, nat, dec := median(host.MS), median(mod.MS), median(native), median(decode)
 			// Where the browser path's time goes, step by step.
-			for _, step := range []string{"inspect", "decode_luma", "imagedecoder", "frame_copy", "decode_rgba", "sha256", "analyze_pixels"} {
+			for _, step := range []string{"inspect", "decode_luma", "imagedecoder", "frame_copy", "decode_rgba", "sha256", "c2pa", "analyze_pixels"} {
 				var v []float64
 				for _, st := range host.Steps {
 					v = append(v, st[step])
@@ -186,10 +182,10 @@ func median(v []float64) float64 {
 }
 
 // startServerB is startServer for a benchmark.
-func startServerB(b *testing.B, module []byte) *testServer {
+func startServerB(b *testing.B, modules fs.FS) *testServer {
 	b.Helper()
 	return startServer(b, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Verifier = modules
 		c.Anchor.BatchSize = 2
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})

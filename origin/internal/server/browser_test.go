@@ -21,7 +21,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -748,12 +747,9 @@ func distinctColours(t *testing.T, b []byte) int {
 // expected badge (verified, altered, none, revoked) computed in Chromium.
 func TestDemoPage(t *testing.T) {
 	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
+	modules := modulesFS(t)
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Verifier = modules
 		c.Demo = true
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})
@@ -840,12 +836,9 @@ func captioned(t *testing.T, signed []byte) []byte {
 func startBrowserServer(t *testing.T, clk *clock.Fake, batchSize int, mutate func(*Config)) *testServer {
 	t.Helper()
 	chromiumPath(t)
-	module, err := verifierModule()
-	if err != nil {
-		t.Fatal(err)
-	}
+	modules := modulesFS(t)
 	return startServer(t, "", clk, func(c *Config, _ *deps) {
-		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
+		c.Verifier = modules
 		c.Anchor.BatchSize = batchSize
 		c.Anchor.PollInterval = 20 * time.Millisecond
 		if mutate != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/wire"
@@ -16,6 +17,23 @@ import (
 // verifierModule builds the WebAssembly verifier from this checkout once
 // per test binary (go build caches the compile).
 var verifierModule = sync.OnceValues(wasmtest.BuildFromCheckout)
+
+// c2paModule builds the C2PA module the same way.
+var c2paModule = sync.OnceValues(wasmtest.BuildC2PAFromCheckout)
+
+// modulesFS is the build directory `make wasm` writes: both modules.
+func modulesFS(t testing.TB) fstest.MapFS {
+	t.Helper()
+	m, err := verifierModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := c2paModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"verifier.wasm": {Data: m}, "c2pa.wasm": {Data: c}}
+}
 
 func wasmVerifier(t *testing.T) *wasmtest.Module {
 	t.Helper()
@@ -43,12 +61,31 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 		t.Fatal(err)
 	}
 	var an struct {
-		OK    bool        `json:"ok"`
-		Facts wire.Facts  `json:"facts"`
-		Local *wire.Probe `json:"local"`
+		OK       bool        `json:"ok"`
+		Facts    wire.Facts  `json:"facts"`
+		Local    *wire.Probe `json:"local"`
+		Manifest bool        `json:"c2pa_manifest"`
 	}
 	if err := json.Unmarshal(out, &an); err != nil || !an.OK {
 		t.Fatalf("analyze: %s (%v)", out, err)
+	}
+	// The C2PA module, loaded only for a file that may carry a manifest.
+	var c2pa *wasmtest.Module
+	loadC2PA := func() (*wasmtest.Module, error) {
+		if c2pa == nil {
+			b, err := c2paModule()
+			if err != nil {
+				return nil, err
+			}
+			if c2pa, err = wasmtest.Load(ctx, b); err != nil {
+				return nil, err
+			}
+			t.Cleanup(func() { c2pa.Close(context.Background()) })
+		}
+		return c2pa, nil
+	}
+	if err := wasmtest.AddC2PA(ctx, an.Manifest, loadC2PA, file, &an.Facts); err != nil {
+		t.Fatal(err)
 	}
 	req := map[string]any{"sha256": an.Facts.SHA256, "perceptual_hash": an.Facts.PerceptualHash,
 		"watermark": an.Facts.Watermark, "format": an.Facts.Format, "width": an.Facts.Width, "height": an.Facts.Height}
@@ -81,6 +118,13 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 	}
 	if len(dec.Rejected) != 0 {
 		t.Errorf("decide rejected candidates of an honest origin: %s", out)
+	}
+	var lr wire.LookupResponse
+	if err := json.Unmarshal(r.body, &lr); err != nil {
+		t.Fatal(err)
+	}
+	if err := wasmtest.SetC2PAMember(ctx, loadC2PA, an.Facts, lr.C2PACA, &dec.Result); err != nil {
+		t.Fatal(err)
 	}
 	return dec.Result, dec.Match
 }

@@ -131,3 +131,47 @@ func TestVerifierModuleNotBuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestC2PAModuleServed: with the C2PA module built, the manifest names it
+// by its own content hash beside the verifier module, and it is served
+// immutable as application/wasm, decoding to its bytes; a stale hash is
+// 404. Without it the manifest has no c2pa_ members and its route is 503.
+func TestC2PAModuleServed(t *testing.T) {
+	modules := modulesFS(t)
+	c2pa := modules["c2pa.wasm"].Data
+	ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.Verifier = modules })
+	r := ts.get("/api/v1/widget/manifest.json", nil)
+	ts.mustStatus(r, 200, "manifest")
+	var man struct {
+		WASM       string `json:"wasm"`
+		C2PAWASM   string `json:"c2pa_wasm"`
+		C2PASHA256 string `json:"c2pa_sha256"`
+		C2PASize   int    `json:"c2pa_size"`
+	}
+	if err := json.Unmarshal(r.body, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.C2PASHA256) != 64 || man.C2PAWASM != "/api/v1/widget/c2pa-"+man.C2PASHA256[:16]+".wasm" || man.C2PASize != len(c2pa) || man.C2PAWASM == man.WASM {
+		t.Fatalf("manifest = %s, want the C2PA module's hashed path and size %d", r.body, len(c2pa))
+	}
+	r = ts.get(man.C2PAWASM, map[string]string{"Accept-Encoding": "br"})
+	ts.mustStatus(r, 200, "C2PA module")
+	got, err := fasthttp.AppendUnbrotliBytes(nil, r.body)
+	if err != nil || !bytes.Equal(got, c2pa) || r.header.Get("Content-Type") != "application/wasm" || !strings.Contains(r.header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("C2PA module: %d bytes decoded (%v), want %d; headers %v", len(got), err, len(c2pa), r.header)
+	}
+	ts.mustStatus(ts.get("/api/v1/widget/c2pa-0000000000000000.wasm", nil), 404, "stale hash")
+	// The verifier module's hash does not name the C2PA module, nor the
+	// other way round.
+	ts.mustStatus(ts.get(strings.Replace(man.WASM, "verifier-", "c2pa-", 1), nil), 404, "verifier hash on the C2PA route")
+
+	alone := startServer(t, "", nil, func(c *Config, _ *deps) {
+		c.Verifier = fstest.MapFS{"verifier.wasm": modules["verifier.wasm"]}
+	})
+	r = alone.get("/api/v1/widget/manifest.json", nil)
+	ts.mustStatus(r, 200, "manifest without the C2PA module")
+	if bytes.Contains(r.body, []byte("c2pa_")) {
+		t.Errorf("manifest without the C2PA module: %s", r.body)
+	}
+	ts.mustStatus(alone.get("/api/v1/widget/c2pa-"+man.C2PASHA256[:16]+".wasm", nil), 503, "C2PA module not built")
+}

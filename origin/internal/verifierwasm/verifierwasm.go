@@ -1,7 +1,8 @@
 // Package verifierwasm holds the browser verifier module (the wasm/
-// package built for GOOS=wasip1) as the origin serves it: its bytes, its
-// content hash, which names it in an immutable URL, and its gzip and
-// brotli encodings, made once on first use.
+// package built for GOOS=wasip1) and its C2PA module (wasm/c2pa) as the
+// origin serves them: their bytes, their content hash, which names each in
+// an immutable URL, and their gzip and brotli encodings, made once on
+// first use.
 package verifierwasm
 
 import (
@@ -18,6 +19,9 @@ import (
 
 // FileName is the module's name in a build directory.
 const FileName = "verifier.wasm"
+
+// C2PAFileName is the C2PA module's name in a build directory.
+const C2PAFileName = "c2pa.wasm"
 
 // hashPrefix is how many hex digits of the SHA-256 name the module in its
 // URL: 64 bits, enough that two builds never share a cached URL.
@@ -41,34 +45,69 @@ func Embedded() fs.FS {
 
 // Module is a built verifier module. It is safe for concurrent use.
 type Module struct {
-	raw  []byte
-	hash string
+	raw    []byte
+	hash   string
+	prefix string
+	c2pa   *Module
 
 	gzipOnce, brOnce sync.Once
 	gzip, br         []byte
 }
 
-// Load reads FileName from fsys. It returns ErrNotBuilt when the file is
-// absent or empty, and checks the WebAssembly magic.
+// Load reads FileName from fsys, with C2PAFileName as its C2PA module
+// when present. It returns ErrNotBuilt when the verifier module is absent
+// or empty, and checks the WebAssembly magic of both.
 func Load(fsys fs.FS) (*Module, error) {
-	b, err := fs.ReadFile(fsys, FileName)
+	b, err := read(fsys, FileName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	switch c, err := read(fsys, C2PAFileName); {
+	case errors.Is(err, ErrNotBuilt):
+	case err != nil:
+		return nil, err
+	default:
+		if m.c2pa, err = NewC2PA(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func read(fsys fs.FS, name string) ([]byte, error) {
+	b, err := fs.ReadFile(fsys, name)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(b) == 0) {
 		return nil, ErrNotBuilt
 	}
 	if err != nil {
 		return nil, fmt.Errorf("verifierwasm: %w", err)
 	}
-	return New(b)
+	return b, nil
 }
 
-// New wraps module bytes (a test passes a freshly built module).
-func New(b []byte) (*Module, error) {
+// New wraps verifier module bytes (a test passes a freshly built module),
+// without a C2PA module.
+func New(b []byte) (*Module, error) { return wrap(b, "verifier-") }
+
+// NewC2PA wraps C2PA module bytes.
+func NewC2PA(b []byte) (*Module, error) { return wrap(b, "c2pa-") }
+
+func wrap(b []byte, prefix string) (*Module, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, errors.New("verifierwasm: not a WebAssembly module")
 	}
 	sum := sha256.Sum256(b)
-	return &Module{raw: b, hash: hex.EncodeToString(sum[:])}, nil
+	return &Module{raw: b, hash: hex.EncodeToString(sum[:]), prefix: prefix}, nil
 }
+
+// C2PA is the verifier module's C2PA module (wasm/c2pa), which the widget
+// fetches for a picture that carries a C2PA manifest; nil when it was not
+// built.
+func (m *Module) C2PA() *Module { return m.c2pa }
 
 // SHA256 is the module's SHA-256, hex.
 func (m *Module) SHA256() string { return m.hash }
@@ -76,8 +115,9 @@ func (m *Module) SHA256() string { return m.hash }
 // Hash is the prefix of SHA256 that names the module in its URL.
 func (m *Module) Hash() string { return m.hash[:hashPrefix] }
 
-// Name is the module's file name in its URL: verifier-<Hash>.wasm.
-func (m *Module) Name() string { return "verifier-" + m.Hash() + ".wasm" }
+// Name is the module's file name in its URL: verifier-<Hash>.wasm, or
+// c2pa-<Hash>.wasm for a C2PA module.
+func (m *Module) Name() string { return m.prefix + m.Hash() + ".wasm" }
 
 // Size is the module's size in bytes, uncompressed.
 func (m *Module) Size() int { return len(m.raw) }

@@ -4,13 +4,13 @@
 package abi
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
 
+	"github.com/provenant/provenant/shared/c2pa/sniff"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -19,55 +19,22 @@ import (
 	"github.com/provenant/provenant/shared/present"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
+	"github.com/provenant/provenant/wasm/internal/reply"
 )
 
 // Error codes of a failed call ("ok": false).
 const (
-	codeBadInput     = "bad_input"
-	codeUnsupported  = "unsupported_format"
-	codeTooLarge     = "image_too_large"
-	codeInvalidImage = "invalid_image"
+	codeBadInput     = reply.CodeBadInput
+	codeUnsupported  = reply.CodeUnsupported
+	codeTooLarge     = reply.CodeTooLarge
+	codeInvalidImage = reply.CodeInvalidImage
 )
 
-type callError struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
-}
-
-type failure struct {
-	OK    bool      `json:"ok"`
-	Error callError `json:"error"`
-}
-
-func fail(code, detail string) []byte {
-	b, _ := json.Marshal(failure{Error: callError{Code: code, Detail: detail}})
-	return b
-}
-
-func ok(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fail(codeBadInput, err.Error())
-	}
-	return b
-}
-
-// decodeStrict decodes one JSON value into v, refusing unknown fields
-// and trailing data.
-func decodeStrict(in []byte, v any) error {
-	if in == nil {
-		return errors.New("no input buffer (alloc it first)")
-	}
-	d := json.NewDecoder(bytes.NewReader(in))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+var (
+	fail         = reply.Fail
+	ok           = reply.OK
+	decodeStrict = reply.DecodeStrict
+)
 
 type analyzeOut struct {
 	OK    bool       `json:"ok"`
@@ -76,12 +43,18 @@ type analyzeOut struct {
 	// and the watermark's alignment), present when a watermark was found:
 	// the host passes it back to decide and never to the lookup.
 	Local *wire.Probe `json:"local,omitempty"`
+	// C2PAManifest says the file may carry a C2PA manifest
+	// (shared/c2pa/sniff): its facts are not in facts.c2pa, the host gets
+	// them from the C2PA module's c2pa_read and sets them there.
+	C2PAManifest bool `json:"c2pa_manifest,omitempty"`
 }
 
-// Analyze computes the facts of the file in (shared/facts.Analyze, C2PA
-// credentials judged at the time at) and returns
-// {"ok":true,"facts":wire.Facts,"local":wire.Probe} or
-// {"ok":false,"error":{code,detail}}.
+// Analyze computes the facts of the file in (shared/facts.Analyze) and
+// returns {"ok":true,"facts":wire.Facts,"local":wire.Probe,
+// "c2pa_manifest":bool} or {"ok":false,"error":{code,detail}}. The facts
+// never carry the C2PA manifest's: c2pa_manifest says whether the host
+// must get them from the C2PA module (at is the time a build with C2PA
+// judges credentials at; the module reads none).
 func Analyze(in []byte, lim limits.Limits, at time.Time) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
@@ -90,7 +63,8 @@ func Analyze(in []byte, lim limits.Limits, at time.Time) []byte {
 	if err != nil {
 		return imageFailure(err)
 	}
-	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe()})
+	f.C2PA = nil
+	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe(), C2PAManifest: sniff.MayCarry(in)})
 }
 
 // imageFailure maps an imagex error to the call's error code.
@@ -128,7 +102,9 @@ type decideOut struct {
 // with a badge summary and the rejected candidates. Without local (the
 // probe analyze returned) a watermark match cannot be shown to be the
 // signed picture: the module keeps nothing between calls, so the host
-// passes it back.
+// passes it back. The result never carries the c2pa member: its trust
+// takes X.509, so the host gets it from the C2PA module's c2pa_member
+// (with facts.c2pa and the lookup's c2pa_ca) and sets it.
 func Decide(in []byte, lim limits.Limits) []byte {
 	var req decideIn
 	if err := decodeStrict(in, &req); err != nil {
@@ -142,6 +118,7 @@ func Decide(in []byte, lim limits.Limits) []byte {
 		return fail(codeBadInput, err.Error())
 	}
 	r := lookup.Decide(f, req.Lookup, lim)
+	r.Response.C2PA = nil
 	out := decideOut{OK: true, Result: r.Response, Match: r.Match.String(), Revoked: r.Revoked, Anchored: r.Anchored,
 		Rejected: r.Rejected}
 	if out.Rejected == nil {

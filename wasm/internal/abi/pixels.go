@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"time"
 
+	"github.com/provenant/provenant/shared/c2pa/sniff"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -34,20 +34,21 @@ type inspectOut struct {
 	// picture that this module's decoder would leave upright. When false
 	// the host calls analyze with the file.
 	HostDecode bool `json:"host_decode"`
-	// C2PA is the C2PA manifest the file carries (facts.C2PA), absent
-	// when none: the manifest and its hard binding are in the file's
-	// bytes, which analyze_pixels never sees, so the host hands this back
-	// to it unchanged.
-	C2PA *wire.C2PAFacts `json:"c2pa,omitempty"`
+	// C2PAManifest says the file may carry a C2PA manifest
+	// (shared/c2pa/sniff): the host then reads it with the C2PA module's
+	// c2pa_read and hands its c2pa to analyze_pixels (whose pixels
+	// cannot carry the manifest).
+	C2PAManifest bool `json:"c2pa_manifest,omitempty"`
 }
 
 // Inspect reads the header of the file in under lim (no pixels are
 // decoded) and returns its format, oriented size and EXIF orientation, the
 // plane size analyze_pixels takes and whether the host may decode it
-// itself: {"ok":true,"format","width","height","orientation",
-// "plane_width","plane_height","host_decode","c2pa"}, or analyze's errors for a
+// itself, and whether it may carry a C2PA manifest:
+// {"ok":true,"format","width","height","orientation","plane_width",
+// "plane_height","host_decode","c2pa_manifest"}, or analyze's errors for a
 // file analyze would refuse by its header.
-func Inspect(in []byte, lim limits.Limits, at time.Time) []byte {
+func Inspect(in []byte, lim limits.Limits) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
@@ -63,7 +64,7 @@ func Inspect(in []byte, lim limits.Limits, at time.Time) []byte {
 		host = false
 	}
 	return ok(inspectOut{OK: true, Format: string(info.Format), Width: w, Height: h, Orientation: info.Orientation,
-		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host, C2PA: facts.C2PA(in, at)})
+		PlaneWidth: pw, PlaneHeight: ph, HostDecode: host, C2PAManifest: sniff.MayCarry(in)})
 }
 
 type sha256Out struct {
@@ -95,7 +96,8 @@ type pixelsIn struct {
 	// follow the luminance; zero when the host sends none.
 	ChromaWidth  int `json:"chroma_width,omitempty"`
 	ChromaHeight int `json:"chroma_height,omitempty"`
-	// C2PA is inspect's c2pa for the same file, omitted when it had none.
+	// C2PA is the C2PA module's c2pa_read answer for the same file,
+	// omitted when inspect said no c2pa_manifest or the answer was null.
 	C2PA *wire.C2PAFacts `json:"c2pa,omitempty"`
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
+	"github.com/provenant/provenant/wasm/internal/c2paabi"
 )
 
 // withOrientation puts an EXIF APP1 segment carrying orientation o after
@@ -72,7 +73,7 @@ func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
 		var info struct {
 			Width, Height, Orientation int
 		}
-		if err := json.Unmarshal(Inspect(file, lim, time.Now()), &info); err != nil || info.Width != 1500 || info.Height != 1100 || info.Orientation != int(o) {
+		if err := json.Unmarshal(Inspect(file, lim), &info); err != nil || info.Width != 1500 || info.Height != 1100 || info.Orientation != int(o) {
 			t.Fatalf("orientation %d: inspect %+v (%v)", o, info, err)
 		}
 		dec, err := jpeg.Decode(bytes.NewReader(file))
@@ -165,9 +166,10 @@ func FuzzAnalyzePixels(f *testing.F) {
 }
 
 // TestAnalyzePixelsCarriesC2PA: the manifest lives in the file's bytes,
-// which analyze_pixels never sees; inspect reads it and a host that hands
-// inspect's c2pa back gets analyze's c2pa facts, and a file without a
-// manifest gets none from either.
+// which analyze_pixels never sees; inspect and analyze say the file
+// carries one (and leave its facts out), and a host that hands the C2PA
+// module's c2pa_read answer to analyze_pixels gets the c2pa facts
+// facts.Analyze computes natively; a file without a manifest gets none.
 func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
 	if err != nil {
@@ -192,13 +194,31 @@ func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 			var info struct {
 				Width, Height int
 				C2PA          *wire.C2PAFacts `json:"c2pa"`
+				Manifest      bool            `json:"c2pa_manifest"`
 			}
-			if err := json.Unmarshal(Inspect(tc.file, lim, time.Now()), &info); err != nil {
+			if err := json.Unmarshal(Inspect(tc.file, lim), &info); err != nil {
 				t.Fatal(err)
 			}
-			if (info.C2PA != nil) != tc.manifest || (tc.manifest && info.C2PA.ValidationState != "valid") {
-				t.Fatalf("inspect c2pa %+v, manifest %v", info.C2PA, tc.manifest)
+			if info.Manifest != tc.manifest || info.C2PA != nil {
+				t.Fatalf("inspect c2pa_manifest %v, c2pa %+v; want %v and none", info.Manifest, info.C2PA, tc.manifest)
 			}
+			var an struct {
+				Facts    wire.Facts `json:"facts"`
+				Manifest bool       `json:"c2pa_manifest"`
+			}
+			if err := json.Unmarshal(Analyze(tc.file, lim, time.Now()), &an); err != nil || an.Manifest != tc.manifest || an.Facts.C2PA != nil {
+				t.Fatalf("analyze c2pa_manifest %v, c2pa %+v (%v); want %v and none", an.Manifest, an.Facts.C2PA, err, tc.manifest)
+			}
+			var read struct {
+				C2PA *wire.C2PAFacts `json:"c2pa"`
+			}
+			if err := json.Unmarshal(c2paabi.Read(tc.file, time.Now()), &read); err != nil {
+				t.Fatal(err)
+			}
+			if (read.C2PA != nil) != tc.manifest || (tc.manifest && read.C2PA.ValidationState != "valid") {
+				t.Fatalf("c2pa_read %+v, manifest %v", read.C2PA, tc.manifest)
+			}
+			info.C2PA = read.C2PA
 			dec, err := imagex.Decode(tc.file, lim)
 			if err != nil {
 				t.Fatal(err)

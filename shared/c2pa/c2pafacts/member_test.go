@@ -1,4 +1,4 @@
-package lookup
+package c2pafacts
 
 import (
 	"encoding/base64"
@@ -10,9 +10,9 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// TestC2PAMember: trust is decided against the CA given, never by the
+// TestMember: trust is decided against the CA given, never by the
 // manifest's own claim, and only for a manifest that validates.
-func TestC2PAMember(t *testing.T) {
+func TestMember(t *testing.T) {
 	ours := c2patest.NewCA(t, "Provenant")
 	other := c2patest.NewCA(t, "Somebody Else")
 	leaf := ours.Signer(t, c2patest.CertOptions{Org: "Example News"}).Chain[0]
@@ -44,7 +44,7 @@ func TestC2PAMember(t *testing.T) {
 		{"invalid", facts("invalid", "rec-1", b64(leaf.Raw), "assertion.dataHash.mismatch"), caPEM, false, false, "", "assertion.dataHash.mismatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := c2paMember(tc.f, tc.ca)
+			m := Member(tc.f, tc.ca)
 			if m == nil || m.Trusted != tc.trusted || m.Ours != tc.ours || m.RecordID != tc.record || !strings.Contains(m.Details, tc.details) {
 				t.Fatalf("member %+v, want trusted=%v ours=%v record=%q details containing %q", m, tc.trusted, tc.ours, tc.record, tc.details)
 			}
@@ -53,23 +53,23 @@ func TestC2PAMember(t *testing.T) {
 			}
 		})
 	}
-	if c2paMember(nil, caPEM) != nil {
+	if Member(nil, caPEM) != nil {
 		t.Error("no manifest must give no member")
 	}
 }
 
-// FuzzC2PAMember: whatever a client sends as the manifest's summary and
+// FuzzMember: whatever a client sends as the manifest's summary and
 // whatever comes as the CA, the member is computed without panicking, and
 // trust never goes to a manifest that does not validate or to a chain the
 // CA did not sign.
-func FuzzC2PAMember(f *testing.F) {
+func FuzzMember(f *testing.F) {
 	f.Add("valid", "rec-1", "AAAA", "")
 	f.Add("invalid", "", "", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
 	ca := c2patest.NewCA(f, "Provenant")
 	leaf := ca.Signer(f, c2patest.CertOptions{}).Chain[0]
 	f.Add("valid", "rec-1", base64.StdEncoding.EncodeToString(leaf.Raw), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})))
 	f.Fuzz(func(t *testing.T, state, record, chain, ca string) {
-		m := c2paMember(&wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: state, RecordID: record}, Chain: []string{chain}}, ca)
+		m := Member(&wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: state, RecordID: record}, Chain: []string{chain}}, ca)
 		if m == nil {
 			t.Fatal("a manifest gave no member")
 		}
