@@ -78,6 +78,7 @@ type wiring struct {
 	spool    string
 	vidErr   error // why video is disabled (nil when it is not)
 	recs     *content.Service
+	near     *content.Near
 	stopNear context.CancelFunc
 	// HTTP API
 	demoDir fs.FS
@@ -315,11 +316,8 @@ func (w *wiring) contentService() (err error) {
 	if err != nil {
 		return err
 	}
-	near, stopNear, err := startNear(st, cfg.Logger)
-	if err != nil {
-		return err
-	}
-	w.stopNear = stopNear
+	near, stopNear := startNear(st, cfg.NearIndex, cfg.Logger)
+	w.near, w.stopNear = near, stopNear
 	w.onError(func() { stopNear() })
 	w.recs, err = content.New(content.Config{
 		Blobs: kept, Store: st, Keys: w.ks, Accounts: w.acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: w.pub,
@@ -392,7 +390,7 @@ func (w *wiring) httpAPI() error {
 	}
 	w.api, err = httpapi.New(httpapi.Config{Limiters: limiters, Store: w.st, Accounts: w.acc, Keys: w.ks, Webhooks: w.wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
-			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
+			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}, nearReadyCheck(w.near)), Verifier: verifier,
 		Widget: widget.FS(), Demo: w.demoDir, Observer: w.met, TrustedProxies: cfg.TrustedProxies, Domains: w.dom,
 		SpoolDir: w.spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: w.d.afterIdempotentWrite})
 	if err != nil {
