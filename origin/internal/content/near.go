@@ -221,6 +221,16 @@ func (n *Near) Ready() error {
 	return ErrNearLoading
 }
 
+// WaitReady is Ready after waiting up to NearOptions.Wait for the load
+// (a readiness probe of an origin that has just started on a small
+// registry then sees it ready).
+func (n *Near) WaitReady(ctx context.Context) error {
+	if n.wait(ctx) == nil {
+		return nil
+	}
+	return n.Ready()
+}
+
 // wait returns nil once the indexes are loaded, waiting up to
 // NearOptions.Wait; then ErrNearLoading. A nil Near (the store's buckets
 // are read) is always ready.

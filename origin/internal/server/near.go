@@ -45,7 +45,8 @@ func startNear(st store.Store, cfg NearIndexConfig, log *slog.Logger) (near *con
 	return near, cancel
 }
 
-// nearReadyCheck fails while the near-duplicate index is loading.
+// nearReadyCheck fails while the near-duplicate index is loading (after
+// waiting up to content.DefaultNearWait for it).
 func nearReadyCheck(near *content.Near) httpapi.ReadyCheck {
-	return httpapi.ReadyCheck{Name: "near_index", Check: func(context.Context) error { return near.Ready() }}
+	return httpapi.ReadyCheck{Name: "near_index", Check: near.WaitReady}
 }
