@@ -227,3 +227,49 @@ func TestNearWithoutGeometric(t *testing.T) {
 		t.Errorf("geometric index holds %d hashes", geo)
 	}
 }
+
+// failingStore fails its first reads.
+type failingStore struct {
+	store.Store
+	failures *atomic.Int32
+}
+
+var errStoreDown = errors.New("store down")
+
+func (f failingStore) View(ctx context.Context, fn func(store.Txn) error) error {
+	if f.failures.Add(-1) >= 0 {
+		return errStoreDown
+	}
+	return f.Store.View(ctx, fn)
+}
+
+// TestNearLoadRetries: a load that fails (the store unreadable at start)
+// leaves the index not ready, saying why, and is retried until it loads.
+func TestNearLoadRetries(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOwner("retry@example.com", "Retry")
+	rec := e.plant(o, "Retry", randomHash(rand.New(rand.NewPCG(36, 4))))
+	failures := &atomic.Int32{}
+	failures.Store(2)
+	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, NearOptions{Retry: 200 * time.Millisecond})
+	deadline := time.Now().Add(10 * time.Second)
+	sawFailure := false
+	for near.Ready() != nil && time.Now().Before(deadline) {
+		err := near.Ready()
+		sawFailure = sawFailure || (errors.Is(err, ErrNearLoading) && errors.Is(err, errStoreDown))
+		time.Sleep(time.Millisecond)
+	}
+	if err := near.Ready(); err != nil {
+		t.Fatalf("not loaded after the store came back: %v", err)
+	}
+	if !sawFailure {
+		t.Error("Ready never reported the load failure")
+	}
+	cfg := e.cfg
+	cfg.Near = near
+	h, _ := phash.Parse(rec.PerceptualHash)
+	cands, err := e.service(cfg).candidates(t.Context(), fromFacts(facts.Facts{PHash: h}))
+	if err != nil || len(cands) != 1 {
+		t.Fatalf("after the retried load: %d candidates, %v", len(cands), err)
+	}
+}
