@@ -50,7 +50,7 @@ type NearOptions struct {
 	// WithoutGeometric leaves the geometric index out (a verify-only
 	// origin: the index is read by look-before-mark only, at sign and
 	// register, and at eight hashes per signed picture is the largest of
-	// the three). Signs and registers of pictures then fail with
+	// the three). Signs of pictures, and registers, then fail with
 	// ErrGeometricIndexOff.
 	WithoutGeometric bool
 	// Wait is how long a search waits for a loading index before failing

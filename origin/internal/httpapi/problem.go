@@ -201,7 +201,7 @@ const CodeNearIndexLoading = "near_index_loading"
 // (docs/operations.md).
 const nearLoadingRetryAfter = 10
 
-// CodeVerifyOnlyOrigin (503): a sign or register of a picture reached an
+// CodeVerifyOnlyOrigin (503): a sign of a picture, or a register, reached an
 // origin started without the geometric index (--geometric-index=false),
 // which look-before-mark needs; send it to a signing origin.
 const CodeVerifyOnlyOrigin = "verify_only_origin"

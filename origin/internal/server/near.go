@@ -15,7 +15,7 @@ import (
 type NearIndexConfig struct {
 	// WithoutGeometric starts a verify-only origin: it does not hold the
 	// geometric index (eight hashes per signed picture, read only by
-	// look-before-mark), and answers signs and registers of pictures with
+	// look-before-mark), and answers signs of pictures, and registers, with
 	// 503 verify_only_origin.
 	WithoutGeometric bool
 }
