@@ -34,6 +34,7 @@ import (
 //	CONTENT_NEAR_N=1000000 go test ./origin/internal/content -run '^$' -bench LoadNear -benchtime 1x
 //	CONTENT_NEAR_STORE=postgres …   # a throwaway cluster (pgtest): initdb, pg_ctl
 //	CONTENT_NEAR_DIR=/var/tmp/near10m …  # Badger: keep the filled store there and reuse it
+//	CONTENT_NEAR_GEO=8 …  # also 8 geometric hashes per record; then a verify-only load (none) is measured too
 //
 // It reports the load's wall time and the process's CPU time during it
 // (which other work on the machine does not inflate).
@@ -72,6 +73,13 @@ func BenchmarkLoadNear(b *testing.B) {
 	default:
 		b.Fatalf("CONTENT_NEAR_STORE: unknown store %q", kind)
 	}
+	geo := 0
+	if v := os.Getenv("CONTENT_NEAR_GEO"); v != "" {
+		var err error
+		if geo, err = strconv.Atoi(v); err != nil || geo < 0 {
+			b.Fatalf("CONTENT_NEAR_GEO: %q", v)
+		}
+	}
 	g := hammingtest.Generate(n, 3, false)
 	ids := make([][16]byte, n)
 	hs := make([]phash.Hash, n)
@@ -81,15 +89,17 @@ func BenchmarkLoadNear(b *testing.B) {
 	fill := time.Now()
 	filled := false
 	err := st.View(ctx, func(tx store.Txn) error {
-		_, err := tx.Get([]byte(benchFilledKey))
-		filled = err == nil
+		v, err := tx.Get([]byte(benchFilledKey))
+		if filled = err == nil; filled && (len(v) != 1 || int(v[0]) != geo) {
+			return fmt.Errorf("the kept store was filled with %v geometric hashes per record, not %d", v, geo)
+		}
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if !filled {
-		fillNear(b, st, ids, hs)
+		fillNear(b, st, ids, hs, geo)
 	}
 	hs = nil
 	fmt.Fprintf(os.Stderr, "LoadNear %s: filled %d records in %v (kept from an earlier run: %v)\n", kind, n, time.Since(fill).Round(time.Second), filled)
@@ -114,6 +124,21 @@ func BenchmarkLoadNear(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "load-s")
 		b.ReportMetric(float64(n)/took.Seconds(), "records/s")
 		b.ReportMetric(cpu.Seconds(), "load-cpu-s")
+		if geo > 0 {
+			if _, gn := near.Len(); gn != n*geo {
+				b.Fatalf("loaded %d geometric hashes, want %d", gn, n*geo)
+			}
+			full := near.Bytes()
+			near = nil
+			runtime.GC()
+			cpu0, start := processCPU(b), time.Now()
+			vo := StartNear(ctx, st, nil, NearOptions{WithoutGeometric: true})
+			<-vo.Done()
+			fmt.Fprintf(os.Stderr, "LoadNear %s: with %d geometric hashes per record: %v (process CPU %v), %.0f B/record; verify-only (none): %v (process CPU %v), %.0f B/record\n",
+				kind, geo, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(full)/float64(n),
+				time.Since(start).Round(time.Millisecond), (processCPU(b) - cpu0).Round(time.Millisecond), float64(vo.Bytes())/float64(n))
+			near = vo
+		}
 		fmt.Fprintf(os.Stderr, "LoadNear %s: %d records in %v (process CPU %v), index %.1f B/record\n", kind, n, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(near.main.Bytes())/float64(n))
 
 		r := rand.New(rand.NewPCG(3, 5))
@@ -154,11 +179,26 @@ func BenchmarkLoadNear(b *testing.B) {
 // that a kept CONTENT_NEAR_DIR is measured again without refilling.
 const benchFilledKey = "bench/near-filled"
 
-// fillNear writes the bucket index of ids/hs and their time keys.
-func fillNear(b *testing.B, st store.Store, ids [][16]byte, hs []phash.Hash) {
+// fillNear writes the bucket index of ids/hs, geo geometric hashes per
+// record (its hash with 4–12 bits flipped, as crops and small rotations
+// move it) and their time keys.
+func fillNear(b *testing.B, st store.Store, ids [][16]byte, hs []phash.Hash, geo int) {
 	ctx := context.Background()
 	if err := (phindex.Index{Prefix: []byte(pfxPHash)}).BulkLoad(ctx, st, ids, hs); err != nil {
 		b.Fatal(err)
+	}
+	if geo > 0 {
+		r := rand.New(rand.NewPCG(3, 8))
+		gids, ghs := make([][16]byte, 0, geo*len(ids)), make([]phash.Hash, 0, geo*len(ids))
+		for i, id := range ids {
+			for range geo {
+				gids = append(gids, id)
+				ghs = append(ghs, phash.Hash{P64: hammingtest.FlipExact(r, hs[i].P64, 4+r.IntN(9))})
+			}
+		}
+		if err := (phindex.Index{Prefix: []byte(pfxGeoIndex)}).BulkLoad(ctx, st, gids, ghs); err != nil {
+			b.Fatal(err)
+		}
 	}
 	t0 := time.Unix(1_700_000_000, 0)
 	n := len(ids)
@@ -176,7 +216,7 @@ func fillNear(b *testing.B, st store.Store, ids [][16]byte, hs []phash.Hash) {
 			b.Fatal(err)
 		}
 	}
-	if err := st.Update(ctx, func(tx store.Txn) error { return tx.Set([]byte(benchFilledKey), []byte{1}) }); err != nil {
+	if err := st.Update(ctx, func(tx store.Txn) error { return tx.Set([]byte(benchFilledKey), []byte{byte(geo)}) }); err != nil {
 		b.Fatal(err)
 	}
 }
