@@ -115,6 +115,7 @@ type serveOptions struct {
 	batchInterval                                          time.Duration
 	decodeMemory, videoMemory, minFreeDisk                 string
 	videoWallTime                                          time.Duration
+	geometricIndex                                         bool
 	smtpAddr, smtpFrom, smtpUsername, resetURL             string
 	limitSign, limitVerify                                 uint64
 	demo                                                   bool
@@ -178,6 +179,7 @@ func serveFlags(getenv func(string) (string, bool), out io.Writer) (*flags, *ser
 	f.dur(&o.idleTimeout, "idle-timeout", connlimit.DefaultIdleTimeout, "longest wait for the next request on a kept-alive connection")
 	f.str(&o.minBodyRate, "min-body-rate", "32KiB", "slowest request body served, per second: a body's deadline is --header-timeout plus its declared size at this rate")
 	f.dur(&o.shutdownTimeout, "shutdown-timeout", 15*time.Second, "longest wait for requests in flight on SIGTERM; then the remaining connections are closed")
+	f.boolean(&o.geometricIndex, "geometric-index", true, "hold the geometric near-duplicate index (look-before-mark at sign and register); false makes a verify-only origin that answers signs and registers of pictures 503 verify_only_origin and saves its memory")
 	f.boolean(&o.demo, "demo", false, "serve GET /demo; on an empty data dir first create the labelled demo account and pictures (make run sets it)")
 	return f, o
 }
@@ -230,6 +232,7 @@ func serve(args []string) error {
 	cfg := server.Config{DataDir: o.dataDir, MinFreeDisk: minFree, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo,
 		Conns: conns, AdminHosts: splitList(o.adminHosts), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
+	cfg.NearIndex.WithoutGeometric = !o.geometricIndex
 	if o.adminListen != "" && cfg.AdminToken == "" && !loopbackAddr(o.adminListen) {
 		logger.Warn("the admin listener is not on loopback and has no PROVENANT_ADMIN_TOKEN: anyone who reaches it can read metrics and download the backup")
 	}

@@ -130,11 +130,19 @@ func (m *Index) Add(id [16]byte, p64 uint64) {
 
 // AddMany appends pairs that are not indexed yet, without the duplicate
 // check of Add (a load at start); they are scanned linearly until sorted
-// in, so call Freeze after the last.
+// in, so call Freeze after the last. Into an empty index it adopts the
+// slices instead of copying them (a load's peak memory is then one copy
+// of the entries, not two): the caller must not modify them afterwards.
 func (m *Index) AddMany(ids [][16]byte, p64 []uint64) {
 	m.mu.Lock()
-	m.ids = append(m.ids, ids...)
-	m.p64 = append(m.p64, p64...)
+	if len(m.p64) == 0 && len(ids) == len(p64) {
+		// Full slice expressions: a later Add must not write into the
+		// caller's spare capacity.
+		m.ids, m.p64 = ids[:len(ids):len(ids)], p64[:len(p64):len(p64)]
+	} else {
+		m.ids = append(m.ids, ids...)
+		m.p64 = append(m.p64, p64...)
+	}
 	m.mu.Unlock()
 }
 

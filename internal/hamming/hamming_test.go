@@ -176,3 +176,26 @@ func TestIndexConcurrentAddsAndLookups(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAddManyAdoptsWithoutAliasingLaterAdds: a load into an empty index
+// keeps the caller's slices, and a later Add neither writes into their
+// spare capacity nor loses the loaded hashes.
+func TestAddManyAdoptsWithoutAliasingLaterAdds(t *testing.T) {
+	ids := make([][16]byte, 2, 8)
+	p64 := make([]uint64, 2, 8)
+	ids[0], ids[1] = memID(1), memID(2)
+	p64[0], p64[1] = 0xF0, 0x0F
+	m := New()
+	m.AddMany(ids, p64)
+	m.Freeze()
+	m.Add(memID(3), 0xFF)
+	if spare := p64[:3][2]; spare != 0 {
+		t.Errorf("Add wrote %#x into the loaded slice's spare capacity", spare)
+	}
+	for i, h := range []uint64{0xF0, 0x0F, 0xFF} {
+		ms := m.Lookup(h, 0)
+		if len(ms) != 1 || ms[0].ID != memID(i+1) {
+			t.Errorf("hash %#x: %+v, want record %d", h, ms, i+1)
+		}
+	}
+}

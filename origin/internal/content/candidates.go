@@ -94,6 +94,13 @@ type chosen struct {
 // the signed picture, geometry.go) are searched and compared too.
 func (s *Service) candidatesFor(ctx context.Context, f Facts, vs variants) ([]chosen, error) {
 	maxC := s.cfg.Limits.MaxCandidates
+	if !f.NotDecoded {
+		// A search from a partly loaded index would miss copies: wait a
+		// little for it, then refuse (ErrNearLoading) rather than answer.
+		if err := s.cfg.Near.wait(ctx); err != nil {
+			return nil, fmt.Errorf("content: candidate lookup: %w", err)
+		}
+	}
 	var out []chosen
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
 		pool, err := s.pool(tx, f, vs, maxC)
@@ -185,6 +192,12 @@ func (s *Service) pool(tx store.Txn, f Facts, vs variants, maxC int) ([]*pooled,
 	}
 	if f.NotDecoded {
 		return out, nil
+	}
+	if !s.cfg.Near.isLoaded() {
+		return nil, ErrNearLoading
+	}
+	if len(vs.hs) > 0 && s.cfg.Near != nil && s.cfg.Near.geo == nil {
+		return nil, ErrGeometricIndexOff
 	}
 	queries := append([]phash.Hash{f.PHash}, vs.hs...)
 	ix := s.phindex()

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/provenant/provenant/origin/internal/content/phindex"
@@ -49,7 +50,11 @@ var ErrVideoUnavailable = errors.New("content: video processing is not available
 func videoFPKey(id string) []byte { return []byte(pfxVideoFP + id) }
 
 func (s *Service) videoIndex() phindex.Index {
-	return phindex.Index{Prefix: []byte(pfxVideoIndex), Radius: s.cfg.NearRadius}
+	ix := phindex.Index{Prefix: []byte(pfxVideoIndex), Radius: s.cfg.NearRadius}
+	if s.cfg.Near != nil {
+		ix.Mem = s.cfg.Near.video
+	}
+	return ix
 }
 
 // VideoFormat and VideoMIME name the signed output of a video.
@@ -296,16 +301,20 @@ func (s *Service) storeVideoIndex(tx store.Txn, id record.ID, fp video.Fingerpri
 	if err := tx.Set(videoFPKey(id.String()), fpBytes); err != nil {
 		return err
 	}
-	// The centre hashes are indexed too: a clip cropped to the centre
-	// finds its video through them.
-	for _, hs := range [][]phash.Hash{fp.Hashes, fp.Centre} {
-		for _, h := range spread(hs, videoIndexFrames) {
-			if err := s.videoIndex().Add(tx, id, h); err != nil {
-				return err
-			}
+	for _, h := range videoIndexHashes(fp) {
+		if err := s.videoIndex().Add(tx, id, h); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// videoIndexHashes are the frame hashes a video is indexed under: at most
+// videoIndexFrames whole frames and as many centres (a clip cropped to the
+// centre finds its video through them), so that a video costs the index
+// a bounded number of hashes whatever its length.
+func videoIndexHashes(fp video.Fingerprint) []phash.Hash {
+	return append(spread(fp.Hashes, videoIndexFrames), spread(fp.Centre, videoIndexFrames)...)
 }
 
 // spread returns at most n of hs, evenly spaced, distinct 64-bit hashes
@@ -458,29 +467,25 @@ type videoCandidate struct {
 func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videoCandidate, error) {
 	var best *videoCandidate
 	bestNear := 0
+	if err := s.cfg.Near.wait(ctx); err != nil {
+		return nil, fmt.Errorf("content: video lookup: %w", err)
+	}
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		ids := map[string]bool{}
 		var order []string
-		add := func(id string) {
-			if !ids[id] && len(order) < videoCandidates {
-				ids[id] = true
-				order = append(order, id)
-			}
-		}
 		if wm.Found {
 			if id, err := tx.Get(payloadKey(hex.EncodeToString(wm.Payload))); err == nil {
-				add(string(id))
+				order = append(order, string(id))
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}
-		for _, h := range spread(fp.Hashes, videoQueryFrames) {
-			ms, _, err := s.videoIndex().Lookup(tx, h, phash.CandidateDistance64, videoCandidates, 0)
-			if err != nil {
-				return err
-			}
-			for _, m := range ms {
-				add(record.ID(m.ID).String())
+		near, err := s.videoNear(tx, fp)
+		if err != nil {
+			return err
+		}
+		for _, id := range near {
+			if len(order) < videoCandidates+1 && !slices.Contains(order, id) {
+				order = append(order, id)
 			}
 		}
 		for _, id := range order {

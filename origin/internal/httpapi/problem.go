@@ -192,6 +192,22 @@ const CodeStorageUnavailable = "storage_unavailable"
 // storage_unavailable answer.
 const storageUnavailableRetryAfter = 10
 
+// CodeNearIndexLoading (503, with Retry-After): the origin has just
+// started and is still loading its near-duplicate index into memory; a
+// verify, lookup, sign or register answered now could miss a copy, so
+// none is answered until it is loaded (GET /ready is 503 meanwhile).
+const CodeNearIndexLoading = "near_index_loading"
+
+// nearLoadingRetryAfter is the Retry-After, in seconds, of a
+// near_index_loading answer: the load takes seconds to a minute
+// (docs/operations.md).
+const nearLoadingRetryAfter = 10
+
+// CodeVerifyOnlyOrigin (503): a sign of a picture, or a register, reached an
+// origin started without the geometric index (--geometric-index=false),
+// which look-before-mark needs; send it to a signing origin.
+const CodeVerifyOnlyOrigin = "verify_only_origin"
+
 // decodeRetryAfter is the Retry-After, in seconds, of a decode_capacity
 // answer: about the time one large decode takes.
 const decodeRetryAfter = 5
@@ -283,6 +299,7 @@ var errorMappings = []struct {
 	{content.ErrDuplicate, fasthttp.StatusConflict, CodeDuplicateRecord, "A record with this id, hash or watermark payload already exists"},
 	{content.ErrBadSignature, fasthttp.StatusUnprocessableEntity, CodeInvalidSignature, "The signature does not verify over the canonical record"},
 	{content.ErrAlreadyRevoked, fasthttp.StatusConflict, CodeAlreadyRevoked, "The record is already revoked"},
+	{content.ErrGeometricIndexOff, fasthttp.StatusServiceUnavailable, CodeVerifyOnlyOrigin, "This origin serves verification only; sign and register on a signing origin"},
 	{manifests.ErrUnreadable, fasthttp.StatusUnprocessableEntity, CodeC2PAUnreadable, "The upload's C2PA manifest store cannot be read; send c2pa=false to sign without Content Credentials"},
 	{c2pa.ErrTooLarge, fasthttp.StatusUnprocessableEntity, CodeC2PATooLarge, "The upload's C2PA manifest store, with ours added, would exceed 16 MiB; send c2pa=false to sign without Content Credentials"},
 	{limits.ErrAspect, fasthttp.StatusUnprocessableEntity, CodeAspectRatio, "The image is too elongated to sign: its long side may be at most 64 times its short side"},
@@ -309,6 +326,11 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.Is(err, imagex.ErrBusy) {
 		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
 		p.RetryAfter = decodeRetryAfter
+		return p, false
+	}
+	if errors.Is(err, content.ErrNearLoading) {
+		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeNearIndexLoading, "The server is still loading its near-duplicate index; retry shortly")
+		p.RetryAfter = nearLoadingRetryAfter
 		return p, false
 	}
 	var signed *content.AlreadySignedError

@@ -226,6 +226,8 @@ type Config struct {
 	// reserve together (video.Config.Memory); zero means
 	// video.DefaultMemory.
 	VideoMemory int64
+	// NearIndex configures the in-memory near-duplicate index.
+	NearIndex NearIndexConfig
 }
 
 // ConnsConfig is the public listener's connection budget (docs/

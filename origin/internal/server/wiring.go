@@ -84,6 +84,7 @@ type wiring struct {
 	c2pa     *manifests.Resolver
 	receipts *receipts.Service
 	badges   *badges.Service
+	near     *content.Near
 	stopNear context.CancelFunc
 	// HTTP API
 	demoDir fs.FS
@@ -323,11 +324,8 @@ func (w *wiring) contentService() (err error) {
 	if err != nil {
 		return err
 	}
-	near, stopNear, err := startNear(st, cfg.Logger)
-	if err != nil {
-		return err
-	}
-	w.stopNear = stopNear
+	near, stopNear := startNear(st, cfg.NearIndex, cfg.Logger)
+	w.near, w.stopNear = near, stopNear
 	w.onError(func() { stopNear() })
 	w.recs, err = content.New(content.Config{
 		Blobs: kept, Store: st, Keys: w.ks, Accounts: w.acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: w.pub,
@@ -413,7 +411,7 @@ func (w *wiring) httpAPI() error {
 	w.api, err = httpapi.New(httpapi.Config{Limiters: limiters, Store: w.st, Accounts: w.acc, Keys: w.ks, Webhooks: w.wh, Clock: cfg.Clock, Logger: cfg.Logger, Limits: cfg.Limits,
 		C2PA: w.c2pa, Receipts: w.receipts, Badges: w.badges,
 		MaxBody: cfg.MaxRequestBodySize, Records: w.recs, Ready: append(readyChecks(w.st, w.chain, w.mailer), httpapi.ReadyCheck{Name: "video", Optional: true, Check: func(context.Context) error { return vidErr }},
-			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}), Verifier: verifier,
+			httpapi.ReadyCheck{Name: "connections", Check: func(context.Context) error { return connsCheck(srvRef) }}, nearReadyCheck(w.near)), Verifier: verifier,
 		Widget: widget.FS(), Demo: w.demoDir, Observer: w.met, TrustedProxies: cfg.TrustedProxies, Domains: w.dom,
 		SpoolDir: w.spool, Timeouts: cfg.RequestTimeouts, AfterIdempotentWrite: w.d.afterIdempotentWrite})
 	if err != nil {
