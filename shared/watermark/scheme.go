@@ -368,11 +368,19 @@ const (
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldChipsTo(make([]float64, 2*s.grid*s.grid), hp, w, scale, angle, x0, y0, x1, y1)
+}
+
+// foldChipsTo is foldChips into both (2·G² values, overwritten): the
+// result is its first half. The search reuses both from fold to fold
+// (chipScratch): the same sums, without a fresh allocation per fold.
+func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
 	// Neighbouring pixels mostly fall into the same chip: even and odd
 	// pixels go to separate accumulators, so consecutive adds do not wait
 	// for each other; the two are summed at the end.
-	both := make([]float64, 2*G*G)
+	both = both[:2*G*G]
+	clear(both)
 	acc, odd := both[:G*G], both[G*G:]
 	if angle == 0 {
 		cx := make([]int32, x1-x0)
@@ -488,8 +496,14 @@ func (s *scheme) chipRuns(scale float64, lo, hi int) (bounds, bins []int) {
 // summed-area table: every chip-sized rectangle of pixels is four lookups
 // instead of one add per pixel (the same sums up to rounding).
 func (s *scheme) foldChipsSAT(sat []float64, scale float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldChipsSATTo(make([]float64, s.grid*s.grid), sat, scale, x0, y0, x1, y1)
+}
+
+// foldChipsSATTo is foldChipsSAT into acc (G² values, overwritten).
+func (s *scheme) foldChipsSATTo(acc, sat []float64, scale float64, x0, y0, x1, y1 int) []float64 {
 	G := s.grid
-	acc := make([]float64, G*G)
+	acc = acc[:G*G]
+	clear(acc)
 	xb, bx := s.chipRuns(scale, x0, x1)
 	yb, by := s.chipRuns(scale, y0, y1)
 	stride := x1 - x0 + 1
@@ -538,7 +552,13 @@ func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
 // sync2With is sync2 on an n×n grid with the given transform and conjugate
 // pilot spectrum.
 func (s *scheme) sync2With(T int, f *fft2, pilotF []complex128, a, b []float64) (r [2]syncResult) {
-	buf := make([]complex128, T*T)
+	return s.sync2WithBuf(T, f, pilotF, a, b, make([]complex128, T*T))
+}
+
+// sync2WithBuf is sync2With with buf (T² values, overwritten) as the
+// transform's work space.
+func (s *scheme) sync2WithBuf(T int, f *fft2, pilotF []complex128, a, b []float64, buf []complex128) (r [2]syncResult) {
+	buf = buf[:T*T]
 	for i, v := range a {
 		var im float64
 		if b != nil {
@@ -635,23 +655,26 @@ func (s *scheme) syncChipsD(hp []float32, w int, scales, angles []float64, x0, y
 	if n := countZero(angles); n >= 2 {
 		sat = summedArea(hp, w, x0, y0, x1, y1)
 	}
-	fold := func(k int) []float64 {
+	// The folds are not kept (candidates carry no chip-level tile), so
+	// one set of buffers serves every pair of scales.
+	sc := newChipScratch(s.grid)
+	fold := func(k, slot int) []float64 {
 		if sat != nil && angles[k] == 0 {
-			return s.foldChipsSAT(sat, scales[k], x0, y0, x1, y1)
+			return s.foldChipsSATTo(sc.fold[slot], sat, scales[k], x0, y0, x1, y1)
 		}
-		return s.foldChips(hp, w, scales[k], angles[k], x0, y0, x1, y1)
+		return s.foldChipsTo(sc.fold[slot], hp, w, scales[k], angles[k], x0, y0, x1, y1)
 	}
 	for i := 0; i < len(scales); i += 2 {
-		a := fold(i)
+		a := fold(i, 0)
 		var b []float64
 		if i+1 < len(scales) {
-			b = fold(i + 1)
+			b = fold(i+1, 1)
 		}
 		var r [2]syncResult
 		if allD {
-			r = s.sync2Dihedral(a, b)
+			r = s.sync2DihedralBuf(a, b, sc)
 		} else {
-			r = s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
+			r = s.sync2WithBuf(s.grid, s.fftChip, s.pilotChipF, a, b, sc.z)
 		}
 		r[0].scale, r[0].angle, r[0].acc = scales[i], angles[i], nil
 		out = append(out, r[0])
