@@ -309,8 +309,14 @@ func (s *scheme) fold(hp []float32, w int, scale float64, x0, y0, x1, y1 int) []
 // foldPhase is fold with the tile grid shifted by (px, py) tile pixels
 // (sub-pixel phases for the final alignment).
 func (s *scheme) foldPhase(hp []float32, w int, scale, px, py float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldPhaseTo(make([]float64, s.tile*s.tile), hp, w, scale, px, py, x0, y0, x1, y1)
+}
+
+// foldPhaseTo is foldPhase into acc (T² values, overwritten).
+func (s *scheme) foldPhaseTo(acc []float64, hp []float32, w int, scale, px, py float64, x0, y0, x1, y1 int) []float64 {
 	T := s.tile
-	acc := make([]float64, T*T)
+	acc = acc[:T*T]
+	clear(acc)
 	tx := make([]int, x1-x0)
 	for x := x0; x < x1; x++ {
 		tx[x-x0] = int((float64(x)+0.5)/scale+px) % T
@@ -329,11 +335,17 @@ func (s *scheme) foldPhase(hp []float32, w int, scale, px, py float64, x0, y0, x
 // foldRot is foldPhase for a plane rotated by angle degrees: decoder pixel
 // (x, y) maps to tile coordinates R(angle)·(x, y)/scale + (px, py).
 func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldRotTo(make([]float64, s.tile*s.tile), hp, w, scale, angle, px, py, x0, y0, x1, y1)
+}
+
+// foldRotTo is foldRot into acc (T² values, overwritten).
+func (s *scheme) foldRotTo(acc []float64, hp []float32, w int, scale, angle, px, py float64, x0, y0, x1, y1 int) []float64 {
 	if angle == 0 {
-		return s.foldPhase(hp, w, scale, px, py, x0, y0, x1, y1)
+		return s.foldPhaseTo(acc, hp, w, scale, px, py, x0, y0, x1, y1)
 	}
 	T := s.tile
-	acc := make([]float64, T*T)
+	acc = acc[:T*T]
+	clear(acc)
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	cs, ss := cos/scale, sin/scale
 	// Keep coordinates positive so that truncation is a floor.
@@ -604,13 +616,17 @@ func (s *scheme) syncAll(hp []float32, w int, scales []float64, x0, y0, x1, y1 i
 // each fold with the pilot at pixel resolution (T×T FFT), two per FFT.
 func (s *scheme) syncPixels(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
 	out := make([]syncResult, 0, len(scales))
+	// The folds are not kept: one set of buffers serves every pair.
+	n := s.tile * s.tile
+	folds := make([]float64, 2*n)
+	buf := make([]complex128, n)
 	for i := 0; i < len(scales); i += 2 {
-		a := s.foldRot(hp, w, scales[i], angles[i], 0, 0, x0, y0, x1, y1)
+		a := s.foldRotTo(folds[:n:n], hp, w, scales[i], angles[i], 0, 0, x0, y0, x1, y1)
 		var b []float64
 		if i+1 < len(scales) {
-			b = s.foldRot(hp, w, scales[i+1], angles[i+1], 0, 0, x0, y0, x1, y1)
+			b = s.foldRotTo(folds[n:], hp, w, scales[i+1], angles[i+1], 0, 0, x0, y0, x1, y1)
 		}
-		r := s.sync2(a, b)
+		r := s.sync2WithBuf(s.tile, s.fft, s.pilotF, a, b, buf)
 		for k := 0; k < 2 && i+k < len(scales); k++ {
 			r[k].pixel, r[k].scale, r[k].angle, r[k].acc = true, scales[i+k], angles[i+k], nil
 			out = append(out, r[k])
