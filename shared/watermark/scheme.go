@@ -43,6 +43,9 @@ type scheme struct {
 	// aspect: after the crop search, look for a picture whose long axis
 	// was rescaled on its own (aspect.go).
 	aspect bool
+	// latticeFFT transforms the squares of the rotation search's gate
+	// (lattice.go); nil when the format has no gate.
+	latticeFFT *fft2
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -84,6 +87,7 @@ type schemeParams struct {
 	pilotFrac                        float64
 	coarse, refine                   []float64
 	dihedral, frames, aspect         bool
+	latticeGate                      bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
@@ -151,6 +155,9 @@ func newScheme(p schemeParams) *scheme {
 		}
 	}
 	s.fftChip = newFFT2(s.grid)
+	if p.latticeGate {
+		s.latticeFFT = newFFT2(latticeN)
+	}
 	if p.dihedral {
 		s.dihedralPilotF = s.dihedralPilots()
 		s.dihedralChipF = s.dihedralChipPilots()
@@ -215,7 +222,7 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
-		dihedral: true, frames: true, aspect: true,
+		dihedral: true, frames: true, aspect: true, latticeGate: true,
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
@@ -826,7 +833,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			}
 		}
 	}
-	if len(s.angles) > 0 {
+	if len(s.angles) > 0 && s.rotationShows(work, hp, w, h) {
 		rs, ra := s.rotationPairs(w, h)
 		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
 		rp, rd := s.decodeBest(v, rc, s.maxRotDecodes)
