@@ -37,9 +37,9 @@ func TestRotationGateSurvey(t *testing.T) {
 	look := func(l *imagex.Luma) gateView {
 		w, h := s.workDims(l.Width, l.Height)
 		work := resampleLuma(l, w, h)
-		hp := s.highpass(work, w, h)
+		hp, q := s.highpassQuiet(work, w, h, true)
 		z, _ := s.rotationLatticeZ(hp, w, h)
-		return gateView{s.quietFraction(work, w, h), z, s.rotationShows(work, hp, w, h)}
+		return gateView{q, z, s.rotationShows(q, hp, w, h)}
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {

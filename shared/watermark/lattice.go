@@ -205,31 +205,27 @@ func (s *scheme) rotationLatticeZ(hp []float32, w, h int) (float64, bool) {
 }
 
 // rotationShows reports whether the rotation search may find a mark on
-// the picture (working plane work, its high-pass hp, w×h): true unless
-// the format has the gate, the picture has at least latticeQuiet quiet
-// pixels and no pair of the search reaches latticeGate.
-func (s *scheme) rotationShows(work, hp []float32, w, h int) bool {
-	if s.latticeFFT == nil || s.quietFraction(work, w, h) < latticeQuiet {
+// the picture (high-passed working plane hp, w×h, whose fraction of quiet
+// pixels is quiet, see quietShare): true unless the format has the gate,
+// at least latticeQuiet of the pixels are quiet and no pair of the search
+// reaches latticeGate.
+func (s *scheme) rotationShows(quiet float64, hp []float32, w, h int) bool {
+	if s.latticeFFT == nil || quiet < latticeQuiet {
 		return true
 	}
 	z, ok := s.rotationLatticeZ(hp, w, h)
 	return !ok || z >= latticeGate
 }
 
-// quietFraction is the fraction of the w×h working plane's pixels whose
-// local high-pass power (the decoder's, before its normalisation) is under
-// latticeQuietPower times the decoder's floor and whose luminance is
+// quietShare is the fraction of the working plane's pixels whose local
+// high-pass power loc (the decoder's, before its normalisation) is under
+// latticeQuietPower times the decoder's floor and whose luminance work is
 // within [latticeLumaLo, latticeLumaHi].
-func (s *scheme) quietFraction(work []float32, w, h int) float64 {
-	b := boxBlur(work, w, h, s.hpRadius)
-	for i, v := range work {
-		b[i] = v - b[i]
+func quietShare(work, loc []float32, floor float32) float64 {
+	if len(loc) == 0 {
+		return 0
 	}
-	floor := max(float32(sumSquares(b)/float64(len(b)+1))*0.01, 1)
-	for i, v := range b {
-		b[i] = v * v
-	}
-	loc := boxBlur(b, w, h, max(s.localNorm, 1))
+	work = work[:len(loc)]
 	n := 0
 	for i, v := range loc {
 		if v < latticeQuietPower*floor && work[i] >= latticeLumaLo && work[i] <= latticeLumaHi {

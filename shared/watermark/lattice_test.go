@@ -74,10 +74,9 @@ func TestRotationGate(t *testing.T) {
 		e := r.edit(l)
 		w, h := s.workDims(e.Width, e.Height)
 		work := resampleLuma(e, w, h)
-		hp := s.highpass(work, w, h)
-		q := s.quietFraction(work, w, h)
+		hp, q := s.highpassQuiet(work, w, h, true)
 		z, _ := s.rotationLatticeZ(hp, w, h)
-		if got := s.rotationShows(work, hp, w, h); got != r.open {
+		if got := s.rotationShows(q, hp, w, h); got != r.open {
 			t.Errorf("%s %s: rotation search %v (quiet %.3f, lattice z %.2f), want %v", r.image, r.name, got, q, z, r.open)
 		}
 		// The margins the bounds leave on these pictures.

@@ -268,6 +268,15 @@ func (s *scheme) chipSigns(cw []uint8) []float32 {
 // set, clipped at ±3 RMS so that strong edges do not dominate the
 // correlations.
 func (s *scheme) highpass(work []float32, w, h int) []float32 {
+	hp, _ := s.highpassQuiet(work, w, h, false)
+	return hp
+}
+
+// highpassQuiet is highpass; with count it also returns the fraction of
+// quiet pixels the rotation search's gate needs (quietShare), from the
+// local power it computes anyway.
+func (s *scheme) highpassQuiet(work []float32, w, h int, count bool) ([]float32, float64) {
+	var quiet float64
 	b := boxBlur(work, w, h, s.hpRadius)
 	for i, v := range work {
 		b[i] = v - b[i]
@@ -291,6 +300,9 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		// a region quieter than that has lost its mark (a JPEG block reduced
 		// to its DC term) and must not outweigh the rest.
 		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
+		if count {
+			quiet = quietShare(work, loc, floor)
+		}
 		for i, v := range b {
 			b[i] = v / (loc[i] + floor)
 		}
@@ -304,7 +316,7 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 			b[i] = -c
 		}
 	}
-	return b
+	return b, quiet
 }
 
 // fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
@@ -789,7 +801,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			return 0, Detection{Strength: z, Scale: 1}
 		}
 	}
-	hp := s.highpass(work, w, h)
+	hp, quiet := s.highpassQuiet(work, w, h, s.latticeFFT != nil)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
 		return s.decodeBest(newViews(s, l, hp, w, h), cands, s.maxDecodes)
@@ -833,7 +845,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			}
 		}
 	}
-	if len(s.angles) > 0 && s.rotationShows(work, hp, w, h) {
+	if len(s.angles) > 0 && s.rotationShows(quiet, hp, w, h) {
 		rs, ra := s.rotationPairs(w, h)
 		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
 		rp, rd := s.decodeBest(v, rc, s.maxRotDecodes)
