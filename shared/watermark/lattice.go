@@ -90,6 +90,15 @@ func (s *scheme) newLatticeMap(hp []float32, w, h int) (*latticeMap, bool) {
 	p := make([]float64, N*N)
 	tmp := make([]float64, N*N)
 	origins := [][2]int{{0, 0}, {w - N, h - N}}
+	const r = latticeWhiten
+	inv := float64((2*r+1)*(2*r+1)) / float64(len(origins))
+	// add[i], sub[i]: the indices entering and leaving a cyclic window
+	// of half-side r as it moves from i to i+1.
+	add, sub := make([]int, N), make([]int, N)
+	for i := range add {
+		add[i], sub[i] = (i+r+1)%N, (i-r+N)%N
+	}
+	col := make([]float64, N)
 	for _, o := range origins {
 		x0, y0 := o[0], o[1]
 		for y := 0; y < N; y++ {
@@ -103,8 +112,9 @@ func (s *scheme) newLatticeMap(hp []float32, w, h int) (*latticeMap, bool) {
 		for i, c := range buf {
 			p[i] = real(c)*real(c) + imag(c)*imag(c)
 		}
-		// Cyclic box mean, rows then columns (running sums).
-		const r = latticeWhiten
+		// Cyclic box mean, rows then columns (running sums; the columns'
+		// sums are kept per column and advanced a row at a time, so the
+		// passes read memory in order).
 		for y := 0; y < N; y++ {
 			row, dst := p[y*N:(y+1)*N], tmp[y*N:(y+1)*N]
 			var sum float64
@@ -113,22 +123,26 @@ func (s *scheme) newLatticeMap(hp []float32, w, h int) (*latticeMap, bool) {
 			}
 			for x := range dst {
 				dst[x] = sum
-				sum += row[(x+r+1)%N] - row[(x-r+N)%N]
+				sum += row[add[x]] - row[sub[x]]
 			}
 		}
-		inv := float64((2*r+1)*(2*r+1)) / float64(len(origins))
-		for x := 0; x < N; x++ {
-			var sum float64
-			for d := -r; d <= r; d++ {
-				sum += tmp[((d+N)%N)*N+x]
+		clear(col)
+		for d := -r; d <= r; d++ {
+			src := tmp[((d+N)%N)*N : ((d+N)%N+1)*N]
+			for x, v := range src {
+				col[x] += v
 			}
-			for y := 0; y < N; y++ {
+		}
+		for y := 0; y < N; y++ {
+			out, pw := m.p[y*N:(y+1)*N], p[y*N:(y+1)*N]
+			in, drop := tmp[add[y]*N:(add[y]+1)*N], tmp[sub[y]*N:(sub[y]+1)*N]
+			for x, sum := range col {
 				if sum > 0 {
 					// Whitened (power over its neighbourhood's mean),
 					// averaged over the squares.
-					m.p[y*N+x] += p[y*N+x] / sum * inv
+					out[x] += pw[x] / sum * inv
 				}
-				sum += tmp[((y+r+1)%N)*N+x] - tmp[((y-r+N)%N)*N+x]
+				col[x] = sum + (in[x] - drop[x])
 			}
 		}
 	}
