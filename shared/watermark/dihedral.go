@@ -268,9 +268,33 @@ func (s *scheme) dihedralChipPilots() [][]complex128 {
 // correlated with the pilot under all eight transforms; each result is
 // the fold's best transform (ties to the identity).
 func (s *scheme) sync2Dihedral(a, b []float64) (r [2]syncResult) {
+	return s.sync2DihedralBuf(a, b, newChipScratch(s.grid))
+}
+
+// chipScratch is the work space of a chip-level search over one window:
+// two fold accumulators (2·G² each, see foldChipsTo) and the transforms'
+// buffers (G² each). Reusing it across the window's scales gives the same
+// results as fresh buffers (every one is overwritten before it is read)
+// without an allocation per fold, which the garbage collector, and the
+// WebAssembly build most of all, pays for.
+type chipScratch struct {
+	fold         [2][]float64
+	z, buf       []complex128
+	specA, specB []complex128
+}
+
+func newChipScratch(G int) *chipScratch {
+	n := G * G
+	f := make([]float64, 4*n)
+	c := make([]complex128, 4*n)
+	return &chipScratch{fold: [2][]float64{f[: 2*n : 2*n], f[2*n:]}, z: c[:n:n], buf: c[n : 2*n : 2*n], specA: c[2*n : 3*n : 3*n], specB: c[3*n:]}
+}
+
+// sync2DihedralBuf is sync2Dihedral with sc's transform buffers.
+func (s *scheme) sync2DihedralBuf(a, b []float64, sc *chipScratch) (r [2]syncResult) {
 	G := s.grid
 	n := G * G
-	z := make([]complex128, n)
+	z := sc.z[:n]
 	for i, v := range a {
 		var im float64
 		if b != nil {
@@ -281,16 +305,19 @@ func (s *scheme) sync2Dihedral(a, b []float64) (r [2]syncResult) {
 	s.fftChip.transform(z, false)
 	// The spectra of the two real folds: A[k] = (Z[k] + conj Z[-k])/2,
 	// B[k] = (Z[k] − conj Z[-k])/2i.
-	spec := [2][]complex128{make([]complex128, n), make([]complex128, n)}
+	spec := [2][]complex128{sc.specA[:n], sc.specB[:n]}
 	for ky := 0; ky < G; ky++ {
 		for kx := 0; kx < G; kx++ {
 			k, m := ky*G+kx, ((G-ky)%G)*G+(G-kx)%G
-			zc := complex(real(z[m]), -imag(z[m]))
-			spec[0][k] = (z[k] + zc) / 2
-			spec[1][k] = (z[k] - zc) / complex(0, 2)
+			// Halving and dividing by 2i written out: a complex division
+			// is a runtime call (the same values but for the sign of a
+			// zero, which no sum below keeps).
+			zr, zi, mr, mi := real(z[k]), imag(z[k]), real(z[m]), imag(z[m])
+			spec[0][k] = complex((zr+mr)/2, (zi-mi)/2)
+			spec[1][k] = complex((zi+mi)/2, -(zr-mr)/2)
 		}
 	}
-	buf := make([]complex128, n)
+	buf := sc.buf[:n]
 	for f := 0; f < 2; f++ {
 		if f == 1 && b == nil {
 			break

@@ -43,6 +43,9 @@ type scheme struct {
 	// aspect: after the crop search, look for a picture whose long axis
 	// was rescaled on its own (aspect.go).
 	aspect bool
+	// latticeFFT transforms the squares of the rotation search's gate
+	// (lattice.go); nil when the format has no gate.
+	latticeFFT *fft2
 
 	// scales the decoder folds at: 1 is the embedding scale; larger values
 	// undo a crop (the crop's short side became the new short side).
@@ -84,6 +87,7 @@ type schemeParams struct {
 	pilotFrac                        float64
 	coarse, refine                   []float64
 	dihedral, frames, aspect         bool
+	latticeGate                      bool
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	angles, rotScales, refineAngles  []float64
@@ -151,6 +155,9 @@ func newScheme(p schemeParams) *scheme {
 		}
 	}
 	s.fftChip = newFFT2(s.grid)
+	if p.latticeGate {
+		s.latticeFFT = newFFT2(latticeN)
+	}
 	if p.dihedral {
 		s.dihedralPilotF = s.dihedralPilots()
 		s.dihedralChipF = s.dihedralChipPilots()
@@ -215,7 +222,7 @@ func paramsV2() schemeParams {
 		tile: 64, chip: 2, hpRadius: 1,
 		pilotFrac: 0.4,
 		coarse:    coarse, coarseHalf: 80,
-		dihedral: true, frames: true, aspect: true,
+		dihedral: true, frames: true, aspect: true, latticeGate: true,
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
@@ -261,6 +268,15 @@ func (s *scheme) chipSigns(cw []uint8) []float32 {
 // set, clipped at ±3 RMS so that strong edges do not dominate the
 // correlations.
 func (s *scheme) highpass(work []float32, w, h int) []float32 {
+	hp, _ := s.highpassQuiet(work, w, h, false)
+	return hp
+}
+
+// highpassQuiet is highpass; with count it also returns the fraction of
+// quiet pixels the rotation search's gate needs (quietShare), from the
+// local power it computes anyway.
+func (s *scheme) highpassQuiet(work []float32, w, h int, count bool) ([]float32, float64) {
+	var quiet float64
 	b := boxBlur(work, w, h, s.hpRadius)
 	for i, v := range work {
 		b[i] = v - b[i]
@@ -284,6 +300,9 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 		// a region quieter than that has lost its mark (a JPEG block reduced
 		// to its DC term) and must not outweigh the rest.
 		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
+		if count {
+			quiet = quietShare(work, loc, floor)
+		}
 		for i, v := range b {
 			b[i] = v / (loc[i] + floor)
 		}
@@ -297,7 +316,7 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 			b[i] = -c
 		}
 	}
-	return b
+	return b, quiet
 }
 
 // fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
@@ -309,8 +328,14 @@ func (s *scheme) fold(hp []float32, w int, scale float64, x0, y0, x1, y1 int) []
 // foldPhase is fold with the tile grid shifted by (px, py) tile pixels
 // (sub-pixel phases for the final alignment).
 func (s *scheme) foldPhase(hp []float32, w int, scale, px, py float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldPhaseTo(make([]float64, s.tile*s.tile), hp, w, scale, px, py, x0, y0, x1, y1)
+}
+
+// foldPhaseTo is foldPhase into acc (T² values, overwritten).
+func (s *scheme) foldPhaseTo(acc []float64, hp []float32, w int, scale, px, py float64, x0, y0, x1, y1 int) []float64 {
 	T := s.tile
-	acc := make([]float64, T*T)
+	acc = acc[:T*T]
+	clear(acc)
 	tx := make([]int, x1-x0)
 	for x := x0; x < x1; x++ {
 		tx[x-x0] = int((float64(x)+0.5)/scale+px) % T
@@ -329,11 +354,17 @@ func (s *scheme) foldPhase(hp []float32, w int, scale, px, py float64, x0, y0, x
 // foldRot is foldPhase for a plane rotated by angle degrees: decoder pixel
 // (x, y) maps to tile coordinates R(angle)·(x, y)/scale + (px, py).
 func (s *scheme) foldRot(hp []float32, w int, scale, angle, px, py float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldRotTo(make([]float64, s.tile*s.tile), hp, w, scale, angle, px, py, x0, y0, x1, y1)
+}
+
+// foldRotTo is foldRot into acc (T² values, overwritten).
+func (s *scheme) foldRotTo(acc []float64, hp []float32, w int, scale, angle, px, py float64, x0, y0, x1, y1 int) []float64 {
 	if angle == 0 {
-		return s.foldPhase(hp, w, scale, px, py, x0, y0, x1, y1)
+		return s.foldPhaseTo(acc, hp, w, scale, px, py, x0, y0, x1, y1)
 	}
 	T := s.tile
-	acc := make([]float64, T*T)
+	acc = acc[:T*T]
+	clear(acc)
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	cs, ss := cos/scale, sin/scale
 	// Keep coordinates positive so that truncation is a floor.
@@ -368,11 +399,19 @@ const (
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldChipsTo(make([]float64, 2*s.grid*s.grid), hp, w, scale, angle, x0, y0, x1, y1)
+}
+
+// foldChipsTo is foldChips into both (2·G² values, overwritten): the
+// result is its first half. The search reuses both from fold to fold
+// (chipScratch): the same sums, without a fresh allocation per fold.
+func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
 	// Neighbouring pixels mostly fall into the same chip: even and odd
 	// pixels go to separate accumulators, so consecutive adds do not wait
 	// for each other; the two are summed at the end.
-	both := make([]float64, 2*G*G)
+	both = both[:2*G*G]
+	clear(both)
 	acc, odd := both[:G*G], both[G*G:]
 	if angle == 0 {
 		cx := make([]int32, x1-x0)
@@ -488,8 +527,14 @@ func (s *scheme) chipRuns(scale float64, lo, hi int) (bounds, bins []int) {
 // summed-area table: every chip-sized rectangle of pixels is four lookups
 // instead of one add per pixel (the same sums up to rounding).
 func (s *scheme) foldChipsSAT(sat []float64, scale float64, x0, y0, x1, y1 int) []float64 {
+	return s.foldChipsSATTo(make([]float64, s.grid*s.grid), sat, scale, x0, y0, x1, y1)
+}
+
+// foldChipsSATTo is foldChipsSAT into acc (G² values, overwritten).
+func (s *scheme) foldChipsSATTo(acc, sat []float64, scale float64, x0, y0, x1, y1 int) []float64 {
 	G := s.grid
-	acc := make([]float64, G*G)
+	acc = acc[:G*G]
+	clear(acc)
 	xb, bx := s.chipRuns(scale, x0, x1)
 	yb, by := s.chipRuns(scale, y0, y1)
 	stride := x1 - x0 + 1
@@ -538,7 +583,13 @@ func (s *scheme) sync2(a, b []float64) (r [2]syncResult) {
 // sync2With is sync2 on an n×n grid with the given transform and conjugate
 // pilot spectrum.
 func (s *scheme) sync2With(T int, f *fft2, pilotF []complex128, a, b []float64) (r [2]syncResult) {
-	buf := make([]complex128, T*T)
+	return s.sync2WithBuf(T, f, pilotF, a, b, make([]complex128, T*T))
+}
+
+// sync2WithBuf is sync2With with buf (T² values, overwritten) as the
+// transform's work space.
+func (s *scheme) sync2WithBuf(T int, f *fft2, pilotF []complex128, a, b []float64, buf []complex128) (r [2]syncResult) {
+	buf = buf[:T*T]
 	for i, v := range a {
 		var im float64
 		if b != nil {
@@ -584,13 +635,17 @@ func (s *scheme) syncAll(hp []float32, w int, scales []float64, x0, y0, x1, y1 i
 // each fold with the pilot at pixel resolution (T×T FFT), two per FFT.
 func (s *scheme) syncPixels(hp []float32, w int, scales, angles []float64, x0, y0, x1, y1 int) []syncResult {
 	out := make([]syncResult, 0, len(scales))
+	// The folds are not kept: one set of buffers serves every pair.
+	n := s.tile * s.tile
+	folds := make([]float64, 2*n)
+	buf := make([]complex128, n)
 	for i := 0; i < len(scales); i += 2 {
-		a := s.foldRot(hp, w, scales[i], angles[i], 0, 0, x0, y0, x1, y1)
+		a := s.foldRotTo(folds[:n:n], hp, w, scales[i], angles[i], 0, 0, x0, y0, x1, y1)
 		var b []float64
 		if i+1 < len(scales) {
-			b = s.foldRot(hp, w, scales[i+1], angles[i+1], 0, 0, x0, y0, x1, y1)
+			b = s.foldRotTo(folds[n:], hp, w, scales[i+1], angles[i+1], 0, 0, x0, y0, x1, y1)
 		}
-		r := s.sync2(a, b)
+		r := s.sync2WithBuf(s.tile, s.fft, s.pilotF, a, b, buf)
 		for k := 0; k < 2 && i+k < len(scales); k++ {
 			r[k].pixel, r[k].scale, r[k].angle, r[k].acc = true, scales[i+k], angles[i+k], nil
 			out = append(out, r[k])
@@ -635,23 +690,26 @@ func (s *scheme) syncChipsD(hp []float32, w int, scales, angles []float64, x0, y
 	if n := countZero(angles); n >= 2 {
 		sat = summedArea(hp, w, x0, y0, x1, y1)
 	}
-	fold := func(k int) []float64 {
+	// The folds are not kept (candidates carry no chip-level tile), so
+	// one set of buffers serves every pair of scales.
+	sc := newChipScratch(s.grid)
+	fold := func(k, slot int) []float64 {
 		if sat != nil && angles[k] == 0 {
-			return s.foldChipsSAT(sat, scales[k], x0, y0, x1, y1)
+			return s.foldChipsSATTo(sc.fold[slot], sat, scales[k], x0, y0, x1, y1)
 		}
-		return s.foldChips(hp, w, scales[k], angles[k], x0, y0, x1, y1)
+		return s.foldChipsTo(sc.fold[slot], hp, w, scales[k], angles[k], x0, y0, x1, y1)
 	}
 	for i := 0; i < len(scales); i += 2 {
-		a := fold(i)
+		a := fold(i, 0)
 		var b []float64
 		if i+1 < len(scales) {
-			b = fold(i + 1)
+			b = fold(i+1, 1)
 		}
 		var r [2]syncResult
 		if allD {
-			r = s.sync2Dihedral(a, b)
+			r = s.sync2DihedralBuf(a, b, sc)
 		} else {
-			r = s.sync2With(s.grid, s.fftChip, s.pilotChipF, a, b)
+			r = s.sync2WithBuf(s.grid, s.fftChip, s.pilotChipF, a, b, sc.z)
 		}
 		r[0].scale, r[0].angle, r[0].acc = scales[i], angles[i], nil
 		out = append(out, r[0])
@@ -743,7 +801,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			return 0, Detection{Strength: z, Scale: 1}
 		}
 	}
-	hp := s.highpass(work, w, h)
+	hp, quiet := s.highpassQuiet(work, w, h, s.latticeFFT != nil)
 	if len(s.coarseScales) == 1 {
 		cands := s.syncAll(hp, w, s.coarseScales, 0, 0, w, h)
 		return s.decodeBest(newViews(s, l, hp, w, h), cands, s.maxDecodes)
@@ -787,7 +845,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 			}
 		}
 	}
-	if len(s.angles) > 0 {
+	if len(s.angles) > 0 && s.rotationShows(quiet, hp, w, h) {
 		rs, ra := s.rotationPairs(w, h)
 		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
 		rp, rd := s.decodeBest(v, rc, s.maxRotDecodes)
