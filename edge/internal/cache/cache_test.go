@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -358,6 +359,19 @@ func TestStaleWhileRevalidateRefreshesOnce(t *testing.T) {
 	}
 }
 
+// inFlight counts the goroutines inside a singleflight call: the one
+// fetching and those waiting for its answer.
+func inFlight() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "singleflight.(*Group).Do(")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
 func TestConcurrentMissesCoalesce(t *testing.T) {
 	f := newFixture(t, nil)
 	const path = "/api/v1/widget/verifier-abc.wasm"
@@ -376,12 +390,14 @@ func TestConcurrentMissesCoalesce(t *testing.T) {
 		wg.Go(func() { results[i] = f.get(t, path) })
 	}
 	<-arrived // the first fetch reached the origin and waits there
-	for f.served.Load() < n {
-		time.Sleep(time.Millisecond)
+	// Let the fetch finish only once every request has joined it: a fixed
+	// pause after they entered Serve let a descheduled one (loaded machine,
+	// race detector) reach the flight after it ended and fetch again.
+	for deadline := time.Now().Add(30 * time.Second); inFlight() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests joined the fetch in flight", inFlight(), n)
+		}
 	}
-	// Every request is inside Serve; give the last ones a moment to join
-	// the fetch in flight before letting it finish.
-	time.Sleep(50 * time.Millisecond)
 	close(gate)
 	wg.Wait()
 	if hits, _, _ := f.origin.count(path); hits != 1 {
