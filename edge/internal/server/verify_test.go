@@ -98,7 +98,10 @@ func TestVerifyMemoryBound(t *testing.T) {
 	fmt.Fprintf(conn, "POST /api/v1/verify HTTP/1.1\r\nHost: edge\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: %d\r\n\r\n", 150<<10)
 	_, _ = conn.Write(bytes.Repeat([]byte("a"), 20<<10))
 	var r response
-	for i := 0; i < 50; i++ { // until the edge has taken the first request's reservation
+	// Retry for a while: a loaded machine under the race detector can take
+	// over a second to read the first request's headers or see its close.
+	// First, until the edge has taken the first request's reservation.
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		if r = probeVerify(t, edge, 150<<10); r.status == 503 {
 			break
@@ -109,7 +112,7 @@ func TestVerifyMemoryBound(t *testing.T) {
 		t.Errorf("%v %s", r.header, r.body)
 	}
 	conn.Close()
-	for i := 0; i < 50; i++ {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		if r = probeVerify(t, edge, 150<<10); r.status != 503 {
 			break
