@@ -489,9 +489,12 @@ func TestRegisterRateLimit(t *testing.T) {
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // waitOutbox polls the outbox until it holds n mails or a deadline passes.
+// The deadline is generous: it only runs out when a mail is missing, and
+// a background hand-over on a loaded machine under the race detector can
+// take seconds.
 func waitOutbox(t *testing.T, dir string, n int) []mail.OutboxFile {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		msgs, err := mail.ReadOutbox(dir)
 		if err != nil {

@@ -350,6 +350,10 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 		c.Workers, c.PerEndpoint = 4, 2
 		c.PollInterval = 5 * time.Millisecond
 		c.OnAttempt = func(r AttemptResult) { results <- r }
+		// The slow endpoint must hang until it is released: with the
+		// usual 2 s, a loaded machine could let its attempts time out
+		// (an unexpected result) before the fast ones were counted.
+		c.Timeout = time.Minute
 	})
 	slow := newReceiver(t, 200)
 	slow.hang = true
