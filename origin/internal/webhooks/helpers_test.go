@@ -44,8 +44,10 @@ func newEnv(t testing.TB, mod func(*Config)) *env {
 		Clock:     e.clock,
 		MasterKey: bytes.Repeat([]byte{7}, 32),
 		Guard:     NewGuard(GuardConfig{Allow: loopback}),
-		Timeout:   2 * time.Second,
-		Logger:    slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		// Long enough for a loopback delivery on a loaded machine under
+		// the race detector; the tests of the timeout set their own.
+		Timeout: 10 * time.Second,
+		Logger:  slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if mod != nil {
 		mod(&e.cfg)
