@@ -15,11 +15,12 @@ import (
 
 // slowWriteServer serves POST /test/slow-write and returns once a request
 // is inside its handler, which waits (for its context to end when obeys,
-// at most hold; for hold otherwise), then writes to the store and reports
-// the write's error on wrote.
-func slowWriteServer(t *testing.T, obeys bool, hold time.Duration) (ts *testServer, wrote chan error) {
+// until release is closed otherwise; at most hold either way), then writes
+// to the store and reports the write's error on wrote.
+func slowWriteServer(t *testing.T, obeys bool, hold time.Duration) (ts *testServer, wrote chan error, release chan struct{}) {
 	started := make(chan struct{})
 	wrote = make(chan error, 1)
+	release = make(chan struct{})
 	var st store.Store
 	ready := make(chan struct{})
 	ts = startServer(t, "", nil, func(_ *Config, d *deps) {
@@ -36,7 +37,10 @@ func slowWriteServer(t *testing.T, obeys bool, hold time.Duration) (ts *testServ
 					}
 					time.Sleep(200 * time.Millisecond) // cleanup after the cancel
 				} else {
-					time.Sleep(hold)
+					select {
+					case <-release:
+					case <-time.After(hold):
+					}
 				}
 				wrote <- st.Update(context.Background(), func(tx store.Txn) error {
 					return tx.Set([]byte("test/slow-write"), []byte("done"))
@@ -54,7 +58,7 @@ func slowWriteServer(t *testing.T, obeys bool, hold time.Duration) (ts *testServ
 		}
 	}()
 	<-started
-	return ts, wrote
+	return ts, wrote, release
 }
 
 // TestShutdownCancelsHandlersBeforeStore: a handler still running at the
@@ -63,7 +67,7 @@ func slowWriteServer(t *testing.T, obeys bool, hold time.Duration) (ts *testServ
 // contexts, the handler never saw the shutdown and the store was closed
 // under it after the grace.)
 func TestShutdownCancelsHandlersBeforeStore(t *testing.T) {
-	ts, wrote := slowWriteServer(t, true, 2*stalledGrace)
+	ts, wrote, _ := slowWriteServer(t, true, 2*stalledGrace)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	ts.stopped = true
@@ -87,11 +91,15 @@ func TestShutdownCancelsHandlersBeforeStore(t *testing.T) {
 // its cancelled context past the grace keeps the store open: Shutdown
 // says so instead of closing the store under it.
 func TestShutdownLeavesStoreOpenUnderStuckHandler(t *testing.T) {
-	ts, wrote := slowWriteServer(t, false, stalledGrace+time.Second)
+	// The handler holds on until released after Shutdown returned (a fixed
+	// hold a second past the grace let it return within the grace when the
+	// shutdown started late on a loaded machine).
+	ts, wrote, release := slowWriteServer(t, false, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	ts.stopped = true
 	err := ts.srv.Shutdown(ctx)
+	close(release)
 	if err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Errorf("Shutdown = %v, want an error saying a handler is still running", err)
 	}
