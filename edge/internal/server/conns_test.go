@@ -66,7 +66,10 @@ func TestEdgeEarlyRefusals(t *testing.T) {
 		{"40 MB verify", "POST /api/v1/verify?report=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 40000000\r\n\r\n"},
 		{"100 MB sign", "POST /api/v1/sign HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n"},
 	} {
-		resp, err := rawRequest(t, "127.0.0.1", addr, tc.req, 800*time.Millisecond)
+		// 5 s is "at once" here: the body's own deadline at the minimum
+		// rate is many minutes, and a loaded machine under the race
+		// detector can take over a second to answer.
+		resp, err := rawRequest(t, "127.0.0.1", addr, tc.req, 5*time.Second)
 		if err != nil || resp.StatusCode != 413 {
 			t.Errorf("%s with no body: %v %v, want 413 at once", tc.what, resp, err)
 		}
