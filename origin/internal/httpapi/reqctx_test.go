@@ -15,7 +15,10 @@ import (
 // class's deadline (a route with MaxBody is media whatever its Class),
 // and the context ends when the handler returns.
 func TestRequestDeadlineByClass(t *testing.T) {
-	tos := Timeouts{JSON: 2 * time.Second, Upload: 20 * time.Second, Media: 200 * time.Second}
+	// Each class's deadline is over twice the one before, so a handler
+	// that starts late (by up to half its deadline: seconds on a loaded
+	// machine under the race detector) is still told the classes apart.
+	tos := Timeouts{JSON: 8 * time.Second, Upload: 20 * time.Second, Media: 200 * time.Second}
 	e := newTestEnv(t, func(c *Config) { c.Timeouts = tos })
 	last := make(chan context.Context, 1)
 	h := func(ctx *fasthttp.RequestCtx) error {
