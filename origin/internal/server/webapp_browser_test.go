@@ -34,10 +34,16 @@ func jsType(sel, v string) chromedp.Action {
 	return chromedp.Evaluate(fmt.Sprintf(`(e => { e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); })(document.querySelector(%q))`, v, sel), nil)
 }
 
+// browserWaitFloor is the least a browser wait allows: the wait ends as
+// soon as the page is ready, and on a loaded 2-core machine Chromium can
+// take over 10 s to load and wire a page.
+const browserWaitFloor = 30 * time.Second
+
 // waitJS polls expr (a boolean JavaScript expression) in the page until it
 // is true and, on a page of the web app, its script has wired the page.
 func (b *browser) waitJS(t *testing.T, what, expr string, d time.Duration) {
 	t.Helper()
+	d = max(d, browserWaitFloor)
 	deadline := time.Now().Add(d)
 	ready := `(!document.querySelector('script[src^="/assets/app-"]') || document.body.dataset.ready === "1")`
 	for {
