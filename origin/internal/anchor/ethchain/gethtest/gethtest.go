@@ -5,13 +5,11 @@ package gethtest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"testing"
 	"time"
 
@@ -46,15 +44,10 @@ func gethBinary(t testing.TB) string {
 	return ""
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// httpEndpoint is geth's log line naming the address its HTTP server
+// listens on (its port is chosen by the kernel: a port found free and
+// handed over could be taken by another process in between).
+var httpEndpoint = regexp.MustCompile(`HTTP server started +endpoint=(\S+)`)
 
 // Start starts geth --dev (chain id 1337) on loopback and returns its
 // HTTP URL and a key file for a fresh account funded with 100 ETH from the
@@ -65,11 +58,10 @@ func Start(t testing.TB) (url, keyFile string) {
 	t.Helper()
 	bin := gethBinary(t)
 	dir := t.TempDir()
-	httpPort, authPort := freePort(t), freePort(t)
 	cmd := exec.Command(bin, "--dev", "--datadir", filepath.Join(dir, "geth"),
-		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(httpPort), "--http.api", "eth,net,web3",
-		"--authrpc.addr", "127.0.0.1", "--authrpc.port", strconv.Itoa(authPort),
-		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "2")
+		"--http", "--http.addr", "127.0.0.1", "--http.port", "0", "--http.api", "eth,net,web3",
+		"--authrpc.addr", "127.0.0.1", "--authrpc.port", "0",
+		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "3")
 	logf, err := os.Create(filepath.Join(dir, "geth.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,9 +75,20 @@ func Start(t testing.TB) (url, keyFile string) {
 		_ = cmd.Wait()
 		logf.Close()
 	})
-	url = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	for url == "" {
+		log, _ := os.ReadFile(logf.Name())
+		if m := httpEndpoint.FindSubmatch(log); m != nil {
+			url = "http://" + string(m[1])
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("geth did not start its HTTP server:\n%s", log)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	var c *rpc.Client
 	for {
 		c, err = rpc.DialContext(ctx, url)
