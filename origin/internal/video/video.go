@@ -139,11 +139,11 @@ type Engine struct {
 	// slack is added to every run's deadline: zero in the service; the
 	// measuring tests set it so that a shared, overloaded machine does
 	// not turn a slow run into a miss.
-	slack time.Duration
-	threads         int
-	turns           chan struct{}
-	mem             *imagex.Budget
-	peakRSS         atomic.Int64
+	slack   time.Duration
+	threads int
+	turns   chan struct{}
+	mem     *imagex.Budget
+	peakRSS atomic.Int64
 }
 
 // New looks the tools up and returns an Engine, or an error wrapping
