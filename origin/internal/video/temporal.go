@@ -199,13 +199,18 @@ type temporalEmbedder struct {
 	point  []float64
 	placed bool
 	delta  []float32
+	// lost and free gather, per cell, the part of the move that black
+	// and white clipped off (projected on the pattern) and the pattern's
+	// energy over the pixels that took their move.
+	lost, free []float64
 }
 
 func newTemporalEmbedder(w, h int, payload uint64) *temporalEmbedder {
 	l := newLayout(w, h)
 	n := l.cols * l.rows
 	return &temporalEmbedder{l: l, coded: convEncode(messageBits(payload)),
-		amp: make([]float64, n), point: make([]float64, n), delta: make([]float32, n)}
+		amp: make([]float64, n), point: make([]float64, n), delta: make([]float32, n),
+		lost: make([]float64, n), free: make([]float64, n)}
 }
 
 // mark adds the mark to the w×h luminance plane pix in place.
@@ -222,20 +227,67 @@ func (e *temporalEmbedder) mark(pix []uint8) {
 		e.delta[k] = float32(q - p)
 	}
 	e.placed = true
+	if !e.write(pix, true) {
+		return
+	}
+	// Black and white clipped part of the move (a saturated picture):
+	// the pixels that took it take the rest, up to a full step at the
+	// pattern's peak, so the cell still reaches its lattice point.
+	for k := range e.delta {
+		e.delta[k] = 0
+		if e.lost[k] != 0 && e.free[k] > 0 {
+			e.delta[k] = float32(max(-temporalStep, min(temporalStep, e.lost[k]/e.free[k])))
+		}
+	}
+	e.write(pix, false)
+}
+
+// write adds delta times the pattern to pix, clipped to [0, 255]. On the
+// first pass it gathers lost and free and reports whether anything was
+// clipped; on the second it leaves the pixels at black or white alone.
+func (e *temporalEmbedder) write(pix []uint8, first bool) (clipped bool) {
+	l := e.l
+	if first {
+		clear(e.lost)
+		clear(e.free)
+	}
 	wr := make([]float32, l.w)
 	for y := 0; y < l.h; y++ {
 		l.rowWeights(y, wr)
 		row := pix[y*l.w : (y+1)*l.w]
-		d := e.delta[int(l.rowCell[y])*l.cols:]
+		base := int(l.rowCell[y]) * l.cols
+		d := e.delta[base:]
 		for c := range l.cols {
 			x0, x1 := l.colStart[c], l.colStart[c+1]
 			dc := d[c]
+			if dc == 0 {
+				continue
+			}
+			var lost, free float32
 			for x, v := range row[x0:x1] {
-				nv := float32(v) + dc*wr[x0+x]
-				row[x0+x] = uint8(min(max(nv+0.5, 0), 255))
+				wgt := wr[x0+x]
+				nv := float32(v) + dc*wgt + 0.5
+				switch {
+				case !first && (v == 0 || v == 255):
+				case nv < 0:
+					lost += (nv - 0.5) * wgt
+					row[x0+x] = 0
+				case nv >= 256:
+					lost += (nv - 255.5) * wgt
+					row[x0+x] = 255
+				default:
+					free += wgt * wgt
+					row[x0+x] = uint8(nv)
+				}
+			}
+			if first {
+				e.lost[base+c] += float64(lost)
+				e.free[base+c] += float64(free)
+				clipped = clipped || lost != 0
 			}
 		}
 	}
+	return clipped
 }
 
 // temporalExtractor sums the soft evidence of frames.

@@ -313,3 +313,26 @@ func BenchmarkTemporalExtract1080p(b *testing.B) {
 		x.add(pix)
 	}
 }
+
+// TestTemporalSaturatedPicture: on a picture of black and white only
+// (every pixel clipped one way) the mark still reaches its lattice
+// points through the pixels that can move.
+func TestTemporalSaturatedPicture(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const w, h, payload = 480, 270, 0x1111_2222_3333_4444
+	emb := newTemporalEmbedder(w, h, payload)
+	x := newTemporalExtractor(w, h)
+	for range 6 {
+		pix := make([]uint8, w*h)
+		for i := range pix {
+			if r.IntN(3) == 0 {
+				pix[i] = 255
+			}
+		}
+		emb.mark(pix)
+		x.add(noisy(r, pix, 6))
+	}
+	if res := x.decode(); !res.found || res.payload != payload || res.errors > codedBits/50 {
+		t.Fatalf("decoded %x (found %v, %d/%d errors), want %x with at most %d errors", res.payload, res.found, res.errors, codedBits, uint64(payload), codedBits/50)
+	}
+}
