@@ -178,12 +178,8 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 					return err
 				}
 				mp := m.(*image.Gray).Pix
-				kg := gain
-				if tm != nil {
-					kg = budgetGain(y, mp, gain)
-				}
 				for i, v := range y {
-					delta[i] = int16(math.Round(kg * float64(int16(mp[i])-int16(v))))
+					delta[i] = int16(math.Round(gain * float64(int16(mp[i])-int16(v))))
 				}
 				st.KeyFrames++
 			}
@@ -214,37 +210,6 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 }
 
 var errEncoderGone = errors.New("video: encoder stopped")
-
-// MarkBudgetPSNR is the luminance PSNR, in dB, the two marks of
-// MarkTemporal together may not go below, before the encode: the image
-// mark's gain is lowered, frame by frame, until its mean square plus the
-// temporal mark's (temporalMSE) fits. The CRF 17 encode then costs about
-// a dB more, and the signed clips stay above 36 dB.
-const MarkBudgetPSNR = 38.5
-
-// temporalMSE is the temporal mark's mean square luminance change:
-// temporalStep²/48 for moves uniform over half a step (the pattern's mean
-// square is 1/4), a third more for the hysteresis.
-const temporalMSE = temporalStep * temporalStep / 48 * 4 / 3
-
-// budgetGain returns gain, lowered if needed so that the image mark
-// (marked − y, times the gain) leaves room in MarkBudgetPSNR for the
-// temporal mark.
-func budgetGain(y, marked []uint8, gain float64) float64 {
-	var ss float64
-	for i, v := range y {
-		d := float64(int16(marked[i]) - int16(v))
-		ss += d * d
-	}
-	if len(y) == 0 || ss == 0 {
-		return gain
-	}
-	room := 255*255/math.Pow(10, MarkBudgetPSNR/10) - temporalMSE
-	if mse := gain * gain * ss / float64(len(y)); mse > room {
-		return gain * math.Sqrt(room/mse)
-	}
-	return gain
-}
 
 // ExtractResult is what Extract found.
 type ExtractResult struct {
