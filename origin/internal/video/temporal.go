@@ -1,0 +1,372 @@
+package video
+
+import (
+	"math"
+)
+
+// The temporal mark (video mark version 2) carries the payload in the
+// lowest spatial frequencies a frame has room for, the ones H.264 keeps at
+// high quantisers, and in every frame, so that a re-encode's noise
+// averages out over time while the mark does not.
+//
+// The frame is cut into cells, temporalRows along the short side and as
+// many as the aspect ratio gives along the long side, placed relative to
+// the frame's sides (a rescaled copy has the same cells). Each cell holds
+// one smooth, zero-mean pattern: one period of a sine across the cell
+// times half a period along it, zero on the cell's borders (no block
+// edge), turned 90° from one cell to the next. The pattern's amplitude in
+// the frame (the projection of the luminance on it) is quantised, every
+// frame, to one of two interleaved lattices of step temporalStep (spread
+// transform dither modulation): the lattice says the cell's coded bit. The
+// host's own amplitude is not noise to the decoder: the embedder moves it
+// onto the lattice whatever it is. A cell keeps its lattice point while
+// the picture under it changes little (hysteresis), so the mark on a
+// still shot is still.
+//
+// The extractor measures every cell's amplitude in every sampled frame,
+// turns its distance to the two lattices into a soft value, sums the soft
+// values of every cell and frame that carry the same coded bit, and only
+// then decodes (Viterbi, then a CRC-32C): the soft combination of all the
+// evidence before the error-correcting decode.
+const (
+	// temporalRows is the number of cells along the short side (30 px
+	// cells at 540p, 60 px at 1080p).
+	temporalRows = 18
+	// temporalStep is the lattice step in luminance levels: the pattern's
+	// peak moves by at most half of it (three quarters with hysteresis).
+	temporalStep = 12.0
+	// temporalHysteresis is how far, beyond half a step, the host may
+	// drift from a cell's lattice point before the point moves.
+	temporalHysteresis = temporalStep / 4
+	// temporalMaxErrorRate is the largest fraction of coded bits whose
+	// summed soft value may disagree with the decoded codeword: a decode
+	// past it is refused even when its CRC matches (unmarked clips give
+	// 66 to 84 of 306, 22–27 %).
+	temporalMaxErrorRate = 0.12
+)
+
+// layout is the cell geometry and cell assignment of a w×h frame.
+type layout struct {
+	w, h, cols, rows int
+	// Per column x (row y): the cell index along that axis, the half-
+	// period bump sin(πu) and the full period sin(2πu) at the pixel's
+	// centre, u its position in the cell.
+	colCell, rowCell []int32
+	colBump, colWave []float32
+	rowBump, rowWave []float32
+	// colStart[c] is the first column of cell column c (colStart[cols] =
+	// w). A row's pattern is wave[par][x]·rowBump[y] +
+	// bump[par][x]·rowWave[y], par the parity of the row's cell: the
+	// columns' factors with the other factor zeroed in the cells turned
+	// the other way.
+	colStart   []int
+	wave, bump [2][]float32
+	// Per cell: the pattern's energy, the coded bit, the dither offset.
+	norm   []float64
+	bit    []int32
+	dither []float64
+}
+
+// newLayout returns the layout of a w×h frame; transposed frames (a
+// portrait clip) get the same number of cells along their short side.
+func newLayout(w, h int) *layout {
+	l := &layout{w: w, h: h}
+	short, long := min(w, h), max(w, h)
+	nLong := max(1, int(math.Round(float64(temporalRows)*float64(long)/float64(short))))
+	if w >= h {
+		l.cols, l.rows = nLong, temporalRows
+	} else {
+		l.cols, l.rows = temporalRows, nLong
+	}
+	l.colCell, l.colBump, l.colWave = axis(w, l.cols)
+	l.rowCell, l.rowBump, l.rowWave = axis(h, l.rows)
+	l.colStart = make([]int, 0, l.cols+1)
+	for x, c := range l.colCell {
+		if x == 0 || c != l.colCell[x-1] {
+			l.colStart = append(l.colStart, x)
+		}
+	}
+	l.colStart = append(l.colStart, w)
+	for par := range 2 {
+		l.wave[par] = make([]float32, w)
+		l.bump[par] = make([]float32, w)
+		for x, c := range l.colCell {
+			if int(c&1) == par {
+				l.wave[par][x] = l.colWave[x]
+			} else {
+				l.bump[par][x] = l.colBump[x]
+			}
+		}
+	}
+	n := l.cols * l.rows
+	l.norm = make([]float64, n)
+	for y := 0; y < h; y++ {
+		rc := int(l.rowCell[y]) * l.cols
+		for x := 0; x < w; x++ {
+			v := l.weight(x, y)
+			l.norm[rc+int(l.colCell[x])] += float64(v * v)
+		}
+	}
+	// The cells are dealt to the coded bits in a fixed pseudo-random
+	// order (neighbouring cells carry unrelated bits, so a damaged region
+	// spreads its errors over the code), and each gets a pseudo-random
+	// dither (unmarked pictures give uniformly random soft values).
+	rng := splitmix(0x7f4a7c159e3779b9 ^ uint64(l.cols)<<32 ^ uint64(l.rows))
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(rng.next() % uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	l.bit = make([]int32, n)
+	l.dither = make([]float64, n)
+	for i, k := range perm {
+		l.bit[k] = int32(i % codedBits)
+	}
+	for k := range l.dither {
+		l.dither[k] = temporalStep * float64(rng.next()>>11) / (1 << 53)
+	}
+	return l
+}
+
+// axis places n cells over size pixels.
+func axis(size, n int) (cell []int32, bump, wave []float32) {
+	cell = make([]int32, size)
+	bump = make([]float32, size)
+	wave = make([]float32, size)
+	for x := range size {
+		f := (float64(x) + 0.5) * float64(n) / float64(size)
+		c := min(int(f), n-1)
+		u := f - float64(c)
+		cell[x] = int32(c)
+		bump[x] = float32(math.Sin(math.Pi * u))
+		wave[x] = float32(math.Sin(2 * math.Pi * u))
+	}
+	return cell, bump, wave
+}
+
+// weight is the pattern's value at pixel (x, y).
+func (l *layout) weight(x, y int) float32 {
+	if (l.colCell[x]+l.rowCell[y])&1 == 0 {
+		return l.colWave[x] * l.rowBump[y]
+	}
+	return l.colBump[x] * l.rowWave[y]
+}
+
+// rowWeights writes the pattern's values along row y into wr.
+func (l *layout) rowWeights(y int, wr []float32) {
+	par := l.rowCell[y] & 1
+	wv, bp := l.wave[par], l.bump[par]
+	rb, rw := l.rowBump[y], l.rowWave[y]
+	for x := range wr {
+		wr[x] = wv[x]*rb + bp[x]*rw
+	}
+}
+
+// project returns the pattern amplitude of every cell of the w×h plane
+// pix (stride w) into amp.
+func (l *layout) project(pix []uint8, amp []float64) {
+	clear(amp)
+	wr := make([]float32, l.w)
+	for y := 0; y < l.h; y++ {
+		l.rowWeights(y, wr)
+		row := pix[y*l.w : (y+1)*l.w]
+		a := amp[int(l.rowCell[y])*l.cols:]
+		for c := range l.cols {
+			x0, x1 := l.colStart[c], l.colStart[c+1]
+			var acc float32
+			for x, v := range row[x0:x1] {
+				acc += wr[x0+x] * float32(v)
+			}
+			a[c] += float64(acc)
+		}
+	}
+	for k := range amp {
+		if l.norm[k] > 0 {
+			amp[k] /= l.norm[k]
+		}
+	}
+}
+
+// temporalEmbedder marks frames one after the other, keeping each cell's
+// lattice point from frame to frame while the picture allows.
+type temporalEmbedder struct {
+	l      *layout
+	coded  []uint8
+	amp    []float64
+	point  []float64
+	placed bool
+	delta  []float32
+	// lost and free gather, per cell, the part of the move that black
+	// and white clipped off (projected on the pattern) and the pattern's
+	// energy over the pixels that took their move.
+	lost, free []float64
+}
+
+func newTemporalEmbedder(w, h int, payload uint64) *temporalEmbedder {
+	l := newLayout(w, h)
+	n := l.cols * l.rows
+	return &temporalEmbedder{l: l, coded: convEncode(messageBits(payload)),
+		amp: make([]float64, n), point: make([]float64, n), delta: make([]float32, n),
+		lost: make([]float64, n), free: make([]float64, n)}
+}
+
+// mark adds the mark to the w×h luminance plane pix in place.
+func (e *temporalEmbedder) mark(pix []uint8) {
+	l := e.l
+	l.project(pix, e.amp)
+	for k, p := range e.amp {
+		off := l.dither[k] + float64(e.coded[l.bit[k]])*temporalStep/2
+		q := off + temporalStep*math.Round((p-off)/temporalStep)
+		if e.placed && math.Abs(p-e.point[k]) <= temporalStep/2+temporalHysteresis {
+			q = e.point[k]
+		}
+		e.point[k] = q
+		e.delta[k] = float32(q - p)
+	}
+	e.placed = true
+	if !e.write(pix, true) {
+		return
+	}
+	// Black and white clipped part of the move (a saturated picture):
+	// the pixels that took it take the rest, up to a full step at the
+	// pattern's peak, so the cell still reaches its lattice point.
+	for k := range e.delta {
+		e.delta[k] = 0
+		if e.lost[k] != 0 && e.free[k] > 0 {
+			e.delta[k] = float32(max(-temporalStep, min(temporalStep, e.lost[k]/e.free[k])))
+		}
+	}
+	e.write(pix, false)
+}
+
+// write adds delta times the pattern to pix, clipped to [0, 255]. On the
+// first pass it gathers lost and free and reports whether anything was
+// clipped; on the second it leaves the pixels at black or white alone.
+func (e *temporalEmbedder) write(pix []uint8, first bool) (clipped bool) {
+	l := e.l
+	if first {
+		clear(e.lost)
+		clear(e.free)
+	}
+	wr := make([]float32, l.w)
+	for y := 0; y < l.h; y++ {
+		l.rowWeights(y, wr)
+		row := pix[y*l.w : (y+1)*l.w]
+		base := int(l.rowCell[y]) * l.cols
+		d := e.delta[base:]
+		for c := range l.cols {
+			x0, x1 := l.colStart[c], l.colStart[c+1]
+			dc := d[c]
+			if dc == 0 {
+				continue
+			}
+			var lost, free float32
+			for x, v := range row[x0:x1] {
+				wgt := wr[x0+x]
+				nv := float32(v) + dc*wgt + 0.5
+				switch {
+				case !first && (v == 0 || v == 255):
+				case nv < 0:
+					lost += (nv - 0.5) * wgt
+					row[x0+x] = 0
+				case nv >= 256:
+					lost += (nv - 255.5) * wgt
+					row[x0+x] = 255
+				default:
+					free += wgt * wgt
+					row[x0+x] = uint8(nv)
+				}
+			}
+			if first {
+				e.lost[base+c] += float64(lost)
+				e.free[base+c] += float64(free)
+				clipped = clipped || lost != 0
+			}
+		}
+	}
+	return clipped
+}
+
+// temporalExtractor sums the soft evidence of frames.
+type temporalExtractor struct {
+	l      *layout
+	amp    []float64
+	soft   []float64
+	frames int
+}
+
+func newTemporalExtractor(w, h int) *temporalExtractor {
+	l := newLayout(w, h)
+	return &temporalExtractor{l: l, amp: make([]float64, l.cols*l.rows), soft: make([]float64, codedBits)}
+}
+
+// add adds the evidence of one w×h luminance plane: for each cell,
+// cos(2π(amplitude − dither)/step), +1 on the lattice of bit 0, −1 on
+// that of bit 1.
+func (x *temporalExtractor) add(pix []uint8) {
+	x.l.project(pix, x.amp)
+	for k, p := range x.amp {
+		x.soft[x.l.bit[k]] += math.Cos(2 * math.Pi * (p - x.l.dither[k]) / temporalStep)
+	}
+	x.frames++
+}
+
+// temporalResult is what the temporal decoder found.
+type temporalResult struct {
+	payload uint64
+	found   bool
+	// errors is the number of coded bits whose summed soft value
+	// disagrees with the decoded codeword; agreement is the soft
+	// correlation with it, from −1 to 1.
+	errors    int
+	agreement float64
+	// z is the soft correlation with the codeword over the soft values'
+	// root mean square: √codedBits when every value agrees equally.
+	z float64
+}
+
+// decode runs the Viterbi decoder on the summed evidence and checks the
+// CRC and the error rate.
+func (x *temporalExtractor) decode() temporalResult {
+	if x.frames == 0 {
+		return temporalResult{}
+	}
+	msg := viterbi(x.soft)
+	p, ok := parseMessage(msg)
+	cw := convEncode(msg)
+	var r temporalResult
+	var dot, abs, sq float64
+	for i, s := range x.soft {
+		sign := 1.0
+		if cw[i] == 1 {
+			sign = -1
+		}
+		if s*sign < 0 {
+			r.errors++
+		}
+		dot += s * sign
+		abs += math.Abs(s)
+		sq += s * s
+	}
+	if abs > 0 {
+		r.agreement = dot / abs
+		r.z = dot / math.Sqrt(sq)
+	}
+	if ok && float64(r.errors) <= temporalMaxErrorRate*codedBits {
+		r.payload, r.found = p, true
+	}
+	return r
+}
+
+type splitmix uint64
+
+func (s *splitmix) next() uint64 {
+	*s += 0x9e3779b97f4a7c15
+	z := uint64(*s)
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
