@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"syscall"
 	"testing"
 	"time"
 
@@ -369,17 +368,6 @@ func BenchmarkSignCodecs(b *testing.B) {
 			b.ReportMetric(float64(gc)/float64(tc), "cpu-speedup")
 		})
 	}
-}
-
-// processCPU is the CPU time (user + system) this process has used: on a
-// machine shared with other jobs, a stage's CPU time measures the stage,
-// its wall time the neighbours too.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSignStages breaks a sign down into its image stages, each a
