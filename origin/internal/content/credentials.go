@@ -2,46 +2,14 @@ package content
 
 import (
 	"context"
-	"time"
 
 	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/facts"
-	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/phash"
-	"github.com/provenant/provenant/shared/watermark"
 )
 
 // What signing and verification need of C2PA; the manifests themselves
 // (writing, keeping, resolving) are origin/internal/content/manifests.
-
-// c2paOut is what the manifest step produced: the output with its
-// manifest, the manifest's id and its store, or the output unchanged.
-type c2paOut struct {
-	file  []byte
-	id    string
-	store []byte
-}
-
-// c2paIn is what the manifest step needs from Sign (manifests.Input).
-type c2paIn struct {
-	owner, orgName, originType, recordID, title string
-	upload, out                                 []byte
-	format                                      imagex.Format
-	payload                                     watermark.Payload
-	marked                                      bool
-	ph                                          phash.Hash
-	when                                        time.Time
-}
-
-// embedC2PA writes the manifest of a signed file with the service's
-// authority (manifests.Embed).
-func (s *Service) embedC2PA(ctx context.Context, in c2paIn) (c2paOut, error) {
-	o, err := manifests.Embed(ctx, s.cfg.C2PA, manifests.Input{Owner: in.owner, OrgName: in.orgName, OriginType: in.originType,
-		RecordID: in.recordID, Title: in.title, Upload: in.upload, Out: in.out, Format: in.format, Payload: in.payload,
-		Marked: in.marked, PHash: in.ph, When: in.when})
-	return c2paOut{file: o.File, id: o.ID, store: o.Store}, err
-}
 
 // putC2PA keeps r's manifest, inside the transaction that stores r.
 func putC2PA(tx store.Txn, r *Record) error {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content/manifests"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -220,14 +221,15 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	now := s.now()
 	// The C2PA manifest goes in before the SHA-256 is taken: the record
 	// covers the file as it circulates, manifest included.
-	cm := c2paOut{file: out}
+	cm := manifests.Output{File: out}
 	if !in.NoC2PA {
-		cm, err = s.embedC2PA(ctx, c2paIn{owner: in.Owner, orgName: user.OrgName, originType: key.OriginType, recordID: idStr,
-			title: cleanFilename(in.Filename), upload: in.File, out: out, format: outFmt, payload: payload, marked: noMark == "", ph: ph, when: now})
+		cm, err = manifests.Embed(ctx, s.cfg.C2PA, manifests.Input{Owner: in.Owner, OrgName: user.OrgName, OriginType: key.OriginType,
+			RecordID: idStr, Title: cleanFilename(in.Filename), Upload: in.File, Out: out, Format: outFmt, Payload: payload,
+			Marked: noMark == "", PHash: ph, When: now})
 		if err != nil {
 			return nil, err
 		}
-		out = cm.file
+		out = cm.File
 	}
 	b := img.Image.Bounds()
 	rec := &record.Record{SHA256: sha256.Sum256(out), PerceptualHash: ph, LocalSig: grid}
@@ -235,7 +237,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: ph.String(),
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: string(img.Format), OutputFormat: string(outFmt),
 		JPEGQuality: quality, Width: b.Dx(), Height: b.Dy(),
-		C2PAManifestID: cm.id, c2paStore: cm.store,
+		C2PAManifestID: cm.ID, c2paStore: cm.Store,
 	}
 	if noMark == "" {
 		rec.WatermarkPayload = binary.BigEndian.AppendUint64(nil, uint64(payload))
