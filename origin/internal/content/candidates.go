@@ -93,11 +93,11 @@ type chosen struct {
 // variants, the records' geometric hashes (crops and small rotations of
 // the signed picture, geometry.go) are searched and compared too.
 func (s *Service) candidatesFor(ctx context.Context, f Facts, vs variants) ([]chosen, error) {
-	maxC := s.cfg.Limits.MaxCandidates
+	maxC := s.cfg.Media.Limits.MaxCandidates
 	if !f.NotDecoded {
 		// A search from a partly loaded index would miss copies: wait a
 		// little for it, then refuse (ErrNearLoading) rather than answer.
-		if err := s.cfg.Near.wait(ctx); err != nil {
+		if err := s.cfg.Near.Index.wait(ctx); err != nil {
 			return nil, fmt.Errorf("content: candidate lookup: %w", err)
 		}
 	}
@@ -193,10 +193,10 @@ func (s *Service) pool(tx store.Txn, f Facts, vs variants, maxC int) ([]*pooled,
 	if f.NotDecoded {
 		return out, nil
 	}
-	if !s.cfg.Near.isLoaded() {
+	if !s.cfg.Near.Index.isLoaded() {
 		return nil, ErrNearLoading
 	}
-	if len(vs.hs) > 0 && s.cfg.Near != nil && s.cfg.Near.geo == nil {
+	if len(vs.hs) > 0 && s.cfg.Near.Index != nil && s.cfg.Near.Index.geo == nil {
 		return nil, ErrGeometricIndexOff
 	}
 	queries := append([]phash.Hash{f.PHash}, vs.hs...)

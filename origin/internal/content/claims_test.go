@@ -437,8 +437,8 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 	for _, c := range cands {
 		owners[c.rec.Owner]++
 	}
-	if owners[news.id] != 1 || len(cands) > e.svc.cfg.Limits.MaxCandidates {
-		t.Errorf("candidates: %d of the first signer among %d, want it kept within the cap %d", owners[news.id], len(cands), e.svc.cfg.Limits.MaxCandidates)
+	if owners[news.id] != 1 || len(cands) > e.svc.cfg.Media.Limits.MaxCandidates {
+		t.Errorf("candidates: %d of the first signer among %d, want it kept within the cap %d", owners[news.id], len(cands), e.svc.cfg.Media.Limits.MaxCandidates)
 	}
 
 	// Register: the flood is refused as the first signer's content, and

@@ -92,7 +92,7 @@ func newCodecSigner(tb testing.TB, seed uint64) *codecSigner {
 			tb.Fatal(err)
 		}
 		svc, err := New(Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: mrand.NewChaCha8(s),
-			Anchor: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}, JPEG: c})
+			Chain: ChainConfig{Queue: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}}, Media: MediaConfig{JPEG: c}})
 		if err != nil {
 			tb.Fatal(err)
 		}

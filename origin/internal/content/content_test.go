@@ -120,7 +120,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, st: st, clk: clk, accts: acc, keys: ks, pub: &eventLog{}}
 	// The lookups read the in-memory index, as the server's do.
 	e.cfg = Config{Store: st, Keys: ks, Accounts: acc, Clock: clk, Rand: rand.Reader, Events: e.pub,
-		Anchor: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}, Near: near}
+		Chain: ChainConfig{Queue: anchor.NewQueue(clk), Proofs: pendingProofs{anchor.NewProver(st)}}, Near: NearConfig{Index: near}}
 	e.svc = e.service(e.cfg)
 	return e
 }

@@ -19,10 +19,10 @@ func putC2PA(tx store.Txn, r *Record) error {
 // c2paCA is the CA certificate (PEM) the verify answer's trust decision
 // uses; "" without an authority.
 func (s *Service) c2paCA(ctx context.Context) string {
-	if s.cfg.C2PA == nil {
+	if s.cfg.Outputs.C2PA == nil {
 		return ""
 	}
-	p, err := s.cfg.C2PA.CAPEM(ctx)
+	p, err := s.cfg.Outputs.C2PA.CAPEM(ctx)
 	if err != nil {
 		s.log.Warn("C2PA CA unavailable", "err", err)
 		return ""

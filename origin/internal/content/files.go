@@ -38,7 +38,7 @@ var ErrNoThumbnail = errors.New("content: no thumbnail kept for this record")
 // cannot be made or stored the record goes on without one (logged); the
 // signed file itself must be stored.
 func (s *Service) keepWithThumbnail(ctx context.Context, r *Record, sum string, file []byte, pic image.Image) error {
-	if err := s.cfg.Blobs.Put(ctx, sum, file); err != nil {
+	if err := s.cfg.Outputs.Blobs.Put(ctx, sum, file); err != nil {
 		return err
 	}
 	th, err := Thumbnail(pic)
@@ -48,7 +48,7 @@ func (s *Service) keepWithThumbnail(ctx context.Context, r *Record, sum string, 
 	}
 	ts := sha256.Sum256(th)
 	key := hex.EncodeToString(ts[:])
-	if err := s.cfg.Blobs.Put(ctx, key, th); err != nil {
+	if err := s.cfg.Outputs.Blobs.Put(ctx, key, th); err != nil {
 		s.log.Warn("content: thumbnail not kept", "err", err)
 		return nil
 	}
@@ -102,10 +102,10 @@ func (s *Service) openKept(ctx context.Context, owner, id, what string, key func
 		return nil, nil, err
 	}
 	k := key(r)
-	if k == "" || s.cfg.Blobs == nil {
+	if k == "" || s.cfg.Outputs.Blobs == nil {
 		return nil, nil, none
 	}
-	b, err := s.cfg.Blobs.Open(ctx, k)
+	b, err := s.cfg.Outputs.Blobs.Open(ctx, k)
 	if errors.Is(err, blobs.ErrNotFound) {
 		if missing == nil {
 			missing = err
@@ -121,10 +121,10 @@ func (s *Service) openKept(ctx context.Context, owner, id, what string, key func
 // OpenBlob opens the kept signed file whose SHA-256 is sum (the caller
 // closes it): blobs.ErrNotFound, or ErrFileNotKept when no files are kept.
 func (s *Service) OpenBlob(ctx context.Context, sum string) (blobs.Blob, error) {
-	if s.cfg.Blobs == nil {
+	if s.cfg.Outputs.Blobs == nil {
 		return nil, ErrFileNotKept
 	}
-	return s.cfg.Blobs.Open(ctx, sum)
+	return s.cfg.Outputs.Blobs.Open(ctx, sum)
 }
 
 // ThumbnailURL is the path of the record's preview, "" when it has none.

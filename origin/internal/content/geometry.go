@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -28,14 +27,6 @@ const (
 )
 
 func geoKey(id string) []byte { return []byte(pfxGeo + id) }
-
-func (s *Service) geoIndex() phindex.Index {
-	ix := phindex.Index{Prefix: []byte(pfxGeoIndex), Radius: s.cfg.NearRadius}
-	if s.cfg.Near != nil {
-		ix.Mem = s.cfg.Near.geo
-	}
-	return ix
-}
 
 // storeGeometric keeps the geometric hashes of record id's signed picture
 // and indexes them, in the record's transaction.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
 )
@@ -73,14 +72,6 @@ func timeSuffix(t time.Time, id string) string {
 }
 func recentSuffix(t time.Time, id string) string {
 	return fmt.Sprintf("%016x/%s", ^uint64(t.UnixNano()), id)
-}
-
-func (s *Service) phindex() phindex.Index {
-	ix := phindex.Index{Prefix: []byte(pfxPHash), Radius: s.cfg.NearRadius}
-	if s.cfg.Near != nil {
-		ix.Mem = s.cfg.Near.main
-	}
-	return ix
 }
 
 // counters are the owner's dashboard counters, updated in the transactions

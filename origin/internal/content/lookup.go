@@ -79,14 +79,14 @@ func (s *Service) lookupCandidate(ctx context.Context, c candidate, shaHex strin
 	}
 	cl := s.claimWithKey(ctx, c, w.SigningKey)
 	w.Signer, w.Origin = cl.Signer, cl.Origin
-	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
+	st, err := s.cfg.Chain.Proofs.AnchorState(ctx, r.ID, anchor.Hash(c.signed.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
 		w.AnchorState, w.AnchorDetail = wire.AnchorUnavailable, "unavailable: the anchoring state could not be read"
 		return w
 	}
 	w.AnchorState, w.RootConfirmed = wireAnchorState(st.Outcome), st.Outcome == anchor.Verified
-	w.AnchorDetail, w.Network = st.Detail, s.cfg.Network
+	w.AnchorDetail, w.Network = st.Detail, s.cfg.Chain.Network
 	if a := st.Anchor(); a != nil {
 		wa := &wire.Anchor{BatchID: a.BatchID, LeafIndex: a.LeafIndex, TreeSize: a.TreeSize, MerkleRoot: a.Root.String(),
 			TxHash: a.TxHash, BlockNumber: a.BlockNumber, Network: a.Network, ChainID: a.ChainID, BlockHash: a.BlockHash,

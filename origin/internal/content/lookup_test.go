@@ -50,7 +50,7 @@ func (sp stateProofs) AnchorState(_ context.Context, id string, leaf anchor.Hash
 func TestLookupDecideEqualsVerify(t *testing.T) {
 	e := newEnv(t)
 	states := stateProofs{}
-	e.cfg.Proofs = states
+	e.cfg.Chain.Proofs = states
 	e.svc = e.service(e.cfg)
 	ctx := context.Background()
 	alice := e.newOwner("alice@example.com", "Example News")

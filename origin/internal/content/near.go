@@ -306,7 +306,7 @@ func (n *Near) apply(a nearAdd) {
 // geometric and video frame hashes its transaction kept, to the in-memory
 // indexes (once they are loaded, if they are loading).
 func (s *Service) nearCommitted(ctx context.Context, rec *record.Record) error {
-	n := s.cfg.Near
+	n := s.cfg.Near.Index
 	if n == nil {
 		return nil
 	}
@@ -501,4 +501,19 @@ func (s *Service) videoNear(tx store.Txn, fp video.Fingerprint) ([]string, error
 		out[i] = record.ID(id).String()
 	}
 	return out, nil
+}
+
+// The store indexes of the perceptual hashes, of the geometric hashes of
+// mirrors and turns, and of video frames; each answered from its
+// in-memory index when the service has one.
+func (s *Service) phindex() phindex.Index {
+	return s.cfg.Near.index(pfxPHash, func(n *Near) *hamming.Index { return n.main })
+}
+
+func (s *Service) geoIndex() phindex.Index {
+	return s.cfg.Near.index(pfxGeoIndex, func(n *Near) *hamming.Index { return n.geo })
+}
+
+func (s *Service) videoIndex() phindex.Index {
+	return s.cfg.Near.index(pfxVideoIndex, func(n *Near) *hamming.Index { return n.video })
 }

@@ -113,7 +113,7 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 		t.Fatalf("reloaded video index holds %d hashes, want %d", got, want)
 	}
 	cfg := e.cfg
-	cfg.Near = near
+	cfg.Near.Index = near
 	check("index reloaded from the store", e.service(cfg))
 }
 
@@ -158,7 +158,7 @@ func TestNearLoading(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	cfg := e.cfg
-	cfg.Near = near
+	cfg.Near.Index = near
 	s := e.service(cfg)
 	if err := near.Ready(); !errors.Is(err, ErrNearLoading) {
 		t.Fatalf("Ready while loading = %v, want ErrNearLoading", err)
@@ -212,7 +212,7 @@ func TestNearWithoutGeometric(t *testing.T) {
 	near := StartNear(t.Context(), e.st, nil, NearOptions{WithoutGeometric: true})
 	<-near.Done()
 	cfg := e.cfg
-	cfg.Near = near
+	cfg.Near.Index = near
 	s := e.service(cfg)
 	h, _ := phash.Parse(rec.PerceptualHash)
 	cands, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: h}))
@@ -266,7 +266,7 @@ func TestNearLoadRetries(t *testing.T) {
 		t.Error("Ready never reported the load failure")
 	}
 	cfg := e.cfg
-	cfg.Near = near
+	cfg.Near.Index = near
 	h, _ := phash.Parse(rec.PerceptualHash)
 	cands, err := e.service(cfg).candidates(t.Context(), fromFacts(facts.Facts{PHash: h}))
 	if err != nil || len(cands) != 1 {

@@ -59,6 +59,6 @@ func TestBurstKeepsEarliestClaim(t *testing.T) {
 		t.Fatalf("reloaded index holds %d hashes, want 101", m)
 	}
 	cfg := e.cfg
-	cfg.Near = near
+	cfg.Near.Index = near
 	check("index reloaded from the store", e.service(cfg))
 }

@@ -176,7 +176,7 @@ func (s *Service) Find(ctx context.Context, id string) (*Record, error) {
 type Detail struct {
 	Record *Record
 	Anchor anchor.State
-	// Network is the chain the service anchors on (Config.Network).
+	// Network is the chain the service anchors on (ChainConfig.Network).
 	Network *wire.Network
 }
 
@@ -187,7 +187,7 @@ func (s *Service) GetDetail(ctx context.Context, owner, id string) (Detail, erro
 	if err != nil {
 		return Detail{}, err
 	}
-	return Detail{Record: r, Anchor: s.AnchorState(ctx, r), Network: s.cfg.Network}, nil
+	return Detail{Record: r, Anchor: s.AnchorState(ctx, r), Network: s.cfg.Chain.Network}, nil
 }
 
 // AnchorState returns r's anchoring state as the proof source reports
@@ -199,7 +199,7 @@ func (s *Service) AnchorState(ctx context.Context, r *Record) anchor.State {
 	if err != nil {
 		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: stored signature unreadable"}
 	}
-	st, err := s.cfg.Proofs.AnchorState(ctx, r.ID, anchor.Hash(sg.LeafHash()))
+	st, err := s.cfg.Chain.Proofs.AnchorState(ctx, r.ID, anchor.Hash(sg.LeafHash()))
 	if err != nil {
 		s.log.Warn("anchor state unavailable", "record_id", r.ID, "err", err)
 		return anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
@@ -225,7 +225,7 @@ func (s *Service) Certificate(ctx context.Context, id string) (wire.Certificate,
 	if err != nil {
 		return wire.Certificate{}, nil, fmt.Errorf("content: certificate %s: %w", id, err)
 	}
-	w.Network = s.cfg.Network
+	w.Network = s.cfg.Chain.Network
 	return w, r, nil
 }
 

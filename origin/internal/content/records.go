@@ -31,24 +31,12 @@ package content
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/provenant/provenant/origin/internal/accounts"
-	"github.com/provenant/provenant/origin/internal/blobs"
-	"github.com/provenant/provenant/origin/internal/content/manifests"
-	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/video"
-	"github.com/provenant/provenant/shared/clock"
-	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/wire"
 )
 
 // Errors callers branch on.
@@ -150,109 +138,3 @@ type Accounts interface {
 	// Get returns the account id or accounts.ErrNotFound.
 	Get(ctx context.Context, id string) (accounts.User, error)
 }
-
-// Config configures a Service. Store, Keys, Accounts, Clock and Rand are
-// required.
-type Config struct {
-	Store    store.Store
-	Keys     Keys
-	Accounts Accounts
-	Clock    clock.Clock
-	// Rand supplies record ids and watermark payloads (crypto/rand.Reader
-	// in production).
-	Rand io.Reader
-	// Events receives content.signed and content.verified inside the
-	// transaction that causes them; nil means events.Nop{}.
-	Events events.Publisher
-	// Anchor queues new records for anchoring inside the sign transaction;
-	// nil means PendingAnchor{} (records stay pending).
-	Anchor AnchorQueue
-	// Proofs reports a record's anchoring proof for verify and detail; nil
-	// means PendingAnchor{}.
-	Proofs ProofSource
-	// Limits bounds decoded images; zero value means limits.Default().
-	Limits limits.Limits
-	// DecodeBudget, shared by every decode of the process, is reserved
-	// before each sign and verify decode; nil means unbounded.
-	DecodeBudget *imagex.Budget
-	// AfterCommit, if set, is called with a new record's id right after
-	// its transaction commits: crash tests stop the process there.
-	AfterCommit func(recordID string)
-	// JPEG decodes JPEG uploads and encodes JPEG outputs when signing;
-	// nil means imagex.StdJPEG (pure Go). The origin's turbo build passes
-	// libjpeg-turbo.
-	JPEG imagex.JPEGCodec
-	// NearRadius is the per-band Hamming radius of the perceptual index
-	// probe (see phindex); 0 means phindex.DefaultRadius.
-	NearRadius int
-	// Near, if set, answers the perceptual and geometric lookups from
-	// memory (LoadNear) instead of the store's index buckets.
-	Near *Near
-	// Identities tells who a signer account is beyond its declared name
-	// (verified domain, shared name); nil shows every organisation as
-	// unverified.
-	Identities Identities
-	// Blobs keeps every signed output, stored before the record that
-	// references it commits; nil keeps none (sign answers the file only
-	// once, as it is returned).
-	Blobs blobs.Store
-	// Network describes the chain records are anchored on, as configured
-	// (name, chain id, whether it is public); verify, lookup answers,
-	// certificates and receipts carry it so that no surface presents an
-	// anchor on a local chain as a public timestamp. Nil says nothing,
-	// which verification counts as not public.
-	Network *wire.Network
-	// Video probes, fingerprints and watermarks videos; nil refuses them
-	// (ErrVideoUnavailable) and leaves images unaffected.
-	Video *video.Engine
-	// C2PA signs the C2PA manifests of signed JPEG and PNG outputs and is
-	// the CA verify decides their trust against; nil writes none.
-	C2PA manifests.Authority
-	// MaxNearDuplicates is the number of registrations of one picture
-	// (near perceptual hashes, mirrors and turns included) an account may
-	// make within NearDuplicateWindow; 0 means DefaultMaxNearDuplicates,
-	// negative means no limit.
-	MaxNearDuplicates int
-	// Logger; nil discards. It never receives file contents or keys.
-	Logger *slog.Logger
-}
-
-// Service implements content record operations. It is safe for concurrent
-// use.
-type Service struct {
-	cfg Config
-	log *slog.Logger
-}
-
-// New validates cfg and returns a Service.
-func New(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Keys == nil || cfg.Accounts == nil || cfg.Clock == nil || cfg.Rand == nil {
-		return nil, errors.New("content: Store, Keys, Accounts, Clock and Rand are required")
-	}
-	if cfg.Events == nil {
-		cfg.Events = events.Nop{}
-	}
-	if cfg.Anchor == nil {
-		cfg.Anchor = PendingAnchor{}
-	}
-	if cfg.Proofs == nil {
-		cfg.Proofs = PendingAnchor{}
-	}
-	if cfg.Limits == (limits.Limits{}) {
-		cfg.Limits = limits.Default()
-	}
-	if err := cfg.Limits.Validate(); err != nil {
-		return nil, fmt.Errorf("content: %w", err)
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Service{cfg: cfg, log: log}, nil
-}
-
-// Limits returns the image limits the service enforces (the HTTP layer
-// caps uploads with MaxUploadBytes).
-func (s *Service) Limits() limits.Limits { return s.cfg.Limits }
-
-func (s *Service) now() time.Time { return s.cfg.Clock.Now().UTC() }

@@ -316,7 +316,7 @@ func (s *Service) checkNotClaimed(ctx context.Context, r *Record, ph phash.Hash,
 
 // DefaultMaxNearDuplicates is the number of registrations of one picture
 // (near perceptual hashes, mirrors and turns included) an account may make
-// within NearDuplicateWindow when Config.MaxNearDuplicates is 0.
+// within NearDuplicateWindow when NearConfig.MaxDuplicates is 0.
 const DefaultMaxNearDuplicates = 4
 
 // NearDuplicateWindow is the period over which near-duplicate
@@ -376,7 +376,7 @@ func (s *Service) registerLook(ctx context.Context, r *Record, derivativeOf stri
 // (or a mirror or turn of it) created within NearDuplicateWindow and
 // refuses one more beyond the allowance.
 func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, vs variants, owner string) error {
-	allow := s.cfg.MaxNearDuplicates
+	allow := s.cfg.Near.MaxDuplicates
 	if allow == 0 {
 		allow = DefaultMaxNearDuplicates
 	}
@@ -387,7 +387,7 @@ func (s *Service) nearDuplicateAllowance(ctx context.Context, f Facts, vs varian
 	since := now.Add(-NearDuplicateWindow)
 	n, oldest := 0, now
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		ps, err := s.pool(tx, f, vs, max(s.cfg.Limits.MaxCandidates, allow))
+		ps, err := s.pool(tx, f, vs, max(s.cfg.Media.Limits.MaxCandidates, allow))
 		if err != nil {
 			return err
 		}

@@ -138,17 +138,17 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	}
 	// A strip too long for the local signature grid is refused from its
 	// header, before any decode or embedding.
-	if info, err := imagex.DecodeConfig(in.File, s.cfg.Limits); err == nil {
-		if err := s.cfg.Limits.CheckSignAspect(info.Width, info.Height); err != nil {
+	if info, err := imagex.DecodeConfig(in.File, s.cfg.Media.Limits); err == nil {
+		if err := s.cfg.Media.Limits.CheckSignAspect(info.Width, info.Height); err != nil {
 			return nil, err
 		}
 	}
-	release, err := s.cfg.DecodeBudget.Reserve(ctx, in.File, s.cfg.Limits, imagex.UseMark)
+	release, err := s.cfg.Media.DecodeBudget.Reserve(ctx, in.File, s.cfg.Media.Limits, imagex.UseMark)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	img, err := imagex.DecodeWith(in.File, s.cfg.Limits, s.cfg.JPEG)
+	img, err := imagex.DecodeWith(in.File, s.cfg.Media.Limits, s.cfg.Media.JPEG)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 			return nil, fmt.Errorf("content: embed: %w", err)
 		}
 	}
-	out, outFmt, quality, err := encodeOutput(s.cfg.JPEG, marked, img.Format, in.File)
+	out, outFmt, quality, err := encodeOutput(s.cfg.Media.JPEG, marked, img.Format, in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *Service) Sign(ctx context.Context, in SignInput) (*SignResult, error) {
 	// covers the file as it circulates, manifest included.
 	cm := manifests.Output{File: out}
 	if !in.NoC2PA {
-		cm, err = manifests.Embed(ctx, s.cfg.C2PA, manifests.Input{Owner: in.Owner, OrgName: user.OrgName, OriginType: key.OriginType,
+		cm, err = manifests.Embed(ctx, s.cfg.Outputs.C2PA, manifests.Input{Owner: in.Owner, OrgName: user.OrgName, OriginType: key.OriginType,
 			RecordID: idStr, Title: cleanFilename(in.Filename), Upload: in.File, Out: out, Format: outFmt, Payload: payload,
 			Marked: noMark == "", PHash: ph, When: now})
 		if err != nil {
@@ -324,7 +324,7 @@ func (s *Service) signAndStore(ctx context.Context, n newRecord) (wire.Certifica
 	r.SHA256, r.SignatureHex, r.Canonical = hex.EncodeToString(rec.SHA256[:]), hex.EncodeToString(sig), canon
 	r.OriginType, r.Signer = n.key.OriginType, signerOf(n.user.OrgName, n.user.OrgType, n.key)
 	r.BlockchainStatus, r.Status, r.CreatedAt = wire.StatusPending, StatusActive, now
-	if s.cfg.Blobs != nil {
+	if s.cfg.Outputs.Blobs != nil {
 		// The file is durable before the record that names it commits: a
 		// crash in between leaves an unreferenced blob, never a record
 		// without its file.
@@ -371,7 +371,7 @@ func (s *Service) commitNew(ctx context.Context, r *Record, rec *record.Record, 
 				return err
 			}
 		}
-		if err := s.cfg.Anchor.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
+		if err := s.cfg.Chain.Queue.Enqueue(tx, anchor.Entry{RecordID: r.ID, LeafHash: anchor.Hash(leaf), AccountID: r.Owner}); err != nil {
 			return fmt.Errorf("content: enqueue for anchoring: %w", err)
 		}
 		// An idempotent request's claim commits with the record it

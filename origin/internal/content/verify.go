@@ -101,7 +101,7 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 		sum = &h
 	}
 	var registered *Facts
-	if len(file) > 0 && int64(len(file)) <= s.cfg.Limits.MaxUploadBytes {
+	if len(file) > 0 && int64(len(file)) <= s.cfg.Media.Limits.MaxUploadBytes {
 		f, signed, ok, err := s.exactFacts(ctx, *sum)
 		if err != nil {
 			return nil, err
@@ -115,10 +115,10 @@ func (s *Service) Verify(ctx context.Context, file []byte, sum *[32]byte) (*Veri
 			registered = &f
 		}
 	}
-	release, err := s.cfg.DecodeBudget.Reserve(ctx, file, s.cfg.Limits, imagex.UseVerify)
+	release, err := s.cfg.Media.DecodeBudget.Reserve(ctx, file, s.cfg.Media.Limits, imagex.UseVerify)
 	if err == nil {
 		var f facts.Facts
-		f, err = facts.Analyze(file, s.cfg.Limits, s.cfg.Clock.Now())
+		f, err = facts.Analyze(file, s.cfg.Media.Limits, s.cfg.Clock.Now())
 		release()
 		if err == nil {
 			return s.VerifyFacts(ctx, fromFacts(f))
@@ -208,12 +208,12 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 		C2PA: f.C2PA, C2PACA: s.c2paCA(ctx),
 		Anchoring: func(i int) lookup.Anchoring {
 			c := cands[i]
-			st, err := s.cfg.Proofs.AnchorState(ctx, c.rec.ID, anchor.Hash(c.signed.LeafHash()))
+			st, err := s.cfg.Chain.Proofs.AnchorState(ctx, c.rec.ID, anchor.Hash(c.signed.LeafHash()))
 			if err != nil {
 				s.log.Warn("anchor state unavailable", "record_id", c.rec.ID, "err", err)
 				st = anchor.State{Outcome: anchor.Unavailable, Detail: "unavailable: the anchoring state could not be read"}
 			}
-			return lookup.Anchoring{State: wireAnchorState(st.Outcome), Detail: st.Detail, Anchor: st.Anchor(), RootConfirmed: st.Outcome == anchor.Verified, Network: s.cfg.Network}
+			return lookup.Anchoring{State: wireAnchorState(st.Outcome), Detail: st.Detail, Anchor: st.Anchor(), RootConfirmed: st.Outcome == anchor.Verified, Network: s.cfg.Chain.Network}
 		}})
 	out := &VerifyResult{Facts: f, Match: o.Match, Response: o.Response}
 	if o.Index < 0 {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -44,18 +43,10 @@ const (
 )
 
 // ErrVideoUnavailable: a video was uploaded and the service has no
-// ffmpeg (Config.Video is nil).
+// ffmpeg (MediaConfig.Video is nil).
 var ErrVideoUnavailable = errors.New("content: video processing is not available")
 
 func videoFPKey(id string) []byte { return []byte(pfxVideoFP + id) }
-
-func (s *Service) videoIndex() phindex.Index {
-	ix := phindex.Index{Prefix: []byte(pfxVideoIndex), Radius: s.cfg.NearRadius}
-	if s.cfg.Near != nil {
-		ix.Mem = s.cfg.Near.video
-	}
-	return ix
-}
 
 // VideoFormat and VideoMIME name the signed output of a video.
 const (
@@ -89,7 +80,7 @@ type SignVideoInput struct {
 // Errors: ErrVideoUnavailable without ffmpeg; video sentinels for unusable
 // files; keys errors as for Sign.
 func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult, error) {
-	eng := s.cfg.Video
+	eng := s.cfg.Media.Video
 	if eng == nil {
 		return nil, ErrVideoUnavailable
 	}
@@ -185,7 +176,7 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 				return err
 			}
 			defer f.Close()
-			return s.cfg.Blobs.PutReader(ctx, sum, f)
+			return s.cfg.Outputs.Blobs.PutReader(ctx, sum, f)
 		},
 		extra: func(tx store.Txn) error { return s.storeVideoIndex(tx, rec.ID, fp, fpBytes) },
 	})
@@ -237,7 +228,7 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 	if found != nil {
 		return found
 	}
-	ex, err := s.cfg.Video.Extract(ctx, path, info)
+	ex, err := s.cfg.Media.Video.Extract(ctx, path, info)
 	if err != nil {
 		return err
 	}
@@ -272,7 +263,7 @@ func (s *Service) videoSignedElsewhere(ctx context.Context, path string, info vi
 // signed video (a re-encode or a trim that lost the mark): the same
 // perceptual rule as images, on the frame sequence.
 func (s *Service) videoNearElsewhere(ctx context.Context, path string, info video.Info, owner string) error {
-	fp, err := s.cfg.Video.Fingerprint(ctx, path, info)
+	fp, err := s.cfg.Media.Video.Fingerprint(ctx, path, info)
 	if err != nil {
 		return err
 	}
@@ -365,7 +356,7 @@ type VideoDetails struct {
 // verdict are those of images (VerifyFacts), on the clip's frame aligned
 // with the second the record's hash and local signatures were taken at.
 func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*VerifyResult, *VideoDetails, error) {
-	eng := s.cfg.Video
+	eng := s.cfg.Media.Video
 	if eng == nil {
 		return nil, nil, ErrVideoUnavailable
 	}
@@ -467,7 +458,7 @@ type videoCandidate struct {
 func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videoCandidate, error) {
 	var best *videoCandidate
 	bestNear := 0
-	if err := s.cfg.Near.wait(ctx); err != nil {
+	if err := s.cfg.Near.Index.wait(ctx); err != nil {
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
@@ -545,8 +536,8 @@ func fileSHA256(path string) ([32]byte, error) {
 // VideoMaxBytes is the largest video file the service accepts, or 0 when
 // it has no video engine (uploads are then held to the image cap).
 func (s *Service) VideoMaxBytes() int64 {
-	if s.cfg.Video == nil {
+	if s.cfg.Media.Video == nil {
 		return 0
 	}
-	return s.cfg.Video.Limits().MaxBytes
+	return s.cfg.Media.Video.Limits().MaxBytes
 }

@@ -37,7 +37,7 @@ func TestNearIndexLoading(t *testing.T) {
 	var near *content.Near
 	e := newTestEnv(t, func(cfg *Config) {
 		near = content.StartNear(t.Context(), heldStore{cfg.Store, open}, nil, content.NearOptions{Wait: 10 * time.Millisecond})
-		recs, err := content.New(content.Config{Store: cfg.Store, Keys: cfg.Keys, Accounts: cfg.Accounts, Clock: cfg.Clock, Rand: rand.Reader, Near: near})
+		recs, err := content.New(content.Config{Store: cfg.Store, Keys: cfg.Keys, Accounts: cfg.Accounts, Clock: cfg.Clock, Rand: rand.Reader, Near: content.NearConfig{Index: near}})
 		if err != nil {
 			t.Fatal(err)
 		}

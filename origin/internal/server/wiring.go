@@ -328,13 +328,12 @@ func (w *wiring) contentService() (err error) {
 	w.near, w.stopNear = near, stopNear
 	w.onError(func() { stopNear() })
 	w.recs, err = content.New(content.Config{
-		Blobs: kept, Store: st, Keys: w.ks, Accounts: w.acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: w.pub,
-		Anchor: aq, Proofs: proofs, Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Logger: cfg.Logger, Identities: w.dom,
-		Network:     w.chainCfg.Describe(),
-		Video:       vid,
-		C2PA:        c2paCA,
+		Store: st, Keys: w.ks, Accounts: w.acc, Clock: cfg.Clock, Rand: cfg.Rand, Events: w.pub, Identities: w.dom, Logger: cfg.Logger,
+		Media:       content.MediaConfig{Limits: cfg.ImageLimits, DecodeBudget: budget, JPEG: cfg.JPEG, Video: vid},
+		Near:        content.NearConfig{Index: near},
+		Chain:       content.ChainConfig{Queue: aq, Proofs: proofs, Network: w.chainCfg.Describe()},
+		Outputs:     content.OutputConfig{Blobs: kept, C2PA: c2paCA},
 		AfterCommit: w.d.afterRecordCommit,
-		Near:        near,
 	})
 	if err != nil {
 		return err
