@@ -66,11 +66,7 @@ func (a *API) handleC2PACA(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	ctx.Response.Header.Set("Cache-Control", "public, max-age=3600")
-	ctx.SetContentType("application/x-pem-file")
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetBody(p)
-	return nil
+	return writeOK(ctx, "application/x-pem-file", "public, max-age=3600", p)
 }
 
 type c2paAlg struct {
@@ -222,11 +218,7 @@ func (a *API) handleC2PAManifest(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	ctx.Response.Header.Set("Cache-Control", "public, max-age=86400, immutable")
-	ctx.SetContentType("application/c2pa")
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetBody(st)
-	return nil
+	return writeOK(ctx, "application/c2pa", "public, max-age=86400, immutable", st)
 }
 
 // c2paOption reads the sign option c2pa (form field, else query

@@ -66,10 +66,7 @@ func (a *API) handleHealth(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleOpenAPI(ctx *fasthttp.RequestCtx) error {
-	ctx.SetContentType("application/json")
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetBody(openAPIDocument)
-	return nil
+	return writeOK(ctx, "application/json", "", openAPIDocument)
 }
 
 func (a *API) handleOriginTypes(ctx *fasthttp.RequestCtx) error {

@@ -28,8 +28,5 @@ func (a *API) handleReceipt(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	ctx.SetContentType("application/json")
-	ctx.SetStatusCode(fasthttp.StatusOK)
-	ctx.SetBody(b)
-	return nil
+	return writeOK(ctx, "application/json", "", b)
 }

@@ -160,8 +160,14 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	return writeSignResult(ctx, res, retFile)
+}
+
+// writeSignResult answers a new record (image or video) at its Location:
+// its JSON, or with withFile the signed file itself.
+func writeSignResult(ctx *fasthttp.RequestCtx, res *content.SignResult, withFile bool) error {
 	ctx.Response.Header.Set("Location", "/api/v1/content-records/"+res.Record.ID)
-	if !retFile {
+	if !withFile {
 		return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
 	}
 	return writeSignedFile(ctx, res)

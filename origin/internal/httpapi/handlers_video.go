@@ -116,11 +116,7 @@ func (a *API) signVideo(ctx *fasthttp.RequestCtx, owner, keyID string, file uplo
 		if err != nil {
 			return err
 		}
-		ctx.Response.Header.Set("Location", "/api/v1/content-records/"+res.Record.ID)
-		if !retFile {
-			return WriteJSON(ctx, fasthttp.StatusCreated, res.Response())
-		}
-		return writeSignedFile(ctx, res)
+		return writeSignResult(ctx, res, retFile)
 	}))
 }
 

@@ -308,6 +308,48 @@ var errorMappings = []struct {
 	{domains.ErrLimit, fasthttp.StatusConflict, CodeDomainLimit, "The account has the maximum number of domain claims"},
 }
 
+// retryMapping maps a sentinel error to a problem the client may retry as
+// it is, after RetryAfter seconds; internal says whether it is logged (an
+// operator acts on it: frees disk, looks at the object store, sizes the
+// deadlines).
+type retryMapping struct {
+	err        error
+	status     int
+	code       string
+	title      string
+	retryAfter int
+	internal   bool
+}
+
+// retryMappings are the server's transient states.
+var retryMappings = []retryMapping{
+	{imagex.ErrBusy, fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later", decodeRetryAfter, false},
+	{content.ErrNearLoading, fasthttp.StatusServiceUnavailable, CodeNearIndexLoading, "The server is still loading its near-duplicate index; retry shortly", nearLoadingRetryAfter, false},
+	{store.ErrNoSpace, fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored", storageRetryAfter, true},
+	{syscall.ENOSPC, fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored", storageRetryAfter, true},
+	{blobs.ErrUnavailable, fasthttp.StatusServiceUnavailable, CodeStorageUnavailable, "The file store is unavailable; nothing was stored, retry later", storageUnavailableRetryAfter, true},
+}
+
+// contextMappings are the request's own deadline and cancellation. They
+// are looked up last, so that a domain error that merely wraps a context
+// error keeps its own answer.
+var contextMappings = []retryMapping{
+	{context.DeadlineExceeded, fasthttp.StatusServiceUnavailable, CodeDeadlineExceeded, "The request took longer than its deadline and was stopped", decodeRetryAfter, true},
+	{context.Canceled, fasthttp.StatusServiceUnavailable, CodeShuttingDown, "The server is shutting down; the request was stopped", decodeRetryAfter, true},
+}
+
+// retryProblem is the problem of the first mapping err is, if any.
+func retryProblem(err error, ms []retryMapping) (p *Problem, internal, ok bool) {
+	for _, m := range ms {
+		if errors.Is(err, m.err) {
+			p := NewProblem(m.status, m.code, m.title)
+			p.RetryAfter = m.retryAfter
+			return p, m.internal, true
+		}
+	}
+	return nil, false, false
+}
+
 // problemFor converts any handler error into a Problem; internal reports
 // whether it is an unexpected error that must be logged.
 func problemFor(err error) (p *Problem, internal bool) {
@@ -323,15 +365,8 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.As(err, &fe) {
 		return ValidationProblem(validate.Errors{fe}), false
 	}
-	if errors.Is(err, imagex.ErrBusy) {
-		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later")
-		p.RetryAfter = decodeRetryAfter
-		return p, false
-	}
-	if errors.Is(err, content.ErrNearLoading) {
-		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeNearIndexLoading, "The server is still loading its near-duplicate index; retry shortly")
-		p.RetryAfter = nearLoadingRetryAfter
-		return p, false
+	if p, internal, ok := retryProblem(err, retryMappings); ok {
+		return p, internal
 	}
 	var signed *content.AlreadySignedError
 	if errors.As(err, &signed) {
@@ -385,32 +420,13 @@ func problemFor(err error) (p *Problem, internal bool) {
 	if errors.Is(err, store.ErrBadCursor) {
 		return cursorProblem(), false
 	}
-	if errors.Is(err, store.ErrNoSpace) || errors.Is(err, syscall.ENOSPC) {
-		p := NewProblem(fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored")
-		p.RetryAfter = storageRetryAfter
-		return p, true
-	}
-	if errors.Is(err, blobs.ErrUnavailable) {
-		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeStorageUnavailable, "The file store is unavailable; nothing was stored, retry later")
-		p.RetryAfter = storageUnavailableRetryAfter
-		return p, true
-	}
 	for _, m := range errorMappings {
 		if errors.Is(err, m.err) {
 			return NewProblem(m.status, m.code, m.title), false
 		}
 	}
-	// Last, so that a domain error that merely wraps a context error
-	// keeps its own answer. Logged: an operator sizes the deadlines.
-	if errors.Is(err, context.DeadlineExceeded) {
-		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeDeadlineExceeded, "The request took longer than its deadline and was stopped")
-		p.RetryAfter = decodeRetryAfter
-		return p, true
-	}
-	if errors.Is(err, context.Canceled) {
-		p := NewProblem(fasthttp.StatusServiceUnavailable, CodeShuttingDown, "The server is shutting down; the request was stopped")
-		p.RetryAfter = decodeRetryAfter
-		return p, true
+	if p, internal, ok := retryProblem(err, contextMappings); ok {
+		return p, internal
 	}
 	return NewProblem(fasthttp.StatusInternalServerError, CodeInternal, "Internal server error"), true
 }
@@ -434,6 +450,18 @@ func WriteProblem(ctx *fasthttp.RequestCtx, p *Problem) {
 	ctx.SetContentType("application/problem+json")
 	ctx.SetStatusCode(p.Status)
 	ctx.SetBody(body)
+}
+
+// writeOK answers 200 with body as contentType; cacheControl, when not
+// empty, says how long it may be kept.
+func writeOK(ctx *fasthttp.RequestCtx, contentType, cacheControl string, body []byte) error {
+	if cacheControl != "" {
+		ctx.Response.Header.Set("Cache-Control", cacheControl)
+	}
+	ctx.SetContentType(contentType)
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetBody(body)
+	return nil
 }
 
 // WriteJSON writes v as a JSON response with status.

@@ -69,10 +69,9 @@ type Metrics struct {
 func New(reg *prometheus.Registry, src Sources) (*Metrics, error) {
 	m := &Metrics{
 		reg: reg,
-		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "http_requests_total",
-			Help: "Answered HTTP requests by method, route template (\"-\" when none matched) and status.",
-		}, []string{"method", "route", "status"}),
+		httpRequests: counterVec("http_requests_total",
+			"Answered HTTP requests by method, route template (\"-\" when none matched) and status.",
+			"method", "route", "status"),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "http_request_duration_seconds",
 			Help: "Time from reading the request head to the end of the handler, by method, route template and status.",
@@ -80,35 +79,30 @@ func New(reg *prometheus.Registry, src Sources) (*Metrics, error) {
 			// a millisecond.
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"method", "route", "status"}),
-		signs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "sign_total",
-			Help: "Sign attempts (sign, and each sign-batch item) by outcome: signed, refused (4xx), rate_limited, error (5xx).",
-		}, []string{"outcome"}),
-		verifies: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "verify_total",
-			Help: "Verifications by outcome (authentic, not_authentic, refused, rate_limited, error) and the verdict's match kind (\"unreported\" when the response has none).",
-		}, []string{"outcome", "match"}),
+		signs: counterVec("sign_total",
+			"Sign attempts (sign, and each sign-batch item) by outcome: signed, refused (4xx), rate_limited, error (5xx).",
+			"outcome"),
+		verifies: counterVec("verify_total",
+			"Verifications by outcome (authentic, not_authentic, refused, rate_limited, error) and the verdict's match kind (\"unreported\" when the response has none).",
+			"outcome", "match"),
 		watermarks: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "watermark_detections_total",
 			Help: "Verifications whose watermark check passed.",
 		}),
-		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "ratelimit_rejections_total",
-			Help: "Requests refused with 429 by rate-limit policy.",
-		}, []string{"policy"}),
+		rateLimited: counterVec("ratelimit_rejections_total",
+			"Requests refused with 429 by rate-limit policy.",
+			"policy"),
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "anchor_batch_records",
 			Help:    "Records per closed anchoring batch.",
 			Buckets: []float64{1, 10, 50, 100, 250, 500, 1000, 2000, 4096},
 		}),
-		chainErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "chain_rpc_errors_total",
-			Help: "Failed chain calls by method and kind (nonce_too_low, underpriced, error); \"not included yet\" answers are not errors.",
-		}, []string{"method", "kind"}),
-		webhookTries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "webhook_attempts_total",
-			Help: "Recorded webhook delivery attempts by outcome: success, or the attempt's error code (http_status, timeout, connection_failed, destination_refused, request_failed, secret_unavailable).",
-		}, []string{"outcome"}),
+		chainErrors: counterVec("chain_rpc_errors_total",
+			"Failed chain calls by method and kind (nonce_too_low, underpriced, error); \"not included yet\" answers are not errors.",
+			"method", "kind"),
+		webhookTries: counterVec("webhook_attempts_total",
+			"Recorded webhook delivery attempts by outcome: success, or the attempt's error code (http_status, timeout, connection_failed, destination_refused, request_failed, secret_unavailable).",
+			"outcome"),
 	}
 	cs := []prometheus.Collector{
 		m.httpRequests, m.httpDuration, m.signs, m.verifies, m.watermarks, m.rateLimited, m.batchSize,
@@ -123,6 +117,11 @@ func New(reg *prometheus.Registry, src Sources) (*Metrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// counterVec is a counter of the origin's namespace, by labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
 }
 
 // Handler serves /metrics and /debug/pprof/ (for the admin listener only:

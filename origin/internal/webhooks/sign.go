@@ -46,6 +46,18 @@ func newSecret(rnd io.Reader) (string, error) {
 	return SecretPrefix + base64.StdEncoding.EncodeToString(b), nil
 }
 
+// newSealedSecret draws a new secret for webhook id and seals it for the
+// store; the plain secret is shown to the owner once and never stored.
+func (s *Service) newSealedSecret(id string) (secret string, sealed []byte, err error) {
+	if secret, err = newSecret(s.rand); err != nil {
+		return "", nil, err
+	}
+	if sealed, err = s.sealer.seal(s.rand, secret, id); err != nil {
+		return "", nil, err
+	}
+	return secret, sealed, nil
+}
+
 // Sign returns the X-Service-Signature value for body: the lower-case hex
 // HMAC-SHA256 of the exact body bytes, keyed with the whole secret string
 // (including the "whsec_" prefix) as bytes.

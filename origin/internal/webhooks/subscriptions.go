@@ -73,11 +73,7 @@ func (s *Service) Create(ctx context.Context, owner string, in CreateInput) (Web
 	if err != nil {
 		return Webhook{}, "", err
 	}
-	secret, err := newSecret(s.rand)
-	if err != nil {
-		return Webhook{}, "", err
-	}
-	sealed, err := s.sealer.seal(s.rand, secret, id)
+	secret, sealed, err := s.newSealedSecret(id)
 	if err != nil {
 		return Webhook{}, "", err
 	}
@@ -202,11 +198,7 @@ func (s *Service) Update(ctx context.Context, owner, id string, in UpdateInput) 
 // only here). For the grace period the previous secret keeps signing too:
 // X-Service-Signature-Previous and a second webhook-signature entry.
 func (s *Service) RotateSecret(ctx context.Context, owner, id string) (Webhook, string, error) {
-	secret, err := newSecret(s.rand)
-	if err != nil {
-		return Webhook{}, "", err
-	}
-	sealed, err := s.sealer.seal(s.rand, secret, id)
+	secret, sealed, err := s.newSealedSecret(id)
 	if err != nil {
 		return Webhook{}, "", err
 	}
