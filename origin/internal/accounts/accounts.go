@@ -153,7 +153,8 @@ func New(cfg Config) (*Service, error) {
 	}, nil
 }
 
-// Close waits for reset mails still being handed to the Mailer.
+// Close waits for reset mails still being handed to the Mailer; each has
+// at most resetMailTimeout (30 s) from its start.
 func (s *Service) Close() { s.mailWG.Wait() }
 
 // RegisterInput is the data needed to create an account.

@@ -61,11 +61,19 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	s.mailWG.Add(1)
 	go func() {
 		defer s.mailWG.Done()
-		s.mailSem <- struct{}{}
-		defer func() { <-s.mailSem }()
 		// The request context ends with the response (and may be a
-		// fasthttp.RequestCtx, which must not be retained): use a fresh one.
-		bg := context.Background()
+		// fasthttp.RequestCtx, which must not be retained): the mail gets
+		// its own, bounded, so that Close (at shutdown) waits for it no
+		// longer than resetMailTimeout.
+		bg, cancel := context.WithTimeout(context.Background(), resetMailTimeout)
+		defer cancel()
+		select {
+		case s.mailSem <- struct{}{}:
+			defer func() { <-s.mailSem }()
+		case <-bg.Done():
+			s.log.Error("reset mail not sent: too many mails in flight", "account_id", rr.AccountID)
+			return
+		}
 		if err := s.storeResetToken(bg, token, rr); err != nil {
 			s.log.Error("reset token not stored", "account_id", rr.AccountID, "err", err)
 			return
@@ -78,6 +86,10 @@ func (s *Service) ForgotPassword(ctx context.Context, email string) error {
 	}()
 	return nil
 }
+
+// resetMailTimeout bounds one reset mail, from its turn in the queue to
+// the relay's answer.
+const resetMailTimeout = 30 * time.Second
 
 func (s *Service) storeResetToken(ctx context.Context, token string, rr resetRecord) error {
 	b, err := json.Marshal(rr)

@@ -661,3 +661,29 @@ func BenchmarkAuthenticate(b *testing.B) {
 		}
 	}
 }
+
+// deadlineMailer records the deadline of the context each Send gets.
+type deadlineMailer struct{ deadlines chan time.Time }
+
+func (m deadlineMailer) Send(ctx context.Context, _ omail.Message) error {
+	d, _ := ctx.Deadline()
+	m.deadlines <- d
+	return nil
+}
+
+// A reset mail outlives its request but not the shutdown: the Mailer gets
+// a context that ends within resetMailTimeout, so a relay that hangs
+// cannot hold Close forever.
+func TestResetMailHasADeadline(t *testing.T) {
+	m := deadlineMailer{deadlines: make(chan time.Time, 1)}
+	e := newEnv(t, func(c *Config) { c.Mailer = m })
+	e.register(t, validInput())
+	start := time.Now()
+	if err := e.svc.ForgotPassword(t.Context(), validInput().Email); err != nil {
+		t.Fatal(err)
+	}
+	d := <-m.deadlines
+	if d.IsZero() || d.After(start.Add(resetMailTimeout+time.Second)) {
+		t.Fatalf("reset mail context deadline = %v, want within %v of %v", d, resetMailTimeout, start)
+	}
+}

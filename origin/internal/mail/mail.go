@@ -6,6 +6,7 @@ package mail
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -126,7 +127,10 @@ func ReadOutbox(dir string) ([]OutboxFile, error) {
 
 // SMTP is a Mailer that relays through an SMTP server with net/smtp
 // (STARTTLS when the server offers it; PLAIN auth when Username is set,
-// which net/smtp only allows over TLS or to localhost).
+// which net/smtp only allows over TLS or to localhost). Send stops when
+// its context ends (deadline or cancel): the dial and every exchange after
+// it are cut off then, so a relay that stops answering cannot hold a
+// caller (or a shutdown that waits for the mail in flight) forever.
 type SMTP struct {
 	Addr     string // host:port
 	From     string
@@ -142,21 +146,70 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var auth smtp.Auth
-	if s.Username != "" {
-		host, _, err := net.SplitHostPort(s.Addr)
-		if err != nil {
-			return fmt.Errorf("mail: smtp address: %w", err)
-		}
-		auth = smtp.PlainAuth("", s.Username, s.Password, host)
+	host, _, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return fmt.Errorf("mail: smtp address: %w", err)
 	}
 	body := "From: " + s.From + "\r\nTo: " + m.To + "\r\nSubject: " + m.Subject +
 		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
 		strings.ReplaceAll(m.Body, "\n", "\r\n")
-	if err := smtp.SendMail(s.Addr, auth, s.From, []string{m.To}, []byte(body)); err != nil {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("mail: smtp dial: %w", err)
+	}
+	// The context's end (deadline or cancel) unblocks whatever read or
+	// write is waiting.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := s.exchange(conn, host, m.To, []byte(body)); err != nil {
+		if ctx.Err() != nil {
+			err = errors.Join(ctx.Err(), err)
+		}
 		return fmt.Errorf("mail: smtp send: %w", err)
 	}
 	return nil
+}
+
+// exchange sends one message over conn as smtp.SendMail does, and closes
+// conn.
+func (s *SMTP) exchange(conn net.Conn, host, to string, body []byte) error {
+	c, err := smtp.NewClient(conn, host)
+	if err != nil {
+		_ = conn.Close()
+		return err
+	}
+	defer c.Close()
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(&tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}); err != nil {
+			return err
+		}
+	}
+	if s.Username != "" {
+		if ok, _ := c.Extension("AUTH"); !ok {
+			return errors.New("server does not offer AUTH")
+		}
+		if err := c.Auth(smtp.PlainAuth("", s.Username, s.Password, host)); err != nil {
+			return err
+		}
+	}
+	if err := c.Mail(s.From); err != nil {
+		return err
+	}
+	if err := c.Rcpt(to); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
 }
 
 // Ready reports whether the relay is configured (an address and a sender).
