@@ -189,12 +189,7 @@ type chainResp struct {
 func (ts *testServer) verifyChain(data []byte) chainResp {
 	ts.t.Helper()
 	ts.verify(data) // the common assertions on the four checks
-	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
-	ts.mustStatus(r, 200, "verify")
-	var v chainResp
-	if err := json.Unmarshal(r.body, &v); err != nil {
-		ts.t.Fatalf("verify body %s: %v", r.body, err)
-	}
+	v, _ := verifyAs[chainResp](ts, data)
 	return v
 }
 

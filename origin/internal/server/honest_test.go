@@ -40,13 +40,8 @@ type honestResp struct {
 func (ts *testServer) verifyHonest(data []byte) honestResp {
 	ts.t.Helper()
 	ts.verify(data) // the common assertions on the four checks
-	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
-	ts.mustStatus(r, 200, "verify")
-	var v honestResp
-	if err := json.Unmarshal(r.body, &v); err != nil {
-		ts.t.Fatalf("verify body %s: %v", r.body, err)
-	}
-	v.raw = string(r.body)
+	v, body := verifyAs[honestResp](ts, data)
+	v.raw = string(body)
 	return v
 }
 

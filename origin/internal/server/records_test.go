@@ -97,18 +97,25 @@ type verifyResp struct {
 
 func (ts *testServer) verify(data []byte) verifyResp {
 	ts.t.Helper()
-	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
-	ts.mustStatus(r, 200, "verify")
-	var v verifyResp
-	if err := json.Unmarshal(r.body, &v); err != nil {
-		ts.t.Fatalf("verify body %s: %v", r.body, err)
-	}
+	v, body := verifyAs[verifyResp](ts, data)
 	for _, c := range []string{"watermark", "sha256", "perceptual_hash", "blockchain"} {
 		if ch, ok := v.Checks[c]; !ok || ch.Details == "" {
-			ts.t.Errorf("verify: check %q missing or without details: %s", c, r.body)
+			ts.t.Errorf("verify: check %q missing or without details: %s", c, body)
 		}
 	}
 	return v
+}
+
+// verifyAs verifies data, expects a 200 and decodes the answer as T (each
+// test reads the members it is about); body is the answer as sent.
+func verifyAs[T any](ts *testServer, data []byte) (v T, body []byte) {
+	ts.t.Helper()
+	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
+	ts.mustStatus(r, 200, "verify")
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		ts.t.Fatalf("verify body %s: %v", r.body, err)
+	}
+	return v, r.body
 }
 
 func reencode(t *testing.T, data []byte, scale float64, quality int) []byte {

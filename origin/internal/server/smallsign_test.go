@@ -57,16 +57,11 @@ type smallResp struct {
 
 func (ts *testServer) verifySmall(data []byte) smallResp {
 	ts.t.Helper()
-	r := ts.upload("/api/v1/verify", "", []namedFile{{"file", "x.jpg", data}}, nil)
-	ts.mustStatus(r, 200, "verify")
-	var v smallResp
-	if err := json.Unmarshal(r.body, &v); err != nil {
-		ts.t.Fatalf("verify body %s: %v", r.body, err)
-	}
-	if err := json.Unmarshal(r.body, &v.keys); err != nil {
+	v, body := verifyAs[smallResp](ts, data)
+	if err := json.Unmarshal(body, &v.keys); err != nil {
 		ts.t.Fatal(err)
 	}
-	v.raw = string(r.body)
+	v.raw = string(body)
 	return v
 }
 

@@ -20,19 +20,27 @@ import (
 // segments (4 bytes each).
 func PaddedJPEG(t testing.TB, n int) []byte {
 	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 400, 300))
+	j := greyJPEG(t, 400, 300, 7)
+	out := append(make([]byte, 0, len(j)+4*n), j[:2]...)
+	for range n {
+		out = append(out, 0xff, 0xfe, 0x00, 0x02)
+	}
+	return append(out, j[2:]...)
+}
+
+// greyJPEG is a w×h grey JPEG (quality 90) of a ramp with slope step
+// along the rows, so that neighbouring test files differ.
+func greyJPEG(t testing.TB, w, h, step int) []byte {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
-		img.Pix[i] = uint8(i*7 + i/400)
+		img.Pix[i] = uint8(i*step + i/w)
 	}
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
-	out := append(make([]byte, 0, b.Len()+4*n), b.Bytes()[:2]...)
-	for range n {
-		out = append(out, 0xff, 0xfe, 0x00, 0x02)
-	}
-	return append(out, b.Bytes()[2:]...)
+	return b.Bytes()
 }
 
 // StripPNG is an 8-bit grey PNG of w×h.
@@ -53,19 +61,11 @@ func StripPNG(t testing.TB, w, h int) []byte {
 // 16 MiB limit: a manifest added on top of it passes the limit.
 func BigStoreJPEG(t testing.TB) []byte {
 	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 640, 480))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(i*13 + i/640)
-	}
-	var jb bytes.Buffer
-	if err := jpeg.Encode(&jb, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
 	pad := make([]byte, c2pa.MaxStoreBytes-256<<10)
 	for i := range pad {
 		pad[i] = byte(i * 31)
 	}
-	big, _, _, err := c2pa.Embed(jb.Bytes(), c2pa.Manifest{ClaimGenerator: "test/1", Title: "big.jpg", Format: "image/jpeg",
+	big, _, _, err := c2pa.Embed(greyJPEG(t, 640, 480, 13), c2pa.Manifest{ClaimGenerator: "test/1", Title: "big.jpg", Format: "image/jpeg",
 		Assertions: []c2pa.Assertion{{Label: "org.example.padding", Data: map[string]any{"pad": pad}}}}, c2patest.NewSigner(t, c2patest.CertOptions{}))
 	if err != nil {
 		t.Fatalf("building the large C2PA store: %v", err)

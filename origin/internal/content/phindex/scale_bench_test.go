@@ -62,17 +62,7 @@ func (c *countingTxn) GetMany(keys [][]byte) ([][]byte, error) {
 //
 // Run: nice -n 10 go test ./origin/internal/content/phindex -run '^$' -bench LookupScale -benchtime 2000x -timeout 60m
 func BenchmarkLookupScale(b *testing.B) {
-	sizes := []int{1_000_000}
-	if v := os.Getenv("PHINDEX_SCALE_N"); v != "" {
-		sizes = sizes[:0]
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				b.Fatalf("PHINDEX_SCALE_N: %q", f)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := scaleSizes(b)
 	stores := []string{"badger", "postgres"}
 	if v := os.Getenv("PHINDEX_SCALE_STORES"); v != "" {
 		stores = strings.Split(v, ",")
@@ -207,17 +197,7 @@ func lookupScale(b *testing.B, st store.Store, ix Index, hs []phash.Hash, near b
 //
 // Run: nice -n 10 go test ./origin/internal/content/phindex -run '^$' -bench LookBeforeMarkScale -benchtime 1000x -timeout 60m
 func BenchmarkLookBeforeMarkScale(b *testing.B) {
-	sizes := []int{1_000_000}
-	if v := os.Getenv("PHINDEX_SCALE_N"); v != "" {
-		sizes = sizes[:0]
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				b.Fatalf("PHINDEX_SCALE_N: %q", f)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := scaleSizes(b)
 	per := 1
 	if v := os.Getenv("PHINDEX_LOOK_PER_RECORD"); v != "" {
 		var err error
@@ -296,4 +276,22 @@ func BenchmarkLookBeforeMarkScale(b *testing.B) {
 		}
 		_ = st.Close()
 	}
+}
+
+// scaleSizes is PHINDEX_SCALE_N: the index sizes a scale benchmark runs
+// at, one million by default.
+func scaleSizes(b *testing.B) []int {
+	v := os.Getenv("PHINDEX_SCALE_N")
+	if v == "" {
+		return []int{1_000_000}
+	}
+	var sizes []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("PHINDEX_SCALE_N: %q", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }
