@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -48,24 +47,18 @@ type dnsTXTProof struct {
 	Value string `json:"value"`
 }
 
+// domainView is a claim as the API answers it: the claim itself and the
+// two places its token may be put.
 type domainView struct {
-	Domain     string       `json:"domain"`
-	Status     string       `json:"status"`
-	Method     string       `json:"method,omitempty"`
-	Token      string       `json:"token"`
-	Proofs     domainProofs `json:"proofs"`
-	CreatedAt  time.Time    `json:"created_at"`
-	CheckedAt  *time.Time   `json:"checked_at,omitempty"`
-	VerifiedAt *time.Time   `json:"verified_at,omitempty"`
+	domains.Claim
+	Proofs domainProofs `json:"proofs"`
 }
 
 func toDomainView(c domains.Claim) domainView {
-	return domainView{Domain: c.Domain, Status: c.Status, Method: c.Method, Token: c.Token,
-		Proofs: domainProofs{
-			HTTPS:  httpsProof{URL: domains.ProofURL(c.Domain), Content: c.Token},
-			DNSTXT: dnsTXTProof{Name: domains.TXTName(c.Domain), Value: c.Token},
-		},
-		CreatedAt: c.CreatedAt, CheckedAt: c.CheckedAt, VerifiedAt: c.VerifiedAt}
+	return domainView{Claim: c, Proofs: domainProofs{
+		HTTPS:  httpsProof{URL: domains.ProofURL(c.Domain), Content: c.Token},
+		DNSTXT: dnsTXTProof{Name: domains.TXTName(c.Domain), Value: c.Token},
+	}}
 }
 
 // handleStartDomain: POST /api/v1/domains {"domain": "example.com"}.

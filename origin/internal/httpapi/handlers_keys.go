@@ -74,16 +74,11 @@ type (
 	}
 )
 
-func toAPIKeyResponse(k keys.APIKey) wire.APIKey {
-	return wire.APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Last4: k.Last4, CreatedAt: k.CreatedAt,
-		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
-}
+// toAPIKeyResponse and toSigningKeyResponse are a key as the API shows it:
+// without its owner (and an API key's hash).
+func toAPIKeyResponse(k keys.APIKey) wire.APIKey { return k.APIKey }
 
-func toSigningKeyResponse(k keys.SigningKey) wire.SigningKey {
-	return wire.SigningKey{ID: k.ID, Name: k.Name, PublicKeyHex: k.PublicKeyHex, OriginType: k.OriginType,
-		DeviceID: k.DeviceID, DeviceInfo: k.DeviceInfo, CreatedAt: k.CreatedAt, Custody: k.Custody,
-		RevokedAt: k.RevokedAt, CompromisedSince: k.CompromisedSince, RevocationReason: k.RevocationReason}
-}
+func toSigningKeyResponse(k keys.SigningKey) wire.SigningKey { return k.SigningKey }
 
 func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
 	var req createAPIKeyRequest

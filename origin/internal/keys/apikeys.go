@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // API key scopes.
@@ -50,18 +51,13 @@ const lastUsedResolution = time.Minute
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// APIKey is an API key's metadata. The key text is never stored; only its
-// SHA-256 is.
+// APIKey is an API key's metadata: the key as the API lists it
+// (wire.APIKey), its owner and the hash it is looked up by. The key text
+// is never stored; only its SHA-256 is.
 type APIKey struct {
-	ID         string     `json:"id"`
-	AccountID  string     `json:"account_id"`
-	Name       string     `json:"name"`
-	Scopes     []string   `json:"scopes"`
-	Last4      string     `json:"last4"`
-	Hash       string     `json:"hash"` // hex SHA-256 of the full key text
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
-	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	wire.APIKey
+	AccountID string `json:"account_id"`
+	Hash      string `json:"hash"` // hex SHA-256 of the full key text
 }
 
 // HasScope reports whether k carries scope.
@@ -183,8 +179,8 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner string, in CreateAPIKe
 		return APIKey{}, "", err
 	}
 	now := s.clock.Now().UTC()
-	k := APIKey{ID: id, AccountID: owner, Name: name, Scopes: scopes, Last4: text[len(text)-4:],
-		Hash: hashAPIKey(text), CreatedAt: now}
+	k := APIKey{APIKey: wire.APIKey{ID: id, Name: name, Scopes: scopes, Last4: text[len(text)-4:], CreatedAt: now},
+		AccountID: owner, Hash: hashAPIKey(text)}
 	val, err := json.Marshal(k)
 	if err != nil {
 		return APIKey{}, "", fmt.Errorf("keys: encode API key: %w", err)
