@@ -5,8 +5,6 @@ package content
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -26,9 +24,6 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/mail"
-	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -63,25 +58,7 @@ func newCodecSigner(tb testing.TB, seed uint64) *codecSigner {
 	var s [32]byte
 	binary.LittleEndian.PutUint64(s[:], seed)
 	for _, c := range []imagex.JPEGCodec{imagex.StdJPEG{}, turbojpeg.Codec{}} {
-		st, err := store.Open(store.Config{Dir: tb.TempDir()})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { st.Close() })
-		clk := clock.NewFake(t0)
-		acc, err := accounts.New(accounts.Config{
-			Store: st, Clock: clk, Rand: rand.Reader, Mailer: &mail.Outbox{Dir: tb.TempDir(), Clock: clk},
-			Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16},
-			TokenKey: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)),
-		})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(acc.Close)
-		ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: bytes.Repeat([]byte{7}, keys.MasterKeySize)})
-		if err != nil {
-			tb.Fatal(err)
-		}
+		st, clk, acc, ks := newDeps(tb)
 		ctx := context.Background()
 		u, err := acc.Register(ctx, accounts.RegisterInput{Email: "codec@example.com", Password: "correct horse battery", OrgName: "Codec News", OrgType: "news_org"})
 		if err != nil {

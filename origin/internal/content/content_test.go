@@ -91,28 +91,36 @@ func (l *eventLog) lastData(typ string) string {
 	return ""
 }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
+// newDeps opens the real services a Service stands on: a Badger store in
+// a temporary directory, accounts (with cheap password hashing) and keys,
+// on a fake clock at t0.
+func newDeps(tb testing.TB) (*store.Badger, *clock.Fake, *accounts.Service, *keys.Service) {
+	tb.Helper()
+	st, err := store.Open(store.Config{Dir: tb.TempDir()})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	tb.Cleanup(func() { st.Close() })
 	clk := clock.NewFake(t0)
-	master := bytes.Repeat([]byte{7}, keys.MasterKeySize)
 	acc, err := accounts.New(accounts.Config{
-		Store: st, Clock: clk, Rand: rand.Reader, Mailer: &mail.Outbox{Dir: t.TempDir(), Clock: clk},
+		Store: st, Clock: clk, Rand: rand.Reader, Mailer: &mail.Outbox{Dir: tb.TempDir(), Clock: clk},
 		Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16},
 		TokenKey: ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)),
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(acc.Close)
-	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: master})
+	tb.Cleanup(acc.Close)
+	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: bytes.Repeat([]byte{7}, keys.MasterKeySize)})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return st, clk, acc, ks
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, clk, acc, ks := newDeps(t)
 	near, err := LoadNear(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)

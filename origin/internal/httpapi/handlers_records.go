@@ -100,11 +100,18 @@ func (a *API) mediaBodyCap() int64 {
 	return 0
 }
 
-func requireFile(f *uploadForm) (uploadFile, error) {
-	if len(f.Files) == 0 {
-		return uploadFile{}, FieldProblem("file", "is required")
+// readFileUpload reads a multipart upload that must carry a file: the
+// form, which the caller closes, and its first file.
+func readFileUpload(ctx *fasthttp.RequestCtx, spec uploadSpec) (*uploadForm, uploadFile, error) {
+	form, err := readUpload(ctx, spec)
+	if err != nil {
+		return nil, uploadFile{}, err
 	}
-	return f.Files[0], nil
+	if len(form.Files) == 0 {
+		form.Close()
+		return nil, uploadFile{}, FieldProblem("file", "is required")
+	}
+	return form, form.Files[0], nil
 }
 
 // handleSign: POST /api/v1/sign?signing_key_id=… (multipart: file,
@@ -121,15 +128,11 @@ func (a *API) handleSign(ctx *fasthttp.RequestCtx) error {
 	if keyID == "" {
 		return FieldProblem("signing_key_id", "is required")
 	}
-	form, err := readUpload(ctx, a.mediaUpload("return_file", "derivative_of", "c2pa"))
+	form, file, err := readFileUpload(ctx, a.mediaUpload("return_file", "derivative_of", "c2pa"))
 	if err != nil {
 		return err
 	}
 	defer form.Close()
-	file, err := requireFile(form)
-	if err != nil {
-		return err
-	}
 	retFile, err := parseBool("return_file", form.Fields["return_file"], false)
 	if err != nil {
 		return err
@@ -219,15 +222,11 @@ func signedName(res *content.SignResult) string { return signedFileName(res.Reco
 
 // handleVerify: POST /api/v1/verify (multipart: file). Public.
 func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
-	form, err := readUpload(ctx, a.mediaUpload())
+	form, file, err := readFileUpload(ctx, a.mediaUpload())
 	if err != nil {
 		return err
 	}
 	defer form.Close()
-	file, err := requireFile(form)
-	if err != nil {
-		return err
-	}
 	if file.Path != "" || video.Sniff(file.Data) {
 		return a.verifyVideo(ctx, file)
 	}
