@@ -157,61 +157,55 @@ func runLoad(url string, headers map[string]string, reqs []request, c int, d tim
 	res := loadResult{status: map[int]int{}}
 	u0, s0 := rusage()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; ; i += c {
-				if pace != nil {
-					select {
-					case <-pace:
-					case <-ctx.Done():
-						return
-					}
-				}
-				if ctx.Err() != nil {
+	fanOut(c, func(w int) {
+		for i := w; ; i += c {
+			if pace != nil {
+				select {
+				case <-pace:
+				case <-ctx.Done():
 					return
 				}
-				rq := reqs[i%len(reqs)]
-				req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(rq.body))
-				req.Header.Set("Content-Type", rq.contentType)
-				for k, v := range headers {
-					req.Header.Set(k, v)
-				}
-				if spread {
-					req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff))
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				var body []byte
-				if err == nil {
-					body, _ = io.ReadAll(resp.Body)
-					resp.Body.Close()
-				}
-				lat := time.Since(t0)
-				mu.Lock()
-				switch {
-				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
-					// cut off by the end of the run
-				case err != nil:
-					res.errs++
-					res.status[-1]++
-				default:
-					res.n++
-					res.status[resp.StatusCode]++
-					if resp.StatusCode == wantStatus {
-						res.lat = append(res.lat, lat)
-					} else {
-						res.errs++
-						res.lastBody = string(body)
-					}
-				}
-				mu.Unlock()
 			}
-		}(w)
-	}
-	wg.Wait()
+			if ctx.Err() != nil {
+				return
+			}
+			rq := reqs[i%len(reqs)]
+			req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(rq.body))
+			req.Header.Set("Content-Type", rq.contentType)
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			if spread {
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff))
+			}
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			var body []byte
+			if err == nil {
+				body, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			lat := time.Since(t0)
+			mu.Lock()
+			switch {
+			case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+				// cut off by the end of the run
+			case err != nil:
+				res.errs++
+				res.status[-1]++
+			default:
+				res.n++
+				res.status[resp.StatusCode]++
+				if resp.StatusCode == wantStatus {
+					res.lat = append(res.lat, lat)
+				} else {
+					res.errs++
+					res.lastBody = string(body)
+				}
+			}
+			mu.Unlock()
+		}
+	})
 	res.elapsed = time.Since(start)
 	u1, s1 := rusage()
 	res.cpuUser, res.cpuSys = u1-u0, s1-s0
@@ -264,27 +258,21 @@ func decodeCeiling(imgs [][]byte, c int, d time.Duration) (float64, error) {
 	var firstErr error
 	deadline := time.Now().Add(d)
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			k := int64(0)
-			for i := w; time.Now().Before(deadline); i += c {
-				if _, err := imagex.Decode(imgs[i%len(imgs)], limits.Default()); err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				k++
+	fanOut(c, func(w int) {
+		k := int64(0)
+		for i := w; time.Now().Before(deadline); i += c {
+			if _, err := imagex.Decode(imgs[i%len(imgs)], limits.Default()); err != nil {
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+				return
 			}
-			mu.Lock()
-			n += k
-			mu.Unlock()
-		}(w)
-	}
-	wg.Wait()
+			k++
+		}
+		mu.Lock()
+		n += k
+		mu.Unlock()
+	})
 	return float64(n) / time.Since(start).Seconds(), firstErr
 }
 
