@@ -9,7 +9,6 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 )
@@ -103,19 +103,6 @@ func sqrt(x float64) float64 {
 		z -= (z*z - x) / (2 * z)
 	}
 	return z
-}
-
-// multipartBody builds a request body with the file and extra fields.
-func multipartBody(file []byte, fields map[string]string) ([]byte, string) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		_ = mw.WriteField(k, v)
-	}
-	w, _ := mw.CreateFormFile("file", "image")
-	_, _ = w.Write(file)
-	_ = mw.Close()
-	return buf.Bytes(), mw.FormDataContentType()
 }
 
 type request struct {
@@ -300,7 +287,7 @@ func runVerify(args []string) error {
 	reqs := make([]request, len(imgs))
 	var px, bytesTotal int64
 	for i, b := range imgs {
-		body, ct := multipartBody(b, nil)
+		body, ct := formdata.File("file", "image", b, nil)
 		reqs[i] = request{body: body, contentType: ct}
 		if info, err := imagex.DecodeConfig(b, limits.Default()); err == nil {
 			px += int64(info.Width * info.Height)
@@ -378,7 +365,7 @@ func interleaved(u string, hdr map[string]string, want int, what string, imgs []
 func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, error) {
 	out := make([][]byte, 0, len(imgs))
 	for _, b := range imgs {
-		body, ct := multipartBody(b, map[string]string{"return_file": "true"})
+		body, ct := formdata.File("file", "image", b, map[string]string{"return_file": "true"})
 		req, _ := http.NewRequest("POST", base+"/api/v1/sign?signing_key_id="+signingKey, bytes.NewReader(body))
 		req.Header.Set("Content-Type", ct)
 		req.Header.Set("Authorization", "Bearer "+apiKey)
