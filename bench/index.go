@@ -11,9 +11,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/shared/limits"
@@ -122,8 +122,7 @@ func runIndex(args []string) error {
 			}
 		}()
 	}
-	var ru0, ru1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := cputime.Process()
 	t0 = time.Now()
 	fanOut(*conc, func(w int) {
 		// Locked to its thread so that the thread's CPU time is the
@@ -149,11 +148,11 @@ func runIndex(args []string) error {
 					q256 = hammingtest.Flip256(r, g.P256[target], min(phash.NearDistance256, 4*d+r.IntN(9)))
 				}
 			}
-			c0 := threadCPUNow()
+			c0 := cputime.ThreadNow()
 			s := time.Now()
 			ms := ix.Lookup(q, phash.CandidateDistance64)
 			el := time.Since(s)
-			cpu := threadCPUNow() - c0
+			cpu := cputime.ThreadNow() - c0
 			// The pool as the origin builds it (phindex.LookupPool): the
 			// 64 nearest, plus the two earliest-added within 8 bits and
 			// within 14.
@@ -240,11 +239,9 @@ func runIndex(args []string) error {
 			k.mu.Unlock()
 		}
 	})
-	wall := time.Since(t0)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	wall, cpu := time.Since(t0), cputime.Process()-cpu0
 	close(stopAdd)
 	addWG.Wait()
-	cpu := time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) * time.Nanosecond
 	var all, allCPU []time.Duration
 	fmt.Printf("%d lookups, %d concurrent, GOMAXPROCS %d, %d records added meanwhile: %.0f lookups/s, %.0f per CPU-second (%v CPU incl. queries' generation)\n",
 		*queries, *conc, runtime.GOMAXPROCS(0), added.Load(), float64(*queries)/wall.Seconds(), float64(*queries)/cpu.Seconds(), cpu.Round(time.Millisecond))

@@ -15,11 +15,11 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -121,12 +121,6 @@ type loadResult struct {
 	lastBody string
 }
 
-func rusage() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
-}
-
 // runLoad sends reqs round-robin from c clients for d to url, with the
 // given headers, and collects latencies of the responses with wantStatus.
 func runLoad(url string, headers map[string]string, reqs []request, c int, d time.Duration, rate float64, wantStatus int, spread bool) loadResult {
@@ -142,7 +136,7 @@ func runLoad(url string, headers map[string]string, reqs []request, c int, d tim
 	}
 	var mu sync.Mutex
 	res := loadResult{status: map[int]int{}}
-	u0, s0 := rusage()
+	u0, s0 := cputime.ProcessSplit()
 	start := time.Now()
 	fanOut(c, func(w int) {
 		for i := w; ; i += c {
@@ -194,7 +188,7 @@ func runLoad(url string, headers map[string]string, reqs []request, c int, d tim
 		}
 	})
 	res.elapsed = time.Since(start)
-	u1, s1 := rusage()
+	u1, s1 := cputime.ProcessSplit()
 	res.cpuUser, res.cpuSys = u1-u0, s1-s0
 	return res
 }
@@ -316,12 +310,12 @@ func interleaved(u string, hdr map[string]string, want int, what string, imgs []
 	for r := 0; r < rounds; r++ {
 		var ceil float64
 		if floor > 0 {
-			u0, s0 := rusage()
+			u0, s0 := cputime.ProcessSplit()
 			t0 := time.Now()
 			if ceil, err = decodeCeiling(imgs, lf.c, floor/time.Duration(rounds)); err != nil {
 				return fmt.Errorf("decode ceiling: %w", err)
 			}
-			u1, s1 := rusage()
+			u1, s1 := cputime.ProcessSplit()
 			ceils = append(ceils, ceil)
 			decodeCPU = append(decodeCPU, float64((u1-u0)+(s1-s0))/(ceil*time.Since(t0).Seconds()))
 		}
