@@ -384,10 +384,7 @@ func (s *Server) saturated(ctx *fasthttp.RequestCtx) bool {
 	if st := s.ConnStats(); !st.Saturated {
 		return false
 	}
-	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.SetContentType("application/json")
-	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_connections":"fail"}}`)
+	notReady(ctx, "edge_connections")
 	return true
 }
 
@@ -401,11 +398,17 @@ func (s *Server) starting(ctx *fasthttp.RequestCtx) bool {
 	if !ok || r.Ready() {
 		return false
 	}
+	notReady(ctx, "edge_verifier")
+	return true
+}
+
+// notReady answers 503 in the origin's /ready shape, naming the failed
+// check.
+func notReady(ctx *fasthttp.RequestCtx, check string) {
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetContentType("application/json")
 	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_verifier":"fail"}}`)
-	return true
+	ctx.SetBodyString(`{"status":"not_ready","checks":{"` + check + `":"fail"}}`)
 }
 
 type quietLogger struct{}
