@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
