@@ -234,6 +234,17 @@ var mutants = slices.Concat(
 			Breaks: "keys are replayed forever"},
 	}),
 
+	// Admin listeners: the Host check against DNS rebinding and the start-up
+	// refusal of an admin address off loopback without a token.
+	in("internal/adminguard/adminguard.go", []mutant{
+		{Name: "adminguard/foreign-host", From: "\treturn g.hosts[h] || loopbackName(h)", To: "\treturn true",
+			Breaks: "a rebound name (attacker.example → 127.0.0.1) reaches the admin endpoints"},
+		{Name: "adminguard/listen-on-loopback", From: "\treturn err == nil && loopbackName(strings.ToLower(host))", To: "\treturn err == nil && (host == \"\" || loopbackName(strings.ToLower(host)))",
+			Breaks: "an admin listener on every interface (:8091) counts as loopback (no token needed)"},
+		{Name: "adminguard/loopback-address", From: "\treturn err == nil && a.Unmap().IsLoopback()", To: "\treturn err == nil || a.IsValid()",
+			Breaks: "any IP address counts as loopback"},
+	}),
+
 	// Rate limits.
 	in("internal/ratelimit/ratelimit.go", []mutant{
 		{Name: "ratelimit/quota", From: "\tif ok && lg.n >= quota {", To: "\tif ok && lg.n > quota {",
