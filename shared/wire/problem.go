@@ -31,7 +31,8 @@ type Problem struct {
 	RequestID string `json:"request_id,omitempty"`
 }
 
-// FieldIssue is one invalid member of a request.
+// FieldIssue is one invalid member of a request: its name and a
+// client-safe sentence about it (which never echoes the submitted value).
 type FieldIssue struct {
 	Field  string `json:"field"`
 	Detail string `json:"detail"`
