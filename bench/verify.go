@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"io"
 	"net/http"
 	"os"
@@ -90,11 +89,7 @@ func resizeJPEG(m image.Image, mp float64, q int) ([]byte, error) {
 	w, h := max(int(float64(b.Dx())*scale+0.5), 1), max(int(float64(b.Dy())*scale+0.5), 1)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), m, b, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: q}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jpegOf(dst, q)
 }
 
 func sqrt(x float64) float64 {
@@ -380,11 +375,9 @@ func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, e
 			if err != nil {
 				return nil, err
 			}
-			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, img.Image, &jpeg.Options{Quality: q}); err != nil {
+			if marked, err = jpegOf(img.Image, q); err != nil {
 				return nil, err
 			}
-			marked = buf.Bytes()
 		}
 		out = append(out, marked)
 	}

@@ -11,10 +11,8 @@ package main
 // two.
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,14 +122,14 @@ func runDecodeStudy(args []string) error {
 				if err != nil {
 					continue
 				}
-				var buf bytes.Buffer
-				if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: *quality}); err != nil {
+				file, err := jpegOf(m, *quality)
+				if err != nil {
 					continue
 				}
 				r := decodeRow{attack: a.name}
-				r.full = checkFull(buf.Bytes(), lim, p)
+				r.full = checkFull(file, lim, p)
 				for _, s := range minShort {
-					c, sc := checkReduced(buf.Bytes(), lim, p, s)
+					c, sc := checkReduced(file, lim, p, s)
 					r.red, r.scales = append(r.red, c), append(r.scales, sc)
 				}
 				out = append(out, r)
