@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -56,31 +55,25 @@ func getLoad(u string, c int, d time.Duration) (float64, error) {
 	var n atomic.Int64
 	var firstErr atomic.Value
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						firstErr.CompareAndSwap(nil, err)
-					}
-					return
+	fanOut(c, func(int) {
+		for ctx.Err() == nil {
+			req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
+			resp, err := client.Do(req)
+			if err != nil {
+				if ctx.Err() == nil {
+					firstErr.CompareAndSwap(nil, err)
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					firstErr.CompareAndSwap(nil, fmt.Errorf("status %d", resp.StatusCode))
-					return
-				}
-				n.Add(1)
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				firstErr.CompareAndSwap(nil, fmt.Errorf("status %d", resp.StatusCode))
+				return
+			}
+			n.Add(1)
+		}
+	})
 	if err, _ := firstErr.Load().(error); err != nil {
 		return 0, err
 	}

@@ -9,11 +9,9 @@ package main
 // (phash.Geometric: crops and small rotations).
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"sort"
@@ -184,11 +182,11 @@ func runClaims(args []string) error {
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, edited, &jpeg.Options{Quality: 85}); err != nil {
+			file, err := jpegOf(edited, 85)
+			if err != nil {
 				return err
 			}
-			cd, err := imagex.Decode(buf.Bytes(), lim)
+			cd, err := imagex.Decode(file, lim)
 			if err != nil {
 				return err
 			}

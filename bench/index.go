@@ -11,9 +11,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/shared/limits"
@@ -122,135 +122,126 @@ func runIndex(args []string) error {
 			}
 		}()
 	}
-	var ru0, ru1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := cputime.Process()
 	t0 = time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < *conc; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			// Locked to its thread so that the thread's CPU time is the
-			// lookups' own (wall latency on a shared machine is also
-			// the neighbours' load).
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			r := rand.New(rand.NewPCG(*seed+uint64(w), 7))
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(*queries) {
-					return
-				}
-				k := kinds[[]int{0, 0, 1, 2}[i%4]]
-				target := -1
-				q := r.Uint64()
-				var q256 [4]uint64
-				if k.lo >= 0 {
-					target = r.IntN(*n)
-					d := k.lo + r.IntN(k.hi-k.lo+1)
-					q = hammingtest.FlipExact(r, g.P64[target], d)
-					if with256 {
-						q256 = hammingtest.Flip256(r, g.P256[target], min(phash.NearDistance256, 4*d+r.IntN(9)))
-					}
-				}
-				c0 := threadCPUNow()
-				s := time.Now()
-				ms := ix.Lookup(q, phash.CandidateDistance64)
-				el := time.Since(s)
-				cpu := threadCPUNow() - c0
-				// The pool as the origin builds it (phindex.LookupPool): the
-				// 64 nearest, plus the two earliest-added within 8 bits and
-				// within 14.
-				inP := make(map[int]bool, pool+4)
-				for j := range ms[:min(pool, len(ms))] {
-					inP[j] = true
-				}
-				if len(ms) > pool {
-					bySeq := make([]int, 0, len(ms)-pool)
-					for j := pool; j < len(ms); j++ {
-						bySeq = append(bySeq, j)
-					}
-					slices.SortFunc(bySeq, func(a, b int) int { return ms[a].Seq - ms[b].Seq })
-					for _, within := range []int{hamming.DefaultExactRadius, phash.CandidateDistance64} {
-						k := 0
-						for _, j := range bySeq {
-							if k < 2 && ms[j].D64 <= within {
-								inP[j] = true
-								k++
-							}
-						}
-					}
-				}
-				found, inPool, firstPool, confirmed := false, false, false, 0
-				for j, m := range ms {
-					rec := int(m.ID[0]&0x7f)<<32 | int(m.ID[12])<<24 | int(m.ID[13])<<16 | int(m.ID[14])<<8 | int(m.ID[15])
-					if rec == target {
-						found = true
-					}
-					if !inP[j] || !with256 || rec >= *n {
-						continue
-					}
-					if hammingtest.Distance256(q256, g.P256[rec]) > phash.NearDistance256 {
-						continue
-					}
-					confirmed++
-					if rec == target {
-						inPool = true
-					}
-					if target >= 0 && rec == int(g.First[g.Photo[target]]) {
-						firstPool = true
-					}
-				}
-				// A target loaded from the index but left out of the pool:
-				// was the pool's nearest part all its own photo's burst?
-				unexplained := false
-				if found && !inPool && with256 {
-					same := 0
-					for _, m := range ms[:min(pool, len(ms))] {
-						rec := int(m.ID[0]&0x7f)<<32 | int(m.ID[12])<<24 | int(m.ID[13])<<16 | int(m.ID[14])<<8 | int(m.ID[15])
-						if rec < *n && g.Photo[rec] == g.Photo[target] {
-							same++
-						}
-					}
-					unexplained = same < pool
-				}
-				firstNear := false
-				if target >= 0 && with256 {
-					f := int(g.First[g.Photo[target]])
-					firstNear = bits.OnesCount64(q^g.P64[f]) <= hamming.DefaultExactRadius && hammingtest.Distance256(q256, g.P256[f]) <= phash.NearDistance256
-					firstPool = firstPool && firstNear
-				}
-				k.mu.Lock()
-				if unexplained {
-					k.unexplained++
-				}
-				if firstNear {
-					k.firstNear++
-				}
-				k.lat = append(k.lat, el)
-				k.cpu = append(k.cpu, cpu)
-				k.n++
-				k.cands += len(ms)
-				k.confirmed += confirmed
-				if found {
-					k.found++
-				}
-				if inPool {
-					k.inPool++
-				}
-				if firstPool {
-					k.firstPool++
-				}
-				k.mu.Unlock()
+	fanOut(*conc, func(w int) {
+		// Locked to its thread so that the thread's CPU time is the
+		// lookups' own (wall latency on a shared machine is also
+		// the neighbours' load).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r := rand.New(rand.NewPCG(*seed+uint64(w), 7))
+		for {
+			i := next.Add(1) - 1
+			if i >= int64(*queries) {
+				return
 			}
-		}(w)
-	}
-	wg.Wait()
-	wall := time.Since(t0)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			k := kinds[[]int{0, 0, 1, 2}[i%4]]
+			target := -1
+			q := r.Uint64()
+			var q256 [4]uint64
+			if k.lo >= 0 {
+				target = r.IntN(*n)
+				d := k.lo + r.IntN(k.hi-k.lo+1)
+				q = hammingtest.FlipExact(r, g.P64[target], d)
+				if with256 {
+					q256 = hammingtest.Flip256(r, g.P256[target], min(phash.NearDistance256, 4*d+r.IntN(9)))
+				}
+			}
+			c0 := cputime.ThreadNow()
+			s := time.Now()
+			ms := ix.Lookup(q, phash.CandidateDistance64)
+			el := time.Since(s)
+			cpu := cputime.ThreadNow() - c0
+			// The pool as the origin builds it (phindex.LookupPool): the
+			// 64 nearest, plus the two earliest-added within 8 bits and
+			// within 14.
+			inP := make(map[int]bool, pool+4)
+			for j := range ms[:min(pool, len(ms))] {
+				inP[j] = true
+			}
+			if len(ms) > pool {
+				bySeq := make([]int, 0, len(ms)-pool)
+				for j := pool; j < len(ms); j++ {
+					bySeq = append(bySeq, j)
+				}
+				slices.SortFunc(bySeq, func(a, b int) int { return ms[a].Seq - ms[b].Seq })
+				for _, within := range []int{hamming.DefaultExactRadius, phash.CandidateDistance64} {
+					k := 0
+					for _, j := range bySeq {
+						if k < 2 && ms[j].D64 <= within {
+							inP[j] = true
+							k++
+						}
+					}
+				}
+			}
+			found, inPool, firstPool, confirmed := false, false, false, 0
+			for j, m := range ms {
+				rec := int(m.ID[0]&0x7f)<<32 | int(m.ID[12])<<24 | int(m.ID[13])<<16 | int(m.ID[14])<<8 | int(m.ID[15])
+				if rec == target {
+					found = true
+				}
+				if !inP[j] || !with256 || rec >= *n {
+					continue
+				}
+				if hammingtest.Distance256(q256, g.P256[rec]) > phash.NearDistance256 {
+					continue
+				}
+				confirmed++
+				if rec == target {
+					inPool = true
+				}
+				if target >= 0 && rec == int(g.First[g.Photo[target]]) {
+					firstPool = true
+				}
+			}
+			// A target loaded from the index but left out of the pool:
+			// was the pool's nearest part all its own photo's burst?
+			unexplained := false
+			if found && !inPool && with256 {
+				same := 0
+				for _, m := range ms[:min(pool, len(ms))] {
+					rec := int(m.ID[0]&0x7f)<<32 | int(m.ID[12])<<24 | int(m.ID[13])<<16 | int(m.ID[14])<<8 | int(m.ID[15])
+					if rec < *n && g.Photo[rec] == g.Photo[target] {
+						same++
+					}
+				}
+				unexplained = same < pool
+			}
+			firstNear := false
+			if target >= 0 && with256 {
+				f := int(g.First[g.Photo[target]])
+				firstNear = bits.OnesCount64(q^g.P64[f]) <= hamming.DefaultExactRadius && hammingtest.Distance256(q256, g.P256[f]) <= phash.NearDistance256
+				firstPool = firstPool && firstNear
+			}
+			k.mu.Lock()
+			if unexplained {
+				k.unexplained++
+			}
+			if firstNear {
+				k.firstNear++
+			}
+			k.lat = append(k.lat, el)
+			k.cpu = append(k.cpu, cpu)
+			k.n++
+			k.cands += len(ms)
+			k.confirmed += confirmed
+			if found {
+				k.found++
+			}
+			if inPool {
+				k.inPool++
+			}
+			if firstPool {
+				k.firstPool++
+			}
+			k.mu.Unlock()
+		}
+	})
+	wall, cpu := time.Since(t0), cputime.Process()-cpu0
 	close(stopAdd)
 	addWG.Wait()
-	cpu := time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) * time.Nanosecond
 	var all, allCPU []time.Duration
 	fmt.Printf("%d lookups, %d concurrent, GOMAXPROCS %d, %d records added meanwhile: %.0f lookups/s, %.0f per CPU-second (%v CPU incl. queries' generation)\n",
 		*queries, *conc, runtime.GOMAXPROCS(0), added.Load(), float64(*queries)/wall.Seconds(), float64(*queries)/cpu.Seconds(), cpu.Round(time.Millisecond))

@@ -5,11 +5,9 @@ package main
 // image pairs, and the thresholds chosen from them.
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -151,12 +149,9 @@ func runPhash(args []string) error {
 		for _, tr := range trs {
 			file := raw
 			if tr.fn != nil {
-				m, q := tr.fn(img.Image)
-				var buf bytes.Buffer
-				if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
+				if file, err = jpegOf(tr.fn(img.Image)); err != nil {
 					return err
 				}
-				file = buf.Bytes()
 			}
 			h, err := verifyHash(file, lim, *verifyShort)
 			if err != nil {

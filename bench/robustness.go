@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -213,7 +214,7 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 	orig := imagex.ToLuma(img)
 	// Median of three runs, as for the decode it is compared with.
 	r.unmarkedMSMP = median3(func() float64 {
-		return ms(threadCPU(func() {
+		return ms(cputime.Thread(func() {
 			if _, d, _ := watermark.Extract(orig); d.Found {
 				r.fpOriginal = true
 			}
@@ -254,12 +255,12 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 	if err := jpeg.Encode(&jb, marked, &jpeg.Options{Quality: 90}); err == nil {
 		var dec image.Image
 		r.decodeMSMP = median3(func() float64 {
-			return ms(threadCPU(func() { dec, _ = jpeg.Decode(bytes.NewReader(jb.Bytes())) }))
+			return ms(cputime.Thread(func() { dec, _ = jpeg.Decode(bytes.NewReader(jb.Bytes())) }))
 		}) / r.mp
 		if dec != nil {
 			dl := imagex.ToLuma(dec)
 			r.extractMSMP = median3(func() float64 {
-				return ms(threadCPU(func() { watermark.Extract(dl) }))
+				return ms(cputime.Thread(func() { watermark.Extract(dl) }))
 			}) / r.mp
 		}
 	}
@@ -275,7 +276,7 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 		l := imagex.ToLuma(m)
 		var got watermark.Payload
 		var d watermark.Detection
-		rw.extractMS = ms(threadCPU(func() { got, d, err = watermark.Extract(l) }))
+		rw.extractMS = ms(cputime.Thread(func() { got, d, err = watermark.Extract(l) }))
 		rw.err = err
 		rw.found = d.Found
 		rw.recovered = d.Found && got == p

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/provenant/provenant/internal/formdata"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,7 +31,7 @@ func runSign(args []string) error {
 	reqs := make([]request, len(imgs))
 	fields := map[string]string{"return_file": fmt.Sprint(*returnFile)}
 	for i, b := range imgs {
-		body, ct := multipartBody(b, fields)
+		body, ct := formdata.File("file", "image", b, fields)
 		reqs[i] = request{body: body, contentType: ct}
 	}
 	fmt.Printf("sign: %d images; c=%d d=%v rate=%v/s GOMAXPROCS=%d\n", len(imgs), lf.c, lf.d, lf.rate, runtime.GOMAXPROCS(0))

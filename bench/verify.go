@@ -7,20 +7,19 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/cputime"
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 )
@@ -90,11 +89,7 @@ func resizeJPEG(m image.Image, mp float64, q int) ([]byte, error) {
 	w, h := max(int(float64(b.Dx())*scale+0.5), 1), max(int(float64(b.Dy())*scale+0.5), 1)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), m, b, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: q}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jpegOf(dst, q)
 }
 
 func sqrt(x float64) float64 {
@@ -103,19 +98,6 @@ func sqrt(x float64) float64 {
 		z -= (z*z - x) / (2 * z)
 	}
 	return z
-}
-
-// multipartBody builds a request body with the file and extra fields.
-func multipartBody(file []byte, fields map[string]string) ([]byte, string) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		_ = mw.WriteField(k, v)
-	}
-	w, _ := mw.CreateFormFile("file", "image")
-	_, _ = w.Write(file)
-	_ = mw.Close()
-	return buf.Bytes(), mw.FormDataContentType()
 }
 
 type request struct {
@@ -134,12 +116,6 @@ type loadResult struct {
 	lastBody string
 }
 
-func rusage() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
-}
-
 // runLoad sends reqs round-robin from c clients for d to url, with the
 // given headers, and collects latencies of the responses with wantStatus.
 func runLoad(url string, headers map[string]string, reqs []request, c int, d time.Duration, rate float64, wantStatus int, spread bool) loadResult {
@@ -155,65 +131,59 @@ func runLoad(url string, headers map[string]string, reqs []request, c int, d tim
 	}
 	var mu sync.Mutex
 	res := loadResult{status: map[int]int{}}
-	u0, s0 := rusage()
+	u0, s0 := cputime.ProcessSplit()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; ; i += c {
-				if pace != nil {
-					select {
-					case <-pace:
-					case <-ctx.Done():
-						return
-					}
-				}
-				if ctx.Err() != nil {
+	fanOut(c, func(w int) {
+		for i := w; ; i += c {
+			if pace != nil {
+				select {
+				case <-pace:
+				case <-ctx.Done():
 					return
 				}
-				rq := reqs[i%len(reqs)]
-				req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(rq.body))
-				req.Header.Set("Content-Type", rq.contentType)
-				for k, v := range headers {
-					req.Header.Set(k, v)
-				}
-				if spread {
-					req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff))
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				var body []byte
-				if err == nil {
-					body, _ = io.ReadAll(resp.Body)
-					resp.Body.Close()
-				}
-				lat := time.Since(t0)
-				mu.Lock()
-				switch {
-				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
-					// cut off by the end of the run
-				case err != nil:
-					res.errs++
-					res.status[-1]++
-				default:
-					res.n++
-					res.status[resp.StatusCode]++
-					if resp.StatusCode == wantStatus {
-						res.lat = append(res.lat, lat)
-					} else {
-						res.errs++
-						res.lastBody = string(body)
-					}
-				}
-				mu.Unlock()
 			}
-		}(w)
-	}
-	wg.Wait()
+			if ctx.Err() != nil {
+				return
+			}
+			rq := reqs[i%len(reqs)]
+			req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(rq.body))
+			req.Header.Set("Content-Type", rq.contentType)
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			if spread {
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.%d.%d.%d", 18+(i>>16)&1, (i>>8)&0xff, i&0xff))
+			}
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			var body []byte
+			if err == nil {
+				body, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			lat := time.Since(t0)
+			mu.Lock()
+			switch {
+			case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+				// cut off by the end of the run
+			case err != nil:
+				res.errs++
+				res.status[-1]++
+			default:
+				res.n++
+				res.status[resp.StatusCode]++
+				if resp.StatusCode == wantStatus {
+					res.lat = append(res.lat, lat)
+				} else {
+					res.errs++
+					res.lastBody = string(body)
+				}
+			}
+			mu.Unlock()
+		}
+	})
 	res.elapsed = time.Since(start)
-	u1, s1 := rusage()
+	u1, s1 := cputime.ProcessSplit()
 	res.cpuUser, res.cpuSys = u1-u0, s1-s0
 	return res
 }
@@ -264,27 +234,21 @@ func decodeCeiling(imgs [][]byte, c int, d time.Duration) (float64, error) {
 	var firstErr error
 	deadline := time.Now().Add(d)
 	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			k := int64(0)
-			for i := w; time.Now().Before(deadline); i += c {
-				if _, err := imagex.Decode(imgs[i%len(imgs)], limits.Default()); err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				k++
+	fanOut(c, func(w int) {
+		k := int64(0)
+		for i := w; time.Now().Before(deadline); i += c {
+			if _, err := imagex.Decode(imgs[i%len(imgs)], limits.Default()); err != nil {
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+				return
 			}
-			mu.Lock()
-			n += k
-			mu.Unlock()
-		}(w)
-	}
-	wg.Wait()
+			k++
+		}
+		mu.Lock()
+		n += k
+		mu.Unlock()
+	})
 	return float64(n) / time.Since(start).Seconds(), firstErr
 }
 
@@ -312,7 +276,7 @@ func runVerify(args []string) error {
 	reqs := make([]request, len(imgs))
 	var px, bytesTotal int64
 	for i, b := range imgs {
-		body, ct := multipartBody(b, nil)
+		body, ct := formdata.File("file", "image", b, nil)
 		reqs[i] = request{body: body, contentType: ct}
 		if info, err := imagex.DecodeConfig(b, limits.Default()); err == nil {
 			px += int64(info.Width * info.Height)
@@ -341,12 +305,12 @@ func interleaved(u string, hdr map[string]string, want int, what string, imgs []
 	for r := 0; r < rounds; r++ {
 		var ceil float64
 		if floor > 0 {
-			u0, s0 := rusage()
+			u0, s0 := cputime.ProcessSplit()
 			t0 := time.Now()
 			if ceil, err = decodeCeiling(imgs, lf.c, floor/time.Duration(rounds)); err != nil {
 				return fmt.Errorf("decode ceiling: %w", err)
 			}
-			u1, s1 := rusage()
+			u1, s1 := cputime.ProcessSplit()
 			ceils = append(ceils, ceil)
 			decodeCPU = append(decodeCPU, float64((u1-u0)+(s1-s0))/(ceil*time.Since(t0).Seconds()))
 		}
@@ -390,7 +354,7 @@ func interleaved(u string, hdr map[string]string, want int, what string, imgs []
 func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, error) {
 	out := make([][]byte, 0, len(imgs))
 	for _, b := range imgs {
-		body, ct := multipartBody(b, map[string]string{"return_file": "true"})
+		body, ct := formdata.File("file", "image", b, map[string]string{"return_file": "true"})
 		req, _ := http.NewRequest("POST", base+"/api/v1/sign?signing_key_id="+signingKey, bytes.NewReader(body))
 		req.Header.Set("Content-Type", ct)
 		req.Header.Set("Authorization", "Bearer "+apiKey)
@@ -411,11 +375,9 @@ func signAll(base, apiKey, signingKey string, imgs [][]byte, q int) ([][]byte, e
 			if err != nil {
 				return nil, err
 			}
-			var buf bytes.Buffer
-			if err := jpeg.Encode(&buf, img.Image, &jpeg.Options{Quality: q}); err != nil {
+			if marked, err = jpegOf(img.Image, q); err != nil {
 				return nil, err
 			}
-			marked = buf.Bytes()
 		}
 		out = append(out, marked)
 	}

@@ -11,10 +11,8 @@ package main
 // two.
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"sort"
@@ -93,69 +91,65 @@ func runDecodeStudy(args []string) error {
 	var rows []decodeRow
 	images := 0
 	ch := make(chan string)
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, *workers); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
-			os.MkdirAll(tmp, 0o755)
-			for path := range ch {
-				img, err := decodeFile(path)
-				if err != nil {
-					continue
-				}
-				img, _ = flattenAlpha(img)
-				b := img.Bounds()
-				if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
-					continue
-				}
-				name := filepath.Base(path)
-				p := payloadFor(name)
-				marked, err := watermark.Embed(img, p)
-				if err != nil {
-					continue
-				}
-				var out []decodeRow
-				for _, a := range atks {
-					m, err := a.fn(marked, tmp)
-					if err != nil {
-						continue
-					}
-					var buf bytes.Buffer
-					if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: *quality}); err != nil {
-						continue
-					}
-					r := decodeRow{attack: a.name}
-					r.full = checkFull(buf.Bytes(), lim, p)
-					for _, s := range minShort {
-						c, sc := checkReduced(buf.Bytes(), lim, p, s)
-						r.red, r.scales = append(r.red, c), append(r.scales, sc)
-					}
-					out = append(out, r)
-				}
-				mu.Lock()
-				rows = append(rows, out...)
-				images++
-				// One line per image and attack, so that a partial run
-				// still says something.
-				for _, r := range out {
-					fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
-					for i, c := range r.red {
-						fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
-							phash.Distance256(r.full.hash.P256, c.hash.P256))
-					}
-					fmt.Fprintln(os.Stderr)
-				}
-				mu.Unlock()
+	go func() {
+		for _, f := range files {
+			ch <- f
+		}
+		close(ch)
+	}()
+	fanOut(max(1, *workers), func(w int) {
+		tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
+		os.MkdirAll(tmp, 0o755)
+		for path := range ch {
+			img, err := decodeFile(path)
+			if err != nil {
+				continue
 			}
-		}(w)
-	}
-	for _, f := range files {
-		ch <- f
-	}
-	close(ch)
-	wg.Wait()
+			img, _ = flattenAlpha(img)
+			b := img.Bounds()
+			if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
+				continue
+			}
+			name := filepath.Base(path)
+			p := payloadFor(name)
+			marked, err := watermark.Embed(img, p)
+			if err != nil {
+				continue
+			}
+			var out []decodeRow
+			for _, a := range atks {
+				m, err := a.fn(marked, tmp)
+				if err != nil {
+					continue
+				}
+				file, err := jpegOf(m, *quality)
+				if err != nil {
+					continue
+				}
+				r := decodeRow{attack: a.name}
+				r.full = checkFull(file, lim, p)
+				for _, s := range minShort {
+					c, sc := checkReduced(file, lim, p, s)
+					r.red, r.scales = append(r.red, c), append(r.scales, sc)
+				}
+				out = append(out, r)
+			}
+			mu.Lock()
+			rows = append(rows, out...)
+			images++
+			// One line per image and attack, so that a partial run
+			// still says something.
+			for _, r := range out {
+				fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
+				for i, c := range r.red {
+					fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
+						phash.Distance256(r.full.hash.P256, c.hash.P256))
+				}
+				fmt.Fprintln(os.Stderr)
+			}
+			mu.Unlock()
+		}
+	})
 	printDecodeStudy(rows, atks, minShort, images, *quality, strings.Join(append([]string{"go run ./bench decode"}, args...), " "))
 	return nil
 }

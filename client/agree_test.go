@@ -13,6 +13,7 @@ import (
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/origin/origintest"
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/present"
 )
 
@@ -49,7 +50,7 @@ func TestLocalAgreesWithOrigin(t *testing.T) {
 	if _, err := first.api.RevokeRecord(ctx, revokedID, "published in error"); err != nil {
 		t.Fatal(err)
 	}
-	derivative, _ := sign(second, "c.jpg", resized(t, signed, 0.8, 85), id)
+	derivative, _ := sign(second, "c.jpg", corpus.Reencode(signed, 0.8, 85), id)
 	retired, _ := sign(second, "d.jpg", testPhoto(t, 73, 640, 480), "")
 	if _, err := second.jwt.RevokeSigningKey(ctx, second.keyID, client.RevokeSigningKeyRequest{Reason: "desk closed"}); err != nil {
 		t.Fatal(err)
@@ -60,23 +61,23 @@ func TestLocalAgreesWithOrigin(t *testing.T) {
 	// anchored.
 	compromised, _ := compromisedDeviceRecord(t, first, 75)
 
-	corpus := []struct {
+	cases := []struct {
 		name string
 		file []byte
 	}{
 		{"exact", signed},
-		{"reencoded", resized(t, signed, 0.7, 60)},
-		{"crop", cropped(t, signed, 0.08)},
+		{"reencoded", corpus.Reencode(signed, 0.7, 60)},
+		{"crop", corpus.Transform(signed, 90, corpus.Crop(0.08))},
 		{"edited", captionBar(t, signed)},
 		{"unrelated", testPhoto(t, 79, 640, 480)},
 		{"revoked-record", revoked},
-		{"revoked-record-reencoded", resized(t, revoked, 0.75, 80)},
+		{"revoked-record-reencoded", corpus.Reencode(revoked, 0.75, 80)},
 		{"key-compromised", compromised},
 		{"key-retired", retired},
 		{"derivative", derivative},
 		{"small", small},
 	}
-	for _, c := range corpus {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			up, err := first.api.Verify(ctx, client.BytesUpload(c.name+".jpg", c.file))
 			if err != nil {
@@ -111,33 +112,6 @@ func TestLocalAgreesWithOrigin(t *testing.T) {
 			t.Logf("%s: %s (authentic %v, match %s)", c.name, po.Headline, up.Authentic, up.Match)
 		})
 	}
-}
-
-func resized(t *testing.T, data []byte, scale float64, quality int) []byte {
-	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := img.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return encodeJPEG(t, dst, quality)
-}
-
-// cropped cuts frac of each side.
-func cropped(t *testing.T, data []byte, frac float64) []byte {
-	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := img.Bounds()
-	dx, dy := int(float64(b.Dx())*frac), int(float64(b.Dy())*frac)
-	r := image.Rect(b.Min.X+dx, b.Min.Y+dy, b.Max.X-dx, b.Max.Y-dy)
-	dst := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	draw.Draw(dst, dst.Bounds(), img, r.Min, draw.Src)
-	return encodeJPEG(t, dst, 90)
 }
 
 // captionBar paints the bottom sixth of the picture black.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	crand "crypto/rand"
+	"github.com/provenant/provenant/internal/defaults"
 )
 
 // Defaults of [Config].
@@ -72,21 +74,11 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("client: base URL %q is not an http(s) URL", cfg.BaseURL)
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = DefaultMaxRetries
-	}
-	if cfg.MinBackoff <= 0 {
-		cfg.MinBackoff = DefaultMinBackoff
-	}
-	if cfg.MaxBackoff <= 0 {
-		cfg.MaxBackoff = DefaultMaxBackoff
-	}
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = DefaultMaxWait
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
-	}
+	cfg.MaxRetries = cmp.Or(cfg.MaxRetries, DefaultMaxRetries)
+	cfg.MinBackoff = defaults.Positive(cfg.MinBackoff, DefaultMinBackoff)
+	cfg.MaxBackoff = defaults.Positive(cfg.MaxBackoff, DefaultMaxBackoff)
+	cfg.MaxWait = defaults.Positive(cfg.MaxWait, DefaultMaxWait)
+	cfg.UserAgent = cmp.Or(cfg.UserAgent, DefaultUserAgent)
 	if cfg.Wait == nil {
 		cfg.Wait = sleep
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Error is an error answer of the origin: an RFC 9457 problem
@@ -22,27 +24,12 @@ import (
 // An answer that is not a problem (a proxy's HTML error page) is still an
 // *Error, with Code "" and the status.
 type Error struct {
-	// Status is the HTTP status code.
-	Status int `json:"status"`
-	// Type is the problem type URI (urn:provenant:problem:<code>, or the
-	// IANA quota-exceeded type for rate limits).
-	Type  string `json:"type"`
-	Title string `json:"title"`
-	// Code is the stable machine-readable code (docs/api.md, "Errors").
-	Code   string `json:"code"`
-	Detail string `json:"detail,omitempty"`
-	// Field names the first invalid request member; Errors lists them all.
-	Field  string       `json:"field,omitempty"`
-	Errors []FieldError `json:"errors,omitempty"`
-	// ViolatedPolicies names the rate-limit policies exceeded (429).
-	ViolatedPolicies []string `json:"violated-policies,omitempty"`
-	// RecordID and CertificateURL name the existing record of an
-	// already_signed refusal.
-	RecordID       string `json:"record_id,omitempty"`
-	CertificateURL string `json:"certificate_url,omitempty"`
-	// RequestID identifies the request in the origin's logs; quote it when
-	// reporting a problem.
-	RequestID string `json:"request_id,omitempty"`
+	// Problem is the answer's body: Status, Type, Title, Code, Detail,
+	// Field and Errors, the rate-limit policies, the existing record of an
+	// already_signed refusal, and RequestID (quote it when reporting a
+	// problem). Status is always the answer's status; Title falls back to
+	// its status text and RequestID to its X-Request-Id header.
+	wire.Problem
 	// RetryAfter is the wait the origin asked for (Retry-After), zero when
 	// it named none.
 	RetryAfter time.Duration `json:"-"`
@@ -52,10 +39,7 @@ type Error struct {
 }
 
 // FieldError is one invalid member of a request.
-type FieldError struct {
-	Field  string `json:"field"`
-	Detail string `json:"detail"`
-}
+type FieldError = wire.FieldIssue
 
 // Error returns "METHOD URL: status code: detail".
 func (e *Error) Error() string {

@@ -32,6 +32,7 @@ import (
 	"github.com/provenant/provenant/edge/internal/server"
 	"github.com/provenant/provenant/edge/internal/verifier"
 	"github.com/provenant/provenant/internal/adminguard"
+	"github.com/provenant/provenant/internal/cli"
 	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/internal/sharedlimit"
@@ -128,11 +129,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return fmt.Errorf("log level: %w", err)
+	log, err := cli.Logger(o.logLevel, os.Stderr)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	proxies, err := clientip.ParseTrustedProxies(o.trusted)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func run(args []string) error {
 
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
 		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log,
-		AdminGuard: adminguard.New(splitList(o.adminHosts), o.adminToken), Conns: connsConfig(o, log)}
+		AdminGuard: adminguard.New(strings.Split(o.adminHosts, ","), o.adminToken), Conns: connsConfig(o, log)}
 	// started receives the WebAssembly engine once it is compiled and
 	// smoke-tested (the edge listens before, see startWasm).
 	started := make(chan *verifier.Wasm, 1)
@@ -299,17 +299,6 @@ func connsConfig(o *options, log *slog.Logger) server.Conns {
 	b := connlimit.FromFlags(connlimit.Budget{MaxConns: o.maxConns, MaxConnsPerIP: o.maxConnsPerIP, HeaderTimeout: o.headerTimeout,
 		IdleTimeout: o.idleTimeout, MinBodyRate: o.minBodyRate}, log)
 	return server.Conns{Budget: b, MaxBody: o.maxBodyMiB << 20}
-}
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // maxModuleBytes bounds the module fetched from the origin.

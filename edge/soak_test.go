@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"io"
 	"math/rand/v2"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/origintest/originproc"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
@@ -378,12 +378,9 @@ func expect(c *http.Client, method, url string, hdr map[string]string, body []by
 	var r io.Reader
 	ct := ""
 	if body != nil {
-		var buf bytes.Buffer
-		mw := multipart.NewWriter(&buf)
-		fw, _ := mw.CreateFormFile("file", "photo.png")
-		_, _ = fw.Write(body)
-		_ = mw.Close()
-		r, ct = &buf, mw.FormDataContentType()
+		var form []byte
+		form, ct = formdata.File("file", "photo.png", body, nil)
+		r = bytes.NewReader(form)
 	}
 	req, err := http.NewRequest(method, url, r)
 	if err != nil {
@@ -434,14 +431,9 @@ func picture(n int) []byte {
 
 // trySign signs picture n and returns the signed file.
 func (s *soakSigner) trySign(c *http.Client, n int) ([]byte, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, _ := mw.CreateFormFile("file", "photo.png")
-	_, _ = fw.Write(picture(n))
-	_ = mw.WriteField("return_file", "true")
-	_ = mw.Close()
-	req, _ := http.NewRequest("POST", s.base+"/api/v1/sign?signing_key_id="+s.keyID, &buf)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	body, ct := formdata.File("file", "photo.png", picture(n), map[string]string{"return_file": "true"})
+	req, _ := http.NewRequest("POST", s.base+"/api/v1/sign?signing_key_id="+s.keyID, bytes.NewReader(body))
+	req.Header.Set("Content-Type", ct)
 	req.Header.Set("Authorization", "Bearer "+s.apiKey)
 	resp, err := c.Do(req)
 	if err != nil {

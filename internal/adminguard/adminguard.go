@@ -123,7 +123,22 @@ func (g *Guard) hostOK(hostport string) bool {
 	if h == "" {
 		return false
 	}
-	if h == "localhost" || g.hosts[h] {
+	return g.hosts[h] || loopbackName(h)
+}
+
+// OnLoopback reports whether addr, a listen address (host:port), reaches
+// this machine's loopback only: localhost or a loopback IP. Any other
+// host, an empty one (every interface) or an address without a port is
+// not.
+func OnLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && loopbackName(strings.ToLower(host))
+}
+
+// loopbackName reports whether h (lower-case, without port or brackets)
+// is localhost or a loopback address.
+func loopbackName(h string) bool {
+	if h == "localhost" {
 		return true
 	}
 	a, err := netip.ParseAddr(h)

@@ -41,3 +41,25 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestOnLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8091":       true,
+		"127.9.9.9:8091":       true,
+		"[::1]:8091":           true,
+		"localhost:8091":       true,
+		"LOCALHOST:8091":       true,
+		"[::ffff:127.0.0.1]:1": true,
+		":8091":                false,
+		"0.0.0.0:8091":         false,
+		"[::]:8091":            false,
+		"10.0.0.1:8091":        false,
+		"admin.internal:8091":  false,
+		"127.0.0.1":            false,
+		"localhost.evil:8091":  false,
+	} {
+		if got := OnLoopback(addr); got != want {
+			t.Errorf("OnLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

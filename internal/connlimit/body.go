@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/valyala/fasthttp"
 )
 
@@ -62,12 +63,8 @@ type BodyConfig struct {
 // NewBodies returns the limits of cfg.
 func NewBodies(cfg BodyConfig) *Bodies {
 	b := &Bodies{header: cfg.HeaderTimeout, minRate: cfg.MinRate, max: cfg.MaxBody, limit: cfg.Limit, refuse: cfg.Refuse}
-	if b.header <= 0 {
-		b.header = DefaultHeaderTimeout
-	}
-	if b.minRate <= 0 {
-		b.minRate = DefaultMinBodyRate
-	}
+	b.header = defaults.Positive(b.header, DefaultHeaderTimeout)
+	b.minRate = defaults.Positive(b.minRate, DefaultMinBodyRate)
 	return b
 }
 
@@ -178,15 +175,9 @@ func (b Budget) WithDefaults() Budget {
 	}
 	b.MaxConns = pick(b.MaxConns, DefaultMaxConns)
 	b.MaxConnsPerIP = pick(b.MaxConnsPerIP, DefaultMaxConnsPerIP)
-	if b.HeaderTimeout <= 0 {
-		b.HeaderTimeout = DefaultHeaderTimeout
-	}
-	if b.IdleTimeout <= 0 {
-		b.IdleTimeout = DefaultIdleTimeout
-	}
-	if b.MinBodyRate <= 0 {
-		b.MinBodyRate = DefaultMinBodyRate
-	}
+	b.HeaderTimeout = defaults.Positive(b.HeaderTimeout, DefaultHeaderTimeout)
+	b.IdleTimeout = defaults.Positive(b.IdleTimeout, DefaultIdleTimeout)
+	b.MinBodyRate = defaults.Positive(b.MinBodyRate, DefaultMinBodyRate)
 	return b
 }
 

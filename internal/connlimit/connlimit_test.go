@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/internal/connlimit/conntest"
 )
 
 // listen returns a budgeted loopback listener and serves it with a
@@ -53,27 +55,9 @@ func listen(t *testing.T, cfg Config, bodies *Bodies, h fasthttp.RequestHandler)
 
 func ok(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") }
 
-// dialFrom connects from a given loopback source address, so that one
-// test can be many clients.
-func dialFrom(t *testing.T, src, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 2 * time.Second}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 func get(t *testing.T, src, addr string) (int, string) {
 	t.Helper()
-	c := dialFrom(t, src, addr)
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
-		return 0, err.Error()
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	resp, err := conntest.Exchange(t, src, addr, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5*time.Second)
 	if err != nil {
 		return 0, err.Error()
 	}
@@ -98,7 +82,7 @@ func waitOpen(t *testing.T, l *Listener, n int) {
 func TestPerIPCap(t *testing.T) {
 	l, addr := listen(t, Config{MaxConnsPerIP: 3, Exempt: []netip.Prefix{netip.MustParsePrefix("127.0.0.9/32")}}, nil, ok)
 	for range 3 {
-		c := dialFrom(t, "127.0.0.2", addr)
+		c := conntest.Dial(t, "127.0.0.2", addr)
 		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\n") // a partial header: the connection stalls
 	}
 	waitOpen(t, l, 3)
@@ -109,7 +93,7 @@ func TestPerIPCap(t *testing.T) {
 		t.Errorf("another address: %d %q", st, body)
 	}
 	for range 5 {
-		c := dialFrom(t, "127.0.0.9", addr)
+		c := conntest.Dial(t, "127.0.0.9", addr)
 		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\n")
 	}
 	if st, _ := get(t, "127.0.0.9", addr); st != 200 {
@@ -125,10 +109,10 @@ func TestPerIPCap(t *testing.T) {
 // the stalled connections of others are.
 func TestExemptNotEvicted(t *testing.T) {
 	l, addr := listen(t, Config{MaxConns: 3, Exempt: []netip.Prefix{netip.MustParsePrefix("127.0.0.9/32")}}, nil, ok)
-	proxy := dialFrom(t, "127.0.0.9", addr) // the oldest: idle, never sends
+	proxy := conntest.Dial(t, "127.0.0.9", addr) // the oldest: idle, never sends
 	waitOpen(t, l, 1)
 	for range 2 {
-		c := dialFrom(t, "127.0.0.2", addr)
+		c := conntest.Dial(t, "127.0.0.2", addr)
 		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\n")
 	}
 	waitOpen(t, l, 3)
@@ -164,7 +148,7 @@ func TestEvictStalled(t *testing.T) {
 	l, addr := listen(t, Config{MaxConns: 4}, nil, h)
 	stalled := make([]net.Conn, 4)
 	for i := range stalled {
-		stalled[i] = dialFrom(t, "127.0.0.2", addr)
+		stalled[i] = conntest.Dial(t, "127.0.0.2", addr)
 		_, _ = io.WriteString(stalled[i], "GET / HTTP/1.1\r\nHost: x\r\n")
 		waitOpen(t, l, i+1)
 	}
@@ -187,7 +171,7 @@ func TestEvictStalled(t *testing.T) {
 	}
 	// Fill every place with requests in progress: the newcomer is refused.
 	for range 4 {
-		c := dialFrom(t, "127.0.0.3", addr)
+		c := conntest.Dial(t, "127.0.0.3", addr)
 		_, _ = io.WriteString(c, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
 	for deadline := time.Now().Add(5 * time.Second); l.Stats().Busy != 4; {
@@ -285,7 +269,7 @@ func TestEarlyRefusal(t *testing.T) {
 	}
 	_, addr := listen(t, Config{}, bodies, h)
 	send := func(path string, declared int) (int, time.Duration) {
-		c := dialFrom(t, "127.0.0.1", addr)
+		c := conntest.Dial(t, "127.0.0.1", addr)
 		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 		t0 := time.Now()
 		_, _ = io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(declared)+"\r\n\r\n")
@@ -304,13 +288,13 @@ func TestEarlyRefusal(t *testing.T) {
 		}
 	}
 	// A client that waits for 100 Continue gets the 413 instead.
-	c := dialFrom(t, "127.0.0.1", addr)
+	c := conntest.Dial(t, "127.0.0.1", addr)
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000000\r\n\r\n")
 	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != 413 {
 		t.Errorf("Expect: 100-continue over the cap: %v %v, want 413", resp, err)
 	}
-	c = dialFrom(t, "127.0.0.1", addr)
+	c = conntest.Dial(t, "127.0.0.1", addr)
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
 	br := bufio.NewReader(c)

@@ -26,6 +26,7 @@
 package sharedlimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -104,15 +106,9 @@ func New(cfg Config) (*Store, error) {
 	}
 	s := &Store{prefix: cfg.Prefix, timeout: cfg.Timeout, retry: cfg.RetryInterval, clk: cfg.Clock,
 		useClock: cfg.Clock != nil, log: cfg.Logger, onFallback: cfg.OnFallback}
-	if s.prefix == "" {
-		s.prefix = DefaultPrefix
-	}
-	if s.timeout <= 0 {
-		s.timeout = DefaultTimeout
-	}
-	if s.retry <= 0 {
-		s.retry = DefaultRetryInterval
-	}
+	s.prefix = cmp.Or(s.prefix, DefaultPrefix)
+	s.timeout = defaults.Positive(s.timeout, DefaultTimeout)
+	s.retry = defaults.Positive(s.retry, DefaultRetryInterval)
 	if s.clk == nil {
 		s.clk = clock.System{}
 	}

@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/internal/benchphoto"
-	"github.com/provenant/provenant/shared/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 )

@@ -106,7 +106,7 @@ func New(cfg Config) (*Cache, error) {
 	} else {
 		// Expiry follows the injected clock, so that it agrees with the
 		// freshness checks Serve makes.
-		opts.Clock = clock{c.now}
+		opts.Clock = otterClock{c.now}
 	}
 	store, err := otter.New(opts)
 	if err != nil {
@@ -527,12 +527,12 @@ func weigh(key string, e *entry) uint32 {
 	return uint32(min(w, math.MaxUint32))
 }
 
-// clock adapts Config.Now to the store's expiry clock.
-type clock struct{ now func() time.Time }
+// otterClock adapts Config.Now to the store's expiry clock.
+type otterClock struct{ now func() time.Time }
 
-func (c clock) NowNano() int64 { return c.now().UnixNano() }
+func (c otterClock) NowNano() int64 { return c.now().UnixNano() }
 
-func (c clock) Tick(d time.Duration) <-chan time.Time { return time.Tick(d) }
+func (c otterClock) Tick(d time.Duration) <-chan time.Time { return time.Tick(d) }
 
 // otterLogger sends the store's own warnings to the cache's logger.
 type otterLogger struct{ log *slog.Logger }

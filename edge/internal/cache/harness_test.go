@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/clock"
 	"github.com/valyala/fasthttp"
 )
 
@@ -168,32 +169,15 @@ func (o *testOrigin) handle(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(body)
 }
 
-// fakeClock is the injectable Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newFakeClock is the injectable Now, at a fixed start.
+func newFakeClock() *clock.Fake { return clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) }
 
 // edgeFixture is a cache behind a real fasthttp server on loopback, in
 // front of a test origin.
 type edgeFixture struct {
 	origin *testOrigin
 	cache  *Cache
-	clock  *fakeClock
+	clock  *clock.Fake
 	client *fasthttp.HostClient
 	served atomic.Int64 // requests that entered Serve
 }

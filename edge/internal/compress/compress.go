@@ -146,13 +146,7 @@ func Compressible(contentType []byte) bool {
 func Negotiate(acceptEncoding []byte) string {
 	q := [3]float64{-1, -1, -1} // zstd, br, gzip; -1 = not named
 	star := -1.0
-	for len(acceptEncoding) > 0 {
-		var elem []byte
-		if i := bytes.IndexByte(acceptEncoding, ','); i >= 0 {
-			elem, acceptEncoding = acceptEncoding[:i], acceptEncoding[i+1:]
-		} else {
-			elem, acceptEncoding = acceptEncoding, nil
-		}
+	for elem := range bytes.SplitSeq(acceptEncoding, []byte(",")) {
 		name, params, _ := bytes.Cut(elem, []byte(";"))
 		name = bytes.TrimSpace(name)
 		w, ok := qValue(params)
@@ -186,13 +180,7 @@ func Negotiate(acceptEncoding []byte) string {
 // qValue reads the q parameter of one Accept-Encoding element; ok is false
 // when it is malformed (the element is then ignored).
 func qValue(params []byte) (float64, bool) {
-	for len(params) > 0 {
-		var p []byte
-		if i := bytes.IndexByte(params, ';'); i >= 0 {
-			p, params = params[:i], params[i+1:]
-		} else {
-			p, params = params, nil
-		}
+	for p := range bytes.SplitSeq(params, []byte(";")) {
 		k, v, _ := bytes.Cut(p, []byte("="))
 		if !bytes.EqualFold(bytes.TrimSpace(k), []byte("q")) {
 			continue

@@ -82,15 +82,10 @@ func writeJSON(ctx *fasthttp.RequestCtx, v any) {
 // CheckLoopback refuses an admin address that is not on loopback, unless
 // a token protects it (token true).
 func CheckLoopback(addr string, token bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fmt.Errorf("admin address %q: %w", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if (ip == nil || !ip.IsLoopback()) && !token {
+	if !token && !adminguard.OnLoopback(addr) {
 		return fmt.Errorf("admin address %q: must be a loopback address (127.0.0.1, ::1) unless PROVENANT_EDGE_ADMIN_TOKEN is set", addr)
 	}
 	return nil

@@ -1,16 +1,15 @@
 package server
 
 import (
-	"bufio"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/edge/internal/verifier"
 	"github.com/provenant/provenant/internal/connlimit"
+	"github.com/provenant/provenant/internal/connlimit/conntest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -37,26 +36,6 @@ func serveNative(t *testing.T, conns Conns) (*Server, string) {
 	return srv, ln.Addr().String()
 }
 
-func rawRequest(t *testing.T, src, addr, req string, wait time.Duration) (*http.Response, error) {
-	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	_ = c.SetDeadline(time.Now().Add(wait))
-	if _, err := io.WriteString(c, req); err != nil {
-		return nil, err
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err == nil {
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body = io.NopCloser(strings.NewReader(string(b)))
-	}
-	return resp, err
-}
-
 // TestEdgeEarlyRefusals: a declared body over the verify cap or the edge's
 // body cap is answered 413 at once, without waiting for the body; a
 // header that never ends is answered 408 at the header timeout.
@@ -69,12 +48,12 @@ func TestEdgeEarlyRefusals(t *testing.T) {
 		// 5 s is "at once" here: the body's own deadline at the minimum
 		// rate is many minutes, and a loaded machine under the race
 		// detector can take over a second to answer.
-		resp, err := rawRequest(t, "127.0.0.1", addr, tc.req, 5*time.Second)
+		resp, err := conntest.Exchange(t, "127.0.0.1", addr, tc.req, 5*time.Second)
 		if err != nil || resp.StatusCode != 413 {
 			t.Errorf("%s with no body: %v %v, want 413 at once", tc.what, resp, err)
 		}
 	}
-	resp, err := rawRequest(t, "127.0.0.1", addr, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ", 5*time.Second)
+	resp, err := conntest.Exchange(t, "127.0.0.1", addr, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ", 5*time.Second)
 	if err != nil || resp.StatusCode != 408 {
 		t.Errorf("a header that never ends: %v %v, want 408", resp, err)
 	}
@@ -100,7 +79,7 @@ func TestEdgeReadySaturated(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	resp, err := rawRequest(t, "127.0.0.1", addr, "GET /ready HTTP/1.1\r\nHost: x\r\n\r\n", 5*time.Second)
+	resp, err := conntest.Exchange(t, "127.0.0.1", addr, "GET /ready HTTP/1.1\r\nHost: x\r\n\r\n", 5*time.Second)
 	if err != nil || resp.StatusCode != 503 {
 		t.Fatalf("/ready at the cap: %v %v, want 503", resp, err)
 	}

@@ -15,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/image/draw"
-
+	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 )
@@ -28,35 +27,6 @@ func jpegOf(t testing.TB, img image.Image, q int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func decodeJPEG(t testing.TB, b []byte) image.Image {
-	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-// reencoded is b scaled by scale and saved at JPEG quality q.
-func reencoded(t testing.TB, b []byte, scale float64, q int) []byte {
-	src := decodeJPEG(t, b)
-	r := src.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, int(float64(r.Dx())*scale), int(float64(r.Dy())*scale)))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), src, r, draw.Src, nil)
-	return jpegOf(t, dst, q)
-}
-
-// cropped keeps the centre of b, frac of each side cut off.
-func cropped(t testing.TB, b []byte, frac float64) []byte {
-	src := decodeJPEG(t, b)
-	r := src.Bounds()
-	dx, dy := int(float64(r.Dx())*frac), int(float64(r.Dy())*frac)
-	c := image.Rect(r.Min.X+dx, r.Min.Y+dy, r.Max.X-dx, r.Max.Y-dy)
-	dst := image.NewRGBA(image.Rect(0, 0, c.Dx(), c.Dy()))
-	draw.Draw(dst, dst.Bounds(), src, c.Min, draw.Src)
-	return jpegOf(t, dst, 90)
 }
 
 // unrelated is a textured picture that matches nothing.
@@ -151,8 +121,8 @@ func TestVerifyEqualsOrigin(t *testing.T) {
 	}{
 		{"signed", signedA, true, "true"},
 		{"third-party manifest", camera, false, "false"},
-		{"re-encoded", reencoded(t, signedA, 0.7, 80), true, ""},
-		{"cropped", cropped(t, signedA, 0.08), true, ""},
+		{"re-encoded", corpus.Reencode(signedA, 0.7, 80), true, ""},
+		{"cropped", corpus.Transform(signedA, 90, corpus.Crop(0.08)), true, ""},
 		{"unsigned original", orig, true, ""},
 		{"unrelated", unrelated(t, 7, 640, 480), false, ""},
 		{"revoked", signedB, false, "true"},

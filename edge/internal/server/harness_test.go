@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/netip"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/origintest/originproc"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/wasm/wasmtest"
@@ -217,22 +217,15 @@ func mustStatus(t testing.TB, r response, want int, what string) {
 // X-Forwarded-For entry the loopback peer is trusted to set).
 func upload(t testing.TB, url, client, token string, file []byte, fields map[string]string) response {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		_ = mw.WriteField(k, v)
-	}
-	fw, _ := mw.CreateFormFile("file", "photo.jpg")
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	hdr := map[string]string{"Content-Type": mw.FormDataContentType()}
+	body, ct := formdata.File("file", "photo.jpg", file, fields)
+	hdr := map[string]string{"Content-Type": ct}
 	if client != "" {
 		hdr["X-Forwarded-For"] = client
 	}
 	if token != "" {
 		hdr["Authorization"] = "Bearer " + token
 	}
-	return do(t, "POST", url, hdr, &buf)
+	return do(t, "POST", url, hdr, bytes.NewReader(body))
 }
 
 // signer is an account with a signing key and an API key at an origin.

@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/connlimit"
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/limits"
@@ -112,9 +113,7 @@ const DefaultMaxBody = 256 << 20
 
 func (c Conns) withDefaults() Conns {
 	c.Budget = c.Budget.WithDefaults()
-	if c.MaxBody <= 0 {
-		c.MaxBody = DefaultMaxBody
-	}
+	c.MaxBody = defaults.Positive(c.MaxBody, DefaultMaxBody)
 	return c
 }
 
@@ -157,18 +156,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.VerifyPolicy == (ratelimit.Policy{}) {
 		cfg.VerifyPolicy = VerifyPolicy
 	}
-	cfg.DialTimeout = cmp(cfg.DialTimeout, DefaultDialTimeout)
-	cfg.OriginTimeout = cmp(cfg.OriginTimeout, DefaultOriginTimeout)
-	cfg.MaxStale = cmp(cfg.MaxStale, DefaultMaxStale)
-	cfg.ErrorTTL = cmp(cfg.ErrorTTL, DefaultErrorTTL)
-	if cfg.VerifyMemory <= 0 {
-		cfg.VerifyMemory = DefaultVerifyMemory
-	}
+	cfg.DialTimeout = defaults.Positive(cfg.DialTimeout, DefaultDialTimeout)
+	cfg.OriginTimeout = defaults.Positive(cfg.OriginTimeout, DefaultOriginTimeout)
+	cfg.MaxStale = defaults.Positive(cfg.MaxStale, DefaultMaxStale)
+	cfg.ErrorTTL = defaults.Positive(cfg.ErrorTTL, DefaultErrorTTL)
+	cfg.VerifyMemory = defaults.Positive(cfg.VerifyMemory, DefaultVerifyMemory)
+	cfg.CacheBytes = defaults.Positive(cfg.CacheBytes, DefaultCacheBytes)
 	if cfg.VerifyMemory < cfg.Limits.MaxUploadBytes+multipartSlack {
 		return nil, fmt.Errorf("server: VerifyMemory %d cannot hold one upload (%d bytes)", cfg.VerifyMemory, cfg.Limits.MaxUploadBytes+multipartSlack)
-	}
-	if cfg.CacheBytes <= 0 {
-		cfg.CacheBytes = DefaultCacheBytes
 	}
 	if cfg.AdminGuard == nil {
 		cfg.AdminGuard = adminguard.New(nil, "")
@@ -219,13 +214,6 @@ func New(cfg Config) (*Server, error) {
 		Logger:                quietLogger{},
 	}
 	return s, nil
-}
-
-func cmp(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }
 
 func (s *Server) hostClient(u *url.URL, stream bool) *fasthttp.HostClient {
@@ -384,10 +372,7 @@ func (s *Server) saturated(ctx *fasthttp.RequestCtx) bool {
 	if st := s.ConnStats(); !st.Saturated {
 		return false
 	}
-	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.SetContentType("application/json")
-	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_connections":"fail"}}`)
+	notReady(ctx, "edge_connections")
 	return true
 }
 
@@ -401,11 +386,17 @@ func (s *Server) starting(ctx *fasthttp.RequestCtx) bool {
 	if !ok || r.Ready() {
 		return false
 	}
+	notReady(ctx, "edge_verifier")
+	return true
+}
+
+// notReady answers 503 in the origin's /ready shape, naming the failed
+// check.
+func notReady(ctx *fasthttp.RequestCtx, check string) {
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	ctx.SetContentType("application/json")
 	ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-	ctx.SetBodyString(`{"status":"not_ready","checks":{"edge_verifier":"fail"}}`)
-	return true
+	ctx.SetBodyString(`{"status":"not_ready","checks":{"` + check + `":"fail"}}`)
 }
 
 type quietLogger struct{}
