@@ -35,6 +35,7 @@ C2PA_WASM := origin/internal/verifierwasm/build/c2pa.wasm
 wasm:
 	$(WASIP1_ENV) $(GO) build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(VERIFIER_WASM) ./wasm
 	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' -trimpath -o $(C2PA_WASM) ./wasm/c2pa
+	$(GO) run ./origin/internal/verifierwasm/wasmbr $(dir $(VERIFIER_WASM))
 	@echo "built $(VERIFIER_WASM) ($$(wc -c < $(VERIFIER_WASM)) bytes) and $(C2PA_WASM) ($$(wc -c < $(C2PA_WASM)) bytes)"
 
 ## run: start the origin on its embedded defaults (data in ./data, :8080),

@@ -366,8 +366,13 @@ function analyzePixels(ex, head, pixels) {
 
 // analyzeFile returns the module's analyze answer for file ({facts,
 // local}), which decoder read the pixels ('browser' or 'wasm'), in which
-// form ('luma', 'rgba' or 'file') and how long each step took (ms).
-async function analyzeFile(ex, file, choice) {
+// form ('luma', 'rgba' or 'file'), how long each step took (ms), and
+// whether the file may carry a C2PA manifest that was left unread
+// (manifest). With readC2PA the C2PA module reads such a manifest into
+// the facts (fetched beside the decode); without it the manifest is left
+// to the lookup, which answers it for the service's own signed output
+// (see verifyImage).
+async function analyzeFile(ex, file, choice, readC2PA) {
   const steps = {};
   let t = performance.now();
   const lap = (name) => {
@@ -375,7 +380,8 @@ async function analyzeFile(ex, file, choice) {
     steps[name] = now - t;
     t = now;
   };
-  const done = (out, decoder, pixels) => Object.assign(out, {decoder, pixels, steps});
+  let unread = false;
+  const done = (out, decoder, pixels) => Object.assign(out, {decoder, pixels, steps, manifest: unread});
   if (choice !== 'wasm' && (canImageDecoder || canBitmap)) {
     // inspect reads the header under the module's limits: a file too
     // large is refused before anything decodes it.
@@ -384,8 +390,10 @@ async function analyzeFile(ex, file, choice) {
     if (info.host_decode) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       // The manifest is in the bytes, which the pixels cannot carry: the
-      // C2PA module (fetched now, beside the decode) reads it.
-      const c2pa = info.c2pa_manifest ? c2paRead(file) : Promise.resolve(null);
+      // C2PA module (fetched now, beside the decode) reads it, or the
+      // lookup answers it.
+      unread = info.c2pa_manifest && !readC2PA;
+      const c2pa = info.c2pa_manifest && readC2PA ? c2paRead(file) : Promise.resolve(null);
       c2pa.catch(() => {});
       const head = {format: info.format, width: info.width, height: info.height};
       const withC2PA = async () => {
@@ -420,7 +428,8 @@ async function analyzeFile(ex, file, choice) {
   }
   const out = call(ex, 'analyze', file);
   lap('analyze');
-  if (out.c2pa_manifest) {
+  unread = out.c2pa_manifest && !readC2PA;
+  if (out.c2pa_manifest && readC2PA) {
     const c = await c2paRead(file);
     if (c) out.facts.c2pa = c;
     lap('c2pa');
@@ -438,17 +447,38 @@ async function verifyImage(ex, fetched, report) {
   // The local-signature probe (a thumbnail) stays in this worker: decide
   // needs it to compare the picture with the record's signed blocks, the
   // lookup never sees it.
-  const {facts, local, decoder: used, pixels} = await analyzeFile(ex, file, decoderChoice);
+  //
+  // A picture that carries a C2PA manifest: the lookup says whether it is
+  // byte for byte the service's own signed output, and then answers the
+  // manifest's c2pa member itself, read from the bytes it signed; only
+  // another picture's manifest needs the C2PA module. A verification
+  // the origin counts (report) reads the manifest first, so that it is
+  // looked up, and counted, once.
+  const {facts, local, decoder: used, pixels, manifest} = await analyzeFile(ex, file, decoderChoice, report);
   const t2 = performance.now();
   // Facts only: hashes and the watermark payload, never the picture.
-  const lookup = await (await fetchOK(base + '/api/v1/verify/lookup', {
+  const lookupFacts = async (extra) => (await fetchOK(base + '/api/v1/verify/lookup', {
     method: 'POST',
     credentials: 'omit',
     headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify(report ? Object.assign({report: true}, facts) : facts),
+    body: JSON.stringify(Object.assign({}, extra, facts)),
   })).json();
+  let lookup = await lookupFacts(report ? {report: true} : manifest ? {c2pa_manifest: true} : {});
   const t3 = performance.now();
-  const d = callJSON(ex, 'decide', {facts, lookup, local});
+  let d = callJSON(ex, 'decide', {facts, lookup, local});
+  if (manifest && !d.result.c2pa) {
+    // Not the service's own signed output: the C2PA module reads the
+    // manifest. A valid one naming a record adds that record to the
+    // candidates, so the lookup is asked again with it.
+    const c = await c2paRead(file);
+    if (c) {
+      facts.c2pa = c;
+      if (c.validation_state === 'valid' && c.record_id) {
+        lookup = await lookupFacts({});
+        d = callJSON(ex, 'decide', {facts, lookup, local});
+      }
+    }
+  }
   if (facts.c2pa) {
     // The manifest's trust takes X.509, which only the C2PA module carries.
     d.result.c2pa = callJSON(await loadC2PA(), 'c2pa_member', {c2pa: facts.c2pa, ca: lookup.c2pa_ca || ''}).c2pa;
@@ -563,7 +593,7 @@ async function handle(m) {
     let out;
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
-      out = await analyzeFile(ex, file, m.decoder || decoderChoice);
+      out = await analyzeFile(ex, file, m.decoder || decoderChoice, true);
       ms.push(performance.now() - t);
       steps.push(out.steps);
     }

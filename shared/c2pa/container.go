@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+
+	c2pasniff "github.com/provenant/provenant/shared/c2pa/sniff"
 )
 
 // ErrUnsupportedFormat is returned for files that are neither JPEG nor PNG.
@@ -62,10 +64,10 @@ func insertionPoint(format string, file []byte) (int, error) {
 		// which readers expect first.
 		at := 2
 		_, err := walkJPEG(file, func(s jpegSeg) error {
-			if s.marker != 0xe0 && s.marker != 0xe1 {
+			if s.Marker != 0xe0 && s.Marker != 0xe1 {
 				return errStopWalk
 			}
-			at = s.end
+			at = s.End
 			return nil
 		})
 		if err != nil && !errors.Is(err, errStopWalk) {
@@ -75,8 +77,8 @@ func insertionPoint(format string, file []byte) (int, error) {
 	}
 	at := -1
 	err := walkPNG(file, func(c pngChunk) error {
-		if c.is("IDAT") || c.is("IEND") {
-			at = c.start
+		if c.Is("IDAT") || c.Is("IEND") {
+			at = c.Start
 			return errStopWalk
 		}
 		return nil
@@ -98,7 +100,7 @@ func insertionPoint(format string, file []byte) (int, error) {
 // refused after this many steps instead of being walked to its end. The
 // walks allocate nothing per segment, so memory does not follow the
 // count either.
-const MaxSegments = 1 << 16
+const MaxSegments = c2pasniff.MaxSegments
 
 // errStopWalk ends a walk early on purpose.
 var errStopWalk = errors.New("c2pa: walk stopped")
@@ -135,49 +137,30 @@ const (
 	jpegContinueData = jpegFirstData - 8 // the repeated LBox/TBox
 )
 
-type jpegSeg struct {
-	marker     byte
-	start, end int // whole segment, marker included
-	payload    []byte
-}
+// jpegSeg is a marker segment as the shared walk gives it.
+type jpegSeg = c2pasniff.Segment
 
 // walkJPEG calls fn for each marker segment up to (not including) SOS, in
-// order, and returns the offset of SOS. It stops at fn's first error and
-// returns it; past MaxSegments segments (fill bytes and standalone
-// markers count) it fails with ErrMalformed.
+// order, and returns the offset of SOS: c2pasniff.WalkJPEG, the walk the
+// light sniffer runs too, with its structure errors as ErrBadFile and the
+// segment bound as ErrMalformed. It stops at fn's first error and returns
+// it.
 func walkJPEG(file []byte, fn func(jpegSeg) error) (int, error) {
-	pos := 2
-	for n := 0; ; n++ {
-		if n == MaxSegments {
-			return 0, tooManySegments("JPEG marker segments")
-		}
-		if pos+4 > len(file) {
-			return 0, badFile("JPEG ends before its image data")
-		}
-		if file[pos] != 0xff {
-			return 0, badFile("JPEG marker expected at offset %d", pos)
-		}
-		m := file[pos+1]
-		if m == 0xff { // fill byte
-			pos++
-			continue
-		}
-		if m == 0xda || m == 0xd9 {
-			return pos, nil
-		}
-		if m == 0x01 || (m >= 0xd0 && m <= 0xd7) {
-			pos += 2
-			continue
-		}
-		l := int(binary.BigEndian.Uint16(file[pos+2:]))
-		if l < 2 || pos+2+l > len(file) {
-			return 0, badFile("JPEG segment at offset %d overruns the file", pos)
-		}
-		if err := fn(jpegSeg{marker: m, start: pos, end: pos + 2 + l, payload: file[pos+4 : pos+2+l]}); err != nil {
-			return 0, err
-		}
-		pos += 2 + l
+	at, err := c2pasniff.WalkJPEG(file, fn)
+	return at, walkError(err, "JPEG marker segments")
+}
+
+// walkError turns the shared walk's errors, which it returns unwrapped,
+// into the reader's (compared directly: errors.As would link reflectlite
+// into the C2PA module for nothing).
+func walkError(err error, what string) error {
+	if err == c2pasniff.ErrTooManySegments {
+		return tooManySegments(what)
 	}
+	if se, ok := err.(*c2pasniff.StructureError); ok {
+		return badFile("%s", se.Reason)
+	}
+	return err
 }
 
 // jumbfSegment parses the JPEG XT header of an APP11 payload.
@@ -205,10 +188,10 @@ func locateJPEG(file []byte) ([]byte, []span, error) {
 		nextSeq  uint32
 	)
 	_, err := walkJPEG(file, func(s jpegSeg) error {
-		if s.marker != jpegAPP11 {
+		if s.Marker != jpegAPP11 {
 			return nil
 		}
-		en, z, data, ok := jumbfSegment(s.payload)
+		en, z, data, ok := jumbfSegment(s.Payload)
 		if !ok {
 			return nil
 		}
@@ -223,7 +206,7 @@ func locateJPEG(file []byte) ([]byte, []span, error) {
 				return malformed("APP11 segments carry more than the box length")
 			}
 			store = append(store, data[8:]...)
-			spans = append(spans, span{s.start, s.end})
+			spans = append(spans, span{s.Start, s.End})
 			nextSeq++
 			return nil
 		}
@@ -250,7 +233,7 @@ func locateJPEG(file []byte) ([]byte, []span, error) {
 		}
 		store = make([]byte, 0, total)
 		store = append(store, data...)
-		spans = append(spans, span{s.start, s.end})
+		spans = append(spans, span{s.Start, s.End})
 		return nil
 	})
 	if err != nil {
@@ -297,7 +280,7 @@ func frameJPEG(store []byte, en uint16) []byte {
 func jpegInstance(file []byte) uint16 {
 	used := map[uint16]bool{}
 	if _, err := walkJPEG(file, func(s jpegSeg) error {
-		if en, _, _, ok := jumbfSegment(s.payload); s.marker == jpegAPP11 && ok {
+		if en, _, _, ok := jumbfSegment(s.Payload); s.Marker == jpegAPP11 && ok {
 			used[en] = true
 		}
 		return nil
@@ -314,66 +297,34 @@ func jpegInstance(file []byte) uint16 {
 // PNG: the store is the whole payload of one caBX chunk, placed before the
 // first IDAT.
 
-type pngChunk struct {
-	typ        [4]byte
-	start, end int
-	data       []byte
-}
+// pngChunk is a chunk as the shared walk gives it.
+type pngChunk = c2pasniff.Chunk
 
-// is reports whether the chunk's type is t (comparing without a copy).
-func (c *pngChunk) is(t string) bool { return string(c.typ[:]) == t }
-
-// walkPNG calls fn for each chunk up to IEND (included), in order. It
-// stops at fn's first error and returns it; past MaxSegments chunks other
-// than IDAT it fails with ErrMalformed.
+// walkPNG calls fn for each chunk up to IEND (included), in order:
+// c2pasniff.WalkPNG, with its errors as walkJPEG's. It stops at fn's first
+// error and returns it.
 func walkPNG(file []byte, fn func(pngChunk) error) error {
-	pos := len(pngSignature)
-	for n := 0; pos < len(file); {
-		if pos+12 > len(file) {
-			return badFile("PNG chunk header truncated at offset %d", pos)
-		}
-		l := binary.BigEndian.Uint32(file[pos:])
-		if l > 0x7fffffff || uint64(pos)+12+uint64(l) > uint64(len(file)) {
-			return badFile("PNG chunk at offset %d overruns the file", pos)
-		}
-		end := pos + 12 + int(l)
-		var typ [4]byte
-		copy(typ[:], file[pos+4:pos+8])
-		if string(typ[:]) != "IDAT" {
-			if n++; n > MaxSegments {
-				return tooManySegments("PNG chunks besides IDAT")
-			}
-		}
-		c := pngChunk{typ: typ, start: pos, end: end, data: file[pos+8 : pos+8+int(l)]}
-		if err := fn(c); err != nil {
-			return err
-		}
-		pos = end
-		if c.is("IEND") {
-			break
-		}
-	}
-	return nil
+	return walkError(c2pasniff.WalkPNG(file, fn), "PNG chunks besides IDAT")
 }
 
 func locatePNG(file []byte) ([]byte, []span, error) {
 	var store []byte
 	var spans []span
 	err := walkPNG(file, func(c pngChunk) error {
-		if !c.is("caBX") {
+		if !c.Is("caBX") {
 			return nil
 		}
 		if spans != nil {
 			return malformed("more than one caBX chunk in the file")
 		}
-		if len(c.data) > MaxStoreBytes {
-			return tooLarge(len(c.data))
+		if len(c.Data) > MaxStoreBytes {
+			return tooLarge(len(c.Data))
 		}
-		store = c.data
+		store = c.Data
 		if store == nil {
 			store = []byte{}
 		}
-		spans = []span{{c.start, c.end}}
+		spans = []span{{c.Start, c.End}}
 		return nil
 	})
 	if err != nil {

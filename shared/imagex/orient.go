@@ -2,7 +2,6 @@ package imagex
 
 import (
 	"image"
-	"image/draw"
 )
 
 // Orient returns img transformed for EXIF orientation o (1..8), at origin
@@ -51,9 +50,11 @@ func Orient(img image.Image, o int) image.Image {
 		}
 		return d
 	}
-	// Rare types (CMYK, 16-bit, paletted): convert to RGBA first.
-	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+	// Rare types (CMYK, 16-bit, paletted): convert to RGBA first, with
+	// what draw.Draw(…, draw.Src) stores (the high byte of each
+	// alpha-premultiplied 16-bit channel), without linking image/draw
+	// into the browser's module.
+	rgba := toRGBA(img)
 	if o == 1 {
 		return rgba
 	}
@@ -93,4 +94,18 @@ func orientSource(o, w, h int) func(x, y int) (int, int) {
 		}
 		return x, y
 	}
+}
+
+// toRGBA copies img into a new RGBA image at the origin.
+func toRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := out.Pix[(y-b.Min.Y)*out.Stride:]
+		for x, i := b.Min.X, 0; x < b.Max.X; x, i = x+1, i+4 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			row[i], row[i+1], row[i+2], row[i+3] = uint8(r>>8), uint8(g>>8), uint8(bl>>8), uint8(a>>8)
+		}
+	}
+	return out
 }

@@ -158,6 +158,12 @@ type Result struct {
 	Anchored bool
 	// Rejected lists the candidates the answer carried that did not check.
 	Rejected []Rejection
+	// ExactSigned is the id of the record this service signed whose
+	// signed SHA-256 is the file's (its signature checked here), "" when
+	// none: the file is byte for byte that record's signed output, so the
+	// service's own reading of those bytes (the answer's c2pa member) is
+	// about this very file.
+	ExactSigned string
 }
 
 // Decide checks every candidate of resp (see [Check]; at most
@@ -167,7 +173,11 @@ type Result struct {
 // f, with the same code: [Resolve], which content.VerifyFacts calls too.
 // A file byte-identical to the output of a record the service signed takes
 // that record's perceptual hash, and its watermark check passes with the
-// payload the service embedded in those bytes, as on the origin.
+// payload the service embedded in those bytes, as on the origin. When f
+// carries no C2PA facts (the client did not read the manifest), such a
+// file's c2pa member is the one the answer carries (resp.C2PA: the
+// service's reading of the very bytes it signed); any other file's is
+// then absent.
 func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 	var out Result
 	var cands []*Candidate
@@ -214,5 +224,12 @@ func Decide(f facts.Facts, resp wire.LookupResponse, lim limits.Limits) Result {
 		return a
 	}})
 	out.Response, out.Match, out.Revoked, out.Anchored = o.Response, o.Match, o.Revoked, o.Anchored
+	out.ExactSigned = shortcut
+	if out.Response.C2PA == nil && f.C2PA == nil && shortcut != "" && resp.C2PA != nil {
+		// The client did not read the manifest; the service read it from
+		// the bytes it signed, which are the file's (ExactSigned).
+		m := *resp.C2PA
+		out.Response.C2PA = &m
+	}
 	return out
 }

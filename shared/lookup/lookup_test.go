@@ -193,3 +193,44 @@ func TestDecideNamesNetwork(t *testing.T) {
 		t.Errorf("local ExplorerTx = %q, want none", got)
 	}
 }
+
+// TestDecideTakesOwnC2PA: the answer's c2pa member (the service's reading
+// of its own signed output) becomes the response's only for a file that
+// is, by a candidate whose signature checked, byte for byte the output of
+// a record the service signed, and only when the client read no manifest
+// itself.
+func TestDecideTakesOwnC2PA(t *testing.T) {
+	lim := limits.Default()
+	exact := candidate(t, id1, fileFacts.SHA256, "sign")
+	bad := exact
+	bad.SignatureHex = "00" + bad.SignatureHex[2:]
+	registered := candidate(t, id1, fileFacts.SHA256, "register")
+	elsewhere := candidate(t, id1, [32]byte{0xbb}, "sign")
+	own := &wire.C2PA{C2PAManifest: wire.C2PAManifest{ValidationState: "valid", RecordID: id1}, Ours: true, Trusted: true, Details: "the service's reading"}
+	read := &wire.C2PAFacts{C2PAManifest: wire.C2PAManifest{ValidationState: "invalid"}}
+	for _, tt := range []struct {
+		name  string
+		cand  wire.LookupCandidate
+		c2pa  *wire.C2PAFacts // what the client read itself
+		taken bool
+	}{
+		{"signed output", exact, nil, true},
+		{"bad signature", bad, nil, false},
+		{"registered record of these bytes", registered, nil, false},
+		{"signed record of other bytes", elsewhere, nil, false},
+		{"the client read the manifest", exact, read, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fileFacts
+			f.C2PA = tt.c2pa
+			r := Decide(f, wire.LookupResponse{Candidates: []wire.LookupCandidate{tt.cand}, C2PA: own}, lim)
+			got := r.Response.C2PA != nil && r.Response.C2PA.Details == own.Details
+			if got != tt.taken || (r.ExactSigned == id1) != (tt.cand.Source == "sign" && tt.cand.SignatureHex == exact.SignatureHex && tt.cand.Record == exact.Record) {
+				t.Errorf("c2pa %+v, exact_signed %q; want the answer's member taken: %v", r.Response.C2PA, r.ExactSigned, tt.taken)
+			}
+			if tt.c2pa != nil && (r.Response.C2PA == nil || r.Response.C2PA.Trusted) {
+				t.Errorf("c2pa %+v, want the member of the manifest the client read (not valid, not trusted)", r.Response.C2PA)
+			}
+		})
+	}
+}

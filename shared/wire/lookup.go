@@ -47,6 +47,13 @@ type LookupRequest struct {
 	// certificate (c2pa_ca) for the trust decision, and the record a valid
 	// one names is a candidate too.
 	C2PA *C2PAFacts `json:"c2pa,omitempty"`
+	// C2PAManifest says the file may carry a C2PA manifest the client did
+	// not read (it has no C2PA reader loaded). The answer then carries the
+	// origin's CA certificate (c2pa_ca) and, when the file is
+	// byte-identical to the signed output of a record this service signed,
+	// the verify response's c2pa member computed from those stored bytes
+	// (c2pa), so the client need not read the manifest itself.
+	C2PAManifest bool `json:"c2pa_manifest,omitempty"`
 }
 
 // LookupResponse is the body of a lookup answer: every candidate record
@@ -57,6 +64,15 @@ type LookupResponse struct {
 	// C2PACA is the origin's Provenant CA certificate (PEM), when the
 	// request said the file carries a C2PA manifest.
 	C2PACA string `json:"c2pa_ca,omitempty"`
+	// C2PA answers a request with c2pa_manifest for a file whose SHA-256
+	// is the signed output of a record this service signed: the verify
+	// response's c2pa member, as POST /api/v1/verify computes it, from the
+	// bytes the service stored when it signed them (their SHA-256
+	// checked). Absent otherwise (no such record, no stored file, or no
+	// manifest in it); the client then reads the manifest itself. A client
+	// takes it only when it checked that record's signature over that
+	// SHA-256 (shared/lookup: Result.ExactSigned).
+	C2PA *C2PA `json:"c2pa,omitempty"`
 }
 
 // Revocation states of a lookup candidate.

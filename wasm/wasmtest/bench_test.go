@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/wasm/internal/abi"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
@@ -90,5 +92,69 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N)/pixels, "ms/MP")
 		})
+	}
+}
+
+// BenchmarkAnalyzeParts splits analyze between the decode and the rest,
+// in wazero and natively, through the same ABI code (wasm/internal/abi
+// runs natively here): "file" is analyze of the JPEG (decode, hashes,
+// watermark), "pixels" is analyze_pixels of its full-size Y plane, as the
+// browser's decoder hands it over (area average to the plane, hashes,
+// watermark, local signatures). Native runs once with GOMAXPROCS=1 (the
+// module has one thread) and once as configured (the perceptual hash and
+// the watermark on two goroutines). Each sub-benchmark reports ms per
+// call; the ratios of the same part are what to compare.
+//
+//	go test -run '^$' -bench AnalyzeParts -count 3 ./wasm/wasmtest
+func BenchmarkAnalyzeParts(b *testing.B) {
+	ctx := context.Background()
+	m, err := wasmtest.Load(ctx, module)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(ctx)
+	lim := limits.Default()
+	for _, mp := range []float64{1, 4} {
+		file := benchJPEG(b, mp)
+		f, err := facts.Analyze(file, lim, time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		pixels := lumaInput(b, file, f)
+		for _, part := range []struct {
+			name   string
+			in     []byte
+			export string
+			native func([]byte) []byte
+		}{
+			{"file", file, "analyze", func(in []byte) []byte { return abi.Analyze(in, lim, time.Now()) }},
+			{"pixels", pixels, "analyze_pixels", func(in []byte) []byte { return abi.AnalyzePixels(in, lim) }},
+		} {
+			check := func(b *testing.B, out []byte) {
+				if !bytes.HasPrefix(out, []byte(`{"ok":true`)) {
+					b.Fatalf("%s: %.300s", part.export, out)
+				}
+			}
+			b.Run(fmt.Sprintf("%.0fMP/%s/native-1thread", mp, part.name), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				for b.Loop() {
+					check(b, part.native(part.in))
+				}
+			})
+			b.Run(fmt.Sprintf("%.0fMP/%s/native", mp, part.name), func(b *testing.B) {
+				for b.Loop() {
+					check(b, part.native(part.in))
+				}
+			})
+			b.Run(fmt.Sprintf("%.0fMP/%s/wazero", mp, part.name), func(b *testing.B) {
+				for b.Loop() {
+					out, err := m.Call(ctx, part.export, part.in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					check(b, out)
+				}
+			})
+		}
 	}
 }

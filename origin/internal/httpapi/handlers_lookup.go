@@ -46,6 +46,13 @@ func (a *API) handleLookup(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
+	if req.C2PAManifest && req.C2PA == nil {
+		// The client has no C2PA reader loaded: the origin answers the
+		// manifest of its own signed output (content.LookupC2PA).
+		if err := a.cfg.Records.LookupC2PA(Context(ctx), f.SHA256, &res); err != nil {
+			return err
+		}
+	}
 	return WriteJSON(ctx, fasthttp.StatusOK, res)
 }
 

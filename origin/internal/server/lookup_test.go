@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
@@ -53,6 +55,17 @@ func wasmVerifier(t *testing.T) *wasmtest.Module {
 // module, POST the facts to the lookup, decide in the module. It returns
 // the verify response and the decide summary.
 func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool) (wire.VerifyResponse, string) {
+	v, match, _ := ts.browserVerifyC2PA(m, file, report)
+	return v, match
+}
+
+// browserVerifyC2PA is browserVerify, saying also whether the C2PA
+// module was loaded. As in the worker, a file that may carry a manifest
+// is looked up with c2pa_manifest first: the origin answers the c2pa
+// member of its own signed output, and only another file's manifest is
+// read by the C2PA module (then looked up again when it names a record).
+// A counted verification (report) reads the manifest first.
+func (ts *testServer) browserVerifyC2PA(m *wasmtest.Module, file []byte, report bool) (wire.VerifyResponse, string, bool) {
 	t := ts.t
 	t.Helper()
 	ctx := context.Background()
@@ -84,28 +97,28 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 		}
 		return c2pa, nil
 	}
-	if err := wasmtest.AddC2PA(ctx, an.Manifest, loadC2PA, file, &an.Facts); err != nil {
+	if err := wasmtest.AddC2PA(ctx, an.Manifest && report, loadC2PA, file, &an.Facts); err != nil {
 		t.Fatal(err)
 	}
-	req := map[string]any{"sha256": an.Facts.SHA256, "perceptual_hash": an.Facts.PerceptualHash,
-		"watermark": an.Facts.Watermark, "format": an.Facts.Format, "width": an.Facts.Width, "height": an.Facts.Height}
-	if report {
-		req["report"] = true
-	}
-	if an.Facts.C2PA != nil {
-		// The widget posts analyze's facts unchanged, the manifest's
-		// summary included.
-		req["c2pa"] = an.Facts.C2PA
-	}
-	r := ts.do("POST", "/api/v1/verify/lookup", "", req)
-	ts.mustStatus(r, 200, "lookup")
-	in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": json.RawMessage(r.body), "local": an.Local})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err = m.Call(ctx, "decide", in)
-	if err != nil {
-		t.Fatal(err)
+	unread := an.Manifest && !report
+	lookup := func(extra map[string]any) wire.LookupResponse {
+		req := map[string]any{"sha256": an.Facts.SHA256, "perceptual_hash": an.Facts.PerceptualHash,
+			"watermark": an.Facts.Watermark, "format": an.Facts.Format, "width": an.Facts.Width, "height": an.Facts.Height}
+		for k, v := range extra {
+			req[k] = v
+		}
+		if an.Facts.C2PA != nil {
+			// The widget posts analyze's facts unchanged, the manifest's
+			// summary included.
+			req["c2pa"] = an.Facts.C2PA
+		}
+		r := ts.do("POST", "/api/v1/verify/lookup", "", req)
+		ts.mustStatus(r, 200, "lookup")
+		var lr wire.LookupResponse
+		if err := json.Unmarshal(r.body, &lr); err != nil {
+			t.Fatal(err)
+		}
+		return lr
 	}
 	var dec struct {
 		OK       bool                `json:"ok"`
@@ -113,20 +126,45 @@ func (ts *testServer) browserVerify(m *wasmtest.Module, file []byte, report bool
 		Match    string              `json:"match"`
 		Rejected []json.RawMessage   `json:"rejected"`
 	}
-	if err := json.Unmarshal(out, &dec); err != nil || !dec.OK {
-		t.Fatalf("decide: %s (%v)", out, err)
+	decide := func(lr wire.LookupResponse) {
+		in, err := json.Marshal(map[string]any{"facts": an.Facts, "lookup": lr, "local": an.Local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Call(ctx, "decide", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec.Result = wire.VerifyResponse{}
+		if err := json.Unmarshal(out, &dec); err != nil || !dec.OK {
+			t.Fatalf("decide: %s (%v)", out, err)
+		}
+		if len(dec.Rejected) != 0 {
+			t.Errorf("decide rejected candidates of an honest origin: %s", out)
+		}
 	}
-	if len(dec.Rejected) != 0 {
-		t.Errorf("decide rejected candidates of an honest origin: %s", out)
+	extra := map[string]any{}
+	switch {
+	case report:
+		extra["report"] = true
+	case unread:
+		extra["c2pa_manifest"] = true
 	}
-	var lr wire.LookupResponse
-	if err := json.Unmarshal(r.body, &lr); err != nil {
-		t.Fatal(err)
+	lr := lookup(extra)
+	decide(lr)
+	if unread && dec.Result.C2PA == nil {
+		if err := wasmtest.AddC2PA(ctx, true, loadC2PA, file, &an.Facts); err != nil {
+			t.Fatal(err)
+		}
+		if c := an.Facts.C2PA; c != nil && c.ValidationState == "valid" && c.RecordID != "" {
+			lr = lookup(nil)
+			decide(lr)
+		}
 	}
 	if err := wasmtest.SetC2PAMember(ctx, loadC2PA, an.Facts, lr.C2PACA, &dec.Result); err != nil {
 		t.Fatal(err)
 	}
-	return dec.Result, dec.Match
+	return dec.Result, dec.Match, c2pa != nil
 }
 
 func (ts *testServer) verifyWire(file []byte) wire.VerifyResponse {
@@ -141,9 +179,11 @@ func (ts *testServer) verifyWire(file []byte) wire.VerifyResponse {
 }
 
 // TestBrowserVerdictEqualsOrigin: for signed, re-encoded, cropped,
-// unrelated, unsigned-original and revoked files, the verdict the
-// WebAssembly module computes from its own facts and the lookup answer is
-// the origin's POST /api/v1/verify response, member for member.
+// unrelated, unsigned-original, revoked and third-party C2PA files, the
+// verdict the WebAssembly module computes from its own facts and the
+// lookup answer is the origin's POST /api/v1/verify response, member for
+// member, the c2pa member included; the C2PA module is loaded only for
+// the manifest of a file that is not the service's own signed output.
 func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	ts := startServer(t, "", nil, batchesOf(2))
 	m := wasmVerifier(t)
@@ -160,6 +200,11 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	ts.waitAnchored(s, idA, idB)
 	r = ts.do("DELETE", "/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
+	camera, _, _, err := c2pa.Embed(photo(t, 8, 640, 480), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
+		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tt := range []struct {
 		name      string
@@ -169,17 +214,24 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 		recordID  string
 		// resembles is the record a not-authentic answer names as found.
 		resembles string
+		// c2pa: the file carries a manifest; c2paModule: the C2PA module
+		// must read it (it is not the service's own signed output).
+		c2pa, c2paModule bool
 	}{
-		{"signed file", signedA, "exact", true, idA, ""},
-		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, ""},
-		{"cropped", transform(t, signedA, 90, corpus.Crop(0.08)), "crop", true, idA, ""}, // the local signatures show it is part of the signed picture
-		{"unsigned original", orig, "exact", true, idA, ""},
-		{"unrelated", photo(t, 7, 640, 480), "none", false, "", ""},
-		{"revoked", signedB, "exact", false, "", idB},
+		{"signed file", signedA, "exact", true, idA, "", true, false},
+		{"re-encoded and resized", reencode(t, signedA, 0.7, 80), "reencoded", true, idA, "", false, false},
+		{"cropped", transform(t, signedA, 90, corpus.Crop(0.08)), "crop", true, idA, "", false, false}, // the local signatures show it is part of the signed picture
+		{"unsigned original", orig, "exact", true, idA, "", false, false},
+		{"unrelated", photo(t, 7, 640, 480), "none", false, "", "", false, false},
+		{"revoked", signedB, "exact", false, "", idB, true, false},
+		{"third-party C2PA", camera, "none", false, "", "", true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := ts.verifyWire(tt.file)
-			got, match := ts.browserVerify(m, tt.file, false)
+			got, match, loaded := ts.browserVerifyC2PA(m, tt.file, false)
+			if (got.C2PA != nil) != tt.c2pa || loaded != tt.c2paModule {
+				t.Errorf("c2pa member %+v, C2PA module loaded %v; want a member %v, loaded %v", got.C2PA, loaded, tt.c2pa, tt.c2paModule)
+			}
 			if !reflect.DeepEqual(got, want) {
 				gj, _ := json.MarshalIndent(got, "", " ")
 				wj, _ := json.MarshalIndent(want, "", " ")

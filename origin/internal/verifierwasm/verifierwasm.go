@@ -2,10 +2,12 @@
 // package built for GOOS=wasip1) and its C2PA module (wasm/c2pa) as the
 // origin serves them: their bytes, their content hash, which names each in
 // an immutable URL, and their gzip and brotli encodings, made once on
-// first use.
+// first use, or for brotli taken from the build directory when `make
+// wasm` precompressed it (at BrotliBuildLevel, see cmd wasmbr).
 package verifierwasm
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -66,6 +68,7 @@ func Load(fsys fs.FS) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.usePrecompressed(fsys, FileName)
 	switch c, err := read(fsys, C2PAFileName); {
 	case errors.Is(err, ErrNotBuilt):
 	case err != nil:
@@ -74,8 +77,44 @@ func Load(fsys fs.FS) (*Module, error) {
 		if m.c2pa, err = NewC2PA(c); err != nil {
 			return nil, err
 		}
+		m.c2pa.usePrecompressed(fsys, C2PAFileName)
 	}
 	return m, nil
+}
+
+// BrotliSuffix names, beside a module in the build directory, its brotli
+// encoding precompressed at BrotliBuildLevel (verifier.wasm.br).
+const BrotliSuffix = ".br"
+
+// BrotliBuildLevel is the brotli level `make wasm` precompresses the
+// modules at: 12 % smaller than the level-9 encoding made on first use,
+// but about 25 times slower to make (tens of seconds), so only ahead of
+// time.
+const BrotliBuildLevel = 11
+
+// Precompress returns the brotli encoding of a module at
+// BrotliBuildLevel.
+func Precompress(raw []byte) []byte {
+	return fasthttp.AppendBrotliBytesLevel(nil, raw, BrotliBuildLevel)
+}
+
+// IsBrotliOf reports whether br decodes to raw: a precompressed encoding
+// is served only for the very module it was made from.
+func IsBrotliOf(br, raw []byte) bool {
+	out, err := fasthttp.AppendUnbrotliBytes(make([]byte, 0, len(raw)), br)
+	return err == nil && bytes.Equal(out, raw)
+}
+
+// usePrecompressed takes name+BrotliSuffix from fsys as the module's
+// brotli encoding when it decodes to the module; a missing or stale one
+// (the module rebuilt since) is ignored, and the level-9 encoding is made
+// on first use instead.
+func (m *Module) usePrecompressed(fsys fs.FS, name string) {
+	br, err := fs.ReadFile(fsys, name+BrotliSuffix)
+	if err != nil || !IsBrotliOf(br, m.raw) {
+		return
+	}
+	m.brOnce.Do(func() { m.br = br })
 }
 
 func read(fsys fs.FS, name string) ([]byte, error) {
@@ -131,7 +170,8 @@ const (
 
 // Bytes returns the module in encoding (Identity, Gzip or Brotli). The
 // compressed forms are computed on first use (about half a second each
-// for a 5 MB module) and kept; callers must not modify the result.
+// for a 5 MB module) and kept, except a brotli encoding the build
+// directory held (Load); callers must not modify the result.
 func (m *Module) Bytes(encoding string) []byte {
 	switch encoding {
 	case Gzip:

@@ -1,6 +1,7 @@
 package verifierwasm
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -28,5 +29,31 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(fstest.MapFS{FileName: {Data: mod}, C2PAFileName: {Data: []byte("not wasm")}}); err == nil {
 		t.Error("a C2PA module that is not WebAssembly was accepted")
+	}
+}
+
+// TestPrecompressed: a brotli encoding beside a module in the build
+// directory is served as the module's brotli encoding when it decodes to
+// that module, for each module; a stale one (made from another build) is
+// ignored and the encoding made on first use decodes to the module.
+func TestPrecompressed(t *testing.T) {
+	mod := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("verifier module "), 500)...)
+	c2pa := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("c2pa module "), 500)...)
+	other := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("an older build "), 500)...)
+	fresh, freshC2PA, stale := Precompress(mod), Precompress(c2pa), Precompress(other)
+	m, err := Load(fstest.MapFS{FileName: {Data: mod}, FileName + BrotliSuffix: {Data: fresh},
+		C2PAFileName: {Data: c2pa}, C2PAFileName + BrotliSuffix: {Data: freshC2PA}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(m.Bytes(Brotli), fresh) || !bytes.Equal(m.C2PA().Bytes(Brotli), freshC2PA) {
+		t.Error("the precompressed encodings are not the ones served")
+	}
+	m, err = Load(fstest.MapFS{FileName: {Data: mod}, FileName + BrotliSuffix: {Data: stale}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Bytes(Brotli); bytes.Equal(got, stale) || !IsBrotliOf(got, mod) {
+		t.Error("a stale precompressed encoding was served, or the one made on first use does not decode to the module")
 	}
 }

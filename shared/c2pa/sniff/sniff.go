@@ -1,12 +1,14 @@
 // Package sniff tells, without parsing it, whether a file may carry a
-// C2PA manifest store. It imports nothing heavier than bytes, so that the
-// browser's verifier module can decide whether to fetch the C2PA module
-// (which carries CBOR, COSE and X.509) without linking any of it.
+// C2PA manifest store, and walks the JPEG segments and PNG chunks that
+// shared/c2pa walks too (WalkJPEG, WalkPNG: one walk for both). It
+// imports nothing heavier than bytes and strconv, so that the browser's
+// verifier module can decide whether to fetch the C2PA module (which
+// carries CBOR, COSE and X.509) without linking any of it.
 package sniff
 
 import (
 	"bytes"
-	"encoding/binary"
+	"errors"
 )
 
 // MaxSegments is shared/c2pa's bound on the marker segments (JPEG) or
@@ -46,64 +48,41 @@ func MayCarry(file []byte) bool {
 	return false
 }
 
+// errFound ends a walk at the first sign of a store.
+var errFound = errors.New("sniff: store found")
+
 // jpeg walks the marker segments up to SOS as shared/c2pa does; ok is
 // false when their structure is broken.
 func jpeg(file []byte) (found, ok bool) {
-	pos := 2
-	for n := 0; ; n++ {
-		if n == MaxSegments {
-			return true, true
+	_, err := WalkJPEG(file, func(s Segment) error {
+		if s.Marker == 0xeb && bytes.Contains(s.Payload, StoreUUID[:]) {
+			return errFound
 		}
-		if pos+4 > len(file) || file[pos] != 0xff {
-			return false, false
-		}
-		m := file[pos+1]
-		switch {
-		case m == 0xff:
-			pos++
-			continue
-		case m == 0xda || m == 0xd9:
-			return false, true
-		case m == 0x01 || (m >= 0xd0 && m <= 0xd7):
-			pos += 2
-			continue
-		}
-		l := int(binary.BigEndian.Uint16(file[pos+2:]))
-		if l < 2 || pos+2+l > len(file) {
-			return false, false
-		}
-		if m == 0xeb && bytes.Contains(file[pos+4:pos+2+l], StoreUUID[:]) {
-			return true, true
-		}
-		pos += 2 + l
-	}
+		return nil
+	})
+	return verdict(err)
 }
 
 // png walks the chunks up to IEND as shared/c2pa does; ok is false when
 // their structure is broken.
 func png(file []byte) (found, ok bool) {
-	pos := len(pngSignature)
-	for n := 0; pos < len(file); {
-		if pos+12 > len(file) {
-			return false, false
+	return verdict(WalkPNG(file, func(c Chunk) error {
+		if c.Is("caBX") {
+			return errFound
 		}
-		l := binary.BigEndian.Uint32(file[pos:])
-		if l > 0x7fffffff || uint64(pos)+12+uint64(l) > uint64(len(file)) {
-			return false, false
-		}
-		typ := string(file[pos+4 : pos+8])
-		if typ != "IDAT" {
-			if n++; n > MaxSegments {
-				return true, true
-			}
-		}
-		if typ == "caBX" {
-			return true, true
-		}
-		pos += 12 + int(l)
-		if typ == "IEND" {
-			break
-		}
+		return nil
+	}))
+}
+
+// verdict reads a walk's end: a store seen, or past the segment bound
+// (where the reader reports the store malformed), may carry one; a
+// broken structure is not ok.
+func verdict(err error) (found, ok bool) {
+	switch err {
+	case nil:
+		return false, true
+	case errFound, ErrTooManySegments:
+		return true, true
 	}
-	return false, true
+	return false, false
 }

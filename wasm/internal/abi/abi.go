@@ -94,6 +94,9 @@ type decideOut struct {
 	Revoked  bool               `json:"revoked"`
 	Anchored bool               `json:"anchored"`
 	Rejected []lookup.Rejection `json:"rejected"`
+	// ExactSigned is the record this service signed whose signed output
+	// the file is, byte for byte (lookup.Result.ExactSigned).
+	ExactSigned string `json:"exact_signed,omitempty"`
 }
 
 // Decide takes {"facts":wire.Facts,"lookup":wire.LookupResponse,
@@ -102,9 +105,12 @@ type decideOut struct {
 // with a badge summary and the rejected candidates. Without local (the
 // probe analyze returned) a watermark match cannot be shown to be the
 // signed picture: the module keeps nothing between calls, so the host
-// passes it back. The result never carries the c2pa member: its trust
-// takes X.509, so the host gets it from the C2PA module's c2pa_member
-// (with facts.c2pa and the lookup's c2pa_ca) and sets it.
+// passes it back. The result carries the c2pa member only when the
+// lookup answered it for the signed output this file is byte for byte
+// (the lookup's c2pa, taken when facts carry no c2pa; exact_signed names
+// that record): otherwise its trust takes X.509, so the host gets it from
+// the C2PA module's c2pa_member (with facts.c2pa and the lookup's c2pa_ca)
+// and sets it.
 func Decide(in []byte, lim limits.Limits) []byte {
 	var req decideIn
 	if err := decodeStrict(in, &req); err != nil {
@@ -118,9 +124,8 @@ func Decide(in []byte, lim limits.Limits) []byte {
 		return fail(codeBadInput, err.Error())
 	}
 	r := lookup.Decide(f, req.Lookup, lim)
-	r.Response.C2PA = nil
 	out := decideOut{OK: true, Result: r.Response, Match: r.Match.String(), Revoked: r.Revoked, Anchored: r.Anchored,
-		Rejected: r.Rejected}
+		Rejected: r.Rejected, ExactSigned: r.ExactSigned}
 	if out.Rejected == nil {
 		out.Rejected = []lookup.Rejection{}
 	}
