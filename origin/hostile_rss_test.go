@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/internal/video/videotest"
 	"github.com/provenant/provenant/origin/origintest/hostile"
 	"github.com/provenant/provenant/origin/origintest/originproc"
@@ -104,16 +104,12 @@ func (s *treeSampler) end() { close(s.stop); <-s.done }
 // hostileUpload posts data as the "file" part to base+path and returns
 // the status and problem code.
 func hostileUpload(base, path, token, name string, data []byte) (int, string, error) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	w, _ := mw.CreateFormFile("file", name)
-	_, _ = w.Write(data)
-	_ = mw.Close()
-	req, err := http.NewRequest("POST", base+path, &body)
+	body, ct := formdata.File("file", name, data, nil)
+	req, err := http.NewRequest("POST", base+path, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Content-Type", ct)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -45,6 +45,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/provenant/provenant/internal/adminguard"
+	"github.com/provenant/provenant/internal/cli"
 	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/connlimit"
 	"github.com/provenant/provenant/internal/ratelimit"
@@ -197,11 +199,10 @@ func serve(args []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" && decodeBytes <= math.MaxInt64-memoryHeadroom {
 		debug.SetMemoryLimit(decodeBytes + memoryHeadroom)
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return fmt.Errorf("log level: %w", err)
+	logger, err := cli.Logger(o.logLevel, os.Stderr)
+	if err != nil {
+		return err
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	proxies, err := clientip.ParseTrustedProxies(o.trustedProxies)
 	if err != nil {
 		return err
@@ -231,9 +232,9 @@ func serve(args []string) error {
 	}
 	cfg := server.Config{DataDir: o.dataDir, MinFreeDisk: minFree, Logger: logger, ResetURL: o.resetURL, DecodeMemory: decodeBytes, VideoWallTime: o.videoWallTime, VideoMemory: videoBytes,
 		PostgresURL: o.postgresURL, BlobsDir: o.blobsDir, AdminAddr: o.adminListen, ChainRPCAddr: o.chainRPCListen, TrustedProxies: proxies, GCInterval: o.gcInterval, Demo: o.demo,
-		Conns: conns, AdminHosts: splitList(o.adminHosts), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
+		Conns: conns, AdminHosts: strings.Split(o.adminHosts, ","), AdminToken: os.Getenv("PROVENANT_ADMIN_TOKEN")}
 	cfg.NearIndex.WithoutGeometric = !o.geometricIndex
-	if o.adminListen != "" && cfg.AdminToken == "" && !loopbackAddr(o.adminListen) {
+	if o.adminListen != "" && cfg.AdminToken == "" && !adminguard.OnLoopback(o.adminListen) {
 		logger.Warn("the admin listener is not on loopback and has no PROVENANT_ADMIN_TOKEN: anyone who reaches it can read metrics and download the backup")
 	}
 	cfg.MultiHost = server.MultiHost{RateLimitRedisURL: o.rateLimitRedis, RateLimitRedisPassword: os.Getenv("PROVENANT_RATELIMIT_REDIS_PASSWORD"), RateLimitTimeout: o.rateLimitTimeout}
@@ -334,30 +335,6 @@ func connsConfig(o *serveOptions, logger *slog.Logger) (server.ConnsConfig, erro
 	}
 	return connlimit.FromFlags(server.ConnsConfig{MaxConns: int(o.maxConns), MaxConnsPerIP: int(o.maxConnsPerIP),
 		HeaderTimeout: o.headerTimeout, IdleTimeout: o.idleTimeout, MinBodyRate: rate}, logger), nil
-}
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// loopbackAddr reports whether host:port listens on loopback only.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkStore validates --store and --postgres-url together.

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -33,6 +32,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/jackc/pgx/v5"
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain/gethtest"
@@ -218,16 +218,12 @@ func (c scaleClient) must(r scaleResp, status int, what string) map[string]any {
 }
 
 func (c scaleClient) sign(base, apiKey, keyID, name string, file []byte) scaleResp {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", name)
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	req, err := http.NewRequest("POST", base+"/api/v1/sign?signing_key_id="+url.QueryEscape(keyID), &body)
+	body, ct := formdata.File("file", name, file, nil)
+	req, err := http.NewRequest("POST", base+"/api/v1/sign?signing_key_id="+url.QueryEscape(keyID), bytes.NewReader(body))
 	if err != nil {
 		return scaleResp{err: err}
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Content-Type", ct)
 	req.Header.Set("Authorization", "Bearer "+apiKey)
 	return c.send(req)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/shared/internal/cputime"
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/limits"
 )
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/imagex"
 	"golang.org/x/image/draw"
 )
@@ -172,13 +173,13 @@ func benchmarkExtractUnmarkedVsDecode(b *testing.B, w, h int) {
 	for i := 0; i < b.N; i++ {
 		var img image.Image
 		var err error
-		dec += threadCPU(func() { img, err = jpeg.Decode(bytes.NewReader(buf.Bytes())) })
+		dec += cputime.Thread(func() { img, err = jpeg.Decode(bytes.NewReader(buf.Bytes())) })
 		if err != nil {
 			b.Fatal(err)
 		}
 		l := imagex.ToLuma(img)
 		var found bool
-		ext += threadCPU(func() { _, d, _ := Extract(l); found = d.Found })
+		ext += cputime.Thread(func() { _, d, _ := Extract(l); found = d.Found })
 		if found {
 			b.Fatal("watermark found in unmarked image")
 		}

@@ -1,6 +1,7 @@
 package watermark
 
 import (
+	"github.com/provenant/provenant/internal/cputime"
 	"math"
 	"strconv"
 	"testing"
@@ -21,7 +22,7 @@ func benchPlane(w, h int) []float32 {
 // wall time when the machine is shared.
 func cpuPerOp(b *testing.B, body func()) {
 	b.Helper()
-	cpu := threadCPU(func() {
+	cpu := cputime.Thread(func() {
 		for i := 0; i < b.N; i++ {
 			body()
 		}

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/turbojpeg"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
@@ -327,10 +328,10 @@ func BenchmarkSignCodecs(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				codec := []string{"go", "turbojpeg"}[i%2]
-				start, c0 := time.Now(), processCPU()
+				start, c0 := time.Now(), cputime.Process()
 				cs.sign(b, codec, file)
 				wall[codec] = append(wall[codec], time.Since(start))
-				cpu[codec] = append(cpu[codec], processCPU()-c0)
+				cpu[codec] = append(cpu[codec], cputime.Process()-c0)
 			}
 			if len(wall["go"]) == 0 || len(wall["turbojpeg"]) == 0 {
 				return
@@ -359,14 +360,14 @@ func BenchmarkSignStages(b *testing.B) {
 			file := benchJPEG(b, mp)
 			stages := map[string][]time.Duration{}
 			lap := func(name string, start time.Duration) time.Duration {
-				now := processCPU()
+				now := cputime.Process()
 				stages[name] = append(stages[name], now-start)
 				return now
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				for _, c := range []imagex.JPEGCodec{imagex.StdJPEG{}, turbojpeg.Codec{}} {
-					t := processCPU()
+					t := cputime.Process()
 					img, err := imagex.DecodeWith(file, limits.Default(), c)
 					if err != nil {
 						b.Fatal(err)

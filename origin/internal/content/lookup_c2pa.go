@@ -27,7 +27,7 @@ func (s *Service) LookupC2PA(ctx context.Context, sum [32]byte, res *wire.Lookup
 	if res.C2PACA == "" {
 		res.C2PACA = s.c2paCA(ctx)
 	}
-	if s.cfg.Blobs == nil {
+	if s.cfg.Outputs.Blobs == nil {
 		return nil
 	}
 	_, signed, found, err := s.exactFacts(ctx, sum)
@@ -52,12 +52,12 @@ var errNotTheFile = errors.New("content: the stored file does not hash to its na
 // storedFile reads the kept signed file whose SHA-256 is sum, checking
 // that its bytes are that file (at most the upload limit).
 func (s *Service) storedFile(ctx context.Context, sum [32]byte) ([]byte, error) {
-	b, err := s.cfg.Blobs.Open(ctx, hex.EncodeToString(sum[:]))
+	b, err := s.cfg.Outputs.Blobs.Open(ctx, hex.EncodeToString(sum[:]))
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	if n := b.Size(); n <= 0 || n > s.cfg.Limits.MaxUploadBytes {
+	if n := b.Size(); n <= 0 || n > s.cfg.Media.Limits.MaxUploadBytes {
 		return nil, fmt.Errorf("%w: %d bytes", errNotTheFile, n)
 	}
 	file := make([]byte, b.Size())

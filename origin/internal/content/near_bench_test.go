@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
@@ -106,13 +106,13 @@ func BenchmarkLoadNear(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		runtime.GC()
-		cpu0 := processCPU()
+		cpu0 := cputime.Process()
 		start := time.Now()
 		near, err := LoadNear(ctx, st, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		took, cpu := time.Since(start), processCPU()-cpu0
+		took, cpu := time.Since(start), cputime.Process()-cpu0
 		if m, _ := near.Len(); m != n {
 			b.Fatalf("loaded %d, want %d", m, n)
 		}
@@ -131,12 +131,12 @@ func BenchmarkLoadNear(b *testing.B) {
 			full := near.Bytes()
 			near = nil
 			runtime.GC()
-			cpu0, start := processCPU(), time.Now()
+			cpu0, start := cputime.Process(), time.Now()
 			vo := StartNear(ctx, st, nil, NearOptions{WithoutGeometric: true})
 			<-vo.Done()
 			fmt.Fprintf(os.Stderr, "LoadNear %s: with %d geometric hashes per record: %v (process CPU %v), %.0f B/record; verify-only (none): %v (process CPU %v), %.0f B/record\n",
 				kind, geo, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(full)/float64(n),
-				time.Since(start).Round(time.Millisecond), (processCPU() - cpu0).Round(time.Millisecond), float64(vo.Bytes())/float64(n))
+				time.Since(start).Round(time.Millisecond), (cputime.Process() - cpu0).Round(time.Millisecond), float64(vo.Bytes())/float64(n))
 			near = vo
 		}
 		fmt.Fprintf(os.Stderr, "LoadNear %s: %d records in %v (process CPU %v), index %.1f B/record\n", kind, n, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(near.main.Bytes())/float64(n))
@@ -219,13 +219,4 @@ func fillNear(b *testing.B, st store.Store, ids [][16]byte, hs []phash.Hash, geo
 	if err := st.Update(ctx, func(tx store.Txn) error { return tx.Set([]byte(benchFilledKey), []byte{byte(geo)}) }); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// processCPU is the CPU time the process used so far (user and system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/verifierwasm"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Handler serves one route. It returns nil after writing a response, or an
@@ -519,8 +520,8 @@ func applyLimit(ctx *fasthttp.RequestCtx, l ratelimit.Allower, key string) error
 		return nil
 	}
 	ctx.SetUserValue(rateLimitedKey{}, pol.Name)
-	p := &Problem{Type: QuotaExceededType, Title: "Too many requests", Status: fasthttp.StatusTooManyRequests,
-		Code: CodeRateLimited, ViolatedPolicies: []string{pol.Name}, RetryAfter: max(1, ratelimit.CeilSeconds(d.RetryAfter))}
+	p := &Problem{Problem: wire.Problem{Type: QuotaExceededType, Title: "Too many requests", Status: fasthttp.StatusTooManyRequests,
+		Code: CodeRateLimited, ViolatedPolicies: []string{pol.Name}}, RetryAfter: max(1, ratelimit.CeilSeconds(d.RetryAfter))}
 	p.Detail = "quota of " + strconv.Itoa(pol.Quota) + " requests per " + strconv.Itoa(int(pol.Window/time.Second)) + "s exceeded"
 	return p
 }

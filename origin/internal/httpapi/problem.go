@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Problem is an RFC 9457 problem details object with Provenant's stable
@@ -32,38 +33,14 @@ import (
 // it as application/problem+json. Title and Detail are client-facing and
 // must never contain internal error text or secrets.
 type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail,omitempty"`
-	// Code is the stable, machine-readable error code (see docs/api.md).
-	Code string `json:"code"`
-	// Field names the offending request member (query parameter for
-	// query errors); when several are invalid, the first of Errors.
-	Field string `json:"field,omitempty"`
-	// Errors lists every invalid member of the request (validation,
-	// unknown, duplicate and query errors); absent for other problems.
-	Errors []FieldIssue `json:"errors,omitempty"`
-	// ViolatedPolicies names the rate-limit policies exceeded (429 only),
-	// as in the IETF RateLimit draft's quota-exceeded problem type.
-	ViolatedPolicies []string `json:"violated-policies,omitempty"`
-	// RecordID and CertificateURL name the existing record an
-	// already_signed upload belongs to.
-	RecordID       string `json:"record_id,omitempty"`
-	CertificateURL string `json:"certificate_url,omitempty"`
-	// RequestID is the request's id (the X-Request-Id response header),
-	// set by WriteProblem, so that a user can quote it to an operator.
-	RequestID string `json:"request_id,omitempty"`
+	wire.Problem
 	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
 	RetryAfter int `json:"-"`
 }
 
 // FieldIssue is one invalid member of a request: its name and a
 // client-safe sentence about it (which never echoes the submitted value).
-type FieldIssue struct {
-	Field  string `json:"field"`
-	Detail string `json:"detail"`
-}
+type FieldIssue = wire.FieldIssue
 
 // Error implements error; it is for logs, never for response bodies.
 func (p *Problem) Error() string { return "problem " + strconv.Itoa(p.Status) + " " + p.Code }
@@ -214,7 +191,7 @@ const decodeRetryAfter = 5
 
 // NewProblem returns a Problem with the type derived from code.
 func NewProblem(status int, code, title string) *Problem {
-	return &Problem{Type: ProblemTypeBase + code, Title: title, Status: status, Code: code}
+	return &Problem{Problem: wire.Problem{Type: ProblemTypeBase + code, Title: title, Status: status, Code: code}}
 }
 
 // FieldProblem returns a 400 validation problem naming field.

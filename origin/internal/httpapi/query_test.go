@@ -69,7 +69,7 @@ func TestValidationProblemListsEveryField(t *testing.T) {
 	if p.Status != 400 || p.Code != CodeValidation || p.Field != "email" || p.Detail != "email is required" {
 		t.Errorf("problem = %d %s field %q detail %q, want 400 %s field email", p.Status, p.Code, p.Field, p.Detail, CodeValidation)
 	}
-	want := []FieldIssue{{"email", "email is required"}, {"org_name", "org_name must be valid UTF-8"}}
+	want := []FieldIssue{{Field: "email", Detail: "email is required"}, {Field: "org_name", Detail: "org_name must be valid UTF-8"}}
 	if len(p.Errors) != len(want) {
 		t.Fatalf("errors = %+v, want %+v", p.Errors, want)
 	}

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -158,12 +158,8 @@ func TestSignedFileKept(t *testing.T) {
 // multipartBody is a form with one file field, name holding data, and
 // its content type.
 func multipartBody(name string, data []byte) (*bytes.Buffer, string) {
-	buf := &bytes.Buffer{}
-	mw := multipart.NewWriter(buf)
-	w, _ := mw.CreateFormFile("file", name)
-	_, _ = w.Write(data)
-	_ = mw.Close()
-	return buf, mw.FormDataContentType()
+	b, ct := formdata.File("file", name, data, nil)
+	return bytes.NewBuffer(b), ct
 }
 
 // TestSignedFileSurvivesKill9 signs through a child origin with

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"bufio"
 	"context"
+	"github.com/provenant/provenant/internal/connlimit/conntest"
 	"io"
 	"net"
 	"net/http"
@@ -17,20 +17,7 @@ import (
 // takes and below the timeouts that would otherwise answer).
 func rawExchange(t *testing.T, base, req string, wait time.Duration) (*http.Response, error) {
 	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	_ = c.SetDeadline(time.Now().Add(wait))
-	if _, err := io.WriteString(c, req); err != nil {
-		return nil, err
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-	}
-	return resp, err
+	return conntest.Exchange(t, "", strings.TrimPrefix(base, "http://"), req, wait)
 }
 
 // TestHostileRequests: a declared Content-Length over a route's cap is

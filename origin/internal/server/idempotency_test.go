@@ -3,7 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"mime/multipart"
+	"github.com/provenant/provenant/internal/formdata"
 	"strings"
 	"sync"
 	"testing"
@@ -21,16 +21,9 @@ func (ts *testServer) idemSign(s signer, key string, pic []byte, fields map[stri
 // signForm is a sign of pic with the form fields by s's API key under the
 // idempotency key.
 func signForm(s signer, key string, pic []byte, fields map[string]string) idemRequest {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for k, v := range fields {
-		_ = mw.WriteField(k, v)
-	}
-	w, _ := mw.CreateFormFile("file", "pic.jpg")
-	_, _ = w.Write(pic)
-	_ = mw.Close()
+	body, ct := formdata.File("file", "pic.jpg", pic, fields)
 	return idemRequest{path: "/api/v1/sign?signing_key_id=" + s.keyID, token: s.apiKey, key: key,
-		contentType: mw.FormDataContentType(), body: body.Bytes()}
+		contentType: ct, body: body}
 }
 
 // idemJSON posts a JSON body with an Idempotency-Key.

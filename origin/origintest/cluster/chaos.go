@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/origin/origintest/originproc"
 )
@@ -890,12 +890,8 @@ func (c *apiClient) setup(ctx context.Context, hooks *HookReceiver) error {
 }
 
 func multipartFile(name string, file []byte) (string, []byte) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", name)
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	return mw.FormDataContentType(), body.Bytes()
+	body, ct := formdata.File("file", name, file, nil)
+	return ct, body
 }
 
 func (c *apiClient) sign(ctx context.Context, name string, file []byte) (string, error) {

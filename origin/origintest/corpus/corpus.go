@@ -29,14 +29,15 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"maps"
 	mrand "math/rand/v2"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"time"
 
 	"golang.org/x/image/draw"
 
+	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -286,19 +287,10 @@ func (c *client) account(name, org string, devicePub ed25519.PublicKey) (*accoun
 
 // sign signs file with a's key and returns the signed output and record id.
 func (c *client) sign(a *account, role string, file []byte, fields map[string]string) ([]byte, string, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, err := mw.CreateFormFile("file", role+".jpg")
-	if err != nil {
-		return nil, "", err
-	}
-	fw.Write(file)
-	mw.WriteField("return_file", "true")
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	mw.Close()
-	r, err := c.do("POST", "/api/v1/sign?signing_key_id="+a.keyID, a.apiKey, mw.FormDataContentType(), &buf)
+	form := map[string]string{"return_file": "true"}
+	maps.Copy(form, fields)
+	body, ct := formdata.File("file", role+".jpg", file, form)
+	r, err := c.do("POST", "/api/v1/sign?signing_key_id="+a.keyID, a.apiKey, ct, bytes.NewReader(body))
 	if err != nil {
 		return nil, "", err
 	}
