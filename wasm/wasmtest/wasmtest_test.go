@@ -12,6 +12,7 @@ import (
 	"image"
 	"image/jpeg"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,39 @@ func load(t testing.TB) *wasmtest.Module {
 	return m
 }
 
+// shimImports is what the browser's WASI shim (widget/worker.js,
+// wasiShim; docs/widget.md, "Imports") provides: the union of the two
+// modules' imports (the C2PA module also opens files: path_open and
+// path_filestat_get, answered EBADF).
+var shimImports = []string{"args_get", "args_sizes_get", "clock_time_get", "environ_get", "environ_sizes_get",
+	"fd_close", "fd_fdstat_get", "fd_fdstat_set_flags", "fd_prestat_dir_name", "fd_prestat_get", "fd_read",
+	"fd_write", "path_filestat_get", "path_open", "poll_oneoff", "proc_exit", "random_get", "sched_yield"}
+
+// TestShimProvidesImports: the worker's WASI shim defines every import
+// of shimImports.
+func TestShimProvidesImports(t *testing.T) {
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(root, "widget", "worker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim := string(js)
+	if i := strings.Index(shim, "function wasiShim("); i >= 0 {
+		shim = shim[i:]
+	}
+	if i := strings.Index(shim, "\n}\n"); i >= 0 {
+		shim = shim[:i]
+	}
+	for _, name := range shimImports {
+		if !strings.Contains(shim, "\n    "+name+":") && !strings.Contains(shim, "\n    "+name+"(") {
+			t.Errorf("widget/worker.js's wasiShim does not define %s", name)
+		}
+	}
+}
+
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
@@ -78,11 +112,17 @@ func TestExportsAndImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The browser's WASI shim implements exactly these (docs/widget.md,
-	// "Imports"): a new one must be added there first.
+	// The verifier module imports exactly these, all of them in the
+	// browser's WASI shim (shimImports); a new one must be added there
+	// first.
 	want := []string{"args_get", "args_sizes_get", "clock_time_get", "environ_get", "environ_sizes_get",
 		"fd_close", "fd_fdstat_get", "fd_fdstat_set_flags", "fd_prestat_dir_name", "fd_prestat_get", "fd_read",
-		"fd_write", "path_filestat_get", "path_open", "poll_oneoff", "proc_exit", "random_get", "sched_yield"}
+		"fd_write", "poll_oneoff", "proc_exit", "random_get", "sched_yield"}
+	for _, name := range want {
+		if !slices.Contains(shimImports, name) {
+			t.Errorf("the verifier module imports %s, which the shim does not provide", name)
+		}
+	}
 	var names []string
 	for _, imp := range imports {
 		mod, name, _ := strings.Cut(imp, ".")
