@@ -326,6 +326,8 @@ type temporalResult struct {
 	// z is the soft correlation with the codeword over the soft values'
 	// root mean square: √codedBits when every value agrees equally.
 	z float64
+	// frames is the number of frames whose evidence was summed.
+	frames int
 }
 
 // decode runs the Viterbi decoder on the summed evidence and checks the
@@ -337,7 +339,7 @@ func (x *temporalExtractor) decode() temporalResult {
 	msg := viterbi(x.soft)
 	p, ok := parseMessage(msg)
 	cw := convEncode(msg)
-	var r temporalResult
+	r := temporalResult{frames: x.frames}
 	var dot, abs, sq float64
 	for i, s := range x.soft {
 		sign := 1.0

@@ -257,7 +257,7 @@ func TestTemporalMarkSurvivesCRF35(t *testing.T) {
 	const payload = watermark.Payload(0x5eed_0123_4567_89ab)
 	check := func(name, path string, wantTemporal bool, wantMark int) {
 		t.Helper()
-		res, tr, err := e.extract(ctx, path, probe(t, e, path), ExtractRate)
+		res, tr, err := e.extract(ctx, path, probe(t, e, path), extractConfig{rate: ExtractRate})
 		if err != nil {
 			t.Fatal(err)
 		}
