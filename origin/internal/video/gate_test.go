@@ -145,3 +145,33 @@ func BenchmarkExtractGate(b *testing.B) {
 		}
 	}
 }
+
+// TestMarksOnBlackAndWhite signs a clip whose pixels are all black or
+// white (a cellular automaton): the marks can only push black up and
+// white down, below 16 and above 235 of the coded luminance, and the
+// extractor must read that plane as coded (full-range gray clips it
+// away: neither mark was found on such clips before).
+func TestMarksOnBlackAndWhite(t *testing.T) {
+	e := newEngine(t)
+	e.slack = 5 * time.Minute
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.mp4")
+	ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=640x360:rate=30:rule=110:seed=3,trim=duration=3",
+		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
+	info := probe(t, e, src)
+	const payload = watermark.Payload(0x0b1a_c4a0_d0ff_1234)
+	signed := filepath.Join(dir, "signed.mp4")
+	if _, err := e.Embed(ctx, src, info, signed, payload, EmbedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, tr, err := e.extract(ctx, signed, probe(t, e, signed), extractConfig{rate: ExtractRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Detection.Found || res.Payload != payload || !tr.found || tr.payload != uint64(payload) {
+		t.Fatalf("payload %v found %v (mark %d); temporal mark %x found %v with %d/%d errors: want %v from both marks",
+			res.Payload, res.Detection.Found, res.Mark, tr.payload, tr.found, tr.errors, codedBits, payload)
+	}
+	t.Logf("image mark z %.1f; temporal mark %d/%d errors", res.Detection.Strength, tr.errors, codedBits)
+}
