@@ -136,8 +136,8 @@ func BenchmarkExtractGate(b *testing.B) {
 						b.Fatal(err)
 					}
 					s1, k1 := cpuTime()
-					self = append(self, float64((s1-s0).Milliseconds()))
-					kids = append(kids, float64((k1-k0).Milliseconds()))
+					self = append(self, float64((s1 - s0).Milliseconds()))
+					kids = append(kids, float64((k1 - k0).Milliseconds()))
 				}
 				b.ReportMetric(median(self), "go-cpu-ms")
 				b.ReportMetric(median(kids), "ffmpeg-cpu-ms")
