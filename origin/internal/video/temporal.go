@@ -41,7 +41,8 @@ const (
 	// temporalMaxErrorRate is the largest fraction of coded bits whose
 	// summed soft value may disagree with the decoded codeword: a decode
 	// past it is refused even when its CRC matches (unmarked clips give
-	// 66 to 84 of 306, 22–27 %).
+	// 66 to 84 of 306, 22–27 %; the marked clips of the robustness
+	// table that decode, at most 24).
 	temporalMaxErrorRate = 0.12
 )
 
