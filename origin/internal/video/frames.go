@@ -23,6 +23,12 @@ type frameSpec struct {
 	// vf, if set, is the filter graph after the sampling (built from
 	// integers only), producing w×h gray frames.
 	vf string
+	// luma asks for the coded luminance plane as it is (Y of 8-bit 4:2:0,
+	// the plane Embed writes the marks into) instead of full-range gray:
+	// the conversion to gray stretches Y by 255/219 and clips below 16
+	// and above 235, which scales the temporal mark off its lattice and
+	// wipes out any mark on black or white pixels.
+	luma bool
 }
 
 // durationSlack is how far past the probed duration a decoded stream may
@@ -56,9 +62,12 @@ func sampling(num, den int, d time.Duration) string {
 // the probed duration holds at the rate is refused (ErrLimit).
 func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn func(t time.Duration, l *imagex.Luma) error) (int, error) {
 	vf := sampling(spec.num, spec.den, spec.dur) + ","
-	if spec.vf != "" {
+	switch {
+	case spec.vf != "":
 		vf += spec.vf
-	} else {
+	case spec.luma:
+		vf += fmt.Sprintf("scale=%d:%d:flags=area,format=yuv420p,extractplanes=y", spec.w, spec.h)
+	default:
 		vf += fmt.Sprintf("scale=%d:%d:flags=area,format=gray", spec.w, spec.h)
 	}
 	limit := maxFrames(spec.dur, spec.num, spec.den)
