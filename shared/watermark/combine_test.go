@@ -44,7 +44,7 @@ func markedPlane(s *scheme, cw []uint8, w, h int, amp, noisy float64, keep func(
 // in the plain fold by the other blocks' noise (here six times the marked
 // blocks' power), and found once each block is weighted by its own pilot
 // evidence over its power. Weighting the blocks whose pilot agrees alike,
-// or by the pilot correlation alone, finds 0 and 1 of the 8 planes.
+// or by the pilot correlation alone, finds none of the 8 planes.
 // Through decodeBest, the weighted reading is only tried with readWeighted.
 func TestWeightedReadingRecoversPartlyErasedMark(t *testing.T) {
 	base := schemes()[0]
