@@ -117,3 +117,68 @@ func TestFoldReadingAfterRegridFails(t *testing.T) {
 		t.Errorf("decodeBest with a failing regrid = %v %+v, want %v from the fold", got, d, p)
 	}
 }
+
+// TestAlternativeReadingsKeepDetections checks that the alternative
+// readings only add: wherever the decoder without them finds the mark, the
+// decoder with them returns the same payload and the same Detection (the
+// alignment the local signatures use), because every candidate's first
+// reading is tried before any alternative.
+func TestAlternativeReadingsKeepDetections(t *testing.T) {
+	on := schemes()[0]
+	off := *on
+	off.readFold, off.readWeighted = false, false
+	crop := func(fx, fy, f float64) func(*image.Gray) image.Image {
+		return func(g *image.Gray) image.Image { return g.SubImage(scaledRect(g.Bounds(), fx, fy, f)) }
+	}
+	edits := []struct {
+		name string
+		fn   func(*image.Gray) image.Image
+		q    int // JPEG quality afterwards, 0 for none
+	}{
+		// On flower.jpg this one is found without the alternatives (53
+		// bit errors) and, were they tried candidate by candidate, from a
+		// weaker candidate's alternative reading first, with another
+		// alignment.
+		{"mirror+crop70+jpeg40", func(g *image.Gray) image.Image {
+			return turnGray(g, true, 0).SubImage(scaledRect(g.Bounds(), 0.02, 0.01, 0.7))
+		}, 40},
+		{"crop80", crop(0.1, 0.05, 0.8), 0},
+		{"crop60", crop(0.2, 0.3, 0.6), 0},
+		{"crop50", crop(0.45, 0.08, 0.5), 0},
+		{"mirror+crop98", func(g *image.Gray) image.Image { return crop(0.02, 0.02, 0.98)(turnGray(g, true, 0)) }, 0},
+		{"rot90+crop90", func(g *image.Gray) image.Image { return crop(0.03, 0.07, 0.9)(turnGray(g, false, 1)) }, 0},
+		{"rotate3-canvas", func(g *image.Gray) image.Image { return rotateCanvas(g, 3) }, 0},
+	}
+	compared := 0
+	for _, name := range []string{"meadow.jpg", "water.jpg", "flower.jpg", "night.jpg"} {
+		p := Payload(0xabcdef0000000000 | uint64(len(name)))
+		marked, err := Embed(loadTestImage(t, name), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := toGray(marked)
+		for _, e := range edits {
+			l := lumaOf(e.fn(g))
+			if e.q > 0 {
+				l = jpegLuma(l, e.q)
+			}
+			w, h := on.workDims(l.Width, l.Height)
+			work := resampleLuma(l, w, h)
+			p0, d0 := off.detect(l, work, w, h, nil)
+			p1, d1 := on.detect(l, work, w, h, nil)
+			if d1.Found && p1 != p {
+				t.Errorf("%s/%s: wrong payload %v", name, e.name, p1)
+			}
+			if !d0.Found {
+				continue
+			}
+			compared++
+			if p1 != p0 || d1 != d0 {
+				t.Errorf("%s/%s: with the alternative readings %v %+v, without %v %+v", name, e.name, p1, d1, p0, d0)
+			}
+		}
+	}
+	if compared < 12 {
+		t.Errorf("only %d edits found without the alternative readings; the comparison needs more", compared)
+	}
+}

@@ -1061,6 +1061,13 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
 	tried := map[[5]int]bool{}
 	attempts := 0
+	// reading is an alternative reading of a candidate whose first failed,
+	// with the Detection it gives if it checks.
+	type reading struct {
+		read func() []float64
+		det  Detection
+	}
+	var later []reading
 	for _, c := range cands {
 		if attempts >= maxDecodes || c.z < s.minPilotZ {
 			break
@@ -1087,28 +1094,32 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 		case c.acc == nil:
 			c = s.align(hp, w, h, c)
 		}
-		// The readings of the aligned candidate, tried in turn until one
-		// checks. Unrotated candidates off the plain grid are read first
-		// from the full-resolution luminance resampled onto the embedding
-		// grid (regrid.go), the others from the working plane's fold. With
-		// the alternative readings on, the other of those two follows, and
-		// last the blocks' evidence weighted by the mark each kept
-		// (combine.go), from both planes when there are two. Each reading
-		// is one more CRC check, counted in the false-positive bound
-		// (package documentation).
+		// The readings of the aligned candidate. Unrotated candidates off
+		// the plain grid are read first from the full-resolution luminance
+		// resampled onto the embedding grid (regrid.go), the others from
+		// the working plane's fold. With the alternative readings on, the
+		// other of those two follows, and last the blocks' evidence
+		// weighted by the mark each kept (combine.go), from both planes
+		// when there are two. The alternatives are tried only once every
+		// candidate's first reading has failed, so wherever a first
+		// reading checks, the Detection is the one it always was (a
+		// weaker candidate read another way might check too, with a
+		// rougher alignment). Each reading is one more CRC check, counted
+		// in the false-positive bound (package documentation).
 		folded := func() []float64 { return s.soft(c.acc, c.dx, c.dy) }
 		weighted := func() []float64 { return s.weightedSoft(hp, w, h, c.scale, c.angle, c.px, c.py, c.dx, c.dy) }
-		readings := []func() []float64{folded}
+		first := folded
+		var alt []func() []float64
 		if l != nil && c.angle == 0 && (c.scale != 1 || c.px != 0 || c.py != 0) {
 			if g, ok := s.regridPlane(l, w, h, c.scale, c.scale, c.dx, c.dy, c.px, c.py); ok {
-				readings = []func() []float64{func() []float64 { return s.soft(g.acc, g.dx, g.dy) }}
+				first = func() []float64 { return s.soft(g.acc, g.dx, g.dy) }
 				if s.readFold {
 					// Neither plane is better everywhere: at crops to
 					// 40–50 % (an embedding pixel is 2–2.5 working
 					// pixels) the fold had 6 bit errors against 14 and
 					// 40 against 71 on one photo, 16 against 9 and 42
 					// against 21 on another.
-					readings = append(readings, folded)
+					alt = append(alt, folded)
 				}
 				if s.readWeighted {
 					fw := weighted
@@ -1119,23 +1130,24 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 			}
 		}
 		if s.readWeighted {
-			readings = append(readings, weighted)
+			alt = append(alt, weighted)
 		}
-		var p Payload
-		var errs int
-		var ok bool
-		for _, read := range readings {
-			if p, errs, ok = s.decodeSoft(read()); ok {
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		det := Detection{Found: true, Version: int(s.version), Strength: c.z, BitErrors: errs, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
+		det := Detection{Found: true, Version: int(s.version), Strength: c.z, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
 			OffsetX: c.px - float64(c.dx), OffsetY: c.py - float64(c.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
 		det.Quarter, det.Flipped = c.d.turns()
-		return p, det
+		if p, errs, ok := s.decodeSoft(first()); ok {
+			det.BitErrors = errs
+			return p, det
+		}
+		for _, read := range alt {
+			later = append(later, reading{read: read, det: det})
+		}
+	}
+	for _, r := range later {
+		if p, errs, ok := s.decodeSoft(r.read()); ok {
+			r.det.BitErrors = errs
+			return p, r.det
+		}
 	}
 	return 0, best
 }
