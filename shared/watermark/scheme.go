@@ -815,6 +815,12 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	// Fast path: the image was not cropped (scale 1, angle 0), one decode.
 	v := newViews(s, l, hp, w, h)
+	// The alternative readings of every stage's candidates come after
+	// the last stage: a mark the first readings find anywhere in the
+	// search keeps the Detection it always had (an unrotated crop
+	// candidate read another way can check with a rotated picture's
+	// rougher alignment).
+	v.alt = altDefer
 	if p, d := s.decodeBest(v, s.syncChips(hp, w, []float64{1}, []float64{0}, 0, 0, w, h), 1); d.Found {
 		return p, d
 	}
@@ -870,6 +876,9 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 		if ap, ad, ok := s.detectAspect(l, hp, w, h); ok && ad.Found {
 			return ap, ad
 		}
+	}
+	if lp, ld, ok := s.decodeLater(v.later); ok {
+		return lp, ld
 	}
 	return p, d
 }
@@ -1055,18 +1064,44 @@ func (s *scheme) searchPairs(v *views, scales, angles []float64, refineTop int, 
 	return cands
 }
 
+// reading is an alternative reading of a candidate whose first reading
+// failed, with the Detection it gives if it checks.
+type reading struct {
+	read func() []float64
+	det  Detection
+}
+
+// altMode says when decodeBest tries its candidates' alternative readings.
+type altMode uint8
+
+const (
+	// altNow: after the first readings of the call's candidates.
+	altNow altMode = iota
+	// altDefer: left in views.later for the caller, which tries them
+	// after every stage of the search (detect).
+	altDefer
+	// altOff: never.
+	altOff
+)
+
+// decodeLater tries alternative readings in order and returns the first
+// that checks.
+func (s *scheme) decodeLater(later []reading) (Payload, Detection, bool) {
+	for _, r := range later {
+		if p, errs, ok := s.decodeSoft(r.read()); ok {
+			r.det.BitErrors = errs
+			return p, r.det, true
+		}
+	}
+	return 0, Detection{}, false
+}
+
 // decodeBest aligns and decodes up to maxDecodes distinct candidates, best
 // first, and returns the first whose CRC and version check.
 func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Payload, Detection) {
 	best := Detection{Strength: cands[0].z, Scale: cands[0].scale}
 	tried := map[[5]int]bool{}
 	attempts := 0
-	// reading is an alternative reading of a candidate whose first failed,
-	// with the Detection it gives if it checks.
-	type reading struct {
-		read func() []float64
-		det  Detection
-	}
 	var later []reading
 	for _, c := range cands {
 		if attempts >= maxDecodes || c.z < s.minPilotZ {
@@ -1143,10 +1178,12 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 			later = append(later, reading{read: read, det: det})
 		}
 	}
-	for _, r := range later {
-		if p, errs, ok := s.decodeSoft(r.read()); ok {
-			r.det.BitErrors = errs
-			return p, r.det
+	switch v.alt {
+	case altDefer:
+		v.later = append(v.later, later...)
+	case altNow:
+		if p, d, ok := s.decodeLater(later); ok {
+			return p, d
 		}
 	}
 	return 0, best
