@@ -142,6 +142,11 @@ func TestAlternativeReadingsKeepDetections(t *testing.T) {
 		{"mirror+crop70+jpeg40", func(g *image.Gray) image.Image {
 			return turnGray(g, true, 0).SubImage(scaledRect(g.Bounds(), 0.02, 0.01, 0.7))
 		}, 40},
+		// A rotated picture whose crop-search candidates (unrotated) fail
+		// their first reading: were their alternative readings tried
+		// before the rotation search, one would check with the wrong
+		// alignment.
+		{"rotate1-canvas+crop90+jpeg85", func(g *image.Gray) image.Image { return crop(0.05, 0.05, 0.9)(rotateCanvas(g, 1)) }, 85},
 		{"crop80", crop(0.1, 0.05, 0.8), 0},
 		{"crop60", crop(0.2, 0.3, 0.6), 0},
 		{"crop50", crop(0.45, 0.08, 0.5), 0},
