@@ -26,7 +26,7 @@ type attack struct {
 }
 
 func attacks() []attack {
-	return []attack{
+	list := []attack{
 		{"none", "png", func(m image.Image, _ string) (image.Image, error) { return m, nil }},
 		{"png-resave", "png", pngResave},
 		{"jpeg50", "jpeg", jpegQ(50)},
@@ -105,6 +105,7 @@ func attacks() []attack {
 		{"jpeg20", "jpeg", jpegQ(20)},
 		{"social3x", "social", chain(longSide(1080), jpegQ(70), longSide(720), jpegQ(60), toLongSide(1080), jpegQ(75))},
 	}
+	return append(append(list, toneAttacks()...), perspectiveAttacks()...)
 }
 
 func chain(fs ...func(image.Image, string) (image.Image, error)) func(image.Image, string) (image.Image, error) {

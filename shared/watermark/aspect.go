@@ -284,17 +284,40 @@ const maxAspectDecodes = 1
 
 // regridAniso is regridSoft for a candidate with a scale per axis.
 func (s *scheme) regridAniso(l *imagex.Luma, w, h int, sx, sy float64, dx, dy int, px, py float64) (soft []float64, ok bool) {
+	g, ok := s.regridPlane(l, w, h, sx, sy, dx, dy, px, py)
+	if !ok {
+		return nil, false
+	}
+	return s.soft(g.acc, g.dx, g.dy), true
+}
+
+// regridded is the full-resolution luminance resampled onto a candidate's
+// embedding grid and high-passed (hp, w×h), its fold at phase (px, py) and
+// the offset (dx, dy) that aligns the fold with the pilot.
+type regridded struct {
+	hp     []float32
+	w, h   int
+	px, py float64
+	acc    []float64
+	dx, dy int
+}
+
+// regridPlane resamples l onto the embedding grid of the candidate found on
+// a w×h working plane with a scale per axis, high-passes and folds it and
+// re-aligns by up to one pixel. ok is false when the grid is too small to
+// fold.
+func (s *scheme) regridPlane(l *imagex.Luma, w, h int, sx, sy float64, dx, dy int, px, py float64) (g regridded, ok bool) {
 	ex, mw, ox, qx := gridAxis(l.Width, w, sx, dx, px)
 	ey, mh, oy, qy := gridAxis(l.Height, h, sy, dy, py)
 	if mw < s.tile || mh < s.tile {
-		return nil, false
+		return g, false
 	}
-	g := resampleTaps(l, areaTaps(l.Width, mw, ox, qx), areaTaps(l.Height, mh, oy, qy), float32(1/qy))
-	hp := s.highpass(g, mw, mh)
+	r := resampleTaps(l, areaTaps(l.Width, mw, ox, qx), areaTaps(l.Height, mh, oy, qy), float32(1/qy))
 	T := s.tile
-	acc := s.foldPhase(hp, mw, 1, float64(((ex%T)+T)%T), float64(((ey%T)+T)%T), 0, 0, mw, mh)
-	_, bx, by := s.pilotNear(acc, 0, 0)
-	return s.soft(acc, bx, by), true
+	g = regridded{hp: s.highpass(r, mw, mh), w: mw, h: mh, px: float64(((ex % T) + T) % T), py: float64(((ey % T) + T) % T)}
+	g.acc = s.foldPhase(g.hp, mw, 1, g.px, g.py, 0, 0, mw, mh)
+	_, g.dx, g.dy = s.pilotNear(g.acc, 0, 0)
+	return g, true
 }
 
 // decodeSoft runs the Viterbi decoder on soft bit values and checks the

@@ -205,7 +205,11 @@ func (s *scheme) detectDihedral(hp []float32, w, h int, g *foldGate) (Payload, D
 	}
 	inv := d.inverse()
 	hp2, w2, h2 := inv.apply(hp, w, h)
-	p, det := s.decodeBest(newViews(s, nil, hp2, w2, h2), s.syncChips(hp2, w2, []float64{1}, []float64{0}, 0, 0, w2, h2), 1)
+	// Without the alternative readings: their Detection would need this
+	// stage's turn applied at the end of the search, where they belong.
+	v := newViews(s, nil, hp2, w2, h2)
+	v.alt = altOff
+	p, det := s.decodeBest(v, s.syncChips(hp2, w2, []float64{1}, []float64{0}, 0, 0, w2, h2), 1)
 	if !det.Found {
 		return 0, det, true
 	}
@@ -380,6 +384,10 @@ type views struct {
 	byD  map[dihedral]*view
 	// noDihedral keeps the search to the picture's own orientation.
 	noDihedral bool
+	// alt says when decodeBest tries the alternative readings; later
+	// collects them under altDefer.
+	alt   altMode
+	later []reading
 }
 
 // view is one orientation of the examined picture.

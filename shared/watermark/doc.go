@@ -90,11 +90,16 @@
 //
 // On unmarked input the Viterbi output is effectively random, so one decode
 // attempt passes the CRC-24 and the 4-bit version check with probability
-// 2^-28. Extract makes at most 14 attempts per image (version 2: 1 + 1 +
-// 3 + 4 + 2 + 1, the second for a flip or quarter turn at scale 1, the 4
-// for a picture inside a busy frame, the last for a changed aspect ratio;
-// version 1: 2), which bounds the false-positive rate by
-// 14 × 2^-28 ≈ 5.2·10^-8 per image, whatever the
-// image. A wrong payload from a marked image needs the
+// 2^-28. Version 2 decodes at most 12 candidates per image (1 + 1 + 3 +
+// 4 + 2 + 1: scale 1, a flip or quarter turn at scale 1, the crop search,
+// a picture inside a busy frame, the rotation search, a changed aspect
+// ratio); the 6 of scale 1, the crop and the rotation search are read at
+// most three times (the resampled embedding grid, the working plane's
+// fold, the blocks weighted by their pilot evidence; the other readings
+// only once every first reading of the search has failed), the others
+// once; version 1 makes 2 attempts. So Extract makes at most
+// 6·3 + 6 + 2 = 26 attempts, which bounds the false-positive rate by
+// 26 × 2^-28 ≈ 9.7·10^-8 per image, whatever the image. A wrong payload
+// from a marked image needs the
 // same CRC collision.
 package watermark

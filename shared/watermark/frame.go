@@ -294,6 +294,9 @@ func (s *scheme) detectInBox(l *imagex.Luma, hp []float32, w, h int) (Payload, D
 	hp2 := s.highpass(resampleLuma(sub, ww, wh), ww, wh)
 	v := newViews(s, sub, hp2, ww, wh)
 	v.noDihedral = true
+	// Without the alternative readings: their Detection would need this
+	// stage's box mapping applied at the end of the search.
+	v.alt = altOff
 	p, d := s.decodeBest(v, s.syncChips(hp2, ww, []float64{1}, []float64{0}, 0, 0, ww, wh), 1)
 	if !d.Found {
 		p, d = s.decodeBest(v, s.searchViews(v, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, ww, wh}), s.maxDecodes)
