@@ -9,8 +9,9 @@ const (
 	accountsTokenTests = "TestToken|TestReset"
 	// localsig: the global fit's and the grouping's tests, not the whole
 	// package (a minute).
-	localsigFitTests = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
-	ssrfTests        = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	localsigFitTests  = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
+	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
+	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
@@ -148,6 +149,30 @@ var mutants = []mutant{
 	{Name: "localsig/gain-ignored", File: "shared/localsig/compare.go",
 		From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif true {", Run: localsigFitTests,
 		Breaks: "a thin headline goes unseen"},
+	{Name: "localsig/flat-never", File: "shared/localsig/compare.go",
+		From: "\tif unsure && flat(g) {", To: "\tif unsure && false {", Run: localsigFlatTests,
+		Breaks: "a flat signed picture inside a page is never vouched for"},
+	{Name: "localsig/flat-any-tone", File: "shared/localsig/compare.go",
+		From: "\t\tunsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance", To: "\t\tunsure = false", Run: localsigFlatTests,
+		Breaks: "a flat field of another tone or colour passes for a flat signed picture"},
+	{Name: "localsig/flat-any-colour", File: "shared/localsig/compare.go",
+		From: "\t\tunsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance", To: "\t\tunsure = median(dm) > MeanTolerance", Run: localsigFlatTests,
+		Breaks: "a flat field of another colour passes for a flat signed picture"},
+	{Name: "localsig/flat-detail-doubled", File: "shared/localsig/compare.go",
+		From: "\t\tif detailOf(b.Detail) >= 2*DetailMin ||", To: "\t\tif detailOf(b.Detail) >= 4*DetailMin ||", Run: localsigFlatTests,
+		Breaks: "a picture with detailed blocks counts as flat"},
+	{Name: "localsig/flat-detail-halved", File: "shared/localsig/compare.go",
+		From: "\t\tif detailOf(b.Detail) >= 2*DetailMin ||", To: "\t\tif detailOf(b.Detail) >= DetailMin ||", Run: localsigFlatTests,
+		Breaks: "faint texture makes a flat picture count as structured"},
+	{Name: "localsig/flat-mean-doubled", File: "shared/localsig/compare.go",
+		From: "math.Abs(ms[i]-mm) > MeanTolerance ||", To: "math.Abs(ms[i]-mm) > 2*MeanTolerance ||", Run: localsigFlatTests,
+		Breaks: "a picture with contrasting blocks counts as flat"},
+	{Name: "localsig/flat-chroma-doubled", File: "shared/localsig/compare.go",
+		From: "math.Abs(cbs[i]-mcb) > ChromaTolerance ||", To: "math.Abs(cbs[i]-mcb) > 2*ChromaTolerance ||", Run: localsigFlatTests,
+		Breaks: "a picture with coloured blocks counts as flat"},
+	{Name: "localsig/flat-count", File: "shared/localsig/compare.go",
+		From: "\t\t\tif n >= ContainedMinStructured {\n\t\t\t\treturn false", To: "\t\t\tif n > ContainedMinStructured {\n\t\t\t\treturn false", Run: localsigFlatTests,
+		Breaks: "one block more than allowed stands out in a flat picture"},
 
 	// Verdict thresholds and rules.
 	{Name: "verdict/phash-near-doubled", File: "shared/verdict/verdict.go",

@@ -493,10 +493,24 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	if outside || added {
 		r.Within, r.Surround = within, surround
 	}
+	// Too little structure to tell the signed picture from another inside
+	// a larger file, unless the signed picture is flat at the grid's
+	// scale and has none to show: then every block matching its tone and
+	// colour as signed (no global change fitted away) is all the grid can
+	// vouch for.
+	unsure := added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured
+	if unsure && flat(g) {
+		dm, dc := make([]float64, len(ps)), make([]float64, len(ps))
+		for j, q := range ps {
+			dm[j] = math.Abs(ys[j] - xs[j])
+			if colour {
+				dc[j] = max(math.Abs(q.f.cb-float64(q.bk.Cb)), math.Abs(q.f.cr-float64(q.bk.Cr)))
+			}
+		}
+		unsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance
+	}
 	switch {
-	case added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
-		// Too little structure to tell the signed picture from another
-		// inside a larger file.
+	case unsure:
 		r.Outcome = Unknown
 	case added && r.ChangedCount == 0:
 		r.Outcome = Contained
@@ -518,6 +532,34 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// flat reports whether the signed picture is flat at the grid's scale:
+// fewer than ContainedMinStructured blocks have detail of at least twice
+// DetailMin, a mean more than MeanTolerance from the grid's median mean,
+// or a chroma mean more than ChromaTolerance from the median chroma.
+// Such a picture (a plain dark graphic, faint stripes) shows no block
+// structure in a copy shown small, which is why a signed picture inside a
+// larger file is otherwise required to show some.
+func flat(g *Grid) bool {
+	ms := make([]float64, len(g.Blocks))
+	cbs := make([]float64, len(g.Blocks))
+	crs := make([]float64, len(g.Blocks))
+	for i, b := range g.Blocks {
+		ms[i], cbs[i], crs[i] = float64(b.Mean), float64(b.Cb), float64(b.Cr)
+	}
+	mm, mcb, mcr := median(ms), median(cbs), median(crs)
+	n := 0
+	for i, b := range g.Blocks {
+		if detailOf(b.Detail) >= 2*DetailMin || math.Abs(ms[i]-mm) > MeanTolerance ||
+			math.Abs(cbs[i]-mcb) > ChromaTolerance || math.Abs(crs[i]-mcr) > ChromaTolerance {
+			n++
+			if n >= ContainedMinStructured {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // onEdge reports whether block i lies on the grid's outer ring.
