@@ -48,6 +48,27 @@ type genuineCopy struct {
 	fn   func(m image.Image, tmp string) ([]byte, error)
 }
 
+// inkShift counts the pixels an edit changed and their mean chroma
+// shift (the larger of |ΔCb| and |ΔCr|, levels): for colour-only text,
+// how far the ink stands out from the colour it was drawn over.
+func inkShift(before, after *image.RGBA) (int, float64) {
+	n, sum := 0, 0.0
+	for i := 0; i+3 < len(before.Pix); i += 4 {
+		p, q := before.Pix[i:i+3], after.Pix[i:i+3]
+		if p[0] == q[0] && p[1] == q[1] && p[2] == q[2] {
+			continue
+		}
+		_, cb0, cr0 := ycc(p)
+		_, cb1, cr1 := ycc(q)
+		n++
+		sum += max(math.Abs(cb1-cb0), math.Abs(cr1-cr0))
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return n, sum / float64(n)
+}
+
 // forgery is a local edit of area (fraction of the picture) at a place
 // chosen by rng; other is another corpus photo (a source of foreign
 // content).
@@ -210,7 +231,8 @@ func runIntegrity(args []string) error {
 				}
 				st.forged(fk.name, a, r, wr)
 				if *verbose && r.Authentic {
-					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s\n", fk.name, 100*a, name, r.Match, evidence())
+					px, dc := inkShift(mr, edited)
+					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s ink %d px, chroma shift %.1f\n", fk.name, 100*a, name, r.Match, evidence(), px, dc)
 				}
 			}
 		}
