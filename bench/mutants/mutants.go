@@ -10,6 +10,7 @@ const (
 	// localsig: the global fit's and the grouping's tests, not the whole
 	// package (a minute).
 	localsigFitTests  = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
+	localsigEdgeTests = "TestEdgeAt|TestContainedPlacedByItsEdges"
 	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
 	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
@@ -149,6 +150,27 @@ var mutants = []mutant{
 	{Name: "localsig/gain-ignored", File: "shared/localsig/compare.go",
 		From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif true {", Run: localsigFitTests,
 		Breaks: "a thin headline goes unseen"},
+	{Name: "localsig/placed-never", File: "shared/localsig/compare.go",
+		From: "agreement(r2) > agreement(r) {", To: "false && agreement(r2) > agreement(r) {", Run: localsigEdgeTests,
+		Breaks: "a picture in a page is read where the decoder's scale puts it, its outer blocks reading the page"},
+	{Name: "localsig/edge-search-narrow", File: "shared/localsig/compare.go",
+		From: "\tEdgeSearch = 3", To: "\tEdgeSearch = 1", Run: localsigEdgeTests,
+		Breaks: "an edge 1.2 probe pixels off is not found"},
+	{Name: "localsig/edge-search-wide", File: "shared/localsig/compare.go",
+		From: "\tEdgeSearch = 3", To: "\tEdgeSearch = 6", Run: localsigEdgeTests,
+		Breaks: "the edge search reaches text beside the picture"},
+	{Name: "localsig/edge-scale-tight", File: "shared/localsig/compare.go",
+		From: "\tEdgeScale = 0.03", To: "\tEdgeScale = 0.003", Run: localsigEdgeTests,
+		Breaks: "a 1 % scale error is never corrected"},
+	{Name: "localsig/edge-contrast-high", File: "shared/localsig/compare.go",
+		From: "\tEdgeContrast = 4.0", To: "\tEdgeContrast = 40.0", Run: localsigEdgeTests,
+		Breaks: "a light picture's edge is not found"},
+	{Name: "localsig/edge-contrast-low", File: "shared/localsig/compare.go",
+		From: "\tEdgeContrast = 4.0", To: "\tEdgeContrast = 2.0", Run: localsigEdgeTests,
+		Breaks: "a near-white picture's edge is placed by noise"},
+	{Name: "localsig/edge-whole-line", File: "shared/localsig/compare.go",
+		From: "\t\tc := min(max(num/den, 0), 1)", To: "\t\tc := 1.0", Run: localsigEdgeTests,
+		Breaks: "a partly covered line counts as wholly covered"},
 	{Name: "localsig/flat-never", File: "shared/localsig/compare.go",
 		From: "\tif unsure && flat(g) {", To: "\tif unsure && false {", Run: localsigFlatTests,
 		Breaks: "a flat signed picture inside a page is never vouched for"},
