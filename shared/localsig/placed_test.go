@@ -51,6 +51,28 @@ func TestContainedPlacedByItsEdges(t *testing.T) {
 		ke := float64(localsig.WorkShort) / float64(min(pw, ph))
 		ks := float64(localsig.WorkShort) / float64(min(b.Dx(), b.Dy()))
 		ww, wh := localsig.WorkDims(pw, ph)
+		// A band painted over the picture's bottom edge, in the page's
+		// colour (the picture looks cropped) or dark (a caption strip
+		// laid over it), must not pass for the edge.
+		for _, band := range []color.RGBA{{255, 255, 255, 255}, {20, 20, 20, 255}} {
+			t.Run(fmt.Sprintf("%s/band %v", filepath.Base(path), band.R), func(t *testing.T) {
+				edited := rgba(page)
+				bh := max(h/40, 3)
+				draw.Draw(edited, image.Rect(ox, oy+h-bh, ox+w, oy+h), &image.Uniform{band}, image.Point{}, draw.Src)
+				el := imagex.ToLuma(edited)
+				ecb, ecr := imagex.Chroma(edited)
+				for _, off := range []float64{1, 0.988, 1.012} {
+					gw, gh := localsig.WorkDims(b.Dx(), b.Dy())
+					cx, cy := float64(gw)/2, float64(gh)/2
+					ox0, oy0 := -ks*float64(ox)/f, -ks*float64(oy)/f
+					a := localsig.Alignment{Scale: off * f * ke / ks, OffsetX: cx - (cx-ox0)/off, OffsetY: cy - (cy-oy0)/off, WorkWidth: ww, WorkHeight: wh}
+					r := localsig.Compare(g, localsig.NewProbe(el, a).WithChroma(ecb, ecr))
+					if r.Outcome == localsig.Contained || r.Outcome == localsig.Same || r.Outcome == localsig.Crop {
+						t.Fatalf("scale ×%.3f: outcome %v, want the band seen", off, r.Outcome)
+					}
+				}
+			})
+		}
 		for _, off := range []float64{1, 0.988, 1.012} {
 			t.Run(fmt.Sprintf("%s/scale×%.3f", filepath.Base(path), off), func(t *testing.T) {
 				// The scale is off around the picture's centre, as the
