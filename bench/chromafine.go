@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,15 +22,8 @@ import (
 // number of blocks whose largest sub-cell residual exceeds 3 to 8 levels.
 // Only copies that keep the picture's geometry are measured, so the
 // examined probe lies on the signed one without an alignment.
-func runChromaFine(args []string) error {
-	fs := flag.NewFlagSet("integrity-chroma", flag.ContinueOnError)
-	dir := fs.String("images", "bench/images", "directory of development photos")
-	limit := fs.Int("limit", 20, "held-out photos")
-	long := fs.Int("long", 1600, "long side the photos are signed at")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	files, err := heldOutFiles(*dir, *limit)
+func runChromaFine(dir string, limit, long int) error {
+	files, err := heldOutFiles(dir, limit)
 	if err != nil {
 		return err
 	}
@@ -47,8 +39,8 @@ func runChromaFine(args []string) error {
 		if err != nil {
 			continue
 		}
-		if b := src.Bounds(); max(b.Dx(), b.Dy()) > *long {
-			if src, err = longSide(*long)(src, tmp); err != nil {
+		if b := src.Bounds(); max(b.Dx(), b.Dy()) > long {
+			if src, err = longSide(long)(src, tmp); err != nil {
 				return err
 			}
 		}

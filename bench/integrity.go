@@ -90,8 +90,12 @@ func runIntegrity(args []string) error {
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
+	subChroma := fs.Bool("subchroma", false, "instead, measure whether 2×2 sub-block chroma separates colour-only text from genuine copies on the held-out photos (-limit, -long)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *subChroma {
+		return runChromaFine(*dir, *limit, *long)
 	}
 	var sizes []float64
 	for _, s := range strings.Split(*areas, ",") {
