@@ -48,6 +48,27 @@ type genuineCopy struct {
 	fn   func(m image.Image, tmp string) ([]byte, error)
 }
 
+// inkShift counts the pixels an edit changed and their mean chroma
+// shift (the larger of |ΔCb| and |ΔCr|, levels): for colour-only text,
+// how far the ink stands out from the colour it was drawn over.
+func inkShift(before, after *image.RGBA) (int, float64) {
+	n, sum := 0, 0.0
+	for i := 0; i+3 < len(before.Pix); i += 4 {
+		p, q := before.Pix[i:i+3], after.Pix[i:i+3]
+		if p[0] == q[0] && p[1] == q[1] && p[2] == q[2] {
+			continue
+		}
+		_, cb0, cr0 := ycc(p)
+		_, cb1, cr1 := ycc(q)
+		n++
+		sum += max(math.Abs(cb1-cb0), math.Abs(cr1-cr0))
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return n, sum / float64(n)
+}
+
 // forgery is a local edit of area (fraction of the picture) at a place
 // chosen by rng; other is another corpus photo (a source of foreign
 // content).
@@ -69,8 +90,12 @@ func runIntegrity(args []string) error {
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
+	subChroma := fs.Bool("subchroma", false, "instead, measure whether 2×2 sub-block chroma separates colour-only text from genuine copies on the held-out photos (-limit, -long)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *subChroma {
+		return runChromaFine(*dir, *limit, *long)
 	}
 	var sizes []float64
 	for _, s := range strings.Split(*areas, ",") {
@@ -210,7 +235,8 @@ func runIntegrity(args []string) error {
 				}
 				st.forged(fk.name, a, r, wr)
 				if *verbose && r.Authentic {
-					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s\n", fk.name, 100*a, name, r.Match, evidence())
+					px, dc := inkShift(mr, edited)
+					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s ink %d px, chroma shift %.1f\n", fk.name, 100*a, name, r.Match, evidence(), px, dc)
 				}
 			}
 		}
@@ -950,5 +976,35 @@ func runIntegrityCost(args []string) error {
 	})
 	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
 		fp.Local.Plane.Width, fp.Local.Plane.Height, c3, c3/dec)
+	// The same with a grey patch in the picture: some blocks differ, so
+	// the comparison is made a second time with the picture placed by
+	// its edges (the worst case).
+	ed := cloneRGBA(toRGBA(marked))
+	pb := ed.Bounds()
+	for y := pb.Dy() * 2 / 5; y < pb.Dy()*3/5; y++ {
+		for x := pb.Dx() * 2 / 5; x < pb.Dx()*3/5; x++ {
+			i := y*ed.Stride + 4*x
+			ed.Pix[i], ed.Pix[i+1], ed.Pix[i+2] = 128, 128, 128
+		}
+	}
+	epage, err := encJPEG(place(ed, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	if err != nil {
+		return err
+	}
+	fe, err := facts.Analyze(epage, limits.Default(), time.Now())
+	if err != nil {
+		return err
+	}
+	if fe.Local == nil {
+		fmt.Println("  edited picture in a page: watermark not found")
+		return nil
+	}
+	var er localsig.Result
+	c4 := timeIt(func() {
+		p := *fe.Local
+		er = localsig.Compare(g2, &p)
+	})
+	fmt.Printf("  edited picture at 0.7 in a page (%v, %d blocks changed): colour compare %7.2f ms (%.3f of the decode)\n",
+		er.Outcome, er.ChangedCount, c4, c4/dec)
 	return nil
 }

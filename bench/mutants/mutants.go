@@ -11,8 +11,10 @@ const (
 	accountsTokenTests = "TestToken|TestReset"
 	// localsig: the global fit's and the grouping's tests, not the whole
 	// package (a minute).
-	localsigFitTests = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
-	ssrfTests        = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	localsigFitTests  = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
+	localsigEdgeTests = "TestEdgeAt|TestContainedPlacedByItsEdges"
+	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
+	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
@@ -123,6 +125,51 @@ var mutants = slices.Concat(
 			Breaks: "any group of blocks that gained detail counts as an edit"},
 		{Name: "localsig/gain-ignored", From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif true {", Run: localsigFitTests,
 			Breaks: "a thin headline goes unseen"},
+		{Name: "localsig/placed-never",
+			From: "agreement(r2) > agreement(r) {", To: "false && agreement(r2) > agreement(r) {", Run: localsigEdgeTests,
+			Breaks: "a picture in a page is read where the decoder's scale puts it, its outer blocks reading the page"},
+		{Name: "localsig/edge-search-narrow",
+			From: "\tEdgeSearch = 3", To: "\tEdgeSearch = 1", Run: localsigEdgeTests,
+			Breaks: "an edge 1.2 probe pixels off is not found"},
+		{Name: "localsig/edge-search-wide",
+			From: "\tEdgeSearch = 3", To: "\tEdgeSearch = 6", Run: localsigEdgeTests,
+			Breaks: "the edge search reaches text beside the picture"},
+		{Name: "localsig/edge-scale-tight",
+			From: "\tEdgeScale = 0.03", To: "\tEdgeScale = 0.003", Run: localsigEdgeTests,
+			Breaks: "a 1 % scale error is never corrected"},
+		{Name: "localsig/edge-contrast-high",
+			From: "\tEdgeContrast = 4.0", To: "\tEdgeContrast = 40.0", Run: localsigEdgeTests,
+			Breaks: "a light picture's edge is not found"},
+		{Name: "localsig/edge-contrast-low",
+			From: "\tEdgeContrast = 4.0", To: "\tEdgeContrast = 2.0", Run: localsigEdgeTests,
+			Breaks: "a near-white picture's edge is placed by noise"},
+		{Name: "localsig/edge-whole-line",
+			From: "\t\tc := min(max(num/den, 0), 1)", To: "\t\tc := 1.0", Run: localsigEdgeTests,
+			Breaks: "a partly covered line counts as wholly covered"},
+		{Name: "localsig/flat-never",
+			From: "\tif unsure && flat(g) {", To: "\tif unsure && false {", Run: localsigFlatTests,
+			Breaks: "a flat signed picture inside a page is never vouched for"},
+		{Name: "localsig/flat-any-tone",
+			From: "\t\tunsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance", To: "\t\tunsure = false", Run: localsigFlatTests,
+			Breaks: "a flat field of another tone or colour passes for a flat signed picture"},
+		{Name: "localsig/flat-any-colour",
+			From: "\t\tunsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance", To: "\t\tunsure = median(dm) > MeanTolerance", Run: localsigFlatTests,
+			Breaks: "a flat field of another colour passes for a flat signed picture"},
+		{Name: "localsig/flat-detail-doubled",
+			From: "\t\tif detailOf(b.Detail) >= 2*DetailMin ||", To: "\t\tif detailOf(b.Detail) >= 4*DetailMin ||", Run: localsigFlatTests,
+			Breaks: "a picture with detailed blocks counts as flat"},
+		{Name: "localsig/flat-detail-halved",
+			From: "\t\tif detailOf(b.Detail) >= 2*DetailMin ||", To: "\t\tif detailOf(b.Detail) >= DetailMin ||", Run: localsigFlatTests,
+			Breaks: "faint texture makes a flat picture count as structured"},
+		{Name: "localsig/flat-mean-doubled",
+			From: "math.Abs(ms[i]-mm) > MeanTolerance ||", To: "math.Abs(ms[i]-mm) > 2*MeanTolerance ||", Run: localsigFlatTests,
+			Breaks: "a picture with contrasting blocks counts as flat"},
+		{Name: "localsig/flat-chroma-doubled",
+			From: "math.Abs(cbs[i]-mcb) > ChromaTolerance ||", To: "math.Abs(cbs[i]-mcb) > 2*ChromaTolerance ||", Run: localsigFlatTests,
+			Breaks: "a picture with coloured blocks counts as flat"},
+		{Name: "localsig/flat-count",
+			From: "\t\t\tif n >= ContainedMinStructured {\n\t\t\t\treturn false", To: "\t\t\tif n > ContainedMinStructured {\n\t\t\t\treturn false", Run: localsigFlatTests,
+			Breaks: "one block more than allowed stands out in a flat picture"},
 	}),
 
 	// Verdict thresholds and rules.

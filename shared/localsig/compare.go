@@ -135,6 +135,16 @@ const (
 	// count as uniform padding (letterbox, pad to square) rather than
 	// added content.
 	PadUniform = 2.0
+	// EdgeSearch is how many probe lines from where the alignment puts
+	// an edge of a signed picture inside a larger file its edge is
+	// looked for (see placed).
+	EdgeSearch = 3
+	// EdgeScale is the largest correction of the alignment's scale the
+	// edges found may make (a fraction).
+	EdgeScale = 0.03
+	// EdgeContrast is the least RMS departure, in levels, of the
+	// picture's first line from the page for an edge to be placed by it.
+	EdgeContrast = 4.0
 )
 
 // Region is a rectangle of the signed picture, as fractions of its width
@@ -279,8 +289,40 @@ func Compare(g *Grid, p *Probe) Result {
 
 // compareAt compares under one translation, every step-th block;
 // outside says the examined picture extends beyond the signed picture
-// under it.
+// under it. When the signed picture sits inside a larger file, the
+// comparison on every block is also made with the alignment its edges
+// give (see placed), and the placement whose blocks agree best kept:
+// found edges are a hypothesis (a line of text beside the picture can
+// pass for its edge), judged like the translations.
 func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result {
+	r := s.compareOne(g, kx, ky, outside, step)
+	if step != 1 || r.Compared < MinCompared || r.ChangedCount == 0 {
+		return r
+	}
+	if _, surround := s.within(g, kx, ky); surround <= SurroundMin {
+		return r
+	}
+	p, ok := s.placed(g, kx, ky)
+	if !ok {
+		return r
+	}
+	orig := s.p
+	s.p = p
+	defer func() { s.p = orig }()
+	if r2 := s.compareOne(g, kx, ky, outside, step); agreement(r2) > agreement(r) {
+		return r2
+	}
+	return r
+}
+
+// agreement ranks comparisons: matching blocks minus three times the
+// changed ones.
+func agreement(r Result) float64 {
+	return float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
+}
+
+// compareOne is compareAt under the probe's own alignment.
+func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result {
 	type pair struct {
 		i  int
 		f  feat
@@ -493,10 +535,24 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	if outside || added {
 		r.Within, r.Surround = within, surround
 	}
+	// Too little structure to tell the signed picture from another inside
+	// a larger file, unless the signed picture is flat at the grid's
+	// scale and has none to show: then every block matching its tone and
+	// colour as signed (no global change fitted away) is all the grid can
+	// vouch for.
+	unsure := added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured
+	if unsure && flat(g) {
+		dm, dc := make([]float64, len(ps)), make([]float64, len(ps))
+		for j, q := range ps {
+			dm[j] = math.Abs(ys[j] - xs[j])
+			if colour {
+				dc[j] = max(math.Abs(q.f.cb-float64(q.bk.Cb)), math.Abs(q.f.cr-float64(q.bk.Cr)))
+			}
+		}
+		unsure = median(dm) > MeanTolerance || median(dc) > ChromaTolerance
+	}
 	switch {
-	case added && r.ChangedCount == 0 && r.Structured < ContainedMinStructured:
-		// Too little structure to tell the signed picture from another
-		// inside a larger file.
+	case unsure:
 		r.Outcome = Unknown
 	case added && r.ChangedCount == 0:
 		r.Outcome = Contained
@@ -518,6 +574,34 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// flat reports whether the signed picture is flat at the grid's scale:
+// fewer than ContainedMinStructured blocks have detail of at least twice
+// DetailMin, a mean more than MeanTolerance from the grid's median mean,
+// or a chroma mean more than ChromaTolerance from the median chroma.
+// Such a picture (a plain dark graphic, faint stripes) shows no block
+// structure in a copy shown small, which is why a signed picture inside a
+// larger file is otherwise required to show some.
+func flat(g *Grid) bool {
+	ms := make([]float64, len(g.Blocks))
+	cbs := make([]float64, len(g.Blocks))
+	crs := make([]float64, len(g.Blocks))
+	for i, b := range g.Blocks {
+		ms[i], cbs[i], crs[i] = float64(b.Mean), float64(b.Cb), float64(b.Cr)
+	}
+	mm, mcb, mcr := median(ms), median(cbs), median(crs)
+	n := 0
+	for i, b := range g.Blocks {
+		if detailOf(b.Detail) >= 2*DetailMin || math.Abs(ms[i]-mm) > MeanTolerance ||
+			math.Abs(cbs[i]-mcb) > ChromaTolerance || math.Abs(crs[i]-mcr) > ChromaTolerance {
+			n++
+			if n >= ContainedMinStructured {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // onEdge reports whether block i lies on the grid's outer ring.
@@ -1205,6 +1289,167 @@ func (s *sampler) signedOnProbe(g *Grid, kx, ky int) (minX, minY, maxX, maxY flo
 func (s *sampler) surroundings(g *Grid, kx, ky int) (Region, float64, bool) {
 	w, sur := s.within(g, kx, ky)
 	return w, sur, sur > SurroundMin && !s.uniformOutside(g, kx, ky)
+}
+
+// placed returns the probe with its alignment corrected to where the
+// signed picture's edges lie in a larger file under translation (kx, ky):
+// the decoder's scale is exact to about a percent, which at the far edge
+// of a picture shown small in a page is a probe pixel or two, enough for
+// the outer blocks to read the page. Each edge of the signed picture
+// that borders surroundings is looked for within EdgeSearch probe lines
+// of where the alignment puts it (see edgeAt); the scale is corrected by
+// the ratio of the found to the expected extent along each axis with
+// both edges found (the mean of the two axes), and the picture's centre
+// moved to the found one on those axes. ok is false, and nothing
+// changes, for a rotated copy, when no axis has both edges found, or when
+// the correction exceeds EdgeScale.
+func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
+	if math.Abs(s.sin) > 0.01 {
+		return nil, false
+	}
+	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
+	fx0, okx0 := s.edgeAt(x0, y0, y1, true, 1)
+	fx1, okx1 := s.edgeAt(x1, y0, y1, true, -1)
+	fy0, oky0 := s.edgeAt(y0, x0, x1, false, 1)
+	fy1, oky1 := s.edgeAt(y1, x0, x1, false, -1)
+	var ratio float64
+	n := 0
+	if okx0 && okx1 {
+		ratio += (fx1 - fx0) / (x1 - x0)
+		n++
+	}
+	if oky0 && oky1 {
+		ratio += (fy1 - fy0) / (y1 - y0)
+		n++
+	}
+	if n == 0 {
+		return nil, false
+	}
+	ratio /= float64(n)
+	if math.Abs(ratio-1) > EdgeScale {
+		return nil, false
+	}
+	// Centres on the probe: found where both edges were, else kept.
+	cx, cy := (x0+x1)/2, (y0+y1)/2
+	if okx0 && okx1 {
+		cx = (fx0 + fx1) / 2
+	}
+	if oky0 && oky1 {
+		cy = (fy0 + fy1) / 2
+	}
+	a := s.p.Align
+	a.Scale *= ratio
+	// toProbe(W/2) = Scale·(W/2 − OffsetX − kx·Period)·fx = cx, and the
+	// same for y (the rotation is nil).
+	per := float64(a.Period)
+	a.OffsetX = float64(g.Width)/2 - cx/(a.Scale*s.fx) - float64(kx)*per
+	a.OffsetY = float64(g.Height)/2 - cy/(a.Scale*s.fy) - float64(ky)*per
+	p := *s.p
+	p.Align = a
+	return &p, true
+}
+
+// edgeAt finds an edge of the signed picture that the alignment puts at
+// e (a probe column when vertical, else a row; dir +1 for a left or top
+// edge, -1 for a right or bottom one), along the middle 80 % of the edge
+// from a to b. Lines of the probe within EdgeSearch of e are read from
+// the outside in: the outermost must be uniform (standard deviation at
+// most PadUniform along the edge: the page beside the picture), and the
+// first line that is not is where the picture starts; the share of that
+// line the picture covers is the least-squares ratio of its departures
+// from the page to the next line's. ok is false when no such transition
+// lies in the window or the picture's first lines hardly differ from the
+// page (nothing to place the edge by).
+func (s *sampler) edgeAt(e, a, b float64, vertical bool, dir int) (float64, bool) {
+	if b-a < 16 {
+		return 0, false
+	}
+	lim := float64(s.pw)
+	if !vertical {
+		lim = float64(s.ph)
+	}
+	if e < 0.5 || e > lim-0.5 {
+		return 0, false // the edge is the file's own
+	}
+	span := b - a
+	a, b = a+span/10, b-span/10
+	s.ensureSquares()
+	// Outermost line of the window, then inward.
+	out := int(math.Floor(e)) - EdgeSearch
+	if dir < 0 {
+		out = int(math.Ceil(e)) - 1 + EdgeSearch
+	}
+	if out < 0 || out >= int(lim) {
+		return 0, false
+	}
+	line := func(k int) (float64, float64) { // mean, variance of line k
+		if vertical {
+			return s.boxStats(float64(k), a, float64(k+1), b)
+		}
+		return s.boxStats(a, float64(k), b, float64(k+1))
+	}
+	page, v := line(out)
+	if v > PadUniform*PadUniform {
+		return 0, false
+	}
+	for k := 1; k <= 2*EdgeSearch; k++ {
+		l := out + dir*k
+		if l < 0 || l+dir < 0 || l >= int(lim) || l+dir >= int(lim) {
+			return 0, false
+		}
+		if _, v := line(l); v <= PadUniform*PadUniform {
+			continue
+		}
+		// Line l is the first the picture reaches: its coverage by the
+		// pixels of the next line in.
+		var num, den float64
+		steps := int(b - a)
+		for i := 0; i < steps; i++ {
+			t := a + float64(i)
+			var vl, vn float64
+			if vertical {
+				vl, vn = s.pixel(l, t), s.pixel(l+dir, t)
+			} else {
+				vl, vn = s.pixel2(t, l), s.pixel2(t, l+dir)
+			}
+			num += (vl - page) * (vn - page)
+			den += (vn - page) * (vn - page)
+		}
+		if den < float64(steps)*EdgeContrast*EdgeContrast {
+			return 0, false
+		}
+		c := min(max(num/den, 0), 1)
+		if dir > 0 {
+			return float64(l+1) - c, true
+		}
+		return float64(l) + c, true
+	}
+	return 0, false
+}
+
+// pixel is the probe's level at column x, row y (rounded down).
+func (s *sampler) pixel(x int, y float64) float64 {
+	l := s.p.Plane
+	return float64(l.Pix[min(max(int(y), 0), l.Height-1)*l.Stride+x])
+}
+
+// pixel2 is pixel with the row whole and the column fractional.
+func (s *sampler) pixel2(x float64, y int) float64 {
+	l := s.p.Plane
+	return float64(l.Pix[y*l.Stride+min(max(int(x), 0), l.Width-1)])
+}
+
+// boxStats is the mean and variance of the probe over the box (x0, y0)–(x1, y1).
+func (s *sampler) boxStats(x0, y0, x1, y1 float64) (float64, float64) {
+	ar := (x1 - x0) * (y1 - y0)
+	if ar < 1 {
+		return 0, 0
+	}
+	box := func(t []float64) float64 {
+		return s.at(t, x1, y1) - s.at(t, x0, y1) - s.at(t, x1, y0) + s.at(t, x0, y0)
+	}
+	m := box(s.sat) / ar
+	return m, box(s.sq)/ar - m*m
 }
 
 // clipInside bounds the sampler's reads to the signed picture's interior

@@ -192,3 +192,48 @@ func TestLineShaped(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatAtItsThresholds: a grid is flat while fewer than
+// ContainedMinStructured blocks stand out by detail (from twice
+// DetailMin), mean (beyond MeanTolerance of the median) or chroma (beyond
+// ChromaTolerance of the median), each tested on both sides of its bound.
+func TestFlatAtItsThresholds(t *testing.T) {
+	grid := func(n int, set func(*Block)) *Grid {
+		g := &Grid{Format: FormatColour, Cols: 8, Rows: 8, Blocks: make([]Block, 64)}
+		for i := range g.Blocks {
+			g.Blocks[i] = Block{Mean: 40, Cb: 128, Cr: 128, Detail: quantDetail(1)}
+		}
+		for i := 0; i < n; i++ {
+			set(&g.Blocks[i])
+		}
+		return g
+	}
+	// quantDetail rounds: the detail just under twice DetailMin is the
+	// largest quantised level below it.
+	under := quantDetail(2 * DetailMin)
+	for detailOf(under) >= 2*DetailMin {
+		under--
+	}
+	tests := []struct {
+		name string
+		n    int
+		set  func(*Block)
+		flat bool
+	}{
+		{"detail at twice DetailMin", ContainedMinStructured, func(b *Block) { b.Detail = quantDetail(2*DetailMin) + 1 }, false},
+		{"detail just under", ContainedMinStructured, func(b *Block) { b.Detail = under }, true},
+		{"mean beyond the tolerance", ContainedMinStructured, func(b *Block) { b.Mean = 40 + MeanTolerance + 1 }, false},
+		{"mean at the tolerance", ContainedMinStructured, func(b *Block) { b.Mean = 40 + MeanTolerance }, true},
+		{"Cb beyond the tolerance", ContainedMinStructured, func(b *Block) { b.Cb = 128 + ChromaTolerance + 1 }, false},
+		{"Cb at the tolerance", ContainedMinStructured, func(b *Block) { b.Cb = 128 + ChromaTolerance }, true},
+		{"Cr beyond the tolerance", ContainedMinStructured, func(b *Block) { b.Cr = 128 - ChromaTolerance - 1 }, false},
+		{"one block too few", ContainedMinStructured - 1, func(b *Block) { b.Mean = 200 }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := flat(grid(tc.n, tc.set)); got != tc.flat {
+				t.Fatalf("flat = %v, want %v", got, tc.flat)
+			}
+		})
+	}
+}
