@@ -45,6 +45,11 @@ func analyze(ptr, n uint32) uint64 {
 	return mod.buf.Output(abi.Analyze(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
 }
 
+//go:wasmexport analyze_hashed
+func analyzeHashed(ptr, n uint32) uint64 {
+	return mod.buf.Output(abi.AnalyzeHashed(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
+}
+
 //go:wasmexport inspect
 func inspect(ptr, n uint32) uint64 {
 	return mod.buf.Output(abi.Inspect(mod.buf.Input(ptr, n), mod.lim))

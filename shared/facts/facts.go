@@ -71,6 +71,16 @@ const VerifyShortSide = 512
 // are imagex's (unsupported format, limits exceeded, corrupt data) or
 // wrap a perceptual-hash or watermark failure.
 func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
+	return AnalyzeSum(file, sha256.Sum256(file), lim, at)
+}
+
+// AnalyzeSum is [Analyze] for a file whose SHA-256 the caller has already
+// computed (a host hashing natively what a WebAssembly guest would hash
+// several times slower). sum is taken as given and becomes the facts'
+// SHA-256, which the lookup matches exactly: a caller that passes a
+// digest that is not the file's gets facts for another file, so only a
+// caller that computed sum over these very bytes may use it.
+func AnalyzeSum(file []byte, sum [32]byte, lim limits.Limits, at time.Time) (Facts, error) {
 	img, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil {
 		return Facts{}, err
@@ -81,7 +91,7 @@ func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
 		// The hash's 256×256 blocks, averaged as over the full decode.
 		hashPlane = img.DownscaleAs(phash.Side256, phash.Side256)
 	}
-	f, err := fromLuma(img.Luma, hashPlane, img.Format, w, h, sha256.Sum256(file))
+	f, err := fromLuma(img.Luma, hashPlane, img.Format, w, h, sum)
 	if err != nil {
 		return Facts{}, err
 	}

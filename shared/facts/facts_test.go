@@ -280,3 +280,29 @@ func TestProbeFromWirePlaneSize(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeSum: with the file's own SHA-256 AnalyzeSum is Analyze; with
+// another digest the facts carry that digest as given and nothing else
+// changes (the caller answers for it).
+func TestAnalyzeSum(t *testing.T) {
+	file, err := os.ReadFile("../testdata/images/photo.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, at := limits.Default(), time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	want, err := Analyze(file, lim, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range [][32]byte{sha256.Sum256(file), sha256.Sum256([]byte("another file"))} {
+		got, err := AnalyzeSum(file, sum, lim, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want.Wire()
+		w.SHA256 = fmt.Sprintf("%x", sum)
+		if got.SHA256 != sum || got.Wire() != w || fmt.Sprint(got.WireProbe()) != fmt.Sprint(want.WireProbe()) {
+			t.Errorf("sum %x: facts %+v, want %+v", sum, got.Wire(), w)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func TestShimProvidesImports(t *testing.T) {
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
-	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature", "present"} {
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "analyze_hashed", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature", "present"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}
@@ -270,6 +270,21 @@ func TestModuleEqualsNative(t *testing.T) {
 			json.Unmarshal(out, &got)
 			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
 				t.Errorf("facts = %+v, want %+v", got.Facts, want)
+			}
+		}},
+		{"analyze_hashed marked jpeg", "analyze_hashed", append(fx.facts.SHA256[:], fx.file...), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
+			var got struct {
+				OK    bool       `json:"ok"`
+				Facts wire.Facts `json:"facts"`
+			}
+			json.Unmarshal(out, &got)
+			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
+				t.Errorf("facts = %+v, want %+v", got.Facts, want)
+			}
+		}},
+		{"analyze_hashed short input", "analyze_hashed", make([]byte, abi.DigestSize-1), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
+				t.Errorf("got %s, want bad_input", out)
 			}
 		}},
 		{"analyze unrelated jpeg", "analyze", other, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {

@@ -2,6 +2,8 @@ package verifier
 
 import (
 	"context"
+	"crypto/sha256"
+	"os"
 	"testing"
 	"time"
 
@@ -79,4 +81,46 @@ func BenchmarkInterleaved(b *testing.B) {
 	b.ReportMetric(float64(td.Milliseconds())/n, "deadline-ms")
 	b.ReportMetric(float64(tw)/float64(tn), "wasm/native")
 	b.ReportMetric(float64(td)/float64(tw), "deadline/wasm")
+}
+
+// BenchmarkHostHash is what hashing on the host saves: analyze (the
+// module hashes the file) and analyze_hashed (the edge hashes it natively,
+// counted in the time) back to back on one instance in every iteration,
+// for a small JPEG and a large photograph from bench/images when present.
+func BenchmarkHostHash(b *testing.B) {
+	files := []struct {
+		name string
+		file []byte
+	}{{"noise-1.2MP", noise(b, 1280, 960)}}
+	if f, err := os.ReadFile("../../../bench/images/plasma__Volna__5120x2880.jpg"); err == nil {
+		files = append(files, struct {
+			name string
+			file []byte
+		}{"photo-14.7MP", f})
+	}
+	ctx := context.Background()
+	w := newWasm(b, WasmConfig{Instances: 1})
+	g := w.cur.Load()
+	for _, f := range files {
+		b.Run(f.name, func(b *testing.B) {
+			var inModule, onHost time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := g.call(ctx, "analyze", f.file); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				sum := sha256.Sum256(f.file)
+				if _, err := g.call(ctx, "analyze_hashed", sum[:], f.file); err != nil {
+					b.Fatal(err)
+				}
+				inModule, onHost = inModule+t1.Sub(t0), onHost+time.Since(t1)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(len(f.file))/1e6, "MB")
+			b.ReportMetric(float64(inModule.Microseconds())/n/1e3, "module-hash-ms")
+			b.ReportMetric(float64(onHost.Microseconds())/n/1e3, "host-hash-ms")
+			b.ReportMetric(float64(inModule-onHost)/n/1e6, "saved-ms")
+		})
+	}
 }

@@ -3,6 +3,8 @@ package verifier
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"image"
 	"image/color"
@@ -175,5 +177,23 @@ func TestSwap(t *testing.T) {
 	}
 	if _, err := w.Analyze(ctx, SmokeImage()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAnalyzeHashesOnTheHost: the module of this checkout exports
+// analyze_hashed, so the edge hashes files natively, and the facts carry
+// the file's own SHA-256 (TestEnginesAgree compares all the facts).
+func TestAnalyzeHashesOnTheHost(t *testing.T) {
+	w := newWasm(t, WasmConfig{})
+	if !w.cur.Load().hashed {
+		t.Fatal("the module does not export analyze_hashed: files are hashed in the sandbox")
+	}
+	file := noise(t, 640, 480)
+	a, err := w.Analyze(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(file); a.Facts.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("facts sha256 %s, want the file's %x", a.Facts.SHA256, sum)
 	}
 }

@@ -60,11 +60,43 @@ func Analyze(in []byte, lim limits.Limits, at time.Time) []byte {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
 	f, err := facts.Analyze(in, lim, at)
+	return analyzed(f, err, in)
+}
+
+// analyzed is analyze's output for the facts of file (or the error
+// computing them).
+func analyzed(f facts.Facts, err error, file []byte) []byte {
 	if err != nil {
 		return imageFailure(err)
 	}
 	f.C2PA = nil
-	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe(), C2PAManifest: sniff.MayCarry(in)})
+	return ok(analyzeOut{OK: true, Facts: f.Wire(), Local: f.WireProbe(), C2PAManifest: sniff.MayCarry(file)})
+}
+
+// DigestSize is the length of the SHA-256 that prefixes
+// [AnalyzeHashed]'s input.
+const DigestSize = 32
+
+// AnalyzeHashed is [Analyze] for a host that has hashed the file itself:
+// in is the file's SHA-256 (32 bytes) followed by the file, and the
+// output is Analyze's for the file, with facts.sha256 that digest. The
+// module does not check it (hashing again is the cost this call saves):
+// the host is the party that runs the module and answers for its own
+// input, exactly as for the file's bytes. A digest that is not the file's
+// gives facts for another file, whose exact match the lookup would then
+// report, so a host that cannot vouch for the digest calls analyze.
+func AnalyzeHashed(in []byte, lim limits.Limits, at time.Time) []byte {
+	if in == nil {
+		return fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	if len(in) < DigestSize {
+		return fail(codeBadInput, "input shorter than the 32-byte SHA-256 that must prefix the file")
+	}
+	var sum [DigestSize]byte
+	copy(sum[:], in)
+	file := in[DigestSize:]
+	f, err := facts.AnalyzeSum(file, sum, lim, at)
+	return analyzed(f, err, file)
 }
 
 // imageFailure maps an imagex error to the call's error code.

@@ -3,9 +3,11 @@ package abi
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
@@ -146,5 +148,42 @@ func TestDecideRevokedKeySeed(t *testing.T) {
 	out := Decide(b, limits.Default())
 	if !bytes.Contains(out, []byte(`"authentic":false`)) || !bytes.Contains(out, []byte(`"rule":"compromised_anchor_time"`)) {
 		t.Errorf("decide with the key compromised before the anchoring: %s", out)
+	}
+}
+
+// TestAnalyzeHashed: with the file's own digest the output is analyze's
+// byte for byte; a digest that is not the file's is taken as given (the
+// host answers for it, docs/widget.md), so the facts name that digest
+// and nothing else changes; an input too short to hold one is refused.
+func TestAnalyzeHashed(t *testing.T) {
+	file, err := os.ReadFile("../../../shared/testdata/images/photo.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, at := limits.Default(), time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	sum := sha256.Sum256(file)
+	other := sha256.Sum256([]byte("another file"))
+	want := Analyze(file, lim, at)
+	wantOther := bytes.Replace(want, []byte(hex.EncodeToString(sum[:])), []byte(hex.EncodeToString(other[:])), 1)
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		want []byte
+	}{
+		{"the file's digest", append(sum[:], file...), want},
+		{"another digest", append(other[:], file...), wantOther},
+		{"no file", sum[:], []byte(`"code":"invalid_image"`)},
+		{"short", sum[:DigestSize-1], []byte(`"code":"bad_input"`)},
+		{"nil", nil, []byte(`"code":"bad_input"`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := AnalyzeHashed(tt.in, lim, at)
+			if tt.want[0] == '{' && !bytes.Equal(got, tt.want) || tt.want[0] != '{' && !bytes.Contains(got, tt.want) {
+				t.Errorf("got %.300s\nwant %.300s", got, tt.want)
+			}
+		})
+	}
+	if bytes.Equal(want, wantOther) {
+		t.Fatal("the analyze output does not name the file's digest")
 	}
 }
