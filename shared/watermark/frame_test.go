@@ -189,8 +189,8 @@ func TestExtractCaptioned(t *testing.T) {
 }
 
 // TestCaptionScales: the caption band gives the picture's box; a photo
-// without one, and a photo under a band of texture rather than plain
-// background, give none.
+// without one, a band wider than captionMaxBand, and a photo under a band
+// of texture rather than plain background, give none.
 func TestCaptionScales(t *testing.T) {
 	s := schemes()[0]
 	img := loadTestImage(t, "meadow.jpg")
@@ -207,6 +207,12 @@ func TestCaptionScales(t *testing.T) {
 	want := float64(pic.Dy()) / float64(file.Rect.Dy())
 	if !ok || sc[0] > want || sc[len(sc)-1] < want {
 		t.Errorf("captionScales(captioned) = %v %v %v, want scales around %.3f", sc, box, ok, want)
+	}
+	// A band of a third of the file is a page around the picture, not a
+	// caption: left to the frame and box searches.
+	tall, _ := captioned(img, 0.5, true)
+	if sc, b, ok := scan(tall); ok {
+		t.Errorf("captionScales(band of a third) = %v %v, want none", sc, b)
 	}
 	// The same band filled with the photo's own texture is not a caption.
 	tex, _ := captioned(img, 0.08, true)
