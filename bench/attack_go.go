@@ -63,6 +63,9 @@ func attacks() []attack {
 		{"border5", "frame", border(0.05, color.RGBA{255, 255, 255, 255})},
 		{"screenshot0.8", "frame", screenshot(0.8)},
 		{"screenshot0.5", "frame", screenshot(0.5)},
+		// A caption band with a line of text above the picture, as apps
+		// and news sites add one.
+		{"caption6-q90", "frame", chain(captionAbove(0.06), jpegQ(90))},
 		{"rotate5", "rotate", rotateCrop(5)},
 		{"rotate-5", "rotate", rotateCrop(-5)},
 		{"crop50", "crop50", cropFrac(0.25, 0.25, 0.5, 0.5)},

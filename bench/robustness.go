@@ -32,7 +32,7 @@ func runRobustness(args []string) error {
 	maxMP := fs.Float64("max-mp", 12, "skip images above this many megapixels (counted separately)")
 	synth := fs.Bool("synth", true, "add the generated hard cases (sky gradient, text, night)")
 	workers := fs.Int("j", 2, "images processed in parallel")
-	fpAttacks := fs.Bool("fp-attacked", true, "also extract from attacked unmarked originals (jpeg70, resize0.5, crop75, mirror, screenshot0.5, mirror-crop98, rotate-5-canvas)")
+	fpAttacks := fs.Bool("fp-attacked", true, "also extract from attacked unmarked originals (jpeg70, resize0.5, crop75, mirror, screenshot0.5, mirror-crop98, rotate-5-canvas, caption6-q90)")
 	version := fs.Int("version", watermark.CurrentVersion, "format version to embed")
 	held := fs.Bool("heldout", false, "use only the held-out development images (never tuned on; see heldOut), no generated cases")
 	psnr := fs.Float64("psnr", 0, "target luma PSNR in dB for embedding (0 = the package default)")
@@ -222,7 +222,7 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 	}) / r.mp
 	if fpAttacks {
 		for _, a := range attacks() {
-			if a.name != "jpeg70" && a.name != "resize0.5" && a.name != "crop75" && a.name != "mirror" && a.name != "screenshot0.5" && a.name != "mirror-crop98" && a.name != "rotate-5-canvas" {
+			if a.name != "jpeg70" && a.name != "resize0.5" && a.name != "crop75" && a.name != "mirror" && a.name != "screenshot0.5" && a.name != "mirror-crop98" && a.name != "rotate-5-canvas" && a.name != "caption6-q90" {
 				continue
 			}
 			m, err := a.fn(img, tmp)

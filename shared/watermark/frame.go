@@ -41,8 +41,107 @@ const (
 // the picture's box on the working plane, ok false when the plane shows
 // no flat frame around a picture.
 func (s *scheme) frameScales(hp []float32, w, h int) (scales []float64, box [4]int, ok bool) {
-	rowE := make([]float64, h)
-	colE := make([]float64, w)
+	rowE, colE := lineEnergy(hp, w, h)
+	y0, y1, okY := busySpan(rowE)
+	x0, x1, okX := busySpan(colE)
+	if !okX || !okY {
+		return nil, box, false
+	}
+	if float64(x1-x0) > (1-frameMargin)*float64(w) && float64(y1-y0) > (1-frameMargin)*float64(h) {
+		return nil, box, false
+	}
+	return scalesFor([4]int{x0, y0, x1, y1}, w, h)
+}
+
+// scalesFor returns the scales around the one a picture filling box of
+// the w×h plane has, ok false when none is below 1.
+func scalesFor(box [4]int, w, h int) (scales []float64, b [4]int, ok bool) {
+	est := float64(min(box[2]-box[0], box[3]-box[1])) / float64(min(w, h))
+	for k := -frameSpread; k <= frameSpread; k++ {
+		if sc := est * math.Pow(1.012, float64(k)); sc >= frameMinScale && sc < 0.995 {
+			scales = append(scales, sc)
+		}
+	}
+	if len(scales) == 0 {
+		return nil, b, false
+	}
+	return scales, box, true
+}
+
+// A caption bar (a line of text on a plain band above or below the
+// picture, or beside it) defeats frameScales: the text's rows are busy,
+// so the busy span reaches the file's edge. But the band is cut off from
+// the picture by the flat rows between the text and the picture, and its
+// pixels are mostly plain background, which a photo's are not (grain and
+// the mark itself). captionScales takes the longest run of busy rows (or
+// columns) as the picture when what it leaves on either side is a narrow
+// band of mostly flat pixels.
+
+const (
+	// captionMaxBand: the band cut off, on both ends together, is at most
+	// this fraction of the axis.
+	captionMaxBand = 0.25
+	// captionMinFlat: each cut-off end strip has at least this fraction
+	// of flat pixels (see flatFraction).
+	captionMinFlat = 0.45
+)
+
+// captionScales is frameScales for a picture with a caption band along
+// one side: the scales to add and the picture's box, ok false when the
+// plane shows no such band.
+func (s *scheme) captionScales(l *imagex.Luma, hp []float32, w, h int) (scales []float64, box [4]int, ok bool) {
+	if l == nil {
+		return nil, box, false
+	}
+	rowE, colE := lineEnergy(hp, w, h)
+	y0, y1, okY := busySpan(rowE)
+	x0, x1, okX := busySpan(colE)
+	if !okX || !okY {
+		return nil, box, false
+	}
+	full := [4]int{x0, y0, x1, y1}
+	for axis, e := range [][]float64{rowE, colE} {
+		lo, hi, ok := pictureRun(e)
+		if !ok {
+			continue
+		}
+		b := full
+		b[1-axis], b[3-axis] = lo, hi
+		// The strips cut off, in full-resolution pixels, must be plain.
+		plain := true
+		for _, strip := range [][2]int{{0, lo}, {hi, len(e)}} {
+			if strip[1]-strip[0] < 1 {
+				continue
+			}
+			sb := [4]int{0, 0, w, h}
+			sb[1-axis], sb[3-axis] = strip[0], strip[1]
+			if flatFraction(l, planeToPixels(sb, l, w, h)) < captionMinFlat {
+				plain = false
+			}
+		}
+		if plain {
+			return scalesFor(b, w, h)
+		}
+	}
+	return nil, box, false
+}
+
+// pictureRun returns the longest run of busy entries of e when what it
+// leaves outside is between frameMargin and captionMaxBand of e.
+func pictureRun(e []float64) (lo, hi int, ok bool) {
+	for _, r := range busyRuns(e, 0) {
+		if r[1]-r[0] > hi-lo {
+			lo, hi = r[0], r[1]
+		}
+	}
+	cut := float64(len(e)-(hi-lo)) / float64(len(e))
+	return lo, hi, hi > lo && cut >= frameMargin && cut <= captionMaxBand
+}
+
+// lineEnergy returns the mean absolute value of each row and each column
+// of the w×h plane hp.
+func lineEnergy(hp []float32, w, h int) (rowE, colE []float64) {
+	rowE, colE = make([]float64, h), make([]float64, w)
 	for y := 0; y < h; y++ {
 		var r float64
 		for x, v := range hp[y*w : (y+1)*w] {
@@ -55,25 +154,7 @@ func (s *scheme) frameScales(hp []float32, w, h int) (scales []float64, box [4]i
 	for x := range colE {
 		colE[x] /= float64(h)
 	}
-	y0, y1, okY := busySpan(rowE)
-	x0, x1, okX := busySpan(colE)
-	if !okX || !okY {
-		return nil, box, false
-	}
-	bw, bh := x1-x0, y1-y0
-	if float64(bw) > (1-frameMargin)*float64(w) && float64(bh) > (1-frameMargin)*float64(h) {
-		return nil, box, false
-	}
-	est := float64(min(bw, bh)) / float64(min(w, h))
-	for k := -frameSpread; k <= frameSpread; k++ {
-		if sc := est * math.Pow(1.012, float64(k)); sc >= frameMinScale && sc < 0.995 {
-			scales = append(scales, sc)
-		}
-	}
-	if len(scales) == 0 {
-		return nil, box, false
-	}
-	return scales, [4]int{x0, y0, x1, y1}, true
+	return rowE, colE
 }
 
 // frameRegionScale: a candidate found under this scale with a flat frame's

@@ -121,3 +121,135 @@ func TestExtractWideEdits(t *testing.T) {
 		})
 	}
 }
+
+// captioned puts m below (above false: above) a white band of frac of its
+// height carrying a line of dark glyph strokes half the band high, as a
+// caption added by an app or a news site. It returns the file and the
+// picture's rectangle in it.
+func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rectangle) {
+	b := m.Bounds()
+	bar := int(frac * float64(b.Dy()))
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()+bar))
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	pic, band := image.Rect(0, bar, b.Dx(), b.Dy()+bar), image.Rect(0, 0, b.Dx(), bar)
+	if !above {
+		pic, band = image.Rect(0, 0, b.Dx(), b.Dy()), image.Rect(0, b.Dy(), b.Dx(), b.Dy()+bar)
+	}
+	draw.Draw(out, pic, m, b.Min, draw.Src)
+	lh := bar / 2
+	x0, y0 := b.Dx()/20, band.Min.Y+bar/4
+	for y := 0; y < lh; y++ {
+		for x := 0; x < b.Dx()*8/10; x++ {
+			if glyphInk(x, y, lh) {
+				out.SetRGBA(x0+x, y0+y, color.RGBA{20, 20, 20, 255})
+			}
+		}
+	}
+	return out, pic
+}
+
+// TestExtractCaptioned: a marked photo with a caption band above or below
+// (text on a plain band, the file taller than the picture) gives the exact
+// payload at the picture's scale, and the picture's box as the region; the
+// band's text rows no longer hide the picture's box.
+func TestExtractCaptioned(t *testing.T) {
+	img := loadTestImage(t, "meadow.jpg")
+	p := Payload(0x0ca9710a12345678)
+	marked, err := Embed(img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		frac  float64
+		above bool
+	}{
+		{"above6", 0.06, true},
+		{"below10", 0.10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, pic := captioned(marked, tc.frac, tc.above)
+			got, d, err := Extract(imagex.ToLuma(reencode(t, file, "jpeg", 90)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Found || got != p {
+				t.Fatalf("Extract = %v found %v (strength %.1f), want %v", got, d.Found, d.Strength, p)
+			}
+			want := float64(pic.Dy()) / float64(file.Rect.Dy())
+			if d.Scale < want*0.98 || d.Scale > want*1.02 {
+				t.Errorf("scale %.4f, want %.4f ± 2 %%", d.Scale, want)
+			}
+			tol := file.Rect.Dy() / 50
+			if abs(d.Region.Min.Y-pic.Min.Y) > tol || abs(d.Region.Max.Y-pic.Max.Y) > tol {
+				t.Errorf("region %v, want %v ± %d px", d.Region, pic, tol)
+			}
+		})
+	}
+}
+
+// TestCaptionScales: the caption band gives the picture's box; a photo
+// without one, a band wider than captionMaxBand, and a photo under a band
+// of texture rather than plain background, give none.
+func TestCaptionScales(t *testing.T) {
+	s := schemes()[0]
+	img := loadTestImage(t, "meadow.jpg")
+	scan := func(m image.Image) ([]float64, [4]int, bool) {
+		l := imagex.ToLuma(m)
+		w, h := s.workDims(l.Width, l.Height)
+		return s.captionScales(l, s.highpass(resampleLuma(l, w, h), w, h), w, h)
+	}
+	if sc, _, ok := scan(img); ok {
+		t.Errorf("captionScales(photo) = %v, want none", sc)
+	}
+	file, pic := captioned(img, 0.08, true)
+	sc, box, ok := scan(file)
+	want := float64(pic.Dy()) / float64(file.Rect.Dy())
+	if !ok || sc[0] > want || sc[len(sc)-1] < want {
+		t.Errorf("captionScales(captioned) = %v %v %v, want scales around %.3f", sc, box, ok, want)
+	}
+	// A band of a third of the file is a page around the picture, not a
+	// caption: left to the frame and box searches.
+	tall, _ := captioned(img, 0.5, true)
+	if sc, b, ok := scan(tall); ok {
+		t.Errorf("captionScales(band of a third) = %v %v, want none", sc, b)
+	}
+	// The same band filled with the photo's own texture is not a caption.
+	tex, _ := captioned(img, 0.08, true)
+	draw.Draw(tex, image.Rect(0, 0, tex.Rect.Dx(), pic.Min.Y), img, image.Point{}, draw.Src)
+	for x := 0; x < tex.Rect.Dx(); x++ {
+		tex.SetRGBA(x, pic.Min.Y-1, color.RGBA{255, 255, 255, 255})
+		tex.SetRGBA(x, pic.Min.Y-2, color.RGBA{255, 255, 255, 255})
+	}
+	if sc, b, ok := scan(tex); ok {
+		t.Errorf("captionScales(textured band) = %v %v, want none", sc, b)
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// glyphInk reports whether (x, y) is ink in a line of h-pixel glyphs
+// (the letters H, E, O and a space, in cells of 0.6·h).
+func glyphInk(x, y, h int) bool {
+	gw, stroke := max(h*6/10, 3), max(h/7, 1)
+	gx, g := x%gw, (x/gw)%7
+	if gx > gw-stroke-1 && g != 3 {
+		return false
+	}
+	mid := y > h/2-stroke/2 && y <= h/2+stroke/2+1
+	switch g % 4 {
+	case 0: // H
+		return gx < stroke || (gx >= gw-2*stroke-1 && gx < gw-stroke-1) || mid
+	case 1: // E
+		return gx < stroke || y < stroke || y >= h-stroke || mid
+	case 2: // O
+		return gx < stroke || gx >= gw-2*stroke-1 || y < stroke || y >= h-stroke
+	default:
+		return false
+	}
+}

@@ -832,7 +832,11 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	scales, box := s.coarseScales, [4]int{0, 0, w, h}
 	if s.frames {
-		if fs, b, ok := s.frameScales(hp, w, h); ok {
+		fs, b, ok := s.frameScales(hp, w, h)
+		if !ok {
+			fs, b, ok = s.captionScales(l, hp, w, h)
+		}
+		if ok {
 			scales, box = append(scales[:len(scales):len(scales)], fs...), b
 		}
 	}
