@@ -663,21 +663,12 @@ func (s *scheme) syncPixels(hp []float32, w int, scales, angles []float64, x0, y
 
 // soft reads the per-coded-bit soft values from an aligned folded tile.
 func (s *scheme) soft(acc []float64, dx, dy int) []float64 {
-	T, C := s.tile, s.chip
 	soft := make([]float64, codedBits)
 	for k, b := range s.bitOf {
 		if b < 0 {
 			continue
 		}
-		cy, cx := (k/s.grid)*C, (k%s.grid)*C
-		var v float64
-		for i := 0; i < C; i++ {
-			row := acc[((cy+i+dy)%T)*T:]
-			for j := 0; j < C; j++ {
-				v += row[(cx+j+dx)%T]
-			}
-		}
-		soft[b] += v * float64(s.pn[k])
+		soft[b] += s.chipSum(acc, k, dx, dy) * float64(s.pn[k])
 	}
 	return soft
 }
