@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/jpeg"
@@ -25,13 +24,7 @@ import (
 func TestVerifyLocalTextAgrees(t *testing.T) {
 	// Nothing anchors during the test: both verifications see one state.
 	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour})
-	pub, _ := client.New(client.Config{BaseURL: o.URL})
-	if _, err := pub.RegisterAccount(context.Background(), client.RegisterAccountRequest{Email: "agree@example.com", Password: "correct horse battery", OrgName: "Agree News", OrgType: "news_org"}); err != nil {
-		t.Fatal(err)
-	}
-	c := newCLI(t, o.URL)
-	c.must(0, "correct horse battery\n", "login", "--email", "agree@example.com", "--password-stdin", "--create-api-key", "laptop")
-	c.must(0, "", "keys", "signing", "create", "desk camera", "--origin-type", "camera_image")
+	c := signerCLI(t, o.URL, "agree@example.com", "Agree News")
 	dir := t.TempDir()
 	photo(t, filepath.Join(dir, "a.jpg"), 31)
 	photo(t, filepath.Join(dir, "b.jpg"), 32)

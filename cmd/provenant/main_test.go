@@ -63,6 +63,21 @@ func newCLI(t *testing.T, url string) *cli {
 	}}
 }
 
+// signerCLI registers the news organisation org as email at url, logs
+// the CLI in with a new API key and creates its default signing key (a
+// camera's, "desk camera").
+func signerCLI(t *testing.T, url, email, org string) *cli {
+	t.Helper()
+	pub, _ := client.New(client.Config{BaseURL: url})
+	if _, err := pub.RegisterAccount(context.Background(), client.RegisterAccountRequest{Email: email, Password: "correct horse battery", OrgName: org, OrgType: "news_org"}); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, url)
+	c.must(0, "correct horse battery\n", "login", "--email", email, "--password-stdin", "--create-api-key", "laptop")
+	c.must(0, "", "keys", "signing", "create", "desk camera", "--origin-type", "camera_image")
+	return c
+}
+
 // photo writes a deterministic textured picture (seed picks it) as JPEG
 // or PNG (by path's extension).
 func photo(t *testing.T, path string, seed uint64) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -43,13 +42,7 @@ func TestVideoCLI(t *testing.T) {
 	clip(t, filepath.Join(in, "clip.mp4"))
 	photo(t, filepath.Join(in, "still.jpg"), 5)
 	o := origintest.Start(t, origintest.Options{})
-	pub, _ := client.New(client.Config{BaseURL: o.URL})
-	if _, err := pub.RegisterAccount(context.Background(), client.RegisterAccountRequest{Email: "clips@example.com", Password: "correct horse battery", OrgName: "Clip News", OrgType: "news_org"}); err != nil {
-		t.Fatal(err)
-	}
-	c := newCLI(t, o.URL)
-	c.must(0, "correct horse battery\n", "login", "--email", "clips@example.com", "--password-stdin", "--create-api-key", "laptop")
-	c.must(0, "", "keys", "signing", "create", "desk camera", "--origin-type", "camera_image")
+	c := signerCLI(t, o.URL, "clips@example.com", "Clip News")
 
 	r := c.must(0, "", "--json", "sign", in)
 	var rep struct {

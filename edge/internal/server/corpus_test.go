@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -29,15 +28,7 @@ func TestConformanceCorpus(t *testing.T) {
 		Decorate: func(r *http.Request) { r.Header.Set("X-Forwarded-For", nextClient()) }})
 	for _, c := range cp.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			want := upload(t, origin+"/api/v1/verify", nextClient(), "", c.File, nil)
-			mustStatus(t, want, 200, "origin verify")
-			for eng, edge := range edges {
-				got := upload(t, edge+"/api/v1/verify", nextClient(), "", c.File, nil)
-				mustStatus(t, got, 200, eng+" edge verify")
-				if !bytes.Equal(got.body, want.body) {
-					t.Errorf("%s edge answer\n%s\norigin answer\n%s", eng, got.body, want.body)
-				}
-			}
+			want, _ := verifyEverywhere(t, origin, edges, c.File)
 			var v wire.VerifyResponse
 			if err := json.Unmarshal(want.body, &v); err != nil {
 				t.Fatal(err)
