@@ -337,13 +337,7 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 // read): it is no longer a candidate for eviction until End. c that is
 // not a *Conn is ignored, so a handler may call it on any connection.
 func Begin(c net.Conn) {
-	cc, ok := c.(*Conn)
-	if !ok {
-		return
-	}
-	l := cc.l
-	l.mu.Lock()
-	if !cc.closed {
+	withOpen(c, func(cc *Conn, l *Listener) {
 		if cc.busy == 0 {
 			l.busy++
 			if cc.elem != nil {
@@ -352,28 +346,37 @@ func Begin(c net.Conn) {
 			}
 		}
 		cc.busy++
-	}
-	l.mu.Unlock()
+	})
 }
 
 // End marks the end of the request that Begin marked: the connection
 // waits for its next request and is again the newest eviction candidate.
 func End(c net.Conn) {
+	withOpen(c, func(cc *Conn, l *Listener) {
+		if cc.busy > 0 {
+			if cc.busy--; cc.busy == 0 {
+				l.busy--
+				if !cc.exempt {
+					cc.elem = l.idle.PushBack(cc)
+				}
+			}
+		}
+	})
+}
+
+// withOpen runs f under the listener's lock when c is a budgeted
+// connection that is not closed yet; a closed one has left the counts and
+// the eviction list for good, so Begin and End must not touch them.
+func withOpen(c net.Conn, f func(cc *Conn, l *Listener)) {
 	cc, ok := c.(*Conn)
 	if !ok {
 		return
 	}
-	l := cc.l
-	l.mu.Lock()
-	if !cc.closed && cc.busy > 0 {
-		if cc.busy--; cc.busy == 0 {
-			l.busy--
-			if !cc.exempt {
-				cc.elem = l.idle.PushBack(cc)
-			}
-		}
+	cc.l.mu.Lock()
+	defer cc.l.mu.Unlock()
+	if !cc.closed {
+		f(cc, cc.l)
 	}
-	l.mu.Unlock()
 }
 
 // Canned answers to refused connections: a problem+json body a client
