@@ -164,10 +164,7 @@ func (l *Listener) admit(c net.Conn) *Conn {
 	l.mu.Lock()
 	if !exempt && l.cfg.MaxConnsPerIP > 0 && l.perIP[key] >= l.cfg.MaxConnsPerIP {
 		l.mu.Unlock()
-		l.refusedPerIP.Add(1)
-		l.pressure()
-		l.warn("connection refused: too many from one address", "max_conns_per_ip", l.cfg.MaxConnsPerIP)
-		refuse(c, tooManyFromIP)
+		l.turnAway(c, &l.refusedPerIP, tooManyFromIP, "connection refused: too many from one address", "max_conns_per_ip", l.cfg.MaxConnsPerIP)
 		return nil
 	}
 	var victim *Conn
@@ -175,10 +172,7 @@ func (l *Listener) admit(c net.Conn) *Conn {
 		victim = l.popIdleLocked()
 		if victim == nil {
 			l.mu.Unlock()
-			l.refused.Add(1)
-			l.pressure()
-			l.warn("connection refused: every connection is busy", "max_conns", l.cfg.MaxConns)
-			refuse(c, serverFull)
+			l.turnAway(c, &l.refused, serverFull, "connection refused: every connection is busy", "max_conns", l.cfg.MaxConns)
 			return nil
 		}
 	}
@@ -198,6 +192,15 @@ func (l *Listener) admit(c net.Conn) *Conn {
 		_ = victim.Close()
 	}
 	return conn
+}
+
+// turnAway refuses c with answer after admit let go of the lock:
+// counted, logged with the limit that was reached, and marked as pressure.
+func (l *Listener) turnAway(c net.Conn, count *atomic.Uint64, answer []byte, msg, limitName string, limit int) {
+	count.Add(1)
+	l.pressure()
+	l.warn(msg, limitName, limit)
+	refuse(c, answer)
 }
 
 // evictOne closes the connection that has waited longest outside a
