@@ -29,16 +29,13 @@ func runWM(args []string) error {
 		out := fs.String("out", "", "output image, in the input's format (JPEG q92 for JPEG input, PNG for PNG and WebP input)")
 		hex := fs.String("payload", "", "payload, 16 hex digits")
 		version := fs.Int("version", watermark.CurrentVersion, "format version")
-		if err := fs.Parse(args[1:]); err != nil {
+		img, err := parseAndDecode(fs, args[1:], in)
+		if err != nil {
 			return err
 		}
 		p, err := watermark.ParsePayload(*hex)
 		if err != nil {
 			return err
-		}
-		img, err := decodeFile(*in)
-		if err != nil {
-			return fmt.Errorf("decode %s: %w", *in, err)
 		}
 		marked, err := watermark.Embed(img, p, watermark.WithVersion(*version))
 		if err != nil {
@@ -64,12 +61,9 @@ func runWM(args []string) error {
 	case "extract":
 		fs := flag.NewFlagSet("wm extract", flag.ContinueOnError)
 		in := fs.String("in", "", "image file")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		img, err := decodeFile(*in)
+		img, err := parseAndDecode(fs, args[1:], in)
 		if err != nil {
-			return fmt.Errorf("decode %s: %w", *in, err)
+			return err
 		}
 		p, d, err := watermark.Extract(imagex.ToLuma(img))
 		if err != nil {
@@ -88,12 +82,9 @@ func runWM(args []string) error {
 		in := fs.String("in", "", "input image")
 		out := fs.String("out", "", "output PNG")
 		name := fs.String("attack", "", "attack name (as in the robustness table)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		img, err := decodeFile(*in)
+		img, err := parseAndDecode(fs, args[1:], in)
 		if err != nil {
-			return fmt.Errorf("decode %s: %w", *in, err)
+			return err
 		}
 		tmp, err := os.MkdirTemp("", "wm-attack-")
 		if err != nil {
@@ -136,4 +127,17 @@ func writeImage(path string, m image.Image, format string) error {
 		err = cerr
 	}
 	return err
+}
+
+// parseAndDecode parses a wm subcommand's flags and decodes the image its
+// -in flag names.
+func parseAndDecode(fs *flag.FlagSet, args []string, in *string) (image.Image, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	img, err := decodeFile(*in)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", *in, err)
+	}
+	return img, nil
 }
