@@ -36,17 +36,9 @@ func fmtTime(t *time.Time) string {
 func (a *app) apiKeysList() *cobra.Command {
 	return &cobra.Command{
 		Use: "list", Short: "List API keys", Args: exactArgs(0),
-		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, _ []string) error {
-			items, err := collect(client.All(ctx, c.ListAPIKeys))
-			if err != nil {
-				return err
-			}
-			return a.outputTable(items, "ID\tNAME\tSCOPES\tLAST4\tCREATED\tLAST USED\tREVOKED", func(w io.Writer) {
-				for _, k := range items {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Last4,
-						fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
-				}
-			})
+		RunE: listAll(a, credJWT, (*client.Client).ListAPIKeys, "ID\tNAME\tSCOPES\tLAST4\tCREATED\tLAST USED\tREVOKED", func(w io.Writer, k client.APIKey) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Scopes, ","), k.Last4,
+				fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
 		}),
 	}
 }
@@ -91,10 +83,7 @@ func (a *app) apiKeysRevoke() *cobra.Command {
 			if err := c.RevokeAPIKey(ctx, args[0]); err != nil {
 				return err
 			}
-			return a.output(map[string]string{"id": args[0], "status": "revoked"}, func() error {
-				a.printf("Revoked API key %s.\n", args[0])
-				return nil
-			})
+			return a.done(args[0], "revoked", "Revoked API key "+args[0]+".")
 		}),
 	}
 }
@@ -102,21 +91,13 @@ func (a *app) apiKeysRevoke() *cobra.Command {
 func (a *app) signingKeysList() *cobra.Command {
 	return &cobra.Command{
 		Use: "list", Short: "List signing keys", Args: exactArgs(0),
-		RunE: a.withClient(credJWT, func(ctx context.Context, c *client.Client, _ []string) error {
-			items, err := collect(client.All(ctx, c.ListSigningKeys))
-			if err != nil {
-				return err
+		RunE: listAll(a, credJWT, (*client.Client).ListSigningKeys, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tREVOKED\tDEFAULT", func(w io.Writer, k client.SigningKey) {
+			def := ""
+			if k.ID == a.cfg.SigningKeyID {
+				def = "*"
 			}
-			return a.outputTable(items, "ID\tNAME\tORIGIN TYPE\tCUSTODY\tDEVICE\tPUBLIC KEY\tCREATED\tREVOKED\tDEFAULT", func(w io.Writer) {
-				for _, k := range items {
-					def := ""
-					if k.ID == a.cfg.SigningKeyID {
-						def = "*"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
-						fmtTime(&k.CreatedAt), fmtTime(k.RevokedAt), def)
-				}
-			})
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.OriginType, k.Custody, k.DeviceID, k.PublicKeyHex[:min(16, len(k.PublicKeyHex))],
+				fmtTime(&k.CreatedAt), fmtTime(k.RevokedAt), def)
 		}),
 	}
 }

@@ -70,11 +70,7 @@ func (a *app) recordsCommand() *cobra.Command {
 	addFilter(ls)
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show everything stored about a record", Args: exactArgs(1, "ID"),
-		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
-			r, err := c.Record(ctx, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: onID(a, credAPIKey, (*client.Client).Record, func(r *client.RecordDetail) error {
 			return a.output(r, func() error {
 				w := a.table()
 				for _, kv := range [][2]string{
@@ -109,13 +105,7 @@ func (a *app) recordsCommand() *cobra.Command {
 	revoke.Flags().StringVar(&reason, "reason", "", "why (shown to whoever verifies)")
 	cert := &cobra.Command{
 		Use: "certificate ID", Short: "Print a record's public certificate (JSON)", Args: exactArgs(1, "ID"),
-		RunE: a.withClient(credNone, func(ctx context.Context, c *client.Client, args []string) error {
-			r, err := c.Certificate(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return a.printJSON(r)
-		}),
+		RunE: onID(a, credNone, (*client.Client).Certificate, func(r *client.Certificate) error { return a.printJSON(r) }),
 	}
 	var dlOut string
 	download := &cobra.Command{

@@ -24,16 +24,8 @@ func (a *app) webhooksCommand() *cobra.Command {
 	}
 	list := &cobra.Command{
 		Use: "list", Short: "List webhooks", Args: exactArgs(0),
-		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, _ []string) error {
-			items, err := collect(client.All(ctx, c.ListWebhooks))
-			if err != nil {
-				return err
-			}
-			return a.outputTable(items, "ID\tURL\tEVENTS\tACTIVE", func(w io.Writer) {
-				for _, h := range items {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
-				}
-			})
+		RunE: listAll(a, credAPIKey, (*client.Client).ListWebhooks, "ID\tURL\tEVENTS\tACTIVE", func(w io.Writer, h client.Webhook) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%t\n", h.ID, h.URL, strings.Join(h.Events, ","), h.Active)
 		}),
 	}
 	var events []string
@@ -50,13 +42,7 @@ func (a *app) webhooksCommand() *cobra.Command {
 	create.Flags().StringSliceVar(&events, "event", nil, "content.signed, batch.anchored, content.verified (default all)")
 	show := &cobra.Command{
 		Use: "show ID", Short: "Show a webhook", Args: exactArgs(1, "ID"),
-		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
-			h, err := c.Webhook(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return printHook(h)
-		}),
+		RunE: onID(a, credAPIKey, (*client.Client).Webhook, printHook),
 	}
 	var upURL string
 	var upEvents []string
@@ -94,21 +80,12 @@ func (a *app) webhooksCommand() *cobra.Command {
 			if err := c.DeleteWebhook(ctx, args[0]); err != nil {
 				return err
 			}
-			return a.output(map[string]string{"id": args[0], "status": "deleted"}, func() error {
-				a.printf("Deleted webhook %s.\n", args[0])
-				return nil
-			})
+			return a.done(args[0], "deleted", "Deleted webhook "+args[0]+".")
 		}),
 	}
 	rotate := &cobra.Command{
 		Use: "rotate-secret ID", Short: "Issue a new secret (the old one signs too for 24 h)", Args: exactArgs(1, "ID"),
-		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
-			h, err := c.RotateWebhookSecret(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			return printHook(h)
-		}),
+		RunE: onID(a, credAPIKey, (*client.Client).RotateWebhookSecret, printHook),
 	}
 	var status string
 	deliveries := &cobra.Command{
@@ -128,11 +105,7 @@ func (a *app) webhooksCommand() *cobra.Command {
 	deliveries.Flags().StringVar(&status, "status", "", "pending, succeeded or failed")
 	retry := &cobra.Command{
 		Use: "retry DELIVERY_ID", Short: "Retry a failed delivery now", Args: exactArgs(1, "DELIVERY_ID"),
-		RunE: a.withClient(credAPIKey, func(ctx context.Context, c *client.Client, args []string) error {
-			d, err := c.RetryDelivery(ctx, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: onID(a, credAPIKey, (*client.Client).RetryDelivery, func(d *client.Delivery) error {
 			return a.output(d, func() error {
 				a.printf("Delivery %s queued (%s).\n", d.ID, d.Status)
 				return nil

@@ -153,6 +153,36 @@ func TestRoundTrip(t *testing.T) {
 	if !strings.Contains(r.out, "laptop") {
 		t.Errorf("keys api list: %s", r.out)
 	}
+	r = c.must(0, "", "keys", "signing", "list")
+	if !strings.Contains(r.out, "desk camera") || !strings.Contains(r.out, sk.ID) {
+		t.Errorf("keys signing list: %s", r.out)
+	}
+
+	// A webhook through its life: each ID command reaches its own endpoint
+	// and prints what that endpoint answered.
+	r = c.must(0, "", "--json", "webhooks", "create", "https://93.184.215.14/hook", "--event", "batch.anchored")
+	var hook client.Webhook
+	if err := json.Unmarshal([]byte(r.out), &hook); err != nil || hook.ID == "" || hook.Secret == "" {
+		t.Fatalf("webhooks create output %q: %v", r.out, err)
+	}
+	if r = c.must(0, "", "webhooks", "list"); !strings.Contains(r.out, hook.ID) || !strings.Contains(r.out, "batch.anchored") {
+		t.Errorf("webhooks list: %s", r.out)
+	}
+	if r = c.must(0, "", "webhooks", "show", hook.ID); !strings.Contains(r.out, "https://93.184.215.14/hook") || strings.Contains(r.out, "secret") {
+		t.Errorf("webhooks show: %s", r.out)
+	}
+	if r = c.must(0, "", "webhooks", "rotate-secret", hook.ID); !strings.Contains(r.out, "secret ") || strings.Contains(r.out, hook.Secret) {
+		t.Errorf("webhooks rotate-secret: %s", r.out)
+	}
+	r = c.must(0, "", "--json", "webhooks", "delete", hook.ID)
+	var del map[string]string
+	if err := json.Unmarshal([]byte(r.out), &del); err != nil || del["id"] != hook.ID || del["status"] != "deleted" || len(del) != 2 {
+		t.Errorf("webhooks delete: %s", r.out)
+	}
+	if r = c.must(0, "", "webhooks", "list"); strings.Contains(r.out, hook.ID) {
+		t.Errorf("deleted webhook still listed: %s", r.out)
+	}
+	c.must(exitAPI, "", "webhooks", "show", hook.ID)
 
 	// Sign a folder (with a subfolder and a PNG) into -o.
 	in, out := filepath.Join(t.TempDir(), "shoot"), filepath.Join(t.TempDir(), "signed")
