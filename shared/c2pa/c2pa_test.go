@@ -81,10 +81,7 @@ func TestEmbedRead(t *testing.T) {
 		{"png", "image/png", testPNG(t)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, id, store, err := c2pa.Embed(tc.file, testManifest(tc.format), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, id, store := mustEmbed(t, tc.file, testManifest(tc.format), s)
 			r, err := c2pa.Read(out, time.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -103,4 +100,15 @@ func TestEmbedRead(t *testing.T) {
 			t.Logf("%+v", r)
 		})
 	}
+}
+
+// mustEmbed signs m into file with s, failing the test on an error: the
+// signed file, the manifest's label and the bare store.
+func mustEmbed(t testing.TB, file []byte, m c2pa.Manifest, s c2pa.Signer) (out []byte, id string, store []byte) {
+	t.Helper()
+	out, id, store, err := c2pa.Embed(file, m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, id, store
 }

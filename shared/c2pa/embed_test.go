@@ -26,10 +26,7 @@ func TestLargeStoreSpansSegments(t *testing.T) {
 	}
 	m := testManifest("image/jpeg")
 	m.Assertions = append(m.Assertions, c2pa.Assertion{Label: "io.provenant.blob", Data: big})
-	out, id, store, err := c2pa.Embed(testJPEG(t), m, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, id, store := mustEmbed(t, testJPEG(t), m, s)
 	if n := bytes.Count(out, []byte{0xff, 0xeb}); n < 3 {
 		t.Fatalf("store of %d bytes in %d APP11 markers, want >= 3", len(store), n)
 	}
@@ -52,14 +49,8 @@ func TestEmbedReplaces(t *testing.T) {
 		if file[0] == 0xff {
 			format = "image/jpeg"
 		}
-		first, _, _, err := c2pa.Embed(file, testManifest(format), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, id, _, err := c2pa.Embed(first, testManifest(format), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		first, _, _ := mustEmbed(t, file, testManifest(format), s)
+		second, id, _ := mustEmbed(t, first, testManifest(format), s)
 		r, err := c2pa.Read(second, time.Now())
 		if err != nil || r.State != "valid" || r.ActiveManifest != id || len(r.Ingredients) != 0 {
 			t.Fatalf("%s: %v %+v", format, err, r)
@@ -78,10 +69,7 @@ func TestEd25519Signer(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := c2pa.Signer{Key: priv, Chain: []*x509.Certificate{ca.Issue(t, pub, c2patest.CertOptions{Org: "Ed Org"}), ca.Cert}}
-	out, _, _, err := c2pa.Embed(testPNG(t), testManifest("image/png"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _, _ := mustEmbed(t, testPNG(t), testManifest("image/png"), s)
 	r, err := c2pa.Read(out, time.Now())
 	if err != nil || r.State != "valid" || r.Signer != "Ed Org / Ed Org claim signer" {
 		t.Fatalf("%v %+v", err, r)
@@ -96,10 +84,7 @@ func TestReadCodes(t *testing.T) {
 	good := c2patest.NewSigner(t, c2patest.CertOptions{})
 	jpg := testJPEG(t)
 	embed := func(t *testing.T, s c2pa.Signer) []byte {
-		out, _, _, err := c2pa.Embed(jpg, testManifest("image/jpeg"), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out, _, _ := mustEmbed(t, jpg, testManifest("image/jpeg"), s)
 		return out
 	}
 	tests := []struct {
@@ -147,10 +132,7 @@ func TestReadCodes(t *testing.T) {
 
 func TestReadStore(t *testing.T) {
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
-	out, id, store, err := c2pa.Embed(testJPEG(t), testManifest("image/jpeg"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, id, store := mustEmbed(t, testJPEG(t), testManifest("image/jpeg"), s)
 	r, err := c2pa.ReadStore(store, nil, time.Now())
 	if err != nil || r.State != "valid" || r.ActiveManifest != id {
 		t.Fatalf("structure only: %v %+v", err, r)
@@ -180,10 +162,7 @@ func TestReadStore(t *testing.T) {
 func TestErrors(t *testing.T) {
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
 	jpg, png := testJPEG(t), testPNG(t)
-	out, _, store, err := c2pa.Embed(jpg, testManifest("image/jpeg"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _, store := mustEmbed(t, jpg, testManifest("image/jpeg"), s)
 	truncatedStore := bytes.Clone(out)
 	i := bytes.Index(truncatedStore, []byte("jumb"))
 	truncatedStore[i-1]++ // the store box claims one byte more than it has
@@ -261,10 +240,7 @@ func TestReadJudgesCredentialsAtTheGivenTime(t *testing.T) {
 	now := time.Now().Truncate(time.Second) // certificates hold whole seconds
 	nb, na := now.Add(-time.Hour), now.Add(time.Hour)
 	s := c2patest.NewSigner(t, c2patest.CertOptions{NotBefore: nb, NotAfter: na})
-	out, _, _, err := c2pa.Embed(testJPEG(t), testManifest("image/jpeg"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _, _ := mustEmbed(t, testJPEG(t), testManifest("image/jpeg"), s)
 	tests := []struct {
 		name    string
 		at      time.Time

@@ -24,18 +24,12 @@ func TestWriteSeeds(t *testing.T) {
 	stores := map[string][]byte{}
 	for name, in := range map[string][]byte{"jpeg": jpg, "png": png} {
 		format := "image/" + name
-		out, _, store, err := c2pa.Embed(in, testManifest(format), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out, _, store := mustEmbed(t, in, testManifest(format), s)
 		files["signed-"+name] = out
 		stores["store-"+name] = store
 		m := testManifest(format)
 		m.Parent = store
-		out, _, store, err = c2pa.Embed(out, m, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out, _, store = mustEmbed(t, out, m, s)
 		files["parent-"+name] = out
 		stores["store-parent-"+name] = store
 	}

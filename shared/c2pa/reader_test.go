@@ -17,10 +17,7 @@ func TestIndependentReader(t *testing.T) {
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
 	for _, tc := range containerCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			out, id, _, err := c2pa.Embed(tc.file, testManifest(tc.format), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, id, _ := mustEmbed(t, tc.file, testManifest(tc.format), s)
 			res := c2patest.ReadBytes(t, out, tc.ext)
 			if res.Validation == nil || !res.Validation.IsValid {
 				t.Fatalf("reader says invalid: %v\n%s", res.Failures(), res.Raw)
@@ -94,10 +91,7 @@ func TestThirdPartyParent(t *testing.T) {
 			m := testManifest(tc.format)
 			m.Actions = []c2pa.Action{{Action: "c2pa.watermarked", SoftwareAgent: "Provenant/test"}}
 			m.Parent = parent
-			out, id, _, err := c2pa.Embed(in, m, s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, id, _ := mustEmbed(t, in, m, s)
 
 			res := c2patest.ReadBytes(t, out, tc.ext)
 			if !res.Validation.IsValid {

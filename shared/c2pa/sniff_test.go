@@ -17,10 +17,7 @@ func TestSniffAgreesWithTheReader(t *testing.T) {
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
 	var signed []byte
 	for _, c := range containerCases(t) {
-		out, _, _, err := c2pa.Embed(c.file, testManifest(c.format), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out, _, _ := mustEmbed(t, c.file, testManifest(c.format), s)
 		if !sniff.MayCarry(out) {
 			t.Errorf("%s: a signed picture is not recognised", c.name)
 		}
