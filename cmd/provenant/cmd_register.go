@@ -13,9 +13,8 @@ import (
 )
 
 func (a *app) registerCommand() *cobra.Command {
-	var outDir, keyPath, org string
-	var parallel int
-	var force bool
+	var keyPath, org string
+	var bf batchFlags
 	cmd := &cobra.Command{
 		Use:   "register FILE...|DIR... --key device.key",
 		Short: "Sign files on this machine with a device key and register them (the files are not sent)",
@@ -29,14 +28,11 @@ like sign, and only after the origin accepted the record.
 The record covers the organisation name, which must be the account's
 exactly: it is taken from the last login, or --org.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("register needs at least one FILE or DIR")
+			if err := bf.check("register", args); err != nil {
+				return err
 			}
 			if keyPath == "" {
 				return usagef("--key device.key is required")
-			}
-			if parallel < 1 {
-				return usagef("--parallel must be at least 1")
 			}
 			if org == "" {
 				org = a.cfg.OrgName
@@ -48,16 +44,14 @@ exactly: it is taken from the last login, or --org.`,
 			if err != nil {
 				return err
 			}
-			return a.signFiles(cmd, args, imageExts, outDir, "registering ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
-				return a.registerOne(ctx, c, j, dk, priv, org, force)
+			return a.signFiles(cmd, args, imageExts, bf, "registering ", func(ctx context.Context, c *client.Client, j signJob) signResult {
+				return a.registerOne(ctx, c, j, dk, priv, org, bf.force)
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "write signed files into this directory (created if needed)")
+	bf.register(cmd)
 	cmd.Flags().StringVar(&keyPath, "key", "", "device key file (required)")
 	cmd.Flags().StringVar(&org, "org", "", "the account's organisation name (default: from the last login)")
-	cmd.Flags().IntVarP(&parallel, "parallel", "p", 4, "files signed at once")
-	cmd.Flags().BoolVar(&force, "force", false, "sign again files whose output already exists")
 	return cmd
 }
 

@@ -66,9 +66,8 @@ type signResult struct {
 }
 
 func (a *app) signCommand() *cobra.Command {
-	var outDir, keyID, parent string
-	var parallel int
-	var force bool
+	var keyID, parent string
+	var bf batchFlags
 	cmd := &cobra.Command{
 		Use:   "sign FILE...|DIR...",
 		Short: "Sign files: each NAME.EXT gets a watermarked, signed NAME.signed.EXT",
@@ -87,11 +86,8 @@ renamed into place, so a partial file never carries the final name.
 The signing key is --key, else PROVENANT_SIGNING_KEY, else the default key
 stored by 'provenant keys signing create'.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("sign needs at least one FILE or DIR")
-			}
-			if parallel < 1 {
-				return usagef("--parallel must be at least 1")
+			if err := bf.check("sign", args); err != nil {
+				return err
 			}
 			if keyID == "" {
 				keyID = a.io.getenv("PROVENANT_SIGNING_KEY")
@@ -102,24 +98,49 @@ stored by 'provenant keys signing create'.`,
 			if keyID == "" {
 				return usagef("no signing key: pass --key ID (see 'provenant keys signing list')")
 			}
-			return a.signFiles(cmd, args, signExts, outDir, "signing ", parallel, func(ctx context.Context, c *client.Client, j signJob) signResult {
-				return a.signOne(ctx, c, j, keyID, parent, force)
+			return a.signFiles(cmd, args, signExts, bf, "signing ", func(ctx context.Context, c *client.Client, j signJob) signResult {
+				return a.signOne(ctx, c, j, keyID, parent, bf.force)
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&outDir, "output", "o", "", "write signed files into this directory (created if needed)")
+	bf.register(cmd)
 	cmd.Flags().StringVar(&keyID, "key", "", "signing key id (env PROVENANT_SIGNING_KEY; default: the stored default key)")
 	cmd.Flags().StringVar(&parent, "derivative-of", "", "declare the files derivatives of this record id")
-	cmd.Flags().IntVarP(&parallel, "parallel", "p", 4, "files signed at once")
-	cmd.Flags().BoolVar(&force, "force", false, "sign again files whose output already exists")
 	return cmd
 }
 
+// batchFlags are the flags sign and register share: where the signed
+// files go, how many are signed at once, and whether a file whose output
+// exists is signed again.
+type batchFlags struct {
+	outDir   string
+	parallel int
+	force    bool
+}
+
+func (f *batchFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.outDir, "output", "o", "", "write signed files into this directory (created if needed)")
+	cmd.Flags().IntVarP(&f.parallel, "parallel", "p", 4, "files signed at once")
+	cmd.Flags().BoolVar(&f.force, "force", false, "sign again files whose output already exists")
+}
+
+// check refuses, as usage errors, a command without files and a
+// --parallel below 1.
+func (f *batchFlags) check(command string, args []string) error {
+	if len(args) == 0 {
+		return usagef("%s needs at least one FILE or DIR", command)
+	}
+	if f.parallel < 1 {
+		return usagef("--parallel must be at least 1")
+	}
+	return nil
+}
+
 // signFiles is what sign and register share: it finds the files under
-// args, then runs one on each of them, parallel at a time, with a client
-// that carries an API key or the session, and reports the results.
-func (a *app) signFiles(cmd *cobra.Command, args []string, exts map[string]bool, outDir, label string, parallel int, one func(context.Context, *client.Client, signJob) signResult) error {
-	jobs, err := collectSignJobs(args, exts, outDir)
+// args, then runs one on each of them, bf.parallel at a time, with a
+// client that carries an API key or the session, and reports the results.
+func (a *app) signFiles(cmd *cobra.Command, args []string, exts map[string]bool, bf batchFlags, label string, one func(context.Context, *client.Client, signJob) signResult) error {
+	jobs, err := collectSignJobs(args, exts, bf.outDir)
 	if err != nil {
 		return err
 	}
@@ -132,7 +153,7 @@ func (a *app) signFiles(cmd *cobra.Command, args []string, exts map[string]bool,
 	}
 	ctx, cancel := a.ctx(cmd)
 	defer cancel()
-	results := a.runJobs(ctx, label, jobs, parallel, func(j signJob) signResult {
+	results := a.runJobs(ctx, label, jobs, bf.parallel, func(j signJob) signResult {
 		return one(ctx, c, j)
 	})
 	return a.reportSign(results)
