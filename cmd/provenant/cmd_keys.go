@@ -54,9 +54,7 @@ func (a *app) apiKeysCreate() *cobra.Command {
 				return err
 			}
 			if store {
-				cfg := a.cfg
-				cfg.APIKey = k.Key
-				if err := saveConfig(a.cfgPath, cfg); err != nil {
+				if err := a.remember(func(cfg *fileConfig) { cfg.APIKey = k.Key }); err != nil {
 					return err
 				}
 			}
@@ -173,9 +171,7 @@ with it; 'provenant register FILE --key FILE' signs on this machine.`,
 func (a *app) signingKeyCreated(k *client.SigningKey, makeDefault bool) error {
 	isDefault := makeDefault || a.cfg.SigningKeyID == ""
 	if isDefault {
-		cfg := a.cfg
-		cfg.SigningKeyID = k.ID
-		if err := saveConfig(a.cfgPath, cfg); err != nil {
+		if err := a.remember(func(cfg *fileConfig) { cfg.SigningKeyID = k.ID }); err != nil {
 			return err
 		}
 	}

@@ -63,6 +63,14 @@ func loadConfig(path string) (fileConfig, error) {
 	return c, nil
 }
 
+// remember writes the config file as it was loaded with change applied
+// (a new key to keep); the running command's a.cfg is left as it was.
+func (a *app) remember(change func(*fileConfig)) error {
+	cfg := a.cfg
+	change(&cfg)
+	return saveConfig(a.cfgPath, cfg)
+}
+
 // saveConfig writes c atomically with mode 0600 (it holds credentials), in
 // a directory created with mode 0700.
 func saveConfig(path string, c fileConfig) error {

@@ -184,6 +184,16 @@ func TestRoundTrip(t *testing.T) {
 	}
 	c.must(exitAPI, "", "webhooks", "show", hook.ID)
 
+	// --store keeps a new API key in the config file, beside what is there.
+	r = c.must(0, "", "--json", "keys", "api", "create", "desk ci", "--store")
+	var stored client.NewAPIKey
+	if err := json.Unmarshal([]byte(r.out), &stored); err != nil || stored.Key == "" {
+		t.Fatalf("keys api create --store output %q: %v", r.out, err)
+	}
+	if cfg, _ = loadConfig(c.env["PROVENANT_CONFIG"]); cfg.APIKey != stored.Key || cfg.SigningKeyID != sk.ID || cfg.Token == "" {
+		t.Fatalf("config after --store = %+v, want the new key beside the default signing key and the session", cfg)
+	}
+
 	// Sign a folder (with a subfolder and a PNG) into -o.
 	in, out := filepath.Join(t.TempDir(), "shoot"), filepath.Join(t.TempDir(), "signed")
 	photo(t, filepath.Join(in, "a.jpg"), 1)
