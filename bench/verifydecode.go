@@ -62,17 +62,9 @@ func runDecodeStudy(args []string) error {
 		}
 		minShort = append(minShort, v)
 	}
-	files, err := listImages(*dir)
+	files, err := corpusFiles(*dir, *limit)
 	if err != nil {
 		return err
-	}
-	if *limit > 0 && len(files) > *limit {
-		step := float64(len(files)) / float64(*limit)
-		var sub []string
-		for i := 0; i < *limit; i++ {
-			sub = append(sub, files[int(float64(i)*step)])
-		}
-		files = sub
 	}
 	var atks []attack
 	for _, a := range attacks() {

@@ -60,15 +60,10 @@ func listImages(dir string) ([]string, error) {
 // so a subset still mixes the packages, sizes and kinds of picture).
 func corpusFiles(dir string, limit int) ([]string, error) {
 	files, err := listImages(dir)
-	if err != nil || limit <= 0 || len(files) <= limit {
-		return files, err
+	if err != nil {
+		return nil, err
 	}
-	step := float64(len(files)) / float64(limit)
-	sub := make([]string, 0, limit)
-	for i := 0; i < limit; i++ {
-		sub = append(sub, files[int(float64(i)*step)])
-	}
-	return sub, nil
+	return spreadOver(files, limit), nil
 }
 
 // heldOut keeps the development images never used to tune the watermark:
