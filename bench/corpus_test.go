@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestCorpusFilesSpread pins how a -limit subset is drawn: spread evenly
+// over the sorted list, not a prefix, and the whole list when limit is 0
+// or not smaller. The held-out sets are defined by these subsets, so a
+// change here would silently move photos between tuning and held-out.
+func TestCorpusFilesSpread(t *testing.T) {
+	dir := t.TempDir()
+	var all []string
+	for _, n := range []string{"a.jpg", "b.png", "c.webp", "d.gif", "e.jpeg", "f.JPG", "g.jpg", "h.jpg", "i.jpg", "j.jpg", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n != "notes.txt" {
+			all = append(all, filepath.Join(dir, n))
+		}
+	}
+	slices.Sort(all)
+	for _, tc := range []struct {
+		limit int
+		want  []int // indices into the sorted list
+	}{
+		{0, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{10, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{20, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{4, []int{0, 2, 5, 7}},
+		{3, []int{0, 3, 6}},
+		{1, []int{0}},
+	} {
+		got, err := corpusFiles(dir, tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, i := range tc.want {
+			want = append(want, all[i])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: got %v, want %v", tc.limit, got, want)
+		}
+	}
+}
