@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,5 +46,23 @@ func TestCorpusFilesSpread(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("limit %d: got %v, want %v", tc.limit, got, want)
 		}
+	}
+}
+
+// TestHeldOutUnchanged pins the watermark's held-out photos of the
+// 94-photo development set by index: every fourth of the sorted list less
+// those the tuning runs' subsets picked.
+func TestHeldOutUnchanged(t *testing.T) {
+	var files []string
+	for i := range 94 {
+		files = append(files, fmt.Sprintf("%02d.jpg", i))
+	}
+	var got []int
+	for _, f := range heldOut(files) {
+		i := slices.Index(files, f)
+		got = append(got, i)
+	}
+	if want := []int{51, 55, 59, 63, 71, 75, 79, 83, 91}; !slices.Equal(got, want) {
+		t.Errorf("held-out indices %v, want %v", got, want)
 	}
 }

@@ -70,16 +70,15 @@ func corpusFiles(dir string, limit int) ([]string, error) {
 // every fourth file of the sorted list (index ≡ 3 mod 4), less those the
 // earlier tuning runs' subsets (-limit 14, 16 and 24) picked.
 func heldOut(files []string) []string {
-	tuned := map[int]bool{}
+	tuned := map[string]bool{}
 	for _, limit := range []int{14, 16, 24} {
-		step := float64(len(files)) / float64(limit)
-		for i := 0; i < limit; i++ {
-			tuned[int(float64(i)*step)] = true
+		for _, f := range spreadOver(files, limit) {
+			tuned[f] = true
 		}
 	}
 	var out []string
 	for i, f := range files {
-		if i%4 == 3 && !tuned[i] {
+		if i%4 == 3 && !tuned[f] {
 			out = append(out, f)
 		}
 	}
