@@ -56,10 +56,10 @@ func TestLookupC2PAReadsOnlyTheKeptFile(t *testing.T) {
 	path := filepath.Join(root, name[:2], name)
 	tampered := append([]byte(nil), signed...)
 	tampered[len(tampered)-3] ^= 0x40
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, tampered, 0o600); err != nil {
+	if err := os.WriteFile(path, tampered, 0o400); err != nil {
 		t.Fatal(err)
 	}
 	res = wire.LookupResponse{}
