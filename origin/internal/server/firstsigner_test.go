@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"image"
-	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
@@ -79,15 +77,7 @@ func (r response) signProblem(t *testing.T) signProblem {
 // quality q.
 func transform(t *testing.T, data []byte, q int, f func(src image.Image) image.Image) []byte {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, f(img), &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return jpegOf(t, f(decodeJPEG(t, data)), q)
 }
 
 // unmarkedCopy is a copy of the picture with no watermark left in it: the
