@@ -187,11 +187,9 @@ func TestRegisterConcurrentDuplicate(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, errs[i] = e.svc.Register(context.Background(), validInput())
-		}()
+		})
 	}
 	wg.Wait()
 	ok, taken := 0, 0

@@ -234,12 +234,10 @@ func TestConcurrentChecksOneWinner(t *testing.T) {
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i, a := range accts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				<-start
 				_, errs[i] = e.svc.Check(ctx, a, domain)
-			}()
+			})
 		}
 		close(start)
 		wg.Wait()
