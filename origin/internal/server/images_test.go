@@ -6,6 +6,8 @@ import (
 	"image/jpeg"
 	"testing"
 
+	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -56,4 +58,16 @@ func phashOf(t testing.TB, file []byte) phash.Hash {
 		t.Fatal(err)
 	}
 	return ph
+}
+
+// cameraManifest is jpg carrying a manifest a third party's camera signed
+// (a certificate chain this origin's CA did not issue).
+func cameraManifest(t testing.TB, jpg []byte) []byte {
+	t.Helper()
+	out, _, _, err := c2pa.Embed(jpg, c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
+		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
