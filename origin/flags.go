@@ -61,38 +61,32 @@ func (f *flags) str(dst *string, name, def, usage string) {
 
 func (f *flags) dur(dst *time.Duration, name string, def time.Duration, usage string) {
 	f.defaults[name] = def.String()
-	if v, ok := f.env(name); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %w", f.envName(name), err))
-		}
-		def = d
-	}
-	f.fs.DurationVar(dst, name, def, usage)
+	f.fs.DurationVar(dst, name, envValue(f, name, def, time.ParseDuration), usage)
 }
 
 func (f *flags) uint(dst *uint64, name string, def uint64, usage string) {
 	f.defaults[name] = strconv.FormatUint(def, 10)
-	if v, ok := f.env(name); ok && v != "" {
-		n, err := strconv.ParseUint(v, 10, 31)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %w", f.envName(name), err))
-		}
-		def = n
-	}
-	f.fs.Uint64Var(dst, name, def, usage)
+	f.fs.Uint64Var(dst, name, envValue(f, name, def, func(v string) (uint64, error) { return strconv.ParseUint(v, 10, 31) }), usage)
 }
 
 func (f *flags) boolean(dst *bool, name string, def bool, usage string) {
 	f.defaults[name] = strconv.FormatBool(def)
-	if v, ok := f.env(name); ok && v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %w", f.envName(name), err))
-		}
-		def = b
+	f.fs.BoolVar(dst, name, envValue(f, name, def, strconv.ParseBool), usage)
+}
+
+// envValue is name's environment variable read by parse when it is set
+// and not empty, else def. A value parse refuses is recorded in f.errs,
+// which parse returns, so the flag's value then does not matter.
+func envValue[T any](f *flags, name string, def T, parse func(string) (T, error)) T {
+	v, ok := f.env(name)
+	if !ok || v == "" {
+		return def
 	}
-	f.fs.BoolVar(dst, name, def, usage)
+	x, err := parse(v)
+	if err != nil {
+		f.errs = append(f.errs, fmt.Errorf("%s: %w", f.envName(name), err))
+	}
+	return x
 }
 
 // parse parses args; it returns flag.ErrHelp for -h/--help (after printing

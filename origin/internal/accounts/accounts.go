@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/origin/internal/ids"
 	omail "github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -127,12 +128,8 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.Password.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.TokenTTL <= 0 {
-		cfg.TokenTTL = DefaultTokenTTL
-	}
-	if cfg.ResetTTL <= 0 {
-		cfg.ResetTTL = DefaultResetTTL
-	}
+	cfg.TokenTTL = defaults.Positive(cfg.TokenTTL, DefaultTokenTTL)
+	cfg.ResetTTL = defaults.Positive(cfg.ResetTTL, DefaultResetTTL)
 	if cfg.Issuer == "" {
 		cfg.Issuer = DefaultIssuer
 	}

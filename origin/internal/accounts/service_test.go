@@ -187,11 +187,9 @@ func TestRegisterConcurrentDuplicate(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, errs[i] = e.svc.Register(context.Background(), validInput())
-		}()
+		})
 	}
 	wg.Wait()
 	ok, taken := 0, 0
@@ -685,5 +683,44 @@ func TestResetMailHasADeadline(t *testing.T) {
 	d := <-m.deadlines
 	if d.IsZero() || d.After(start.Add(resetMailTimeout+time.Second)) {
 		t.Fatalf("reset mail context deadline = %v, want within %v of %v", d, resetMailTimeout, start)
+	}
+}
+
+// TestTokenAfterLegacyReset: an account whose password was reset before
+// session versions existed (session version 0, a credentials change time)
+// refuses the tokens issued up to and including the second of the reset,
+// since a token's issue time has one-second resolution, and accepts the
+// tokens issued in a later second.
+func TestTokenAfterLegacyReset(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	u := e.register(t, validInput())
+	before, _, _ := e.svc.IssueToken(u)
+	e.clk.Advance(1500 * time.Millisecond)
+	sameSecond, _, _ := e.svc.IssueToken(u)
+	err := e.st.Update(ctx, func(tx store.Txn) error {
+		r, err := getRecord(tx, u.ID)
+		if err != nil {
+			return err
+		}
+		r.SessionVersion, r.CredentialsChangedAt = 0, e.clk.Now()
+		return store.PutJSON(tx, userKey(u.ID), r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Advance(time.Second)
+	after, _, _ := e.svc.IssueToken(u)
+	for _, tt := range []struct {
+		name, token string
+		want        error
+	}{
+		{"issued a second before the reset", before, ErrInvalidToken},
+		{"issued in the reset's second", sameSecond, ErrInvalidToken},
+		{"issued in the second after the reset", after, nil},
+	} {
+		if _, err := e.svc.Authenticate(ctx, tt.token); err != tt.want {
+			t.Errorf("%s: Authenticate = %v, want %v", tt.name, err, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@
 package anchor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,39 +142,21 @@ func New(cfg Config) (*Batcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
-	}
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultBatchSize)
 	if cfg.BatchSize < 1 || cfg.BatchSize > MaxBatchSize {
 		return nil, fmt.Errorf("anchor: BatchSize %d outside [1, %d]", cfg.BatchSize, MaxBatchSize)
 	}
-	if cfg.BatchInterval == 0 {
-		cfg.BatchInterval = DefaultBatchInterval
-	}
-	if cfg.Confirmations == 0 {
-		cfg.Confirmations = 1
-	}
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.BumpAfter == 0 {
-		cfg.BumpAfter = DefaultBumpAfter
-	}
+	cfg.BatchInterval = cmp.Or(cfg.BatchInterval, DefaultBatchInterval)
+	cfg.Confirmations = cmp.Or(cfg.Confirmations, 1)
+	cfg.PollInterval = cmp.Or(cfg.PollInterval, DefaultPollInterval)
+	cfg.BumpAfter = cmp.Or(cfg.BumpAfter, DefaultBumpAfter)
 	if cfg.MaxFeeCap == nil {
 		cfg.MaxFeeCap = DefaultMaxFeeCap
 	}
-	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = DefaultMaxInFlight
-	}
-	if cfg.MaxBackoff == 0 {
-		cfg.MaxBackoff = DefaultMaxBackoff
-	}
-	if cfg.RecheckAnchored == 0 {
-		cfg.RecheckAnchored = DefaultRecheckAnchored
-	}
-	if cfg.RecheckEvery == 0 {
-		cfg.RecheckEvery = DefaultRecheckEvery
-	}
+	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)
+	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
+	cfg.RecheckAnchored = cmp.Or(cfg.RecheckAnchored, DefaultRecheckAnchored)
+	cfg.RecheckEvery = cmp.Or(cfg.RecheckEvery, DefaultRecheckEvery)
 	if cfg.BatchInterval < 0 || cfg.PollInterval < 0 || cfg.BumpAfter < 0 || cfg.MaxInFlight < 0 || cfg.MaxBackoff < 0 {
 		return nil, errors.New("anchor: negative durations or limits in Config")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/shared/record"
 )
 
@@ -92,10 +93,7 @@ func (c Checker) AnchorState(ctx context.Context, recordID string, leaf Hash) (S
 	if err != nil {
 		return State{}, fmt.Errorf("anchor proof %s: %w", recordID, err)
 	}
-	timeout := c.ReadTimeout
-	if timeout <= 0 {
-		timeout = DefaultReadTimeout
-	}
+	timeout := defaults.Positive(c.ReadTimeout, DefaultReadTimeout)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, verr := Verify(rctx, c.Chain, leaf, proof, c.MinConfirmations)

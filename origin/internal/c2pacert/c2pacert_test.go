@@ -182,15 +182,13 @@ func TestConcurrentFirstUse(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			s, err := f.auth.Signer(ctx, "acct1", "Acme")
 			if err == nil {
 				leaves[i] = s.Chain[0]
 			}
 			errs[i] = err
-		}()
+		})
 	}
 	wg.Wait()
 	for i := range n {

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/jpeg"
 	"io"
 	mrand "math/rand/v2"
 	"strings"
@@ -200,26 +199,14 @@ func photo(t *testing.T, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{u8(v), u8(v*0.85 + 20), u8(230 - v*0.6), 255})
 		}
 	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 88}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return encodeJPEG(t, img, 88)
 }
 
 func u8(v float64) uint8 { return uint8(min(max(v, 0), 255)) }
 
 func reencode(t *testing.T, file []byte, quality int) []byte {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return encodeJPEG(t, decodeJPEG(t, file), quality)
 }
 
 func (e *env) sign(o owner, file []byte, name string) *SignResult {

@@ -16,11 +16,7 @@ func TestEstimateJPEGQuality(t *testing.T) {
 		}
 	}
 	for _, q := range []int{10, 30, 50, 60, 75, 85, 90, 95, 100} {
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-			t.Fatal(err)
-		}
-		got, ok := EstimateJPEGQuality(buf.Bytes())
+		got, ok := EstimateJPEGQuality(encodeJPEG(t, img, q))
 		// Near q=100 several qualities scale to the same all-ones table.
 		if !ok || (got != q && !(q >= 98 && got >= 98)) {
 			t.Errorf("EstimateJPEGQuality(q%d) = %d, %v; want %d, true", q, got, ok, q)

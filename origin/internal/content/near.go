@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -97,12 +98,8 @@ type nearSource struct {
 }
 
 func newNear(opts NearOptions) *Near {
-	if opts.Wait <= 0 {
-		opts.Wait = DefaultNearWait
-	}
-	if opts.Retry <= 0 {
-		opts.Retry = DefaultNearRetry
-	}
+	opts.Wait = defaults.Positive(opts.Wait, DefaultNearWait)
+	opts.Retry = defaults.Positive(opts.Retry, DefaultNearRetry)
 	// The geometric index (eight hashes per signed picture, read at sign
 	// and register) and the video index (up to 2·videoIndexFrames hashes
 	// per video, read at video verify and sign) are compact: 36 bytes a

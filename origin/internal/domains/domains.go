@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
@@ -154,12 +155,8 @@ func New(cfg Config) (*Service, error) {
 	if cfg.TXT == nil {
 		cfg.TXT = net.DefaultResolver
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxClaims <= 0 {
-		cfg.MaxClaims = DefaultMaxClaims
-	}
+	cfg.Timeout = defaults.Positive(cfg.Timeout, DefaultTimeout)
+	cfg.MaxClaims = defaults.Positive(cfg.MaxClaims, DefaultMaxClaims)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

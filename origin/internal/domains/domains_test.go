@@ -148,10 +148,7 @@ func TestCheckByHTTPSFile(t *testing.T) {
 func TestCheckByDNSTXT(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	c, err := e.svc.Start(ctx, "acct-a", "example.test")
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
+	c := e.start(t, "acct-a", "example.test")
 	e.dns.SetTXT("_provenant.example.test", "v=spf1 -all", c.Token)
 	got, err := e.svc.Check(ctx, "acct-a", "example.test")
 	if err != nil {
@@ -165,10 +162,7 @@ func TestCheckByDNSTXT(t *testing.T) {
 func TestCheckUnverified(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	c, err := e.svc.Start(ctx, "acct-a", "example.test")
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
+	c := e.start(t, "acct-a", "example.test")
 	e.proof.set("example.test", "provenant-verification=somebody-elses-token\n")
 	e.dns.SetTXT("_provenant.example.test", "provenant-verification=wrong")
 	got, err := e.svc.Check(ctx, "acct-a", "example.test")
@@ -234,12 +228,10 @@ func TestConcurrentChecksOneWinner(t *testing.T) {
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i, a := range accts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				<-start
 				_, errs[i] = e.svc.Check(ctx, a, domain)
-			}()
+			})
 		}
 		close(start)
 		wg.Wait()
@@ -272,14 +264,7 @@ func TestConcurrentChecksOneWinner(t *testing.T) {
 func TestTakenDomainAndRemove(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	a, err := e.svc.Start(ctx, "acct-a", "example.test")
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	e.proof.set("example.test", a.Token)
-	if _, err := e.svc.Check(ctx, "acct-a", "example.test"); err != nil {
-		t.Fatalf("Check: %v", err)
-	}
+	e.verify(t, "acct-a", "example.test")
 	if _, err := e.svc.Start(ctx, "acct-b", "example.test"); !errors.Is(err, ErrDomainTaken) {
 		t.Fatalf("Start by another account = %v, want ErrDomainTaken", err)
 	}
@@ -292,17 +277,30 @@ func TestTakenDomainAndRemove(t *testing.T) {
 	if d, _ := e.svc.VerifiedDomain(ctx, "acct-a"); d != "" {
 		t.Errorf("VerifiedDomain after Remove = %q, want none", d)
 	}
-	b, err := e.svc.Start(ctx, "acct-b", "example.test")
-	if err != nil {
-		t.Fatalf("Start by b after release: %v", err)
-	}
-	e.proof.set("example.test", b.Token)
-	if _, err := e.svc.Check(ctx, "acct-b", "example.test"); err != nil {
-		t.Fatalf("Check by b: %v", err)
-	}
+	e.verify(t, "acct-b", "example.test")
 	list, err := e.svc.List(ctx, "acct-b")
 	if err != nil || len(list) != 1 || list[0].Status != StatusVerified {
 		t.Errorf("List(b) = %+v, %v; want one verified claim", list, err)
+	}
+}
+
+// start begins account's claim on domain, failing the test on an error.
+func (e *env) start(t *testing.T, account, domain string) Claim {
+	t.Helper()
+	c, err := e.svc.Start(context.Background(), account, domain)
+	if err != nil {
+		t.Fatalf("Start(%s, %s): %v", account, domain, err)
+	}
+	return c
+}
+
+// verify claims domain for account and proves it with the HTTPS file.
+func (e *env) verify(t *testing.T, account, domain string) {
+	t.Helper()
+	c := e.start(t, account, domain)
+	e.proof.set(domain, c.Token)
+	if _, err := e.svc.Check(context.Background(), account, domain); err != nil {
+		t.Fatalf("Check(%s, %s): %v", account, domain, err)
 	}
 }
 
@@ -314,11 +312,7 @@ func TestSignerIdentity(t *testing.T) {
 	e := newEnv(t)
 	e.svc.cfg.Names = fakeNames{"Reuters": 2, "Solo": 1}
 	ctx := context.Background()
-	c, _ := e.svc.Start(ctx, "acct-a", "example.test")
-	e.proof.set("example.test", c.Token)
-	if _, err := e.svc.Check(ctx, "acct-a", "example.test"); err != nil {
-		t.Fatalf("Check: %v", err)
-	}
+	e.verify(t, "acct-a", "example.test")
 	tests := []struct {
 		name, account, org string
 		domain             string

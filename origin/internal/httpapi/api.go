@@ -24,6 +24,7 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/content"
@@ -296,11 +297,8 @@ func New(cfg Config) (*API, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: cfg.MaxJSONBody, cors: router.New(),
+	a := &API{cfg: cfg, log: log, router: router.New(), maxJSON: defaults.Positive(cfg.MaxJSONBody, DefaultMaxJSONBody), cors: router.New(),
 		timeouts: cfg.Timeouts.withDefaults(), run: newRunning()}
-	if a.maxJSON <= 0 {
-		a.maxJSON = DefaultMaxJSONBody
-	}
 	if cfg.Store != nil {
 		a.idem = &idempotency{st: cfg.Store, now: cfg.Clock.Now, locks: map[string]*idemLock{}}
 	}

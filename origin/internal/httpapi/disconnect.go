@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"golang.org/x/sys/unix"
+
+	"github.com/provenant/provenant/origin/internal/periodic"
 )
 
 // disconnectPoll is how often clientContext looks at the connection.
@@ -31,21 +33,13 @@ func clientContext(ctx *fasthttp.RequestCtx) (context.Context, context.CancelFun
 	if err != nil {
 		return c, cancel
 	}
-	go func() {
-		t := time.NewTicker(disconnectPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.Done():
-				return
-			case <-t.C:
-			}
-			if peerGone(raw) {
-				cancel()
-				return
-			}
+	go periodic.Every(c, disconnectPoll, func() bool {
+		if peerGone(raw) {
+			cancel()
+			return true
 		}
-	}()
+		return false
+	})
 	return c, cancel
 }
 

@@ -94,16 +94,7 @@ func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleListAPIKeys(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx)
-	if err != nil {
-		return err
-	}
-	p, _ := PrincipalFrom(ctx)
-	page, err := a.cfg.Keys.ListAPIKeys(Context(ctx), p.AccountID, cursor, limit)
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toAPIKeyResponse))
+	return ownedList(ctx, a.cfg.Keys.ListAPIKeys, toAPIKeyResponse)
 }
 
 func (a *API) handleRevokeAPIKey(ctx *fasthttp.RequestCtx) error {
@@ -132,14 +123,5 @@ func (a *API) handleCreateSigningKey(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleListSigningKeys(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx)
-	if err != nil {
-		return err
-	}
-	p, _ := PrincipalFrom(ctx)
-	page, err := a.cfg.Keys.ListSigningKeys(Context(ctx), p.AccountID, cursor, limit)
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toSigningKeyResponse))
+	return ownedList(ctx, a.cfg.Keys.ListSigningKeys, toSigningKeyResponse)
 }

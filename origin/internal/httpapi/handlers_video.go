@@ -42,32 +42,41 @@ const (
 	CodeRequestAbandoned = "request_abandoned"
 )
 
-// videoProblem maps the video sentinels to problems; nil when err is not
-// one. Details are the probe's own words (sizes and limits, never a
-// path); a decoder's diagnostics are not sent.
+// videoMappings are the video sentinels' problems, first match first.
+// withDetail rows carry the error's own words (sizes and limits from the
+// probe, never a path) as the detail, without the sentinels' "video: "
+// prefix, which names a package, not anything the reader knows; a
+// decoder's diagnostics are never sent.
+var videoMappings = []struct {
+	err        error
+	status     int
+	code       string
+	title      string
+	withDetail bool
+}{
+	{video.ErrUnavailable, fasthttp.StatusServiceUnavailable, CodeVideoUnavailable, "Video is not available on this server", false},
+	{content.ErrVideoUnavailable, fasthttp.StatusServiceUnavailable, CodeVideoUnavailable, "Video is not available on this server", false},
+	{video.ErrEmpty, fasthttp.StatusBadRequest, CodeEmptyFile, "The uploaded file is empty", false},
+	{video.ErrTooLarge, fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "The uploaded file is too large", true},
+	{video.ErrUnsupported, fasthttp.StatusUnsupportedMediaType, CodeUnsupportedVideo, "The file is not an MP4, MOV or WebM video in a supported codec", true},
+	{video.ErrCorrupt, fasthttp.StatusUnprocessableEntity, CodeCorruptVideo, "The video is corrupt, truncated or not what its container says", false},
+	{video.ErrLimit, fasthttp.StatusUnprocessableEntity, CodeVideoLimits, "The video is outside the limits", true},
+	{video.ErrTooSmall, fasthttp.StatusUnprocessableEntity, CodeVideoTooSmall, "The video is too small to carry a watermark", true},
+	{video.ErrTimeout, fasthttp.StatusUnprocessableEntity, CodeVideoTimeout, "The video took too long to process", false},
+	{context.Canceled, fasthttp.StatusRequestTimeout, CodeRequestAbandoned, "The client closed the connection; the work was stopped", false},
+}
+
+// videoProblem maps the video sentinels to problems (videoMappings); nil
+// when err is not one.
 func videoProblem(err error) *Problem {
-	// The sentinels' "video: " prefix names a package, not anything the
-	// reader knows; the code already says it is about the video.
-	detail := func(p *Problem) *Problem { p.Detail = strings.TrimPrefix(err.Error(), "video: "); return p }
-	switch {
-	case errors.Is(err, video.ErrUnavailable), errors.Is(err, content.ErrVideoUnavailable):
-		return NewProblem(fasthttp.StatusServiceUnavailable, CodeVideoUnavailable, "Video is not available on this server")
-	case errors.Is(err, video.ErrEmpty):
-		return NewProblem(fasthttp.StatusBadRequest, CodeEmptyFile, "The uploaded file is empty")
-	case errors.Is(err, video.ErrTooLarge):
-		return detail(NewProblem(fasthttp.StatusRequestEntityTooLarge, CodeBodyTooLarge, "The uploaded file is too large"))
-	case errors.Is(err, video.ErrUnsupported):
-		return detail(NewProblem(fasthttp.StatusUnsupportedMediaType, CodeUnsupportedVideo, "The file is not an MP4, MOV or WebM video in a supported codec"))
-	case errors.Is(err, video.ErrCorrupt):
-		return NewProblem(fasthttp.StatusUnprocessableEntity, CodeCorruptVideo, "The video is corrupt, truncated or not what its container says")
-	case errors.Is(err, video.ErrLimit):
-		return detail(NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoLimits, "The video is outside the limits"))
-	case errors.Is(err, video.ErrTooSmall):
-		return detail(NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTooSmall, "The video is too small to carry a watermark"))
-	case errors.Is(err, video.ErrTimeout):
-		return NewProblem(fasthttp.StatusUnprocessableEntity, CodeVideoTimeout, "The video took too long to process")
-	case errors.Is(err, context.Canceled):
-		return NewProblem(fasthttp.StatusRequestTimeout, CodeRequestAbandoned, "The client closed the connection; the work was stopped")
+	for _, m := range videoMappings {
+		if errors.Is(err, m.err) {
+			p := NewProblem(m.status, m.code, m.title)
+			if m.withDetail {
+				p.Detail = strings.TrimPrefix(err.Error(), "video: ")
+			}
+			return p
+		}
 	}
 	return nil
 }

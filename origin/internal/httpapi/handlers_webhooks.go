@@ -94,16 +94,7 @@ func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleListWebhooks(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx)
-	if err != nil {
-		return err
-	}
-	p, _ := PrincipalFrom(ctx)
-	page, err := a.cfg.Webhooks.List(Context(ctx), p.AccountID, cursor, limit)
-	if err != nil {
-		return err
-	}
-	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, toWebhookResponse))
+	return ownedList(ctx, a.cfg.Webhooks.List, toWebhookResponse)
 }
 
 func (a *API) handleGetWebhook(ctx *fasthttp.RequestCtx) error {

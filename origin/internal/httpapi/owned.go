@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/origin/internal/store"
 )
 
 // ownedJSON runs op on the caller's account and the path parameter param
@@ -27,4 +29,19 @@ func ownedNoContent(ctx *fasthttp.RequestCtx, param string, op func(context.Cont
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 	return nil
+}
+
+// ownedList answers one page of the caller's own items (the limit and
+// cursor query parameters, see PageParams), each shown through view.
+func ownedList[T, V any](ctx *fasthttp.RequestCtx, list func(ctx context.Context, owner, cursor string, limit int) (store.Page[T], error), view func(T) V) error {
+	cursor, limit, err := PageParams(ctx)
+	if err != nil {
+		return err
+	}
+	p, _ := PrincipalFrom(ctx)
+	page, err := list(Context(ctx), p.AccountID, cursor, limit)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(ctx, fasthttp.StatusOK, listResponse(page.Items, page.Next, view))
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/internal/defaults"
 )
 
 // Class is a route's class for its request deadline (Timeouts).
@@ -54,15 +56,9 @@ const (
 )
 
 func (t Timeouts) withDefaults() Timeouts {
-	if t.JSON <= 0 {
-		t.JSON = DefaultJSONTimeout
-	}
-	if t.Upload <= 0 {
-		t.Upload = DefaultUploadTimeout
-	}
-	if t.Media <= 0 {
-		t.Media = DefaultMediaTimeout
-	}
+	t.JSON = defaults.Positive(t.JSON, DefaultJSONTimeout)
+	t.Upload = defaults.Positive(t.Upload, DefaultUploadTimeout)
+	t.Media = defaults.Positive(t.Media, DefaultMediaTimeout)
 	return t
 }
 

@@ -32,17 +32,8 @@ func TestBackupRestoreDrill(t *testing.T) {
 	}
 	ts := startServer(t, dir, nil, batchesOf(2), opts)
 	s := ts.newSigner("drill@example.com")
-	r := ts.do("POST", "/api/v1/webhooks", s.apiKey, map[string]any{"url": rcv.srv.URL, "events": []string{"batch.anchored"}})
-	ts.mustStatus(r, 201, "create webhook")
-	var marked [][]byte
-	var ids []string
-	for i := range 2 {
-		r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey,
-			[]namedFile{{"file", "p.jpg", photo(t, uint64(500+i), 640, 480)}}, map[string]string{"return_file": "true"})
-		ts.mustStatus(r, 201, "sign")
-		marked = append(marked, r.body)
-		ids = append(ids, r.header.Get("X-Record-Id"))
-	}
+	ts.subscribe(s, rcv.srv.URL, "batch.anchored")
+	marked, ids := ts.signPhotos(s, 2, 500)
 	// Anchored, and the batch.anchored delivery failed once (500) and
 	// waits for its retry a minute later on the test clock.
 	deadline := time.Now().Add(60 * time.Second)
@@ -117,7 +108,7 @@ func TestBackupRestoreDrill(t *testing.T) {
 			t.Errorf("signed file %d after restore: %d, %d bytes; want the %d bytes signed", i, f.status, len(f.body), len(m))
 		}
 	}
-	r = ts2.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "p.jpg", photo(t, 599, 640, 480)}}, nil)
+	r := ts2.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "p.jpg", photo(t, 599, 640, 480)}}, nil)
 	ts2.mustStatus(r, 201, "sign after restore (API key, signing key and master key restored)")
 	for deadline := time.Now().Add(30 * time.Second); rcv.count() < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -295,11 +295,7 @@ func TestC2PASoftBindingResolution(t *testing.T) {
 func TestC2PAUnreadableUpload(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("broken@example.com")
-	in, _, _, err := c2pa.Embed(readTestdata(t, "water.jpg"), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
-		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := cameraManifest(t, readTestdata(t, "water.jpg"))
 	// The store's box claims more bytes than the segments carry.
 	j := bytes.Index(in, []byte("jumb"))
 	in[j-1] ^= 0x40

@@ -1,19 +1,14 @@
 package server
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"image/jpeg"
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
-	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -24,27 +19,8 @@ import (
 // register request.
 func deviceSign(t *testing.T, now time.Time, priv ed25519.PrivateKey, org, originType string, picture []byte, payload uint64) ([]byte, map[string]any) {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(picture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(img, watermark.Payload(payload))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.Bytes()
-	dec, err := imagex.Decode(out, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ph, err := phash.Compute(imagex.ToLuma(dec.Image))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := watermarked(t, picture, watermark.Payload(payload))
+	ph := phashOf(t, out)
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
 	idb[6], idb[8] = idb[6]&0x0f|0x40, idb[8]&0x3f|0x80

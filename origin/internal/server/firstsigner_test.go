@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"image"
-	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
@@ -53,9 +51,34 @@ func (ts *testServer) signFile(s signer, data []byte, fields map[string]string) 
 // origin answers 201.
 func (ts *testServer) signTestdata(s signer, name, what string) ([]byte, string) {
 	ts.t.Helper()
-	r := ts.signFile(s, readTestdata(ts.t, name), nil)
+	return ts.signed(s, readTestdata(ts.t, name), what)
+}
+
+// signed has s sign data and returns the signed file and its record id,
+// failing the test (saying what) unless the origin answers 201.
+func (ts *testServer) signed(s signer, data []byte, what string) ([]byte, string) {
+	ts.t.Helper()
+	r := ts.signFile(s, data, nil)
 	ts.mustStatus(r, 201, what)
 	return r.body, r.header.Get("X-Record-Id")
+}
+
+// signPhotos has s sign n synthetic photos (seeds seed, seed+1, ...) and
+// returns the signed files and their record ids, in order.
+func (ts *testServer) signPhotos(s signer, n int, seed uint64) (files [][]byte, ids []string) {
+	ts.t.Helper()
+	for i := range n {
+		f, id := ts.signed(s, photo(ts.t, seed+uint64(i), 640, 480), "sign photo")
+		files, ids = append(files, f), append(ids, id)
+	}
+	return files, ids
+}
+
+// subscribe creates a webhook of s's account to url for events.
+func (ts *testServer) subscribe(s signer, url string, events ...string) {
+	ts.t.Helper()
+	r := ts.do("POST", "/api/v1/webhooks", s.apiKey, map[string]any{"url": url, "events": events})
+	ts.mustStatus(r, 201, "create webhook")
 }
 
 type signProblem struct {
@@ -79,15 +102,7 @@ func (r response) signProblem(t *testing.T) signProblem {
 // quality q.
 func transform(t *testing.T, data []byte, q int, f func(src image.Image) image.Image) []byte {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, f(img), &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return jpegOf(t, f(decodeJPEG(t, data)), q)
 }
 
 // unmarkedCopy is a copy of the picture with no watermark left in it: the

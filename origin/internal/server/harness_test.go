@@ -184,16 +184,30 @@ func (ts *testServer) send(method, path, token string, body io.Reader, contentTy
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	return ts.sendReq(req)
+}
+
+// sendReq sends req and returns the whole response; a transport or read
+// error fails the test.
+func (ts *testServer) sendReq(req *http.Request) response {
+	ts.t.Helper()
+	r, err := exchange(req)
+	if err != nil {
+		ts.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	return r
+}
+
+// exchange sends req and reads the whole response, without the test's
+// fatal helpers (for goroutines that may outlive the test's checks).
+func exchange(req *http.Request) (response, error) {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		ts.t.Fatalf("%s %s: %v", method, path, err)
+		return response{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		ts.t.Fatalf("read body: %v", err)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}, err
 }
 
 func (ts *testServer) mustStatus(r response, want int, what string) {

@@ -1,19 +1,15 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/watermark"
@@ -86,19 +82,7 @@ func transplant(t *testing.T, picture []byte, payloadHex string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := jpeg.Decode(bytes.NewReader(picture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return watermarked(t, picture, p)
 }
 
 // publicSearch returns the items public search gives for query q.
@@ -400,14 +384,7 @@ func TestHonestNoMatchNamesNobody(t *testing.T) {
 	// the index returns it as a candidate) but whose 256-bit hash is far:
 	// the closest record, which the answer used to name.
 	probe := photo(t, 4242, 640, 480)
-	img, err := imagex.Decode(probe, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ph, err := phash.Compute(imagex.ToLuma(img.Image))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ph := phashOf(t, probe)
 	far := phash.Hash{P64: ph.P64, P256: [4]uint64{^ph.P256[0], ^ph.P256[1], ^ph.P256[2], ^ph.P256[3]}}
 	r := ts.registerClaim(victim, "Example News", uuidN(970), sha256.Sum256([]byte("elsewhere")), far, nil, ts.clock.Now())
 	ts.mustStatus(r, 201, "register a candidate far from the probe")

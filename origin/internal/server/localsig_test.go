@@ -1,12 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/draw"
-	"image/jpeg"
 	"testing"
 
 	"github.com/provenant/provenant/shared/watermark"
@@ -39,22 +37,10 @@ func (ts *testServer) verifyLocal(data []byte) localResp {
 
 func toRGBA(t *testing.T, data []byte) *image.RGBA {
 	t.Helper()
-	m, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := decodeJPEG(t, data)
 	out := image.NewRGBA(image.Rect(0, 0, m.Bounds().Dx(), m.Bounds().Dy()))
 	draw.Draw(out, out.Bounds(), m, m.Bounds().Min, draw.Src)
 	return out
-}
-
-func jpegOf(t *testing.T, m image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // boxBlur blurs m with a (2r+1)² box, strong enough to wash out the

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/shared/c2pa"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/wire"
@@ -27,11 +25,7 @@ func TestLookupAnswersOwnC2PA(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSignerOrg("desk@own-c2pa.example", "Own C2PA News")
 	signed, _ := ts.signTestdata(s, "meadow.jpg", "sign meadow")
-	camera, _, _, err := c2pa.Embed(photo(t, 5, 320, 240), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
-		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	camera := cameraManifest(t, photo(t, 5, 320, 240))
 	lookup := func(file []byte) wire.LookupResponse {
 		t.Helper()
 		f, err := facts.Analyze(file, limits.Default(), time.Now())

@@ -10,8 +10,6 @@ import (
 	"testing/fstest"
 
 	"github.com/provenant/provenant/origin/origintest/corpus"
-	"github.com/provenant/provenant/shared/c2pa"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
@@ -200,11 +198,7 @@ func TestBrowserVerdictEqualsOrigin(t *testing.T) {
 	ts.waitAnchored(s, idA, idB)
 	r = ts.do("DELETE", "/api/v1/content-records/"+idB, s.apiKey, map[string]string{"reason": "published in error"})
 	ts.mustStatus(r, 200, "revoke")
-	camera, _, _, err := c2pa.Embed(photo(t, 8, 640, 480), c2pa.Manifest{ClaimGenerator: "Camera/1.0", Format: "image/jpeg"},
-		c2patest.NewSigner(t, c2patest.CertOptions{Org: "Third Party Camera"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	camera := cameraManifest(t, photo(t, 8, 640, 480))
 
 	for _, tt := range []struct {
 		name      string

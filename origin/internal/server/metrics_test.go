@@ -78,15 +78,8 @@ func TestMetricsOnAdminListener(t *testing.T) {
 	}
 
 	s := ts.newSigner("metrics@example.com")
-	r := ts.do("POST", "/api/v1/webhooks", s.apiKey, map[string]any{"url": rcv.srv.URL, "events": []string{"batch.anchored"}})
-	ts.mustStatus(r, 201, "create webhook")
-	var marked [][]byte
-	for i := range 2 {
-		r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey,
-			[]namedFile{{"file", "p.jpg", photo(t, uint64(300+i), 640, 480)}}, map[string]string{"return_file": "true"})
-		ts.mustStatus(r, 201, "sign")
-		marked = append(marked, r.body)
-	}
+	ts.subscribe(s, rcv.srv.URL, "batch.anchored")
+	marked, _ := ts.signPhotos(s, 2, 300)
 	// Re-encoded copies: verified by their watermark (a byte-identical file
 	// is answered from its SHA-256 without extracting it).
 	for i := range 3 {

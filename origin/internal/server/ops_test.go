@@ -65,16 +65,7 @@ func (ts *testServer) sendWithID(method, path, auth, reqID, contentType string, 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		ts.t.Fatalf("read body: %v", err)
-	}
-	return response{status: res.StatusCode, header: res.Header, body: b}
+	return ts.sendReq(req)
 }
 
 // TestAccessLogsEveryRoute drives every route of the OpenAPI document with

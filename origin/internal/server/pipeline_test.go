@@ -27,25 +27,16 @@ func TestSignAnchorVerifyPipeline(t *testing.T) {
 	}
 	ts := startServer(t, dir, nil, opts)
 	s := ts.newSigner("anchors@example.com")
-	r := ts.do("POST", "/api/v1/webhooks", s.apiKey, map[string]any{"url": rcv.srv.URL, "events": []string{"batch.anchored"}})
-	ts.mustStatus(r, 201, "create webhook")
+	ts.subscribe(s, rcv.srv.URL, "batch.anchored")
 
-	var marked [][]byte
-	var ids []string
-	for i := range 3 {
-		r := ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey,
-			[]namedFile{{"file", "p.jpg", photo(t, uint64(100+i), 640, 480)}}, map[string]string{"return_file": "true"})
-		ts.mustStatus(r, 201, "sign")
-		marked = append(marked, r.body)
-		ids = append(ids, r.header.Get("X-Record-Id"))
-	}
+	marked, ids := ts.signPhotos(s, 3, 100)
 
 	// The third record closes the batch; wait for every record to be anchored.
 	ts.waitAnchored(s, ids...)
 
 	// The detail carries a proof that verifies against the chain without the
 	// service's word: recompute it here with the chain the server reads.
-	r = ts.do("GET", "/api/v1/content-records/"+ids[0], s.apiKey, nil)
+	r := ts.do("GET", "/api/v1/content-records/"+ids[0], s.apiKey, nil)
 	var detail struct {
 		BlockchainTx string           `json:"blockchain_tx"`
 		Certificate  wire.Certificate `json:"certificate"`

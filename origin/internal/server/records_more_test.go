@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/jpeg"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -48,11 +46,7 @@ func photo(t testing.TB, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{clampU8(v), clampU8(v*0.8 + 30), clampU8(255 - v), 255})
 		}
 	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return jpegOf(t, img, 85)
 }
 
 func sinApprox(x float64) float64 {
@@ -519,11 +513,5 @@ func newRequest(method, url, accept string) (response, error) {
 		return response{}, err
 	}
 	req.Header.Set("Accept", accept)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}, nil
+	return exchange(req)
 }

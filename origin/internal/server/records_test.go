@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"image"
-	"image/jpeg"
 	"mime/multipart"
 	"os"
 	"strings"
@@ -120,19 +119,12 @@ func verifyAs[T any](ts *testServer, data []byte) (v T, body []byte) {
 
 func reencode(t *testing.T, data []byte, scale float64, quality int) []byte {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := decodeJPEG(t, data)
 	b := img.Bounds()
 	w, h := int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: quality}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return jpegOf(t, dst, quality)
 }
 
 func TestSignVerifyEndToEnd(t *testing.T) {

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"strings"
 	"testing"
 
@@ -16,10 +14,7 @@ import (
 // aspect first) as a JPEG of quality 92.
 func scaledTestdata(t *testing.T, name string, w, h int) []byte {
 	t.Helper()
-	src, err := jpeg.Decode(bytes.NewReader(readTestdata(t, name)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := decodeJPEG(t, readTestdata(t, name))
 	b := src.Bounds()
 	cw, ch := b.Dx(), b.Dx()*h/w
 	if ch > b.Dy() {
@@ -28,11 +23,7 @@ func scaledTestdata(t *testing.T, name string, w, h int) []byte {
 	r := image.Rect(0, 0, cw, ch).Add(b.Min).Add(image.Pt((b.Dx()-cw)/2, (b.Dy()-ch)/2))
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), src, r, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return jpegOf(t, dst, 92)
 }
 
 // smallResp is a verify answer with the members this test is about;

@@ -28,20 +28,6 @@ func (ts *testServer) get(path string, header map[string]string) response {
 	return ts.sendReq(req)
 }
 
-func (ts *testServer) sendReq(req *http.Request) response {
-	ts.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		ts.t.Fatal(err)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: buf.Bytes()}
-}
-
 // TestVerifierModuleServed: the manifest names the module by its content
 // hash; the module is served immutable as application/wasm in brotli,
 // gzip or identity as the client accepts, each decoding to the built

@@ -21,6 +21,7 @@ import (
 
 	"github.com/provenant/provenant/internal/adminguard"
 	"github.com/provenant/provenant/internal/connlimit"
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
@@ -122,16 +123,10 @@ func (w *wiring) defaults() error {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
-	if cfg.MaxRequestBodySize <= 0 {
-		cfg.MaxRequestBodySize = DefaultMaxRequestBodySize
-	}
+	cfg.MaxRequestBodySize = defaults.Positive(cfg.MaxRequestBodySize, DefaultMaxRequestBodySize)
 	cfg.Conns = cfg.Conns.WithDefaults()
-	if cfg.DecodeMemory <= 0 {
-		cfg.DecodeMemory = DefaultDecodeMemory
-	}
-	if cfg.DecodeWait <= 0 {
-		cfg.DecodeWait = DefaultDecodeWait
-	}
+	cfg.DecodeMemory = defaults.Positive(cfg.DecodeMemory, DefaultDecodeMemory)
+	cfg.DecodeWait = defaults.Positive(cfg.DecodeWait, DefaultDecodeWait)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("server: create data dir: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/provenant/provenant/internal/defaults"
 )
 
 // DefaultMaxRetries is the number of attempts Update makes when the commit
@@ -99,10 +101,7 @@ func Open(cfg Config) (*Badger, error) {
 	if guard.free == nil {
 		guard.free = FreeSpace
 	}
-	vlogSize := cfg.ValueLogFileSize
-	if vlogSize <= 0 {
-		vlogSize = DefaultValueLogFileSize
-	}
+	vlogSize := defaults.Positive(cfg.ValueLogFileSize, DefaultValueLogFileSize)
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithSyncWrites(true).
 		WithLogger(slogAdapter{l: cfg.Logger}).
@@ -118,14 +117,8 @@ func Open(cfg Config) (*Badger, error) {
 		WithNumCompactors(2).
 		WithBaseTableSize(2 << 20).
 		WithValueThreshold(1 << 10)
-	mr := cfg.MaxRetries
-	if mr <= 0 {
-		mr = DefaultMaxRetries
-	}
-	b := &Badger{opts: opts, maxRetries: mr, space: guard, recheck: cfg.ReadOnlyRecheck, log: cfg.Logger}
-	if b.recheck <= 0 {
-		b.recheck = DefaultReadOnlyRecheck
-	}
+	mr := defaults.Positive(cfg.MaxRetries, DefaultMaxRetries)
+	b := &Badger{opts: opts, maxRetries: mr, space: guard, recheck: defaults.Positive(cfg.ReadOnlyRecheck, DefaultReadOnlyRecheck), log: cfg.Logger}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/provenant/provenant/origin/internal/periodic"
 )
 
 // DefaultGCDiscardRatio is the share of a value-log file that must be
@@ -59,24 +61,18 @@ func (b *Badger) RunGC(ctx context.Context, interval time.Duration, log *slog.Lo
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	periodic.Every(ctx, interval, func() bool {
 		n, err := b.CollectGarbage(ctx, DefaultGCDiscardRatio)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("value-log gc failed", "err", err)
-			continue
+			return false
 		}
 		if n > 0 {
 			lsm, vlog := b.Sizes()
 			log.Info("value-log gc", "files_rewritten", n, "lsm_bytes", lsm, "vlog_bytes", vlog)
 		}
-	}
+		return false
+	})
 }
 
 // Backup writes a consistent snapshot of every live key to w while the

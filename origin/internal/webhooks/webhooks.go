@@ -35,6 +35,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
@@ -263,24 +264,12 @@ func New(cfg Config) (*Service, error) {
 			return nil, errors.New("webhooks: Schedule delays must not be negative")
 		}
 	}
-	if s.timeout <= 0 {
-		s.timeout = DefaultTimeout
-	}
-	if s.workers <= 0 {
-		s.workers = DefaultWorkers
-	}
-	if s.perHook <= 0 {
-		s.perHook = DefaultPerEndpoint
-	}
-	if s.poll <= 0 {
-		s.poll = DefaultPollInterval
-	}
-	if s.grace <= 0 {
-		s.grace = DefaultRotationGrace
-	}
-	if s.maxPerAcc <= 0 {
-		s.maxPerAcc = DefaultMaxPerAccount
-	}
+	s.timeout = defaults.Positive(s.timeout, DefaultTimeout)
+	s.workers = defaults.Positive(s.workers, DefaultWorkers)
+	s.perHook = defaults.Positive(s.perHook, DefaultPerEndpoint)
+	s.poll = defaults.Positive(s.poll, DefaultPollInterval)
+	s.grace = defaults.Positive(s.grace, DefaultRotationGrace)
+	s.maxPerAcc = defaults.Positive(s.maxPerAcc, DefaultMaxPerAccount)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

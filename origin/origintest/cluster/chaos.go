@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -94,12 +95,8 @@ func ModuleRoot() (string, error) {
 // Install builds the binaries and starts every component; Close stops
 // them and removes the network.
 func Install(ctx context.Context, cfg InstallConfig) (inst *Installation, err error) {
-	if cfg.Origins == 0 {
-		cfg.Origins = 3
-	}
-	if cfg.LeaseTTL == 0 {
-		cfg.LeaseTTL = 4 * time.Second
-	}
+	cfg.Origins = cmp.Or(cfg.Origins, 3)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, 4*time.Second)
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -502,18 +499,10 @@ func Run(ctx context.Context, inst *Installation, cfg ChaosConfig) (*Report, err
 	if cfg.Faults == nil {
 		cfg.Faults = DefaultFaults(30 * time.Second)
 	}
-	if cfg.Signers == 0 {
-		cfg.Signers = 3
-	}
-	if cfg.Verifiers == 0 {
-		cfg.Verifiers = 1
-	}
-	if cfg.Pause == 0 {
-		cfg.Pause = 100 * time.Millisecond
-	}
-	if cfg.Settle == 0 {
-		cfg.Settle = 5 * time.Second
-	}
+	cfg.Signers = cmp.Or(cfg.Signers, 3)
+	cfg.Verifiers = cmp.Or(cfg.Verifiers, 1)
+	cfg.Pause = cmp.Or(cfg.Pause, 100*time.Millisecond)
+	cfg.Settle = cmp.Or(cfg.Settle, 5*time.Second)
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,18 +83,10 @@ func StartPostgres(ctx context.Context, n *Net, cfg PGConfig) (*PG, error) {
 	if err := PGAvailable(); err != nil {
 		return nil, err
 	}
-	if cfg.Nodes == 0 {
-		cfg.Nodes = 2
-	}
-	if cfg.UnhealthyAfter == 0 {
-		cfg.UnhealthyAfter = 3 * time.Second
-	}
-	if cfg.PartitionTimeout == 0 {
-		cfg.PartitionTimeout = 4 * time.Second
-	}
-	if cfg.DemoteTimeout == 0 {
-		cfg.DemoteTimeout = cfg.PartitionTimeout + 4*time.Second
-	}
+	cfg.Nodes = cmp.Or(cfg.Nodes, 2)
+	cfg.UnhealthyAfter = cmp.Or(cfg.UnhealthyAfter, 3*time.Second)
+	cfg.PartitionTimeout = cmp.Or(cfg.PartitionTimeout, 4*time.Second)
+	cfg.DemoteTimeout = cmp.Or(cfg.DemoteTimeout, cfg.PartitionTimeout+4*time.Second)
 	if cfg.DemoteTimeout <= cfg.PartitionTimeout {
 		return nil, errors.New("cluster: DemoteTimeout must exceed PartitionTimeout")
 	}

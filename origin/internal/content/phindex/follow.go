@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/internal/hamming"
+	"github.com/provenant/provenant/origin/internal/periodic"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -151,21 +152,15 @@ func (ix Index) CatchUp(ctx context.Context, f store.ChangeFeed, m *hamming.Inde
 // is thus found here within about one interval; this origin's own writes
 // are added on its write path.
 func (ix Index) Follow(ctx context.Context, f store.ChangeFeed, m *hamming.Index, cursor []byte, interval time.Duration, log *slog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	periodic.Every(ctx, interval, func() bool {
 		next, err := ix.CatchUp(ctx, f, m, cursor)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("near-duplicate index: change feed failed; retrying", "prefix", string(ix.Prefix), "err", err)
 			}
-			continue
+			return false
 		}
 		cursor = next
-	}
+		return false
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/origin/internal/store"
 )
 
@@ -131,15 +132,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		scanTo:  `SELECT k, v FROM ` + table + ` WHERE k >= $1 AND k < $3 ORDER BY k LIMIT $2`,
 		changes: `SELECT k, v FROM ` + table + ` WHERE x >= $1::text::xid8 AND k >= $2 AND k < $3`,
 	}}
-	if s.pageSize <= 0 {
-		s.pageSize = DefaultPageSize
-	}
-	if s.maxRetries <= 0 {
-		s.maxRetries = DefaultMaxRetries
-	}
-	if s.reconnect <= 0 {
-		s.reconnect = DefaultReconnectWait
-	}
+	s.pageSize = defaults.Positive(s.pageSize, DefaultPageSize)
+	s.maxRetries = defaults.Positive(s.maxRetries, DefaultMaxRetries)
+	s.reconnect = defaults.Positive(s.reconnect, DefaultReconnectWait)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
