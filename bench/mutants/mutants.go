@@ -20,7 +20,7 @@ const (
 // mutants are the security checks under mutation testing, by area: Merkle
 // and anchoring proofs, record and receipt verification, local-signature
 // and verdict thresholds, the webhook SSRF guard, authentication, scopes,
-// CSRF, idempotency keys and rate limits, grouped by the file they mutate
+// CSRF, idempotency keys, rate limits and the lookup's kept files, grouped by the file they mutate
 // (named once, by in). Each From is one line (or the distinctive part of
 // one) of that file.
 var mutants = slices.Concat(
@@ -306,6 +306,13 @@ var mutants = slices.Concat(
 			Breaks: "all API keys share one sign quota"},
 		{Name: "ratelimit/per-ip", From: "\tif rt.Limiter != nil && rt.LimitBy == ByIP {", To: "\tif false {",
 			Breaks: "per-IP limits (verify, register) are not applied"},
+	}),
+
+	// Kept signed files: the lookup's C2PA member is read only from the
+	// very bytes the record names.
+	in("origin/internal/content/lookup_c2pa.go", []mutant{
+		{Name: "lookup/kept-file-hash", From: "\tif sha256.Sum256(file) != sum {", To: "\tif false && sha256.Sum256(file) != sum {",
+			Breaks: "a kept file rewritten on disk lends its manifest to the record's answer", Run: "TestLookupC2PA"},
 	}),
 )
 
