@@ -53,24 +53,35 @@ func newFFT2(n int) *fft2 {
 // loop jumps between the stages are gone, which is what WebAssembly pays
 // most for.
 func (f *fft2) fft1(x []complex128, inverse bool) {
+	f.fft1With(x, make([]complex128, f.n), inverse)
+}
+
+// fft1With is fft1 with tmp (n values, overwritten) as work space: the
+// bit-reversal permutation reads x's copy in tmp while the first two
+// stages write x, one pass instead of a pass of swaps (a branch per
+// element) and a pass of butterflies.
+func (f *fft2) fft1With(x, tmp []complex128, inverse bool) {
 	n := f.n
 	x = x[:n]
-	for i, r := range f.rev {
-		if i < r {
-			x[i], x[r] = x[r], x[i]
-		}
-	}
 	if n < 4 {
+		for i, r := range f.rev {
+			if i < r {
+				x[i], x[r] = x[r], x[i]
+			}
+		}
 		if n == 2 {
 			a, b := x[0], x[1]
 			x[0], x[1] = a+b, a-b
 		}
 		return
 	}
+	tmp = tmp[:n]
+	copy(tmp, x)
+	rev := f.rev[:n]
 	for i := 0; i+3 < n; i += 4 {
-		q := x[i : i+4 : i+4]
-		a0, b0 := q[0], q[1]
-		a1, b1 := q[2], q[3]
+		q, r := x[i:i+4:i+4], rev[i:i+4:i+4]
+		a0, b0 := tmp[r[0]], tmp[r[1]]
+		a1, b1 := tmp[r[2]], tmp[r[3]]
 		a0, b0 = a0+b0, a0-b0
 		a1, b1 = a1+b1, a1-b1
 		// b1 × (−i) forward, b1 × (+i) inverse.
@@ -127,8 +138,9 @@ func (f *fft2) fft1(x []complex128, inverse bool) {
 func (f *fft2) transform(data []complex128, inverse bool) {
 	n := f.n
 	data = data[:n*n]
+	tmp := make([]complex128, n)
 	for y := 0; y < n; y++ {
-		f.fft1(data[y*n:(y+1)*n], inverse)
+		f.fft1With(data[y*n:(y+1)*n], tmp, inverse)
 	}
 	for i, r := range f.rev {
 		if i < r {
