@@ -17,7 +17,7 @@ import (
 
 // BenchmarkAnalyzePieces times each step of Analyze on its own, one
 // thread, on the meadow photo (or $PROVENANT_BENCH_IMAGE, an absolute
-// path) resized to 1 and 4 MP at q90: the reduced luma decode, the area
+// path) resized to 1, 4 and 12 MP at q90: the reduced luma decode, the area
 // average to the hash's 256×256, the perceptual hash, the watermark
 // extraction, the SHA-256, and Analyze whole. Built for wasip1 and run in
 // wazero, the same benchmark times the same code inside a WebAssembly
@@ -41,7 +41,7 @@ func BenchmarkAnalyzePieces(b *testing.B) {
 		b.Fatal(err)
 	}
 	lim := limits.Default()
-	for _, mp := range []float64{1, 4} {
+	for _, mp := range []float64{1, 4, 12} {
 		file := resizedJPEG(b, photo, mp, 90)
 		img, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 		if err != nil {

@@ -161,10 +161,7 @@ func (img *LumaImage) DownscaleAs(w, h int) *Luma {
 		clear(col)
 		fy, wy := weights(y0[j], y1[j], offY, l.Height)
 		for k, wt := range wy {
-			row := l.Pix[(fy+k)*l.Stride : (fy+k)*l.Stride+l.Width]
-			for x, v := range row {
-				col[x] += uint64(wt) * uint64(v)
-			}
+			addWeighted(col, l.Pix[(fy+k)*l.Stride:(fy+k)*l.Stride+l.Width], uint64(wt))
 		}
 		for i, sp := range xs {
 			var sum uint64
@@ -176,6 +173,29 @@ func (img *LumaImage) DownscaleAs(w, h int) *Luma {
 		}
 	}
 	return out
+}
+
+// addWeighted adds wt times each byte of row to col (of the same length),
+// eight columns per iteration: the sums are the same integers, with an
+// eighth of the loop's jumps and bounds checks, which a WebAssembly build
+// pays several times what native code does.
+func addWeighted(col []uint64, row []uint8, wt uint64) {
+	col = col[:len(row)]
+	x := 0
+	for ; x+8 <= len(row); x += 8 {
+		r, c := row[x:x+8:x+8], col[x:x+8:x+8]
+		c[0] += wt * uint64(r[0])
+		c[1] += wt * uint64(r[1])
+		c[2] += wt * uint64(r[2])
+		c[3] += wt * uint64(r[3])
+		c[4] += wt * uint64(r[4])
+		c[5] += wt * uint64(r[5])
+		c[6] += wt * uint64(r[6])
+		c[7] += wt * uint64(r[7])
+	}
+	for ; x < len(row); x++ {
+		col[x] += wt * uint64(row[x])
+	}
 }
 
 // orientReversed reports whether EXIF orientation o runs the displayed x

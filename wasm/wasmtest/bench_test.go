@@ -114,7 +114,7 @@ func BenchmarkAnalyzeParts(b *testing.B) {
 	}
 	defer m.Close(ctx)
 	lim := limits.Default()
-	for _, mp := range []float64{1, 4} {
+	for _, mp := range []float64{1, 4, 12} {
 		file := benchJPEG(b, mp)
 		f, err := facts.Analyze(file, lim, time.Now())
 		if err != nil {
