@@ -90,7 +90,8 @@ func typeError(what string, t reflect.Type) error {
 }
 
 // value decodes the value at d.pos into v (settable, or a pointer),
-// d.pos being at its first byte.
+// d.pos being at its first byte. An invalid v (the zero Value) checks
+// the value and discards it: a member that matches no field.
 func (d *decoder) value(v reflect.Value) error {
 	if d.pos >= len(d.data) {
 		return d.syntax("")
@@ -119,7 +120,7 @@ func (d *decoder) value(v reflect.Value) error {
 		return d.array(v)
 	case '"':
 		s, err := d.str()
-		if err != nil {
+		if err != nil || !v.IsValid() {
 			return err
 		}
 		switch {
@@ -140,7 +141,7 @@ func (d *decoder) value(v reflect.Value) error {
 		if c == 'f' {
 			lit = "false"
 		}
-		if err := d.literal(lit); err != nil {
+		if err := d.literal(lit); err != nil || !v.IsValid() {
 			return err
 		}
 		if v.Kind() != reflect.Bool {
@@ -148,6 +149,10 @@ func (d *decoder) value(v reflect.Value) error {
 		}
 		v.SetBool(c == 't')
 		return nil
+	}
+	if !v.IsValid() {
+		_, err := d.numberText()
+		return err
 	}
 	return d.number(v)
 }
@@ -174,10 +179,14 @@ func (d *decoder) object(v reflect.Value) error {
 		return err
 	}
 	defer func() { d.depth-- }()
-	if v.Kind() != reflect.Struct {
+	var fields []field
+	switch {
+	case !v.IsValid():
+	case v.Kind() != reflect.Struct:
 		return typeError("object", v.Type())
+	default:
+		fields = fieldsOf(v.Type())
 	}
-	fields := fieldsOf(v.Type())
 	d.pos++ // {
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
@@ -206,7 +215,7 @@ func (d *decoder) object(v reflect.Value) error {
 		case d.strict:
 			return errors.New("json: unknown field " + strconv.Quote(key))
 		default:
-			if err := d.skip(); err != nil {
+			if err := d.value(reflect.Value{}); err != nil {
 				return err
 			}
 		}
@@ -282,7 +291,8 @@ func (d *decoder) array(v reflect.Value) error {
 		return err
 	}
 	defer func() { d.depth-- }()
-	if v.Kind() != reflect.Slice {
+	discard := !v.IsValid()
+	if !discard && v.Kind() != reflect.Slice {
 		return typeError("array", v.Type())
 	}
 	d.pos++ // [
@@ -295,13 +305,17 @@ func (d *decoder) array(v reflect.Value) error {
 	} else {
 		for {
 			d.skipSpace()
-			if i >= v.Cap() {
-				v.Grow(1)
+			elem := v
+			if !discard {
+				if i >= v.Cap() {
+					v.Grow(1)
+				}
+				if i >= v.Len() {
+					v.SetLen(i + 1)
+				}
+				elem = v.Index(i)
 			}
-			if i >= v.Len() {
-				v.SetLen(i + 1)
-			}
-			if err := d.value(v.Index(i)); err != nil {
+			if err := d.value(elem); err != nil {
 				return err
 			}
 			i++
@@ -319,6 +333,9 @@ func (d *decoder) array(v reflect.Value) error {
 			d.pos++
 		}
 	}
+	if discard {
+		return nil
+	}
 	if i < v.Len() {
 		v.SetLen(i)
 	}
@@ -326,73 +343,6 @@ func (d *decoder) array(v reflect.Value) error {
 		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	}
 	return nil
-}
-
-// skip passes over one well-formed value.
-func (d *decoder) skip() error {
-	if d.pos >= len(d.data) {
-		return d.syntax("")
-	}
-	switch c := d.data[d.pos]; c {
-	case '{', '[':
-		if err := d.enter(); err != nil {
-			return err
-		}
-		defer func() { d.depth-- }()
-		end := byte('}')
-		if c == '[' {
-			end = ']'
-		}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == end {
-			d.pos++
-			return nil
-		}
-		for {
-			d.skipSpace()
-			if c == '{' {
-				if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-					return d.syntax("looking for beginning of object key string")
-				}
-				if _, err := d.str(); err != nil {
-					return err
-				}
-				if d.skipSpace(); d.pos >= len(d.data) || d.data[d.pos] != ':' {
-					return d.syntax("after object key")
-				}
-				d.pos++
-				d.skipSpace()
-			}
-			if err := d.skip(); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return d.syntax("")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case end:
-				d.pos++
-				return nil
-			default:
-				return d.syntax("after value")
-			}
-		}
-	case '"':
-		_, err := d.str()
-		return err
-	case 't':
-		return d.literal("true")
-	case 'f':
-		return d.literal("false")
-	case 'n':
-		return d.literal("null")
-	}
-	_, err := d.numberText()
-	return err
 }
 
 // numberText consumes a JSON number and returns its text.

@@ -56,7 +56,7 @@ func fieldsOf(t reflect.Type) []field {
 func collect(t reflect.Type, prefix []int, out *[]field) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
+		tag := jsonTag(string(sf.Tag))
 		if tag == "-" {
 			continue
 		}
@@ -112,4 +112,46 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// jsonTag is the json value of a struct tag, read as
+// reflect.StructTag.Lookup reads it, except that a value with a
+// backslash escape (none of the wire types has one) counts as absent:
+// this keeps strconv's unquoting out of the module.
+func jsonTag(tag string) string {
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			return ""
+		}
+		name := tag[:i]
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			return ""
+		}
+		value := tag[1:i]
+		tag = tag[i+1:]
+		if name == "json" {
+			if strings.ContainsRune(value, '\\') {
+				return ""
+			}
+			return value
+		}
+	}
+	return ""
 }
