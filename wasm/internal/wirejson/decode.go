@@ -266,8 +266,12 @@ func match(fields []field, key string) *field {
 	return nil
 }
 
-// fold is encoding/json's folded form of a name: ASCII upper-cased,
-// other letters mapped to the upper case of their lower case.
+// fold is encoding/json's folded form of a name (ASCII upper-cased, any
+// other letter mapped to the upper case of its lower case) as far as it
+// decides a match with an ASCII name, which every wire field's is: of
+// the other runes, only the four whose fold is ASCII are mapped, and the
+// rest kept, so that they match no ASCII name, as under encoding/json.
+// This keeps unicode's case tables out of the module.
 func fold(s string) string {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
@@ -280,7 +284,15 @@ func fold(s string) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		out = utf8.AppendRune(out, unicode.ToUpper(unicode.ToLower(r)))
+		switch r {
+		case '\u017f': // ſ, long s
+			r = 'S'
+		case '\u212a': // Kelvin sign
+			r = 'K'
+		case '\u0130', '\u0131': // dotted capital I, dotless small i
+			r = 'I'
+		}
+		out = utf8.AppendRune(out, r)
 		i += n
 	}
 	return string(out)

@@ -3,7 +3,7 @@ package wirejson
 import (
 	"reflect"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 )
 
 // field is one JSON member of a struct type.
@@ -99,15 +99,17 @@ func hasOption(opts, want string) bool {
 	return false
 }
 
-// validName is encoding/json's test of a tag's name.
+// validName is encoding/json's test of a tag's name for ASCII names;
+// a name with any other rune (no wire type has one) counts as valid,
+// which keeps unicode's letter tables out of the module.
 func validName(s string) bool {
 	if s == "" {
 		return false
 	}
 	for _, c := range s {
 		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+		case c >= utf8.RuneSelf, 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
 			return false
 		}
 	}
