@@ -9,8 +9,9 @@
 // byte-identical to encoding/json (wirejson_test.go, the fuzz tests), so
 // the hosts (the browser worker, the edge) see the same wire format.
 //
-// Kinds outside that set (maps, interfaces inside values, channels) are
-// refused with an error rather than encoded differently.
+// Kinds outside that set (maps, channels, functions; JSON objects,
+// arrays, strings, bools or numbers into an interface-typed field) are
+// refused with an error rather than handled differently.
 package wirejson
 
 import (

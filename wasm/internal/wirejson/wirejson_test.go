@@ -186,3 +186,20 @@ func FuzzMarshal(f *testing.F) {
 		}
 	})
 }
+
+// TestUnsupportedKindsAreRefused: a map or an interface-typed target is
+// an error, never a silently different decoding.
+func TestUnsupportedKindsAreRefused(t *testing.T) {
+	var m struct {
+		M map[string]int `json:"m"`
+		A any            `json:"a"`
+	}
+	for _, in := range []string{`{"m":{"x":1}}`, `{"a":{"x":1}}`, `{"a":"s"}`, `{"a":1}`} {
+		if err := wirejson.Unmarshal([]byte(in), &m); err == nil {
+			t.Errorf("Unmarshal(%s): no error", in)
+		}
+	}
+	if err := wirejson.Unmarshal([]byte(`{"m":null,"a":null}`), &m); err != nil {
+		t.Errorf("null into a map and an interface: %v", err)
+	}
+}
