@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is encoding/json's nesting limit.
@@ -109,7 +110,9 @@ func (d *decoder) value(v reflect.Value) error {
 	}
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
+			if err := setNew(v); err != nil {
+				return err
+			}
 		}
 		v = v.Elem()
 	}
@@ -209,7 +212,11 @@ func (d *decoder) object(v reflect.Value) error {
 		f := match(fields, key)
 		switch {
 		case f != nil:
-			if err := d.value(fieldByIndex(v, f.index)); err != nil {
+			fv, err := fieldByIndex(v, f.index)
+			if err != nil {
+				return err
+			}
+			if err := d.value(fv); err != nil {
 				return err
 			}
 		case d.strict:
@@ -236,17 +243,19 @@ func (d *decoder) object(v reflect.Value) error {
 }
 
 // fieldByIndex is v's field by index path, allocating embedded pointers.
-func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, error) {
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
+				if err := setNew(v); err != nil {
+					return reflect.Value{}, err
+				}
 			}
 			v = v.Elem()
 		}
 		v = v.Field(x)
 	}
-	return v
+	return v, nil
 }
 
 // match is the field a key names: its exact name, else the first whose
@@ -351,8 +360,10 @@ func (d *decoder) array(v reflect.Value) error {
 	if i < v.Len() {
 		v.SetLen(i)
 	}
-	if i == 0 {
-		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	if i == 0 && v.IsNil() {
+		// An empty array is an empty slice, not nil, as under
+		// encoding/json: growing a nil slice allocates its array.
+		v.Grow(1)
 	}
 	return nil
 }
@@ -528,4 +539,21 @@ func (d *decoder) hex4(i int) (rune, bool) {
 		r = r*16 + rune(c)
 	}
 	return r, true
+}
+
+// setNew points the nil pointer v (settable) at a new zero value of its
+// element type. It stores the pointer itself rather than through
+// reflect.Value.Set, whose general assignability checks (interfaces,
+// channels, named types) would link about 16 KB of reflect into the
+// modules for an assignment whose types are equal by construction. The
+// store is an ordinary pointer write, with the collector's write barrier.
+// A pointer reached through an unexported embedded field is refused, as
+// reflect.Value.Set would refuse it.
+func setNew(v reflect.Value) error {
+	if !v.CanSet() {
+		return errors.New("json: cannot set embedded pointer to unexported struct: " + v.Type().Elem().String())
+	}
+	p := reflect.New(v.Type().Elem()).UnsafePointer()
+	*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+	return nil
 }

@@ -77,7 +77,10 @@ func appendStruct(b []byte, v reflect.Value) ([]byte, error) {
 	b = append(b, '{')
 	first := true
 	for _, f := range fieldsOf(v.Type()) {
-		fv := v.FieldByIndex(f.index)
+		fv, ok := fieldOf(v, f.index)
+		if !ok {
+			continue
+		}
 		if f.omitEmpty && isEmpty(fv) {
 			continue
 		}
@@ -195,4 +198,19 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// fieldOf is v's field by index path, or false when the path goes
+// through a nil embedded pointer (encoding/json leaves such fields out).
+func fieldOf(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
 }

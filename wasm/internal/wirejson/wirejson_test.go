@@ -203,3 +203,48 @@ func TestUnsupportedKindsAreRefused(t *testing.T) {
 		t.Errorf("null into a map and an interface: %v", err)
 	}
 }
+
+type inner struct {
+	X int `json:"x"`
+}
+
+// Exported is an embedded pointer type whose fields are promoted.
+type Exported struct {
+	Y int `json:"y"`
+}
+
+// TestEmbeddedPointers: promoted fields through embedded pointers are
+// encoded and decoded as encoding/json does: a nil embedded pointer
+// leaves its fields out, one to an exported type is allocated, and one
+// to an unexported type is an error.
+func TestEmbeddedPointers(t *testing.T) {
+	type outer struct {
+		*Exported
+		Z int `json:"z"`
+	}
+	type hidden struct {
+		*inner
+		Z int `json:"z"`
+	}
+	for _, v := range []any{outer{}, outer{Exported: &Exported{Y: 2}, Z: 1}, hidden{}, hidden{inner: &inner{X: 3}}} {
+		want, _ := json.Marshal(v)
+		got, err := wirejson.Marshal(v)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", v, got, err, want)
+		}
+	}
+	for _, in := range []string{`{"y":2,"z":1}`, `{"z":1}`, `{"y":null}`} {
+		var want, got outer
+		werr := json.Unmarshal([]byte(in), &want)
+		gerr := wirejson.Unmarshal([]byte(in), &got)
+		if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want %+v, %v", in, got, gerr, want, werr)
+		}
+		var hwant, hgot hidden
+		werr = json.Unmarshal([]byte(`{"x":1}`), &hwant)
+		gerr = wirejson.Unmarshal([]byte(`{"x":1}`), &hgot)
+		if werr == nil || gerr == nil {
+			t.Errorf("Unmarshal into an unexported embedded pointer: %v, encoding/json %v; want both errors", gerr, werr)
+		}
+	}
+}
