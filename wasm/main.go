@@ -7,7 +7,8 @@
 // export with (ptr, len), reads the packed (ptr<<32 | len) result and
 // frees both buffers. docs/widget.md is the contract.
 //
-// Build: go build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath -o verifier.wasm ./wasm
+// Build: go build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath
+// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= -o verifier.wasm ./wasm
 // (GOOS=wasip1 GOARCH=wasm; `make wasm`). The tag noc2pa leaves C2PA out
 // of the module (shared/facts, shared/lookup): the host gets a manifest's
 // facts and trust from the C2PA module (./wasm/c2pa) when analyze or

@@ -9,7 +9,8 @@
 // write, call with (ptr, len), read the packed ptr<<32 | len, free);
 // docs/widget.md is the contract.
 //
-// Build: go build -buildmode=c-shared -ldflags='-s -w' -trimpath -o c2pa.wasm ./wasm/c2pa
+// Build: go build -buildmode=c-shared -ldflags='-s -w' -trimpath
+// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= -o c2pa.wasm ./wasm/c2pa
 // (GOOS=wasip1 GOARCH=wasm; `make wasm`). The host must call _initialize
 // once after instantiation.
 package main

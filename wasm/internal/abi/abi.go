@@ -6,7 +6,6 @@ package abi
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/reply"
+	"github.com/provenant/provenant/wasm/internal/wirejson"
 )
 
 // Error codes of a failed call ("ok": false).
@@ -306,7 +306,7 @@ func Present(in []byte) []byte {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
 	var env presentIn
-	if err := json.Unmarshal(in, &env); err != nil {
+	if err := wirejson.Unmarshal(in, &env); err != nil {
 		return fail(codeBadInput, err.Error())
 	}
 	v := env.Verify
@@ -315,7 +315,7 @@ func Present(in []byte) []byte {
 	}
 	if v == nil {
 		v = new(wire.VerifyResponse)
-		if err := json.Unmarshal(in, v); err != nil {
+		if err := wirejson.Unmarshal(in, v); err != nil {
 			return fail(codeBadInput, err.Error())
 		}
 	}

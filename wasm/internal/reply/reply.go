@@ -1,13 +1,15 @@
 // Package reply is the JSON envelope both WebAssembly modules (the
 // verifier, wasm/, and the C2PA module, wasm/c2pa) answer in:
 // {"ok":true,…} or {"ok":false,"error":{"code","detail"}}, and the strict
-// decoding of their JSON inputs.
+// decoding of their JSON inputs. It encodes and decodes through
+// wasm/internal/wirejson, which answers byte for byte as encoding/json
+// would, so that the modules leave encoding/json out.
 package reply
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
+
+	"github.com/provenant/provenant/wasm/internal/wirejson"
 )
 
 // Error codes of a failed call ("ok": false).
@@ -30,14 +32,14 @@ type failure struct {
 
 // Fail is a failed call's answer.
 func Fail(code, detail string) []byte {
-	b, _ := json.Marshal(failure{Error: callError{Code: code, Detail: detail}})
+	b, _ := wirejson.Marshal(failure{Error: callError{Code: code, Detail: detail}})
 	return b
 }
 
 // OK is v as JSON (v carries "ok": true), or a bad_input failure when v
 // cannot be encoded.
 func OK(v any) []byte {
-	b, err := json.Marshal(v)
+	b, err := wirejson.Marshal(v)
 	if err != nil {
 		return Fail(CodeBadInput, err.Error())
 	}
@@ -53,13 +55,5 @@ func DecodeStrict(in []byte, v any) error {
 	if in == nil {
 		return ErrNoInput
 	}
-	d := json.NewDecoder(bytes.NewReader(in))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
+	return wirejson.UnmarshalStrict(in, v)
 }
