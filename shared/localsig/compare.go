@@ -369,6 +369,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// curve's effect on chroma) fitted as for the means, then each block
 	// judged on what the fit leaves.
 	var cbFit, crFit colourFit
+	var cin [][3]float64 // the colour fit's input per compared block
 	colour := g.format() == FormatColour && s.cbSAT != nil
 	if colour {
 		r.Colour = true
@@ -384,8 +385,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		for j, q := range ps {
 			ym[j] = q.f.mean
 		}
-		cbFit = fitColour(cb, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
-		crFit = fitColour(cb, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
@@ -409,7 +409,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			}
 		}
 		if colour {
-			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
+			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
 			if d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in)); d > tol {
 				changed = true
@@ -1038,6 +1038,94 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 		f = n
 	}
 	return f
+}
+
+// fitColours fits both chroma components of the examined blocks (ycb,
+// ycr, with mean luminance ym) from the signed blocks' colours in (Cb, Cr,
+// mean), and once more from those colours passed through the fitted tone
+// curve tc, and returns the fits that more blocks agree with and their
+// input. A tone curve applied to R, G and B (a gamma, a contrast boost)
+// changes a colour's chroma by the curve's slope over the span of its
+// R, G and B, not at its luminance alone: a dark saturated colour whose
+// red sits in the curve's steep toe gains more chroma than any linear
+// function of its chroma and luminance gives. The curved input makes
+// that change, and saturation on top of it, a gain of about one.
+func fitColours(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, colourFit, [][3]float64) {
+	cb := fitColour(in, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	cr := fitColour(in, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	curved, ok := throughCurve(in, tc)
+	if !ok {
+		return cb, cr, in
+	}
+	ccb := fitColour(curved, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	ccr := fitColour(curved, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	if colourAgreeing(curved, ccb, ccr, ycb, ycr, ym) > colourAgreeing(in, cb, cr, ycb, ycr, ym) {
+		return ccb, ccr, curved
+	}
+	return cb, cr, in
+}
+
+// CurveBend is the least departure, in levels, of the fitted tone curve
+// from a straight line over 0..255 for the colour fit to try the signed
+// colours passed through it (see fitColours): a straight curve scales
+// chroma as the plain fit already does.
+const CurveBend = 6.0
+
+// throughCurve returns each signed colour (cb, cr, mean) with its R, G
+// and B passed through the global part of the tone curve t (no local
+// contrast or saturation term), clipped to 0..255; ok is false when t is
+// nearly straight (see CurveBend).
+func throughCurve(in [][3]float64, t tone) ([][3]float64, bool) {
+	g := tone{a: t.a, b: t.b, c: t.c, f: t.f, h: t.h}
+	y0, y1 := g.at(0, 0, 0), g.at(255, 255, 0)
+	bend := 0.0
+	for v := 0.0; v <= 255; v += 15 {
+		bend = max(bend, math.Abs(g.at(v, v, 0)-(y0+(y1-y0)*v/255)))
+	}
+	// The curve was fitted on block means, which span less than the
+	// channels of a colour: below the darkest signed mean and above the
+	// brightest it runs straight to black and to white, which a tone
+	// curve keeps (clipped, for a contrast boost), rather than follow the
+	// fitted polynomial's extrapolation.
+	lo, hi := 255.0, 0.0
+	for _, v := range in {
+		lo, hi = min(lo, v[2]), max(hi, v[2])
+	}
+	tlo, thi := min(max(g.at(lo, lo, 0), 0), 255), min(max(g.at(hi, hi, 0), 0), 255)
+	curve := func(v float64) float64 {
+		switch {
+		case v < lo:
+			return tlo * v / lo
+		case v > hi:
+			return thi + (255-thi)*(v-hi)/(255-hi)
+		}
+		return min(max(g.at(v, v, 0), 0), 255)
+	}
+	if bend < CurveBend {
+		return nil, false
+	}
+	out := make([][3]float64, len(in))
+	for i, v := range in {
+		c := func(x float64) float64 { return curve(min(max(x, 0), 255)) }
+		r := c(v[2] + 1.402*v[1])
+		gg := c(v[2] - 0.344136*v[0] - 0.714136*v[1])
+		b := c(v[2] + 1.772*v[0])
+		y := 0.299*r + 0.587*gg + 0.114*b
+		out[i] = [3]float64{-0.168736*r - 0.331264*gg + 0.5*b, 0.5*r - 0.418688*gg - 0.081312*b, y}
+	}
+	return out, true
+}
+
+// colourAgreeing counts the blocks whose examined chroma both fits
+// predict within ChromaTolerance (see chromaMiss).
+func colourAgreeing(in [][3]float64, cb, cr colourFit, ycb, ycr, ym []float64) int {
+	n := 0
+	for i, v := range in {
+		if chromaMiss(ym[i], ycb[i], ycr[i], cb.at(v), cr.at(v)) <= ChromaTolerance {
+			n++
+		}
+	}
+	return n
 }
 
 // spreadGain is the ratio of the interquartile ranges of ys and xs,
