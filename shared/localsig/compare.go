@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -398,10 +398,23 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
 		gained = make([]bool, len(g.Blocks))
 	}
+	// Each compared block's largest residual as a share of its test's
+	// threshold (mean, chroma, gain of detail; NaN for blocks not
+	// compared), and whether it lies on a ring of added surroundings.
+	var scores []float64
+	var ring []bool
+	if colourGrid {
+		scores, ring = make([]float64, len(g.Blocks)), make([]bool, len(g.Blocks))
+		for i := range scores {
+			scores[i] = math.NaN()
+		}
+	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
+		score := 0.0
 		pred := tc.at(xs[j], ns[j], sats[j])
 		changed := meanChanged(q.f.mean, pred, 1, colourGrid)
+		score = math.Abs(q.f.mean-pred) / MeanTolerance
 		if changed {
 			r.Why.Mean++
 			if strong != nil && meanChanged(q.f.mean, pred, IsolatedStrength, colourGrid) {
@@ -411,7 +424,9 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		if colour {
 			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			if d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in)); d > tol {
+			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in))
+			score = max(score, d/tol)
+			if d > tol {
 				changed = true
 				r.Why.Chroma++
 				// A tone change moves chroma little: a block clearly off
@@ -454,9 +469,14 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// when its strokes are too thin to move a block's mean or signs.
 		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
 			d := detailOf(q.bk.Detail)
-			if gain := math.Log2((1+q.f.detail)/(1+d)) - dMed; gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
+			gain := math.Log2((1+q.f.detail)/(1+d)) - dMed
+			if gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
 				gained[q.i] = true
 			}
+			score = max(score, gain/DetailGain)
+		}
+		if scores != nil {
+			scores[q.i], ring[q.i] = score, edgeRing && onEdge(g, q.i)
 		}
 		if changed {
 			r.Changed[q.i] = true
@@ -491,6 +511,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// IsolatedStrength times the tolerance.
 	// Only on a whole comparison: ranking translations on every fourth
 	// block leaves no neighbours to group.
+	floor := residualFloor(scores)
 	if strong != nil && step == 1 {
 		for _, comp := range components(g, r.Changed) {
 			// Blocks flagged by their structure alone weigh half: a
@@ -498,7 +519,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			// small blocks.
 			weight, keep := 0.0, false
 			for _, i := range comp {
-				keep = keep || strong[i]
+				keep = keep || strong[i] || standsOut(scores[i], floor)
 				if structOnly[i] {
 					weight += 0.5
 				} else {
@@ -529,6 +550,10 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 				r.Why.Gain++
 			}
 		}
+	}
+	if scores != nil && step == 1 {
+		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
+		r.ChangedCount += r.Why.Faint
 	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
@@ -574,6 +599,92 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// Faint lines: a line of text a fifth of a block high (a headline at 1–2
+// % of the picture's height) moves each block it crosses by less than any
+// test's tolerance, yet by far more than a copy moves the blocks around
+// it, and along a row.
+const (
+	// FaintMin is the least score (a block's largest residual as a share
+	// of its test's threshold: mean, chroma, gain of detail) of a block
+	// in a faint line.
+	FaintMin = 0.25
+	// FaintFloor is how many times the comparison's own residual floor
+	// (see residualFloor) a block's score must reach to be in a faint
+	// line: a global change fitted less exactly raises every block's
+	// residual.
+	FaintFloor = 4.0
+	// FloorQuantile is the quantile of the compared blocks' scores taken
+	// as the comparison's residual floor.
+	FloorQuantile = 0.9
+	// FloorMin is the fewest scored blocks a residual floor needs.
+	FloorMin = 32
+	// LoneFloor is how many times the residual floor a block of a small
+	// group of changed blocks must score (besides failing its test) for
+	// the group to stay changed: a copy fitted to a few hundredths of
+	// every tolerance (a re-encode, a resize) leaves no block beyond its
+	// tolerance, where a global change fitted less exactly leaves a few.
+	LoneFloor = 8.0
+	// FaintSpan is the fewest columns a faint line spans (within two
+	// rows).
+	FaintSpan = 8
+)
+
+// residualFloor is the FloorQuantile of the scores (NaN for blocks not
+// scored), +Inf when fewer than FloorMin blocks were scored or there are
+// no scores.
+func residualFloor(score []float64) float64 {
+	var all []float64
+	for _, v := range score {
+		if !math.IsNaN(v) {
+			all = append(all, v)
+		}
+	}
+	if len(all) < FloorMin {
+		return math.Inf(1)
+	}
+	sort.Float64s(all)
+	return all[int(FloorQuantile*float64(len(all)-1))]
+}
+
+// standsOut reports whether a block's score (see residualFloor) fails its
+// test and stands LoneFloor times above the comparison's floor.
+func standsOut(score, floor float64) bool {
+	return score >= 1 && score >= LoneFloor*floor
+}
+
+// faintLine marks changed, and counts, the blocks whose score (NaN for
+// blocks not scored) stands FaintFloor times above the comparison's floor
+// and at least FaintMin, where they group (with blocks already changed)
+// into a line within two rows spanning FaintSpan columns or more.
+func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor float64) int {
+	if math.IsInf(floor, 1) {
+		return 0
+	}
+	thr := max(FaintMin, FaintFloor*floor)
+	flagged := make([]bool, len(score))
+	for i, v := range score {
+		flagged[i] = changed[i] || (!ring[i] && !math.IsNaN(v) && v >= thr)
+	}
+	n := 0
+	for _, comp := range components(g, flagged) {
+		c0, c1, r0, r1 := g.Cols, -1, g.Rows, -1
+		for _, i := range comp {
+			c, r := i%g.Cols, i/g.Cols
+			c0, c1, r0, r1 = min(c0, c), max(c1, c), min(r0, r), max(r1, r)
+		}
+		if r1-r0 > 1 || c1-c0+1 < FaintSpan {
+			continue
+		}
+		for _, i := range comp {
+			if !changed[i] {
+				changed[i] = true
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // flat reports whether the signed picture is flat at the grid's scale:

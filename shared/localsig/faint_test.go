@@ -1,0 +1,122 @@
+package localsig
+
+import (
+	"math"
+	"testing"
+)
+
+// scoreGrid is a 26×16 grid's scores: every block at base, then the
+// blocks of row `row` from column c0 for `span` columns at v.
+func scoreGrid(base float64, row, c0, span int, v float64) (*Grid, []float64) {
+	g := &Grid{Cols: 26, Rows: 16}
+	s := make([]float64, g.Cols*g.Rows)
+	for i := range s {
+		s[i] = base
+	}
+	for c := c0; c < c0+span; c++ {
+		s[row*g.Cols+c] = v
+	}
+	return g, s
+}
+
+// TestFaintLine: a row of blocks scoring FaintFloor times the floor and
+// at least FaintMin, over FaintSpan columns, is a line; below either
+// threshold, shorter, or on the ring of added surroundings, it is not.
+func TestFaintLine(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, v    float64
+		span       int
+		onRing     bool
+		wantMarked int
+	}{
+		{"a line over a quiet copy", 0.03, 0.5, 12, false, 12},
+		{"at FaintSpan columns", 0.03, 0.5, FaintSpan, false, FaintSpan},
+		{"one column short", 0.03, 0.5, FaintSpan - 1, false, 0},
+		{"just above FaintFloor times the floor", 0.1, 1.02 * FaintFloor * 0.1, 12, false, 12},
+		{"just below FaintFloor times the floor", 0.1, 0.98 * FaintFloor * 0.1, 12, false, 0},
+		{"just above FaintMin", 0.01, 1.02 * FaintMin, 12, false, 12},
+		{"just below FaintMin", 0.01, 0.98 * FaintMin, 12, false, 0},
+		{"on the ring of added surroundings", 0.03, 0.5, 12, true, 0},
+	}
+	for _, tc := range tests {
+		row := 5
+		if tc.onRing {
+			row = 0
+		}
+		g, s := scoreGrid(tc.base, row, 3, tc.span, tc.v)
+		ring := make([]bool, len(s))
+		for i := range ring {
+			ring[i] = tc.onRing && onEdge(g, i)
+		}
+		changed := make([]bool, len(s))
+		n := faintLine(g, changed, s, ring, residualFloor(s))
+		if n != tc.wantMarked {
+			t.Errorf("%s: %d blocks marked, want %d", tc.name, n, tc.wantMarked)
+		}
+		marked := 0
+		for _, c := range changed {
+			if c {
+				marked++
+			}
+		}
+		if marked != n {
+			t.Errorf("%s: %d blocks changed, %d counted", tc.name, marked, n)
+		}
+	}
+}
+
+// TestFaintLineSpansTwoRowsAtMost: the same blocks spread over three rows
+// are not a line.
+func TestFaintLineSpansTwoRowsAtMost(t *testing.T) {
+	for _, rows := range []int{2, 3} {
+		g, s := scoreGrid(0.03, 5, 3, 12, 0.5)
+		for c := 3; c < 15; c++ {
+			s[5*g.Cols+c] = 0.03
+			s[(5+(c%rows))*g.Cols+c] = 0.5
+		}
+		n := faintLine(g, make([]bool, len(s)), s, make([]bool, len(s)), residualFloor(s))
+		if got, want := n > 0, rows <= 2; got != want {
+			t.Errorf("over %d rows: %d marked", rows, n)
+		}
+	}
+}
+
+// TestResidualFloor: the FloorQuantile of the scored blocks, none below
+// FloorMin of them.
+func TestResidualFloor(t *testing.T) {
+	s := make([]float64, 100)
+	for i := range s {
+		s[i] = float64(i) / 100
+	}
+	s[7] = math.NaN()
+	if f := residualFloor(s); math.Abs(f-0.9) > 0.011 {
+		t.Errorf("floor %.3f, want about %.2f", f, FloorQuantile)
+	}
+	short := make([]float64, FloorMin-1)
+	if f := residualFloor(short); !math.IsInf(f, 1) {
+		t.Errorf("floor of %d blocks %.3f, want +Inf", len(short), f)
+	}
+	if f := residualFloor(make([]float64, FloorMin)); f != 0 {
+		t.Errorf("floor of %d zero blocks %.3f, want 0", FloorMin, f)
+	}
+}
+
+// TestStandsOut: a block failing its test stands out of a small group
+// from LoneFloor times the floor.
+func TestStandsOut(t *testing.T) {
+	tests := []struct {
+		score, floor float64
+		want         bool
+	}{
+		{1.2, 1.2 / LoneFloor * 0.98, true},
+		{1.2, 1.2 / LoneFloor * 1.02, false},
+		{0.99, 0.01, false}, // within its test's tolerance
+		{5, math.Inf(1), false},
+	}
+	for _, tc := range tests {
+		if got := standsOut(tc.score, tc.floor); got != tc.want {
+			t.Errorf("standsOut(%.3f, %.4f) = %v, want %v", tc.score, tc.floor, got, tc.want)
+		}
+	}
+}
