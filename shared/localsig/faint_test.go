@@ -19,9 +19,10 @@ func scoreGrid(base float64, row, c0, span int, v float64) (*Grid, []float64) {
 	return g, s
 }
 
-// TestFaintLine: a row of blocks scoring FaintFloor times the floor and
-// at least FaintMin, over FaintSpan columns, is a line; below either
-// threshold, shorter, or on the ring of added surroundings, it is not.
+// TestFaintLine: a row of blocks scoring FaintFloor (4) times the floor
+// and at least FaintMin (0.25), over FaintSpan (8) columns, is a line;
+// below either threshold, shorter, or on the ring of added surroundings,
+// it is not. The thresholds are written out, so that changing one fails.
 func TestFaintLine(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -31,12 +32,12 @@ func TestFaintLine(t *testing.T) {
 		wantMarked int
 	}{
 		{"a line over a quiet copy", 0.03, 0.5, 12, false, 12},
-		{"at FaintSpan columns", 0.03, 0.5, FaintSpan, false, FaintSpan},
-		{"one column short", 0.03, 0.5, FaintSpan - 1, false, 0},
-		{"just above FaintFloor times the floor", 0.1, 1.02 * FaintFloor * 0.1, 12, false, 12},
-		{"just below FaintFloor times the floor", 0.1, 0.98 * FaintFloor * 0.1, 12, false, 0},
-		{"just above FaintMin", 0.01, 1.02 * FaintMin, 12, false, 12},
-		{"just below FaintMin", 0.01, 0.98 * FaintMin, 12, false, 0},
+		{"at 8 columns", 0.03, 0.5, 8, false, 8},
+		{"at 7 columns", 0.03, 0.5, 7, false, 0},
+		{"just above 4 times the floor", 0.1, 0.41, 12, false, 12},
+		{"just below 4 times the floor", 0.1, 0.39, 12, false, 0},
+		{"just above 0.25", 0.01, 0.255, 12, false, 12},
+		{"just below 0.25", 0.01, 0.245, 12, false, 0},
 		{"on the ring of added surroundings", 0.03, 0.5, 12, true, 0},
 	}
 	for _, tc := range tests {
@@ -91,26 +92,26 @@ func TestResidualFloor(t *testing.T) {
 	}
 	s[7] = math.NaN()
 	if f := residualFloor(s); math.Abs(f-0.9) > 0.011 {
-		t.Errorf("floor %.3f, want about %.2f", f, FloorQuantile)
+		t.Errorf("floor %.3f, want about 0.9", f)
 	}
-	short := make([]float64, FloorMin-1)
-	if f := residualFloor(short); !math.IsInf(f, 1) {
-		t.Errorf("floor of %d blocks %.3f, want +Inf", len(short), f)
+	// FloorMin (32) blocks at least.
+	if f := residualFloor(make([]float64, 31)); !math.IsInf(f, 1) {
+		t.Errorf("floor of 31 blocks %.3f, want +Inf", f)
 	}
-	if f := residualFloor(make([]float64, FloorMin)); f != 0 {
-		t.Errorf("floor of %d zero blocks %.3f, want 0", FloorMin, f)
+	if f := residualFloor(make([]float64, 32)); f != 0 {
+		t.Errorf("floor of 32 zero blocks %.3f, want 0", f)
 	}
 }
 
 // TestStandsOut: a block failing its test stands out of a small group
-// from LoneFloor times the floor.
+// from LoneFloor (8) times the floor.
 func TestStandsOut(t *testing.T) {
 	tests := []struct {
 		score, floor float64
 		want         bool
 	}{
-		{1.2, 1.2 / LoneFloor * 0.98, true},
-		{1.2, 1.2 / LoneFloor * 1.02, false},
+		{1.0, 0.12, true},
+		{1.0, 0.13, false},
 		{0.99, 0.01, false}, // within its test's tolerance
 		{5, math.Inf(1), false},
 	}

@@ -340,7 +340,7 @@ func TestColourFitThroughCurve(t *testing.T) {
 }
 
 // TestThroughCurveNeedsABend: a straight tone curve (gain and offset)
-// gives no curved input; one bent by CurveBend levels does.
+// gives no curved input; one bent by more than CurveBend levels does.
 func TestThroughCurveNeedsABend(t *testing.T) {
 	in := [][3]float64{{10, -20, 100}}
 	// c·v·(v−255) peaks at v = 127.5 with c·127.5².
@@ -348,10 +348,11 @@ func TestThroughCurveNeedsABend(t *testing.T) {
 	if _, ok := throughCurve(in, tone{a: 10, b: 1.2}); ok {
 		t.Errorf("a straight curve gave a curved input")
 	}
-	if _, ok := throughCurve(in, bendBy(0.8*CurveBend)); ok {
-		t.Errorf("a curve bent by %.1f levels gave a curved input", 0.8*CurveBend)
+	// CurveBend is 6 levels.
+	if _, ok := throughCurve(in, bendBy(4.5)); ok {
+		t.Errorf("a curve bent by 4.5 levels gave a curved input")
 	}
-	if _, ok := throughCurve(in, bendBy(1.25*CurveBend)); !ok {
-		t.Errorf("a curve bent by %.1f levels gave no curved input", 1.25*CurveBend)
+	if _, ok := throughCurve(in, bendBy(7.5)); !ok {
+		t.Errorf("a curve bent by 7.5 levels gave no curved input")
 	}
 }
