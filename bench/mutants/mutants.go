@@ -16,7 +16,7 @@ const (
 	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
 	// localsig: the residual floor's rules and the fit through the tone
 	// curve.
-	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
+	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
 	ssrfTests          = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
@@ -140,6 +140,10 @@ var mutants = slices.Concat(
 			Breaks: "a short run of faint blocks counts as a line"},
 		{Name: "localsig/faint-span-longer", From: "\tFaintSpan = 8", To: "\tFaintSpan = 16", Run: localsigFloorTests,
 			Breaks: "a headline across a third of the picture goes unseen"},
+		{Name: "localsig/faint-area-smaller", From: "\tFaintArea = 6", To: "\tFaintArea = 3", Run: localsigFloorTests,
+			Breaks: "a few faint blocks anywhere count as an edit"},
+		{Name: "localsig/faint-area-larger", From: "\tFaintArea = 6", To: "\tFaintArea = 12", Run: localsigFloorTests,
+			Breaks: "a recolour of 2 % of a dark region goes unseen"},
 		{Name: "localsig/faint-any-rows", From: "\t\tif r1-r0 > 1 || c1-c0+1 < FaintSpan {", To: "\t\tif c1-c0+1 < FaintSpan {", Run: localsigFloorTests,
 			Breaks: "a band of residuals over several rows counts as a line"},
 		{Name: "localsig/floor-quantile-median", From: "\tFloorQuantile = 0.9", To: "\tFloorQuantile = 0.5", Run: localsigFloorTests,

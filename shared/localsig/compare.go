@@ -513,7 +513,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// block leaves no neighbours to group.
 	floor := residualFloor(scores)
 	if strong != nil && step == 1 {
-		for _, comp := range components(g, r.Changed) {
+		for _, comp := range components(g, r.Changed, LineReach) {
 			// Blocks flagged by their structure alone weigh half: a
 			// local tone map bends the gradients of a few neighbouring
 			// small blocks.
@@ -540,7 +540,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// (a headline); elsewhere a gain is what sharpening or a local tone
 	// map leaves in flat areas.
 	if gained != nil && step == 1 {
-		for _, comp := range components(g, gained) {
+		for _, comp := range components(g, gained, LineReach) {
 			if !lineShaped(g, comp) {
 				continue
 			}
@@ -629,6 +629,11 @@ const (
 	// FaintSpan is the fewest columns a faint line spans (within two
 	// rows).
 	FaintSpan = 8
+	// FaintArea is the fewest faint blocks of a faint patch (a group of
+	// any shape): a recolour of 2 % of the picture where clipping leaves
+	// little chroma to move (a dark or pale region) moves a dozen blocks
+	// by a third to three quarters of their tolerance.
+	FaintArea = 6
 )
 
 // residualFloor is the FloorQuantile of the scores (NaN for blocks not
@@ -648,6 +653,17 @@ func residualFloor(score []float64) float64 {
 	return all[int(FloorQuantile*float64(len(all)-1))]
 }
 
+// extent returns the first and last rows and columns of a group of
+// blocks.
+func extent(g *Grid, comp []int) (r0, r1, c0, c1 int) {
+	r0, r1, c0, c1 = g.Rows, -1, g.Cols, -1
+	for _, i := range comp {
+		c, r := i%g.Cols, i/g.Cols
+		r0, r1, c0, c1 = min(r0, r), max(r1, r), min(c0, c), max(c1, c)
+	}
+	return r0, r1, c0, c1
+}
+
 // standsOut reports whether a block's score (see residualFloor) fails its
 // test and stands LoneFloor times above the comparison's floor.
 func standsOut(score, floor float64) bool {
@@ -657,7 +673,9 @@ func standsOut(score, floor float64) bool {
 // faintLine marks changed, and counts, the blocks whose score (NaN for
 // blocks not scored) stands FaintFloor times above the comparison's floor
 // and at least FaintMin, where they group (with blocks already changed)
-// into a line within two rows spanning FaintSpan columns or more.
+// into a line within two rows spanning FaintSpan columns or more, or
+// touch one another in a patch of FaintArea blocks or more over two rows
+// and two columns at least.
 func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor float64) int {
 	if math.IsInf(floor, 1) {
 		return 0
@@ -668,20 +686,27 @@ func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor floa
 		flagged[i] = changed[i] || (!ring[i] && !math.IsNaN(v) && v >= thr)
 	}
 	n := 0
-	for _, comp := range components(g, flagged) {
-		c0, c1, r0, r1 := g.Cols, -1, g.Rows, -1
-		for _, i := range comp {
-			c, r := i%g.Cols, i/g.Cols
-			c0, c1, r0, r1 = min(c0, c), max(c1, c), min(r0, r), max(r1, r)
-		}
-		if r1-r0 > 1 || c1-c0+1 < FaintSpan {
-			continue
-		}
+	mark := func(comp []int) {
 		for _, i := range comp {
 			if !changed[i] {
 				changed[i] = true
 				n++
 			}
+		}
+	}
+	for _, comp := range components(g, flagged, LineReach) {
+		if r0, r1, c0, c1 := extent(g, comp); r1-r0 <= 1 && c1-c0+1 >= FaintSpan {
+			mark(comp)
+		}
+	}
+	// Patches: faint blocks touching (diagonals too), over two rows and
+	// two columns at least (a row of them is judged as a line).
+	for i := range flagged {
+		flagged[i] = !changed[i] && flagged[i]
+	}
+	for _, comp := range components(g, flagged, 1) {
+		if r0, r1, c0, c1 := extent(g, comp); len(comp) >= FaintArea && r1 > r0 && c1 > c0 {
+			mark(comp)
 		}
 	}
 	return n
@@ -781,11 +806,11 @@ func lineShaped(g *Grid, comp []int) bool {
 }
 
 // components returns the groups of flagged blocks connected through
-// neighbours: blocks in the same or an adjacent row at most LineReach
-// columns apart (a line of text flags blocks along a row, not always
+// neighbours: blocks in the same or an adjacent row at most reach
+// columns apart (LineReach (a line of text flags blocks along a row, not always
 // touching), each group in increasing block order, the groups ordered by
 // their first block.
-func components(g *Grid, flagged []bool) [][]int {
+func components(g *Grid, flagged []bool, reach int) [][]int {
 	seen := make([]bool, len(flagged))
 	var out [][]int
 	for i, f := range flagged {
@@ -797,7 +822,7 @@ func components(g *Grid, flagged []bool) [][]int {
 		for k := 0; k < len(comp); k++ {
 			c, row := comp[k]%g.Cols, comp[k]/g.Cols
 			for dy := -1; dy <= 1; dy++ {
-				for dx := -LineReach; dx <= LineReach; dx++ {
+				for dx := -reach; dx <= reach; dx++ {
 					x, y := c+dx, row+dy
 					if x < 0 || y < 0 || x >= g.Cols || y >= g.Rows {
 						continue

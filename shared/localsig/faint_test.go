@@ -71,10 +71,10 @@ func TestFaintLine(t *testing.T) {
 // are not a line.
 func TestFaintLineSpansTwoRowsAtMost(t *testing.T) {
 	for _, rows := range []int{2, 3} {
-		g, s := scoreGrid(0.03, 5, 3, 12, 0.5)
-		for c := 3; c < 15; c++ {
-			s[5*g.Cols+c] = 0.03
-			s[(5+(c%rows))*g.Cols+c] = 0.5
+		// Every other column, so that no two blocks touch (no patch).
+		g, s := scoreGrid(0.03, 5, 3, 0, 0.5)
+		for k := 0; k < 12; k++ {
+			s[(5+(k%rows))*g.Cols+3+2*k] = 0.5
 		}
 		n := faintLine(g, make([]bool, len(s)), s, make([]bool, len(s)), residualFloor(s))
 		if got, want := n > 0, rows <= 2; got != want {
@@ -118,6 +118,25 @@ func TestStandsOut(t *testing.T) {
 	for _, tc := range tests {
 		if got := standsOut(tc.score, tc.floor); got != tc.want {
 			t.Errorf("standsOut(%.3f, %.4f) = %v, want %v", tc.score, tc.floor, got, tc.want)
+		}
+	}
+}
+
+// TestFaintPatch: FaintArea (6) faint blocks in one group of any shape
+// are changed; 5 are not.
+func TestFaintPatch(t *testing.T) {
+	for _, n := range []int{5, 6, 12} {
+		g, s := scoreGrid(0.05, 0, 0, 0, 0)
+		for k := 0; k < n; k++ {
+			s[(6+k/3)*g.Cols+10+k%3] = 0.5 // a patch three blocks wide
+		}
+		got := faintLine(g, make([]bool, len(s)), s, make([]bool, len(s)), residualFloor(s))
+		want := 0
+		if n >= 6 {
+			want = n
+		}
+		if got != want {
+			t.Errorf("a patch of %d faint blocks: %d marked, want %d", n, got, want)
 		}
 	}
 }

@@ -144,7 +144,7 @@ func TestLineReach(t *testing.T) {
 		for _, i := range tc.blocks {
 			flagged[i] = true
 		}
-		if got := len(components(g, flagged)); got != tc.groups {
+		if got := len(components(g, flagged, LineReach)); got != tc.groups {
 			t.Errorf("%s: %d groups, want %d", tc.name, got, tc.groups)
 		}
 	}
@@ -152,7 +152,7 @@ func TestLineReach(t *testing.T) {
 	// seen even where the cases above scale with it.
 	flagged := make([]bool, g.Cols*g.Rows)
 	flagged[at(1, 1)], flagged[at(4, 1)], flagged[at(8, 1)] = true, true, true
-	if got := len(components(g, flagged)); got != 2 {
+	if got := len(components(g, flagged, LineReach)); got != 2 {
 		t.Errorf("blocks at columns 1, 4 and 8: %d groups, want 2 (3 columns apart group, 4 do not)", got)
 	}
 }
