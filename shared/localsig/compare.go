@@ -401,19 +401,21 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// Each compared block's largest residual as a share of its test's
 	// threshold (mean, chroma, gain of detail; NaN for blocks not
 	// compared), and whether it lies on a ring of added surroundings.
-	var scores []float64
+	var scores, misses []float64 // misses: the mean's and chroma's share only
 	var ring []bool
 	if colourGrid {
 		scores, ring = make([]float64, len(g.Blocks)), make([]bool, len(g.Blocks))
+		misses = make([]float64, len(g.Blocks))
 		for i := range scores {
 			scores[i] = math.NaN()
 		}
 	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
-		score := 0.0
+		score, chromaScore := 0.0, 0.0
 		pred := tc.at(xs[j], ns[j], sats[j])
 		changed := meanChanged(q.f.mean, pred, 1, colourGrid)
+		meanFailed := changed
 		score = math.Abs(q.f.mean-pred) / MeanTolerance
 		if changed {
 			r.Why.Mean++
@@ -426,6 +428,9 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
 			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in))
 			score = max(score, d/tol)
+			if d > tol {
+				chromaScore = d / tol
+			}
 			if d > tol {
 				changed = true
 				r.Why.Chroma++
@@ -475,7 +480,16 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			}
 			score = max(score, gain/DetailGain)
 		}
+		// What a small group's block stands out by (see standsOut): the
+		// mean's or chroma's miss where that test failed (not a gain of
+		// detail, which counts only along a line, nor a mean within the
+		// wider tolerance near clipping).
+		miss := chromaScore
+		if meanFailed {
+			miss = max(miss, math.Abs(q.f.mean-pred)/MeanTolerance)
+		}
 		if scores != nil {
+			misses[q.i] = miss
 			scores[q.i], ring[q.i] = score, edgeRing && onEdge(g, q.i)
 		}
 		if changed {
@@ -519,7 +533,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			// small blocks.
 			weight, keep := 0.0, false
 			for _, i := range comp {
-				keep = keep || strong[i] || standsOut(scores[i], floor)
+				keep = keep || strong[i] || standsOut(misses[i], floor)
 				if structOnly[i] {
 					weight += 0.5
 				} else {
@@ -664,8 +678,9 @@ func extent(g *Grid, comp []int) (r0, r1, c0, c1 int) {
 	return r0, r1, c0, c1
 }
 
-// standsOut reports whether a block's score (see residualFloor) fails its
-// test and stands LoneFloor times above the comparison's floor.
+// standsOut reports whether a block's miss (its mean's or chroma's
+// residual as a share of the tolerance) fails its test and stands
+// LoneFloor times above the comparison's floor (see residualFloor).
 func standsOut(score, floor float64) bool {
 	return score >= 1 && score >= LoneFloor*floor
 }
