@@ -16,7 +16,7 @@ const (
 	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
 	// localsig: the residual floor's rules and the fit through the tone
 	// curve.
-	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
+	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestFaintBand|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
 	ssrfTests          = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
@@ -140,13 +140,21 @@ var mutants = slices.Concat(
 			Breaks: "a short run of faint blocks counts as a line"},
 		{Name: "localsig/faint-span-longer", From: "\tFaintSpan = 8", To: "\tFaintSpan = 16", Run: localsigFloorTests,
 			Breaks: "a headline across a third of the picture goes unseen"},
+		{Name: "localsig/band-floor-halved", From: "\tBandFloor = 2.0", To: "\tBandFloor = 1.0", Run: localsigFloorTests,
+			Breaks: "a run with a column at the floor counts as a band"},
+		{Name: "localsig/band-floor-doubled", From: "\tBandFloor = 2.0", To: "\tBandFloor = 4.0", Run: localsigFloorTests,
+			Breaks: "a thin headline over texture goes unseen"},
+		{Name: "localsig/band-mean-halved", From: "\tBandMean = 3.0", To: "\tBandMean = 1.5", Run: localsigFloorTests,
+			Breaks: "a row a global change left evenly off its fit counts as a band"},
+		{Name: "localsig/band-mean-doubled", From: "\tBandMean = 3.0", To: "\tBandMean = 6.0", Run: localsigFloorTests,
+			Breaks: "a thin headline over texture goes unseen"},
 		{Name: "localsig/faint-area-smaller", From: "\tFaintArea = 6", To: "\tFaintArea = 3", Run: localsigFloorTests,
 			Breaks: "a few faint blocks anywhere count as an edit"},
-		{Name: "localsig/faint-patch-any-shape", From: "len(comp) >= FaintArea && r1 > r0 && c1 > c0 {", To: "len(comp) >= FaintArea {", Run: localsigFloorTests,
+		{Name: "localsig/faint-patch-any-shape", From: "len(comp) >= FaintArea && r1 > r0 && c1 > c0 {", To: "len(comp) >= FaintArea && r1 >= r0 && c1 >= c0 {", Run: localsigFloorTests,
 			Breaks: "a short row of faint blocks counts as a patch, not judged as a line"},
 		{Name: "localsig/faint-area-larger", From: "\tFaintArea = 6", To: "\tFaintArea = 12", Run: localsigFloorTests,
 			Breaks: "a recolour of 2 % of a dark region goes unseen"},
-		{Name: "localsig/faint-any-rows", From: "r1-r0 <= 1 && c1-c0+1 >= FaintSpan {", To: "c1-c0+1 >= FaintSpan {", Run: localsigFloorTests,
+		{Name: "localsig/faint-any-rows", From: "r1-r0 <= 1 && c1-c0+1 >= FaintSpan {", To: "r1-r0 >= 0 && c1-c0+1 >= FaintSpan {", Run: localsigFloorTests,
 			Breaks: "a band of residuals over several rows counts as a line"},
 		{Name: "localsig/floor-quantile-median", From: "\tFloorQuantile = 0.9", To: "\tFloorQuantile = 0.5", Run: localsigFloorTests,
 			Breaks: "the floor ignores a global change's spread of residuals"},

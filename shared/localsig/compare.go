@@ -643,6 +643,12 @@ const (
 	// FaintSpan is the fewest columns a faint line spans (within two
 	// rows).
 	FaintSpan = 8
+	// BandFloor is how many times the floor (and at least FaintMin)
+	// every column of a faint band must reach (see faintLine).
+	BandFloor = 2.0
+	// BandMean is how many times the floor a faint band's columns must
+	// reach on average (each counted up to 1).
+	BandMean = 3.0
 	// FaintArea is the fewest faint blocks of a faint patch (a group of
 	// any shape): a recolour of 2 % of the picture where clipping leaves
 	// little chroma to move (a dark or pale region) moves a dozen blocks
@@ -712,6 +718,44 @@ func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor floa
 	for _, comp := range components(g, flagged, LineReach) {
 		if r0, r1, c0, c1 := extent(g, comp); r1-r0 <= 1 && c1-c0+1 >= FaintSpan {
 			mark(comp)
+		}
+	}
+	// Bands: two rows in which every one of FaintSpan or more
+	// consecutive columns has a block scoring BandFloor times the floor
+	// (and FaintMin), BandMean times on average over the run: a thin
+	// line of text over a textured picture, whose floor is higher, moves
+	// each column it crosses, if not every block far beyond the floor.
+	bthr := max(FaintMin, BandFloor*floor)
+	for r := 0; r+1 < g.Rows; r++ {
+		col := func(c int) float64 {
+			v := math.Inf(-1)
+			for _, i := range [2]int{r*g.Cols + c, (r+1)*g.Cols + c} {
+				switch {
+				case changed[i]:
+					v = math.Inf(1)
+				case !ring[i] && !math.IsNaN(score[i]):
+					v = max(v, score[i])
+				}
+			}
+			return v
+		}
+		for c0 := 0; c0 < g.Cols; {
+			c1, sum := c0, 0.0
+			for c1 < g.Cols && col(c1) >= bthr {
+				sum += min(col(c1), 1)
+				c1++
+			}
+			if c1-c0 >= FaintSpan && sum >= BandMean*floor*float64(c1-c0) {
+				for c := c0; c < c1; c++ {
+					for _, i := range [2]int{r*g.Cols + c, (r+1)*g.Cols + c} {
+						if !changed[i] && !ring[i] && !math.IsNaN(score[i]) && score[i] >= bthr {
+							changed[i] = true
+							n++
+						}
+					}
+				}
+			}
+			c0 = c1 + 1
 		}
 	}
 	// Patches: faint blocks touching (diagonals too), over two rows and
