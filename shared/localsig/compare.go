@@ -430,8 +430,6 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			score = max(score, d/tol)
 			if d > tol {
 				chromaScore = d / tol
-			}
-			if d > tol {
 				changed = true
 				r.Why.Chroma++
 				// A tone change moves chroma little: a block clearly off
@@ -649,8 +647,8 @@ const (
 	// BandMean is how many times the floor a faint band's columns must
 	// reach on average (each counted up to 1).
 	BandMean = 3.0
-	// FaintArea is the fewest faint blocks of a faint patch (a group of
-	// any shape): a recolour of 2 % of the picture where clipping leaves
+	// FaintArea is the fewest faint blocks of a faint patch (touching,
+	// over two rows and two columns at least): a recolour of 2 % of the picture where clipping leaves
 	// little chroma to move (a dark or pale region) moves a dozen blocks
 	// by a third to three quarters of their tolerance.
 	FaintArea = 6
