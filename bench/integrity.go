@@ -90,6 +90,7 @@ func runIntegrity(args []string) error {
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
+	harsh := fs.Bool("harsh", false, "add harsher global tone copies (gamma 0.6 and 1.4, saturation 1.7, contrast 1.4, gamma 0.75 with saturation 1.4) to the genuine copies, to study the global fit on the development photos")
 	subChroma := fs.Bool("subchroma", false, "instead, measure whether 2×2 sub-block chroma separates colour-only text from genuine copies on the held-out photos (-limit, -long)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -132,6 +133,9 @@ func runIntegrity(args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 	copies := genuineCopies()
+	if *harsh {
+		copies = append(copies, harshCopies()...)
+	}
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		fmt.Println("note: ffmpeg not found, webp80 skipped")
 		copies = slicesDelete(copies, "webp80")
@@ -421,6 +425,30 @@ func genuineCopies() []genuineCopy {
 		{"caption-above", jpegAfter(90, captionAbove(0.06))},
 		{"phone-shot", pngAfter(phoneScreenshot)},
 		{"desktop-shot", pngAfter(desktopShot(0.45))},
+	}
+}
+
+// harshCopies are global tone changes stronger than genuineCopies
+// for studying where the global fit stops explaining a change.
+func harshCopies() []genuineCopy {
+	q90 := func(f func(image.Image, string) (image.Image, error)) func(image.Image, string) ([]byte, error) {
+		return func(m image.Image, tmp string) ([]byte, error) {
+			o, err := f(m, tmp)
+			if err != nil {
+				return nil, err
+			}
+			return encJPEG(o, 90)
+		}
+	}
+	gamma := func(g float64) func(image.Image, string) (image.Image, error) {
+		return perPixel(func(v float64) float64 { return 255 * math.Pow(v/255, g) })
+	}
+	return []genuineCopy{
+		{"gamma0.6", q90(gamma(0.6))},
+		{"gamma1.4", q90(gamma(1.4))},
+		{"saturation1.7", q90(saturate(1.7))},
+		{"contrast1.4", q90(perPixel(func(v float64) float64 { return 128 + 1.4*(v-128) }))},
+		{"gamma0.75-sat1.4", q90(chain(gamma(0.75), saturate(1.4)))},
 	}
 }
 

@@ -14,7 +14,10 @@ const (
 	localsigFitTests  = "TestToneCurveBendsAtTheKnees|TestKneeNeedsEnoughBlocks|TestLineReach|TestToneFitMostlyBlack|TestFlatSignedBlockGradients|TestColourFitClipsToGamut|TestColourGridSeesThinHeadline|TestColourGridSmallGroups"
 	localsigEdgeTests = "TestEdgeAt|TestContainedPlacedByItsEdges"
 	localsigFlatTests = "TestFlatPictureContained|TestFlatAtItsThresholds"
-	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	// localsig: the residual floor's rules and the fit through the tone
+	// curve.
+	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestFaintBand|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
+	ssrfTests          = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
@@ -125,6 +128,52 @@ var mutants = slices.Concat(
 			Breaks: "any group of blocks that gained detail counts as an edit"},
 		{Name: "localsig/gain-ignored", From: "\t\t\tif !lineShaped(g, comp) {", To: "\t\t\tif true {", Run: localsigFitTests,
 			Breaks: "a thin headline goes unseen"},
+		{Name: "localsig/faint-min-halved", From: "\tFaintMin = 0.25", To: "\tFaintMin = 0.125", Run: localsigFloorTests,
+			Breaks: "a line of noise over a quiet copy counts as text"},
+		{Name: "localsig/faint-min-doubled", From: "\tFaintMin = 0.25", To: "\tFaintMin = 0.5", Run: localsigFloorTests,
+			Breaks: "a thin headline goes unseen"},
+		{Name: "localsig/faint-floor-halved", From: "\tFaintFloor = 4.0", To: "\tFaintFloor = 2.0", Run: localsigFloorTests,
+			Breaks: "a row that a global change left off its fit counts as text"},
+		{Name: "localsig/faint-floor-doubled", From: "\tFaintFloor = 4.0", To: "\tFaintFloor = 8.0", Run: localsigFloorTests,
+			Breaks: "a thin headline goes unseen"},
+		{Name: "localsig/faint-span-shorter", From: "\tFaintSpan = 8", To: "\tFaintSpan = 4", Run: localsigFloorTests,
+			Breaks: "a short run of faint blocks counts as a line"},
+		{Name: "localsig/faint-span-longer", From: "\tFaintSpan = 8", To: "\tFaintSpan = 16", Run: localsigFloorTests,
+			Breaks: "a headline across a third of the picture goes unseen"},
+		{Name: "localsig/band-floor-halved", From: "\tBandFloor = 2.0", To: "\tBandFloor = 1.0", Run: localsigFloorTests,
+			Breaks: "a run with a column at the floor counts as a band"},
+		{Name: "localsig/band-floor-doubled", From: "\tBandFloor = 2.0", To: "\tBandFloor = 4.0", Run: localsigFloorTests,
+			Breaks: "a thin headline over texture goes unseen"},
+		{Name: "localsig/band-mean-halved", From: "\tBandMean = 3.0", To: "\tBandMean = 1.5", Run: localsigFloorTests,
+			Breaks: "a row a global change left evenly off its fit counts as a band"},
+		{Name: "localsig/band-mean-doubled", From: "\tBandMean = 3.0", To: "\tBandMean = 6.0", Run: localsigFloorTests,
+			Breaks: "a thin headline over texture goes unseen"},
+		{Name: "localsig/faint-area-smaller", From: "\tFaintArea = 6", To: "\tFaintArea = 3", Run: localsigFloorTests,
+			Breaks: "a few faint blocks anywhere count as an edit"},
+		{Name: "localsig/faint-patch-any-shape", From: "len(comp) >= FaintArea && r1 > r0 && c1 > c0 {", To: "len(comp) >= FaintArea && r1 >= r0 && c1 >= c0 {", Run: localsigFloorTests,
+			Breaks: "a short row of faint blocks counts as a patch, not judged as a line"},
+		{Name: "localsig/faint-area-larger", From: "\tFaintArea = 6", To: "\tFaintArea = 12", Run: localsigFloorTests,
+			Breaks: "a recolour of 2 % of a dark region goes unseen"},
+		{Name: "localsig/faint-any-rows", From: "r1-r0 <= 1 && c1-c0+1 >= FaintSpan {", To: "r1-r0 >= 0 && c1-c0+1 >= FaintSpan {", Run: localsigFloorTests,
+			Breaks: "a band of residuals over several rows counts as a line"},
+		{Name: "localsig/floor-quantile-median", From: "\tFloorQuantile = 0.9", To: "\tFloorQuantile = 0.5", Run: localsigFloorTests,
+			Breaks: "the floor ignores a global change's spread of residuals"},
+		{Name: "localsig/floor-min-halved", From: "\tFloorMin = 32", To: "\tFloorMin = 16", Run: localsigFloorTests,
+			Breaks: "a floor is taken from too few blocks"},
+		{Name: "localsig/lone-floor-halved", From: "\tLoneFloor = 8.0", To: "\tLoneFloor = 4.0", Run: localsigFloorTests,
+			Breaks: "a block a tone change left off its fit stands out"},
+		{Name: "localsig/lone-floor-doubled", From: "\tLoneFloor = 8.0", To: "\tLoneFloor = 16.0", Run: localsigFloorTests,
+			Breaks: "a recolour of 1 % on a quiet copy is dismissed as a lone group"},
+		{Name: "localsig/lone-within-tolerance", From: "\treturn score >= 1 && score >= LoneFloor*floor", To: "\treturn score >= LoneFloor*floor", Run: localsigFloorTests,
+			Breaks: "a block within its tolerance keeps a small group changed"},
+		{Name: "localsig/curve-never", From: "\tcurved, ok := throughCurve(in, tc)", To: "\tcurved, ok := throughCurve(in, tc)\n\tok = false", Run: localsigFloorTests,
+			Breaks: "a gamma on dark saturated colours reads as edited"},
+		{Name: "localsig/curve-bend-halved", From: "const CurveBend = 6.0", To: "const CurveBend = 3.0", Run: localsigFloorTests,
+			Breaks: "a nearly straight curve is tried through R, G and B"},
+		{Name: "localsig/curve-bend-doubled", From: "const CurveBend = 6.0", To: "const CurveBend = 12.0", Run: localsigFloorTests,
+			Breaks: "a gamma's bend is not tried through R, G and B"},
+		{Name: "localsig/curve-extrapolated", From: "\t\tcase v < lo:\n\t\t\treturn tlo * v / lo", To: "\t\tcase false:\n\t\t\treturn tlo * v / lo", Run: localsigFloorTests,
+			Breaks: "a colour's dark channel follows the fitted polynomial's extrapolation"},
 		{Name: "localsig/placed-never",
 			From: "agreement(r2) > agreement(r) {", To: "false && agreement(r2) > agreement(r) {", Run: localsigEdgeTests,
 			Breaks: "a picture in a page is read where the decoder's scale puts it, its outer blocks reading the page"},

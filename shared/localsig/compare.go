@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -369,6 +369,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// curve's effect on chroma) fitted as for the means, then each block
 	// judged on what the fit leaves.
 	var cbFit, crFit colourFit
+	var cin [][3]float64 // the colour fit's input per compared block
 	colour := g.format() == FormatColour && s.cbSAT != nil
 	if colour {
 		r.Colour = true
@@ -384,8 +385,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		for j, q := range ps {
 			ym[j] = q.f.mean
 		}
-		cbFit = fitColour(cb, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
-		crFit = fitColour(cb, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
@@ -398,10 +398,25 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		structOnly, strong = make([]bool, len(g.Blocks)), make([]bool, len(g.Blocks))
 		gained = make([]bool, len(g.Blocks))
 	}
+	// Each compared block's largest residual as a share of its test's
+	// threshold (mean, chroma, gain of detail; NaN for blocks not
+	// compared), and whether it lies on a ring of added surroundings.
+	var scores, misses []float64 // misses: the mean's and chroma's share only
+	var ring []bool
+	if colourGrid {
+		scores, ring = make([]float64, len(g.Blocks)), make([]bool, len(g.Blocks))
+		misses = make([]float64, len(g.Blocks))
+		for i := range scores {
+			scores[i] = math.NaN()
+		}
+	}
 	for j, q := range ps {
 		why0, structBefore := r.Why, r.Why.Structure
+		score, chromaScore := 0.0, 0.0
 		pred := tc.at(xs[j], ns[j], sats[j])
 		changed := meanChanged(q.f.mean, pred, 1, colourGrid)
+		meanFailed := changed
+		score = math.Abs(q.f.mean-pred) / MeanTolerance
 		if changed {
 			r.Why.Mean++
 			if strong != nil && meanChanged(q.f.mean, pred, IsolatedStrength, colourGrid) {
@@ -409,9 +424,12 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			}
 		}
 		if colour {
-			in := [3]float64{float64(q.bk.Cb) - 128, float64(q.bk.Cr) - 128, xs[j]}
+			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			if d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in)); d > tol {
+			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in))
+			score = max(score, d/tol)
+			if d > tol {
+				chromaScore = d / tol
 				changed = true
 				r.Why.Chroma++
 				// A tone change moves chroma little: a block clearly off
@@ -454,9 +472,23 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// when its strokes are too thin to move a block's mean or signs.
 		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
 			d := detailOf(q.bk.Detail)
-			if gain := math.Log2((1+q.f.detail)/(1+d)) - dMed; gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
+			gain := math.Log2((1+q.f.detail)/(1+d)) - dMed
+			if gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
 				gained[q.i] = true
 			}
+			score = max(score, gain/DetailGain)
+		}
+		// What a small group's block stands out by (see standsOut): the
+		// mean's or chroma's miss where that test failed (not a gain of
+		// detail, which counts only along a line, nor a mean within the
+		// wider tolerance near clipping).
+		miss := chromaScore
+		if meanFailed {
+			miss = max(miss, math.Abs(q.f.mean-pred)/MeanTolerance)
+		}
+		if scores != nil {
+			misses[q.i] = miss
+			scores[q.i], ring[q.i] = score, edgeRing && onEdge(g, q.i)
 		}
 		if changed {
 			r.Changed[q.i] = true
@@ -491,14 +523,15 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// IsolatedStrength times the tolerance.
 	// Only on a whole comparison: ranking translations on every fourth
 	// block leaves no neighbours to group.
+	floor := residualFloor(scores)
 	if strong != nil && step == 1 {
-		for _, comp := range components(g, r.Changed) {
+		for _, comp := range components(g, r.Changed, LineReach) {
 			// Blocks flagged by their structure alone weigh half: a
 			// local tone map bends the gradients of a few neighbouring
 			// small blocks.
 			weight, keep := 0.0, false
 			for _, i := range comp {
-				keep = keep || strong[i]
+				keep = keep || strong[i] || standsOut(misses[i], floor)
 				if structOnly[i] {
 					weight += 0.5
 				} else {
@@ -519,7 +552,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// (a headline); elsewhere a gain is what sharpening or a local tone
 	// map leaves in flat areas.
 	if gained != nil && step == 1 {
-		for _, comp := range components(g, gained) {
+		for _, comp := range components(g, gained, LineReach) {
 			if !lineShaped(g, comp) {
 				continue
 			}
@@ -529,6 +562,10 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 				r.Why.Gain++
 			}
 		}
+	}
+	if scores != nil && step == 1 {
+		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
+		r.ChangedCount += r.Why.Faint
 	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
@@ -574,6 +611,162 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		r.Outcome = Edited
 	}
 	return r
+}
+
+// Faint lines: a line of text a fifth of a block high (a headline at 1–2
+// % of the picture's height) moves each block it crosses by less than any
+// test's tolerance, yet by far more than a copy moves the blocks around
+// it, and along a row.
+const (
+	// FaintMin is the least score (a block's largest residual as a share
+	// of its test's threshold: mean, chroma, gain of detail) of a block
+	// in a faint line.
+	FaintMin = 0.25
+	// FaintFloor is how many times the comparison's own residual floor
+	// (see residualFloor) a block's score must reach to be in a faint
+	// line: a global change fitted less exactly raises every block's
+	// residual.
+	FaintFloor = 4.0
+	// FloorQuantile is the quantile of the compared blocks' scores taken
+	// as the comparison's residual floor.
+	FloorQuantile = 0.9
+	// FloorMin is the fewest scored blocks a residual floor needs.
+	FloorMin = 32
+	// LoneFloor is how many times the residual floor a block of a small
+	// group of changed blocks must score (besides failing its test) for
+	// the group to stay changed: a copy fitted to a few hundredths of
+	// every tolerance (a re-encode, a resize) leaves no block beyond its
+	// tolerance, where a global change fitted less exactly leaves a few.
+	LoneFloor = 8.0
+	// FaintSpan is the fewest columns a faint line spans (within two
+	// rows).
+	FaintSpan = 8
+	// BandFloor is how many times the floor (and at least FaintMin)
+	// every column of a faint band must reach (see faintLine).
+	BandFloor = 2.0
+	// BandMean is how many times the floor a faint band's columns must
+	// reach on average (each counted up to 1).
+	BandMean = 3.0
+	// FaintArea is the fewest faint blocks of a faint patch (touching,
+	// over two rows and two columns at least): a recolour of 2 % of the picture where clipping leaves
+	// little chroma to move (a dark or pale region) moves a dozen blocks
+	// by a third to three quarters of their tolerance.
+	FaintArea = 6
+)
+
+// residualFloor is the FloorQuantile of the scores (NaN for blocks not
+// scored), +Inf when fewer than FloorMin blocks were scored or there are
+// no scores.
+func residualFloor(score []float64) float64 {
+	var all []float64
+	for _, v := range score {
+		if !math.IsNaN(v) {
+			all = append(all, v)
+		}
+	}
+	if len(all) < FloorMin {
+		return math.Inf(1)
+	}
+	sort.Float64s(all)
+	return all[int(FloorQuantile*float64(len(all)-1))]
+}
+
+// extent returns the first and last rows and columns of a group of
+// blocks.
+func extent(g *Grid, comp []int) (r0, r1, c0, c1 int) {
+	r0, r1, c0, c1 = g.Rows, -1, g.Cols, -1
+	for _, i := range comp {
+		c, r := i%g.Cols, i/g.Cols
+		r0, r1, c0, c1 = min(r0, r), max(r1, r), min(c0, c), max(c1, c)
+	}
+	return r0, r1, c0, c1
+}
+
+// standsOut reports whether a block's miss (its mean's or chroma's
+// residual as a share of the tolerance) fails its test and stands
+// LoneFloor times above the comparison's floor (see residualFloor).
+func standsOut(score, floor float64) bool {
+	return score >= 1 && score >= LoneFloor*floor
+}
+
+// faintLine marks changed, and counts, the blocks whose score (NaN for
+// blocks not scored) stands FaintFloor times above the comparison's floor
+// and at least FaintMin, where they group (with blocks already changed)
+// into a line within two rows spanning FaintSpan columns or more, or
+// touch one another in a patch of FaintArea blocks or more over two rows
+// and two columns at least.
+func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor float64) int {
+	if math.IsInf(floor, 1) {
+		return 0
+	}
+	thr := max(FaintMin, FaintFloor*floor)
+	flagged := make([]bool, len(score))
+	for i, v := range score {
+		flagged[i] = changed[i] || (!ring[i] && !math.IsNaN(v) && v >= thr)
+	}
+	n := 0
+	mark := func(comp []int) {
+		for _, i := range comp {
+			if !changed[i] {
+				changed[i] = true
+				n++
+			}
+		}
+	}
+	for _, comp := range components(g, flagged, LineReach) {
+		if r0, r1, c0, c1 := extent(g, comp); r1-r0 <= 1 && c1-c0+1 >= FaintSpan {
+			mark(comp)
+		}
+	}
+	// Bands: two rows in which every one of FaintSpan or more
+	// consecutive columns has a block scoring BandFloor times the floor
+	// (and FaintMin), BandMean times on average over the run: a thin
+	// line of text over a textured picture, whose floor is higher, moves
+	// each column it crosses, if not every block far beyond the floor.
+	bthr := max(FaintMin, BandFloor*floor)
+	for r := 0; r+1 < g.Rows; r++ {
+		col := func(c int) float64 {
+			v := math.Inf(-1)
+			for _, i := range [2]int{r*g.Cols + c, (r+1)*g.Cols + c} {
+				switch {
+				case changed[i]:
+					v = math.Inf(1)
+				case !ring[i] && !math.IsNaN(score[i]):
+					v = max(v, score[i])
+				}
+			}
+			return v
+		}
+		for c0 := 0; c0 < g.Cols; {
+			c1, sum := c0, 0.0
+			for c1 < g.Cols && col(c1) >= bthr {
+				sum += min(col(c1), 1)
+				c1++
+			}
+			if c1-c0 >= FaintSpan && sum >= BandMean*floor*float64(c1-c0) {
+				for c := c0; c < c1; c++ {
+					for _, i := range [2]int{r*g.Cols + c, (r+1)*g.Cols + c} {
+						if !changed[i] && !ring[i] && !math.IsNaN(score[i]) && score[i] >= bthr {
+							changed[i] = true
+							n++
+						}
+					}
+				}
+			}
+			c0 = c1 + 1
+		}
+	}
+	// Patches: faint blocks touching (diagonals too), over two rows and
+	// two columns at least (a row of them is judged as a line).
+	for i := range flagged {
+		flagged[i] = !changed[i] && flagged[i]
+	}
+	for _, comp := range components(g, flagged, 1) {
+		if r0, r1, c0, c1 := extent(g, comp); len(comp) >= FaintArea && r1 > r0 && c1 > c0 {
+			mark(comp)
+		}
+	}
+	return n
 }
 
 // flat reports whether the signed picture is flat at the grid's scale:
@@ -670,11 +863,11 @@ func lineShaped(g *Grid, comp []int) bool {
 }
 
 // components returns the groups of flagged blocks connected through
-// neighbours: blocks in the same or an adjacent row at most LineReach
-// columns apart (a line of text flags blocks along a row, not always
+// neighbours: blocks in the same or an adjacent row at most reach
+// columns apart (LineReach (a line of text flags blocks along a row, not always
 // touching), each group in increasing block order, the groups ordered by
 // their first block.
-func components(g *Grid, flagged []bool) [][]int {
+func components(g *Grid, flagged []bool, reach int) [][]int {
 	seen := make([]bool, len(flagged))
 	var out [][]int
 	for i, f := range flagged {
@@ -686,7 +879,7 @@ func components(g *Grid, flagged []bool) [][]int {
 		for k := 0; k < len(comp); k++ {
 			c, row := comp[k]%g.Cols, comp[k]/g.Cols
 			for dy := -1; dy <= 1; dy++ {
-				for dx := -LineReach; dx <= LineReach; dx++ {
+				for dx := -reach; dx <= reach; dx++ {
 					x, y := c+dx, row+dy
 					if x < 0 || y < 0 || x >= g.Cols || y >= g.Rows {
 						continue
@@ -1038,6 +1231,94 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 		f = n
 	}
 	return f
+}
+
+// fitColours fits both chroma components of the examined blocks (ycb,
+// ycr, with mean luminance ym) from the signed blocks' colours in (Cb, Cr,
+// mean), and once more from those colours passed through the fitted tone
+// curve tc, and returns the fits that more blocks agree with and their
+// input. A tone curve applied to R, G and B (a gamma, a contrast boost)
+// changes a colour's chroma by the curve's slope over the span of its
+// R, G and B, not at its luminance alone: a dark saturated colour whose
+// red sits in the curve's steep toe gains more chroma than any linear
+// function of its chroma and luminance gives. The curved input makes
+// that change, and saturation on top of it, a gain of about one.
+func fitColours(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, colourFit, [][3]float64) {
+	cb := fitColour(in, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	cr := fitColour(in, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	curved, ok := throughCurve(in, tc)
+	if !ok {
+		return cb, cr, in
+	}
+	ccb := fitColour(curved, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	ccr := fitColour(curved, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	if colourAgreeing(curved, ccb, ccr, ycb, ycr, ym) > colourAgreeing(in, cb, cr, ycb, ycr, ym) {
+		return ccb, ccr, curved
+	}
+	return cb, cr, in
+}
+
+// CurveBend is the least departure, in levels, of the fitted tone curve
+// from a straight line over 0..255 for the colour fit to try the signed
+// colours passed through it (see fitColours): a straight curve scales
+// chroma as the plain fit already does.
+const CurveBend = 6.0
+
+// throughCurve returns each signed colour (cb, cr, mean) with its R, G
+// and B passed through the global part of the tone curve t (no local
+// contrast or saturation term), clipped to 0..255; ok is false when t is
+// nearly straight (see CurveBend).
+func throughCurve(in [][3]float64, t tone) ([][3]float64, bool) {
+	g := tone{a: t.a, b: t.b, c: t.c, f: t.f, h: t.h}
+	y0, y1 := g.at(0, 0, 0), g.at(255, 255, 0)
+	bend := 0.0
+	for v := 0.0; v <= 255; v += 15 {
+		bend = max(bend, math.Abs(g.at(v, v, 0)-(y0+(y1-y0)*v/255)))
+	}
+	// The curve was fitted on block means, which span less than the
+	// channels of a colour: below the darkest signed mean and above the
+	// brightest it runs straight to black and to white, which a tone
+	// curve keeps (clipped, for a contrast boost), rather than follow the
+	// fitted polynomial's extrapolation.
+	lo, hi := 255.0, 0.0
+	for _, v := range in {
+		lo, hi = min(lo, v[2]), max(hi, v[2])
+	}
+	tlo, thi := min(max(g.at(lo, lo, 0), 0), 255), min(max(g.at(hi, hi, 0), 0), 255)
+	curve := func(v float64) float64 {
+		switch {
+		case v < lo:
+			return tlo * v / lo
+		case v > hi:
+			return thi + (255-thi)*(v-hi)/(255-hi)
+		}
+		return min(max(g.at(v, v, 0), 0), 255)
+	}
+	if bend < CurveBend {
+		return nil, false
+	}
+	out := make([][3]float64, len(in))
+	for i, v := range in {
+		c := func(x float64) float64 { return curve(min(max(x, 0), 255)) }
+		r := c(v[2] + 1.402*v[1])
+		gg := c(v[2] - 0.344136*v[0] - 0.714136*v[1])
+		b := c(v[2] + 1.772*v[0])
+		y := 0.299*r + 0.587*gg + 0.114*b
+		out[i] = [3]float64{-0.168736*r - 0.331264*gg + 0.5*b, 0.5*r - 0.418688*gg - 0.081312*b, y}
+	}
+	return out, true
+}
+
+// colourAgreeing counts the blocks whose examined chroma both fits
+// predict within ChromaTolerance (see chromaMiss).
+func colourAgreeing(in [][3]float64, cb, cr colourFit, ycb, ycr, ym []float64) int {
+	n := 0
+	for i, v := range in {
+		if chromaMiss(ym[i], ycb[i], ycr[i], cb.at(v), cr.at(v)) <= ChromaTolerance {
+			n++
+		}
+	}
+	return n
 }
 
 // spreadGain is the ratio of the interquartile ranges of ys and xs,

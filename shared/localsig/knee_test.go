@@ -144,7 +144,7 @@ func TestLineReach(t *testing.T) {
 		for _, i := range tc.blocks {
 			flagged[i] = true
 		}
-		if got := len(components(g, flagged)); got != tc.groups {
+		if got := len(components(g, flagged, LineReach)); got != tc.groups {
 			t.Errorf("%s: %d groups, want %d", tc.name, got, tc.groups)
 		}
 	}
@@ -152,7 +152,7 @@ func TestLineReach(t *testing.T) {
 	// seen even where the cases above scale with it.
 	flagged := make([]bool, g.Cols*g.Rows)
 	flagged[at(1, 1)], flagged[at(4, 1)], flagged[at(8, 1)] = true, true, true
-	if got := len(components(g, flagged)); got != 2 {
+	if got := len(components(g, flagged, LineReach)); got != 2 {
 		t.Errorf("blocks at columns 1, 4 and 8: %d groups, want 2 (3 columns apart group, 4 do not)", got)
 	}
 }
@@ -272,5 +272,87 @@ func TestColourFitClipsToGamut(t *testing.T) {
 	t.Logf("%d of %d blocks off a fit blind to the gamut", off, len(in))
 	if off == 0 {
 		t.Errorf("no block clips: the test does not exercise the gamut")
+	}
+}
+
+// TestColourFitThroughCurve: a gamma of 0.6 on R, G and B (then a
+// saturation boost of ×1.3) changes a dark saturated colour's chroma by
+// the curve's slope over its channels, which no linear function of its
+// chroma and luminance gives. Passed through the fitted tone curve, the
+// signed colours predict every block; blocks recoloured to the opposite
+// hue still miss.
+func TestColourFitThroughCurve(t *testing.T) {
+	toYCC := func(r, g, b float64) (float64, float64, float64) {
+		return 0.299*r + 0.587*g + 0.114*b, -0.168736*r - 0.331264*g + 0.5*b, 0.5*r - 0.418688*g - 0.081312*b
+	}
+	clip := func(v float64) float64 { return min(max(v, 0), 255) }
+	gamma := func(v float64) float64 { return 255 * math.Pow(clip(v)/255, 0.6) }
+	var in [][3]float64
+	var xs, ys, ym, ycb, ycr []float64
+	var recoloured []bool
+	for i := 0; i < 300; i++ {
+		h := float64(i) * 137.5 * math.Pi / 180
+		c := 10 + float64(i%7)*6
+		y0 := 25 + float64((i*37)%200)
+		cb0, cr0 := c*math.Cos(h), c*math.Sin(h)
+		r, g, b := clip(y0+1.402*cr0), clip(y0-0.344136*cb0-0.714136*cr0), clip(y0+1.772*cb0)
+		y, cb, cr := toYCC(r, g, b)
+		in = append(in, [3]float64{cb, cr, y})
+		ey, ecb, ecr := toYCC(gamma(r), gamma(g), gamma(b))
+		ecb, ecr = 1.3*ecb, 1.3*ecr
+		re := i%29 == 0
+		if re {
+			ecb, ecr = -ecb, -ecr
+		}
+		xs, ys = append(xs, y), append(ys, ey)
+		ym, ycb, ycr, recoloured = append(ym, ey), append(ycb, ecb), append(ycr, ecr), append(recoloured, re)
+	}
+	zero := make([]float64, len(xs))
+	tc := fitTone(xs, xs, zero, ys, true)
+	cbFit, crFit, used := fitColours(in, ycb, ycr, ym, tc)
+	off := 0
+	for i := range in {
+		d := chromaMiss(ym[i], ycb[i], ycr[i], cbFit.at(used[i]), crFit.at(used[i]))
+		switch {
+		case !recoloured[i] && d > ChromaTolerance:
+			off++
+			t.Logf("off: block %d signed %.0f %.0f %.0f examined %.0f %.0f %.0f miss %.1f", i, in[i][0], in[i][1], in[i][2], ycb[i], ycr[i], ym[i], d)
+		case recoloured[i] && d <= ChromaTolerance:
+			t.Errorf("recoloured block %d within the fit (miss %.1f)", i, d)
+		}
+	}
+	if off > 3 {
+		t.Errorf("%d genuine blocks off the fit (tone %+v, fits %+v %+v)", off, tc, cbFit, crFit)
+	}
+	// The plain fit, from the signed colours themselves, leaves many off.
+	cbPlain := fitColour(in, ycb, 0, gamut{y: ym, other: ycr, tone: tc})
+	crPlain := fitColour(in, ycr, 1, gamut{y: ym, other: ycb, tone: tc})
+	plainOff := 0
+	for i := range in {
+		if !recoloured[i] && chromaMiss(ym[i], ycb[i], ycr[i], cbPlain.at(in[i]), crPlain.at(in[i])) > ChromaTolerance {
+			plainOff++
+		}
+	}
+	t.Logf("through the curve: %d off; plain: %d off", off, plainOff)
+	if plainOff <= 3*max(off, 1) {
+		t.Errorf("the plain fit leaves %d off, the curved %d: the test does not exercise the curve", plainOff, off)
+	}
+}
+
+// TestThroughCurveNeedsABend: a straight tone curve (gain and offset)
+// gives no curved input; one bent by more than CurveBend levels does.
+func TestThroughCurveNeedsABend(t *testing.T) {
+	in := [][3]float64{{10, -20, 100}}
+	// c·v·(v−255) peaks at v = 127.5 with c·127.5².
+	bendBy := func(l float64) tone { return tone{b: 1 + 255*l/(127.5*127.5), c: -l / (127.5 * 127.5)} }
+	if _, ok := throughCurve(in, tone{a: 10, b: 1.2}); ok {
+		t.Errorf("a straight curve gave a curved input")
+	}
+	// CurveBend is 6 levels.
+	if _, ok := throughCurve(in, bendBy(4.5)); ok {
+		t.Errorf("a curve bent by 4.5 levels gave a curved input")
+	}
+	if _, ok := throughCurve(in, bendBy(7.5)); !ok {
+		t.Errorf("a curve bent by 7.5 levels gave no curved input")
 	}
 }
