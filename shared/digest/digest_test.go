@@ -1,0 +1,84 @@
+package digest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/sha512"
+	"math/rand/v2"
+	"testing"
+)
+
+// splits cuts b into parts at the given offsets (clamped), so the generic
+// functions see every alignment of part boundaries against the block size.
+func splits(b []byte, at ...int) [][]byte {
+	var out [][]byte
+	prev := 0
+	for _, a := range at {
+		a = min(max(a, prev), len(b))
+		out = append(out, b[prev:a])
+		prev = a
+	}
+	return append(out, b[prev:])
+}
+
+func check(t *testing.T, b []byte, at ...int) {
+	t.Helper()
+	want256, want512 := sha256.Sum256(b), sha512.Sum512(b)
+	parts := splits(b, at...)
+	if got := sum256Generic(parts...); got != want256 {
+		t.Fatalf("sum256Generic(len %d, cuts %v) = %x, want %x", len(b), at, got, want256)
+	}
+	if got := sum512Generic(parts...); got != want512 {
+		t.Fatalf("sum512Generic(len %d, cuts %v) = %x, want %x", len(b), at, got, want512)
+	}
+	if got := Sum256(b); got != want256 {
+		t.Fatalf("Sum256(len %d) = %x, want %x", len(b), got, want256)
+	}
+	if got := Sum256Concat(parts...); got != want256 {
+		t.Fatalf("Sum256Concat(len %d, cuts %v) = %x, want %x", len(b), at, got, want256)
+	}
+	if got := Sum512Concat(parts...); got != want512 {
+		t.Fatalf("Sum512Concat(len %d, cuts %v) = %x, want %x", len(b), at, got, want512)
+	}
+}
+
+// TestGenericMatchesStd covers every length around the padding boundaries
+// of both block sizes, with and without part boundaries inside a block.
+func TestGenericMatchesStd(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 1100)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	for n := 0; n <= 300; n++ {
+		check(t, b[:n])
+		check(t, b[:n], 1)
+		check(t, b[:n], n/3, n/2)
+		check(t, b[:n], 63, 64, 65)
+		check(t, b[:n], 111, 112, 128)
+	}
+	for _, n := range []int{511, 512, 513, 1023, 1024, 1025, 1100} {
+		check(t, b[:n], r.IntN(n), n-1)
+	}
+	check(t, bytes.Repeat([]byte{0}, 1<<20), 1, 1000, 70000)
+}
+
+// FuzzGenericMatchesStd: for any input and any two cut points, the
+// portable functions give the standard library's digests.
+func FuzzGenericMatchesStd(f *testing.F) {
+	f.Add([]byte(""), 0, 0)
+	f.Add([]byte("abc"), 1, 2)
+	f.Add(bytes.Repeat([]byte{0xa5}, 55), 3, 54)
+	f.Add(bytes.Repeat([]byte{0x5a}, 56), 0, 56)
+	f.Add(bytes.Repeat([]byte{1}, 112), 64, 100)
+	f.Add(bytes.Repeat([]byte{2}, 129), 127, 128)
+	f.Fuzz(func(t *testing.T, b []byte, i, j int) {
+		if i < 0 {
+			i = -i
+		}
+		if j < 0 {
+			j = -j
+		}
+		check(t, b, i%(len(b)+1), j%(len(b)+1))
+	})
+}
