@@ -4,9 +4,9 @@
 //
 // Built normally it calls the standard library. Built with the tag
 // verifyonly (the browser verifier module, see the Makefile's wasm target)
-// it runs Go's portable block functions copied into this package instead:
+// it runs this package's own portable SHA-2, written from FIPS 180-4:
 // importing crypto/sha256 links, through its package initialisers, the FIPS
 // module's AES, AES-GCM, SHA-3, HMAC and DRBG self-tests, ~70 KB of code
-// the module never runs. On WebAssembly the standard library runs those
-// same portable functions, so the digests cost the same.
+// the module never runs. On WebAssembly the standard library has no
+// assembly either, so the two cost about the same (bench/README.md).
 package digest

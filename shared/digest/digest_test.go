@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/sha512"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -102,4 +103,54 @@ func BenchmarkSum256(b *testing.B) {
 			sha256.Sum256(buf)
 		}
 	})
+}
+
+// TestConstantsFromPrimes derives the initial hash values and round
+// constants from the primes, as FIPS 180-4 defines them, so a mistyped
+// constant is found even where the comparison with the standard library
+// would not say which one.
+func TestConstantsFromPrimes(t *testing.T) {
+	var primes []int64
+	for n := int64(2); len(primes) < 80; n++ {
+		prime := true
+		for _, p := range primes {
+			if n%p == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			primes = append(primes, n)
+		}
+	}
+	// frac64 is the first 64 bits of the fractional part of p^(1/k):
+	// floor(root(p·2^(64k))) mod 2^64.
+	frac64 := func(p int64, k uint) uint64 {
+		n := new(big.Int).Lsh(big.NewInt(p), 64*k)
+		lo, hi := big.NewInt(0), new(big.Int).Lsh(big.NewInt(1), 64+8)
+		for new(big.Int).Sub(hi, lo).Cmp(big.NewInt(1)) > 0 {
+			mid := new(big.Int).Rsh(new(big.Int).Add(lo, hi), 1)
+			if new(big.Int).Exp(mid, big.NewInt(int64(k)), nil).Cmp(n) <= 0 {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo.Uint64() // the low 64 bits: the integer part is dropped
+	}
+	for i, p := range primes {
+		k := frac64(p, 3)
+		if k512[i] != k {
+			t.Errorf("k512[%d] = %#x, want %#x", i, k512[i], k)
+		}
+		if i < 64 && k256[i] != uint32(k>>32) {
+			t.Errorf("k256[%d] = %#x, want %#x", i, k256[i], k>>32)
+		}
+		if i < 8 {
+			v := frac64(p, 2)
+			if iv512[i] != v || iv256[i] != uint32(v>>32) {
+				t.Errorf("iv[%d] = %#x, %#x, want %#x", i, iv256[i], iv512[i], v)
+			}
+		}
+	}
 }

@@ -1,49 +1,19 @@
-// Copyright 2009 The Go Authors. All rights reserved.
-// Use of this source code is governed by a BSD-style license that can be
-// found in Go's LICENSE file. The block functions below are Go's portable
-// SHA-256 and SHA-512 block functions (crypto/internal/fips140/sha256 and
-// sha512), the code the standard library itself runs on WebAssembly.
-
 package digest
+
+// The portable SHA-256 and SHA-512 of FIPS 180-4, used by the verifyonly
+// build. Correctness is held by TestGenericMatchesStd and
+// FuzzGenericMatchesStd, which compare every result with crypto/sha256 and
+// crypto/sha512, and by TestConstantsFromPrimes.
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// sum256Generic is SHA-256 of the concatenation of parts, computed by the
-// portable block function.
+// sum256Generic is SHA-256 of the concatenation of parts.
 func sum256Generic(parts ...[]byte) [32]byte {
-	h := [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
-	var buf [64]byte
-	n, total := 0, uint64(0)
-	for _, p := range parts {
-		total += uint64(len(p))
-		if n > 0 {
-			c := copy(buf[n:], p)
-			n += c
-			p = p[c:]
-			if n < 64 {
-				continue
-			}
-			block256(&h, buf[:])
-			n = 0
-		}
-		if m := len(p) &^ 63; m > 0 {
-			block256(&h, p[:m])
-			p = p[m:]
-		}
-		n = copy(buf[:], p)
-	}
-	// Padding: 0x80, zeros, then the bit length, to a multiple of 64 bytes.
-	buf[n] = 0x80
-	clear(buf[n+1:])
-	if n >= 56 {
-		block256(&h, buf[:])
-		clear(buf[:])
-	}
-	binary.BigEndian.PutUint64(buf[56:], total<<3)
-	block256(&h, buf[:])
+	h := iv256
+	padded(parts, 64, 8, func(block []byte) { compress256(&h, block) })
 	var out [32]byte
 	for i, v := range h {
 		binary.BigEndian.PutUint32(out[4*i:], v)
@@ -53,38 +23,8 @@ func sum256Generic(parts ...[]byte) [32]byte {
 
 // sum512Generic is SHA-512 of the concatenation of parts.
 func sum512Generic(parts ...[]byte) [64]byte {
-	h := [8]uint64{0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1, 0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179}
-	var buf [128]byte
-	n, total := 0, uint64(0)
-	for _, p := range parts {
-		total += uint64(len(p))
-		if n > 0 {
-			c := copy(buf[n:], p)
-			n += c
-			p = p[c:]
-			if n < 128 {
-				continue
-			}
-			block512(&h, buf[:])
-			n = 0
-		}
-		if m := len(p) &^ 127; m > 0 {
-			block512(&h, p[:m])
-			p = p[m:]
-		}
-		n = copy(buf[:], p)
-	}
-	buf[n] = 0x80
-	clear(buf[n+1:])
-	if n >= 112 {
-		block512(&h, buf[:])
-		clear(buf[:])
-	}
-	// The length is a 128-bit count of bits; inputs here are far below 2^61
-	// bytes, so its high 64 bits stay zero.
-	binary.BigEndian.PutUint64(buf[112:], total>>61)
-	binary.BigEndian.PutUint64(buf[120:], total<<3)
-	block512(&h, buf[:])
+	h := iv512
+	padded(parts, 128, 16, func(block []byte) { compress512(&h, block) })
 	var out [64]byte
 	for i, v := range h {
 		binary.BigEndian.PutUint64(out[8*i:], v)
@@ -92,217 +32,149 @@ func sum512Generic(parts ...[]byte) [64]byte {
 	return out
 }
 
-func block256(dig *[8]uint32, p []byte) {
+// padded hands compress each size-byte block of the message the parts
+// spell, then the padding of FIPS 180-4 §5.1: a one bit, zeros, and the
+// message's length in bits as a big-endian integer of lenSize bytes. Whole
+// blocks are read in place; only a block that straddles two parts, and
+// the tail, are copied.
+func padded(parts [][]byte, size, lenSize int, compress func(block []byte)) {
+	buf := make([]byte, 0, 2*size)
+	var total uint64
+	for _, p := range parts {
+		total += uint64(len(p))
+		if len(buf) > 0 {
+			n := min(size-len(buf), len(p))
+			buf = append(buf, p[:n]...)
+			p = p[n:]
+			if len(buf) < size {
+				continue
+			}
+			compress(buf)
+			buf = buf[:0]
+		}
+		for len(p) >= size {
+			compress(p[:size])
+			p = p[size:]
+		}
+		buf = append(buf, p...)
+	}
+	buf = append(buf, 0x80)
+	for (len(buf)+lenSize)%size != 0 {
+		buf = append(buf, 0)
+	}
+	if lenSize == 16 {
+		buf = binary.BigEndian.AppendUint64(buf, total>>61)
+	}
+	buf = binary.BigEndian.AppendUint64(buf, total<<3)
+	for ; len(buf) > 0; buf = buf[size:] {
+		compress(buf[:size])
+	}
+}
+
+// compress256 is the SHA-256 compression function (FIPS 180-4 §6.2.2) on
+// one 64-byte block.
+func compress256(h *[8]uint32, block []byte) {
 	var w [64]uint32
-	h0, h1, h2, h3, h4, h5, h6, h7 := dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7]
-	for len(p) >= 64 {
-		a, b, c, d, e, f, g, h := h0, h1, h2, h3, h4, h5, h6, h7
-		for i := range 64 {
-			if i < 16 {
-				j := i * 4
-				w[i] = uint32(p[j])<<24 | uint32(p[j+1])<<16 | uint32(p[j+2])<<8 | uint32(p[j+3])
-			} else {
-				v1 := w[i-2]
-				t1 := (bits.RotateLeft32(v1, -17)) ^ (bits.RotateLeft32(v1, -19)) ^ (v1 >> 10)
-				v2 := w[i-15]
-				t2 := (bits.RotateLeft32(v2, -7)) ^ (bits.RotateLeft32(v2, -18)) ^ (v2 >> 3)
-				w[i] = t1 + w[i-7] + t2 + w[i-16]
-			}
-			t1 := h + ((bits.RotateLeft32(e, -6)) ^ (bits.RotateLeft32(e, -11)) ^ (bits.RotateLeft32(e, -25))) + ((e & f) ^ (^e & g)) + k256[i] + w[i]
-			t2 := ((bits.RotateLeft32(a, -2)) ^ (bits.RotateLeft32(a, -13)) ^ (bits.RotateLeft32(a, -22))) + ((a & b) ^ (a & c) ^ (b & c))
-			h, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
-		}
-		h0 += a
-		h1 += b
-		h2 += c
-		h3 += d
-		h4 += e
-		h5 += f
-		h6 += g
-		h7 += h
-		p = p[64:]
+	for t := range 16 {
+		w[t] = binary.BigEndian.Uint32(block[4*t:])
 	}
-	dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7] = h0, h1, h2, h3, h4, h5, h6, h7
+	for t := 16; t < 64; t++ {
+		x, y := w[t-15], w[t-2]
+		s0 := bits.RotateLeft32(x, -7) ^ bits.RotateLeft32(x, -18) ^ x>>3
+		s1 := bits.RotateLeft32(y, -17) ^ bits.RotateLeft32(y, -19) ^ y>>10
+		w[t] = w[t-16] + s0 + w[t-7] + s1
+	}
+	a, b, c, d, e, f, g, hh := h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+	for t := range 64 {
+		s1 := bits.RotateLeft32(e, -6) ^ bits.RotateLeft32(e, -11) ^ bits.RotateLeft32(e, -25)
+		t1 := hh + s1 + (e&f ^ ^e&g) + k256[t] + w[t]
+		s0 := bits.RotateLeft32(a, -2) ^ bits.RotateLeft32(a, -13) ^ bits.RotateLeft32(a, -22)
+		t2 := s0 + (a&b ^ a&c ^ b&c)
+		hh, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
+	}
+	h[0] += a
+	h[1] += b
+	h[2] += c
+	h[3] += d
+	h[4] += e
+	h[5] += f
+	h[6] += g
+	h[7] += hh
 }
 
-func block512(dig *[8]uint64, p []byte) {
+// compress512 is the SHA-512 compression function (FIPS 180-4 §6.4.2) on
+// one 128-byte block.
+func compress512(h *[8]uint64, block []byte) {
 	var w [80]uint64
-	h0, h1, h2, h3, h4, h5, h6, h7 := dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7]
-	for len(p) >= 128 {
-		a, b, c, d, e, f, g, h := h0, h1, h2, h3, h4, h5, h6, h7
-		for i := range 80 {
-			if i < 16 {
-				w[i] = binary.BigEndian.Uint64(p[i*8:])
-			} else {
-				v1 := w[i-2]
-				t1 := bits.RotateLeft64(v1, -19) ^ bits.RotateLeft64(v1, -61) ^ (v1 >> 6)
-				v2 := w[i-15]
-				t2 := bits.RotateLeft64(v2, -1) ^ bits.RotateLeft64(v2, -8) ^ (v2 >> 7)
-				w[i] = t1 + w[i-7] + t2 + w[i-16]
-			}
-			t1 := h + (bits.RotateLeft64(e, -14) ^ bits.RotateLeft64(e, -18) ^ bits.RotateLeft64(e, -41)) + ((e & f) ^ (^e & g)) + k512[i] + w[i]
-			t2 := (bits.RotateLeft64(a, -28) ^ bits.RotateLeft64(a, -34) ^ bits.RotateLeft64(a, -39)) + ((a & b) ^ (a & c) ^ (b & c))
-			h, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
-		}
-		h0 += a
-		h1 += b
-		h2 += c
-		h3 += d
-		h4 += e
-		h5 += f
-		h6 += g
-		h7 += h
-		p = p[128:]
+	for t := range 16 {
+		w[t] = binary.BigEndian.Uint64(block[8*t:])
 	}
-	dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7] = h0, h1, h2, h3, h4, h5, h6, h7
+	for t := 16; t < 80; t++ {
+		x, y := w[t-15], w[t-2]
+		s0 := bits.RotateLeft64(x, -1) ^ bits.RotateLeft64(x, -8) ^ x>>7
+		s1 := bits.RotateLeft64(y, -19) ^ bits.RotateLeft64(y, -61) ^ y>>6
+		w[t] = w[t-16] + s0 + w[t-7] + s1
+	}
+	a, b, c, d, e, f, g, hh := h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+	for t := range 80 {
+		s1 := bits.RotateLeft64(e, -14) ^ bits.RotateLeft64(e, -18) ^ bits.RotateLeft64(e, -41)
+		t1 := hh + s1 + (e&f ^ ^e&g) + k512[t] + w[t]
+		s0 := bits.RotateLeft64(a, -28) ^ bits.RotateLeft64(a, -34) ^ bits.RotateLeft64(a, -39)
+		t2 := s0 + (a&b ^ a&c ^ b&c)
+		hh, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
+	}
+	h[0] += a
+	h[1] += b
+	h[2] += c
+	h[3] += d
+	h[4] += e
+	h[5] += f
+	h[6] += g
+	h[7] += hh
 }
 
-var k256 = [...]uint32{
-	0x428a2f98,
-	0x71374491,
-	0xb5c0fbcf,
-	0xe9b5dba5,
-	0x3956c25b,
-	0x59f111f1,
-	0x923f82a4,
-	0xab1c5ed5,
-	0xd807aa98,
-	0x12835b01,
-	0x243185be,
-	0x550c7dc3,
-	0x72be5d74,
-	0x80deb1fe,
-	0x9bdc06a7,
-	0xc19bf174,
-	0xe49b69c1,
-	0xefbe4786,
-	0x0fc19dc6,
-	0x240ca1cc,
-	0x2de92c6f,
-	0x4a7484aa,
-	0x5cb0a9dc,
-	0x76f988da,
-	0x983e5152,
-	0xa831c66d,
-	0xb00327c8,
-	0xbf597fc7,
-	0xc6e00bf3,
-	0xd5a79147,
-	0x06ca6351,
-	0x14292967,
-	0x27b70a85,
-	0x2e1b2138,
-	0x4d2c6dfc,
-	0x53380d13,
-	0x650a7354,
-	0x766a0abb,
-	0x81c2c92e,
-	0x92722c85,
-	0xa2bfe8a1,
-	0xa81a664b,
-	0xc24b8b70,
-	0xc76c51a3,
-	0xd192e819,
-	0xd6990624,
-	0xf40e3585,
-	0x106aa070,
-	0x19a4c116,
-	0x1e376c08,
-	0x2748774c,
-	0x34b0bcb5,
-	0x391c0cb3,
-	0x4ed8aa4a,
-	0x5b9cca4f,
-	0x682e6ff3,
-	0x748f82ee,
-	0x78a5636f,
-	0x84c87814,
-	0x8cc70208,
-	0x90befffa,
-	0xa4506ceb,
-	0xbef9a3f7,
-	0xc67178f2,
-}
-
-var k512 = [...]uint64{
-	0x428a2f98d728ae22,
-	0x7137449123ef65cd,
-	0xb5c0fbcfec4d3b2f,
-	0xe9b5dba58189dbbc,
-	0x3956c25bf348b538,
-	0x59f111f1b605d019,
-	0x923f82a4af194f9b,
-	0xab1c5ed5da6d8118,
-	0xd807aa98a3030242,
-	0x12835b0145706fbe,
-	0x243185be4ee4b28c,
-	0x550c7dc3d5ffb4e2,
-	0x72be5d74f27b896f,
-	0x80deb1fe3b1696b1,
-	0x9bdc06a725c71235,
-	0xc19bf174cf692694,
-	0xe49b69c19ef14ad2,
-	0xefbe4786384f25e3,
-	0x0fc19dc68b8cd5b5,
-	0x240ca1cc77ac9c65,
-	0x2de92c6f592b0275,
-	0x4a7484aa6ea6e483,
-	0x5cb0a9dcbd41fbd4,
-	0x76f988da831153b5,
-	0x983e5152ee66dfab,
-	0xa831c66d2db43210,
-	0xb00327c898fb213f,
-	0xbf597fc7beef0ee4,
-	0xc6e00bf33da88fc2,
-	0xd5a79147930aa725,
-	0x06ca6351e003826f,
-	0x142929670a0e6e70,
-	0x27b70a8546d22ffc,
-	0x2e1b21385c26c926,
-	0x4d2c6dfc5ac42aed,
-	0x53380d139d95b3df,
-	0x650a73548baf63de,
-	0x766a0abb3c77b2a8,
-	0x81c2c92e47edaee6,
-	0x92722c851482353b,
-	0xa2bfe8a14cf10364,
-	0xa81a664bbc423001,
-	0xc24b8b70d0f89791,
-	0xc76c51a30654be30,
-	0xd192e819d6ef5218,
-	0xd69906245565a910,
-	0xf40e35855771202a,
-	0x106aa07032bbd1b8,
-	0x19a4c116b8d2d0c8,
-	0x1e376c085141ab53,
-	0x2748774cdf8eeb99,
-	0x34b0bcb5e19b48a8,
-	0x391c0cb3c5c95a63,
-	0x4ed8aa4ae3418acb,
-	0x5b9cca4f7763e373,
-	0x682e6ff3d6b2b8a3,
-	0x748f82ee5defb2fc,
-	0x78a5636f43172f60,
-	0x84c87814a1f0ab72,
-	0x8cc702081a6439ec,
-	0x90befffa23631e28,
-	0xa4506cebde82bde9,
-	0xbef9a3f7b2c67915,
-	0xc67178f2e372532b,
-	0xca273eceea26619c,
-	0xd186b8c721c0c207,
-	0xeada7dd6cde0eb1e,
-	0xf57d4f7fee6ed178,
-	0x06f067aa72176fba,
-	0x0a637dc5a2c898a6,
-	0x113f9804bef90dae,
-	0x1b710b35131c471b,
-	0x28db77f523047d84,
-	0x32caab7b40c72493,
-	0x3c9ebe0a15c9bebc,
-	0x431d67c49c100d4c,
-	0x4cc5d4becb3e42b6,
-	0x597f299cfc657e2a,
-	0x5fcb6fab3ad6faec,
-	0x6c44198c4a475817,
-}
+// The initial hash values and round constants: the first 32 (SHA-256) or
+// 64 (SHA-512) bits of the fractional parts of the square roots of the
+// first 8 primes, and of the cube roots of the first 64 or 80 primes
+// (FIPS 180-4 §4.2.2, §4.2.3, §5.3.3 and §5.3.5).
+var (
+	iv256 = [8]uint32{
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	}
+	iv512 = [8]uint64{
+		0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
+		0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
+	}
+	k256 = [64]uint32{
+		0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+		0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+		0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+		0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+		0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+		0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+		0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+		0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+	}
+	k512 = [80]uint64{
+		0x428a2f98d728ae22, 0x7137449123ef65cd, 0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc,
+		0x3956c25bf348b538, 0x59f111f1b605d019, 0x923f82a4af194f9b, 0xab1c5ed5da6d8118,
+		0xd807aa98a3030242, 0x12835b0145706fbe, 0x243185be4ee4b28c, 0x550c7dc3d5ffb4e2,
+		0x72be5d74f27b896f, 0x80deb1fe3b1696b1, 0x9bdc06a725c71235, 0xc19bf174cf692694,
+		0xe49b69c19ef14ad2, 0xefbe4786384f25e3, 0x0fc19dc68b8cd5b5, 0x240ca1cc77ac9c65,
+		0x2de92c6f592b0275, 0x4a7484aa6ea6e483, 0x5cb0a9dcbd41fbd4, 0x76f988da831153b5,
+		0x983e5152ee66dfab, 0xa831c66d2db43210, 0xb00327c898fb213f, 0xbf597fc7beef0ee4,
+		0xc6e00bf33da88fc2, 0xd5a79147930aa725, 0x06ca6351e003826f, 0x142929670a0e6e70,
+		0x27b70a8546d22ffc, 0x2e1b21385c26c926, 0x4d2c6dfc5ac42aed, 0x53380d139d95b3df,
+		0x650a73548baf63de, 0x766a0abb3c77b2a8, 0x81c2c92e47edaee6, 0x92722c851482353b,
+		0xa2bfe8a14cf10364, 0xa81a664bbc423001, 0xc24b8b70d0f89791, 0xc76c51a30654be30,
+		0xd192e819d6ef5218, 0xd69906245565a910, 0xf40e35855771202a, 0x106aa07032bbd1b8,
+		0x19a4c116b8d2d0c8, 0x1e376c085141ab53, 0x2748774cdf8eeb99, 0x34b0bcb5e19b48a8,
+		0x391c0cb3c5c95a63, 0x4ed8aa4ae3418acb, 0x5b9cca4f7763e373, 0x682e6ff3d6b2b8a3,
+		0x748f82ee5defb2fc, 0x78a5636f43172f60, 0x84c87814a1f0ab72, 0x8cc702081a6439ec,
+		0x90befffa23631e28, 0xa4506cebde82bde9, 0xbef9a3f7b2c67915, 0xc67178f2e372532b,
+		0xca273eceea26619c, 0xd186b8c721c0c207, 0xeada7dd6cde0eb1e, 0xf57d4f7fee6ed178,
+		0x06f067aa72176fba, 0x0a637dc5a2c898a6, 0x113f9804bef90dae, 0x1b710b35131c471b,
+		0x28db77f523047d84, 0x32caab7b40c72493, 0x3c9ebe0a15c9bebc, 0x431d67c49c100d4c,
+		0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
+	}
+)
