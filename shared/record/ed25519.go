@@ -27,7 +27,7 @@ func verifyEd25519(pub, msg, sig []byte) bool {
 	h := digest.Sum512Concat(sig[:32], pub, msg)
 	k, err := edwards25519.NewScalar().SetUniformBytes(h[:])
 	if err != nil {
-		panic("ed25519: internal error: setting scalar failed")
+		panic("record: a 64-byte hash did not reduce to a scalar") // SetUniformBytes fails only on a length other than 64
 	}
 	s, err := edwards25519.NewScalar().SetCanonicalBytes(sig[32:])
 	if err != nil {
