@@ -38,7 +38,7 @@ C2PA_WASM := origin/internal/verifierwasm/build/c2pa.wasm
 # (docs/widget.md, "Size"). wasm/wasmtest.BuildArgs carries the same.
 WASM_GCFLAGS := -gcflags=all=-l -gcflags=github.com/provenant/provenant/...=
 wasm:
-	$(WASIP1_ENV) $(GO) build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' $(WASM_GCFLAGS) -trimpath -o $(VERIFIER_WASM) ./wasm
+	$(WASIP1_ENV) $(GO) build -tags noc2pa,verifyonly -buildmode=c-shared -ldflags='-s -w' $(WASM_GCFLAGS) -trimpath -o $(VERIFIER_WASM) ./wasm
 	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' $(WASM_GCFLAGS) -trimpath -o $(C2PA_WASM) ./wasm/c2pa
 	$(GO) run ./origin/internal/verifierwasm/wasmbr $(dir $(VERIFIER_WASM))
 	@echo "built $(VERIFIER_WASM) ($$(wc -c < $(VERIFIER_WASM)) bytes) and $(C2PA_WASM) ($$(wc -c < $(C2PA_WASM)) bytes)"
@@ -68,6 +68,7 @@ test-wasm:
 	$(JS_ENV) $(GO) build ./shared/...
 	$(WASIP1_ENV) $(GO) build ./shared/... ./wasm ./wasm/c2pa
 	$(WASIP1_ENV) $(GO) build -tags noc2pa ./shared/... ./wasm
+	$(WASIP1_ENV) $(GO) build -tags noc2pa,verifyonly ./shared/... ./wasm
 
 ## test-race: the packages with concurrency, under the race detector.
 test-race:

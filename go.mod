@@ -3,6 +3,7 @@ module github.com/provenant/provenant
 go 1.26.0
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
 	github.com/corona10/goimagehash v1.1.0

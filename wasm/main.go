@@ -7,12 +7,15 @@
 // export with (ptr, len), reads the packed (ptr<<32 | len) result and
 // frees both buffers. docs/widget.md is the contract.
 //
-// Build: go build -tags noc2pa -buildmode=c-shared -ldflags='-s -w' -trimpath
+// Build: go build -tags noc2pa,verifyonly -buildmode=c-shared -ldflags='-s -w' -trimpath
 // -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= -o verifier.wasm ./wasm
 // (GOOS=wasip1 GOARCH=wasm; `make wasm`). The tag noc2pa leaves C2PA out
 // of the module (shared/facts, shared/lookup): the host gets a manifest's
 // facts and trust from the C2PA module (./wasm/c2pa) when analyze or
-// inspect says "c2pa_manifest". The host must call _initialize
+// inspect says "c2pa_manifest". The tag verifyonly builds shared/digest
+// and shared/record without crypto/sha256 and crypto/ed25519 (same
+// digests, same signature verdicts; the module cannot sign), 46 KB less
+// brotli. The host must call _initialize
 // once after instantiation.
 package main
 

@@ -6,7 +6,6 @@
 package facts
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/provenant/provenant/shared/digest"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
@@ -71,7 +71,7 @@ const VerifyShortSide = 512
 // are imagex's (unsupported format, limits exceeded, corrupt data) or
 // wrap a perceptual-hash or watermark failure.
 func Analyze(file []byte, lim limits.Limits, at time.Time) (Facts, error) {
-	return AnalyzeSum(file, sha256.Sum256(file), lim, at)
+	return AnalyzeSum(file, digest.Sum256(file), lim, at)
 }
 
 // AnalyzeSum is [Analyze] for a file whose SHA-256 the caller has already

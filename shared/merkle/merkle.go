@@ -10,14 +10,15 @@
 package merkle
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+
+	"github.com/provenant/provenant/shared/digest"
 )
 
 // HashSize is the size of a hash in bytes.
-const HashSize = sha256.Size
+const HashSize = 32
 
 // Hash is a SHA-256 tree hash.
 type Hash [HashSize]byte
@@ -39,16 +40,11 @@ func ParseHash(s string) (Hash, error) {
 
 // EmptyRoot is MTH({}) = SHA-256 of the empty string, the root of a tree with
 // no leaves.
-func EmptyRoot() Hash { return sha256.Sum256(nil) }
+func EmptyRoot() Hash { return digest.Sum256(nil) }
 
 // LeafHash returns SHA-256(0x00 ‖ data).
 func LeafHash(data []byte) Hash {
-	h := sha256.New()
-	h.Write([]byte{0})
-	h.Write(data)
-	var out Hash
-	h.Sum(out[:0])
-	return out
+	return digest.Sum256Concat([]byte{0}, data)
 }
 
 // NodeHash returns SHA-256(0x01 ‖ left ‖ right). It does not allocate.
@@ -57,7 +53,7 @@ func NodeHash(left, right Hash) Hash {
 	b[0] = 1
 	copy(b[1:], left[:])
 	copy(b[1+HashSize:], right[:])
-	return sha256.Sum256(b[:])
+	return digest.Sum256(b[:])
 }
 
 // ErrInvalidProof is wrapped by every proof verification failure other than
@@ -106,7 +102,7 @@ func Build(leaves []Hash) *Tree {
 		for ; i+1 < len(in); i += 2 {
 			copy(buf[1:], in[i][:])
 			copy(buf[1+HashSize:], in[i+1][:])
-			out[i/2] = sha256.Sum256(buf[:])
+			out[i/2] = digest.Sum256(buf[:])
 		}
 		if i < len(in) {
 			out[i/2] = in[i]

@@ -10,7 +10,6 @@ package receipt
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -225,10 +224,10 @@ func (r *Receipt) decode() (*decoded, error) {
 		len(d.signed.Bytes) == 0 || len(d.signed.Bytes) > limits.MaxRecordBytes {
 		return nil, bad("record", "base64 of at most 4096 bytes")
 	}
-	if d.signed.Signature, err = lowerHex(r.SignatureHex, ed25519.SignatureSize); err != nil {
+	if d.signed.Signature, err = lowerHex(r.SignatureHex, record.SignatureSize); err != nil {
 		return nil, bad("signature_hex", "128 lowercase hex digits")
 	}
-	if d.pub, err = lowerHex(r.SignerPublicKey, ed25519.PublicKeySize); err != nil {
+	if d.pub, err = lowerHex(r.SignerPublicKey, record.PublicKeySize); err != nil {
 		return nil, bad("signer_public_key", "64 lowercase hex digits")
 	}
 	if d.leaf, err = merkleHash(r.LeafHash); err != nil {

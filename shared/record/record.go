@@ -38,7 +38,6 @@ package record
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -71,11 +70,13 @@ const VersionColour = 4
 
 const (
 	magic     = "PVNR"
-	fixedSize = 4 + 1 + 16 + 32 + 40 + ed25519.PublicKeySize + 8
+	fixedSize = 4 + 1 + 16 + 32 + 40 + PublicKeySize + 8
 	// maxMillis is 9999-12-31T23:59:59.999Z in Unix milliseconds.
 	maxMillis = 253402300799999
 	// SignatureSize is the size of an Ed25519 signature.
-	SignatureSize = ed25519.SignatureSize
+	SignatureSize = 64
+	// PublicKeySize is the size of an Ed25519 public key.
+	PublicKeySize = 32
 )
 
 // Errors callers branch on.
@@ -131,7 +132,7 @@ type Record struct {
 	ID               ID
 	SHA256           [32]byte
 	PerceptualHash   phash.Hash
-	SignerPublicKey  ed25519.PublicKey
+	SignerPublicKey  PublicKey
 	Timestamp        time.Time
 	OriginType       string
 	Org              string
@@ -155,7 +156,7 @@ func (r *Record) Grid() (*localsig.Grid, error) {
 
 // Validate reports whether r can be encoded.
 func (r *Record) Validate() error {
-	if len(r.SignerPublicKey) != ed25519.PublicKeySize {
+	if len(r.SignerPublicKey) != PublicKeySize {
 		return fmt.Errorf("%w: public key has %d bytes", ErrInvalid, len(r.SignerPublicKey))
 	}
 	for _, f := range []struct {
@@ -256,8 +257,8 @@ func Parse(b []byte) (*Record, error) {
 	}
 	r.PerceptualHash = ph
 	p = p[40:]
-	r.SignerPublicKey = bytes.Clone(p[:ed25519.PublicKeySize])
-	p = p[ed25519.PublicKeySize:]
+	r.SignerPublicKey = bytes.Clone(p[:PublicKeySize])
+	p = p[PublicKeySize:]
 	ms := binary.BigEndian.Uint64(p)
 	if ms > maxMillis {
 		return nil, fmt.Errorf("%w: timestamp %d ms outside 1970..9999", ErrMalformed, ms)
@@ -326,22 +327,6 @@ type Signed struct {
 	Signature []byte
 }
 
-// Sign encodes r and signs the encoding with priv, which must be the private
-// key of r.SignerPublicKey. Ed25519 signing is deterministic.
-func Sign(priv ed25519.PrivateKey, r *Record) (Signed, error) {
-	if len(priv) != ed25519.PrivateKeySize {
-		return Signed{}, fmt.Errorf("%w: private key has %d bytes", ErrKeyMismatch, len(priv))
-	}
-	if !bytes.Equal(priv.Public().(ed25519.PublicKey), r.SignerPublicKey) {
-		return Signed{}, ErrKeyMismatch
-	}
-	b, err := r.Encode()
-	if err != nil {
-		return Signed{}, err
-	}
-	return Signed{Bytes: b, Signature: ed25519.Sign(priv, b)}, nil
-}
-
 // Verify parses s.Bytes and checks s.Signature under the signer key the
 // record names. It returns the record only if both succeed. Whether that key
 // belongs to the claimed org is the key registry's question, not this one.
@@ -350,7 +335,7 @@ func Verify(s Signed) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Signature) != SignatureSize || !ed25519.Verify(r.SignerPublicKey, s.Bytes, s.Signature) {
+	if len(s.Signature) != SignatureSize || !verifySignature(r.SignerPublicKey, s.Bytes, s.Signature) {
 		return nil, ErrBadSignature
 	}
 	return r, nil

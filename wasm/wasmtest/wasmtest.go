@@ -25,8 +25,10 @@ var BuildArgs = []string{"build", "-buildmode=c-shared", "-ldflags=-s -w", "-tri
 	"-gcflags=all=-l", "-gcflags=github.com/provenant/provenant/...="}
 
 // VerifierTags are the build tags of the verifier module: noc2pa leaves
-// C2PA to the C2PA module.
-const VerifierTags = "noc2pa"
+// C2PA to the C2PA module; verifyonly leaves out crypto/ed25519 and
+// crypto/sha256, whose initialisers link the FIPS module's self-tests
+// (shared/digest, shared/record).
+const VerifierTags = "noc2pa,verifyonly"
 
 // Build compiles the verifier module (./wasm, tags VerifierTags) of the
 // module rooted at root into dir as verifier.wasm and returns its bytes.

@@ -2,7 +2,6 @@ package abi
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"image"
 
 	"github.com/provenant/provenant/shared/c2pa/sniff"
+	"github.com/provenant/provenant/shared/digest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -79,7 +79,7 @@ func SHA256(in []byte) []byte {
 	if in == nil {
 		return fail(codeBadInput, "no input buffer (alloc it first)")
 	}
-	sum := sha256.Sum256(in)
+	sum := digest.Sum256(in)
 	return ok(sha256Out{OK: true, SHA256: hex.EncodeToString(sum[:])})
 }
 

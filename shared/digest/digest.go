@@ -1,0 +1,12 @@
+// Package digest computes the SHA-256 and SHA-512 digests the verification
+// core needs, the same bytes as crypto/sha256 and crypto/sha512 for every
+// input.
+//
+// Built normally it calls the standard library. Built with the tag
+// verifyonly (the browser verifier module, see the Makefile's wasm target)
+// it runs this package's own portable SHA-2, written from FIPS 180-4:
+// importing crypto/sha256 links, through its package initialisers, the FIPS
+// module's AES, AES-GCM, SHA-3, HMAC and DRBG self-tests, ~70 KB of code
+// the module never runs. On WebAssembly the standard library has no
+// assembly either, so the two cost about the same (bench/README.md).
+package digest
