@@ -1,13 +1,11 @@
 package video
 
 import (
-	"context"
 	"image"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -243,14 +241,10 @@ func TestChooseDispatch(t *testing.T) {
 // the unmarked source decodes as neither. The full measurement is
 // TestRobustnessTable.
 func TestTemporalMarkSurvivesCRF35(t *testing.T) {
-	e := newEngine(t)
-	e.slack = 5 * time.Minute // the mark is tested here, not the budgets
-	ctx := context.Background()
-	dir := t.TempDir()
 	// The table's size: at 360p the cells are 20 px and a 3 s clip kept
 	// too few of them through CRF 35 (47 of 306 coded bits wrong).
-	src := clip(t, dir, "src.mp4", "mandelbrot", "960x540", 30, 4)
-	info := probe(t, e, src)
+	f := newMarkFixture(t, func(dir string) string { return clip(t, dir, "src.mp4", "mandelbrot", "960x540", 30, 4) })
+	e, ctx, dir, src, info := f.e, f.ctx, f.dir, f.src, f.info
 	if _, err := e.Embed(ctx, src, info, filepath.Join(dir, "x.mp4"), 1, EmbedOptions{Mark: 3}); err == nil {
 		t.Error("Embed accepted an unknown mark version")
 	}
@@ -277,47 +271,28 @@ func TestTemporalMarkSurvivesCRF35(t *testing.T) {
 	}
 	check("unmarked", src, false, 0)
 
-	v2 := filepath.Join(dir, "v2.mp4")
-	if _, err := e.Embed(ctx, src, info, v2, payload, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	v2, _ := f.sign(t, "v2.mp4", payload, EmbedOptions{})
 	crf35 := filepath.Join(dir, "v2-crf35.mp4")
 	ffmpeg(t, "-i", v2, "-c:v", "libx264", "-preset", "veryfast", "-crf", "35", "-c:a", "copy", crf35)
 	check("version 2, CRF 35", crf35, true, -1)
 
-	v1 := filepath.Join(dir, "v1.mp4")
-	if _, err := e.Embed(ctx, src, info, v1, payload, EmbedOptions{Mark: MarkFrame}); err != nil {
-		t.Fatal(err)
-	}
+	v1, _ := f.sign(t, "v1.mp4", payload, EmbedOptions{Mark: MarkFrame})
 	check("version 1", v1, false, MarkFrame)
 }
 
-// BenchmarkTemporalMark1080p is the temporal mark's cost per 1080p frame
-// when signing (projection and write).
-func BenchmarkTemporalMark1080p(b *testing.B) {
+// BenchmarkTemporal1080p is the temporal mark's CPU time per 1080p frame
+// when signing (mark: projection and write) and per sampled frame when
+// verifying (extract).
+func BenchmarkTemporal1080p(b *testing.B) {
 	pix := texture(rand.New(rand.NewPCG(1, 2)), 1920, 1080, 0)
 	e := newTemporalEmbedder(1920, 1080, 42)
-	b.ResetTimer()
-	c0, _ := cpuTime()
-	for range b.N {
-		e.mark(pix)
-	}
-	c1, _ := cpuTime()
-	b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// BenchmarkTemporalExtract1080p is its cost per sampled 1080p frame when
-// verifying.
-func BenchmarkTemporalExtract1080p(b *testing.B) {
-	pix := texture(rand.New(rand.NewPCG(1, 2)), 1920, 1080, 0)
 	x := newTemporalExtractor(1920, 1080)
-	b.ResetTimer()
-	c0, _ := cpuTime()
-	for range b.N {
-		x.add(pix)
+	for _, c := range []struct {
+		name string
+		run  func()
+	}{{"mark", func() { e.mark(pix) }}, {"extract", func() { x.add(pix) }}} {
+		b.Run(c.name, func(b *testing.B) { cpuMetrics(b, nil, c.run) })
 	}
-	c1, _ := cpuTime()
-	b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // TestTemporalSaturatedPicture: on a picture of black and white only

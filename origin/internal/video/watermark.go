@@ -284,7 +284,11 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if secs := info.Duration.Seconds(); secs*float64(cfg.rate) > MaxExtractFrames {
 		num, den = MaxExtractFrames, int(secs+1)
 	}
-	spec := frameSpec{num: num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
+	// The frames come at twice the rate: the marks' in-place readings
+	// and the frame sum take every other one (the frames of cfg.rate),
+	// the motion-compensated reading of the temporal mark every one (it
+	// failed at 6 frames a second where 10 or more decoded: motion.go).
+	spec := frameSpec{num: 2 * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
 	w, h := spec.w, spec.h
 	sum := make([]uint32, w*h)
 	mean := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
@@ -300,7 +304,16 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 		look = gateFrames(int(info.Duration.Seconds()*float64(num)/float64(den)), cfg.rate)
 	}
 	gated := false
-	n, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
+	n, k := 0, 0
+	_, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
+		k++
+		if k%2 == 0 {
+			if !gated {
+				tx.follow(l.Pix, false)
+			}
+			return nil
+		}
+		n++
 		for i, v := range l.Pix {
 			sum[i] += uint32(v)
 		}
@@ -336,8 +349,13 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 		// of them (rare: a mark that fades out): read the temporal mark
 		// from every frame after all, in a second decode.
 		tx = newTemporalExtractor(w, h)
+		k = 0
 		if _, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
-			tx.add(l.Pix)
+			if k++; k%2 == 0 {
+				tx.follow(l.Pix, false)
+			} else {
+				tx.add(l.Pix)
+			}
 			return nil
 		}); err != nil {
 			return ExtractResult{}, temporalResult{}, err
