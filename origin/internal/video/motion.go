@@ -26,14 +26,24 @@ import "math"
 // second sum, decoded when the sum read in place does not decode.
 
 // motionMaxFit is the largest residual of a profile match, over the
-// profile's variance, that still counts as the same picture moved;
-// beyond it the frame starts a new reference. A scroll measures under
-// 0.05, unrelated profiles 1 or more.
+// profile's variance, that still counts as a shift along that axis:
+// beyond it the axis is taken as still (the column means of a texture
+// scrolling vertically can change from frame to frame with nothing
+// moving sideways). A scroll measures under 0.05, unrelated profiles 1
+// or more.
 const motionMaxFit = 0.5
+
+// motionMaxResidual is the largest mean squared difference, over the
+// frame's variance, between a frame and its predecessor moved by the
+// measured shift (on a sparse grid of pixels) that still counts as the
+// same picture; beyond it the frame is a cut and starts a new reference.
+// Unrelated frames measure about 2.
+const motionMaxResidual = 1.0
 
 // motionTracker follows the global translation of a clip's frames.
 type motionTracker struct {
 	w, h       int
+	prev       []uint8 // the previous frame
 	row, col   []float64 // the current frame's profiles
 	prow, pcol []float64 // the previous frame's
 	seen       bool
@@ -46,7 +56,7 @@ type motionTracker struct {
 }
 
 func newMotionTracker(w, h int) *motionTracker {
-	return &motionTracker{w: w, h: h, row: make([]float64, h), col: make([]float64, w),
+	return &motionTracker{w: w, h: h, prev: make([]uint8, w*h), row: make([]float64, h), col: make([]float64, w),
 		prow: make([]float64, h), pcol: make([]float64, w)}
 }
 
@@ -56,28 +66,60 @@ func (m *motionTracker) add(pix []uint8) (dx, dy int) {
 	m.row, m.prow = m.prow, m.row
 	m.col, m.pcol = m.pcol, m.col
 	profiles(pix, m.w, m.h, m.row, m.col)
+	defer copy(m.prev, pix)
 	if !m.seen {
 		m.seen = true
 		return 0, 0
 	}
 	sx, fx := matchProfile(m.col, m.pcol, m.w/4)
 	sy, fy := matchProfile(m.row, m.prow, m.h/4)
-	// Both profiles lost: a cut. One lost: that axis has no structure to
-	// follow (the column means of a texture scrolling vertically are
-	// all alike), so no motion is counted along it.
-	switch {
-	case fx > motionMaxFit && fy > motionMaxFit:
+	if fx > motionMaxFit {
+		sx = 0
+	}
+	if fy > motionMaxFit {
+		sy = 0
+	}
+	if residual(pix, m.prev, m.w, m.h, int(math.Round(sx)), int(math.Round(sy))) > motionMaxResidual {
 		m.dx, m.dy = 0, 0
 		m.resets++
 		return 0, 0
-	case fx > motionMaxFit:
-		sx = 0
-	case fy > motionMaxFit:
-		sy = 0
 	}
 	m.dx += sx
 	m.dy += sy
 	return int(math.Round(m.dx)), int(math.Round(m.dy))
+}
+
+// residual is the mean squared difference between cur(x, y) and
+// prev(x+sx, y+sy) over a grid of every 8th pixel each way, over cur's
+// variance on the same grid (0 for a flat frame).
+func residual(cur, prev []uint8, w, h, sx, sy int) float64 {
+	var e, s, s2, n float64
+	for y := 0; y < h; y += 8 {
+		ys := y + sy
+		if ys < 0 || ys >= h {
+			continue
+		}
+		for x := 0; x < w; x += 8 {
+			xs := x + sx
+			if xs < 0 || xs >= w {
+				continue
+			}
+			c := float64(cur[y*w+x])
+			d := c - float64(prev[ys*w+xs])
+			e += d * d
+			s += c
+			s2 += c * c
+			n++
+		}
+	}
+	if n == 0 {
+		return math.Inf(1)
+	}
+	v := s2/n - (s/n)*(s/n)
+	if v < 1 {
+		return 0
+	}
+	return e / n / v
 }
 
 // profiles writes the mean of each row of the w×h plane pix into row and

@@ -162,35 +162,49 @@ func TestTemporalFalsePayload(t *testing.T) {
 }
 
 // TestTemporalErrorRateThreshold: a codeword whose CRC matches is
-// refused when too many of the summed soft values disagree with it.
+// refused when too many of the summed soft values disagree with it: more
+// than 12 % read in place, more than 20 % read along the clip's motion.
 func TestTemporalErrorRateThreshold(t *testing.T) {
 	const payload = 0xfeed_face_cafe_beef
 	cw := convEncode(messageBits(payload))
 	for _, tc := range []struct {
-		flipped int
-		want    bool
+		flipped        int
+		inPlace, moved bool
 	}{
-		{0, true},
-		{codedBits * 8 / 100, true},
-		{codedBits * 16 / 100, false},
-		{codedBits * 22 / 100, false},
+		{0, true, true},
+		{codedBits * 8 / 100, true, true},
+		{codedBits * 16 / 100, false, true},
+		{codedBits * 22 / 100, false, false},
 	} {
-		x := &temporalExtractor{soft: make([]float64, codedBits), frames: 1}
-		for i, b := range cw {
-			x.soft[i] = 1 - 2*float64(b)
-		}
-		// Weak disagreements spread over the codeword: the decoder still
-		// finds it (its CRC matches), the error rate decides.
-		for j := range tc.flipped {
-			i := j * codedBits / tc.flipped
-			x.soft[i] = -0.05 * x.soft[i]
-		}
-		if _, ok := parseMessage(viterbi(x.soft)); !ok {
-			t.Fatalf("%d weak flips: the decoder lost the codeword; the case tests nothing", tc.flipped)
-		}
-		res := x.decode()
-		if res.found != tc.want || res.errors != tc.flipped {
-			t.Errorf("%d of %d coded bits disagreeing: found %v with %d errors, want found %v", tc.flipped, codedBits, res.found, res.errors, tc.want)
+		for _, moved := range []bool{false, true} {
+			x := &temporalExtractor{soft: make([]float64, codedBits), moved: make([]float64, codedBits), frames: 1}
+			soft := x.soft
+			if moved {
+				// Nothing in place: the motion-compensated sum answers.
+				soft, x.displaced = x.moved, 1
+			}
+			for i, b := range cw {
+				soft[i] = 1 - 2*float64(b)
+			}
+			// Weak disagreements spread over the codeword: the decoder
+			// still finds it (its CRC matches), the error rate decides.
+			for j := range tc.flipped {
+				i := j * codedBits / tc.flipped
+				soft[i] = -0.05 * soft[i]
+			}
+			if _, ok := parseMessage(viterbi(soft)); !ok {
+				t.Fatalf("%d weak flips: the decoder lost the codeword; the case tests nothing", tc.flipped)
+			}
+			want := tc.inPlace
+			if moved {
+				want = tc.moved
+			}
+			res := x.decode()
+			// (A refused motion-compensated decode reports the in-place one.)
+			if res.found != want || ((res.found || !moved) && res.errors != tc.flipped) || (res.found && res.moved != moved) {
+				t.Errorf("%d of %d coded bits disagreeing, read moved %v: found %v (moved %v) with %d errors, want found %v",
+					tc.flipped, codedBits, moved, res.found, res.moved, res.errors, want)
+			}
 		}
 	}
 }

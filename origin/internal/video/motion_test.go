@@ -1,0 +1,198 @@
+package video
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// scroll returns frame f of a picture scrolling up by step rows a frame:
+// the rows of tall from f·step on.
+func scroll(tall []uint8, w, h, step, f int) []uint8 {
+	return append([]uint8(nil), tall[f*step*w:(f*step+h)*w]...)
+}
+
+// binaryTexture is a w×h plane of black and white pixels, each column's
+// and row's share of white varying (profiles to follow).
+func binaryTexture(r *rand.Rand, w, h int) []uint8 {
+	pix := make([]uint8, w*h)
+	for y := range h {
+		py := 0.3 + 0.4*r.Float64()
+		for x := range w {
+			if r.Float64() < py*(0.6+0.4*math.Sin(float64(x)/7)) {
+				pix[y*w+x] = 255
+			}
+		}
+	}
+	return pix
+}
+
+// TestMatchProfile: the shift between two profiles, to a fraction of a
+// pixel, and the fit that tells a moved picture from another one.
+func TestMatchProfile(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	// A smooth random profile sampled at any offset.
+	const n = 400
+	f := make([]float64, 64)
+	for i := range f {
+		f[i] = r.NormFloat64()
+	}
+	at := func(x float64) float64 {
+		var v float64
+		for i, a := range f {
+			v += a * math.Sin(x*float64(i+1)/200+float64(i))
+		}
+		return v
+	}
+	sample := func(off float64) []float64 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = at(float64(i) + off)
+		}
+		center(p)
+		return p
+	}
+	prev := sample(0)
+	for _, want := range []float64{0, 5, -7, 2.5, -11.25} {
+		// cur[i] = prev[i+want]
+		d, fit := matchProfile(sample(want), prev, n/4)
+		if math.Abs(d-want) > 0.2 || fit > 0.05 {
+			t.Errorf("shift %.2f: matched %.2f with fit %.3f", want, d, fit)
+		}
+	}
+	other := make([]float64, n)
+	for i := range other {
+		other[i] = r.NormFloat64()
+	}
+	center(other)
+	if _, fit := matchProfile(other, prev, n/4); fit <= motionMaxFit {
+		t.Errorf("an unrelated profile fits %.2f, want above %.2f", fit, motionMaxFit)
+	}
+	if d, fit := matchProfile(make([]float64, n), prev, n/4); d != 0 || fit != 0 {
+		t.Errorf("a flat profile: shift %.2f fit %.2f, want none", d, fit)
+	}
+}
+
+// TestMotionTracker follows a scroll, counts no motion along an axis
+// with nothing to follow, and starts again at a cut.
+func TestMotionTracker(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	const w, h, step = 320, 180, 3
+	tall := binaryTexture(r, w, h+20*step)
+	m := newMotionTracker(w, h)
+	for f := range 8 {
+		dx, dy := m.add(scroll(tall, w, h, step, f))
+		if dx != 0 || dy != f*step {
+			t.Fatalf("frame %d: displacement (%d, %d), want (0, %d)", f, dx, dy, f*step)
+		}
+	}
+	if dx, dy := m.add(binaryTexture(r, w, h)); dx != 0 || dy != 0 || m.resets != 1 {
+		t.Fatalf("a cut: displacement (%d, %d), %d resets; want a new reference", dx, dy, m.resets)
+	}
+}
+
+// TestProjectAt: the displaced projection reads the pattern at (x−dx,
+// y−dy), and leaves out the cells that would leave the frame.
+func TestProjectAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	const w, h = 320, 180
+	l := newLayout(w, h)
+	pix := make([]uint8, w*h)
+	for i := range pix {
+		pix[i] = uint8(r.IntN(256))
+	}
+	n := l.cols * l.rows
+	want, got := make([]float64, n), make([]float64, n)
+	ok := make([]bool, n)
+	for _, d := range [][2]int{{0, 0}, {7, -12}, {-25, 31}} {
+		dx, dy := d[0], d[1]
+		moved := make([]uint8, w*h) // moved(x, y) = pix(x−dx, y−dy)
+		for y := range h {
+			for x := range w {
+				if xs, ys := x-dx, y-dy; xs >= 0 && xs < w && ys >= 0 && ys < h {
+					moved[y*w+x] = pix[ys*w+xs]
+				}
+			}
+		}
+		l.project(moved, want)
+		l.projectAt(pix, dx, dy, got, ok)
+		left := 0
+		for k := range want {
+			r, c := k/l.cols, k%l.cols
+			inside := true
+			for y := range h {
+				for x := range w {
+					if int(l.rowCell[y]) == r && int(l.colCell[x]) == c && (x-dx < 0 || x-dx >= w || y-dy < 0 || y-dy >= h) {
+						inside = false
+					}
+				}
+			}
+			if ok[k] != inside {
+				t.Fatalf("displacement %v: cell %d ok %v, want %v", d, k, ok[k], inside)
+			}
+			if !inside {
+				left++
+				continue
+			}
+			if math.Abs(got[k]-want[k]) > 1e-3 {
+				t.Fatalf("displacement %v: cell %d amplitude %.4f, want %.4f", d, k, got[k], want[k])
+			}
+		}
+		if (dx != 0 || dy != 0) && left == 0 {
+			t.Fatalf("displacement %v left no cell out", d)
+		}
+	}
+}
+
+// TestMotionCompensatedReading: frames that carry one marked frame's
+// mark dragged along with a scrolling picture (what a re-encoder that
+// predicts every frame from the moved previous one and drops the
+// residual leaves) decode only when read along the motion; a clip whose
+// every frame carries the mark in place keeps its in-place answer; an
+// unmarked scroll decodes as nothing.
+func TestMotionCompensatedReading(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	const w, h, step, frames = 480, 270, 4, 24
+	const payload = 0x0dd5_c0ff_ee00_1234
+	tall := binaryTexture(r, w, h+frames*step)
+	for i := range tall {
+		tall[i] = 16 + uint8(int(tall[i])*219/255) // studio range: room to mark
+	}
+
+	// The keyframe marked, then dragged: the picture is the marked tall
+	// texture scrolled, so every frame carries the keyframe's mark moved.
+	dragged := append([]uint8(nil), tall...)
+	newTemporalEmbedder(w, h, payload).mark(dragged[:w*h])
+	x := newTemporalExtractor(w, h)
+	for f := range frames {
+		x.add(noisy(r, scroll(dragged, w, h, step, f), 3))
+	}
+	if in := decodeSoft(x.soft, temporalMaxErrorRate); in.found && in.payload == payload {
+		t.Fatalf("the dragged mark decoded in place (%d errors): the case tests nothing", in.errors)
+	}
+	res := x.decode()
+	if !res.found || res.payload != payload || !res.moved || res.displaced != frames-1 {
+		t.Fatalf("dragged mark: found %v payload %x moved %v (%d of %d frames displaced, %d/%d errors), want %x read along the motion",
+			res.found, res.payload, res.moved, res.displaced, frames, res.errors, codedBits, uint64(payload))
+	}
+
+	// Every frame marked where it is: the in-place reading answers.
+	emb := newTemporalEmbedder(w, h, payload)
+	x = newTemporalExtractor(w, h)
+	for f := range frames {
+		p := scroll(tall, w, h, step, f)
+		emb.mark(p)
+		x.add(noisy(r, p, 3))
+	}
+	if res := x.decode(); !res.found || res.payload != payload || res.moved {
+		t.Fatalf("marked in place: found %v payload %x moved %v, want %x read in place", res.found, res.payload, res.moved, uint64(payload))
+	}
+
+	x = newTemporalExtractor(w, h)
+	for f := range frames {
+		x.add(noisy(r, scroll(tall, w, h, step, f), 3))
+	}
+	if res := x.decode(); res.found || res.displaced == 0 {
+		t.Fatalf("unmarked scroll: found %v (%x), %d frames displaced; want nothing, read both ways", res.found, res.payload, res.displaced)
+	}
+}
