@@ -43,7 +43,7 @@ const motionMaxResidual = 1.0
 // motionTracker follows the global translation of a clip's frames.
 type motionTracker struct {
 	w, h       int
-	prev       []uint8 // the previous frame
+	prev       []uint8   // the previous frame
 	row, col   []float64 // the current frame's profiles
 	prow, pcol []float64 // the previous frame's
 	seen       bool
