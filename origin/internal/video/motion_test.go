@@ -92,6 +92,52 @@ func TestMotionTracker(t *testing.T) {
 	if dx, dy := m.add(binaryTexture(r, w, h)); dx != 0 || dy != 0 || m.resets != 1 {
 		t.Fatalf("a cut: displacement (%d, %d), %d resets; want a new reference", dx, dy, m.resets)
 	}
+
+	// A diagonal pan: both axes count.
+	const wide = w + 20*step
+	big := binaryTexture(r, wide, wide)
+	m = newMotionTracker(w, h)
+	for f := range 8 {
+		p := make([]uint8, 0, w*h)
+		for y := range h {
+			p = append(p, big[(y+f*step)*wide+f*2:][:w]...)
+		}
+		if dx, dy := m.add(p); dx != 2*f || dy != f*step {
+			t.Fatalf("pan, frame %d: displacement (%d, %d), want (%d, %d)", f, dx, dy, 2*f, f*step)
+		}
+	}
+
+	// Horizontal stripes scrolling up, with fresh noise in every frame:
+	// the column means are noise, and no sideways motion is read into
+	// them.
+	stripes := make([]uint8, w*(h+20*step))
+	for y := range h + 20*step {
+		v := uint8(r.IntN(200) + 28)
+		for x := range w {
+			stripes[y*w+x] = v
+		}
+	}
+	m = newMotionTracker(w, h)
+	for f := range 8 {
+		if dx, dy := m.add(noisy(r, scroll(stripes, w, h, step, f), 3)); dx != 0 || dy != f*step {
+			t.Fatalf("stripes, frame %d: displacement (%d, %d), want (0, %d)", f, dx, dy, f*step)
+		}
+	}
+}
+
+// TestDecodePrefersInPlace: when both sums decode, the in-place reading
+// answers (the motion-compensated one is read only when it does not).
+func TestDecodePrefersInPlace(t *testing.T) {
+	x := &temporalExtractor{soft: make([]float64, codedBits), moved: make([]float64, codedBits), frames: 2, displaced: 1}
+	for i, b := range convEncode(messageBits(0x1111)) {
+		x.soft[i] = 1 - 2*float64(b)
+	}
+	for i, b := range convEncode(messageBits(0x2222)) {
+		x.moved[i] = 1 - 2*float64(b)
+	}
+	if res := x.decode(); !res.found || res.payload != 0x1111 || res.moved {
+		t.Fatalf("found %v payload %x moved %v, want 1111 read in place", res.found, res.payload, res.moved)
+	}
 }
 
 // TestProjectAt: the displaced projection reads the pattern at (x−dx,
@@ -162,11 +208,23 @@ func TestMotionCompensatedReading(t *testing.T) {
 		tall[i] = 16 + uint8(int(tall[i])*219/255) // studio range: room to mark
 	}
 
+	// Still frames: the motion-compensated sum is the in-place one.
+	x := newTemporalExtractor(w, h)
+	still := scroll(tall, w, h, step, 0)
+	for range 3 {
+		x.add(noisy(r, still, 3))
+	}
+	for i := range x.soft {
+		if x.moved[i] != x.soft[i] || x.displaced != 0 {
+			t.Fatalf("still frames: coded bit %d sums %.3f read along the motion, %.3f in place (%d frames displaced)", i, x.moved[i], x.soft[i], x.displaced)
+		}
+	}
+
 	// The keyframe marked, then dragged: the picture is the marked tall
 	// texture scrolled, so every frame carries the keyframe's mark moved.
 	dragged := append([]uint8(nil), tall...)
 	newTemporalEmbedder(w, h, payload).mark(dragged[:w*h])
-	x := newTemporalExtractor(w, h)
+	x = newTemporalExtractor(w, h)
 	for f := range frames {
 		x.add(noisy(r, scroll(dragged, w, h, step, f), 3))
 	}
