@@ -267,7 +267,7 @@ func TestMotionCompensatedReading(t *testing.T) {
 func TestScrollingClipSurvivesCRF35(t *testing.T) {
 	f := newMarkFixture(t, func(dir string) string {
 		src := filepath.Join(dir, "src.mp4")
-		ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=960x540:rate=30:rule=30:seed=5,trim=duration=4",
+		ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=960x540:rate=30:rule=30:seed=5,trim=duration=6",
 			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
 		return src
 	})
