@@ -29,6 +29,8 @@ type frameSpec struct {
 	// and above 235, which scales the temporal mark off its lattice and
 	// wipes out any mark on black or white pixels.
 	luma bool
+	// down rounds the sampling's timestamps down (sampling).
+	down bool
 }
 
 // durationSlack is how far past the probed duration a decoded stream may
@@ -50,9 +52,18 @@ func maxFrames(d time.Duration, num, den int) int {
 // the gap's end (a clip whose frames are 10 hours apart while its header
 // says 2 s drove ffmpeg to 22.9 GB); after it, the cut ends the stream as
 // soon as the repeats reach the probed duration.
-func sampling(num, den int, d time.Duration) string {
+//
+// With down, fps rounds timestamps down instead of to the nearest: at
+// twice a rate, every other frame is then the frame the rate rounding to
+// the nearest gives (each takes the last frame before the same instant,
+// half a period past its own), which lets one decode serve both rates.
+func sampling(num, den int, d time.Duration, down bool) string {
 	ms := (d + durationSlack).Milliseconds()
-	return fmt.Sprintf("fps=%d/%d,trim=duration=%d.%03d", num, den, ms/1000, ms%1000)
+	round := ""
+	if down {
+		round = ":round=down"
+	}
+	return fmt.Sprintf("fps=%d/%d%s,trim=duration=%d.%03d", num, den, round, ms/1000, ms%1000)
 }
 
 // grayFrames decodes the first video stream of path as 8-bit luminance
@@ -61,7 +72,7 @@ func sampling(num, den int, d time.Duration) string {
 // whatever the length of the video. A stream that gives more frames than
 // the probed duration holds at the rate is refused (ErrLimit).
 func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn func(t time.Duration, l *imagex.Luma) error) (int, error) {
-	vf := sampling(spec.num, spec.den, spec.dur) + ","
+	vf := sampling(spec.num, spec.den, spec.dur, spec.down) + ","
 	switch {
 	case spec.vf != "":
 		vf += spec.vf
