@@ -2,6 +2,7 @@ package video
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -118,6 +119,19 @@ func (f *markFixture) sign(tb testing.TB, name string, p watermark.Payload, opt 
 	return out, probe(tb, f.e, out)
 }
 
+// automatonFixture is a mark fixture whose clip is a cellular automaton
+// (black and white pixels, a fine texture scrolling a row a frame) with
+// temporal noise, as the robustness table's cellauto clips.
+func automatonFixture(tb testing.TB, size string, rule, seed, secs int) *markFixture {
+	tb.Helper()
+	return newMarkFixture(tb, func(dir string) string {
+		src := filepath.Join(dir, "src.mp4")
+		ffmpeg(tb, "-f", "lavfi", "-i", fmt.Sprintf("cellauto=size=%s:rate=30:rule=%d:seed=%d,trim=duration=%d", size, rule, seed, secs),
+			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
+		return src
+	})
+}
+
 // cpuMetrics reports the CPU time run took per call over b.N calls, as
 // cpu-ms/op; with e, the ffmpeg children's CPU time beside this
 // process's, as go-cpu-ms and ffmpeg-cpu-ms medians.
@@ -176,12 +190,7 @@ func BenchmarkExtractGate(b *testing.B) {
 // extractor must read that plane as coded (full-range gray clips it
 // away: neither mark was found on such clips before).
 func TestMarksOnBlackAndWhite(t *testing.T) {
-	f := newMarkFixture(t, func(dir string) string {
-		src := filepath.Join(dir, "src.mp4")
-		ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=640x360:rate=30:rule=110:seed=3,trim=duration=3",
-			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
-		return src
-	})
+	f := automatonFixture(t, "640x360", 110, 3, 3)
 	const payload = watermark.Payload(0x0b1a_c4a0_d0ff_1234)
 	signed, si := f.sign(t, "signed.mp4", payload, EmbedOptions{})
 	res, tr, err := f.e.extract(f.ctx, signed, si, extractConfig{rate: ExtractRate})

@@ -269,12 +269,7 @@ func TestMotionCompensatedReading(t *testing.T) {
 // read in place is lost, and the payload comes back from the reading
 // along the motion.
 func TestScrollingClipSurvivesCRF35(t *testing.T) {
-	f := newMarkFixture(t, func(dir string) string {
-		src := filepath.Join(dir, "src.mp4")
-		ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=960x540:rate=30:rule=30:seed=5,trim=duration=6",
-			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
-		return src
-	})
+	f := automatonFixture(t, "960x540", 30, 5, 6)
 	const payload = watermark.Payload(0x5c20_11ed_0000_beef)
 	signed, _ := f.sign(t, "signed.mp4", payload, EmbedOptions{})
 	crf35 := filepath.Join(f.dir, "crf35.mp4")
