@@ -29,8 +29,6 @@ type frameSpec struct {
 	// and above 235, which scales the temporal mark off its lattice and
 	// wipes out any mark on black or white pixels.
 	luma bool
-	// down rounds the sampling's timestamps down (sampling).
-	down bool
 }
 
 // durationSlack is how far past the probed duration a decoded stream may
@@ -52,18 +50,9 @@ func maxFrames(d time.Duration, num, den int) int {
 // the gap's end (a clip whose frames are 10 hours apart while its header
 // says 2 s drove ffmpeg to 22.9 GB); after it, the cut ends the stream as
 // soon as the repeats reach the probed duration.
-//
-// With down, fps rounds timestamps down instead of to the nearest: at
-// twice a rate, every other frame is then the frame the rate rounding to
-// the nearest gives (each takes the last frame before the same instant,
-// half a period past its own), which lets one decode serve both rates.
-func sampling(num, den int, d time.Duration, down bool) string {
+func sampling(num, den int, d time.Duration) string {
 	ms := (d + durationSlack).Milliseconds()
-	round := ""
-	if down {
-		round = ":round=down"
-	}
-	return fmt.Sprintf("fps=%d/%d%s,trim=duration=%d.%03d", num, den, round, ms/1000, ms%1000)
+	return fmt.Sprintf("fps=%d/%d,trim=duration=%d.%03d", num, den, ms/1000, ms%1000)
 }
 
 // grayFrames decodes the first video stream of path as 8-bit luminance
@@ -72,7 +61,7 @@ func sampling(num, den int, d time.Duration, down bool) string {
 // whatever the length of the video. A stream that gives more frames than
 // the probed duration holds at the rate is refused (ErrLimit).
 func (e *Engine) grayFrames(ctx context.Context, path string, spec frameSpec, fn func(t time.Duration, l *imagex.Luma) error) (int, error) {
-	vf := sampling(spec.num, spec.den, spec.dur, spec.down) + ","
+	vf := sampling(spec.num, spec.den, spec.dur) + ","
 	switch {
 	case spec.vf != "":
 		vf += spec.vf

@@ -1,15 +1,11 @@
 package video
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
-	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
 
@@ -286,46 +282,4 @@ func TestScrollingClipSurvivesCRF35(t *testing.T) {
 			res.Payload, res.Detection.Found, res.Mark, tr.moved, tr.displaced, tr.frames, tr.errors, codedBits, payload)
 	}
 	t.Logf("read along the motion: %d/%d errors, z %.1f, %d frames displaced", tr.errors, codedBits, tr.z, tr.displaced)
-}
-
-// TestExtractReadsTheSampledFrames: the decode at twice the rate for the
-// reading along the motion gives the in-place readings the very frames
-// the sampling rate gives (the frame sum is the same, byte for byte), on
-// a 30 fps and a 25 fps clip.
-func TestExtractReadsTheSampledFrames(t *testing.T) {
-	e := newEngine(t)
-	dir := t.TempDir()
-	for _, rate := range []int{30, 25} {
-		src := clip(t, dir, "src"+strconv.Itoa(rate)+".mp4", "testsrc2", "320x180", rate, 3)
-		info := probe(t, e, src)
-		w, h := info.Width, info.Height
-		sum := make([]uint32, w*h)
-		n, err := e.grayFrames(context.Background(), src, frameSpec{num: ExtractRate, den: 1, w: w, h: h, dur: info.Duration, luma: true},
-			func(_ time.Duration, l *imagex.Luma) error {
-				for i, v := range l.Pix {
-					sum[i] += uint32(v)
-				}
-				return nil
-			})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []uint8
-		image := func(l *imagex.Luma) (watermark.Payload, watermark.Detection, error) {
-			got = append(got[:0], l.Pix...)
-			return 0, watermark.Detection{}, nil
-		}
-		res, tr, err := e.extract(context.Background(), src, info, extractConfig{rate: ExtractRate, image: image})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Frames != n || tr.frames != n {
-			t.Fatalf("%d fps: extract summed %d frames (temporal %d), the sampling gives %d", rate, res.Frames, tr.frames, n)
-		}
-		for i, s := range sum {
-			if want := uint8((s + uint32(n)/2) / uint32(n)); got[i] != want {
-				t.Fatalf("%d fps: the frame sum differs from the sampled frames' at pixel %d (%d, want %d)", rate, i, got[i], want)
-			}
-		}
-	}
 }

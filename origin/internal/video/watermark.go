@@ -122,7 +122,7 @@ func (e *Engine) Embed(ctx context.Context, in string, info Info, out string, p 
 
 	dec := e.ffmpegArgs(e.decodeArgs(in)...)
 	dec = append(dec, "-map", "0:v:0", "-an", "-sn", "-dn",
-		"-vf", sampling(info.FPSNum, info.FPSDen, info.Duration, false)+fmt.Sprintf(",scale=%d:%d,format=yuv420p", w, h),
+		"-vf", sampling(info.FPSNum, info.FPSDen, info.Duration)+fmt.Sprintf(",scale=%d:%d,format=yuv420p", w, h),
 		"-frames:v", strconv.Itoa(limit+1), "-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1")
 
 	enc := []string{"-hide_banner", "-v", "error", "-timelimit", strconv.Itoa(e.cpu), "-threads", strconv.Itoa(e.threads),
@@ -284,12 +284,14 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if secs := info.Duration.Seconds(); secs*float64(cfg.rate) > MaxExtractFrames {
 		num, den = MaxExtractFrames, int(secs+1)
 	}
-	// The frames come at twice the rate, rounded down: the marks'
-	// in-place readings and the frame sum take every other one, the very
-	// frames cfg.rate gives (sampling), the motion-compensated reading of
-	// the temporal mark every one (it failed at 6 frames a second where
-	// 10 or more decoded: motion.go).
-	spec := frameSpec{num: 2 * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true, down: true}
+	// The frames come at twice the rate: the marks' in-place readings
+	// and the frame sum take every other one (cfg.rate a second), the
+	// motion-compensated reading of the temporal mark every one. That
+	// reading needs the frames next to the re-encode's keyframe: at 12
+	// a second (the first frame read is the clip's second at 30 fps) both
+	// scrolling clips of the robustness table decoded, at 6 (the third)
+	// or at 12 rounded down (the third) neither did (motion.go).
+	spec := frameSpec{num: 2 * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
 	w, h := spec.w, spec.h
 	sum := make([]uint32, w*h)
 	mean := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
