@@ -284,9 +284,9 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if secs := info.Duration.Seconds(); secs*float64(cfg.rate) > MaxExtractFrames {
 		num, den = MaxExtractFrames, int(secs+1)
 	}
-	// The frames come at twice the rate: the marks' in-place readings
-	// and the frame sum take every other one (cfg.rate a second), the
-	// motion-compensated reading of the temporal mark every one. That
+	// The frames come at twice the rate: the temporal mark's in-place
+	// reading takes every other one (cfg.rate a second), the frame sum
+	// and the motion-compensated reading every one. That
 	// reading needs the frames next to the re-encode's keyframe: at 12
 	// a second (the first frame read is the clip's second at 30 fps) both
 	// scrolling clips of the robustness table decoded, at 6 (the third)
@@ -310,6 +310,9 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	n, k := 0, 0
 	_, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
 		k++
+		for i, v := range l.Pix {
+			sum[i] += uint32(v)
+		}
 		if k%2 == 0 {
 			if !gated {
 				tx.follow(l.Pix, false)
@@ -317,15 +320,12 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 			return nil
 		}
 		n++
-		for i, v := range l.Pix {
-			sum[i] += uint32(v)
-		}
 		if gated {
 			return nil
 		}
 		tx.add(l.Pix)
 		if tx.frames == look {
-			_, d, err := image(average(tx.frames))
+			_, d, err := image(average(k))
 			gated = err == nil && d.Found
 		}
 		return nil
@@ -333,7 +333,7 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if err != nil {
 		return ExtractResult{}, temporalResult{}, err
 	}
-	pl, det, err := image(average(n))
+	pl, det, err := image(average(k))
 	if err != nil {
 		return ExtractResult{Frames: n}, temporalResult{}, err
 	}
