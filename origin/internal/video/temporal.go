@@ -41,7 +41,7 @@ const (
 	// temporalMaxErrorRate is the largest fraction of coded bits whose
 	// summed soft value may disagree with the decoded codeword: a decode
 	// past it is refused even when its CRC matches (unmarked clips give
-	// 66 to 84 of 306, 22–27 %; the marked clips of the robustness
+	// 66 to 88 of 306, 22–29 %; the marked clips of the robustness
 	// table that decode, at most 24).
 	temporalMaxErrorRate = 0.12
 	// temporalMovedMaxErrorRate is that bound for the motion-compensated
@@ -49,7 +49,7 @@ const (
 	// read again and again, so its errors do not average out over the
 	// frames: the two scrolling clips of the robustness table decode
 	// their payload from it after CRF 35 with 55 and 52 of 306
-	// disagreeing, where random evidence gives 66 to 84. The CRC-32C
+	// disagreeing, where random evidence gives 66 to 88. The CRC-32C
 	// stays what refuses a random decode (one attempt, made only on
 	// clips that move, passes it once in 2³²), this bound a second
 	// guard.
