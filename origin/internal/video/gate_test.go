@@ -2,12 +2,13 @@ package video
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -18,18 +19,10 @@ import (
 // and when the image mark decodes from the first frames but not from all
 // of them, the temporal mark is read from every frame after all.
 func TestExtractGate(t *testing.T) {
-	e := newEngine(t)
-	e.slack = 5 * time.Minute // the gate is tested here, not the budgets
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := clip(t, dir, "src.mp4", "testsrc2", "640x360", 30, 4)
-	info := probe(t, e, src)
+	f := newMarkFixture(t, func(dir string) string { return clip(t, dir, "src.mp4", "testsrc2", "640x360", 30, 4) })
+	e, ctx, src, info := f.e, f.ctx, f.src, f.info
 	const payload = watermark.Payload(0x6a7e_0000_1234_abcd)
-	signed := filepath.Join(dir, "signed.mp4")
-	if _, err := e.Embed(ctx, src, info, signed, payload, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	si := probe(t, e, signed)
+	signed, si := f.sign(t, "signed.mp4", payload, EmbedOptions{})
 	look := gateFrames(int(si.Duration.Seconds()*ExtractRate), ExtractRate)
 
 	for _, tc := range []struct {
@@ -93,16 +86,75 @@ func TestExtractGate(t *testing.T) {
 	})
 }
 
-// cpuTime is the CPU time (user and system) this process and its waited-
-// for children have used so far.
-func cpuTime() (self, children time.Duration) {
-	var s, c syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &s)
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c)
-	tv := func(r *syscall.Rusage) time.Duration {
-		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+// markFixture is the set-up of the tests that sign a generated clip and
+// read its marks: an engine whose runs are not held to the service's
+// deadlines (the marks are measured here, not the budgets), the clip and
+// its probe.
+type markFixture struct {
+	e    *Engine
+	ctx  context.Context
+	dir  string
+	src  string
+	info Info
+}
+
+// newMarkFixture makes the clip with gen in a temporary directory.
+func newMarkFixture(tb testing.TB, gen func(dir string) string) *markFixture {
+	tb.Helper()
+	e := newEngine(tb)
+	e.slack = 10 * time.Minute
+	dir := tb.TempDir()
+	src := gen(dir)
+	return &markFixture{e: e, ctx: context.Background(), dir: dir, src: src, info: probe(tb, e, src)}
+}
+
+// sign embeds p into the clip as name with opt and returns the signed
+// file and its probe.
+func (f *markFixture) sign(tb testing.TB, name string, p watermark.Payload, opt EmbedOptions) (string, Info) {
+	tb.Helper()
+	out := filepath.Join(f.dir, name)
+	if _, err := f.e.Embed(f.ctx, f.src, f.info, out, p, opt); err != nil {
+		tb.Fatal(err)
 	}
-	return tv(&s), tv(&c)
+	return out, probe(tb, f.e, out)
+}
+
+// automatonFixture is a mark fixture whose clip is a cellular automaton
+// (black and white pixels, a fine texture scrolling a row a frame) with
+// temporal noise, as the robustness table's cellauto clips.
+func automatonFixture(tb testing.TB, size string, rule, seed, secs int) *markFixture {
+	tb.Helper()
+	return newMarkFixture(tb, func(dir string) string {
+		src := filepath.Join(dir, "src.mp4")
+		ffmpeg(tb, "-f", "lavfi", "-i", fmt.Sprintf("cellauto=size=%s:rate=30:rule=%d:seed=%d,trim=duration=%d", size, rule, seed, secs),
+			"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
+		return src
+	})
+}
+
+// cpuMetrics reports the CPU time run took per call over b.N calls, as
+// cpu-ms/op; with e, the ffmpeg children's CPU time beside this
+// process's, as go-cpu-ms and ffmpeg-cpu-ms medians.
+func cpuMetrics(b *testing.B, e *Engine, run func()) {
+	b.Helper()
+	if e == nil {
+		b.ResetTimer()
+		c0 := cputime.Process()
+		for range b.N {
+			run()
+		}
+		b.ReportMetric(float64(cputime.Process()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		return
+	}
+	var self, kids []float64
+	for range b.N {
+		s0, k0 := cputime.Process(), e.childCPU.Load()
+		run()
+		self = append(self, float64((cputime.Process() - s0).Milliseconds()))
+		kids = append(kids, float64(time.Duration(e.childCPU.Load()-k0).Milliseconds()))
+	}
+	b.ReportMetric(median(self), "go-cpu-ms")
+	b.ReportMetric(median(kids), "ffmpeg-cpu-ms")
 }
 
 // BenchmarkExtractGate measures the CPU time of one verify's watermark
@@ -112,16 +164,9 @@ func cpuTime() (self, children time.Duration) {
 // gate). The other passes of a verify (fingerprint, the middle frame)
 // are unchanged by the gate.
 func BenchmarkExtractGate(b *testing.B) {
-	e := newEngine(b)
-	e.slack = 10 * time.Minute
-	ctx := context.Background()
-	dir := b.TempDir()
-	src := costClip(b, dir, "1920x1080", 6)
-	info := probe(b, e, src)
-	signed := filepath.Join(dir, "signed.mp4")
-	if _, err := e.Embed(ctx, src, info, signed, 0x1234, EmbedOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	f := newMarkFixture(b, func(dir string) string { return costClip(b, dir, "1920x1080", 6) })
+	e, ctx, src := f.e, f.ctx, f.src
+	signed, _ := f.sign(b, "signed.mp4", 0x1234, EmbedOptions{})
 	for _, c := range []struct {
 		name string
 		path string
@@ -129,18 +174,11 @@ func BenchmarkExtractGate(b *testing.B) {
 		ci := probe(b, e, c.path)
 		for _, gate := range []bool{false, true} {
 			b.Run(c.name+"/gate="+strconv.FormatBool(gate), func(b *testing.B) {
-				var self, kids []float64
-				for range b.N {
-					s0, k0 := cpuTime()
+				cpuMetrics(b, e, func() {
 					if _, _, err := e.extract(ctx, c.path, ci, extractConfig{rate: ExtractRate, gate: gate}); err != nil {
 						b.Fatal(err)
 					}
-					s1, k1 := cpuTime()
-					self = append(self, float64((s1 - s0).Milliseconds()))
-					kids = append(kids, float64((k1 - k0).Milliseconds()))
-				}
-				b.ReportMetric(median(self), "go-cpu-ms")
-				b.ReportMetric(median(kids), "ffmpeg-cpu-ms")
+				})
 			})
 		}
 	}
@@ -152,20 +190,10 @@ func BenchmarkExtractGate(b *testing.B) {
 // extractor must read that plane as coded (full-range gray clips it
 // away: neither mark was found on such clips before).
 func TestMarksOnBlackAndWhite(t *testing.T) {
-	e := newEngine(t)
-	e.slack = 5 * time.Minute
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src.mp4")
-	ffmpeg(t, "-f", "lavfi", "-i", "cellauto=size=640x360:rate=30:rule=110:seed=3,trim=duration=3",
-		"-vf", "noise=alls=6:allf=t:all_seed=7,format=yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", src)
-	info := probe(t, e, src)
+	f := automatonFixture(t, "640x360", 110, 3, 3)
 	const payload = watermark.Payload(0x0b1a_c4a0_d0ff_1234)
-	signed := filepath.Join(dir, "signed.mp4")
-	if _, err := e.Embed(ctx, src, info, signed, payload, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	res, tr, err := e.extract(ctx, signed, probe(t, e, signed), extractConfig{rate: ExtractRate})
+	signed, si := f.sign(t, "signed.mp4", payload, EmbedOptions{})
+	res, tr, err := f.e.extract(f.ctx, signed, si, extractConfig{rate: ExtractRate})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,10 +96,12 @@ func start(cmd *exec.Cmd, mem int64) error {
 	return nil
 }
 
-// wait waits for cmd and records the peak resident memory it reached.
+// wait waits for cmd and records the peak resident memory and the CPU
+// time it used.
 func (e *Engine) wait(cmd *exec.Cmd) error {
 	err := cmd.Wait()
 	if ps := cmd.ProcessState; ps != nil {
+		e.childCPU.Add(int64(ps.UserTime() + ps.SystemTime()))
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 			rss := ru.Maxrss << 10 // KiB on Linux
 			for {

@@ -1,13 +1,11 @@
 package video
 
 import (
-	"context"
 	"image"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -164,35 +162,49 @@ func TestTemporalFalsePayload(t *testing.T) {
 }
 
 // TestTemporalErrorRateThreshold: a codeword whose CRC matches is
-// refused when too many of the summed soft values disagree with it.
+// refused when too many of the summed soft values disagree with it: more
+// than 12 % read in place, more than 20 % read along the clip's motion.
 func TestTemporalErrorRateThreshold(t *testing.T) {
 	const payload = 0xfeed_face_cafe_beef
 	cw := convEncode(messageBits(payload))
 	for _, tc := range []struct {
-		flipped int
-		want    bool
+		flipped        int
+		inPlace, moved bool
 	}{
-		{0, true},
-		{codedBits * 8 / 100, true},
-		{codedBits * 16 / 100, false},
-		{codedBits * 22 / 100, false},
+		{0, true, true},
+		{codedBits * 8 / 100, true, true},
+		{codedBits * 16 / 100, false, true},
+		{codedBits * 22 / 100, false, false},
 	} {
-		x := &temporalExtractor{soft: make([]float64, codedBits), frames: 1}
-		for i, b := range cw {
-			x.soft[i] = 1 - 2*float64(b)
-		}
-		// Weak disagreements spread over the codeword: the decoder still
-		// finds it (its CRC matches), the error rate decides.
-		for j := range tc.flipped {
-			i := j * codedBits / tc.flipped
-			x.soft[i] = -0.05 * x.soft[i]
-		}
-		if _, ok := parseMessage(viterbi(x.soft)); !ok {
-			t.Fatalf("%d weak flips: the decoder lost the codeword; the case tests nothing", tc.flipped)
-		}
-		res := x.decode()
-		if res.found != tc.want || res.errors != tc.flipped {
-			t.Errorf("%d of %d coded bits disagreeing: found %v with %d errors, want found %v", tc.flipped, codedBits, res.found, res.errors, tc.want)
+		for _, moved := range []bool{false, true} {
+			x := &temporalExtractor{soft: make([]float64, codedBits), moved: make([]float64, codedBits), frames: 1}
+			soft := x.soft
+			if moved {
+				// Nothing in place: the motion-compensated sum answers.
+				soft, x.displaced = x.moved, 1
+			}
+			for i, b := range cw {
+				soft[i] = 1 - 2*float64(b)
+			}
+			// Weak disagreements spread over the codeword: the decoder
+			// still finds it (its CRC matches), the error rate decides.
+			for j := range tc.flipped {
+				i := j * codedBits / tc.flipped
+				soft[i] = -0.05 * soft[i]
+			}
+			if _, ok := parseMessage(viterbi(soft)); !ok {
+				t.Fatalf("%d weak flips: the decoder lost the codeword; the case tests nothing", tc.flipped)
+			}
+			want := tc.inPlace
+			if moved {
+				want = tc.moved
+			}
+			res := x.decode()
+			// (A refused motion-compensated decode reports the in-place one.)
+			if res.found != want || ((res.found || !moved) && res.errors != tc.flipped) || (res.found && res.moved != moved) {
+				t.Errorf("%d of %d coded bits disagreeing, read moved %v: found %v (moved %v) with %d errors, want found %v",
+					tc.flipped, codedBits, moved, res.found, res.moved, res.errors, want)
+			}
 		}
 	}
 }
@@ -243,14 +255,10 @@ func TestChooseDispatch(t *testing.T) {
 // the unmarked source decodes as neither. The full measurement is
 // TestRobustnessTable.
 func TestTemporalMarkSurvivesCRF35(t *testing.T) {
-	e := newEngine(t)
-	e.slack = 5 * time.Minute // the mark is tested here, not the budgets
-	ctx := context.Background()
-	dir := t.TempDir()
 	// The table's size: at 360p the cells are 20 px and a 3 s clip kept
 	// too few of them through CRF 35 (47 of 306 coded bits wrong).
-	src := clip(t, dir, "src.mp4", "mandelbrot", "960x540", 30, 4)
-	info := probe(t, e, src)
+	f := newMarkFixture(t, func(dir string) string { return clip(t, dir, "src.mp4", "mandelbrot", "960x540", 30, 4) })
+	e, ctx, dir, src, info := f.e, f.ctx, f.dir, f.src, f.info
 	if _, err := e.Embed(ctx, src, info, filepath.Join(dir, "x.mp4"), 1, EmbedOptions{Mark: 3}); err == nil {
 		t.Error("Embed accepted an unknown mark version")
 	}
@@ -277,47 +285,28 @@ func TestTemporalMarkSurvivesCRF35(t *testing.T) {
 	}
 	check("unmarked", src, false, 0)
 
-	v2 := filepath.Join(dir, "v2.mp4")
-	if _, err := e.Embed(ctx, src, info, v2, payload, EmbedOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	v2, _ := f.sign(t, "v2.mp4", payload, EmbedOptions{})
 	crf35 := filepath.Join(dir, "v2-crf35.mp4")
 	ffmpeg(t, "-i", v2, "-c:v", "libx264", "-preset", "veryfast", "-crf", "35", "-c:a", "copy", crf35)
 	check("version 2, CRF 35", crf35, true, -1)
 
-	v1 := filepath.Join(dir, "v1.mp4")
-	if _, err := e.Embed(ctx, src, info, v1, payload, EmbedOptions{Mark: MarkFrame}); err != nil {
-		t.Fatal(err)
-	}
+	v1, _ := f.sign(t, "v1.mp4", payload, EmbedOptions{Mark: MarkFrame})
 	check("version 1", v1, false, MarkFrame)
 }
 
-// BenchmarkTemporalMark1080p is the temporal mark's cost per 1080p frame
-// when signing (projection and write).
-func BenchmarkTemporalMark1080p(b *testing.B) {
+// BenchmarkTemporal1080p is the temporal mark's CPU time per 1080p frame
+// when signing (mark: projection and write) and per sampled frame when
+// verifying (extract).
+func BenchmarkTemporal1080p(b *testing.B) {
 	pix := texture(rand.New(rand.NewPCG(1, 2)), 1920, 1080, 0)
 	e := newTemporalEmbedder(1920, 1080, 42)
-	b.ResetTimer()
-	c0, _ := cpuTime()
-	for range b.N {
-		e.mark(pix)
-	}
-	c1, _ := cpuTime()
-	b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// BenchmarkTemporalExtract1080p is its cost per sampled 1080p frame when
-// verifying.
-func BenchmarkTemporalExtract1080p(b *testing.B) {
-	pix := texture(rand.New(rand.NewPCG(1, 2)), 1920, 1080, 0)
 	x := newTemporalExtractor(1920, 1080)
-	b.ResetTimer()
-	c0, _ := cpuTime()
-	for range b.N {
-		x.add(pix)
+	for _, c := range []struct {
+		name string
+		run  func()
+	}{{"mark", func() { e.mark(pix) }}, {"extract", func() { x.add(pix) }}} {
+		b.Run(c.name, func(b *testing.B) { cpuMetrics(b, nil, c.run) })
 	}
-	c1, _ := cpuTime()
-	b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // TestTemporalSaturatedPicture: on a picture of black and white only

@@ -144,6 +144,9 @@ type Engine struct {
 	turns   chan struct{}
 	mem     *imagex.Budget
 	peakRSS atomic.Int64
+	// childCPU is the CPU time (user and system, ns) of every child
+	// waited for: what the benchmarks report as ffmpeg's share.
+	childCPU atomic.Int64
 }
 
 // New looks the tools up and returns an Engine, or an error wrapping

@@ -284,7 +284,14 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if secs := info.Duration.Seconds(); secs*float64(cfg.rate) > MaxExtractFrames {
 		num, den = MaxExtractFrames, int(secs+1)
 	}
-	spec := frameSpec{num: num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
+	// The frames come at twice the rate: the temporal mark's in-place
+	// reading takes every other one (cfg.rate a second), the frame sum
+	// and the motion-compensated reading every one. That
+	// reading needs the frames next to the re-encode's keyframe: at 12
+	// a second (the first frame read is the clip's second at 30 fps) both
+	// scrolling clips of the robustness table decoded, at 6 (the third)
+	// or at 12 rounded down (the third) neither did (motion.go).
+	spec := frameSpec{num: 2 * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
 	w, h := spec.w, spec.h
 	sum := make([]uint32, w*h)
 	mean := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
@@ -300,16 +307,25 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 		look = gateFrames(int(info.Duration.Seconds()*float64(num)/float64(den)), cfg.rate)
 	}
 	gated := false
-	n, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
+	n, k := 0, 0
+	_, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
+		k++
 		for i, v := range l.Pix {
 			sum[i] += uint32(v)
 		}
+		if k%2 == 0 {
+			if !gated {
+				tx.follow(l.Pix, false)
+			}
+			return nil
+		}
+		n++
 		if gated {
 			return nil
 		}
 		tx.add(l.Pix)
 		if tx.frames == look {
-			_, d, err := image(average(tx.frames))
+			_, d, err := image(average(k))
 			gated = err == nil && d.Found
 		}
 		return nil
@@ -317,7 +333,7 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if err != nil {
 		return ExtractResult{}, temporalResult{}, err
 	}
-	pl, det, err := image(average(n))
+	pl, det, err := image(average(k))
 	if err != nil {
 		return ExtractResult{Frames: n}, temporalResult{}, err
 	}
@@ -336,8 +352,13 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 		// of them (rare: a mark that fades out): read the temporal mark
 		// from every frame after all, in a second decode.
 		tx = newTemporalExtractor(w, h)
+		k = 0
 		if _, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
-			tx.add(l.Pix)
+			if k++; k%2 == 0 {
+				tx.follow(l.Pix, false)
+			} else {
+				tx.add(l.Pix)
+			}
 			return nil
 		}); err != nil {
 			return ExtractResult{}, temporalResult{}, err
