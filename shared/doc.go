@@ -14,6 +14,8 @@
 //   - lookup: checks the origin's candidates and turns them into the answer
 //   - verdict: the four checks and the verdict
 //   - present: a verdict in the words every surface shows (headline, checks, chain)
+//   - digest: SHA-256 and SHA-512, the standard library's or, in the verifier
+//     module (tag verifyonly), a portable one that links no other crypto
 //   - merkle: RFC 9162 Merkle trees, inclusion and consistency proofs
 //   - record: canonical signed record bytes, Ed25519, certificates
 //   - receipt: offline receipts, verified without the origin

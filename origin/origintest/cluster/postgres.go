@@ -244,10 +244,13 @@ func (pg *PG) SyncStandbys(ctx context.Context) (int, error) {
 }
 
 // WaitSynchronous waits until the primary commits synchronously to
-// every other node (they have joined, or rejoined after a crash). A
-// standby clones the primary with a base backup, which waits for a
-// checkpoint; the primary is asked for one each second meanwhile, as a
-// spread checkpoint would take minutes.
+// every other node (they have joined, or rejoined after a crash) and the
+// monitor has seen every node reach the state it assigned. A standby
+// clones the primary with a base backup, which waits for a checkpoint;
+// the primary is asked for one each second meanwhile, as a spread
+// checkpoint would take minutes. The monitor's side matters as much: it
+// promotes a standby only after the primary has reported "primary", so a
+// primary that fails while still "wait_primary" is never failed over.
 func (pg *PG) WaitSynchronous(ctx context.Context, limit time.Duration) error {
 	err := waitFor(ctx, limit, func() error {
 		n, err := pg.SyncStandbys(ctx)
@@ -257,6 +260,9 @@ func (pg *PG) WaitSynchronous(ctx context.Context, limit time.Duration) error {
 				_, _ = pg.psql(p, PGDatabase, "CHECKPOINT")
 			}
 		}
+		if err == nil {
+			err = pg.settled()
+		}
 		return err
 	})
 	if err != nil {
@@ -265,6 +271,22 @@ func (pg *PG) WaitSynchronous(ctx context.Context, limit time.Duration) error {
 			tails = append(tails, h.Name+":\n"+pg.tail(h))
 		}
 		return fmt.Errorf("cluster: database not synchronous: %w\n%s", err, strings.Join(tails, "\n"))
+	}
+	return nil
+}
+
+// settled reports an error until the monitor sees one primary and every
+// other node a secondary, each in the state the monitor assigned it.
+func (pg *PG) settled() error {
+	v, err := pg.psql(pg.monitor, "pg_auto_failover",
+		`SELECT count(*) FILTER (WHERE reportedstate = 'primary' AND goalstate = 'primary')`+
+			` || '/' || count(*) FILTER (WHERE reportedstate = 'secondary' AND goalstate = 'secondary')`+
+			` FROM pgautofailover.node`)
+	if err != nil {
+		return fmt.Errorf("monitor: %w", err)
+	}
+	if want := fmt.Sprintf("1/%d", len(pg.nodes)-1); v != want {
+		return fmt.Errorf("monitor sees %s primary/secondary nodes settled, want %s", v, want)
 	}
 	return nil
 }
