@@ -82,6 +82,11 @@ func TestColourGridSeesThinHeadline(t *testing.T) {
 				if r.Outcome != localsig.Edited {
 					t.Fatalf("outcome %v (changed %d, lone %d, why %+v), want edited", r.Outcome, r.ChangedCount, r.Lone, r.Why)
 				}
+				// The strokes themselves are the evidence: a gain of detail
+				// along a line, whatever the faint-line rule adds around it.
+				if r.Why.Gain == 0 {
+					t.Errorf("no block gained detail along the headline (why %+v)", r.Why)
+				}
 				rowH := float64(H) / float64(g.Rows)
 				for i, c := range r.Changed {
 					if !c {
