@@ -92,14 +92,9 @@ func compress256(h *[8]uint32, block []byte) {
 		t2 := s0 + (a&b ^ a&c ^ b&c)
 		hh, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
 	}
-	h[0] += a
-	h[1] += b
-	h[2] += c
-	h[3] += d
-	h[4] += e
-	h[5] += f
-	h[6] += g
-	h[7] += hh
+	for i, v := range [8]uint32{a, b, c, d, e, f, g, hh} {
+		h[i] += v
+	}
 }
 
 // compress512 is the SHA-512 compression function (FIPS 180-4 §6.4.2) on
@@ -123,14 +118,9 @@ func compress512(h *[8]uint64, block []byte) {
 		t2 := s0 + (a&b ^ a&c ^ b&c)
 		hh, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
 	}
-	h[0] += a
-	h[1] += b
-	h[2] += c
-	h[3] += d
-	h[4] += e
-	h[5] += f
-	h[6] += g
-	h[7] += hh
+	for i, v := range [8]uint64{a, b, c, d, e, f, g, hh} {
+		h[i] += v
+	}
 }
 
 // The initial hash values and round constants: the first 32 (SHA-256) or

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -23,18 +21,7 @@ import (
 // wasm` builds it, links none of the packages C2PA verification needs
 // (they are the C2PA module's), so its size does not creep back.
 func TestVerifierModuleLeavesC2PAOut(t *testing.T) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "list", "-deps", "-tags="+wasmtest.VerifierTags, "./wasm")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := strings.Fields(string(out))
+	deps := moduleDeps(t, "./wasm", wasmtest.VerifierTags)
 	for _, p := range []string{"crypto/x509", "crypto/ecdsa", "crypto/rsa", "encoding/asn1", "github.com/fxamacker/cbor/v2",
 		"github.com/veraison/go-cose", "github.com/provenant/provenant/shared/c2pa", "github.com/provenant/provenant/shared/c2pa/c2pafacts"} {
 		if slices.Contains(deps, p) {

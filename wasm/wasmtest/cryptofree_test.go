@@ -1,9 +1,6 @@
 package wasmtest_test
 
 import (
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/wasm/wasmtest"
@@ -17,20 +14,9 @@ import (
 // module hashes through shared/digest and verifies Ed25519 through
 // shared/record, both held equal to the standard library by their tests.
 func TestVerifierLeavesStdCryptoOut(t *testing.T) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "list", "-deps", "-tags="+wasmtest.VerifierTags, "./wasm")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	banned := map[string]bool{"crypto/ed25519": true, "crypto/sha256": true, "crypto/sha512": true,
 		"crypto/rand": true, "crypto/cipher": true, "crypto/hmac": true, "crypto/internal/fips140": true}
-	deps := strings.Fields(string(out))
+	deps := moduleDeps(t, "./wasm", wasmtest.VerifierTags)
 	if len(deps) < 50 {
 		t.Fatalf("go list -deps gave %d packages; expected the module's whole graph", len(deps))
 	}

@@ -1,8 +1,6 @@
 package wasmtest_test
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -15,19 +13,8 @@ import (
 // may import it, for the json.RawMessage type of fields the modules
 // never carry: a type links none of the package's code.
 func TestModulesLeaveEncodingJSONOut(t *testing.T) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, m := range []struct{ pkg, tags string }{{"./wasm", wasmtest.VerifierTags}, {"./wasm/c2pa", ""}} {
-		cmd := exec.Command("go", "list", "-deps", "-tags="+m.tags, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", m.pkg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		for _, line := range moduleDeps(t, m.pkg, m.tags, `{{.ImportPath}} {{join .Imports " "}}`) {
 			f := strings.Fields(line)
 			if f[0] == "github.com/provenant/provenant/shared/wire" || !strings.HasPrefix(f[0], "github.com/provenant/") {
 				continue
