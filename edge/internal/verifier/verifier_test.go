@@ -183,6 +183,26 @@ func TestSwap(t *testing.T) {
 // TestAnalyzeHashesOnTheHost: the module of this checkout exports
 // analyze_hashed, so the edge hashes files natively, and the facts carry
 // the file's own SHA-256 (TestEnginesAgree compares all the facts).
+// TestAnalyzeWithoutHashedExport: a module built before analyze_hashed
+// (an edge started against an older origin) is asked with analyze, which
+// hashes in the sandbox, and answers exactly as the hashed call does.
+func TestAnalyzeWithoutHashedExport(t *testing.T) {
+	w := newWasm(t, WasmConfig{})
+	file := noise(t, 640, 480)
+	want, err := w.Analyze(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cur.Load().hashed = false
+	got, err := w.Analyze(context.Background(), file)
+	if err != nil {
+		t.Fatalf("analyze without analyze_hashed: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("analyze gave %+v, analyze_hashed %+v", got, want)
+	}
+}
+
 func TestAnalyzeHashesOnTheHost(t *testing.T) {
 	w := newWasm(t, WasmConfig{})
 	if !w.cur.Load().hashed {
