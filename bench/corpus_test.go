@@ -66,3 +66,41 @@ func TestHeldOutUnchanged(t *testing.T) {
 		t.Errorf("held-out indices %v, want %v", got, want)
 	}
 }
+
+// TestIntegritySubsetsPartition pins the integrity bench's three subsets
+// of a 94-photo set: the held-out photos are exactly those outside the
+// tuning subset, and the unseen ones exactly the held-out photos outside
+// the studied ones, each kept in the sorted list's order.
+func TestIntegritySubsetsPartition(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 94 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d.jpg", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := corpusFiles(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned, _ := corpusFiles(dir, tunedOn)
+	held, _ := heldOutFiles(dir, 0)
+	studied, _ := heldOutFiles(dir, studiedHeldOut)
+	unseen, err := unseenFiles(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tuned) != tunedOn || len(held) != len(all)-tunedOn || len(studied) != studiedHeldOut || len(unseen) != len(held)-studiedHeldOut {
+		t.Fatalf("sizes: tuned %d, held out %d, studied %d, unseen %d of %d", len(tuned), len(held), len(studied), len(unseen), len(all))
+	}
+	for _, f := range all {
+		if slices.Contains(tuned, f) == slices.Contains(held, f) {
+			t.Errorf("%s: in the tuning subset %v, held out %v", f, slices.Contains(tuned, f), slices.Contains(held, f))
+		}
+		if slices.Contains(held, f) && slices.Contains(studied, f) == slices.Contains(unseen, f) {
+			t.Errorf("%s: studied %v, unseen %v", f, slices.Contains(studied, f), slices.Contains(unseen, f))
+		}
+	}
+	if !slices.IsSorted(held) || !slices.IsSorted(unseen) {
+		t.Error("a subset left the sorted order")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -288,17 +289,18 @@ func unseenFiles(dir string, limit int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, f := range studied {
-		seen[f] = true
-	}
+	return spreadOver(without(all, studied), limit), nil
+}
+
+// without returns the files of all that are not in drop, in all's order.
+func without(all, drop []string) []string {
 	var out []string
 	for _, f := range all {
-		if !seen[f] {
+		if !slices.Contains(drop, f) {
 			out = append(out, f)
 		}
 	}
-	return spreadOver(out, limit), nil
+	return out
 }
 
 // spreadOver returns limit of files spread evenly over the list (all of
@@ -330,17 +332,7 @@ func heldOutFiles(dir string, limit int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	used := map[string]bool{}
-	for _, f := range dev {
-		used[f] = true
-	}
-	var out []string
-	for _, f := range all {
-		if !used[f] {
-			out = append(out, f)
-		}
-	}
-	return spreadOver(out, limit), nil
+	return spreadOver(without(all, dev), limit), nil
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {
