@@ -7,10 +7,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"testing"
-	"time"
 
 	"github.com/veraison/go-cose"
 )
@@ -22,12 +19,7 @@ func TestPSSKeyAndSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pss"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der := selfSignedDER(t, key, "pss")
 	// rsaEncryption (1.2.840.113549.1.1.1) and id-RSASSA-PSS (…1.1.10)
 	// differ in the OID's last byte only.
 	rsaOID := []byte{0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01}

@@ -1,6 +1,7 @@
 package c2pa
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -22,17 +23,24 @@ func selfSigner(t *testing.T) Signer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "t"},
+	c, err := x509.ParseCertificate(selfSignedDER(t, key, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Signer{Key: key, Chain: []*x509.Certificate{c}}
+}
+
+// selfSignedDER is a certificate for key signed by key itself, valid from
+// an hour ago to an hour ahead, with nothing but a common name.
+func selfSignedDER(t *testing.T, key crypto.Signer, cn string) []byte {
+	t.Helper()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Signer{Key: key, Chain: []*x509.Certificate{c}}
+	return der
 }
 
 // The three hashes writers have used for an ingredient's manifest
