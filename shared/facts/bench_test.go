@@ -2,7 +2,6 @@ package facts
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -127,14 +126,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					}
 					t2 := time.Now()
 					c2 := cputime.Process()
-					img, err := imagex.Decode(f, lim)
-					if err != nil {
-						b.Fatal(err)
-					}
-					ff, err := FromImage(img, sha256.Sum256(f))
-					if err != nil {
-						b.Fatal(err)
-					}
+					ff := fullFacts(b, f, lim)
 					t3 := time.Now()
 					c3 := cputime.Process()
 					if corpus == "signed-q80" && (!fa.Watermark.Found || !ff.Watermark.Found) {

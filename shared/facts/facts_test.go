@@ -130,14 +130,7 @@ func TestAnalyzeReducedMatchesFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := imagex.Decode(file, lim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := FromImage(full, sha256.Sum256(file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := fullFacts(t, file, lim)
 	if got.Width != want.Width || got.Height != want.Height || got.SHA256 != want.SHA256 || got.Format != want.Format {
 		t.Fatalf("Analyze %d×%d %s, full decode %d×%d %s", got.Width, got.Height, got.Format, want.Width, want.Height, want.Format)
 	}
@@ -305,4 +298,19 @@ func TestAnalyzeSum(t *testing.T) {
 			t.Errorf("sum %x: facts %+v, want %+v", sum, got.Wire(), w)
 		}
 	}
+}
+
+// fullFacts is what the signer computes of file: the facts of its full
+// decode (FromImage), which Analyze's reduced decode is measured against.
+func fullFacts(tb testing.TB, file []byte, lim limits.Limits) Facts {
+	tb.Helper()
+	img, err := imagex.Decode(file, lim)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := FromImage(img, sha256.Sum256(file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
 }

@@ -2,7 +2,6 @@ package facts
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"image"
 	"image/jpeg"
 	"testing"
@@ -40,14 +39,7 @@ func TestMirroredCopyMatchesUpright(t *testing.T) {
 			if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: 88}); err != nil {
 				t.Fatal(err)
 			}
-			img, err := imagex.Decode(buf.Bytes(), limits.Default())
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := FromImage(img, sha256.Sum256(buf.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := fullFacts(t, buf.Bytes(), limits.Default())
 			if !f.Watermark.Found || f.Local == nil {
 				t.Fatalf("watermark found %v, probe %v: want both", f.Watermark.Found, f.Local != nil)
 			}
