@@ -1,5 +1,5 @@
 // Command mutants is the project's mutation test: it applies each named
-// one-line mutation of a security check (mutants.go) and runs the tests of
+// one-line mutation of a security check (mutants.txt) and runs the tests of
 // the package that holds the check. A mutant the tests reject is killed;
 // one they accept survived, which means no test of that package notices
 // the check being broken. Every mutant must be killed unless it is listed
@@ -83,6 +83,10 @@ func run(only string, list, check bool, timeout time.Duration, baseline bool) er
 		return fmt.Errorf("-only: %w", err)
 	}
 	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	mutants, err := parseTable(table)
 	if err != nil {
 		return err
 	}
