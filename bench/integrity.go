@@ -978,24 +978,30 @@ func runIntegrityCost(args []string) error {
 	// The signed picture at 0.7 inside a page of the same size: the probe
 	// grows (localsig.ProbeSide) and the containing translations are
 	// searched.
-	page, err := encJPEG(place(marked, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	// inPage is the verify facts' probe of pic at 0.7 in a white 4000×3000
+	// page, nil when the watermark is not found.
+	inPage := func(pic image.Image) (*localsig.Probe, error) {
+		page, err := encJPEG(place(pic, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+		if err != nil {
+			return nil, err
+		}
+		f, err := facts.Analyze(page, limits.Default(), time.Now())
+		return f.Local, err
+	}
+	probe, err := inPage(marked)
 	if err != nil {
 		return err
 	}
-	fp, err := facts.Analyze(page, limits.Default(), time.Now())
-	if err != nil {
-		return err
-	}
-	if fp.Local == nil {
+	if probe == nil {
 		fmt.Println("  picture in a page: watermark not found")
 		return nil
 	}
 	c3 := timeIt(func() {
-		p := *fp.Local
+		p := *probe
 		localsig.Compare(g2, &p)
 	})
 	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
-		fp.Local.Plane.Width, fp.Local.Plane.Height, c3, c3/dec)
+		probe.Plane.Width, probe.Plane.Height, c3, c3/dec)
 	// The same with a grey patch in the picture: some blocks differ, so
 	// the comparison is made a second time with the picture placed by
 	// its edges (the worst case).
@@ -1007,21 +1013,17 @@ func runIntegrityCost(args []string) error {
 			ed.Pix[i], ed.Pix[i+1], ed.Pix[i+2] = 128, 128, 128
 		}
 	}
-	epage, err := encJPEG(place(ed, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	eprobe, err := inPage(ed)
 	if err != nil {
 		return err
 	}
-	fe, err := facts.Analyze(epage, limits.Default(), time.Now())
-	if err != nil {
-		return err
-	}
-	if fe.Local == nil {
+	if eprobe == nil {
 		fmt.Println("  edited picture in a page: watermark not found")
 		return nil
 	}
 	var er localsig.Result
 	c4 := timeIt(func() {
-		p := *fe.Local
+		p := *eprobe
 		er = localsig.Compare(g2, &p)
 	})
 	fmt.Printf("  edited picture at 0.7 in a page (%v, %d blocks changed): colour compare %7.2f ms (%.3f of the decode)\n",
