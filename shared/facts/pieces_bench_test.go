@@ -1,15 +1,14 @@
 package facts
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"image"
-	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/benchphoto"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/watermark"
@@ -28,18 +27,11 @@ import (
 //	wazero run -mount "$PWD:$PWD:ro" -env PROVENANT_BENCH_IMAGE="$PWD/shared/watermark/testdata/meadow.jpg" \
 //	  /tmp/facts.wasm -test.run '^$' -test.bench AnalyzePieces -test.benchtime 5x -test.count 3
 func BenchmarkAnalyzePieces(b *testing.B) {
-	path := os.Getenv("PROVENANT_BENCH_IMAGE")
-	if path == "" {
-		path = meadowJPEG
+	photos := benchphoto.Load(b, filepath.Dir(meadowJPEG), filepath.Base(meadowJPEG))
+	if len(photos) == 0 {
+		b.Fatalf("no photo: %s or $%s", meadowJPEG, benchphoto.EnvImage)
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	photo, _, err := image.Decode(bytes.NewReader(src))
-	if err != nil {
-		b.Fatal(err)
-	}
+	photo := photos[0]
 	lim := limits.Default()
 	for _, mp := range []float64{1, 4, 12} {
 		file := resizedJPEG(b, photo, mp, 90)
