@@ -27,10 +27,7 @@ const (
 func TestVersions1And2Unchanged(t *testing.T) {
 	priv := testKey(1)
 	r := testRecord(priv)
-	v1, err := r.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1, v2 := bothVersions(t, r, ID{0xab, 0xcd})
 	if got := hex.EncodeToString(v1); got != goldenV1 {
 		t.Errorf("version 1 encoding changed:\n got %s\nwant %s", got, goldenV1)
 	}
@@ -41,9 +38,6 @@ func TestVersions1And2Unchanged(t *testing.T) {
 	if got := hex.EncodeToString(s.Signature); got != goldenV1Sig {
 		t.Errorf("version 1 signature changed: got %s", got)
 	}
-	p := ID{0xab, 0xcd}
-	r.Parent = &p
-	v2, _ := r.Encode()
 	if got := hex.EncodeToString(v2); got != goldenV2 {
 		t.Errorf("version 2 encoding changed:\n got %s\nwant %s", got, goldenV2)
 	}

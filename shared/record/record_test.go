@@ -18,6 +18,23 @@ func testKey(seed byte) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize))
 }
 
+// bothVersions encodes r without a parent (version 1) and with parent
+// (version 2), leaving r as it was.
+func bothVersions(t *testing.T, r *Record, parent ID) (v1, v2 []byte) {
+	t.Helper()
+	orig, derived := *r, *r
+	orig.Parent, derived.Parent = nil, &parent
+	v1, err := orig.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err = derived.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v1, v2
+}
+
 func testRecord(priv ed25519.PrivateKey) *Record {
 	id, _ := ParseID("0190f3a1-7b2c-7d4e-8f00-123456789abc")
 	return &Record{
@@ -271,18 +288,10 @@ func FuzzParse(f *testing.F) {
 // what it was before version 2 existed.
 func TestParentVersion(t *testing.T) {
 	priv := testKey(1)
-	orig := testRecord(priv)
-	v1, err := orig.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	derived := testRecord(priv)
 	parent := ID{0xab, 0xcd}
+	derived := testRecord(priv)
+	v1, v2 := bothVersions(t, derived, parent)
 	derived.Parent = &parent
-	v2, err := derived.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if v1[4] != Version || v2[4] != VersionParent {
 		t.Fatalf("versions = %d, %d, want %d, %d", v1[4], v2[4], Version, VersionParent)
 	}
