@@ -1,22 +1,22 @@
 package phash
 
 import (
-	"os"
-	"strings"
+	"fmt"
 	"testing"
+
+	"github.com/provenant/provenant/internal/docfigures"
 )
 
 // TestNearDistanceIsTheDocumented pins the near threshold to the value
 // docs/verification.md states and checks Near at its edge: 64 differing
 // bits of 256 are near, 65 are not.
 func TestNearDistanceIsTheDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/verification.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if NearDistance256 != 64 || !strings.Contains(string(doc), "**`phash.NearDistance256 = 64`**") {
+	if NearDistance256 != 64 {
 		t.Errorf("NearDistance256 = %d; docs/verification.md documents 64", NearDistance256)
 	}
+	docfigures.Check(t, []docfigures.Phrase{
+		{Doc: "verification.md", Text: fmt.Sprintf("**`phash.NearDistance256 = %d`**", NearDistance256)},
+	})
 	flip := func(n int) Hash {
 		var h Hash
 		for i := range n {
