@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
@@ -23,6 +25,22 @@ type attack struct {
 	// group is the target class the attack is reported under.
 	group string
 	fn    func(img image.Image, tmp string) (image.Image, error)
+}
+
+// attacksNamed returns the attacks named in the comma-separated list, in
+// the table's order; an empty list names them all.
+func attacksNamed(list string) []attack {
+	if list == "" {
+		return attacks()
+	}
+	names := strings.Split(list, ",")
+	var out []attack
+	for _, a := range attacks() {
+		if slices.Contains(names, a.name) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func attacks() []attack {

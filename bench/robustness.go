@@ -46,12 +46,7 @@ func runRobustness(args []string) error {
 	if *held {
 		files, *synth = heldOut(files), false
 	}
-	var atks []attack
-	for _, a := range attacks() {
-		if *only == "" || strings.Contains(","+*only+",", ","+a.name+",") {
-			atks = append(atks, a)
-		}
-	}
+	atks := attacksNamed(*only)
 	type job struct {
 		name string
 		path string

@@ -66,12 +66,7 @@ func runDecodeStudy(args []string) error {
 	if err != nil {
 		return err
 	}
-	var atks []attack
-	for _, a := range attacks() {
-		if *only == "" || strings.Contains(","+*only+",", ","+a.name+",") {
-			atks = append(atks, a)
-		}
-	}
+	atks := attacksNamed(*only)
 	lim := limits.Default()
 	tmpRoot, err := os.MkdirTemp("", "decode-study-")
 	if err != nil {

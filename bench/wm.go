@@ -91,16 +91,15 @@ func runWM(args []string) error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		for _, a := range attacks() {
-			if a.name == *name {
-				m, err := a.fn(img, tmp)
-				if err != nil {
-					return err
-				}
-				return writePNG(*out, m)
-			}
+		atk := attacksNamed(*name)
+		if *name == "" || len(atk) != 1 {
+			return fmt.Errorf("wm attack: unknown attack %q", *name)
 		}
-		return fmt.Errorf("wm attack: unknown attack %q", *name)
+		m, err := atk[0].fn(img, tmp)
+		if err != nil {
+			return err
+		}
+		return writePNG(*out, m)
 	case "synth":
 		if len(args) != 2 {
 			return errors.New("usage: wm synth DIR")
