@@ -1,6 +1,11 @@
 package main
 
-import "sync"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
 
 // fanOut runs work(0), …, work(n-1), each on its own goroutine, and returns
 // once every one has returned: the shape of the load and study loops here,
@@ -12,4 +17,36 @@ func fanOut(n int, work func(w int)) {
 		wg.Go(func() { work(w) })
 	}
 	wg.Wait()
+}
+
+// eachWithScratch calls work once for every item, on max(1, workers)
+// goroutines, each handing work its own scratch directory (under a
+// temporary directory named after prefix, removed at the end): the
+// attacks write their intermediate files there.
+func eachWithScratch[T any](items []T, workers int, prefix string, work func(tmp string, item T)) error {
+	root, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	n := max(1, workers)
+	for w := range n {
+		if err := os.Mkdir(filepath.Join(root, fmt.Sprint(w)), 0o755); err != nil {
+			return err
+		}
+	}
+	ch := make(chan T)
+	go func() {
+		defer close(ch)
+		for _, it := range items {
+			ch <- it
+		}
+	}()
+	fanOut(n, func(w int) {
+		tmp := filepath.Join(root, fmt.Sprint(w))
+		for it := range ch {
+			work(tmp, it)
+		}
+	})
+	return nil
 }

@@ -82,57 +82,40 @@ func runRobustness(args []string) error {
 
 	res := &results{byAttack: map[string]*attackStats{}}
 	var mu sync.Mutex
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	tmpRoot, err := os.MkdirTemp("", "wm-robust-")
+	err = eachWithScratch(jobs, *workers, "wm-robust-", func(tmp string, j job) {
+		img, flat := j.img, false
+		if img != nil {
+			img, flat = flattenAlpha(img)
+		} else {
+			var err error
+			if img, flat, err = loadCorpusImage(j.path); err != nil {
+				mu.Lock()
+				res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
+				mu.Unlock()
+				return
+			}
+		}
+		if flat {
+			mu.Lock()
+			res.flattened = append(res.flattened, j.name)
+			mu.Unlock()
+		}
+		mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
+		if mp > *maxMP {
+			mu.Lock()
+			res.skippedLarge = append(res.skippedLarge, j.name)
+			mu.Unlock()
+			return
+		}
+		r := runImage(j.name, img, atks, tmp, *version, *psnr, *fpAttacks)
+		mu.Lock()
+		res.add(r, rowsOut)
+		fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
+		mu.Unlock()
+	})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmpRoot)
-	for w := 0; w < max(1, *workers); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
-			os.MkdirAll(tmp, 0o755)
-			for j := range ch {
-				img, flat := j.img, false
-				if img != nil {
-					img, flat = flattenAlpha(img)
-				} else {
-					var err error
-					if img, flat, err = loadCorpusImage(j.path); err != nil {
-						mu.Lock()
-						res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
-						mu.Unlock()
-						continue
-					}
-				}
-				if flat {
-					mu.Lock()
-					res.flattened = append(res.flattened, j.name)
-					mu.Unlock()
-				}
-				mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
-				if mp > *maxMP {
-					mu.Lock()
-					res.skippedLarge = append(res.skippedLarge, j.name)
-					mu.Unlock()
-					continue
-				}
-				r := runImage(j.name, img, atks, tmp, *version, *psnr, *fpAttacks)
-				mu.Lock()
-				res.add(r, rowsOut)
-				fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
-				mu.Unlock()
-			}
-		}(w)
-	}
-	for _, j := range jobs {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
 	res.print(os.Stdout, atks, strings.Join(append([]string{"go run ./bench robustness"}, args...), " "))
 	return nil
 }

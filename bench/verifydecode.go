@@ -68,75 +68,61 @@ func runDecodeStudy(args []string) error {
 	}
 	atks := attacksNamed(*only)
 	lim := limits.Default()
-	tmpRoot, err := os.MkdirTemp("", "decode-study-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmpRoot)
-
 	var mu sync.Mutex
 	var rows []decodeRow
 	images := 0
-	ch := make(chan string)
-	go func() {
-		for _, f := range files {
-			ch <- f
+	err = eachWithScratch(files, *workers, "decode-study-", func(tmp, path string) {
+		img, err := decodeFile(path)
+		if err != nil {
+			return
 		}
-		close(ch)
-	}()
-	fanOut(max(1, *workers), func(w int) {
-		tmp := filepath.Join(tmpRoot, fmt.Sprint(w))
-		os.MkdirAll(tmp, 0o755)
-		for path := range ch {
-			img, err := decodeFile(path)
+		img, _ = flattenAlpha(img)
+		b := img.Bounds()
+		if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
+			return
+		}
+		name := filepath.Base(path)
+		p := payloadFor(name)
+		marked, err := watermark.Embed(img, p)
+		if err != nil {
+			return
+		}
+		var out []decodeRow
+		for _, a := range atks {
+			m, err := a.fn(marked, tmp)
 			if err != nil {
 				continue
 			}
-			img, _ = flattenAlpha(img)
-			b := img.Bounds()
-			if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
-				continue
-			}
-			name := filepath.Base(path)
-			p := payloadFor(name)
-			marked, err := watermark.Embed(img, p)
+			file, err := jpegOf(m, *quality)
 			if err != nil {
 				continue
 			}
-			var out []decodeRow
-			for _, a := range atks {
-				m, err := a.fn(marked, tmp)
-				if err != nil {
-					continue
-				}
-				file, err := jpegOf(m, *quality)
-				if err != nil {
-					continue
-				}
-				r := decodeRow{attack: a.name}
-				r.full = checkFull(file, lim, p)
-				for _, s := range minShort {
-					c, sc := checkReduced(file, lim, p, s)
-					r.red, r.scales = append(r.red, c), append(r.scales, sc)
-				}
-				out = append(out, r)
+			r := decodeRow{attack: a.name}
+			r.full = checkFull(file, lim, p)
+			for _, s := range minShort {
+				c, sc := checkReduced(file, lim, p, s)
+				r.red, r.scales = append(r.red, c), append(r.scales, sc)
 			}
-			mu.Lock()
-			rows = append(rows, out...)
-			images++
-			// One line per image and attack, so that a partial run
-			// still says something.
-			for _, r := range out {
-				fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
-				for i, c := range r.red {
-					fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
-						phash.Distance256(r.full.hash.P256, c.hash.P256))
-				}
-				fmt.Fprintln(os.Stderr)
-			}
-			mu.Unlock()
+			out = append(out, r)
 		}
+		mu.Lock()
+		rows = append(rows, out...)
+		images++
+		// One line per image and attack, so that a partial run
+		// still says something.
+		for _, r := range out {
+			fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
+			for i, c := range r.red {
+				fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
+					phash.Distance256(r.full.hash.P256, c.hash.P256))
+			}
+			fmt.Fprintln(os.Stderr)
+		}
+		mu.Unlock()
 	})
+	if err != nil {
+		return err
+	}
 	printDecodeStudy(rows, atks, minShort, images, *quality, strings.Join(append([]string{"go run ./bench decode"}, args...), " "))
 	return nil
 }
