@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -294,9 +293,13 @@ func unseenFiles(dir string, limit int) ([]string, error) {
 
 // without returns the files of all that are not in drop, in all's order.
 func without(all, drop []string) []string {
+	dropped := make(map[string]bool, len(drop))
+	for _, f := range drop {
+		dropped[f] = true
+	}
 	var out []string
 	for _, f := range all {
-		if !slices.Contains(drop, f) {
+		if !dropped[f] {
 			out = append(out, f)
 		}
 	}
@@ -605,29 +608,25 @@ func localTone(k float64) func(image.Image, string) (image.Image, error) {
 func boxBlur(v []float64, w, h, r int) []float64 {
 	tmp := make([]float64, len(v))
 	out := make([]float64, len(v))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			var s float64
-			n := 0
-			for i := max(x-r, 0); i <= min(x+r, w-1); i++ {
-				s += v[y*w+i]
-				n++
-			}
-			tmp[y*w+x] = s / float64(n)
-		}
-	}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			var s float64
-			n := 0
-			for j := max(y-r, 0); j <= min(y+r, h-1); j++ {
-				s += tmp[j*w+x]
-				n++
-			}
-			out[y*w+x] = s / float64(n)
-		}
-	}
+	boxPass(tmp, v, h, w, w, 1, r)   // along the rows
+	boxPass(out, tmp, w, 1, h, w, r) // along the columns
 	return out
+}
+
+// boxPass writes to dst the mean of src over ±r samples along each of
+// lines lines (the first sample of line k at k*next, samples step apart,
+// n of them), the window cut at the line's ends.
+func boxPass(dst, src []float64, lines, next, n, step, r int) {
+	for k := range lines {
+		for i := range n {
+			var s float64
+			lo, hi := max(i-r, 0), min(i+r, n-1)
+			for j := lo; j <= hi; j++ {
+				s += src[k*next+j*step]
+			}
+			dst[k*next+i*step] = s / float64(hi-lo+1)
+		}
+	}
 }
 
 func forgeryKinds() []forgery {
