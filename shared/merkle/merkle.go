@@ -214,28 +214,49 @@ func RootFromInclusionProof(index, size uint64, leaf Hash, proof []Hash) (Hash, 
 	if index >= size {
 		return Hash{}, fmt.Errorf("%w: leaf index %d >= tree size %d", ErrInvalidProof, index, size)
 	}
-	fn, sn := index, size-1
 	r := leaf
-	for _, p := range proof {
+	err := climb(index, size-1, proof,
+		func(left Hash) { r = NodeHash(left, r) },
+		func(right Hash) { r = NodeHash(r, right) })
+	if err != nil {
+		return Hash{}, fmt.Errorf("%w: proof of %d hashes %v for index %d in size %d", ErrInvalidProof, len(proof), err, index, size)
+	}
+	return r, nil
+}
+
+// Lengths climb refuses; their text completes the callers' messages.
+var (
+	errPathLong  = errors.New("too long")
+	errPathShort = errors.New("too short")
+)
+
+// climb walks path up from node fn of a tree whose last node is sn, the
+// loop RFC 9162 shares between inclusion (§2.1.3.2) and consistency
+// (§2.1.4.2) proofs: each hash of path is handed to left when it is the
+// left sibling of the node reached so far, to right otherwise. It fails
+// with errPathLong when path goes above the root and errPathShort when it
+// stops below it.
+func climb(fn, sn uint64, path []Hash, left, right func(Hash)) error {
+	for _, p := range path {
 		if sn == 0 {
-			return Hash{}, fmt.Errorf("%w: proof of %d hashes too long for index %d in size %d", ErrInvalidProof, len(proof), index, size)
+			return errPathLong
 		}
 		if fn&1 == 1 || fn == sn {
-			r = NodeHash(p, r)
+			left(p)
 			for fn&1 == 0 && fn != 0 {
 				fn >>= 1
 				sn >>= 1
 			}
 		} else {
-			r = NodeHash(r, p)
+			right(p)
 		}
 		fn >>= 1
 		sn >>= 1
 	}
 	if sn != 0 {
-		return Hash{}, fmt.Errorf("%w: proof of %d hashes too short for index %d in size %d", ErrInvalidProof, len(proof), index, size)
+		return errPathShort
 	}
-	return r, nil
+	return nil
 }
 
 // VerifyInclusion checks that leaf is at index in the tree of size leaves
@@ -286,25 +307,11 @@ func VerifyConsistency(size1, size2 uint64, proof []Hash, root1, root2 Hash) err
 		sn >>= 1
 	}
 	fr, sr := path[0], path[0]
-	for _, c := range path[1:] {
-		if sn == 0 {
-			return fmt.Errorf("%w: consistency proof too long", ErrInvalidProof)
-		}
-		if fn&1 == 1 || fn == sn {
-			fr = NodeHash(c, fr)
-			sr = NodeHash(c, sr)
-			for fn&1 == 0 && fn != 0 {
-				fn >>= 1
-				sn >>= 1
-			}
-		} else {
-			sr = NodeHash(sr, c)
-		}
-		fn >>= 1
-		sn >>= 1
-	}
-	if sn != 0 {
-		return fmt.Errorf("%w: consistency proof too short", ErrInvalidProof)
+	err := climb(fn, sn, path[1:],
+		func(left Hash) { fr, sr = NodeHash(left, fr), NodeHash(left, sr) },
+		func(right Hash) { sr = NodeHash(sr, right) })
+	if err != nil {
+		return fmt.Errorf("%w: consistency proof %v", ErrInvalidProof, err)
 	}
 	if fr != root1 {
 		return &RootMismatchError{Computed: fr, Expected: root1}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -275,6 +276,11 @@ func TestVerifyErrors(t *testing.T) {
 	root := tree.Root()
 	proof, _ := tree.InclusionProof(5)
 	leaf := tree.Leaf(5)
+	old := refTree(t, 3).Root()
+	cproof, err := tree.ConsistencyProof(3)
+	if err != nil || VerifyConsistency(3, 8, cproof, old, root) != nil {
+		t.Fatalf("consistency 3→8: proof %d hashes, %v", len(cproof), err)
+	}
 	tests := []struct {
 		name     string
 		err      error
@@ -289,6 +295,8 @@ func TestVerifyErrors(t *testing.T) {
 		{"equal sizes, proof", VerifyConsistency(8, 8, proof, root, root), false},
 		{"equal sizes, other root", VerifyConsistency(8, 8, nil, root, tree.Leaf(0)), true},
 		{"empty proof", VerifyConsistency(3, 8, nil, root, root), false},
+		{"consistency proof too long", VerifyConsistency(3, 8, append(slices.Clip(cproof), root), old, root), false},
+		{"consistency proof too short", VerifyConsistency(3, 8, cproof[:len(cproof)-1], old, root), false},
 	}
 	for _, tt := range tests {
 		var rm *RootMismatchError
