@@ -280,15 +280,21 @@ const studiedHeldOut = 20
 // unseenFiles lists the held-out photos outside heldOutFiles(dir,
 // studiedHeldOut), limit of them spread over the list (0: all).
 func unseenFiles(dir string, limit int) ([]string, error) {
-	all, err := heldOutFiles(dir, 0)
+	return beyond(func(n int) ([]string, error) { return heldOutFiles(dir, n) }, studiedHeldOut, limit)
+}
+
+// beyond lists the files of list(0) that the spread subset list(n) left
+// out, limit of them spread over the list (0: all).
+func beyond(list func(n int) ([]string, error), n, limit int) ([]string, error) {
+	all, err := list(0)
 	if err != nil {
 		return nil, err
 	}
-	studied, err := heldOutFiles(dir, studiedHeldOut)
+	picked, err := list(n)
 	if err != nil {
 		return nil, err
 	}
-	return spreadOver(without(all, studied), limit), nil
+	return spreadOver(without(all, picked), limit), nil
 }
 
 // without returns the files of all that are not in drop, in all's order.
@@ -327,15 +333,7 @@ const tunedOn = 40
 // heldOutFiles lists the photos of dir outside the development subset,
 // limit of them spread over the list (0: all).
 func heldOutFiles(dir string, limit int) ([]string, error) {
-	all, err := listImages(dir)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := corpusFiles(dir, tunedOn)
-	if err != nil {
-		return nil, err
-	}
-	return spreadOver(without(all, dev), limit), nil
+	return beyond(func(n int) ([]string, error) { return corpusFiles(dir, n) }, tunedOn, limit)
 }
 
 func slicesDelete(c []genuineCopy, name string) []genuineCopy {
