@@ -975,28 +975,31 @@ func runIntegrityCost(args []string) error {
 	// The signed picture at 0.7 inside a page of the same size: the probe
 	// grows (localsig.ProbeSide) and the containing translations are
 	// searched.
-	// inPage is the verify facts' probe of pic at 0.7 in a white 4000×3000
-	// page, nil when the watermark is not found.
-	inPage := func(pic image.Image) (*localsig.Probe, error) {
+	// inPage times the colour comparison of pic at 0.7 in a white
+	// 4000×3000 page, through the verify facts' probe; probe is nil, and
+	// what is said not found, when the watermark is not found there.
+	inPage := func(what string, pic image.Image) (ms float64, probe *localsig.Probe, r localsig.Result, err error) {
 		page, err := encJPEG(place(pic, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
 		if err != nil {
-			return nil, err
+			return 0, nil, r, err
 		}
 		f, err := facts.Analyze(page, limits.Default(), time.Now())
-		return f.Local, err
+		if err != nil || f.Local == nil {
+			if err == nil {
+				fmt.Printf("  %s: watermark not found\n", what)
+			}
+			return 0, nil, r, err
+		}
+		ms = timeIt(func() {
+			p := *f.Local
+			r = localsig.Compare(g2, &p)
+		})
+		return ms, f.Local, r, nil
 	}
-	probe, err := inPage(marked)
-	if err != nil {
+	c3, probe, _, err := inPage("picture in a page", marked)
+	if err != nil || probe == nil {
 		return err
 	}
-	if probe == nil {
-		fmt.Println("  picture in a page: watermark not found")
-		return nil
-	}
-	c3 := timeIt(func() {
-		p := *probe
-		localsig.Compare(g2, &p)
-	})
 	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
 		probe.Plane.Width, probe.Plane.Height, c3, c3/dec)
 	// The same with a grey patch in the picture: some blocks differ, so
@@ -1010,19 +1013,10 @@ func runIntegrityCost(args []string) error {
 			ed.Pix[i], ed.Pix[i+1], ed.Pix[i+2] = 128, 128, 128
 		}
 	}
-	eprobe, err := inPage(ed)
-	if err != nil {
+	c4, eprobe, er, err := inPage("edited picture in a page", ed)
+	if err != nil || eprobe == nil {
 		return err
 	}
-	if eprobe == nil {
-		fmt.Println("  edited picture in a page: watermark not found")
-		return nil
-	}
-	var er localsig.Result
-	c4 := timeIt(func() {
-		p := *eprobe
-		er = localsig.Compare(g2, &p)
-	})
 	fmt.Printf("  edited picture at 0.7 in a page (%v, %d blocks changed): colour compare %7.2f ms (%.3f of the decode)\n",
 		er.Outcome, er.ChangedCount, c4, c4/dec)
 	return nil
