@@ -130,7 +130,7 @@ func readCounters(tx store.Txn, owner string) (counters, error) {
 func readVerified(tx store.Txn, owner string) (uint64, error) {
 	var n uint64
 	for i := 0; i < verifiedShards; i++ {
-		c, err := readCount(tx, verifKey(owner, i))
+		c, err := store.GetUint64(tx, verifKey(owner, i))
 		if err != nil {
 			return 0, err
 		}
