@@ -8,7 +8,6 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 )
 
@@ -27,20 +26,16 @@ func BenchmarkCloseBatchStores(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.Cleanup(func() { _ = st.Close() })
 			return st
 		}},
 		{"postgres", func(b *testing.B) store.Store {
-			st, err := pgstore.Open(context.Background(), pgstore.Config{URL: cluster.NewDatabase()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return st
+			return pgtest.Open(b, cluster.NewDatabase())
 		}},
 	}
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			st := be.open(b)
-			defer st.Close()
 			bt, err := anchor.New(anchor.Config{Store: st, Chain: newFakeChain(), BatchSize: anchor.MaxBatchSize, BatchInterval: time.Hour})
 			if err != nil {
 				b.Fatal(err)

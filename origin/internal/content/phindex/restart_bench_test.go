@@ -12,7 +12,6 @@ import (
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -40,13 +39,7 @@ func BenchmarkRestart(b *testing.B) {
 		kind = "badger"
 		st = openStore(b)
 	case "postgres":
-		c := pgtest.Start(b)
-		pg, err := pgstore.Open(ctx, pgstore.Config{URL: c.NewDatabase()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = pg.Close() })
-		st = pg
+		st = pgtest.Open(b, pgtest.Start(b).NewDatabase())
 	default:
 		b.Fatalf("PHINDEX_RESTART_STORE: unknown store %q", kind)
 	}

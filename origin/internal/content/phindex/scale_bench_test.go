@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
@@ -78,12 +77,7 @@ func BenchmarkLookupScale(b *testing.B) {
 				if cluster == nil {
 					cluster = pgtest.Start(b)
 				}
-				pg, err := pgstore.Open(context.Background(), pgstore.Config{URL: cluster.NewDatabase()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = pg.Close() })
-				st = pg
+				st = pgtest.Open(b, cluster.NewDatabase())
 			default:
 				b.Fatalf("PHINDEX_SCALE_STORES: unknown store %q", kind)
 			}
