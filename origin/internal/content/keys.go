@@ -83,12 +83,9 @@ type counters struct {
 }
 
 func getRecord(tx store.Txn, id string) (*Record, error) {
-	r, err := store.GetJSON[Record](tx, recordKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNotFound
-	}
+	r, err := store.GetJSONOr[Record](tx, recordKey(id), ErrNotFound, "content: record "+id)
 	if err != nil {
-		return nil, fmt.Errorf("content: record %s: %w", id, err)
+		return nil, err
 	}
 	return &r, nil
 }

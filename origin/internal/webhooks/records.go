@@ -46,14 +46,7 @@ func getByID[T any](tx store.Txn, key func(string) []byte, what, id string) (T, 
 	if id == "" || strings.Contains(id, "/") {
 		return zero, ErrNotFound
 	}
-	v, err := store.GetJSON[T](tx, key(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return zero, ErrNotFound
-	}
-	if err != nil {
-		return zero, fmt.Errorf("webhooks: %s %s: %w", what, id, err)
-	}
-	return v, nil
+	return store.GetJSONOr[T](tx, key(id), ErrNotFound, "webhooks: "+what+" "+id)
 }
 
 func getRecord(tx store.Txn, id string) (webhookRecord, error) {
