@@ -9,6 +9,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
 
 // BenchmarkCloseBatchStores measures closing a full batch (4,096 queued
@@ -21,14 +22,7 @@ func BenchmarkCloseBatchStores(b *testing.B) {
 		name string
 		open func(b *testing.B) store.Store
 	}{
-		{"badger", func(b *testing.B) store.Store {
-			st, err := store.Open(store.Config{Dir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = st.Close() })
-			return st
-		}},
+		{"badger", func(b *testing.B) store.Store { return storetest.Badger(b) }},
 		{"postgres", func(b *testing.B) store.Store {
 			return pgtest.Open(b, cluster.NewDatabase())
 		}},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/validate"
 )
 
@@ -13,7 +14,7 @@ import (
 // returns; another owner cannot revoke it; a key of the right form that
 // was never issued does not authenticate.
 func TestAPIKeyAuthentication(t *testing.T) {
-	s := newService(t, openStore(t), make([]byte, MasterKeySize))
+	s := newService(t, storetest.Badger(t), make([]byte, MasterKeySize))
 	ctx := t.Context()
 	k, text, err := s.CreateAPIKey(ctx, "owner", CreateAPIKeyInput{Name: "ci", Scopes: []string{ScopeRead}})
 	if err != nil {
@@ -35,7 +36,7 @@ func TestAPIKeyAuthentication(t *testing.T) {
 	if _, err := s.AuthenticateAPIKey(ctx, text); !errors.Is(err, ErrInvalidAPIKey) {
 		t.Errorf("revoked key: %v, want ErrInvalidAPIKey", err)
 	}
-	_, other, err := newService(t, openStore(t), make([]byte, MasterKeySize)).CreateAPIKey(ctx, "owner", CreateAPIKeyInput{Name: "x"})
+	_, other, err := newService(t, storetest.Badger(t), make([]byte, MasterKeySize)).CreateAPIKey(ctx, "owner", CreateAPIKeyInput{Name: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestAPIKeyAuthentication(t *testing.T) {
 // TestAPIKeyScopes: a key's scopes are stored sorted and once each, all of
 // them when none are named; an unknown scope or an empty list is refused.
 func TestAPIKeyScopes(t *testing.T) {
-	s := newService(t, openStore(t), make([]byte, MasterKeySize))
+	s := newService(t, storetest.Badger(t), make([]byte, MasterKeySize))
 	ctx := t.Context()
 	for _, tc := range []struct {
 		in, want []string

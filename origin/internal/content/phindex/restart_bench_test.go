@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/phash"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkRestart(b *testing.B) {
 	switch kind {
 	case "", "badger":
 		kind = "badger"
-		st = openStore(b)
+		st = storetest.Badger(b)
 	case "postgres":
 		st = pgtest.Open(b, pgtest.Start(b).NewDatabase())
 	default:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -72,7 +73,7 @@ func BenchmarkLookupScale(b *testing.B) {
 			var st store.Store
 			switch kind {
 			case "badger":
-				st = openStore(b)
+				st = storetest.Badger(b)
 			case "postgres":
 				if cluster == nil {
 					cluster = pgtest.Start(b)
@@ -200,7 +201,7 @@ func BenchmarkLookBeforeMarkScale(b *testing.B) {
 		}
 	}
 	for _, n := range sizes {
-		st := openStore(b)
+		st := storetest.Badger(b)
 		ix := Index{Prefix: []byte("rec/p/")}
 		start := time.Now()
 		hs := bulkLoad(b, st, ix, n, 7)

@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of store.Store: one set of
 // tests every backend runs (Badger and PostgreSQL today), so that a domain
-// package sees the same contract whichever backend the origin opens. It is
+// package sees the same contract whichever backend the origin opens; and
+// Badger, the throwaway store a domain package's tests run on. It is
 // imported by tests only.
 package storetest
 
@@ -35,6 +36,18 @@ type Backend struct {
 	// store's own process (the database server, with SIGKILL) and brings
 	// it back; the durability test calls it after killing its writer.
 	Crash func(t *testing.T)
+}
+
+// Badger opens a Badger store in a new temporary directory and closes it
+// when the test ends; a store that does not open fails the test.
+func Badger(tb testing.TB) *store.Badger {
+	tb.Helper()
+	st, err := store.Open(store.Config{Dir: tb.TempDir()})
+	if err != nil {
+		tb.Fatalf("storetest: open Badger: %v", err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 // childEnv carries the location to a writer child; see ChildMain.
