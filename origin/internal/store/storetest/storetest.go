@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,6 +49,29 @@ func Badger(tb testing.TB) *store.Badger {
 	}
 	tb.Cleanup(func() { _ = st.Close() })
 	return st
+}
+
+// Gated wraps a store so that its reads after the first Free wait until
+// Open is closed, or until their context ends: whatever loads from it
+// (a near-duplicate index at start) takes as long as a test wants. Views
+// counts the reads begun, the waiting ones included.
+type Gated struct {
+	store.Store
+	Open  chan struct{}
+	Free  int32
+	Views atomic.Int32
+}
+
+// View waits at the gate, then reads from the wrapped store.
+func (g *Gated) View(ctx context.Context, fn func(store.Txn) error) error {
+	if g.Views.Add(1) > g.Free {
+		select {
+		case <-g.Open:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return g.Store.View(ctx, fn)
 }
 
 // childEnv carries the location to a writer child; see ChildMain.
