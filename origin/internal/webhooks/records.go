@@ -72,6 +72,20 @@ func getDelivery(tx store.Txn, id string) (Delivery, error) {
 	return getByID[Delivery](tx, deliveryKey, "delivery", id)
 }
 
+// getOwnDelivery reads owner's delivery id and its webhook: ErrNotFound
+// when the delivery is another account's or its webhook is not owner's.
+func getOwnDelivery(tx store.Txn, owner, id string) (Delivery, webhookRecord, error) {
+	d, err := getDelivery(tx, id)
+	if err == nil && d.AccountID != owner {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return Delivery{}, webhookRecord{}, err
+	}
+	r, err := getOwnRecord(tx, owner, d.WebhookID)
+	return d, r, err
+}
+
 func putDelivery(tx store.Txn, d Delivery) error {
 	return store.PutJSON(tx, deliveryKey(d.ID), d)
 }
