@@ -92,12 +92,19 @@ func (b *browser) screenshot(t *testing.T, dir, name string) {
 	t.Helper()
 	var shot []byte
 	b.run(t, "screenshot "+name, chromedp.FullScreenshot(&shot, 100))
+	saveShot(t, dir, name, shot, 30)
+}
+
+// saveShot writes the PNG shot as dir/name.png and fails on a blank one
+// (fewer than minColours colours).
+func saveShot(t *testing.T, dir, name string, shot []byte, minColours int) {
+	t.Helper()
 	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
-	if n := distinctColours(t, shot); n < 30 {
+	if n := distinctColours(t, shot); n < minColours {
 		t.Errorf("screenshot %s has %d distinct colours: blank", name, n)
 	}
 }
