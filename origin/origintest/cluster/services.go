@@ -195,12 +195,7 @@ func (o *Origin) Start(ctx context.Context) error {
 	o.mu.Lock()
 	o.proc = p
 	o.mu.Unlock()
-	return waitFor(ctx, 90*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("origin %s exited at start:\n%s", o.Host.Name, p.Tail())
-		default:
-		}
+	return waitUp(ctx, 90*time.Second, p, "origin "+o.Host.Name, func() error {
 		found := false
 		p.Lines(func(l string) { found = found || listeningRe.MatchString(l) })
 		if !found {
@@ -328,14 +323,7 @@ func (lb *LB) start(ctx context.Context, origins []*Origin) error {
 		return err
 	}
 	lb.proc = p
-	return waitFor(ctx, 30*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("haproxy exited:\n%s", p.Tail())
-		default:
-		}
-		return httpGet(ctx, lb.URL+"/health")
-	})
+	return waitUp(ctx, 30*time.Second, p, "haproxy", func() error { return httpGet(ctx, lb.URL+"/health") })
 }
 
 // Restart starts HAProxy again after a crash.
@@ -365,12 +353,5 @@ func StartEdge(ctx context.Context, n *Net, name, binary, originURL string) (*Ed
 	if err != nil {
 		return nil, err
 	}
-	return e, waitFor(ctx, 60*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("edge exited:\n%s", p.Tail())
-		default:
-		}
-		return httpGet(ctx, e.URL+"/health")
-	})
+	return e, waitUp(ctx, 60*time.Second, p, "edge", func() error { return httpGet(ctx, e.URL+"/health") })
 }

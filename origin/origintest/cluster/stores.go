@@ -95,14 +95,7 @@ func (s *ObjectStore) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	// The gateway answers before the volume server has joined: wait for
 	// an object to go in.
-	return waitFor(ctx, 90*time.Second, func() error {
-		select {
-		case <-proc.Exited():
-			return fmt.Errorf("weed exited at start:\n%s", proc.Tail())
-		default:
-		}
-		return s.probe(ctx)
-	})
+	return waitUp(ctx, 90*time.Second, proc, "weed", func() error { return s.probe(ctx) })
 }
 
 func (s *ObjectStore) probe(ctx context.Context) error {
@@ -181,12 +174,7 @@ func (r *Redis) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 30*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("redis-server exited at start:\n%s", p.Tail())
-		default:
-		}
+	return waitUp(ctx, 30*time.Second, p, "redis-server", func() error {
 		c, err := net.DialTimeout("tcp", r.Host.Addr(RedisPort), time.Second)
 		if err != nil {
 			return err
