@@ -294,12 +294,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 }
 
 func getRecord(tx store.Txn, id string) (*record, error) {
-	r, err := store.GetJSON[record](tx, userKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNotFound
-	}
+	r, err := store.GetJSONOr[record](tx, userKey(id), ErrNotFound, "accounts: "+id)
 	if err != nil {
-		return nil, fmt.Errorf("accounts: %s: %w", id, err)
+		return nil, err
 	}
 	return &r, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	omail "github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -38,11 +39,7 @@ type env struct {
 
 func newEnv(t testing.TB, mod ...func(*Config)) *env {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := storetest.Badger(t)
 	e := &env{st: st, clk: clock.NewFake(t0), outbox: t.TempDir()}
 	_, e.key, _ = ed25519.GenerateKey(rand.Reader)
 	e.svc = e.service(t, mod...)

@@ -358,7 +358,7 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 		if !force && len(entries) < b.cfg.BatchSize && now.Sub(oldest) < b.cfg.BatchInterval {
 			return errNotDue
 		}
-		last, err := getUint(txn, keySeq)
+		last, err := store.GetUint64(txn, keySeq)
 		if err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ func (b *Batcher) closeBatch(ctx context.Context, force bool) (bool, error) {
 		if err := txn.Set(seqKey(keyOpen, seq), nil); err != nil {
 			return err
 		}
-		return putUint(txn, keySeq, seq)
+		return store.PutUint64(txn, keySeq, seq)
 	})
 	if errors.Is(err, errNotDue) {
 		return false, nil
@@ -523,7 +523,7 @@ func (b *Batcher) submit(ctx context.Context, br *batchRec) error {
 	var local uint64
 	if err := b.st.View(ctx, func(txn store.Txn) error {
 		var err error
-		local, err = getUint(txn, keyNonce)
+		local, err = store.GetUint64(txn, keyNonce)
 		return err
 	}); err != nil {
 		return err
@@ -538,14 +538,14 @@ func (b *Batcher) submit(ctx context.Context, br *batchRec) error {
 	now := b.clk.Now()
 	from := br.State
 	nb, err := b.updateBatch(ctx, br.Seq, from, func(txn store.Txn, nb *batchRec) error {
-		n, err := getUint(txn, keyNonce)
+		n, err := store.GetUint64(txn, keyNonce)
 		if err != nil {
 			return err
 		}
 		if n > nonce {
 			return fmt.Errorf("nonce %d already used (next %d)", nonce, n)
 		}
-		if err := putUint(txn, keyNonce, nonce+1); err != nil {
+		if err := store.PutUint64(txn, keyNonce, nonce+1); err != nil {
 			return err
 		}
 		nb.Abandoned = append(nb.Abandoned, nb.Attempts...)

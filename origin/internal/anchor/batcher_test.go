@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/merkle"
 )
@@ -65,11 +66,7 @@ type harness struct {
 
 func newHarness(t testing.TB, mod func(*anchor.Config)) *harness {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Badger(t)
 	h := &harness{t: t, st: st, ch: newFakeChain(), clk: clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), pub: &recPublisher{}}
 	h.cfg = anchor.Config{
 		Store: st, Chain: h.ch, Anchored: anchor.Announcer{Events: h.pub}, Clock: h.clk,
@@ -556,11 +553,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 }
 
 func TestNewValidatesConfig(t *testing.T) {
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Badger(t)
 	tests := []struct {
 		name string
 		cfg  anchor.Config

@@ -9,7 +9,6 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -26,11 +25,7 @@ type pgOrigin struct {
 
 func newPGOrigin(t *testing.T, url, name string, ch anchor.Chain, clk clock.Clock, mod func(*anchor.Config)) *pgOrigin {
 	t.Helper()
-	st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := pgtest.Open(t, url)
 	lease, err := anchor.NewLease(anchor.LeaseConfig{Store: st, Holder: name, TTL: 15 * time.Second, Clock: clk})
 	if err != nil {
 		t.Fatal(err)

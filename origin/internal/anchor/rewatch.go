@@ -37,7 +37,7 @@ func (b *Batcher) recheckAnchored(ctx context.Context) error {
 	b.rechecked = now
 	var batches []batchRec
 	err := b.st.View(ctx, func(txn store.Txn) error {
-		last, err := getUint(txn, keySeq)
+		last, err := store.GetUint64(txn, keySeq)
 		if err != nil {
 			return err
 		}

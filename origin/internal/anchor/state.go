@@ -168,24 +168,6 @@ type statsRec struct {
 	AnchoredBatches uint64 `json:"anchored_batches"`
 }
 
-func getUint(txn store.Txn, key []byte) (uint64, error) {
-	b, err := txn.Get(key)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if len(b) != 8 {
-		return 0, fmt.Errorf("decode %q: want 8 bytes, got %d", key, len(b))
-	}
-	return binary.BigEndian.Uint64(b), nil
-}
-
-func putUint(txn store.Txn, key []byte, v uint64) error {
-	return txn.Set(key, binary.BigEndian.AppendUint64(nil, v))
-}
-
 func loadBatch(txn store.Txn, seq uint64) (batchRec, error) {
 	br, err := store.GetJSON[batchRec](txn, seqKey(keyBatch, seq))
 	if errors.Is(err, store.ErrNotFound) {

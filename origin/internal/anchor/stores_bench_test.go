@@ -8,8 +8,8 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
 
 // BenchmarkCloseBatchStores measures closing a full batch (4,096 queued
@@ -22,25 +22,14 @@ func BenchmarkCloseBatchStores(b *testing.B) {
 		name string
 		open func(b *testing.B) store.Store
 	}{
-		{"badger", func(b *testing.B) store.Store {
-			st, err := store.Open(store.Config{Dir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return st
-		}},
+		{"badger", func(b *testing.B) store.Store { return storetest.Badger(b) }},
 		{"postgres", func(b *testing.B) store.Store {
-			st, err := pgstore.Open(context.Background(), pgstore.Config{URL: cluster.NewDatabase()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return st
+			return pgtest.Open(b, cluster.NewDatabase())
 		}},
 	}
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			st := be.open(b)
-			defer st.Close()
 			bt, err := anchor.New(anchor.Config{Store: st, Chain: newFakeChain(), BatchSize: anchor.MaxBatchSize, BatchInterval: time.Hour})
 			if err != nil {
 				b.Fatal(err)

@@ -2,6 +2,8 @@ package blobs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -142,6 +144,9 @@ func testStore(t *testing.T, open func(t *testing.T) Store) {
 		}
 	})
 }
+
+// sumOf is a blob's name: the hex SHA-256 of its bytes.
+func sumOf(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 func readAll(t *testing.T, s Store, sum string) []byte {
 	t.Helper()

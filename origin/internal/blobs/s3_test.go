@@ -3,8 +3,6 @@ package blobs_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +13,6 @@ import (
 	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/blobs/s3test"
 )
-
-func sum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // TestS3 runs the S3 store's tests on one real S3 server (SeaweedFS),
 // started once: it takes seconds.
@@ -55,7 +51,7 @@ func s3Outage(t *testing.T, srv *s3test.Server) {
 		t.Fatal(err)
 	}
 	before := bytes.Repeat([]byte("kept before the outage "), 1000)
-	if err := s.Put(ctx, sum(before), before); err != nil {
+	if err := s.Put(ctx, blobs.SumOf(before), before); err != nil {
 		t.Fatal(err)
 	}
 	srv.Stop()
@@ -63,20 +59,20 @@ func s3Outage(t *testing.T, srv *s3test.Server) {
 	during := []byte("signed during the outage")
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := s.Put(pctx, sum(during), during); !errors.Is(err, blobs.ErrUnavailable) {
+	if err := s.Put(pctx, blobs.SumOf(during), during); !errors.Is(err, blobs.ErrUnavailable) {
 		t.Fatalf("Put with the store down: %v, want ErrUnavailable", err)
 	}
-	if err := s.PutReader(pctx, sum(during), bytes.NewReader(during)); !errors.Is(err, blobs.ErrUnavailable) {
+	if err := s.PutReader(pctx, blobs.SumOf(during), bytes.NewReader(during)); !errors.Is(err, blobs.ErrUnavailable) {
 		t.Fatalf("PutReader with the store down: %v, want ErrUnavailable", err)
 	}
-	if _, err := s.Open(pctx, sum(before)); !errors.Is(err, blobs.ErrUnavailable) {
+	if _, err := s.Open(pctx, blobs.SumOf(before)); !errors.Is(err, blobs.ErrUnavailable) {
 		t.Fatalf("Open with the store down: %v, want ErrUnavailable", err)
 	}
 	t.Logf("the calls with the store down took %v", time.Since(down))
 	began := time.Now()
 	srv.Restart()
 	t.Logf("the store restarted in %v", time.Since(began))
-	b, err := s.Open(ctx, sum(before))
+	b, err := s.Open(ctx, blobs.SumOf(before))
 	if err != nil {
 		t.Fatalf("a blob stored before the outage: %v", err)
 	}
@@ -85,10 +81,10 @@ func s3Outage(t *testing.T, srv *s3test.Server) {
 	if err != nil || !bytes.Equal(got, before) {
 		t.Fatalf("read back %d bytes (%v) after the outage, want %d", len(got), err, len(before))
 	}
-	if _, err := s.Open(ctx, sum(during)); !errors.Is(err, blobs.ErrNotFound) {
+	if _, err := s.Open(ctx, blobs.SumOf(during)); !errors.Is(err, blobs.ErrNotFound) {
 		t.Errorf("the failed Put left something: %v", err)
 	}
-	if err := s.Put(ctx, sum(during), during); err != nil {
+	if err := s.Put(ctx, blobs.SumOf(during), during); err != nil {
 		t.Fatalf("Put after the store came back: %v", err)
 	}
 }
@@ -139,7 +135,7 @@ func BenchmarkS3Put(b *testing.B) {
 		for pb.Next() {
 			i := n.Add(1)
 			copy(data, fmt.Sprintf("blob %d", i))
-			if err := s.Put(context.Background(), sum(data), data); err != nil {
+			if err := s.Put(context.Background(), blobs.SumOf(data), data); err != nil {
 				b.Error(err)
 				return
 			}

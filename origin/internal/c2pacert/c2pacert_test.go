@@ -14,6 +14,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -26,12 +27,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, master []byte) *fixture {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return withStore(t, st, master)
+	return withStore(t, storetest.Badger(t), master)
 }
 
 func withStore(t *testing.T, st *store.Badger, master []byte) *fixture {

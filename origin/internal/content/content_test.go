@@ -26,6 +26,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -95,11 +96,7 @@ func (l *eventLog) lastData(typ string) string {
 // on a fake clock at t0.
 func newDeps(tb testing.TB) (*store.Badger, *clock.Fake, *accounts.Service, *keys.Service) {
 	tb.Helper()
-	st, err := store.Open(store.Config{Dir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st := storetest.Badger(tb)
 	clk := clock.NewFake(t0)
 	acc, err := accounts.New(accounts.Config{
 		Store: st, Clock: clk, Rand: rand.Reader, Mailer: &mail.Outbox{Dir: tb.TempDir(), Clock: clk},

@@ -1,8 +1,6 @@
 package content
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,30 +30,11 @@ func dayKey(pfx, owner string, day time.Time) []byte {
 }
 
 func addCount(tx store.Txn, k []byte) error {
-	var n uint64
-	b, err := tx.Get(k)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return err
-	case len(b) == 8:
-		n = binary.BigEndian.Uint64(b)
-	}
-	return tx.Set(k, binary.BigEndian.AppendUint64(nil, n+1))
-}
-
-func readCount(tx store.Txn, k []byte) (uint64, error) {
-	b, err := tx.Get(k)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
+	n, err := store.GetUint64(tx, k)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if len(b) != 8 {
-		return 0, nil
-	}
-	return binary.BigEndian.Uint64(b), nil
+	return store.PutUint64(tx, k, n+1)
 }
 
 // bumpDaySigned counts one record signed by owner on day at, in the
@@ -77,18 +56,18 @@ func readDaily(tx store.Txn, owner string, today time.Time) ([]DayCount, error) 
 		d := DayCount{Date: day.Format(time.DateOnly)}
 		var err error
 		// The unsharded key of earlier versions, then the shards.
-		if d.Signed, err = readCount(tx, dayKey(pfxDaySigned, owner, day)); err != nil {
+		if d.Signed, err = store.GetUint64(tx, dayKey(pfxDaySigned, owner, day)); err != nil {
 			return nil, err
 		}
 		for sh := 0; sh < counterShards; sh++ {
-			n, err := readCount(tx, fmt.Appendf(dayKey(pfxDaySigned, owner, day), "/%d", sh))
+			n, err := store.GetUint64(tx, fmt.Appendf(dayKey(pfxDaySigned, owner, day), "/%d", sh))
 			if err != nil {
 				return nil, err
 			}
 			d.Signed += n
 		}
 		for sh := 0; sh < verifiedShards; sh++ {
-			n, err := readCount(tx, fmt.Appendf(dayKey(pfxDayVerified, owner, day), "/%d", sh))
+			n, err := store.GetUint64(tx, fmt.Appendf(dayKey(pfxDayVerified, owner, day), "/%d", sh))
 			if err != nil {
 				return nil, err
 			}

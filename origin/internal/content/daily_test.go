@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
 
 func TestDayKeyIsUTCDay(t *testing.T) {
@@ -29,14 +30,10 @@ func TestDayKeyIsUTCDay(t *testing.T) {
 // under one key per owner are summed with the shards, and two records
 // land in the shard of their ids.
 func TestCountersSumShardsAndEarlierKey(t *testing.T) {
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Badger(t)
 	day := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 	ids := []string{"rec-a", "rec-b", "rec-c"}
-	err = st.Update(context.Background(), func(tx store.Txn) error {
+	err := st.Update(context.Background(), func(tx store.Txn) error {
 		if err := store.PutJSON(tx, countKey("acct"), counters{Signed: 5, Anchored: 4, Revoked: 1}); err != nil {
 			return err
 		}

@@ -83,12 +83,9 @@ type counters struct {
 }
 
 func getRecord(tx store.Txn, id string) (*Record, error) {
-	r, err := store.GetJSON[Record](tx, recordKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNotFound
-	}
+	r, err := store.GetJSONOr[Record](tx, recordKey(id), ErrNotFound, "content: record "+id)
 	if err != nil {
-		return nil, fmt.Errorf("content: record %s: %w", id, err)
+		return nil, err
 	}
 	return &r, nil
 }
@@ -130,7 +127,7 @@ func readCounters(tx store.Txn, owner string) (counters, error) {
 func readVerified(tx store.Txn, owner string) (uint64, error) {
 	var n uint64
 	for i := 0; i < verifiedShards; i++ {
-		c, err := readCount(tx, verifKey(owner, i))
+		c, err := store.GetUint64(tx, verifKey(owner, i))
 		if err != nil {
 			return 0, err
 		}

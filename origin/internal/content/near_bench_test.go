@@ -16,7 +16,6 @@ import (
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -63,13 +62,7 @@ func BenchmarkLoadNear(b *testing.B) {
 		defer bs.Close()
 		st = bs
 	case "postgres":
-		c := pgtest.Start(b)
-		pg, err := pgstore.Open(ctx, pgstore.Config{URL: c.NewDatabase()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer pg.Close()
-		st = pg
+		st = pgtest.Open(b, pgtest.Start(b).NewDatabase())
 	default:
 		b.Fatalf("CONTENT_NEAR_STORE: unknown store %q", kind)
 	}

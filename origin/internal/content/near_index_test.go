@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/phash"
@@ -117,27 +118,6 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	check("index reloaded from the store", e.service(cfg))
 }
 
-// gatedStore is a store whose reads after the first free ones wait until
-// open is closed: a near-duplicate index loaded from it takes as long as
-// a test wants, and its snapshots can be taken before the wait.
-type gatedStore struct {
-	store.Store
-	open  chan struct{}
-	free  int32
-	views *atomic.Int32
-}
-
-func (g gatedStore) View(ctx context.Context, fn func(store.Txn) error) error {
-	if g.views.Add(1) > g.free {
-		select {
-		case <-g.open:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return g.Store.View(ctx, fn)
-}
-
 // TestNearLoading: while the index loads, searches that need it fail
 // with ErrNearLoading (after the configured wait) and Ready says so; a
 // record committed meanwhile is in the index once it is loaded, beside
@@ -152,9 +132,9 @@ func TestNearLoading(t *testing.T) {
 	// before ordering them by claim: a record committed in that wait is
 	// in none of its snapshots.
 	open := make(chan struct{})
-	views := &atomic.Int32{}
-	near := StartNear(t.Context(), gatedStore{e.st, open, 3, views}, nil, NearOptions{Wait: 20 * time.Millisecond})
-	for views.Load() < 4 {
+	gated := &storetest.Gated{Store: e.st, Open: open, Free: 3}
+	near := StartNear(t.Context(), gated, nil, NearOptions{Wait: 20 * time.Millisecond})
+	for gated.Views.Load() < 4 {
 		time.Sleep(time.Millisecond)
 	}
 	cfg := e.cfg

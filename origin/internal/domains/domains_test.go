@@ -17,6 +17,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/domains/domainstest"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -45,11 +46,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := storetest.Badger(t)
 	ps := &proofServer{files: map[string]string{}}
 	ps.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ps.hits.Add(1)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"strings"
 
 	"github.com/fasthttp/router"
@@ -94,6 +95,21 @@ func writeValidated(ctx *fasthttp.RequestCtx, cacheControl string) {
 		ctx.Response.ResetBody()
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 	}
+}
+
+// serveFile answers 200 with the file name of fsys as contentType, with
+// an ETag and cacheControl (writeValidated). A file fsys cannot read is
+// an error (a 500: the embedded files are part of the build).
+func serveFile(ctx *fasthttp.RequestCtx, fsys fs.FS, name, contentType, cacheControl string) error {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	ctx.SetContentType(contentType)
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetBody(b)
+	writeValidated(ctx, cacheControl)
+	return nil
 }
 
 // validated wraps h so that its 200 answers carry an ETag and

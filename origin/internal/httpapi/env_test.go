@@ -20,7 +20,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/widget"
@@ -43,11 +43,7 @@ type testEnv struct {
 // Config before New.
 func newTestEnv(t *testing.T, configure func(*Config)) *testEnv {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := storetest.Badger(t)
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	acc := accountstest.New(t, st, clk)
 	master := make([]byte, keys.MasterKeySize)

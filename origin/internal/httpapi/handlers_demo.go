@@ -107,15 +107,7 @@ func (a *API) handleDemoFile(ctx *fasthttp.RequestCtx) error {
 			if it.File != name {
 				continue
 			}
-			b, err := fs.ReadFile(a.cfg.Demo, name)
-			if err != nil {
-				return err
-			}
-			ctx.SetContentType("image/jpeg")
-			ctx.SetStatusCode(fasthttp.StatusOK)
-			ctx.SetBody(b)
-			writeValidated(ctx, "public, max-age=300")
-			return nil
+			return serveFile(ctx, a.cfg.Demo, name, "image/jpeg", "public, max-age=300")
 		}
 	}
 	return NewProblem(fasthttp.StatusNotFound, CodeNotFound, "Not found")

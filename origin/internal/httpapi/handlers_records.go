@@ -433,6 +433,21 @@ func toRecordView(r *content.Record) recordView {
 	}
 }
 
+// recordQuery reads a record list's page (PageParams) and its filters
+// (parseFilter): the owner's list filters by status, the public search by
+// org_name; any other parameter is refused.
+func recordQuery(ctx *fasthttp.RequestCtx, public bool) (cursor string, limit int, f content.Filter, err error) {
+	byName := "status"
+	if public {
+		byName = "org_name"
+	}
+	if cursor, limit, err = PageParams(ctx, "origin_type", "blockchain_status", "sha256", byName, "from", "to"); err != nil {
+		return "", 0, f, err
+	}
+	f, err = parseFilter(ctx, public)
+	return cursor, limit, f, err
+}
+
 // parseFilter reads the list and search filters from the query string,
 // reporting every invalid one at once.
 func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) {
@@ -496,11 +511,7 @@ func parseFilter(ctx *fasthttp.RequestCtx, public bool) (content.Filter, error) 
 // handleListRecords: GET /api/v1/content-records.
 func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	cursor, limit, err := PageParams(ctx, "origin_type", "blockchain_status", "sha256", "status", "from", "to")
-	if err != nil {
-		return err
-	}
-	f, err := parseFilter(ctx, false)
+	cursor, limit, f, err := recordQuery(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -515,11 +526,7 @@ func (a *API) handleListRecords(ctx *fasthttp.RequestCtx) error {
 // handlePublicSearch: GET /api/v1/content-records/public/search. Public;
 // shows only PublicRecord fields.
 func (a *API) handlePublicSearch(ctx *fasthttp.RequestCtx) error {
-	cursor, limit, err := PageParams(ctx, "origin_type", "blockchain_status", "sha256", "org_name", "from", "to")
-	if err != nil {
-		return err
-	}
-	f, err := parseFilter(ctx, true)
+	cursor, limit, f, err := recordQuery(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,6 @@
 package httpapi
 
-import (
-	"io/fs"
-
-	"github.com/valyala/fasthttp"
-)
+import "github.com/valyala/fasthttp"
 
 // WidgetScriptCacheControl lets a browser reuse the widget's scripts for
 // five minutes and then revalidate them (ETag), so a deploy reaches every
@@ -23,14 +19,6 @@ func (a *API) registerWidget() {
 // widgetScript serves one of the widget's scripts.
 func (a *API) widgetScript(name string) Handler {
 	return func(ctx *fasthttp.RequestCtx) error {
-		b, err := fs.ReadFile(a.cfg.Widget, name)
-		if err != nil {
-			return err
-		}
-		ctx.SetContentType("text/javascript; charset=utf-8")
-		ctx.SetStatusCode(fasthttp.StatusOK)
-		ctx.SetBody(b)
-		writeValidated(ctx, WidgetScriptCacheControl)
-		return nil
+		return serveFile(ctx, a.cfg.Widget, name, "text/javascript; charset=utf-8", WidgetScriptCacheControl)
 	}
 }

@@ -23,7 +23,9 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -502,55 +504,49 @@ func (a *API) claimReplayer(rt Route) claimReplay {
 		if a.cfg.Records == nil {
 			return nil
 		}
-		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, _ [32]byte) error {
-			p, _ := PrincipalFrom(ctx)
-			r, err := a.cfg.Records.Get(Context(ctx), p.AccountID, cl.ID)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of record %s: %w", cl.ID, err)
-			}
+		return replayCreated("record", a.cfg.Records.Get, false, func(ctx *fasthttp.RequestCtx, r *content.Record, _ string) error {
 			ctx.Response.Header.Set("Location", "/api/v1/content-records/"+r.ID)
 			return WriteJSON(ctx, fasthttp.StatusCreated, toRecordView(r))
-		}
+		})
 	case "/api/v1/keys/api-keys":
-		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error {
-			p, _ := PrincipalFrom(ctx)
-			k, err := a.cfg.Keys.GetAPIKey(Context(ctx), p.AccountID, cl.ID)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of API key %s: %w", cl.ID, err)
-			}
-			text, err := openBytes(seal, cl.SealedSecret)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of API key %s: %w", cl.ID, err)
-			}
-			return WriteJSON(ctx, fasthttp.StatusCreated, wire.NewAPIKey{APIKey: toAPIKeyResponse(k), Key: string(text)})
-		}
+		return replayCreated("API key", a.cfg.Keys.GetAPIKey, true, func(ctx *fasthttp.RequestCtx, k keys.APIKey, text string) error {
+			return WriteJSON(ctx, fasthttp.StatusCreated, wire.NewAPIKey{APIKey: toAPIKeyResponse(k), Key: text})
+		})
 	case "/api/v1/keys/signing-keys":
-		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, _ [32]byte) error {
-			p, _ := PrincipalFrom(ctx)
-			k, err := a.cfg.Keys.GetSigningKey(Context(ctx), p.AccountID, cl.ID)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of signing key %s: %w", cl.ID, err)
-			}
+		return replayCreated("signing key", a.cfg.Keys.GetSigningKey, false, func(ctx *fasthttp.RequestCtx, k keys.SigningKey, _ string) error {
 			return WriteJSON(ctx, fasthttp.StatusCreated, toSigningKeyResponse(k))
-		}
+		})
 	case "/api/v1/webhooks":
 		if a.cfg.Webhooks == nil {
 			return nil
 		}
-		return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error {
-			p, _ := PrincipalFrom(ctx)
-			w, err := a.cfg.Webhooks.Get(Context(ctx), p.AccountID, cl.ID)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of webhook %s: %w", cl.ID, err)
-			}
-			secret, err := openBytes(seal, cl.SealedSecret)
-			if err != nil {
-				return fmt.Errorf("httpapi: idempotency claim of webhook %s: %w", cl.ID, err)
-			}
-			return WriteJSON(ctx, fasthttp.StatusCreated, withSecret(toWebhookResponse(w), string(secret)))
-		}
+		return replayCreated("webhook", a.cfg.Webhooks.Get, true, func(ctx *fasthttp.RequestCtx, w webhooks.Webhook, secret string) error {
+			return WriteJSON(ctx, fasthttp.StatusCreated, withSecret(toWebhookResponse(w), secret))
+		})
 	}
 	return nil
+}
+
+// replayCreated answers a claim with the resource it names, read back
+// with get (the caller's, by the claim's id) and written by answer; with
+// sealed, answer also gets the resource's secret, opened from the claim
+// with the request's seal (it is stored nowhere else in clear).
+func replayCreated[T any](what string, get func(context.Context, string, string) (T, error), sealed bool,
+	answer func(ctx *fasthttp.RequestCtx, v T, secret string) error) claimReplay {
+	return func(ctx *fasthttp.RequestCtx, cl *store.ClaimedResource, seal [32]byte) error {
+		p, _ := PrincipalFrom(ctx)
+		v, err := get(Context(ctx), p.AccountID, cl.ID)
+		if err != nil {
+			return fmt.Errorf("httpapi: idempotency claim of %s %s: %w", what, cl.ID, err)
+		}
+		var secret []byte
+		if sealed {
+			if secret, err = openBytes(seal, cl.SealedSecret); err != nil {
+				return fmt.Errorf("httpapi: idempotency claim of %s %s: %w", what, cl.ID, err)
+			}
+		}
+		return answer(ctx, v, string(secret))
+	}
 }
 
 func isSignBatch(rt Route) bool { return rt.Method == "POST" && rt.Path == "/api/v1/sign-batch" }

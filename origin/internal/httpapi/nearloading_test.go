@@ -8,25 +8,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/content"
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
-
-// heldStore is a store whose reads wait until open is closed: the
-// near-duplicate index loaded from it stays loading until the test lets
-// it finish.
-type heldStore struct {
-	store.Store
-	open chan struct{}
-}
-
-func (h heldStore) View(ctx context.Context, fn func(store.Txn) error) error {
-	select {
-	case <-h.open:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return h.Store.View(ctx, fn)
-}
 
 // TestNearIndexLoading: over HTTP, while the near-duplicate index loads
 // a verify by facts answers 503 near_index_loading with a Retry-After and
@@ -36,7 +19,7 @@ func TestNearIndexLoading(t *testing.T) {
 	open := make(chan struct{})
 	var near *content.Near
 	e := newTestEnv(t, func(cfg *Config) {
-		near = content.StartNear(t.Context(), heldStore{cfg.Store, open}, nil, content.NearOptions{Wait: 10 * time.Millisecond})
+		near = content.StartNear(t.Context(), &storetest.Gated{Store: cfg.Store, Open: open}, nil, content.NearOptions{Wait: 10 * time.Millisecond})
 		recs, err := content.New(content.Config{Store: cfg.Store, Keys: cfg.Keys, Accounts: cfg.Accounts, Clock: cfg.Clock, Rand: rand.Reader, Near: content.NearConfig{Index: near}})
 		if err != nil {
 			t.Fatal(err)

@@ -139,24 +139,12 @@ func validateName(name string) (string, error) {
 	return n, nil
 }
 
+// normalizeScopes validates a key's scopes (nil: all of them) and keeps
+// them sorted, as a key's scopes are stored and shown.
 func normalizeScopes(in []string) ([]string, error) {
-	if in == nil {
-		return AllScopes(), nil
-	}
-	if len(in) == 0 {
-		return nil, validate.Field("scopes", "must not be empty")
-	}
-	var out []string
-	for _, sc := range in {
-		if !slices.Contains(AllScopes(), sc) {
-			return nil, validate.Field("scopes", "must contain only "+strings.Join(AllScopes(), ", "))
-		}
-		if !slices.Contains(out, sc) {
-			out = append(out, sc)
-		}
-	}
+	out, err := validate.Subset("scopes", in, AllScopes(), "must not be empty")
 	slices.Sort(out)
-	return out, nil
+	return out, err
 }
 
 // CreateAPIKey creates an API key for owner and returns its metadata and

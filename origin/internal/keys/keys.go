@@ -6,7 +6,6 @@ package keys
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -82,14 +81,7 @@ func New(cfg Config) (*Service, error) {
 // getJSON reads the what record id stored under key, mapping a missing key
 // to ErrNotFound.
 func getJSON[T any](tx store.Txn, key []byte, what, id string) (T, error) {
-	v, err := store.GetJSON[T](tx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return v, ErrNotFound
-	}
-	if err != nil {
-		return v, fmt.Errorf("keys: %s %s: %w", what, id, err)
-	}
-	return v, nil
+	return store.GetJSONOr[T](tx, key, ErrNotFound, "keys: "+what+" "+id)
 }
 
 // listPage returns one page of the owner index under prefix, loading each

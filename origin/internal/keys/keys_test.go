@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -24,18 +25,8 @@ func newService(t *testing.T, st store.Store, master []byte) *Service {
 	return s
 }
 
-func openStore(t *testing.T) *store.Badger {
-	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
-
 func TestAPIKeyFormat(t *testing.T) {
-	s := newService(t, openStore(t), make([]byte, MasterKeySize))
+	s := newService(t, storetest.Badger(t), make([]byte, MasterKeySize))
 	seen := map[string]bool{}
 	for range 50 {
 		k, err := s.newAPIKeyText()
@@ -76,7 +67,7 @@ func FuzzCheckAPIKeyFormat(f *testing.F) {
 }
 
 func TestSigningKeySealAndSign(t *testing.T) {
-	st := openStore(t)
+	st := storetest.Badger(t)
 	master := bytes.Repeat([]byte{7}, MasterKeySize)
 	s := newService(t, st, master)
 	ctx := context.Background()
@@ -148,7 +139,7 @@ func TestSealBindsIdentity(t *testing.T) {
 // verification label (a fingerprint, a "(verified …)" qualifier) is
 // refused; an ordinary one and a device id with a hex serial are kept.
 func TestSigningKeyNameImitatingLabel(t *testing.T) {
-	s := newService(t, openStore(t), bytes.Repeat([]byte{7}, MasterKeySize))
+	s := newService(t, storetest.Badger(t), bytes.Repeat([]byte{7}, MasterKeySize))
 	ctx := context.Background()
 	for _, name := range []string{"Camera (key 5832517e7b62c4e0)", "Desk 5832517e7b62c4e0", "Reuters (verified domain reuters.com)", "Camera - official"} {
 		_, err := s.CreateSigningKey(ctx, "owner-1", CreateSigningKeyInput{Name: name, OriginType: "camera_image"})

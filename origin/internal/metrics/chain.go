@@ -32,40 +32,38 @@ func (c *chain) count(method string, err error) {
 	}
 }
 
+// counted returns a function that counts err under method and passes the
+// call's answer through, so each method is one line: counted[T](c,
+// "name")(c.Chain.Method(...)).
+func counted[T any](c *chain, method string) func(T, error) (T, error) {
+	return func(v T, err error) (T, error) {
+		c.count(method, err)
+		return v, err
+	}
+}
+
 func (c *chain) Head(ctx context.Context) (uint64, error) {
-	n, err := c.Chain.Head(ctx)
-	c.count("head", err)
-	return n, err
+	return counted[uint64](c, "head")(c.Chain.Head(ctx))
 }
 
 func (c *chain) Transaction(ctx context.Context, h anchor.Hash) (anchor.AnchorTx, error) {
-	tx, err := c.Chain.Transaction(ctx, h)
-	c.count("transaction", err)
-	return tx, err
+	return counted[anchor.AnchorTx](c, "transaction")(c.Chain.Transaction(ctx, h))
 }
 
 func (c *chain) PendingNonce(ctx context.Context) (uint64, error) {
-	n, err := c.Chain.PendingNonce(ctx)
-	c.count("pending_nonce", err)
-	return n, err
+	return counted[uint64](c, "pending_nonce")(c.Chain.PendingNonce(ctx))
 }
 
 func (c *chain) SuggestFees(ctx context.Context) (anchor.Fees, error) {
-	f, err := c.Chain.SuggestFees(ctx)
-	c.count("suggest_fees", err)
-	return f, err
+	return counted[anchor.Fees](c, "suggest_fees")(c.Chain.SuggestFees(ctx))
 }
 
 func (c *chain) Finalized(ctx context.Context) (uint64, error) {
-	n, err := c.Chain.Finalized(ctx)
-	c.count("finalized", err)
-	return n, err
+	return counted[uint64](c, "finalized")(c.Chain.Finalized(ctx))
 }
 
 func (c *chain) SignRoot(ctx context.Context, root anchor.Hash, nonce uint64, fees anchor.Fees) (anchor.SignedTx, error) {
-	tx, err := c.Chain.SignRoot(ctx, root, nonce, fees)
-	c.count("sign_root", err)
-	return tx, err
+	return counted[anchor.SignedTx](c, "sign_root")(c.Chain.SignRoot(ctx, root, nonce, fees))
 }
 
 func (c *chain) Broadcast(ctx context.Context, raw []byte) error {
@@ -75,9 +73,7 @@ func (c *chain) Broadcast(ctx context.Context, raw []byte) error {
 }
 
 func (c *chain) Receipt(ctx context.Context, h anchor.Hash) (anchor.Inclusion, error) {
-	inc, err := c.Chain.Receipt(ctx, h)
-	c.count("receipt", err)
-	return inc, err
+	return counted[anchor.Inclusion](c, "receipt")(c.Chain.Receipt(ctx, h))
 }
 
 func (c *chain) Sync(ctx context.Context) error {

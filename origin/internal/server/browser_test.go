@@ -214,9 +214,7 @@ func checkRecordOnly(t *testing.T, b *browser, id string) {
 	    marks: [...d.querySelectorAll('li[data-check] > span:first-child')].map((s) => s.className),
 	    colour: getComputedStyle(root.querySelector('.mark')).backgroundColor, cert: a ? a.href : ''};
 	  root.querySelector('button.close').click(); return out; })()`)
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(js, &v)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "read the badge", chromedp.Evaluate(js, &v))
 	if !strings.Contains(v.Badge, "Record only") || !strings.Contains(v.Title, "this picture was not checked") {
 		t.Errorf("record-only badge %q, panel title %q", v.Badge, v.Title)
 	}
@@ -385,15 +383,11 @@ func TestWidgetInChromium(t *testing.T) {
 		if decoder != "browser" {
 			pageName = "/page-" + decoder + ".html"
 		}
-		if err := chromedp.Run(b.ctx, chromedp.Navigate(page+pageName)); err != nil {
-			t.Fatal(err)
-		}
+		b.run(t, "open "+pageName, chromedp.Navigate(page+pageName))
 		got := b.waitBadges(t, len(corpus)+2, 60*time.Second)
 		if dir := os.Getenv("PROVENANT_TEST_ARTIFACTS"); dir != "" && decoder == "browser" {
 			var shot []byte
-			if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 90)); err != nil {
-				t.Fatal(err)
-			}
+			b.run(t, "screenshot "+pageName, chromedp.FullScreenshot(&shot, 90))
 			_ = os.MkdirAll(dir, 0o755)
 			if err := os.WriteFile(filepath.Join(dir, "widget-page.jpg"), shot, 0o644); err != nil {
 				t.Fatal(err)
@@ -437,11 +431,9 @@ func TestWidgetInChromium(t *testing.T) {
 					if c.name == "small" && decoder == "browser" {
 						var text string
 						var shot []byte
-						if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS("small", `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+						b.run(t, "open and close the small badge's panel", chromedp.Evaluate(badgeJS("small", `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
 							chromedp.CaptureScreenshot(&shot),
-							chromedp.Evaluate(badgeJS("small", `root.querySelector('button.close').click()`), nil)); err != nil {
-							t.Fatal(err)
-						}
+							chromedp.Evaluate(badgeJS("small", `root.querySelector('button.close').click()`), nil))
 						if !strings.Contains(text, "Watermark: not applicable") || !strings.Contains(text, "too small to carry a watermark when signed") {
 							t.Errorf("small picture's panel:\n%s", text)
 						}
@@ -509,10 +501,8 @@ func TestWidgetInChromium(t *testing.T) {
 	})
 
 	t.Run("image added later", func(t *testing.T) {
-		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const img = document.createElement('img');
-		  img.id = 'late'; img.src = '/img/revoked.jpg'; img.setAttribute('data-provenant', ''); document.body.prepend(img); })()`, nil)); err != nil {
-			t.Fatal(err)
-		}
+		b.run(t, "add a late picture", chromedp.Evaluate(`(() => { const img = document.createElement('img');
+		  img.id = 'late'; img.src = '/img/revoked.jpg'; img.setAttribute('data-provenant', ''); document.body.prepend(img); })()`, nil))
 		got := b.waitBadges(t, len(corpus)+3, 30*time.Second)
 		if got["late"].Status != "revoked" {
 			t.Errorf("image added after load: badge %q, want revoked", got["late"].Status)
@@ -623,29 +613,21 @@ func badgeJS(id, expr string) string {
 
 func checkPanel(t *testing.T, b *browser, id string) {
 	// Reach the badge the way a keyboard user does: Tab from the top.
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur(), window.scrollTo(0, 0)`, nil)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "blur and scroll to the top", chromedp.Evaluate(`document.activeElement && document.activeElement.blur(), window.scrollTo(0, 0)`, nil))
 	ok := false
 	for i := 0; i < 20 && !ok; i++ {
-		if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Tab),
-			chromedp.Evaluate(badgeJS(id, `document.activeElement === badge && root.activeElement === root.querySelector('button.badge')`), &ok)); err != nil {
-			t.Fatal(err)
-		}
+		b.run(t, "Tab towards the badge", chromedp.KeyEvent(kb.Tab),
+			chromedp.Evaluate(badgeJS(id, `document.activeElement === badge && root.activeElement === root.querySelector('button.badge')`), &ok))
 	}
 	if !ok {
 		t.Fatalf("20 Tabs never focused the badge of %s", id)
 	}
 	var outline string
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(() => { const s = getComputedStyle(root.querySelector('button.badge')); return s.outlineStyle + ' ' + s.outlineWidth; })()`), &outline)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "read the badge's focus ring", chromedp.Evaluate(badgeJS(id, `(() => { const s = getComputedStyle(root.querySelector('button.badge')); return s.outlineStyle + ' ' + s.outlineWidth; })()`), &outline))
 	if strings.HasPrefix(outline, "none") || strings.HasSuffix(outline, " 0px") {
 		t.Errorf("focused badge has no visible focus ring (outline %q)", outline)
 	}
-	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "Enter on the badge", chromedp.KeyEvent(kb.Enter))
 	var panel struct {
 		Open     bool     `json:"open"`
 		Modal    string   `json:"modal"`
@@ -660,9 +642,7 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	  return {open: true, modal: d.getAttribute('aria-modal'), label: l && root.getElementById(l) ? root.getElementById(l).textContent : '',
 	    checks: [...d.querySelectorAll('li[data-check]')].map((li) => li.dataset.check), focused: d.contains(root.activeElement),
 	    text: d.innerText, cert: a ? a.href : ''}; })()`)
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(read, &panel)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "read the panel", chromedp.Evaluate(read, &panel))
 	if !panel.Open || panel.Modal != "true" || panel.Label == "" || !panel.Focused {
 		t.Fatalf("after Enter on the badge: %+v; want an open labelled modal dialog holding focus", panel)
 	}
@@ -680,9 +660,7 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	}
 	// Tab cycles inside the dialog.
 	for i := 0; i < 4; i++ {
-		if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
-			t.Fatal(err)
-		}
+		b.run(t, "Tab inside the dialog", chromedp.KeyEvent(kb.Tab))
 		var inside bool
 		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `root.querySelector('[role=dialog]').contains(root.activeElement)`), &inside)); err != nil || !inside {
 			t.Fatalf("after %d Tabs focus left the dialog (%v)", i+1, err)
@@ -690,33 +668,15 @@ func checkPanel(t *testing.T, b *browser, id string) {
 	}
 
 	var shot []byte
-	if err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot(&shot)); err != nil {
-		t.Fatal(err)
-	}
-	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	_ = os.MkdirAll(dir, 0o755)
-	path := filepath.Join(dir, "widget-panel.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot of the open panel: %s", path)
-	if n := distinctColours(t, shot); n < 50 {
-		t.Errorf("screenshot has %d distinct colours: blank", n)
-	}
+	b.run(t, "screenshot of the open panel", chromedp.CaptureScreenshot(&shot))
+	saveShot(t, artifactDir(t), "widget-panel", shot, 50)
 
-	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "Escape", chromedp.KeyEvent(kb.Escape))
 	var after struct {
 		Open       bool `json:"open"`
 		BadgeFocus bool `json:"badge_focus"`
 	}
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `({open: !!root.querySelector('[role=dialog]'), badge_focus: root.activeElement === root.querySelector('button.badge')})`), &after)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "read the state after Escape", chromedp.Evaluate(badgeJS(id, `({open: !!root.querySelector('[role=dialog]'), badge_focus: root.activeElement === root.querySelector('button.badge')})`), &after))
 	if after.Open || !after.BadgeFocus {
 		t.Errorf("after Escape: open %v, focus back on the badge %v; want closed and true", after.Open, after.BadgeFocus)
 	}
@@ -754,13 +714,9 @@ func TestDemoPage(t *testing.T) {
 		c.Anchor.PollInterval = 20 * time.Millisecond
 	})
 	b := newBrowser(t)
-	if err := chromedp.Run(b.ctx, chromedp.EmulateViewport(1100, 1500), chromedp.Navigate(ts.base+"/demo")); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "open the demo page", chromedp.EmulateViewport(1100, 1500), chromedp.Navigate(ts.base+"/demo"))
 	var expect map[string]string
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => { const m = {}; document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; m[img.id] = img.closest('figure').dataset.expect; }); return m; })()`, &expect)); err != nil {
-		t.Fatal(err)
-	}
+	b.run(t, "name the demo pictures", chromedp.Evaluate(`(() => { const m = {}; document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; m[img.id] = img.closest('figure').dataset.expect; }); return m; })()`, &expect))
 	if len(expect) < 6 {
 		t.Fatalf("demo page shows %d pictures, want 6", len(expect))
 	}
@@ -781,41 +737,24 @@ func TestDemoPage(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("demo badges: %v\nconsole:\n%s", wrong, b.consoleLog())
 		}
-		if err := chromedp.Run(b.ctx, chromedp.Reload()); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; })`, nil)); err != nil {
-			t.Fatal(err)
-		}
+		b.run(t, "reload the demo page", chromedp.Reload())
+		b.run(t, "rename the demo pictures", chromedp.Evaluate(`document.querySelectorAll('figure img').forEach((img, i) => { img.id = 'demo' + i; })`, nil))
 	}
-	var shot []byte
-	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 100)); err != nil {
-		t.Fatal(err)
-	}
-	dir := os.Getenv("PROVENANT_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	_ = os.MkdirAll(dir, 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "demo.png"), shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := artifactDir(t)
+	b.screenshot(t, dir, "demo")
 	// The panel of a picture that is not authentic says so.
 	for id, want := range expect {
 		if want != "altered" {
 			continue
 		}
 		var text string
-		if err := chromedp.Run(b.ctx, chromedp.Evaluate(badgeJS(id, `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
-			chromedp.CaptureScreenshot(&shot)); err != nil {
-			t.Fatal(err)
-		}
+		var shot []byte
+		b.run(t, "open the panel of "+id, chromedp.Evaluate(badgeJS(id, `(root.querySelector('button.badge').click(), root.querySelector('[role=dialog]').innerText)`), &text),
+			chromedp.CaptureScreenshot(&shot))
 		if !strings.Contains(text, "Not authentic") || strings.Contains(text, "Authentic\n") {
 			t.Errorf("altered picture's panel:\n%s", text)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "demo-altered-panel.png"), shot, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		saveShot(t, dir, "demo-altered-panel", shot, 30)
 	}
 }
 

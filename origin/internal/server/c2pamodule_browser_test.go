@@ -48,9 +48,7 @@ func TestOwnSignedPicturesSkipC2PAModule(t *testing.T) {
 	} {
 		t.Run(strings.TrimSuffix(tt.page[1:], ".html"), func(t *testing.T) {
 			b := newBrowser(t)
-			if err := chromedp.Run(b.ctx, chromedp.Navigate(page+tt.page)); err != nil {
-				t.Fatal(err)
-			}
+			b.run(t, "open "+tt.page, chromedp.Navigate(page+tt.page))
 			got := b.waitBadges(t, len(tt.pictures), 60*time.Second)
 			for name, id := range tt.pictures {
 				g := got[name]

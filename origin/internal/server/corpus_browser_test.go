@@ -54,14 +54,10 @@ func TestConformanceCorpusInChromium(t *testing.T) {
 			if decoder == "wasm" {
 				p = "/page-wasm.html"
 			}
-			if err := chromedp.Run(b.ctx, chromedp.Navigate(page+p)); err != nil {
-				t.Fatal(err)
-			}
+			b.run(t, "open "+p, chromedp.Navigate(page+p))
 			// Every image verified now, in view or not.
-			if err := chromedp.Run(b.ctx, chromedp.Evaluate(`(async () => { while (!window.Provenant) await new Promise((r) => setTimeout(r, 20));
-			  document.querySelectorAll('img[data-provenant]').forEach((img) => Provenant.verify(img)); })()`, nil)); err != nil {
-				t.Fatal(err)
-			}
+			b.run(t, "verify every picture", chromedp.Evaluate(`(async () => { while (!window.Provenant) await new Promise((r) => setTimeout(r, 20));
+			  document.querySelectorAll('img[data-provenant]').forEach((img) => Provenant.verify(img)); })()`, nil))
 			got := b.waitBadges(t, len(names), 120*time.Second)
 			for _, n := range names {
 				c := cases[n]

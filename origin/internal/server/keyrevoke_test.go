@@ -21,14 +21,8 @@ func TestSigningKeyRevocation(t *testing.T) {
 	ts := anchoredServer(t)
 	s := ts.newSignerOrg("revoke@example.com", "Revoke News")
 
-	// Record "before": signed and anchored at t0.
-	beforeID, beforeFile := ts.signAnchored(s, photo(t, 81, 384, 288), "sign before")
-
-	// Record "after": signed and anchored an hour later.
-	ts.clock.Advance(time.Hour)
-	afterID, afterFile := ts.signAnchored(s, photo(t, 82, 384, 288), "sign after")
-
-	ts.clock.Advance(time.Hour)
+	// Record "before": signed and anchored at t0; "after" an hour later.
+	before, after := ts.anchoredAround(s, 81)
 	s.token = ts.freshToken(s.account)
 	for _, tc := range []struct {
 		name string
@@ -63,11 +57,11 @@ func TestSigningKeyRevocation(t *testing.T) {
 		t.Errorf("second revocation: %d %s", r.status, r.body)
 	}
 
-	v := ts.verifyHonest(beforeFile)
-	if !v.Authentic || v.RecordID != beforeID {
+	v := ts.verifyHonest(before.file)
+	if !v.Authentic || v.RecordID != before.id {
 		t.Errorf("record anchored before the compromise: authentic %v record %q, want authentic:\n%s", v.Authentic, v.RecordID, v.raw)
 	}
-	v = ts.verifyHonest(afterFile)
+	v = ts.verifyHonest(after.file)
 	if v.Authentic {
 		t.Errorf("record anchored after the compromise verifies authentic:\n%s", v.raw)
 	}
@@ -75,18 +69,18 @@ func TestSigningKeyRevocation(t *testing.T) {
 		t.Errorf("verify of the record anchored after the compromise does not say why:\n%s", v.raw)
 	}
 
-	cert := ts.do("GET", "/api/v1/content-records/"+beforeID+"/certificate", "", nil).json(t)
+	cert := ts.do("GET", "/api/v1/content-records/"+before.id+"/certificate", "", nil).json(t)
 	if kr, _ := cert["signing_key_revocation"].(map[string]any); kr["decision"] != "valid" || kr["reason"] != "camera stolen" {
 		t.Errorf("certificate of the earlier record: signing_key_revocation %v, want decision valid", kr)
 	}
-	cert = ts.do("GET", "/api/v1/content-records/"+afterID+"/certificate", "", nil).json(t)
+	cert = ts.do("GET", "/api/v1/content-records/"+after.id+"/certificate", "", nil).json(t)
 	if kr, _ := cert["signing_key_revocation"].(map[string]any); kr["decision"] != "not_authentic" {
 		t.Errorf("certificate of the later record: signing_key_revocation %v, want decision not_authentic", kr)
 	}
 
 	// The badges follow the same decision: the later record's badge says
 	// its key is revoked, and the organisation's counts leave it out.
-	for id, want := range map[string]string{beforeID: "Provenant: record anchored", afterID: "Provenant: signing key revoked — "} {
+	for id, want := range map[string]string{before.id: "Provenant: record anchored", after.id: "Provenant: signing key revoked — "} {
 		if got := badgeText(t, ts.sendWith("GET", "/api/v1/widget/badge/"+id+".svg", nil)); !strings.HasPrefix(got, want) {
 			t.Errorf("badge of %s: %q, want %q", id, got, want)
 		}
@@ -95,7 +89,7 @@ func TestSigningKeyRevocation(t *testing.T) {
 		t.Errorf("org badge %q, want 1 signed · 1 anchored (the record the key's revocation makes not authentic left out)", got)
 	}
 
-	req, _ := http.NewRequest("GET", ts.base+"/api/v1/content-records/"+afterID+"/certificate", nil)
+	req, _ := http.NewRequest("GET", ts.base+"/api/v1/content-records/"+after.id+"/certificate", nil)
 	req.Header.Set("Accept", "text/html")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -107,7 +101,7 @@ func TestSigningKeyRevocation(t *testing.T) {
 		t.Errorf("certificate page of the later record does not say it is not authentic:\n%s", page)
 	}
 
-	for id, want := range map[string]error{beforeID: nil, afterID: receipt.ErrKeyRevoked} {
+	for id, want := range map[string]error{before.id: nil, after.id: receipt.ErrKeyRevoked} {
 		r := ts.do("GET", "/api/v1/content-records/"+id+"/receipt", "", nil)
 		ts.mustStatus(r, 200, "receipt")
 		rc, err := receipt.Parse(r.body)

@@ -781,10 +781,26 @@ func TestPagination(t *testing.T) {
 		want = append(want, id)
 		ts.clock.Advance(time.Millisecond)
 	}
-	var got []string
+	got := ts.pagedIDs("/api/v1/keys/api-keys", acct.token, 2, nil)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("paged ids = %v, want %v (creation order)", got, want)
+	}
+}
+
+// pagedIDs follows a list's pages of limit items from the first until one
+// has no next_cursor, and returns the ids of the items in the order
+// served; between, if set, runs after each page. A page of more than
+// limit items, an answer other than 200 JSON, or more than 20 pages fail
+// the test.
+func (ts *testServer) pagedIDs(path, token string, limit int, between func()) []string {
+	ts.t.Helper()
+	var ids []string
 	cursor := ""
-	for pages := 0; pages < 10; pages++ {
-		r := ts.do("GET", "/api/v1/keys/api-keys?limit=2&cursor="+cursor, acct.token, nil)
+	for pages := 0; ; pages++ {
+		if pages == 20 {
+			ts.t.Fatalf("%s: pagination does not end after %d pages", path, pages)
+		}
+		r := ts.do("GET", path+"?limit="+itoa(limit)+"&cursor="+cursor, token, nil)
 		ts.mustStatus(r, 200, "list page")
 		var page struct {
 			Items []struct {
@@ -793,21 +809,21 @@ func TestPagination(t *testing.T) {
 			NextCursor string `json:"next_cursor"`
 		}
 		if err := json.Unmarshal(r.body, &page); err != nil {
-			t.Fatal(err)
+			ts.t.Fatalf("%s: page %s: %v", path, r.body, err)
 		}
-		if len(page.Items) > 2 {
-			t.Fatalf("page has %d items, limit 2", len(page.Items))
+		if len(page.Items) > limit {
+			ts.t.Fatalf("%s: page has %d items, limit %d", path, len(page.Items), limit)
 		}
 		for _, it := range page.Items {
-			got = append(got, it.ID)
+			ids = append(ids, it.ID)
+		}
+		if between != nil {
+			between()
 		}
 		if page.NextCursor == "" {
-			break
+			return ids
 		}
 		cursor = page.NextCursor
-	}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("paged ids = %v, want %v (creation order)", got, want)
 	}
 }
 

@@ -86,13 +86,10 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	m := wasmVerifier(t)
 	s := ts.newSignerOrg("keyrev@surfaces.example", "Surface News")
 
-	beforeID, beforeFile := ts.signAnchored(s, photo(t, 91, 384, 288), "sign before")
-	ts.clock.Advance(time.Hour)
-	afterID, afterFile := ts.signAnchored(s, photo(t, 92, 384, 288), "sign after")
-	ts.clock.Advance(time.Hour)
+	before, after := ts.anchoredAround(s, 91)
 
 	// Before the revocation every surface says authentic.
-	if v := ts.everySurface(m, "after, key active", afterFile); !v.Authentic || v.KeyRevocation != nil {
+	if v := ts.everySurface(m, "after, key active", after.file); !v.Authentic || v.KeyRevocation != nil {
 		t.Fatalf("before the revocation: authentic %v key_revocation %+v", v.Authentic, v.KeyRevocation)
 	}
 
@@ -101,12 +98,12 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	ts.mustStatus(ts.do("DELETE", "/api/v1/keys/signing-keys/"+s.keyID, s.token, map[string]any{
 		"reason": "laptop stolen", "compromised_since": cutoff.Format(time.RFC3339)}), 200, "revoke")
 
-	v := ts.everySurface(m, "anchored before compromised_since", beforeFile)
-	if !v.Authentic || v.RecordID != beforeID || v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleCompromised ||
+	v := ts.everySurface(m, "anchored before compromised_since", before.file)
+	if !v.Authentic || v.RecordID != before.id || v.KeyRevocation == nil || v.KeyRevocation.Rule != wire.KeyRuleCompromised ||
 		v.KeyRevocation.Decision != wire.KeyDecisionValid {
 		t.Errorf("record anchored before the compromise: authentic %v record %s key_revocation %+v", v.Authentic, v.RecordID, v.KeyRevocation)
 	}
-	v = ts.everySurface(m, "anchored after compromised_since", afterFile)
+	v = ts.everySurface(m, "anchored after compromised_since", after.file)
 	if v.Authentic || v.Resembles == nil || v.Resembles.Relation != wire.RelationRevoked || v.KeyRevocation == nil ||
 		v.KeyRevocation.Decision != wire.KeyDecisionNotAuthentic || v.KeyRevocation.Rule != wire.KeyRuleCompromised {
 		t.Errorf("record anchored after the compromise: authentic %v resembles %+v key_revocation %+v", v.Authentic, v.Resembles, v.KeyRevocation)
@@ -121,7 +118,7 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 		t.Errorf("org badge after the key's compromise: %s, want 1 signed · 1 anchored", ob.body)
 	}
 	// The lookup answer carries the key's state, not a decision.
-	lr := ts.do("POST", "/api/v1/verify/lookup", "", map[string]any{"sha256": sha256Hex(afterFile), "perceptual_hash": strings.Repeat("0", 80)})
+	lr := ts.do("POST", "/api/v1/verify/lookup", "", map[string]any{"sha256": sha256Hex(after.file), "perceptual_hash": strings.Repeat("0", 80)})
 	ts.mustStatus(lr, 200, "lookup")
 	var lresp wire.LookupResponse
 	if err := json.Unmarshal(lr.body, &lresp); err != nil || len(lresp.Candidates) == 0 {
@@ -133,7 +130,7 @@ func TestKeyRevocationEverySurface(t *testing.T) {
 	}
 	// The badge does not vouch for it either, and still does for the
 	// record anchored before the compromise.
-	for id, want := range map[string]string{afterID: "revoked", beforeID: "record anchored"} {
+	for id, want := range map[string]string{after.id: "revoked", before.id: "record anchored"} {
 		b := ts.do("GET", "/api/v1/widget/badge/"+id+".svg", "", nil)
 		ts.mustStatus(b, 200, "badge")
 		if !strings.Contains(strings.ToLower(string(b.body)), want) {

@@ -28,6 +28,30 @@ func (ts *testServer) get(path string, header map[string]string) response {
 	return ts.sendReq(req)
 }
 
+// widgetManifestAnswer is the widget's manifest as a page reads it.
+type widgetManifestAnswer struct {
+	WASM       string `json:"wasm"`
+	SHA256     string `json:"sha256"`
+	Size       int    `json:"size"`
+	Lookup     string `json:"lookup"`
+	C2PAWASM   string `json:"c2pa_wasm"`
+	C2PASHA256 string `json:"c2pa_sha256"`
+	C2PASize   int    `json:"c2pa_size"`
+}
+
+// widgetManifest fetches and decodes the widget's manifest, failing the
+// test unless it is a 200 of JSON.
+func (ts *testServer) widgetManifest() (widgetManifestAnswer, response) {
+	ts.t.Helper()
+	r := ts.get("/api/v1/widget/manifest.json", nil)
+	ts.mustStatus(r, 200, "manifest")
+	var man widgetManifestAnswer
+	if err := json.Unmarshal(r.body, &man); err != nil {
+		ts.t.Fatalf("manifest %s: %v", r.body, err)
+	}
+	return man, r
+}
+
 // TestVerifierModuleServed: the manifest names the module by its content
 // hash; the module is served immutable as application/wasm in brotli,
 // gzip or identity as the client accepts, each decoding to the built
@@ -40,17 +64,7 @@ func TestVerifierModuleServed(t *testing.T) {
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) {
 		c.Verifier = fstest.MapFS{"verifier.wasm": {Data: module}}
 	})
-	r := ts.get("/api/v1/widget/manifest.json", nil)
-	ts.mustStatus(r, 200, "manifest")
-	var man struct {
-		WASM   string `json:"wasm"`
-		SHA256 string `json:"sha256"`
-		Size   int    `json:"size"`
-		Lookup string `json:"lookup"`
-	}
-	if err := json.Unmarshal(r.body, &man); err != nil {
-		t.Fatal(err)
-	}
+	man, r := ts.widgetManifest()
 	if !strings.HasPrefix(man.WASM, "/api/v1/widget/verifier-"+man.SHA256[:16]) || !strings.HasSuffix(man.WASM, ".wasm") || man.Size != len(module) ||
 		man.Lookup != "/api/v1/verify/lookup" {
 		t.Fatalf("manifest = %s, want the module's hashed path, size %d and the lookup path", r.body, len(module))
@@ -126,17 +140,7 @@ func TestC2PAModuleServed(t *testing.T) {
 	modules := modulesFS(t)
 	c2pa := modules["c2pa.wasm"].Data
 	ts := startServer(t, "", nil, func(c *Config, _ *deps) { c.Verifier = modules })
-	r := ts.get("/api/v1/widget/manifest.json", nil)
-	ts.mustStatus(r, 200, "manifest")
-	var man struct {
-		WASM       string `json:"wasm"`
-		C2PAWASM   string `json:"c2pa_wasm"`
-		C2PASHA256 string `json:"c2pa_sha256"`
-		C2PASize   int    `json:"c2pa_size"`
-	}
-	if err := json.Unmarshal(r.body, &man); err != nil {
-		t.Fatal(err)
-	}
+	man, r := ts.widgetManifest()
 	if len(man.C2PASHA256) != 64 || man.C2PAWASM != "/api/v1/widget/c2pa-"+man.C2PASHA256[:16]+".wasm" || man.C2PASize != len(c2pa) || man.C2PAWASM == man.WASM {
 		t.Fatalf("manifest = %s, want the C2PA module's hashed path and size %d", r.body, len(c2pa))
 	}

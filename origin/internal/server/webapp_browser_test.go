@@ -92,12 +92,19 @@ func (b *browser) screenshot(t *testing.T, dir, name string) {
 	t.Helper()
 	var shot []byte
 	b.run(t, "screenshot "+name, chromedp.FullScreenshot(&shot, 100))
+	saveShot(t, dir, name, shot, 30)
+}
+
+// saveShot writes the PNG shot as dir/name.png and fails on a blank one
+// (fewer than minColours colours).
+func saveShot(t *testing.T, dir, name string, shot []byte, minColours int) {
+	t.Helper()
 	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
-	if n := distinctColours(t, shot); n < 30 {
+	if n := distinctColours(t, shot); n < minColours {
 		t.Errorf("screenshot %s has %d distinct colours: blank", name, n)
 	}
 }
@@ -467,21 +474,26 @@ func TestWebAppInChromium(t *testing.T) {
 	// webhook's row before pressing its button.
 	b.waitJS(t, "webhook listed", `document.querySelector("#webhooks article button:nth-of-type(2)") !== null`, 10*time.Second)
 	b.run(t, "send a test event", jsClick(`#webhooks article button:nth-of-type(2)`))
-	refresh := jsClick(`#dl-filter button[type="submit"]`)
-	deadline := time.Now().Add(20 * time.Second)
-	b.run(t, "show failed deliveries", jsType("#dl-status", "failed"))
-	for {
-		b.run(t, "refresh deliveries", refresh)
-		time.Sleep(200 * time.Millisecond)
-		var failed bool
-		b.eval(t, `!!document.querySelector('#deliveries tr[data-status="failed"] button')`, &failed)
-		if failed {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.waitJS(t, "failed delivery", `false`, 0)
+	// refreshUntil presses the deliveries filter's button until js holds
+	// (the list is not live: only a refresh shows a new state).
+	refreshUntil := func(what, js string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			b.run(t, "refresh deliveries", jsClick(`#dl-filter button[type="submit"]`))
+			time.Sleep(200 * time.Millisecond)
+			var ok bool
+			b.eval(t, js, &ok)
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				b.waitJS(t, what, `false`, 0)
+			}
 		}
 	}
+	b.run(t, "show failed deliveries", jsType("#dl-status", "failed"))
+	refreshUntil("failed delivery", `!!document.querySelector('#deliveries tr[data-status="failed"] button')`)
 	var others bool
 	b.eval(t, `!!document.querySelector('#deliveries tr[data-status]:not([data-status="failed"])')`, &others)
 	if others {
@@ -489,20 +501,7 @@ func TestWebAppInChromium(t *testing.T) {
 	}
 	failing.Store(false)
 	b.run(t, "retry", jsClick(`#deliveries tr[data-status="failed"] button`), jsType("#dl-status", "succeeded"))
-	deadline = time.Now().Add(20 * time.Second)
-	for {
-		time.Sleep(300 * time.Millisecond)
-		b.run(t, "refresh deliveries", refresh)
-		time.Sleep(200 * time.Millisecond)
-		var ok bool
-		b.eval(t, `!!document.querySelector('#deliveries tr[data-status="succeeded"]')`, &ok)
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.waitJS(t, "delivered after retry", `false`, 0)
-		}
-	}
+	refreshUntil("delivered after retry", `!!document.querySelector('#deliveries tr[data-status="succeeded"]')`)
 	if got.Load() != 1 {
 		t.Errorf("receiver got %d deliveries after the retry, want 1", got.Load())
 	}

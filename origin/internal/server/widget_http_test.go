@@ -144,6 +144,25 @@ func (ts *testServer) signAnchored(s signer, file []byte, what string) (string, 
 	return id, r.body
 }
 
+// anchoredRecord is a signed and anchored record: its id and signed file.
+type anchoredRecord struct {
+	id   string
+	file []byte
+}
+
+// anchoredAround signs and anchors two photos of s (from seeds seed and
+// seed+1) an hour apart, starting at the clock's time, and moves the clock
+// on another hour: the records a key revocation with compromised_since
+// between them keeps and drops.
+func (ts *testServer) anchoredAround(s signer, seed uint64) (before, after anchoredRecord) {
+	ts.t.Helper()
+	before.id, before.file = ts.signAnchored(s, photo(ts.t, seed, 384, 288), "sign before")
+	ts.clock.Advance(time.Hour)
+	after.id, after.file = ts.signAnchored(s, photo(ts.t, seed+1, 384, 288), "sign after")
+	ts.clock.Advance(time.Hour)
+	return before, after
+}
+
 // waitAnchored waits until every id is anchored (60 s at most).
 func (ts *testServer) waitAnchored(s signer, ids ...string) {
 	ts.t.Helper()

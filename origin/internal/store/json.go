@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -19,6 +20,21 @@ func GetJSON[T any](tx Txn, key []byte) (T, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		var zero T
 		return zero, fmt.Errorf("store: decode %q: %w", key, err)
+	}
+	return v, nil
+}
+
+// GetJSONOr is GetJSON for a record a caller names: a missing key is
+// notFound (the caller's own sentinel, returned as is), and any other
+// error is wrapped with what (say "content: record 42"), so the caller's
+// log line names the record whose read failed.
+func GetJSONOr[T any](tx Txn, key []byte, notFound error, what string) (T, error) {
+	v, err := GetJSON[T](tx, key)
+	if errors.Is(err, ErrNotFound) {
+		return v, notFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", what, err)
 	}
 	return v, nil
 }

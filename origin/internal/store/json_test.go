@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,17 @@ func TestGetPutJSON(t *testing.T) {
 		var syntaxErr *json.SyntaxError
 		if !errors.As(err, &syntaxErr) || errors.Is(err, ErrNotFound) || got != (jsonRec{}) {
 			t.Errorf("GetJSON(j/bad) = %+v, %v; want zero and a wrapped *json.SyntaxError", got, err)
+		}
+		errMine := errors.New("mine: not found")
+		if got, err := GetJSONOr[jsonRec](tx, []byte("j/rec"), errMine, "mine: rec"); err != nil || got != want {
+			t.Errorf("GetJSONOr(j/rec) = %+v, %v; want %+v, nil", got, err, want)
+		}
+		if _, err := GetJSONOr[jsonRec](tx, []byte("j/missing"), errMine, "mine: missing"); err != errMine {
+			t.Errorf("GetJSONOr(j/missing) = %v, want the caller's sentinel itself", err)
+		}
+		_, err = GetJSONOr[jsonRec](tx, []byte("j/bad"), errMine, "mine: bad")
+		if !errors.As(err, &syntaxErr) || errors.Is(err, errMine) || !strings.HasPrefix(err.Error(), "mine: bad: ") {
+			t.Errorf("GetJSONOr(j/bad) = %v, want a *json.SyntaxError wrapped with what", err)
 		}
 		return nil
 	})

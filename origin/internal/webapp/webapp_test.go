@@ -11,7 +11,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/accounts/accountstest"
 	"github.com/provenant/provenant/origin/internal/httpapi"
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -96,11 +96,7 @@ func TestSameOrigin(t *testing.T) {
 
 func newApp(t *testing.T) *App {
 	t.Helper()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := storetest.Badger(t)
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	acc := accountstest.New(t, st, clk)
 	a, err := New(Config{Accounts: acc, Clock: clk})

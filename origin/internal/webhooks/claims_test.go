@@ -11,7 +11,6 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -22,23 +21,25 @@ type node struct {
 	svc *Service
 }
 
-func newNodes(t *testing.T, n int, clk clock.Clock, claims bool) []*node {
+// newNodes starts n origins' webhook services, with claims, on one new
+// database; configure, if set, adjusts each one's Config before New.
+func newNodes(t *testing.T, n int, clk clock.Clock, configure func(*Config)) []*node {
 	t.Helper()
 	url := pgtest.Start(t).NewDatabase()
 	var nodes []*node
 	for range n {
-		st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
+		st := pgtest.Open(t, url)
+		cfg := Config{Store: st, Clock: clk, MasterKey: bytes.Repeat([]byte{7}, 32),
+			Guard: NewGuard(GuardConfig{Allow: loopback}), Timeout: 2 * time.Second, Claims: true}
+		if configure != nil {
+			configure(&cfg)
+		}
+		svc, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc, err := New(Config{Store: st, Clock: clk, MasterKey: bytes.Repeat([]byte{7}, 32),
-			Guard: NewGuard(GuardConfig{Allow: loopback}), Timeout: 2 * time.Second, Claims: claims})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nd := &node{st: st, svc: svc}
-		t.Cleanup(func() { nd.svc.Close(); _ = nd.st.Close() })
-		nodes = append(nodes, nd)
+		t.Cleanup(svc.Close)
+		nodes = append(nodes, &node{st: st, svc: svc})
 	}
 	return nodes
 }
@@ -60,7 +61,7 @@ func (nd *node) publish(t *testing.T, clk clock.Clock, i int) {
 // them, and every delivery succeeds.
 func TestClaimsOneAttemptPerNode(t *testing.T) {
 	clk := clock.NewFake(t0)
-	nodes := newNodes(t, 2, clk, true)
+	nodes := newNodes(t, 2, clk, nil)
 	rcv := newReceiver(t)
 	if _, _, err := nodes[0].svc.Create(context.Background(), "acct", CreateInput{URL: rcv.srv.URL, Events: []string{"content.signed"}}); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestClaimsOneAttemptPerNode(t *testing.T) {
 // same delivery id. Nothing is lost.
 func TestClaimOfDeadNodeLapses(t *testing.T) {
 	clk := clock.NewFake(t0)
-	nodes := newNodes(t, 2, clk, true)
+	nodes := newNodes(t, 2, clk, nil)
 	rcv := newReceiver(t)
 	rcv.mu.Lock()
 	rcv.hang = true
@@ -148,7 +149,6 @@ func TestClaimOfDeadNodeLapses(t *testing.T) {
 // one, rather than stopping at the claimed head of the queue.
 func TestClaimedAttemptsAreSkipped(t *testing.T) {
 	clk := clock.NewFake(t0)
-	url := pgtest.Start(t).NewDatabase()
 	release := make(chan struct{})
 	var mu sync.Mutex
 	got := map[string]bool{}
@@ -161,21 +161,7 @@ func TestClaimedAttemptsAreSkipped(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
-	var nodes []*node
-	for range 2 {
-		st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc, err := New(Config{Store: st, Clock: clk, MasterKey: bytes.Repeat([]byte{7}, 32),
-			Guard: NewGuard(GuardConfig{Allow: loopback}), Timeout: 10 * time.Second, Claims: true, PerEndpoint: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nd := &node{st: st, svc: svc}
-		t.Cleanup(func() { nd.svc.Close(); _ = nd.st.Close() })
-		nodes = append(nodes, nd)
-	}
+	nodes := newNodes(t, 2, clk, func(c *Config) { c.Timeout, c.PerEndpoint = 10*time.Second, 1 })
 	if _, _, err := nodes[0].svc.Create(context.Background(), "acct", CreateInput{URL: srv.URL, Events: []string{"content.signed"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -45,13 +45,7 @@ func (s *Service) GetDelivery(ctx context.Context, owner, id string) (Delivery, 
 	var d Delivery
 	err := s.st.View(ctx, func(tx store.Txn) error {
 		var err error
-		d, err = getDelivery(tx, id)
-		if err == nil && d.AccountID != owner {
-			err = ErrNotFound
-		}
-		if err == nil {
-			_, err = getOwnRecord(tx, owner, d.WebhookID)
-		}
+		d, _, err = getOwnDelivery(tx, owner, id)
 		return err
 	})
 	if err != nil {
@@ -67,16 +61,9 @@ func (s *Service) GetDelivery(ctx context.Context, owner, id string) (Delivery, 
 func (s *Service) Retry(ctx context.Context, owner, id string) (Delivery, error) {
 	var d Delivery
 	err := s.st.Update(ctx, func(tx store.Txn) error {
+		var r webhookRecord
 		var err error
-		d, err = getDelivery(tx, id)
-		if err != nil {
-			return err
-		}
-		if d.AccountID != owner {
-			return ErrNotFound
-		}
-		r, err := getOwnRecord(tx, owner, d.WebhookID)
-		if err != nil {
+		if d, r, err = getOwnDelivery(tx, owner, id); err != nil {
 			return err
 		}
 		if d.Status != StatusFailed {

@@ -178,11 +178,7 @@ func (s *Service) dispatchDue() ([]chan struct{}, error) {
 				// Another origin is making this attempt: look past it, or
 				// every origin would queue behind the same few items and
 				// a webhook's attempts would not spread over the origins.
-				c, err := store.GetJSON[claimRec](tx, claimKey(it.deliveryID))
-				switch {
-				case err == nil && c.Item == it.key && nowT.Before(c.Until):
-					return nil
-				case err != nil && !errors.Is(err, store.ErrNotFound):
+				if held, err := claimHeld(tx, it, nowT); held || err != nil {
 					return err
 				}
 			}
@@ -568,12 +564,26 @@ type claimRec struct {
 // conflict, and the retry sees the delivery changed.
 func (s *Service) claim(tx store.Txn, it dueItem) error {
 	now := s.clock.Now()
-	c, err := store.GetJSON[claimRec](tx, claimKey(it.deliveryID))
-	switch {
-	case err == nil && c.Item == it.key && now.Before(c.Until):
-		return errClaimed
-	case err != nil && !errors.Is(err, store.ErrNotFound):
+	held, err := claimHeld(tx, it, now)
+	if err != nil {
 		return err
 	}
+	if held {
+		return errClaimed
+	}
 	return store.PutJSON(tx, claimKey(it.deliveryID), claimRec{Item: it.key, Until: now.Add(s.timeout + ClaimGrace)})
+}
+
+// claimHeld reports whether a claim on it's attempt, for this same queue
+// item, is still live at now. A claim for an earlier item of the
+// delivery, or a lapsed one, is not held.
+func claimHeld(tx store.Txn, it dueItem, now time.Time) (bool, error) {
+	c, err := store.GetJSON[claimRec](tx, claimKey(it.deliveryID))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return c.Item == it.key && now.Before(c.Until), nil
 }

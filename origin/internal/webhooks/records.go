@@ -46,14 +46,7 @@ func getByID[T any](tx store.Txn, key func(string) []byte, what, id string) (T, 
 	if id == "" || strings.Contains(id, "/") {
 		return zero, ErrNotFound
 	}
-	v, err := store.GetJSON[T](tx, key(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return zero, ErrNotFound
-	}
-	if err != nil {
-		return zero, fmt.Errorf("webhooks: %s %s: %w", what, id, err)
-	}
-	return v, nil
+	return store.GetJSONOr[T](tx, key(id), ErrNotFound, "webhooks: "+what+" "+id)
 }
 
 func getRecord(tx store.Txn, id string) (webhookRecord, error) {
@@ -77,6 +70,20 @@ func putRecord(tx store.Txn, r webhookRecord) error {
 
 func getDelivery(tx store.Txn, id string) (Delivery, error) {
 	return getByID[Delivery](tx, deliveryKey, "delivery", id)
+}
+
+// getOwnDelivery reads owner's delivery id and its webhook: ErrNotFound
+// when the delivery is another account's or its webhook is not owner's.
+func getOwnDelivery(tx store.Txn, owner, id string) (Delivery, webhookRecord, error) {
+	d, err := getDelivery(tx, id)
+	if err == nil && d.AccountID != owner {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return Delivery{}, webhookRecord{}, err
+	}
+	r, err := getOwnRecord(tx, owner, d.WebhookID)
+	return d, r, err
 }
 
 func putDelivery(tx store.Txn, d Delivery) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/provenant/provenant/origin/internal/ids"
@@ -13,27 +12,10 @@ import (
 )
 
 // normalizeEvents validates a subscription list: nil means every event
-// type; an empty list, unknown or duplicate types are refused. The result
-// is in EventTypes order.
+// type; an empty list and unknown types are refused, a repeated type
+// counts once. The result is in EventTypes order.
 func normalizeEvents(in []string) ([]string, error) {
-	if in == nil {
-		return EventTypes(), nil
-	}
-	if len(in) == 0 {
-		return nil, validate.Field("events", "must not be empty (omit it to subscribe to every event type)")
-	}
-	var out []string
-	for _, t := range EventTypes() {
-		if slices.Contains(in, t) {
-			out = append(out, t)
-		}
-	}
-	for _, e := range in {
-		if !slices.Contains(EventTypes(), e) {
-			return nil, validate.Field("events", "must contain only "+strings.Join(EventTypes(), ", "))
-		}
-	}
-	return out, nil
+	return validate.Subset("events", in, EventTypes(), "must not be empty (omit it to subscribe to every event type)")
 }
 
 func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {

@@ -404,6 +404,20 @@ func (pg *PG) tail(h *Host) string {
 }
 
 // waitFor calls f until it returns nil, limit passes or ctx ends.
+// waitUp waits, at most limit, until ready answers nil from the service
+// process p started; once p has exited the error names what and shows
+// the process's last lines.
+func waitUp(ctx context.Context, limit time.Duration, p *Proc, what string, ready func() error) error {
+	return waitFor(ctx, limit, func() error {
+		select {
+		case <-p.Exited():
+			return fmt.Errorf("%s exited at start:\n%s", what, p.Tail())
+		default:
+		}
+		return ready()
+	})
+}
+
 func waitFor(ctx context.Context, limit time.Duration, f func() error) error {
 	deadline := time.Now().Add(limit)
 	for {

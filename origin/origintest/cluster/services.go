@@ -33,10 +33,25 @@ type Chain struct {
 
 // ChainAvailable reports why no chain node can run here, or nil.
 func ChainAvailable() error {
-	if gethPath() == "" {
-		return errors.New("cluster: geth not found (go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.8)")
+	return installed(gethPath(), "cluster: geth not found (go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.8)")
+}
+
+// installed is nil when path names a program found here, else the error
+// saying what is missing and how to install it.
+func installed(path, missing string) error {
+	if path == "" {
+		return errors.New(missing)
 	}
 	return nil
+}
+
+// addServiceHost adds host name for a service whose program available
+// says is installed; a missing program adds no host.
+func (n *Net) addServiceHost(name string, available func() error) (*Host, error) {
+	if err := available(); err != nil {
+		return nil, err
+	}
+	return n.AddHost(name)
 }
 
 func gethPath() string { return goBinPath("geth") }
@@ -59,10 +74,7 @@ func goBinPath(name string) string {
 // StartChain starts geth --dev on a new host and funds a fresh anchoring
 // key from the dev account.
 func StartChain(ctx context.Context, n *Net) (*Chain, error) {
-	if err := ChainAvailable(); err != nil {
-		return nil, err
-	}
-	h, err := n.AddHost("chain")
+	h, err := n.addServiceHost("chain", ChainAvailable)
 	if err != nil {
 		return nil, err
 	}
@@ -183,12 +195,7 @@ func (o *Origin) Start(ctx context.Context) error {
 	o.mu.Lock()
 	o.proc = p
 	o.mu.Unlock()
-	return waitFor(ctx, 90*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("origin %s exited at start:\n%s", o.Host.Name, p.Tail())
-		default:
-		}
+	return waitUp(ctx, 90*time.Second, p, "origin "+o.Host.Name, func() error {
 		found := false
 		p.Lines(func(l string) { found = found || listeningRe.MatchString(l) })
 		if !found {
@@ -248,10 +255,8 @@ type LB struct {
 
 // LBAvailable reports why HAProxy cannot run here, or nil.
 func LBAvailable() error {
-	if _, err := exec.LookPath("haproxy"); err != nil {
-		return errors.New("cluster: haproxy not found (Debian package haproxy)")
-	}
-	return nil
+	p, _ := exec.LookPath("haproxy")
+	return installed(p, "cluster: haproxy not found (Debian package haproxy)")
 }
 
 // HAProxyConfig is the configuration StartLB runs: round robin over the
@@ -300,10 +305,7 @@ backend origins
 
 // StartLB starts HAProxy on a new host "lb" in front of origins.
 func StartLB(ctx context.Context, n *Net, origins []*Origin) (*LB, error) {
-	if err := LBAvailable(); err != nil {
-		return nil, err
-	}
-	h, err := n.AddHost("lb")
+	h, err := n.addServiceHost("lb", LBAvailable)
 	if err != nil {
 		return nil, err
 	}
@@ -321,14 +323,7 @@ func (lb *LB) start(ctx context.Context, origins []*Origin) error {
 		return err
 	}
 	lb.proc = p
-	return waitFor(ctx, 30*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("haproxy exited:\n%s", p.Tail())
-		default:
-		}
-		return httpGet(ctx, lb.URL+"/health")
-	})
+	return waitUp(ctx, 30*time.Second, p, "haproxy", func() error { return httpGet(ctx, lb.URL+"/health") })
 }
 
 // Restart starts HAProxy again after a crash.
@@ -358,12 +353,5 @@ func StartEdge(ctx context.Context, n *Net, name, binary, originURL string) (*Ed
 	if err != nil {
 		return nil, err
 	}
-	return e, waitFor(ctx, 60*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("edge exited:\n%s", p.Tail())
-		default:
-		}
-		return httpGet(ctx, e.URL+"/health")
-	})
+	return e, waitUp(ctx, 60*time.Second, p, "edge", func() error { return httpGet(ctx, e.URL+"/health") })
 }

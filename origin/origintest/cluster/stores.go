@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -42,19 +41,13 @@ type ObjectStore struct {
 
 // ObjectStoreAvailable reports why no object store can run here, or nil.
 func ObjectStoreAvailable() error {
-	if goBinPath("weed") == "" {
-		return errors.New("cluster: weed (SeaweedFS) not found (.ci/run builds it into $GOPATH/bin)")
-	}
-	return nil
+	return installed(goBinPath("weed"), "cluster: weed (SeaweedFS) not found (.ci/run builds it into $GOPATH/bin)")
 }
 
 // StartObjectStore starts SeaweedFS on a new host "s3", creates the
 // bucket and waits until an object goes in.
 func StartObjectStore(ctx context.Context, n *Net) (*ObjectStore, error) {
-	if err := ObjectStoreAvailable(); err != nil {
-		return nil, err
-	}
-	h, err := n.AddHost("s3")
+	h, err := n.addServiceHost("s3", ObjectStoreAvailable)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +95,7 @@ func (s *ObjectStore) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	// The gateway answers before the volume server has joined: wait for
 	// an object to go in.
-	return waitFor(ctx, 90*time.Second, func() error {
-		select {
-		case <-proc.Exited():
-			return fmt.Errorf("weed exited at start:\n%s", proc.Tail())
-		default:
-		}
-		return s.probe(ctx)
-	})
+	return waitUp(ctx, 90*time.Second, proc, "weed", func() error { return s.probe(ctx) })
 }
 
 func (s *ObjectStore) probe(ctx context.Context) error {
@@ -153,10 +139,7 @@ type Redis struct {
 
 // RedisAvailable reports why no Redis can run here, or nil.
 func RedisAvailable() error {
-	if redisPath() == "" {
-		return errors.New("cluster: redis-server not found (Debian package redis-server)")
-	}
-	return nil
+	return installed(redisPath(), "cluster: redis-server not found (Debian package redis-server)")
 }
 
 func redisPath() string {
@@ -173,10 +156,7 @@ const RedisPort = 6379
 
 // StartRedis starts redis-server on a new host "redis".
 func StartRedis(ctx context.Context, n *Net) (*Redis, error) {
-	if err := RedisAvailable(); err != nil {
-		return nil, err
-	}
-	h, err := n.AddHost("redis")
+	h, err := n.addServiceHost("redis", RedisAvailable)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +174,7 @@ func (r *Redis) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 30*time.Second, func() error {
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("redis-server exited at start:\n%s", p.Tail())
-		default:
-		}
+	return waitUp(ctx, 30*time.Second, p, "redis-server", func() error {
 		c, err := net.DialTimeout("tcp", r.Host.Addr(RedisPort), time.Second)
 		if err != nil {
 			return err

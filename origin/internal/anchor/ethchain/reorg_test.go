@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/anchor/ethchain"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
 
 type countingListener struct {
@@ -57,11 +58,7 @@ func simAnchoring(t *testing.T, cfg anchor.Config) simRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Badger(t)
 	pub := &countingListener{n: map[string]int{}}
 	cfg.Store, cfg.Chain, cfg.Anchored, cfg.BatchSize = st, ch, pub, 5
 	b, err := anchor.New(cfg)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/clock"
@@ -156,11 +157,7 @@ func (r records) ManifestCandidates(_ context.Context, f facts.Facts, byHash boo
 
 func TestResolver(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(store.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := storetest.Badger(t)
 	near := phash.Hash{P64: 1}
 	far := near
 	for i := range 20 { // 20 of 256 bits apart
@@ -181,7 +178,7 @@ func TestResolver(t *testing.T) {
 		{RecordID: "another-picture", SHA256: hex.EncodeToString(bytes.Repeat([]byte{7}, 32)), PerceptualHash: other.String()},
 		{RecordID: "no-manifest", SHA256: hex.EncodeToString(bytes.Repeat([]byte{6}, 32)), PerceptualHash: near.String()},
 	}
-	err = st.Update(ctx, func(tx store.Txn) error {
+	err := st.Update(ctx, func(tx store.Txn) error {
 		for _, c := range cands {
 			if c.RecordID == "no-manifest" {
 				continue

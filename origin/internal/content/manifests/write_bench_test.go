@@ -11,7 +11,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/keys"
-	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -33,11 +33,7 @@ func BenchmarkC2PAManifest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := store.Open(store.Config{Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Badger(b)
 	clk := clock.NewFake(time.Now())
 	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: make([]byte, keys.MasterKeySize)})
 	if err != nil {

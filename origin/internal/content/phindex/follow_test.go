@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -17,17 +16,8 @@ import (
 // store's buckets (it is answered with a nil transaction).
 func TestMemFollowsAnotherOrigin(t *testing.T) {
 	ctx := context.Background()
-	c := pgtest.Start(t)
-	url := c.NewDatabase()
-	open := func() *pgstore.Store {
-		st, err := pgstore.Open(ctx, pgstore.Config{URL: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	here, there := open(), open()
+	url := pgtest.Start(t).NewDatabase()
+	here, there := pgtest.Open(t, url), pgtest.Open(t, url)
 	ix := Index{Prefix: []byte("rec/p/")}
 	r := rand.New(rand.NewPCG(8, 9))
 	hs := make([]phash.Hash, 300)

@@ -12,18 +12,9 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/phash"
 )
-
-func openStore(tb testing.TB) *store.Badger {
-	tb.Helper()
-	st, err := store.Open(store.Config{Dir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
 
 func randHash(r *rand.Rand) phash.Hash {
 	return phash.Hash{P64: r.Uint64(), P256: [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}}
@@ -84,7 +75,7 @@ func TestProbes(t *testing.T) {
 // TestRecallGuarantee checks the pigeonhole bound: with radius r every
 // hash within Bands·(r+1)−1 bits is found.
 func TestRecallGuarantee(t *testing.T) {
-	st := openStore(t)
+	st := storetest.Badger(t)
 	for _, radius := range []int{1, 2} {
 		ix := Index{Prefix: []byte("t" + strconv.Itoa(radius) + "/"), Radius: radius}
 		hs := bulkLoad(t, st, ix, 3000, uint64(radius))
@@ -110,7 +101,7 @@ func TestRecallGuarantee(t *testing.T) {
 }
 
 func TestLookupFiltersRanksAndRemoves(t *testing.T) {
-	st := openStore(t)
+	st := storetest.Badger(t)
 	ix := Index{Prefix: []byte("x/")}
 	base := phash.Hash{P64: 0x0123456789ABCDEF}
 	near := base
@@ -153,7 +144,7 @@ func TestLookupFiltersRanksAndRemoves(t *testing.T) {
 // bits away) is found although 160 entries in the first band's neighbour
 // buckets exceed the budget of 50.
 func TestTruncatedLookupReadsExactBandsFirst(t *testing.T) {
-	st := openStore(t)
+	st := storetest.Badger(t)
 	ix := Index{Prefix: []byte("x/")}
 	q := phash.Hash{P64: 0}
 	// Bands 0..2 two bits off, band 3 identical.
@@ -209,7 +200,7 @@ func BenchmarkLookup(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("PHINDEX_BENCH_N")); err == nil && v > 0 {
 		n = v
 	}
-	st := openStore(b)
+	st := storetest.Badger(b)
 	ix := Index{Prefix: []byte("rec/p/")}
 	start := time.Now()
 	hs := bulkLoad(b, st, ix, n, 7)
@@ -253,7 +244,7 @@ func BenchmarkLookup(b *testing.B) {
 // bucket, through Add and BulkLoad, removes one from the first chunk, and
 // checks that every other record is still found.
 func TestChunkedBuckets(t *testing.T) {
-	st := openStore(t)
+	st := storetest.Badger(t)
 	ix := Index{Prefix: []byte("c/")}
 	const n = 2*ChunkEntries + 5
 	hs := make([]phash.Hash, n)

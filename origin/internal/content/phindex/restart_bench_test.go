@@ -12,8 +12,8 @@ import (
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/phash"
 )
 
@@ -38,15 +38,9 @@ func BenchmarkRestart(b *testing.B) {
 	switch kind {
 	case "", "badger":
 		kind = "badger"
-		st = openStore(b)
+		st = storetest.Badger(b)
 	case "postgres":
-		c := pgtest.Start(b)
-		pg, err := pgstore.Open(ctx, pgstore.Config{URL: c.NewDatabase()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = pg.Close() })
-		st = pg
+		st = pgtest.Open(b, pgtest.Start(b).NewDatabase())
 	default:
 		b.Fatalf("PHINDEX_RESTART_STORE: unknown store %q", kind)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
+	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 )
@@ -73,17 +73,12 @@ func BenchmarkLookupScale(b *testing.B) {
 			var st store.Store
 			switch kind {
 			case "badger":
-				st = openStore(b)
+				st = storetest.Badger(b)
 			case "postgres":
 				if cluster == nil {
 					cluster = pgtest.Start(b)
 				}
-				pg, err := pgstore.Open(context.Background(), pgstore.Config{URL: cluster.NewDatabase()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = pg.Close() })
-				st = pg
+				st = pgtest.Open(b, cluster.NewDatabase())
 			default:
 				b.Fatalf("PHINDEX_SCALE_STORES: unknown store %q", kind)
 			}
@@ -206,7 +201,7 @@ func BenchmarkLookBeforeMarkScale(b *testing.B) {
 		}
 	}
 	for _, n := range sizes {
-		st := openStore(b)
+		st := storetest.Badger(b)
 		ix := Index{Prefix: []byte("rec/p/")}
 		start := time.Now()
 		hs := bulkLoad(b, st, ix, n, 7)

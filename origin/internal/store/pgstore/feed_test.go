@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/store/pgstore"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
 )
 
@@ -18,13 +17,7 @@ import (
 // the prefix are not returned.
 func TestChangesMissesNoCommit(t *testing.T) {
 	ctx := context.Background()
-	c := pgtest.Start(t)
-	url := c.NewDatabase()
-	st, err := pgstore.Open(ctx, pgstore.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := pgtest.Open(t, pgtest.Start(t).NewDatabase())
 	set := func(k string) {
 		t.Helper()
 		if err := st.Update(ctx, func(tx store.Txn) error { return tx.Set([]byte(k), []byte("v")) }); err != nil {

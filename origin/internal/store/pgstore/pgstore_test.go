@@ -75,12 +75,7 @@ func TestOpenErrors(t *testing.T) {
 // byte budget: pages end early by size and the scan resumes after the
 // last row kept, so every key comes back once, in order.
 func TestScanLargeValues(t *testing.T) {
-	url := pgtest.Start(t).NewDatabase()
-	st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := pgtest.Open(t, pgtest.Start(t).NewDatabase())
 	const n = 14
 	big := make([]byte, 1<<20)
 	for i := range n {
@@ -93,7 +88,7 @@ func TestScanLargeValues(t *testing.T) {
 		}
 	}
 	var got []string
-	err = st.View(context.Background(), func(tx store.Txn) error {
+	err := st.View(context.Background(), func(tx store.Txn) error {
 		return tx.Scan([]byte("big/"), nil, func(k, v []byte) error {
 			if len(v) != len(big) || int(v[0]) != len(got) {
 				return fmt.Errorf("value of %s: %d bytes, first %d", k, len(v), v[0])

@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of store.Store: one set of
 // tests every backend runs (Badger and PostgreSQL today), so that a domain
-// package sees the same contract whichever backend the origin opens. It is
+// package sees the same contract whichever backend the origin opens; and
+// Badger, the throwaway store a domain package's tests run on. It is
 // imported by tests only.
 package storetest
 
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +37,41 @@ type Backend struct {
 	// store's own process (the database server, with SIGKILL) and brings
 	// it back; the durability test calls it after killing its writer.
 	Crash func(t *testing.T)
+}
+
+// Badger opens a Badger store in a new temporary directory and closes it
+// when the test ends; a store that does not open fails the test.
+func Badger(tb testing.TB) *store.Badger {
+	tb.Helper()
+	st, err := store.Open(store.Config{Dir: tb.TempDir()})
+	if err != nil {
+		tb.Fatalf("storetest: open Badger: %v", err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// Gated wraps a store so that its reads after the first Free wait until
+// Open is closed, or until their context ends: whatever loads from it
+// (a near-duplicate index at start) takes as long as a test wants. Views
+// counts the reads begun, the waiting ones included.
+type Gated struct {
+	store.Store
+	Open  chan struct{}
+	Free  int32
+	Views atomic.Int32
+}
+
+// View waits at the gate, then reads from the wrapped store.
+func (g *Gated) View(ctx context.Context, fn func(store.Txn) error) error {
+	if g.Views.Add(1) > g.Free {
+		select {
+		case <-g.Open:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return g.Store.View(ctx, fn)
 }
 
 // childEnv carries the location to a writer child; see ChildMain.

@@ -7,6 +7,7 @@ package pgtest
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/origin/internal/store/pgstore"
 )
 
 // BinDirEnv names the variable that overrides where the server binaries
@@ -221,4 +224,16 @@ func (c *Cluster) NewDatabase() string {
 		c.t.Fatalf("pgtest: createdb: %v\n%s", err, strings.TrimSpace(string(out)))
 	}
 	return c.URL(name)
+}
+
+// Open opens the store on the database at url with pgstore's defaults and
+// closes it when the test ends; a store that does not open fails the test.
+func Open(tb testing.TB, url string) *pgstore.Store {
+	tb.Helper()
+	st, err := pgstore.Open(context.Background(), pgstore.Config{URL: url})
+	if err != nil {
+		tb.Fatalf("pgtest: open store: %v", err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
 }
