@@ -1,0 +1,193 @@
+package watermark
+
+// The FFT's butterfly passes, as leaf kernels with one portable Go body
+// each (the *Go functions below, used on every architecture but wasm) and
+// a WebAssembly assembly body (kernels_wasm.s). Go's WebAssembly output
+// sends every jump, a loop's back edge included, through its function's
+// dispatch loop (a br_table on a block number), so a Go loop costs a
+// dispatch per iteration; the assembly bodies use WebAssembly's own
+// structured loops and keep their values in locals. Both bodies perform
+// the same floating-point operations in the same order, with no fused
+// multiply-add, so their results are identical to the bit
+// (TestKernelsMatchGo, FuzzKernelsMatchGo, run natively and in wazero).
+//
+// The exported-to-the-package wrappers check every index a kernel will
+// touch before it runs, so the assembly bodies never read or write outside
+// their slices.
+
+// butterflies4 runs two radix-2 stages at once on quartets of x: for each
+// group g < groups and k < m, with i = off + g*gstride + k, the values
+// a, b, c, d = x[i], x[i+d], x[i+2d], x[i+3d] and the twiddles
+// w1 = tw[t1+k*s1], w2 = tw[t2+k*s2], w3 = tw[t3+k*s3] become
+//
+//	b, d = b*w1, d*w1
+//	a, b = a+b, a-b
+//	c, d = c+d, c-d
+//	c, d = c*w2, d*w3
+//	x[i], x[i+2d] = a+c, a-c
+//	x[i+d], x[i+3d] = b+d, b-d
+func butterflies4(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 3, d)
+	checkTwiddles(len(tw), m, t1, s1)
+	checkTwiddles(len(tw), m, t2, s2)
+	checkTwiddles(len(tw), m, t3, s3)
+	butterflies4Impl(x, off, d, m, groups, gstride, tw, t1, s1, t2, s2, t3, s3)
+}
+
+// butterflies4One is butterflies4 with w1 = w2 = 1 (no multiplication by
+// them, as the stages one at a time do for twiddle 1) and one group.
+func butterflies4One(x []complex128, off, d, m int, w3 complex128) {
+	if m <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, 1, 0, 3, d)
+	butterflies4OneImpl(x, off, d, m, w3)
+}
+
+// butterflies2 runs one radix-2 stage on pairs: for g < groups and k < m,
+// with i = off + g*gstride + k, a, b = x[i], x[i+d]*tw[t+k*s] become
+// x[i], x[i+d] = a+b, a-b.
+func butterflies2(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 1, d)
+	checkTwiddles(len(tw), m, t, s)
+	butterflies2Impl(x, off, d, m, groups, gstride, tw, t, s)
+}
+
+// sumDiff is butterflies2 with twiddle 1 (no multiplication).
+func sumDiff(x []complex128, off, d, m, groups, gstride int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 1, d)
+	sumDiffImpl(x, off, d, m, groups, gstride)
+}
+
+// firstStages writes to x the first two radix-2 stages of the transform
+// of src read in the bit-reversed order rev: for each i = 0, 4, 8, … with
+// i+3 < len(x),
+//
+//	a0, b0 = src[rev[i]], src[rev[i+1]]
+//	a1, b1 = src[rev[i+2]], src[rev[i+3]]
+//	a0, b0 = a0+b0, a0-b0
+//	a1, b1 = a1+b1, a1-b1
+//	t = b1 × (−i) forward, b1 × (+i) inverse
+//	x[i], x[i+2] = a0+a1, a0-a1
+//	x[i+1], x[i+3] = b0+t, b0-t
+//
+// len(src) and len(rev) must be at least len(x), and every rev[j] less
+// than len(src).
+func firstStages(x, src []complex128, rev []int, inverse bool) {
+	n := len(x) &^ 3
+	if n == 0 {
+		return
+	}
+	if len(src) < n || len(rev) < n {
+		panic("watermark: firstStages: short source or permutation")
+	}
+	for _, r := range rev[:n] {
+		if uint(r) >= uint(len(src)) {
+			panic("watermark: firstStages: permutation out of range")
+		}
+	}
+	firstStagesImpl(x[:n], src, rev, inverse)
+}
+
+// checkRun panics unless every index off + g*gstride + k + j*d, for
+// g < groups, k < m and j ≤ span, lies in [0, n). m and groups are ≥ 1.
+func checkRun(n, off, m, groups, gstride, span, d int) {
+	if off < 0 || d < 0 || gstride < 0 || m > n || groups > n || d > n || (groups > 1 && gstride > n) || off >= n {
+		panic("watermark: kernel run out of range")
+	}
+	if last := off + (groups-1)*gstride + (m - 1) + span*d; last >= n {
+		panic("watermark: kernel run out of range")
+	}
+}
+
+// checkTwiddles panics unless t + k*s < n for every k < m (m is at most
+// the length of the run checked by checkRun).
+func checkTwiddles(n, m, t, s int) {
+	if t < 0 || s < 0 || t >= n || (m > 1 && s > n) || t+(m-1)*s >= n {
+		panic("watermark: kernel twiddles out of range")
+	}
+}
+
+func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			w1 := tw[t1+k*s1]
+			b := q1[k] * w1
+			c, d := q2[k], q3[k]*w1
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			c, d = c*tw[t2+k*s2], d*tw[t3+k*s3]
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
+	}
+}
+
+func butterflies4OneGo(x []complex128, off, d, m int, w3 complex128) {
+	q0 := x[off : off+m : off+m]
+	q1 := x[off+d : off+d+m : off+d+m]
+	q2 := x[off+2*d : off+2*d+m : off+2*d+m]
+	q3 := x[off+3*d : off+3*d+m : off+3*d+m]
+	for k, a := range q0 {
+		b, c, d := q1[k], q2[k], q3[k]
+		a, b = a+b, a-b
+		c, d = c+d, c-d
+		d *= w3
+		q0[k], q2[k] = a+c, a-c
+		q1[k], q3[k] = b+d, b-d
+	}
+}
+
+func butterflies2Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		lo := x[i : i+m : i+m]
+		hi := x[i+d : i+d+m : i+d+m]
+		for k, a := range lo {
+			b := hi[k] * tw[t+k*s]
+			lo[k], hi[k] = a+b, a-b
+		}
+	}
+}
+
+func sumDiffGo(x []complex128, off, d, m, groups, gstride int) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		lo := x[i : i+m : i+m]
+		hi := x[i+d : i+d+m : i+d+m]
+		for k, a := range lo {
+			b := hi[k]
+			lo[k], hi[k] = a+b, a-b
+		}
+	}
+}
+
+func firstStagesGo(x, src []complex128, rev []int, inverse bool) {
+	for i := 0; i+3 < len(x); i += 4 {
+		q, r := x[i:i+4:i+4], rev[i:i+4:i+4]
+		a0, b0 := src[r[0]], src[r[1]]
+		a1, b1 := src[r[2]], src[r[3]]
+		a0, b0 = a0+b0, a0-b0
+		a1, b1 = a1+b1, a1-b1
+		t := complex(imag(b1), -real(b1))
+		if inverse {
+			t = -t
+		}
+		q[0], q[2] = a0+a1, a0-a1
+		q[1], q[3] = b0+t, b0-t
+	}
+}

@@ -1,0 +1,52 @@
+package watermark
+
+import "unsafe"
+
+// WebAssembly runs the assembly bodies in kernels_wasm.s. The wrappers in
+// kernels.go have checked every index, so the bodies take addresses and
+// byte distances (a complex128 is 16 bytes).
+
+const c128 = int(unsafe.Sizeof(complex128(0)))
+
+func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	butterflies4Asm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128),
+		&tw[t1], &tw[t2], &tw[t3], uintptr(s1*c128), uintptr(s2*c128), uintptr(s3*c128))
+}
+
+func butterflies4OneImpl(x []complex128, off, d, m int, w3 complex128) {
+	butterflies4OneAsm(&x[off], uintptr(d*c128), uintptr(m*c128), real(w3), imag(w3))
+}
+
+func butterflies2Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	butterflies2Asm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128), &tw[t], uintptr(s*c128))
+}
+
+func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
+	sumDiffAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128))
+}
+
+func firstStagesImpl(x, src []complex128, rev []int, inverse bool) {
+	inv := uintptr(0)
+	if inverse {
+		inv = 1
+	}
+	firstStagesAsm(&x[0], uintptr(len(x)), &src[0], &rev[0], inv)
+}
+
+// Each body loops while its cursor is below its end, so every count it is
+// given is at least one (the wrappers return early otherwise).
+
+//go:noescape
+func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
+
+//go:noescape
+func butterflies4OneAsm(p *complex128, d, m uintptr, w3r, w3i float64)
+
+//go:noescape
+func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128, s uintptr)
+
+//go:noescape
+func sumDiffAsm(p *complex128, d, m, groups, gstride uintptr)
+
+//go:noescape
+func firstStagesAsm(x *complex128, n uintptr, src *complex128, rev *int, inverse uintptr)

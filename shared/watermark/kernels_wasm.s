@@ -1,0 +1,375 @@
+#include "textflag.h"
+
+// The bodies of the kernels in kernels.go for WebAssembly. Registers R0–R15
+// are i64 locals and F16–F31 f64 locals; loops are WebAssembly's own Loop
+// and BrIf, so an iteration costs no trip through Go's dispatch loop.
+// Every complex product p×q is computed as Go computes it:
+// real = pr*qr - pi*qi, imag = pr*qi + pi*qr, with no fused multiply-add.
+
+// MULRE and MULIM push the real and the imaginary part of (pr+i·pi)(qr+i·qi).
+#define MULRE(pr, pi, qr, qi) Get pr; Get qr; F64Mul; Get pi; Get qi; F64Mul; F64Sub
+#define MULIM(pr, pi, qr, qi) Get pr; Get qi; F64Mul; Get pi; Get qr; F64Mul; F64Add
+
+// LOADC loads the complex128 at the address in i64 register r into fr, fi.
+#define LOADC(r, fr, fi) F64Load 0(r); Set fr; F64Load 8(r); Set fi
+
+// STOREOP stores (ar op br, ai op bi) at the address in i64 register r.
+#define STOREOP(r, ar, ai, br, bi, op) \
+	Get r; I32WrapI64; Get ar; Get br; op; F64Store $0; \
+	Get r; I32WrapI64; Get ai; Get bi; op; F64Store $8
+
+// ADDTO sets r = r + s (i64).
+#define ADDTO(r, s) Get r; Get s; I64Add; Set r
+
+// func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
+// d, m, gstride and the strides s1–s3 are in bytes.
+TEXT ·butterflies4Asm(SB), NOSPLIT, $0-88
+	MOVD p+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD groups+24(FP), R3
+	MOVD gstride+32(FP), R4
+	MOVD s1+64(FP), R5
+	MOVD s2+72(FP), R6
+	MOVD s3+80(FP), R7
+	Get R1
+	Get R1
+	I64Add
+	Set R8 // 2d
+	Get R8
+	Get R1
+	I64Add
+	Set R9 // 3d
+	Loop
+		Get R0
+		Set R10 // i
+		Get R0
+		Get R2
+		I64Add
+		Set R11 // end of the group's run
+		MOVD w1+40(FP), R12
+		MOVD w2+48(FP), R13
+		MOVD w3+56(FP), R14
+		Loop
+			LOADC(R12, F16, F17) // w1
+			// b = x[i+d] * w1 -> F18, F19
+			Get R10
+			Get R1
+			I64Add
+			Set R15
+			LOADC(R15, F26, F27)
+			MULRE(F26, F27, F16, F17)
+			Set F18
+			MULIM(F26, F27, F16, F17)
+			Set F19
+			// d = x[i+3d] * w1 -> F20, F21
+			Get R10
+			Get R9
+			I64Add
+			Set R15
+			LOADC(R15, F26, F27)
+			MULRE(F26, F27, F16, F17)
+			Set F20
+			MULIM(F26, F27, F16, F17)
+			Set F21
+			// a -> F22, F23; c = x[i+2d] -> F24, F25 (R15 keeps i+2d)
+			LOADC(R10, F22, F23)
+			Get R10
+			Get R8
+			I64Add
+			Set R15
+			LOADC(R15, F24, F25)
+			// a, b = a+b, a-b: a -> F26, F27, b -> F18, F19
+			Get F22; Get F18; F64Add; Set F26
+			Get F22; Get F18; F64Sub; Set F18
+			Get F23; Get F19; F64Add; Set F27
+			Get F23; Get F19; F64Sub; Set F19
+			// c, d = c+d, c-d: c -> F22, F23, d -> F20, F21
+			Get F24; Get F20; F64Add; Set F22
+			Get F24; Get F20; F64Sub; Set F20
+			Get F25; Get F21; F64Add; Set F23
+			Get F25; Get F21; F64Sub; Set F21
+			// c *= w2 -> F24, F25; d *= w3 -> F22, F23
+			LOADC(R13, F28, F29)
+			LOADC(R14, F30, F31)
+			MULRE(F22, F23, F28, F29)
+			Set F24
+			MULIM(F22, F23, F28, F29)
+			Set F25
+			MULRE(F20, F21, F30, F31)
+			Set F22
+			MULIM(F20, F21, F30, F31)
+			Set F23
+			// x[i], x[i+2d] = a+c, a-c
+			STOREOP(R10, F26, F27, F24, F25, F64Add)
+			STOREOP(R15, F26, F27, F24, F25, F64Sub)
+			// x[i+d], x[i+3d] = b+d, b-d
+			Get R10
+			Get R1
+			I64Add
+			Set R15
+			STOREOP(R15, F18, F19, F22, F23, F64Add)
+			Get R10
+			Get R9
+			I64Add
+			Set R15
+			STOREOP(R15, F18, F19, F22, F23, F64Sub)
+			ADDTO(R12, R5)
+			ADDTO(R13, R6)
+			ADDTO(R14, R7)
+			Get R10
+			I64Const $16
+			I64Add
+			Tee R10
+			Get R11
+			I64LtU
+			BrIf $0
+		End
+		ADDTO(R0, R4)
+		Get R3
+		I64Const $1
+		I64Sub
+		Tee R3
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
+
+// func butterflies4OneAsm(p *complex128, d, m uintptr, w3r, w3i float64)
+// d and m are in bytes.
+TEXT ·butterflies4OneAsm(SB), NOSPLIT, $0-40
+	MOVD p+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD m+16(FP), R2
+	F64Load w3r+24(FP)
+	Set F30
+	F64Load w3i+32(FP)
+	Set F31
+	Get R1
+	Get R1
+	I64Add
+	Set R8 // 2d
+	Get R8
+	Get R1
+	I64Add
+	Set R9 // 3d
+	Get R0
+	Get R2
+	I64Add
+	Set R11 // end
+	Loop
+		LOADC(R0, F16, F17) // a
+		Get R0
+		Get R1
+		I64Add
+		Set R12
+		LOADC(R12, F18, F19) // b
+		Get R0
+		Get R8
+		I64Add
+		Set R13
+		LOADC(R13, F20, F21) // c
+		Get R0
+		Get R9
+		I64Add
+		Set R14
+		LOADC(R14, F22, F23) // d
+		// a, b = a+b, a-b: a -> F24, F25, b -> F18, F19
+		Get F16; Get F18; F64Add; Set F24
+		Get F16; Get F18; F64Sub; Set F18
+		Get F17; Get F19; F64Add; Set F25
+		Get F17; Get F19; F64Sub; Set F19
+		// c, d = c+d, c-d: c -> F26, F27, d -> F22, F23
+		Get F20; Get F22; F64Add; Set F26
+		Get F20; Get F22; F64Sub; Set F22
+		Get F21; Get F23; F64Add; Set F27
+		Get F21; Get F23; F64Sub; Set F23
+		// d *= w3 -> F20, F21
+		MULRE(F22, F23, F30, F31)
+		Set F20
+		MULIM(F22, F23, F30, F31)
+		Set F21
+		STOREOP(R0, F24, F25, F26, F27, F64Add)
+		STOREOP(R13, F24, F25, F26, F27, F64Sub)
+		STOREOP(R12, F18, F19, F20, F21, F64Add)
+		STOREOP(R14, F18, F19, F20, F21, F64Sub)
+		Get R0
+		I64Const $16
+		I64Add
+		Tee R0
+		Get R11
+		I64LtU
+		BrIf $0
+	End
+	RET
+
+// func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128, s uintptr)
+// d, m, gstride and s are in bytes.
+TEXT ·butterflies2Asm(SB), NOSPLIT, $0-56
+	MOVD p+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD groups+24(FP), R3
+	MOVD gstride+32(FP), R4
+	MOVD s+48(FP), R5
+	Loop
+		Get R0
+		Set R10 // i
+		Get R0
+		Get R2
+		I64Add
+		Set R11 // end of the group's run
+		MOVD w+40(FP), R12
+		Loop
+			LOADC(R12, F16, F17) // w
+			Get R10
+			Get R1
+			I64Add
+			Set R15
+			LOADC(R15, F18, F19) // x[i+d]
+			MULRE(F18, F19, F16, F17)
+			Set F20
+			MULIM(F18, F19, F16, F17)
+			Set F21
+			LOADC(R10, F22, F23) // a
+			STOREOP(R10, F22, F23, F20, F21, F64Add)
+			STOREOP(R15, F22, F23, F20, F21, F64Sub)
+			ADDTO(R12, R5)
+			Get R10
+			I64Const $16
+			I64Add
+			Tee R10
+			Get R11
+			I64LtU
+			BrIf $0
+		End
+		ADDTO(R0, R4)
+		Get R3
+		I64Const $1
+		I64Sub
+		Tee R3
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
+
+// func sumDiffAsm(p *complex128, d, m, groups, gstride uintptr)
+// d, m and gstride are in bytes.
+TEXT ·sumDiffAsm(SB), NOSPLIT, $0-40
+	MOVD p+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD groups+24(FP), R3
+	MOVD gstride+32(FP), R4
+	Loop
+		Get R0
+		Set R10 // i
+		Get R0
+		Get R2
+		I64Add
+		Set R11 // end of the group's run
+		Loop
+			Get R10
+			Get R1
+			I64Add
+			Set R15
+			LOADC(R10, F16, F17) // a
+			LOADC(R15, F18, F19) // b
+			STOREOP(R10, F16, F17, F18, F19, F64Add)
+			STOREOP(R15, F16, F17, F18, F19, F64Sub)
+			Get R10
+			I64Const $16
+			I64Add
+			Tee R10
+			Get R11
+			I64LtU
+			BrIf $0
+		End
+		ADDTO(R0, R4)
+		Get R3
+		I64Const $1
+		I64Sub
+		Tee R3
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
+
+// LOADREV loads src[rev[j]] into fr, fi, with R3 at &rev[j - off/8]:
+// the address is src + rev[j]*16, kept in R7.
+#define LOADREV(off, fr, fi) \
+	Get R3; I32WrapI64; I64Load $off; I64Const $4; I64Shl; Get R2; I64Add; Set R7; \
+	LOADC(R7, fr, fi)
+
+// func firstStagesAsm(x *complex128, n uintptr, src *complex128, rev *int, inverse uintptr)
+// n is a multiple of 4 and at least 4.
+TEXT ·firstStagesAsm(SB), NOSPLIT, $0-40
+	MOVD x+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD src+16(FP), R2
+	MOVD rev+24(FP), R3
+	MOVD inverse+32(FP), R4
+	Get R1
+	I64Const $4
+	I64Shl
+	Get R0
+	I64Add
+	Set R1 // end of x
+	// b0 + t is u = (b0r + b1i, b0i - b1r) forward and v = (b0r - b1i,
+	// b0i + b1r) inverse, b0 - t the other one: u goes to x[i+1] (byte 16)
+	// forward and to x[i+3] (byte 48) inverse, v the other way round.
+	I64Const $48
+	I64Const $16
+	Get R4
+	I32WrapI64
+	Select
+	Set R5 // where u goes
+	I64Const $16
+	I64Const $48
+	Get R4
+	I32WrapI64
+	Select
+	Set R6 // where v goes
+	Loop
+		LOADREV(0, F16, F17)  // a0
+		LOADREV(8, F18, F19)  // b0
+		LOADREV(16, F20, F21) // a1
+		LOADREV(24, F22, F23) // b1
+		// a0, b0 = a0+b0, a0-b0: a0 -> F24, F25, b0 -> F18, F19
+		Get F16; Get F18; F64Add; Set F24
+		Get F16; Get F18; F64Sub; Set F18
+		Get F17; Get F19; F64Add; Set F25
+		Get F17; Get F19; F64Sub; Set F19
+		// a1, b1 = a1+b1, a1-b1: a1 -> F26, F27, b1 -> F22, F23
+		Get F20; Get F22; F64Add; Set F26
+		Get F20; Get F22; F64Sub; Set F22
+		Get F21; Get F23; F64Add; Set F27
+		Get F21; Get F23; F64Sub; Set F23
+		// x[i], x[i+2] = a0+a1, a0-a1
+		Get R0; I32WrapI64; Get F24; Get F26; F64Add; F64Store $0
+		Get R0; I32WrapI64; Get F25; Get F27; F64Add; F64Store $8
+		Get R0; I32WrapI64; Get F24; Get F26; F64Sub; F64Store $32
+		Get R0; I32WrapI64; Get F25; Get F27; F64Sub; F64Store $40
+		// u and v
+		Get R0; Get R5; I64Add; Set R7
+		Get R7; I32WrapI64; Get F18; Get F23; F64Add; F64Store $0
+		Get R7; I32WrapI64; Get F19; Get F22; F64Sub; F64Store $8
+		Get R0; Get R6; I64Add; Set R7
+		Get R7; I32WrapI64; Get F18; Get F23; F64Sub; F64Store $0
+		Get R7; I32WrapI64; Get F19; Get F22; F64Add; F64Store $8
+		Get R3
+		I64Const $32
+		I64Add
+		Set R3
+		Get R0
+		I64Const $64
+		I64Add
+		Tee R0
+		Get R1
+		I64LtU
+		BrIf $0
+	End
+	RET
