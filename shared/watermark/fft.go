@@ -53,45 +53,38 @@ func newFFT2(n int) *fft2 {
 // loop jumps between the stages are gone, which is what WebAssembly pays
 // most for.
 func (f *fft2) fft1(x []complex128, inverse bool) {
-	f.fft1With(x, make([]complex128, f.n), inverse)
+	f.rows(x[:f.n], inverse)
 }
 
-// fft1With is fft1 with tmp (n values, overwritten) as work space: the
-// bit-reversal permutation reads x's copy in tmp while the first two
-// stages write x, one pass instead of a pass of swaps (a branch per
-// element) and a pass of butterflies.
-func (f *fft2) fft1With(x, tmp []complex128, inverse bool) {
+// rows transforms each row of n values of x (len(x) a multiple of n) in
+// place, as fft1. Every pass runs over all the rows at once: a stage's
+// groups tile each row, so one kernel call covers the whole matrix.
+func (f *fft2) rows(x []complex128, inverse bool) {
 	n := f.n
-	x = x[:n]
 	if n < 4 {
-		for i, r := range f.rev {
-			if i < r {
-				x[i], x[r] = x[r], x[i]
-			}
-		}
-		if n == 2 {
+		for ; len(x) >= n && n > 1; x = x[n:] {
+			// n == 2: the permutation is the identity.
 			a, b := x[0], x[1]
 			x[0], x[1] = a+b, a-b
 		}
 		return
 	}
-	tmp = tmp[:n]
-	copy(tmp, x)
-	firstStages(x, tmp, f.rev, inverse)
+	permuteFirstStages(x, n, f.rev, inverse)
 	tw := f.twiddle
 	if inverse {
 		tw = f.twiddleInv
 	}
+	total := len(x)
 	size := 8
 	if (f.log2n-2)%2 == 1 {
 		// An odd number of stages left: the first one alone.
-		butterflies2(x, 0, 4, 4, n/8, 8, tw, 0, n/8)
+		butterflies2(x, 0, 4, 4, total/8, 8, tw, 0, n/8)
 		size = 16
 	}
 	for ; 2*size <= n; size <<= 2 {
 		h := size / 2
 		s1, s2 := n/size, n/(2*size)
-		butterflies4(x, 0, h, h, n/(2*size), 2*size, tw, 0, s1, 0, s2, h*s2, s2)
+		butterflies4(x, 0, h, h, total/(2*size), 2*size, tw, 0, s1, 0, s2, h*s2, s2)
 	}
 }
 
@@ -103,20 +96,8 @@ func (f *fft2) fft1With(x, tmp []complex128, inverse bool) {
 func (f *fft2) transform(data []complex128, inverse bool) {
 	n := f.n
 	data = data[:n*n]
-	tmp := make([]complex128, n)
-	for y := 0; y < n; y++ {
-		f.fft1With(data[y*n:(y+1)*n], tmp, inverse)
-	}
-	for i, r := range f.rev {
-		if i < r {
-			// Whole rows swap through tmp: three block copies, which
-			// WebAssembly does as memory.copy, not element by element.
-			a, b := data[i*n:(i+1)*n], data[r*n:(r+1)*n]
-			copy(tmp, a)
-			copy(a, b)
-			copy(b, tmp)
-		}
-	}
+	f.rows(data, inverse)
+	swapRows(data, n, f.rev)
 	tw := f.twiddle
 	if inverse {
 		tw = f.twiddleInv
@@ -130,13 +111,14 @@ func (f *fft2) transform(data []complex128, inverse bool) {
 	for ; 2*size <= n; size <<= 2 {
 		h := size / 2
 		s1, s2 := n/size, n/(2*size)
-		for start := 0; start < n; start += 2 * size {
-			// Twiddle 1 in both stages for rows 0 and 2: no
-			// multiplication, as in the stages one at a time.
-			butterflies4One(data, start*n, h*n, n, tw[h*s2])
-			for k := 1; k < h; k++ {
-				butterflies4(data, (start+k)*n, h*n, n, 1, 0, tw, k*s1, 0, k*s2, 0, (k+h)*s2, 0)
-			}
+		// For each k, the rows k, k+h, k+2h, k+3h of every block of 2·size
+		// rows share their twiddles: one call for all the blocks. Rows
+		// 0 and 2 of a block have twiddle 1 in both stages: no
+		// multiplication, as in the stages one at a time.
+		blocks := n / (2 * size)
+		butterflies4One(data, 0, h*n, n, blocks, 2*size*n, tw[h*s2])
+		for k := 1; k < h; k++ {
+			butterflies4(data, k*n, h*n, n, blocks, 2*size*n, tw, k*s1, 0, k*s2, 0, (k+h)*s2, 0)
 		}
 	}
 }

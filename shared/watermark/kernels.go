@@ -38,13 +38,14 @@ func butterflies4(x []complex128, off, d, m, groups, gstride int, tw []complex12
 }
 
 // butterflies4One is butterflies4 with w1 = w2 = 1 (no multiplication by
-// them, as the stages one at a time do for twiddle 1) and one group.
-func butterflies4One(x []complex128, off, d, m int, w3 complex128) {
-	if m <= 0 {
+// them, as the stages one at a time do for twiddle 1) and w3 the same for
+// every k.
+func butterflies4One(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	if m <= 0 || groups <= 0 {
 		return
 	}
-	checkRun(len(x), off, m, 1, 0, 3, d)
-	butterflies4OneImpl(x, off, d, m, w3)
+	checkRun(len(x), off, m, groups, gstride, 3, d)
+	butterflies4OneImpl(x, off, d, m, groups, gstride, w3)
 }
 
 // butterflies2 runs one radix-2 stage on pairs: for g < groups and k < m,
@@ -68,34 +69,37 @@ func sumDiff(x []complex128, off, d, m, groups, gstride int) {
 	sumDiffImpl(x, off, d, m, groups, gstride)
 }
 
-// firstStages writes to x the first two radix-2 stages of the transform
-// of src read in the bit-reversed order rev: for each i = 0, 4, 8, … with
-// i+3 < len(x),
+// permuteFirstStages runs, on each row of n values of x (n a power of two,
+// at least 4; len(x) a multiple of n), the bit-reversal permutation rev
+// (swap x[i] and x[r] where i < r = rev[i] mod n) and then the first two
+// radix-2 stages: for i = 0, 4, 8, …,
 //
-//	a0, b0 = src[rev[i]], src[rev[i+1]]
-//	a1, b1 = src[rev[i+2]], src[rev[i+3]]
+//	a0, b0, a1, b1 = x[i], x[i+1], x[i+2], x[i+3]
 //	a0, b0 = a0+b0, a0-b0
 //	a1, b1 = a1+b1, a1-b1
 //	t = b1 × (−i) forward, b1 × (+i) inverse
 //	x[i], x[i+2] = a0+a1, a0-a1
 //	x[i+1], x[i+3] = b0+t, b0-t
 //
-// len(src) and len(rev) must be at least len(x), and every rev[j] less
-// than len(src).
-func firstStages(x, src []complex128, rev []int, inverse bool) {
-	n := len(x) &^ 3
-	if n == 0 {
+// Taking rev mod n keeps every access inside the row whatever rev holds.
+func permuteFirstStages(x []complex128, n int, rev []int, inverse bool) {
+	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n {
+		panic("watermark: permuteFirstStages: bad shape")
+	}
+	if len(x) == 0 {
 		return
 	}
-	if len(src) < n || len(rev) < n {
-		panic("watermark: firstStages: short source or permutation")
+	permuteFirstStagesImpl(x, n, rev, inverse)
+}
+
+// swapRows swaps rows i and r = rev[i] mod n of the n×n data where i < r:
+// the bit-reversal permutation of the columns' transforms, done on whole
+// rows.
+func swapRows(data []complex128, n int, rev []int) {
+	if n < 1 || n&(n-1) != 0 || len(data) != n*n || len(rev) < n {
+		panic("watermark: swapRows: bad shape")
 	}
-	for _, r := range rev[:n] {
-		if uint(r) >= uint(len(src)) {
-			panic("watermark: firstStages: permutation out of range")
-		}
-	}
-	firstStagesImpl(x[:n], src, rev, inverse)
+	swapRowsImpl(data, n, rev)
 }
 
 // checkRun panics unless every index off + g*gstride + k + j*d, for
@@ -137,18 +141,21 @@ func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex
 	}
 }
 
-func butterflies4OneGo(x []complex128, off, d, m int, w3 complex128) {
-	q0 := x[off : off+m : off+m]
-	q1 := x[off+d : off+d+m : off+d+m]
-	q2 := x[off+2*d : off+2*d+m : off+2*d+m]
-	q3 := x[off+3*d : off+3*d+m : off+3*d+m]
-	for k, a := range q0 {
-		b, c, d := q1[k], q2[k], q3[k]
-		a, b = a+b, a-b
-		c, d = c+d, c-d
-		d *= w3
-		q0[k], q2[k] = a+c, a-c
-		q1[k], q3[k] = b+d, b-d
+func butterflies4OneGo(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			b, c, d := q1[k], q2[k], q3[k]
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			d *= w3
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
 	}
 }
 
@@ -176,18 +183,38 @@ func sumDiffGo(x []complex128, off, d, m, groups, gstride int) {
 	}
 }
 
-func firstStagesGo(x, src []complex128, rev []int, inverse bool) {
-	for i := 0; i+3 < len(x); i += 4 {
-		q, r := x[i:i+4:i+4], rev[i:i+4:i+4]
-		a0, b0 := src[r[0]], src[r[1]]
-		a1, b1 := src[r[2]], src[r[3]]
-		a0, b0 = a0+b0, a0-b0
-		a1, b1 = a1+b1, a1-b1
-		t := complex(imag(b1), -real(b1))
-		if inverse {
-			t = -t
+func permuteFirstStagesGo(x []complex128, n int, rev []int, inverse bool) {
+	for len(x) >= n {
+		row := x[:n:n]
+		x = x[n:]
+		for i, r := range rev[:n] {
+			if r &= n - 1; i < r {
+				row[i], row[r] = row[r], row[i]
+			}
 		}
-		q[0], q[2] = a0+a1, a0-a1
-		q[1], q[3] = b0+t, b0-t
+		for i := 0; i+3 < n; i += 4 {
+			q := row[i : i+4 : i+4]
+			a0, b0, a1, b1 := q[0], q[1], q[2], q[3]
+			a0, b0 = a0+b0, a0-b0
+			a1, b1 = a1+b1, a1-b1
+			t := complex(imag(b1), -real(b1))
+			if inverse {
+				t = -t
+			}
+			q[0], q[2] = a0+a1, a0-a1
+			q[1], q[3] = b0+t, b0-t
+		}
+	}
+}
+
+func swapRowsGo(data []complex128, n int, rev []int) {
+	for i, r := range rev[:n] {
+		if r &= n - 1; i < r {
+			a, b := data[i*n:(i+1)*n], data[r*n:(r+1)*n]
+			b = b[:len(a)]
+			for x := range a {
+				a[x], b[x] = b[x], a[x]
+			}
+		}
 	}
 }

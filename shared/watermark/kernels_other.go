@@ -8,8 +8,8 @@ func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []compl
 	butterflies4Go(x, off, d, m, groups, gstride, tw, t1, s1, t2, s2, t3, s3)
 }
 
-func butterflies4OneImpl(x []complex128, off, d, m int, w3 complex128) {
-	butterflies4OneGo(x, off, d, m, w3)
+func butterflies4OneImpl(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	butterflies4OneGo(x, off, d, m, groups, gstride, w3)
 }
 
 func butterflies2Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
@@ -20,6 +20,10 @@ func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
 	sumDiffGo(x, off, d, m, groups, gstride)
 }
 
-func firstStagesImpl(x, src []complex128, rev []int, inverse bool) {
-	firstStagesGo(x, src, rev, inverse)
+func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
+	permuteFirstStagesGo(x, n, rev, inverse)
+}
+
+func swapRowsImpl(data []complex128, n int, rev []int) {
+	swapRowsGo(data, n, rev)
 }

@@ -75,9 +75,9 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 		butterflies4Go(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s, c.t+1, c.s+1, 0, c.s)
 	})
 	run("butterflies4One", func(x []complex128) {
-		butterflies4One(x, c.off, c.d, c.m, tw[c.t])
+		butterflies4One(x, c.off, c.d, c.m, c.groups, c.gstride, tw[c.t])
 	}, func(x []complex128) {
-		butterflies4OneGo(x, c.off, c.d, c.m, tw[c.t])
+		butterflies4OneGo(x, c.off, c.d, c.m, c.groups, c.gstride, tw[c.t])
 	})
 	run("butterflies2", func(x []complex128) {
 		butterflies2(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s)
@@ -89,18 +89,27 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	}, func(x []complex128) {
 		sumDiffGo(x, c.off, c.d, c.m, c.groups, c.gstride)
 	})
-	rev := make([]int, len(x))
+	// The row kernels, on rows of 4 to 32 values; rev is any table (the
+	// kernels take it modulo the row length).
+	n := 4 << (c.m % 4)
+	rev := make([]int, n)
 	for i := range rev {
-		rev[i] = (i*7 + c.off) % len(x)
+		rev[i] = (i*7+c.off)*(c.s+1) + c.t*n
 	}
-	src := append([]complex128(nil), tw...)
-	for len(src) < len(x) {
-		src = append(src, x...)
-	}
-	run("firstStages", func(x []complex128) {
-		firstStages(x, src, rev, c.inverse)
+	rows := kernelValues(n*(1+c.groups), uint64(c.m), nil)
+	copy(rows, x)
+	x = rows
+	run("permuteFirstStages", func(x []complex128) {
+		permuteFirstStages(x, n, rev, c.inverse)
 	}, func(x []complex128) {
-		firstStagesGo(x[:len(x)&^3], src, rev, c.inverse)
+		permuteFirstStagesGo(x, n, rev, c.inverse)
+	})
+	x = kernelValues(n*n, uint64(c.d), nil)
+	copy(x, rows)
+	run("swapRows", func(x []complex128) {
+		swapRows(x, n, rev)
+	}, func(x []complex128) {
+		swapRowsGo(x, n, rev)
 	})
 }
 

@@ -13,8 +13,8 @@ func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []compl
 		&tw[t1], &tw[t2], &tw[t3], uintptr(s1*c128), uintptr(s2*c128), uintptr(s3*c128))
 }
 
-func butterflies4OneImpl(x []complex128, off, d, m int, w3 complex128) {
-	butterflies4OneAsm(&x[off], uintptr(d*c128), uintptr(m*c128), real(w3), imag(w3))
+func butterflies4OneImpl(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	butterflies4OneAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128), real(w3), imag(w3))
 }
 
 func butterflies2Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
@@ -25,12 +25,16 @@ func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
 	sumDiffAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128))
 }
 
-func firstStagesImpl(x, src []complex128, rev []int, inverse bool) {
+func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
 	inv := uintptr(0)
 	if inverse {
 		inv = 1
 	}
-	firstStagesAsm(&x[0], uintptr(len(x)), &src[0], &rev[0], inv)
+	permuteFirstStagesAsm(&x[0], uintptr(n), uintptr(len(x)/n), &rev[0], inv)
+}
+
+func swapRowsImpl(data []complex128, n int, rev []int) {
+	swapRowsAsm(&data[0], uintptr(n), &rev[0])
 }
 
 // Each body loops while its cursor is below its end, so every count it is
@@ -40,7 +44,7 @@ func firstStagesImpl(x, src []complex128, rev []int, inverse bool) {
 func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
 
 //go:noescape
-func butterflies4OneAsm(p *complex128, d, m uintptr, w3r, w3i float64)
+func butterflies4OneAsm(p *complex128, d, m, groups, gstride uintptr, w3r, w3i float64)
 
 //go:noescape
 func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128, s uintptr)
@@ -49,4 +53,7 @@ func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128
 func sumDiffAsm(p *complex128, d, m, groups, gstride uintptr)
 
 //go:noescape
-func firstStagesAsm(x *complex128, n uintptr, src *complex128, rev *int, inverse uintptr)
+func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uintptr)
+
+//go:noescape
+func swapRowsAsm(data *complex128, n uintptr, rev *int)

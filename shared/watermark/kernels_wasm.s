@@ -136,15 +136,17 @@ TEXT ·butterflies4Asm(SB), NOSPLIT, $0-88
 	End
 	RET
 
-// func butterflies4OneAsm(p *complex128, d, m uintptr, w3r, w3i float64)
-// d and m are in bytes.
-TEXT ·butterflies4OneAsm(SB), NOSPLIT, $0-40
+// func butterflies4OneAsm(p *complex128, d, m, groups, gstride uintptr, w3r, w3i float64)
+// d, m and gstride are in bytes.
+TEXT ·butterflies4OneAsm(SB), NOSPLIT, $0-56
 	MOVD p+0(FP), R0
 	MOVD d+8(FP), R1
 	MOVD m+16(FP), R2
-	F64Load w3r+24(FP)
+	MOVD groups+24(FP), R3
+	MOVD gstride+32(FP), R4
+	F64Load w3r+40(FP)
 	Set F30
-	F64Load w3i+32(FP)
+	F64Load w3i+48(FP)
 	Set F31
 	Get R1
 	Get R1
@@ -154,52 +156,64 @@ TEXT ·butterflies4OneAsm(SB), NOSPLIT, $0-40
 	Get R1
 	I64Add
 	Set R9 // 3d
-	Get R0
-	Get R2
-	I64Add
-	Set R11 // end
 	Loop
-		LOADC(R0, F16, F17) // a
 		Get R0
-		Get R1
-		I64Add
-		Set R12
-		LOADC(R12, F18, F19) // b
+		Set R10 // i
 		Get R0
-		Get R8
+		Get R2
 		I64Add
-		Set R13
-		LOADC(R13, F20, F21) // c
-		Get R0
-		Get R9
-		I64Add
-		Set R14
-		LOADC(R14, F22, F23) // d
-		// a, b = a+b, a-b: a -> F24, F25, b -> F18, F19
-		Get F16; Get F18; F64Add; Set F24
-		Get F16; Get F18; F64Sub; Set F18
-		Get F17; Get F19; F64Add; Set F25
-		Get F17; Get F19; F64Sub; Set F19
-		// c, d = c+d, c-d: c -> F26, F27, d -> F22, F23
-		Get F20; Get F22; F64Add; Set F26
-		Get F20; Get F22; F64Sub; Set F22
-		Get F21; Get F23; F64Add; Set F27
-		Get F21; Get F23; F64Sub; Set F23
-		// d *= w3 -> F20, F21
-		MULRE(F22, F23, F30, F31)
-		Set F20
-		MULIM(F22, F23, F30, F31)
-		Set F21
-		STOREOP(R0, F24, F25, F26, F27, F64Add)
-		STOREOP(R13, F24, F25, F26, F27, F64Sub)
-		STOREOP(R12, F18, F19, F20, F21, F64Add)
-		STOREOP(R14, F18, F19, F20, F21, F64Sub)
-		Get R0
-		I64Const $16
-		I64Add
-		Tee R0
-		Get R11
-		I64LtU
+		Set R11 // end of the group's run
+		Loop
+			LOADC(R10, F16, F17) // a
+			Get R10
+			Get R1
+			I64Add
+			Set R12
+			LOADC(R12, F18, F19) // b
+			Get R10
+			Get R8
+			I64Add
+			Set R13
+			LOADC(R13, F20, F21) // c
+			Get R10
+			Get R9
+			I64Add
+			Set R14
+			LOADC(R14, F22, F23) // d
+			// a, b = a+b, a-b: a -> F24, F25, b -> F18, F19
+			Get F16; Get F18; F64Add; Set F24
+			Get F16; Get F18; F64Sub; Set F18
+			Get F17; Get F19; F64Add; Set F25
+			Get F17; Get F19; F64Sub; Set F19
+			// c, d = c+d, c-d: c -> F26, F27, d -> F22, F23
+			Get F20; Get F22; F64Add; Set F26
+			Get F20; Get F22; F64Sub; Set F22
+			Get F21; Get F23; F64Add; Set F27
+			Get F21; Get F23; F64Sub; Set F23
+			// d *= w3 -> F20, F21
+			MULRE(F22, F23, F30, F31)
+			Set F20
+			MULIM(F22, F23, F30, F31)
+			Set F21
+			STOREOP(R10, F24, F25, F26, F27, F64Add)
+			STOREOP(R13, F24, F25, F26, F27, F64Sub)
+			STOREOP(R12, F18, F19, F20, F21, F64Add)
+			STOREOP(R14, F18, F19, F20, F21, F64Sub)
+			Get R10
+			I64Const $16
+			I64Add
+			Tee R10
+			Get R11
+			I64LtU
+			BrIf $0
+		End
+		ADDTO(R0, R4)
+		Get R3
+		I64Const $1
+		I64Sub
+		Tee R3
+		I64Const $0
+		I64Ne
 		BrIf $0
 	End
 	RET
@@ -298,26 +312,35 @@ TEXT ·sumDiffAsm(SB), NOSPLIT, $0-40
 	End
 	RET
 
-// LOADREV loads src[rev[j]] into fr, fi, with R3 at &rev[j - off/8]:
-// the address is src + rev[j]*16, kept in R7.
-#define LOADREV(off, fr, fi) \
-	Get R3; I32WrapI64; I64Load $off; I64Const $4; I64Shl; Get R2; I64Add; Set R7; \
-	LOADC(R7, fr, fi)
+// SWAP8 swaps the 8 bytes at byte off of the addresses in R12 and R13
+// (as integers, so every bit is kept), through R14 and R15.
+#define SWAP8(off) \
+	Get R12; I32WrapI64; I64Load $off; Set R14; \
+	Get R13; I32WrapI64; I64Load $off; Set R15; \
+	Get R12; I32WrapI64; Get R15; I64Store $off; \
+	Get R13; I32WrapI64; Get R14; I64Store $off
 
-// func firstStagesAsm(x *complex128, n uintptr, src *complex128, rev *int, inverse uintptr)
-// n is a multiple of 4 and at least 4.
-TEXT ·firstStagesAsm(SB), NOSPLIT, $0-40
+// REVI sets R11 = rev[R10] & R8, with rev's address in R3.
+#define REVI \
+	Get R10; I64Const $3; I64Shl; Get R3; I64Add; I32WrapI64; I64Load $0; \
+	Get R8; I64And; Set R11
+
+// func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uintptr)
+// n is a power of two, at least 4; rows at least 1.
+TEXT ·permuteFirstStagesAsm(SB), NOSPLIT, $0-40
 	MOVD x+0(FP), R0
 	MOVD n+8(FP), R1
-	MOVD src+16(FP), R2
+	MOVD rows+16(FP), R2
 	MOVD rev+24(FP), R3
 	MOVD inverse+32(FP), R4
 	Get R1
+	I64Const $1
+	I64Sub
+	Set R8 // mask
+	Get R1
 	I64Const $4
 	I64Shl
-	Get R0
-	I64Add
-	Set R1 // end of x
+	Set R9 // bytes per row
 	// b0 + t is u = (b0r + b1i, b0i - b1r) forward and v = (b0r - b1i,
 	// b0i + b1r) inverse, b0 - t the other one: u goes to x[i+1] (byte 16)
 	// forward and to x[i+3] (byte 48) inverse, v the other way round.
@@ -333,41 +356,156 @@ TEXT ·firstStagesAsm(SB), NOSPLIT, $0-40
 	I32WrapI64
 	Select
 	Set R6 // where v goes
-	Loop
-		LOADREV(0, F16, F17)  // a0
-		LOADREV(8, F18, F19)  // b0
-		LOADREV(16, F20, F21) // a1
-		LOADREV(24, F22, F23) // b1
-		// a0, b0 = a0+b0, a0-b0: a0 -> F24, F25, b0 -> F18, F19
-		Get F16; Get F18; F64Add; Set F24
-		Get F16; Get F18; F64Sub; Set F18
-		Get F17; Get F19; F64Add; Set F25
-		Get F17; Get F19; F64Sub; Set F19
-		// a1, b1 = a1+b1, a1-b1: a1 -> F26, F27, b1 -> F22, F23
-		Get F20; Get F22; F64Add; Set F26
-		Get F20; Get F22; F64Sub; Set F22
-		Get F21; Get F23; F64Add; Set F27
-		Get F21; Get F23; F64Sub; Set F23
-		// x[i], x[i+2] = a0+a1, a0-a1
-		Get R0; I32WrapI64; Get F24; Get F26; F64Add; F64Store $0
-		Get R0; I32WrapI64; Get F25; Get F27; F64Add; F64Store $8
-		Get R0; I32WrapI64; Get F24; Get F26; F64Sub; F64Store $32
-		Get R0; I32WrapI64; Get F25; Get F27; F64Sub; F64Store $40
-		// u and v
-		Get R0; Get R5; I64Add; Set R7
-		Get R7; I32WrapI64; Get F18; Get F23; F64Add; F64Store $0
-		Get R7; I32WrapI64; Get F19; Get F22; F64Sub; F64Store $8
-		Get R0; Get R6; I64Add; Set R7
-		Get R7; I32WrapI64; Get F18; Get F23; F64Sub; F64Store $0
-		Get R7; I32WrapI64; Get F19; Get F22; F64Add; F64Store $8
-		Get R3
-		I64Const $32
-		I64Add
-		Set R3
+	Loop // rows
+		I64Const $0
+		Set R10
+		Loop // the permutation
+			REVI
+			Get R10
+			Get R11
+			I64LtU
+			If
+				Get R10
+				I64Const $4
+				I64Shl
+				Get R0
+				I64Add
+				Set R12
+				Get R11
+				I64Const $4
+				I64Shl
+				Get R0
+				I64Add
+				Set R13
+				SWAP8(0)
+				SWAP8(8)
+			End
+			Get R10
+			I64Const $1
+			I64Add
+			Tee R10
+			Get R1
+			I64LtU
+			BrIf $0
+		End
 		Get R0
-		I64Const $64
+		Get R9
 		I64Add
-		Tee R0
+		Set R13 // end of the row
+		Loop // the first two stages, four values at a time
+			F64Load 0(R0)
+			Set F16
+			F64Load 8(R0)
+			Set F17 // a0
+			F64Load 16(R0)
+			Set F18
+			F64Load 24(R0)
+			Set F19 // b0
+			F64Load 32(R0)
+			Set F20
+			F64Load 40(R0)
+			Set F21 // a1
+			F64Load 48(R0)
+			Set F22
+			F64Load 56(R0)
+			Set F23 // b1
+			// a0, b0 = a0+b0, a0-b0: a0 -> F24, F25, b0 -> F18, F19
+			Get F16; Get F18; F64Add; Set F24
+			Get F16; Get F18; F64Sub; Set F18
+			Get F17; Get F19; F64Add; Set F25
+			Get F17; Get F19; F64Sub; Set F19
+			// a1, b1 = a1+b1, a1-b1: a1 -> F26, F27, b1 -> F22, F23
+			Get F20; Get F22; F64Add; Set F26
+			Get F20; Get F22; F64Sub; Set F22
+			Get F21; Get F23; F64Add; Set F27
+			Get F21; Get F23; F64Sub; Set F23
+			// x[i], x[i+2] = a0+a1, a0-a1
+			Get R0; I32WrapI64; Get F24; Get F26; F64Add; F64Store $0
+			Get R0; I32WrapI64; Get F25; Get F27; F64Add; F64Store $8
+			Get R0; I32WrapI64; Get F24; Get F26; F64Sub; F64Store $32
+			Get R0; I32WrapI64; Get F25; Get F27; F64Sub; F64Store $40
+			// u and v
+			Get R0; Get R5; I64Add; Set R7
+			Get R7; I32WrapI64; Get F18; Get F23; F64Add; F64Store $0
+			Get R7; I32WrapI64; Get F19; Get F22; F64Sub; F64Store $8
+			Get R0; Get R6; I64Add; Set R7
+			Get R7; I32WrapI64; Get F18; Get F23; F64Sub; F64Store $0
+			Get R7; I32WrapI64; Get F19; Get F22; F64Add; F64Store $8
+			Get R0
+			I64Const $64
+			I64Add
+			Tee R0
+			Get R13
+			I64LtU
+			BrIf $0
+		End
+		Get R2
+		I64Const $1
+		I64Sub
+		Tee R2
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
+
+// func swapRowsAsm(data *complex128, n uintptr, rev *int)
+// n is a power of two, at least 1.
+TEXT ·swapRowsAsm(SB), NOSPLIT, $0-24
+	MOVD data+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD rev+16(FP), R3
+	Get R1
+	I64Const $1
+	I64Sub
+	Set R8 // mask
+	Get R1
+	I64Const $4
+	I64Shl
+	Set R9 // bytes per row
+	I64Const $0
+	Set R10
+	Loop
+		REVI
+		Get R10
+		Get R11
+		I64LtU
+		If
+			Get R10
+			Get R9
+			I64Mul
+			Get R0
+			I64Add
+			Tee R12
+			Get R9
+			I64Add
+			Set R7 // end of row i
+			Get R11
+			Get R9
+			I64Mul
+			Get R0
+			I64Add
+			Set R13
+			Loop
+				SWAP8(0)
+				SWAP8(8)
+				Get R13
+				I64Const $16
+				I64Add
+				Set R13
+				Get R12
+				I64Const $16
+				I64Add
+				Tee R12
+				Get R7
+				I64LtU
+				BrIf $0
+			End
+		End
+		Get R10
+		I64Const $1
+		I64Add
+		Tee R10
 		Get R1
 		I64LtU
 		BrIf $0
