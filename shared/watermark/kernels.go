@@ -81,7 +81,10 @@ func sumDiff(x []complex128, off, d, m, groups, gstride int) {
 //	x[i], x[i+2] = a0+a1, a0-a1
 //	x[i+1], x[i+3] = b0+t, b0-t
 //
-// Taking rev mod n keeps every access inside the row whatever rev holds.
+// rev mod n must be an involution (the bit reversal is): the portable
+// body gathers each row from a copy, the assembly one swaps in place, and
+// the two agree only then. Taking rev mod n keeps every access inside the
+// row whatever rev holds.
 func permuteFirstStages(x []complex128, n int, rev []int, inverse bool) {
 	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n {
 		panic("watermark: permuteFirstStages: bad shape")
@@ -122,6 +125,11 @@ func checkTwiddles(n, m, t, s int) {
 }
 
 func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	if s1 == 0 && s2 == 0 && s3 == 0 {
+		// The same twiddles for every k (the column passes): in registers.
+		butterflies4ConstGo(x, off, d, m, groups, gstride, tw[t1], tw[t2], tw[t3])
+		return
+	}
 	for g := 0; g < groups; g++ {
 		i := off + g*gstride
 		q0 := x[i : i+m : i+m]
@@ -135,6 +143,25 @@ func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex
 			a, b = a+b, a-b
 			c, d = c+d, c-d
 			c, d = c*tw[t2+k*s2], d*tw[t3+k*s3]
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
+	}
+}
+
+func butterflies4ConstGo(x []complex128, off, d, m, groups, gstride int, w1, w2, w3 complex128) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			b := q1[k] * w1
+			c, d := q2[k], q3[k]*w1
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			c, d = c*w2, d*w3
 			q0[k], q2[k] = a+c, a-c
 			q1[k], q3[k] = b+d, b-d
 		}
@@ -184,17 +211,23 @@ func sumDiffGo(x []complex128, off, d, m, groups, gstride int) {
 }
 
 func permuteFirstStagesGo(x []complex128, n int, rev []int, inverse bool) {
+	// Each row is gathered from its copy, as a pass of swaps (a branch per
+	// value) costs more natively; the values are the same.
+	var small [256]complex128
+	tmp := small[:]
+	if n > len(tmp) {
+		tmp = make([]complex128, n)
+	}
+	tmp = tmp[:n]
+	rev = rev[:n]
 	for len(x) >= n {
 		row := x[:n:n]
 		x = x[n:]
-		for i, r := range rev[:n] {
-			if r &= n - 1; i < r {
-				row[i], row[r] = row[r], row[i]
-			}
-		}
+		copy(tmp, row)
 		for i := 0; i+3 < n; i += 4 {
-			q := row[i : i+4 : i+4]
-			a0, b0, a1, b1 := q[0], q[1], q[2], q[3]
+			q, r := row[i:i+4:i+4], rev[i:i+4:i+4]
+			a0, b0 := tmp[r[0]&(n-1)], tmp[r[1]&(n-1)]
+			a1, b1 := tmp[r[2]&(n-1)], tmp[r[3]&(n-1)]
 			a0, b0 = a0+b0, a0-b0
 			a1, b1 = a1+b1, a1-b1
 			t := complex(imag(b1), -real(b1))

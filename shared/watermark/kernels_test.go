@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -89,12 +90,12 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	}, func(x []complex128) {
 		sumDiffGo(x, c.off, c.d, c.m, c.groups, c.gstride)
 	})
-	// The row kernels, on rows of 4 to 32 values; rev is any table (the
-	// kernels take it modulo the row length).
+	// The row kernels, on rows of 4 to 32 values; rev is the bit reversal
+	// plus multiples of n (the kernels take it modulo n).
 	n := 4 << (c.m % 4)
-	rev := make([]int, n)
+	rev := slices.Clone(newFFT2(n).rev)
 	for i := range rev {
-		rev[i] = (i*7+c.off)*(c.s+1) + c.t*n
+		rev[i] += (i%3 + c.t) * n
 	}
 	rows := kernelValues(n*(1+c.groups), uint64(c.m), nil)
 	copy(rows, x)
