@@ -105,6 +105,31 @@ func swapRows(data []complex128, n int, rev []int) {
 	swapRowsImpl(data, n, rev)
 }
 
+// foldRows adds the window of hp (w values per row) whose rows start at
+// (x0, y0) into the T×T bins of acc: pixel (x0+i, y0+j) goes to bin
+// (tx[i], ty[j]), pixels in row-major order, so each bin's sum is taken in
+// the same order on every architecture.
+func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	if len(tx) == 0 || len(ty) == 0 {
+		return
+	}
+	if T <= 0 || len(acc) < T*T || x0 < 0 || y0 < 0 || w < 0 ||
+		(y0+len(ty)-1)*w+x0+len(tx) > len(hp) {
+		panic("watermark: foldRows: window out of range")
+	}
+	for _, t := range tx {
+		if uint(t) >= uint(T) {
+			panic("watermark: foldRows: bin out of range")
+		}
+	}
+	for _, t := range ty {
+		if uint(t) >= uint(T) {
+			panic("watermark: foldRows: bin out of range")
+		}
+	}
+	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
+}
+
 // checkRun panics unless every index off + g*gstride + k + j*d, for
 // g < groups, k < m and j ≤ span, lies in [0, n). m and groups are ≥ 1.
 func checkRun(n, off, m, groups, gstride, span, d int) {
@@ -248,6 +273,28 @@ func swapRowsGo(data []complex128, n int, rev []int) {
 			for x := range a {
 				a[x], b[x] = b[x], a[x]
 			}
+		}
+	}
+}
+
+func foldRowsGo(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	for j, t := range ty {
+		row := acc[t*T : (t+1)*T]
+		y := y0 + j
+		src := hp[y*w+x0 : y*w+x0+len(tx)]
+		tx := tx[:len(src)]
+		// Four pixels per iteration, added in the same order (a bin two
+		// of them share gets the same sum).
+		i := 0
+		for ; i+4 <= len(src); i += 4 {
+			v, t := src[i:i+4:i+4], tx[i:i+4:i+4]
+			row[t[0]] += float64(v[0])
+			row[t[1]] += float64(v[1])
+			row[t[2]] += float64(v[2])
+			row[t[3]] += float64(v[3])
+		}
+		for ; i < len(src); i++ {
+			row[tx[i]] += float64(src[i])
 		}
 	}
 }

@@ -27,3 +27,7 @@ func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
 func swapRowsImpl(data []complex128, n int, rev []int) {
 	swapRowsGo(data, n, rev)
 }
+
+func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	foldRowsGo(acc, T, hp, w, x0, y0, tx, ty)
+}

@@ -114,6 +114,37 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	})
 }
 
+// checkFold runs foldRows on a window of nx×ny pixels at (x0, y0) of a
+// plane w wide, into T×T bins, against its portable Go body.
+func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) {
+	t.Helper()
+	v := kernelValues((y0+ny)*w+x0+nx, seed, raw)
+	hp := make([]float32, 2*len(v))
+	for i, c := range v {
+		hp[2*i], hp[2*i+1] = float32(real(c)), float32(imag(c))
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	tx, ty := make([]int, nx), make([]int, ny)
+	for i := range tx {
+		tx[i] = r.IntN(T)
+	}
+	for i := range ty {
+		ty[i] = r.IntN(T)
+	}
+	got, want := make([]float64, T*T), make([]float64, T*T)
+	for i := range got {
+		got[i] = float64(i)
+		want[i] = float64(i)
+	}
+	foldRows(got, T, hp, w, x0, y0, tx, ty)
+	foldRowsGo(want, T, hp, w, x0, y0, tx, ty)
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -145,6 +176,9 @@ func TestKernelsMatchGo(t *testing.T) {
 		tw := kernelValues(twiddleLen(c), uint64(100+i), nil)
 		checkKernels(t, c, x, tw)
 	}
+	for i, f := range [][6]int{{8, 16, 0, 0, 16, 16}, {64, 100, 3, 5, 97, 20}, {4, 7, 1, 1, 5, 3}, {16, 33, 2, 0, 1, 1}} {
+		checkFold(t, f[0], f[1], f[2], f[3], f[4], f[5], uint64(i), nil)
+	}
 }
 
 // FuzzKernelsMatchGo is TestKernelsMatchGo on any values (raw float64 bits,
@@ -159,5 +193,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		x := kernelValues(kernelLen(c), uint64(m)<<8|uint64(gap), raw)
 		tw := kernelValues(twiddleLen(c), uint64(s), raw)
 		checkKernels(t, c, x, tw)
+		w := c.m + int(gslack%9)
+		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
 	})
 }

@@ -37,6 +37,10 @@ func swapRowsImpl(data []complex128, n int, rev []int) {
 	swapRowsAsm(&data[0], uintptr(n), &rev[0])
 }
 
+func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	foldRowsAsm(&acc[0], uintptr(T*8), &hp[y0*w+x0], uintptr(w*4), uintptr(len(tx)), &tx[0], &ty[0], uintptr(len(ty)))
+}
+
 // Each body loops while its cursor is below its end, so every count it is
 // given is at least one (the wrappers return early otherwise).
 
@@ -57,3 +61,6 @@ func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uin
 
 //go:noescape
 func swapRowsAsm(data *complex128, n uintptr, rev *int)
+
+//go:noescape
+func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uintptr, tx, ty *int, ny uintptr)

@@ -511,3 +511,74 @@ TEXT ·swapRowsAsm(SB), NOSPLIT, $0-24
 		BrIf $0
 	End
 	RET
+
+// func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uintptr, tx, ty *int, ny uintptr)
+// rowBytes and srcStride are in bytes; nx and ny at least 1.
+TEXT ·foldRowsAsm(SB), NOSPLIT, $0-64
+	MOVD acc+0(FP), R0
+	MOVD rowBytes+8(FP), R1
+	MOVD src+16(FP), R2
+	MOVD srcStride+24(FP), R3
+	MOVD nx+32(FP), R4
+	MOVD tx+40(FP), R5
+	MOVD ty+48(FP), R6
+	MOVD ny+56(FP), R7
+	Get R4
+	I64Const $3
+	I64Shl
+	Get R5
+	I64Add
+	Set R11 // end of tx
+	Loop // rows
+		MOVD 0(R6), R8
+		Get R8
+		Get R1
+		I64Mul
+		Get R0
+		I64Add
+		Set R8 // the bins' row
+		Get R2
+		Set R9 // pixel
+		Get R5
+		Set R10 // its bin
+		Loop
+			MOVD 0(R10), R12
+			Get R12
+			I64Const $3
+			I64Shl
+			Get R8
+			I64Add
+			Set R12
+			Get R12
+			I32WrapI64
+			F64Load 0(R12)
+			F32Load 0(R9)
+			F64PromoteF32
+			F64Add
+			F64Store $0
+			Get R9
+			I64Const $4
+			I64Add
+			Set R9
+			Get R10
+			I64Const $8
+			I64Add
+			Tee R10
+			Get R11
+			I64LtU
+			BrIf $0
+		End
+		ADDTO(R2, R3)
+		Get R6
+		I64Const $8
+		I64Add
+		Set R6
+		Get R7
+		I64Const $1
+		I64Sub
+		Tee R7
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
