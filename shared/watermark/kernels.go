@@ -1,5 +1,7 @@
 package watermark
 
+import "math"
+
 // The FFT's butterfly passes, as leaf kernels with one portable Go body
 // each (the *Go functions below, used on every architecture but wasm) and
 // a WebAssembly assembly body (kernels_wasm.s). Go's WebAssembly output
@@ -128,6 +130,27 @@ func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
 		}
 	}
 	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
+}
+
+// mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
+func mulKernel(dst, a, b []complex128) {
+	if len(dst) != len(a) || len(b) != len(a) {
+		panic("watermark: mulKernel: lengths differ")
+	}
+	if len(a) == 0 {
+		return
+	}
+	mulKernelImpl(dst, a, b)
+}
+
+// peakScan returns, over buf in order, the sums of the real parts, of the
+// imaginary parts and of their squares, the largest real and imaginary
+// parts (−Inf for an empty buf) and the first index of each.
+func peakScan(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	if len(buf) == 0 {
+		return 0, 0, 0, 0, math.Inf(-1), math.Inf(-1), idx
+	}
+	return peakScanImpl(buf)
 }
 
 // checkRun panics unless every index off + g*gstride + k + j*d, for
@@ -297,4 +320,63 @@ func foldRowsGo(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int)
 			row[tx[i]] += float64(src[i])
 		}
 	}
+}
+
+func mulKernelGo(dst, a, b []complex128) {
+	dst, b = dst[:len(a)], b[:len(a)]
+	// Two products per iteration: half the loop's jumps.
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		d, x, y := dst[i:i+2:i+2], a[i:i+2:i+2], b[i:i+2:i+2]
+		d[0] = x[0] * y[0]
+		d[1] = x[1] * y[1]
+	}
+	for ; i < len(a); i++ {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+func peakScanGo(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	br, bi = math.Inf(-1), math.Inf(-1)
+	// Two entries per iteration, summed and compared in the same order.
+	i := 0
+	for ; i+2 <= len(buf); i += 2 {
+		p := buf[i : i+2 : i+2]
+		r, im := real(p[0]), imag(p[0])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i
+		}
+		if im > bi {
+			bi, idx[1] = im, i
+		}
+		r, im = real(p[1]), imag(p[1])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i+1
+		}
+		if im > bi {
+			bi, idx[1] = im, i+1
+		}
+	}
+	for ; i < len(buf); i++ {
+		r, im := real(buf[i]), imag(buf[i])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i
+		}
+		if im > bi {
+			bi, idx[1] = im, i
+		}
+	}
+	return sr, si, ssr, ssi, br, bi, idx
 }

@@ -31,3 +31,9 @@ func swapRowsImpl(data []complex128, n int, rev []int) {
 func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
 	foldRowsGo(acc, T, hp, w, x0, y0, tx, ty)
 }
+
+func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
+
+func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	return peakScanGo(buf)
+}

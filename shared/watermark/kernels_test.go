@@ -90,6 +90,20 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	}, func(x []complex128) {
 		sumDiffGo(x, c.off, c.d, c.m, c.groups, c.gstride)
 	})
+	run("mulKernel", func(x []complex128) {
+		mulKernel(x[:c.m], x[c.d:c.d+c.m], tw[:c.m])
+	}, func(x []complex128) {
+		mulKernelGo(x[:c.m], x[c.d:c.d+c.m], tw[:c.m])
+	})
+	for _, buf := range [][]complex128{x[:c.m], x[c.off:], tw} {
+		sr, si, ssr, ssi, br, bi, idx := peakScan(buf)
+		sr2, si2, ssr2, ssi2, br2, bi2, idx2 := peakScanGo(buf)
+		got := []complex128{complex(sr, si), complex(ssr, ssi), complex(br, bi)}
+		want := []complex128{complex(sr2, si2), complex(ssr2, ssi2), complex(br2, bi2)}
+		if i, ok := sameBits(got, want); !ok || idx != idx2 {
+			t.Fatalf("peakScan %+v of %d: %v at %v, the Go body gives %v at %v", c, len(buf), got[i], idx, want[i], idx2)
+		}
+	}
 	// The row kernels, on rows of 4 to 32 values; rev is the bit reversal
 	// plus multiples of n (the kernels take it modulo n).
 	n := 4 << (c.m % 4)

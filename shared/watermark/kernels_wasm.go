@@ -41,6 +41,17 @@ func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []in
 	foldRowsAsm(&acc[0], uintptr(T*8), &hp[y0*w+x0], uintptr(w*4), uintptr(len(tx)), &tx[0], &ty[0], uintptr(len(ty)))
 }
 
+func mulKernelImpl(dst, a, b []complex128) {
+	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
+}
+
+func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	var sums [6]float64
+	var at [2]uint64
+	peakScanAsm(&buf[0], uintptr(len(buf)), &sums, &at)
+	return sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], [2]int{int(at[0]), int(at[1])}
+}
+
 // Each body loops while its cursor is below its end, so every count it is
 // given is at least one (the wrappers return early otherwise).
 
@@ -64,3 +75,12 @@ func swapRowsAsm(data *complex128, n uintptr, rev *int)
 
 //go:noescape
 func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uintptr, tx, ty *int, ny uintptr)
+
+//go:noescape
+func mulKernelAsm(dst, a, b *complex128, n uintptr)
+
+// peakScanAsm writes sr, si, ssr, ssi, br, bi to sums and the two indices
+// to idx.
+//
+//go:noescape
+func peakScanAsm(buf *complex128, n uintptr, sums *[6]float64, idx *[2]uint64)

@@ -582,3 +582,130 @@ TEXT ·foldRowsAsm(SB), NOSPLIT, $0-64
 		BrIf $0
 	End
 	RET
+
+// func mulKernelAsm(dst, a, b *complex128, n uintptr)
+// n is at least 1.
+TEXT ·mulKernelAsm(SB), NOSPLIT, $0-32
+	MOVD dst+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD n+24(FP), R3
+	Get R3
+	I64Const $4
+	I64Shl
+	Get R1
+	I64Add
+	Set R3 // end of a
+	Loop
+		LOADC(R1, F16, F17)
+		LOADC(R2, F18, F19)
+		Get R0
+		I32WrapI64
+		MULRE(F16, F17, F18, F19)
+		F64Store $0
+		Get R0
+		I32WrapI64
+		MULIM(F16, F17, F18, F19)
+		F64Store $8
+		Get R0
+		I64Const $16
+		I64Add
+		Set R0
+		Get R2
+		I64Const $16
+		I64Add
+		Set R2
+		Get R1
+		I64Const $16
+		I64Add
+		Tee R1
+		Get R3
+		I64LtU
+		BrIf $0
+	End
+	RET
+
+// func peakScanAsm(buf *complex128, n uintptr, sums *[6]float64, idx *[2]uint64)
+// n is at least 1. The running maxima start at −Inf and move only on a
+// strictly larger value (a NaN never moves them), as in peakScanGo.
+TEXT ·peakScanAsm(SB), NOSPLIT, $0-32
+	MOVD buf+0(FP), R0
+	MOVD n+8(FP), R1
+	F64Const $0.0
+	Set F20 // sr
+	F64Const $0.0
+	Set F21 // si
+	F64Const $0.0
+	Set F22 // ssr
+	F64Const $0.0
+	Set F23 // ssi
+	F64Const $(-1.0)
+	F64Const $0.0
+	F64Div
+	Tee F24 // br = −Inf
+	Set F25 // bi
+	I64Const $0
+	Set R2 // i
+	I64Const $0
+	Set R3 // idx of br
+	I64Const $0
+	Set R4 // idx of bi
+	Loop
+		LOADC(R0, F16, F17)
+		Get F20; Get F16; F64Add; Set F20
+		Get F21; Get F17; F64Add; Set F21
+		Get F22; Get F16; Get F16; F64Mul; F64Add; Set F22
+		Get F23; Get F17; Get F17; F64Mul; F64Add; Set F23
+		// r > br: br, idx = r, i
+		Get R2
+		Get R3
+		Get F16
+		Get F24
+		F64Gt
+		Select
+		Set R3
+		Get F16
+		Get F24
+		Get F16
+		Get F24
+		F64Gt
+		Select
+		Set F24
+		// im > bi
+		Get R2
+		Get R4
+		Get F17
+		Get F25
+		F64Gt
+		Select
+		Set R4
+		Get F17
+		Get F25
+		Get F17
+		Get F25
+		F64Gt
+		Select
+		Set F25
+		Get R0
+		I64Const $16
+		I64Add
+		Set R0
+		Get R2
+		I64Const $1
+		I64Add
+		Tee R2
+		Get R1
+		I64LtU
+		BrIf $0
+	End
+	MOVD sums+16(FP), R5
+	Get R5; I32WrapI64; Get F20; F64Store $0
+	Get R5; I32WrapI64; Get F21; F64Store $8
+	Get R5; I32WrapI64; Get F22; F64Store $16
+	Get R5; I32WrapI64; Get F23; F64Store $24
+	Get R5; I32WrapI64; Get F24; F64Store $32
+	Get R5; I32WrapI64; Get F25; F64Store $40
+	MOVD idx+24(FP), R5
+	Get R5; I32WrapI64; Get R3; I64Store $0
+	Get R5; I32WrapI64; Get R4; I64Store $8
+	RET
