@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -209,5 +210,50 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkKernels(t, c, x, tw)
 		w := c.m + int(gslack%9)
 		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
+	})
+}
+
+// BenchmarkKernelBodies times each kernel's caller on the shapes of the
+// search (the FFT at the three sizes it uses, the phase fold of a 512×512
+// window into 64×64 bins, the peak scan and the spectrum product of a
+// 64×64 plane). Built for wasip1 and run in wazero, it times the
+// assembly bodies; natively, the portable ones:
+//
+//	GOOS=wasip1 GOARCH=wasm go test -c -o /tmp/wm.wasm ./shared/watermark
+//	wazero run /tmp/wm.wasm -test.run '^$' -test.bench KernelBodies
+func BenchmarkKernelBodies(b *testing.B) {
+	for _, n := range []int{32, 64, 256} {
+		f := newFFT2(n)
+		src := kernelValues(n*n, uint64(n), nil)
+		data := make([]complex128, n*n)
+		b.Run("FFT"+strconv.Itoa(n), func(b *testing.B) {
+			inv := false
+			for b.Loop() {
+				copy(data, src)
+				f.transform(data, inv)
+				inv = !inv
+			}
+		})
+	}
+	s := schemes()[len(schemes())-1]
+	const w = 512
+	hp := benchPlane(w, w)
+	acc := make([]float64, s.tile*s.tile)
+	b.Run("FoldPhase", func(b *testing.B) {
+		for b.Loop() {
+			s.foldPhaseTo(acc, hp, w, 1.03, 0.25, 0.5, 0, 0, w, w)
+		}
+	})
+	x, y := kernelValues(64*64, 1, nil), kernelValues(64*64, 2, nil)
+	dst := make([]complex128, len(x))
+	b.Run("PeakZ2", func(b *testing.B) {
+		for b.Loop() {
+			peakZ2(x)
+		}
+	})
+	b.Run("MulInto", func(b *testing.B) {
+		for b.Loop() {
+			mulInto(dst, x, y)
+		}
 	})
 }
