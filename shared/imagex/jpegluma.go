@@ -816,15 +816,22 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	blk[0] = c.pred * q[0]
 	hasAC := false
 	for k := 1; k < 64; {
-		var st int
-		var some bool
-		k, some, st = acRun(r, &ac.fast, q, blk, k, last)
-		hasAC = hasAC || some
-		if st == acPast63 {
-			return lumaErr("coefficient past 63")
+		if r.n < 32 {
+			r.fill()
 		}
-		if st == acDone {
-			break
+		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		if f := ac.fast[peek]; f != 0 {
+			r.n -= uint(f & 0xFF)
+			k += int(f >> 8 & 0xFF)
+			if k > 63 {
+				return lumaErr("coefficient past 63")
+			}
+			if k <= last {
+				blk[zigzag[k]] = (f >> 16) * q[k]
+				hasAC = true
+			}
+			k++
+			continue
 		}
 		rs, err := r.decode(ac)
 		if err != nil {
