@@ -345,67 +345,15 @@ func (s *scheme) sync2DihedralBuf(a, b []float64, sc *chipScratch) (r [2]syncRes
 	return r
 }
 
-// mulInto sets dst[i] = a[i]·b[i] (all of a's length), two products per
-// iteration.
+// mulInto sets dst[i] = a[i]·b[i] (all of a's length).
 func mulInto(dst, a, b []complex128) {
-	dst, b = dst[:len(a)], b[:len(a)]
-	i := 0
-	for ; i+2 <= len(a); i += 2 {
-		d, x, y := dst[i:i+2:i+2], a[i:i+2:i+2], b[i:i+2:i+2]
-		d[0] = x[0] * y[0]
-		d[1] = x[1] * y[1]
-	}
-	for ; i < len(a); i++ {
-		dst[i] = a[i] * b[i]
-	}
+	mulKernel(dst[:len(a)], a, b[:len(a)])
 }
 
 // peakZ2 returns the z-scores of the largest real and the largest
 // imaginary part of buf over all its entries, and their indices (one pass).
 func peakZ2(buf []complex128) (z [2]float64, idx [2]int) {
-	var sr, si, ssr, ssi float64
-	br, bi := math.Inf(-1), math.Inf(-1)
-	// Two entries per iteration, summed and compared in the same order:
-	// half the loop's jumps, which the WebAssembly build pays most for.
-	i := 0
-	for ; i+2 <= len(buf); i += 2 {
-		p := buf[i : i+2 : i+2]
-		r, im := real(p[0]), imag(p[0])
-		sr += r
-		si += im
-		ssr += r * r
-		ssi += im * im
-		if r > br {
-			br, idx[0] = r, i
-		}
-		if im > bi {
-			bi, idx[1] = im, i
-		}
-		r, im = real(p[1]), imag(p[1])
-		sr += r
-		si += im
-		ssr += r * r
-		ssi += im * im
-		if r > br {
-			br, idx[0] = r, i+1
-		}
-		if im > bi {
-			bi, idx[1] = im, i+1
-		}
-	}
-	for ; i < len(buf); i++ {
-		r, im := real(buf[i]), imag(buf[i])
-		sr += r
-		si += im
-		ssr += r * r
-		ssi += im * im
-		if r > br {
-			br, idx[0] = r, i
-		}
-		if im > bi {
-			bi, idx[1] = im, i
-		}
-	}
+	sr, si, ssr, ssi, br, bi, idx := peakScan(buf)
 	n := float64(len(buf))
 	mr, mi := sr/n, si/n
 	z[0] = (br - mr) / math.Sqrt(math.Max(ssr/n-mr*mr, 1e-30))

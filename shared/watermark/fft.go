@@ -53,80 +53,38 @@ func newFFT2(n int) *fft2 {
 // loop jumps between the stages are gone, which is what WebAssembly pays
 // most for.
 func (f *fft2) fft1(x []complex128, inverse bool) {
-	f.fft1With(x, make([]complex128, f.n), inverse)
+	f.rows(x[:f.n], inverse)
 }
 
-// fft1With is fft1 with tmp (n values, overwritten) as work space: the
-// bit-reversal permutation reads x's copy in tmp while the first two
-// stages write x, one pass instead of a pass of swaps (a branch per
-// element) and a pass of butterflies.
-func (f *fft2) fft1With(x, tmp []complex128, inverse bool) {
+// rows transforms each row of n values of x (len(x) a multiple of n) in
+// place, as fft1. Every pass runs over all the rows at once: a stage's
+// groups tile each row, so one kernel call covers the whole matrix.
+func (f *fft2) rows(x []complex128, inverse bool) {
 	n := f.n
-	x = x[:n]
 	if n < 4 {
-		for i, r := range f.rev {
-			if i < r {
-				x[i], x[r] = x[r], x[i]
-			}
-		}
-		if n == 2 {
+		for ; len(x) >= n && n > 1; x = x[n:] {
+			// n == 2: the permutation is the identity.
 			a, b := x[0], x[1]
 			x[0], x[1] = a+b, a-b
 		}
 		return
 	}
-	tmp = tmp[:n]
-	copy(tmp, x)
-	rev := f.rev[:n]
-	for i := 0; i+3 < n; i += 4 {
-		q, r := x[i:i+4:i+4], rev[i:i+4:i+4]
-		a0, b0 := tmp[r[0]], tmp[r[1]]
-		a1, b1 := tmp[r[2]], tmp[r[3]]
-		a0, b0 = a0+b0, a0-b0
-		a1, b1 = a1+b1, a1-b1
-		// b1 × (−i) forward, b1 × (+i) inverse.
-		t := complex(imag(b1), -real(b1))
-		if inverse {
-			t = -t
-		}
-		q[0], q[2] = a0+a1, a0-a1
-		q[1], q[3] = b0+t, b0-t
-	}
+	permuteFirstStages(x, n, f.rev, inverse)
 	tw := f.twiddle
 	if inverse {
 		tw = f.twiddleInv
 	}
+	total := len(x)
 	size := 8
 	if (f.log2n-2)%2 == 1 {
 		// An odd number of stages left: the first one alone.
-		for start := 0; start < n; start += 8 {
-			lo, hi := x[start:start+4:start+4], x[start+4:start+8:start+8]
-			for k := range lo {
-				a, b := lo[k], hi[k]*tw[k*(n/8)]
-				lo[k], hi[k] = a+b, a-b
-			}
-		}
+		butterflies2(x, 0, 4, 4, total/8, 8, tw, 0, n/8)
 		size = 16
 	}
 	for ; 2*size <= n; size <<= 2 {
 		h := size / 2
 		s1, s2 := n/size, n/(2*size)
-		tw1 := tw[: (h-1)*s1+1 : (h-1)*s1+1]
-		for start := 0; start < n; start += 2 * size {
-			g := x[start : start+2*size : start+2*size]
-			q0, q1, q2, q3 := g[:h:h], g[h:size:size], g[size:size+h:size+h], g[size+h:]
-			q1, q2, q3 = q1[:len(q0)], q2[:len(q0)], q3[:len(q0)]
-			for k, a := range q0 {
-				w1 := tw1[k*s1]
-				b := q1[k] * w1
-				c, d := q2[k], q3[k]*w1
-				a, b = a+b, a-b
-				c, d = c+d, c-d
-				c, d = c*tw[k*s2], d*tw[(k+h)*s2]
-				q0[k], q2[k] = a+c, a-c
-				q1[k], q3[k] = b+d, b-d
-			}
-		}
+		butterflies4(x, 0, h, h, total/(2*size), 2*size, tw, 0, s1, 0, s2, h*s2, s2)
 	}
 }
 
@@ -138,69 +96,29 @@ func (f *fft2) fft1With(x, tmp []complex128, inverse bool) {
 func (f *fft2) transform(data []complex128, inverse bool) {
 	n := f.n
 	data = data[:n*n]
-	tmp := make([]complex128, n)
-	for y := 0; y < n; y++ {
-		f.fft1With(data[y*n:(y+1)*n], tmp, inverse)
-	}
-	for i, r := range f.rev {
-		if i < r {
-			a, b := data[i*n:(i+1)*n], data[r*n:(r+1)*n]
-			b = b[:len(a)]
-			for x := range a {
-				a[x], b[x] = b[x], a[x]
-			}
-		}
-	}
+	f.rows(data, inverse)
+	swapRows(data, n, f.rev)
 	tw := f.twiddle
 	if inverse {
 		tw = f.twiddleInv
 	}
-	row := func(i int) []complex128 { return data[i*n : (i+1)*n : (i+1)*n] }
 	size := 2
 	if f.log2n%2 == 1 {
 		// An odd number of stages: the first (twiddle 1) alone.
-		for start := 0; start < n; start += 2 {
-			lo, hi := row(start), row(start+1)
-			hi = hi[:len(lo)]
-			for x, a := range lo {
-				b := hi[x]
-				lo[x], hi[x] = a+b, a-b
-			}
-		}
+		sumDiff(data, 0, n, n, n/2, 2*n)
 		size = 4
 	}
 	for ; 2*size <= n; size <<= 2 {
 		h := size / 2
 		s1, s2 := n/size, n/(2*size)
-		for start := 0; start < n; start += 2 * size {
-			for k := 0; k < h; k++ {
-				r0, r1, r2, r3 := row(start+k), row(start+k+h), row(start+k+size), row(start+k+size+h)
-				r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
-				w3 := tw[(k+h)*s2]
-				if k == 0 {
-					// Twiddle 1 in both stages for rows 0 and 2: no
-					// multiplication, as in the stages one at a time.
-					for x, a := range r0 {
-						b, c, d := r1[x], r2[x], r3[x]
-						a, b = a+b, a-b
-						c, d = c+d, c-d
-						d *= w3
-						r0[x], r2[x] = a+c, a-c
-						r1[x], r3[x] = b+d, b-d
-					}
-					continue
-				}
-				w1, w2 := tw[k*s1], tw[k*s2]
-				for x, a := range r0 {
-					b := r1[x] * w1
-					c, d := r2[x], r3[x]*w1
-					a, b = a+b, a-b
-					c, d = c+d, c-d
-					c, d = c*w2, d*w3
-					r0[x], r2[x] = a+c, a-c
-					r1[x], r3[x] = b+d, b-d
-				}
-			}
+		// For each k, the rows k, k+h, k+2h, k+3h of every block of 2·size
+		// rows share their twiddles: one call for all the blocks. Rows
+		// 0 and 2 of a block have twiddle 1 in both stages: no
+		// multiplication, as in the stages one at a time.
+		blocks := n / (2 * size)
+		butterflies4One(data, 0, h*n, n, blocks, 2*size*n, tw[h*s2])
+		for k := 1; k < h; k++ {
+			butterflies4(data, k*n, h*n, n, blocks, 2*size*n, tw, k*s1, 0, k*s2, 0, (k+h)*s2, 0)
 		}
 	}
 }

@@ -347,26 +347,11 @@ func (s *scheme) foldPhaseTo(acc []float64, hp []float32, w int, scale, px, py f
 	for x := x0; x < x1; x++ {
 		tx[x-x0] = int((float64(x)+0.5)/scale+px) % T
 	}
+	ty := make([]int, max(y1-y0, 0))
 	for y := y0; y < y1; y++ {
-		ty := int((float64(y)+0.5)/scale+py) % T
-		row := acc[ty*T : (ty+1)*T]
-		src := hp[y*w+x0 : y*w+x1]
-		tx := tx[:len(src)]
-		// Four pixels per iteration, added in the same order (a bin two
-		// of them share gets the same sum): a quarter of the loop's jumps,
-		// which the WebAssembly build pays most for.
-		i := 0
-		for ; i+4 <= len(src); i += 4 {
-			v, t := src[i:i+4:i+4], tx[i:i+4:i+4]
-			row[t[0]] += float64(v[0])
-			row[t[1]] += float64(v[1])
-			row[t[2]] += float64(v[2])
-			row[t[3]] += float64(v[3])
-		}
-		for ; i < len(src); i++ {
-			row[tx[i]] += float64(src[i])
-		}
+		ty[y-y0] = int((float64(y)+0.5)/scale+py) % T
 	}
+	foldRows(acc, T, hp, w, x0, y0, tx, ty)
 	return acc
 }
 

@@ -1,0 +1,382 @@
+package watermark
+
+import "math"
+
+// The FFT's butterfly passes, as leaf kernels with one portable Go body
+// each (the *Go functions below, used on every architecture but wasm) and
+// a WebAssembly assembly body (kernels_wasm.s). Go's WebAssembly output
+// sends every jump, a loop's back edge included, through its function's
+// dispatch loop (a br_table on a block number), so a Go loop costs a
+// dispatch per iteration; the assembly bodies use WebAssembly's own
+// structured loops and keep their values in locals. Both bodies perform
+// the same floating-point operations in the same order, with no fused
+// multiply-add, so their results are identical to the bit
+// (TestKernelsMatchGo, FuzzKernelsMatchGo, run natively and in wazero).
+//
+// The exported-to-the-package wrappers check every index a kernel will
+// touch before it runs, so the assembly bodies never read or write outside
+// their slices.
+
+// butterflies4 runs two radix-2 stages at once on quartets of x: for each
+// group g < groups and k < m, with i = off + g*gstride + k, the values
+// a, b, c, d = x[i], x[i+d], x[i+2d], x[i+3d] and the twiddles
+// w1 = tw[t1+k*s1], w2 = tw[t2+k*s2], w3 = tw[t3+k*s3] become
+//
+//	b, d = b*w1, d*w1
+//	a, b = a+b, a-b
+//	c, d = c+d, c-d
+//	c, d = c*w2, d*w3
+//	x[i], x[i+2d] = a+c, a-c
+//	x[i+d], x[i+3d] = b+d, b-d
+func butterflies4(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 3, d)
+	checkTwiddles(len(tw), m, t1, s1)
+	checkTwiddles(len(tw), m, t2, s2)
+	checkTwiddles(len(tw), m, t3, s3)
+	butterflies4Impl(x, off, d, m, groups, gstride, tw, t1, s1, t2, s2, t3, s3)
+}
+
+// butterflies4One is butterflies4 with w1 = w2 = 1 (no multiplication by
+// them, as the stages one at a time do for twiddle 1) and w3 the same for
+// every k.
+func butterflies4One(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 3, d)
+	butterflies4OneImpl(x, off, d, m, groups, gstride, w3)
+}
+
+// butterflies2 runs one radix-2 stage on pairs: for g < groups and k < m,
+// with i = off + g*gstride + k, a, b = x[i], x[i+d]*tw[t+k*s] become
+// x[i], x[i+d] = a+b, a-b.
+func butterflies2(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 1, d)
+	checkTwiddles(len(tw), m, t, s)
+	butterflies2Impl(x, off, d, m, groups, gstride, tw, t, s)
+}
+
+// sumDiff is butterflies2 with twiddle 1 (no multiplication).
+func sumDiff(x []complex128, off, d, m, groups, gstride int) {
+	if m <= 0 || groups <= 0 {
+		return
+	}
+	checkRun(len(x), off, m, groups, gstride, 1, d)
+	sumDiffImpl(x, off, d, m, groups, gstride)
+}
+
+// permuteFirstStages runs, on each row of n values of x (n a power of two,
+// at least 4; len(x) a multiple of n), the bit-reversal permutation rev
+// (swap x[i] and x[r] where i < r = rev[i] mod n) and then the first two
+// radix-2 stages: for i = 0, 4, 8, …,
+//
+//	a0, b0, a1, b1 = x[i], x[i+1], x[i+2], x[i+3]
+//	a0, b0 = a0+b0, a0-b0
+//	a1, b1 = a1+b1, a1-b1
+//	t = b1 × (−i) forward, b1 × (+i) inverse
+//	x[i], x[i+2] = a0+a1, a0-a1
+//	x[i+1], x[i+3] = b0+t, b0-t
+//
+// rev mod n must be an involution (the bit reversal is): the portable
+// body gathers each row from a copy, the assembly one swaps in place, and
+// the two agree only then. Taking rev mod n keeps every access inside the
+// row whatever rev holds.
+func permuteFirstStages(x []complex128, n int, rev []int, inverse bool) {
+	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n {
+		panic("watermark: permuteFirstStages: bad shape")
+	}
+	if len(x) == 0 {
+		return
+	}
+	permuteFirstStagesImpl(x, n, rev, inverse)
+}
+
+// swapRows swaps rows i and r = rev[i] mod n of the n×n data where i < r:
+// the bit-reversal permutation of the columns' transforms, done on whole
+// rows.
+func swapRows(data []complex128, n int, rev []int) {
+	if n < 1 || n&(n-1) != 0 || len(data) != n*n || len(rev) < n {
+		panic("watermark: swapRows: bad shape")
+	}
+	swapRowsImpl(data, n, rev)
+}
+
+// foldRows adds the window of hp (w values per row) whose rows start at
+// (x0, y0) into the T×T bins of acc: pixel (x0+i, y0+j) goes to bin
+// (tx[i], ty[j]), pixels in row-major order, so each bin's sum is taken in
+// the same order on every architecture.
+func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	if len(tx) == 0 || len(ty) == 0 {
+		return
+	}
+	if T <= 0 || len(acc) < T*T || x0 < 0 || y0 < 0 || w < 0 ||
+		(y0+len(ty)-1)*w+x0+len(tx) > len(hp) {
+		panic("watermark: foldRows: window out of range")
+	}
+	for _, t := range tx {
+		if uint(t) >= uint(T) {
+			panic("watermark: foldRows: bin out of range")
+		}
+	}
+	for _, t := range ty {
+		if uint(t) >= uint(T) {
+			panic("watermark: foldRows: bin out of range")
+		}
+	}
+	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
+}
+
+// mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
+func mulKernel(dst, a, b []complex128) {
+	if len(dst) != len(a) || len(b) != len(a) {
+		panic("watermark: mulKernel: lengths differ")
+	}
+	if len(a) == 0 {
+		return
+	}
+	mulKernelImpl(dst, a, b)
+}
+
+// peakScan returns, over buf in order, the sums of the real parts, of the
+// imaginary parts and of their squares, the largest real and imaginary
+// parts (−Inf for an empty buf) and the first index of each.
+func peakScan(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	if len(buf) == 0 {
+		return 0, 0, 0, 0, math.Inf(-1), math.Inf(-1), idx
+	}
+	return peakScanImpl(buf)
+}
+
+// checkRun panics unless every index off + g*gstride + k + j*d, for
+// g < groups, k < m and j ≤ span, lies in [0, n). m and groups are ≥ 1.
+func checkRun(n, off, m, groups, gstride, span, d int) {
+	if off < 0 || d < 0 || gstride < 0 || m > n || groups > n || d > n || (groups > 1 && gstride > n) || off >= n {
+		panic("watermark: kernel run out of range")
+	}
+	if last := off + (groups-1)*gstride + (m - 1) + span*d; last >= n {
+		panic("watermark: kernel run out of range")
+	}
+}
+
+// checkTwiddles panics unless t + k*s < n for every k < m (m is at most
+// the length of the run checked by checkRun).
+func checkTwiddles(n, m, t, s int) {
+	if t < 0 || s < 0 || t >= n || (m > 1 && s > n) || t+(m-1)*s >= n {
+		panic("watermark: kernel twiddles out of range")
+	}
+}
+
+func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	if s1 == 0 && s2 == 0 && s3 == 0 {
+		// The same twiddles for every k (the column passes): in registers.
+		butterflies4ConstGo(x, off, d, m, groups, gstride, tw[t1], tw[t2], tw[t3])
+		return
+	}
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			w1 := tw[t1+k*s1]
+			b := q1[k] * w1
+			c, d := q2[k], q3[k]*w1
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			c, d = c*tw[t2+k*s2], d*tw[t3+k*s3]
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
+	}
+}
+
+func butterflies4ConstGo(x []complex128, off, d, m, groups, gstride int, w1, w2, w3 complex128) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			b := q1[k] * w1
+			c, d := q2[k], q3[k]*w1
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			c, d = c*w2, d*w3
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
+	}
+}
+
+func butterflies4OneGo(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		q0 := x[i : i+m : i+m]
+		q1 := x[i+d : i+d+m : i+d+m]
+		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
+		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		for k, a := range q0 {
+			b, c, d := q1[k], q2[k], q3[k]
+			a, b = a+b, a-b
+			c, d = c+d, c-d
+			d *= w3
+			q0[k], q2[k] = a+c, a-c
+			q1[k], q3[k] = b+d, b-d
+		}
+	}
+}
+
+func butterflies2Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		lo := x[i : i+m : i+m]
+		hi := x[i+d : i+d+m : i+d+m]
+		for k, a := range lo {
+			b := hi[k] * tw[t+k*s]
+			lo[k], hi[k] = a+b, a-b
+		}
+	}
+}
+
+func sumDiffGo(x []complex128, off, d, m, groups, gstride int) {
+	for g := 0; g < groups; g++ {
+		i := off + g*gstride
+		lo := x[i : i+m : i+m]
+		hi := x[i+d : i+d+m : i+d+m]
+		for k, a := range lo {
+			b := hi[k]
+			lo[k], hi[k] = a+b, a-b
+		}
+	}
+}
+
+func permuteFirstStagesGo(x []complex128, n int, rev []int, inverse bool) {
+	// Each row is gathered from its copy, as a pass of swaps (a branch per
+	// value) costs more natively; the values are the same.
+	var small [256]complex128
+	tmp := small[:]
+	if n > len(tmp) {
+		tmp = make([]complex128, n)
+	}
+	tmp = tmp[:n]
+	rev = rev[:n]
+	for len(x) >= n {
+		row := x[:n:n]
+		x = x[n:]
+		copy(tmp, row)
+		for i := 0; i+3 < n; i += 4 {
+			q, r := row[i:i+4:i+4], rev[i:i+4:i+4]
+			a0, b0 := tmp[r[0]&(n-1)], tmp[r[1]&(n-1)]
+			a1, b1 := tmp[r[2]&(n-1)], tmp[r[3]&(n-1)]
+			a0, b0 = a0+b0, a0-b0
+			a1, b1 = a1+b1, a1-b1
+			t := complex(imag(b1), -real(b1))
+			if inverse {
+				t = -t
+			}
+			q[0], q[2] = a0+a1, a0-a1
+			q[1], q[3] = b0+t, b0-t
+		}
+	}
+}
+
+func swapRowsGo(data []complex128, n int, rev []int) {
+	for i, r := range rev[:n] {
+		if r &= n - 1; i < r {
+			a, b := data[i*n:(i+1)*n], data[r*n:(r+1)*n]
+			b = b[:len(a)]
+			for x := range a {
+				a[x], b[x] = b[x], a[x]
+			}
+		}
+	}
+}
+
+func foldRowsGo(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	for j, t := range ty {
+		row := acc[t*T : (t+1)*T]
+		y := y0 + j
+		src := hp[y*w+x0 : y*w+x0+len(tx)]
+		tx := tx[:len(src)]
+		// Four pixels per iteration, added in the same order (a bin two
+		// of them share gets the same sum).
+		i := 0
+		for ; i+4 <= len(src); i += 4 {
+			v, t := src[i:i+4:i+4], tx[i:i+4:i+4]
+			row[t[0]] += float64(v[0])
+			row[t[1]] += float64(v[1])
+			row[t[2]] += float64(v[2])
+			row[t[3]] += float64(v[3])
+		}
+		for ; i < len(src); i++ {
+			row[tx[i]] += float64(src[i])
+		}
+	}
+}
+
+func mulKernelGo(dst, a, b []complex128) {
+	dst, b = dst[:len(a)], b[:len(a)]
+	// Two products per iteration: half the loop's jumps.
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		d, x, y := dst[i:i+2:i+2], a[i:i+2:i+2], b[i:i+2:i+2]
+		d[0] = x[0] * y[0]
+		d[1] = x[1] * y[1]
+	}
+	for ; i < len(a); i++ {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+func peakScanGo(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	br, bi = math.Inf(-1), math.Inf(-1)
+	// Two entries per iteration, summed and compared in the same order.
+	i := 0
+	for ; i+2 <= len(buf); i += 2 {
+		p := buf[i : i+2 : i+2]
+		r, im := real(p[0]), imag(p[0])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i
+		}
+		if im > bi {
+			bi, idx[1] = im, i
+		}
+		r, im = real(p[1]), imag(p[1])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i+1
+		}
+		if im > bi {
+			bi, idx[1] = im, i+1
+		}
+	}
+	for ; i < len(buf); i++ {
+		r, im := real(buf[i]), imag(buf[i])
+		sr += r
+		si += im
+		ssr += r * r
+		ssi += im * im
+		if r > br {
+			br, idx[0] = r, i
+		}
+		if im > bi {
+			bi, idx[1] = im, i
+		}
+	}
+	return sr, si, ssr, ssi, br, bi, idx
+}

@@ -1,0 +1,39 @@
+//go:build !wasm
+
+package watermark
+
+// Other architectures run the portable bodies (kernels.go).
+
+func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	butterflies4Go(x, off, d, m, groups, gstride, tw, t1, s1, t2, s2, t3, s3)
+}
+
+func butterflies4OneImpl(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	butterflies4OneGo(x, off, d, m, groups, gstride, w3)
+}
+
+func butterflies2Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	butterflies2Go(x, off, d, m, groups, gstride, tw, t, s)
+}
+
+func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
+	sumDiffGo(x, off, d, m, groups, gstride)
+}
+
+func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
+	permuteFirstStagesGo(x, n, rev, inverse)
+}
+
+func swapRowsImpl(data []complex128, n int, rev []int) {
+	swapRowsGo(data, n, rev)
+}
+
+func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	foldRowsGo(acc, T, hp, w, x0, y0, tx, ty)
+}
+
+func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
+
+func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	return peakScanGo(buf)
+}

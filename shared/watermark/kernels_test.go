@@ -1,0 +1,259 @@
+package watermark
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// kernelCase is one set of kernel arguments: runs of m values, d apart,
+// in groups gstride apart, from off; twiddles from t, s apart.
+type kernelCase struct {
+	off, d, m, groups, gstride, t, s int
+	inverse                          bool
+}
+
+// values returns n complex values from raw float64 bits (cycling through
+// raw), or from a seeded generator with some signed zeros, huge and tiny
+// values mixed in when raw is empty.
+func kernelValues(n int, seed uint64, raw []byte) []complex128 {
+	v := make([]complex128, n)
+	if len(raw) >= 16 {
+		for i := range v {
+			j := (16 * i) % (len(raw) - len(raw)%16)
+			v[i] = complex(math.Float64frombits(binary.LittleEndian.Uint64(raw[j:])),
+				math.Float64frombits(binary.LittleEndian.Uint64(raw[j+8:])))
+		}
+		return v
+	}
+	r := rand.New(rand.NewPCG(seed, 41))
+	special := []float64{0, math.Copysign(0, -1), 1e300, -1e-300, 1, -1}
+	for i := range v {
+		re, im := r.NormFloat64()*100, r.NormFloat64()*100
+		if r.IntN(8) == 0 {
+			re = special[r.IntN(len(special))]
+		}
+		if r.IntN(8) == 0 {
+			im = special[r.IntN(len(special))]
+		}
+		v[i] = complex(re, im)
+	}
+	return v
+}
+
+// sameBits reports whether a and b hold the same float64 bits, any NaN
+// matching any NaN (WebAssembly leaves NaN payloads open).
+func sameBits(a, b []complex128) (int, bool) {
+	same := func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y))
+	}
+	for i := range a {
+		if !same(real(a[i]), real(b[i])) || !same(imag(a[i]), imag(b[i])) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// checkKernels runs every kernel with c's arguments on x and twiddles tw,
+// against its portable Go body, and fails on the first differing bit.
+func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
+	t.Helper()
+	run := func(name string, kernel, ref func(x []complex128)) {
+		t.Helper()
+		got, want := append([]complex128(nil), x...), append([]complex128(nil), x...)
+		kernel(got)
+		ref(want)
+		if i, ok := sameBits(got, want); !ok {
+			t.Fatalf("%s %+v: x[%d] = %v, the Go body gives %v", name, c, i, got[i], want[i])
+		}
+	}
+	run("butterflies4", func(x []complex128) {
+		butterflies4(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s, c.t+1, c.s+1, 0, c.s)
+	}, func(x []complex128) {
+		butterflies4Go(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s, c.t+1, c.s+1, 0, c.s)
+	})
+	run("butterflies4One", func(x []complex128) {
+		butterflies4One(x, c.off, c.d, c.m, c.groups, c.gstride, tw[c.t])
+	}, func(x []complex128) {
+		butterflies4OneGo(x, c.off, c.d, c.m, c.groups, c.gstride, tw[c.t])
+	})
+	run("butterflies2", func(x []complex128) {
+		butterflies2(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s)
+	}, func(x []complex128) {
+		butterflies2Go(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s)
+	})
+	run("sumDiff", func(x []complex128) {
+		sumDiff(x, c.off, c.d, c.m, c.groups, c.gstride)
+	}, func(x []complex128) {
+		sumDiffGo(x, c.off, c.d, c.m, c.groups, c.gstride)
+	})
+	run("mulKernel", func(x []complex128) {
+		mulKernel(x[:c.m], x[c.d:c.d+c.m], tw[:c.m])
+	}, func(x []complex128) {
+		mulKernelGo(x[:c.m], x[c.d:c.d+c.m], tw[:c.m])
+	})
+	for _, buf := range [][]complex128{x[:c.m], x[c.off:], tw} {
+		sr, si, ssr, ssi, br, bi, idx := peakScan(buf)
+		sr2, si2, ssr2, ssi2, br2, bi2, idx2 := peakScanGo(buf)
+		got := []complex128{complex(sr, si), complex(ssr, ssi), complex(br, bi)}
+		want := []complex128{complex(sr2, si2), complex(ssr2, ssi2), complex(br2, bi2)}
+		if i, ok := sameBits(got, want); !ok || idx != idx2 {
+			t.Fatalf("peakScan %+v of %d: %v at %v, the Go body gives %v at %v", c, len(buf), got[i], idx, want[i], idx2)
+		}
+	}
+	// The row kernels, on rows of 4 to 32 values; rev is the bit reversal
+	// plus multiples of n (the kernels take it modulo n).
+	n := 4 << (c.m % 4)
+	rev := slices.Clone(newFFT2(n).rev)
+	for i := range rev {
+		rev[i] += (i%3 + c.t) * n
+	}
+	rows := kernelValues(n*(1+c.groups), uint64(c.m), nil)
+	copy(rows, x)
+	x = rows
+	run("permuteFirstStages", func(x []complex128) {
+		permuteFirstStages(x, n, rev, c.inverse)
+	}, func(x []complex128) {
+		permuteFirstStagesGo(x, n, rev, c.inverse)
+	})
+	x = kernelValues(n*n, uint64(c.d), nil)
+	copy(x, rows)
+	run("swapRows", func(x []complex128) {
+		swapRows(x, n, rev)
+	}, func(x []complex128) {
+		swapRowsGo(x, n, rev)
+	})
+}
+
+// checkFold runs foldRows on a window of nx×ny pixels at (x0, y0) of a
+// plane w wide, into T×T bins, against its portable Go body.
+func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) {
+	t.Helper()
+	v := kernelValues((y0+ny)*w+x0+nx, seed, raw)
+	hp := make([]float32, 2*len(v))
+	for i, c := range v {
+		hp[2*i], hp[2*i+1] = float32(real(c)), float32(imag(c))
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	tx, ty := make([]int, nx), make([]int, ny)
+	for i := range tx {
+		tx[i] = r.IntN(T)
+	}
+	for i := range ty {
+		ty[i] = r.IntN(T)
+	}
+	got, want := make([]float64, T*T), make([]float64, T*T)
+	for i := range got {
+		got[i] = float64(i)
+		want[i] = float64(i)
+	}
+	foldRows(got, T, hp, w, x0, y0, tx, ty)
+	foldRowsGo(want, T, hp, w, x0, y0, tx, ty)
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+		}
+	}
+}
+
+// kernelLen is the length of x that case c needs: the four runs of its
+// last group, and slack after them.
+func kernelLen(c kernelCase) int {
+	return c.off + (c.groups-1)*c.gstride + 3*c.d + c.m + 3
+}
+
+// twiddleLen is the length of the twiddle table case c needs.
+func twiddleLen(c kernelCase) int {
+	return c.t + 1 + (c.m-1)*(c.s+1) + 1
+}
+
+// TestKernelsMatchGo holds each kernel's body for this architecture (the
+// WebAssembly assembly when the tests run in wazero) to its portable Go
+// body, bit for bit, on the shapes the FFT uses and on odd ones.
+// TestFusedFFTMatchesReference holds the transform built on them to the
+// stage-by-stage one.
+func TestKernelsMatchGo(t *testing.T) {
+	cases := []kernelCase{
+		{m: 1, d: 1, groups: 1},
+		{m: 4, d: 4, groups: 4, gstride: 16, s: 2},
+		{m: 8, d: 8, groups: 2, gstride: 32, s: 1, inverse: true},
+		{off: 3, m: 5, d: 7, groups: 3, gstride: 29, t: 2, s: 3},
+		{m: 64, d: 64 * 4, groups: 1, s: 0},
+		{m: 32, d: 32, groups: 1, s: 0, t: 5, inverse: true},
+		{off: 1, m: 2, d: 2, groups: 9, gstride: 8, s: 4},
+	}
+	for i, c := range cases {
+		x := kernelValues(kernelLen(c), uint64(i), nil)
+		tw := kernelValues(twiddleLen(c), uint64(100+i), nil)
+		checkKernels(t, c, x, tw)
+	}
+	for i, f := range [][6]int{{8, 16, 0, 0, 16, 16}, {64, 100, 3, 5, 97, 20}, {4, 7, 1, 1, 5, 3}, {16, 33, 2, 0, 1, 1}} {
+		checkFold(t, f[0], f[1], f[2], f[3], f[4], f[5], uint64(i), nil)
+	}
+}
+
+// FuzzKernelsMatchGo is TestKernelsMatchGo on any values (raw float64 bits,
+// NaN and infinities included) and any shape.
+func FuzzKernelsMatchGo(f *testing.F) {
+	f.Add([]byte{}, uint8(4), uint8(0), uint8(4), uint8(2), uint8(1), false)
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\xf0\x7f\x00\x00\x00\x00\x00\x00\x00\x80"), uint8(7), uint8(3), uint8(1), uint8(5), uint8(0), true)
+	f.Fuzz(func(t *testing.T, raw []byte, m, gap, groups, gslack, s uint8, inverse bool) {
+		c := kernelCase{m: 1 + int(m%40), groups: 1 + int(groups%6), s: int(s % 5), t: int(gap % 3), off: int(gslack % 3), inverse: inverse}
+		c.d = c.m + int(gap%5)
+		c.gstride = 4*c.d + int(gslack%7)
+		x := kernelValues(kernelLen(c), uint64(m)<<8|uint64(gap), raw)
+		tw := kernelValues(twiddleLen(c), uint64(s), raw)
+		checkKernels(t, c, x, tw)
+		w := c.m + int(gslack%9)
+		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
+	})
+}
+
+// BenchmarkKernelBodies times each kernel's caller on the shapes of the
+// search (the FFT at the three sizes it uses, the phase fold of a 512×512
+// window into 64×64 bins, the peak scan and the spectrum product of a
+// 64×64 plane). Built for wasip1 and run in wazero, it times the
+// assembly bodies; natively, the portable ones:
+//
+//	GOOS=wasip1 GOARCH=wasm go test -c -o /tmp/wm.wasm ./shared/watermark
+//	wazero run /tmp/wm.wasm -test.run '^$' -test.bench KernelBodies
+func BenchmarkKernelBodies(b *testing.B) {
+	for _, n := range []int{32, 64, 256} {
+		f := newFFT2(n)
+		src := kernelValues(n*n, uint64(n), nil)
+		data := make([]complex128, n*n)
+		b.Run("FFT"+strconv.Itoa(n), func(b *testing.B) {
+			inv := false
+			for b.Loop() {
+				copy(data, src)
+				f.transform(data, inv)
+				inv = !inv
+			}
+		})
+	}
+	s := schemes()[len(schemes())-1]
+	const w = 512
+	hp := benchPlane(w, w)
+	acc := make([]float64, s.tile*s.tile)
+	b.Run("FoldPhase", func(b *testing.B) {
+		for b.Loop() {
+			s.foldPhaseTo(acc, hp, w, 1.03, 0.25, 0.5, 0, 0, w, w)
+		}
+	})
+	x, y := kernelValues(64*64, 1, nil), kernelValues(64*64, 2, nil)
+	dst := make([]complex128, len(x))
+	b.Run("PeakZ2", func(b *testing.B) {
+		for b.Loop() {
+			peakZ2(x)
+		}
+	})
+	b.Run("MulInto", func(b *testing.B) {
+		for b.Loop() {
+			mulInto(dst, x, y)
+		}
+	})
+}

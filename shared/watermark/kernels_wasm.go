@@ -1,0 +1,86 @@
+package watermark
+
+import "unsafe"
+
+// WebAssembly runs the assembly bodies in kernels_wasm.s. The wrappers in
+// kernels.go have checked every index, so the bodies take addresses and
+// byte distances (a complex128 is 16 bytes).
+
+const c128 = int(unsafe.Sizeof(complex128(0)))
+
+func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	butterflies4Asm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128),
+		&tw[t1], &tw[t2], &tw[t3], uintptr(s1*c128), uintptr(s2*c128), uintptr(s3*c128))
+}
+
+func butterflies4OneImpl(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
+	butterflies4OneAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128), real(w3), imag(w3))
+}
+
+func butterflies2Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t, s int) {
+	butterflies2Asm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128), &tw[t], uintptr(s*c128))
+}
+
+func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
+	sumDiffAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128))
+}
+
+func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
+	inv := uintptr(0)
+	if inverse {
+		inv = 1
+	}
+	permuteFirstStagesAsm(&x[0], uintptr(n), uintptr(len(x)/n), &rev[0], inv)
+}
+
+func swapRowsImpl(data []complex128, n int, rev []int) {
+	swapRowsAsm(&data[0], uintptr(n), &rev[0])
+}
+
+func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
+	foldRowsAsm(&acc[0], uintptr(T*8), &hp[y0*w+x0], uintptr(w*4), uintptr(len(tx)), &tx[0], &ty[0], uintptr(len(ty)))
+}
+
+func mulKernelImpl(dst, a, b []complex128) {
+	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
+}
+
+func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
+	var sums [6]float64
+	var at [2]uint64
+	peakScanAsm(&buf[0], uintptr(len(buf)), &sums, &at)
+	return sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], [2]int{int(at[0]), int(at[1])}
+}
+
+// Each body loops while its cursor is below its end, so every count it is
+// given is at least one (the wrappers return early otherwise).
+
+//go:noescape
+func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
+
+//go:noescape
+func butterflies4OneAsm(p *complex128, d, m, groups, gstride uintptr, w3r, w3i float64)
+
+//go:noescape
+func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128, s uintptr)
+
+//go:noescape
+func sumDiffAsm(p *complex128, d, m, groups, gstride uintptr)
+
+//go:noescape
+func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uintptr)
+
+//go:noescape
+func swapRowsAsm(data *complex128, n uintptr, rev *int)
+
+//go:noescape
+func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uintptr, tx, ty *int, ny uintptr)
+
+//go:noescape
+func mulKernelAsm(dst, a, b *complex128, n uintptr)
+
+// peakScanAsm writes sr, si, ssr, ssi, br, bi to sums and the two indices
+// to idx.
+//
+//go:noescape
+func peakScanAsm(buf *complex128, n uintptr, sums *[6]float64, idx *[2]uint64)
