@@ -35,7 +35,9 @@ func harshTone() []struct {
 		{"contrast1.4", func(t testing.TB, m image.Image) image.Image {
 			return reJPEG(t, perChannel(m, func(v float64) float64 { return 128 + 1.4*(v-128) }), 90)
 		}},
-		{"gamma0.75-sat1.4", func(t testing.TB, m image.Image) image.Image { return reJPEG(t, saturate(perChannel(m, gamma(0.75)), 1.4), 90) }},
+		{"gamma0.75-sat1.4", func(t testing.TB, m image.Image) image.Image {
+			return reJPEG(t, saturate(perChannel(m, gamma(0.75)), 1.4), 90)
+		}},
 	}
 }
 
