@@ -17,7 +17,9 @@ const (
 	// localsig: the residual floor's rules and the fit through the tone
 	// curve.
 	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestFaintBand|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
-	ssrfTests          = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
+	// localsig: what clipping and the tone curve's slope explain.
+	localsigClipTests = "TestHarshToneCopiesAreSame|TestDetailChangeFollowsSlope|TestBoostShortfall|TestGamutMean|TestColourGrid$"
+	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
 // mutants are the security checks under mutation testing, by area: Merkle
@@ -178,6 +180,32 @@ var mutants = slices.Concat(
 			Breaks: "a gamma's bend is not tried through R, G and B"},
 		{Name: "localsig/curve-extrapolated", From: "\t\tcase v < lo:\n\t\t\treturn tlo * v / lo", To: "\t\tcase false:\n\t\t\treturn tlo * v / lo", Run: localsigFloorTests,
 			Breaks: "a colour's dark channel follows the fitted polynomial's extrapolation"},
+		{Name: "localsig/detail-slope-ignored", From: "\t\t\tdt[j] = tc.detailChange(xs[j])", To: "\t\t\tdt[j] = 0", Run: localsigClipTests,
+			Breaks: "a gamma's lifted shadows gain detail the curve explains, and read as edited"},
+		{Name: "localsig/slope-range-wide", From: "const SlopeRange = 2.0", To: "const SlopeRange = 4.0", Run: localsigClipTests,
+			Breaks: "a steep curve explains a block's detail quadrupling"},
+		{Name: "localsig/slope-range-narrow", From: "const SlopeRange = 2.0", To: "const SlopeRange = 1.5", Run: localsigClipTests,
+			Breaks: "a gamma's steep shadows explain too little of their gain of detail"},
+		{Name: "localsig/shortfall-never", From: "\t\t\tif d > tol {\n\t\t\t\tscb, scr :=", To: "\t\t\tif false {\n\t\t\t\tscb, scr :=", Run: localsigClipTests,
+			Breaks: "a boosted saturated block whose pixels clip reads as recoloured"},
+		{Name: "localsig/shortfall-any-hue", From: "\treturn max(math.Abs(cb-scb-t*dx), math.Abs(cr-scr-t*dy))", To: "\treturn math.Abs(cb-scb-t*dx)", Run: localsigClipTests,
+			Breaks: "a boosted block may change its hue"},
+		{Name: "localsig/boost-min-halved", From: "const BoostMin = ChromaTolerance / 2", To: "const BoostMin = ChromaTolerance / 4", Run: localsigClipTests,
+			Breaks: "a copy the fit leaves unchanged qualifies as boosted by noise"},
+		{Name: "localsig/boost-min-doubled", From: "const BoostMin = ChromaTolerance / 2", To: "const BoostMin = ChromaTolerance", Run: localsigClipTests,
+			Breaks: "a moderate boost's clipping is not explained"},
+		{Name: "localsig/clip-reach-halved", From: "const ClipReach = 3.0", To: "const ClipReach = 1.5", Run: localsigClipTests,
+			Breaks: "a textured block's clipped pixels are not seen"},
+		{Name: "localsig/clip-reach-doubled", From: "const ClipReach = 3.0", To: "const ClipReach = 6.0", Run: localsigClipTests,
+			Breaks: "blocks far from the gamut's edge count as clipping"},
+		{Name: "localsig/gamut-mean-never", From: "\t\t\tpm = gamutMean(q.f.mean, pred, pred-tc.e*sats[j], pcb, pcr)", To: "\t\t\tpm = pred", Run: localsigClipTests,
+			Breaks: "a saturation boost that clips a strong red reads as an edit of its mean"},
+		{Name: "localsig/gamut-mean-bare-always", From: "; math.Abs(yb-bare) > 1 {", To: "; true {", Run: localsigClipTests,
+			Breaks: "every block's mean may move by the fit's saturation term"},
+		{Name: "localsig/pixel-clip-never", From: "\t\t\tpixelClip = boosted(", To: "\t\t\tpixelClip = false && boosted(", Run: localsigClipTests,
+			Breaks: "a clipped channel's lost texture reads as a blur"},
+		{Name: "localsig/pixel-clip-unboosted", From: "\t\t\tpixelClip = boosted(scb, scr, pcb, pcr) && ", To: "\t\t\tpixelClip = ", Run: localsigClipTests,
+			Breaks: "a saturated block's loss of detail is never judged, even unedited"},
 		{Name: "localsig/placed-never",
 			From: "agreement(r2) > agreement(r) {", To: "false && agreement(r2) > agreement(r) {", Run: localsigEdgeTests,
 			Breaks: "a picture in a page is read where the decoder's scale puts it, its outer blocks reading the page"},
