@@ -18,7 +18,7 @@ const (
 	// curve.
 	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestFaintBand|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
 	// localsig: what clipping and the tone curve's slope explain.
-	localsigClipTests = "TestHarshToneCopiesAreSame|TestDetailChangeFollowsSlope|TestBoostShortfall|TestGamutMean|TestColourGrid$"
+	localsigClipTests = "TestHarshToneCopiesAreSame|TestDetailChangeFollowsSlope|TestBoostShortfall|TestGamutMean|TestBlurOnStrongColoursIsSeen|TestColourGrid$"
 	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
@@ -204,7 +204,7 @@ var mutants = slices.Concat(
 			Breaks: "every block's mean may move by the fit's saturation term"},
 		{Name: "localsig/pixel-clip-never", From: "\t\t\tpixelClip = boosted(", To: "\t\t\tpixelClip = false && boosted(", Run: localsigClipTests,
 			Breaks: "a clipped channel's lost texture reads as a blur"},
-		{Name: "localsig/pixel-clip-unboosted", From: "\t\t\tpixelClip = boosted(scb, scr, pcb, pcr) && ", To: "\t\t\tpixelClip = ", Run: localsigClipTests,
+		{Name: "localsig/pixel-clip-unboosted", From: "\t\t\tpixelClip = boosted(scb, scr, pcb, pcr) && ", To: "\t\t\t_, _ = scb, scr\n\t\t\tpixelClip = ", Run: localsigClipTests,
 			Breaks: "a saturated block's loss of detail is never judged, even unedited"},
 		{Name: "localsig/placed-never",
 			From: "agreement(r2) > agreement(r) {", To: "false && agreement(r2) > agreement(r) {", Run: localsigEdgeTests,
