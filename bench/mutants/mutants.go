@@ -18,7 +18,7 @@ const (
 	// curve.
 	localsigFloorTests = "TestFaintLine|TestFaintLineSpansTwoRowsAtMost|TestFaintPatch|TestFaintBand|TestResidualFloor|TestStandsOut|TestColourFitThroughCurve|TestThroughCurveNeedsABend"
 	// localsig: what clipping and the tone curve's slope explain.
-	localsigClipTests = "TestHarshToneCopiesAreSame|TestDetailChangeFollowsSlope|TestBoostShortfall|TestGamutMean|TestBlurOnStrongColoursIsSeen|TestColourGrid$"
+	localsigClipTests = "TestHarshToneCopiesAreSame|TestDetailChangeFollowsSlope|TestBoostShortfall|TestGamutMean|TestDetailResiduals|TestBlurOnStrongColoursIsSeen|TestColourGrid$"
 	ssrfTests         = "TestDialControlRefuses|TestCheckURL|TestDialTimeCheck|TestRedirectNotFollowed|TestRefusedWithoutAllowList|TestAddressClass"
 )
 
@@ -181,6 +181,10 @@ var mutants = slices.Concat(
 		{Name: "localsig/curve-extrapolated", From: "\t\tcase v < lo:\n\t\t\treturn tlo * v / lo", To: "\t\tcase false:\n\t\t\treturn tlo * v / lo", Run: localsigFloorTests,
 			Breaks: "a colour's dark channel follows the fitted polynomial's extrapolation"},
 		{Name: "localsig/detail-slope-ignored", From: "\t\t\tdt[j] = tc.detailChange(xs[j])", To: "\t\t\tdt[j] = 0", Run: localsigClipTests,
+			Breaks: "a gamma's lifted shadows gain detail the curve explains, and read as edited"},
+		{Name: "localsig/detail-slope-only", From: "\treturn max(r, o), min(r, o), signed * max(math.Exp2(dMed+dt), math.Exp2(dMed0))", To: "\t_ = o\n\treturn r, r, signed * math.Exp2(dMed+dt)", Run: localsigClipTests,
+			Breaks: "the slope of a knee fitted on a few means makes flat highlights read as gaining detail"},
+		{Name: "localsig/detail-median-only", From: "\treturn max(r, o), min(r, o), signed * max(math.Exp2(dMed+dt), math.Exp2(dMed0))", To: "\t_ = r\n\treturn o, o, signed * math.Exp2(dMed0)", Run: localsigClipTests,
 			Breaks: "a gamma's lifted shadows gain detail the curve explains, and read as edited"},
 		{Name: "localsig/slope-range-wide", From: "const SlopeRange = 2.0", To: "const SlopeRange = 4.0", Run: localsigClipTests,
 			Breaks: "a steep curve explains a block's detail quadrupling"},

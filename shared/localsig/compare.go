@@ -354,24 +354,30 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// A colour grid knows each block's saturation: a saturation change
 	// clips strong colours and moves their luminance with it.
 	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
-	// Each block's change of detail the tone curve explains (see
-	// toneDetail; none for a luminance grid), and the median change of
-	// detail beyond it over the textured blocks.
+	// Each block's change of detail is explained two ways: by the median
+	// change over the textured blocks alone (dMed0), and by the change the
+	// tone curve's slope makes at its mean (dt, see detailChange; colour
+	// grids only) plus the median of what is left (dMed). A change counts
+	// only when neither explains it (see detailResiduals): the slope
+	// explains a gamma's lifted shadows gaining texture, but the noise of
+	// a flat block does not follow the curve, nor the slope of a knee
+	// fitted on a few means the texture.
 	dt := make([]float64, len(ps))
 	if g.format() == FormatColour {
 		for j := range ps {
 			dt[j] = tc.detailChange(xs[j])
 		}
 	}
-	var dl []float64
+	var dl, dl0 []float64
 	for j, q := range ps {
 		if d := detailOf(q.bk.Detail); d >= DetailMin {
-			dl = append(dl, math.Log2((1+q.f.detail)/(1+d))-dt[j])
+			raw := math.Log2((1 + q.f.detail) / (1 + d))
+			dl, dl0 = append(dl, raw-dt[j]), append(dl0, raw)
 		}
 	}
-	dMed := 0.0
+	dMed, dMed0 := 0.0, 0.0
 	if len(dl) > 0 {
-		dMed = median(dl)
+		dMed, dMed0 = median(dl), median(dl0)
 	}
 	// Colour: a global colour change (white balance, saturation, a tone
 	// curve's effect on chroma) fitted as for the means, then each block
@@ -488,7 +494,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// judged there.
 		clipped := pred > 255-2*MeanTolerance || pred < 2*MeanTolerance || pixelClip
 		if d := detailOf(q.bk.Detail); d >= DetailMin && !clipped {
-			if loss := math.Log2((1+q.f.detail)/(1+d)) - dt[j] - dMed; loss < -DetailLoss {
+			if loss, _, _ := detailResiduals(d, q.f.detail, dt[j], dMed, dMed0); loss < -DetailLoss {
 				changed = true
 				r.Why.Detail++
 			}
@@ -497,8 +503,8 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// when its strokes are too thin to move a block's mean or signs.
 		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
 			d := detailOf(q.bk.Detail)
-			gain := math.Log2((1+q.f.detail)/(1+d)) - dt[j] - dMed
-			if gain > DetailGain && q.f.detail-d*math.Exp2(dMed+dt[j]) >= DetailGainMin {
+			_, gain, expected := detailResiduals(d, q.f.detail, dt[j], dMed, dMed0)
+			if gain > DetailGain && q.f.detail-expected >= DetailGainMin {
 				gained[q.i] = true
 			}
 			score = max(score, gain/DetailGain)
@@ -1073,6 +1079,18 @@ func (t tone) slope(m float64) float64 {
 		sl += t.h
 	}
 	return sl
+}
+
+// detailResiduals returns a block's loss and gain of detail, in log2
+// units, from its signed and examined detail: the loss is the larger and
+// the gain the smaller of its change beyond the median change over the
+// picture (dMed0) and beyond the tone curve's slope (dt) plus the median
+// of what that leaves (dMed), so that a change either explains does not
+// count; expected is the examined detail the larger explanation gives.
+func detailResiduals(signed, examined, dt, dMed, dMed0 float64) (loss, gain, expected float64) {
+	raw := math.Log2((1 + examined) / (1 + signed))
+	r, o := raw-dt-dMed, raw-dMed0
+	return max(r, o), min(r, o), signed * max(math.Exp2(dMed+dt), math.Exp2(dMed0))
 }
 
 // SlopeRange bounds the tone curve's slope whose effect on a block's

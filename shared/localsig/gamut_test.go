@@ -86,3 +86,27 @@ func TestGamutMean(t *testing.T) {
 		}
 	}
 }
+
+// TestDetailResiduals: a change of detail counts only when neither the
+// picture's median change nor the tone curve's slope explains it.
+func TestDetailResiduals(t *testing.T) {
+	cases := []struct {
+		name                              string
+		signed, examined, dt, dMed, dMed0 float64
+		wantLoss, wantGain, wantExpected  float64
+	}{
+		// A flat highlight under a knee fitted at slope 0.5 keeps its
+		// noise: the median explains it, the slope alone would not.
+		{"flat highlight", 2, 2.1, -1, -0.05, 0, 1.0971, 0.0477, 2},
+		// A textured shadow doubles under a slope of 2: the slope
+		// explains it, the median alone would not.
+		{"lifted shadow", 8, 16, 1, 0, 0.1, 0.8181, -0.0819, 16},
+		{"blurred", 20, 5, 0, 0, 0, -1.8074, -1.8074, 20},
+	}
+	for _, c := range cases {
+		loss, gain, expected := detailResiduals(c.signed, c.examined, c.dt, c.dMed, c.dMed0)
+		if math.Abs(loss-c.wantLoss) > 1e-3 || math.Abs(gain-c.wantGain) > 1e-3 || math.Abs(expected-c.wantExpected) > 1e-3 {
+			t.Errorf("%s: detailResiduals = %.4f, %.4f, %.4f, want %.4f, %.4f, %.4f", c.name, loss, gain, expected, c.wantLoss, c.wantGain, c.wantExpected)
+		}
+	}
+}
