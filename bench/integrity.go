@@ -90,7 +90,7 @@ func runIntegrity(args []string) error {
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
-	harsh := fs.Bool("harsh", false, "add harsher global tone copies (gamma 0.6 and 1.4, saturation 1.7, contrast 1.4, gamma 0.75 with saturation 1.4) to the genuine copies, to study the global fit on the development photos")
+	harsh := fs.Bool("harsh", false, "add harsher global tone copies (gamma 0.6 and 1.4, saturation 1.7, contrast 1.4, gamma 0.75 with saturation 1.4 or a gain of 1.15, contrast 1.25 with saturation 1.4) to the genuine copies, to study the global fit on the development photos")
 	subChroma := fs.Bool("subchroma", false, "instead, measure whether 2×2 sub-block chroma separates colour-only text from genuine copies on the held-out photos (-limit, -long)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -442,6 +442,8 @@ func harshCopies() []genuineCopy {
 		{"saturation1.7", q90(saturate(1.7))},
 		{"contrast1.4", q90(perPixel(func(v float64) float64 { return 128 + 1.4*(v-128) }))},
 		{"gamma0.75-sat1.4", q90(chain(gamma(0.75), saturate(1.4)))},
+		{"gamma0.75-gain1.15", q90(chain(gamma(0.75), perPixel(func(v float64) float64 { return 1.15 * v })))},
+		{"contrast1.25-sat1.4", q90(chain(perPixel(func(v float64) float64 { return 128 + 1.25*(v-128) }), saturate(1.4)))},
 	}
 }
 

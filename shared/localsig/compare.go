@@ -354,16 +354,30 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// A colour grid knows each block's saturation: a saturation change
 	// clips strong colours and moves their luminance with it.
 	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
-	// Median change of detail over the textured blocks.
-	var dl []float64
-	for _, q := range ps {
-		if d := detailOf(q.bk.Detail); d >= DetailMin {
-			dl = append(dl, math.Log2((1+q.f.detail)/(1+d)))
+	// Each block's change of detail is explained two ways: by the median
+	// change over the textured blocks alone (dMed0), and by the change the
+	// tone curve's slope makes at its mean (dt, see detailChange; colour
+	// grids only) plus the median of what is left (dMed). A change counts
+	// only when neither explains it (see detailResiduals): the slope
+	// explains a gamma's lifted shadows gaining texture, but the noise of
+	// a flat block does not follow the curve, nor the slope of a knee
+	// fitted on a few means the texture.
+	dt := make([]float64, len(ps))
+	if g.format() == FormatColour {
+		for j := range ps {
+			dt[j] = tc.detailChange(xs[j])
 		}
 	}
-	dMed := 0.0
+	var dl, dl0 []float64
+	for j, q := range ps {
+		if d := detailOf(q.bk.Detail); d >= DetailMin {
+			raw := math.Log2((1 + q.f.detail) / (1 + d))
+			dl, dl0 = append(dl, raw-dt[j]), append(dl0, raw)
+		}
+	}
+	dMed, dMed0 := 0.0, 0.0
 	if len(dl) > 0 {
-		dMed = median(dl)
+		dMed, dMed0 = median(dl), median(dl0)
 	}
 	// Colour: a global colour change (white balance, saturation, a tone
 	// curve's effect on chroma) fitted as for the means, then each block
@@ -414,19 +428,36 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		why0, structBefore := r.Why, r.Why.Structure
 		score, chromaScore := 0.0, 0.0
 		pred := tc.at(xs[j], ns[j], sats[j])
-		changed := meanChanged(q.f.mean, pred, 1, colourGrid)
+		// A colour grid's mean is judged against the prediction, or
+		// anywhere between it and the luminance the predicted colour keeps
+		// once its R, G and B are clipped (see gamutMean); where the fit
+		// boosts a colour its pixels push out of the gamut, a channel's
+		// texture is clipped away and the loss of detail is not judged.
+		pm, pixelClip := pred, false
+		if colour {
+			pcb, pcr := cbFit.at(cin[j]), crFit.at(cin[j])
+			pm = gamutMean(q.f.mean, pred, pred-tc.e*sats[j], pcb, pcr)
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			pixelClip = boosted(scb, scr, pcb, pcr) && pixelsClip(q.f.mean, pcb, pcr, q.f.detail)
+		}
+		changed := meanChanged(q.f.mean, pm, 1, colourGrid)
 		meanFailed := changed
-		score = math.Abs(q.f.mean-pred) / MeanTolerance
+		score = math.Abs(q.f.mean-pm) / MeanTolerance
 		if changed {
 			r.Why.Mean++
-			if strong != nil && meanChanged(q.f.mean, pred, IsolatedStrength, colourGrid) {
+			if strong != nil && meanChanged(q.f.mean, pm, IsolatedStrength, colourGrid) {
 				strong[q.i] = true
 			}
 		}
 		if colour {
 			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(in), crFit.at(in))
+			pcb, pcr := cbFit.at(in), crFit.at(in)
+			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, pcb, pcr)
+			if d > tol {
+				scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
+			}
 			score = max(score, d/tol)
 			if d > tol {
 				chromaScore = d / tol
@@ -461,9 +492,9 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		}
 		// Near 0 or 255 a tone change clips texture away: detail is not
 		// judged there.
-		clipped := pred > 255-2*MeanTolerance || pred < 2*MeanTolerance
+		clipped := pred > 255-2*MeanTolerance || pred < 2*MeanTolerance || pixelClip
 		if d := detailOf(q.bk.Detail); d >= DetailMin && !clipped {
-			if loss := math.Log2((1+q.f.detail)/(1+d)) - dMed; loss < -DetailLoss {
+			if loss, _, _ := detailResiduals(d, q.f.detail, dt[j], dMed, dMed0); loss < -DetailLoss {
 				changed = true
 				r.Why.Detail++
 			}
@@ -472,8 +503,8 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// when its strokes are too thin to move a block's mean or signs.
 		if gained != nil && !changed && !clipped && !(edgeRing && onEdge(g, q.i)) {
 			d := detailOf(q.bk.Detail)
-			gain := math.Log2((1+q.f.detail)/(1+d)) - dMed
-			if gain > DetailGain && q.f.detail-d*math.Exp2(dMed) >= DetailGainMin {
+			_, gain, expected := detailResiduals(d, q.f.detail, dt[j], dMed, dMed0)
+			if gain > DetailGain && q.f.detail-expected >= DetailGainMin {
 				gained[q.i] = true
 			}
 			score = max(score, gain/DetailGain)
@@ -484,7 +515,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		// wider tolerance near clipping).
 		miss := chromaScore
 		if meanFailed {
-			miss = max(miss, math.Abs(q.f.mean-pred)/MeanTolerance)
+			miss = max(miss, math.Abs(q.f.mean-pm)/MeanTolerance)
 		}
 		if scores != nil {
 			misses[q.i] = miss
@@ -817,6 +848,86 @@ func chromaMiss(y, cb, cr, pcb, pcr float64) float64 {
 	return max(outside(cb, pcb, ccb), outside(cr, pcr, ccr))
 }
 
+// ClipReach is how many times its detail (mean absolute gradient) a
+// block's pixels are taken to reach above and below its mean luminance
+// when asking whether they meet the edge of the RGB gamut (see
+// boostShortfall).
+const ClipReach = 3.0
+
+// boostShortfall is the miss of an examined chroma (cb, cr) at mean
+// luminance y from the segment between the signed chroma (scb, scr) and
+// the fit's prediction (pcb, pcr), +Inf unless the fit boosts the
+// block's chroma (see boosted) and the predicted colour leaves the gamut
+// at a luminance its pixels reach (see pixelsClip; detail is the
+// examined block's).
+//
+// The fit predicts from the block's mean colour; a saturation or
+// contrast boost clips each pixel. A textured block whose brighter or
+// darker pixels already sit at the gamut's edge (a saturated blue whose
+// blue channel is at 255 beside darker outline pixels) gains less chroma
+// than its in-gamut mean predicts, anywhere between none and the fitted
+// gain, in the predicted hue. A block the fit does not boost (an
+// unchanged or re-encoded copy, where edits are judged) has a segment
+// of no length.
+func boostShortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) float64 {
+	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
+		return math.Inf(1)
+	}
+	dx, dy := pcb-scb, pcr-scr
+	t := min(max(((cb-scb)*dx+(cr-scr)*dy)/(dx*dx+dy*dy), 0), 1)
+	return max(math.Abs(cb-scb-t*dx), math.Abs(cr-scr-t*dy))
+}
+
+// boosted reports whether the fit predicts a block's chroma (pcb, pcr)
+// stronger than it was signed (scb, scr) by at least BoostMin levels.
+func boosted(scb, scr, pcb, pcr float64) bool {
+	return math.Hypot(pcb, pcr) >= math.Hypot(scb, scr)+BoostMin
+}
+
+// BoostMin is the least gain of a block's chroma magnitude, in levels,
+// that counts as a boost (see boosted): half the chroma tolerance, so
+// that a copy the fit leaves unchanged does not qualify by noise.
+const BoostMin = ChromaTolerance / 2
+
+// pixelsClip reports whether the colour of chroma (cb, cr) leaves the
+// RGB gamut (its clipped chroma moves by more than a level) at luminance
+// y − reach or y + reach, reach ClipReach times the block's detail.
+func pixelsClip(y, cb, cr, detail float64) bool {
+	reach := ClipReach * detail
+	for _, v := range []float64{y - reach, y + reach} {
+		ccb, ccr := gamutClip(v, cb, cr)
+		if max(math.Abs(ccb-cb), math.Abs(ccr-cr)) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// gamutMean is the point nearest to the examined mean m of the span
+// between the tone fit's prediction pred and the luminance the predicted
+// colour (pred, cb, cr) keeps once clipped to the RGB gamut, and also the
+// clipped luminance of (bare, cb, cr) when that colour clips, bare being
+// the prediction without the fit's saturation term. A saturation or
+// contrast boost that pushes a strong red's red channel past 255 lowers
+// its luminance, and a blue's blue channel too, while the fit's one
+// saturation term, blind to hue, moves every strong colour alike.
+func gamutMean(m, pred, bare, cb, cr float64) float64 {
+	lo, hi := pred, pred
+	yc := clippedLuma(pred, cb, cr)
+	lo, hi = min(lo, yc), max(hi, yc)
+	if yb := clippedLuma(bare, cb, cr); math.Abs(yb-bare) > 1 {
+		lo, hi = min(lo, yb), max(hi, yb)
+	}
+	return min(max(m, lo), hi)
+}
+
+// clippedLuma returns the luminance of the BT.601 colour (y, cb, cr)
+// once its R, G and B are clipped to 0..255.
+func clippedLuma(y, cb, cr float64) float64 {
+	c := func(v float64) float64 { return min(max(v, 0), 255) }
+	return 0.299*c(y+1.402*cr) + 0.587*c(y-0.344136*cb-0.714136*cr) + 0.114*c(y+1.772*cb)
+}
+
 // gamutClip returns the chroma of the BT.601 colour (y, cb, cr) once its
 // R, G and B are clipped to 0..255.
 func gamutClip(y, cb, cr float64) (float64, float64) {
@@ -955,6 +1066,48 @@ const (
 // and chroma magnitude sat (0 without colour).
 func (t tone) at(m, n, sat float64) float64 {
 	return t.a + t.b*m + t.c*m*m + t.d*(m-n) + t.e*sat + t.f*max(0, ToeKnee-m) + t.h*max(0, m-ShoulderKnee)
+}
+
+// slope is the global tone curve's slope at signed mean m (the local
+// contrast and saturation terms left out).
+func (t tone) slope(m float64) float64 {
+	sl := t.b + 2*t.c*m
+	if m < ToeKnee {
+		sl -= t.f
+	}
+	if m > ShoulderKnee {
+		sl += t.h
+	}
+	return sl
+}
+
+// detailResiduals returns a block's loss and gain of detail, in log2
+// units, from its signed and examined detail: the loss is the larger and
+// the gain the smaller of its change beyond the median change over the
+// picture (dMed0) and beyond the tone curve's slope (dt) plus the median
+// of what that leaves (dMed), so that a change either explains does not
+// count; expected is the examined detail the larger explanation gives.
+func detailResiduals(signed, examined, dt, dMed, dMed0 float64) (loss, gain, expected float64) {
+	raw := math.Log2((1 + examined) / (1 + signed))
+	r, o := raw-dt-dMed, raw-dMed0
+	return max(r, o), min(r, o), signed * max(math.Exp2(dMed+dt), math.Exp2(dMed0))
+}
+
+// SlopeRange bounds the tone curve's slope whose effect on a block's
+// detail is explained (see detailChange): the fit keeps slopes within
+// 0.25..3, and beyond ×2 either way a block's texture is as much the
+// curve's clipping as its slope.
+const SlopeRange = 2.0
+
+// detailChange is the change of detail, in log2 units, that the tone
+// curve makes in a block of signed mean m: a curve scales the gradients
+// of the pixels near m by its slope there, so a gamma that lifts the
+// shadows doubles their texture and a contrast boost's flat shoulder
+// halves the highlights', where the median change of detail over the
+// picture is one figure for all.
+func (t tone) detailChange(m float64) float64 {
+	sl := min(max(t.slope(m), 1/SlopeRange), SlopeRange)
+	return math.Log2(sl)
 }
 
 // fitTone fits the tone change robustly: from gain 1 and the median

@@ -40,6 +40,9 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"ProbeMaxShort", ProbeMaxShort, 512, "at most 512"},
 		{"DetailGain", DetailGain, 0.45, "more than 0.45 above the median change"},
 		{"DetailGainMin", DetailGainMin, 3, "at least 3 levels of mean absolute gradient above"},
+		{"SlopeRange", SlopeRange, 2, "bounded to ×0.5..×2"},
+		{"BoostMin", BoostMin, 4, "at least 4 levels above the signed one"},
+		{"ClipReach", ClipReach, 3, "its mean ± 3 × its detail"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
