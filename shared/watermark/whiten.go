@@ -37,8 +37,8 @@ var whitenRing = func() (r [16][2]int) {
 }()
 
 // whitenedResidual returns work minus its least-squares prediction from
-// whitenRing, the weights fitted over every pixel whose support lies in
-// the plane (edges clamp). It returns nil when the fit is singular (a
+// whitenRing, the weights fitted over a quarter of the pixels whose
+// support lies in the plane (edges clamp). It returns nil when the fit is singular (a
 // constant plane).
 func whitenedResidual(work []float32, w, h int) []float32 {
 	const n = len(whitenRing)
@@ -48,17 +48,22 @@ func whitenedResidual(work []float32, w, h int) []float32 {
 	var a [n * n]float64
 	var b [n]float64
 	var f [n]float64
-	for y := 2; y < h-2; y++ {
-		for x := 2; x < w-2; x++ {
+	// The fit reads a quarter of the pixels, every other row and every
+	// other column with alternate rows shifted by one (a sampling on one
+	// parity only fitted a fine grain 2.6 times worse): thousands of
+	// samples for 16 weights still.
+	for y := 2; y < h-2; y += 2 {
+		for x := 2 + (y>>1)&1; x < w-2; x += 2 {
 			for k, o := range whitenRing {
 				f[k] = float64(work[(y+o[1])*w+x+o[0]])
 			}
 			c := float64(work[y*w+x])
 			for i := 0; i < n; i++ {
-				b[i] += f[i] * c
-				row := a[i*n : i*n+n]
-				for j := i; j < n; j++ {
-					row[j] += f[i] * f[j]
+				fi := f[i]
+				b[i] += fi * c
+				row := a[i*n+i : i*n+n]
+				for j, fj := range f[i:] {
+					row[j] += fi * fj
 				}
 			}
 		}
