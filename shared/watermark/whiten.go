@@ -76,7 +76,7 @@ func whitenedResidual(work []float32, w, h int) []float32 {
 		// neighbours are exactly collinear (a linear gradient).
 		a[i*n+i] *= 1 + 1e-6
 	}
-	wt, ok := solveSym(a[:], b[:], n)
+	wt, ok := solveLinear(a[:], b[:], n)
 	if !ok {
 		return nil
 	}
@@ -100,10 +100,10 @@ func whitenedResidual(work []float32, w, h int) []float32 {
 	return out
 }
 
-// solveSym solves a·x = b for an n×n system by Gaussian elimination with
+// solveLinear solves a·x = b for an n×n system by Gaussian elimination with
 // partial pivoting (a and b are overwritten); ok is false when a pivot
 // vanishes.
-func solveSym(a, b []float64, n int) (x []float64, ok bool) {
+func solveLinear(a, b []float64, n int) (x []float64, ok bool) {
 	for c := 0; c < n; c++ {
 		p := c
 		for r := c + 1; r < n; r++ {
