@@ -377,6 +377,32 @@ type views struct {
 	// collects them under altDefer.
 	alt   altMode
 	later []reading
+	// work is the working plane hp was computed from (nil when the search
+	// has none): the whitened reading's source, whitened once per
+	// orientation and only when a candidate gets that far.
+	work      []float32
+	whitenedD map[dihedral][]float32
+}
+
+// whitened returns the whitened plane (whiten.go) turned back from d, or
+// nil when it cannot be computed.
+func (v *views) whitened(d dihedral) []float32 {
+	if wp, ok := v.whitenedD[d]; ok {
+		return wp
+	}
+	if v.whitenedD == nil {
+		v.whitenedD = map[dihedral][]float32{}
+	}
+	wp, ok := v.whitenedD[0]
+	if !ok {
+		wp = v.s.whitenedPlane(v.work, v.w, v.h)
+		v.whitenedD[0] = wp
+	}
+	if d != 0 && wp != nil {
+		wp, _, _ = d.inverse().apply(wp, v.w, v.h)
+		v.whitenedD[d] = wp
+	}
+	return wp
 }
 
 // view is one orientation of the examined picture.

@@ -75,6 +75,12 @@
 //     is searched, on that profile; a candidate that passes the gate is
 //     decoded from the luminance resampled per axis. Last, after the
 //     rotations (a rotated crop also shows a per-axis peak).
+//   - The whitened reading. A candidate whose other readings all fail is
+//     read last from the working plane minus its least-squares prediction
+//     from the 16 pixels two away (weights fitted on the picture), which
+//     removes a structured texture such as a wood grain that the 3×3
+//     high-pass keeps, while the mark, whose 2×2 chips have independent
+//     signs, keeps its amplitude.
 //   - Decoding a cropped or rotated candidate. Its scale is refined to
 //     0.15 %, and an unrotated one is decoded from the full-resolution
 //     luminance resampled onto the embedding grid the alignment implies, so
@@ -94,12 +100,12 @@
 // 4 + 2 + 1: scale 1, a flip or quarter turn at scale 1, the crop search,
 // a picture inside a busy frame, the rotation search, a changed aspect
 // ratio); the 6 of scale 1, the crop and the rotation search are read at
-// most three times (the resampled embedding grid, the working plane's
-// fold, the blocks weighted by their pilot evidence; the other readings
-// only once every first reading of the search has failed), the others
-// once; version 1 makes 2 attempts. So Extract makes at most
-// 6·3 + 6 + 2 = 26 attempts, which bounds the false-positive rate by
-// 26 × 2^-28 ≈ 9.7·10^-8 per image, whatever the image. A wrong payload
+// most four times (the resampled embedding grid, the working plane's
+// fold, the blocks weighted by their pilot evidence, the whitened plane's
+// fold; the other readings only once every first reading of the search
+// has failed), the others once; version 1 makes 2 attempts. So Extract
+// makes at most 6·4 + 6 + 2 = 32 attempts, which bounds the false-positive
+// rate by 32 × 2^-28 ≈ 1.2·10^-7 per image, whatever the image. A wrong payload
 // from a marked image needs the
 // same CRC collision.
 package watermark

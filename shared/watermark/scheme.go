@@ -66,10 +66,12 @@ type scheme struct {
 	// readWeighted with every block weighted by the mark it kept
 	// (combine.go).
 	readFold, readWeighted bool
-	pixelRefine            bool    // rank refined candidates at pixel resolution (T×T FFT)
-	localNorm              int     // if > 0, divide the high-pass by its local power over this radius
-	maxDecodes             int     // decode attempts per scheme (bounds the false-positive rate)
-	minPilotZ              float64 // pilot peak z-score below which no decode is attempted
+	// readWhitened adds the whitened reading (whiten.go), last.
+	readWhitened bool
+	pixelRefine  bool    // rank refined candidates at pixel resolution (T×T FFT)
+	localNorm    int     // if > 0, divide the high-pass by its local power over this radius
+	maxDecodes   int     // decode attempts per scheme (bounds the false-positive rate)
+	minPilotZ    float64 // pilot peak z-score below which no decode is attempted
 }
 
 // splitmix64 is the keyed generator for carriers; the key is public (anyone
@@ -96,6 +98,7 @@ type schemeParams struct {
 	refineTop, coarseHalf, localNorm int
 	informed, pixelRefine            bool
 	readFold, readWeighted           bool
+	readWhitened                     bool
 	angles, rotScales, refineAngles  []float64
 	wideAngles                       []float64
 	centres                          []float64
@@ -108,7 +111,7 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, readFold: p.readFold, readWeighted: p.readWeighted, pixelRefine: p.pixelRefine,
+		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, readFold: p.readFold, readWeighted: p.readWeighted, readWhitened: p.readWhitened, pixelRefine: p.pixelRefine,
 		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
@@ -232,7 +235,7 @@ func paramsV2() schemeParams {
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
-		readFold: true, readWeighted: true,
+		readFold: true, readWeighted: true, readWhitened: true,
 		angles:        []float64{-2, -1, 1, 2},
 		wideAngles:    []float64{-10, -9, -8, -7, -6, -5, -4, -3, 3, 4, 5, 6, 7, 8, 9, 10},
 		rotScales:     rotScales,
@@ -283,11 +286,18 @@ func (s *scheme) highpass(work []float32, w, h int) []float32 {
 // quiet pixels the rotation search's gate needs (quietShare), from the
 // local power it computes anyway.
 func (s *scheme) highpassQuiet(work []float32, w, h int, count bool) ([]float32, float64) {
-	var quiet float64
 	b := boxBlur(work, w, h, s.hpRadius)
 	for i, v := range work {
 		b[i] = v - b[i]
 	}
+	return s.normaliseHP(b, work, w, h, count)
+}
+
+// normaliseHP divides the high-passed plane b (in place) by its local
+// power when localNorm is set and clips it at 3 RMS; with count it also
+// returns quietShare of the working plane work.
+func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32, float64) {
+	var quiet float64
 	ss := sumSquares(b)
 	if s.localNorm > 0 {
 		sq := make([]float32, len(b))
@@ -801,6 +811,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	// Fast path: the image was not cropped (scale 1, angle 0), one decode.
 	v := newViews(s, l, hp, w, h)
+	v.work = work
 	// The alternative readings of every stage's candidates come after
 	// the last stage: a mark the first readings find anywhere in the
 	// search keeps the Detection it always had (an unrotated crop
@@ -1156,6 +1167,16 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 		}
 		if s.readWeighted {
 			alt = append(alt, weighted)
+		}
+		if s.readWhitened && v.work != nil {
+			d := c.d
+			alt = append(alt, func() []float64 {
+				wp := v.whitened(d)
+				if wp == nil {
+					return make([]float64, codedBits)
+				}
+				return s.whitenedSoft(wp, w, h, c.scale, c.angle, c.px, c.py, c.dx, c.dy)
+			})
 		}
 		det := Detection{Found: true, Version: int(s.version), Strength: c.z, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
 			OffsetX: c.px - float64(c.dx), OffsetY: c.py - float64(c.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
