@@ -1,0 +1,38 @@
+package video
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFrameSum: the lane sums give the rounded mean of one by one 32-bit
+// sums, for plane lengths that are and are not multiples of eight and
+// past the frames a 16-bit lane holds (the carry).
+func TestFrameSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, tc := range []struct{ n, frames int }{{64, 1}, {61, 3}, {8 * 37, laneFrames}, {83, laneFrames + 1}, {8*5 + 3, 3*laneFrames + 7}} {
+		s := newFrameSum(tc.n)
+		want := make([]uint32, tc.n)
+		pix := make([]uint8, tc.n)
+		for f := range tc.frames {
+			for i := range pix {
+				switch {
+				case f%3 == 0:
+					pix[i] = 255 // the lanes' worst case
+				default:
+					pix[i] = uint8(r.IntN(256))
+				}
+				want[i] += uint32(pix[i])
+			}
+			s.add(pix)
+		}
+		got := make([]uint8, tc.n)
+		s.mean(got)
+		c := uint32(tc.frames)
+		for i, w := range want {
+			if m := uint8((w + c/2) / c); got[i] != m {
+				t.Fatalf("%d pixels, %d frames: pixel %d mean %d, want %d", tc.n, tc.frames, i, got[i], m)
+			}
+		}
+	}
+}
