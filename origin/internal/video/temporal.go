@@ -403,9 +403,20 @@ func (x *temporalExtractor) follow(pix []uint8, inPlace bool) {
 		x.l.projectAt(pix, dx, dy, x.amp, x.ok)
 		x.sum(x.moved, x.ok)
 	}
-	if !x.early {
-		return
+	if x.early {
+		x.checkMoved()
 	}
+}
+
+// checkMoved is the motion reading's early exits after its followed-th
+// frame: at a checkpoint, once some frame was read displaced, a decode
+// of the motion sum that finds the payload confirms it; after
+// movedLookFrames frames, a sum that has not decoded and is more than
+// movedNoMarkErrors coded bits from its codeword stops the motion
+// reading. (A sum with nothing displaced is the in-place evidence, which
+// only the in-place bound may confirm; it is still looked at: a clip
+// that has not moved by then has shown no dragged mark either.)
+func (x *temporalExtractor) checkMoved() {
 	look := x.followed == movedLookFrames
 	if !look && (x.displaced == 0 || !checkpoint(x.followed)) {
 		return
