@@ -90,6 +90,14 @@ func TestEarlyExitAlongTheMotion(t *testing.T) {
 		if early && (!x.done() || x.followed >= movedLookFrames || !checkpoint(x.followed) || x.frames != x.followed) {
 			t.Fatalf("early exits: done %v after %d frames followed (%d in place), want confirmed at a checkpoint before %d", x.done(), x.followed, x.frames, movedLookFrames)
 		}
+		if early {
+			// Confirmed: a frame in between takes nothing either.
+			followed := x.followed
+			x.follow(noisy(r, scroll(dragged, w, h, step, 1), 3), false)
+			if x.followed != followed {
+				t.Fatalf("confirmed, yet the motion reading took another frame")
+			}
+		}
 		if !early && (x.followed != frames || x.frames != frames) {
 			t.Fatalf("no early exits: %d frames followed, %d in place, want %d", x.followed, x.frames, frames)
 		}
@@ -135,6 +143,7 @@ func TestMovedNoMarkTest(t *testing.T) {
 		{"at the test, nothing displaced", movedLookFrames, 0, movedNoMarkErrors + 1, true, false},
 		{"before the test", movedLookFrames - 1, 5, movedNoMarkErrors + 1, false, false},
 		{"after the test", movedLookFrames + 1, 5, movedNoMarkErrors + 1, false, false},
+		{"at a checkpoint, no nearer than random", 16, 5, movedNoMarkErrors + 1, false, false},
 		{"at a checkpoint, within the bound", 8, 5, codedBits * 16 / 100, false, true},
 		{"at the test, within the bound", movedLookFrames, 5, codedBits * 16 / 100, false, true},
 		{"within the bound, nothing displaced", movedLookFrames, 0, codedBits * 16 / 100, false, false},
@@ -151,6 +160,9 @@ func TestMovedNoMarkTest(t *testing.T) {
 					tc.flipped, codedBits, tc.followed, tc.displaced, x.rejected, x.done(), tc.rejected, tc.confirmed)
 			}
 			if tc.confirmed {
+				// The confirmed payload answers, whatever the sums hold
+				// afterwards.
+				clear(x.moved)
 				if res := x.decode(); !res.found || res.payload != payload || !res.moved {
 					t.Fatalf("confirmed: decode found %v payload %x moved %v", res.found, res.payload, res.moved)
 				}

@@ -10,16 +10,18 @@ import (
 // past the frames a 16-bit lane holds (the carry).
 func TestFrameSum(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, tc := range []struct{ n, frames int }{{64, 1}, {61, 3}, {8 * 37, laneFrames}, {83, laneFrames + 1}, {8*5 + 3, 3*laneFrames + 7}} {
+	for _, tc := range []struct {
+		n, frames int
+		white     bool // every pixel 255: a lane full after laneFrames
+	}{{64, 1, false}, {61, 3, false}, {8 * 37, laneFrames, true}, {83, laneFrames + 1, true}, {8*5 + 3, 3*laneFrames + 7, false}} {
 		s := newFrameSum(tc.n)
 		want := make([]uint32, tc.n)
 		pix := make([]uint8, tc.n)
 		for f := range tc.frames {
 			for i := range pix {
-				switch {
-				case f%3 == 0:
+				if tc.white || f%3 == 0 {
 					pix[i] = 255 // the lanes' worst case
-				default:
+				} else {
 					pix[i] = uint8(r.IntN(256))
 				}
 				want[i] += uint32(pix[i])
