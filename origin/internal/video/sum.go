@@ -33,6 +33,17 @@ func (s *frameSum) add(pix []uint8) {
 		s.carry()
 	}
 	a, p := s.lanes, pix[:s.n]
+	// 32 pixels an iteration through array pointers: one bounds check
+	// for each.
+	for len(p) >= 32 && len(a) >= 8 {
+		b, l := (*[32]byte)(p), (*[8]uint64)(a)
+		for j := range 4 {
+			x := binary.LittleEndian.Uint64(b[8*j : 8*j+8])
+			l[2*j] += x & laneMask
+			l[2*j+1] += x >> 8 & laneMask
+		}
+		p, a = p[32:], a[8:]
+	}
 	for len(p) >= 8 && len(a) >= 2 {
 		x := binary.LittleEndian.Uint64(p)
 		a[0] += x & laneMask
