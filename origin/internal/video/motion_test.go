@@ -283,3 +283,54 @@ func TestScrollingClipSurvivesCRF35(t *testing.T) {
 	}
 	t.Logf("read along the motion: %d/%d errors, z %.1f, %d frames displaced", tr.errors, codedBits, tr.z, tr.displaced)
 }
+
+// TestProfilesExact: the lane sums give the profiles of one by one
+// sums, for widths that are and are not multiples of eight and heights
+// past the rows a lane holds, on white planes (the lanes' worst case)
+// and random ones.
+func TestProfilesExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	for _, tc := range []struct {
+		w, h  int
+		white bool
+	}{{16, 9, false}, {1027, 300, true}, {1920, 600, true}, {333, 520, false}} {
+		pix := make([]uint8, tc.w*tc.h)
+		for i := range pix {
+			pix[i] = 255
+			if !tc.white {
+				pix[i] = uint8(r.IntN(256))
+			}
+		}
+		if tc.white {
+			pix[0], pix[len(pix)-1] = 3, 7 // not flat
+		}
+		row, col := make([]float64, tc.h), make([]float64, tc.w)
+		profiles(pix, tc.w, tc.h, row, col)
+		wr, wc := make([]float64, tc.h), make([]float64, tc.w)
+		rs, cs := make([]uint32, tc.h), make([]uint32, tc.w)
+		for y := range tc.h {
+			for x := range tc.w {
+				rs[y] += uint32(pix[y*tc.w+x])
+				cs[x] += uint32(pix[y*tc.w+x])
+			}
+		}
+		for y, s := range rs {
+			wr[y] = float64(s) / float64(tc.w)
+		}
+		for x, s := range cs {
+			wc[x] = float64(s) / float64(tc.h)
+		}
+		center(wr)
+		center(wc)
+		for y := range wr {
+			if row[y] != wr[y] {
+				t.Fatalf("%d×%d: row %d profile %v, want %v", tc.w, tc.h, y, row[y], wr[y])
+			}
+		}
+		for x := range wc {
+			if col[x] != wc[x] {
+				t.Fatalf("%d×%d: column %d profile %v, want %v", tc.w, tc.h, x, col[x], wc[x])
+			}
+		}
+	}
+}
