@@ -157,29 +157,16 @@ func automatonFixture(tb testing.TB, size string, rule, seed, secs int) *markFix
 	})
 }
 
-// cpuMetrics reports the CPU time run took per call over b.N calls, as
-// cpu-ms/op; with e, the ffmpeg children's CPU time beside this
-// process's, as go-cpu-ms and ffmpeg-cpu-ms medians.
-func cpuMetrics(b *testing.B, e *Engine, run func()) {
+// cpuMetrics reports the CPU time of this process that run took per
+// call over b.N calls, as cpu-ms/op.
+func cpuMetrics(b *testing.B, run func()) {
 	b.Helper()
-	if e == nil {
-		b.ResetTimer()
-		c0 := cputime.Process()
-		for range b.N {
-			run()
-		}
-		b.ReportMetric(float64(cputime.Process()-c0)/1e6/float64(b.N), "cpu-ms/op")
-		return
-	}
-	var self, kids []float64
+	b.ResetTimer()
+	c0 := cputime.Process()
 	for range b.N {
-		s0, k0 := cputime.Process(), e.childCPU.Load()
 		run()
-		self = append(self, float64((cputime.Process() - s0).Milliseconds()))
-		kids = append(kids, float64(time.Duration(e.childCPU.Load()-k0).Milliseconds()))
 	}
-	b.ReportMetric(median(self), "go-cpu-ms")
-	b.ReportMetric(median(kids), "ffmpeg-cpu-ms")
+	b.ReportMetric(float64(cputime.Process()-c0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkExtractGate measures the CPU time of one verify's watermark

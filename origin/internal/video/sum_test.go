@@ -47,5 +47,5 @@ func BenchmarkFrameSum(b *testing.B) {
 		pix[i] = uint8(i * 7)
 	}
 	s := newFrameSum(n)
-	cpuMetrics(b, nil, func() { s.add(pix) })
+	cpuMetrics(b, func() { s.add(pix) })
 }
