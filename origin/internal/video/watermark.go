@@ -243,8 +243,12 @@ const (
 // sum adds the mark coherently and the picture incoherently: this is the
 // soft combination of every frame's evidence (the core's correlation is
 // linear in luminance), not a per-frame majority vote. The temporal mark
-// is read from the same frames, unless the image mark already decoded
-// from the first of them (gateFrames): its answer would not be used.
+// is read from the same frames until its answer is known: the image mark
+// decoded from the first of them (gateFrames), or a decode of the
+// temporal sums after 1, 2, 4, 8, … frames confirmed the payload (which
+// then answers when the image mark does not); its reading along the
+// motion stops as well when its first movedLookFrames frames show no
+// mark.
 func (e *Engine) Extract(ctx context.Context, path string, info Info) (ExtractResult, error) {
 	res, _, err := e.extract(ctx, path, info, extractConfig{rate: ExtractRate, gate: true})
 	return res, err
