@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -174,6 +175,23 @@ func (e *Engine) ffmpegArgs(args ...string) []string {
 	}, args...)
 }
 
+// pipeSize is the capacity asked for the pipe frames come through: a
+// 1080p luminance frame is 2 MiB, which the default 64 KiB pipe hands
+// over in 32 reads, each a wake-up of the reading goroutine.
+const pipeSize = 1 << 20
+
+// widenPipe asks the kernel for a pipeSize pipe behind r when r is one;
+// a refusal (a lower system maximum) leaves it as it was.
+func widenPipe(r io.Reader) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return
+	}
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+	}
+}
+
 // stream runs ffmpeg with args under mem bytes of address space and the
 // deadline wall, hands its stdout to consume and waits. consume must read
 // until EOF or return an error (the process group is then killed).
@@ -190,6 +208,7 @@ func (e *Engine) stream(parent context.Context, wall time.Duration, mem int64, s
 		if out, err = cmd.StdoutPipe(); err != nil {
 			return err
 		}
+		widenPipe(out)
 	}
 	if err := start(cmd, mem); err != nil {
 		return err

@@ -305,7 +305,7 @@ func BenchmarkTemporal1080p(b *testing.B) {
 		name string
 		run  func()
 	}{{"mark", func() { e.mark(pix) }}, {"extract", func() { x.add(pix) }}} {
-		b.Run(c.name, func(b *testing.B) { cpuMetrics(b, nil, c.run) })
+		b.Run(c.name, func(b *testing.B) { cpuMetrics(b, c.run) })
 	}
 }
 

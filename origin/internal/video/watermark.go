@@ -243,8 +243,12 @@ const (
 // sum adds the mark coherently and the picture incoherently: this is the
 // soft combination of every frame's evidence (the core's correlation is
 // linear in luminance), not a per-frame majority vote. The temporal mark
-// is read from the same frames, unless the image mark already decoded
-// from the first of them (gateFrames): its answer would not be used.
+// is read from the same frames until its answer is known: the image mark
+// decoded from the first of them (gateFrames), or a decode of the
+// temporal sums after 1, 2, 4, 8, … frames confirmed the payload (which
+// then answers when the image mark does not); its reading along the
+// motion stops as well when its first movedLookFrames frames show no
+// mark.
 func (e *Engine) Extract(ctx context.Context, path string, info Info) (ExtractResult, error) {
 	res, _, err := e.extract(ctx, path, info, extractConfig{rate: ExtractRate, gate: true})
 	return res, err
@@ -254,11 +258,17 @@ func (e *Engine) Extract(ctx context.Context, path string, info Info) (ExtractRe
 type extractConfig struct {
 	// rate is the sampling rate in frames per second.
 	rate int
-	// gate stops the temporal mark's projection (1.6 ms of CPU per
-	// sampled 1080p frame) once the image mark decodes from the mean of
-	// the frames read so far (gateFrames); false reads both marks on
-	// every frame (the robustness table reports both).
+	// gate turns on the early exits: the temporal mark's reading stops
+	// once the image mark decodes from the mean of the frames read so
+	// far (gateFrames), once a temporal sum confirms the payload, and
+	// the motion reading once its first frames show no mark
+	// (temporalExtractor); false reads both marks on every frame, both
+	// ways (the robustness table reports both).
 	gate bool
+	// plain is the reading as it was before the motion reading: cfg.rate
+	// frames a second, both marks read in place only, the image mark's
+	// gate its only early exit (the benchmarks' reference).
+	plain bool
 	// image is the image mark's extractor (nil: watermark.Extract).
 	image func(*imagex.Luma) (watermark.Payload, watermark.Detection, error)
 }
@@ -291,17 +301,37 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	// a second (the first frame read is the clip's second at 30 fps) both
 	// scrolling clips of the robustness table decoded, at 6 (the third)
 	// or at 12 rounded down (the third) neither did (motion.go).
-	spec := frameSpec{num: 2 * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
+	step := 2
+	if cfg.plain {
+		step = 1
+	}
+	spec := frameSpec{num: step * num, den: den, w: info.Width, h: info.Height, dur: info.Duration, luma: true}
 	w, h := spec.w, spec.h
-	sum := make([]uint32, w*h)
+	sum := newFrameSum(w * h)
 	mean := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
-	average := func(n int) *imagex.Luma {
-		for i, s := range sum {
-			mean.Pix[i] = uint8((s + uint32(n)/2) / uint32(n))
-		}
+	average := func() *imagex.Luma {
+		sum.mean(mean.Pix)
 		return mean
 	}
-	tx := newTemporalExtractor(w, h)
+	newReader := func() *temporalExtractor {
+		tx := newTemporalExtractor(w, h)
+		tx.early = cfg.gate && !cfg.plain
+		if cfg.plain {
+			tx.motion = nil
+		}
+		return tx
+	}
+	// read passes one frame to the temporal reading: the k-th of the
+	// decode, every step-th in place, the others to the motion reading.
+	read := func(tx *temporalExtractor, k int, pix []uint8) (inPlace bool) {
+		if step == 2 && k%2 == 0 {
+			tx.follow(pix, false)
+			return false
+		}
+		tx.add(pix)
+		return true
+	}
+	tx := newReader()
 	look := -1 // the frame count at which the gate looks; -1: never
 	if cfg.gate {
 		look = gateFrames(int(info.Duration.Seconds()*float64(num)/float64(den)), cfg.rate)
@@ -310,22 +340,21 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	n, k := 0, 0
 	_, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
 		k++
-		for i, v := range l.Pix {
-			sum[i] += uint32(v)
-		}
-		if k%2 == 0 {
-			if !gated {
-				tx.follow(l.Pix, false)
+		sum.add(l.Pix)
+		if gated || tx.done() {
+			if step == 1 || k%2 == 1 {
+				n++
 			}
 			return nil
 		}
-		n++
-		if gated {
+		if !read(tx, k, l.Pix) {
 			return nil
 		}
-		tx.add(l.Pix)
-		if tx.frames == look {
-			_, d, err := image(average(k))
+		n++
+		// A look only when the temporal reading is still going: its
+		// answer is what the look would save.
+		if tx.frames == look && !tx.done() {
+			_, d, err := image(average())
 			gated = err == nil && d.Found
 		}
 		return nil
@@ -333,7 +362,7 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 	if err != nil {
 		return ExtractResult{}, temporalResult{}, err
 	}
-	pl, det, err := image(average(k))
+	pl, det, err := image(average())
 	if err != nil {
 		return ExtractResult{Frames: n}, temporalResult{}, err
 	}
@@ -351,14 +380,11 @@ func (e *Engine) extract(ctx context.Context, path string, info Info, cfg extrac
 		// The image mark decoded from the first frames and not from all
 		// of them (rare: a mark that fades out): read the temporal mark
 		// from every frame after all, in a second decode.
-		tx = newTemporalExtractor(w, h)
+		tx = newReader()
 		k = 0
 		if _, err := e.grayFrames(ctx, path, spec, func(_ time.Duration, l *imagex.Luma) error {
-			if k++; k%2 == 0 {
-				tx.follow(l.Pix, false)
-			} else {
-				tx.add(l.Pix)
-			}
+			k++
+			read(tx, k, l.Pix)
 			return nil
 		}); err != nil {
 			return ExtractResult{}, temporalResult{}, err
