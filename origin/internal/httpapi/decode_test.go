@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 func TestDecodeJSONBody(t *testing.T) {
@@ -213,7 +215,7 @@ func loneSurrogate(body []byte) bool {
 }
 
 func FuzzDecodeRegister(f *testing.F) {
-	fuzzDecode[registerRequest](f,
+	fuzzDecode[wire.RegisterAccountRequest](f,
 		`{"email":"a@b.co","password":"password1","org_name":"O","org_type":"individual"}`,
 		`{"email":1}`, `{"x":null}`, `{}`, `[]`, `{"email":"\u0000"}`, `{"password":"`+"\xff"+`"}`,
 		`{"email":"a","EMAIL":"b"}`, `{"email":"a","email":"b"}`, `{"org_name":"\ud800"}`, `{"org_name":"\ud83d\ude00"}`)
@@ -228,12 +230,12 @@ func FuzzDecodeResetPassword(f *testing.F) {
 }
 
 func FuzzDecodeCreateAPIKey(f *testing.F) {
-	fuzzDecode[createAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`,
+	fuzzDecode[wire.CreateAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`,
 		`{"scopes":["read"],"SCOPES":["sign","read","webhooks"]}`, `{"ſcopes":["read"]}`, `{"scopes":["read"],"scopes":["sign"]}`)
 }
 
 func FuzzDecodeCreateSigningKey(f *testing.F) {
-	fuzzDecode[createSigningKeyRequest](f, `{"name":"cam","origin_type":"camera_image","device_id":"d","device_info":"i"}`, `{"name":{}}`)
+	fuzzDecode[wire.CreateSigningKeyRequest](f, `{"name":"cam","origin_type":"camera_image","device_id":"d","device_info":"i"}`, `{"name":{}}`)
 }
 
 func FuzzDecodeUpdateWebhook(f *testing.F) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/shared/wire"
+
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/keys"
 )
@@ -62,7 +64,7 @@ func (a *API) registerBuiltins() error {
 }
 
 func (a *API) handleHealth(ctx *fasthttp.RequestCtx) error {
-	return WriteJSON(ctx, fasthttp.StatusOK, statusResponse{Status: "ok"})
+	return WriteJSON(ctx, fasthttp.StatusOK, wire.StatusMessage{Status: "ok"})
 }
 
 func (a *API) handleOpenAPI(ctx *fasthttp.RequestCtx) error {

@@ -241,19 +241,12 @@ func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
 // the whole request is also capped by the server's body cap.
 const MaxBatchItems = 10
 
-type batchItem struct {
-	Index    int                `json:"index"`
-	Filename string             `json:"filename"`
-	Status   int                `json:"status"`
-	Result   *wire.SignResponse `json:"result,omitempty"`
-	Error    *Problem           `json:"error,omitempty"`
-}
-
-type batchResponse struct {
-	Items     []batchItem `json:"items"`
-	Succeeded int         `json:"succeeded"`
-	Failed    int         `json:"failed"`
-}
+// batchItem and batchResponse are the sign-batch answer; the SDK decodes
+// the same type.
+type (
+	batchItem     = wire.BatchItem[*Problem]
+	batchResponse = wire.BatchResponse[*Problem]
+)
 
 // parseParent checks a declared parent record id ("" means none) and
 // returns it in canonical form.
@@ -373,26 +366,10 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-type registerContentRequest struct {
-	RecordID            string `json:"record_id"`
-	SHA256              string `json:"sha256"`
-	PerceptualHash      string `json:"perceptual_hash"`
-	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
-	SigningKeyID        string `json:"signing_key_id"`
-	SignerPublicKey     string `json:"signer_public_key"`
-	OriginType          string `json:"origin_type"`
-	Timestamp           string `json:"timestamp"`
-	OriginalFilename    string `json:"original_filename"`
-	MediaType           string `json:"media_type"`
-	VideoFingerprint    string `json:"video_fingerprint"`
-	DerivativeOf        string `json:"derivative_of"`
-}
-
 // handleRegisterContent: POST /api/v1/register (JSON, hash-only).
 func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	var req registerContentRequest
+	var req wire.RegisterContentRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
