@@ -15,7 +15,6 @@ import (
 	"image/jpeg"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -38,15 +38,6 @@ var realPhotos = []string{
 	"../../../shared/testdata/images/other.jpg",
 	"../server/testdata/meadow.jpg",
 	"../server/testdata/water.jpg",
-}
-
-func readPhoto(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func decodeJPEG(t *testing.T, b []byte) image.Image {
@@ -199,7 +190,7 @@ func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 	tries, refused, tied := 0, 0, 0
 	for _, path := range realPhotos {
 		name := filepath.Base(path)
-		orig := e.sign(news, readPhoto(t, path), name)
+		orig := e.sign(news, testkit.ReadFile(t, path), name)
 		signed := decodeJPEG(t, orig.File)
 		for _, ed := range copierEdits() {
 			tries++
@@ -311,7 +302,7 @@ func TestRegisterLooksBeforeMarking(t *testing.T) {
 	ctx := context.Background()
 	news := e.newOwner("news@example.com", "Original News")
 	copycat := e.newDeviceOwner("copy@example.com", "Copycat Agency")
-	orig := e.sign(news, readPhoto(t, realPhotos[0]), "photo.jpg")
+	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
 	signed := decodeJPEG(t, orig.File)
 	claimed := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	copies := map[string][]byte{
@@ -327,7 +318,7 @@ func TestRegisterLooksBeforeMarking(t *testing.T) {
 		}
 	}
 	// A declared parent the hashes are not tied to is refused.
-	other := e.sign(news, readPhoto(t, realPhotos[2]), "meadow.jpg")
+	other := e.sign(news, testkit.ReadFile(t, realPhotos[2]), "meadow.jpg")
 	if _, err := e.svc.Register(ctx, e.registrationOf(copycat, copies["captioned"], claimed, other.Record.ID)); !errors.Is(err, ErrDerivativeMismatch) {
 		t.Errorf("Register(wrong parent) err = %v, want ErrDerivativeMismatch", err)
 	}
@@ -393,7 +384,7 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 	ctx := context.Background()
 	news := e.newOwner("news@example.com", "Original News")
 	copycat := e.newOwner("copy@example.com", "Copycat Agency")
-	orig := e.sign(news, readPhoto(t, realPhotos[0]), "photo.jpg")
+	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
 	e.clk.Advance(time.Minute)
 	signed := decodeJPEG(t, orig.File)
 	b := signed.Bounds()

@@ -30,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/provenant/provenant/origin/internal/demo"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/wire"
@@ -343,7 +344,7 @@ func TestWidgetInChromium(t *testing.T) {
 		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba"},
 		// The browser would read a WebP's EXIF orientation, which the
 		// service ignores: the module decodes WebP.
-		{"webp", "none", "", readFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
+		{"webp", "none", "", testkit.ReadFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
 	}
 	files := map[string][]byte{}
 	var names []string
@@ -594,15 +595,6 @@ func pngOf(t *testing.T, jpg []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // badgeJS evaluates expr with `badge` bound to the badge of image id and

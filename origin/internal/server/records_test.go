@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"image"
 	"mime/multipart"
-	"os"
 	"strings"
 	"testing"
 
 	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 type namedFile struct {
@@ -46,11 +47,7 @@ func (ts *testServer) upload(path, token string, files []namedFile, fields map[s
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testkit.ReadFile(t, "testdata/"+name)
 }
 
 // signer is an account with a signing key and an API key.
