@@ -114,28 +114,9 @@ type RecordFilter struct {
 type PublicRecord = wire.PublicRecord
 
 // Certificate is a record's public certificate: the signed record, its
-// signature and anchor (enough to check it offline, see
-// [Certificate.Check]) and the display members.
-type Certificate struct {
-	wire.Certificate
-	Signer            wire.Signer       `json:"signer"`
-	OriginDeclared    bool              `json:"origin_declared"`
-	Status            string            `json:"status"`
-	RevokedAt         string            `json:"revoked_at,omitempty"`
-	OriginType        string            `json:"origin_type"`
-	OrgType           string            `json:"org_type"`
-	KeyName           string            `json:"key_name"`
-	BlockchainStatus  string            `json:"blockchain_status"`
-	BlockchainTx      string            `json:"blockchain_tx,omitempty"`
-	VerifyOffline     string            `json:"verify_offline"`
-	ParentRecordID    string            `json:"parent_record_id,omitempty"`
-	Chain             []CertificateLink `json:"chain,omitempty"`
-	TimeOfRecord      string            `json:"time_of_record"`
-	TimeOfRecordBasis string            `json:"time_of_record_basis"`
-	ClaimedTimestamp  string            `json:"claimed_timestamp,omitempty"`
-	// SigningKeyRevocation is set when the record's signing key is revoked.
-	SigningKeyRevocation *KeyRevocation `json:"signing_key_revocation,omitempty"`
-}
+// signature and anchor (enough to check it offline) and the display
+// members.
+type Certificate = wire.PublicCertificate
 
 // CertificateLink is one record of a derivative's chain.
 type CertificateLink = wire.CertificateLink

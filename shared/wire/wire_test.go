@@ -42,6 +42,12 @@ func TestJSONNames(t *testing.T) {
 		{"session", Session{AccessToken: "a", TokenType: "bearer", ExpiresIn: 60, User: User{ID: "u", Email: "e", OrgName: "o", OrgType: "news_org"}},
 			`{"access_token":"a","token_type":"bearer","expires_in":60,"expires_at":"0001-01-01T00:00:00Z","user":{"id":"u","email":"e","org_name":"o","org_type":"news_org","created_at":"0001-01-01T00:00:00Z"}}`},
 		{"empty page", Page[User]{Items: []User{}}, `{"items":[]}`},
+		{"certificate", PublicCertificate{Certificate: Certificate{RecordID: "r", SHA256: "s", SignerPublicKey: "k", OrgName: "o", Timestamp: "t"},
+			Signer: Signer{OrgName: "o"}, OriginDeclared: true, Status: "active", OriginType: "camera_image", OrgType: "news_org", KeyName: "cam",
+			BlockchainStatus: StatusPending, VerifyOffline: "v", TimeOfRecord: "t", TimeOfRecordBasis: "received"},
+			`{"record_id":"r","sha256":"s","signer_public_key":"k","org_name":"o","timestamp":"t","signer":{"org_name":"o","org_type":"","device_id":"","public_key":"","key_name":"","org_verified":false},` +
+				`"origin_declared":true,"status":"active","origin_type":"camera_image","org_type":"news_org","key_name":"cam","blockchain_status":"pending","verify_offline":"v",` +
+				`"time_of_record":"t","time_of_record_basis":"received"}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.v)
