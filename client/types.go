@@ -75,11 +75,7 @@ type KeyRevocation = wire.KeyRevocation
 type CreateSigningKeyRequest = wire.CreateSigningKeyRequest
 
 // OriginType is one entry of the origin type catalogue.
-type OriginType struct {
-	Category string `json:"category"`
-	Code     string `json:"code"`
-	Label    string `json:"label"`
-}
+type OriginType = wire.OriginType
 
 // SignResponse is the JSON answer of sign (docs/api.md).
 type SignResponse = wire.SignResponse
@@ -140,17 +136,10 @@ type DashboardStats = wire.DashboardStats
 type Webhook = wire.Webhook
 
 // CreateWebhookRequest creates a webhook; nil Events means all event types.
-type CreateWebhookRequest struct {
-	URL    string   `json:"url"`
-	Events []string `json:"events,omitempty"`
-}
+type CreateWebhookRequest = wire.CreateWebhookRequest
 
 // UpdateWebhookRequest changes the members that are not nil.
-type UpdateWebhookRequest struct {
-	URL    *string   `json:"url,omitempty"`
-	Events *[]string `json:"events,omitempty"`
-	Active *bool     `json:"active,omitempty"`
-}
+type UpdateWebhookRequest = wire.UpdateWebhookRequest
 
 // Delivery is one webhook delivery with its attempts.
 type Delivery = wire.Delivery
@@ -158,30 +147,9 @@ type Delivery = wire.Delivery
 // Attempt is one delivery attempt.
 type Attempt = wire.Attempt
 
-// Domain is a domain claim of the account.
-type Domain struct {
-	Domain string `json:"domain"`
-	// Status is pending or verified.
-	Status string `json:"status"`
-	Method string `json:"method,omitempty"`
-	Token  string `json:"token"`
-	Proofs struct {
-		HTTPS struct {
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"https"`
-		DNSTXT struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"dns_txt"`
-	} `json:"proofs"`
-	CreatedAt  time.Time  `json:"created_at"`
-	CheckedAt  *time.Time `json:"checked_at,omitempty"`
-	VerifiedAt *time.Time `json:"verified_at,omitempty"`
-}
+// Domain is a domain claim of the account (Status pending or verified)
+// and where to put its token.
+type Domain = wire.Domain
 
 // Readiness is the answer of GET /ready.
-type Readiness struct {
-	Status string            `json:"status"`
-	Checks map[string]string `json:"checks"`
-}
+type Readiness = wire.Readiness

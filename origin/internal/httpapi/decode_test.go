@@ -239,6 +239,6 @@ func FuzzDecodeCreateSigningKey(f *testing.F) {
 }
 
 func FuzzDecodeUpdateWebhook(f *testing.F) {
-	fuzzDecode[updateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
+	fuzzDecode[wire.UpdateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
 		`{"events":null}`, `{"active":true,"active":false}`, `{"events":[{"a":1,"a":2}]}`)
 }

@@ -115,3 +115,75 @@ type BatchResponse[E any] struct {
 	Succeeded int            `json:"succeeded"`
 	Failed    int            `json:"failed"`
 }
+
+// OriginType is one entry of the origin type catalogue (GET
+// /api/v1/origin-types). Codes are stable: new ones are added, none is
+// renamed or removed.
+type OriginType struct {
+	Category string `json:"category"`
+	Code     string `json:"code"`
+	Label    string `json:"label"`
+}
+
+// CreateWebhookRequest creates a webhook; nil Events (omitted or null)
+// subscribes to every event type.
+type CreateWebhookRequest struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events,omitempty"`
+}
+
+// UpdateWebhookRequest changes the members that are not nil; omitted (or
+// null) members are left unchanged.
+type UpdateWebhookRequest struct {
+	URL    *string   `json:"url,omitempty"`
+	Events *[]string `json:"events,omitempty"`
+	Active *bool     `json:"active,omitempty"`
+}
+
+// Readiness is the answer of GET /ready: Status "ready" or not, and each
+// check's name mapped to "ok", "fail" or, for an optional feature,
+// "unavailable". A failure's cause is never sent (the endpoint is public).
+type Readiness struct {
+	Status string            `json:"status"`
+	Checks map[string]string `json:"checks"`
+}
+
+// DomainClaim is an account's claim on a domain name: pending until a
+// proof carrying Token is found, then verified (Method says which proof).
+type DomainClaim struct {
+	Domain string `json:"domain"`
+	// Token is what the proof must carry.
+	Token  string `json:"token"`
+	Status string `json:"status"`
+	// Method is how the domain was proven (https or dns_txt), once verified.
+	Method     string     `json:"method,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	CheckedAt  *time.Time `json:"checked_at,omitempty"`
+	VerifiedAt *time.Time `json:"verified_at,omitempty"`
+}
+
+// Domain is a domain claim as the API answers it: the claim and the two
+// places its token may be put.
+type Domain struct {
+	DomainClaim
+	Proofs DomainProofs `json:"proofs"`
+}
+
+// DomainProofs are the two ways to prove a claim.
+type DomainProofs struct {
+	HTTPS  DomainHTTPSProof `json:"https"`
+	DNSTXT DomainTXTProof   `json:"dns_txt"`
+}
+
+// DomainHTTPSProof: URL must answer 200 with Content (the token) on a
+// line of its own.
+type DomainHTTPSProof struct {
+	URL     string `json:"url"`
+	Content string `json:"content"`
+}
+
+// DomainTXTProof: a TXT record at Name must hold Value (the token).
+type DomainTXTProof struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
