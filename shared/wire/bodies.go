@@ -27,6 +27,24 @@ type RegisterAccountRequest struct {
 	OrgType string `json:"org_type"`
 }
 
+// LoginRequest exchanges an email and password for a [Session].
+type LoginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// ForgotPasswordRequest asks for a password reset mail; the answer is the
+// same whether or not the account exists.
+type ForgotPasswordRequest struct {
+	Email string `json:"email"`
+}
+
+// ResetPasswordRequest sets a new password with a mailed reset token.
+type ResetPasswordRequest struct {
+	Token    string `json:"token"`
+	Password string `json:"password"`
+}
+
 // User is an account as the API shows it: never its password hash.
 type User struct {
 	ID        string    `json:"id"`
@@ -186,4 +204,15 @@ type DomainHTTPSProof struct {
 type DomainTXTProof struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+}
+
+// StartDomainRequest starts (or repeats) a claim on a domain name.
+type StartDomainRequest struct {
+	Domain string `json:"domain"`
+}
+
+// RevokeRecordRequest is the optional body of a record's revocation: the
+// owner's reason, shown on the certificate.
+type RevokeRecordRequest struct {
+	Reason string `json:"reason,omitempty"`
 }

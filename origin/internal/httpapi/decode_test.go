@@ -48,7 +48,7 @@ func TestDecodeJSONBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var req loginRequest
+			var req wire.LoginRequest
 			err := decodeJSONBody([]byte(tc.contentType), []byte(tc.body), 80, &req)
 			if tc.wantStatus == 0 {
 				if err != nil {
@@ -222,11 +222,11 @@ func FuzzDecodeRegister(f *testing.F) {
 }
 
 func FuzzDecodeLogin(f *testing.F) {
-	fuzzDecode[loginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`, `{"paſſword":"p"}`)
+	fuzzDecode[wire.LoginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`, `{"paſſword":"p"}`)
 }
 
 func FuzzDecodeResetPassword(f *testing.F) {
-	fuzzDecode[resetPasswordRequest](f, `{"token":"abc","password":"new password"}`, `{"token":["a"]}`)
+	fuzzDecode[wire.ResetPasswordRequest](f, `{"token":"abc","password":"new password"}`, `{"token":["a"]}`)
 }
 
 func FuzzDecodeCreateAPIKey(f *testing.F) {

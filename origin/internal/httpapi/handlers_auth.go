@@ -38,21 +38,6 @@ func Context(ctx *fasthttp.RequestCtx) context.Context {
 	return base
 }
 
-// Wire types of the auth endpoints; those the SDK shares are in shared/wire.
-type (
-	loginRequest struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
-	forgotPasswordRequest struct {
-		Email string `json:"email"`
-	}
-	resetPasswordRequest struct {
-		Token    string `json:"token"`
-		Password string `json:"password"`
-	}
-)
-
 func toUserResponse(u accounts.User) wire.User {
 	return wire.User{ID: u.ID, Email: u.Email, OrgName: u.OrgName, OrgType: u.OrgType, CreatedAt: u.CreatedAt}
 }
@@ -83,7 +68,7 @@ func (a *API) handleRegister(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleLogin(ctx *fasthttp.RequestCtx) error {
-	var req loginRequest
+	var req wire.LoginRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -112,7 +97,7 @@ func (a *API) handleMe(ctx *fasthttp.RequestCtx) error {
 const forgotMessage = "If an account exists for this email, a password reset message has been sent."
 
 func (a *API) handleForgotPassword(ctx *fasthttp.RequestCtx) error {
-	var req forgotPasswordRequest
+	var req wire.ForgotPasswordRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -126,7 +111,7 @@ func (a *API) handleForgotPassword(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleResetPassword(ctx *fasthttp.RequestCtx) error {
-	var req resetPasswordRequest
+	var req wire.ResetPasswordRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}

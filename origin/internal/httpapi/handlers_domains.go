@@ -27,10 +27,6 @@ func (a *API) registerDomains() error {
 	return nil
 }
 
-type startDomainRequest struct {
-	Domain string `json:"domain"`
-}
-
 // toDomainView is a claim as the API answers it, with the two places its
 // token may be put.
 func toDomainView(c domains.Claim) wire.Domain {
@@ -43,7 +39,7 @@ func toDomainView(c domains.Claim) wire.Domain {
 // handleStartDomain: POST /api/v1/domains {"domain": "example.com"}.
 // Idempotent: an existing claim comes back with its token.
 func (a *API) handleStartDomain(ctx *fasthttp.RequestCtx) error {
-	var req startDomainRequest
+	var req wire.StartDomainRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}

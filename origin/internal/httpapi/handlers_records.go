@@ -549,15 +549,11 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-type revokeRequest struct {
-	Reason string `json:"reason"`
-}
-
 // handleRevokeRecord: DELETE /api/v1/content-records/{id}, optional JSON
 // body {"reason": "..."}.
 func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	var req revokeRequest
+	var req wire.RevokeRecordRequest
 	if ctx.Request.Header.ContentLength() != 0 { // a body is optional
 		if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 			return err
