@@ -42,6 +42,10 @@ func TestJSONNames(t *testing.T) {
 		{"session", Session{AccessToken: "a", TokenType: "bearer", ExpiresIn: 60, User: User{ID: "u", Email: "e", OrgName: "o", OrgType: "news_org"}},
 			`{"access_token":"a","token_type":"bearer","expires_in":60,"expires_at":"0001-01-01T00:00:00Z","user":{"id":"u","email":"e","org_name":"o","org_type":"news_org","created_at":"0001-01-01T00:00:00Z"}}`},
 		{"empty page", Page[User]{Items: []User{}}, `{"items":[]}`},
+		// The secret follows the endpoint's members, as before the endpoint
+		// was its own type.
+		{"webhook", Webhook{WebhookEndpoint: WebhookEndpoint{ID: "w", URL: "https://example.com/h", Events: []string{"content.signed"}, Active: true}, Secret: "s"},
+			`{"id":"w","url":"https://example.com/h","events":["content.signed"],"active":true,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","secret":"s"}`},
 		{"certificate", PublicCertificate{Certificate: Certificate{RecordID: "r", SHA256: "s", SignerPublicKey: "k", OrgName: "o", Timestamp: "t"},
 			Signer: Signer{OrgName: "o"}, OriginDeclared: true, Status: "active", OriginType: "camera_image", OrgType: "news_org", KeyName: "cam",
 			BlockchainStatus: StatusPending, VerifyOffline: "v", TimeOfRecord: "t", TimeOfRecordBasis: "received"},

@@ -18,8 +18,7 @@ const (
 )
 
 func toWebhookResponse(w webhooks.Webhook) wire.Webhook {
-	return wire.Webhook{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, CreatedAt: w.CreatedAt,
-		UpdatedAt: w.UpdatedAt, SecretRotatedAt: w.SecretRotatedAt}
+	return wire.Webhook{WebhookEndpoint: w.WebhookEndpoint}
 }
 
 // withSecret is w as create and rotate-secret answer: with its secret,
