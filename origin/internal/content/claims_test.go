@@ -1,7 +1,6 @@
 package content
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -12,7 +11,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/jpeg"
 	"log/slog"
 	"math"
 	"path/filepath"
@@ -38,24 +36,6 @@ var realPhotos = []string{
 	"../../../shared/testdata/images/other.jpg",
 	"../server/testdata/meadow.jpg",
 	"../server/testdata/water.jpg",
-}
-
-func decodeJPEG(t *testing.T, b []byte) image.Image {
-	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-func encodeJPEG(t *testing.T, img image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // geometric returns img transformed by tr (phash.Transform's order:
@@ -191,10 +171,10 @@ func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 	for _, path := range realPhotos {
 		name := filepath.Base(path)
 		orig := e.sign(news, testkit.ReadFile(t, path), name)
-		signed := decodeJPEG(t, orig.File)
+		signed := testkit.DecodeJPEG(t, orig.File)
 		for _, ed := range copierEdits() {
 			tries++
-			copyOf := encodeJPEG(t, geometric(signed, ed.tr, ed.crop, ed.deg), 85)
+			copyOf := testkit.EncodeJPEG(t, geometric(signed, ed.tr, ed.crop, ed.deg), 85)
 			_, err := e.svc.Sign(ctx, SignInput{Owner: copycat.id, SigningKeyID: copycat.keyID, File: copyOf})
 			var already *AlreadySignedError
 			if !errors.As(err, &already) || already.RecordID != orig.Record.ID {
@@ -215,7 +195,7 @@ func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 		}
 		// Declared, the mirrored copy is signed as the first signer's
 		// derivative, the link inside the signed bytes.
-		mirrored := encodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85)
+		mirrored := testkit.EncodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85)
 		d, err := e.svc.Sign(ctx, SignInput{Owner: copycat.id, SigningKeyID: copycat.keyID, File: mirrored, DerivativeOf: orig.Record.ID})
 		if err != nil {
 			t.Fatalf("%s: Sign(mirrored, derivative_of) = %v", name, err)
@@ -303,12 +283,12 @@ func TestRegisterLooksBeforeMarking(t *testing.T) {
 	news := e.newOwner("news@example.com", "Original News")
 	copycat := e.newDeviceOwner("copy@example.com", "Copycat Agency")
 	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
-	signed := decodeJPEG(t, orig.File)
+	signed := testkit.DecodeJPEG(t, orig.File)
 	claimed := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	copies := map[string][]byte{
-		"captioned":        encodeJPEG(t, captioned(signed), 90),
-		"mirrored 2% crop": encodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85),
-		"turned 90° crop":  encodeJPEG(t, geometric(signed, phash.Transpose|phash.MirrorX, 0.02, 0), 85),
+		"captioned":        testkit.EncodeJPEG(t, captioned(signed), 90),
+		"mirrored 2% crop": testkit.EncodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85),
+		"turned 90° crop":  testkit.EncodeJPEG(t, geometric(signed, phash.Transpose|phash.MirrorX, 0.02, 0), 85),
 	}
 	for name, file := range copies {
 		_, err := e.svc.Register(ctx, e.registrationOf(copycat, file, claimed, ""))
@@ -386,7 +366,7 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 	copycat := e.newOwner("copy@example.com", "Copycat Agency")
 	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
 	e.clk.Advance(time.Minute)
-	signed := decodeJPEG(t, orig.File)
+	signed := testkit.DecodeJPEG(t, orig.File)
 	b := signed.Bounds()
 	thumbImg := image.NewRGBA(image.Rect(0, 0, 240, 240*b.Dy()/b.Dx()))
 	for y := 0; y < thumbImg.Bounds().Dy(); y++ {
@@ -394,7 +374,7 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 			thumbImg.Set(x, y, signed.At(x*b.Dx()/240, y*b.Dy()/thumbImg.Bounds().Dy()))
 		}
 	}
-	thumb := encodeJPEG(t, thumbImg, 85)
+	thumb := testkit.EncodeJPEG(t, thumbImg, 85)
 	f, err := facts.Analyze(thumb, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -171,14 +171,14 @@ func photo(t *testing.T, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{u8(v), u8(v*0.85 + 20), u8(230 - v*0.6), 255})
 		}
 	}
-	return encodeJPEG(t, img, 88)
+	return testkit.EncodeJPEG(t, img, 88)
 }
 
 func u8(v float64) uint8 { return uint8(min(max(v, 0), 255)) }
 
 func reencode(t *testing.T, file []byte, quality int) []byte {
 	t.Helper()
-	return encodeJPEG(t, decodeJPEG(t, file), quality)
+	return testkit.EncodeJPEG(t, testkit.DecodeJPEG(t, file), quality)
 }
 
 func (e *env) sign(o owner, file []byte, name string) *SignResult {

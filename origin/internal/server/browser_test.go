@@ -580,7 +580,7 @@ func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
 	default:
 		t.Fatalf("orientation %d", o)
 	}
-	out := jpegOf(t, dst, 90)
+	out := testkit.EncodeJPEG(t, dst, 90)
 	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
 	seg := append([]byte("Exif\x00\x00"), tiff...)
 	n := len(seg) + 2
@@ -757,7 +757,7 @@ func captioned(t *testing.T, signed []byte) []byte {
 	m := toRGBA(t, signed)
 	b := m.Bounds()
 	draw.Draw(m, image.Rect(b.Min.X, b.Max.Y-b.Dy()/6, b.Max.X, b.Max.Y), &image.Uniform{color.Black}, image.Point{}, draw.Src)
-	return jpegOf(t, m, 90)
+	return testkit.EncodeJPEG(t, m, 90)
 }
 
 // startBrowserServer skips the test without Chromium, then starts an

@@ -42,7 +42,7 @@ func photo(t testing.TB, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{clampU8(v), clampU8(v*0.8 + 30), clampU8(255 - v), 255})
 		}
 	}
-	return jpegOf(t, img, 85)
+	return testkit.EncodeJPEG(t, img, 85)
 }
 
 func sinApprox(x float64) float64 {

@@ -116,12 +116,12 @@ func verifyAs[T any](ts *testServer, data []byte) (v T, body []byte) {
 
 func reencode(t *testing.T, data []byte, scale float64, quality int) []byte {
 	t.Helper()
-	img := decodeJPEG(t, data)
+	img := testkit.DecodeJPEG(t, data)
 	b := img.Bounds()
 	w, h := int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return jpegOf(t, dst, quality)
+	return testkit.EncodeJPEG(t, dst, quality)
 }
 
 func TestSignVerifyEndToEnd(t *testing.T) {

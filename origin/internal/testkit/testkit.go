@@ -6,6 +6,9 @@
 package testkit
 
 import (
+	"bytes"
+	"image"
+	"image/jpeg"
 	"os"
 	"sync"
 	"testing"
@@ -24,6 +27,27 @@ func ReadFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// DecodeJPEG decodes a JPEG file and fails the test if it is not one.
+func DecodeJPEG(t testing.TB, b []byte) image.Image {
+	t.Helper()
+	m, err := jpeg.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// EncodeJPEG encodes m as a JPEG file at quality q (1–100), as a
+// re-posting service or an editor would, and fails the test on error.
+func EncodeJPEG(t testing.TB, m image.Image, q int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // SignJWT returns claims signed with key by method m, with the header's

@@ -3,6 +3,7 @@ package testkit
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"image"
 	"os/exec"
 	"slices"
 	"strings"
@@ -76,5 +77,19 @@ func TestOnlyTests(t *testing.T) {
 		if len(f) > 0 && slices.Contains(f[1:], self) {
 			t.Errorf("%s imports testkit outside its tests", f[0])
 		}
+	}
+}
+
+func TestJPEGRoundTrip(t *testing.T) {
+	m := image.NewGray(image.Rect(0, 0, 32, 16))
+	for i := range m.Pix {
+		m.Pix[i] = uint8(i * 7)
+	}
+	got := DecodeJPEG(t, EncodeJPEG(t, m, 90))
+	if b := got.Bounds(); b.Dx() != 32 || b.Dy() != 16 {
+		t.Errorf("decoded bounds %v, want 32×16", b)
+	}
+	if len(EncodeJPEG(t, m, 30)) >= len(EncodeJPEG(t, m, 95)) {
+		t.Error("the quality is not passed to the encoder")
 	}
 }
