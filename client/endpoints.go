@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 func pageQuery(p PageOptions) url.Values {
@@ -76,8 +78,7 @@ func (c *Client) RegisterAccount(ctx context.Context, req RegisterAccountRequest
 // Login exchanges an email and password for a session JWT (valid one
 // hour; use [Client.WithToken] to call with it).
 func (c *Client) Login(ctx context.Context, email, password string) (*Session, error) {
-	in := map[string]string{"email": email, "password": password}
-	return sendAs[Session](ctx, c, http.MethodPost, "/api/v1/auth/login", in)
+	return sendAs[Session](ctx, c, http.MethodPost, "/api/v1/auth/login", wire.LoginRequest{Email: email, Password: password})
 }
 
 // Me returns the account of the session JWT.
@@ -88,12 +89,12 @@ func (c *Client) Me(ctx context.Context) (*User, error) {
 // ForgotPassword asks for a password reset mail; the answer is the same
 // whether or not the account exists.
 func (c *Client) ForgotPassword(ctx context.Context, email string) (*StatusMessage, error) {
-	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/forgot-password", map[string]string{"email": email})
+	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/forgot-password", wire.ForgotPasswordRequest{Email: email})
 }
 
 // ResetPassword sets a new password with a mailed reset token.
 func (c *Client) ResetPassword(ctx context.Context, token, password string) (*StatusMessage, error) {
-	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/reset-password", map[string]string{"token": token, "password": password})
+	return sendAs[StatusMessage](ctx, c, http.MethodPost, "/api/v1/auth/reset-password", wire.ResetPasswordRequest{Token: token, Password: password})
 }
 
 // CreateAPIKey creates an API key (session JWT). The secret is in the
@@ -183,7 +184,7 @@ func (c *Client) Certificate(ctx context.Context, id string) (*Certificate, erro
 func (c *Client) RevokeRecord(ctx context.Context, id, reason string) (*Record, error) {
 	var in any
 	if reason != "" {
-		in = map[string]string{"reason": reason}
+		in = wire.RevokeRecordRequest{Reason: reason}
 	}
 	return sendAs[Record](ctx, c, http.MethodDelete, "/api/v1/content-records/"+seg(id), in)
 }
@@ -251,7 +252,7 @@ func (c *Client) RetryDelivery(ctx context.Context, deliveryID string) (*Deliver
 // ClaimDomain starts a domain claim (session JWT); the answer says where
 // to publish the proof.
 func (c *Client) ClaimDomain(ctx context.Context, domain string) (*Domain, error) {
-	return sendAs[Domain](ctx, c, http.MethodPost, "/api/v1/domains", map[string]string{"domain": domain})
+	return sendAs[Domain](ctx, c, http.MethodPost, "/api/v1/domains", wire.StartDomainRequest{Domain: domain})
 }
 
 // ListDomains lists one page of the account's domain claims.

@@ -500,3 +500,33 @@ func TestKeyRevocationAgainstOrigin(t *testing.T) {
 		t.Errorf("receipt of a record signed with a compromised key: %+v, %v", chk, err)
 	}
 }
+
+// TestSignBatchAgainstOrigin decodes the origin's sign-batch answer with
+// the type both sides share: a signed item carries its result, a refused
+// one its problem as an *Error the caller can branch on.
+func TestSignBatchAgainstOrigin(t *testing.T) {
+	o := origintest.Start(t, origintest.Options{BatchInterval: time.Hour})
+	a := newAccount(t, o, "batch@example.com")
+	// Bytes that sniff as an MP4 are refused per item: videos are signed
+	// one at a time.
+	mp4 := append([]byte{0, 0, 0, 0x18}, "ftypisom\x00\x00\x02\x00isomiso2"...)
+	res, err := a.api.SignBatch(context.Background(), client.SignBatchRequest{SigningKeyID: a.keyID,
+		Files: []client.Upload{client.BytesUpload("p.jpg", testPhoto(t, 21, 640, 480)), client.BytesUpload("v.mp4", mp4)}})
+	if err != nil {
+		t.Fatalf("SignBatch: %v", err)
+	}
+	if res.Succeeded != 1 || res.Failed != 1 || len(res.Items) != 2 {
+		t.Fatalf("SignBatch = %+v, want one signed and one refused item", res)
+	}
+	ok, bad := res.Items[0], res.Items[1]
+	if ok.Index != 0 || ok.Filename != "p.jpg" || ok.Status != http.StatusCreated || ok.Result == nil || ok.Result.RecordID == "" || ok.Error != nil {
+		t.Errorf("signed item = %+v", ok)
+	}
+	if bad.Index != 1 || bad.Filename != "v.mp4" || bad.Status != http.StatusUnsupportedMediaType || bad.Result != nil || bad.Error == nil {
+		t.Fatalf("refused item = %+v", bad)
+	}
+	var err2 error = bad.Error
+	if !client.IsCode(err2, "video_not_in_batch") || bad.Error.Status != http.StatusUnsupportedMediaType {
+		t.Errorf("refused item's problem = %+v, want a 415 video_not_in_batch", bad.Error)
+	}
+}

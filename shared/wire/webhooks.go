@@ -9,14 +9,22 @@ import (
 // Secret is set only in the answers of create and rotate-secret, the one
 // time it is shown.
 type Webhook struct {
-	ID              string     `json:"id"`
-	URL             string     `json:"url"`
-	Events          []string   `json:"events"`
-	Active          bool       `json:"active"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
+	WebhookEndpoint
+	Secret string `json:"secret,omitempty"`
+}
+
+// WebhookEndpoint is a webhook endpoint without its secret: what the
+// origin stores in the clear and every answer shows.
+type WebhookEndpoint struct {
+	ID     string   `json:"id"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Active bool     `json:"active"`
+	// CreatedAt and UpdatedAt are the endpoint's creation and last change.
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// SecretRotatedAt is the time of the last rotation, nil if never.
 	SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
-	Secret          string     `json:"secret,omitempty"`
 }
 
 // Delivery is one webhook delivery with its attempts. Status is pending,

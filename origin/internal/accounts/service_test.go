@@ -17,6 +17,7 @@ import (
 	omail "github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/internal/validate"
 	"github.com/provenant/provenant/shared/clock"
 )
@@ -348,17 +349,6 @@ func TestTokenIssueAndAuthenticate(t *testing.T) {
 		return jwt.RegisteredClaims{Issuer: DefaultIssuer, Subject: u.ID, IssuedAt: jwt.NewNumericDate(t0),
 			ExpiresAt: jwt.NewNumericDate(t0.Add(time.Hour)), ID: "x"}
 	}
-	sign := func(m jwt.SigningMethod, c jwt.Claims, key any, kid string) string {
-		tk := jwt.NewWithClaims(m, c)
-		if kid != "" {
-			tk.Header["kid"] = kid
-		}
-		s, err := tk.SignedString(key)
-		if err != nil {
-			t.Fatalf("sign test token: %v", err)
-		}
-		return s
-	}
 	kid := KeyID(e.key.Public().(ed25519.PublicKey))
 	noExp := claims()
 	noExp.ExpiresAt = nil
@@ -382,16 +372,16 @@ func TestTokenIssueAndAuthenticate(t *testing.T) {
 		ok    bool
 	}{
 		{"issued token", tok, true},
-		{"hand-made EdDSA token with the right key and kid", sign(jwt.SigningMethodEdDSA, claims(), e.key, kid), true},
+		{"hand-made EdDSA token with the right key and kid", testkit.SignJWT(t, jwt.SigningMethodEdDSA, e.key, claims(), kid), true},
 		{"other key", foreign, false},
-		{"other key, our kid", sign(jwt.SigningMethodEdDSA, claims(), otherKey, kid), false},
-		{"our key, no kid", sign(jwt.SigningMethodEdDSA, claims(), e.key, ""), false},
-		{"alg none", sign(jwt.SigningMethodNone, claims(), jwt.UnsafeAllowNoneSignatureType, kid), false},
-		{"HS256 keyed with the public key", sign(jwt.SigningMethodHS256, claims(), []byte(e.key.Public().(ed25519.PublicKey)), kid), false},
+		{"other key, our kid", testkit.SignJWT(t, jwt.SigningMethodEdDSA, otherKey, claims(), kid), false},
+		{"our key, no kid", testkit.SignJWT(t, jwt.SigningMethodEdDSA, e.key, claims(), ""), false},
+		{"alg none", testkit.SignJWT(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims(), kid), false},
+		{"HS256 keyed with the public key", testkit.SignJWT(t, jwt.SigningMethodHS256, []byte(e.key.Public().(ed25519.PublicKey)), claims(), kid), false},
 		{"other issuer", otherIssuer, false},
-		{"no exp", sign(jwt.SigningMethodEdDSA, noExp, e.key, kid), false},
-		{"no sub", sign(jwt.SigningMethodEdDSA, noSub, e.key, kid), false},
-		{"unknown account", sign(jwt.SigningMethodEdDSA, unknownSub, e.key, kid), false},
+		{"no exp", testkit.SignJWT(t, jwt.SigningMethodEdDSA, e.key, noExp, kid), false},
+		{"no sub", testkit.SignJWT(t, jwt.SigningMethodEdDSA, e.key, noSub, kid), false},
+		{"unknown account", testkit.SignJWT(t, jwt.SigningMethodEdDSA, e.key, unknownSub, kid), false},
 		{"tampered payload", tamperedPayload, false},
 		{"tampered signature", tamperedSig, false},
 		{"empty", "", false},

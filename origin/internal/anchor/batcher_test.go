@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // recPublisher records events and writes one key per event through the
@@ -29,22 +30,11 @@ type recPublisher struct {
 type recEvent struct {
 	Type          string
 	Accounts      []string
-	BatchAnchored *batchAnchored
-}
-
-// batchAnchored is the data object of batch.anchored as receivers read it.
-type batchAnchored struct {
-	BatchID     string   `json:"batch_id"`
-	MerkleRoot  string   `json:"merkle_root"`
-	LeafCount   uint64   `json:"leaf_count"`
-	TxHash      string   `json:"tx_hash"`
-	BlockNumber uint64   `json:"block_number"`
-	Network     string   `json:"network"`
-	RecordIDs   []string `json:"record_ids"`
+	BatchAnchored *wire.BatchAnchored
 }
 
 func (p *recPublisher) Publish(txn store.Txn, ev events.Event) error {
-	var ba batchAnchored
+	var ba wire.BatchAnchored
 	if err := json.Unmarshal(ev.Data, &ba); err != nil {
 		return err
 	}

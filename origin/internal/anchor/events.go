@@ -8,6 +8,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // AnchoredBatch is a batch that has just reached StateAnchored, as the
@@ -65,22 +66,9 @@ type Announcer struct {
 	Events events.Publisher
 }
 
-// batchAnchoredData is the data object of a batch.anchored event.
-type batchAnchoredData struct {
-	BatchID string `json:"batch_id"`
-	// MerkleRoot is 64 hex digits without 0x, as in certificates (wire.Anchor).
-	MerkleRoot string `json:"merkle_root"`
-	LeafCount  uint64 `json:"leaf_count"`
-	// TxHash is 0x-prefixed hex, as Ethereum tools write it.
-	TxHash      string   `json:"tx_hash"`
-	BlockNumber uint64   `json:"block_number"`
-	Network     string   `json:"network"`
-	RecordIDs   []string `json:"record_ids"`
-}
-
 // BatchAnchored implements Listener.
 func (a Announcer) BatchAnchored(txn store.Txn, b AnchoredBatch) error {
-	data, err := events.NewData(batchAnchoredData{
+	data, err := events.NewData(wire.BatchAnchored{
 		BatchID: b.BatchID, MerkleRoot: merkle.Hash(b.MerkleRoot).String(), LeafCount: b.LeafCount,
 		TxHash: b.TxHash.String(), BlockNumber: b.BlockNumber, Network: b.Network, RecordIDs: b.RecordIDs,
 	})

@@ -1,7 +1,6 @@
 package content
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -12,10 +11,8 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/jpeg"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -38,33 +36,6 @@ var realPhotos = []string{
 	"../../../shared/testdata/images/other.jpg",
 	"../server/testdata/meadow.jpg",
 	"../server/testdata/water.jpg",
-}
-
-func readPhoto(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func decodeJPEG(t *testing.T, b []byte) image.Image {
-	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-func encodeJPEG(t *testing.T, img image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // geometric returns img transformed by tr (phash.Transform's order:
@@ -199,11 +170,11 @@ func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 	tries, refused, tied := 0, 0, 0
 	for _, path := range realPhotos {
 		name := filepath.Base(path)
-		orig := e.sign(news, readPhoto(t, path), name)
-		signed := decodeJPEG(t, orig.File)
+		orig := e.sign(news, testkit.ReadFile(t, path), name)
+		signed := testkit.DecodeJPEG(t, orig.File)
 		for _, ed := range copierEdits() {
 			tries++
-			copyOf := encodeJPEG(t, geometric(signed, ed.tr, ed.crop, ed.deg), 85)
+			copyOf := testkit.EncodeJPEG(t, geometric(signed, ed.tr, ed.crop, ed.deg), 85)
 			_, err := e.svc.Sign(ctx, SignInput{Owner: copycat.id, SigningKeyID: copycat.keyID, File: copyOf})
 			var already *AlreadySignedError
 			if !errors.As(err, &already) || already.RecordID != orig.Record.ID {
@@ -224,7 +195,7 @@ func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 		}
 		// Declared, the mirrored copy is signed as the first signer's
 		// derivative, the link inside the signed bytes.
-		mirrored := encodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85)
+		mirrored := testkit.EncodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85)
 		d, err := e.svc.Sign(ctx, SignInput{Owner: copycat.id, SigningKeyID: copycat.keyID, File: mirrored, DerivativeOf: orig.Record.ID})
 		if err != nil {
 			t.Fatalf("%s: Sign(mirrored, derivative_of) = %v", name, err)
@@ -311,13 +282,13 @@ func TestRegisterLooksBeforeMarking(t *testing.T) {
 	ctx := context.Background()
 	news := e.newOwner("news@example.com", "Original News")
 	copycat := e.newDeviceOwner("copy@example.com", "Copycat Agency")
-	orig := e.sign(news, readPhoto(t, realPhotos[0]), "photo.jpg")
-	signed := decodeJPEG(t, orig.File)
+	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
+	signed := testkit.DecodeJPEG(t, orig.File)
 	claimed := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	copies := map[string][]byte{
-		"captioned":        encodeJPEG(t, captioned(signed), 90),
-		"mirrored 2% crop": encodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85),
-		"turned 90° crop":  encodeJPEG(t, geometric(signed, phash.Transpose|phash.MirrorX, 0.02, 0), 85),
+		"captioned":        testkit.EncodeJPEG(t, captioned(signed), 90),
+		"mirrored 2% crop": testkit.EncodeJPEG(t, geometric(signed, phash.MirrorX, 0.02, 0), 85),
+		"turned 90° crop":  testkit.EncodeJPEG(t, geometric(signed, phash.Transpose|phash.MirrorX, 0.02, 0), 85),
 	}
 	for name, file := range copies {
 		_, err := e.svc.Register(ctx, e.registrationOf(copycat, file, claimed, ""))
@@ -327,7 +298,7 @@ func TestRegisterLooksBeforeMarking(t *testing.T) {
 		}
 	}
 	// A declared parent the hashes are not tied to is refused.
-	other := e.sign(news, readPhoto(t, realPhotos[2]), "meadow.jpg")
+	other := e.sign(news, testkit.ReadFile(t, realPhotos[2]), "meadow.jpg")
 	if _, err := e.svc.Register(ctx, e.registrationOf(copycat, copies["captioned"], claimed, other.Record.ID)); !errors.Is(err, ErrDerivativeMismatch) {
 		t.Errorf("Register(wrong parent) err = %v, want ErrDerivativeMismatch", err)
 	}
@@ -393,9 +364,9 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 	ctx := context.Background()
 	news := e.newOwner("news@example.com", "Original News")
 	copycat := e.newOwner("copy@example.com", "Copycat Agency")
-	orig := e.sign(news, readPhoto(t, realPhotos[0]), "photo.jpg")
+	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
 	e.clk.Advance(time.Minute)
-	signed := decodeJPEG(t, orig.File)
+	signed := testkit.DecodeJPEG(t, orig.File)
 	b := signed.Bounds()
 	thumbImg := image.NewRGBA(image.Rect(0, 0, 240, 240*b.Dy()/b.Dx()))
 	for y := 0; y < thumbImg.Bounds().Dy(); y++ {
@@ -403,7 +374,7 @@ func TestFloodCannotDrownFirstSigner(t *testing.T) {
 			thumbImg.Set(x, y, signed.At(x*b.Dx()/240, y*b.Dy()/thumbImg.Bounds().Dy()))
 		}
 	}
-	thumb := encodeJPEG(t, thumbImg, 85)
+	thumb := testkit.EncodeJPEG(t, thumbImg, 85)
 	f, err := facts.Analyze(thumb, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)

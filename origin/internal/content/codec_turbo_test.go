@@ -3,12 +3,10 @@
 package content
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"math"
 	mrand "math/rand/v2"
 	"os"
@@ -25,6 +23,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/keys"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -279,25 +278,13 @@ func benchJPEG(b *testing.B, mp float64) []byte {
 		}
 	}
 	if src == nil {
-		data, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := jpeg.Decode(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
-		src = m
+		src = testkit.DecodeJPEG(b, testkit.ReadFile(b, "../../../shared/watermark/testdata/meadow.jpg"))
 	}
 	r := src.Bounds()
 	scale := math.Sqrt(mp * 1e6 / float64(r.Dx()*r.Dy()))
 	dst := image.NewRGBA(image.Rect(0, 0, int(float64(r.Dx())*scale+0.5), int(float64(r.Dy())*scale+0.5)))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), src, r, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 90}); err != nil {
-		b.Fatal(err)
-	}
-	return buf.Bytes()
+	return testkit.EncodeJPEG(b, dst, 90)
 }
 
 func median(d []time.Duration) time.Duration {

@@ -16,7 +16,6 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -54,41 +54,16 @@ type env struct {
 // transaction (as the webhook queue does) and remembers the events whose
 // transaction committed (it is told by fail which ones to refuse).
 type eventLog struct {
-	mu   sync.Mutex
-	evs  []events.Event
+	testkit.Events
 	fail error
 }
 
 func (l *eventLog) Publish(txn store.Txn, ev events.Event) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.fail != nil {
 		return l.fail
 	}
-	l.evs = append(l.evs, ev)
+	l.Record(ev)
 	return txn.Set([]byte("test-ev/"+ev.Type+"/"+time.Now().String()), nil)
-}
-
-func (l *eventLog) types() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, ev := range l.evs {
-		out = append(out, ev.Type)
-	}
-	return out
-}
-
-// lastData returns the data of the newest committed event of type typ, or "".
-func (l *eventLog) lastData(typ string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i := len(l.evs) - 1; i >= 0; i-- {
-		if l.evs[i].Type == typ {
-			return string(l.evs[i].Data)
-		}
-	}
-	return ""
 }
 
 // newDeps opens the real services a Service stands on: a Badger store in
@@ -196,14 +171,14 @@ func photo(t *testing.T, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{u8(v), u8(v*0.85 + 20), u8(230 - v*0.6), 255})
 		}
 	}
-	return encodeJPEG(t, img, 88)
+	return testkit.EncodeJPEG(t, img, 88)
 }
 
 func u8(v float64) uint8 { return uint8(min(max(v, 0), 255)) }
 
 func reencode(t *testing.T, file []byte, quality int) []byte {
 	t.Helper()
-	return encodeJPEG(t, decodeJPEG(t, file), quality)
+	return testkit.EncodeJPEG(t, testkit.DecodeJPEG(t, file), quality)
 }
 
 func (e *env) sign(o owner, file []byte, name string) *SignResult {
@@ -293,7 +268,7 @@ func TestSign(t *testing.T) {
 	if p.LeafHash != anchor.Hash(sg.LeafHash()) || p.Status != anchor.StatusPending {
 		t.Errorf("queued proof = %+v, want leaf %x pending", p, sg.LeafHash())
 	}
-	if got := e.pub.types(); len(got) != 1 || got[0] != events.ContentSigned {
+	if got := e.pub.Types(); len(got) != 1 || got[0] != events.ContentSigned {
 		t.Errorf("events = %v, want [content.signed]", got)
 	}
 

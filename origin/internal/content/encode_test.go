@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"testing"
+
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 func TestEstimateJPEGQuality(t *testing.T) {
@@ -16,7 +18,7 @@ func TestEstimateJPEGQuality(t *testing.T) {
 		}
 	}
 	for _, q := range []int{10, 30, 50, 60, 75, 85, 90, 95, 100} {
-		got, ok := EstimateJPEGQuality(encodeJPEG(t, img, q))
+		got, ok := EstimateJPEGQuality(testkit.EncodeJPEG(t, img, q))
 		// Near q=100 several qualities scale to the same all-ones table.
 		if !ok || (got != q && !(q >= 98 && got >= 98)) {
 			t.Errorf("EstimateJPEGQuality(q%d) = %d, %v; want %d, true", q, got, ok, q)

@@ -86,7 +86,7 @@ func TestSignLinksPriorContent(t *testing.T) {
 	if d.Record.ParentRecordID != orig.Record.ID {
 		t.Errorf("declared derivative parent = %q, want %s", d.Record.ParentRecordID, orig.Record.ID)
 	}
-	if data := e.pub.lastData(events.ContentSigned); !strings.Contains(data, `"parent_record_id":"`+orig.Record.ID+`"`) || !strings.Contains(data, `"parent_evidence":["watermark"`) {
+	if data := e.pub.LastData(events.ContentSigned); !strings.Contains(data, `"parent_record_id":"`+orig.Record.ID+`"`) || !strings.Contains(data, `"parent_evidence":["watermark"`) {
 		t.Errorf("content.signed data of the derivative = %s, want parent_record_id %s and the watermark evidence first", data, orig.Record.ID)
 	}
 	rec, err := record.Parse(e.record(d.Record.ID).Canonical)

@@ -28,6 +28,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/signerid"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Errors callers branch on.
@@ -164,18 +165,9 @@ func New(cfg Config) (*Service, error) {
 	return &Service{cfg: cfg, log: log, client: webhooks.NewHTTPClient(cfg.Guard, cfg.Timeout)}, nil
 }
 
-// Claim is one account's claim on a domain.
-type Claim struct {
-	Domain string `json:"domain"`
-	// Token is what the proof must carry.
-	Token  string `json:"token"`
-	Status string `json:"status"`
-	// Method is how the domain was proven (https or dns_txt), once verified.
-	Method     string     `json:"method,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	CheckedAt  *time.Time `json:"checked_at,omitempty"`
-	VerifiedAt *time.Time `json:"verified_at,omitempty"`
-}
+// Claim is one account's claim on a domain: the API's type, stored as it
+// is answered, so that a member added there needs no copy by hand.
+type Claim = wire.DomainClaim
 
 // ProofURL is where the HTTPS proof file must be served.
 func ProofURL(domain string) string { return "https://" + domain + WellKnownPath }

@@ -108,11 +108,11 @@ var certTemplate = template.Must(template.New("cert").Funcs(template.FuncMap{"hu
 <h1>Provenance certificate</h1>
 <p class="hint">Record <code class="hash" data-copy>{{.RecordID}}</code></p>
 
-<section class="verdict-box {{if or (eq .Status "revoked") (and .SigningKeyRevocation (ne .SigningKeyRevocation.Decision "valid"))}}tone-bad{{else if eq .Blockchain "anchored"}}tone-ok{{else}}tone-caution{{end}}" aria-labelledby="cert-verdict">
+<section class="verdict-box {{if or (eq .Status "revoked") (and .SigningKeyRevocation (ne .SigningKeyRevocation.Decision "valid"))}}tone-bad{{else if eq .BlockchainStatus "anchored"}}tone-ok{{else}}tone-caution{{end}}" aria-labelledby="cert-verdict">
 {{if eq .Status "revoked"}}<h2 id="cert-verdict">Revoked by its signer: do not rely on it</h2>
 <p><strong>This record was revoked{{if .RevokedAt}} at {{.RevokedAt}}{{end}} by its signer.</strong>{{if .RevokedReason}} Reason given: <span class="pre-line">{{.RevokedReason}}</span>{{end}}</p>
 {{else if and .SigningKeyRevocation (ne .SigningKeyRevocation.Decision "valid")}}<h2 id="cert-verdict">Not authentic: the signing key was revoked</h2>
-{{else if eq .Blockchain "anchored"}}<h2 id="cert-verdict">Signed by {{.Signer.Display}} and anchored</h2>
+{{else if eq .BlockchainStatus "anchored"}}<h2 id="cert-verdict">Signed by {{.Signer.Display}} and anchored</h2>
 {{else}}<h2 id="cert-verdict">Signed by {{.Signer.Display}}; anchoring pending</h2>{{end}}
 {{with .SigningKeyRevocation}}<p><strong>{{if eq .Decision "valid"}}Still valid:{{else}}Not authentic:{{end}} {{.Detail}}.</strong>{{if .Reason}} Reason given: {{.Reason}}.{{end}}</p>{{end}}
 <p>Signed by <strong>{{.Signer.Display}}</strong>, who declares its origin: <strong>{{with .OriginLabel}}{{.}}{{else}}{{.OriginType}}{{end}}</strong>. On record since {{human .TimeOfRecord}}{{if eq .TimeOfRecordBasis "anchored"}}, when it was anchored{{else}}, when the service received it{{end}}.</p>
@@ -174,7 +174,7 @@ var certTemplate = template.Must(template.New("cert").Funcs(template.FuncMap{"hu
 <dt>Signer public key</dt><dd><code class="hash" data-copy>{{.SignerPublicKey}}</code></dd>
 <dt>Key fingerprint</dt><dd><code class="hash">{{.Signer.KeyFingerprint}}</code></dd>
 <dt>Organisation type</dt><dd><code>{{.OrgType}}</code></dd>
-<dt>Anchoring status</dt><dd>{{.Blockchain}}</dd>
+<dt>Anchoring status</dt><dd>{{.BlockchainStatus}}</dd>
 <dt>Signature (signature_hex)</dt><dd><code class="hash" data-copy>{{.SignatureHex}}</code></dd>
 {{if .Record}}<dt>Signed record (record, base64)</dt><dd><code class="hash" data-copy>{{.Record}}</code></dd>{{end}}
 {{with .Anchor}}{{if .AuditPath}}<dt>Audit path</dt><dd>{{range .AuditPath}}<code class="hash">{{.}}</code> {{end}}</dd>{{end}}{{end}}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 func TestDecodeJSONBody(t *testing.T) {
@@ -46,7 +48,7 @@ func TestDecodeJSONBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var req loginRequest
+			var req wire.LoginRequest
 			err := decodeJSONBody([]byte(tc.contentType), []byte(tc.body), 80, &req)
 			if tc.wantStatus == 0 {
 				if err != nil {
@@ -213,30 +215,30 @@ func loneSurrogate(body []byte) bool {
 }
 
 func FuzzDecodeRegister(f *testing.F) {
-	fuzzDecode[registerRequest](f,
+	fuzzDecode[wire.RegisterAccountRequest](f,
 		`{"email":"a@b.co","password":"password1","org_name":"O","org_type":"individual"}`,
 		`{"email":1}`, `{"x":null}`, `{}`, `[]`, `{"email":"\u0000"}`, `{"password":"`+"\xff"+`"}`,
 		`{"email":"a","EMAIL":"b"}`, `{"email":"a","email":"b"}`, `{"org_name":"\ud800"}`, `{"org_name":"\ud83d\ude00"}`)
 }
 
 func FuzzDecodeLogin(f *testing.F) {
-	fuzzDecode[loginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`, `{"paſſword":"p"}`)
+	fuzzDecode[wire.LoginRequest](f, `{"email":"a@b.co","password":"p"}`, `{"email":"a"}{}`, `null`, `{"paſſword":"p"}`)
 }
 
 func FuzzDecodeResetPassword(f *testing.F) {
-	fuzzDecode[resetPasswordRequest](f, `{"token":"abc","password":"new password"}`, `{"token":["a"]}`)
+	fuzzDecode[wire.ResetPasswordRequest](f, `{"token":"abc","password":"new password"}`, `{"token":["a"]}`)
 }
 
 func FuzzDecodeCreateAPIKey(f *testing.F) {
-	fuzzDecode[createAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`,
+	fuzzDecode[wire.CreateAPIKeyRequest](f, `{"name":"k","scopes":["sign","read"]}`, `{"scopes":"sign"}`, `{"scopes":[1]}`,
 		`{"scopes":["read"],"SCOPES":["sign","read","webhooks"]}`, `{"ſcopes":["read"]}`, `{"scopes":["read"],"scopes":["sign"]}`)
 }
 
 func FuzzDecodeCreateSigningKey(f *testing.F) {
-	fuzzDecode[createSigningKeyRequest](f, `{"name":"cam","origin_type":"camera_image","device_id":"d","device_info":"i"}`, `{"name":{}}`)
+	fuzzDecode[wire.CreateSigningKeyRequest](f, `{"name":"cam","origin_type":"camera_image","device_id":"d","device_info":"i"}`, `{"name":{}}`)
 }
 
 func FuzzDecodeUpdateWebhook(f *testing.F) {
-	fuzzDecode[updateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
+	fuzzDecode[wire.UpdateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
 		`{"events":null}`, `{"active":true,"active":false}`, `{"events":[{"a":1,"a":2}]}`)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/shared/wire"
+
 	"github.com/provenant/provenant/origin/internal/accounts"
 	"github.com/provenant/provenant/origin/internal/store"
 )
@@ -36,47 +38,8 @@ func Context(ctx *fasthttp.RequestCtx) context.Context {
 	return base
 }
 
-// Wire types of the auth endpoints.
-type (
-	registerRequest struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-		OrgName  string `json:"org_name"`
-		OrgType  string `json:"org_type"`
-	}
-	loginRequest struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
-	forgotPasswordRequest struct {
-		Email string `json:"email"`
-	}
-	resetPasswordRequest struct {
-		Token    string `json:"token"`
-		Password string `json:"password"`
-	}
-	userResponse struct {
-		ID        string    `json:"id"`
-		Email     string    `json:"email"`
-		OrgName   string    `json:"org_name"`
-		OrgType   string    `json:"org_type"`
-		CreatedAt time.Time `json:"created_at"`
-	}
-	tokenResponse struct {
-		AccessToken string       `json:"access_token"`
-		TokenType   string       `json:"token_type"`
-		ExpiresIn   int          `json:"expires_in"`
-		ExpiresAt   time.Time    `json:"expires_at"`
-		User        userResponse `json:"user"`
-	}
-	statusResponse struct {
-		Status  string `json:"status"`
-		Message string `json:"message,omitempty"`
-	}
-)
-
-func toUserResponse(u accounts.User) userResponse {
-	return userResponse{ID: u.ID, Email: u.Email, OrgName: u.OrgName, OrgType: u.OrgType, CreatedAt: u.CreatedAt}
+func toUserResponse(u accounts.User) wire.User {
+	return wire.User{ID: u.ID, Email: u.Email, OrgName: u.OrgName, OrgType: u.OrgType, CreatedAt: u.CreatedAt}
 }
 
 func (a *API) writeToken(ctx *fasthttp.RequestCtx, status int, u accounts.User) error {
@@ -84,14 +47,14 @@ func (a *API) writeToken(ctx *fasthttp.RequestCtx, status int, u accounts.User) 
 	if err != nil {
 		return err
 	}
-	return WriteJSON(ctx, status, tokenResponse{
+	return WriteJSON(ctx, status, wire.Session{
 		AccessToken: tok, TokenType: "bearer", ExpiresIn: int(a.cfg.Accounts.TokenTTL() / time.Second),
 		ExpiresAt: exp.UTC(), User: toUserResponse(u),
 	})
 }
 
 func (a *API) handleRegister(ctx *fasthttp.RequestCtx) error {
-	var req registerRequest
+	var req wire.RegisterAccountRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -105,7 +68,7 @@ func (a *API) handleRegister(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleLogin(ctx *fasthttp.RequestCtx) error {
-	var req loginRequest
+	var req wire.LoginRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -134,7 +97,7 @@ func (a *API) handleMe(ctx *fasthttp.RequestCtx) error {
 const forgotMessage = "If an account exists for this email, a password reset message has been sent."
 
 func (a *API) handleForgotPassword(ctx *fasthttp.RequestCtx) error {
-	var req forgotPasswordRequest
+	var req wire.ForgotPasswordRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -144,11 +107,11 @@ func (a *API) handleForgotPassword(ctx *fasthttp.RequestCtx) error {
 	if err := a.cfg.Accounts.ForgotPassword(Context(ctx), req.Email); err != nil {
 		return err
 	}
-	return WriteJSON(ctx, fasthttp.StatusAccepted, statusResponse{Status: "accepted", Message: forgotMessage})
+	return WriteJSON(ctx, fasthttp.StatusAccepted, wire.StatusMessage{Status: "accepted", Message: forgotMessage})
 }
 
 func (a *API) handleResetPassword(ctx *fasthttp.RequestCtx) error {
-	var req resetPasswordRequest
+	var req wire.ResetPasswordRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -158,5 +121,5 @@ func (a *API) handleResetPassword(ctx *fasthttp.RequestCtx) error {
 	if err := a.cfg.Accounts.ResetPassword(Context(ctx), req.Token, req.Password); err != nil {
 		return err
 	}
-	return WriteJSON(ctx, fasthttp.StatusOK, statusResponse{Status: "password_reset", Message: "Log in with the new password."})
+	return WriteJSON(ctx, fasthttp.StatusOK, wire.StatusMessage{Status: "password_reset", Message: "Log in with the new password."})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/provenant/provenant/origin/internal/domains"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 func (a *API) registerDomains() error {
@@ -26,45 +27,19 @@ func (a *API) registerDomains() error {
 	return nil
 }
 
-type startDomainRequest struct {
-	Domain string `json:"domain"`
-}
-
-// domainProofs are the two ways to prove a claim.
-type domainProofs struct {
-	HTTPS  httpsProof  `json:"https"`
-	DNSTXT dnsTXTProof `json:"dns_txt"`
-}
-
-type httpsProof struct {
-	// URL must answer 200 with the token on a line of its own.
-	URL     string `json:"url"`
-	Content string `json:"content"`
-}
-
-type dnsTXTProof struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// domainView is a claim as the API answers it: the claim itself and the
-// two places its token may be put.
-type domainView struct {
-	domains.Claim
-	Proofs domainProofs `json:"proofs"`
-}
-
-func toDomainView(c domains.Claim) domainView {
-	return domainView{Claim: c, Proofs: domainProofs{
-		HTTPS:  httpsProof{URL: domains.ProofURL(c.Domain), Content: c.Token},
-		DNSTXT: dnsTXTProof{Name: domains.TXTName(c.Domain), Value: c.Token},
+// toDomainView is a claim as the API answers it, with the two places its
+// token may be put.
+func toDomainView(c domains.Claim) wire.Domain {
+	return wire.Domain{DomainClaim: c, Proofs: wire.DomainProofs{
+		HTTPS:  wire.DomainHTTPSProof{URL: domains.ProofURL(c.Domain), Content: c.Token},
+		DNSTXT: wire.DomainTXTProof{Name: domains.TXTName(c.Domain), Value: c.Token},
 	}}
 }
 
 // handleStartDomain: POST /api/v1/domains {"domain": "example.com"}.
 // Idempotent: an existing claim comes back with its token.
 func (a *API) handleStartDomain(ctx *fasthttp.RequestCtx) error {
-	var req startDomainRequest
+	var req wire.StartDomainRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -83,7 +58,7 @@ func (a *API) handleListDomains(ctx *fasthttp.RequestCtx) error {
 	if err != nil {
 		return err
 	}
-	out := ListResponse[domainView]{Items: make([]domainView, 0, len(cs))}
+	out := ListResponse[wire.Domain]{Items: make([]wire.Domain, 0, len(cs))}
 	for _, c := range cs {
 		out.Items = append(out.Items, toDomainView(c))
 	}

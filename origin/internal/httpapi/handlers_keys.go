@@ -17,10 +17,7 @@ const (
 
 // ListResponse is the envelope of every list endpoint: items in a stable
 // order and an opaque cursor for the next page (absent on the last page).
-type ListResponse[T any] struct {
-	Items      []T    `json:"items"`
-	NextCursor string `json:"next_cursor,omitempty"`
-}
+type ListResponse[T any] = wire.Page[T]
 
 // listResponse converts one page of domain items with conv. Items is never
 // nil, so an empty page encodes as "items": [].
@@ -58,22 +55,6 @@ func PageParams(ctx *fasthttp.RequestCtx, extra ...string) (cursor string, limit
 	return cursor, limit, nil
 }
 
-type (
-	createAPIKeyRequest struct {
-		Name   string   `json:"name"`
-		Scopes []string `json:"scopes"`
-	}
-	createSigningKeyRequest struct {
-		Name       string `json:"name"`
-		OriginType string `json:"origin_type"`
-		DeviceID   string `json:"device_id"`
-		DeviceInfo string `json:"device_info"`
-		// PublicKeyHex, when given, makes a device key: the client keeps
-		// the private half and the service never signs with it.
-		PublicKeyHex string `json:"public_key_hex"`
-	}
-)
-
 // toAPIKeyResponse and toSigningKeyResponse are a key as the API shows it:
 // without its owner (and an API key's hash).
 func toAPIKeyResponse(k keys.APIKey) wire.APIKey { return k.APIKey }
@@ -81,7 +62,7 @@ func toAPIKeyResponse(k keys.APIKey) wire.APIKey { return k.APIKey }
 func toSigningKeyResponse(k keys.SigningKey) wire.SigningKey { return k.SigningKey }
 
 func (a *API) handleCreateAPIKey(ctx *fasthttp.RequestCtx) error {
-	var req createAPIKeyRequest
+	var req wire.CreateAPIKeyRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -107,7 +88,7 @@ func (a *API) handleRevokeAPIKey(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleCreateSigningKey(ctx *fasthttp.RequestCtx) error {
-	var req createSigningKeyRequest
+	var req wire.CreateSigningKeyRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/provenant/provenant/shared/wire"
+
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/keys"
 )
@@ -62,7 +64,7 @@ func (a *API) registerBuiltins() error {
 }
 
 func (a *API) handleHealth(ctx *fasthttp.RequestCtx) error {
-	return WriteJSON(ctx, fasthttp.StatusOK, statusResponse{Status: "ok"})
+	return WriteJSON(ctx, fasthttp.StatusOK, wire.StatusMessage{Status: "ok"})
 }
 
 func (a *API) handleOpenAPI(ctx *fasthttp.RequestCtx) error {
@@ -88,16 +90,8 @@ type ReadyCheck struct {
 // makes /ready answer 503 promptly instead of hanging the probe.
 const ReadyTimeout = 2 * time.Second
 
-// readyResponse is the body of GET /ready. Checks maps each check's name to
-// "ok" or "fail" ("unavailable" for an optional feature); the failure's cause is logged, never sent, since the
-// endpoint is public.
-type readyResponse struct {
-	Status string            `json:"status"`
-	Checks map[string]string `json:"checks"`
-}
-
 func (a *API) handleReady(ctx *fasthttp.RequestCtx) error {
-	resp := readyResponse{Status: "ready", Checks: make(map[string]string, len(a.cfg.Ready))}
+	resp := wire.Readiness{Status: "ready", Checks: make(map[string]string, len(a.cfg.Ready))}
 	status := fasthttp.StatusOK
 	for _, c := range a.cfg.Ready {
 		cctx, cancel := context.WithTimeout(Context(ctx), ReadyTimeout)

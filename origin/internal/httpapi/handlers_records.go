@@ -241,19 +241,12 @@ func (a *API) handleVerify(ctx *fasthttp.RequestCtx) error {
 // the whole request is also capped by the server's body cap.
 const MaxBatchItems = 10
 
-type batchItem struct {
-	Index    int                `json:"index"`
-	Filename string             `json:"filename"`
-	Status   int                `json:"status"`
-	Result   *wire.SignResponse `json:"result,omitempty"`
-	Error    *Problem           `json:"error,omitempty"`
-}
-
-type batchResponse struct {
-	Items     []batchItem `json:"items"`
-	Succeeded int         `json:"succeeded"`
-	Failed    int         `json:"failed"`
-}
+// batchItem and batchResponse are the sign-batch answer; the SDK decodes
+// the same type.
+type (
+	batchItem     = wire.BatchItem[*Problem]
+	batchResponse = wire.BatchResponse[*Problem]
+)
 
 // parseParent checks a declared parent record id ("" means none) and
 // returns it in canonical form.
@@ -373,26 +366,10 @@ func (a *API) handleSignBatch(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-type registerContentRequest struct {
-	RecordID            string `json:"record_id"`
-	SHA256              string `json:"sha256"`
-	PerceptualHash      string `json:"perceptual_hash"`
-	WatermarkPayloadHex string `json:"watermark_payload_hex"`
-	SignatureHex        string `json:"signature_hex"`
-	SigningKeyID        string `json:"signing_key_id"`
-	SignerPublicKey     string `json:"signer_public_key"`
-	OriginType          string `json:"origin_type"`
-	Timestamp           string `json:"timestamp"`
-	OriginalFilename    string `json:"original_filename"`
-	MediaType           string `json:"media_type"`
-	VideoFingerprint    string `json:"video_fingerprint"`
-	DerivativeOf        string `json:"derivative_of"`
-}
-
 // handleRegisterContent: POST /api/v1/register (JSON, hash-only).
 func (a *API) handleRegisterContent(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	var req registerContentRequest
+	var req wire.RegisterContentRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -572,15 +549,11 @@ func (a *API) handleGetRecord(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-type revokeRequest struct {
-	Reason string `json:"reason"`
-}
-
 // handleRevokeRecord: DELETE /api/v1/content-records/{id}, optional JSON
 // body {"reason": "..."}.
 func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
 	p, _ := PrincipalFrom(ctx)
-	var req revokeRequest
+	var req wire.RevokeRecordRequest
 	if ctx.Request.Header.ContentLength() != 0 { // a body is optional
 		if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 			return err
@@ -594,49 +567,17 @@ func (a *API) handleRevokeRecord(ctx *fasthttp.RequestCtx) error {
 	return WriteJSON(ctx, fasthttp.StatusOK, toRecordView(r))
 }
 
+// certificateView is the public certificate and what only its HTML page
+// shows.
 type certificateView struct {
-	wire.Certificate
-	// Signer is who signed, with the display members (docs/verification.md,
-	// "Who a signer is"); org_name above is the name inside the signed
-	// record, as the signer declared it.
-	Signer         wire.Signer `json:"signer"`
-	OriginDeclared bool        `json:"origin_declared"`
-	Status         string      `json:"status"`
-	RevokedAt      string      `json:"revoked_at,omitempty"`
-	// RevokedReason is the signer's reason for revoking the record, when
-	// given.
-	RevokedReason string `json:"revoked_reason,omitempty"`
-	OriginType    string `json:"origin_type"`
-	// OriginLabel is OriginType's human label (HTML page only).
+	wire.PublicCertificate
+	// OriginLabel is OriginType's human label.
 	OriginLabel string `json:"-"`
 	// NetworkLabel names the network for a reader and ExplorerLink is the
-	// transaction on a public network's explorer (HTML page only).
-	NetworkLabel  string `json:"-"`
-	ExplorerLink  string `json:"-"`
-	OrgType       string `json:"org_type"`
-	KeyName       string `json:"key_name"`
-	Blockchain    string `json:"blockchain_status"`
-	BlockchainTx  string `json:"blockchain_tx,omitempty"`
-	VerifyOffline string `json:"verify_offline"`
-	// ParentRecordID and Chain show where the content came from when the
-	// record was signed as a derivative (docs/verification.md, "Who signed
-	// first"): the ancestors oldest first, then this record.
-	ParentRecordID string          `json:"parent_record_id,omitempty"`
-	Chain          []certChainLink `json:"chain,omitempty"`
-	// TimeOfRecord is when the record is known to have existed: its
-	// anchoring time once anchored (TimeOfRecordBasis "anchored"), else
-	// when the service received it ("received"). Timestamp stays the time
-	// inside the signed record; for a registered record it is the client's
-	// claim, repeated as ClaimedTimestamp (docs/verification.md, "Register
-	// cannot steal").
-	TimeOfRecord      string `json:"time_of_record"`
-	TimeOfRecordBasis string `json:"time_of_record_basis"`
-	ClaimedTimestamp  string `json:"claimed_timestamp,omitempty"`
-	// SigningKeyRevocation says, when the record's signing key is revoked,
-	// whether the record stays valid and why.
-	SigningKeyRevocation *wire.KeyRevocation `json:"signing_key_revocation,omitempty"`
-	// ChainText is Chain in the words every surface uses (shared/present;
-	// HTML page only).
+	// transaction on a public network's explorer.
+	NetworkLabel string `json:"-"`
+	ExplorerLink string `json:"-"`
+	// ChainText is Chain in the words every surface uses (shared/present).
 	ChainText string `json:"-"`
 }
 
@@ -673,10 +614,10 @@ func (a *API) handleCertificate(ctx *fasthttp.RequestCtx) error {
 		return err
 	}
 	a.cfg.Records.Identify(Context(ctx), r)
-	v := certificateView{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, OriginType: r.OriginType,
-		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, Blockchain: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
+	v := certificateView{PublicCertificate: wire.PublicCertificate{Certificate: c, Signer: r.Signer, OriginDeclared: true, Status: r.Status, RevokedAt: fmtTime(r.RevokedAt), RevokedReason: r.RevokedReason, OriginType: r.OriginType,
+		OrgType: r.Signer.OrgType, KeyName: r.Signer.KeyName, BlockchainStatus: r.BlockchainStatus, BlockchainTx: r.BlockchainTx,
 		VerifyOffline:  "record is the canonical signed record (base64); signature_hex is its Ed25519 signature under signer_public_key.",
-		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}
+		ParentRecordID: r.ParentRecordID, SigningKeyRevocation: a.cfg.Records.KeyRevocationOf(Context(ctx), r)}}
 	v.timeOfRecord(r)
 	if n := c.Network; n != nil {
 		v.NetworkLabel = n.Label()

@@ -17,23 +17,8 @@ const (
 	CodeWebhookLimit      = "webhook_limit_reached"
 )
 
-type (
-	createWebhookRequest struct {
-		URL string `json:"url"`
-		// Events nil (omitted or null) subscribes to every event type.
-		Events []string `json:"events"`
-	}
-	// updateWebhookRequest: omitted (or null) members are left unchanged.
-	updateWebhookRequest struct {
-		URL    *string   `json:"url"`
-		Events *[]string `json:"events"`
-		Active *bool     `json:"active"`
-	}
-)
-
 func toWebhookResponse(w webhooks.Webhook) wire.Webhook {
-	return wire.Webhook{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, CreatedAt: w.CreatedAt,
-		UpdatedAt: w.UpdatedAt, SecretRotatedAt: w.SecretRotatedAt}
+	return wire.Webhook{WebhookEndpoint: w.WebhookEndpoint}
 }
 
 // withSecret is w as create and rotate-secret answer: with its secret,
@@ -81,7 +66,7 @@ func (a *API) handleTestWebhook(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleCreateWebhook(ctx *fasthttp.RequestCtx) error {
-	var req createWebhookRequest
+	var req wire.CreateWebhookRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}
@@ -102,7 +87,7 @@ func (a *API) handleGetWebhook(ctx *fasthttp.RequestCtx) error {
 }
 
 func (a *API) handleUpdateWebhook(ctx *fasthttp.RequestCtx) error {
-	var req updateWebhookRequest
+	var req wire.UpdateWebhookRequest
 	if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 		return err
 	}

@@ -400,23 +400,15 @@ func (a *API) idempotent(ctx *fasthttp.RequestCtx, rt Route, h Handler) error {
 			return err
 		}
 		if cl != nil {
-			digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
-			if err != nil {
+			if err := a.sameRequest(ctx, rt, key, cl.Fingerprint); err != nil {
 				return err
-			}
-			if requestFingerprint(ctx, rt.Path, digest) != cl.Fingerprint {
-				return keyReused(key)
 			}
 			return a.replayClaim(ctx, rt, id, seal, cl, rebuild)
 		}
 	}
 	if prev != nil {
-		digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
-		if err != nil {
+		if err := a.sameRequest(ctx, rt, key, prev.Fingerprint); err != nil {
 			return err
-		}
-		if requestFingerprint(ctx, rt.Path, digest) != prev.Fingerprint {
-			return keyReused(key)
 		}
 		return a.replay(ctx, prev)
 	}
@@ -547,6 +539,21 @@ func replayCreated[T any](what string, get func(context.Context, string, string)
 		}
 		return answer(ctx, v, string(secret))
 	}
+}
+
+// sameRequest checks that the request repeats the one whose fingerprint
+// an earlier attempt under key stored (same route, query and body): a key
+// reused for another request is refused, never answered with the first
+// one's response.
+func (a *API) sameRequest(ctx *fasthttp.RequestCtx, rt Route, key, fingerprint string) error {
+	digest, err := bodyDigest(ctx, max(a.maxIdempotentBody(), rt.MaxBody))
+	if err != nil {
+		return err
+	}
+	if requestFingerprint(ctx, rt.Path, digest) != fingerprint {
+		return keyReused(key)
+	}
+	return nil
 }
 
 func isSignBatch(rt Route) bool { return rt.Method == "POST" && rt.Path == "/api/v1/sign-batch" }

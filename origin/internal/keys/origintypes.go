@@ -1,14 +1,14 @@
 package keys
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/provenant/provenant/shared/wire"
+)
 
 // OriginType describes how a piece of content came to be. A signing key
 // declares one; verification results present it as {category, code, label}.
-type OriginType struct {
-	Category string `json:"category"`
-	Code     string `json:"code"`
-	Label    string `json:"label"`
-}
+type OriginType = wire.OriginType
 
 // originTypes is the fixed list served by GET /api/v1/origin-types. Codes
 // are stable identifiers: add new ones, never rename or remove.

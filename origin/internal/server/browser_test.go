@@ -30,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/provenant/provenant/origin/internal/demo"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/wire"
@@ -343,7 +344,7 @@ func TestWidgetInChromium(t *testing.T) {
 		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba"},
 		// The browser would read a WebP's EXIF orientation, which the
 		// service ignores: the module decodes WebP.
-		{"webp", "none", "", readFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
+		{"webp", "none", "", testkit.ReadFile(t, "../../../shared/testdata/images/photo.webp"), false, "file"},
 	}
 	files := map[string][]byte{}
 	var names []string
@@ -579,7 +580,7 @@ func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
 	default:
 		t.Fatalf("orientation %d", o)
 	}
-	out := jpegOf(t, dst, 90)
+	out := testkit.EncodeJPEG(t, dst, 90)
 	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
 	seg := append([]byte("Exif\x00\x00"), tiff...)
 	n := len(seg) + 2
@@ -594,15 +595,6 @@ func pngOf(t *testing.T, jpg []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // badgeJS evaluates expr with `badge` bound to the badge of image id and
@@ -765,7 +757,7 @@ func captioned(t *testing.T, signed []byte) []byte {
 	m := toRGBA(t, signed)
 	b := m.Bounds()
 	draw.Draw(m, image.Rect(b.Min.X, b.Max.Y-b.Dy()/6, b.Max.X, b.Max.Y), &image.Uniform{color.Black}, image.Point{}, draw.Src)
-	return jpegOf(t, m, 90)
+	return testkit.EncodeJPEG(t, m, 90)
 }
 
 // startBrowserServer skips the test without Chromium, then starts an

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -102,7 +103,7 @@ func (r response) signProblem(t *testing.T) signProblem {
 // quality q.
 func transform(t *testing.T, data []byte, q int, f func(src image.Image) image.Image) []byte {
 	t.Helper()
-	return jpegOf(t, f(decodeJPEG(t, data)), q)
+	return testkit.EncodeJPEG(t, f(testkit.DecodeJPEG(t, data)), q)
 }
 
 // unmarkedCopy is a copy of the picture with no watermark left in it: the

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
-	"image"
-	"image/jpeg"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/imagex"
@@ -17,33 +15,15 @@ import (
 // The picture helpers the tests share: decode, encode, watermark and hash
 // a picture as a client or a copier would, failing the test on an error.
 
-func decodeJPEG(t testing.TB, data []byte) image.Image {
-	t.Helper()
-	m, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func jpegOf(t testing.TB, m image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // watermarked is picture with payload p embedded by the project's own
 // embedder, encoded at quality 92.
 func watermarked(t testing.TB, picture []byte, p watermark.Payload) []byte {
 	t.Helper()
-	marked, err := watermark.Embed(decodeJPEG(t, picture), p)
+	marked, err := watermark.Embed(testkit.DecodeJPEG(t, picture), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return jpegOf(t, marked, 92)
+	return testkit.EncodeJPEG(t, marked, 92)
 }
 
 // phashOf is the perceptual hash the origin computes for file.

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/watermark"
 )
 
@@ -37,7 +38,7 @@ func (ts *testServer) verifyLocal(data []byte) localResp {
 
 func toRGBA(t *testing.T, data []byte) *image.RGBA {
 	t.Helper()
-	m := decodeJPEG(t, data)
+	m := testkit.DecodeJPEG(t, data)
 	out := image.NewRGBA(image.Rect(0, 0, m.Bounds().Dx(), m.Bounds().Dy()))
 	draw.Draw(out, out.Bounds(), m, m.Bounds().Min, draw.Src)
 	return out
@@ -85,13 +86,13 @@ func TestHonestEditedIsNotAuthentic(t *testing.T) {
 	W, H := pic.Bounds().Dx(), pic.Bounds().Dy()
 
 	// Genuine copies keep verifying.
-	v := ts.verifyLocal(jpegOf(t, pic, 70))
+	v := ts.verifyLocal(testkit.EncodeJPEG(t, pic, 70))
 	if !v.Authentic || v.Match != "reencoded" || v.RecordID != id {
 		t.Errorf("re-encoded copy: authentic %v match %q record %q, want true reencoded %s:\n%s", v.Authentic, v.Match, v.RecordID, id, v.raw)
 	}
 	crop := image.NewRGBA(image.Rect(0, 0, W*4/5, H*4/5))
 	draw.Draw(crop, crop.Bounds(), pic, image.Pt(W/5, 0), draw.Src)
-	v = ts.verifyLocal(jpegOf(t, crop, 85))
+	v = ts.verifyLocal(testkit.EncodeJPEG(t, crop, 85))
 	if !v.Authentic || v.Match != "crop" || v.Region == nil || v.Region.W < 0.75 || v.Region.W > 0.85 || v.Region.X < 0.15 {
 		t.Errorf("crop: authentic %v match %q region %+v, want true crop about x 0.2 w 0.8:\n%s", v.Authentic, v.Match, v.Region, v.raw)
 	}
@@ -102,7 +103,7 @@ func TestHonestEditedIsNotAuthentic(t *testing.T) {
 	for x := W / 20; x < W*19/20; x += W / 30 {
 		draw.Draw(captioned, image.Rect(x, H*87/100, x+W/90, H*96/100), &image.Uniform{color.White}, image.Point{}, draw.Src)
 	}
-	v = ts.verifyLocal(jpegOf(t, captioned, 90))
+	v = ts.verifyLocal(testkit.EncodeJPEG(t, captioned, 90))
 	notEndorsed(t, "caption", v.honestResp, id, "Example News", "derived")
 	if v.Match != "edited" || v.ChangedBlocks == nil || len(v.ChangedBlocks.Cells) == 0 {
 		t.Errorf("caption: match %q changed_blocks %+v, want edited with blocks:\n%s", v.Match, v.ChangedBlocks, v.raw)
@@ -119,7 +120,7 @@ func TestHonestEditedIsNotAuthentic(t *testing.T) {
 	obj := toRGBA(t, readTestdata(t, "water.jpg"))
 	area := image.Rect(W/3, H/4, W/3+W/4, H/4+H/3)
 	draw.Draw(pasted, area, obj, image.Pt(40, 40), draw.Src)
-	v = ts.verifyLocal(jpegOf(t, pasted, 90))
+	v = ts.verifyLocal(testkit.EncodeJPEG(t, pasted, 90))
 	notEndorsed(t, "pasted object", v.honestResp, id, "Example News", "derived")
 	if v.Match != "edited" || v.ChangedBlocks == nil || len(v.ChangedBlocks.Cells) == 0 {
 		t.Errorf("pasted object: match %q changed_blocks %+v, want edited:\n%s", v.Match, v.ChangedBlocks, v.raw)
@@ -137,7 +138,7 @@ func TestHonestEditedIsNotAuthentic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v = ts.verifyLocal(jpegOf(t, forged, 92))
+	v = ts.verifyLocal(testkit.EncodeJPEG(t, forged, 92))
 	if v.Authentic || (v.Match != "edited" && v.Match != "mismatch") || v.Confidence > 0.3 {
 		t.Errorf("blur, composite, re-embed: authentic %v match %q confidence %v, want not authentic, edited or mismatch, at most 0.3:\n%s",
 			v.Authentic, v.Match, v.Confidence, v.raw)

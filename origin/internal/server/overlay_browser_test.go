@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 )
 
@@ -30,7 +31,7 @@ func framed(t *testing.T, signed []byte, barFrac float64) []byte {
 	for x := W / 20; x < W*19/20; x += bar / 2 {
 		draw.Draw(out, image.Rect(x, bar/5, x+bar/6, bar*4/5), &image.Uniform{color.Black}, image.Point{}, draw.Src)
 	}
-	return jpegOf(t, out, 90)
+	return testkit.EncodeJPEG(t, out, 90)
 }
 
 // overlayState is what a surface drew on a checked picture.

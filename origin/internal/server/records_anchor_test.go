@@ -10,20 +10,19 @@ import (
 	"github.com/provenant/provenant/origin/internal/anchor"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 // recorder is an events.Publisher and a content.AnchorQueue that remember
 // what they were given (tests only: a real subscriber writes through txn).
 type recorder struct {
+	testkit.Events
 	mu     sync.Mutex
-	events []events.Event
 	queued map[string]anchor.Hash
 }
 
 func (r *recorder) Publish(_ store.Txn, ev events.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
+	r.Record(ev)
 	return nil
 }
 
@@ -35,16 +34,6 @@ func (r *recorder) Enqueue(_ store.Txn, e anchor.Entry) error {
 	}
 	r.queued[e.RecordID] = e.LeafHash
 	return nil
-}
-
-func (r *recorder) types() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, ev := range r.events {
-		out = append(out, ev.Type)
-	}
-	return out
 }
 
 // anchored is a ProofSource for a one-leaf batch: the root is the leaf.
@@ -75,15 +64,15 @@ func TestEventsAndAnchoringSeam(t *testing.T) {
 	if _, ok := rec.queued[id]; !ok {
 		t.Fatalf("record %s was not queued for anchoring", id)
 	}
-	if len(rec.events) != 1 || rec.events[0].Type != events.ContentSigned || rec.events[0].Accounts[0] != s.id {
-		t.Fatalf("events = %+v, want one content.signed for the owner", rec.events)
+	if len(rec.All()) != 1 || rec.All()[0].Type != events.ContentSigned || rec.All()[0].Accounts[0] != s.id {
+		t.Fatalf("events = %+v, want one content.signed for the owner", rec.All())
 	}
 	var data map[string]any
-	_ = json.Unmarshal(rec.events[0].Data, &data)
+	_ = json.Unmarshal(rec.All()[0].Data, &data)
 	signer, _ := data["signer"].(map[string]any)
 	if data["record_id"] != id || data["original_filename"] != "pic.jpg" || data["origin_type"] != "camera_image" ||
 		data["blockchain_status"] != "pending" || signer["org_name"] != "Example News" || signer["key_name"] != "Newsroom camera" {
-		t.Errorf("content.signed data = %s", rec.events[0].Data)
+		t.Errorf("content.signed data = %s", rec.All()[0].Data)
 	}
 
 	// The batcher tells the server's listener that the batch is anchored,
@@ -95,10 +84,10 @@ func TestEventsAndAnchoringSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.types(); len(got) != 2 || got[1] != events.BatchAnchored {
+	if got := rec.Types(); len(got) != 2 || got[1] != events.BatchAnchored {
 		t.Fatalf("events after anchoring = %v, want batch.anchored second", got)
 	}
-	if ev := rec.events[1]; len(ev.Accounts) != 1 || ev.Accounts[0] != s.id || !strings.Contains(string(ev.Data), `"record_ids":["`+id+`","unknown-id"]`) ||
+	if ev := rec.All()[1]; len(ev.Accounts) != 1 || ev.Accounts[0] != s.id || !strings.Contains(string(ev.Data), `"record_ids":["`+id+`","unknown-id"]`) ||
 		!strings.Contains(string(ev.Data), `"tx_hash":"`+testTx.String()+`"`) {
 		t.Errorf("batch.anchored = %+v (%s), want the owner and the batch's records", ev, ev.Data)
 	}
@@ -108,16 +97,16 @@ func TestEventsAndAnchoringSeam(t *testing.T) {
 	if !v.Authentic || v.Confidence != 0.98 || !v.Checks["blockchain"].Passed {
 		t.Errorf("verify after anchoring = %+v, want authentic, confidence 0.98 (local chain), blockchain passed", v)
 	}
-	if got := rec.types(); len(got) != 3 || got[2] != events.ContentVerified {
+	if got := rec.Types(); len(got) != 3 || got[2] != events.ContentVerified {
 		t.Fatalf("events after verify = %v, want content.verified third", got)
 	}
-	_ = json.Unmarshal(rec.events[2].Data, &data)
+	_ = json.Unmarshal(rec.All()[2].Data, &data)
 	if data["record_id"] != id || data["authentic"] != true || data["checks"] == nil {
-		t.Errorf("content.verified data = %s", rec.events[1].Data)
+		t.Errorf("content.verified data = %s", rec.All()[1].Data)
 	}
 	// Unknown files publish nothing.
 	ts.verify(photo(t, 12, 384, 288))
-	if got := rec.types(); len(got) != 3 {
+	if got := rec.Types(); len(got) != 3 {
 		t.Errorf("verifying an unknown file published an event: %v", got)
 	}
 

@@ -12,13 +12,13 @@ import (
 	"image/color"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/internal/ratelimit"
 	"github.com/provenant/provenant/origin/internal/httpapi"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -26,11 +26,7 @@ import (
 
 func readBomb(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../../../shared/testdata/bombs/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testkit.ReadFile(t, "../../../shared/testdata/bombs/"+name)
 }
 
 // photo returns a small photo-like JPEG (smooth gradients plus noise), a
@@ -46,7 +42,7 @@ func photo(t testing.TB, seed uint64, w, h int) []byte {
 			img.Set(x, y, color.RGBA{clampU8(v), clampU8(v*0.8 + 30), clampU8(255 - v), 255})
 		}
 	}
-	return jpegOf(t, img, 85)
+	return testkit.EncodeJPEG(t, img, 85)
 }
 
 func sinApprox(x float64) float64 {

@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"image"
 	"mime/multipart"
-	"os"
 	"strings"
 	"testing"
 
 	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 type namedFile struct {
@@ -46,11 +47,7 @@ func (ts *testServer) upload(path, token string, files []namedFile, fields map[s
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testkit.ReadFile(t, "testdata/"+name)
 }
 
 // signer is an account with a signing key and an API key.
@@ -119,12 +116,12 @@ func verifyAs[T any](ts *testServer, data []byte) (v T, body []byte) {
 
 func reencode(t *testing.T, data []byte, scale float64, quality int) []byte {
 	t.Helper()
-	img := decodeJPEG(t, data)
+	img := testkit.DecodeJPEG(t, data)
 	b := img.Bounds()
 	w, h := int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return jpegOf(t, dst, quality)
+	return testkit.EncodeJPEG(t, dst, quality)
 }
 
 func TestSignVerifyEndToEnd(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/provenant/provenant/origin/internal/mail"
 	"github.com/provenant/provenant/origin/internal/store"
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 func TestRegisterLoginMe(t *testing.T) {
@@ -199,17 +200,6 @@ func TestJWTRejected(t *testing.T) {
 	mapClaims := jwt.MapClaims(claims)
 
 	_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
-	sign := func(m jwt.SigningMethod, key any, c jwt.Claims, kid string) string {
-		tok := jwt.NewWithClaims(m, c)
-		if kid != "" {
-			tok.Header["kid"] = kid
-		}
-		s, err := tok.SignedString(key)
-		if err != nil {
-			t.Fatalf("sign test token: %v", err)
-		}
-		return s
-	}
 	parts := strings.Split(acct.token, ".")
 	tamperedClaims := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(
 		mustDecode(t, parts[1]), acct.id, "00000000-0000-4000-8000-000000000000", 1)))
@@ -219,11 +209,11 @@ func TestJWTRejected(t *testing.T) {
 		{"tampered payload", parts[0] + "." + tamperedClaims + "." + parts[2]},
 		{"tampered signature", parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2]))},
 		{"alg none", noneHeader + "." + parts[1] + "."},
-		{"alg none via library", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, mapClaims, kid)},
-		{"other Ed25519 key, same kid", sign(jwt.SigningMethodEdDSA, otherKey, mapClaims, kid)},
-		{"HS256 with public kid as secret", sign(jwt.SigningMethodHS256, []byte(kid), mapClaims, kid)},
-		{"HS256 random secret", sign(jwt.SigningMethodHS256, []byte("0123456789abcdef0123456789abcdef"), mapClaims, kid)},
-		{"no exp", sign(jwt.SigningMethodEdDSA, otherKey, withKey(mapClaims, "exp", nil), kid)},
+		{"alg none via library", testkit.SignJWT(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, mapClaims, kid)},
+		{"other Ed25519 key, same kid", testkit.SignJWT(t, jwt.SigningMethodEdDSA, otherKey, mapClaims, kid)},
+		{"HS256 with public kid as secret", testkit.SignJWT(t, jwt.SigningMethodHS256, []byte(kid), mapClaims, kid)},
+		{"HS256 random secret", testkit.SignJWT(t, jwt.SigningMethodHS256, []byte("0123456789abcdef0123456789abcdef"), mapClaims, kid)},
+		{"no exp", testkit.SignJWT(t, jwt.SigningMethodEdDSA, otherKey, withKey(mapClaims, "exp", nil), kid)},
 		{"garbage", "not.a.jwt"},
 		{"empty-ish", "x"},
 		{"huge", strings.Repeat("a.", 5000)},

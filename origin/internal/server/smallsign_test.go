@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"golang.org/x/image/draw"
+
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 // scaledTestdata returns testdata photo name scaled to w×h (cut to the
 // aspect first) as a JPEG of quality 92.
 func scaledTestdata(t *testing.T, name string, w, h int) []byte {
 	t.Helper()
-	src := decodeJPEG(t, readTestdata(t, name))
+	src := testkit.DecodeJPEG(t, readTestdata(t, name))
 	b := src.Bounds()
 	cw, ch := b.Dx(), b.Dx()*h/w
 	if ch > b.Dy() {
@@ -23,7 +25,7 @@ func scaledTestdata(t *testing.T, name string, w, h int) []byte {
 	r := image.Rect(0, 0, cw, ch).Add(b.Min).Add(image.Pt((b.Dx()-cw)/2, (b.Dy()-ch)/2))
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), src, r, draw.Src, nil)
-	return jpegOf(t, dst, 92)
+	return testkit.EncodeJPEG(t, dst, 92)
 }
 
 // smallResp is a verify answer with the members this test is about;

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -110,7 +111,7 @@ func TestWebAppEveryPageAtPhoneWidth(t *testing.T) {
 	}
 	// A derivative by a second organisation, so that a chain shows.
 	other := ts.newSignerOrg("desk@wire.example", "Second Wire")
-	r := ts.signFile(other, reencode(t, readFile(t, signedPath), 0.8, 85), map[string]string{"derivative_of": ids[0]})
+	r := ts.signFile(other, reencode(t, testkit.ReadFile(t, signedPath), 0.8, 85), map[string]string{"derivative_of": ids[0]})
 	ts.mustStatus(r, 201, "sign a derivative")
 	derivID := r.header.Get("X-Record-Id")
 	derivPath := filepath.Join(tmp, "derivative.jpg")

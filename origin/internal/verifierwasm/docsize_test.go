@@ -3,10 +3,11 @@ package verifierwasm
 import (
 	"errors"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/provenant/provenant/origin/internal/testkit"
 )
 
 // sizeTolerance is how far a size the docs state may be from the built
@@ -69,9 +70,5 @@ func TestDocsStateTheModuleSize(t *testing.T) {
 
 func readDoc(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(testkit.ReadFile(t, path))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // normalizeEvents validates a subscription list: nil means every event
@@ -60,7 +61,8 @@ func (s *Service) Create(ctx context.Context, owner string, in CreateInput) (Web
 		return Webhook{}, "", err
 	}
 	now := s.clock.Now().UTC()
-	r := webhookRecord{Webhook: Webhook{ID: id, AccountID: owner, URL: u, Events: evs, Active: true, CreatedAt: now, UpdatedAt: now}, Secret: sealed}
+	r := webhookRecord{Webhook: Webhook{AccountID: owner,
+		WebhookEndpoint: wire.WebhookEndpoint{ID: id, URL: u, Events: evs, Active: true, CreatedAt: now, UpdatedAt: now}}, Secret: sealed}
 	err = s.st.Update(ctx, func(tx store.Txn) error {
 		n := 0
 		if err := tx.Scan(accountPrefix(owner), nil, func(_, _ []byte) error {

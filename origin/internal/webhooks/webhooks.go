@@ -39,6 +39,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Sentinel errors callers branch on.
@@ -154,18 +155,12 @@ type AttemptResult struct {
 	Status     Status // the delivery's state after this attempt
 }
 
-// Webhook is a webhook endpoint as shown to its owner. It never carries the
-// secret.
+// Webhook is a webhook endpoint as shown to its owner (the API's type,
+// stored as it is answered) and the account that owns it. It never carries
+// the secret.
 type Webhook struct {
-	ID        string    `json:"id"`
-	AccountID string    `json:"account_id"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	Active    bool      `json:"active"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	// SecretRotatedAt is the time of the last rotation, nil if never.
-	SecretRotatedAt *time.Time `json:"secret_rotated_at,omitempty"`
+	wire.WebhookEndpoint
+	AccountID string `json:"account_id"`
 }
 
 // webhookRecord is the stored form: the public fields plus the sealed
