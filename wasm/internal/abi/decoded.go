@@ -1,8 +1,6 @@
 package abi
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/provenant/provenant/shared/facts"
@@ -48,37 +46,16 @@ type decodedIn struct {
 // host's own decoder on bytes the host holds. The dimensions are checked
 // against the module's limits as analyze checks the header's.
 func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
-	if in == nil {
-		return fail(codeBadInput, "no input buffer (alloc it first)")
-	}
-	if len(in) < 4 {
-		return fail(codeBadInput, "input shorter than its 4-byte header length")
-	}
-	n := binary.LittleEndian.Uint32(in)
-	if uint64(n) > uint64(len(in)-4) {
-		return fail(codeBadInput, "header length beyond the input")
-	}
 	var req decodedIn
-	if err := decodeStrict(in[4:4+n], &req); err != nil {
-		return fail(codeBadInput, err.Error())
+	pix, failure := binaryInput(in, &req)
+	if failure != nil {
+		return failure
 	}
-	var sum [32]byte
-	if b, err := hex.DecodeString(req.SHA256); err != nil || len(b) != len(sum) {
-		return fail(codeBadInput, "sha256 must be 64 hex digits")
-	} else {
-		copy(sum[:], b)
-	}
-	format := imagex.Format(req.Format)
-	if format.MIMEType() == "" {
-		return fail(codeUnsupported, fmt.Sprintf("format %q", req.Format))
+	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
+	if failure != nil {
+		return failure
 	}
 	w, h := req.Width, req.Height
-	if w <= 0 || h <= 0 {
-		return fail(codeBadInput, "width and height must be positive")
-	}
-	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
-		return fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
-	}
 	if req.Orientation < 1 || req.Orientation > 8 {
 		return fail(codeBadInput, "orientation must be 1 to 8")
 	}
@@ -93,7 +70,6 @@ func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	if (cw != 0 || ch != 0) && (cw <= 0 || ch <= 0 || cw > ow || ch > oh) {
 		return fail(codeBadInput, fmt.Sprintf("chroma planes %d×%d for a %d×%d picture", cw, ch, ow, oh))
 	}
-	pix := in[4+n:]
 	if len(pix) != lw*lh+2*cw*ch {
 		return fail(codeBadInput, fmt.Sprintf("%d bytes of planes, want %d×%d + 2×%d×%d (%d bytes)", len(pix), lw, lh, cw, ch, lw*lh+2*cw*ch))
 	}
