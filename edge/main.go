@@ -53,7 +53,7 @@ type options struct {
 	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB                        int64
 	deadline, maxStale, originTimeout                                                        time.Duration
 	headerTimeout, idleTimeout, shutdownTimeout                                              time.Duration
-	precompile                                                                               bool
+	precompile, moduleDecode                                                                 bool
 
 	rateLimitRedis   string
 	rateLimitTimeout time.Duration
@@ -77,6 +77,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.BoolVar(&o.precompile, "precompile", false, "compile the verifier module into --cache-dir, smoke-test it and exit (an image build step, so the first start does not compile)")
 	fs.IntVar(&o.instances, "wasm-instances", runtime.GOMAXPROCS(0), "module instances alive at once (verifications in parallel)")
 	fs.Int64Var(&o.wasmMemoryMiB, "wasm-memory-mib", 1024, "memory limit of one module instance, MiB")
+	fs.BoolVar(&o.moduleDecode, "verifier-module-decode", false, "let the module decode every file in the sandbox, as the browser's analyze does; by default the edge decodes JPEGs natively with the module's own decoder (same facts, a fraction of the CPU; see docs/edge.md)")
 	fs.DurationVar(&o.deadline, "verify-deadline", 0, "if > 0, a deadline for each call into the module (costs speed on every call, see docs/edge.md); 0 relies on the core's input limits")
 	fs.StringVar(&o.trusted, "trusted-proxies", "", "comma-separated CIDRs of load balancers in front of this edge whose X-Forwarded-For is believed")
 	fs.Int64Var(&o.cacheMiB, "cache-mib", 64, "memory for cached public objects, MiB")
@@ -174,7 +175,8 @@ func run(args []string) error {
 			return loadModules(ctx, o.wasmPath, o.c2paWasmPath, cfg.Origin, true)
 		}
 		wcfg := verifier.WasmConfig{CacheDir: cacheDir(o.cacheDir), Instances: o.instances,
-			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline, Logger: log}
+			MemoryBytes: uint64(o.wasmMemoryMiB) << 20, RecycleBytes: 256 << 20, Deadline: o.deadline,
+			ModuleDecode: o.moduleDecode, Logger: log}
 		if o.precompile {
 			return precompile(ctx, log, loadBoth, wcfg)
 		}

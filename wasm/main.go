@@ -54,6 +54,11 @@ func analyzeHashed(ptr, n uint32) uint64 {
 	return mod.buf.Output(abi.AnalyzeHashed(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
 }
 
+//go:wasmexport analyze_decoded
+func analyzeDecoded(ptr, n uint32) uint64 {
+	return mod.buf.Output(abi.AnalyzeDecoded(mod.buf.Input(ptr, n), mod.lim))
+}
+
 //go:wasmexport inspect
 func inspect(ptr, n uint32) uint64 {
 	return mod.buf.Output(abi.Inspect(mod.buf.Input(ptr, n), mod.lim))

@@ -85,6 +85,22 @@ func AnalyzeSum(file []byte, sum [32]byte, lim limits.Limits, at time.Time) (Fac
 	if err != nil {
 		return Facts{}, err
 	}
+	f, err := FromLumaImage(img, sum)
+	if err != nil {
+		return Facts{}, err
+	}
+	f.C2PA = readC2PA(file, at)
+	return f, nil
+}
+
+// FromLumaImage is [AnalyzeSum] after its decode: img is what
+// imagex.DecodeLuma returned for the file (with [VerifyShortSide]) and sum
+// the file's SHA-256. It runs the very checks AnalyzeSum runs on that
+// decode, so a host that decodes the file with imagex.DecodeLuma and hands
+// the result to a WebAssembly module calling this gets the facts the
+// module's own analyze computes, bit for bit; only the C2PA manifest,
+// which needs the file, is left unset.
+func FromLumaImage(img *imagex.LumaImage, sum [32]byte) (Facts, error) {
 	w, h := img.OrientedSize()
 	var hashPlane *imagex.Luma
 	if img.Scale > 1 {
@@ -96,7 +112,6 @@ func AnalyzeSum(file []byte, sum [32]byte, lim limits.Limits, at time.Time) (Fac
 		return Facts{}, err
 	}
 	f.WithChroma(img.Cb, img.Cr)
-	f.C2PA = readC2PA(file, at)
 	return f, nil
 }
 

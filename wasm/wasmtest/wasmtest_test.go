@@ -103,7 +103,7 @@ func TestShimProvidesImports(t *testing.T) {
 func TestExportsAndImports(t *testing.T) {
 	m := load(t)
 	got := m.Exports()
-	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "analyze_hashed", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature", "present"} {
+	for _, want := range []string{"_initialize", "alloc", "free", "analyze", "analyze_hashed", "analyze_decoded", "inspect", "sha256", "analyze_pixels", "decide", "verify_proof", "verify_signature", "present"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("exports %v lack %q", got, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,6 +122,83 @@ func BenchmarkHostHash(b *testing.B) {
 			b.ReportMetric(float64(inModule.Microseconds())/n/1e3, "module-hash-ms")
 			b.ReportMetric(float64(onHost.Microseconds())/n/1e3, "host-hash-ms")
 			b.ReportMetric(float64(inModule-onHost)/n/1e6, "saved-ms")
+		})
+	}
+}
+
+// processCPU is the CPU time this process has used (user and system, all
+// threads): wall clock would count the other work of a shared machine.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkVerifyCPU is the process CPU of one verify's work at the edge
+// (analyze, then decide over an empty lookup answer) in the three ways
+// the edge can run it: the core compiled in (what the origin's own verify
+// costs), the module decoding the file itself (analyze_hashed) and the
+// module given the host's native decode (analyze_decoded). The three run
+// back to back in every iteration, so that load hits them alike; the
+// ratios to native are reported per round, to be compared as medians over
+// -count rounds:
+//
+//	go test -run '^$' -bench VerifyCPU -benchtime 4x -count 5 ./edge/internal/verifier
+func BenchmarkVerifyCPU(b *testing.B) {
+	type input struct {
+		name string
+		file []byte
+	}
+	inputs := []input{{"noise-1.2MP", noise(b, 1280, 960)}}
+	for _, f := range []struct{ name, path string }{
+		{"photo-1.0MP", "plasma__Flow__720x1440.jpg"},
+		{"photo-4.1MP", "plasma__BytheWater__2560x1600.jpg"},
+		{"photo-14.7MP", "plasma__Volna__5120x2880.jpg"},
+	} {
+		if file, err := os.ReadFile("../../../bench/images/" + f.path); err == nil {
+			inputs = append(inputs, input{f.name, file})
+			if f.name == "photo-4.1MP" {
+				inputs = append(inputs, input{"signed-photo-4.1MP", markedJPEG(b, file, 1<<30, 1<<30)})
+			}
+		}
+	}
+	ctx := context.Background()
+	engines := []Engine{
+		Native{Limits: limits.Default()},
+		newWasm(b, WasmConfig{Instances: 1, ModuleDecode: true}),
+		newWasm(b, WasmConfig{Instances: 1}),
+	}
+	lookup := []byte(`{"candidates":[]}`)
+	verify := func(e Engine, file []byte) {
+		a, err := e.Analyze(ctx, file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Decide(ctx, a, lookup); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, in := range inputs {
+		for _, e := range engines { // warm the instances at this size
+			verify(e, in.file)
+		}
+		b.Run(in.name, func(b *testing.B) {
+			var cpu [3]time.Duration
+			for b.Loop() {
+				for i, e := range engines {
+					t0 := processCPU(b)
+					verify(e, in.file)
+					cpu[i] += processCPU(b) - t0
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(cpu[0].Microseconds())/n/1e3, "native-cpu-ms")
+			b.ReportMetric(float64(cpu[1].Microseconds())/n/1e3, "module-decode-cpu-ms")
+			b.ReportMetric(float64(cpu[2].Microseconds())/n/1e3, "host-decode-cpu-ms")
+			b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "module-decode/native")
+			b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "host-decode/native")
 		})
 	}
 }

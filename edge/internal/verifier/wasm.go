@@ -53,7 +53,11 @@ type WasmConfig struct {
 	// cancelled context inside the module (WithCloseOnContextDone), which
 	// makes every call slower (docs/edge.md has the measured cost).
 	Deadline time.Duration
-	Logger   *slog.Logger
+	// ModuleDecode makes the module decode every file itself (analyze_hashed),
+	// as before the edge decoded JPEGs natively for a module that exports
+	// analyze_decoded (see [Wasm.Analyze]): for comparisons.
+	ModuleDecode bool
+	Logger       *slog.Logger
 }
 
 // Wasm runs verifier.wasm in wazero: compiled once, a bounded pool of
@@ -201,8 +205,11 @@ func (w *Wasm) compile(ctx context.Context, module []byte, exports []string, smo
 		return nil, fmt.Errorf("verifier: compile: %w", err)
 	}
 	t1 := time.Now()
-	_, hashed := cm.ExportedFunctions()["analyze_hashed"]
-	g := &generation{rt: rt, compiled: cm, hash: hash, sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg, exports: exports, hashed: hashed}
+	fns := cm.ExportedFunctions()
+	_, hashed := fns["analyze_hashed"]
+	_, decoded := fns["analyze_decoded"]
+	g := &generation{rt: rt, compiled: cm, hash: hash, sem: make(chan struct{}, w.cfg.Instances), cfg: &w.cfg, exports: exports,
+		hashed: hashed, decoded: decoded}
 	if err := smoke(ctx, g); err != nil {
 		g.retire(ctx)
 		return nil, fmt.Errorf("verifier: module %s failed its smoke test: %w", g.hash, err)
@@ -226,6 +233,10 @@ type generation struct {
 	// (~100× slower there than natively); a module without it (an older
 	// one swapped in) gets analyze.
 	hashed bool
+	// decoded says the module exports analyze_decoded, which takes a
+	// JPEG's luminance decoded by the host with the module's own decoder
+	// (decoding is most of analyze's cost in the sandbox).
+	decoded bool
 	// sem holds one token per instance alive or being created.
 	sem chan struct{}
 
@@ -353,10 +364,18 @@ func (w *Wasm) call(ctx context.Context, export string, in []byte) ([]byte, erro
 // call runs export on one of g's instances with the concatenation of
 // input as its input.
 func (g *generation) call(ctx context.Context, export string, input ...[]byte) ([]byte, error) {
+	return g.callPrepared(ctx, func() (string, [][]byte) { return export, input })
+}
+
+// callPrepared is call for an export and input that prepare gives once an
+// instance is free, so that work on the host for the call (a native
+// decode) runs at most as many times at once as the module does.
+func (g *generation) callPrepared(ctx context.Context, prepare func() (export string, input [][]byte)) ([]byte, error) {
 	in, err := g.get(ctx)
 	if err != nil {
 		return nil, err
 	}
+	export, input := prepare()
 	cctx := ctx
 	if g.cfg.Deadline > 0 {
 		var cancel context.CancelFunc
@@ -438,18 +457,27 @@ type analyzeOut struct {
 // natively, and handed to the module's analyze_hashed, which takes it as
 // given: the module is this host's own code, run on bytes this host
 // holds, so the digest crosses no trust boundary (the same bytes go in
-// the same call). For a file that may carry a C2PA manifest the C2PA
-// module reads it into the facts, as the browser does.
+// the same call). A JPEG is also decoded here, by the module's own
+// decoder compiled natively, under the module's limits, while an
+// instance is held (hostDecode), and its luminance handed to
+// analyze_decoded, which runs every check after the decode in the
+// sandbox: the same facts, byte for byte, for a fraction of the CPU. For
+// a file that may carry a C2PA manifest the C2PA module reads it into the
+// facts, as the browser does.
 func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	g := w.acquire()
-	var out []byte
-	var err error
-	if g.hashed {
+	out, err := g.callPrepared(ctx, func() (string, [][]byte) {
+		if !g.hashed {
+			return "analyze", [][]byte{file}
+		}
 		sum := sha256.Sum256(file)
-		out, err = g.call(ctx, "analyze_hashed", sum[:], file)
-	} else {
-		out, err = g.call(ctx, "analyze", file)
-	}
+		if g.decoded && !w.cfg.ModuleDecode {
+			if parts, ok := hostDecode(file, sum, w.cfg.MemoryBytes); ok {
+				return "analyze_decoded", parts
+			}
+		}
+		return "analyze_hashed", [][]byte{sum[:], file}
+	})
 	g.release(context.WithoutCancel(ctx))
 	if err != nil {
 		return Analysis{}, err

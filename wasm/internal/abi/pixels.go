@@ -119,39 +119,17 @@ type pixelsIn struct {
 // compare colour in the browser as on the origin. The output is
 // analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
-	if in == nil {
-		return fail(codeBadInput, "no input buffer (alloc it first)")
-	}
-	if len(in) < 4 {
-		return fail(codeBadInput, "input shorter than its 4-byte header length")
-	}
-	n := binary.LittleEndian.Uint32(in)
-	if uint64(n) > uint64(len(in)-4) {
-		return fail(codeBadInput, "header length beyond the input")
-	}
 	var req pixelsIn
-	if err := decodeStrict(in[4:4+n], &req); err != nil {
-		return fail(codeBadInput, err.Error())
+	pix, failure := binaryInput(in, &req)
+	if failure != nil {
+		return failure
 	}
-	var sum [32]byte
-	if b, err := hex.DecodeString(req.SHA256); err != nil || len(b) != len(sum) {
-		return fail(codeBadInput, "sha256 must be 64 hex digits")
-	} else {
-		copy(sum[:], b)
-	}
-	format := imagex.Format(req.Format)
-	if format.MIMEType() == "" {
-		return fail(codeUnsupported, fmt.Sprintf("format %q", req.Format))
+	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
+	if failure != nil {
+		return failure
 	}
 	w, h := req.Width, req.Height
-	if w <= 0 || h <= 0 {
-		return fail(codeBadInput, "width and height must be positive")
-	}
-	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
-		return fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
-	}
 	pw, ph, _ := facts.PlaneSize(w, h)
-	pix := in[4+n:]
 	var l, cb, cr *imagex.Luma
 	switch req.Pixels {
 	case "", "rgba":
@@ -215,4 +193,46 @@ func orientPlane(l *imagex.Luma, o int) *imagex.Luma {
 	}
 	g := imagex.Orient(&image.Gray{Pix: l.Pix, Stride: l.Stride, Rect: image.Rect(0, 0, l.Width, l.Height)}, o).(*image.Gray)
 	return &imagex.Luma{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Stride: g.Stride, Pix: g.Pix}
+}
+
+// binaryInput reads the header of a binary input (a 4-byte little-endian
+// length n, then n bytes of JSON) into req and returns what follows it,
+// or the call's failure.
+func binaryInput(in []byte, req any) (rest, failure []byte) {
+	if in == nil {
+		return nil, fail(codeBadInput, "no input buffer (alloc it first)")
+	}
+	if len(in) < 4 {
+		return nil, fail(codeBadInput, "input shorter than its 4-byte header length")
+	}
+	n := binary.LittleEndian.Uint32(in)
+	if uint64(n) > uint64(len(in)-4) {
+		return nil, fail(codeBadInput, "header length beyond the input")
+	}
+	if err := decodeStrict(in[4:4+n], req); err != nil {
+		return nil, fail(codeBadInput, err.Error())
+	}
+	return in[4+n:], nil
+}
+
+// pictureHeader checks what every host-decoded input declares: the file's
+// SHA-256 in hex, a format the module knows and a size within lim (the
+// header check analyze makes, with its error code).
+func pictureHeader(sha, name string, w, h int, lim limits.Limits) (sum [32]byte, format imagex.Format, failure []byte) {
+	if b, err := hex.DecodeString(sha); err != nil || len(b) != len(sum) {
+		return sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
+	} else {
+		copy(sum[:], b)
+	}
+	format = imagex.Format(name)
+	if format.MIMEType() == "" {
+		return sum, "", fail(codeUnsupported, fmt.Sprintf("format %q", name))
+	}
+	if w <= 0 || h <= 0 {
+		return sum, "", fail(codeBadInput, "width and height must be positive")
+	}
+	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
+		return sum, "", fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
+	}
+	return sum, format, nil
 }

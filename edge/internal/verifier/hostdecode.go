@@ -1,0 +1,78 @@
+package verifier
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/provenant/provenant/shared/c2pa/sniff"
+	"github.com/provenant/provenant/shared/facts"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
+)
+
+// decodedHeader is the JSON header of the module's analyze_decoded input
+// (docs/edge.md, "Decoded on the host").
+type decodedHeader struct {
+	SHA256       string `json:"sha256"`
+	Format       string `json:"format"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	Orientation  int    `json:"orientation"`
+	Scale        int    `json:"scale"`
+	ChromaWidth  int    `json:"chroma_width,omitempty"`
+	ChromaHeight int    `json:"chroma_height,omitempty"`
+	C2PAManifest bool   `json:"c2pa_manifest,omitempty"`
+}
+
+// hostDecode decodes file natively with the decoder the module's analyze
+// runs (imagex.DecodeLuma with facts.VerifyShortSide, under the module's
+// own limits, limits.Default) and returns analyze_decoded's input in
+// parts. ok is false, and the module is left to analyze the file itself,
+// for anything but a JPEG, for a JPEG whose decode the header says could
+// need more than memoryBytes (the module's own memory limit; it then
+// fails or not exactly as before), and for every file the decoder
+// refuses (the module refuses it too, with its own error code and
+// detail), so that the native decode never accepts or refuses a file
+// differently from the sandbox.
+func hostDecode(file []byte, sum [32]byte, memoryBytes uint64) (parts [][]byte, ok bool) {
+	lim := limits.Default()
+	info, err := imagex.DecodeConfig(file, lim)
+	if err != nil || info.Format != imagex.JPEG || uint64(info.DecodeBytes)+uint64(len(file)) > memoryBytes {
+		return nil, false
+	}
+	img, err := imagex.DecodeLuma(file, lim, facts.VerifyShortSide)
+	if err != nil || img.Orientation < 1 || img.Orientation > 8 {
+		return nil, false
+	}
+	h := decodedHeader{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
+		Orientation: img.Orientation, Scale: img.Scale, C2PAManifest: sniff.MayCarry(file)}
+	parts = [][]byte{nil, nil, packed(img.Luma)}
+	if img.Cb != nil && img.Cr != nil {
+		if img.Cb.Width != img.Cr.Width || img.Cb.Height != img.Cr.Height {
+			return nil, false
+		}
+		h.ChromaWidth, h.ChromaHeight = img.Cb.Width, img.Cb.Height
+		parts = append(parts, packed(img.Cb), packed(img.Cr))
+	}
+	js, err := json.Marshal(h)
+	if err != nil {
+		return nil, false
+	}
+	parts[0] = binary.LittleEndian.AppendUint32(nil, uint32(len(js)))
+	parts[1] = js
+	return parts, true
+}
+
+// packed returns l's rows without padding (l.Pix itself when it has
+// none).
+func packed(l *imagex.Luma) []byte {
+	if l.Stride == l.Width {
+		return l.Pix[:l.Width*l.Height]
+	}
+	out := make([]byte, 0, l.Width*l.Height)
+	for y := range l.Height {
+		out = append(out, l.Pix[y*l.Stride:y*l.Stride+l.Width]...)
+	}
+	return out
+}
