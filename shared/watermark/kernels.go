@@ -338,35 +338,8 @@ func mulKernelGo(dst, a, b []complex128) {
 
 func peakScanGo(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
 	br, bi = math.Inf(-1), math.Inf(-1)
-	// Two entries per iteration, summed and compared in the same order.
-	i := 0
-	for ; i+2 <= len(buf); i += 2 {
-		p := buf[i : i+2 : i+2]
-		r, im := real(p[0]), imag(p[0])
-		sr += r
-		si += im
-		ssr += r * r
-		ssi += im * im
-		if r > br {
-			br, idx[0] = r, i
-		}
-		if im > bi {
-			bi, idx[1] = im, i
-		}
-		r, im = real(p[1]), imag(p[1])
-		sr += r
-		si += im
-		ssr += r * r
-		ssi += im * im
-		if r > br {
-			br, idx[0] = r, i+1
-		}
-		if im > bi {
-			bi, idx[1] = im, i+1
-		}
-	}
-	for ; i < len(buf); i++ {
-		r, im := real(buf[i]), imag(buf[i])
+	for i, v := range buf {
+		r, im := real(v), imag(v)
 		sr += r
 		si += im
 		ssr += r * r

@@ -9,21 +9,8 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
 )
-
-// decodedHeader is the JSON header of the module's analyze_decoded input
-// (docs/edge.md, "Decoded on the host").
-type decodedHeader struct {
-	SHA256       string `json:"sha256"`
-	Format       string `json:"format"`
-	Width        int    `json:"width"`
-	Height       int    `json:"height"`
-	Orientation  int    `json:"orientation"`
-	Scale        int    `json:"scale"`
-	ChromaWidth  int    `json:"chroma_width,omitempty"`
-	ChromaHeight int    `json:"chroma_height,omitempty"`
-	C2PAManifest bool   `json:"c2pa_manifest,omitempty"`
-}
 
 // hostDecode decodes file natively with the decoder the module's analyze
 // runs (imagex.DecodeLuma with facts.VerifyShortSide, under the module's
@@ -45,7 +32,7 @@ func hostDecode(file []byte, sum [32]byte, memoryBytes uint64) (parts [][]byte, 
 	if err != nil || img.Orientation < 1 || img.Orientation > 8 {
 		return nil, false
 	}
-	h := decodedHeader{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
+	h := wire.DecodedHeader{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
 		Orientation: img.Orientation, Scale: img.Scale, C2PAManifest: sniff.MayCarry(file)}
 	parts = [][]byte{nil, nil, packed(img.Luma)}
 	if img.Cb != nil && img.Cr != nil {

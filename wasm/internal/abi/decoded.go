@@ -6,28 +6,12 @@ import (
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // decodedIn is analyze_decoded's JSON header: an imagex.LumaImage and
 // what analyze reads from the file besides its pixels.
-type decodedIn struct {
-	SHA256 string `json:"sha256"`
-	Format string `json:"format"`
-	// Width, Height and Orientation are the header's: the stored size,
-	// before EXIF orientation.
-	Width       int `json:"width"`
-	Height      int `json:"height"`
-	Orientation int `json:"orientation"`
-	// Scale is the reduction the luminance was decoded at: 1, 2, 4 or 8.
-	Scale int `json:"scale"`
-	// ChromaWidth and ChromaHeight are the size of the Cb and Cr planes
-	// that follow the luminance (oriented); zero when none follow.
-	ChromaWidth  int `json:"chroma_width,omitempty"`
-	ChromaHeight int `json:"chroma_height,omitempty"`
-	// C2PAManifest is shared/c2pa/sniff.MayCarry of the file, passed
-	// back in analyze's output.
-	C2PAManifest bool `json:"c2pa_manifest,omitempty"`
-}
+type decodedIn = wire.DecodedHeader
 
 // AnalyzeDecoded is [AnalyzeHashed] for a host that decoded the file
 // itself with this module's own decoder compiled natively
