@@ -1797,22 +1797,23 @@ func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
 }
 
 // edgeOrBorder is edgeAt, except that an edge the alignment puts within
-// EdgeSearch probe lines outside or on the file's own border is found at
-// that border: the picture fills the file on that side (a caption bar
-// added above a picture leaves its other three edges on the file's),
-// and a picture cannot show beyond the file.
+// EdgeSearch probe lines of the file's own border, and that edgeAt does
+// not find, is found at that border: the picture fills the file on that
+// side (a caption bar added above a picture leaves its other three edges
+// on the file's), and a picture cannot show beyond the file. Like every
+// placement, it is a hypothesis that the blocks' agreement judges.
 func (s *sampler) edgeOrBorder(e, a, b float64, vertical bool, dir int) (float64, bool) {
-	lim := float64(s.pw)
-	if !vertical {
-		lim = float64(s.ph)
+	if f, ok := s.edgeAt(e, a, b, vertical, dir); ok {
+		return f, true
 	}
-	switch {
-	case dir > 0 && e < 0.5:
-		return 0, e >= -EdgeSearch
-	case dir < 0 && e > lim-0.5:
-		return lim, e <= lim+EdgeSearch
+	border := 0.0
+	if dir < 0 {
+		border = float64(s.pw)
+		if !vertical {
+			border = float64(s.ph)
+		}
 	}
-	return s.edgeAt(e, a, b, vertical, dir)
+	return border, math.Abs(e-border) <= EdgeSearch
 }
 
 // edgeAt finds an edge of the signed picture that the alignment puts at
