@@ -306,10 +306,12 @@ func (s *sampler) compareAt(g *Grid, kx, ky int, outside bool, step int) Result 
 	if !ok {
 		return r
 	}
-	orig := s.p
+	orig, sin, cos := s.p, s.sin, s.cos
 	s.p = p
-	defer func() { s.p = orig }()
-	if r2 := s.compareOne(g, kx, ky, outside, step); agreement(r2) > agreement(r) {
+	s.sin, s.cos = math.Sincos(p.Align.Angle * math.Pi / 180)
+	defer func() { s.p, s.sin, s.cos = orig, sin, cos }()
+	r2 := s.compareOne(g, kx, ky, outside, step)
+	if agreement(r2) > agreement(r) {
 		return r2
 	}
 	return r
@@ -1741,11 +1743,17 @@ func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
 	if math.Abs(s.sin) > 0.01 {
 		return nil, false
 	}
-	x0, y0, x1, y1 := s.signedOnProbe(g, kx, ky)
-	fx0, okx0 := s.edgeAt(x0, y0, y1, true, 1)
-	fx1, okx1 := s.edgeAt(x1, y0, y1, true, -1)
-	fy0, oky0 := s.edgeAt(y0, x0, x1, false, 1)
-	fy1, oky1 := s.edgeAt(y1, x0, x1, false, -1)
+	// The expected edges without the decoder's rotation, around the
+	// centre it puts the picture at: the box of the rotated picture is
+	// wider than the picture by its height times the angle's sine.
+	cx, cy := s.toProbe(float64(g.Width)/2, float64(g.Height)/2, kx, ky)
+	hx := s.p.Align.Scale * float64(g.Width) / 2 * s.fx
+	hy := s.p.Align.Scale * float64(g.Height) / 2 * s.fy
+	x0, y0, x1, y1 := cx-hx, cy-hy, cx+hx, cy+hy
+	fx0, okx0 := s.edgeOrBorder(x0, y0, y1, true, 1)
+	fx1, okx1 := s.edgeOrBorder(x1, y0, y1, true, -1)
+	fy0, oky0 := s.edgeOrBorder(y0, x0, x1, false, 1)
+	fy1, oky1 := s.edgeOrBorder(y1, x0, x1, false, -1)
 	var ratio float64
 	n := 0
 	if okx0 && okx1 {
@@ -1764,7 +1772,6 @@ func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
 		return nil, false
 	}
 	// Centres on the probe: found where both edges were, else kept.
-	cx, cy := (x0+x1)/2, (y0+y1)/2
 	if okx0 && okx1 {
 		cx = (fx0 + fx1) / 2
 	}
@@ -1773,6 +1780,12 @@ func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
 	}
 	a := s.p.Align
 	a.Scale *= ratio
+	// The edges were found along the probe's rows and columns and the
+	// offsets below assume no rotation: the decoder's residual angle
+	// (a fraction of a degree, which on a repetitive texture can be a
+	// spurious one) would tilt the placement by up to a probe pixel at
+	// the picture's far corners.
+	a.Angle = 0
 	// toProbe(W/2) = Scale·(W/2 − OffsetX − kx·Period)·fx = cx, and the
 	// same for y (the rotation is nil).
 	per := float64(a.Period)
@@ -1781,6 +1794,26 @@ func (s *sampler) placed(g *Grid, kx, ky int) (*Probe, bool) {
 	p := *s.p
 	p.Align = a
 	return &p, true
+}
+
+// edgeOrBorder is edgeAt, except that an edge the alignment puts within
+// EdgeSearch probe lines of the file's own border, and that edgeAt does
+// not find, is found at that border: the picture fills the file on that
+// side (a caption bar added above a picture leaves its other three edges
+// on the file's), and a picture cannot show beyond the file. Like every
+// placement, it is a hypothesis that the blocks' agreement judges.
+func (s *sampler) edgeOrBorder(e, a, b float64, vertical bool, dir int) (float64, bool) {
+	if f, ok := s.edgeAt(e, a, b, vertical, dir); ok {
+		return f, true
+	}
+	border := 0.0
+	if dir < 0 {
+		border = float64(s.pw)
+		if !vertical {
+			border = float64(s.ph)
+		}
+	}
+	return border, math.Abs(e-border) <= EdgeSearch
 }
 
 // edgeAt finds an edge of the signed picture that the alignment puts at
