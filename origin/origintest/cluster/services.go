@@ -80,7 +80,10 @@ func StartChain(ctx context.Context, n *Net) (*Chain, error) {
 	}
 	p, err := h.Start(StartOptions{}, gethPath(), "--dev", "--datadir", filepath.Join(h.Dir, "geth"),
 		"--http", "--http.addr", h.IP, "--http.port", "8545", "--http.api", "eth,net,web3", "--http.vhosts", "*",
-		"--authrpc.addr", "127.0.0.1", "--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "2")
+		"--authrpc.addr", "127.0.0.1", "--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "2",
+		// See gethtest.Start: geth's free-disk guard is meant for real
+		// nodes, not a dev chain of a few megabytes.
+		"--datadir.minfreedisk", "64", "--cache", "256")
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,11 @@ func Start(t testing.TB) (url, keyFile string) {
 	cmd := exec.Command(bin, "--dev", "--datadir", filepath.Join(dir, "geth"),
 		"--http", "--http.addr", "127.0.0.1", "--http.port", "0", "--http.api", "eth,net,web3",
 		"--authrpc.addr", "127.0.0.1", "--authrpc.port", "0",
-		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "3")
+		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--verbosity", "3",
+		// A dev chain writes a few megabytes; geth's own guard would stop it
+		// on a machine with under about 2 GiB free, failing the test for
+		// a reason unrelated to it.
+		"--datadir.minfreedisk", "64", "--cache", "256")
 	logf, err := os.Create(filepath.Join(dir, "geth.log"))
 	if err != nil {
 		t.Fatal(err)
