@@ -426,17 +426,8 @@ func beUint64(b []byte) uint64 {
 
 // openBatches loads every batch not yet anchored, in sequence order.
 func (b *Batcher) openBatches(ctx context.Context) ([]batchRec, error) {
-	var out []batchRec
-	err := b.st.View(ctx, func(txn store.Txn) error {
-		out = out[:0]
-		return txn.Scan(keyOpen, nil, func(k, _ []byte) error {
-			br, err := loadBatch(txn, beUint64(k[len(keyOpen):]))
-			if err != nil {
-				return err
-			}
-			out = append(out, br)
-			return nil
-		})
+	out, err := store.Collect(ctx, b.st, keyOpen, func(txn store.Txn, k []byte) (batchRec, error) {
+		return loadBatch(txn, beUint64(k[len(keyOpen):]))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("anchor: load open batches: %w", err)

@@ -278,17 +278,8 @@ func (s *Service) Start(ctx context.Context, account, domain string) (Claim, err
 
 // List returns account's claims ordered by domain.
 func (s *Service) List(ctx context.Context, account string) ([]Claim, error) {
-	out := []Claim{}
-	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		out = out[:0]
-		return tx.Scan(claimPrefix(account), nil, func(k, _ []byte) error {
-			c, err := store.GetJSON[Claim](tx, k)
-			if err != nil {
-				return err
-			}
-			out = append(out, c)
-			return nil
-		})
+	out, err := store.Collect(ctx, s.cfg.Store, claimPrefix(account), func(tx store.Txn, k []byte) (Claim, error) {
+		return store.GetJSON[Claim](tx, k)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("domains: list: %w", err)
