@@ -15,6 +15,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
+	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -44,15 +45,22 @@ func withStore(t *testing.T, st *store.Badger, master []byte) *fixture {
 	return &fixture{st: st, keys: ks, clock: clk, auth: a}
 }
 
+// signer is the authority's signer for account under org, or the end of
+// the test.
+func (f *fixture) signer(t *testing.T, account, org string) c2pa.Signer {
+	t.Helper()
+	s, err := f.auth.Signer(context.Background(), account, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestLeafProfile checks the certificate profile C2PA validators require
 // of a claim signer, and that the chain verifies to the CA.
 func TestLeafProfile(t *testing.T) {
 	f := newFixture(t, make([]byte, keys.MasterKeySize))
-	ctx := context.Background()
-	s, err := f.auth.Signer(ctx, "acct1", "Acme News")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := f.signer(t, "acct1", "Acme News")
 	if len(s.Chain) != 2 {
 		t.Fatalf("chain has %d certificates, want leaf and CA", len(s.Chain))
 	}
@@ -94,36 +102,21 @@ func TestLeafProfile(t *testing.T) {
 func TestKeptAndRenewed(t *testing.T) {
 	f := newFixture(t, make([]byte, keys.MasterKeySize))
 	ctx := context.Background()
-	s1, err := f.auth.Signer(ctx, "acct1", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := f.auth.Signer(ctx, "acct1", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := f.signer(t, "acct1", "Acme")
+	s2 := f.signer(t, "acct1", "Acme")
 	if !s1.Chain[0].Equal(s2.Chain[0]) || !s1.Chain[1].Equal(s2.Chain[1]) {
 		t.Fatal("second use issued a new certificate")
 	}
-	other, err := f.auth.Signer(ctx, "acct2", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := f.signer(t, "acct2", "Acme")
 	if other.Chain[0].Equal(s1.Chain[0]) || !other.Chain[1].Equal(s1.Chain[1]) {
 		t.Fatal("accounts must have their own leaf under one CA")
 	}
-	renamed, err := f.auth.Signer(ctx, "acct1", "Acme Ltd")
-	if err != nil {
-		t.Fatal(err)
-	}
+	renamed := f.signer(t, "acct1", "Acme Ltd")
 	if renamed.Chain[0].Equal(s1.Chain[0]) || renamed.Chain[0].Subject.CommonName != "Acme Ltd" {
 		t.Fatal("renamed organisation kept its old certificate")
 	}
 	f.clock.Advance(LeafValidity - LeafRenewal + time.Hour)
-	late, err := f.auth.Signer(ctx, "acct1", "Acme Ltd")
-	if err != nil {
-		t.Fatal(err)
-	}
+	late := f.signer(t, "acct1", "Acme Ltd")
 	if late.Chain[0].Equal(renamed.Chain[0]) {
 		t.Fatal("a leaf about to expire was not renewed")
 	}
@@ -143,10 +136,7 @@ func TestSealedAtRest(t *testing.T) {
 	master := bytes.Repeat([]byte{7}, keys.MasterKeySize)
 	f := newFixture(t, master)
 	ctx := context.Background()
-	s, err := f.auth.Signer(ctx, "acct1", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := f.signer(t, "acct1", "Acme")
 	der, err := x509.MarshalPKCS8PrivateKey(s.Key)
 	if err != nil {
 		t.Fatal(err)
@@ -192,10 +182,7 @@ func TestConcurrentFirstUse(t *testing.T) {
 			t.Fatal(errs[i])
 		}
 	}
-	stored, err := f.auth.Signer(ctx, "acct1", "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := f.signer(t, "acct1", "Acme")
 	for i, l := range leaves {
 		if !l.Equal(stored.Chain[0]) {
 			t.Fatalf("signer %d got a certificate that was not kept", i)
