@@ -25,17 +25,7 @@ func TestCollect(t *testing.T) {
 	st := openTest(t, t.TempDir())
 	defer st.Close()
 	ctx := context.Background()
-	err := st.Update(ctx, func(tx Txn) error {
-		for _, k := range []string{"c/2", "c/1", "c/3", "d/1"} {
-			if err := tx.Set([]byte(k), []byte("v"+k)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	setKeys(t, st, "c/2", "c/1", "c/3", "d/1")
 	value := func(tx Txn, k []byte) (string, error) {
 		v, err := tx.Get(k)
 		return string(v), err
@@ -51,7 +41,7 @@ func TestCollect(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	calls := 0
-	_, err = Collect(ctx, st, []byte("c/"), func(Txn, []byte) (string, error) { calls++; return "", boom })
+	_, err := Collect(ctx, st, []byte("c/"), func(Txn, []byte) (string, error) { calls++; return "", boom })
 	if !errors.Is(err, boom) || calls != 1 {
 		t.Errorf("Collect with a failing get: %v after %d calls; want boom after 1", err, calls)
 	}

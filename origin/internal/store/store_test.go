@@ -17,12 +17,12 @@ func openTest(t *testing.T, dir string) *Badger {
 	return st
 }
 
-func TestGetSetDeleteScan(t *testing.T) {
-	st := openTest(t, t.TempDir())
-	defer st.Close()
-	ctx := context.Background()
-	err := st.Update(ctx, func(tx Txn) error {
-		for _, k := range []string{"a/1", "a/2", "a/3", "b/1"} {
+// setKeys stores "v"+k under each key k, in one transaction, or ends the
+// test.
+func setKeys(t *testing.T, st Store, keys ...string) {
+	t.Helper()
+	err := st.Update(context.Background(), func(tx Txn) error {
+		for _, k := range keys {
 			if err := tx.Set([]byte(k), []byte("v"+k)); err != nil {
 				return err
 			}
@@ -32,7 +32,14 @@ func TestGetSetDeleteScan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	err = st.View(ctx, func(tx Txn) error {
+}
+
+func TestGetSetDeleteScan(t *testing.T) {
+	st := openTest(t, t.TempDir())
+	defer st.Close()
+	ctx := context.Background()
+	setKeys(t, st, "a/1", "a/2", "a/3", "b/1")
+	err := st.View(ctx, func(tx Txn) error {
 		v, err := tx.Get([]byte("a/2"))
 		if err != nil || string(v) != "va/2" {
 			t.Errorf("Get(a/2) = %q, %v; want va/2", v, err)
