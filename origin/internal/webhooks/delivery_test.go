@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/origin/internal/store"
 )
 
 func TestDeliverySignedOverRawBody(t *testing.T) {
@@ -601,5 +602,46 @@ func TestConcurrentOutcomesAllRecorded(t *testing.T) {
 	}
 	if got := len(rcv.requests()); got != hooks*perHook {
 		t.Errorf("receiver got %d requests, want %d", got, hooks*perHook)
+	}
+}
+
+// TestDeliveryOwnerChecksEachRefuse pins both halves of getOwnDelivery: a
+// delivery is the caller's only if the delivery says so and its webhook is
+// the caller's. A stored delivery naming acct-b under acct-a's webhook (a
+// state no code path writes) is refused to acct-a by the delivery's own
+// account and to acct-b by the webhook's, so removing either check fails
+// one of the two halves below.
+func TestDeliveryOwnerChecksEachRefuse(t *testing.T) {
+	e := newEnv(t, nil)
+	rcv := newReceiver(t, 500)
+	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	e.publish(events.ContentSigned, map[string]any{}, "acct-a")
+	e.dispatch()
+	dels := e.deliveries("acct-a", w.ID, "")
+	if len(dels) != 1 {
+		t.Fatalf("deliveries = %d, want 1", len(dels))
+	}
+	ctx := context.Background()
+	if _, err := e.svc.GetDelivery(ctx, "acct-a", dels[0].ID); err != nil {
+		t.Fatalf("owner's GetDelivery before the rewrite: %v", err)
+	}
+	err := e.st.Update(ctx, func(tx store.Txn) error {
+		d, err := getDelivery(tx, dels[0].ID)
+		if err != nil {
+			return err
+		}
+		d.AccountID = "acct-b"
+		return putDelivery(tx, d)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, owner := range []string{"acct-a", "acct-b"} {
+		if _, err := e.svc.GetDelivery(ctx, owner, dels[0].ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("GetDelivery(%s) of a delivery naming acct-b under acct-a's webhook: %v, want ErrNotFound", owner, err)
+		}
+		if _, err := e.svc.Retry(ctx, owner, dels[0].ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Retry(%s) of a delivery naming acct-b under acct-a's webhook: %v, want ErrNotFound", owner, err)
+		}
 	}
 }
