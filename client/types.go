@@ -1,10 +1,6 @@
 package client
 
-import (
-	"time"
-
-	"github.com/provenant/provenant/shared/wire"
-)
+import "github.com/provenant/provenant/shared/wire"
 
 // The answers below mirror docs/api.md member for member. Where the origin
 // answers with a type of package shared/wire, the type here is that type
@@ -59,10 +55,7 @@ type SigningKey = wire.SigningKey
 // RevokeSigningKeyRequest revokes a signing key. Records anchored before
 // the cutoff (CompromisedSince when set, else the revocation time) stay
 // valid; later ones verify as not authentic.
-type RevokeSigningKeyRequest struct {
-	Reason           string     `json:"reason,omitempty"`
-	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
-}
+type RevokeSigningKeyRequest = wire.RevokeSigningKeyRequest
 
 // KeyRevocation is the service's decision about a record whose signing
 // key was revoked (in certificates and receipts): Decision "valid" when

@@ -93,6 +93,18 @@ type CreateSigningKeyRequest struct {
 	DeviceInfo string `json:"device_info,omitempty"`
 }
 
+// RevokeSigningKeyRequest is the optional body of DELETE
+// /api/v1/keys/signing-keys/{id}. Records anchored before the cutoff
+// (CompromisedSince when set, else the revocation time) stay valid; later
+// ones verify as not authentic. CompromisedSince travels as an RFC 3339
+// string; the origin reads an empty string like an absent member and
+// refuses any other string that is not RFC 3339 with a 400 naming the
+// member.
+type RevokeSigningKeyRequest struct {
+	Reason           string     `json:"reason,omitempty"`
+	CompromisedSince *time.Time `json:"compromised_since,omitempty"`
+}
+
 // RegisterContentRequest registers content the caller signed itself
 // (POST /api/v1/register, hash-only: the file never reaches the service).
 type RegisterContentRequest struct {

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // TestJSONNames pins the JSON field names the API contract fixes (docs/api.md).
@@ -39,6 +40,10 @@ func TestJSONNames(t *testing.T) {
 		// SDK did before the type was shared with the origin.
 		{"register image", RegisterContentRequest{RecordID: "r", SHA256: "s", PerceptualHash: "p", SignatureHex: "g", Timestamp: "t"},
 			`{"record_id":"r","sha256":"s","perceptual_hash":"p","signature_hex":"g","timestamp":"t"}`},
+		// The SDK sends the cutoff in UTC; no member at all when unset.
+		{"revoke signing key", RevokeSigningKeyRequest{Reason: "stolen", CompromisedSince: new(time.Date(2026, 3, 4, 10, 0, 0, 500, time.UTC))},
+			`{"reason":"stolen","compromised_since":"2026-03-04T10:00:00.0000005Z"}`},
+		{"revoke signing key, now", RevokeSigningKeyRequest{}, `{}`},
 		{"session", Session{AccessToken: "a", TokenType: "bearer", ExpiresIn: 60, User: User{ID: "u", Email: "e", OrgName: "o", OrgType: "news_org"}},
 			`{"access_token":"a","token_type":"bearer","expires_in":60,"expires_at":"0001-01-01T00:00:00Z","user":{"id":"u","email":"e","org_name":"o","org_type":"news_org","created_at":"0001-01-01T00:00:00Z"}}`},
 		{"empty page", Page[User]{Items: []User{}}, `{"items":[]}`},

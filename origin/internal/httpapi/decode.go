@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -68,11 +69,47 @@ func decodeJSONBody(contentType, body []byte, max int, v any) error {
 	// refuses duplicate names, invalid UTF-8 and lone surrogate escapes,
 	// and trailing data after the value; RejectUnknownMembers adds the
 	// unknown-member refusal.
-	if err := json.Unmarshal(body, v, json.RejectUnknownMembers(true)); err != nil {
+	if err := json.Unmarshal(body, v, json.RejectUnknownMembers(true), requestTimes); err != nil {
 		return jsonProblem(err)
 	}
 	return nil
 }
+
+// errNotTimestamp is what a time member that is not RFC 3339 decodes to;
+// jsonProblem turns it into the member's validation problem.
+var errNotTimestamp = errors.New("not an RFC 3339 timestamp")
+
+// requestTimes is how every *time.Time member of a request body is read,
+// so that the types the SDK sends (shared/wire) can carry times while the
+// API keeps one rule for them: a string that time.Parse reads with the
+// RFC3339Nano layout; "" or null leaves the member nil (not given); any
+// other value is errNotTimestamp (400 naming the member). It is immutable.
+var requestTimes = json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, p **time.Time) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*p = nil
+	switch v.Kind() {
+	case 'n':
+		return nil
+	case '"':
+		s, err := jsontext.AppendUnquote(nil, v)
+		if err != nil {
+			return err
+		}
+		if len(s) == 0 {
+			return nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, string(s))
+		if err != nil {
+			return errNotTimestamp
+		}
+		*p = &t
+		return nil
+	}
+	return errNotTimestamp
+}))
 
 // maxFieldName bounds the member name echoed back in a problem.
 const maxFieldName = 64
@@ -117,6 +154,9 @@ func jsonProblem(err error) *Problem {
 			p := NewProblem(fasthttp.StatusBadRequest, CodeMalformedJSON, "Malformed JSON body")
 			p.Detail = "the body must be a JSON object"
 			return p
+		}
+		if errors.Is(sem.Err, errNotTimestamp) {
+			return FieldProblem(field, "must be an RFC 3339 timestamp")
 		}
 		want := "a different type"
 		if sem.GoType != nil {

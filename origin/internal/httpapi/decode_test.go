@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/provenant/provenant/shared/wire"
@@ -241,4 +242,95 @@ func FuzzDecodeCreateSigningKey(f *testing.F) {
 func FuzzDecodeUpdateWebhook(f *testing.F) {
 	fuzzDecode[wire.UpdateWebhookRequest](f, `{"url":"https://example.com/h","events":["record.signed"],"active":false}`,
 		`{"events":null}`, `{"active":true,"active":false}`, `{"events":[{"a":1,"a":2}]}`)
+}
+
+// TestDecodeRequestTimes: a *time.Time member of a request (the cutoff of
+// wire.RevokeSigningKeyRequest, the type the SDK sends) is read as
+// time.Parse reads the RFC3339Nano layout; "", null and an absent member
+// leave it nil; any other value is the same problem as the member's own
+// validation gives: 400 validation_failed naming compromised_since, "must
+// be an RFC 3339 timestamp".
+func TestDecodeRequestTimes(t *testing.T) {
+	notTime := FieldProblem("compromised_since", "must be an RFC 3339 timestamp")
+	tests := []struct {
+		name string
+		body string
+		want string // RFC3339Nano of the decoded cutoff; "" for nil
+		err  *Problem
+	}{
+		{"utc", `{"compromised_since":"2026-03-04T10:00:00Z"}`, "2026-03-04T10:00:00Z", nil},
+		{"offset and fraction", `{"compromised_since":"2026-03-04T10:00:00.25+02:00"}`, "2026-03-04T10:00:00.25+02:00", nil},
+		{"with reason", `{"reason":"stolen","compromised_since":"2026-03-04T10:00:00Z"}`, "2026-03-04T10:00:00Z", nil},
+		{"absent", `{"reason":"stolen"}`, "", nil},
+		{"empty string", `{"compromised_since":""}`, "", nil},
+		{"null", `{"compromised_since":null}`, "", nil},
+		{"not a time", `{"compromised_since":"last tuesday"}`, "", notTime},
+		{"date only", `{"compromised_since":"2026-03-04"}`, "", notTime},
+		{"number", `{"compromised_since":1767225600}`, "", notTime},
+		{"object", `{"compromised_since":{}}`, "", notTime},
+		{"unknown member still refused", `{"when":"now"}`, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var req wire.RevokeSigningKeyRequest
+			err := decodeJSONBody([]byte("application/json"), []byte(tc.body), DefaultMaxJSONBody, &req)
+			if tc.name == "unknown member still refused" {
+				var p *Problem
+				if !errors.As(err, &p) || p.Code != CodeUnknownField {
+					t.Fatalf("decode = %v, want unknown_field", err)
+				}
+				return
+			}
+			if tc.err != nil {
+				var p *Problem
+				if !errors.As(err, &p) {
+					t.Fatalf("decode = %v, want *Problem", err)
+				}
+				if !reflect.DeepEqual(p, tc.err) {
+					t.Errorf("problem = %+v, want %+v", p, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decode = %v", err)
+			}
+			got := ""
+			if req.CompromisedSince != nil {
+				got = req.CompromisedSince.Format(time.RFC3339Nano)
+			}
+			if got != tc.want {
+				t.Errorf("compromised_since = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzDecodeRequestTime holds the time rule to time.Parse: a string member
+// decodes to a time exactly when time.Parse(time.RFC3339Nano) reads it (or
+// it is empty), and to the same instant. Seeds: testdata/fuzz.
+func FuzzDecodeRequestTime(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		body, err := stdjson.Marshal(map[string]string{"compromised_since": s})
+		if err != nil || !utf8.ValidString(s) {
+			t.Skip()
+		}
+		var req wire.RevokeSigningKeyRequest
+		derr := decodeJSONBody([]byte("application/json"), body, DefaultMaxJSONBody, &req)
+		want, perr := time.Parse(time.RFC3339Nano, s)
+		switch {
+		case s == "":
+			if derr != nil || req.CompromisedSince != nil {
+				t.Fatalf("decode(%q) = %v, %v; want nil, nil", s, req.CompromisedSince, derr)
+			}
+		case perr != nil:
+			var p *Problem
+			if !errors.As(derr, &p) || p.Code != CodeValidation || p.Field != "compromised_since" {
+				t.Fatalf("decode(%q) = %v; time.Parse refuses it (%v), want validation_failed on compromised_since", s, derr, perr)
+			}
+		default:
+			if derr != nil || req.CompromisedSince == nil || !req.CompromisedSince.Equal(want) {
+				t.Fatalf("decode(%q) = %v, %v; want %v", s, req.CompromisedSince, derr, want)
+			}
+		}
+	})
 }

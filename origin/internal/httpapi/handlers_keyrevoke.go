@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"time"
-
 	"github.com/valyala/fasthttp"
+
+	"github.com/provenant/provenant/shared/wire"
 )
 
 // Problem codes of signing-key revocation.
@@ -19,32 +19,19 @@ func (a *API) registerKeyRevocation() {
 	a.Handle(Route{Method: "DELETE", Path: "/api/v1/keys/signing-keys/{id}", Auth: JWTOnly}, a.handleRevokeSigningKey)
 }
 
-type revokeSigningKeyRequest struct {
-	Reason string `json:"reason"`
-	// CompromisedSince (RFC 3339) moves the cutoff back from now to when
-	// the key is believed to have leaked.
-	CompromisedSince string `json:"compromised_since"`
-}
-
 // handleRevokeSigningKey: DELETE /api/v1/keys/signing-keys/{id}, optional
-// JSON body {"reason", "compromised_since"}.
+// JSON body wire.RevokeSigningKeyRequest ({"reason", "compromised_since"}:
+// an RFC 3339 time that moves the cutoff back from now to when the key is
+// believed to have leaked; DecodeJSON refuses any other string but "").
 func (a *API) handleRevokeSigningKey(ctx *fasthttp.RequestCtx) error {
-	var req revokeSigningKeyRequest
+	var req wire.RevokeSigningKeyRequest
 	if ctx.Request.Header.ContentLength() != 0 {
 		if err := DecodeJSON(ctx, a.maxJSON, &req); err != nil {
 			return err
 		}
 	}
-	var since *time.Time
-	if req.CompromisedSince != "" {
-		t, err := time.Parse(time.RFC3339Nano, req.CompromisedSince)
-		if err != nil {
-			return FieldProblem("compromised_since", "must be an RFC 3339 timestamp")
-		}
-		since = &t
-	}
 	p, _ := PrincipalFrom(ctx)
-	k, err := a.cfg.Keys.RevokeSigningKey(Context(ctx), p.AccountID, pathParam(ctx, "id"), req.Reason, since)
+	k, err := a.cfg.Keys.RevokeSigningKey(Context(ctx), p.AccountID, pathParam(ctx, "id"), req.Reason, req.CompromisedSince)
 	if err != nil {
 		return err
 	}

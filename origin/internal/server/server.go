@@ -425,24 +425,8 @@ func (s *Server) Serve(ln net.Listener) error {
 			s.badger.RunGC(ctx, every, s.log.With("component", "badger"))
 		}()
 	}
-	if s.admin != nil && !s.closed && !s.adminServing {
-		s.adminServing = true
-		go func() {
-			if err := s.admin.Serve(s.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.log.Error("admin listener stopped", "err", err)
-			}
-		}()
-		s.log.Info("admin listening", "addr", s.adminLn.Addr().String())
-	}
-	if s.chainRPC != nil && !s.closed && !s.chainRPCServing {
-		s.chainRPCServing = true
-		go func() {
-			if err := s.chainRPC.Serve(s.chainRPCLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.log.Error("chain RPC listener stopped", "err", err)
-			}
-		}()
-		s.log.Info("embedded chain read-only RPC listening", "addr", s.chainRPCLn.Addr().String())
-	}
+	s.serveAside(s.admin, s.adminLn, &s.adminServing, "admin listening", "admin listener stopped")
+	s.serveAside(s.chainRPC, s.chainRPCLn, &s.chainRPCServing, "embedded chain read-only RPC listening", "chain RPC listener stopped")
 	s.closeMu.Unlock()
 	cl := connlimit.NewListener(ln, connlimit.Config{MaxConns: s.cfg.Conns.MaxConns, MaxConnsPerIP: s.cfg.Conns.MaxConnsPerIP,
 		Exempt: s.cfg.TrustedProxies, Logger: s.log.With("component", "connections")})
