@@ -53,14 +53,7 @@ func build(t testing.TB, s spec) (Facts, []Candidate) {
 	if s.sha {
 		rec.SHA256 = fileSHA
 	}
-	signed, err := record.Sign(priv, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.badSig {
-		signed.Signature = bytes.Clone(signed.Signature)
-		signed.Signature[0] ^= 1
-	}
+	signed := signFixture(t, priv, rec, s.badSig)
 	c := Candidate{Signed: signed, Revoked: s.revoke}
 	if s.revoke {
 		c.RevokedAt, c.RevokedReason = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), "key compromised"
