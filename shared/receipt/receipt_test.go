@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/internal/seedtest"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/record"
@@ -294,7 +295,7 @@ func TestSeedCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b); string(seed) != want {
+	if want := string(seedtest.Seed(b)); string(seed) != want {
 		t.Fatalf("testdata/fuzz/FuzzParse/valid is stale; want:\n%s", want)
 	}
 }
