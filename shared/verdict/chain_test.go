@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"fmt"
 	"strings"
@@ -33,7 +32,7 @@ func claimID(name string) string {
 
 func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 	t.Helper()
-	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	priv := fixtureKey(9)
 	f := Facts{SHA256: fileSHA, PHash: fileP, Watermark: Watermark{Found: true, Payload: []byte{0xee, 0xee}}}
 	// The file is the signed picture block by block: a record whose
 	// watermark it carries shows it (local signatures, version 3).

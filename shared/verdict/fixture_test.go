@@ -35,6 +35,12 @@ func localFixture() ([]byte, *localsig.Probe) {
 	return g, localsig.NewProbe(l, localsig.Alignment{Scale: 1, WorkWidth: ww, WorkHeight: wh, Period: 64})
 }
 
+// fixtureKey is the Ed25519 key whose seed is 32 copies of b: each test
+// file signs with its own, and the same one on every run.
+func fixtureKey(b byte) ed25519.PrivateKey {
+	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{b}, ed25519.SeedSize))
+}
+
 // signFixture signs rec with priv, failing t if it cannot. With forge, the
 // returned signature has its first bit flipped (in a copy), so that the
 // candidate carries a signature that does not verify.

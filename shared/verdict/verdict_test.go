@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"fmt"
 	"strings"
@@ -43,7 +42,7 @@ func (s spec) String() string {
 
 func build(t testing.TB, s spec) (Facts, []Candidate) {
 	t.Helper()
-	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	priv := fixtureKey(7)
 	id, _ := record.ParseID("0190f3a1-7b2c-7d4e-8f00-123456789abc")
 	rec := &record.Record{
 		ID: id, SHA256: [32]byte{0xbb}, PerceptualHash: withDistance(s.dist),
