@@ -8,9 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,12 +288,8 @@ func TestParseRefuses(t *testing.T) {
 func TestSeedCorpus(t *testing.T) {
 	rc, _ := fixture(t)
 	b, _ := rc.Marshal()
-	seed, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "valid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := string(seedtest.Seed(b)); string(seed) != want {
-		t.Fatalf("testdata/fuzz/FuzzParse/valid is stale; want:\n%s", want)
+	if seed := seedtest.ReadSeed(t, "FuzzParse", "valid"); string(seed) != string(b) {
+		t.Fatalf("testdata/fuzz/FuzzParse/valid is stale; want:\n%s", seedtest.Seed(b))
 	}
 }
 
@@ -414,17 +407,7 @@ func TestNetworkMember(t *testing.T) {
 // member a valid receipt, so the fuzzer starts from the member's accepted
 // form.
 func TestNetworkSeedParses(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "with-network"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	start, end := strings.Index(s, `[]byte("`)+len(`[]byte("`), strings.LastIndex(s, `")`)
-	raw, err := strconv.Unquote(`"` + s[start:end] + `"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := receipt.Parse([]byte(raw))
+	r, err := receipt.Parse(seedtest.ReadSeed(t, "FuzzParse", "with-network"))
 	if err != nil || r.Network == nil || r.Network.Public {
 		t.Fatalf("seed: %+v, %v; want a receipt with a network that is not public", r, err)
 	}

@@ -5,11 +5,17 @@
 package seedtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
+
+// header is the first line of every corpus file.
+const header = "go test fuzz v1\n"
 
 // Regenerate skips tb unless the environment variable env is set: a test
 // that rewrites committed test data (what) runs only when asked to.
@@ -23,7 +29,42 @@ func Regenerate(tb testing.TB, env, what string) {
 // Seed is the corpus file `go test` reads as one input of a fuzz target
 // whose only argument is a []byte, holding b byte for byte.
 func Seed(b []byte) []byte {
-	return fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b)
+	return fmt.Appendf(nil, header+"[]byte(%q)\n", b)
+}
+
+// ReadSeed returns the input held by the committed seed called name of
+// the fuzz target target (testdata/fuzz/<target>/<name> below the current
+// directory), a file in [Seed]'s form as the fuzzer also writes it; a
+// missing or malformed file fails tb.
+func ReadSeed(tb testing.TB, target, name string) []byte {
+	tb.Helper()
+	path := filepath.Join("testdata", "fuzz", target, name)
+	file, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := parseSeed(file)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return b
+}
+
+// parseSeed is the inverse of Seed.
+func parseSeed(file []byte) ([]byte, error) {
+	body, ok := strings.CutPrefix(string(file), header)
+	if !ok {
+		return nil, errors.New("no corpus header")
+	}
+	lit, ok := strings.CutPrefix(strings.TrimSpace(body), "[]byte(")
+	if lit, ok = strings.CutSuffix(lit, ")"); !ok {
+		return nil, errors.New("not one []byte value")
+	}
+	s, err := strconv.Unquote(lit)
+	if err != nil {
+		return nil, fmt.Errorf("[]byte value: %w", err)
+	}
+	return []byte(s), nil
 }
 
 // WriteSeed writes b as the seed called name of the fuzz target target,
