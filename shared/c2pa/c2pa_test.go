@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"image/jpeg"
 	"image/png"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/shared/internal/phototest"
 )
 
 func testImage() image.Image {
@@ -39,11 +39,7 @@ func containerCases(t testing.TB) []containerCase {
 }
 
 func testJPEG(t testing.TB) []byte {
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, testImage(), &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return phototest.JPEG(t, testImage(), 85)
 }
 
 func testPNG(t testing.TB) []byte {

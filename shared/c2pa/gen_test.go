@@ -1,13 +1,13 @@
 package c2pa_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/shared/internal/seedtest"
 )
 
 // TestWriteSeeds regenerates the fuzz seed corpora under testdata/fuzz
@@ -15,9 +15,7 @@ import (
 // ingredient, one made by the independent reader when it is installed)
 // and their bare stores.
 func TestWriteSeeds(t *testing.T) {
-	if os.Getenv("C2PA_UPDATE") == "" {
-		t.Skip("set C2PA_UPDATE=1 to regenerate the fuzz seeds")
-	}
+	seedtest.Regenerate(t, "C2PA_UPDATE", "the fuzz seeds")
 	s := c2patest.NewSigner(t, c2patest.CertOptions{})
 	jpg, png := testJPEG(t), testPNG(t)
 	files := map[string][]byte{}
@@ -42,22 +40,13 @@ func TestWriteSeeds(t *testing.T) {
 		}
 		stores["store-thirdparty"] = st
 	}
-	write := func(target, name string, b []byte) {
-		dir := filepath.Join("testdata", "fuzz", target)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for name, b := range files {
-		write("FuzzRead", name, b)
+		seedtest.WriteSeed(t, "FuzzRead", name, b)
 		if name != "thirdparty-jpeg" { // mostly signature padding: Read's seed is enough
-			write("FuzzExtract", name, b)
+			seedtest.WriteSeed(t, "FuzzExtract", name, b)
 		}
 	}
 	for name, b := range stores {
-		write("FuzzJUMBF", name, b)
+		seedtest.WriteSeed(t, "FuzzJUMBF", name, b)
 	}
 }

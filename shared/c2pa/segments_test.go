@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/shared/c2pa"
+	"github.com/provenant/provenant/shared/internal/phototest"
 )
 
 // paddedJPEG is a valid 400×300 JPEG with n empty COM segments after SOI.
@@ -23,16 +24,13 @@ func paddedJPEG(t testing.TB, n int) []byte {
 	for i := range img.Pix {
 		img.Pix[i] = uint8(i * 7)
 	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	out := make([]byte, 0, b.Len()+4*n)
-	out = append(out, b.Bytes()[:2]...)
+	b := phototest.JPEG(t, img, jpeg.DefaultQuality)
+	out := make([]byte, 0, len(b)+4*n)
+	out = append(out, b[:2]...)
 	for range n {
 		out = append(out, 0xff, 0xfe, 0x00, 0x02)
 	}
-	return append(out, b.Bytes()[2:]...)
+	return append(out, b[2:]...)
 }
 
 // paddedPNG is a valid 400×300 PNG with n empty private ancillary chunks

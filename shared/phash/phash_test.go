@@ -1,33 +1,22 @@
 package phash
 
 import (
-	"bytes"
 	"errors"
 	"image"
-	"image/jpeg"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/corona10/goimagehash"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/phototest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
 func lumaOf(t testing.TB, name string) *imagex.Luma {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "images", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(b, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return imagex.ToLuma(img.Image)
+	return imagex.ToLuma(phototest.Decode(t, name))
 }
 
 func plane(w, h int, f func(x, y int) uint8) *imagex.Luma {
@@ -124,11 +113,7 @@ func reencode(t testing.TB, l *imagex.Luma, q int, scale float64) *imagex.Luma {
 	if scale != 1 {
 		src = gray(imagex.Downscale(l, int(float64(l.Width)*scale), int(float64(l.Height)*scale)))
 	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(buf.Bytes(), limits.Default())
+	img, err := imagex.Decode(phototest.JPEG(t, src, q), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/shared/internal/seedtest"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/receipt"
 	"github.com/provenant/provenant/shared/record"
@@ -290,12 +288,8 @@ func TestParseRefuses(t *testing.T) {
 func TestSeedCorpus(t *testing.T) {
 	rc, _ := fixture(t)
 	b, _ := rc.Marshal()
-	seed, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "valid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b); string(seed) != want {
-		t.Fatalf("testdata/fuzz/FuzzParse/valid is stale; want:\n%s", want)
+	if seed := seedtest.ReadSeed(t, "FuzzParse", "valid"); string(seed) != string(b) {
+		t.Fatalf("testdata/fuzz/FuzzParse/valid is stale; want:\n%s", seedtest.Seed(b))
 	}
 }
 
@@ -413,17 +407,7 @@ func TestNetworkMember(t *testing.T) {
 // member a valid receipt, so the fuzzer starts from the member's accepted
 // form.
 func TestNetworkSeedParses(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzParse", "with-network"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	start, end := strings.Index(s, `[]byte("`)+len(`[]byte("`), strings.LastIndex(s, `")`)
-	raw, err := strconv.Unquote(`"` + s[start:end] + `"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := receipt.Parse([]byte(raw))
+	r, err := receipt.Parse(seedtest.ReadSeed(t, "FuzzParse", "with-network"))
 	if err != nil || r.Network == nil || r.Network.Public {
 		t.Fatalf("seed: %+v, %v; want a receipt with a network that is not public", r, err)
 	}

@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"image"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/phototest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 )
@@ -56,15 +55,7 @@ func TestVersions1And2Unchanged(t *testing.T) {
 // testPhoto is the core's test photo, decoded.
 func testPhoto(t testing.TB) image.Image {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "images", "photo.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(b, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img.Image
+	return phototest.Decode(t, "photo.jpg")
 }
 
 // testGrid is the encoded luminance grid of testPhoto.

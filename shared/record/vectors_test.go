@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/seedtest"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
@@ -146,9 +147,7 @@ func TestVectors(t *testing.T) {
 // change of the bytes they hold breaks every client, so regenerate only to
 // add vectors.
 func TestWriteVectors(t *testing.T) {
-	if os.Getenv("RECORD_VECTORS_UPDATE") == "" {
-		t.Skip("set RECORD_VECTORS_UPDATE=1 to regenerate testdata/vectors.json")
-	}
+	seedtest.Regenerate(t, "RECORD_VECTORS_UPDATE", "testdata/vectors.json")
 	ph := "0123456789abcdef" + "00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210"
 	img := image.NewGray(image.Rect(0, 0, 256, 192))
 	for y := 0; y < 192; y++ {
@@ -198,7 +197,5 @@ func TestWriteVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "vectors.json"), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seedtest.Write(t, filepath.Join("testdata", "vectors.json"), append(b, '\n'))
 }

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"fmt"
 	"strings"
@@ -33,7 +32,7 @@ func claimID(name string) string {
 
 func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 	t.Helper()
-	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	priv := fixtureKey(9)
 	f := Facts{SHA256: fileSHA, PHash: fileP, Watermark: Watermark{Found: true, Payload: []byte{0xee, 0xee}}}
 	// The file is the signed picture block by block: a record whose
 	// watermark it carries shows it (local signatures, version 3).
@@ -61,15 +60,7 @@ func buildClaims(t *testing.T, cs []claim) (Facts, []Candidate) {
 		if c.wm {
 			rec.WatermarkPayload = f.Watermark.Payload
 		}
-		signed, err := record.Sign(priv, rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.badSig {
-			signed.Signature = bytes.Clone(signed.Signature)
-			signed.Signature[0] ^= 1
-		}
-		cand := Candidate{Signed: signed}
+		cand := Candidate{Signed: signFixture(t, priv, rec, c.badSig)}
 		if c.orig {
 			cand.OriginalSHA256 = fileSHA
 		}
@@ -254,12 +245,8 @@ func TestDecideWhoSignedFirst(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, cands := buildClaims(t, tt.claims)
 			r := Decide(f, cands, Options{})
-			if r.Record == nil || r.Record.Org != tt.wantRecord || r.Authentic != tt.wantAuthentic {
-				got := "<nil>"
-				if r.Record != nil {
-					got = r.Record.Org
-				}
-				t.Fatalf("Decide() record %s authentic %v, want %s %v", got, r.Authentic, tt.wantRecord, tt.wantAuthentic)
+			if msg := wrongAnswer(r, tt.wantRecord, tt.wantAuthentic); msg != "" {
+				t.Fatal(msg)
 			}
 			w := r.Wire()
 			wantOrig := ""

@@ -204,12 +204,8 @@ func TestRevocationIsTheRevokers(t *testing.T) {
 			}
 			for _, order := range [][]Candidate{cands, {cands[1], cands[0]}} {
 				r := Decide(f, order, Options{})
-				if r.Record == nil || r.Record.Org != tt.wantRecord || r.Authentic != tt.wantAuthentic {
-					got := "<nil>"
-					if r.Record != nil {
-						got = r.Record.Org
-					}
-					t.Errorf("Decide() record %s authentic %v, want %s %v", got, r.Authentic, tt.wantRecord, tt.wantAuthentic)
+				if msg := wrongAnswer(r, tt.wantRecord, tt.wantAuthentic); msg != "" {
+					t.Error(msg)
 				}
 			}
 		})

@@ -7,15 +7,14 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/jpeg"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/phototest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
@@ -25,39 +24,17 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-func decodeFile(t *testing.T, path string) image.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := jpeg.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func encodeJPEG(t *testing.T, m image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestDecideLocal: a version 3 record through facts.Analyze and Decide:
 // re-encodes and crops are authentic, an edit and a transplanted mark are
 // not, and a record without local signatures earns at most derived.
 func TestDecideLocal(t *testing.T) {
 	const payload = watermark.Payload(0x1122334455667788)
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
-	marked, err := watermark.Embed(decodeFile(t, "../testdata/images/photo.jpg"), payload)
+	marked, err := watermark.Embed(phototest.Decode(t, "photo.jpg"), payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := encodeJPEG(t, marked, 95)
+	out := phototest.JPEG(t, marked, 95)
 	ml := imagex.ToLuma(marked)
 	ph, err := phash.Compute(ml)
 	if err != nil {
@@ -102,7 +79,7 @@ func TestDecideLocal(t *testing.T) {
 	for x := W / 20; x < W*19/20; x += bar / 2 {
 		draw.Draw(above, image.Rect(x, bar/5, x+bar/6, bar*4/5), &image.Uniform{color.Black}, image.Point{}, draw.Src)
 	}
-	transplant, err := watermark.Embed(decodeFile(t, "../testdata/images/other.jpg"), payload)
+	transplant, err := watermark.Embed(phototest.Decode(t, "other.jpg"), payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,12 +92,12 @@ func TestDecideLocal(t *testing.T) {
 		relation  string
 	}{
 		{"exact", out, true, verdict.MatchExact, true, ""},
-		{"re-encoded JPEG 60", encodeJPEG(t, marked, 60), true, verdict.MatchReencoded, true, ""},
-		{"crop 75 %", encodeJPEG(t, cropped, 85), true, verdict.MatchCrop, true, ""},
-		{"caption bar", encodeJPEG(t, captioned, 85), true, verdict.MatchEdited, false, wire.RelationDerived},
-		{"transplanted payload", encodeJPEG(t, transplant, 85), true, verdict.MatchMismatch, false, wire.RelationWatermarkTransplant},
-		{"caption bar added above: contained", encodeJPEG(t, above, 90), true, verdict.MatchContained, true, ""},
-		{"record without local signatures, re-encoded", encodeJPEG(t, marked, 60), false, verdict.MatchPerceptual, false, wire.RelationDerived},
+		{"re-encoded JPEG 60", phototest.JPEG(t, marked, 60), true, verdict.MatchReencoded, true, ""},
+		{"crop 75 %", phototest.JPEG(t, cropped, 85), true, verdict.MatchCrop, true, ""},
+		{"caption bar", phototest.JPEG(t, captioned, 85), true, verdict.MatchEdited, false, wire.RelationDerived},
+		{"transplanted payload", phototest.JPEG(t, transplant, 85), true, verdict.MatchMismatch, false, wire.RelationWatermarkTransplant},
+		{"caption bar added above: contained", phototest.JPEG(t, above, 90), true, verdict.MatchContained, true, ""},
+		{"record without local signatures, re-encoded", phototest.JPEG(t, marked, 60), false, verdict.MatchPerceptual, false, wire.RelationDerived},
 		{"record without local signatures, exact", out, false, verdict.MatchExact, true, ""},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"fmt"
 	"strings"
@@ -43,7 +42,7 @@ func (s spec) String() string {
 
 func build(t testing.TB, s spec) (Facts, []Candidate) {
 	t.Helper()
-	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	priv := fixtureKey(7)
 	id, _ := record.ParseID("0190f3a1-7b2c-7d4e-8f00-123456789abc")
 	rec := &record.Record{
 		ID: id, SHA256: [32]byte{0xbb}, PerceptualHash: withDistance(s.dist),
@@ -53,14 +52,7 @@ func build(t testing.TB, s spec) (Facts, []Candidate) {
 	if s.sha {
 		rec.SHA256 = fileSHA
 	}
-	signed, err := record.Sign(priv, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.badSig {
-		signed.Signature = bytes.Clone(signed.Signature)
-		signed.Signature[0] ^= 1
-	}
+	signed := signFixture(t, priv, rec, s.badSig)
 	c := Candidate{Signed: signed, Revoked: s.revoke}
 	if s.revoke {
 		c.RevokedAt, c.RevokedReason = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), "key compromised"

@@ -199,11 +199,18 @@ func Read(t testing.TB, path string) *Result {
 // ReadBytes writes file to a temporary file and reads it.
 func ReadBytes(t testing.TB, file []byte, ext string) *Result {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "asset"+ext)
-	if err := os.WriteFile(p, file, 0o600); err != nil {
+	return Read(t, writeFile(t, t.TempDir(), "asset"+ext, file))
+}
+
+// writeFile writes b to dir/name, readable by this user only, and returns
+// its path; it fails t if it cannot.
+func writeFile(t testing.TB, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return Read(t, p)
+	return p
 }
 
 // ThirdParty returns file carrying a manifest made by the independent
@@ -214,13 +221,7 @@ func ThirdParty(t testing.TB, file []byte, ext string, s c2pa.Signer) ([]byte, s
 	t.Helper()
 	r := requireReader(t)
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, b []byte) string { return writeFile(t, dir, name, b) }
 	key, err := x509.MarshalPKCS8PrivateKey(s.Key)
 	if err != nil {
 		t.Fatal(err)
