@@ -347,22 +347,35 @@ func TestDecodeLumaOrientation(t *testing.T) {
 }
 
 // TestLumaGolden pins the decoder's output bytes (SHA-256 of the plane at
-// every scale), so that native and WebAssembly builds, and later changes,
+// every scale, and the chroma means), so that native and WebAssembly builds, and later changes,
 // give the same planes. UPDATE_LUMA_GOLDEN=1 rewrites the file.
 func TestLumaGolden(t *testing.T) {
 	files := lumaCorpus(t)
+	for name, b := range generatedJPEGs(t) {
+		files[name] = b
+	}
+	plane := func(l *Luma) string {
+		if l == nil {
+			return "-"
+		}
+		h := sha256.New()
+		for y := 0; y < l.Height; y++ {
+			h.Write(l.Pix[y*l.Stride : y*l.Stride+l.Width])
+		}
+		return fmt.Sprintf("%dx%d %s", l.Width, l.Height, hex.EncodeToString(h.Sum(nil))[:16])
+	}
 	var lines []string
 	for _, name := range sortedNames(files) {
 		for _, s := range []int{1, 2, 4, 8} {
-			l, err := decodeJPEGLuma(files[name], s, 1<<28)
+			l, cb, cr, err := decodeJPEGLumaChroma(files[name], s, 1<<28)
 			if err != nil {
 				continue
 			}
-			h := sha256.New()
-			for y := 0; y < l.Height; y++ {
-				h.Write(l.Pix[y*l.Stride : y*l.Stride+l.Width])
+			lines = append(lines, fmt.Sprintf("%s 1/%d %s", name, s, plane(l)))
+			if s == 8 {
+				// The chroma means do not depend on the scale.
+				lines = append(lines, fmt.Sprintf("%s chroma %s %s", name, plane(cb), plane(cr)))
 			}
-			lines = append(lines, fmt.Sprintf("%s 1/%d %dx%d %s", name, s, l.Width, l.Height, hex.EncodeToString(h.Sum(nil))[:16]))
 		}
 	}
 	got := strings.Join(lines, "\n") + "\n"
