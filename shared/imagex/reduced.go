@@ -58,6 +58,15 @@ func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeLumaInfo(b, info, lim, minShort)
+}
+
+// DecodeLumaInfo is [DecodeLuma] for a caller that has already read the
+// header, with info = DecodeConfig(b, lim) returned without error (to
+// weigh the decode's memory first): it does not read the header again.
+// The result is DecodeLuma's. An info that is not b's under lim gives a
+// wrong Info in the result or an error, never a panic.
+func DecodeLumaInfo(b []byte, info Info, lim limits.Limits, minShort int) (*LumaImage, error) {
 	if info.Format == JPEG {
 		s := LumaScale(info.Width, info.Height, minShort)
 		var l, cb, cr *Luma

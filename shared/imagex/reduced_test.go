@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -577,5 +578,38 @@ func TestDownscaleAs(t *testing.T) {
 				t.Errorf("orientation %d at 1/%d: mean difference %.2f", o, img.Scale, mean)
 			}
 		}
+	}
+}
+
+// TestDecodeLumaInfoIsDecodeLuma: handing DecodeLuma's own header read in
+// gives the same image, and a header of another file gives an error or a
+// plane, never a panic.
+func TestDecodeLumaInfoIsDecodeLuma(t *testing.T) {
+	lim := limits.Default()
+	files := lumaCorpus(t)
+	names := sortedNames(files)
+	other, err := DecodeConfig(files[names[0]], lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		b := files[name]
+		want, werr := DecodeLuma(b, lim, 64)
+		info, err := DecodeConfig(b, lim)
+		if err != nil {
+			if werr == nil {
+				t.Fatalf("%s: DecodeConfig fails (%v) where DecodeLuma does not", name, err)
+			}
+			continue
+		}
+		got, gerr := DecodeLumaInfo(b, info, lim, 64)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("%s: error %v, DecodeLuma's %v", name, gerr, werr)
+		}
+		if gerr == nil && (!reflect.DeepEqual(got.Info, want.Info) || got.Scale != want.Scale ||
+			!bytes.Equal(got.Luma.Pix, want.Luma.Pix) || !reflect.DeepEqual(got.Cb, want.Cb) || !reflect.DeepEqual(got.Cr, want.Cr)) {
+			t.Fatalf("%s: DecodeLumaInfo differs from DecodeLuma", name)
+		}
+		_, _ = DecodeLumaInfo(b, other, lim, 64)
 	}
 }

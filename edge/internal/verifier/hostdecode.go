@@ -14,7 +14,8 @@ import (
 
 // hostDecode decodes file natively with the decoder the module's analyze
 // runs (imagex.DecodeLuma with facts.VerifyShortSide, under the module's
-// own limits, limits.Default) and returns analyze_decoded's input in
+// own limits, limits.Default; the header, read once for the memory check,
+// is handed to imagex.DecodeLumaInfo) and returns analyze_decoded's input in
 // parts. ok is false, and the module is left to analyze the file itself,
 // for anything but a JPEG, for a JPEG whose decode the header says could
 // need more than memoryBytes (the module's own memory limit; it then
@@ -28,7 +29,7 @@ func hostDecode(file []byte, sum [32]byte, memoryBytes uint64) (parts [][]byte, 
 	if err != nil || info.Format != imagex.JPEG || uint64(info.DecodeBytes)+uint64(len(file)) > memoryBytes {
 		return nil, false
 	}
-	img, err := imagex.DecodeLuma(file, lim, facts.VerifyShortSide)
+	img, err := imagex.DecodeLumaInfo(file, info, lim, facts.VerifyShortSide)
 	if err != nil || img.Orientation < 1 || img.Orientation > 8 {
 		return nil, false
 	}
