@@ -729,6 +729,22 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 	} else {
 		mx, my = d.mcusX, d.mcusY
 	}
+	// The blocks of one MCU in coding order, flattened (T.81 A.2.3): one
+	// loop per MCU instead of three nested ones.
+	var slotBuf [4 * 16]blockSlot
+	slots := slotBuf[:0]
+	for _, k := range idx {
+		c := &d.comps[k]
+		bh, bv := c.h, c.v
+		if ns == 1 {
+			bh, bv = 1, 1
+		}
+		for v := 0; v < bv; v++ {
+			for h := 0; h < bh; h++ {
+				slots = append(slots, blockSlot{c: c, isY: k == 0, h: bh, v: bv, dx: h, dy: v})
+			}
+		}
+	}
 	var blk [64]int32
 	rst := 0
 	total := mx * my
@@ -758,30 +774,22 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 			}
 			d.eobrun = 0
 		}
-		for _, k := range idx {
-			c := &d.comps[k]
-			bh, bv := c.h, c.v
-			if ns == 1 {
-				bh, bv = 1, 1
+		for i := range slots {
+			sl := &slots[i]
+			bx, by := mxi*sl.h+sl.dx, myi*sl.v+sl.dy
+			var err error
+			switch {
+			case !d.progressive:
+				err = d.baselineBlock(r, sl.c, sl.isY, bx, by, &blk)
+			case ss == 0:
+				err = d.dcBlock(r, sl.c, sl.isY, bx, by, ah, al)
+			case ah == 0:
+				err = d.acFirst(r, sl.c, bx, by, ss, se, al)
+			default:
+				err = d.acRefine(r, sl.c, bx, by, ss, se, al)
 			}
-			for v := 0; v < bv; v++ {
-				for h := 0; h < bh; h++ {
-					bx, by := mxi*bh+h, myi*bv+v
-					var err error
-					switch {
-					case !d.progressive:
-						err = d.baselineBlock(r, c, k == 0, bx, by, &blk)
-					case ss == 0:
-						err = d.dcBlock(r, c, k == 0, bx, by, ah, al)
-					case ah == 0:
-						err = d.acFirst(r, c, bx, by, ss, se, al)
-					default:
-						err = d.acRefine(r, c, bx, by, ss, se, al)
-					}
-					if err != nil {
-						return 0, err
-					}
-				}
+			if err != nil {
+				return 0, err
 			}
 		}
 	}
@@ -789,6 +797,14 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 		return 0, lumaErr("scan overruns its data")
 	}
 	return skipScan(d.data, r.pos), nil
+}
+
+// blockSlot is one block of an MCU: its component, the component's
+// blocks per MCU (h×v) and the block's place among them.
+type blockSlot struct {
+	c            *lumaComponent
+	isY          bool
+	h, v, dx, dy int
 }
 
 // skipScan returns the index of the first marker at or after i that is
@@ -855,9 +871,10 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		return lumaErr("block outside the frame")
 	}
 	q := &d.quant[c.tq]
-	last := lastNeeded[d.n]
 	blk[0] = c.pred * q[0]
-	// kmax is the last coded position written into blk.
+	// kmax is the last coded position written into blk. Every coefficient
+	// is stored, also at 1/8 where only the DC is read: idctBlock's 1/8
+	// is flatBlock's.
 	kmax := 0
 	for k := 1; k < 64; {
 		if r.n < 32 {
@@ -870,10 +887,8 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 			if k > 63 {
 				return lumaErr("coefficient past 63")
 			}
-			if k <= last {
-				blk[zigzag[k]] = (f >> 16) * q[k]
-				kmax = k
-			}
+			blk[zigzag[k]] = (f >> 16) * q[k]
+			kmax = k
 			k++
 			continue
 		}
@@ -899,11 +914,8 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		if k > 63 {
 			return lumaErr("coefficient past 63")
 		}
-		v := extend(r.take(sz), sz)
-		if k <= last {
-			blk[zigzag[k]] = v * q[k]
-			kmax = k
-		}
+		blk[zigzag[k]] = extend(r.take(sz), sz) * q[k]
+		kmax = k
 		k++
 	}
 	if kmax == 0 {
