@@ -124,3 +124,17 @@ func TestRoundHalfAwayIsRound(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRoundHalfAway: roundHalfAway is math.Round for every float64.
+func FuzzRoundHalfAway(f *testing.F) {
+	for _, x := range []float64{0.5, -2.5, 0.49999999999999994, 1<<52 + 0.5, math.Inf(-1)} {
+		f.Add(math.Float64bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		got, want := roundHalfAway(x), math.Round(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("roundHalfAway(%v) = %v, math.Round %v", x, got, want)
+		}
+	})
+}

@@ -65,11 +65,13 @@ func even4(a, b, c, d int32) (e0, e1, e2, e3 int32) {
 }
 
 // idct8 writes the 8×8 inverse DCT of blk (dequantised, row-major) plus the
-// level shift of 128 into dst (stride bytes per row).
-func idct8(blk *[64]int32, dst []uint8, stride int) {
+// level shift of 128 into dst (stride bytes per row). Columns cols..7 of
+// blk are all zero (8: any may not be): their first pass is zero, so it
+// is not run.
+func idct8(blk *[64]int32, dst []uint8, stride, cols int) {
 	var tmp [64]int32
 	// Columns: frequency v down each column u.
-	for u := 0; u < 8; u++ {
+	for u := 0; u < min(cols, 8); u++ {
 		f0, f1, f2, f3 := blk[u], blk[8+u], blk[16+u], blk[24+u]
 		f4, f5, f6, f7 := blk[32+u], blk[40+u], blk[48+u], blk[56+u]
 		if f1|f2|f3|f4|f5|f6|f7 == 0 {
@@ -125,11 +127,12 @@ func idct8(blk *[64]int32, dst []uint8, stride int) {
 }
 
 // idct4 writes the pair means of the block's inverse DCT (4×4) into dst.
-func idct4(blk *[64]int32, dst []uint8, stride int) {
+// Columns cols..7 of blk are all zero, as for idct8.
+func idct4(blk *[64]int32, dst []uint8, stride, cols int) {
 	var tmp [32]int32 // 4 rows × 8 columns
 	const r = 1 << (idctBits - pass1 - 1)
 	const sh = idctBits - pass1
-	for u := 0; u < 8; u++ {
+	for u := 0; u < min(cols, 8); u++ {
 		f0, f1, f2, f3 := blk[u], blk[8+u], blk[16+u], blk[24+u]
 		f5, f6, f7 := blk[40+u], blk[48+u], blk[56+u]
 		if f1|f2|f3|f5|f6|f7 == 0 {

@@ -44,6 +44,17 @@ var zigzag = [64]uint8{
 	53, 60, 61, 54, 47, 55, 62, 63,
 }
 
+// zigzagCols[k] is the number of leading columns of a block whose
+// coefficients are all zero after coded position k: a block whose last
+// coefficient is at k has nonzero values in columns 0..zigzagCols[k]-1
+// only, and the inverse DCTs skip the rest.
+var zigzagCols = [64]uint8{
+	1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6,
+	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 8, 8, 8, 8,
+	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+}
+
 // lastNeeded[n] is the last coded position whose coefficient the n×n
 // inverse DCT reads (at 1/8, the DC alone); the rest of a block is decoded
 // for its bits only.
@@ -315,15 +326,26 @@ func decodeJPEGLuma(b []byte, s int, maxBytes int64) (*Luma, error) {
 // codes Y codes the chroma DC too (a progressive file whose chroma DC
 // scans are separate).
 func decodeJPEGLumaChroma(b []byte, s int, maxBytes int64) (l, cb, cr *Luma, err error) {
-	if s != 1 && s != 2 && s != 4 && s != 8 {
-		return nil, nil, nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
-	}
-	d := &lumaDecoder{data: b, n: 8 / s}
-	if err := d.run(maxBytes); err != nil {
+	d, err := decodeJPEGLumaDecoder(b, s, maxBytes)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	cb, cr = d.chromaPlanes()
 	return d.out, cb, cr, nil
+}
+
+// decodeJPEGLumaDecoder runs the decode of decodeJPEGLumaChroma and
+// returns the decoder, whose out is the plane and whose chromaPlanes
+// makes the chroma means when they are wanted.
+func decodeJPEGLumaDecoder(b []byte, s int, maxBytes int64) (*lumaDecoder, error) {
+	if s != 1 && s != 2 && s != 4 && s != 8 {
+		return nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
+	}
+	d := &lumaDecoder{data: b, n: 8 / s}
+	if err := d.run(maxBytes); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // chromaPlanes turns the chroma DC coefficients into planes of block
@@ -876,13 +898,18 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	// is stored, also at 1/8 where only the DC is read: idctBlock's 1/8
 	// is flatBlock's.
 	kmax := 0
+	// The bit buffer is kept in locals through the loop and written back
+	// around the calls that use r (a refill, a long code).
+	acc, n := r.acc, r.n
 	for k := 1; k < 64; {
-		if r.n < 32 {
+		if n < 32 {
+			r.acc, r.n = acc, n
 			r.fill()
+			acc, n = r.acc, r.n
 		}
-		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		peek := (acc >> (n - lutBits)) & (1<<lutBits - 1)
 		if f := ac.fast[peek]; f != 0 {
-			r.n -= uint(f & 0xFF)
+			n -= uint(f & 0xFF)
 			k += int(f >> 8 & 0xFF)
 			if k > 63 {
 				return lumaErr("coefficient past 63")
@@ -894,13 +921,15 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		}
 		var rs uint8
 		if e := ac.lut[peek]; e != 0 {
-			r.n -= uint(e >> 8)
+			n -= uint(e >> 8)
 			rs = uint8(e)
 		} else {
+			r.acc, r.n = acc, n
 			var ok bool
 			if rs, ok = r.decodeLong(ac); !ok {
 				return errBadCode
 			}
+			acc, n = r.acc, r.n
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -914,10 +943,12 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		if k > 63 {
 			return lumaErr("coefficient past 63")
 		}
-		blk[zigzag[k]] = extend(r.take(sz), sz) * q[k]
+		n -= sz
+		blk[zigzag[k]] = extend(int32(acc>>n)&(1<<sz-1), sz) * q[k]
 		kmax = k
 		k++
 	}
+	r.acc, r.n = acc, n
 	if kmax == 0 {
 		// A flat block (the most common kind in smooth areas): every
 		// output pixel is its mean.
@@ -925,7 +956,19 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		blk[0] = 0
 		return nil
 	}
-	d.idctBlock(blk, bx, by)
+	// idctBlock, written out: one call fewer per block.
+	o := d.out
+	off := by*d.n*o.Stride + bx*d.n
+	switch d.n {
+	case 8:
+		idct8(blk, o.Pix[off:], o.Stride, int(zigzagCols[kmax&63]))
+	case 4:
+		idct4(blk, o.Pix[off:], o.Stride, int(zigzagCols[kmax&63]))
+	case 2:
+		idct2(blk, o.Pix[off:], o.Stride)
+	default:
+		o.Pix[off] = idct1(blk[0])
+	}
 	blk[0] = 0
 	for k := 1; k <= kmax; k++ {
 		blk[zigzag[k]] = 0
@@ -936,25 +979,30 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 // skipAC reads past the AC coefficients of a block whose values are not
 // needed (a chroma block, of which only the DC is kept).
 func skipAC(r *bitReader, ac *huffTable) error {
+	acc, n := r.acc, r.n // as in baselineBlock
 	for k := 1; k < 64; {
-		if r.n < 32 {
+		if n < 32 {
+			r.acc, r.n = acc, n
 			r.fill()
+			acc, n = r.acc, r.n
 		}
-		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		peek := (acc >> (n - lutBits)) & (1<<lutBits - 1)
 		if f := ac.fast[peek]; f != 0 {
-			r.n -= uint(f & 0xFF)
+			n -= uint(f & 0xFF)
 			k += int(f>>8&0xFF) + 1
 			continue
 		}
 		var rs uint8
 		if e := ac.lut[peek]; e != 0 {
-			r.n -= uint(e >> 8)
+			n -= uint(e >> 8)
 			rs = uint8(e)
 		} else {
+			r.acc, r.n = acc, n
 			var ok bool
 			if rs, ok = r.decodeLong(ac); !ok {
 				return errBadCode
 			}
+			acc, n = r.acc, r.n
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -964,22 +1012,24 @@ func skipAC(r *bitReader, ac *huffTable) error {
 			k += 16
 			continue
 		}
-		r.n -= sz
+		n -= sz
 		k += run + 1
 	}
+	r.acc, r.n = acc, n
 	return nil
 }
 
 // idctBlock writes the reduced inverse DCT of the dequantised block blk
-// (row-major) at block position (bx, by) of the output.
-func (d *lumaDecoder) idctBlock(blk *[64]int32, bx, by int) {
+// (row-major) at block position (bx, by) of the output. Only the first
+// cols columns of blk may hold nonzero coefficients.
+func (d *lumaDecoder) idctBlock(blk *[64]int32, cols, bx, by int) {
 	o := d.out
 	off := by*d.n*o.Stride + bx*d.n
 	switch d.n {
 	case 8:
-		idct8(blk, o.Pix[off:], o.Stride)
+		idct8(blk, o.Pix[off:], o.Stride, cols)
 	case 4:
-		idct4(blk, o.Pix[off:], o.Stride)
+		idct4(blk, o.Pix[off:], o.Stride, cols)
 	case 2:
 		idct2(blk, o.Pix[off:], o.Stride)
 	default:
@@ -1197,7 +1247,7 @@ func (d *lumaDecoder) reconstruct() {
 				d.flatBlock(blk[0], bx, by)
 				continue
 			}
-			d.idctBlock(&blk, bx, by)
+			d.idctBlock(&blk, 8, bx, by)
 		}
 	}
 }

@@ -457,9 +457,9 @@ func TestIDCTMatchesDefinition(t *testing.T) {
 			var out [64]uint8
 			switch n {
 			case 8:
-				idct8(&blk, out[:], 8)
+				idct8(&blk, out[:], 8, 8)
 			case 4:
-				idct4(&blk, out[:], 8)
+				idct4(&blk, out[:], 8, 8)
 			case 2:
 				idct2(&blk, out[:], 8)
 			default:
@@ -607,9 +607,92 @@ func TestDecodeLumaInfoIsDecodeLuma(t *testing.T) {
 			t.Fatalf("%s: error %v, DecodeLuma's %v", name, gerr, werr)
 		}
 		if gerr == nil && (!reflect.DeepEqual(got.Info, want.Info) || got.Scale != want.Scale ||
-			!bytes.Equal(got.Luma.Pix, want.Luma.Pix) || !reflect.DeepEqual(got.Cb, want.Cb) || !reflect.DeepEqual(got.Cr, want.Cr)) {
+			!bytes.Equal(got.Luma.Pix, want.Luma.Pix) || !chromaEqual(got, want)) {
 			t.Fatalf("%s: DecodeLumaInfo differs from DecodeLuma", name)
 		}
 		_, _ = DecodeLumaInfo(b, other, lim, 64)
+		// The chroma made on demand is the decoder's, oriented.
+		if _, cb, cr, err := decodeJPEGLumaChroma(b, want.Scale, lim.MaxDecodeBytes); werr == nil && err == nil && cb != nil {
+			gcb, gcr := want.Chroma()
+			if !reflect.DeepEqual(gcb, orientLuma(cb, info.Orientation)) || !reflect.DeepEqual(gcr, orientLuma(cr, info.Orientation)) {
+				t.Fatalf("%s: Chroma is not the decoder's chroma", name)
+			}
+		}
 	}
+}
+
+// TestIDCTSkipsZeroColumns: a block whose last coded coefficient is at
+// position k gives the same bytes with its first pass limited to
+// zigzagCols[k] columns as with all eight, at full size and at 1/2.
+func TestIDCTSkipsZeroColumns(t *testing.T) {
+	for k := range 64 {
+		for trial := range 200 {
+			var blk [64]int32
+			for j := 0; j <= k; j++ {
+				// Deterministic spread of magnitudes, extreme ones included.
+				v := int32((j*7919+trial*104729+k*31)%4001 - 2000)
+				if trial%17 == 0 {
+					v *= 1 << 10
+				}
+				blk[zigzag[j]] = v
+			}
+			cols := int(zigzagCols[k])
+			for c := cols; c < 8; c++ {
+				for y := range 8 {
+					if blk[8*y+c] != 0 {
+						t.Fatalf("k=%d: column %d is not zero", k, c)
+					}
+				}
+			}
+			var a, b [64]uint8
+			idct8(&blk, a[:], 8, 8)
+			idct8(&blk, b[:], 8, cols)
+			if a != b {
+				t.Fatalf("idct8, last position %d: %d columns differ from 8", k, cols)
+			}
+			a, b = [64]uint8{}, [64]uint8{}
+			idct4(&blk, a[:], 8, 8)
+			idct4(&blk, b[:], 8, cols)
+			if a != b {
+				t.Fatalf("idct4, last position %d: %d columns differ from 8", k, cols)
+			}
+		}
+	}
+}
+
+// chromaEqual reports whether a and b have the same chroma planes.
+func chromaEqual(a, b *LumaImage) bool {
+	acb, acr := a.Chroma()
+	bcb, bcr := b.Chroma()
+	return reflect.DeepEqual(acb, bcb) && reflect.DeepEqual(acr, bcr)
+}
+
+// FuzzIDCTColumns: for any coefficients (two bytes each, little-endian,
+// scaled by the third byte as a quantiser would) up to any last coded
+// position, the inverse DCTs limited to zigzagCols columns give the bytes
+// of the full ones.
+func FuzzIDCTColumns(f *testing.F) {
+	f.Add(uint8(0), uint8(1), []byte{0x10, 0x00, 0xF0, 0xFF})
+	f.Add(uint8(27), uint8(255), bytes.Repeat([]byte{0xFF, 0x7F, 0x00, 0x80}, 32))
+	f.Add(uint8(63), uint8(3), []byte("the quick brown fox jumps over the lazy dog, twice over the lazy dog"))
+	f.Fuzz(func(t *testing.T, last, q uint8, raw []byte) {
+		k := int(last & 63)
+		var blk [64]int32
+		for j := 0; j <= k && 2*j+1 < len(raw); j++ {
+			blk[zigzag[j]] = int32(int16(uint16(raw[2*j])|uint16(raw[2*j+1])<<8)) * int32(q)
+		}
+		cols := int(zigzagCols[k])
+		var a, b [64]uint8
+		idct8(&blk, a[:], 8, 8)
+		idct8(&blk, b[:], 8, cols)
+		if a != b {
+			t.Fatalf("idct8 with %d columns differs", cols)
+		}
+		a, b = [64]uint8{}, [64]uint8{}
+		idct4(&blk, a[:], 8, 8)
+		idct4(&blk, b[:], 8, cols)
+		if a != b {
+			t.Fatalf("idct4 with %d columns differs", cols)
+		}
+	})
 }

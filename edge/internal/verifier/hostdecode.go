@@ -36,12 +36,12 @@ func hostDecode(file []byte, sum [32]byte, memoryBytes uint64) (parts [][]byte, 
 	h := wire.DecodedHeader{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
 		Orientation: img.Orientation, Scale: img.Scale, C2PAManifest: sniff.MayCarry(file)}
 	parts = [][]byte{nil, nil, packed(img.Luma)}
-	if img.Cb != nil && img.Cr != nil {
-		if img.Cb.Width != img.Cr.Width || img.Cb.Height != img.Cr.Height {
+	if cb, cr := img.Chroma(); cb != nil && cr != nil {
+		if cb.Width != cr.Width || cb.Height != cr.Height {
 			return nil, false
 		}
-		h.ChromaWidth, h.ChromaHeight = img.Cb.Width, img.Cb.Height
-		parts = append(parts, packed(img.Cb), packed(img.Cr))
+		h.ChromaWidth, h.ChromaHeight = cb.Width, cb.Height
+		parts = append(parts, packed(cb), packed(cr))
 	}
 	js, err := json.Marshal(h)
 	if err != nil {
