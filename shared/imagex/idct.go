@@ -133,6 +133,11 @@ func idct4(blk *[64]int32, dst []uint8, stride, cols int) {
 	const r = 1 << (idctBits - pass1 - 1)
 	const sh = idctBits - pass1
 	for u := 0; u < min(cols, 8); u++ {
+		if u == 4 {
+			// Frequency 4 vanishes from pair means (the row pass
+			// reads no column 4), as row 4 does here.
+			continue
+		}
 		f0, f1, f2, f3 := blk[u], blk[8+u], blk[16+u], blk[24+u]
 		f5, f6, f7 := blk[40+u], blk[48+u], blk[56+u]
 		if f1|f2|f3|f5|f6|f7 == 0 {
