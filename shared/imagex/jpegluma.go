@@ -898,18 +898,13 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	// is stored, also at 1/8 where only the DC is read: idctBlock's 1/8
 	// is flatBlock's.
 	kmax := 0
-	// The bit buffer is kept in locals through the loop and written back
-	// around the calls that use r (a refill, a long code).
-	acc, n := r.acc, r.n
 	for k := 1; k < 64; {
-		if n < 32 {
-			r.acc, r.n = acc, n
+		if r.n < 32 {
 			r.fill()
-			acc, n = r.acc, r.n
 		}
-		peek := (acc >> (n - lutBits)) & (1<<lutBits - 1)
+		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
 		if f := ac.fast[peek]; f != 0 {
-			n -= uint(f & 0xFF)
+			r.n -= uint(f & 0xFF)
 			k += int(f >> 8 & 0xFF)
 			if k > 63 {
 				return lumaErr("coefficient past 63")
@@ -921,15 +916,13 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		}
 		var rs uint8
 		if e := ac.lut[peek]; e != 0 {
-			n -= uint(e >> 8)
+			r.n -= uint(e >> 8)
 			rs = uint8(e)
 		} else {
-			r.acc, r.n = acc, n
 			var ok bool
 			if rs, ok = r.decodeLong(ac); !ok {
 				return errBadCode
 			}
-			acc, n = r.acc, r.n
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -943,12 +936,10 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		if k > 63 {
 			return lumaErr("coefficient past 63")
 		}
-		n -= sz
-		blk[zigzag[k]] = extend(int32(acc>>n)&(1<<sz-1), sz) * q[k]
+		blk[zigzag[k]] = extend(r.take(sz), sz) * q[k]
 		kmax = k
 		k++
 	}
-	r.acc, r.n = acc, n
 	if kmax == 0 {
 		// A flat block (the most common kind in smooth areas): every
 		// output pixel is its mean.
@@ -956,19 +947,7 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		blk[0] = 0
 		return nil
 	}
-	// idctBlock, written out: one call fewer per block.
-	o := d.out
-	off := by*d.n*o.Stride + bx*d.n
-	switch d.n {
-	case 8:
-		idct8(blk, o.Pix[off:], o.Stride, int(zigzagCols[kmax&63]))
-	case 4:
-		idct4(blk, o.Pix[off:], o.Stride, int(zigzagCols[kmax&63]))
-	case 2:
-		idct2(blk, o.Pix[off:], o.Stride)
-	default:
-		o.Pix[off] = idct1(blk[0])
-	}
+	d.idctBlock(blk, int(zigzagCols[kmax&63]), bx, by)
 	blk[0] = 0
 	for k := 1; k <= kmax; k++ {
 		blk[zigzag[k]] = 0
@@ -979,30 +958,25 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 // skipAC reads past the AC coefficients of a block whose values are not
 // needed (a chroma block, of which only the DC is kept).
 func skipAC(r *bitReader, ac *huffTable) error {
-	acc, n := r.acc, r.n // as in baselineBlock
 	for k := 1; k < 64; {
-		if n < 32 {
-			r.acc, r.n = acc, n
+		if r.n < 32 {
 			r.fill()
-			acc, n = r.acc, r.n
 		}
-		peek := (acc >> (n - lutBits)) & (1<<lutBits - 1)
+		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
 		if f := ac.fast[peek]; f != 0 {
-			n -= uint(f & 0xFF)
+			r.n -= uint(f & 0xFF)
 			k += int(f>>8&0xFF) + 1
 			continue
 		}
 		var rs uint8
 		if e := ac.lut[peek]; e != 0 {
-			n -= uint(e >> 8)
+			r.n -= uint(e >> 8)
 			rs = uint8(e)
 		} else {
-			r.acc, r.n = acc, n
 			var ok bool
 			if rs, ok = r.decodeLong(ac); !ok {
 				return errBadCode
 			}
-			acc, n = r.acc, r.n
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -1012,10 +986,9 @@ func skipAC(r *bitReader, ac *huffTable) error {
 			k += 16
 			continue
 		}
-		n -= sz
+		r.n -= sz
 		k += run + 1
 	}
-	r.acc, r.n = acc, n
 	return nil
 }
 
