@@ -111,7 +111,11 @@ func FromLumaImage(img *imagex.LumaImage, sum [32]byte) (Facts, error) {
 	if err != nil {
 		return Facts{}, err
 	}
-	f.WithChroma(img.Cb, img.Cr)
+	if f.Local != nil {
+		// Only a found watermark's probe reads the chroma: it is made
+		// for it alone.
+		f.WithChroma(img.Chroma())
+	}
 	return f, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -103,4 +104,37 @@ func TestChromaFastPathsMatchGeneric(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoundHalfAwayIsRound: the chroma means' rounding is math.Round's,
+// bit for bit, at the halves, the signed zeros, the non-finite values and
+// the edges of float64 precision, and over random values.
+func TestRoundHalfAwayIsRound(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+		-0.49999999999999994, 1 << 52, 1<<52 + 0.5, -(1<<52 + 1), 1 << 53, math.MaxFloat64, -math.MaxFloat64,
+		math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 127.5, 254.5, -128.5}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		xs = append(xs, (rng.Float64()-0.5)*600, math.Float64frombits(rng.Uint64()))
+	}
+	for _, x := range xs {
+		if got, want := roundHalfAway(x), math.Round(x); math.Float64bits(got) != math.Float64bits(want) &&
+			!(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("roundHalfAway(%v) = %v, math.Round %v", x, got, want)
+		}
+	}
+}
+
+// FuzzRoundHalfAway: roundHalfAway is math.Round for every float64.
+func FuzzRoundHalfAway(f *testing.F) {
+	for _, x := range []float64{0.5, -2.5, 0.49999999999999994, 1<<52 + 0.5, math.Inf(-1)} {
+		f.Add(math.Float64bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		got, want := roundHalfAway(x), math.Round(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("roundHalfAway(%v) = %v, math.Round %v", x, got, want)
+		}
+	})
 }

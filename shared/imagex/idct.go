@@ -65,11 +65,13 @@ func even4(a, b, c, d int32) (e0, e1, e2, e3 int32) {
 }
 
 // idct8 writes the 8×8 inverse DCT of blk (dequantised, row-major) plus the
-// level shift of 128 into dst (stride bytes per row).
-func idct8(blk *[64]int32, dst []uint8, stride int) {
+// level shift of 128 into dst (stride bytes per row). Columns cols..7 of
+// blk are all zero (8: any may not be): their first pass is zero, so it
+// is not run.
+func idct8(blk *[64]int32, dst []uint8, stride, cols int) {
 	var tmp [64]int32
 	// Columns: frequency v down each column u.
-	for u := 0; u < 8; u++ {
+	for u := 0; u < min(cols, 8); u++ {
 		f0, f1, f2, f3 := blk[u], blk[8+u], blk[16+u], blk[24+u]
 		f4, f5, f6, f7 := blk[32+u], blk[40+u], blk[48+u], blk[56+u]
 		if f1|f2|f3|f4|f5|f6|f7 == 0 {
@@ -125,11 +127,17 @@ func idct8(blk *[64]int32, dst []uint8, stride int) {
 }
 
 // idct4 writes the pair means of the block's inverse DCT (4×4) into dst.
-func idct4(blk *[64]int32, dst []uint8, stride int) {
+// Columns cols..7 of blk are all zero, as for idct8.
+func idct4(blk *[64]int32, dst []uint8, stride, cols int) {
 	var tmp [32]int32 // 4 rows × 8 columns
 	const r = 1 << (idctBits - pass1 - 1)
 	const sh = idctBits - pass1
-	for u := 0; u < 8; u++ {
+	for u := 0; u < min(cols, 8); u++ {
+		if u == 4 {
+			// Frequency 4 vanishes from pair means (the row pass
+			// reads no column 4), as row 4 does here.
+			continue
+		}
 		f0, f1, f2, f3 := blk[u], blk[8+u], blk[16+u], blk[24+u]
 		f5, f6, f7 := blk[40+u], blk[48+u], blk[56+u]
 		if f1|f2|f3|f5|f6|f7 == 0 {
@@ -165,26 +173,38 @@ func idct4(blk *[64]int32, dst []uint8, stride int) {
 }
 
 // idct2 writes the means of the block's inverse DCT over its four 4×4
-// quarters into dst.
+// quarters into dst. It is written out without loops: in WebAssembly
+// every loop iteration of Go code goes through the function's dispatch.
 func idct2(blk *[64]int32, dst []uint8, stride int) {
-	const r = 1 << (idctBits - pass1 - 1)
-	const sh = idctBits - pass1
 	// Columns u = 0, 1, 3, 5, 7 (the even ones average out): top and
 	// bottom half means.
-	var top, bot [8]int32
-	for _, u := range [5]int{0, 1, 3, 5, 7} {
-		c := blk[u]*cos4 + r
-		d := blk[8+u]*quad1 + blk[24+u]*quad3 + blk[40+u]*quad5 + blk[56+u]*quad7
-		top[u], bot[u] = (c+d)>>sh, (c-d)>>sh
-	}
+	t0, b0 := idct2Col(blk, 0)
+	t1, b1 := idct2Col(blk, 1)
+	t3, b3 := idct2Col(blk, 3)
+	t5, b5 := idct2Col(blk, 5)
+	t7, b7 := idct2Col(blk, 7)
 	const sh2 = idctBits + pass1 + 2
 	const bias = 128<<sh2 + 1<<(sh2-1)
-	for y, t := range [2]*[8]int32{&top, &bot} {
-		c := t[0]*cos4 + bias
-		d := t[1]*quad1 + t[3]*quad3 + t[5]*quad5 + t[7]*quad7
-		dst[y*stride] = clampLevel((c + d) >> sh2)
-		dst[y*stride+1] = clampLevel((c - d) >> sh2)
-	}
+	top := dst[:2:2]
+	c := t0*cos4 + bias
+	d := t1*quad1 + t3*quad3 + t5*quad5 + t7*quad7
+	top[0] = clampLevel((c + d) >> sh2)
+	top[1] = clampLevel((c - d) >> sh2)
+	bot := dst[stride : stride+2 : stride+2]
+	c = b0*cos4 + bias
+	d = b1*quad1 + b3*quad3 + b5*quad5 + b7*quad7
+	bot[0] = clampLevel((c + d) >> sh2)
+	bot[1] = clampLevel((c - d) >> sh2)
+}
+
+// idct2Col is the first pass of idct2 down column u: the means of its top
+// and bottom halves.
+func idct2Col(blk *[64]int32, u int) (top, bot int32) {
+	const r = 1 << (idctBits - pass1 - 1)
+	const sh = idctBits - pass1
+	c := blk[u&7]*cos4 + r
+	d := blk[8+u&7]*quad1 + blk[24+u&7]*quad3 + blk[40+u&7]*quad5 + blk[56+u&7]*quad7
+	return (c + d) >> sh, (c - d) >> sh
 }
 
 // idct1 is the block's mean level: F00/8 + 128, rounded.

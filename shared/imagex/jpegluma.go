@@ -44,6 +44,17 @@ var zigzag = [64]uint8{
 	53, 60, 61, 54, 47, 55, 62, 63,
 }
 
+// zigzagCols[k] is the number of leading columns of a block whose
+// coefficients are all zero after coded position k: a block whose last
+// coefficient is at k has nonzero values in columns 0..zigzagCols[k]-1
+// only, and the inverse DCTs skip the rest.
+var zigzagCols = [64]uint8{
+	1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6,
+	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 8, 8, 8, 8,
+	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+}
+
 // lastNeeded[n] is the last coded position whose coefficient the n×n
 // inverse DCT reads (at 1/8, the DC alone); the rest of a block is decoded
 // for its bits only.
@@ -140,7 +151,7 @@ type bitReader struct {
 func (r *bitReader) fill() {
 	// Eight bytes at once when none of them is 0xFF (the common case).
 	if r.pad == 0 && r.pos+8 <= len(r.data) {
-		v := binary.BigEndian.Uint64(r.data[r.pos:])
+		v := be64(r.data[r.pos : r.pos+8 : r.pos+8])
 		// A byte of v is 0xFF exactly when the same byte of ^v is zero.
 		x := ^v
 		if (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
@@ -177,6 +188,14 @@ func (r *bitReader) fill() {
 	}
 }
 
+// be64 is binary.BigEndian.Uint64, which the WebAssembly build does not
+// inline (its standard library is compiled without inlining).
+func be64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+}
+
 // overrun reports whether bits fed after the data were consumed.
 func (r *bitReader) overrun() bool { return uint(r.pad)*8 > r.n }
 
@@ -185,6 +204,13 @@ func (r *bitReader) bits(s uint) int32 {
 	if r.n < s {
 		r.fill()
 	}
+	r.n -= s
+	return int32(r.acc>>r.n) & (1<<s - 1)
+}
+
+// take returns the next s (0..16) bits, which the caller knows are in
+// acc (bits without its refill, so that it inlines).
+func (r *bitReader) take(s uint) int32 {
 	r.n -= s
 	return int32(r.acc>>r.n) & (1<<s - 1)
 }
@@ -207,21 +233,35 @@ func extend(v int32, s uint) int32 {
 }
 
 // decode returns the next Huffman symbol of t. The caller has made sure
-// that at least 16 bits are in acc.
-func (r *bitReader) decode(t *huffTable) (uint8, error) {
+// that at least 16 bits are in acc. Small enough to inline: codes longer
+// than the lookahead go to decodeLong.
+// ok is false for a bit pattern that is no code of t (errBadCode).
+func (r *bitReader) decode(t *huffTable) (sym uint8, ok bool) {
 	peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
 	if e := t.lut[peek]; e != 0 {
 		r.n -= uint(e >> 8)
-		return uint8(e), nil
+		return uint8(e), true
 	}
+	return r.decodeLong(t)
+}
+
+// errBadCode: the entropy-coded data holds a bit pattern that is no code
+// of the scan's Huffman table.
+var errBadCode = fmt.Errorf("%w: bad huffman code", errLumaData)
+
+// decodeLong is decode for a code longer than lutBits (or none), kept
+// out of line so that decode inlines.
+//
+//go:noinline
+func (r *bitReader) decodeLong(t *huffTable) (sym uint8, ok bool) {
 	for l := lutBits + 1; l <= 16; l++ {
 		code := int32(r.acc>>(r.n-uint(l))) & (1<<l - 1)
 		if code <= t.maxcode[l] {
 			r.n -= uint(l)
-			return t.vals[(t.valptr[l]+code)&0xFF], nil
+			return t.vals[(t.valptr[l]+code)&0xFF], true
 		}
 	}
-	return 0, lumaErr("bad huffman code")
+	return 0, false
 }
 
 type lumaComponent struct {
@@ -286,15 +326,26 @@ func decodeJPEGLuma(b []byte, s int, maxBytes int64) (*Luma, error) {
 // codes Y codes the chroma DC too (a progressive file whose chroma DC
 // scans are separate).
 func decodeJPEGLumaChroma(b []byte, s int, maxBytes int64) (l, cb, cr *Luma, err error) {
-	if s != 1 && s != 2 && s != 4 && s != 8 {
-		return nil, nil, nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
-	}
-	d := &lumaDecoder{data: b, n: 8 / s}
-	if err := d.run(maxBytes); err != nil {
+	d, err := decodeJPEGLumaDecoder(b, s, maxBytes)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	cb, cr = d.chromaPlanes()
 	return d.out, cb, cr, nil
+}
+
+// decodeJPEGLumaDecoder runs the decode of decodeJPEGLumaChroma and
+// returns the decoder, whose out is the plane and whose chromaPlanes
+// makes the chroma means when they are wanted.
+func decodeJPEGLumaDecoder(b []byte, s int, maxBytes int64) (*lumaDecoder, error) {
+	if s != 1 && s != 2 && s != 4 && s != 8 {
+		return nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
+	}
+	d := &lumaDecoder{data: b, n: 8 / s}
+	if err := d.run(maxBytes); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // chromaPlanes turns the chroma DC coefficients into planes of block
@@ -328,13 +379,36 @@ func (d *lumaDecoder) chromaPlanes() (cb, cr *Luma) {
 					}
 				}
 				// The DC of the level-shifted 8×8 DCT is 8 × the mean.
-				v := 128 + math.Round(sum/wsum*q/8)
-				l.Pix[y*ow+x] = uint8(min(max(v, 0), 255))
+				l.Pix[y*ow+x] = roundLevel(128 + roundHalfAway(sum/wsum*q/8))
 			}
 		}
 		out[k] = l
 	}
 	return out[0], out[1]
+}
+
+// roundHalfAway is math.Round for a finite x (and ±0, NaN and the
+// infinities as well), written with math.Trunc, which the WebAssembly
+// build computes with one instruction, where math.Round is a call.
+func roundHalfAway(x float64) float64 {
+	t := math.Trunc(x)
+	if math.Abs(x-t) >= 0.5 {
+		t += math.Copysign(1, x)
+	}
+	return t
+}
+
+// roundLevel is uint8(min(max(v, 0), 255)) for a v that is not NaN,
+// without the min and max builtins, whose float64 forms the WebAssembly
+// build calls out of line.
+func roundLevel(v float64) uint8 {
+	if v <= 0 {
+		return 0
+	}
+	if v >= 255 {
+		return 255
+	}
+	return uint8(v)
 }
 
 type areaWeight struct {
@@ -677,10 +751,32 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 	} else {
 		mx, my = d.mcusX, d.mcusY
 	}
+	// The blocks of one MCU in coding order, flattened (T.81 A.2.3): one
+	// loop per MCU instead of three nested ones.
+	var slotBuf [4 * 16]blockSlot
+	slots := slotBuf[:0]
+	for _, k := range idx {
+		c := &d.comps[k]
+		bh, bv := c.h, c.v
+		if ns == 1 {
+			bh, bv = 1, 1
+		}
+		for v := 0; v < bv; v++ {
+			for h := 0; h < bh; h++ {
+				slots = append(slots, blockSlot{c: c, isY: k == 0, h: bh, v: bv, dx: h, dy: v})
+			}
+		}
+	}
 	var blk [64]int32
 	rst := 0
 	total := mx * my
+	// mxi, myi: the MCU's column and row (m%mx and m/mx, counted rather
+	// than divided).
+	mxi, myi := -1, 0
 	for m := 0; m < total; m++ {
+		if mxi++; mxi == mx {
+			mxi, myi = 0, myi+1
+		}
 		if d.restart > 0 && m > 0 && m%d.restart == 0 {
 			if r.overrun() {
 				return 0, lumaErr("restart interval overruns its data")
@@ -700,31 +796,22 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 			}
 			d.eobrun = 0
 		}
-		mxi, myi := m%mx, m/mx
-		for _, k := range idx {
-			c := &d.comps[k]
-			bh, bv := c.h, c.v
-			if ns == 1 {
-				bh, bv = 1, 1
+		for i := range slots {
+			sl := &slots[i]
+			bx, by := mxi*sl.h+sl.dx, myi*sl.v+sl.dy
+			var err error
+			switch {
+			case !d.progressive:
+				err = d.baselineBlock(r, sl.c, sl.isY, bx, by, &blk)
+			case ss == 0:
+				err = d.dcBlock(r, sl.c, sl.isY, bx, by, ah, al)
+			case ah == 0:
+				err = d.acFirst(r, sl.c, bx, by, ss, se, al)
+			default:
+				err = d.acRefine(r, sl.c, bx, by, ss, se, al)
 			}
-			for v := 0; v < bv; v++ {
-				for h := 0; h < bh; h++ {
-					bx, by := mxi*bh+h, myi*bv+v
-					var err error
-					switch {
-					case !d.progressive:
-						err = d.baselineBlock(r, c, k == 0, bx, by, &blk)
-					case ss == 0:
-						err = d.dcBlock(r, c, k == 0, bx, by, ah, al)
-					case ah == 0:
-						err = d.acFirst(r, c, bx, by, ss, se, al)
-					default:
-						err = d.acRefine(r, c, bx, by, ss, se, al)
-					}
-					if err != nil {
-						return 0, err
-					}
-				}
+			if err != nil {
+				return 0, err
 			}
 		}
 	}
@@ -732,6 +819,14 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 		return 0, lumaErr("scan overruns its data")
 	}
 	return skipScan(d.data, r.pos), nil
+}
+
+// blockSlot is one block of an MCU: its component, the component's
+// blocks per MCU (h×v) and the block's place among them.
+type blockSlot struct {
+	c            *lumaComponent
+	isY          bool
+	h, v, dx, dy int
 }
 
 // skipScan returns the index of the first marker at or after i that is
@@ -761,60 +856,48 @@ func skipScan(b []byte, i int) int {
 }
 
 // baselineBlock decodes one block of a sequential scan; a Y block goes
-// straight through the reduced inverse DCT into the output plane.
+// straight through the reduced inverse DCT into the output plane. blk is
+// all zeros on entry and is left so.
+//
+// Its Huffman decoding is written out rather than called (decode, bits):
+// after a refill to at least 32 bits, a code (at most 16 bits) and its
+// magnitude bits (at most 15) are in acc, and in WebAssembly the calls
+// cost more than the work.
 func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
 	if r.n < 32 {
 		r.fill()
 	}
-	s, err := r.decode(&d.dc[c.td])
-	if err != nil {
-		return err
+	dc := &d.dc[c.td]
+	var s uint8
+	if e := dc.lut[(r.acc>>(r.n-lutBits))&(1<<lutBits-1)]; e != 0 {
+		r.n -= uint(e >> 8)
+		s = uint8(e)
+	} else {
+		var ok bool
+		if s, ok = r.decodeLong(dc); !ok {
+			return errBadCode
+		}
 	}
 	if s > 11 {
 		return lumaErr("bad DC magnitude")
 	}
 	if s > 0 {
-		c.pred += extend(r.bits(uint(s)), uint(s))
+		c.pred += extend(r.take(uint(s)), uint(s))
 	}
 	ac := &d.ac[c.ta]
 	if !isY {
 		d.chromaDC(c, bx, by, c.pred, false)
-		// Only the bits matter.
-		for k := 1; k < 64; {
-			if r.n < 32 {
-				r.fill()
-			}
-			peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
-			if f := ac.fast[peek]; f != 0 {
-				r.n -= uint(f & 0xFF)
-				k += int(f>>8&0xFF) + 1
-				continue
-			}
-			rs, err := r.decode(ac)
-			if err != nil {
-				return err
-			}
-			run, sz := int(rs>>4), uint(rs&15)
-			if sz == 0 {
-				if run != 15 {
-					break
-				}
-				k += 16
-				continue
-			}
-			r.n -= sz
-			k += run + 1
-		}
-		return nil
+		return skipAC(r, ac)
 	}
 	if by >= d.bh || bx >= d.bw {
 		return lumaErr("block outside the frame")
 	}
 	q := &d.quant[c.tq]
-	last := lastNeeded[d.n]
-	*blk = [64]int32{}
 	blk[0] = c.pred * q[0]
-	hasAC := false
+	// kmax is the last coded position written into blk. Every coefficient
+	// is stored, also at 1/8 where only the DC is read: idctBlock's 1/8
+	// is flatBlock's.
+	kmax := 0
 	for k := 1; k < 64; {
 		if r.n < 32 {
 			r.fill()
@@ -826,16 +909,20 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 			if k > 63 {
 				return lumaErr("coefficient past 63")
 			}
-			if k <= last {
-				blk[zigzag[k]] = (f >> 16) * q[k]
-				hasAC = true
-			}
+			blk[zigzag[k]] = (f >> 16) * q[k]
+			kmax = k
 			k++
 			continue
 		}
-		rs, err := r.decode(ac)
-		if err != nil {
-			return err
+		var rs uint8
+		if e := ac.lut[peek]; e != 0 {
+			r.n -= uint(e >> 8)
+			rs = uint8(e)
+		} else {
+			var ok bool
+			if rs, ok = r.decodeLong(ac); !ok {
+				return errBadCode
+			}
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -849,33 +936,73 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		if k > 63 {
 			return lumaErr("coefficient past 63")
 		}
-		v := extend(r.bits(sz), sz)
-		if k <= last {
-			blk[zigzag[k]] = v * q[k]
-			hasAC = true
-		}
+		blk[zigzag[k]] = extend(r.take(sz), sz) * q[k]
+		kmax = k
 		k++
 	}
-	if !hasAC {
+	if kmax == 0 {
 		// A flat block (the most common kind in smooth areas): every
 		// output pixel is its mean.
 		d.flatBlock(blk[0], bx, by)
+		blk[0] = 0
 		return nil
 	}
-	d.idctBlock(blk, bx, by)
+	d.idctBlock(blk, int(zigzagCols[kmax&63]), bx, by)
+	blk[0] = 0
+	for k := 1; k <= kmax; k++ {
+		blk[zigzag[k]] = 0
+	}
+	return nil
+}
+
+// skipAC reads past the AC coefficients of a block whose values are not
+// needed (a chroma block, of which only the DC is kept).
+func skipAC(r *bitReader, ac *huffTable) error {
+	for k := 1; k < 64; {
+		if r.n < 32 {
+			r.fill()
+		}
+		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		if f := ac.fast[peek]; f != 0 {
+			r.n -= uint(f & 0xFF)
+			k += int(f>>8&0xFF) + 1
+			continue
+		}
+		var rs uint8
+		if e := ac.lut[peek]; e != 0 {
+			r.n -= uint(e >> 8)
+			rs = uint8(e)
+		} else {
+			var ok bool
+			if rs, ok = r.decodeLong(ac); !ok {
+				return errBadCode
+			}
+		}
+		run, sz := int(rs>>4), uint(rs&15)
+		if sz == 0 {
+			if run != 15 {
+				break
+			}
+			k += 16
+			continue
+		}
+		r.n -= sz
+		k += run + 1
+	}
 	return nil
 }
 
 // idctBlock writes the reduced inverse DCT of the dequantised block blk
-// (row-major) at block position (bx, by) of the output.
-func (d *lumaDecoder) idctBlock(blk *[64]int32, bx, by int) {
+// (row-major) at block position (bx, by) of the output. Only the first
+// cols columns of blk may hold nonzero coefficients.
+func (d *lumaDecoder) idctBlock(blk *[64]int32, cols, bx, by int) {
 	o := d.out
 	off := by*d.n*o.Stride + bx*d.n
 	switch d.n {
 	case 8:
-		idct8(blk, o.Pix[off:], o.Stride)
+		idct8(blk, o.Pix[off:], o.Stride, cols)
 	case 4:
-		idct4(blk, o.Pix[off:], o.Stride)
+		idct4(blk, o.Pix[off:], o.Stride, cols)
 	case 2:
 		idct2(blk, o.Pix[off:], o.Stride)
 	default:
@@ -920,9 +1047,9 @@ func (d *lumaDecoder) dcBlock(r *bitReader, c *lumaComponent, isY bool, bx, by, 
 		}
 		return nil
 	}
-	s, err := r.decode(&d.dc[c.td])
-	if err != nil {
-		return err
+	s, ok := r.decode(&d.dc[c.td])
+	if !ok {
+		return errBadCode
 	}
 	if s > 11 {
 		return lumaErr("bad DC magnitude")
@@ -954,9 +1081,9 @@ func (d *lumaDecoder) acFirst(r *bitReader, c *lumaComponent, bx, by, ss, se, al
 		if r.n < 32 {
 			r.fill()
 		}
-		rs, err := r.decode(ac)
-		if err != nil {
-			return err
+		rs, ok := r.decode(ac)
+		if !ok {
+			return errBadCode
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -1010,9 +1137,9 @@ func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, a
 			if r.n < 32 {
 				r.fill()
 			}
-			rs, err := r.decode(ac)
-			if err != nil {
-				return err
+			rs, ok := r.decode(ac)
+			if !ok {
+				return errBadCode
 			}
 			run, sz := int(rs>>4), int(rs&15)
 			var val int16
@@ -1093,7 +1220,7 @@ func (d *lumaDecoder) reconstruct() {
 				d.flatBlock(blk[0], bx, by)
 				continue
 			}
-			d.idctBlock(&blk, bx, by)
+			d.idctBlock(&blk, 8, bx, by)
 		}
 	}
 }

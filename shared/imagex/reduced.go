@@ -21,8 +21,23 @@ type LumaImage struct {
 	// EXIF orientation applied, each sample the mean over a block of the
 	// picture covering it whole (a JPEG's 8×8 chroma blocks, read from
 	// their DC coefficients; 8×8 pixels of a full decode, [Chroma]); nil
-	// when the file has no chroma or its decoder did not give it.
+	// when the file has no chroma or its decoder did not give it. From
+	// [DecodeLuma] they are made on the first call of
+	// [LumaImage.Chroma], which is how to read them.
 	Cb, Cr *Luma
+	// chroma, when not nil, makes Cb and Cr (only the checks of a
+	// watermarked picture read them).
+	chroma func() (cb, cr *Luma)
+}
+
+// Chroma returns Cb and Cr, making them first if the decoder left them
+// to be made. The first call must not run concurrently with another.
+func (li *LumaImage) Chroma() (cb, cr *Luma) {
+	if li.chroma != nil {
+		li.Cb, li.Cr = li.chroma()
+		li.chroma = nil
+	}
+	return li.Cb, li.Cr
 }
 
 // LumaScale returns the largest reduction s in 1, 2, 4, 8 whose plane of
@@ -58,11 +73,24 @@ func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeLumaInfo(b, info, lim, minShort)
+}
+
+// DecodeLumaInfo is [DecodeLuma] for a caller that has already read the
+// header, with info = DecodeConfig(b, lim) returned without error (to
+// weigh the decode's memory first): it does not read the header again.
+// The result is DecodeLuma's. An info that is not b's under lim gives a
+// wrong Info in the result or an error, never a panic.
+func DecodeLumaInfo(b []byte, info Info, lim limits.Limits, minShort int) (*LumaImage, error) {
 	if info.Format == JPEG {
 		s := LumaScale(info.Width, info.Height, minShort)
-		var l, cb, cr *Luma
+		var l *Luma
+		var d *lumaDecoder
 		err := guard(func() (err error) {
-			l, cb, cr, err = decodeJPEGLumaChroma(b, s, lim.MaxDecodeBytes)
+			d, err = decodeJPEGLumaDecoder(b, s, lim.MaxDecodeBytes)
+			if err == nil {
+				l = d.out
+			}
 			return err
 		})
 		if err == nil && (l.Width != (info.Width+s-1)/s || l.Height != (info.Height+s-1)/s) {
@@ -70,8 +98,16 @@ func DecodeLuma(b []byte, lim limits.Limits, minShort int) (*LumaImage, error) {
 		}
 		if err == nil {
 			li := &LumaImage{Info: info, Luma: orientLuma(l, info.Orientation), Scale: s}
-			if cb != nil && cr != nil {
-				li.Cb, li.Cr = orientLuma(cb, info.Orientation), orientLuma(cr, info.Orientation)
+			// The chroma needs the DC coefficients and the frame's
+			// geometry, not the file, the plane or a progressive
+			// frame's coefficients.
+			d.data, d.out, d.coef = nil, nil, nil
+			li.chroma = func() (cb, cr *Luma) {
+				cb, cr = d.chromaPlanes()
+				if cb == nil || cr == nil {
+					return nil, nil
+				}
+				return orientLuma(cb, info.Orientation), orientLuma(cr, info.Orientation)
 			}
 			return li, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -347,22 +348,35 @@ func TestDecodeLumaOrientation(t *testing.T) {
 }
 
 // TestLumaGolden pins the decoder's output bytes (SHA-256 of the plane at
-// every scale), so that native and WebAssembly builds, and later changes,
+// every scale, and the chroma means), so that native and WebAssembly builds, and later changes,
 // give the same planes. UPDATE_LUMA_GOLDEN=1 rewrites the file.
 func TestLumaGolden(t *testing.T) {
 	files := lumaCorpus(t)
+	for name, b := range generatedJPEGs(t) {
+		files[name] = b
+	}
+	plane := func(l *Luma) string {
+		if l == nil {
+			return "-"
+		}
+		h := sha256.New()
+		for y := 0; y < l.Height; y++ {
+			h.Write(l.Pix[y*l.Stride : y*l.Stride+l.Width])
+		}
+		return fmt.Sprintf("%dx%d %s", l.Width, l.Height, hex.EncodeToString(h.Sum(nil))[:16])
+	}
 	var lines []string
 	for _, name := range sortedNames(files) {
 		for _, s := range []int{1, 2, 4, 8} {
-			l, err := decodeJPEGLuma(files[name], s, 1<<28)
+			l, cb, cr, err := decodeJPEGLumaChroma(files[name], s, 1<<28)
 			if err != nil {
 				continue
 			}
-			h := sha256.New()
-			for y := 0; y < l.Height; y++ {
-				h.Write(l.Pix[y*l.Stride : y*l.Stride+l.Width])
+			lines = append(lines, fmt.Sprintf("%s 1/%d %s", name, s, plane(l)))
+			if s == 8 {
+				// The chroma means do not depend on the scale.
+				lines = append(lines, fmt.Sprintf("%s chroma %s %s", name, plane(cb), plane(cr)))
 			}
-			lines = append(lines, fmt.Sprintf("%s 1/%d %dx%d %s", name, s, l.Width, l.Height, hex.EncodeToString(h.Sum(nil))[:16]))
 		}
 	}
 	got := strings.Join(lines, "\n") + "\n"
@@ -443,9 +457,9 @@ func TestIDCTMatchesDefinition(t *testing.T) {
 			var out [64]uint8
 			switch n {
 			case 8:
-				idct8(&blk, out[:], 8)
+				idct8(&blk, out[:], 8, 8)
 			case 4:
-				idct4(&blk, out[:], 8)
+				idct4(&blk, out[:], 8, 8)
 			case 2:
 				idct2(&blk, out[:], 8)
 			default:
@@ -565,4 +579,120 @@ func TestDownscaleAs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDecodeLumaInfoIsDecodeLuma: handing DecodeLuma's own header read in
+// gives the same image, and a header of another file gives an error or a
+// plane, never a panic.
+func TestDecodeLumaInfoIsDecodeLuma(t *testing.T) {
+	lim := limits.Default()
+	files := lumaCorpus(t)
+	names := sortedNames(files)
+	other, err := DecodeConfig(files[names[0]], lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		b := files[name]
+		want, werr := DecodeLuma(b, lim, 64)
+		info, err := DecodeConfig(b, lim)
+		if err != nil {
+			if werr == nil {
+				t.Fatalf("%s: DecodeConfig fails (%v) where DecodeLuma does not", name, err)
+			}
+			continue
+		}
+		got, gerr := DecodeLumaInfo(b, info, lim, 64)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("%s: error %v, DecodeLuma's %v", name, gerr, werr)
+		}
+		if gerr == nil && (!reflect.DeepEqual(got.Info, want.Info) || got.Scale != want.Scale ||
+			!bytes.Equal(got.Luma.Pix, want.Luma.Pix) || !chromaEqual(got, want)) {
+			t.Fatalf("%s: DecodeLumaInfo differs from DecodeLuma", name)
+		}
+		_, _ = DecodeLumaInfo(b, other, lim, 64)
+		// The chroma made on demand is the decoder's, oriented.
+		if _, cb, cr, err := decodeJPEGLumaChroma(b, want.Scale, lim.MaxDecodeBytes); werr == nil && err == nil && cb != nil {
+			gcb, gcr := want.Chroma()
+			if !reflect.DeepEqual(gcb, orientLuma(cb, info.Orientation)) || !reflect.DeepEqual(gcr, orientLuma(cr, info.Orientation)) {
+				t.Fatalf("%s: Chroma is not the decoder's chroma", name)
+			}
+		}
+	}
+}
+
+// TestIDCTSkipsZeroColumns: a block whose last coded coefficient is at
+// position k gives the same bytes with its first pass limited to
+// zigzagCols[k] columns as with all eight, at full size and at 1/2.
+func TestIDCTSkipsZeroColumns(t *testing.T) {
+	for k := range 64 {
+		for trial := range 200 {
+			var blk [64]int32
+			for j := 0; j <= k; j++ {
+				// Deterministic spread of magnitudes, extreme ones included.
+				v := int32((j*7919+trial*104729+k*31)%4001 - 2000)
+				if trial%17 == 0 {
+					v *= 1 << 10
+				}
+				blk[zigzag[j]] = v
+			}
+			cols := int(zigzagCols[k])
+			for c := cols; c < 8; c++ {
+				for y := range 8 {
+					if blk[8*y+c] != 0 {
+						t.Fatalf("k=%d: column %d is not zero", k, c)
+					}
+				}
+			}
+			var a, b [64]uint8
+			idct8(&blk, a[:], 8, 8)
+			idct8(&blk, b[:], 8, cols)
+			if a != b {
+				t.Fatalf("idct8, last position %d: %d columns differ from 8", k, cols)
+			}
+			a, b = [64]uint8{}, [64]uint8{}
+			idct4(&blk, a[:], 8, 8)
+			idct4(&blk, b[:], 8, cols)
+			if a != b {
+				t.Fatalf("idct4, last position %d: %d columns differ from 8", k, cols)
+			}
+		}
+	}
+}
+
+// chromaEqual reports whether a and b have the same chroma planes.
+func chromaEqual(a, b *LumaImage) bool {
+	acb, acr := a.Chroma()
+	bcb, bcr := b.Chroma()
+	return reflect.DeepEqual(acb, bcb) && reflect.DeepEqual(acr, bcr)
+}
+
+// FuzzIDCTColumns: for any coefficients (two bytes each, little-endian,
+// scaled by the third byte as a quantiser would) up to any last coded
+// position, the inverse DCTs limited to zigzagCols columns give the bytes
+// of the full ones.
+func FuzzIDCTColumns(f *testing.F) {
+	f.Add(uint8(0), uint8(1), []byte{0x10, 0x00, 0xF0, 0xFF})
+	f.Add(uint8(27), uint8(255), bytes.Repeat([]byte{0xFF, 0x7F, 0x00, 0x80}, 32))
+	f.Add(uint8(63), uint8(3), []byte("the quick brown fox jumps over the lazy dog, twice over the lazy dog"))
+	f.Fuzz(func(t *testing.T, last, q uint8, raw []byte) {
+		k := int(last & 63)
+		var blk [64]int32
+		for j := 0; j <= k && 2*j+1 < len(raw); j++ {
+			blk[zigzag[j]] = int32(int16(uint16(raw[2*j])|uint16(raw[2*j+1])<<8)) * int32(q)
+		}
+		cols := int(zigzagCols[k])
+		var a, b [64]uint8
+		idct8(&blk, a[:], 8, 8)
+		idct8(&blk, b[:], 8, cols)
+		if a != b {
+			t.Fatalf("idct8 with %d columns differs", cols)
+		}
+		a, b = [64]uint8{}, [64]uint8{}
+		idct4(&blk, a[:], 8, 8)
+		idct4(&blk, b[:], 8, cols)
+		if a != b {
+			t.Fatalf("idct4 with %d columns differs", cols)
+		}
+	})
 }

@@ -14,7 +14,8 @@ import (
 
 // hostDecode decodes file natively with the decoder the module's analyze
 // runs (imagex.DecodeLuma with facts.VerifyShortSide, under the module's
-// own limits, limits.Default) and returns analyze_decoded's input in
+// own limits, limits.Default; the header, read once for the memory check,
+// is handed to imagex.DecodeLumaInfo) and returns analyze_decoded's input in
 // parts. ok is false, and the module is left to analyze the file itself,
 // for anything but a JPEG, for a JPEG whose decode the header says could
 // need more than memoryBytes (the module's own memory limit; it then
@@ -28,19 +29,19 @@ func hostDecode(file []byte, sum [32]byte, memoryBytes uint64) (parts [][]byte, 
 	if err != nil || info.Format != imagex.JPEG || uint64(info.DecodeBytes)+uint64(len(file)) > memoryBytes {
 		return nil, false
 	}
-	img, err := imagex.DecodeLuma(file, lim, facts.VerifyShortSide)
+	img, err := imagex.DecodeLumaInfo(file, info, lim, facts.VerifyShortSide)
 	if err != nil || img.Orientation < 1 || img.Orientation > 8 {
 		return nil, false
 	}
 	h := wire.DecodedHeader{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
 		Orientation: img.Orientation, Scale: img.Scale, C2PAManifest: sniff.MayCarry(file)}
 	parts = [][]byte{nil, nil, packed(img.Luma)}
-	if img.Cb != nil && img.Cr != nil {
-		if img.Cb.Width != img.Cr.Width || img.Cb.Height != img.Cr.Height {
+	if cb, cr := img.Chroma(); cb != nil && cr != nil {
+		if cb.Width != cr.Width || cb.Height != cr.Height {
 			return nil, false
 		}
-		h.ChromaWidth, h.ChromaHeight = img.Cb.Width, img.Cb.Height
-		parts = append(parts, packed(img.Cb), packed(img.Cr))
+		h.ChromaWidth, h.ChromaHeight = cb.Width, cb.Height
+		parts = append(parts, packed(cb), packed(cr))
 	}
 	js, err := json.Marshal(h)
 	if err != nil {

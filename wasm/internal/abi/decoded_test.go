@@ -31,9 +31,9 @@ func decodedInput(t testing.TB, file []byte) []byte {
 	h := decodedIn{SHA256: hex.EncodeToString(sum[:]), Format: string(img.Format), Width: img.Width, Height: img.Height,
 		Orientation: img.Orientation, Scale: img.Scale, C2PAManifest: sniff.MayCarry(file)}
 	planes := compact(img.Luma)
-	if img.Cb != nil {
-		h.ChromaWidth, h.ChromaHeight = img.Cb.Width, img.Cb.Height
-		planes = append(append(planes, compact(img.Cb)...), compact(img.Cr)...)
+	if cb, cr := img.Chroma(); cb != nil {
+		h.ChromaWidth, h.ChromaHeight = cb.Width, cb.Height
+		planes = append(append(planes, compact(cb)...), compact(cr)...)
 	}
 	return decodedRaw(t, h, planes)
 }
