@@ -1,0 +1,458 @@
+package watermark
+
+import "math"
+
+// The warp search: a print straightened by hand, or photographed and
+// squared up imperfectly, keeps the picture in its frame at about scale 1,
+// but its corners sit a few per cent off their place in different
+// directions. The residual map from the examined plane to the embedding
+// grid is then no similarity: over a 256-pixel plane the corners move by
+// up to 5–14 working pixels (2–7 chips) against each other, the
+// whole-plane fold smears the pilot (z 4–6, under the gate, on pictures
+// whose unattacked mark shows at z 14–17), and neither the crop nor the
+// rotation search has a hypothesis that fits.
+//
+// A small perspective is, to a fraction of a pixel over such a plane, a
+// bilinear displacement field (the homography's departure from bilinear is
+// of the order of the corners' displacement squared over the side:
+// 0.03²·256 ≈ 0.2 pixel). So the search cuts the plane into blocks, folds
+// each block on its own under the current map and correlates it with the
+// pilot at every offset (one FFT per two blocks), and fits the eight
+// coefficients of a bilinear correction that maximises the sum of the
+// blocks' normalised correlations at the displacement the field predicts
+// for each block's centre. Each block on its own is weak (a sixteenth of
+// the plane); their joint evidence through a smooth field is not. The fit
+// runs coarse to fine (fewer, larger blocks and a wide displacement range
+// first), and the whole plane is folded once under the final map: that
+// fold's pilot z-score over all offsets passes the same gate (≥ 6) as any
+// other candidate before one decode.
+
+// warpMap maps a working pixel's centre (fx, fy) = (x+0.5, y+0.5) to tile
+// coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy per axis (linear along a
+// row, so a fold costs what a rotated fold costs).
+type warpMap struct {
+	ux, uy [4]float64
+}
+
+// at returns the tile coordinates of the point (fx, fy).
+func (m warpMap) at(fx, fy float64) (float64, float64) {
+	return m.ux[0] + m.ux[1]*fx + m.ux[2]*fy + m.ux[3]*fx*fy,
+		m.uy[0] + m.uy[1]*fx + m.uy[2]*fy + m.uy[3]*fx*fy
+}
+
+// identityWarp is scale 1, no rotation, phase 0.
+func identityWarp() warpMap {
+	return warpMap{ux: [4]float64{0, 1, 0, 0}, uy: [4]float64{0, 0, 1, 0}}
+}
+
+// field is a bilinear displacement over a w×h plane in normalised
+// coordinates X, Y ∈ [−1, 1] (the centre at 0): c0 + c1·X + c2·Y + c3·X·Y
+// per axis, in tile pixels.
+type field struct {
+	cx, cy [4]float64
+}
+
+func (f field) at(X, Y float64) (float64, float64) {
+	return f.cx[0] + f.cx[1]*X + f.cx[2]*Y + f.cx[3]*X*Y,
+		f.cy[0] + f.cy[1]*X + f.cy[2]*Y + f.cy[3]*X*Y
+}
+
+// minus returns the map m − f on a w×h plane (the content a block shows
+// displaced by f(X, Y) from where m puts it is brought back).
+func (m warpMap) minus(f field, w, h int) warpMap {
+	hw, hh := float64(w)/2, float64(h)/2
+	conv := func(c [4]float64) [4]float64 {
+		// X = fx/hw − 1, Y = fy/hh − 1.
+		return [4]float64{
+			c[0] - c[1] - c[2] + c[3],
+			(c[1] - c[3]) / hw,
+			(c[2] - c[3]) / hh,
+			c[3] / (hw * hh),
+		}
+	}
+	dx, dy := conv(f.cx), conv(f.cy)
+	for i := range m.ux {
+		m.ux[i] -= dx[i]
+		m.uy[i] -= dy[i]
+	}
+	return m
+}
+
+// foldWarpTo folds the window [x0,x1)×[y0,y1) of hp (row stride w) into
+// acc (T² values, overwritten) under the map m.
+func (s *scheme) foldWarpTo(acc []float64, hp []float32, w int, m warpMap, x0, y0, x1, y1 int) []float64 {
+	T := s.tile
+	acc = acc[:T*T]
+	clear(acc)
+	// Keep coordinates positive so that truncation is a floor.
+	bias := float64(64 * T)
+	mask := int64(T - 1)
+	for y := y0; y < y1; y++ {
+		fy := float64(y) + 0.5
+		// Along the row u is linear in fx: start and step.
+		sx, sy := m.ux[1]+m.ux[3]*fy, m.uy[1]+m.uy[3]*fy
+		fx := float64(x0) + 0.5
+		ux := int64((m.ux[0] + m.ux[2]*fy + sx*fx + bias) * fixOne)
+		uy := int64((m.uy[0] + m.uy[2]*fy + sy*fx + bias) * fixOne)
+		dux, duy := int64(math.Round(sx*fixOne)), int64(math.Round(sy*fixOne))
+		for _, v := range hp[y*w+x0 : y*w+x1] {
+			acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
+			ux += dux
+			uy += duy
+		}
+	}
+	return acc
+}
+
+// warpLevel is one step of the coarse-to-fine fit: blocks per short side
+// and the largest displacement (tile pixels) a block may show.
+type warpLevel struct {
+	n     int
+	reach float64
+}
+
+// warpLevels: 3 blocks per short side with a reach of 6 pixels finds the
+// field's large terms; 4 per side then refine it where a block of the
+// first level still spanned a pixel or two of displacement.
+var warpLevels = [...]warpLevel{{3, 6}, {4, 3}, {4, 2}}
+
+// warpBlocks is the blocks' evidence at one level: each block's
+// correlation with the pilot at every offset, as z-scores.
+type warpBlocks struct {
+	z      [][]float32 // per block, T² values
+	cx, cy []float64   // block centres in normalised coordinates
+}
+
+// blocks folds the plane's blocks under m and correlates each with the
+// pilot (two blocks per complex FFT).
+func (s *scheme) warpBlocksOf(hp []float32, w, h int, m warpMap, n int) warpBlocks {
+	T := s.tile
+	short := min(w, h)
+	nx := max(1, int(math.Round(float64(n)*float64(w)/float64(short))))
+	ny := max(1, int(math.Round(float64(n)*float64(h)/float64(short))))
+	var b warpBlocks
+	type rect struct{ x0, y0, x1, y1 int }
+	var rs []rect
+	for j := 0; j < ny; j++ {
+		for i := 0; i < nx; i++ {
+			r := rect{i * w / nx, j * h / ny, (i + 1) * w / nx, (j + 1) * h / ny}
+			rs = append(rs, r)
+			b.cx = append(b.cx, (float64(r.x0+r.x1)/2)/(float64(w)/2)-1)
+			b.cy = append(b.cy, (float64(r.y0+r.y1)/2)/(float64(h)/2)-1)
+		}
+	}
+	b.z = make([][]float32, len(rs))
+	fa, fb := make([]float64, T*T), make([]float64, T*T)
+	buf := make([]complex128, T*T)
+	for i := 0; i < len(rs); i += 2 {
+		a := s.foldWarpTo(fa, hp, w, m, rs[i].x0, rs[i].y0, rs[i].x1, rs[i].y1)
+		var bb []float64
+		if i+1 < len(rs) {
+			bb = s.foldWarpTo(fb, hp, w, m, rs[i+1].x0, rs[i+1].y0, rs[i+1].x1, rs[i+1].y1)
+		}
+		for k, v := range a {
+			var im float64
+			if bb != nil {
+				im = bb[k]
+			}
+			buf[k] = complex(v, im)
+		}
+		s.fft.transform(buf, false)
+		mulInto(buf, buf, s.pilotF)
+		s.fft.transform(buf, true)
+		b.z[i] = zScores(buf, false)
+		if bb != nil {
+			b.z[i+1] = zScores(buf, true)
+		}
+	}
+	return b
+}
+
+// zScores returns the real (or imaginary) parts of buf as z-scores over
+// all entries.
+func zScores(buf []complex128, useImag bool) []float32 {
+	out := make([]float32, len(buf))
+	var sum, ss float64
+	for i, c := range buf {
+		v := real(c)
+		if useImag {
+			v = imag(c)
+		}
+		out[i] = float32(v)
+		sum += v
+		ss += v * v
+	}
+	n := float64(len(buf))
+	mean := sum / n
+	sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+	for i, v := range out {
+		out[i] = float32((float64(v) - mean) / sd)
+	}
+	return out
+}
+
+// interp is the block's z-score at the fractional offset (ox, oy),
+// bilinear, cyclic over the T×T offsets.
+func interp(z []float32, T int, ox, oy float64) float64 {
+	fx, fy := math.Floor(ox), math.Floor(oy)
+	ax, ay := ox-fx, oy-fy
+	m := T - 1
+	x0, y0 := int(fx)&m, int(fy)&m
+	x1, y1 := (x0+1)&m, (y0+1)&m
+	top := (1-ax)*float64(z[y0*T+x0]) + ax*float64(z[y0*T+x1])
+	bot := (1-ax)*float64(z[y1*T+x0]) + ax*float64(z[y1*T+x1])
+	return (1-ay)*top + ay*bot
+}
+
+// pooledOffset returns the offset d at which the blocks agree best when
+// each may move by up to r pixels (the sum over blocks of each block's
+// largest z-score within r of d), and that sum's z-score over all offsets.
+func pooledOffset(b warpBlocks, T, r int) (dx, dy int, z float64) {
+	sum := make([]float64, T*T)
+	row := make([]float32, T*T)
+	for _, zb := range b.z {
+		// Separable cyclic max filter: rows, then columns.
+		for y := 0; y < T; y++ {
+			for x := 0; x < T; x++ {
+				v := float32(math.Inf(-1))
+				for k := -r; k <= r; k++ {
+					v = max(v, zb[y*T+(x+k)&(T-1)])
+				}
+				row[y*T+x] = v
+			}
+		}
+		for y := 0; y < T; y++ {
+			for x := 0; x < T; x++ {
+				v := float32(math.Inf(-1))
+				for k := -r; k <= r; k++ {
+					v = max(v, row[((y+k)&(T-1))*T+x])
+				}
+				sum[y*T+x] += float64(v)
+			}
+		}
+	}
+	var s, ss float64
+	best, bi := math.Inf(-1), 0
+	for i, v := range sum {
+		s += v
+		ss += v * v
+		if v > best {
+			best, bi = v, i
+		}
+	}
+	n := float64(len(sum))
+	mean := s / n
+	return bi % T, bi / T, (best - mean) / math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+}
+
+// fitField returns the bilinear field (displacements within reach of the
+// offset (dx, dy)) that maximises the blocks' summed z-score at the
+// displacement it predicts for each block's centre, and that sum.
+func fitField(b warpBlocks, T, dx, dy int, reach float64) (field, float64) {
+	score := func(f field) float64 {
+		var sum float64
+		for i, zb := range b.z {
+			ex, ey := f.at(b.cx[i], b.cy[i])
+			if math.Abs(ex) > reach+0.5 || math.Abs(ey) > reach+0.5 {
+				// Out of reach: what the block shows there is not
+				// evidence this level can weigh.
+				ex, ey = math.Max(-reach, math.Min(reach, ex)), math.Max(-reach, math.Min(reach, ey))
+				sum -= 1
+			}
+			sum += interp(zb, T, float64(dx)+ex, float64(dy)+ey)
+		}
+		return sum
+	}
+	// Start from a least-squares fit through each block's own best
+	// displacement, weighted by how far its peak stands out, from no
+	// displacement and from a grid of the cross terms (the part of a
+	// perspective no similarity absorbs); climb from each, keep the best.
+	starts := []field{{}, lsField(b, T, dx, dy, int(reach))}
+	for _, gx := range [...]float64{-6, -3, 3, 6} {
+		for _, gy := range [...]float64{-6, -3, 0, 3, 6} {
+			starts = append(starts, field{cx: [4]float64{0, 0, 0, gx}, cy: [4]float64{0, 0, 0, gy}})
+		}
+	}
+	for _, gy := range [...]float64{-6, -3, 3, 6} {
+		starts = append(starts, field{cy: [4]float64{0, 0, 0, gy}})
+	}
+	best, bestS := field{}, math.Inf(-1)
+	for _, f0 := range starts {
+		if math.Abs(f0.cx[3]) > reach || math.Abs(f0.cy[3]) > reach {
+			continue
+		}
+		f, sc := climb(f0, score)
+		if sc > bestS {
+			best, bestS = f, sc
+		}
+	}
+	return best, bestS
+}
+
+// climb is a coordinate ascent of score over the field's eight
+// coefficients, steps halving from 1 pixel to 1/8.
+func climb(best field, score func(field) float64) (field, float64) {
+	bestS := score(best)
+	for step := 1.0; step >= 0.125; step /= 2 {
+		for round := 0; round < 20; round++ {
+			moved := false
+			for p := 0; p < 8; p++ {
+				for _, sgn := range [2]float64{1, -1} {
+					f := best
+					if p < 4 {
+						f.cx[p] += sgn * step
+					} else {
+						f.cy[p-4] += sgn * step
+					}
+					if s := score(f); s > bestS+1e-9 {
+						best, bestS, moved = f, s, true
+					}
+				}
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return best, bestS
+}
+
+// lsField fits the bilinear field through each block's best displacement
+// within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
+// with no clear peak count nothing).
+func lsField(b warpBlocks, T, dx, dy, r int) field {
+	var ata [16]float64
+	var atx, aty [4]float64
+	for i, zb := range b.z {
+		bv, bx, by := math.Inf(-1), 0, 0
+		for ey := -r; ey <= r; ey++ {
+			for ex := -r; ex <= r; ex++ {
+				if v := float64(zb[((dy+ey)&(T-1))*T+(dx+ex)&(T-1)]); v > bv {
+					bv, bx, by = v, ex, ey
+				}
+			}
+		}
+		wt := bv - 2
+		if wt <= 0 {
+			continue
+		}
+		X, Y := b.cx[i], b.cy[i]
+		row := [4]float64{1, X, Y, X * Y}
+		for p := 0; p < 4; p++ {
+			for q := 0; q < 4; q++ {
+				ata[p*4+q] += wt * row[p] * row[q]
+			}
+			atx[p] += wt * row[p] * float64(bx)
+			aty[p] += wt * row[p] * float64(by)
+		}
+	}
+	for p := 0; p < 4; p++ {
+		ata[p*4+p] += 1e-3
+	}
+	cx, okx := solveLinear(append([]float64(nil), ata[:]...), atx[:], 4)
+	cy, oky := solveLinear(append([]float64(nil), ata[:]...), aty[:], 4)
+	var f field
+	if okx && oky {
+		copy(f.cx[:], cx)
+		copy(f.cy[:], cy)
+	}
+	return f
+}
+
+// warpSearch fits a map from the plane hp (w×h) to the embedding grid,
+// starting from m, and returns the whole plane folded under it with its
+// pilot alignment (z-score over all offsets, offset dx, dy).
+func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
+	T := s.tile
+	var dx, dy int
+	for i, lv := range warpLevels {
+		b := s.warpBlocksOf(hp, w, h, m, lv.n)
+		if i == 0 {
+			dx, dy, _ = pooledOffset(b, T, int(lv.reach))
+		}
+		f, _ := fitField(b, T, dx, dy, lv.reach)
+		m = m.minus(f, w, h)
+	}
+	acc := s.foldWarpTo(make([]float64, T*T), hp, w, m, 0, 0, w, h)
+	r := s.sync2WithBuf(T, s.fft, s.pilotF, acc, nil, make([]complex128, T*T))
+	if r[0].z < warpPolishZ {
+		return m, r[0]
+	}
+	m = s.polishWarp(hp, w, h, m, r[0].dx, r[0].dy)
+	acc = s.foldWarpTo(make([]float64, T*T), hp, w, m, 0, 0, w, h)
+	r = s.sync2WithBuf(T, s.fft, s.pilotF, acc, nil, make([]complex128, T*T))
+	return m, r[0]
+}
+
+// warpPolishZ is the z-score from which the block fit's map is polished
+// on the whole plane.
+var warpPolishZ = 6.0
+
+// polishWarp refines m by a coordinate ascent of the whole plane's pilot
+// correlation at offset (dx, dy) over the eight coefficients of a bilinear
+// correction, steps from half a pixel to an eighth.
+func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpMap {
+	acc := make([]float64, s.tile*s.tile)
+	score := func(f field) float64 {
+		return s.pilotCorr(s.foldWarpTo(acc, hp, w, m.minus(f, w, h), 0, 0, w, h), dx, dy)
+	}
+	best, bestS := field{}, score(field{})
+	for step := 0.5; step >= 0.125; step /= 2 {
+		for round := 0; round < 6; round++ {
+			moved := false
+			for p := 0; p < 8; p++ {
+				for _, sgn := range [2]float64{1, -1} {
+					f := best
+					if p < 4 {
+						f.cx[p] += sgn * step
+					} else {
+						f.cy[p-4] += sgn * step
+					}
+					if sc := score(f); sc > bestS {
+						best, bestS, moved = f, sc, true
+						break
+					}
+				}
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return m.minus(best, w, h)
+}
+
+// detectWarp runs the warp search on the picture's own orientation from
+// scale 1 and, when the fold under the fitted map passes the pilot gate,
+// reads it twice (the high-passed plane's fold, then the whitened plane's,
+// whiten.go) with one CRC check each. The Detection's alignment is the
+// similarity closest to the map at the plane's centre (Scale 1, Angle 0):
+// exact there, a few pixels off towards the corners.
+func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
+	hp, w, h := v.hp, v.w, v.h
+	m, r := s.warpSearch(hp, w, h, identityWarp())
+	if r.z < s.minPilotZ {
+		return 0, Detection{}, false
+	}
+	cx, cy := float64(w)/2, float64(h)/2
+	ux, uy := m.at(cx, cy)
+	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits, Scale: 1,
+		OffsetX: ux - cx - float64(r.dx), OffsetY: uy - cy - float64(r.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
+	if p, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
+		det.BitErrors = errs
+		return p, det, true
+	}
+	if v.work == nil {
+		return 0, Detection{}, false
+	}
+	wp := v.whitened(0)
+	if wp == nil {
+		return 0, Detection{}, false
+	}
+	acc := s.foldWarpTo(make([]float64, s.tile*s.tile), wp, w, m, 0, 0, w, h)
+	if p, errs, ok := s.decodeSoft(s.soft(acc, r.dx, r.dy)); ok {
+		det.BitErrors = errs
+		return p, det, true
+	}
+	return 0, Detection{}, false
+}
