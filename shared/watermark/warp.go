@@ -1,6 +1,9 @@
 package watermark
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // The warp search: a print straightened by hand, or photographed and
 // squared up imperfectly, keeps the picture in its frame at about scale 1,
@@ -114,7 +117,7 @@ type warpLevel struct {
 // warpLevels: 3 blocks per short side with a reach of 6 pixels finds the
 // field's large terms; 4 per side then refine it where a block of the
 // first level still spanned a pixel or two of displacement.
-var warpLevels = [...]warpLevel{{3, 6}, {4, 3}, {4, 2}}
+func warpLevels() [3]warpLevel { return [...]warpLevel{{3, 6}, {4, 3}, {4, 2}} }
 
 // warpBlocks is the blocks' evidence at one level: each block's
 // correlation with the pilot at every offset, as z-scores.
@@ -245,10 +248,12 @@ func pooledOffset(b warpBlocks, T, r int) (dx, dy int, z float64) {
 	return bi % T, bi / T, (best - mean) / math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
 }
 
-// fitField returns the bilinear field (displacements within reach of the
-// offset (dx, dy)) that maximises the blocks' summed z-score at the
-// displacement it predicts for each block's centre, and that sum.
-func fitField(b warpBlocks, T, dx, dy int, reach float64) (field, float64) {
+// fitField returns the bilinear fields (displacements within reach of the
+// offset (dx, dy)) that maximise the blocks' summed z-score at the
+// displacement each predicts for each block's centre: the best local
+// maxima, at most k of them, best first, no two within a pixel of each
+// other at every block centre.
+func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	score := func(f field) float64 {
 		var sum float64
 		for i, zb := range b.z {
@@ -257,7 +262,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64) (field, float64) {
 				// Out of reach: what the block shows there is not
 				// evidence this level can weigh.
 				ex, ey = math.Max(-reach, math.Min(reach, ex)), math.Max(-reach, math.Min(reach, ey))
-				sum -= 1
+				sum--
 			}
 			sum += interp(zb, T, float64(dx)+ex, float64(dy)+ey)
 		}
@@ -266,27 +271,51 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64) (field, float64) {
 	// Start from a least-squares fit through each block's own best
 	// displacement, weighted by how far its peak stands out, from no
 	// displacement and from a grid of the cross terms (the part of a
-	// perspective no similarity absorbs); climb from each, keep the best.
+	// perspective no similarity absorbs) within reach; climb from each.
 	starts := []field{{}, lsField(b, T, dx, dy, int(reach))}
-	for _, gx := range [...]float64{-6, -3, 3, 6} {
+	for _, gx := range [...]float64{-6, -3, 0, 3, 6} {
 		for _, gy := range [...]float64{-6, -3, 0, 3, 6} {
-			starts = append(starts, field{cx: [4]float64{0, 0, 0, gx}, cy: [4]float64{0, 0, 0, gy}})
+			if (gx != 0 || gy != 0) && math.Abs(gx) <= reach && math.Abs(gy) <= reach {
+				starts = append(starts, field{cx: [4]float64{0, 0, 0, gx}, cy: [4]float64{0, 0, 0, gy}})
+			}
 		}
 	}
-	for _, gy := range [...]float64{-6, -3, 3, 6} {
-		starts = append(starts, field{cy: [4]float64{0, 0, 0, gy}})
+	type fit struct {
+		f field
+		s float64
 	}
-	best, bestS := field{}, math.Inf(-1)
+	var fits []fit
 	for _, f0 := range starts {
-		if math.Abs(f0.cx[3]) > reach || math.Abs(f0.cy[3]) > reach {
-			continue
-		}
 		f, sc := climb(f0, score)
-		if sc > bestS {
-			best, bestS = f, sc
+		fits = append(fits, fit{f, sc})
+	}
+	sort.Slice(fits, func(i, j int) bool { return fits[i].s > fits[j].s })
+	var out []field
+	for _, c := range fits {
+		distinct := true
+		for _, o := range out {
+			near := true
+			for i := range b.cx {
+				ax, ay := c.f.at(b.cx[i], b.cy[i])
+				bx, by := o.at(b.cx[i], b.cy[i])
+				if math.Abs(ax-bx) > 1 || math.Abs(ay-by) > 1 {
+					near = false
+					break
+				}
+			}
+			if near {
+				distinct = false
+				break
+			}
+		}
+		if distinct {
+			out = append(out, c.f)
+			if len(out) == k {
+				break
+			}
 		}
 	}
-	return best, bestS
+	return out
 }
 
 // climb is a coordinate ascent of score over the field's eight
@@ -361,32 +390,55 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 
 // warpSearch fits a map from the plane hp (w×h) to the embedding grid,
 // starting from m, and returns the whole plane folded under it with its
-// pilot alignment (z-score over all offsets, offset dx, dy).
+// pilot alignment (z-score over all offsets, offset dx, dy). A fit whose
+// fold reaches warpPolishZ is polished on the whole plane first.
 func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
+	m, r := s.warpFit(hp, w, h, m)
+	if r.z < warpPolishZ {
+		return m, r
+	}
+	m = s.polishWarp(hp, w, h, m, r.dx, r.dy)
+	return m, s.warpFold(hp, w, h, m)
+}
+
+// warpFit is the blocks' coarse-to-fine fit alone. The first level's
+// evidence is the weakest (its blocks span the most displacement), so its
+// warpStarts best distinct fits are each carried through the finer levels
+// and the one whose whole-plane fold aligns best is kept.
+func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
 	T := s.tile
-	var dx, dy int
-	for i, lv := range warpLevels {
-		b := s.warpBlocksOf(hp, w, h, m, lv.n)
-		if i == 0 {
-			dx, dy, _ = pooledOffset(b, T, int(lv.reach))
+	lv := warpLevels()
+	b := s.warpBlocksOf(hp, w, h, m0, lv[0].n)
+	dx, dy, _ := pooledOffset(b, T, int(lv[0].reach))
+	var best warpMap
+	bestR := syncResult{z: math.Inf(-1)}
+	for _, f0 := range fitField(b, T, dx, dy, lv[0].reach, warpStarts) {
+		m := m0.minus(f0, w, h)
+		for _, l := range lv[1:] {
+			f := fitField(s.warpBlocksOf(hp, w, h, m, l.n), T, dx, dy, l.reach, 1)
+			m = m.minus(f[0], w, h)
 		}
-		f, _ := fitField(b, T, dx, dy, lv.reach)
-		m = m.minus(f, w, h)
+		if r := s.warpFold(hp, w, h, m); r.z > bestR.z {
+			best, bestR = m, r
+		}
 	}
+	return best, bestR
+}
+
+// warpStarts is how many first-level fits the finer levels refine.
+const warpStarts = 3
+
+// warpFold folds the whole plane under m and aligns it with the pilot.
+func (s *scheme) warpFold(hp []float32, w, h int, m warpMap) syncResult {
+	T := s.tile
 	acc := s.foldWarpTo(make([]float64, T*T), hp, w, m, 0, 0, w, h)
-	r := s.sync2WithBuf(T, s.fft, s.pilotF, acc, nil, make([]complex128, T*T))
-	if r[0].z < warpPolishZ {
-		return m, r[0]
-	}
-	m = s.polishWarp(hp, w, h, m, r[0].dx, r[0].dy)
-	acc = s.foldWarpTo(make([]float64, T*T), hp, w, m, 0, 0, w, h)
-	r = s.sync2WithBuf(T, s.fft, s.pilotF, acc, nil, make([]complex128, T*T))
-	return m, r[0]
+	return s.sync2WithBuf(T, s.fft, s.pilotF, acc, nil, make([]complex128, T*T))[0]
 }
 
 // warpPolishZ is the z-score from which the block fit's map is polished
-// on the whole plane.
-var warpPolishZ = 6.0
+// on the whole plane (each step of the polish is a whole-plane fold;
+// unmarked pictures stay under it, see the package README).
+const warpPolishZ = 6.0
 
 // polishWarp refines m by a coordinate ascent of the whole plane's pilot
 // correlation at offset (dx, dy) over the eight coefficients of a bilinear
