@@ -55,7 +55,8 @@ func TestWarpSurvey(t *testing.T) {
 				if wp := s.whitenedPlane(work, ww, wh); wp != nil {
 					wsoft = s.soft(s.foldWarpTo(make([]float64, s.tile*s.tile), wp, ww, m, 0, 0, ww, wh), r.dx, r.dy)
 				}
-				line := fmt.Sprintf(" | warp z=%5.2f wrong bits %d, whitened %d", r.z, wrong(soft), wrong(wsoft))
+				rsoft := s.warpRegrid(l, ww, wh, m, r.dx, r.dy)
+				line := fmt.Sprintf(" | warp z=%5.2f wrong bits: fold %d, regrid %d, whitened %d", r.z, wrong(soft), wrong(rsoft), wrong(wsoft))
 				t.Logf("%-28.28s %-13s mark=%-5v extract=%-5v z=%.2f%s",
 					filepath.Base(f), name, mark, d.Found && p == 0x1234567890abcdef, d.Strength, line)
 			}
