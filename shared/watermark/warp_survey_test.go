@@ -38,6 +38,20 @@ func TestWarpSurvey(t *testing.T) {
 			continue
 		}
 		base := imagex.ToLuma(marked)
+		if os.Getenv("WM_WARP_UNMARKED") != "" {
+			for _, q := range []*[4][2]float64{nil, ptr(warpQuads["perspective2"]), ptr(warpQuads["perspective3"])} {
+				l := imagex.ToLuma(img)
+				if q != nil {
+					l = jpegLuma(warpLuma(l, *q), 85)
+				}
+				ww, wh := s.workDims(l.Width, l.Height)
+				hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+				lv := warpLevels()
+				_, _, pz := pooledOffset(s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n), s.tile, int(lv[0].reach))
+				t.Logf("UNMARKED %s warped=%v pooled z %.2f", filepath.Base(f), q != nil, pz)
+			}
+			continue
+		}
 		for name, q := range warpQuads {
 			for _, mark := range []bool{true, false} {
 				src := base
@@ -56,10 +70,19 @@ func TestWarpSurvey(t *testing.T) {
 					wsoft = s.soft(s.foldWarpTo(make([]float64, s.tile*s.tile), wp, ww, m, 0, 0, ww, wh), r.dx, r.dy)
 				}
 				rsoft := s.warpRegrid(l, ww, wh, m, r.dx, r.dy)
-				line := fmt.Sprintf(" | warp z=%5.2f wrong bits: fold %d, regrid %d, whitened %d", r.z, wrong(soft), wrong(rsoft), wrong(wsoft))
+				lv := warpLevels()
+				b := s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n)
+				bdx, bdy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
+				z0 := 0.0
+				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts) {
+					z0 = max(z0, s.warpFold(hp, ww, wh, identityWarp().minus(f0, ww, wh)).z)
+				}
+				line := fmt.Sprintf(" | pooled z %.2f level0 z %.2f | warp z=%5.2f wrong bits: fold %d, regrid %d, whitened %d", pz, z0, r.z, wrong(soft), wrong(rsoft), wrong(wsoft))
 				t.Logf("%-28.28s %-13s mark=%-5v extract=%-5v z=%.2f%s",
 					filepath.Base(f), name, mark, d.Found && p == 0x1234567890abcdef, d.Strength, line)
 			}
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

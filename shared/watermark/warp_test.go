@@ -195,3 +195,31 @@ func TestWarpPolishRaisesTheFold(t *testing.T) {
 		t.Logf("%s: fit z %.2f (%d bit errors), polished %.2f (%d)", name, fit.z, wrong(fit), pol.z, wrong(pol))
 	}
 }
+
+// TestWarpGateClosesOnUnmarked: the fit stops after its first level on
+// the unmarked test photos (plain and warped) and goes on for the warped
+// marked ones.
+func TestWarpGateClosesOnUnmarked(t *testing.T) {
+	s := schemes()[0]
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "night.jpg", "water.jpg"} {
+		img, err := decodeFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marked, err := Embed(img, 0x0123456789abcdef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			l      *imagex.Luma
+			marked bool
+		}{{lumaOf(img), false}, {jpegLuma(warpLuma(lumaOf(img), warpHard), 85), false}, {jpegLuma(warpLuma(lumaOf(marked), warpHard), 85), true}} {
+			ww, wh := s.workDims(c.l.Width, c.l.Height)
+			hp := s.highpass(resampleLuma(c.l, ww, wh), ww, wh)
+			_, r := s.warpFit(hp, ww, wh, identityWarp())
+			if open := r.acc != nil; open != c.marked {
+				t.Errorf("%s marked=%v: fit went past the first level: %v (z %.2f)", name, c.marked, open, r.z)
+			}
+		}
+	}
+}
