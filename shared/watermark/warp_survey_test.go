@@ -64,6 +64,11 @@ func TestWarpSurvey(t *testing.T) {
 				work := resampleLuma(l, ww, wh)
 				hp := s.highpass(work, ww, wh)
 				m, r := s.warpSearch(hp, ww, wh, identityWarp())
+				if r.acc == nil {
+					t.Logf("%-28.28s %-13s mark=%-5v extract=%-5v z=%.2f | warp gate closed",
+						filepath.Base(f), name, mark, d.Found && p == 0x1234567890abcdef, d.Strength)
+					continue
+				}
 				soft := s.soft(r.acc, r.dx, r.dy)
 				var wsoft []float64
 				if wp := s.whitenedPlane(work, ww, wh); wp != nil {
