@@ -2,6 +2,7 @@ package watermark
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -219,6 +220,30 @@ func TestWarpGateClosesOnUnmarked(t *testing.T) {
 			_, r := s.warpFit(hp, ww, wh, identityWarp())
 			if open := r.acc != nil; open != c.marked {
 				t.Errorf("%s marked=%v: fit went past the first level: %v (z %.2f)", name, c.marked, open, r.z)
+			}
+		}
+	}
+}
+
+// TestCyclicMaxIsTheDirectMax: the running-max filter gives exactly the
+// direct loop's result, wrap-around included.
+func TestCyclicMaxIsTheDirectMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for _, c := range [][2]int{{64, 6}, {64, 3}, {32, 3}, {64, 0}, {16, 7}, {8, 9}} {
+		n, rad := c[0], c[1]
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		got := make([]float32, n)
+		newCyclicMax(n, rad).apply(got, src)
+		for x := 0; x < n; x++ {
+			want := float32(math.Inf(-1))
+			for k := -rad; k <= rad; k++ {
+				want = max(want, src[((x+k)%n+n)%n])
+			}
+			if got[x] != want {
+				t.Fatalf("n %d r %d: at %d got %v, want %v", n, rad, x, got[x], want)
 			}
 		}
 	}
