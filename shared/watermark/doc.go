@@ -103,10 +103,10 @@
 // the rotation search are read at most four times (the resampled embedding
 // grid, the working plane's fold, the blocks weighted by their pilot
 // evidence, the whitened plane's fold; the other readings only once every
-// first reading of the search has failed), the perspective's three times
+// first reading of the search has failed), the perspective's twice
 // (warp.go), the others once; version 1 makes 2 attempts. So Extract
-// makes at most 6·4 + 6 + 3 + 2 = 35 attempts, which bounds the
-// false-positive rate by 35 × 2^-28 ≈ 1.3·10^-7 per image, whatever the
+// makes at most 6·4 + 6 + 2 + 2 = 34 attempts, which bounds the
+// false-positive rate by 34 × 2^-28 ≈ 1.3·10^-7 per image, whatever the
 // image. A wrong payload
 // from a marked image needs the
 // same CRC collision.

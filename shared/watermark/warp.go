@@ -3,8 +3,6 @@ package watermark
 import (
 	"math"
 	"sort"
-
-	"github.com/provenant/provenant/shared/imagex"
 )
 
 // The warp search: a print straightened by hand, or photographed and
@@ -382,9 +380,25 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 // climb is a coordinate ascent of score over the field's eight
 // coefficients, steps halving from 1 pixel to 1/8.
 func climb(best field, score func(field) float64) (field, float64) {
+	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9})
+}
+
+// ascent is a schedule of coordinate ascent: steps halving from from to
+// to, at most rounds passes over the coefficients per step, a gain
+// counted only above eps, and with firstGain a coefficient's second
+// direction tried only when its first gained nothing.
+type ascent struct {
+	from, to  float64
+	rounds    int
+	eps       float64
+	firstGain bool
+}
+
+// ascend runs the ascent a of score from best.
+func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	bestS := score(best)
-	for step := 1.0; step >= 0.125; step /= 2 {
-		for round := 0; round < 20; round++ {
+	for step := a.from; step >= a.to; step /= 2 {
+		for round := 0; round < a.rounds; round++ {
 			moved := false
 			for p := 0; p < 8; p++ {
 				for _, sgn := range [2]float64{1, -1} {
@@ -394,8 +408,11 @@ func climb(best field, score func(field) float64) (field, float64) {
 					} else {
 						f.cy[p-4] += sgn * step
 					}
-					if s := score(f); s > bestS+1e-9 {
-						best, bestS, moved = f, s, true
+					if sc := score(f); sc > bestS+a.eps {
+						best, bestS, moved = f, sc, true
+						if a.firstGain {
+							break
+						}
 					}
 				}
 			}
@@ -521,37 +538,19 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpM
 	score := func(f field) float64 {
 		return s.pilotCorr(s.foldWarpTo(acc, hp, w, m.minus(f, w, h), 0, 0, w, h), dx, dy)
 	}
-	best, bestS := field{}, score(field{})
-	for step := 0.5; step >= 0.125; step /= 2 {
-		for round := 0; round < 6; round++ {
-			moved := false
-			for p := 0; p < 8; p++ {
-				for _, sgn := range [2]float64{1, -1} {
-					f := best
-					if p < 4 {
-						f.cx[p] += sgn * step
-					} else {
-						f.cy[p-4] += sgn * step
-					}
-					if sc := score(f); sc > bestS {
-						best, bestS, moved = f, sc, true
-						break
-					}
-				}
-			}
-			if !moved {
-				break
-			}
-		}
-	}
+	best, _ := ascend(field{}, score, ascent{from: 0.5, to: 0.125, rounds: 6, firstGain: true})
 	return m.minus(best, w, h)
 }
 
 // detectWarp runs the warp search on the picture's own orientation from
 // scale 1 and, when the fold under the fitted map passes the pilot gate,
-// reads it up to three times with one CRC check each: the high-passed
-// plane's fold, the full-resolution luminance resampled onto the embedding
-// grid (warpRegrid), the whitened plane's fold (whiten.go). The Detection's alignment is the
+// reads it up to twice with one CRC check each: the high-passed plane's
+// fold, then the whitened plane's (whiten.go; on dense texture it keeps
+// more of the mark, `meadow` in the tests: 41 coded bits wrong against
+// 74). Reading the full-resolution luminance resampled onto the warped
+// embedding grid, as regrid.go does for a similarity, was tried: fewer
+// bit errors on some copies, no copy of the development set decoded that
+// these two readings miss; not kept. The Detection's alignment is the
 // similarity closest to the map at the plane's centre (Scale 1, Angle 0):
 // exact there, a few pixels off towards the corners.
 func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
@@ -568,12 +567,6 @@ func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
 		det.BitErrors = errs
 		return p, det, true
 	}
-	if v.l != nil {
-		if p, errs, ok := s.decodeSoft(s.warpRegrid(v.l, w, h, m, r.dx, r.dy)); ok {
-			det.BitErrors = errs
-			return p, det, true
-		}
-	}
 	if v.work == nil {
 		return 0, Detection{}, false
 	}
@@ -587,57 +580,4 @@ func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
 		return p, det, true
 	}
 	return 0, Detection{}, false
-}
-
-// warpRegrid resamples the full-resolution luminance l onto the embedding
-// grid the map m and offset (dx, dy) give on a w×h working plane (as
-// regrid.go does for a similarity), high-passes and folds it, and returns
-// the soft bits. Each embedding pixel is the mean of the K×K pixels around
-// its centre on an area-averaged plane K times the working plane's size
-// (K ≤ 4, at most the source's own size): the working plane's fold mixes
-// pixels that straddle two chips wherever the map is off the integer
-// grid, which a perspective makes everywhere.
-func (s *scheme) warpRegrid(l *imagex.Luma, w, h int, m warpMap, dx, dy int) []float64 {
-	K := max(1, min(4, l.Width/w, l.Height/h))
-	kw, kh := K*w, K*h
-	fine := resampleLuma(l, kw, kh)
-	// The embedding pixel at the plane's origin, and the map's inverse by
-	// Newton's method from the identity (the map is close to it).
-	ox, oy := m.at(0, 0)
-	e0x, e0y := math.Floor(ox-float64(dx)), math.Floor(oy-float64(dy))
-	out := make([]float32, w*h)
-	inv := 1 / float32(K*K)
-	for j := 0; j < h; j++ {
-		for i := 0; i < w; i++ {
-			tx, ty := e0x+float64(i)+0.5+float64(dx), e0y+float64(j)+0.5+float64(dy)
-			fx, fy := float64(i)+0.5, float64(j)+0.5
-			for it := 0; it < 4; it++ {
-				ux, uy := m.at(fx, fy)
-				a, b := m.ux[1]+m.ux[3]*fy, m.ux[2]+m.ux[3]*fx
-				c, d := m.uy[1]+m.uy[3]*fy, m.uy[2]+m.uy[3]*fx
-				det := a*d - b*c
-				if det == 0 {
-					break
-				}
-				rx, ry := tx-ux, ty-uy
-				fx += (d*rx - b*ry) / det
-				fy += (a*ry - c*rx) / det
-			}
-			x0 := min(max(int(math.Round(fx*float64(K)))-K/2, 0), kw-K)
-			y0 := min(max(int(math.Round(fy*float64(K)))-K/2, 0), kh-K)
-			var sum float32
-			for y := y0; y < y0+K; y++ {
-				for _, v := range fine[y*kw+x0 : y*kw+x0+K] {
-					sum += v
-				}
-			}
-			out[j*w+i] = sum * inv
-		}
-	}
-	T := s.tile
-	hp := s.highpass(out, w, h)
-	px, py := math.Mod(math.Mod(e0x, float64(T))+float64(T), float64(T)), math.Mod(math.Mod(e0y, float64(T))+float64(T), float64(T))
-	acc := s.foldPhase(hp, w, 1, px, py, 0, 0, w, h)
-	_, ax, ay := s.pilotNear(acc, 0, 0)
-	return s.soft(acc, ax, ay)
 }

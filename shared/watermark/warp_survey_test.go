@@ -74,7 +74,6 @@ func TestWarpSurvey(t *testing.T) {
 				if wp := s.whitenedPlane(work, ww, wh); wp != nil {
 					wsoft = s.soft(s.foldWarpTo(make([]float64, s.tile*s.tile), wp, ww, m, 0, 0, ww, wh), r.dx, r.dy)
 				}
-				rsoft := s.warpRegrid(l, ww, wh, m, r.dx, r.dy)
 				lv := warpLevels()
 				b := s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n)
 				bdx, bdy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
@@ -82,7 +81,7 @@ func TestWarpSurvey(t *testing.T) {
 				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts) {
 					z0 = max(z0, s.warpFold(hp, ww, wh, identityWarp().minus(f0, ww, wh)).z)
 				}
-				line := fmt.Sprintf(" | pooled z %.2f level0 z %.2f | warp z=%5.2f wrong bits: fold %d, regrid %d, whitened %d", pz, z0, r.z, wrong(soft), wrong(rsoft), wrong(wsoft))
+				line := fmt.Sprintf(" | pooled z %.2f level0 z %.2f | warp z=%5.2f wrong bits: fold %d, whitened %d", pz, z0, r.z, wrong(soft), wrong(wsoft))
 				t.Logf("%-28.28s %-13s mark=%-5v extract=%-5v z=%.2f%s",
 					filepath.Base(f), name, mark, d.Found && p == 0x1234567890abcdef, d.Strength, line)
 			}

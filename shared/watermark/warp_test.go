@@ -1,6 +1,7 @@
 package watermark
 
 import (
+	"image"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -51,6 +52,20 @@ func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	return out
 }
 
+// markedTestPhoto decodes testdata/name and marks it with p.
+func markedTestPhoto(t *testing.T, name string, p Payload) (img, marked image.Image) {
+	t.Helper()
+	img, err := decodeFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err = Embed(img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, marked
+}
+
 // testHomography returns h0…h7 of the projective map taking a[i] to b[i].
 func testHomography(a, b [4][2]float64) [8]float64 {
 	A := make([]float64, 64)
@@ -79,14 +94,7 @@ func TestWarpRecoversResidualPerspective(t *testing.T) {
 	base := schemes()[0]
 	p := Payload(0x0123456789abcdef)
 	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
-		img, err := decodeFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		marked, err := Embed(img, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img, marked := markedTestPhoto(t, name, p)
 		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
 		ww, wh := base.workDims(l.Width, l.Height)
 		work := resampleLuma(l, ww, wh)
@@ -174,14 +182,7 @@ func TestWarpPolishRaisesTheFold(t *testing.T) {
 		return n
 	}
 	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
-		img, err := decodeFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		marked, err := Embed(img, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, marked := markedTestPhoto(t, name, p)
 		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
 		ww, wh := s.workDims(l.Width, l.Height)
 		hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
@@ -203,14 +204,7 @@ func TestWarpPolishRaisesTheFold(t *testing.T) {
 func TestWarpGateClosesOnUnmarked(t *testing.T) {
 	s := schemes()[0]
 	for _, name := range []string{"flower.jpg", "meadow.jpg", "night.jpg", "water.jpg"} {
-		img, err := decodeFile("testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		marked, err := Embed(img, 0x0123456789abcdef)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img, marked := markedTestPhoto(t, name, 0x0123456789abcdef)
 		for _, c := range []struct {
 			l      *imagex.Luma
 			marked bool
