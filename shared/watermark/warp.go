@@ -26,9 +26,11 @@ import (
 // for each block's centre. Each block on its own is weak (a sixteenth of
 // the plane); their joint evidence through a smooth field is not. The fit
 // runs coarse to fine (fewer, larger blocks and a wide displacement range
-// first), and the whole plane is folded once under the final map: that
-// fold's pilot z-score over all offsets passes the same gate (≥ 6) as any
-// other candidate before one decode.
+// first, and only when the first level's blocks agree on an offset),
+// is polished on the whole plane, and the whole plane is folded under the
+// final map: that fold's pilot z-score over all offsets must pass the same
+// gate (≥ 6) as any other candidate before it is read (twice, see
+// detectWarp).
 
 // warpMap maps a working pixel's centre (fx, fy) = (x+0.5, y+0.5) to tile
 // coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy per axis (linear along a
