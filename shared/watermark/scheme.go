@@ -68,10 +68,13 @@ type scheme struct {
 	readFold, readWeighted bool
 	// readWhitened adds the whitened reading (whiten.go), last.
 	readWhitened bool
-	pixelRefine  bool    // rank refined candidates at pixel resolution (T×T FFT)
-	localNorm    int     // if > 0, divide the high-pass by its local power over this radius
-	maxDecodes   int     // decode attempts per scheme (bounds the false-positive rate)
-	minPilotZ    float64 // pilot peak z-score below which no decode is attempted
+	// warp: when every other stage failed, fit a smooth displacement field
+	// (a straightened print's residual perspective, warp.go).
+	warp        bool
+	pixelRefine bool    // rank refined candidates at pixel resolution (T×T FFT)
+	localNorm   int     // if > 0, divide the high-pass by its local power over this radius
+	maxDecodes  int     // decode attempts per scheme (bounds the false-positive rate)
+	minPilotZ   float64 // pilot peak z-score below which no decode is attempted
 }
 
 // splitmix64 is the keyed generator for carriers; the key is public (anyone
@@ -99,6 +102,7 @@ type schemeParams struct {
 	informed, pixelRefine            bool
 	readFold, readWeighted           bool
 	readWhitened                     bool
+	warp                             bool
 	angles, rotScales, refineAngles  []float64
 	wideAngles                       []float64
 	centres                          []float64
@@ -111,7 +115,7 @@ func newScheme(p schemeParams) *scheme {
 	s := &scheme{
 		version: p.version, workShort: p.workShort, minShort: p.minShort,
 		tile: p.tile, chip: p.chip, grid: p.tile / p.chip, hpRadius: p.hpRadius,
-		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, readFold: p.readFold, readWeighted: p.readWeighted, readWhitened: p.readWhitened, pixelRefine: p.pixelRefine,
+		frames: p.frames, aspect: p.aspect, coarseScales: p.coarse, refine: p.refine, refineTop: p.refineTop, coarseHalf: p.coarseHalf, localNorm: p.localNorm, informed: p.informed, readFold: p.readFold, readWeighted: p.readWeighted, readWhitened: p.readWhitened, warp: p.warp, pixelRefine: p.pixelRefine,
 		angles: p.angles, wideAngles: p.wideAngles, rotScales: p.rotScales, refineAngles: p.refineAngles, maxRotDecodes: p.maxRotDecodes, rotRefineTop: p.rotRefineTop, centres: p.centres, maxDecodes: p.maxDecodes, minPilotZ: p.minPilotZ,
 	}
 	n := s.grid * s.grid
@@ -235,7 +239,7 @@ func paramsV2() schemeParams {
 		refine:      []float64{0.995, 1, 1.005},
 		pixelRefine: true,
 		refineTop:   3, localNorm: 2, informed: true,
-		readFold: true, readWeighted: true, readWhitened: true,
+		readFold: true, readWeighted: true, readWhitened: true, warp: true,
 		angles:        []float64{-2, -1, 1, 2},
 		wideAngles:    []float64{-10, -9, -8, -7, -6, -5, -4, -3, 3, 4, 5, 6, 7, 8, 9, 10},
 		rotScales:     rotScales,
@@ -880,6 +884,13 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	if lp, ld, ok := s.decodeLater(v.later); ok {
 		return lp, ld
+	}
+	// Last, a residual perspective (warp.go). Its z-score is not reported
+	// for an unmarked picture: the Strength stays the similarity search's.
+	if s.warp {
+		if wp, wd, ok := s.detectWarp(v); ok {
+			return wp, wd
+		}
 	}
 	return p, d
 }

@@ -1,0 +1,244 @@
+package watermark
+
+import (
+	"image"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// warpQuads are the robustness bench's straightened-print corners
+// (top-left, top-right, bottom-right, bottom-left, in fractions of the
+// side): each corner within 2 % (3 %) of its place, in different
+// directions.
+var warpQuads = map[string][4][2]float64{
+	"perspective2": {{0.02, 0.01}, {0.99, -0.01}, {1.01, 0.98}, {-0.01, 1.02}},
+	"perspective3": {{-0.03, 0.02}, {1.02, 0.03}, {0.98, 0.97}, {0.01, 1.03}},
+}
+
+// warpLuma maps l onto the quadrilateral q (fractions of the output, which
+// has l's size) by the homography through the corners, bilinear; pixels
+// outside the picture are black.
+func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
+	w, h := l.Width, l.Height
+	var dst [4][2]float64
+	for i, c := range q {
+		dst[i] = [2]float64{c[0] * float64(w), c[1] * float64(h)}
+	}
+	src := [4][2]float64{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+	H := testHomography(dst, src)
+	out := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			fx, fy := float64(x)+0.5, float64(y)+0.5
+			d := H[6]*fx + H[7]*fy + 1
+			sx := (H[0]*fx+H[1]*fy+H[2])/d - 0.5
+			sy := (H[3]*fx+H[4]*fy+H[5])/d - 0.5
+			if sx < -0.5 || sy < -0.5 || sx > float64(w)-0.5 || sy > float64(h)-0.5 {
+				continue
+			}
+			x0 := min(max(int(math.Floor(sx)), 0), w-2)
+			y0 := min(max(int(math.Floor(sy)), 0), h-2)
+			ax := min(max(sx-float64(x0), 0), 1)
+			ay := min(max(sy-float64(y0), 0), 1)
+			p := func(x, y int) float64 { return float64(l.Pix[y*l.Stride+x]) }
+			top := (1-ax)*p(x0, y0) + ax*p(x0+1, y0)
+			bot := (1-ax)*p(x0, y0+1) + ax*p(x0+1, y0+1)
+			out.Pix[y*w+x] = uint8(min(max(math.Round((1-ay)*top+ay*bot), 0), 255))
+		}
+	}
+	return out
+}
+
+// markedTestPhoto decodes testdata/name and marks it with p.
+func markedTestPhoto(t *testing.T, name string, p Payload) (img, marked image.Image) {
+	t.Helper()
+	img, err := decodeFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err = Embed(img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, marked
+}
+
+// testHomography returns h0…h7 of the projective map taking a[i] to b[i].
+func testHomography(a, b [4][2]float64) [8]float64 {
+	A := make([]float64, 64)
+	r := make([]float64, 8)
+	for i := 0; i < 4; i++ {
+		x, y, u, v := a[i][0], a[i][1], b[i][0], b[i][1]
+		copy(A[16*i:], []float64{x, y, 1, 0, 0, 0, -u * x, -u * y})
+		copy(A[16*i+8:], []float64{0, 0, 0, x, y, 1, -v * x, -v * y})
+		r[2*i], r[2*i+1] = u, v
+	}
+	x, _ := solveLinear(A, r, 8)
+	var h [8]float64
+	copy(h[:], x)
+	return h
+}
+
+// warpHard is a residual perspective past what the similarity search
+// absorbs on the test photos: corners 2–4 % off their place.
+var warpHard = [4][2]float64{{0.04, 0.01}, {0.98, -0.02}, {1.02, 0.97}, {-0.02, 1.03}}
+
+// TestWarpRecoversResidualPerspective: a marked photo warped by a residual
+// perspective and re-encoded at JPEG 85 is not found by the similarity
+// search (crop, rotation, aspect) and is found, with its payload, by the
+// warp stage; the unmarked photo warped alike is not.
+func TestWarpRecoversResidualPerspective(t *testing.T) {
+	base := schemes()[0]
+	p := Payload(0x0123456789abcdef)
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
+		img, marked := markedTestPhoto(t, name, p)
+		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+		ww, wh := base.workDims(l.Width, l.Height)
+		work := resampleLuma(l, ww, wh)
+		off := *base
+		off.warp = false
+		if _, d := off.detect(l, work, ww, wh, &foldGate{}); d.Found {
+			t.Errorf("%s: found without the warp stage (z %.1f); the case does not test it", name, d.Strength)
+		}
+		got, d := base.detect(l, work, ww, wh, &foldGate{})
+		if !d.Found || got != p {
+			t.Errorf("%s: detect = %v found %v (z %.1f), want %v", name, got, d.Found, d.Strength, p)
+		}
+		if d.Scale != 1 || d.Angle != 0 || d.Strength < base.minPilotZ {
+			t.Errorf("%s: detection %+v, want scale 1, angle 0, strength over the gate", name, d)
+		}
+		u := jpegLuma(warpLuma(lumaOf(img), warpHard), 85)
+		uw := resampleLuma(u, ww, wh)
+		_, m := base.warpSearch(base.highpass(uw, ww, wh), ww, wh, identityWarp())
+		if m.z >= base.minPilotZ {
+			t.Errorf("%s unmarked: warp fit reaches z %.2f, over the gate", name, m.z)
+		}
+		_, ud := base.detect(u, uw, ww, wh, &foldGate{})
+		_, ud0 := off.detect(u, uw, ww, wh, &foldGate{})
+		if ud.Found || ud.Strength != ud0.Strength {
+			t.Errorf("%s unmarked: found %v, strength %v, want not found and the similarity search's %v", name, ud.Found, ud.Strength, ud0.Strength)
+		}
+	}
+}
+
+// TestWarpMinusIsTheField: subtracting a bilinear field from a map moves
+// every point by the field's value there.
+func TestWarpMinusIsTheField(t *testing.T) {
+	const w, h = 341, 256
+	f := field{cx: [4]float64{1.5, -2, 0.75, 3}, cy: [4]float64{-0.5, 1, 2.5, -4}}
+	m0 := warpMap{ux: [4]float64{3, 1.01, 0.02, 0}, uy: [4]float64{-2, -0.02, 0.99, 0}}
+	m := m0.minus(f, w, h)
+	for _, pt := range [][2]float64{{0, 0}, {w, h}, {w / 2, h / 2}, {17.5, 200.25}, {300, 3}} {
+		ax, ay := m0.at(pt[0], pt[1])
+		bx, by := m.at(pt[0], pt[1])
+		fx, fy := f.at(pt[0]/(w/2.0)-1, pt[1]/(h/2.0)-1)
+		if math.Abs(ax-fx-bx) > 1e-9 || math.Abs(ay-fy-by) > 1e-9 {
+			t.Errorf("at %v: map moved by (%g, %g), field is (%g, %g)", pt, ax-bx, ay-by, fx, fy)
+		}
+	}
+}
+
+// TestFoldWarpIsTheRotatedFold: under the map of a similarity, the warp
+// fold puts every pixel where the rotated fold does.
+func TestFoldWarpIsTheRotatedFold(t *testing.T) {
+	s := schemes()[0]
+	const w, h = 300, 200
+	hp := make([]float32, w*h)
+	for i := range hp {
+		hp[i] = float32(math.Sin(float64(i)*0.37) + math.Cos(float64(i)*0.011))
+	}
+	scale, angle, px, py := 1.07, 2.5, 0.5, 0.25
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	m := warpMap{ux: [4]float64{px, cs, ss, 0}, uy: [4]float64{py, -ss, cs, 0}}
+	a := s.foldRot(hp, w, scale, angle, px, py, 10, 5, w-7, h-3)
+	b := s.foldWarpTo(make([]float64, s.tile*s.tile), hp, w, m, 10, 5, w-7, h-3)
+	var diff, tot float64
+	for i := range a {
+		diff += math.Abs(a[i] - b[i])
+		tot += math.Abs(a[i])
+	}
+	if diff > 1e-6*tot {
+		t.Errorf("warp fold differs from the rotated fold: %g of %g", diff, tot)
+	}
+}
+
+// TestWarpPolishRaisesTheFold: on the warped marked photos the polish on
+// the whole plane raises the pilot's z-score over the blocks' fit and
+// adds no more than a few coded-bit errors (meadow: 73 → 74).
+func TestWarpPolishRaisesTheFold(t *testing.T) {
+	s := schemes()[0]
+	p := Payload(0x0123456789abcdef)
+	truth := convEncode(message(p, s.version))
+	wrong := func(r syncResult) (n int) {
+		for i, v := range s.soft(r.acc, r.dx, r.dy) {
+			if (v > 0) != (truth[i] == 1) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
+		_, marked := markedTestPhoto(t, name, p)
+		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+		ww, wh := s.workDims(l.Width, l.Height)
+		hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+		_, fit := s.warpFit(hp, ww, wh, identityWarp())
+		_, pol := s.warpSearch(hp, ww, wh, identityWarp())
+		if fit.z < warpPolishZ {
+			t.Fatalf("%s: fit z %.2f under the polish gate", name, fit.z)
+		}
+		if pol.z <= fit.z || wrong(pol) > wrong(fit)+3 {
+			t.Errorf("%s: polish z %.2f (%d bit errors), fit alone %.2f (%d)", name, pol.z, wrong(pol), fit.z, wrong(fit))
+		}
+		t.Logf("%s: fit z %.2f (%d bit errors), polished %.2f (%d)", name, fit.z, wrong(fit), pol.z, wrong(pol))
+	}
+}
+
+// TestWarpGateClosesOnUnmarked: the fit stops after its first level on
+// the unmarked test photos (plain and warped) and goes on for the warped
+// marked ones.
+func TestWarpGateClosesOnUnmarked(t *testing.T) {
+	s := schemes()[0]
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "night.jpg", "water.jpg"} {
+		img, marked := markedTestPhoto(t, name, 0x0123456789abcdef)
+		for _, c := range []struct {
+			l      *imagex.Luma
+			marked bool
+		}{{lumaOf(img), false}, {jpegLuma(warpLuma(lumaOf(img), warpHard), 85), false}, {jpegLuma(warpLuma(lumaOf(marked), warpHard), 85), true}} {
+			ww, wh := s.workDims(c.l.Width, c.l.Height)
+			hp := s.highpass(resampleLuma(c.l, ww, wh), ww, wh)
+			_, r := s.warpFit(hp, ww, wh, identityWarp())
+			if open := r.acc != nil; open != c.marked {
+				t.Errorf("%s marked=%v: fit went past the first level: %v (z %.2f)", name, c.marked, open, r.z)
+			}
+		}
+	}
+}
+
+// TestCyclicMaxIsTheDirectMax: the running-max filter gives exactly the
+// direct loop's result, wrap-around included.
+func TestCyclicMaxIsTheDirectMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for _, c := range [][2]int{{64, 6}, {64, 3}, {32, 3}, {64, 0}, {16, 7}, {8, 9}} {
+		n, rad := c[0], c[1]
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		got := make([]float32, n)
+		newCyclicMax(n, rad).apply(got, src)
+		for x := 0; x < n; x++ {
+			want := float32(math.Inf(-1))
+			for k := -rad; k <= rad; k++ {
+				want = max(want, src[((x+k)%n+n)%n])
+			}
+			if got[x] != want {
+				t.Fatalf("n %d r %d: at %d got %v, want %v", n, rad, x, got[x], want)
+			}
+		}
+	}
+}
