@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -419,11 +419,20 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// compared), and whether it lies on a ring of added surroundings.
 	var scores, misses []float64 // misses: the mean's and chroma's share only
 	var ring []bool
+	// Each compared block's chroma residual, Cb and Cr, as shares of its
+	// tolerance (NaN for blocks not compared; see chromaGroups).
+	var cres [][2]float64
 	if colourGrid {
 		scores, ring = make([]float64, len(g.Blocks)), make([]bool, len(g.Blocks))
 		misses = make([]float64, len(g.Blocks))
 		for i := range scores {
 			scores[i] = math.NaN()
+		}
+	}
+	if colour {
+		cres = make([][2]float64, len(g.Blocks))
+		for i := range cres {
+			cres[i] = [2]float64{math.NaN(), math.NaN()}
 		}
 	}
 	for j, q := range ps {
@@ -456,11 +465,13 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
 			pcb, pcr := cbFit.at(in), crFit.at(in)
 			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, pcb, pcr)
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
 			if d > tol {
-				scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
 				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
 			}
 			score = max(score, d/tol)
+			rcb, rcr := chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail)
+			cres[q.i] = [2]float64{rcb / tol, rcr / tol}
 			if d > tol {
 				chromaScore = d / tol
 				changed = true
@@ -599,6 +610,10 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	if scores != nil && step == 1 {
 		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
 		r.ChangedCount += r.Why.Faint
+	}
+	if cres != nil && step == 1 {
+		r.Why.Group = chromaGroups(g, r.Changed, cres, ring)
+		r.ChangedCount += r.Why.Group
 	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
@@ -802,6 +817,76 @@ func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor floa
 	return n
 }
 
+// Chroma groups: colour-only text (ink that keeps the picture's
+// luminance) moves the chroma of the few blocks it covers by 2 to 7
+// levels, under ChromaTolerance, but all of them the same way and far
+// beyond what a copy leaves on the blocks around them. A global colour
+// change the fit leaves inexact raises the residual of every block of a
+// colour (the comparison's floor with it) or, at colour edges, moves
+// neighbouring blocks in opposite directions.
+const (
+	// ChromaGroupMin is the least chroma residual, as a share of the
+	// block's chroma tolerance, of a block of a chroma group.
+	ChromaGroupMin = 0.3
+	// ChromaGroupFloor is how many times the comparison's chroma floor
+	// (the FloorQuantile of the compared blocks' chroma residuals, as
+	// shares of their tolerance) a block of a chroma group reaches.
+	ChromaGroupFloor = 4.0
+	// ChromaGroupBlocks is the fewest blocks (touching, diagonals too)
+	// of a chroma group.
+	ChromaGroupBlocks = 2
+	// ChromaGroupCoherence is the least length of a group's summed
+	// residual as a share of the sum of its blocks' residual lengths (1:
+	// every block moved the same way).
+	ChromaGroupCoherence = 0.8
+	// ChromaGroupSum is the least length of a group's summed residual,
+	// in shares of a block's tolerance.
+	ChromaGroupSum = 1.2
+)
+
+// chromaGroups marks changed, and counts, the blocks of groups of
+// touching blocks (not on the ring of added surroundings) whose chroma
+// residual res (Cb and Cr as shares of the block's tolerance, NaN for
+// blocks not compared) is at least ChromaGroupMin and ChromaGroupFloor
+// times the comparison's chroma floor, where a group has
+// ChromaGroupBlocks or more blocks, its residuals point the same way
+// (ChromaGroupCoherence) and their sum is ChromaGroupSum or more.
+func chromaGroups(g *Grid, changed []bool, res [][2]float64, ring []bool) int {
+	mag := make([]float64, len(res))
+	for i, v := range res {
+		mag[i] = math.Hypot(v[0], v[1])
+	}
+	floor := residualFloor(mag)
+	if math.IsInf(floor, 1) {
+		return 0
+	}
+	thr := max(ChromaGroupMin, ChromaGroupFloor*floor)
+	flagged := make([]bool, len(res))
+	for i, m := range mag {
+		flagged[i] = !ring[i] && !math.IsNaN(m) && m >= thr
+	}
+	n := 0
+	for _, comp := range components(g, flagged, 1) {
+		if len(comp) < ChromaGroupBlocks {
+			continue
+		}
+		var sx, sy, total float64
+		for _, i := range comp {
+			sx, sy, total = sx+res[i][0], sy+res[i][1], total+mag[i]
+		}
+		if sum := math.Hypot(sx, sy); sum < ChromaGroupCoherence*total || sum < ChromaGroupSum {
+			continue
+		}
+		for _, i := range comp {
+			if !changed[i] {
+				changed[i] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // flat reports whether the signed picture is flat at the grid's scale:
 // fewer than ContainedMinStructured blocks have detail of at least twice
 // DetailMin, a mean more than MeanTolerance from the grid's median mean,
@@ -846,8 +931,14 @@ func onEdge(g *Grid, i int) bool {
 // only some of its pixels clip. Any chroma between the prediction and its
 // clipped colour misses by nothing.
 func chromaMiss(y, cb, cr, pcb, pcr float64) float64 {
+	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
+	return max(math.Abs(rcb), math.Abs(rcr))
+}
+
+// gamutMiss is chromaMiss's miss as a signed vector (Cb, Cr).
+func gamutMiss(y, cb, cr, pcb, pcr float64) (float64, float64) {
 	ccb, ccr := gamutClip(y, pcb, pcr)
-	return max(outside(cb, pcb, ccb), outside(cr, pcr, ccr))
+	return beyond(cb, pcb, ccb), beyond(cr, pcr, ccr)
 }
 
 // ClipReach is how many times its detail (mean absolute gradient) a
@@ -872,12 +963,47 @@ const ClipReach = 3.0
 // unchanged or re-encoded copy, where edits are judged) has a segment
 // of no length.
 func boostShortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) float64 {
-	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
+	ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail)
+	if !ok {
 		return math.Inf(1)
+	}
+	return max(math.Abs(ecb), math.Abs(ecr))
+}
+
+// shortfall is boostShortfall's miss as a vector (Cb, Cr), and false
+// where boostShortfall is +Inf.
+func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64, bool) {
+	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
+		return 0, 0, false
 	}
 	dx, dy := pcb-scb, pcr-scr
 	t := min(max(((cb-scb)*dx+(cr-scr)*dy)/(dx*dx+dy*dy), 0), 1)
-	return max(math.Abs(cb-scb-t*dx), math.Abs(cr-scr-t*dy))
+	return cb - scb - t*dx, cr - scr - t*dy, true
+}
+
+// chromaResidual is the miss of chromaMiss, and of boostShortfall where
+// that is smaller, as a signed vector (Cb, Cr): which way, and how far,
+// the examined chroma lies beyond what the fit explains.
+func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64) {
+	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
+	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok &&
+		max(math.Abs(ecb), math.Abs(ecr)) < max(math.Abs(rcb), math.Abs(rcr)) {
+		return ecb, ecr
+	}
+	return rcb, rcr
+}
+
+// beyond is the signed distance from v to the interval between a and b
+// (negative below it, 0 inside).
+func beyond(v, a, b float64) float64 {
+	lo, hi := min(a, b), max(a, b)
+	switch {
+	case v < lo:
+		return v - lo
+	case v > hi:
+		return v - hi
+	}
+	return 0
 }
 
 // boosted reports whether the fit predicts a block's chroma (pcb, pcr)
