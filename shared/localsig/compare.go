@@ -403,6 +403,21 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		}
 		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
 	}
+	// The gains along their own hue of the strong colours the fit
+	// explains (see keptHue).
+	gainLo, gainHi := math.Inf(1), math.Inf(-1)
+	if colour {
+		var gains []float64
+		for j, q := range ps {
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			if math.Hypot(scb, scr) < HueMin || chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(cin[j]), crFit.at(cin[j])) > ChromaTolerance {
+				continue
+			}
+			g, _ := alongHue(q.f.cb-128, q.f.cr-128, scb, scr)
+			gains = append(gains, g)
+		}
+		gainLo, gainHi = gainRange(gains)
+	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
 	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
@@ -429,7 +444,9 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			scores[i] = math.NaN()
 		}
 	}
+	var skip []bool // blocks no chroma group may hold
 	if colour {
+		skip = make([]bool, len(g.Blocks))
 		cres = make([][2]float64, len(g.Blocks))
 		for i := range cres {
 			cres[i] = [2]float64{math.NaN(), math.NaN()}
@@ -469,8 +486,16 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			if d > tol {
 				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
 			}
-			score = max(score, d/tol)
 			rcb, rcr := chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail)
+			// A block that kept its hue, scaled as the picture's other
+			// colours were, is judged by its miss off its hue alone, and
+			// is no part of a chroma group (whose floor still counts
+			// its residual).
+			if hcb, hcr, ok := keptHue(q.f.cb-128, q.f.cr-128, scb, scr, gainLo, gainHi); ok {
+				d = min(d, max(math.Abs(hcb), math.Abs(hcr)))
+				skip[q.i] = true
+			}
+			score = max(score, d/tol)
 			cres[q.i] = [2]float64{rcb / tol, rcr / tol}
 			if d > tol {
 				chromaScore = d / tol
@@ -612,7 +637,10 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		r.ChangedCount += r.Why.Faint
 	}
 	if cres != nil && step == 1 {
-		r.Why.Group = chromaGroups(g, r.Changed, cres, ring)
+		for i := range skip {
+			skip[i] = skip[i] || ring[i]
+		}
+		r.Why.Group = chromaGroups(g, r.Changed, cres, skip)
 		r.ChangedCount += r.Why.Group
 	}
 	r.Region = s.region(g, kx, ky)
@@ -817,6 +845,69 @@ func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor floa
 	return n
 }
 
+// A global saturation, contrast or tone change scales every strong
+// colour along its own hue, by a gain that depends on the colour (how
+// far its R, G and B sit from the gamut's edges and in which part of the
+// tone curve). The colour fit is one function of chroma and luminance
+// for the whole picture; a region of one colour of its own (a flat
+// graphic's single blue, a wallpaper's one bright red) can be scaled by
+// the picture's own gain yet miss its prediction.
+const (
+	// HueMin is the least signed chroma magnitude, in levels, of a block
+	// whose gain along its hue is measured (below it the hue is noise).
+	HueMin = 16.0
+	// HueOff is the largest distance, in levels, of an examined chroma
+	// from the line through the origin and the block's signed chroma for
+	// the block to keep its hue.
+	HueOff = 4.0
+	// HueQuantile is the share of the gains measured on the blocks the
+	// colour fit explains that is left out at each end of their range.
+	HueQuantile = 0.02
+	// HueBlocks is the fewest blocks whose gains make a range.
+	HueBlocks = 8
+)
+
+// alongHue returns the gain of chroma (cb, cr) along the signed chroma
+// (scb, scr), which must not be zero, and the part of (cb, cr) off that
+// line (perpendicular to it), as a signed distance.
+func alongHue(cb, cr, scb, scr float64) (gain, off float64) {
+	n := math.Hypot(scb, scr)
+	return (cb*scb + cr*scr) / (n * n), (cr*scb - cb*scr) / n
+}
+
+// gainRange returns the gains' range without the HueQuantile share at
+// each end, or an empty range (+Inf, −Inf) for fewer than HueBlocks
+// gains.
+func gainRange(gains []float64) (float64, float64) {
+	if len(gains) < HueBlocks {
+		return math.Inf(1), math.Inf(-1)
+	}
+	sort.Float64s(gains)
+	k := int(HueQuantile * float64(len(gains)-1))
+	return gains[k], gains[len(gains)-1-k]
+}
+
+// keptHue returns the miss (Cb, Cr) of an examined chroma (cb, cr) from
+// the line of its signed chroma (scb, scr), and true, when the signed
+// chroma is at least HueMin, the examined one lies within HueOff of that
+// line, and its gain along it lies within [lo, hi] (the range of the
+// gains the blocks the fit explains show, see gainRange) and is at least
+// 1: the block kept its hue and was boosted as the rest of the picture's
+// colours were. A recolour turns the hue; colour-only text moves the
+// chroma towards the ink's; white or black text, or a colour greyed out,
+// lowers the gain.
+func keptHue(cb, cr, scb, scr, lo, hi float64) (float64, float64, bool) {
+	n := math.Hypot(scb, scr)
+	if n < HueMin {
+		return 0, 0, false
+	}
+	g, off := alongHue(cb, cr, scb, scr)
+	if math.Abs(off) > HueOff || g < max(lo, 1) || g > hi {
+		return 0, 0, false
+	}
+	return -off * scr / n, off * scb / n, true
+}
+
 // Chroma groups: colour-only text (ink that keeps the picture's
 // luminance) moves the chroma of the few blocks it covers by 2 to 7
 // levels, under ChromaTolerance, but all of them the same way and far
@@ -845,13 +936,14 @@ const (
 )
 
 // chromaGroups marks changed, and counts, the blocks of groups of
-// touching blocks (not on the ring of added surroundings) whose chroma
+// touching blocks (not flagged in skip: the ring of added surroundings,
+// blocks that kept their hue) whose chroma
 // residual res (Cb and Cr as shares of the block's tolerance, NaN for
 // blocks not compared) is at least ChromaGroupMin and ChromaGroupFloor
 // times the comparison's chroma floor, where a group has
 // ChromaGroupBlocks or more blocks, its residuals point the same way
 // (ChromaGroupCoherence) and their sum is ChromaGroupSum or more.
-func chromaGroups(g *Grid, changed []bool, res [][2]float64, ring []bool) int {
+func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
 	mag := make([]float64, len(res))
 	for i, v := range res {
 		mag[i] = math.Hypot(v[0], v[1])
@@ -863,7 +955,7 @@ func chromaGroups(g *Grid, changed []bool, res [][2]float64, ring []bool) int {
 	thr := max(ChromaGroupMin, ChromaGroupFloor*floor)
 	flagged := make([]bool, len(res))
 	for i, m := range mag {
-		flagged[i] = !ring[i] && !math.IsNaN(m) && m >= thr
+		flagged[i] = !skip[i] && !math.IsNaN(m) && m >= thr
 	}
 	n := 0
 	for _, comp := range components(g, flagged, 1) {

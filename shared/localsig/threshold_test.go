@@ -48,6 +48,10 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"ChromaGroupBlocks", ChromaGroupBlocks, 2, "Two or more touching blocks"},
 		{"ChromaGroupCoherence", ChromaGroupCoherence, 0.8, "at least 0.8 of the sum of their lengths"},
 		{"ChromaGroupSum", ChromaGroupSum, 1.2, "sum to at least 1.2 tolerances"},
+		{"HueMin", HueMin, 16, "a signed chroma of at least 16 levels"},
+		{"HueOff", HueOff, 4, "within 4 levels of the line"},
+		{"HueQuantile", HueQuantile, 0.02, "without the 2 % at each end"},
+		{"HueBlocks", HueBlocks, 8, "at least 8 such blocks"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
