@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -403,6 +403,21 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		}
 		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
 	}
+	// The gains along their own hue of the strong colours the fit
+	// explains (see keptHue).
+	gainLo, gainHi := math.Inf(1), math.Inf(-1)
+	if colour {
+		var gains []float64
+		for j, q := range ps {
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			if math.Hypot(scb, scr) < HueMin || chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(cin[j]), crFit.at(cin[j])) > ChromaTolerance {
+				continue
+			}
+			g, _ := alongHue(q.f.cb-128, q.f.cr-128, scb, scr)
+			gains = append(gains, g)
+		}
+		gainLo, gainHi = gainRange(gains)
+	}
 	r.Changed = make([]bool, len(g.Blocks))
 	colourGrid := g.format() == FormatColour
 	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
@@ -419,11 +434,22 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// compared), and whether it lies on a ring of added surroundings.
 	var scores, misses []float64 // misses: the mean's and chroma's share only
 	var ring []bool
+	// Each compared block's chroma residual, Cb and Cr, as shares of its
+	// tolerance (NaN for blocks not compared; see chromaGroups).
+	var cres [][2]float64
 	if colourGrid {
 		scores, ring = make([]float64, len(g.Blocks)), make([]bool, len(g.Blocks))
 		misses = make([]float64, len(g.Blocks))
 		for i := range scores {
 			scores[i] = math.NaN()
+		}
+	}
+	var skip []bool // blocks no chroma group may hold
+	if colour {
+		skip = make([]bool, len(g.Blocks))
+		cres = make([][2]float64, len(g.Blocks))
+		for i := range cres {
+			cres[i] = [2]float64{math.NaN(), math.NaN()}
 		}
 	}
 	for j, q := range ps {
@@ -456,11 +482,21 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
 			pcb, pcr := cbFit.at(in), crFit.at(in)
 			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, pcb, pcr)
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
 			if d > tol {
-				scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
 				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
 			}
+			rcb, rcr := chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail)
+			// A block that kept its hue, scaled as the picture's other
+			// colours were, is judged by its miss off its hue alone, and
+			// is no part of a chroma group (whose floor still counts
+			// its residual).
+			if hcb, hcr, ok := keptHue(q.f.cb-128, q.f.cr-128, scb, scr, gainLo, gainHi); ok {
+				d = min(d, max(math.Abs(hcb), math.Abs(hcr)))
+				skip[q.i] = true
+			}
 			score = max(score, d/tol)
+			cres[q.i] = [2]float64{rcb / tol, rcr / tol}
 			if d > tol {
 				chromaScore = d / tol
 				changed = true
@@ -599,6 +635,13 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	if scores != nil && step == 1 {
 		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
 		r.ChangedCount += r.Why.Faint
+	}
+	if cres != nil && step == 1 {
+		for i := range skip {
+			skip[i] = skip[i] || ring[i]
+		}
+		r.Why.Group = chromaGroups(g, r.Changed, cres, skip)
+		r.ChangedCount += r.Why.Group
 	}
 	r.Region = s.region(g, kx, ky)
 	full := r.Region.W >= FullCover && r.Region.H >= FullCover
@@ -802,6 +845,140 @@ func faintLine(g *Grid, changed []bool, score []float64, ring []bool, floor floa
 	return n
 }
 
+// A global saturation, contrast or tone change scales every strong
+// colour along its own hue, by a gain that depends on the colour (how
+// far its R, G and B sit from the gamut's edges and in which part of the
+// tone curve). The colour fit is one function of chroma and luminance
+// for the whole picture; a region of one colour of its own (a flat
+// graphic's single blue, a wallpaper's one bright red) can be scaled by
+// the picture's own gain yet miss its prediction.
+const (
+	// HueMin is the least signed chroma magnitude, in levels, of a block
+	// whose gain along its hue is measured (below it the hue is noise).
+	HueMin = 16.0
+	// HueOff is the largest distance, in levels, of an examined chroma
+	// from the line through the origin and the block's signed chroma for
+	// the block to keep its hue.
+	HueOff = 4.0
+	// HueQuantile is the share of the gains measured on the blocks the
+	// colour fit explains that is left out at each end of their range.
+	HueQuantile = 0.02
+	// HueBlocks is the fewest blocks whose gains make a range.
+	HueBlocks = 8
+)
+
+// alongHue returns the gain of chroma (cb, cr) along the signed chroma
+// (scb, scr), which must not be zero, and the part of (cb, cr) off that
+// line (perpendicular to it), as a signed distance.
+func alongHue(cb, cr, scb, scr float64) (gain, off float64) {
+	n := math.Hypot(scb, scr)
+	return (cb*scb + cr*scr) / (n * n), (cr*scb - cb*scr) / n
+}
+
+// gainRange returns the gains' range without the HueQuantile share at
+// each end, or an empty range (+Inf, −Inf) for fewer than HueBlocks
+// gains.
+func gainRange(gains []float64) (float64, float64) {
+	if len(gains) < HueBlocks {
+		return math.Inf(1), math.Inf(-1)
+	}
+	sort.Float64s(gains)
+	k := int(HueQuantile * float64(len(gains)-1))
+	return gains[k], gains[len(gains)-1-k]
+}
+
+// keptHue returns the miss (Cb, Cr) of an examined chroma (cb, cr) from
+// the line of its signed chroma (scb, scr), and true, when the signed
+// chroma is at least HueMin, the examined one lies within HueOff of that
+// line, and its gain along it lies within [lo, hi] (the range of the
+// gains the blocks the fit explains show, see gainRange) and is at least
+// 1: the block kept its hue and was boosted as the rest of the picture's
+// colours were. A recolour turns the hue; colour-only text moves the
+// chroma towards the ink's; white or black text, or a colour greyed out,
+// lowers the gain.
+func keptHue(cb, cr, scb, scr, lo, hi float64) (float64, float64, bool) {
+	n := math.Hypot(scb, scr)
+	if n < HueMin {
+		return 0, 0, false
+	}
+	g, off := alongHue(cb, cr, scb, scr)
+	if math.Abs(off) > HueOff || g < max(lo, 1) || g > hi {
+		return 0, 0, false
+	}
+	return -off * scr / n, off * scb / n, true
+}
+
+// Chroma groups: colour-only text (ink that keeps the picture's
+// luminance) moves the chroma of the few blocks it covers by 2 to 7
+// levels, under ChromaTolerance, but all of them the same way and far
+// beyond what a copy leaves on the blocks around them. A global colour
+// change the fit leaves inexact raises the residual of every block of a
+// colour (the comparison's floor with it) or, at colour edges, moves
+// neighbouring blocks in opposite directions.
+const (
+	// ChromaGroupMin is the least chroma residual, as a share of the
+	// block's chroma tolerance, of a block of a chroma group.
+	ChromaGroupMin = 0.3
+	// ChromaGroupFloor is how many times the comparison's chroma floor
+	// (the FloorQuantile of the compared blocks' chroma residuals, as
+	// shares of their tolerance) a block of a chroma group reaches.
+	ChromaGroupFloor = 4.0
+	// ChromaGroupBlocks is the fewest blocks (touching, diagonals too)
+	// of a chroma group.
+	ChromaGroupBlocks = 2
+	// ChromaGroupCoherence is the least length of a group's summed
+	// residual as a share of the sum of its blocks' residual lengths (1:
+	// every block moved the same way).
+	ChromaGroupCoherence = 0.8
+	// ChromaGroupSum is the least length of a group's summed residual,
+	// in shares of a block's tolerance.
+	ChromaGroupSum = 1.2
+)
+
+// chromaGroups marks changed, and counts, the blocks of groups of
+// touching blocks (not flagged in skip: the ring of added surroundings,
+// blocks that kept their hue) whose chroma
+// residual res (Cb and Cr as shares of the block's tolerance, NaN for
+// blocks not compared) is at least ChromaGroupMin and ChromaGroupFloor
+// times the comparison's chroma floor, where a group has
+// ChromaGroupBlocks or more blocks, its residuals point the same way
+// (ChromaGroupCoherence) and their sum is ChromaGroupSum or more.
+func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
+	mag := make([]float64, len(res))
+	for i, v := range res {
+		mag[i] = math.Hypot(v[0], v[1])
+	}
+	floor := residualFloor(mag)
+	if math.IsInf(floor, 1) {
+		return 0
+	}
+	thr := max(ChromaGroupMin, ChromaGroupFloor*floor)
+	flagged := make([]bool, len(res))
+	for i, m := range mag {
+		flagged[i] = !skip[i] && !math.IsNaN(m) && m >= thr
+	}
+	n := 0
+	for _, comp := range components(g, flagged, 1) {
+		if len(comp) < ChromaGroupBlocks {
+			continue
+		}
+		var sx, sy, total float64
+		for _, i := range comp {
+			sx, sy, total = sx+res[i][0], sy+res[i][1], total+mag[i]
+		}
+		if sum := math.Hypot(sx, sy); sum < ChromaGroupCoherence*total || sum < ChromaGroupSum {
+			continue
+		}
+		for _, i := range comp {
+			if !changed[i] {
+				changed[i] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // flat reports whether the signed picture is flat at the grid's scale:
 // fewer than ContainedMinStructured blocks have detail of at least twice
 // DetailMin, a mean more than MeanTolerance from the grid's median mean,
@@ -846,8 +1023,14 @@ func onEdge(g *Grid, i int) bool {
 // only some of its pixels clip. Any chroma between the prediction and its
 // clipped colour misses by nothing.
 func chromaMiss(y, cb, cr, pcb, pcr float64) float64 {
+	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
+	return max(math.Abs(rcb), math.Abs(rcr))
+}
+
+// gamutMiss is chromaMiss's miss as a signed vector (Cb, Cr).
+func gamutMiss(y, cb, cr, pcb, pcr float64) (float64, float64) {
 	ccb, ccr := gamutClip(y, pcb, pcr)
-	return max(outside(cb, pcb, ccb), outside(cr, pcr, ccr))
+	return beyond(cb, pcb, ccb), beyond(cr, pcr, ccr)
 }
 
 // ClipReach is how many times its detail (mean absolute gradient) a
@@ -872,12 +1055,47 @@ const ClipReach = 3.0
 // unchanged or re-encoded copy, where edits are judged) has a segment
 // of no length.
 func boostShortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) float64 {
-	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
+	ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail)
+	if !ok {
 		return math.Inf(1)
+	}
+	return max(math.Abs(ecb), math.Abs(ecr))
+}
+
+// shortfall is boostShortfall's miss as a vector (Cb, Cr), and false
+// where boostShortfall is +Inf.
+func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64, bool) {
+	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
+		return 0, 0, false
 	}
 	dx, dy := pcb-scb, pcr-scr
 	t := min(max(((cb-scb)*dx+(cr-scr)*dy)/(dx*dx+dy*dy), 0), 1)
-	return max(math.Abs(cb-scb-t*dx), math.Abs(cr-scr-t*dy))
+	return cb - scb - t*dx, cr - scr - t*dy, true
+}
+
+// chromaResidual is the miss of chromaMiss, and of boostShortfall where
+// that is smaller, as a signed vector (Cb, Cr): which way, and how far,
+// the examined chroma lies beyond what the fit explains.
+func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64) {
+	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
+	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok &&
+		max(math.Abs(ecb), math.Abs(ecr)) < max(math.Abs(rcb), math.Abs(rcr)) {
+		return ecb, ecr
+	}
+	return rcb, rcr
+}
+
+// beyond is the signed distance from v to the interval between a and b
+// (negative below it, 0 inside).
+func beyond(v, a, b float64) float64 {
+	lo, hi := min(a, b), max(a, b)
+	switch {
+	case v < lo:
+		return v - lo
+	case v > hi:
+		return v - hi
+	}
+	return 0
 }
 
 // boosted reports whether the fit predicts a block's chroma (pcb, pcr)

@@ -43,6 +43,15 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"SlopeRange", SlopeRange, 2, "bounded to ×0.5..×2"},
 		{"BoostMin", BoostMin, 4, "at least 4 levels above the signed one"},
 		{"ClipReach", ClipReach, 3, "its mean ± 3 × its detail"},
+		{"ChromaGroupMin", ChromaGroupMin, 0.3, "each at least 0.3 of a tolerance"},
+		{"ChromaGroupFloor", ChromaGroupFloor, 4, "and 4 times the chroma floor"},
+		{"ChromaGroupBlocks", ChromaGroupBlocks, 2, "Two or more touching blocks"},
+		{"ChromaGroupCoherence", ChromaGroupCoherence, 0.8, "at least 0.8 of the sum of their lengths"},
+		{"ChromaGroupSum", ChromaGroupSum, 1.2, "sum to at least 1.2 tolerances"},
+		{"HueMin", HueMin, 16, "a signed chroma of at least 16 levels"},
+		{"HueOff", HueOff, 4, "within 4 levels of the line"},
+		{"HueQuantile", HueQuantile, 0.02, "without the 2 % at each end"},
+		{"HueBlocks", HueBlocks, 8, "at least 8 such blocks"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
