@@ -219,12 +219,7 @@ func matchProfile(cur, prev []float64, m int) (d, fit float64) {
 	}
 	cost := func(s int) float64 {
 		lo, hi := max(0, -s), min(n, n-s)
-		var e float64
-		for i := lo; i < hi; i++ {
-			t := cur[i] - prev[i+s]
-			e += t * t
-		}
-		return e / float64(hi-lo)
+		return squaredDistance(cur[lo:hi], prev[lo+s:hi+s]) / float64(hi-lo)
 	}
 	best, be := 0, cost(0)
 	for s := -m; s <= m; s++ {
@@ -240,6 +235,32 @@ func matchProfile(cur, prev []float64, m int) (d, fit float64) {
 		}
 	}
 	return d, be / v
+}
+
+// squaredDistance is the sum of (a[i]−b[i])² over a (len(b) ≥ len(a)),
+// in four interleaved partial sums added at the end: one long chain of
+// dependent additions waits on each addition's latency, four chains
+// overlap (the match tries every shift up to a quarter of each side, about
+// 2 M squared differences a 1080p frame: 1.5 ms of CPU with one chain,
+// 0.9 ms with four, BenchmarkMatchProfile1080p).
+// The order of the additions differs from a sum in index order only in
+// the last bits of the result (TestSquaredDistance).
+func squaredDistance(a, b []float64) float64 {
+	b = b[:len(a)]
+	var e0, e1, e2, e3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		t0, t1, t2, t3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		e0 += t0 * t0
+		e1 += t1 * t1
+		e2 += t2 * t2
+		e3 += t3 * t3
+	}
+	for ; i < len(a); i++ {
+		t := a[i] - b[i]
+		e0 += t * t
+	}
+	return (e0 + e1) + (e2 + e3)
 }
 
 // projectAt is project with the pattern displaced by (dx, dy): each

@@ -295,3 +295,92 @@ func TestScrollingClipSurvivesCRF35(t *testing.T) {
 	}
 	t.Logf("as Extract reads it: confirmed after %d frames in place (moved %v), %d/%d errors", gtr.frames, gtr.moved, gtr.errors, codedBits)
 }
+
+// TestSquaredDistance: the interleaved sums give the sum in index order
+// to the last bits, and the match built on them the shift and the fit of
+// a match summed in index order, on profiles of scrolled 1080p textures
+// and of unrelated ones.
+func TestSquaredDistance(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	for n := range 11 {
+		a, b := make([]float64, n), make([]float64, n+3)
+		for i := range a {
+			a[i], b[i] = r.NormFloat64()*50, r.NormFloat64()*50
+		}
+		var want float64
+		for i := range a {
+			want += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		if got := squaredDistance(a, b); math.Abs(got-want) > 1e-12*want {
+			t.Fatalf("length %d: %v, want %v", n, got, want)
+		}
+	}
+	// serialMatch is matchProfile with its costs summed in index order.
+	serialMatch := func(cur, prev []float64, m int) (float64, float64) {
+		n := len(cur)
+		var v float64
+		for _, c := range cur {
+			v += c * c
+		}
+		v /= float64(n)
+		cost := func(s int) float64 {
+			lo, hi := max(0, -s), min(n, n-s)
+			var e float64
+			for i := lo; i < hi; i++ {
+				t := cur[i] - prev[i+s]
+				e += t * t
+			}
+			return e / float64(hi-lo)
+		}
+		best, be := 0, cost(0)
+		for s := -m; s <= m; s++ {
+			if e := cost(s); e < be {
+				best, be = s, e
+			}
+		}
+		d := float64(best)
+		if best > -m && best < m {
+			a, c := cost(best-1), cost(best+1)
+			if den := a - 2*be + c; den > 0 {
+				d += max(-0.5, min(0.5, (a-c)/(2*den)))
+			}
+		}
+		return d, be / v
+	}
+	const w, h = 1920, 1080
+	tall := binaryTexture(r, w, h+64)
+	row, col := make([]float64, h), make([]float64, w)
+	prow, pcol := make([]float64, h), make([]float64, w)
+	profiles(tall[:w*h], w, h, prow, pcol)
+	other := binaryTexture(r, w, h)
+	for _, f := range []struct {
+		name string
+		pix  []uint8
+	}{{"scrolled", scroll(tall, w, h, 7, 1)}, {"unrelated", other}} {
+		profiles(f.pix, w, h, row, col)
+		for _, p := range [][2][]float64{{col, pcol}, {row, prow}} {
+			m := len(p[0]) / 4
+			d, fit := matchProfile(p[0], p[1], m)
+			wd, wfit := serialMatch(p[0], p[1], m)
+			if math.Abs(d-wd) > 1e-9 || math.Abs(fit-wfit) > 1e-9*max(1, wfit) {
+				t.Errorf("%s, %d long: shift %v fit %v, summed in order %v %v", f.name, len(p[0]), d, fit, wd, wfit)
+			}
+		}
+	}
+}
+
+// BenchmarkMatchProfile1080p is the profile match of one 1080p frame
+// against its predecessor, both axes, a quarter of each side.
+func BenchmarkMatchProfile1080p(b *testing.B) {
+	r := rand.New(rand.NewPCG(63, 64))
+	const w, h = 1920, 1080
+	tall := binaryTexture(r, w, h+8)
+	row, col := make([]float64, h), make([]float64, w)
+	prow, pcol := make([]float64, h), make([]float64, w)
+	profiles(tall[:w*h], w, h, prow, pcol)
+	profiles(scroll(tall, w, h, 3, 1), w, h, row, col)
+	cpuMetrics(b, func() {
+		matchProfile(col, pcol, w/4)
+		matchProfile(row, prow, h/4)
+	})
+}
