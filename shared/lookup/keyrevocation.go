@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -76,7 +75,7 @@ func DecideKey(k KeyTimes, source string, createdAt, anchoredAt time.Time) *wire
 	if k.RevokedAt.IsZero() {
 		return nil
 	}
-	f := func(t time.Time) string { return t.UTC().Format(record.TimeFormat) }
+	f := func(t time.Time) string { return rfc3339.Millis(t.UTC()) }
 	kr := &wire.KeyRevocation{KeyRevokedAt: f(k.RevokedAt), Reason: k.Reason}
 	anchoredBefore := func(t time.Time) bool { return !anchoredAt.IsZero() && anchoredAt.Before(t) }
 	anchored := "was not anchored before that"

@@ -74,7 +74,7 @@ func (c *Certificate) Wire() (wire.Certificate, error) {
 		SHA256:          hex.EncodeToString(r.SHA256[:]),
 		SignerPublicKey: hex.EncodeToString(r.SignerPublicKey),
 		OrgName:         r.Org,
-		Timestamp:       r.Timestamp.Format(TimeFormat),
+		Timestamp:       rfc3339.Millis(r.Timestamp),
 		Record:          base64.StdEncoding.EncodeToString(c.Signed.Bytes),
 		SignatureHex:    hex.EncodeToString(c.Signed.Signature),
 	}

@@ -83,6 +83,43 @@ func Parse(s string) (time.Time, error) {
 	return t.In(time.FixedZone("", offset)), nil
 }
 
+// Millis writes t as the JSON API does, in t's own zone to the
+// millisecond, exactly as t.Format("2006-01-02T15:04:05.000Z07:00"): the
+// fraction truncated, "Z" for a zero offset, the seconds of an offset
+// dropped.
+func Millis(t time.Time) string {
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	b := make([]byte, 0, len("2006-01-02T15:04:05.000+07:00")+2)
+	b = appendYear(b, year)
+	b = append(b, '-')
+	b = pad(b, int(month), 2)
+	b = append(b, '-')
+	b = pad(b, day, 2)
+	b = append(b, 'T')
+	b = pad(b, hour, 2)
+	b = append(b, ':')
+	b = pad(b, min, 2)
+	b = append(b, ':')
+	b = pad(b, sec, 2)
+	b = append(b, '.')
+	b = pad(b, t.Nanosecond()/1e6, 3)
+	_, offset := t.Zone()
+	if offset == 0 {
+		return string(append(b, 'Z'))
+	}
+	zone := offset / 60 // whole minutes, toward zero, as time.Format
+	if zone < 0 {
+		b = append(b, '-')
+		zone = -zone
+	} else {
+		b = append(b, '+')
+	}
+	b = pad(b, zone/60, 2)
+	b = append(b, ':')
+	return string(pad(b, zone%60, 2))
+}
+
 // MinuteUTC writes t in UTC to the minute for people,
 // "2006-01-02 15:04 UTC", exactly as t.UTC().Format("2006-01-02 15:04 UTC")
 // does (a year outside 0–9999 keeps its sign and all its digits).
@@ -91,11 +128,7 @@ func MinuteUTC(t time.Time) string {
 	year, month, day := t.Date()
 	hour, min, _ := t.Clock()
 	b := make([]byte, 0, len("2006-01-02 15:04 UTC")+2)
-	if year < 0 {
-		b = append(b, '-')
-		year = -year
-	}
-	b = pad(b, year, 4)
+	b = appendYear(b, year)
 	b = append(b, '-')
 	b = pad(b, int(month), 2)
 	b = append(b, '-')
@@ -105,6 +138,16 @@ func MinuteUTC(t time.Time) string {
 	b = append(b, ':')
 	b = pad(b, min, 2)
 	return string(append(b, " UTC"...))
+}
+
+// appendYear writes a year as time.Format's "2006" does: four digits at
+// least, a minus sign before a negative year.
+func appendYear(b []byte, year int) []byte {
+	if year < 0 {
+		b = append(b, '-')
+		year = -year
+	}
+	return pad(b, year, 4)
 }
 
 // pad appends the decimal digits of a non-negative x, zero-padded to width.

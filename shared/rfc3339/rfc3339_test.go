@@ -25,7 +25,15 @@ func same(t *testing.T, s string) {
 	if g, w := MinuteUTC(got), want.UTC().Format("2006-01-02 15:04 UTC"); g != w {
 		t.Fatalf("MinuteUTC(%q) = %q, Format gives %q", s, g, w)
 	}
+	for _, tm := range []time.Time{got, got.UTC()} {
+		if g, w := Millis(tm), tm.Format(apiLayout); g != w {
+			t.Fatalf("Millis(%v) = %q, Format gives %q", tm, g, w)
+		}
+	}
 }
+
+// apiLayout is record.TimeFormat, which Millis stands in for.
+const apiLayout = "2006-01-02T15:04:05.000Z07:00"
 
 func go_(_ string, o int) int { return o }
 
@@ -104,6 +112,43 @@ func TestMinuteUTC(t *testing.T) {
 			t.Errorf("MinuteUTC(%v) = %q, want %q", tm, got, want)
 		}
 	}
+}
+
+// TestMillis holds Millis to time.Format where zones have odd offsets:
+// seconds in the offset, a negative offset under a minute, offsets of more
+// than a day, and years outside 0000–9999.
+func TestMillis(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 11, 27, 10, 4, 5, 999_999_999, time.UTC),
+		time.Date(2026, 11, 27, 10, 4, 5, 1_000_000, time.FixedZone("", -(5*3600+30*60))),
+		time.Date(2026, 11, 27, 10, 4, 5, 0, time.FixedZone("LMT", 3600+61)),
+		time.Date(2026, 11, 27, 10, 4, 5, 0, time.FixedZone("", -30)),
+		time.Date(2026, 11, 27, 10, 4, 5, 0, time.FixedZone("", 30)),
+		time.Date(2026, 11, 27, 10, 4, 5, 0, time.FixedZone("", 100*3600)),
+		time.Date(-1, 12, 31, 23, 0, 0, 0, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.FixedZone("", -3600)),
+		{},
+	} {
+		if got, want := Millis(tm), tm.Format(apiLayout); got != want {
+			t.Errorf("Millis(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
+
+// FuzzMillis compares Millis with time.Format over instants and fixed
+// zones of any offset.
+func FuzzMillis(f *testing.F) {
+	f.Add(int64(1_795_000_000), int64(123_456_789), 0)
+	f.Add(int64(-62_167_219_200), int64(0), 3600)
+	f.Add(int64(253_402_300_799), int64(999_999_999), -3600)
+	f.Add(int64(0), int64(5), -30)
+	f.Add(int64(1_000), int64(1), 86_400*5+61)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, offset int) {
+		tm := time.Unix(sec, nsec).In(time.FixedZone("", offset))
+		if got, want := Millis(tm), tm.Format(apiLayout); got != want {
+			t.Fatalf("Millis(%v) = %q, want %q", tm, got, want)
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
