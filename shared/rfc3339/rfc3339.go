@@ -1,10 +1,11 @@
-// Package rfc3339 parses the timestamps of the JSON API without Go's
-// generic layout parser: time.Parse drags the whole layout interpreter
-// into the verifier WebAssembly module, whose size has a budget
-// (docs/widget.md, "Size"). Parse accepts exactly what
-// time.Parse(time.RFC3339Nano, s) accepts, leniencies included, so
-// swapping one for the other changes no verdict; a differential fuzz test
-// holds the two together.
+// Package rfc3339 reads and writes the timestamps of the JSON API without
+// Go's generic layout code: one time.Parse or Time.Format call links the
+// whole layout interpreter into the verifier WebAssembly module, whose
+// size has a budget (docs/widget.md, "Size"). Parse accepts exactly what
+// time.Parse(time.RFC3339Nano, s) accepts, leniencies included, and
+// Millis and MinuteUTC write exactly what time.Format writes, so swapping
+// one for the other changes no verdict; differential fuzz tests hold them
+// together.
 package rfc3339
 
 import (
