@@ -6,6 +6,8 @@
 //
 //   - limits: every upper bound
 //   - clock: the time source, passed in wherever time decides an answer
+//   - rfc3339: the API's timestamps parsed as time.Parse does, without its
+//     layout interpreter (kept out of the verifier module for its size)
 //   - imagex: decode untrusted bytes under limits; the shared luminance plane
 //   - phash: perceptual hashes of the luminance plane
 //   - watermark: the invisible payload, embedded and extracted

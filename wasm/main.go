@@ -34,8 +34,11 @@ var mod = struct {
 	buf *linear.Table
 	lim limits.Limits
 	// clock is the host's wall clock (a browser's Date.now, wazero's
-	// walltime when the host enables it).
-	clock clock.Clock
+	// walltime when the host enables it). It is the concrete type, not a
+	// clock.Clock: a time.Time method reached through an interface would
+	// make every time.Time method reachable, linking time.Time.String and
+	// with it Go's whole layout formatter (docs/widget.md, "Size").
+	clock clock.System
 }{buf: linear.New(), lim: limits.Default(), clock: clock.System{}}
 
 //go:wasmexport alloc

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -30,7 +30,7 @@ func ParseKeyState(k *wire.SigningKeyState) (KeyTimes, error) {
 	kt := KeyTimes{Custody: k.Custody, Reason: k.Reason}
 	var err error
 	if k.RevokedAt != "" {
-		if kt.RevokedAt, err = time.Parse(time.RFC3339Nano, k.RevokedAt); err != nil {
+		if kt.RevokedAt, err = rfc3339.Parse(k.RevokedAt); err != nil {
 			return KeyTimes{}, fmt.Errorf("signing_key.revoked_at %q is not RFC 3339", k.RevokedAt)
 		}
 	}
@@ -38,7 +38,7 @@ func ParseKeyState(k *wire.SigningKeyState) (KeyTimes, error) {
 		if kt.RevokedAt.IsZero() {
 			return KeyTimes{}, fmt.Errorf("signing_key.compromised_since without revoked_at")
 		}
-		if kt.CompromisedSince, err = time.Parse(time.RFC3339Nano, k.CompromisedSince); err != nil {
+		if kt.CompromisedSince, err = rfc3339.Parse(k.CompromisedSince); err != nil {
 			return KeyTimes{}, fmt.Errorf("signing_key.compromised_since %q is not RFC 3339", k.CompromisedSince)
 		}
 	}
@@ -75,7 +75,7 @@ func DecideKey(k KeyTimes, source string, createdAt, anchoredAt time.Time) *wire
 	if k.RevokedAt.IsZero() {
 		return nil
 	}
-	f := func(t time.Time) string { return t.UTC().Format(record.TimeFormat) }
+	f := func(t time.Time) string { return rfc3339.Millis(t.UTC()) }
 	kr := &wire.KeyRevocation{KeyRevokedAt: f(k.RevokedAt), Reason: k.Reason}
 	anchoredBefore := func(t time.Time) bool { return !anchoredAt.IsZero() && anchoredAt.Before(t) }
 	anchored := "was not anchored before that"

@@ -18,6 +18,7 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/verdict"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -90,7 +91,7 @@ func Check(f facts.Facts, w *wire.LookupCandidate, lim limits.Limits) (*Candidat
 		if t.s == "" {
 			continue
 		}
-		if *t.dst, err = time.Parse(time.RFC3339Nano, t.s); err != nil {
+		if *t.dst, err = rfc3339.Parse(t.s); err != nil {
 			return nil, errorf("time " + t.s + " is not RFC 3339")
 		}
 	}

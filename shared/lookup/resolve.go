@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/verdict"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -217,9 +218,9 @@ func endorse(resp *wire.VerifyResponse, res verdict.Result, c Claim) {
 	o, s := c.Origin, c.Signer
 	resp.Origin, resp.Signer = &o, &s
 	if c.Source == "register" && res.Record != nil {
-		resp.ClaimedTimestamp = res.Record.Timestamp.UTC().Format(record.TimeFormat)
+		resp.ClaimedTimestamp = rfc3339.Millis(res.Record.Timestamp.UTC())
 		if !res.Anchored || res.AnchoredAt.IsZero() {
-			resp.Timestamp = c.CreatedAt.UTC().Format(record.TimeFormat)
+			resp.Timestamp = rfc3339.Millis(c.CreatedAt.UTC())
 		}
 	}
 }

@@ -17,8 +17,8 @@ package present
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -446,11 +446,11 @@ func keyRule(k *wire.KeyRevocation) string {
 // day formats an ISO 8601 time for people ("2026-11-27 10:04 UTC"),
 // leaving a string it cannot parse as it is.
 func day(s string) string {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := rfc3339.Parse(s)
 	if err != nil {
 		return s
 	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
+	return rfc3339.MinuteUTC(t)
 }
 
 // chainText tells the provenance chain oldest first, naming the record

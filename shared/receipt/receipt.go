@@ -17,11 +17,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -265,7 +265,7 @@ func (r *Receipt) decode() (*decoded, error) {
 			return nil, bad("key_revocation.decision", `"valid" or "not_authentic"`)
 		}
 		for name, v := range map[string]string{"key_revoked_at": k.KeyRevokedAt, "cutoff": k.Cutoff, "compromised_since": k.CompromisedSince} {
-			if _, err := time.Parse(time.RFC3339Nano, v); err != nil && (v != "" || name != "compromised_since") {
+			if _, err := rfc3339.Parse(v); err != nil && (v != "" || name != "compromised_since") {
 				return nil, bad("key_revocation."+name, "an RFC 3339 time")
 			}
 		}

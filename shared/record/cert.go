@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"time"
 
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -74,7 +74,7 @@ func (c *Certificate) Wire() (wire.Certificate, error) {
 		SHA256:          hex.EncodeToString(r.SHA256[:]),
 		SignerPublicKey: hex.EncodeToString(r.SignerPublicKey),
 		OrgName:         r.Org,
-		Timestamp:       r.Timestamp.Format(TimeFormat),
+		Timestamp:       rfc3339.Millis(r.Timestamp),
 		Record:          base64.StdEncoding.EncodeToString(c.Signed.Bytes),
 		SignatureHex:    hex.EncodeToString(c.Signed.Signature),
 	}
@@ -133,7 +133,7 @@ func CertificateFromWire(w wire.Certificate, lim limits.Limits) (*Certificate, e
 }
 
 func sameInstant(a, b string) bool {
-	ta, err1 := time.Parse(time.RFC3339Nano, a)
-	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	ta, err1 := rfc3339.Parse(a)
+	tb, err2 := rfc3339.Parse(b)
 	return err1 == nil && err2 == nil && ta.Equal(tb)
 }

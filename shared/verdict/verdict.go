@@ -64,6 +64,7 @@ import (
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -692,7 +693,7 @@ func checks(f Facts, e *eval, near int) wire.Checks {
 	if e.c.Revoked {
 		revoked = "; record " + id + " was revoked"
 		if !e.c.RevokedAt.IsZero() {
-			revoked += " at " + e.c.RevokedAt.UTC().Format(record.TimeFormat)
+			revoked += " at " + rfc3339.Millis(e.c.RevokedAt.UTC())
 		}
 		if e.c.RevokedReason != "" {
 			revoked += " (" + e.c.RevokedReason + ")"
@@ -842,7 +843,7 @@ func shapeNotAuthentic(r *Result, e *eval, near int) {
 		r.Resembles.Relation = wire.RelationRevoked
 		r.Resembles.Detail = "the file matches record " + id + " by " + strings.Join(e.evidence(), ", ") + ", but its signer revoked it"
 		if !e.c.RevokedAt.IsZero() {
-			r.Resembles.Detail += " at " + e.c.RevokedAt.UTC().Format(record.TimeFormat)
+			r.Resembles.Detail += " at " + rfc3339.Millis(e.c.RevokedAt.UTC())
 		}
 		if e.c.RevokedReason != "" {
 			r.Resembles.Detail += " (" + e.c.RevokedReason + ")"
@@ -893,11 +894,11 @@ func (r Result) Wire() wire.VerifyResponse {
 	r.wireLocal(&w)
 	if r.Record != nil && r.Match != MatchNone && r.Authentic {
 		w.RecordID = r.Record.ID.String()
-		w.Timestamp = r.Record.Timestamp.UTC().Format(record.TimeFormat)
+		w.Timestamp = rfc3339.Millis(r.Record.Timestamp.UTC())
 		if r.Anchored {
 			w.BlockchainTx = r.TxHash
 			if !r.AnchoredAt.IsZero() {
-				w.Timestamp = r.AnchoredAt.UTC().Format(record.TimeFormat)
+				w.Timestamp = rfc3339.Millis(r.AnchoredAt.UTC())
 			}
 		}
 	}
@@ -912,10 +913,10 @@ func (r Result) Wire() wire.VerifyResponse {
 		cl := wire.ChainLink{RecordID: l.Record.ID.String(), OrgName: l.Record.Org, Relation: string(l.Relation),
 			Evidence: l.Evidence, ParentRecordID: l.ParentID}
 		if !l.CreatedAt.IsZero() {
-			cl.CreatedAt = l.CreatedAt.UTC().Format(record.TimeFormat)
+			cl.CreatedAt = rfc3339.Millis(l.CreatedAt.UTC())
 		}
 		if !l.AnchoredAt.IsZero() {
-			cl.AnchoredAt = l.AnchoredAt.UTC().Format(record.TimeFormat)
+			cl.AnchoredAt = rfc3339.Millis(l.AnchoredAt.UTC())
 		}
 		w.Chain = append(w.Chain, cl)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/present"
 	"github.com/provenant/provenant/shared/record"
+	"github.com/provenant/provenant/shared/rfc3339"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/reply"
 	"github.com/provenant/provenant/wasm/internal/wirejson"
@@ -214,7 +215,7 @@ func VerifySignature(in []byte) []byte {
 	}
 	return ok(signatureOut{OK: true, Valid: true, RecordID: r.ID.String(), SHA256: hex.EncodeToString(r.SHA256[:]),
 		PerceptualHash: r.PerceptualHash.String(), SignerPublicKey: hex.EncodeToString(r.SignerPublicKey),
-		OrgName: r.Org, OriginType: r.OriginType, Timestamp: r.Timestamp.Format(record.TimeFormat),
+		OrgName: r.Org, OriginType: r.OriginType, Timestamp: rfc3339.Millis(r.Timestamp),
 		Watermark: hex.EncodeToString(r.WatermarkPayload), LeafHash: sg.LeafHash().String()})
 }
 
