@@ -89,20 +89,9 @@ func Parse(s string) (time.Time, error) {
 // fraction truncated, "Z" for a zero offset, the seconds of an offset
 // dropped.
 func Millis(t time.Time) string {
-	year, month, day := t.Date()
-	hour, min, sec := t.Clock()
-	b := make([]byte, 0, len("2006-01-02T15:04:05.000+07:00")+2)
-	b = appendYear(b, year)
-	b = append(b, '-')
-	b = pad(b, int(month), 2)
-	b = append(b, '-')
-	b = pad(b, day, 2)
-	b = append(b, 'T')
-	b = pad(b, hour, 2)
+	b := appendMinute(make([]byte, 0, len("2006-01-02T15:04:05.000+07:00")+2), t, 'T')
 	b = append(b, ':')
-	b = pad(b, min, 2)
-	b = append(b, ':')
-	b = pad(b, sec, 2)
+	b = pad(b, t.Second(), 2)
 	b = append(b, '.')
 	b = pad(b, t.Nanosecond()/1e6, 3)
 	_, offset := t.Zone()
@@ -125,20 +114,24 @@ func Millis(t time.Time) string {
 // "2006-01-02 15:04 UTC", exactly as t.UTC().Format("2006-01-02 15:04 UTC")
 // does (a year outside 0–9999 keeps its sign and all its digits).
 func MinuteUTC(t time.Time) string {
-	t = t.UTC()
+	b := appendMinute(make([]byte, 0, len("2006-01-02 15:04 UTC")+2), t.UTC(), ' ')
+	return string(append(b, " UTC"...))
+}
+
+// appendMinute writes t's date and time to the minute in t's own zone,
+// as time.Format's "2006-01-02" + sep + "15:04".
+func appendMinute(b []byte, t time.Time, sep byte) []byte {
 	year, month, day := t.Date()
 	hour, min, _ := t.Clock()
-	b := make([]byte, 0, len("2006-01-02 15:04 UTC")+2)
 	b = appendYear(b, year)
 	b = append(b, '-')
 	b = pad(b, int(month), 2)
 	b = append(b, '-')
 	b = pad(b, day, 2)
-	b = append(b, ' ')
+	b = append(b, sep)
 	b = pad(b, hour, 2)
 	b = append(b, ':')
-	b = pad(b, min, 2)
-	return string(append(b, " UTC"...))
+	return pad(b, min, 2)
 }
 
 // appendYear writes a year as time.Format's "2006" does: four digits at

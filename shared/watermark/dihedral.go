@@ -299,13 +299,7 @@ func (s *scheme) sync2DihedralBuf(a, b []float64, sc *chipScratch) (r [2]syncRes
 	G := s.grid
 	n := G * G
 	z := sc.z[:n]
-	for i, v := range a {
-		var im float64
-		if b != nil {
-			im = b[i]
-		}
-		z[i] = complex(v, im)
-	}
+	packPair(z, a, b)
 	s.fftChip.transform(z, false)
 	// The spectra of the two real folds: A[k] = (Z[k] + conj Z[-k])/2,
 	// B[k] = (Z[k] − conj Z[-k])/2i.
@@ -449,4 +443,17 @@ func orientLuma(l *imagex.Luma, t dihedral) *imagex.Luma {
 	}
 	out, w, h := applyDihedral(t, src, l.Width, l.Height)
 	return &imagex.Luma{Width: w, Height: h, Stride: w, Pix: out}
+}
+
+// packPair puts two real planes into one complex one, a as the real part
+// and b (nil for zeros) as the imaginary part, so that one transform
+// gives both spectra.
+func packPair(z []complex128, a, b []float64) {
+	for i, v := range a {
+		var im float64
+		if b != nil {
+			im = b[i]
+		}
+		z[i] = complex(v, im)
+	}
 }

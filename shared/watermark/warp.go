@@ -155,13 +155,7 @@ func (s *scheme) warpBlocksOf(hp []float32, w, h int, m warpMap, n int) warpBloc
 		if i+1 < len(rs) {
 			bb = s.foldWarpTo(fb, hp, w, m, rs[i+1].x0, rs[i+1].y0, rs[i+1].x1, rs[i+1].y1)
 		}
-		for k, v := range a {
-			var im float64
-			if bb != nil {
-				im = bb[k]
-			}
-			buf[k] = complex(v, im)
-		}
+		packPair(buf, a, bb)
 		s.fft.transform(buf, false)
 		mulInto(buf, buf, s.pilotF)
 		s.fft.transform(buf, true)
