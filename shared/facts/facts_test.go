@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/internal/phototest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
@@ -120,7 +121,7 @@ func TestFromWireRefuses(t *testing.T) {
 // the full decode (FromImage): the same payload and size, and perceptual
 // hashes a few bits apart at most.
 func TestAnalyzeReducedMatchesFull(t *testing.T) {
-	file := jpegAt(t, markedPhoto(t, meadowJPEG, 1120, 1030, 0x0123456789abcdef), 85)
+	file := phototest.JPEG(t, markedPhoto(t, meadowJPEG, 1120, 1030, 0x0123456789abcdef), 85)
 	lim := limits.Default()
 	red, err := imagex.DecodeLuma(file, lim, VerifyShortSide)
 	if err != nil || red.Scale != 2 {
@@ -157,7 +158,7 @@ func TestFromPlaneMatchesAnalyze(t *testing.T) {
 	lim := limits.Default()
 	for _, size := range []image.Point{{480, 600}, {1120, 1030}, {2300, 2100}} {
 		t.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(t *testing.T) {
-			file := jpegAt(t, markedPhoto(t, meadowJPEG, size.X, size.Y, 0x0123456789abcdef), 85)
+			file := phototest.JPEG(t, markedPhoto(t, meadowJPEG, size.X, size.Y, 0x0123456789abcdef), 85)
 			want, err := Analyze(file, lim, time.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -211,7 +212,7 @@ func TestAnalyzeProbeHasChroma(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCb, _ := imagex.Chroma(marked)
-	for name, file := range map[string][]byte{"jpeg": jpegAt(t, marked, 90), "png": pb.Bytes()} {
+	for name, file := range map[string][]byte{"jpeg": phototest.JPEG(t, marked, 90), "png": pb.Bytes()} {
 		t.Run(name, func(t *testing.T) {
 			f, err := Analyze(file, limits.Default(), time.Now())
 			if err != nil {

@@ -1,9 +1,7 @@
 package facts
 
 import (
-	"bytes"
 	"image"
-	"image/jpeg"
 	"os"
 	"testing"
 
@@ -44,14 +42,4 @@ func markedPhoto(t testing.TB, path string, w, h int, payload watermark.Payload)
 		t.Fatal(err)
 	}
 	return marked
-}
-
-// jpegAt is img encoded as a JPEG of quality q.
-func jpegAt(t testing.TB, img image.Image, q int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }

@@ -44,19 +44,7 @@ func harshTone() []struct {
 // tinted paints the picture's textured luminance in strong colours, a
 // band of each (red, blue, green, yellow), as a poster or a cartoon is.
 func tinted(m image.Image) image.Image {
-	out := rgba(m)
-	w := out.Bounds().Dx()
-	tints := [][3]float64{{1.7, 0.35, 0.4}, {0.35, 0.45, 2.2}, {0.4, 1.35, 0.3}, {1.35, 1.2, 0.2}}
-	for i := 0; i < len(out.Pix); i += 4 {
-		x := (i / 4) % w
-		k := tints[min(4*x/w, 3)]
-		p := out.Pix[i:]
-		y := 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
-		for c := 0; c < 3; c++ {
-			p[c] = uint8(min(max(math.Round(y*k[c]), 0), 255))
-		}
-	}
-	return out
+	return tintedBands(m, [3]float64{1.7, 0.35, 0.4}, [3]float64{0.35, 0.45, 2.2}, [3]float64{0.4, 1.35, 0.3}, [3]float64{1.35, 1.2, 0.2})
 }
 
 // TestHarshToneCopiesAreSame: global tone and colour changes stronger
@@ -139,9 +127,10 @@ func TestBlurOnStrongColoursIsSeen(t *testing.T) {
 	}
 }
 
-// tintedBands paints the picture's luminance in one band per tint, left
-// to right: a grey picture with one strong colour, or two strong colours
-// and nothing else, leave the kept-hue rule no range of gains to judge by.
+// tintedBands paints the picture's luminance in one band per tint, of
+// equal widths left to right. A grey picture with one strong colour, or
+// two strong colours and nothing else, leave the kept-hue rule no range
+// of gains to judge by.
 func tintedBands(m image.Image, tints ...[3]float64) image.Image {
 	out := rgba(m)
 	w := out.Bounds().Dx()
