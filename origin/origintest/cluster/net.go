@@ -276,6 +276,14 @@ func (h *Host) Start(opt StartOptions, bin string, args ...string) (*Proc, error
 // Signal sends sig to the process's group, or to the process alone for
 // SIGHUP (a reload, which the children must not get).
 func (p *Proc) Signal(sig syscall.Signal) {
+	// Once reaped, the pid and its group number may belong to another
+	// process (pid_max is small and tests run side by side): a group
+	// signal then would reach, say, another package's initdb.
+	select {
+	case <-p.done:
+		return
+	default:
+	}
 	if sig == syscall.SIGHUP {
 		_ = p.cmd.Process.Signal(sig)
 		return

@@ -295,6 +295,11 @@ func (pg *PG) settled() error {
 // pg_autoctl), as when the machine fails.
 func (pg *PG) Crash(h *Host) {
 	h.Crash()
+	// A machine that failed comes back with no process under the pid
+	// its postmaster.pid names. Here the pid lives on, possibly as some
+	// other test's process, and pg_ctl stop (which pg_autoctl runs)
+	// would signal it; so the stale file goes, as a reboot makes it moot.
+	_ = os.Remove(filepath.Join(pg.data(h), "postmaster.pid"))
 	pg.mu.Lock()
 	delete(pg.procs, h)
 	pg.mu.Unlock()
