@@ -32,10 +32,7 @@ func TestEarlyExitInPlace(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	const w, h, step, frames = 480, 270, 4, 12
 	const payload = 0x0e0e_1111_2222_3333
-	tall := binaryTexture(r, w, h+frames*step)
-	for i := range tall {
-		tall[i] = 16 + uint8(int(tall[i])*219/255)
-	}
+	tall := studioTexture(r, w, h+frames*step)
 	for _, early := range []bool{false, true} {
 		emb := newTemporalEmbedder(w, h, payload)
 		x := newTemporalExtractor(w, h)
@@ -67,10 +64,7 @@ func TestEarlyExitAlongTheMotion(t *testing.T) {
 	r := rand.New(rand.NewPCG(53, 54))
 	const w, h, step, frames = 480, 270, 4, 24
 	const payload = 0x0dd5_c0ff_ee00_5678
-	tall := binaryTexture(r, w, h+frames*step)
-	for i := range tall {
-		tall[i] = 16 + uint8(int(tall[i])*219/255)
-	}
+	tall := studioTexture(r, w, h+frames*step)
 	dragged := append([]uint8(nil), tall...)
 	newTemporalEmbedder(w, h, payload).mark(dragged[:w*h])
 	for _, early := range []bool{false, true} {
@@ -197,10 +191,7 @@ func TestMovedNoMarkTest(t *testing.T) {
 func TestNoMarkTestAfterEightFrames(t *testing.T) {
 	r := rand.New(rand.NewPCG(55, 56))
 	const w, h, step, frames = 480, 270, 4, 24
-	tall := binaryTexture(r, w, h+frames*step)
-	for i := range tall {
-		tall[i] = 16 + uint8(int(tall[i])*219/255)
-	}
+	tall := studioTexture(r, w, h+frames*step)
 	x := newTemporalExtractor(w, h)
 	x.early = true
 	for f := range frames {

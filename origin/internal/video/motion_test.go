@@ -30,6 +30,16 @@ func binaryTexture(r *rand.Rand, w, h int) []uint8 {
 	return pix
 }
 
+// studioTexture is binaryTexture scaled into the studio range (16-235),
+// which leaves the watermark room to mark above and below every pixel.
+func studioTexture(r *rand.Rand, w, h int) []uint8 {
+	pix := binaryTexture(r, w, h)
+	for i := range pix {
+		pix[i] = 16 + uint8(int(pix[i])*219/255)
+	}
+	return pix
+}
+
 // TestMatchProfile: the shift between two profiles, to a fraction of a
 // pixel, and the fit that tells a moved picture from another one.
 func TestMatchProfile(t *testing.T) {
@@ -203,10 +213,7 @@ func TestMotionCompensatedReading(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	const w, h, step, frames = 480, 270, 4, 24
 	const payload = 0x0dd5_c0ff_ee00_1234
-	tall := binaryTexture(r, w, h+frames*step)
-	for i := range tall {
-		tall[i] = 16 + uint8(int(tall[i])*219/255) // studio range: room to mark
-	}
+	tall := studioTexture(r, w, h+frames*step)
 
 	// Still frames: the motion-compensated sum is the in-place one.
 	x := newTemporalExtractor(w, h)
