@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/provenant/provenant/internal/allocs"
 )
 
 // TestUploadStreams: signing a 32 MiB file allocates a small fraction of
@@ -43,16 +45,16 @@ func TestUploadStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if _, err := c.Sign(context.Background(), SignRequest{File: up, SigningKeyID: "k"}); err != nil {
-		t.Fatal(err)
+	var signErr error
+	alloc := allocs.During(func() {
+		_, signErr = c.Sign(context.Background(), SignRequest{File: up, SigningKeyID: "k"})
+	})
+	if signErr != nil {
+		t.Fatal(signErr)
 	}
-	runtime.ReadMemStats(&after)
 	if got != announced || got <= size {
 		t.Errorf("origin received %d bytes, Content-Length %d, file %d", got, announced, size)
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("allocated %d KiB to send %d MiB", alloc>>10, size>>20)
 	if alloc > size/8 {
 		t.Errorf("allocated %d bytes to send a %d-byte file: the upload is buffered", alloc, size)

@@ -9,10 +9,10 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"runtime"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/allocs"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/internal/phototest"
 )
@@ -56,14 +56,6 @@ func paddedPNG(t testing.TB, n int) []byte {
 }
 
 // allocated returns the bytes fn allocated.
-func allocated(fn func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	fn()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // TestSegmentPaddingIsBounded: a valid image padded with millions of
 // empty segments (a JPEG of 8.3 million empty COM segments, 32 MiB, took
 // one verify from 89 to 1,321 MiB when the walk built an entry for each)
@@ -84,7 +76,7 @@ func TestSegmentPaddingIsBounded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var store []byte
 			var err error
-			n := allocated(func() { store, err = c2pa.Extract(tt.file) })
+			n := allocs.During(func() { store, err = c2pa.Extract(tt.file) })
 			if !errors.Is(err, tt.want) || store != nil {
 				t.Fatalf("Extract: %d bytes, %v; want no store and %v", len(store), err, tt.want)
 			}

@@ -1,23 +1,15 @@
 package server
 
 import (
-	"runtime"
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/allocs"
 	"github.com/provenant/provenant/origin/origintest/hostile"
 )
 
 // allocatedDuring returns what the process (the origin included)
 // allocated while fn ran.
-func allocatedDuring(fn func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	fn()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // TestHostileImageUploadsAnsweredEarly: what a client can send that made
 // the origin do unbounded work or answer 500 is answered with a stable
 // code, early: a JPEG padded with 8.3 million empty COM segments (32 MiB)
@@ -34,7 +26,7 @@ func TestHostileImageUploadsAnsweredEarly(t *testing.T) {
 
 	padded := hostile.PaddedJPEG(t, (32<<20-64<<10)/4)
 	var v response
-	n := allocatedDuring(func() { v = ts.upload("/api/v1/verify", "", []namedFile{{"file", "padded.jpg", padded}}, nil) })
+	n := allocs.During(func() { v = ts.upload("/api/v1/verify", "", []namedFile{{"file", "padded.jpg", padded}}, nil) })
 	ts.mustStatus(v, 200, "verify of the padded JPEG")
 	if c, _ := v.json(t)["c2pa"].(map[string]any); c == nil || c["validation_state"] != "invalid" {
 		t.Errorf("verify of the padded JPEG: c2pa %v, want invalid (malformed structure)", v.json(t)["c2pa"])

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/allocs"
 	"github.com/provenant/provenant/origin/internal/video/videotest"
 )
 
@@ -168,7 +169,7 @@ func TestVideoHostileClipsBounded(t *testing.T) {
 			var r response
 			var alloc uint64
 			peak := childrenPeakRSS(t, func() {
-				alloc = allocatedDuring(func() {
+				alloc = allocs.During(func() {
 					r = ts.upload("/api/v1/verify", "", []namedFile{{"file", filepath.Base(c.path), b}}, nil)
 				})
 			})
