@@ -1,10 +1,10 @@
 package shared
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/provenant/provenant/internal/golist"
 )
 
 // forbidden are module path fragments that must never reach the
@@ -25,13 +25,6 @@ var forbidden = []string{
 // certificates need) uses cgo only for its optional system resolver and
 // builds without it, as the js and wasip1 runs show.
 func TestImportFence(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list three times")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not in PATH")
-	}
 	targets := []struct {
 		name string
 		env  []string
@@ -42,14 +35,10 @@ func TestImportFence(t *testing.T) {
 	}
 	for _, tt := range targets {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(goBin, "list", "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}} {{.Standard}}", "./...")
-			cmd.Env = append(append(os.Environ(), "CGO_ENABLED=1"), tt.env...)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("go list: %v\n%s", err, out)
-			}
+			env := append([]string{"CGO_ENABLED=1"}, tt.env...)
+			out := golist.Run(t, env, "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}} {{.Standard}}", "./...")
 			n := 0
-			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 				fields := strings.Fields(line)
 				if len(fields) != 3 {
 					t.Fatalf("go list line %q", line)

@@ -1,10 +1,11 @@
 package content
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/provenant/provenant/internal/golist"
 )
 
 // contentPkg is this package's import path; the layers below and above
@@ -18,13 +19,6 @@ const contentPkg = "github.com/provenant/provenant/origin/internal/content"
 // records through small interfaces) and content never imports them; and
 // none of them knows HTTP or the server's wiring.
 func TestLayerFence(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not in PATH")
-	}
 	forbidden := []string{"github.com/valyala/fasthttp", "github.com/fasthttp/",
 		"github.com/provenant/provenant/origin/internal/httpapi", "github.com/provenant/provenant/origin/internal/server"}
 	tests := []struct {
@@ -40,10 +34,7 @@ func TestLayerFence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("content"+tt.pkg, func(t *testing.T) {
-			out, err := exec.Command(goBin, "list", "-deps", contentPkg+tt.pkg).CombinedOutput()
-			if err != nil {
-				t.Fatalf("go list: %v\n%s", err, out)
-			}
+			out := golist.Run(t, nil, "-deps", contentPkg+tt.pkg)
 			deps := strings.Fields(string(out))
 			if !slices.Contains(deps, contentPkg+tt.pkg) {
 				t.Fatalf("go list did not list the package itself:\n%s", out)

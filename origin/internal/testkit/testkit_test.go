@@ -4,13 +4,13 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"image"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/provenant/provenant/internal/golist"
 	"github.com/provenant/provenant/origin/internal/events"
 )
 
@@ -61,18 +61,8 @@ func TestSignJWT(t *testing.T) {
 // TestOnlyTests keeps testkit out of every program: only _test.go files
 // may import it.
 func TestOnlyTests(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not in PATH")
-	}
-	out, err := exec.Command(goBin, "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/provenant/provenant/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	out := golist.Run(t, nil, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/provenant/provenant/...")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		if len(f) > 0 && slices.Contains(f[1:], self) {
 			t.Errorf("%s imports testkit outside its tests", f[0])
