@@ -55,7 +55,6 @@ func paddedPNG(t testing.TB, n int) []byte {
 	return append(out, src[ihdrEnd:]...)
 }
 
-// allocated returns the bytes fn allocated.
 // TestSegmentPaddingIsBounded: a valid image padded with millions of
 // empty segments (a JPEG of 8.3 million empty COM segments, 32 MiB, took
 // one verify from 89 to 1,321 MiB when the walk built an entry for each)

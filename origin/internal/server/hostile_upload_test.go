@@ -8,8 +8,6 @@ import (
 	"github.com/provenant/provenant/origin/origintest/hostile"
 )
 
-// allocatedDuring returns what the process (the origin included)
-// allocated while fn ran.
 // TestHostileImageUploadsAnsweredEarly: what a client can send that made
 // the origin do unbounded work or answer 500 is answered with a stable
 // code, early: a JPEG padded with 8.3 million empty COM segments (32 MiB)
