@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/client"
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/origintest"
 )
 
@@ -16,12 +17,7 @@ import (
 // outside CI).
 func clip(t *testing.T, path string) {
 	t.Helper()
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ffmpeg is required under CI: %v", err)
-		}
-		t.Skip("ffmpeg not installed")
-	}
+	testtool.LookPath(t, "apt-get install ffmpeg", "ffmpeg")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

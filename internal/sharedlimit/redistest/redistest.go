@@ -1,7 +1,7 @@
 // Package redistest starts a throwaway redis-server (or valkey-server)
 // for tests: on a unix socket in a temporary directory, without
 // persistence, stopped when the test ends. Without the binary the test
-// is skipped, except under CI (CI=true), where it fails: .ci/run
+// is skipped, except under CI, where it fails: .ci/run
 // installs it.
 package redistest
 
@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/provenant/provenant/internal/testtool"
 )
 
 // Server is a running redis-server.
@@ -27,19 +29,7 @@ type Server struct {
 // Start starts a redis-server for t.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := ""
-	for _, name := range []string{"redis-server", "valkey-server"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed (.ci/run installs it)")
-		}
-		t.Skip("redis-server is not installed")
-	}
+	bin := testtool.LookPath(t, "apt-get install redis-server", "redis-server", "valkey-server")
 	// A short directory: a unix socket's path is limited to ~100 bytes.
 	dir, err := os.MkdirTemp("", "rds")
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -29,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
@@ -40,16 +40,7 @@ import (
 // none installed they skip, unless CI is set: CI must run them.
 func chromiumPath(t testing.TB) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium on PATH and CI is set: the browser tests must run in CI (.ci/run installs chromium)")
-	}
-	t.Skip("skipping the browser tests: no chromium on PATH (apt-get install chromium; under CI=true this fails instead)")
-	return ""
+	return testtool.LookPath(t, "apt-get install chromium", "chromium", "chromium-browser", "google-chrome")
 }
 
 // browser is one headless Chromium with its page's console, exceptions and

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/record"
 )
@@ -24,12 +25,7 @@ import (
 // when ffmpeg is missing outside CI.
 func videoClip(t *testing.T, source string, secs string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ffmpeg is required under CI: %v", err)
-		}
-		t.Skip("ffmpeg not installed")
-	}
+	testtool.LookPath(t, "apt-get install ffmpeg", "ffmpeg")
 	p := filepath.Join(t.TempDir(), "clip.mp4")
 	src := source + "=size=640x360:rate=30"
 	if source == "mandelbrot" {

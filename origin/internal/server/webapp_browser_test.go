@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/wasmtest"
@@ -122,7 +123,7 @@ func axeScript(t *testing.T) []byte {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		if os.Getenv("CI") != "" {
+		if testtool.UnderCI() {
 			t.Fatalf("axe-core not found (%v): .ci/run installs it (npm install axe-core) and CI must run the accessibility check", err)
 		}
 		t.Logf("skipping the accessibility check: axe-core not found (%v); run .ci/run or npm install --prefix .ci/node axe-core@4.10.3", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -21,10 +22,7 @@ func newEngine(t testing.TB) *Engine {
 	t.Helper()
 	e, err := New(Config{})
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ffmpeg is required under CI: %v", err)
-		}
-		t.Skipf("ffmpeg not installed: %v", err)
+		testtool.Missing(t, "ffmpeg not installed (apt-get install ffmpeg): %v", err)
 	}
 	return e
 }

@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore"
 )
 
 // newNet makes a network for t, or skips t with the reason when this
-// machine cannot (not root, no ip command), except under CI=true.
+// machine cannot (not root, no ip command), except under CI (testtool.Missing).
 func newNet(t *testing.T) *Net {
 	t.Helper()
 	if err := Available(); err != nil {
-		skipOrFail(t, err)
+		testtool.Missing(t, "%v", err)
 	}
 	dir, err := os.MkdirTemp("", "pvcluster")
 	if err != nil {
@@ -38,14 +39,6 @@ func newNet(t *testing.T) *Net {
 	return n
 }
 
-func skipOrFail(t *testing.T, err error) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%v (CI installs it: .ci/run)", err)
-	}
-	t.Skip(err)
-}
-
 // TestPostgresFailover: a write acknowledged by the store is on both
 // nodes (the primary commits synchronously); the primary's host is
 // crashed and the store, through the multi-host connection string,
@@ -58,7 +51,7 @@ func TestPostgresFailover(t *testing.T) {
 	}
 	n := newNet(t)
 	if err := PGAvailable(); err != nil {
-		skipOrFail(t, err)
+		testtool.Missing(t, "%v", err)
 	}
 	ctx := context.Background()
 	pg, err := StartPostgres(ctx, n, PGConfig{})
@@ -143,7 +136,7 @@ func TestChaos(t *testing.T) {
 		t.Skip("a whole installation on separate hosts")
 	}
 	if err := Requirements(); err != nil {
-		skipOrFail(t, err)
+		testtool.Missing(t, "%v", err)
 	}
 	root, err := ModuleRoot()
 	if err != nil {

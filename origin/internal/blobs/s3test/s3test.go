@@ -2,7 +2,7 @@
 // tests: SeaweedFS (`weed server` with its S3 gateway, credentials
 // required) on loopback, its data in a temporary directory, stopped
 // when the test ends. Without the weed binary the test is skipped,
-// except under CI (CI=true), where it fails: .ci/run builds it.
+// except under CI, where it fails: .ci/run builds it.
 package s3test
 
 import (
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/internal/blobs"
 )
 
@@ -41,13 +42,7 @@ type Server struct {
 // Start starts the server for t and waits until it stores objects.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("weed")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("weed (SeaweedFS) is not installed (.ci/run builds it)")
-		}
-		t.Skip("weed (SeaweedFS) is not installed")
-	}
+	bin := testtool.LookPath(t, "SeaweedFS; .ci/run builds it", "weed")
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`{"identities":[{"name":"provenant","credentials":[{"accessKey":%q,"secretKey":%q}],"actions":["Admin","Read","Write","List","Tagging"]}]}`, AccessKey, SecretKey)
 	if err := os.WriteFile(filepath.Join(dir, "s3.json"), []byte(cfg), 0o600); err != nil {

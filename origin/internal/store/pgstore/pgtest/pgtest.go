@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/origin/internal/store/pgstore"
 )
 
@@ -74,17 +75,13 @@ func majorOf(initdb string) int {
 }
 
 // Start initialises and starts a cluster for t. Without the server
-// binaries it skips t, except under CI=true where their absence fails t
+// binaries it skips t, except under CI, where their absence fails t
 // (CI installs them, so a skip there would hide a lost test).
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	bin := BinDir()
 	if bin == "" {
-		msg := "PostgreSQL server binaries (initdb, postgres) not found; install the Debian package postgresql or set " + BinDirEnv
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testtool.Missing(t, "PostgreSQL server binaries (initdb, postgres) not found; install the Debian package postgresql or set %s", BinDirEnv)
 	}
 	// initdb and postgres refuse to run as root; when the tests do, the
 	// cluster runs as an unprivileged account (the postgres account the
