@@ -7,32 +7,18 @@ import (
 	"testing"
 )
 
-func TestUnderCI(t *testing.T) {
-	for _, tt := range []struct {
-		env  string
-		want bool
-	}{
-		{"", false}, {"0", false}, {"false", false}, {"FALSE", false},
-		{"true", true}, {"1", true}, {"yes", true},
-	} {
-		t.Setenv("CI", tt.env)
-		if got := UnderCI(); got != tt.want {
-			t.Errorf("CI=%q: UnderCI() = %v, want %v", tt.env, got, tt.want)
-		}
-	}
-}
-
-// TestMissing: a missing tool skips outside CI and fails under it, with
-// the message either way; a tool on PATH is found and nothing ends.
+// TestMissing: for each value of CI, a tool missing under every name
+// skips the test outside CI and fails it under CI, with the message
+// either way; a tool on PATH is found and nothing ends.
 func TestMissing(t *testing.T) {
-	for _, tt := range []struct {
-		ci                 string
-		wantSkip, wantFail bool
-	}{
-		{"", true, false},
-		{"true", false, true},
+	for ci, underCI := range map[string]bool{
+		"": false, "0": false, "false": false, "FALSE": false,
+		"true": true, "1": true, "yes": true,
 	} {
-		t.Setenv("CI", tt.ci)
+		t.Setenv("CI", ci)
+		if UnderCI() != underCI {
+			t.Errorf("CI=%q: UnderCI() = %v, want %v", ci, !underCI, underCI)
+		}
 		rec := &recorder{TB: t}
 		done := make(chan struct{})
 		go func() {
@@ -40,16 +26,15 @@ func TestMissing(t *testing.T) {
 			LookPath(rec, "apt-get install nothing", "provenant-no-such-tool", "provenant-nor-this")
 		}()
 		<-done
-		if rec.skipped != tt.wantSkip || rec.failed != tt.wantFail {
-			t.Errorf("CI=%q: skipped %v failed %v, want %v %v", tt.ci, rec.skipped, rec.failed, tt.wantSkip, tt.wantFail)
+		if rec.skipped == underCI || rec.failed != underCI {
+			t.Errorf("CI=%q: skipped %v failed %v, want failed %v", ci, rec.skipped, rec.failed, underCI)
 		}
 		if !strings.Contains(rec.msg, "provenant-no-such-tool or provenant-nor-this not on PATH (apt-get install nothing)") {
-			t.Errorf("CI=%q: message %q", tt.ci, rec.msg)
+			t.Errorf("CI=%q: message %q", ci, rec.msg)
 		}
-	}
-	t.Setenv("CI", "true")
-	if p := LookPath(t, "", "provenant-no-such-tool", "go"); !strings.HasSuffix(p, "go") {
-		t.Errorf("LookPath(go) = %q", p)
+		if p := LookPath(t, "", "provenant-no-such-tool", "go"); !strings.HasSuffix(p, "go") {
+			t.Errorf("CI=%q: LookPath(go) = %q", ci, p)
+		}
 	}
 }
 
