@@ -1,6 +1,7 @@
 package watermark
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -163,5 +164,20 @@ func TestFormat2DecoderReadsFormat3(t *testing.T) {
 	}
 	if schemeFor(3) == nil || !schemeFor(3).darkBoost || schemeFor(2).darkBoost {
 		t.Error("format 3 must be format 2's signal with the dark floor")
+	}
+}
+
+// BenchmarkEmbedDark: the embedding cost of each format on a dark picture
+// (format 3 measures and rescales its dark part: up to four more passes).
+func BenchmarkEmbedDark(b *testing.B) {
+	img := darkSmooth(1920, 1200)
+	for _, v := range []int{2, 3} {
+		b.Run(fmt.Sprintf("v%d", v), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Embed(img, Payload(1), WithVersion(v)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

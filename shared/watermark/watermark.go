@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -616,6 +617,9 @@ func darkWeight(work []float32, w, h int) []float32 {
 // out at 45.1 dB for a 42.2 dB target. Only the dark part grows, so a
 // bright flat picture under budget (a sky at 47 dB) keeps its amplitude.
 func (e *embedPass) darkGain(res, t []float32, alpha float32, target float64) {
+	if !slices.ContainsFunc(t, func(v float32) bool { return v > 0 }) {
+		return // nothing dark: the measuring pass would change nothing
+	}
 	base := append([]float32(nil), res...)
 	n := e.l.Width * e.l.Height
 	g := 1.0
