@@ -263,7 +263,7 @@ func (s *scheme) detectAspect(l *imagex.Luma, hp []float32, w, h int) (Payload, 
 				soft = g
 			}
 		}
-		p, errs, ok := s.decodeSoft(soft)
+		p, ver, errs, ok := s.decodeSoft(soft)
 		if !ok {
 			continue
 		}
@@ -273,7 +273,7 @@ func (s *scheme) detectAspect(l *imagex.Luma, hp []float32, w, h int) (Payload, 
 		} else {
 			wh = int(math.Round(float64(h) / r))
 		}
-		return p, Detection{Found: true, Version: int(s.version), Strength: top.z, BitErrors: errs, CodedBits: codedBits, Scale: 1,
+		return p, Detection{Found: true, Version: int(ver), Strength: top.z, BitErrors: errs, CodedBits: codedBits, Scale: 1,
 			OffsetX: px - float64(dx), OffsetY: py - float64(dy), WorkWidth: ww, WorkHeight: wh, Period: s.tile}, true
 	}
 	return 0, best, true
@@ -321,18 +321,19 @@ func (s *scheme) regridPlane(l *imagex.Luma, w, h int, sx, sy float64, dx, dy in
 }
 
 // decodeSoft runs the Viterbi decoder on soft bit values and checks the
-// CRC and the version; errs counts the coded bits the soft values got
-// wrong.
-func (s *scheme) decodeSoft(soft []float64) (p Payload, errs int, ok bool) {
+// CRC and the version (the scheme's own, or the format that shares its
+// signal, see scheme.sibling), which it returns; errs counts the coded bits
+// the soft values got wrong.
+func (s *scheme) decodeSoft(soft []float64) (p Payload, v uint8, errs int, ok bool) {
 	msg := viterbi(soft)
-	p, v, ok := parseMessage(msg)
-	if !ok || v != s.version {
-		return 0, 0, false
+	p, v, ok = parseMessage(msg)
+	if !ok || (v != s.version && (s.sibling == 0 || v != s.sibling)) {
+		return 0, 0, 0, false
 	}
 	for j, b := range convEncode(msg) {
 		if (soft[j] > 0) != (b == 1) {
 			errs++
 		}
 	}
-	return p, errs, true
+	return p, v, errs, true
 }

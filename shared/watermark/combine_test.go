@@ -57,11 +57,11 @@ func TestWeightedReadingRecoversPartlyErasedMark(t *testing.T) {
 	for seed := uint64(1); seed <= planes; seed++ {
 		hp := markedPlane(base, cw, w, h, 0.16, 6, keep, seed)
 		acc := base.fold(hp, w, 1, 0, 0, w, h)
-		if _, _, ok := base.decodeSoft(base.soft(acc, 0, 0)); ok {
+		if _, _, _, ok := base.decodeSoft(base.soft(acc, 0, 0)); ok {
 			plainFound++
 		}
 		ws := base.weightedSoft(hp, w, h, 1, 0, 0, 0, 0, 0)
-		if got, _, ok := base.decodeSoft(ws); ok {
+		if got, _, _, ok := base.decodeSoft(ws); ok {
 			if got != p {
 				t.Fatalf("seed %d: weighted reading decoded %v, want %v", seed, got, p)
 			}

@@ -10,7 +10,15 @@ import (
 // scheme is one frozen watermark format. Every field is set by newScheme
 // and never written afterwards; the tables are shared read-only.
 type scheme struct {
-	version   uint8
+	version uint8
+	// sibling is the other format version whose messages this scheme's
+	// decoder accepts (0: none). Format 3 is format 2's signal (same key,
+	// pilot, chips and code) under another perceptual mask, so the search
+	// for one finds the other and runs once.
+	sibling uint8
+	// darkBoost: Embed raises the mark's amplitude on dark smooth regions
+	// (format 3, darkBoostMask).
+	darkBoost bool
 	workShort int // short side of the canonical working image
 	minShort  int // Embed refuses images whose short side is smaller
 	tile      int // tile side T in working pixels (power of two)
@@ -189,12 +197,18 @@ func newScheme(p schemeParams) *scheme {
 	return s
 }
 
-// knownSchemes holds the formats Extract tries, newest first. The tables are
-// built once by buildSchemes and only read afterwards.
-var knownSchemes = buildSchemes()
+// knownSchemes holds the formats Extract searches for, newest first, and
+// markOnly the formats Embed can write whose search is another's (format
+// 3, read by format 2's decoder). The tables are built once by
+// buildSchemes and only read afterwards.
+var knownSchemes, markOnly = buildSchemes()
 
-func buildSchemes() []*scheme {
-	return []*scheme{newScheme(paramsV2()), newScheme(paramsV1())}
+func buildSchemes() (searched, marked []*scheme) {
+	v2 := newScheme(paramsV2())
+	v2.sibling = 3
+	v3 := *v2 // the same read-only tables
+	v3.version, v3.sibling, v3.darkBoost = 3, 2, true
+	return []*scheme{v2, newScheme(paramsV1())}, []*scheme{&v3}
 }
 
 // schemes returns the known formats, newest first; callers must not modify
@@ -1100,8 +1114,8 @@ const (
 // that checks.
 func (s *scheme) decodeLater(later []reading) (Payload, Detection, bool) {
 	for _, r := range later {
-		if p, errs, ok := s.decodeSoft(r.read()); ok {
-			r.det.BitErrors = errs
+		if p, ver, errs, ok := s.decodeSoft(r.read()); ok {
+			r.det.BitErrors, r.det.Version = errs, int(ver)
 			return p, r.det, true
 		}
 	}
@@ -1192,8 +1206,8 @@ func (s *scheme) decodeBest(v *views, cands []syncResult, maxDecodes int) (Paylo
 		det := Detection{Found: true, Version: int(s.version), Strength: c.z, CodedBits: codedBits, Scale: c.scale, Angle: c.angle,
 			OffsetX: c.px - float64(c.dx), OffsetY: c.py - float64(c.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
 		det.Quarter, det.Flipped = c.d.turns()
-		if p, errs, ok := s.decodeSoft(first()); ok {
-			det.BitErrors = errs
+		if p, ver, errs, ok := s.decodeSoft(first()); ok {
+			det.BitErrors, det.Version = errs, int(ver)
 			return p, det
 		}
 		for _, read := range alt {

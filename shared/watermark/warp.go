@@ -559,8 +559,8 @@ func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
 	ux, uy := m.at(cx, cy)
 	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits, Scale: 1,
 		OffsetX: ux - cx - float64(r.dx), OffsetY: uy - cy - float64(r.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
-	if p, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
-		det.BitErrors = errs
+	if p, ver, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
+		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true
 	}
 	if v.work == nil {
@@ -571,8 +571,8 @@ func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
 		return 0, Detection{}, false
 	}
 	acc := s.foldWarpTo(make([]float64, s.tile*s.tile), wp, w, m, 0, 0, w, h)
-	if p, errs, ok := s.decodeSoft(s.soft(acc, r.dx, r.dy)); ok {
-		det.BitErrors = errs
+	if p, ver, errs, ok := s.decodeSoft(s.soft(acc, r.dx, r.dy)); ok {
+		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true
 	}
 	return 0, Detection{}, false

@@ -173,11 +173,11 @@ func TestWhitenedReadingWeighsByLocalPower(t *testing.T) {
 			}
 		}
 		wp := s.whitenedPlane(work, w, h)
-		if got, _, ok := s.decodeSoft(s.whitenedSoft(wp, w, h, 1, 0, 0, 0, 0, 0)); !ok || got != p {
+		if got, _, _, ok := s.decodeSoft(s.whitenedSoft(wp, w, h, 1, 0, 0, 0, 0, 0)); !ok || got != p {
 			t.Errorf("seed %d: whitened reading = %v %v, want %v", seed, got, ok, p)
 		}
 		raw := whitenedResidual(work, w, h)
-		if _, _, ok := s.decodeSoft(s.whitenedSoft(raw, w, h, 1, 0, 0, 0, 0, 0)); ok {
+		if _, _, _, ok := s.decodeSoft(s.whitenedSoft(raw, w, h, 1, 0, 0, 0, 0, 0)); ok {
 			t.Errorf("seed %d: the raw residual decodes too; the noise is too weak to test the weighting", seed)
 		}
 	}
