@@ -309,6 +309,9 @@ type lumaDecoder struct {
 	cdc      [2][]int32
 	cbw, cbh [2]int
 	cdcSeen  bool
+	// idctTmp is the WebAssembly inverse DCT's scratch (idct8Fast),
+	// here so that no call clears one.
+	idctTmp [64]int32
 }
 
 // decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
@@ -1000,7 +1003,7 @@ func (d *lumaDecoder) idctBlock(blk *[64]int32, cols, bx, by int) {
 	off := by*d.n*o.Stride + bx*d.n
 	switch d.n {
 	case 8:
-		idct8(blk, o.Pix[off:], o.Stride, cols)
+		idct8Fast(blk, o.Pix[off:], o.Stride, cols, &d.idctTmp)
 	case 4:
 		idct4(blk, o.Pix[off:], o.Stride, cols)
 	case 2:

@@ -1,0 +1,251 @@
+#include "textflag.h"
+
+// The body of idct8Fast (idct_fast.go) for WebAssembly: idct8's integer
+// arithmetic, operation for operation, with WebAssembly's own loops and
+// branches and no bounds checks (the wrapper has checked the rows it
+// writes). R0–R15 are i64 locals; the values are i32 (sign-extended in
+// the locals) and every operation is an i32 one, wrapping as Go's int32.
+
+#define G(r) Get r; I32WrapI64
+#define S(r) I64ExtendI32S; Set r
+#define MULC(r, c) G(r); I32Const $c; I32Mul
+
+// idct's constants (idct.go): cos(kπ/16)·2^13.
+#define COS1 8035
+#define COS2 7568
+#define COS3 6811
+#define COS4 5793
+#define COS5 4551
+#define COS6 3135
+#define COS7 1598
+
+// The odd parts of the 8-point transform, of f1, f3, f5, f7 in r1, r3,
+// r5, r7.
+#define ODD0(r1, r3, r5, r7) MULC(r1, COS1); MULC(r3, COS3); I32Add; MULC(r5, COS5); I32Add; MULC(r7, COS7); I32Add
+#define ODD1(r1, r3, r5, r7) MULC(r1, COS3); MULC(r3, COS7); I32Sub; MULC(r5, COS1); I32Sub; MULC(r7, COS5); I32Sub
+#define ODD2(r1, r3, r5, r7) MULC(r1, COS5); MULC(r3, COS1); I32Sub; MULC(r5, COS7); I32Add; MULC(r7, COS3); I32Add
+#define ODD3(r1, r3, r5, r7) MULC(r1, COS7); MULC(r3, COS5); I32Sub; MULC(r5, COS3); I32Add; MULC(r7, COS1); I32Sub
+
+// EVEN: the even part's t0 = (a+c)·cos4 -> R11, t1 = (a-c)·cos4 -> R12,
+// p = b·cos2 + d·cos6 -> ra, q = b·cos6 - d·cos2 -> rc (a, b, c, d in
+// ra, rb, rc, rd; ra and rc are read before they are overwritten).
+#define EVEN(ra, rb, rc, rd) \
+	G(ra); G(rc); I32Add; I32Const $COS4; I32Mul; S(R11); \
+	G(ra); G(rc); I32Sub; I32Const $COS4; I32Mul; S(R12); \
+	MULC(rb, COS2); MULC(rd, COS6); I32Add; S(ra); \
+	MULC(rb, COS6); MULC(rd, COS2); I32Sub; S(rc)
+
+// PAIR1 stores (e+o+r)>>10 at byte lo and (e-o+r)>>10 at byte hi of the
+// column at R1, e in R13 and o in R14.
+#define PAIR1(lo, hi) \
+	Get R1; I32WrapI64; G(R13); G(R14); I32Add; I32Const $512; I32Add; I32Const $10; I32ShrS; I32Store $lo; \
+	Get R1; I32WrapI64; G(R13); G(R14); I32Sub; I32Const $512; I32Add; I32Const $10; I32ShrS; I32Store $hi
+
+// CLAMP limits the i32 on the stack to 0..255 (clampLevel), through R5.
+#define CLAMP S(R5); G(R5); I32Const $255; G(R5); I32Const $255; I32LtS; Select; S(R5); G(R5); I32Const $0; G(R5); I32Const $0; I32GtS; Select
+// BIAS: 128<<18 + 1<<17, the level shift and the rounding of the rows.
+#define BIAS 33685504
+// PAIR2 stores the clamped (e+o+BIAS)>>18 at byte lo and (e-o+BIAS)>>18
+// at byte hi of the row at R1.
+#define PAIR2(lo, hi) \
+	Get R1; I32WrapI64; G(R13); G(R14); I32Add; I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP; I32Store8 $lo; \
+	Get R1; I32WrapI64; G(R13); G(R14); I32Sub; I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP; I32Store8 $hi
+
+// func idct8Asm(blk *[64]int32, dst *uint8, stride, cols uintptr, tmp *[64]int32)
+// cols is 0..8; dst has 8 rows of 8 bytes, stride bytes apart.
+TEXT ·idct8Asm(SB), NOSPLIT, $0-40
+	// Columns: R0 walks blk's first row, R1 tmp's; R2 is the end of the
+	// columns to transform, R15 the end of the row.
+	MOVD blk+0(FP), R0
+	MOVD tmp+32(FP), R1
+	MOVD cols+24(FP), R2
+	Get R2
+	I64Const $2
+	I64Shl
+	Get R0
+	I64Add
+	Set R2
+	Get R1
+	I64Const $32
+	I64Add
+	Set R15
+	Loop
+		Get R0
+		Get R2
+		I64LtU
+		If
+			I32Load 0(R0)
+			S(R3)
+			I32Load 32(R0)
+			S(R4)
+			I32Load 64(R0)
+			S(R5)
+			I32Load 96(R0)
+			S(R6)
+			I32Load 128(R0)
+			S(R7)
+			I32Load 160(R0)
+			S(R8)
+			I32Load 192(R0)
+			S(R9)
+			I32Load 224(R0)
+			S(R10)
+			G(R4)
+			G(R5)
+			I32Or
+			G(R6)
+			I32Or
+			G(R7)
+			I32Or
+			G(R8)
+			I32Or
+			G(R9)
+			I32Or
+			G(R10)
+			I32Or
+			I32Eqz
+			If
+				// DC only: the column is flat.
+				MULC(R3, COS4)
+				I32Const $512
+				I32Add
+				I32Const $10
+				I32ShrS
+				S(R13)
+				Get R1; I32WrapI64; G(R13); I32Store $0
+				Get R1; I32WrapI64; G(R13); I32Store $32
+				Get R1; I32WrapI64; G(R13); I32Store $64
+				Get R1; I32WrapI64; G(R13); I32Store $96
+				Get R1; I32WrapI64; G(R13); I32Store $128
+				Get R1; I32WrapI64; G(R13); I32Store $160
+				Get R1; I32WrapI64; G(R13); I32Store $192
+				Get R1; I32WrapI64; G(R13); I32Store $224
+			Else
+				EVEN(R3, R5, R7, R9)
+				G(R11); G(R3); I32Add; S(R13)
+				ODD0(R4, R6, R8, R10)
+				S(R14)
+				PAIR1(0, 224)
+				G(R12); G(R7); I32Add; S(R13)
+				ODD1(R4, R6, R8, R10)
+				S(R14)
+				PAIR1(32, 192)
+				G(R12); G(R7); I32Sub; S(R13)
+				ODD2(R4, R6, R8, R10)
+				S(R14)
+				PAIR1(64, 160)
+				G(R11); G(R3); I32Sub; S(R13)
+				ODD3(R4, R6, R8, R10)
+				S(R14)
+				PAIR1(96, 128)
+			End
+		Else
+			// A column past cols: zero.
+			Get R1; I32WrapI64; I32Const $0; I32Store $0
+			Get R1; I32WrapI64; I32Const $0; I32Store $32
+			Get R1; I32WrapI64; I32Const $0; I32Store $64
+			Get R1; I32WrapI64; I32Const $0; I32Store $96
+			Get R1; I32WrapI64; I32Const $0; I32Store $128
+			Get R1; I32WrapI64; I32Const $0; I32Store $160
+			Get R1; I32WrapI64; I32Const $0; I32Store $192
+			Get R1; I32WrapI64; I32Const $0; I32Store $224
+		End
+		Get R0
+		I64Const $4
+		I64Add
+		Set R0
+		Get R1
+		I64Const $4
+		I64Add
+		Tee R1
+		Get R15
+		I64LtU
+		BrIf $0
+	End
+
+	// Rows: R0 walks tmp's rows, R1 dst's; R15 is the end of tmp.
+	MOVD tmp+32(FP), R0
+	MOVD dst+8(FP), R1
+	MOVD stride+16(FP), R2
+	Get R0
+	I64Const $256
+	I64Add
+	Set R15
+	Loop
+		I32Load 0(R0)
+		S(R3)
+		I32Load 4(R0)
+		S(R4)
+		I32Load 8(R0)
+		S(R5)
+		I32Load 12(R0)
+		S(R6)
+		I32Load 16(R0)
+		S(R7)
+		I32Load 20(R0)
+		S(R8)
+		I32Load 24(R0)
+		S(R9)
+		I32Load 28(R0)
+		S(R10)
+		G(R4)
+		G(R5)
+		I32Or
+		G(R6)
+		I32Or
+		G(R7)
+		I32Or
+		G(R8)
+		I32Or
+		G(R9)
+		I32Or
+		G(R10)
+		I32Or
+		I32Eqz
+		If
+			// A flat row: eight copies of one level.
+			Get R1
+			I32WrapI64
+			MULC(R3, COS4)
+			I32Const $BIAS
+			I32Add
+			I32Const $18
+			I32ShrS
+			CLAMP
+			I64ExtendI32U
+			I64Const $0x0101010101010101
+			I64Mul
+			I64Store $0
+		Else
+			EVEN(R3, R5, R7, R9)
+			// R5 and R9 (b and d) are free from here: CLAMP uses R5.
+			G(R11); G(R3); I32Add; S(R13)
+			ODD0(R4, R6, R8, R10)
+			S(R14)
+			PAIR2(0, 7)
+			G(R12); G(R7); I32Add; S(R13)
+			ODD1(R4, R6, R8, R10)
+			S(R14)
+			PAIR2(1, 6)
+			G(R12); G(R7); I32Sub; S(R13)
+			ODD2(R4, R6, R8, R10)
+			S(R14)
+			PAIR2(2, 5)
+			G(R11); G(R3); I32Sub; S(R13)
+			ODD3(R4, R6, R8, R10)
+			S(R14)
+			PAIR2(3, 4)
+		End
+		Get R1
+		Get R2
+		I64Add
+		Set R1
+		Get R0
+		I64Const $32
+		I64Add
+		Tee R0
+		Get R15
+		I64LtU
+		BrIf $0
+	End
+	RET
