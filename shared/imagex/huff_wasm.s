@@ -22,7 +22,7 @@
 // valptr 3144 (int32), vals 3212 (uint8).
 
 // FAIL returns the error status code.
-#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+64(FP); RET
+#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+88(FP); RET
 
 // ZEROBYTE feeds a zero byte after a marker or the end of data:
 // acc <<= 8, n += 8, pad++.
@@ -163,8 +163,34 @@
 // FASTF sets R10 to fast[R9] (sign-extended).
 #define FASTF Get R9; I64Const $2; I64Shl; Get R3; I64Add; Set R10; I64Load32S 1024(R10); Set R10
 
-// func huffBlockAsm(r *bitReader, dc, ac *huffTable, q, blk *[64]int32, pred *int32, flags uintptr, zz *[64]uint8) int64
-TEXT ·huffBlockAsm(SB), NOSPLIT, $0-72
+// CLAMPB limits the i32 on the stack to 0..255 (clampLevel), through R14.
+#define CLAMPB I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $255; Get R14; I32WrapI64; I32Const $255; I32LtS; Select; I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $0; Get R14; I32WrapI64; I32Const $0; I32GtS; Select
+
+// ICOL sets top and bot to idct2Col(blk, u): the column's first pass,
+// top and bottom half means (u's byte offset in blk: off).
+#define ICOL(off, top, bot) \
+	I32Load off(R5); I32Const $5793; I32Mul; I32Const $512; I32Add; I64ExtendI32S; Set R13; \
+	I32Load (32+off)(R5); I32Const $5249; I32Mul; \
+	I32Load (96+off)(R5); I32Const $-1843; I32Mul; I32Add; \
+	I32Load (160+off)(R5); I32Const $1232; I32Mul; I32Add; \
+	I32Load (224+off)(R5); I32Const $-1044; I32Mul; I32Add; I64ExtendI32S; Set R14; \
+	Get R13; I32WrapI64; Get R14; I32WrapI64; I32Add; I32Const $10; I32ShrS; I64ExtendI32S; Set top; \
+	Get R13; I32WrapI64; Get R14; I32WrapI64; I32Sub; I32Const $10; I32ShrS; I64ExtendI32S; Set bot
+
+// IROW writes idct2's two means of one row at the address in R15:
+// c = t0·cos4 + bias (in R13), d = Σ t·quad (in t0's register, no longer
+// needed), then clamp((c±d)>>18).
+#define IROW(t0, t1, t3, t5, t7) \
+	Get t0; I32WrapI64; I32Const $5793; I32Mul; I32Const $33685504; I32Add; I64ExtendI32S; Set R13; \
+	Get t1; I32WrapI64; I32Const $5249; I32Mul; \
+	Get t3; I32WrapI64; I32Const $-1843; I32Mul; I32Add; \
+	Get t5; I32WrapI64; I32Const $1232; I32Mul; I32Add; \
+	Get t7; I32WrapI64; I32Const $-1044; I32Mul; I32Add; I64ExtendI32S; Set t0; \
+	Get R15; I32WrapI64; Get R13; I32WrapI64; Get t0; I32WrapI64; I32Add; I32Const $18; I32ShrS; CLAMPB; I32Store8 $0; \
+	Get R15; I32WrapI64; Get R13; I32WrapI64; Get t0; I32WrapI64; I32Sub; I32Const $18; I32ShrS; CLAMPB; I32Store8 $1
+
+// func huffBlockAsm(r *bitReader, dc, ac *huffTable, q, blk *[64]int32, pred *int32, flags uintptr, zz *[64]uint8, dst *uint8, stride, n uintptr) int64
+TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 	MOVD r+0(FP), R0
 	MOVD dc+8(FP), R3
 	MOVD q+24(FP), R4
@@ -372,5 +398,134 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-72
 	I32WrapI64
 	Get R2
 	I64Store $40
-	MOVD R7, ret+64(FP)
+	// A Y block that is flat (or read at 1/8, where only the DC counts)
+	// or read at 1/4 is written here, and its coefficients cleared; the
+	// others go back to finishBlock.
+	MOVD flags+48(FP), R9
+	Get R9
+	I64Const $1
+	I64And
+	I64Eqz
+	If
+		MOVD R7, ret+88(FP)
+		RET
+	End
+	MOVD n+80(FP), R6
+	MOVD dst+64(FP), R15
+	MOVD stride+72(FP), R4
+	Block
+		Get R7
+		I64Eqz
+		Get R6
+		I64Const $1
+		I64Eq
+		I32Or
+		If
+			// idct1: clamp((blk[0] + 128·8 + 4) >> 3), n rows of n.
+			I32Load 0(R5)
+			I32Const $1028
+			I32Add
+			I32Const $3
+			I32ShrS
+			CLAMPB
+			I64ExtendI32U
+			I64Const $0x0101010101010101
+			I64Mul
+			Set R13
+			Get R6
+			Set R12
+			Loop
+				Get R6
+				I64Const $8
+				I64Eq
+				If
+					Get R15; I32WrapI64; Get R13; I64Store $0
+				Else
+					Get R6
+					I64Const $4
+					I64Eq
+					If
+						Get R15; I32WrapI64; Get R13; I64Store32 $0
+					Else
+						Get R6
+						I64Const $2
+						I64Eq
+						If
+							Get R15; I32WrapI64; Get R13; I64Store16 $0
+						Else
+							Get R15; I32WrapI64; Get R13; I64Store8 $0
+						End
+					End
+				End
+				Get R15
+				Get R4
+				I64Add
+				Set R15
+				Get R12
+				I64Const $1
+				I64Sub
+				Tee R12
+				I64Eqz
+				I32Eqz
+				BrIf $0
+			End
+			Br $1
+		End
+		Get R6
+		I64Const $2
+		I64Ne
+		If
+			MOVD R7, ret+88(FP)
+			RET
+		End
+		// idct2: the columns u = 0, 1, 3, 5, 7 (the even ones average
+		// out), then the top and the bottom row.
+		ICOL(0, R0, R1)
+		ICOL(4, R2, R3)
+		ICOL(12, R6, R9)
+		ICOL(20, R10, R11)
+		ICOL(28, R12, R8)
+		IROW(R0, R2, R6, R10, R12)
+		Get R15
+		Get R4
+		I64Add
+		Set R15
+		IROW(R1, R3, R9, R11, R8)
+	End
+	// Clear what the block held: blk[0] and its coded positions.
+	MOVD zz+56(FP), R8
+	Get R5
+	I32WrapI64
+	I32Const $0
+	I32Store $0
+	I64Const $1
+	Set R6
+	Block
+	Loop
+		Get R6
+		Get R7
+		I64GtU
+		BrIf $1
+		Get R6
+		Get R8
+		I64Add
+		Set R13
+		I64Load8U 0(R13)
+		I64Const $2
+		I64Shl
+		Get R5
+		I64Add
+		I32WrapI64
+		I32Const $0
+		I32Store $0
+		Get R6
+		I64Const $1
+		I64Add
+		Set R6
+		Br $0
+	End
+	End
+	I64Const $64
+	Set R7
+	MOVD R7, ret+88(FP)
 	RET
