@@ -6,3 +6,8 @@ package imagex
 func idct8Fast(blk *[64]int32, dst []uint8, stride, cols int, _ *[64]int32) {
 	idct8(blk, dst, stride, cols)
 }
+
+// idct4Fast is idct4.
+func idct4Fast(blk *[64]int32, dst []uint8, stride, cols int, _ *[64]int32) {
+	idct4(blk, dst, stride, cols)
+}

@@ -7,36 +7,45 @@ import (
 	"testing"
 )
 
-// checkIDCT8Fast compares idct8Fast (on WebAssembly, its assembly body)
-// with idct8 on blk for the given column count, both writing 8×8 into a
-// plane of stride 11 whose other bytes must stay untouched, the fast one
-// with a scratch full of garbage.
+// checkIDCT8Fast compares idct8Fast and idct4Fast (on WebAssembly, their
+// assembly bodies) with idct8 and idct4 on blk for the given column
+// count, each writing into a plane of stride 11 whose other bytes must
+// stay untouched, the fast ones with a scratch full of garbage.
 func checkIDCT8Fast(t *testing.T, blk *[64]int32, cols int, garbage int32) {
 	t.Helper()
 	const stride = 11
-	want := bytes.Repeat([]byte{0xA5}, 8*stride)
-	got := bytes.Clone(want)
-	b := *blk
-	idct8(&b, want, stride, cols)
-	var tmp [64]int32
-	for i := range tmp {
-		tmp[i] = garbage ^ int32(i)
-	}
-	idct8Fast(blk, got, stride, cols, &tmp)
-	if *blk != b {
-		t.Fatalf("idct8Fast changed its block")
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("cols %d, block %v:\nidct8Fast %v\nidct8     %v", cols, *blk, got, want)
+	for _, c := range []struct {
+		name string
+		fast func(*[64]int32, []uint8, int, int, *[64]int32)
+		ref  func(*[64]int32, []uint8, int, int)
+	}{
+		{"idct8", idct8Fast, idct8},
+		{"idct4", idct4Fast, idct4},
+	} {
+		want := bytes.Repeat([]byte{0xA5}, 8*stride)
+		got := bytes.Clone(want)
+		b := *blk
+		c.ref(&b, want, stride, cols)
+		var tmp [64]int32
+		for i := range tmp {
+			tmp[i] = garbage ^ int32(i)
+		}
+		c.fast(blk, got, stride, cols, &tmp)
+		if *blk != b {
+			t.Fatalf("%s: the fast body changed its block", c.name)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s, cols %d, block %v:\nfast %v\nGo   %v", c.name, cols, *blk, got, want)
+		}
 	}
 }
 
-// TestIDCT8FastMatchesGo: random blocks, sparse and dense, small and huge
+// TestIDCTFastMatchesGo: random blocks, sparse and dense, small and huge
 // (products that wrap around int32), every column count from -1 to 9.
 // Run it under wazero for the assembly:
 //
-//	GOOS=wasip1 GOARCH=wasm go test -run IDCT8Fast ./shared/imagex
-func TestIDCT8FastMatchesGo(t *testing.T) {
+//	GOOS=wasip1 GOARCH=wasm go test -run IDCTFast ./shared/imagex
+func TestIDCTFastMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 3000 {
 		var blk [64]int32
@@ -73,9 +82,9 @@ func TestIDCT8FastMatchesGo(t *testing.T) {
 	}
 }
 
-// FuzzIDCT8FastMatchesGo: any 64 coefficients (from 256 bytes, little
+// FuzzIDCTFastMatchesGo: any 64 coefficients (from 256 bytes, little
 // endian) and column count.
-func FuzzIDCT8FastMatchesGo(f *testing.F) {
+func FuzzIDCTFastMatchesGo(f *testing.F) {
 	f.Add(make([]byte, 256), 8)
 	f.Add(bytes.Repeat([]byte{0xFF, 0xFF, 0xFF, 0x7F}, 64), 8)
 	f.Add(append([]byte{0x10, 0x02, 0, 0, 0xF0, 0xFF, 0xFF, 0xFF}, make([]byte, 248)...), 1)

@@ -249,3 +249,166 @@ TEXT ·idct8Asm(SB), NOSPLIT, $0-40
 		BrIf $0
 	End
 	RET
+
+// CLAMP13 is CLAMP through R13.
+#define CLAMP13 S(R13); G(R13); I32Const $255; G(R13); I32Const $255; I32LtS; Select; S(R13); G(R13); I32Const $0; G(R13); I32Const $0; I32GtS; Select
+// G4 pushes (x·ca - y·cb + round) >> sh, x and y in locals.
+#define G4(x, ca, y, cb, round, sh) MULC(x, ca); MULC(y, cb); I32Sub; I32Const $round; I32Add; I32Const $sh; I32ShrS
+// COLSTORE stores (v + 2^12) >> 13 at byte off of the column at R1;
+// ROWBYTE the clamped (v + BIAS) >> 18 at byte off of the row at R1.
+#define COLSTORE(off) I32Const $4096; I32Add; I32Const $13; I32ShrS; I32Store $off
+#define ROWBYTE(off) I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP13; I32Store8 $off
+
+// func idct4Asm(blk *[64]int32, dst *uint8, stride, cols uintptr, tmp *[64]int32)
+// idct4's body: cols is 0..8; dst has 4 rows of 4 bytes, stride bytes
+// apart; tmp's first 32 entries are its 4×8 scratch (column 4, which no
+// row reads, is left as it is).
+TEXT ·idct4Asm(SB), NOSPLIT, $0-40
+	MOVD blk+0(FP), R0
+	MOVD tmp+32(FP), R1
+	MOVD cols+24(FP), R2
+	Get R2
+	I64Const $2
+	I64Shl
+	Get R0
+	I64Add
+	Set R2
+	Get R1
+	I64Const $32
+	I64Add
+	Set R15
+	I64Const $0
+	Set R14 // u
+	Loop
+		Get R14
+		I64Const $4
+		I64Ne
+		If
+			Get R0
+			Get R2
+			I64LtU
+			If
+				I32Load 0(R0)
+				S(R3)
+				I32Load 32(R0)
+				S(R4)
+				I32Load 64(R0)
+				S(R5)
+				I32Load 96(R0)
+				S(R6)
+				I32Load 160(R0)
+				S(R8)
+				I32Load 192(R0)
+				S(R9)
+				I32Load 224(R0)
+				S(R10)
+				G(R4)
+				G(R5)
+				I32Or
+				G(R6)
+				I32Or
+				G(R8)
+				I32Or
+				G(R9)
+				I32Or
+				G(R10)
+				I32Or
+				I32Eqz
+				If
+					MULC(R3, COS4)
+					I32Const $512
+					I32Add
+					I32Const $10
+					I32ShrS
+					S(R13)
+					Get R1; I32WrapI64; G(R13); I32Store $0
+					Get R1; I32WrapI64; G(R13); I32Store $32
+					Get R1; I32WrapI64; G(R13); I32Store $64
+					Get R1; I32WrapI64; G(R13); I32Store $96
+				Else
+					G4(R4, COS1, R10, COS7, 512, 10)
+					S(R4)
+					G4(R5, COS2, R9, COS6, 512, 10)
+					S(R5)
+					G4(R6, COS3, R8, COS5, 512, 10)
+					S(R6)
+					G(R3)
+					I32Const $3
+					I32Shl
+					S(R3)
+					EVEN(R3, R4, R5, R6)
+					Get R1; I32WrapI64; G(R11); G(R3); I32Add; COLSTORE(0)
+					Get R1; I32WrapI64; G(R12); G(R5); I32Add; COLSTORE(32)
+					Get R1; I32WrapI64; G(R12); G(R5); I32Sub; COLSTORE(64)
+					Get R1; I32WrapI64; G(R11); G(R3); I32Sub; COLSTORE(96)
+				End
+			Else
+				Get R1; I32WrapI64; I32Const $0; I32Store $0
+				Get R1; I32WrapI64; I32Const $0; I32Store $32
+				Get R1; I32WrapI64; I32Const $0; I32Store $64
+				Get R1; I32WrapI64; I32Const $0; I32Store $96
+			End
+		End
+		Get R14
+		I64Const $1
+		I64Add
+		Set R14
+		Get R0
+		I64Const $4
+		I64Add
+		Set R0
+		Get R1
+		I64Const $4
+		I64Add
+		Tee R1
+		Get R15
+		I64LtU
+		BrIf $0
+	End
+
+	MOVD tmp+32(FP), R0
+	MOVD dst+8(FP), R1
+	MOVD stride+16(FP), R2
+	Get R0
+	I64Const $128
+	I64Add
+	Set R15
+	Loop
+		I32Load 0(R0)
+		S(R3)
+		I32Load 4(R0)
+		S(R4)
+		I32Load 8(R0)
+		S(R5)
+		I32Load 12(R0)
+		S(R6)
+		I32Load 20(R0)
+		S(R8)
+		I32Load 24(R0)
+		S(R9)
+		I32Load 28(R0)
+		S(R10)
+		G4(R4, COS1, R10, COS7, 4096, 13)
+		S(R4)
+		G4(R5, COS2, R9, COS6, 4096, 13)
+		S(R5)
+		G4(R6, COS3, R8, COS5, 4096, 13)
+		S(R6)
+		EVEN(R3, R4, R5, R6)
+		Get R1; I32WrapI64; G(R11); G(R3); I32Add; ROWBYTE(0)
+		Get R1; I32WrapI64; G(R12); G(R5); I32Add; ROWBYTE(1)
+		Get R1; I32WrapI64; G(R12); G(R5); I32Sub; ROWBYTE(2)
+		Get R1; I32WrapI64; G(R11); G(R3); I32Sub; ROWBYTE(3)
+		Get R1
+		Get R2
+		I64Add
+		Set R1
+		Get R0
+		I64Const $32
+		I64Add
+		Tee R0
+		Get R15
+		I64LtU
+		BrIf $0
+	End
+	RET

@@ -309,8 +309,8 @@ type lumaDecoder struct {
 	cdc      [2][]int32
 	cbw, cbh [2]int
 	cdcSeen  bool
-	// idctTmp is the WebAssembly inverse DCT's scratch (idct8Fast),
-	// here so that no call clears one.
+	// idctTmp is the WebAssembly inverse DCTs' scratch (idct8Fast,
+	// idct4Fast), here so that no call clears one.
 	idctTmp [64]int32
 	// goBlocks makes WebAssembly decode sequential blocks with
 	// baselineBlockGo instead of the kernel (for the tests that hold
@@ -1022,7 +1022,7 @@ func (d *lumaDecoder) idctBlock(blk *[64]int32, cols, bx, by int) {
 	case 8:
 		idct8Fast(blk, o.Pix[off:], o.Stride, cols, &d.idctTmp)
 	case 4:
-		idct4(blk, o.Pix[off:], o.Stride, cols)
+		idct4Fast(blk, o.Pix[off:], o.Stride, cols, &d.idctTmp)
 	case 2:
 		idct2(blk, o.Pix[off:], o.Stride)
 	default:
