@@ -107,15 +107,9 @@ func (d *lee) forwardLow(input, temp []float64, n, depth, k int) {
 	in, tmp := input[:n], temp[:n]
 	even, odd := (k+1)/2, k/2 // outputs 2i < k come from the first half, 2i+1 < k from the second
 	if odd > 0 {
-		for i := 0; i < half; i++ {
-			x, y := in[i], in[n-1-i]
-			tmp[i] = x + y
-			tmp[i+half] = (x - y) / div[i]
-		}
+		leeSplit(in, tmp, div, n)
 	} else {
-		for i := 0; i < half; i++ {
-			tmp[i] = in[i] + in[n-1-i]
-		}
+		leeSum(in, tmp, n)
 	}
 	d.forwardLow(tmp, in, half, depth+1, even)
 	if odd > 0 {
@@ -138,11 +132,7 @@ func (d *lee) forward(input, temp []float64, n, k int) {
 	half := n / 2
 	div := d.div[k][:half]
 	in, tmp := input[:n], temp[:n]
-	for i := 0; i < half; i++ {
-		x, y := in[i], in[n-1-i]
-		tmp[i] = x + y
-		tmp[i+half] = (x - y) / div[i]
-	}
+	leeSplit(in, tmp, div, n)
 	d.forward(tmp, in, half, k+1)
 	d.forward(tmp[half:], in, half, k+1)
 	for i := 0; i < half-1; i++ {
