@@ -107,9 +107,15 @@ func (d *lee) forwardLow(input, temp []float64, n, depth, k int) {
 	in, tmp := input[:n], temp[:n]
 	even, odd := (k+1)/2, k/2 // outputs 2i < k come from the first half, 2i+1 < k from the second
 	if odd > 0 {
-		leeSplit(in, tmp, div, n)
+		for i := 0; i < half; i++ {
+			x, y := in[i], in[n-1-i]
+			tmp[i] = x + y
+			tmp[i+half] = (x - y) / div[i]
+		}
 	} else {
-		leeSum(in, tmp, n)
+		for i := 0; i < half; i++ {
+			tmp[i] = in[i] + in[n-1-i]
+		}
 	}
 	d.forwardLow(tmp, in, half, depth+1, even)
 	if odd > 0 {
@@ -132,7 +138,11 @@ func (d *lee) forward(input, temp []float64, n, k int) {
 	half := n / 2
 	div := d.div[k][:half]
 	in, tmp := input[:n], temp[:n]
-	leeSplit(in, tmp, div, n)
+	for i := 0; i < half; i++ {
+		x, y := in[i], in[n-1-i]
+		tmp[i] = x + y
+		tmp[i+half] = (x - y) / div[i]
+	}
 	d.forward(tmp, in, half, k+1)
 	d.forward(tmp[half:], in, half, k+1)
 	for i := 0; i < half-1; i++ {
