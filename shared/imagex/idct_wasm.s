@@ -3,12 +3,15 @@
 // The body of idct8Fast (idct_fast.go) for WebAssembly: idct8's integer
 // arithmetic, operation for operation, with WebAssembly's own loops and
 // branches and no bounds checks (the wrapper has checked the rows it
-// writes). R0–R15 are i64 locals; the values are i32 (sign-extended in
-// the locals) and every operation is an i32 one, wrapping as Go's int32.
+// writes). R0–R15 are i64 locals holding Go's int32 values in their low
+// 32 bits: adding, subtracting, multiplying and shifting left in i64 give
+// the same low 32 bits as Go's wrapping int32 arithmetic, and every
+// arithmetic right shift first sign-extends from bit 31 (I64Extend32S),
+// so each value is exactly Go's, without an i32 conversion per operand.
 
-#define G(r) Get r; I32WrapI64
-#define S(r) I64ExtendI32S; Set r
-#define MULC(r, c) G(r); I32Const $c; I32Mul
+#define G(r) Get r
+#define S(r) Set r
+#define MULC(r, c) G(r); I64Const $c; I64Mul
 
 // idct's constants (idct.go): cos(kπ/16)·2^13.
 #define COS1 8035
@@ -21,35 +24,35 @@
 
 // The odd parts of the 8-point transform, of f1, f3, f5, f7 in r1, r3,
 // r5, r7.
-#define ODD0(r1, r3, r5, r7) MULC(r1, COS1); MULC(r3, COS3); I32Add; MULC(r5, COS5); I32Add; MULC(r7, COS7); I32Add
-#define ODD1(r1, r3, r5, r7) MULC(r1, COS3); MULC(r3, COS7); I32Sub; MULC(r5, COS1); I32Sub; MULC(r7, COS5); I32Sub
-#define ODD2(r1, r3, r5, r7) MULC(r1, COS5); MULC(r3, COS1); I32Sub; MULC(r5, COS7); I32Add; MULC(r7, COS3); I32Add
-#define ODD3(r1, r3, r5, r7) MULC(r1, COS7); MULC(r3, COS5); I32Sub; MULC(r5, COS3); I32Add; MULC(r7, COS1); I32Sub
+#define ODD0(r1, r3, r5, r7) MULC(r1, COS1); MULC(r3, COS3); I64Add; MULC(r5, COS5); I64Add; MULC(r7, COS7); I64Add
+#define ODD1(r1, r3, r5, r7) MULC(r1, COS3); MULC(r3, COS7); I64Sub; MULC(r5, COS1); I64Sub; MULC(r7, COS5); I64Sub
+#define ODD2(r1, r3, r5, r7) MULC(r1, COS5); MULC(r3, COS1); I64Sub; MULC(r5, COS7); I64Add; MULC(r7, COS3); I64Add
+#define ODD3(r1, r3, r5, r7) MULC(r1, COS7); MULC(r3, COS5); I64Sub; MULC(r5, COS3); I64Add; MULC(r7, COS1); I64Sub
 
 // EVEN: the even part's t0 = (a+c)·cos4 -> R11, t1 = (a-c)·cos4 -> R12,
 // p = b·cos2 + d·cos6 -> ra, q = b·cos6 - d·cos2 -> rc (a, b, c, d in
 // ra, rb, rc, rd; ra and rc are read before they are overwritten).
 #define EVEN(ra, rb, rc, rd) \
-	G(ra); G(rc); I32Add; I32Const $COS4; I32Mul; S(R11); \
-	G(ra); G(rc); I32Sub; I32Const $COS4; I32Mul; S(R12); \
-	MULC(rb, COS2); MULC(rd, COS6); I32Add; S(ra); \
-	MULC(rb, COS6); MULC(rd, COS2); I32Sub; S(rc)
+	G(ra); G(rc); I64Add; I64Const $COS4; I64Mul; S(R11); \
+	G(ra); G(rc); I64Sub; I64Const $COS4; I64Mul; S(R12); \
+	MULC(rb, COS2); MULC(rd, COS6); I64Add; S(ra); \
+	MULC(rb, COS6); MULC(rd, COS2); I64Sub; S(rc)
 
 // PAIR1 stores (e+o+r)>>10 at byte lo and (e-o+r)>>10 at byte hi of the
 // column at R1, e in R13 and o in R14.
 #define PAIR1(lo, hi) \
-	Get R1; I32WrapI64; G(R13); G(R14); I32Add; I32Const $512; I32Add; I32Const $10; I32ShrS; I32Store $lo; \
-	Get R1; I32WrapI64; G(R13); G(R14); I32Sub; I32Const $512; I32Add; I32Const $10; I32ShrS; I32Store $hi
+	Get R1; I32WrapI64; G(R13); G(R14); I64Add; I64Const $512; I64Add; I64Extend32S; I64Const $10; I64ShrS; I64Store32 $lo; \
+	Get R1; I32WrapI64; G(R13); G(R14); I64Sub; I64Const $512; I64Add; I64Extend32S; I64Const $10; I64ShrS; I64Store32 $hi
 
 // CLAMP limits the i32 on the stack to 0..255 (clampLevel), through R5.
-#define CLAMP S(R5); G(R5); I32Const $255; G(R5); I32Const $255; I32LtS; Select; S(R5); G(R5); I32Const $0; G(R5); I32Const $0; I32GtS; Select
+#define CLAMP S(R5); G(R5); I64Const $255; G(R5); I64Const $255; I64LtS; Select; S(R5); G(R5); I64Const $0; G(R5); I64Const $0; I64GtS; Select
 // BIAS: 128<<18 + 1<<17, the level shift and the rounding of the rows.
 #define BIAS 33685504
 // PAIR2 stores the clamped (e+o+BIAS)>>18 at byte lo and (e-o+BIAS)>>18
 // at byte hi of the row at R1.
 #define PAIR2(lo, hi) \
-	Get R1; I32WrapI64; G(R13); G(R14); I32Add; I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP; I32Store8 $lo; \
-	Get R1; I32WrapI64; G(R13); G(R14); I32Sub; I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP; I32Store8 $hi
+	Get R1; I32WrapI64; G(R13); G(R14); I64Add; I64Const $BIAS; I64Add; I64Extend32S; I64Const $18; I64ShrS; CLAMP; I64Store8 $lo; \
+	Get R1; I32WrapI64; G(R13); G(R14); I64Sub; I64Const $BIAS; I64Add; I64Extend32S; I64Const $18; I64ShrS; CLAMP; I64Store8 $hi
 
 // func idct8Asm(blk *[64]int32, dst *uint8, stride, cols uintptr, tmp *[64]int32)
 // cols is 0..8; dst has 8 rows of 8 bytes, stride bytes apart.
@@ -74,81 +77,82 @@ TEXT ·idct8Asm(SB), NOSPLIT, $0-40
 		Get R2
 		I64LtU
 		If
-			I32Load 0(R0)
+			I64Load32S 0(R0)
 			S(R3)
-			I32Load 32(R0)
+			I64Load32S 32(R0)
 			S(R4)
-			I32Load 64(R0)
+			I64Load32S 64(R0)
 			S(R5)
-			I32Load 96(R0)
+			I64Load32S 96(R0)
 			S(R6)
-			I32Load 128(R0)
+			I64Load32S 128(R0)
 			S(R7)
-			I32Load 160(R0)
+			I64Load32S 160(R0)
 			S(R8)
-			I32Load 192(R0)
+			I64Load32S 192(R0)
 			S(R9)
-			I32Load 224(R0)
+			I64Load32S 224(R0)
 			S(R10)
 			G(R4)
 			G(R5)
-			I32Or
+			I64Or
 			G(R6)
-			I32Or
+			I64Or
 			G(R7)
-			I32Or
+			I64Or
 			G(R8)
-			I32Or
+			I64Or
 			G(R9)
-			I32Or
+			I64Or
 			G(R10)
-			I32Or
-			I32Eqz
+			I64Or
+			I64Eqz
 			If
 				// DC only: the column is flat.
 				MULC(R3, COS4)
-				I32Const $512
-				I32Add
-				I32Const $10
-				I32ShrS
+				I64Const $512
+				I64Add
+				I64Extend32S
+				I64Const $10
+				I64ShrS
 				S(R13)
-				Get R1; I32WrapI64; G(R13); I32Store $0
-				Get R1; I32WrapI64; G(R13); I32Store $32
-				Get R1; I32WrapI64; G(R13); I32Store $64
-				Get R1; I32WrapI64; G(R13); I32Store $96
-				Get R1; I32WrapI64; G(R13); I32Store $128
-				Get R1; I32WrapI64; G(R13); I32Store $160
-				Get R1; I32WrapI64; G(R13); I32Store $192
-				Get R1; I32WrapI64; G(R13); I32Store $224
+				Get R1; I32WrapI64; G(R13); I64Store32 $0
+				Get R1; I32WrapI64; G(R13); I64Store32 $32
+				Get R1; I32WrapI64; G(R13); I64Store32 $64
+				Get R1; I32WrapI64; G(R13); I64Store32 $96
+				Get R1; I32WrapI64; G(R13); I64Store32 $128
+				Get R1; I32WrapI64; G(R13); I64Store32 $160
+				Get R1; I32WrapI64; G(R13); I64Store32 $192
+				Get R1; I32WrapI64; G(R13); I64Store32 $224
 			Else
 				EVEN(R3, R5, R7, R9)
-				G(R11); G(R3); I32Add; S(R13)
+				G(R11); G(R3); I64Add; S(R13)
 				ODD0(R4, R6, R8, R10)
 				S(R14)
 				PAIR1(0, 224)
-				G(R12); G(R7); I32Add; S(R13)
+				G(R12); G(R7); I64Add; S(R13)
 				ODD1(R4, R6, R8, R10)
 				S(R14)
 				PAIR1(32, 192)
-				G(R12); G(R7); I32Sub; S(R13)
+				G(R12); G(R7); I64Sub; S(R13)
 				ODD2(R4, R6, R8, R10)
 				S(R14)
 				PAIR1(64, 160)
-				G(R11); G(R3); I32Sub; S(R13)
+				G(R11); G(R3); I64Sub; S(R13)
 				ODD3(R4, R6, R8, R10)
 				S(R14)
 				PAIR1(96, 128)
 			End
 		Else
 			// A column past cols: zero.
-			Get R1; I32WrapI64; I32Const $0; I32Store $0
-			Get R1; I32WrapI64; I32Const $0; I32Store $32
-			Get R1; I32WrapI64; I32Const $0; I32Store $64
-			Get R1; I32WrapI64; I32Const $0; I32Store $96
-			Get R1; I32WrapI64; I32Const $0; I32Store $128
-			Get R1; I32WrapI64; I32Const $0; I32Store $160
-			Get R1; I32WrapI64; I32Const $0; I32Store $192
-			Get R1; I32WrapI64; I32Const $0; I32Store $224
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $0
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $32
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $64
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $96
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $128
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $160
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $192
+			Get R1; I32WrapI64; I64Const $0; I64Store32 $224
 		End
 		Get R0
 		I64Const $4
@@ -172,66 +176,66 @@ TEXT ·idct8Asm(SB), NOSPLIT, $0-40
 	I64Add
 	Set R15
 	Loop
-		I32Load 0(R0)
+		I64Load32S 0(R0)
 		S(R3)
-		I32Load 4(R0)
+		I64Load32S 4(R0)
 		S(R4)
-		I32Load 8(R0)
+		I64Load32S 8(R0)
 		S(R5)
-		I32Load 12(R0)
+		I64Load32S 12(R0)
 		S(R6)
-		I32Load 16(R0)
+		I64Load32S 16(R0)
 		S(R7)
-		I32Load 20(R0)
+		I64Load32S 20(R0)
 		S(R8)
-		I32Load 24(R0)
+		I64Load32S 24(R0)
 		S(R9)
-		I32Load 28(R0)
+		I64Load32S 28(R0)
 		S(R10)
 		G(R4)
 		G(R5)
-		I32Or
+		I64Or
 		G(R6)
-		I32Or
+		I64Or
 		G(R7)
-		I32Or
+		I64Or
 		G(R8)
-		I32Or
+		I64Or
 		G(R9)
-		I32Or
+		I64Or
 		G(R10)
-		I32Or
-		I32Eqz
+		I64Or
+		I64Eqz
 		If
 			// A flat row: eight copies of one level.
 			Get R1
 			I32WrapI64
 			MULC(R3, COS4)
-			I32Const $BIAS
-			I32Add
-			I32Const $18
-			I32ShrS
+			I64Const $BIAS
+			I64Add
+			I64Extend32S
+			I64Const $18
+			I64ShrS
 			CLAMP
-			I64ExtendI32U
 			I64Const $0x0101010101010101
 			I64Mul
 			I64Store $0
 		Else
 			EVEN(R3, R5, R7, R9)
 			// R5 and R9 (b and d) are free from here: CLAMP uses R5.
-			G(R11); G(R3); I32Add; S(R13)
+			G(R11); G(R3); I64Add; S(R13)
 			ODD0(R4, R6, R8, R10)
 			S(R14)
 			PAIR2(0, 7)
-			G(R12); G(R7); I32Add; S(R13)
+			G(R12); G(R7); I64Add; S(R13)
 			ODD1(R4, R6, R8, R10)
 			S(R14)
 			PAIR2(1, 6)
-			G(R12); G(R7); I32Sub; S(R13)
+			G(R12); G(R7); I64Sub; S(R13)
 			ODD2(R4, R6, R8, R10)
 			S(R14)
 			PAIR2(2, 5)
-			G(R11); G(R3); I32Sub; S(R13)
+			G(R11); G(R3); I64Sub; S(R13)
 			ODD3(R4, R6, R8, R10)
 			S(R14)
 			PAIR2(3, 4)
@@ -251,13 +255,13 @@ TEXT ·idct8Asm(SB), NOSPLIT, $0-40
 	RET
 
 // CLAMP13 is CLAMP through R13.
-#define CLAMP13 S(R13); G(R13); I32Const $255; G(R13); I32Const $255; I32LtS; Select; S(R13); G(R13); I32Const $0; G(R13); I32Const $0; I32GtS; Select
+#define CLAMP13 S(R13); G(R13); I64Const $255; G(R13); I64Const $255; I64LtS; Select; S(R13); G(R13); I64Const $0; G(R13); I64Const $0; I64GtS; Select
 // G4 pushes (x·ca - y·cb + round) >> sh, x and y in locals.
-#define G4(x, ca, y, cb, round, sh) MULC(x, ca); MULC(y, cb); I32Sub; I32Const $round; I32Add; I32Const $sh; I32ShrS
+#define G4(x, ca, y, cb, round, sh) MULC(x, ca); MULC(y, cb); I64Sub; I64Const $round; I64Add; I64Extend32S; I64Const $sh; I64ShrS
 // COLSTORE stores (v + 2^12) >> 13 at byte off of the column at R1;
 // ROWBYTE the clamped (v + BIAS) >> 18 at byte off of the row at R1.
-#define COLSTORE(off) I32Const $4096; I32Add; I32Const $13; I32ShrS; I32Store $off
-#define ROWBYTE(off) I32Const $BIAS; I32Add; I32Const $18; I32ShrS; CLAMP13; I32Store8 $off
+#define COLSTORE(off) I64Const $4096; I64Add; I64Extend32S; I64Const $13; I64ShrS; I64Store32 $off
+#define ROWBYTE(off) I64Const $BIAS; I64Add; I64Extend32S; I64Const $18; I64ShrS; CLAMP13; I64Store8 $off
 
 // func idct4Asm(blk *[64]int32, dst *uint8, stride, cols uintptr, tmp *[64]int32)
 // idct4's body: cols is 0..8; dst has 4 rows of 4 bytes, stride bytes
@@ -288,43 +292,44 @@ TEXT ·idct4Asm(SB), NOSPLIT, $0-40
 			Get R2
 			I64LtU
 			If
-				I32Load 0(R0)
+				I64Load32S 0(R0)
 				S(R3)
-				I32Load 32(R0)
+				I64Load32S 32(R0)
 				S(R4)
-				I32Load 64(R0)
+				I64Load32S 64(R0)
 				S(R5)
-				I32Load 96(R0)
+				I64Load32S 96(R0)
 				S(R6)
-				I32Load 160(R0)
+				I64Load32S 160(R0)
 				S(R8)
-				I32Load 192(R0)
+				I64Load32S 192(R0)
 				S(R9)
-				I32Load 224(R0)
+				I64Load32S 224(R0)
 				S(R10)
 				G(R4)
 				G(R5)
-				I32Or
+				I64Or
 				G(R6)
-				I32Or
+				I64Or
 				G(R8)
-				I32Or
+				I64Or
 				G(R9)
-				I32Or
+				I64Or
 				G(R10)
-				I32Or
-				I32Eqz
+				I64Or
+				I64Eqz
 				If
 					MULC(R3, COS4)
-					I32Const $512
-					I32Add
-					I32Const $10
-					I32ShrS
+					I64Const $512
+					I64Add
+					I64Extend32S
+					I64Const $10
+					I64ShrS
 					S(R13)
-					Get R1; I32WrapI64; G(R13); I32Store $0
-					Get R1; I32WrapI64; G(R13); I32Store $32
-					Get R1; I32WrapI64; G(R13); I32Store $64
-					Get R1; I32WrapI64; G(R13); I32Store $96
+					Get R1; I32WrapI64; G(R13); I64Store32 $0
+					Get R1; I32WrapI64; G(R13); I64Store32 $32
+					Get R1; I32WrapI64; G(R13); I64Store32 $64
+					Get R1; I32WrapI64; G(R13); I64Store32 $96
 				Else
 					G4(R4, COS1, R10, COS7, 512, 10)
 					S(R4)
@@ -333,20 +338,20 @@ TEXT ·idct4Asm(SB), NOSPLIT, $0-40
 					G4(R6, COS3, R8, COS5, 512, 10)
 					S(R6)
 					G(R3)
-					I32Const $3
-					I32Shl
+					I64Const $3
+					I64Shl
 					S(R3)
 					EVEN(R3, R4, R5, R6)
-					Get R1; I32WrapI64; G(R11); G(R3); I32Add; COLSTORE(0)
-					Get R1; I32WrapI64; G(R12); G(R5); I32Add; COLSTORE(32)
-					Get R1; I32WrapI64; G(R12); G(R5); I32Sub; COLSTORE(64)
-					Get R1; I32WrapI64; G(R11); G(R3); I32Sub; COLSTORE(96)
+					Get R1; I32WrapI64; G(R11); G(R3); I64Add; COLSTORE(0)
+					Get R1; I32WrapI64; G(R12); G(R5); I64Add; COLSTORE(32)
+					Get R1; I32WrapI64; G(R12); G(R5); I64Sub; COLSTORE(64)
+					Get R1; I32WrapI64; G(R11); G(R3); I64Sub; COLSTORE(96)
 				End
 			Else
-				Get R1; I32WrapI64; I32Const $0; I32Store $0
-				Get R1; I32WrapI64; I32Const $0; I32Store $32
-				Get R1; I32WrapI64; I32Const $0; I32Store $64
-				Get R1; I32WrapI64; I32Const $0; I32Store $96
+				Get R1; I32WrapI64; I64Const $0; I64Store32 $0
+				Get R1; I32WrapI64; I64Const $0; I64Store32 $32
+				Get R1; I32WrapI64; I64Const $0; I64Store32 $64
+				Get R1; I32WrapI64; I64Const $0; I64Store32 $96
 			End
 		End
 		Get R14
@@ -374,19 +379,19 @@ TEXT ·idct4Asm(SB), NOSPLIT, $0-40
 	I64Add
 	Set R15
 	Loop
-		I32Load 0(R0)
+		I64Load32S 0(R0)
 		S(R3)
-		I32Load 4(R0)
+		I64Load32S 4(R0)
 		S(R4)
-		I32Load 8(R0)
+		I64Load32S 8(R0)
 		S(R5)
-		I32Load 12(R0)
+		I64Load32S 12(R0)
 		S(R6)
-		I32Load 20(R0)
+		I64Load32S 20(R0)
 		S(R8)
-		I32Load 24(R0)
+		I64Load32S 24(R0)
 		S(R9)
-		I32Load 28(R0)
+		I64Load32S 28(R0)
 		S(R10)
 		G4(R4, COS1, R10, COS7, 4096, 13)
 		S(R4)
@@ -395,10 +400,10 @@ TEXT ·idct4Asm(SB), NOSPLIT, $0-40
 		G4(R6, COS3, R8, COS5, 4096, 13)
 		S(R6)
 		EVEN(R3, R4, R5, R6)
-		Get R1; I32WrapI64; G(R11); G(R3); I32Add; ROWBYTE(0)
-		Get R1; I32WrapI64; G(R12); G(R5); I32Add; ROWBYTE(1)
-		Get R1; I32WrapI64; G(R12); G(R5); I32Sub; ROWBYTE(2)
-		Get R1; I32WrapI64; G(R11); G(R3); I32Sub; ROWBYTE(3)
+		Get R1; I32WrapI64; G(R11); G(R3); I64Add; ROWBYTE(0)
+		Get R1; I32WrapI64; G(R12); G(R5); I64Add; ROWBYTE(1)
+		Get R1; I32WrapI64; G(R12); G(R5); I64Sub; ROWBYTE(2)
+		Get R1; I32WrapI64; G(R11); G(R3); I64Sub; ROWBYTE(3)
 		Get R1
 		Get R2
 		I64Add
