@@ -1,20 +1,21 @@
 #include "textflag.h"
 
-// The body of huffBlock (huff.go) for WebAssembly: the entropy decoding of
-// one block of a sequential scan — the DC difference, then the AC
-// coefficients (stored dequantised for a Y block, read past for a chroma
-// block) up to the end-of-block code, refilling the bit buffer as
-// bitReader.fill does — in one call, with WebAssembly's own loops and no
-// bounds checks on the tables (huffBlock's wrapper passes whole tables
-// and blocks; zigzag indices are below 64 and lookahead indices below
-// 512 by construction; the entropy-coded data is read only below len).
-// Each step is the Go code's, in the same order, so the bit buffer's
-// state, the coefficients and the errors are the same
+// The kernel of baselineBlock (huff_wasm.go) for WebAssembly: the
+// entropy decoding of one block of a sequential scan — the DC difference,
+// then the AC coefficients (stored dequantised for a Y block, read past
+// for a chroma block) up to the end-of-block code, refilling the bit
+// buffer as bitReader.fill does — in one call, with WebAssembly's own
+// loops and no bounds checks on the tables (baselineBlock passes whole
+// tables and blocks and checks the pixels a block writes; zigzag indices
+// are below 64 and lookahead indices below 512 by construction; the
+// entropy-coded data is read only below its length). Each step is
+// baselineBlockGo's, in the same order, so the bit buffer's state, the
+// coefficients, the pixels and the errors are the same
 // (TestHuffBlockMatchesGo, FuzzHuffBlockMatchesGo).
 //
 // Registers (i64 locals): R0 the bitReader, R1 its acc, R2 its n, R3 the
 // Huffman table, R4 the quantisation table, R5 the block, R6 k, R7 the
-// last coded position, R8 the zigzag table; R9–R13 scratch.
+// last coded position, R8 the zigzag table; R9–R15 scratch.
 //
 // Field offsets (TestHuffBlockLayout holds them to the Go types):
 // bitReader: data 0, len(data) 8, pos 24, acc 32, n 40, pad 48.

@@ -1,9 +1,9 @@
 #include "textflag.h"
 
-// The body of idct8Fast (idct_fast.go) for WebAssembly: idct8's integer
-// arithmetic, operation for operation, with WebAssembly's own loops and
-// branches and no bounds checks (the wrapper has checked the rows it
-// writes). R0–R15 are i64 locals holding Go's int32 values in their low
+// The bodies of idct8Fast and idct4Fast (idct_fast_wasm.go) for
+// WebAssembly: idct8's and idct4's integer arithmetic, operation for
+// operation, with WebAssembly's own loops and branches and no bounds
+// checks (the wrappers have checked the rows they write). R0–R15 are i64 locals holding Go's int32 values in their low
 // 32 bits: adding, subtracting, multiplying and shifting left in i64 give
 // the same low 32 bits as Go's wrapping int32 arithmetic, and every
 // arithmetic right shift first sign-extends from bit 31 (I64Extend32S),

@@ -871,7 +871,8 @@ func skipScan(b []byte, i int) int {
 // straight through the reduced inverse DCT into the output plane. blk is
 // all zeros on entry and is left so. It is baselineBlock everywhere but
 // in WebAssembly, where the entropy decoding runs in one assembly kernel
-// (huffBlock) and this is the reference it is tested against.
+// (huffBlockAsm, huff_wasm.s) and this is the reference it is tested
+// against.
 //
 // Its Huffman decoding is written out rather than called (decode, bits):
 // after a refill to at least 32 bits, a code (at most 16 bits) and its
