@@ -13,7 +13,7 @@ import (
 // sum256Generic is SHA-256 of the concatenation of parts.
 func sum256Generic(parts ...[]byte) [32]byte {
 	h := iv256
-	padded(parts, 64, 8, func(block []byte) { compress256(&h, block) })
+	padded(parts, blockSize256, 8, func(blocks []byte) { blocks256(&h, blocks) })
 	var out [32]byte
 	for i, v := range h {
 		binary.BigEndian.PutUint32(out[4*i:], v)
@@ -24,7 +24,11 @@ func sum256Generic(parts ...[]byte) [32]byte {
 // sum512Generic is SHA-512 of the concatenation of parts.
 func sum512Generic(parts ...[]byte) [64]byte {
 	h := iv512
-	padded(parts, 128, 16, func(block []byte) { compress512(&h, block) })
+	padded(parts, 128, 16, func(blocks []byte) {
+		for ; len(blocks) > 0; blocks = blocks[128:] {
+			compress512(&h, blocks[:128])
+		}
+	})
 	var out [64]byte
 	for i, v := range h {
 		binary.BigEndian.PutUint64(out[8*i:], v)
@@ -32,12 +36,13 @@ func sum512Generic(parts ...[]byte) [64]byte {
 	return out
 }
 
-// padded hands compress each size-byte block of the message the parts
-// spell, then the padding of FIPS 180-4 §5.1: a one bit, zeros, and the
-// message's length in bits as a big-endian integer of lenSize bytes. Whole
-// blocks are read in place; only a block that straddles two parts, and
-// the tail, are copied.
-func padded(parts [][]byte, size, lenSize int, compress func(block []byte)) {
+// padded hands compress the size-byte blocks of the message the parts
+// spell, in order and in runs of one or more whole blocks, then the
+// padding of FIPS 180-4 §5.1: a one bit, zeros, and the message's length
+// in bits as a big-endian integer of lenSize bytes. size is a power of
+// two. Whole blocks are read in place, a part's run of them in one call;
+// only a block that straddles two parts, and the tail, are copied.
+func padded(parts [][]byte, size, lenSize int, compress func(blocks []byte)) {
 	buf := make([]byte, 0, 2*size)
 	var total uint64
 	for _, p := range parts {
@@ -52,9 +57,9 @@ func padded(parts [][]byte, size, lenSize int, compress func(block []byte)) {
 			compress(buf)
 			buf = buf[:0]
 		}
-		for len(p) >= size {
-			compress(p[:size])
-			p = p[size:]
+		if n := len(p) &^ (size - 1); n > 0 {
+			compress(p[:n])
+			p = p[n:]
 		}
 		buf = append(buf, p...)
 	}
@@ -66,9 +71,7 @@ func padded(parts [][]byte, size, lenSize int, compress func(block []byte)) {
 		buf = binary.BigEndian.AppendUint64(buf, total>>61)
 	}
 	buf = binary.BigEndian.AppendUint64(buf, total<<3)
-	for ; len(buf) > 0; buf = buf[size:] {
-		compress(buf[:size])
-	}
+	compress(buf)
 }
 
 // compress256 is the SHA-256 compression function (FIPS 180-4 §6.2.2) on

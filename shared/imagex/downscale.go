@@ -14,6 +14,14 @@ func Downscale(l *Luma, w, h int) *Luma {
 		panic("imagex: Downscale of or to an empty plane")
 	}
 	out := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	if w == l.Width && h == l.Height {
+		// Every block is one pixel, its own mean: a copy (the perceptual
+		// hash's 256×256 plane when the decode made it that size).
+		for y := 0; y < h; y++ {
+			copy(out.Pix[y*w:(y+1)*w], l.Pix[y*l.Stride:y*l.Stride+w])
+		}
+		return out
+	}
 	x0, x1 := bins(l.Width, w)
 	y0, y1 := bins(l.Height, h)
 	// Sum the rows of each output row into per-column accumulators (one add

@@ -38,8 +38,10 @@ func TestDownscaleMatchesNaive(t *testing.T) {
 	tests := []struct{ sw, sh, stride, w, h int }{
 		{37, 29, 40, 5, 3},
 		{1000, 700, 1003, 256, 256},
-		{16, 600, 16, 4, 1}, // 600-row bins: lane flush
-		{9, 9, 9, 64, 64},   // upsample
+		{16, 600, 16, 4, 1},       // 600-row bins: lane flush
+		{9, 9, 9, 64, 64},         // upsample
+		{256, 256, 261, 256, 256}, // the same size: a copy
+		{3, 700, 3, 3, 700},
 	}
 	for _, tt := range tests {
 		l := &Luma{Width: tt.sw, Height: tt.sh, Stride: tt.stride, Pix: make([]uint8, tt.stride*tt.sh)}

@@ -309,6 +309,13 @@ type lumaDecoder struct {
 	cdc      [2][]int32
 	cbw, cbh [2]int
 	cdcSeen  bool
+	// idctTmp is the WebAssembly inverse DCTs' scratch (idct8Fast,
+	// idct4Fast), here so that no call clears one.
+	idctTmp [64]int32
+	// goBlocks makes WebAssembly decode sequential blocks with
+	// baselineBlockGo instead of the kernel (for the tests that hold
+	// the two to each other).
+	goBlocks bool
 }
 
 // decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
@@ -341,7 +348,12 @@ func decodeJPEGLumaDecoder(b []byte, s int, maxBytes int64) (*lumaDecoder, error
 	if s != 1 && s != 2 && s != 4 && s != 8 {
 		return nil, fmt.Errorf("imagex: luminance scale 1/%d", s)
 	}
-	d := &lumaDecoder{data: b, n: 8 / s}
+	return decodeJPEGLumaWith(&lumaDecoder{data: b, n: 8 / s}, maxBytes)
+}
+
+// decodeJPEGLumaWith runs the decode d is set up for (the tests set
+// goBlocks).
+func decodeJPEGLumaWith(d *lumaDecoder, maxBytes int64) (*lumaDecoder, error) {
 	if err := d.run(maxBytes); err != nil {
 		return nil, err
 	}
@@ -855,15 +867,18 @@ func skipScan(b []byte, i int) int {
 	}
 }
 
-// baselineBlock decodes one block of a sequential scan; a Y block goes
+// baselineBlockGo decodes one block of a sequential scan; a Y block goes
 // straight through the reduced inverse DCT into the output plane. blk is
-// all zeros on entry and is left so.
+// all zeros on entry and is left so. It is baselineBlock everywhere but
+// in WebAssembly, where the entropy decoding runs in one assembly kernel
+// (huffBlockAsm, huff_wasm.s) and this is the reference it is tested
+// against.
 //
 // Its Huffman decoding is written out rather than called (decode, bits):
 // after a refill to at least 32 bits, a code (at most 16 bits) and its
 // magnitude bits (at most 15) are in acc, and in WebAssembly the calls
 // cost more than the work.
-func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
+func (d *lumaDecoder) baselineBlockGo(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
 	if r.n < 32 {
 		r.fill()
 	}
@@ -940,19 +955,25 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 		kmax = k
 		k++
 	}
+	d.finishBlock(blk, kmax, bx, by)
+	return nil
+}
+
+// finishBlock writes the Y block blk, whose last coded position is kmax,
+// into the output plane at (bx, by), and clears what it held.
+func (d *lumaDecoder) finishBlock(blk *[64]int32, kmax, bx, by int) {
 	if kmax == 0 {
 		// A flat block (the most common kind in smooth areas): every
 		// output pixel is its mean.
 		d.flatBlock(blk[0], bx, by)
 		blk[0] = 0
-		return nil
+		return
 	}
 	d.idctBlock(blk, int(zigzagCols[kmax&63]), bx, by)
 	blk[0] = 0
 	for k := 1; k <= kmax; k++ {
 		blk[zigzag[k]] = 0
 	}
-	return nil
 }
 
 // skipAC reads past the AC coefficients of a block whose values are not
@@ -1000,9 +1021,9 @@ func (d *lumaDecoder) idctBlock(blk *[64]int32, cols, bx, by int) {
 	off := by*d.n*o.Stride + bx*d.n
 	switch d.n {
 	case 8:
-		idct8(blk, o.Pix[off:], o.Stride, cols)
+		idct8Fast(blk, o.Pix[off:], o.Stride, cols, &d.idctTmp)
 	case 4:
-		idct4(blk, o.Pix[off:], o.Stride, cols)
+		idct4Fast(blk, o.Pix[off:], o.Stride, cols, &d.idctTmp)
 	case 2:
 		idct2(blk, o.Pix[off:], o.Stride)
 	default:
