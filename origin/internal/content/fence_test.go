@@ -13,8 +13,9 @@ import (
 const contentPkg = "github.com/provenant/provenant/origin/internal/content"
 
 // TestLayerFence keeps the content packages layered one way
-// (docs/design.md, "Package cut"): manifests and phindex sit below
-// content (signing writes manifests, the record store indexes hashes) and
+// (docs/design.md, "Package cut"): manifests, phindex and videos sit
+// below content (signing writes manifests, the record store indexes
+// hashes, video records keep their fingerprints and frame index) and
 // never import it; receipts and badges sit above it (they only read
 // records through small interfaces) and content never imports them; and
 // none of them knows HTTP or the server's wiring.
@@ -26,8 +27,9 @@ func TestLayerFence(t *testing.T) {
 		// above are content packages pkg must not depend on.
 		above []string
 	}{
-		{"/manifests", []string{"", "/receipts", "/badges"}},
-		{"/phindex", []string{"", "/manifests", "/receipts", "/badges"}},
+		{"/manifests", []string{"", "/videos", "/receipts", "/badges"}},
+		{"/phindex", []string{"", "/manifests", "/videos", "/receipts", "/badges"}},
+		{"/videos", []string{"", "/manifests", "/receipts", "/badges"}},
 		{"", []string{"/receipts", "/badges"}},
 		{"/receipts", []string{"/badges"}},
 		{"/badges", []string{"/receipts"}},

@@ -15,9 +15,8 @@ import (
 	"github.com/provenant/provenant/internal/defaults"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
+	"github.com/provenant/provenant/origin/internal/content/videos"
 	"github.com/provenant/provenant/origin/internal/store"
-	"github.com/provenant/provenant/origin/internal/video"
-	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 )
 
@@ -101,9 +100,8 @@ func newNear(opts NearOptions) *Near {
 	opts.Wait = defaults.Positive(opts.Wait, DefaultNearWait)
 	opts.Retry = defaults.Positive(opts.Retry, DefaultNearRetry)
 	// The geometric index (eight hashes per signed picture, read at sign
-	// and register) and the video index (up to 2·videoIndexFrames hashes
-	// per video, read at video verify and sign) are compact: 36 bytes a
-	// hash, not 60.
+	// and register) and the video index (up to 128 hashes per video, read
+	// at video verify and sign) are compact: 36 bytes a hash, not 60.
 	n := &Near{main: hamming.New(), video: hamming.NewCompact(), opts: opts, done: make(chan struct{})}
 	if !opts.WithoutGeometric {
 		n.geo = hamming.NewCompact()
@@ -112,7 +110,7 @@ func newNear(opts NearOptions) *Near {
 }
 
 func (n *Near) sources() []nearSource {
-	out := []nearSource{{phindex.Index{Prefix: []byte(pfxPHash)}, n.main}, {phindex.Index{Prefix: []byte(pfxVideoIndex)}, n.video}}
+	out := []nearSource{{phindex.Index{Prefix: []byte(pfxPHash)}, n.main}, {phindex.Index{Prefix: []byte(videos.FramePrefix)}, n.video}}
 	if n.geo != nil {
 		out = append(out, nearSource{phindex.Index{Prefix: []byte(pfxGeoIndex)}, n.geo})
 	}
@@ -318,20 +316,11 @@ func (s *Service) nearCommitted(ctx context.Context, rec *record.Record) error {
 				a.geo = append(a.geo, h.P64)
 			}
 		}
-		b, err := tx.Get(videoFPKey(rec.ID.String()))
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		var fp video.Fingerprint
-		if err := fp.UnmarshalBinary(b); err != nil {
-			return fmt.Errorf("content: video fingerprint of %s: %w", rec.ID, err)
-		}
-		for _, h := range videoIndexHashes(fp) {
+		vs, err := videos.Indexed(tx, rec.ID)
+		for _, h := range vs {
 			a.video = append(a.video, h.P64)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -420,97 +409,13 @@ func claimOrder(ctx context.Context, st store.Store, sets ...*entries) error {
 	return nil
 }
 
-// videoNear returns the videos whose indexed frames are near the clip's,
-// at most videoCandidates of them, best first. Each of the clip's
-// videoQueryFrames spread frames is looked up, and a video gets a vote
-// per clip frame with an indexed frame within phash.CandidateDistance64
-// (every one within hamming.DefaultExactRadius is found: the in-memory
-// index has no read budget); videos are ranked by votes, then by the sum
-// of their per-frame distances, then by claim. A copy of the clip near on
-// most of its frames thus outranks any number of videos that share one
-// frame with it (a black frame, a common intro), however near that one
-// frame is; and the earliest claim among the best-voted is always kept,
-// so a burst of re-uploads cannot push the first one out.
-//
-// The cost is bounded per lookup by the hashes within reach: a video
-// holds at most 2·videoIndexFrames hashes, and a clip probes at most
-// videoQueryFrames of its own.
-func (s *Service) videoNear(tx store.Txn, fp video.Fingerprint) ([]string, error) {
-	type vote struct {
-		frames, dist, seq int
-	}
-	votes := map[[16]byte]*vote{}
-	ix := s.videoIndex()
-	for _, h := range spread(fp.Hashes, videoQueryFrames) {
-		var ms []phindex.Match
-		if ix.Mem != nil {
-			for _, m := range ix.Mem.LookupRadius(h.P64, phash.CandidateDistance64, max(ix.Radius, phindex.DefaultRadius)+1) {
-				ms = append(ms, phindex.Match(m))
-			}
-		} else {
-			var err error
-			if ms, _, err = ix.Lookup(tx, h, phash.CandidateDistance64, videoCandidates, 0); err != nil {
-				return nil, err
-			}
-		}
-		counted := map[[16]byte]bool{}
-		for _, m := range ms { // nearest first: a record's first match is its distance
-			v := votes[m.ID]
-			if v == nil {
-				v = &vote{seq: m.Seq}
-				votes[m.ID] = v
-			}
-			v.seq = min(v.seq, m.Seq)
-			if !counted[m.ID] {
-				counted[m.ID] = true
-				v.frames++
-				v.dist += m.D64
-			}
-		}
-	}
-	ids := make([][16]byte, 0, len(votes))
-	for id := range votes {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b [16]byte) int {
-		va, vb := votes[a], votes[b]
-		return cmp.Or(cmp.Compare(vb.frames, va.frames), cmp.Compare(va.dist, vb.dist), cmp.Compare(va.seq, vb.seq), bytes.Compare(a[:], b[:]))
-	})
-	if len(ids) > videoCandidates {
-		// The earliest claim among the best-voted, if the cut drops it.
-		top := votes[ids[0]].frames
-		first := -1
-		for i, id := range ids {
-			if votes[id].frames < top {
-				break
-			}
-			if first < 0 || votes[id].seq < votes[ids[first]].seq {
-				first = i
-			}
-		}
-		if first >= videoCandidates {
-			ids[videoCandidates-1] = ids[first]
-		}
-		ids = ids[:videoCandidates]
-	}
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = record.ID(id).String()
-	}
-	return out, nil
-}
-
-// The store indexes of the perceptual hashes, of the geometric hashes of
-// mirrors and turns, and of video frames; each answered from its
-// in-memory index when the service has one.
+// The store indexes of the perceptual hashes and of the geometric hashes
+// of mirrors and turns (videoIndex is the video frames'); each answered
+// from its in-memory index when the service has one.
 func (s *Service) phindex() phindex.Index {
 	return s.cfg.Near.index(pfxPHash, func(n *Near) *hamming.Index { return n.main })
 }
 
 func (s *Service) geoIndex() phindex.Index {
 	return s.cfg.Near.index(pfxGeoIndex, func(n *Near) *hamming.Index { return n.geo })
-}
-
-func (s *Service) videoIndex() phindex.Index {
-	return s.cfg.Near.index(pfxVideoIndex, func(n *Near) *hamming.Index { return n.video })
 }

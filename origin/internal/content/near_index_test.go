@@ -11,6 +11,7 @@ import (
 
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
+	"github.com/provenant/provenant/origin/internal/content/videos"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/video"
@@ -37,12 +38,8 @@ func randomFingerprint(r *rand.Rand, seconds int) video.Fingerprint {
 // adds it to the service's in-memory index as its commit does.
 func (e *env) indexVideo(s *Service, id record.ID, fp video.Fingerprint) {
 	e.t.Helper()
-	b, err := fp.MarshalBinary()
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	ctx := context.Background()
-	if err := e.st.Update(ctx, func(tx store.Txn) error { return s.storeVideoIndex(tx, id, fp, b) }); err != nil {
+	if err := e.st.Update(ctx, func(tx store.Txn) error { return s.videoIndex().Put(tx, id, fp) }); err != nil {
 		e.t.Fatal(err)
 	}
 	if err := s.nearCommitted(ctx, &record.Record{ID: id, PerceptualHash: fp.Hashes[len(fp.Hashes)/2]}); err != nil {
@@ -72,7 +69,7 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	if m := video.MatchFingerprints(signedFP, clip); !m.Matched || m.Offset != from {
 		t.Fatalf("the clip does not align on its video by itself: %+v", m)
 	}
-	queries := spread(clip.Hashes, videoQueryFrames)
+	queries := videos.QueryHashes(clip)
 	const decoys = 300
 	for d := range decoys {
 		fp := randomFingerprint(r, 40)
