@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
 	"github.com/provenant/provenant/origin/internal/content/videos"
+	"github.com/provenant/provenant/origin/internal/content/videos/videostest"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/video"
@@ -20,19 +21,6 @@ import (
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
 )
-
-func randomHash(r *rand.Rand) phash.Hash {
-	return phash.Hash{P64: r.Uint64(), P256: [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}}
-}
-
-func randomFingerprint(r *rand.Rand, seconds int) video.Fingerprint {
-	var fp video.Fingerprint
-	for range seconds {
-		fp.Hashes = append(fp.Hashes, randomHash(r))
-		fp.Centre = append(fp.Centre, randomHash(r))
-	}
-	return fp
-}
 
 // indexVideo stores fp under id as a signed video's transaction does and
 // adds it to the service's in-memory index as its commit does.
@@ -57,7 +45,7 @@ func (e *env) indexVideo(s *Service, id record.ID, fp video.Fingerprint) {
 func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	e := newEnv(t)
 	r := rand.New(rand.NewPCG(36, 1))
-	signedFP := randomFingerprint(r, 40)
+	signedFP := videostest.Fingerprint(r, 40)
 	const from, length = 10, 20
 	var clip video.Fingerprint
 	for _, h := range signedFP.Hashes[from : from+length] {
@@ -72,9 +60,9 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	queries := videos.QueryHashes(clip)
 	const decoys = 300
 	for d := range decoys {
-		fp := randomFingerprint(r, 40)
+		fp := videostest.Fingerprint(r, 40)
 		for k, q := range []int{d % len(queries), (d + 5) % len(queries)} {
-			fp.Hashes[k*20] = phash.Hash{P64: hammingtest.FlipExact(r, queries[q].P64, r.IntN(3)), P256: randomHash(r).P256}
+			fp.Hashes[k*20] = phash.Hash{P64: hammingtest.FlipExact(r, queries[q].P64, r.IntN(3)), P256: videostest.Hash(r).P256}
 		}
 		var did [16]byte
 		if _, err := crand.Read(did[:]); err != nil {
@@ -123,7 +111,7 @@ func TestNearLoading(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("early@example.com", "Early")
 	r := rand.New(rand.NewPCG(36, 2))
-	before := e.plant(o, "Early", randomHash(r))
+	before := e.plant(o, "Early", videostest.Hash(r))
 
 	// The load reads the three indexes' entries (three reads), then waits
 	// before ordering them by claim: a record committed in that wait is
@@ -144,7 +132,7 @@ func TestNearLoading(t *testing.T) {
 	if _, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: bh})); !errors.Is(err, ErrNearLoading) {
 		t.Fatalf("candidates while loading: %v, want ErrNearLoading", err)
 	}
-	if _, err := s.matchVideo(t.Context(), randomFingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, ErrNearLoading) {
+	if _, err := s.matchVideo(t.Context(), videostest.Fingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, ErrNearLoading) {
 		t.Fatalf("video match while loading: %v, want ErrNearLoading", err)
 	}
 	// A file that is not a picture searches no index: it is answered.
@@ -153,7 +141,7 @@ func TestNearLoading(t *testing.T) {
 	}
 
 	e.svc = s // plant commits through the loading service
-	during := e.plant(o, "Early", randomHash(r))
+	during := e.plant(o, "Early", videostest.Hash(r))
 	close(open)
 	select {
 	case <-near.Done():
@@ -185,7 +173,7 @@ func TestNearWithoutGeometric(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("geo@example.com", "Geo")
 	r := rand.New(rand.NewPCG(36, 3))
-	rec := e.plant(o, "Geo", randomHash(r))
+	rec := e.plant(o, "Geo", videostest.Hash(r))
 	near := StartNear(t.Context(), e.st, nil, NearOptions{WithoutGeometric: true})
 	<-near.Done()
 	cfg := e.cfg
@@ -225,7 +213,7 @@ func (f failingStore) View(ctx context.Context, fn func(store.Txn) error) error 
 func TestNearLoadRetries(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("retry@example.com", "Retry")
-	rec := e.plant(o, "Retry", randomHash(rand.New(rand.NewPCG(36, 4))))
+	rec := e.plant(o, "Retry", videostest.Hash(rand.New(rand.NewPCG(36, 4))))
 	failures := &atomic.Int32{}
 	failures.Store(2)
 	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, NearOptions{Retry: 200 * time.Millisecond})

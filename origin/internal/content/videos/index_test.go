@@ -8,25 +8,13 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/origin/internal/content/phindex"
+	"github.com/provenant/provenant/origin/internal/content/videos/videostest"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/video"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 )
-
-func randomHash(r *rand.Rand) phash.Hash {
-	return phash.Hash{P64: r.Uint64(), P256: [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}}
-}
-
-func randomFingerprint(r *rand.Rand, seconds int) video.Fingerprint {
-	var fp video.Fingerprint
-	for range seconds {
-		fp.Hashes = append(fp.Hashes, randomHash(r))
-		fp.Centre = append(fp.Centre, randomHash(r))
-	}
-	return fp
-}
 
 func randomID(r *rand.Rand) record.ID {
 	var id record.ID
@@ -52,7 +40,7 @@ func frames() Index { return Index{Frames: phindex.Index{Prefix: []byte(FramePre
 func TestPutIndexed(t *testing.T) {
 	st := storetest.Badger(t)
 	r := rand.New(rand.NewPCG(48, 1))
-	fp := randomFingerprint(r, 300)
+	fp := videostest.Fingerprint(r, 300)
 	id, other := randomID(r), randomID(r)
 	update(t, st, func(tx store.Txn) error { return frames().Put(tx, id, fp) })
 
@@ -104,8 +92,8 @@ func TestQueryHashes(t *testing.T) {
 		fp   video.Fingerprint
 		want int
 	}{
-		{"short clip, every frame", randomFingerprint(r, 5), 5},
-		{"long clip, twelve", randomFingerprint(r, 600), 12},
+		{"short clip, every frame", videostest.Fingerprint(r, 5), 5},
+		{"long clip, twelve", videostest.Fingerprint(r, 600), 12},
 		{"still scene, one", video.Fingerprint{Hashes: []phash.Hash{{P64: 7}, {P64: 7}, {P64: 7}, {P64: 7}}}, 1},
 		{"empty, none", video.Fingerprint{}, 0},
 	}
@@ -130,14 +118,14 @@ func TestQueryHashes(t *testing.T) {
 func TestAlign(t *testing.T) {
 	st := storetest.Badger(t)
 	r := rand.New(rand.NewPCG(48, 3))
-	signed := randomFingerprint(r, 40)
+	signed := videostest.Fingerprint(r, 40)
 	// partial shares the seconds 10–24 of signed and nothing else: 15 of a
 	// 20-second clip of it, enough to align, fewer than signed.
-	partial := randomFingerprint(r, 40)
+	partial := videostest.Fingerprint(r, 40)
 	copy(partial.Hashes[10:25], signed.Hashes[10:25])
 	// unindexed is a video whose frames are not in the frame index (a
 	// watermark still names it).
-	unindexed := randomFingerprint(r, 30)
+	unindexed := videostest.Fingerprint(r, 30)
 	a, b, c, broken := randomID(r), randomID(r), randomID(r), randomID(r)
 	update(t, st, func(tx store.Txn) error {
 		if err := frames().Put(tx, a, signed); err != nil {
@@ -150,7 +138,7 @@ func TestAlign(t *testing.T) {
 		if err := elsewhere.Put(tx, c, unindexed); err != nil {
 			return err
 		}
-		if err := frames().Put(tx, broken, randomFingerprint(r, 10)); err != nil {
+		if err := frames().Put(tx, broken, videostest.Fingerprint(r, 10)); err != nil {
 			return err
 		}
 		return tx.Set(fingerprintKey(broken.String()), []byte("garbage"))
@@ -186,7 +174,7 @@ func TestAlign(t *testing.T) {
 			}
 			return phash.Hash{}, false
 		}, nil},
-		{"unrelated clip", randomFingerprint(r, 20), "", all, nil},
+		{"unrelated clip", videostest.Fingerprint(r, 20), "", all, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
