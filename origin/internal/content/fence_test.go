@@ -13,10 +13,10 @@ import (
 const contentPkg = "github.com/provenant/provenant/origin/internal/content"
 
 // TestLayerFence keeps the content packages layered one way
-// (docs/design.md, "Package cut"): manifests, phindex and videos sit
-// below content (signing writes manifests, the record store indexes
-// hashes, video records keep their fingerprints and frame index) and
-// never import it; receipts and badges sit above it (they only read
+// (docs/design.md, "Package cut"): manifests, phindex, nearindex and
+// videos sit below content (signing writes manifests, the record store
+// indexes hashes and holds the indexes in memory, video records keep
+// their fingerprints and frame index) and never import it; receipts and badges sit above it (they only read
 // records through small interfaces) and content never imports them; and
 // none of them knows HTTP or the server's wiring.
 func TestLayerFence(t *testing.T) {
@@ -27,9 +27,10 @@ func TestLayerFence(t *testing.T) {
 		// above are content packages pkg must not depend on.
 		above []string
 	}{
-		{"/manifests", []string{"", "/videos", "/receipts", "/badges"}},
-		{"/phindex", []string{"", "/manifests", "/videos", "/receipts", "/badges"}},
-		{"/videos", []string{"", "/manifests", "/receipts", "/badges"}},
+		{"/manifests", []string{"", "/videos", "/nearindex", "/receipts", "/badges"}},
+		{"/phindex", []string{"", "/manifests", "/videos", "/nearindex", "/receipts", "/badges"}},
+		{"/nearindex", []string{"", "/manifests", "/videos", "/receipts", "/badges"}},
+		{"/videos", []string{"", "/manifests", "/nearindex", "/receipts", "/badges"}},
 		{"", []string{"/receipts", "/badges"}},
 		{"/receipts", []string{"/badges"}},
 		{"/badges", []string{"/receipts"}},

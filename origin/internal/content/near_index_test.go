@@ -11,6 +11,7 @@ import (
 
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/videos"
 	"github.com/provenant/provenant/origin/internal/content/videos/videostest"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -104,7 +105,7 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 }
 
 // TestNearLoading: while the index loads, searches that need it fail
-// with ErrNearLoading (after the configured wait) and Ready says so; a
+// with nearindex.ErrLoading (after the configured wait) and Ready says so; a
 // record committed meanwhile is in the index once it is loaded, beside
 // those loaded from the store.
 func TestNearLoading(t *testing.T) {
@@ -118,22 +119,22 @@ func TestNearLoading(t *testing.T) {
 	// in none of its snapshots.
 	open := make(chan struct{})
 	gated := &storetest.Gated{Store: e.st, Open: open, Free: 3}
-	near := StartNear(t.Context(), gated, nil, NearOptions{Wait: 20 * time.Millisecond})
+	near := StartNear(t.Context(), gated, nil, nearindex.Options{Wait: 20 * time.Millisecond})
 	for gated.Views.Load() < 4 {
 		time.Sleep(time.Millisecond)
 	}
 	cfg := e.cfg
 	cfg.Near.Index = near
 	s := e.service(cfg)
-	if err := near.Ready(); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("Ready while loading = %v, want ErrNearLoading", err)
+	if err := near.Ready(); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("Ready while loading = %v, want nearindex.ErrLoading", err)
 	}
 	bh, _ := phash.Parse(before.PerceptualHash)
-	if _, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: bh})); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("candidates while loading: %v, want ErrNearLoading", err)
+	if _, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: bh})); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("candidates while loading: %v, want nearindex.ErrLoading", err)
 	}
-	if _, err := s.matchVideo(t.Context(), videostest.Fingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("video match while loading: %v, want ErrNearLoading", err)
+	if _, err := s.matchVideo(t.Context(), videostest.Fingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("video match while loading: %v, want nearindex.ErrLoading", err)
 	}
 	// A file that is not a picture searches no index: it is answered.
 	if _, err := s.candidates(t.Context(), Facts{NotDecoded: true}); err != nil {
@@ -174,7 +175,7 @@ func TestNearWithoutGeometric(t *testing.T) {
 	o := e.newOwner("geo@example.com", "Geo")
 	r := rand.New(rand.NewPCG(36, 3))
 	rec := e.plant(o, "Geo", videostest.Hash(r))
-	near := StartNear(t.Context(), e.st, nil, NearOptions{WithoutGeometric: true})
+	near := StartNear(t.Context(), e.st, nil, nearindex.Options{WithoutGeometric: true})
 	<-near.Done()
 	cfg := e.cfg
 	cfg.Near.Index = near
@@ -216,12 +217,12 @@ func TestNearLoadRetries(t *testing.T) {
 	rec := e.plant(o, "Retry", videostest.Hash(rand.New(rand.NewPCG(36, 4))))
 	failures := &atomic.Int32{}
 	failures.Store(2)
-	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, NearOptions{Retry: 200 * time.Millisecond})
+	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, nearindex.Options{Retry: 200 * time.Millisecond})
 	deadline := time.Now().Add(10 * time.Second)
 	sawFailure := false
 	for near.Ready() != nil && time.Now().Before(deadline) {
 		err := near.Ready()
-		sawFailure = sawFailure || (errors.Is(err, ErrNearLoading) && errors.Is(err, errStoreDown))
+		sawFailure = sawFailure || (errors.Is(err, nearindex.ErrLoading) && errors.Is(err, errStoreDown))
 		time.Sleep(time.Millisecond)
 	}
 	if err := near.Ready(); err != nil {

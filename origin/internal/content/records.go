@@ -17,7 +17,7 @@
 //
 // Its subpackages each own one concept beside the records, layered one
 // way (fence_test.go): below content, phindex (the near-duplicate index),
-// manifests (C2PA: the manifest a signed file carries, kept and
+// nearindex (the same indexes held in memory, StartNear), manifests (C2PA: the manifest a signed file carries, kept and
 // resolved; content finds the candidates, ManifestCandidates) and videos
 // (a video record's fingerprint and frame index, how a clip aligns on a
 // signed video, the marking pipeline and a video verdict's wording;

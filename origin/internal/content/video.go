@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/provenant/provenant/internal/hamming"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/videos"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -310,7 +310,7 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 // payload and the records whose indexed frames are near some of the
 // clip's frames.
 func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videos.Aligned, error) {
-	if err := s.cfg.Near.Index.wait(ctx); err != nil {
+	if err := s.cfg.Near.Index.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
 	var best *videos.Aligned
@@ -343,7 +343,7 @@ func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdi
 // videoIndex is the store's video frame index, answered from the
 // in-memory index when the service has one.
 func (s *Service) videoIndex() videos.Index {
-	return videos.Index{Frames: s.cfg.Near.index(videos.FramePrefix, func(n *Near) *hamming.Index { return n.video }), Logger: s.log}
+	return videos.Index{Frames: s.cfg.Near.index(videos.FramePrefix, (*nearindex.Index).Video), Logger: s.log}
 }
 
 // fileSHA256 hashes the file at path as it reads it.
