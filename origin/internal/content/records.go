@@ -17,8 +17,10 @@
 //
 // Its subpackages each own one concept beside the records, layered one
 // way (fence_test.go): below content, phindex (the near-duplicate index),
-// nearindex (the same indexes held in memory, StartNear), manifests (C2PA: the manifest a signed file carries, kept and
-// resolved; content finds the candidates, ManifestCandidates) and videos
+// nearindex (the same indexes held in memory, StartNear), counters (the
+// dashboard counts each change bumps in its transaction), manifests
+// (C2PA: the manifest a signed file carries, kept and resolved; content
+// finds the candidates, ManifestCandidates) and videos
 // (a video record's fingerprint and frame index, how a clip aligns on a
 // signed video, the marking pipeline and a video verdict's wording;
 // content signs and verifies video records through it); above it,
