@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content/counters"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -79,7 +80,7 @@ func (s *Service) BatchAnchored(txn store.Txn, b anchor.AnchoredBatch) error {
 		if err := store.PutJSON(txn, recordKey(id), r); err != nil {
 			return err
 		}
-		if err := bumpCounters(txn, r.Owner, id, func(c *counters) { c.Anchored++ }); err != nil {
+		if err := counters.Bump(txn, r.Owner, id, func(c *counters.Totals) { c.Anchored++ }); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/phash"
@@ -96,8 +97,8 @@ func (s *Service) candidatesFor(ctx context.Context, f Facts, vs variants) ([]ch
 	maxC := s.cfg.Media.Limits.MaxCandidates
 	if !f.NotDecoded {
 		// A search from a partly loaded index would miss copies: wait a
-		// little for it, then refuse (ErrNearLoading) rather than answer.
-		if err := s.cfg.Near.Index.wait(ctx); err != nil {
+		// little for it, then refuse (nearindex.ErrLoading) rather than answer.
+		if err := s.cfg.Near.Index.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("content: candidate lookup: %w", err)
 		}
 	}
@@ -193,10 +194,10 @@ func (s *Service) pool(tx store.Txn, f Facts, vs variants, maxC int) ([]*pooled,
 	if f.NotDecoded {
 		return out, nil
 	}
-	if !s.cfg.Near.Index.isLoaded() {
-		return nil, ErrNearLoading
+	if !s.cfg.Near.Index.Loaded() {
+		return nil, nearindex.ErrLoading
 	}
-	if len(vs.hs) > 0 && s.cfg.Near.Index != nil && s.cfg.Near.Index.geo == nil {
+	if len(vs.hs) > 0 && s.cfg.Near.Index != nil && s.cfg.Near.Index.Geo() == nil {
 		return nil, ErrGeometricIndexOff
 	}
 	queries := append([]phash.Hash{f.PHash}, vs.hs...)

@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -77,8 +78,8 @@ type MediaConfig struct {
 // allowance of near-duplicate registrations.
 type NearConfig struct {
 	// Index, if set, answers the perceptual and geometric lookups from
-	// memory (LoadNear) instead of the store's index buckets.
-	Index *Near
+	// memory (LoadNear, StartNear) instead of the store's index buckets.
+	Index *nearindex.Index
 	// Radius is the per-band Hamming radius of the index probe (see
 	// phindex); 0 means phindex.DefaultRadius.
 	Radius int
@@ -91,7 +92,7 @@ type NearConfig struct {
 
 // index is the store index under prefix, answered from the in-memory
 // index mem picks when Index is set.
-func (c NearConfig) index(prefix string, mem func(*Near) *hamming.Index) phindex.Index {
+func (c NearConfig) index(prefix string, mem func(*nearindex.Index) *hamming.Index) phindex.Index {
 	ix := phindex.Index{Prefix: []byte(prefix), Radius: c.Radius}
 	if c.Index != nil {
 		ix.Mem = mem(c.Index)

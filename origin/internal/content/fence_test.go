@@ -13,9 +13,11 @@ import (
 const contentPkg = "github.com/provenant/provenant/origin/internal/content"
 
 // TestLayerFence keeps the content packages layered one way
-// (docs/design.md, "Package cut"): manifests and phindex sit below
-// content (signing writes manifests, the record store indexes hashes) and
-// never import it; receipts and badges sit above it (they only read
+// (docs/design.md, "Package cut"): manifests, phindex, nearindex, videos
+// and counters sit below content (signing writes manifests, the record
+// store indexes hashes and holds the indexes in memory, video records
+// keep their fingerprints and frame index, every change counts itself on
+// the dashboard) and never import it; receipts and badges sit above it (they only read
 // records through small interfaces) and content never imports them; and
 // none of them knows HTTP or the server's wiring.
 func TestLayerFence(t *testing.T) {
@@ -26,8 +28,11 @@ func TestLayerFence(t *testing.T) {
 		// above are content packages pkg must not depend on.
 		above []string
 	}{
-		{"/manifests", []string{"", "/receipts", "/badges"}},
-		{"/phindex", []string{"", "/manifests", "/receipts", "/badges"}},
+		{"/manifests", []string{"", "/videos", "/nearindex", "/counters", "/receipts", "/badges"}},
+		{"/phindex", []string{"", "/manifests", "/videos", "/nearindex", "/counters", "/receipts", "/badges"}},
+		{"/nearindex", []string{"", "/manifests", "/videos", "/counters", "/receipts", "/badges"}},
+		{"/videos", []string{"", "/manifests", "/nearindex", "/counters", "/receipts", "/badges"}},
+		{"/counters", []string{"", "/manifests", "/phindex", "/nearindex", "/videos", "/receipts", "/badges"}},
 		{"", []string{"/receipts", "/badges"}},
 		{"/receipts", []string{"/badges"}},
 		{"/badges", []string{"/receipts"}},

@@ -3,10 +3,10 @@ package content
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/content/counters"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
 )
@@ -20,8 +20,7 @@ import (
 //	rec/n/<owner>/<^nanos hex>/<id>     owner list, newest first (recent records)
 //	rec/t/<nanos hex>/<id>              public registry, creation order
 //	rec/g/<org lower>/<nanos hex>/<id>  public registry by organisation
-//	rec/c/<owner>/<shard>               counters JSON (shard 0..7 by record id; rec/c/<owner>, of earlier versions, is still read)
-//	rec/v/<owner>/<shard>               verification counter shard (8 bytes)
+//	rec/c/, rec/v/, rec/ds/, rec/dv/    dashboard counts (counters)
 //	rec/p/...                           perceptual index (phindex)
 const (
 	pfxRecord  = "rec/r/"
@@ -31,19 +30,7 @@ const (
 	pfxRecent  = "rec/n/"
 	pfxTime    = "rec/t/"
 	pfxOrg     = "rec/g/"
-	pfxCount   = "rec/c/"
-	pfxVerif   = "rec/v/"
 	pfxPHash   = "rec/p/"
-	// verifiedShards spreads total_verified over several keys so that
-	// concurrent verifications of one owner's content rarely conflict.
-	verifiedShards = 8
-	// counterShards does the same for an owner's other dashboard counters
-	// (signed, anchored, revoked, and signed per day): concurrent signs of
-	// one account, on one origin or on several sharing a store, then
-	// rarely update the same key. A record's counts always go to the shard
-	// of its id. The single key of earlier versions is still read and
-	// summed, never written.
-	counterShards = 8
 )
 
 func recordKey(id string) []byte       { return []byte(pfxRecord + id) }
@@ -53,33 +40,11 @@ func payloadKey(p string) []byte       { return []byte(pfxPayload + p) }
 func ownerPrefix(owner string) []byte  { return []byte(pfxOwner + owner + "/") }
 func recentPrefix(owner string) []byte { return []byte(pfxRecent + owner + "/") }
 func orgPrefix(org string) []byte      { return []byte(pfxOrg + strings.ToLower(org) + "/") }
-func countKey(owner string) []byte     { return []byte(pfxCount + owner) }
-func countShardKey(owner string, shard int) []byte {
-	return fmt.Appendf(nil, "%s%s/%d", pfxCount, owner, shard)
-}
-
-// counterShard is the counter shard of record id.
-func counterShard(id string) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % counterShards)
-}
-func verifKey(owner string, shard int) []byte {
-	return fmt.Appendf(nil, "%s%s/%d", pfxVerif, owner, shard)
-}
 func timeSuffix(t time.Time, id string) string {
 	return fmt.Sprintf("%016x/%s", uint64(t.UnixNano()), id)
 }
 func recentSuffix(t time.Time, id string) string {
 	return fmt.Sprintf("%016x/%s", ^uint64(t.UnixNano()), id)
-}
-
-// counters are the owner's dashboard counters, updated in the transactions
-// that change them.
-type counters struct {
-	Signed   uint64 `json:"signed"`
-	Anchored uint64 `json:"anchored"`
-	Revoked  uint64 `json:"revoked"`
 }
 
 func getRecord(tx store.Txn, id string) (*Record, error) {
@@ -88,56 +53,6 @@ func getRecord(tx store.Txn, id string) (*Record, error) {
 		return nil, err
 	}
 	return &r, nil
-}
-
-// bumpCounters applies fn to owner's counter shard of record id.
-func bumpCounters(tx store.Txn, owner, id string, fn func(*counters)) error {
-	k := countShardKey(owner, counterShard(id))
-	c, err := store.GetJSON[counters](tx, k)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	fn(&c)
-	return store.PutJSON(tx, k, c)
-}
-
-// readCounters sums owner's counter shards and the unsharded key of
-// earlier versions.
-func readCounters(tx store.Txn, owner string) (counters, error) {
-	var sum counters
-	for i := -1; i < counterShards; i++ {
-		k := countKey(owner)
-		if i >= 0 {
-			k = countShardKey(owner, i)
-		}
-		c, err := store.GetJSON[counters](tx, k)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return counters{}, err
-		}
-		sum.Signed += c.Signed
-		sum.Anchored += c.Anchored
-		sum.Revoked += c.Revoked
-	}
-	return sum, nil
-}
-
-func readVerified(tx store.Txn, owner string) (uint64, error) {
-	var n uint64
-	for i := 0; i < verifiedShards; i++ {
-		c, err := store.GetUint64(tx, verifKey(owner, i))
-		if err != nil {
-			return 0, err
-		}
-		n += c
-	}
-	return n, nil
-}
-
-func bumpVerified(tx store.Txn, owner string, shard int) error {
-	return addCount(tx, verifKey(owner, shard))
 }
 
 // insert writes r and all its indexes. It refuses (ErrDuplicate) an id or
@@ -182,8 +97,5 @@ func (s *Service) insert(tx store.Txn, r *Record, rec *record.Record) error {
 	if err := s.phindex().Add(tx, rec.ID, rec.PerceptualHash); err != nil {
 		return err
 	}
-	if err := bumpDaySigned(tx, r.Owner, r.CreatedAt, counterShard(r.ID)); err != nil {
-		return err
-	}
-	return bumpCounters(tx, r.Owner, r.ID, func(c *counters) { c.Signed++ })
+	return counters.BumpSigned(tx, r.Owner, r.ID, r.CreatedAt)
 }

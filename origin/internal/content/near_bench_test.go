@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/phindex"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/pgstore/pgtest"
@@ -110,7 +111,7 @@ func BenchmarkLoadNear(b *testing.B) {
 			b.Fatalf("loaded %d, want %d", m, n)
 		}
 		// Claim order: the first record's exact hash is found at Seq 0.
-		ms := near.main.Lookup(g.P64[0], 0)
+		ms := near.Main().Lookup(g.P64[0], 0)
 		if len(ms) == 0 || ms[0].Seq != 0 || ms[0].ID != ids[0] {
 			b.Fatalf("record 0 is not first in claim order: %+v", ms)
 		}
@@ -125,14 +126,14 @@ func BenchmarkLoadNear(b *testing.B) {
 			near = nil
 			runtime.GC()
 			cpu0, start := cputime.Process(), time.Now()
-			vo := StartNear(ctx, st, nil, NearOptions{WithoutGeometric: true})
+			vo := StartNear(ctx, st, nil, nearindex.Options{WithoutGeometric: true})
 			<-vo.Done()
 			fmt.Fprintf(os.Stderr, "LoadNear %s: with %d geometric hashes per record: %v (process CPU %v), %.0f B/record; verify-only (none): %v (process CPU %v), %.0f B/record\n",
 				kind, geo, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(full)/float64(n),
 				time.Since(start).Round(time.Millisecond), (cputime.Process() - cpu0).Round(time.Millisecond), float64(vo.Bytes())/float64(n))
 			near = vo
 		}
-		fmt.Fprintf(os.Stderr, "LoadNear %s: %d records in %v (process CPU %v), index %.1f B/record\n", kind, n, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(near.main.Bytes())/float64(n))
+		fmt.Fprintf(os.Stderr, "LoadNear %s: %d records in %v (process CPU %v), index %.1f B/record\n", kind, n, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(near.Main().Bytes())/float64(n))
 
 		r := rand.New(rand.NewPCG(3, 5))
 		const queries = 20_000
@@ -146,7 +147,7 @@ func BenchmarkLoadNear(b *testing.B) {
 			}
 			h := hammingtest.FlipExact(r, g.P64[k], d)
 			s := time.Now()
-			got := near.main.Lookup(h, phash.CandidateDistance64)
+			got := near.Main().Lookup(h, phash.CandidateDistance64)
 			lat = append(lat, time.Since(s))
 			if d <= hamming.DefaultExactRadius {
 				exact++

@@ -11,6 +11,9 @@ import (
 
 	"github.com/provenant/provenant/internal/hamming"
 	"github.com/provenant/provenant/internal/hamming/hammingtest"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
+	"github.com/provenant/provenant/origin/internal/content/videos"
+	"github.com/provenant/provenant/origin/internal/content/videos/videostest"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 	"github.com/provenant/provenant/origin/internal/video"
@@ -20,29 +23,12 @@ import (
 	"github.com/provenant/provenant/shared/verdict"
 )
 
-func randomHash(r *rand.Rand) phash.Hash {
-	return phash.Hash{P64: r.Uint64(), P256: [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}}
-}
-
-func randomFingerprint(r *rand.Rand, seconds int) video.Fingerprint {
-	var fp video.Fingerprint
-	for range seconds {
-		fp.Hashes = append(fp.Hashes, randomHash(r))
-		fp.Centre = append(fp.Centre, randomHash(r))
-	}
-	return fp
-}
-
 // indexVideo stores fp under id as a signed video's transaction does and
 // adds it to the service's in-memory index as its commit does.
 func (e *env) indexVideo(s *Service, id record.ID, fp video.Fingerprint) {
 	e.t.Helper()
-	b, err := fp.MarshalBinary()
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	ctx := context.Background()
-	if err := e.st.Update(ctx, func(tx store.Txn) error { return s.storeVideoIndex(tx, id, fp, b) }); err != nil {
+	if err := e.st.Update(ctx, func(tx store.Txn) error { return s.videoIndex().Put(tx, id, fp) }); err != nil {
 		e.t.Fatal(err)
 	}
 	if err := s.nearCommitted(ctx, &record.Record{ID: id, PerceptualHash: fp.Hashes[len(fp.Hashes)/2]}); err != nil {
@@ -60,7 +46,7 @@ func (e *env) indexVideo(s *Service, id record.ID, fp video.Fingerprint) {
 func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	e := newEnv(t)
 	r := rand.New(rand.NewPCG(36, 1))
-	signedFP := randomFingerprint(r, 40)
+	signedFP := videostest.Fingerprint(r, 40)
 	const from, length = 10, 20
 	var clip video.Fingerprint
 	for _, h := range signedFP.Hashes[from : from+length] {
@@ -72,12 +58,12 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 	if m := video.MatchFingerprints(signedFP, clip); !m.Matched || m.Offset != from {
 		t.Fatalf("the clip does not align on its video by itself: %+v", m)
 	}
-	queries := spread(clip.Hashes, videoQueryFrames)
+	queries := videos.QueryHashes(clip)
 	const decoys = 300
 	for d := range decoys {
-		fp := randomFingerprint(r, 40)
+		fp := videostest.Fingerprint(r, 40)
 		for k, q := range []int{d % len(queries), (d + 5) % len(queries)} {
-			fp.Hashes[k*20] = phash.Hash{P64: hammingtest.FlipExact(r, queries[q].P64, r.IntN(3)), P256: randomHash(r).P256}
+			fp.Hashes[k*20] = phash.Hash{P64: hammingtest.FlipExact(r, queries[q].P64, r.IntN(3)), P256: videostest.Hash(r).P256}
 		}
 		var did [16]byte
 		if _, err := crand.Read(did[:]); err != nil {
@@ -119,36 +105,36 @@ func TestVideoCopyAtThresholdAmongNearRecords(t *testing.T) {
 }
 
 // TestNearLoading: while the index loads, searches that need it fail
-// with ErrNearLoading (after the configured wait) and Ready says so; a
+// with nearindex.ErrLoading (after the configured wait) and Ready says so; a
 // record committed meanwhile is in the index once it is loaded, beside
 // those loaded from the store.
 func TestNearLoading(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("early@example.com", "Early")
 	r := rand.New(rand.NewPCG(36, 2))
-	before := e.plant(o, "Early", randomHash(r))
+	before := e.plant(o, "Early", videostest.Hash(r))
 
 	// The load reads the three indexes' entries (three reads), then waits
 	// before ordering them by claim: a record committed in that wait is
 	// in none of its snapshots.
 	open := make(chan struct{})
 	gated := &storetest.Gated{Store: e.st, Open: open, Free: 3}
-	near := StartNear(t.Context(), gated, nil, NearOptions{Wait: 20 * time.Millisecond})
+	near := StartNear(t.Context(), gated, nil, nearindex.Options{Wait: 20 * time.Millisecond})
 	for gated.Views.Load() < 4 {
 		time.Sleep(time.Millisecond)
 	}
 	cfg := e.cfg
 	cfg.Near.Index = near
 	s := e.service(cfg)
-	if err := near.Ready(); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("Ready while loading = %v, want ErrNearLoading", err)
+	if err := near.Ready(); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("Ready while loading = %v, want nearindex.ErrLoading", err)
 	}
 	bh, _ := phash.Parse(before.PerceptualHash)
-	if _, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: bh})); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("candidates while loading: %v, want ErrNearLoading", err)
+	if _, err := s.candidates(t.Context(), fromFacts(facts.Facts{PHash: bh})); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("candidates while loading: %v, want nearindex.ErrLoading", err)
 	}
-	if _, err := s.matchVideo(t.Context(), randomFingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, ErrNearLoading) {
-		t.Fatalf("video match while loading: %v, want ErrNearLoading", err)
+	if _, err := s.matchVideo(t.Context(), videostest.Fingerprint(r, 5), verdict.Watermark{}); !errors.Is(err, nearindex.ErrLoading) {
+		t.Fatalf("video match while loading: %v, want nearindex.ErrLoading", err)
 	}
 	// A file that is not a picture searches no index: it is answered.
 	if _, err := s.candidates(t.Context(), Facts{NotDecoded: true}); err != nil {
@@ -156,7 +142,7 @@ func TestNearLoading(t *testing.T) {
 	}
 
 	e.svc = s // plant commits through the loading service
-	during := e.plant(o, "Early", randomHash(r))
+	during := e.plant(o, "Early", videostest.Hash(r))
 	close(open)
 	select {
 	case <-near.Done():
@@ -188,8 +174,8 @@ func TestNearWithoutGeometric(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("geo@example.com", "Geo")
 	r := rand.New(rand.NewPCG(36, 3))
-	rec := e.plant(o, "Geo", randomHash(r))
-	near := StartNear(t.Context(), e.st, nil, NearOptions{WithoutGeometric: true})
+	rec := e.plant(o, "Geo", videostest.Hash(r))
+	near := StartNear(t.Context(), e.st, nil, nearindex.Options{WithoutGeometric: true})
 	<-near.Done()
 	cfg := e.cfg
 	cfg.Near.Index = near
@@ -228,15 +214,15 @@ func (f failingStore) View(ctx context.Context, fn func(store.Txn) error) error 
 func TestNearLoadRetries(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOwner("retry@example.com", "Retry")
-	rec := e.plant(o, "Retry", randomHash(rand.New(rand.NewPCG(36, 4))))
+	rec := e.plant(o, "Retry", videostest.Hash(rand.New(rand.NewPCG(36, 4))))
 	failures := &atomic.Int32{}
 	failures.Store(2)
-	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, NearOptions{Retry: 200 * time.Millisecond})
+	near := StartNear(t.Context(), failingStore{e.st, failures}, nil, nearindex.Options{Retry: 200 * time.Millisecond})
 	deadline := time.Now().Add(10 * time.Second)
 	sawFailure := false
 	for near.Ready() != nil && time.Now().Before(deadline) {
 		err := near.Ready()
-		sawFailure = sawFailure || (errors.Is(err, ErrNearLoading) && errors.Is(err, errStoreDown))
+		sawFailure = sawFailure || (errors.Is(err, nearindex.ErrLoading) && errors.Is(err, errStoreDown))
 		time.Sleep(time.Millisecond)
 	}
 	if err := near.Ready(); err != nil {

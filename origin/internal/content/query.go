@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content/counters"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/shared/record"
@@ -301,8 +302,9 @@ type Stats struct {
 	PendingBatch       uint64
 	Revoked            uint64
 	Recent             []*Record
-	// Daily is the last DailyDays UTC days, oldest first, today last.
-	Daily []DayCount
+	// Daily is the last counters.DailyDays UTC days, oldest first, today
+	// last.
+	Daily []counters.DayCount
 }
 
 // RecentLimit is the number of records Stats returns.
@@ -313,17 +315,17 @@ const RecentLimit = 10
 func (s *Service) Stats(ctx context.Context, owner string) (Stats, error) {
 	var st Stats
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		c, err := readCounters(tx, owner)
+		c, err := counters.Read(tx, owner)
 		if err != nil {
 			return err
 		}
-		v, err := readVerified(tx, owner)
+		v, err := counters.ReadVerified(tx, owner)
 		if err != nil {
 			return err
 		}
 		st = Stats{TotalSigned: c.Signed, TotalVerified: v, BlockchainAnchored: c.Anchored,
 			PendingBatch: c.Signed - min(c.Signed, c.Anchored), Revoked: c.Revoked}
-		if st.Daily, err = readDaily(tx, owner, s.now()); err != nil {
+		if st.Daily, err = counters.ReadDaily(tx, owner, s.now()); err != nil {
 			return err
 		}
 		st.Recent, _, err = scanIndex(tx, recentPrefix(owner), nil, "", RecentLimit, Filter{}, nil)

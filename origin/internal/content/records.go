@@ -16,9 +16,14 @@
 //     revocation, the public registry and the dashboard counters.
 //
 // Its subpackages each own one concept beside the records, layered one
-// way (fence_test.go): below content, phindex (the near-duplicate index)
-// and manifests (C2PA: the manifest a signed file carries, kept and
-// resolved; content finds the candidates, ManifestCandidates); above it,
+// way (fence_test.go): below content, phindex (the near-duplicate index),
+// nearindex (the same indexes held in memory, StartNear), counters (the
+// dashboard counts each change bumps in its transaction), manifests
+// (C2PA: the manifest a signed file carries, kept and resolved; content
+// finds the candidates, ManifestCandidates) and videos
+// (a video record's fingerprint and frame index, how a clip aligns on a
+// signed video, the marking pipeline and a video verdict's wording;
+// content signs and verifies video records through it); above it,
 // reading records through small interfaces only, receipts (offline
 // receipts, shared/receipt) and badges (record and organisation badges).
 //

@@ -251,11 +251,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Record, erro
 		// A registered video is found by its fingerprint as a signed one
 		// is: the same frame index, in the record's transaction.
 		r.OutputFormat = videoFormat
-		fpBytes, err := fp.MarshalBinary()
-		if err != nil {
-			return nil, err
-		}
-		extra = func(tx store.Txn) error { return s.storeVideoIndex(tx, rid, *fp, fpBytes) }
+		extra = func(tx store.Txn) error { return s.videoIndex().Put(tx, rid, *fp) }
 	}
 	if err := s.commitNew(ctx, r, parsed, record.Signed{Bytes: canon, Signature: sig}, extra); err != nil {
 		if errors.Is(err, ErrDuplicate) {

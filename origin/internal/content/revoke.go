@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/provenant/provenant/origin/internal/content/counters"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/store"
 	"github.com/provenant/provenant/origin/internal/validate"
@@ -50,7 +51,7 @@ func (s *Service) Revoke(ctx context.Context, owner, id, reason string) (*Record
 			return err
 		}
 		out = r
-		return bumpCounters(tx, owner, id, func(c *counters) { c.Revoked++ })
+		return counters.Bump(tx, owner, id, func(c *counters.Totals) { c.Revoked++ })
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyRevoked) {

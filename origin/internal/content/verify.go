@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/provenant/provenant/origin/internal/anchor"
+	"github.com/provenant/provenant/origin/internal/content/counters"
 	"github.com/provenant/provenant/origin/internal/events"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -230,13 +231,10 @@ func (s *Service) VerifyFacts(ctx context.Context, f Facts) (*VerifyResult, erro
 	if err != nil {
 		return nil, err
 	}
-	shard := int(f.SHA256[0]) % verifiedShards
+	shard := int(f.SHA256[0]) % counters.VerifiedShards
 	now := s.now()
 	err = s.cfg.Store.Update(ctx, func(tx store.Txn) error {
-		if err := bumpVerified(tx, best.rec.Owner, shard); err != nil {
-			return err
-		}
-		if err := bumpDayVerified(tx, best.rec.Owner, now, shard); err != nil {
+		if err := counters.BumpVerified(tx, best.rec.Owner, now, shard); err != nil {
 			return err
 		}
 		return s.cfg.Events.Publish(tx, events.Event{Type: events.ContentVerified, Time: now, Accounts: []string{best.rec.Owner}, Data: data})

@@ -10,9 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
+	"github.com/provenant/provenant/origin/internal/content/videos"
 	"github.com/provenant/provenant/origin/internal/ids"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store"
@@ -22,36 +22,16 @@ import (
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/verdict"
-	"github.com/provenant/provenant/shared/wire"
-)
-
-// Video records keep their fingerprint (video.Fingerprint, binary) under
-// rec/vf/<id> and up to videoIndexFrames of its frame hashes in a second
-// perceptual index under rec/vx/, so that a clip finds the videos it may
-// come from with a bounded number of point reads.
-const (
-	pfxVideoFP    = "rec/vf/"
-	pfxVideoIndex = "rec/vx/"
-	// videoIndexFrames bounds the frame hashes indexed per video (spread
-	// evenly): enough that any clip of a few seconds shares near frames
-	// with the index, few enough that a long video costs little.
-	videoIndexFrames = 64
-	// videoQueryFrames bounds the frame hashes of a clip probed in it.
-	videoQueryFrames = 12
-	// videoCandidates bounds the videos whose fingerprints are compared.
-	videoCandidates = 16
 )
 
 // ErrVideoUnavailable: a video was uploaded and the service has no
 // ffmpeg (MediaConfig.Video is nil).
 var ErrVideoUnavailable = errors.New("content: video processing is not available")
 
-func videoFPKey(id string) []byte { return []byte(pfxVideoFP + id) }
-
 // VideoFormat and VideoMIME name the signed output of a video.
 const (
-	VideoFormat = "mp4"
-	VideoMIME   = "video/mp4"
+	VideoFormat = videos.Format
+	VideoMIME   = videos.MIME
 )
 
 // SignVideoInput is one video to sign: Path is a file the caller wrote
@@ -67,7 +47,7 @@ type SignVideoInput struct {
 
 // SignVideo probes the video at in.Path under the engine's limits, embeds
 // a fresh watermark payload in its frames and re-encodes it (H.264, audio
-// kept; see video.Engine.Embed), fingerprints the output, signs the
+// kept; see videos.Mark), fingerprints the output, signs the
 // canonical record of the output (its perceptual hash and local
 // signatures are those of the middle second's frame, the signatures'
 // detail measured without the mark) and stores the
@@ -114,53 +94,21 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 	// so that it can be sent from disk: nothing of the video is held in
 	// memory, whatever its length.
 	outPath := filepath.Join(filepath.Dir(in.Path), filepath.Base(in.Path)+".signed.mp4")
-	if _, err := eng.Embed(ctx, in.Path, info, outPath, payload, video.EmbedOptions{}); err != nil {
+	m, err := videos.Mark(ctx, eng, in.Path, info, outPath, payload)
+	if err != nil {
 		return nil, err
 	}
 	outSum, err := fileSHA256(outPath)
 	if err != nil {
 		return nil, fmt.Errorf("content: sign video: %w", err)
 	}
-	outInfo, err := eng.Probe(ctx, outPath)
-	if err != nil {
-		return nil, fmt.Errorf("content: sign video: probe output: %w", err)
-	}
-	fp, err := eng.Fingerprint(ctx, outPath, outInfo)
-	if err != nil {
-		return nil, err
-	}
-	fpBytes, err := fp.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	// The record's perceptual hash and local signatures are those of the
-	// middle second's frame: the frame a clip trimmed at either end most
-	// likely still holds.
-	mid := len(fp.Hashes) / 2
-	frame, err := eng.FrameAt(ctx, outPath, outInfo, mid)
-	if err != nil {
-		return nil, err
-	}
-	g := localsig.Compute(frame)
-	// The detail of a block counts the mark's own texture, which video
-	// carries stronger than images (video.DefaultGain) and every
-	// re-encode strips: in a flat block it lifts the detail over
-	// localsig.DetailMin, and a CRF 28 re-encode then reads as a loss of
-	// detail (an edit). The detail kept is that of the unmarked upload's
-	// frame at the same second where lower: the picture's, not the mark's.
-	if src, err := eng.FrameAt(ctx, in.Path, info, mid); err == nil {
-		unmarkedDetail(g, localsig.Compute(src))
-	}
-	grid, err := g.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("content: local signatures: %w", err)
-	}
+	ph := m.Fingerprint.Hashes[m.Mid]
 	rec := &record.Record{
-		SHA256: outSum, PerceptualHash: fp.Hashes[mid],
-		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)), LocalSig: grid,
+		SHA256: outSum, PerceptualHash: ph,
+		WatermarkPayload: binary.BigEndian.AppendUint64(nil, uint64(payload)), LocalSig: m.LocalSig,
 	}
 	r := &Record{
-		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: fp.Hashes[mid].String(), WatermarkPayloadHex: payload.String(),
+		OriginalSHA256: hex.EncodeToString(origSum[:]), PerceptualHash: ph.String(), WatermarkPayloadHex: payload.String(),
 		OriginalFilename: cleanFilename(in.Filename), InputFormat: info.Container, OutputFormat: VideoFormat,
 		Width: info.Width &^ 1, Height: info.Height &^ 1,
 	}
@@ -178,25 +126,12 @@ func (s *Service) SignVideo(ctx context.Context, in SignVideoInput) (*SignResult
 			defer f.Close()
 			return s.cfg.Outputs.Blobs.PutReader(ctx, sum, f)
 		},
-		extra: func(tx store.Txn) error { return s.storeVideoIndex(tx, rec.ID, fp, fpBytes) },
+		extra: func(tx store.Txn) error { return s.videoIndex().Put(tx, rec.ID, m.Fingerprint) },
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &SignResult{Record: r, Path: outPath, ContentType: VideoMIME, Certificate: wc}, nil
-}
-
-// unmarkedDetail lowers each block's detail in g to that of the same
-// block in u, the grid of the picture before the mark was added, when the
-// two grids cover the same plane; it never raises one, so a block keeps at
-// most the detail the signed picture itself showed.
-func unmarkedDetail(g, u *localsig.Grid) {
-	if u.Width != g.Width || u.Height != g.Height || u.Cols != g.Cols || u.Rows != g.Rows || len(u.Blocks) != len(g.Blocks) {
-		return
-	}
-	for i := range g.Blocks {
-		g.Blocks[i].Detail = min(g.Blocks[i].Detail, u.Blocks[i].Detail)
-	}
 }
 
 // videoSignedElsewhere refuses, with an *AlreadySignedError, an upload
@@ -285,58 +220,6 @@ func (s *Service) videoNearElsewhere(ctx context.Context, path string, info vide
 	return &AlreadySignedError{RecordID: r.ID, Evidence: []string{EvidencePerceptualHash}}
 }
 
-// storeVideoIndex stores a video record's fingerprint and adds its frame
-// hashes (whole frames and centres) to the frame index, in the record's
-// transaction.
-func (s *Service) storeVideoIndex(tx store.Txn, id record.ID, fp video.Fingerprint, fpBytes []byte) error {
-	if err := tx.Set(videoFPKey(id.String()), fpBytes); err != nil {
-		return err
-	}
-	for _, h := range videoIndexHashes(fp) {
-		if err := s.videoIndex().Add(tx, id, h); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// videoIndexHashes are the frame hashes a video is indexed under: at most
-// videoIndexFrames whole frames and as many centres (a clip cropped to the
-// centre finds its video through them), so that a video costs the index
-// a bounded number of hashes whatever its length.
-func videoIndexHashes(fp video.Fingerprint) []phash.Hash {
-	return append(spread(fp.Hashes, videoIndexFrames), spread(fp.Centre, videoIndexFrames)...)
-}
-
-// spread returns at most n of hs, evenly spaced, distinct 64-bit hashes
-// only (a still scene would otherwise fill a bucket with one value).
-func spread(hs []phash.Hash, n int) []phash.Hash {
-	var out []phash.Hash
-	seen := map[uint64]bool{}
-	for i := 0; i < n && i < len(hs); i++ {
-		h := hs[i*len(hs)/min(n, len(hs))]
-		if !seen[h.P64] {
-			seen[h.P64] = true
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// VideoMatch is how a verified clip aligns on the matched record's video.
-type VideoMatch struct {
-	RecordID string `json:"record_id"`
-	// OffsetSeconds is where the clip starts in the signed video.
-	OffsetSeconds int `json:"offset_seconds"`
-	// ClipSeconds and SignedSeconds are the lengths compared (one
-	// fingerprint frame a second); MatchedSeconds how many aligned.
-	ClipSeconds    int `json:"clip_seconds"`
-	SignedSeconds  int `json:"signed_seconds"`
-	MatchedSeconds int `json:"matched_seconds"`
-	// Trimmed is true when the clip covers only part of the signed video.
-	Trimmed bool `json:"trimmed"`
-}
-
 // VideoDetails are the video-specific facts of a verification.
 type VideoDetails struct {
 	// Frames is the number of frames whose luminance was summed for the
@@ -345,7 +228,7 @@ type VideoDetails struct {
 	WatermarkStrength float64 `json:"watermark_strength"`
 	// Match is the fingerprint alignment (nil when no signed video
 	// matched).
-	Match *VideoMatch `json:"match,omitempty"`
+	Match *videos.Match `json:"match,omitempty"`
 }
 
 // VerifyVideo verifies the video at path (a file the caller wrote) whose
@@ -369,7 +252,7 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 		if err != nil {
 			return nil, nil, err
 		}
-		videoWording(&res.Response)
+		videos.Wording(&res.Response)
 		return res, &VideoDetails{}, nil
 	}
 	info, err := eng.Probe(ctx, path)
@@ -395,13 +278,13 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 		return nil, nil, err
 	}
 	if match != nil {
-		det.Match = &match.VideoMatch
+		det.Match = &match.Match
 		// The clip's own frame at the signed video's middle second, when
 		// the clip holds it, stands for the clip: its hash and, placed by
 		// the watermark's alignment, its blocks against the record's local
 		// signatures. A clip that does not hold that second is linked by
 		// the sequence alignment alone, expressed as the record's hash.
-		if qi := match.mid - match.OffsetSeconds; qi >= 0 && qi < len(fp.Hashes) {
+		if qi := match.Mid - match.OffsetSeconds; qi >= 0 && qi < len(fp.Hashes) {
 			facts.PHash = fp.Hashes[qi]
 			if ex.Detection.Found {
 				frame, err := eng.FrameAt(ctx, path, info, qi)
@@ -411,110 +294,56 @@ func (s *Service) VerifyVideo(ctx context.Context, path string, sum [32]byte) (*
 				facts.Local = localsig.NewProbe(frame, vfacts.Alignment(ex.Detection))
 			}
 		} else {
-			facts.PHash = match.hash
+			facts.PHash = match.Hash
 		}
 	}
 	res, err := s.VerifyFacts(ctx, facts)
 	if err != nil {
 		return nil, nil, err
 	}
-	videoWording(&res.Response)
+	videos.Wording(&res.Response)
 	return res, det, nil
 }
 
-// videoWords say the shared verdict's picture words of a video: its
-// local signatures and perceptual hash compare one frame of the clip with
-// the signed video's frame at the same second, not two pictures.
-var videoWords = strings.NewReplacer(
-	"the signed picture", "the signed video's frame",
-	"another picture", "another video",
-	"the picture's", "this clip's frame's",
-	"the picture", "this clip's frame",
-	"its picture", "its frame",
-)
-
-// videoWording rewrites the details of v, a video's verdict, with
-// videoWords.
-func videoWording(v *wire.VerifyResponse) {
-	for _, c := range []*wire.Check{&v.Checks.Watermark, &v.Checks.SHA256, &v.Checks.PerceptualHash, &v.Checks.Blockchain} {
-		c.Details = videoWords.Replace(c.Details)
-	}
-	if v.Resembles != nil {
-		v.Resembles.Detail = videoWords.Replace(v.Resembles.Detail)
-	}
-}
-
-type videoCandidate struct {
-	VideoMatch
-	hash phash.Hash
-	// mid is the second of the signed video its record's hash and local
-	// signatures were taken at.
-	mid int
-}
-
-// matchVideo finds the signed video the clip fp aligns on best: the
-// candidates are the record of the watermark's payload and the records
-// whose indexed frames are near some of the clip's frames.
-func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videoCandidate, error) {
-	var best *videoCandidate
-	bestNear := 0
-	if err := s.cfg.Near.Index.wait(ctx); err != nil {
+// matchVideo finds the signed video the clip fp aligns on best
+// (videos.Index.Align): the candidates are the record of the watermark's
+// payload and the records whose indexed frames are near some of the
+// clip's frames.
+func (s *Service) matchVideo(ctx context.Context, fp video.Fingerprint, wm verdict.Watermark) (*videos.Aligned, error) {
+	if err := s.cfg.Near.Index.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
+	var best *videos.Aligned
 	err := s.cfg.Store.View(ctx, func(tx store.Txn) error {
-		var order []string
+		var first string
 		if wm.Found {
 			if id, err := tx.Get(payloadKey(hex.EncodeToString(wm.Payload))); err == nil {
-				order = append(order, string(id))
+				first = string(id)
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}
-		near, err := s.videoNear(tx, fp)
-		if err != nil {
-			return err
-		}
-		for _, id := range near {
-			if len(order) < videoCandidates+1 && !slices.Contains(order, id) {
-				order = append(order, id)
-			}
-		}
-		for _, id := range order {
-			b, err := tx.Get(videoFPKey(id))
-			if errors.Is(err, store.ErrNotFound) {
-				continue
-			} else if err != nil {
-				return err
-			}
-			var ref video.Fingerprint
-			if err := ref.UnmarshalBinary(b); err != nil {
-				s.log.Warn("stored video fingerprint unreadable; ignored", "record_id", id)
-				continue
-			}
-			m := video.MatchFingerprints(ref, fp)
-			if !m.Matched || m.Near <= bestNear {
-				continue
-			}
+		var err error
+		best, err = s.videoIndex().Align(tx, fp, first, func(id string) (phash.Hash, bool) {
 			r, err := getRecord(tx, id)
 			if err != nil {
-				continue
+				return phash.Hash{}, false
 			}
 			ph, err := phash.Parse(r.PerceptualHash)
-			if err != nil {
-				continue
-			}
-			bestNear = m.Near
-			best = &videoCandidate{hash: ph, mid: len(ref.Hashes) / 2, VideoMatch: VideoMatch{
-				RecordID: id, OffsetSeconds: m.Offset, ClipSeconds: len(fp.Hashes), SignedSeconds: len(ref.Hashes),
-				MatchedSeconds: m.Near, Trimmed: m.Offset > 0 || m.Offset+len(fp.Hashes) < len(ref.Hashes),
-			}}
-		}
-		return nil
+			return ph, err == nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("content: video lookup: %w", err)
 	}
 	return best, nil
+}
+
+// videoIndex is the store's video frame index, answered from the
+// in-memory index when the service has one.
+func (s *Service) videoIndex() videos.Index {
+	return videos.Index{Frames: s.cfg.Near.index(videos.FramePrefix, (*nearindex.Index).Video), Logger: s.log}
 }
 
 // fileSHA256 hashes the file at path as it reads it.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
 )
 
@@ -17,9 +18,9 @@ import (
 // answer 200.
 func TestNearIndexLoading(t *testing.T) {
 	open := make(chan struct{})
-	var near *content.Near
+	var near *nearindex.Index
 	e := newTestEnv(t, func(cfg *Config) {
-		near = content.StartNear(t.Context(), &storetest.Gated{Store: cfg.Store, Open: open}, nil, content.NearOptions{Wait: 10 * time.Millisecond})
+		near = content.StartNear(t.Context(), &storetest.Gated{Store: cfg.Store, Open: open}, nil, nearindex.Options{Wait: 10 * time.Millisecond})
 		recs, err := content.New(content.Config{Store: cfg.Store, Keys: cfg.Keys, Accounts: cfg.Accounts, Clock: cfg.Clock, Rand: rand.Reader, Near: content.NearConfig{Index: near}})
 		if err != nil {
 			t.Fatal(err)

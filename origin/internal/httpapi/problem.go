@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/blobs"
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/domains"
 	"github.com/provenant/provenant/origin/internal/keys"
@@ -301,7 +302,7 @@ type retryMapping struct {
 // retryMappings are the server's transient states.
 var retryMappings = []retryMapping{
 	{imagex.ErrBusy, fasthttp.StatusServiceUnavailable, CodeDecodeCapacity, "The server is decoding too many images; retry later", decodeRetryAfter, false},
-	{content.ErrNearLoading, fasthttp.StatusServiceUnavailable, CodeNearIndexLoading, "The server is still loading its near-duplicate index; retry shortly", nearLoadingRetryAfter, false},
+	{nearindex.ErrLoading, fasthttp.StatusServiceUnavailable, CodeNearIndexLoading, "The server is still loading its near-duplicate index; retry shortly", nearLoadingRetryAfter, false},
 	{store.ErrNoSpace, fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored", storageRetryAfter, true},
 	{syscall.ENOSPC, fasthttp.StatusInsufficientStorage, CodeInsufficientStorage, "The server is out of disk space; nothing was stored", storageRetryAfter, true},
 	{blobs.ErrUnavailable, fasthttp.StatusServiceUnavailable, CodeStorageUnavailable, "The file store is unavailable; nothing was stored, retry later", storageUnavailableRetryAfter, true},

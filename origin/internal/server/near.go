@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/origin/internal/content"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/httpapi"
 	"github.com/provenant/provenant/origin/internal/store"
 )
@@ -26,11 +27,11 @@ type NearIndexConfig struct {
 // them 503 near_index_loading until they are loaded. stop ends the load
 // and the change-feed polling (PostgreSQL) and is safe to call more than
 // once.
-func startNear(st store.Store, cfg NearIndexConfig, log *slog.Logger) (near *content.Near, stop context.CancelFunc) {
+func startNear(st store.Store, cfg NearIndexConfig, log *slog.Logger) (near *nearindex.Index, stop context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	start := time.Now()
 	log = log.With("component", "near-duplicate index")
-	near = content.StartNear(ctx, st, log, content.NearOptions{WithoutGeometric: cfg.WithoutGeometric})
+	near = content.StartNear(ctx, st, log, nearindex.Options{WithoutGeometric: cfg.WithoutGeometric})
 	log.Info("near-duplicate index loading; /ready answers 503 until it is loaded", "geometric", !cfg.WithoutGeometric)
 	go func() {
 		select {
@@ -46,7 +47,7 @@ func startNear(st store.Store, cfg NearIndexConfig, log *slog.Logger) (near *con
 }
 
 // nearReadyCheck fails while the near-duplicate index is loading (after
-// waiting up to content.DefaultNearWait for it).
-func nearReadyCheck(near *content.Near) httpapi.ReadyCheck {
+// waiting up to nearindex.DefaultWait for it).
+func nearReadyCheck(near *nearindex.Index) httpapi.ReadyCheck {
 	return httpapi.ReadyCheck{Name: "near_index", Check: near.WaitReady}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/content"
 	"github.com/provenant/provenant/origin/internal/content/badges"
 	"github.com/provenant/provenant/origin/internal/content/manifests"
+	"github.com/provenant/provenant/origin/internal/content/nearindex"
 	"github.com/provenant/provenant/origin/internal/content/receipts"
 	"github.com/provenant/provenant/origin/internal/demo"
 	"github.com/provenant/provenant/origin/internal/domains"
@@ -85,7 +86,7 @@ type wiring struct {
 	c2pa     *manifests.Resolver
 	receipts *receipts.Service
 	badges   *badges.Service
-	near     *content.Near
+	near     *nearindex.Index
 	stopNear context.CancelFunc
 	// HTTP API
 	demoDir fs.FS

@@ -1,4 +1,4 @@
-package content
+package videos
 
 import (
 	"strings"
@@ -7,9 +7,9 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 )
 
-// TestVideoWording: the shared verdict's picture words, as it writes them
-// into a watermark check and a resemblance, read as a video's.
-func TestVideoWording(t *testing.T) {
+// TestWording: the shared verdict's picture words, as it writes them into
+// a watermark check and a resemblance, read as a video's.
+func TestWording(t *testing.T) {
 	for _, d := range []string{
 		"watermark payload 0123 matches record r; all 48 local signatures of the signed picture match",
 		"watermark payload 0123 matches record r; a crop showing 81 % of the signed picture, all 30 overlapping local signatures match",
@@ -19,7 +19,7 @@ func TestVideoWording(t *testing.T) {
 		"the file carries the watermark of record r, but its picture is not the signed picture",
 	} {
 		v := wire.VerifyResponse{Checks: wire.Checks{Watermark: wire.Check{Details: d}}, Resembles: &wire.Resemblance{Detail: d}}
-		videoWording(&v)
+		Wording(&v)
 		for _, got := range []string{v.Checks.Watermark.Details, v.Resembles.Detail} {
 			if strings.Contains(got, "picture") || !strings.Contains(got, "record r") {
 				t.Errorf("%q\nreads %q", d, got)
