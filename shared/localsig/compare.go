@@ -406,11 +406,19 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// The gains along their own hue of the strong colours the fit
 	// explains (see keptHue).
 	gainLo, gainHi := math.Inf(1), math.Inf(-1)
+	// Each compared block's chroma residual (see chromaResidual), once
+	// for the gains, the verdict and the chroma groups.
+	var res []residual
 	if colour {
+		res = make([]residual, len(ps))
+		for j, q := range ps {
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			res[j] = chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, cbFit.at(cin[j]), crFit.at(cin[j]), q.f.detail)
+		}
 		var gains []float64
 		for j, q := range ps {
 			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
-			if math.Hypot(scb, scr) < HueMin || chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(cin[j]), crFit.at(cin[j])) > ChromaTolerance {
+			if math.Hypot(scb, scr) < HueMin || res[j].miss > ChromaTolerance {
 				continue
 			}
 			g, _ := alongHue(q.f.cb-128, q.f.cr-128, scb, scr)
@@ -478,15 +486,16 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			}
 		}
 		if colour {
-			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			pcb, pcr := cbFit.at(in), crFit.at(in)
-			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, pcb, pcr)
 			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			// The fit's miss, and where it fails the block, the residual
+			// once a boost's shortfall is allowed (see chromaResidual):
+			// under the tolerance the fit's miss is the block's score.
+			rv := res[j]
+			d := rv.miss
 			if d > tol {
-				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
+				d = rv.size()
 			}
-			rcb, rcr := chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail)
 			// A block that kept its hue, scaled as the picture's other
 			// colours were, is judged by its miss off its hue alone, and
 			// is no part of a chroma group (whose floor still counts
@@ -496,7 +505,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 				skip[q.i] = true
 			}
 			score = max(score, d/tol)
-			cres[q.i] = [2]float64{rcb / tol, rcr / tol}
+			cres[q.i] = [2]float64{rv.cb / tol, rv.cr / tol}
 			if d > tol {
 				chromaScore = d / tol
 				changed = true
@@ -1036,12 +1045,12 @@ func gamutMiss(y, cb, cr, pcb, pcr float64) (float64, float64) {
 // ClipReach is how many times its detail (mean absolute gradient) a
 // block's pixels are taken to reach above and below its mean luminance
 // when asking whether they meet the edge of the RGB gamut (see
-// boostShortfall).
+// shortfall).
 const ClipReach = 3.0
 
-// boostShortfall is the miss of an examined chroma (cb, cr) at mean
+// shortfall is the miss (Cb, Cr) of an examined chroma (cb, cr) at mean
 // luminance y from the segment between the signed chroma (scb, scr) and
-// the fit's prediction (pcb, pcr), +Inf unless the fit boosts the
+// the fit's prediction (pcb, pcr), and false unless the fit boosts the
 // block's chroma (see boosted) and the predicted colour leaves the gamut
 // at a luminance its pixels reach (see pixelsClip; detail is the
 // examined block's).
@@ -1052,18 +1061,7 @@ const ClipReach = 3.0
 // blue channel is at 255 beside darker outline pixels) gains less chroma
 // than its in-gamut mean predicts, anywhere between none and the fitted
 // gain, in the predicted hue. A block the fit does not boost (an
-// unchanged or re-encoded copy, where edits are judged) has a segment
-// of no length.
-func boostShortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) float64 {
-	ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail)
-	if !ok {
-		return math.Inf(1)
-	}
-	return max(math.Abs(ecb), math.Abs(ecr))
-}
-
-// shortfall is boostShortfall's miss as a vector (Cb, Cr), and false
-// where boostShortfall is +Inf.
+// unchanged or re-encoded copy, where edits are judged) has no segment.
 func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64, bool) {
 	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
 		return 0, 0, false
@@ -1073,16 +1071,26 @@ func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64,
 	return cb - scb - t*dx, cr - scr - t*dy, true
 }
 
-// chromaResidual is the miss of chromaMiss, and of boostShortfall where
-// that is smaller, as a signed vector (Cb, Cr): which way, and how far,
-// the examined chroma lies beyond what the fit explains.
-func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64) {
+// residual is a block's chroma residual: the vector (cb, cr) of what the
+// colour fit leaves unexplained, and the fit's own miss (chromaMiss),
+// which ignores a boost's shortfall.
+type residual struct{ cb, cr, miss float64 }
+
+// size is the residual's larger component, the measure the chroma
+// tolerance applies to.
+func (r residual) size() float64 { return max(math.Abs(r.cb), math.Abs(r.cr)) }
+
+// chromaResidual is the miss of chromaMiss, and of shortfall where that
+// is smaller, as a signed vector (Cb, Cr): which way, and how far, the
+// examined chroma lies beyond what the fit explains; miss is chromaMiss
+// alone.
+func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) residual {
 	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
-	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok &&
-		max(math.Abs(ecb), math.Abs(ecr)) < max(math.Abs(rcb), math.Abs(rcr)) {
-		return ecb, ecr
+	r := residual{cb: rcb, cr: rcr, miss: max(math.Abs(rcb), math.Abs(rcr))}
+	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok && max(math.Abs(ecb), math.Abs(ecr)) < r.miss {
+		r.cb, r.cr = ecb, ecr
 	}
-	return rcb, rcr
+	return r
 }
 
 // beyond is the signed distance from v to the interval between a and b
