@@ -401,7 +401,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		for j, q := range ps {
 			ym[j] = q.f.mean
 		}
-		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
+		cbFit, crFit, cin = fitColoursOwn(cb, ycb, ycr, ym, tc)
 	}
 	// The gains along their own hue of the strong colours the fit
 	// explains (see keptHue).
@@ -1523,6 +1523,12 @@ func (gm gamut) clipped(i, k int, p float64) float64 {
 // chroma of a colour of luminance m by its slope at m), whichever start
 // more blocks agree with.
 func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
+	return fitColourTerms(in, ys, k, gm, true)
+}
+
+// fitColourTerms is fitColour, with the other component's cross-talk
+// term only when cross is true.
+func fitColourTerms(in [][3]float64, ys []float64, k int, gm gamut, cross bool) colourFit {
 	miss := func(f colourFit, i int) float64 {
 		p := f.at(in[i])
 		return outside(ys[i], p, gm.clipped(i, k, p))
@@ -1584,7 +1590,11 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 			if p := f.at(v); math.Abs(gm.clipped(i, k, p)-p) > 1 {
 				continue
 			}
-			rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			if cross {
+				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			} else {
+				rows = append(rows, [lsMax]float64{1, v[k] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			}
 			y = append(y, ys[i])
 		}
 		if 2*agreeing < len(in) || len(rows) < 8 {
@@ -1594,11 +1604,22 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 		if iter > 0 && len(rows) >= 16 {
 			terms = 5
 		}
+		if !cross {
+			terms--
+		}
 		sol, ok := solveLS(rows, y, terms)
 		if !ok {
 			break
 		}
 		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32, e: sol[4] / 32}
+		if !cross {
+			n = colourFit{k: k, a: sol[0], d: sol[2] / 32, e: sol[3] / 32}
+			if k == 0 {
+				n.b = sol[1] / 32
+			} else {
+				n.c = sol[1] / 32
+			}
+		}
 		// A plausible colour change: the component's own gain within
 		// 0.3..3, cross-talk and luminance dependence bounded, and the
 		// gain at the strongest colour (chroma 128) still within 0.2..3.
@@ -1637,6 +1658,33 @@ func fitColours(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, co
 		return ccb, ccr, curved
 	}
 	return cb, cr, in
+}
+
+// CrossTalkMin is the least cross-talk (the share of one chroma
+// component the fit adds to the other) of a colour fit that is refitted
+// without it (see fitColoursOwn): a white balance or a saturation change
+// turns no colour by a quarter.
+const CrossTalkMin = 0.25
+
+// fitColoursOwn is fitColours, refitted without the cross-talk terms
+// when either fit turns its component by CrossTalkMin or more of the
+// other; the refit is kept when more blocks agree with it. A picture
+// whose colours lie near one line through the Cb–Cr plane (a sand and
+// its complementary blue, oranges and greys) leaves the cross-talk
+// free: least squares then turns every colour off that line towards
+// it, while a saturation change or a tone curve scales each component
+// by itself.
+func fitColoursOwn(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, colourFit, [][3]float64) {
+	cb, cr, used := fitColours(in, ycb, ycr, ym, tc)
+	if math.Abs(cb.c) < CrossTalkMin && math.Abs(cr.b) < CrossTalkMin {
+		return cb, cr, used
+	}
+	ocb := fitColourTerms(used, ycb, 0, gamut{y: ym, other: ycr, tone: tc}, false)
+	ocr := fitColourTerms(used, ycr, 1, gamut{y: ym, other: ycb, tone: tc}, false)
+	if colourAgreeing(used, ocb, ocr, ycb, ycr, ym) > colourAgreeing(used, cb, cr, ycb, ycr, ym) {
+		return ocb, ocr, used
+	}
+	return cb, cr, used
 }
 
 // CurveBend is the least departure, in levels, of the fitted tone curve
