@@ -228,7 +228,7 @@ func Compare(g *Grid, p *Probe) Result {
 	}
 	search := func(mode int) (Result, bool) {
 		var best Result
-		var bestKX, bestKY int
+		var bestKX, bestKY, bestShown int
 		bestKey, found := math.Inf(-1), false
 		for ky := -kyMax; ky <= kyMax; ky++ {
 			for kx := -kxMax; kx <= kxMax; kx++ {
@@ -252,11 +252,15 @@ func Compare(g *Grid, p *Probe) Result {
 					continue
 				}
 				// The one whose blocks agree best (matches minus three
-				// times changes) wins.
+				// times changes) wins; on a tie, the one with more
+				// structured blocks whose signs agree: a placement on a
+				// uniform area (a screenshot's white interface beside a
+				// dark picture) can match every block by an offset
+				// alone, and only structure tells the picture.
 				key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
-				if !found || key > bestKey {
+				if !found || key > bestKey || (key == bestKey && r.Structured-r.Foreign > bestShown) {
 					best, bestKey, found = r, key, true
-					bestKX, bestKY = kx, ky
+					bestKX, bestKY, bestShown = kx, ky, r.Structured-r.Foreign
 				}
 			}
 		}
