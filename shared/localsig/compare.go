@@ -228,7 +228,7 @@ func Compare(g *Grid, p *Probe) Result {
 	}
 	search := func(mode int) (Result, bool) {
 		var best Result
-		var bestKX, bestKY int
+		var bestKX, bestKY, bestShown int
 		bestKey, found := math.Inf(-1), false
 		for ky := -kyMax; ky <= kyMax; ky++ {
 			for kx := -kxMax; kx <= kxMax; kx++ {
@@ -252,11 +252,15 @@ func Compare(g *Grid, p *Probe) Result {
 					continue
 				}
 				// The one whose blocks agree best (matches minus three
-				// times changes) wins.
+				// times changes) wins; on a tie, the one with more
+				// structured blocks whose signs agree: a placement on a
+				// uniform area (a screenshot's white interface beside a
+				// dark picture) can match every block by an offset
+				// alone, and only structure tells the picture.
 				key := float64(r.Compared-r.ChangedCount) - 3*float64(r.ChangedCount)
-				if !found || key > bestKey {
+				if !found || key > bestKey || (key == bestKey && r.Structured-r.Foreign > bestShown) {
 					best, bestKey, found = r, key, true
-					bestKX, bestKY = kx, ky
+					bestKX, bestKY, bestShown = kx, ky, r.Structured-r.Foreign
 				}
 			}
 		}
@@ -401,16 +405,24 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		for j, q := range ps {
 			ym[j] = q.f.mean
 		}
-		cbFit, crFit, cin = fitColours(cb, ycb, ycr, ym, tc)
+		cbFit, crFit, cin = fitColoursOwn(cb, ycb, ycr, ym, tc)
 	}
 	// The gains along their own hue of the strong colours the fit
 	// explains (see keptHue).
 	gainLo, gainHi := math.Inf(1), math.Inf(-1)
+	// Each compared block's chroma residual (see chromaResidual), once
+	// for the gains, the verdict and the chroma groups.
+	var res []residual
 	if colour {
+		res = make([]residual, len(ps))
+		for j, q := range ps {
+			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			res[j] = chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, cbFit.at(cin[j]), crFit.at(cin[j]), q.f.detail)
+		}
 		var gains []float64
 		for j, q := range ps {
 			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
-			if math.Hypot(scb, scr) < HueMin || chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, cbFit.at(cin[j]), crFit.at(cin[j])) > ChromaTolerance {
+			if math.Hypot(scb, scr) < HueMin || res[j].miss > ChromaTolerance {
 				continue
 			}
 			g, _ := alongHue(q.f.cb-128, q.f.cr-128, scb, scr)
@@ -478,15 +490,16 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 			}
 		}
 		if colour {
-			in := cin[j]
 			tol := ChromaTolerance + ChromaEdge*chromaStep(g, q.i)
-			pcb, pcr := cbFit.at(in), crFit.at(in)
-			d := chromaMiss(q.f.mean, q.f.cb-128, q.f.cr-128, pcb, pcr)
 			scb, scr := float64(q.bk.Cb)-128, float64(q.bk.Cr)-128
+			// The fit's miss, and where it fails the block, the residual
+			// once a boost's shortfall is allowed (see chromaResidual):
+			// under the tolerance the fit's miss is the block's score.
+			rv := res[j]
+			d := rv.miss
 			if d > tol {
-				d = min(d, boostShortfall(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail))
+				d = rv.size()
 			}
-			rcb, rcr := chromaResidual(q.f.mean, q.f.cb-128, q.f.cr-128, scb, scr, pcb, pcr, q.f.detail)
 			// A block that kept its hue, scaled as the picture's other
 			// colours were, is judged by its miss off its hue alone, and
 			// is no part of a chroma group (whose floor still counts
@@ -496,7 +509,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 				skip[q.i] = true
 			}
 			score = max(score, d/tol)
-			cres[q.i] = [2]float64{rcb / tol, rcr / tol}
+			cres[q.i] = [2]float64{rv.cb / tol, rv.cr / tol}
 			if d > tol {
 				chromaScore = d / tol
 				changed = true
@@ -1036,12 +1049,12 @@ func gamutMiss(y, cb, cr, pcb, pcr float64) (float64, float64) {
 // ClipReach is how many times its detail (mean absolute gradient) a
 // block's pixels are taken to reach above and below its mean luminance
 // when asking whether they meet the edge of the RGB gamut (see
-// boostShortfall).
+// shortfall).
 const ClipReach = 3.0
 
-// boostShortfall is the miss of an examined chroma (cb, cr) at mean
+// shortfall is the miss (Cb, Cr) of an examined chroma (cb, cr) at mean
 // luminance y from the segment between the signed chroma (scb, scr) and
-// the fit's prediction (pcb, pcr), +Inf unless the fit boosts the
+// the fit's prediction (pcb, pcr), and false unless the fit boosts the
 // block's chroma (see boosted) and the predicted colour leaves the gamut
 // at a luminance its pixels reach (see pixelsClip; detail is the
 // examined block's).
@@ -1052,18 +1065,7 @@ const ClipReach = 3.0
 // blue channel is at 255 beside darker outline pixels) gains less chroma
 // than its in-gamut mean predicts, anywhere between none and the fitted
 // gain, in the predicted hue. A block the fit does not boost (an
-// unchanged or re-encoded copy, where edits are judged) has a segment
-// of no length.
-func boostShortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) float64 {
-	ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail)
-	if !ok {
-		return math.Inf(1)
-	}
-	return max(math.Abs(ecb), math.Abs(ecr))
-}
-
-// shortfall is boostShortfall's miss as a vector (Cb, Cr), and false
-// where boostShortfall is +Inf.
+// unchanged or re-encoded copy, where edits are judged) has no segment.
 func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64, bool) {
 	if !boosted(scb, scr, pcb, pcr) || !pixelsClip(y, pcb, pcr, detail) {
 		return 0, 0, false
@@ -1073,16 +1075,26 @@ func shortfall(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64,
 	return cb - scb - t*dx, cr - scr - t*dy, true
 }
 
-// chromaResidual is the miss of chromaMiss, and of boostShortfall where
-// that is smaller, as a signed vector (Cb, Cr): which way, and how far,
-// the examined chroma lies beyond what the fit explains.
-func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) (float64, float64) {
+// residual is a block's chroma residual: the vector (cb, cr) of what the
+// colour fit leaves unexplained, and the fit's own miss (chromaMiss),
+// which ignores a boost's shortfall.
+type residual struct{ cb, cr, miss float64 }
+
+// size is the residual's larger component, the measure the chroma
+// tolerance applies to.
+func (r residual) size() float64 { return max(math.Abs(r.cb), math.Abs(r.cr)) }
+
+// chromaResidual is the miss of chromaMiss, and of shortfall where that
+// is smaller, as a signed vector (Cb, Cr): which way, and how far, the
+// examined chroma lies beyond what the fit explains; miss is chromaMiss
+// alone.
+func chromaResidual(y, cb, cr, scb, scr, pcb, pcr, detail float64) residual {
 	rcb, rcr := gamutMiss(y, cb, cr, pcb, pcr)
-	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok &&
-		max(math.Abs(ecb), math.Abs(ecr)) < max(math.Abs(rcb), math.Abs(rcr)) {
-		return ecb, ecr
+	r := residual{cb: rcb, cr: rcr, miss: max(math.Abs(rcb), math.Abs(rcr))}
+	if ecb, ecr, ok := shortfall(y, cb, cr, scb, scr, pcb, pcr, detail); ok && max(math.Abs(ecb), math.Abs(ecr)) < r.miss {
+		r.cb, r.cr = ecb, ecr
 	}
-	return rcb, rcr
+	return r
 }
 
 // beyond is the signed distance from v to the interval between a and b
@@ -1515,6 +1527,12 @@ func (gm gamut) clipped(i, k int, p float64) float64 {
 // chroma of a colour of luminance m by its slope at m), whichever start
 // more blocks agree with.
 func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
+	return fitColourTerms(in, ys, k, gm, true)
+}
+
+// fitColourTerms is fitColour, with the other component's cross-talk
+// term only when cross is true.
+func fitColourTerms(in [][3]float64, ys []float64, k int, gm gamut, cross bool) colourFit {
 	miss := func(f colourFit, i int) float64 {
 		p := f.at(in[i])
 		return outside(ys[i], p, gm.clipped(i, k, p))
@@ -1576,7 +1594,11 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 			if p := f.at(v); math.Abs(gm.clipped(i, k, p)-p) > 1 {
 				continue
 			}
-			rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			if cross {
+				rows = append(rows, [lsMax]float64{1, v[0] / 32, v[1] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			} else {
+				rows = append(rows, [lsMax]float64{1, v[k] / 32, v[k] * (v[2] - 128) / (128 * 32), v[k] * math.Hypot(v[0], v[1]) / (128 * 32)})
+			}
 			y = append(y, ys[i])
 		}
 		if 2*agreeing < len(in) || len(rows) < 8 {
@@ -1586,11 +1608,22 @@ func fitColour(in [][3]float64, ys []float64, k int, gm gamut) colourFit {
 		if iter > 0 && len(rows) >= 16 {
 			terms = 5
 		}
+		if !cross {
+			terms--
+		}
 		sol, ok := solveLS(rows, y, terms)
 		if !ok {
 			break
 		}
 		n := colourFit{k: k, a: sol[0], b: sol[1] / 32, c: sol[2] / 32, d: sol[3] / 32, e: sol[4] / 32}
+		if !cross {
+			n = colourFit{k: k, a: sol[0], d: sol[2] / 32, e: sol[3] / 32}
+			if k == 0 {
+				n.b = sol[1] / 32
+			} else {
+				n.c = sol[1] / 32
+			}
+		}
 		// A plausible colour change: the component's own gain within
 		// 0.3..3, cross-talk and luminance dependence bounded, and the
 		// gain at the strongest colour (chroma 128) still within 0.2..3.
@@ -1629,6 +1662,33 @@ func fitColours(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, co
 		return ccb, ccr, curved
 	}
 	return cb, cr, in
+}
+
+// CrossTalkMin is the least cross-talk (the share of one chroma
+// component the fit adds to the other) of a colour fit that is refitted
+// without it (see fitColoursOwn): a white balance or a saturation change
+// turns no colour by a quarter.
+const CrossTalkMin = 0.25
+
+// fitColoursOwn is fitColours, refitted without the cross-talk terms
+// when either fit turns its component by CrossTalkMin or more of the
+// other; the refit is kept when more blocks agree with it. A picture
+// whose colours lie near one line through the Cb–Cr plane (a sand and
+// its complementary blue, oranges and greys) leaves the cross-talk
+// free: least squares then turns every colour off that line towards
+// it, while a saturation change or a tone curve scales each component
+// by itself.
+func fitColoursOwn(in [][3]float64, ycb, ycr, ym []float64, tc tone) (colourFit, colourFit, [][3]float64) {
+	cb, cr, used := fitColours(in, ycb, ycr, ym, tc)
+	if math.Abs(cb.c) < CrossTalkMin && math.Abs(cr.b) < CrossTalkMin {
+		return cb, cr, used
+	}
+	ocb := fitColourTerms(used, ycb, 0, gamut{y: ym, other: ycr, tone: tc}, false)
+	ocr := fitColourTerms(used, ycr, 1, gamut{y: ym, other: ycb, tone: tc}, false)
+	if colourAgreeing(used, ocb, ocr, ycb, ycr, ym) > colourAgreeing(used, cb, cr, ycb, ycr, ym) {
+		return ocb, ocr, used
+	}
+	return cb, cr, used
 }
 
 // CurveBend is the least departure, in levels, of the fitted tone curve

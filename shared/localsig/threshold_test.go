@@ -52,6 +52,7 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"HueOff", HueOff, 4, "within 4 levels of the line"},
 		{"HueQuantile", HueQuantile, 0.02, "without the 2 % at each end"},
 		{"HueBlocks", HueBlocks, 8, "at least 8 such blocks"},
+		{"CrossTalkMin", CrossTalkMin, 0.25, "a cross-talk of at least 0.25"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {
