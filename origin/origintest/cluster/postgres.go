@@ -145,6 +145,22 @@ func StartPostgres(ctx context.Context, n *Net, cfg PGConfig) (*PG, error) {
 		if err := waitFor(ctx, 60*time.Second, func() error { _, err := os.Stat(cfgFile); return err }); err != nil {
 			return nil, fmt.Errorf("cluster: %s: %w\n%s", h.Name, err, pg.tail(h))
 		}
+		// Not before the keeper has finished initialising (it removes its
+		// init state file then): the reload signal would also reach the
+		// initdb or pg_basebackup it runs meanwhile and fail the node's
+		// initialisation, which a loaded machine made likely.
+		stateDir := filepath.Join(h.Dir, "share", "pg_autoctl", pg.data(h))
+		if err := waitFor(ctx, 120*time.Second, func() error {
+			if _, err := os.Stat(filepath.Join(stateDir, "pg_autoctl.state")); err != nil {
+				return err
+			}
+			if _, err := os.Stat(filepath.Join(stateDir, "pg_autoctl.init")); err == nil {
+				return errors.New("keeper still initialising")
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w\n%s", h.Name, err, pg.tail(h))
+		}
 		secs := strconv.Itoa(int(cfg.PartitionTimeout / time.Second))
 		// config set writes the file and signals the running keeper to
 		// reload it; the signal reaches config set too, so its exit status
