@@ -132,6 +132,45 @@ func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
 	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
 }
 
+// satFold adds, for every chip-sized rectangle of a summed-area table,
+// its sum into a G×G grid of bins: with rows (the table's lines)
+// yb[0] < yb[1] < … and columns xb[0] < xb[1] < …, rectangle (i, j) sums to
+//
+//	sat[yb[j+1]][xb[i+1]] - sat[yb[j+1]][xb[i]] - sat[yb[j]][xb[i+1]] + sat[yb[j]][xb[i]]
+//
+// (computed in that order, left to right) and is added to bin
+// (bx[i], by[j]), rectangles in row-major order. stride is the table's
+// row length; len(xb) = len(bx)+1 and len(yb) = len(by)+1.
+func satFold(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	if len(bx) == 0 || len(by) == 0 {
+		return
+	}
+	if G <= 0 || len(acc) < G*G || stride <= 0 || len(xb) != len(bx)+1 || len(yb) != len(by)+1 {
+		panic("watermark: satFold: bad shape")
+	}
+	for _, x := range xb {
+		if uint(x) >= uint(stride) {
+			panic("watermark: satFold: column out of range")
+		}
+	}
+	for _, y := range yb {
+		if y < 0 || y >= len(sat)/stride {
+			panic("watermark: satFold: row out of range")
+		}
+	}
+	for _, b := range bx {
+		if uint(b) >= uint(G) {
+			panic("watermark: satFold: bin out of range")
+		}
+	}
+	for _, b := range by {
+		if uint(b) >= uint(G) {
+			panic("watermark: satFold: bin out of range")
+		}
+	}
+	satFoldImpl(acc, G, sat, stride, xb, bx, yb, by)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -319,6 +358,26 @@ func foldRowsGo(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int)
 		for ; i < len(src); i++ {
 			row[tx[i]] += float64(src[i])
 		}
+	}
+}
+
+// satFoldGo gathers each table row's columns once (a row is the bottom
+// of one band of rectangles and the top of the next).
+func satFoldGo(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	top, bot := make([]float64, len(xb)), make([]float64, len(xb))
+	for i, x := range xb {
+		top[i] = sat[yb[0]*stride+x]
+	}
+	for j, cy := range by {
+		r := sat[yb[j+1]*stride:]
+		for i, x := range xb {
+			bot[i] = r[x]
+		}
+		row := acc[cy*G : (cy+1)*G]
+		for i, cx := range bx {
+			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
+		}
+		top, bot = bot, top
 	}
 }
 

@@ -160,6 +160,49 @@ func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) 
 	}
 }
 
+// checkSATFold runs satFold on nx×ny rectangles of a table of random
+// values (stride columns, rows rows), cut at sorted random lines, into
+// G×G bins, against its portable Go body.
+func checkSATFold(t *testing.T, G, stride, rows, nx, ny int, seed uint64, raw []byte) {
+	t.Helper()
+	v := kernelValues((stride*rows+1)/2, seed, raw)
+	sat := make([]float64, 0, stride*rows)
+	for _, c := range v {
+		sat = append(sat, real(c), imag(c))
+	}
+	sat = sat[:stride*rows]
+	r := rand.New(rand.NewPCG(seed, 11))
+	cuts := func(n, limit int) []int {
+		c := make([]int, n+1)
+		for i := range c {
+			c[i] = r.IntN(limit)
+		}
+		slices.Sort(c)
+		return c
+	}
+	bins := func(n int) []int {
+		b := make([]int, n)
+		for i := range b {
+			b[i] = r.IntN(G)
+		}
+		return b
+	}
+	xb, yb := cuts(nx, stride), cuts(ny, rows)
+	bx, by := bins(nx), bins(ny)
+	got, want := make([]float64, G*G), make([]float64, G*G)
+	for i := range got {
+		got[i] = float64(i)
+		want[i] = float64(i)
+	}
+	satFold(got, G, sat, stride, xb, bx, yb, by)
+	satFoldGo(want, G, sat, stride, xb, bx, yb, by)
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("satFold G=%d table %d×%d, %d×%d rectangles: bin %d = %v, the Go body gives %v", G, stride, rows, nx, ny, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -194,6 +237,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][6]int{{8, 16, 0, 0, 16, 16}, {64, 100, 3, 5, 97, 20}, {4, 7, 1, 1, 5, 3}, {16, 33, 2, 0, 1, 1}} {
 		checkFold(t, f[0], f[1], f[2], f[3], f[4], f[5], uint64(i), nil)
 	}
+	for i, f := range [][5]int{{32, 257, 257, 128, 128}, {32, 300, 200, 150, 90}, {4, 9, 5, 1, 1}, {8, 17, 3, 16, 2}} {
+		checkSATFold(t, f[0], f[1], f[2], f[3], f[4], uint64(i), nil)
+	}
 }
 
 // FuzzKernelsMatchGo is TestKernelsMatchGo on any values (raw float64 bits,
@@ -210,6 +256,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkKernels(t, c, x, tw)
 		w := c.m + int(gslack%9)
 		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
+		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
 	})
 }
 

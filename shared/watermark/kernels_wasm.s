@@ -709,3 +709,141 @@ TEXT ·peakScanAsm(SB), NOSPLIT, $0-32
 	Get R5; I32WrapI64; Get R3; I64Store $0
 	Get R5; I32WrapI64; Get R4; I64Store $8
 	RET
+
+// func satFoldAsm(acc *float64, rowBytes uintptr, sat *float64, strideBytes uintptr, xb, bx *int, nx uintptr, yb, by *int, ny uintptr)
+// rowBytes and strideBytes are in bytes; nx and ny at least 1. Each band
+// of rectangles reads its two table rows directly (the Go body copies
+// them out first): the same values in the same operations.
+TEXT ·satFoldAsm(SB), NOSPLIT, $0-80
+	MOVD acc+0(FP), R0
+	MOVD rowBytes+8(FP), R1
+	MOVD sat+16(FP), R2
+	MOVD strideBytes+24(FP), R3
+	MOVD xb+32(FP), R4
+	MOVD bx+40(FP), R5
+	MOVD nx+48(FP), R6
+	MOVD yb+56(FP), R7
+	MOVD by+64(FP), R8
+	MOVD ny+72(FP), R9
+	Get R6
+	I64Const $3
+	I64Shl
+	Get R5
+	I64Add
+	Set R6 // end of bx
+	Loop // bands
+		MOVD 0(R7), R10
+		Get R10
+		Get R3
+		I64Mul
+		Get R2
+		I64Add
+		Set R10 // top row of the table
+		MOVD 8(R7), R11
+		Get R11
+		Get R3
+		I64Mul
+		Get R2
+		I64Add
+		Set R11 // bottom row
+		MOVD 0(R8), R12
+		Get R12
+		Get R1
+		I64Mul
+		Get R0
+		I64Add
+		Set R12 // the bins' row
+		Get R4
+		Set R13 // column cursor
+		Get R5
+		Set R14 // bin cursor
+		MOVD 0(R13), R15
+		Get R15
+		I64Const $3
+		I64Shl
+		Set R15
+		Get R11
+		Get R15
+		I64Add
+		Set R15
+		F64Load 0(R15)
+		Set F16 // bottom at the left column
+		MOVD 0(R13), R15
+		Get R15
+		I64Const $3
+		I64Shl
+		Get R10
+		I64Add
+		Set R15
+		F64Load 0(R15)
+		Set F17 // top at the left column
+		Loop
+			MOVD 8(R13), R15
+			Get R15
+			I64Const $3
+			I64Shl
+			Set R15
+			Get R11
+			Get R15
+			I64Add
+			I32WrapI64
+			F64Load $0
+			Set F18 // bottom at the right column
+			Get R10
+			Get R15
+			I64Add
+			I32WrapI64
+			F64Load $0
+			Set F19 // top at the right column
+			MOVD 0(R14), R15
+			Get R15
+			I64Const $3
+			I64Shl
+			Get R12
+			I64Add
+			Set R15
+			Get R15
+			I32WrapI64
+			F64Load 0(R15)
+			Get F18
+			Get F16
+			F64Sub
+			Get F19
+			F64Sub
+			Get F17
+			F64Add
+			F64Add
+			F64Store $0
+			Get F18
+			Set F16
+			Get F19
+			Set F17
+			Get R13
+			I64Const $8
+			I64Add
+			Set R13
+			Get R14
+			I64Const $8
+			I64Add
+			Tee R14
+			Get R6
+			I64LtU
+			BrIf $0
+		End
+		Get R7
+		I64Const $8
+		I64Add
+		Set R7
+		Get R8
+		I64Const $8
+		I64Add
+		Set R8
+		Get R9
+		I64Const $1
+		I64Sub
+		Tee R9
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET

@@ -569,22 +569,7 @@ func (s *scheme) foldChipsSATTo(acc, sat []float64, scale float64, x0, y0, x1, y
 	clear(acc)
 	xb, bx := s.chipRuns(scale, x0, x1)
 	yb, by := s.chipRuns(scale, y0, y1)
-	stride := x1 - x0 + 1
-	top, bot := make([]float64, len(xb)), make([]float64, len(xb))
-	for i, x := range xb {
-		top[i] = sat[yb[0]*stride+x]
-	}
-	for j, cy := range by {
-		r := sat[yb[j+1]*stride:]
-		for i, x := range xb {
-			bot[i] = r[x]
-		}
-		row := acc[cy*G : (cy+1)*G]
-		for i, cx := range bx {
-			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
-		}
-		top, bot = bot, top
-	}
+	satFold(acc, G, sat, x1-x0+1, xb, bx, yb, by)
 	return acc
 }
 
