@@ -171,6 +171,21 @@ func satFold(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []i
 	satFoldImpl(acc, G, sat, stride, xb, bx, yb, by)
 }
 
+// maxRuns is the van Herk / Gil-Werman running maximum: ext is cut into
+// segments of W values starting at multiples of W; pre gets each
+// segment's prefix maxima, suf its suffix maxima, and dst[x] the larger
+// of suf[x] and pre[x+W-1] (the maximum of ext[x … x+W-1]). A value
+// replaces the one kept only when it is greater (a NaN never does), on
+// every architecture. len(ext) = len(dst)+W-1; pre and suf at least as
+// long as ext.
+func maxRuns(dst, ext, pre, suf []float32, W int) {
+	m := len(ext)
+	if W < 1 || len(dst) < 1 || m != len(dst)+W-1 || len(pre) < m || len(suf) < m {
+		panic("watermark: maxRuns: bad shape")
+	}
+	maxRunsImpl(dst, ext, pre[:m], suf[:m], W)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -378,6 +393,42 @@ func satFoldGo(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by [
 			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
 		}
 		top, bot = bot, top
+	}
+}
+
+func maxRunsGo(dst, ext, pre, suf []float32, W int) {
+	m := len(ext)
+	// j counts within a segment.
+	j := 0
+	for i, v := range ext {
+		if j != 0 && pre[i-1] > v {
+			v = pre[i-1]
+		}
+		pre[i] = v
+		if j++; j == W {
+			j = 0
+		}
+	}
+	j = (m - 1) % W
+	for i := m - 1; i >= 0; i-- {
+		v := ext[i]
+		if j != W-1 && i+1 < m && suf[i+1] > v {
+			v = suf[i+1]
+		}
+		suf[i] = v
+		if j--; j < 0 {
+			j = W - 1
+		}
+	}
+	for x := range dst {
+		// The window ext[x … x+W-1] spans at most two segments: the end
+		// of the one holding x (its suffix max) and the start of the one
+		// holding x+W-1 (its prefix max).
+		v := suf[x]
+		if p := pre[x+W-1]; p > v {
+			v = p
+		}
+		dst[x] = v
 	}
 }
 

@@ -203,6 +203,42 @@ func checkSATFold(t *testing.T, G, stride, rows, nx, ny int, seed uint64, raw []
 	}
 }
 
+// checkMaxRuns runs maxRuns on n outputs with segments of W values over
+// random float32 values (raw's bits first: NaN, infinities and signed
+// zeros included), against its portable Go body.
+func checkMaxRuns(t *testing.T, n, W int, seed uint64, raw []byte) {
+	t.Helper()
+	m := n + W - 1
+	ext := make([]float32, m)
+	r := rand.New(rand.NewPCG(seed, 13))
+	for i := range ext {
+		if len(raw) >= 4*(i+1) {
+			ext[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			// Few distinct values, so ties are common.
+			ext[i] = float32(r.IntN(7)) - 3
+		}
+	}
+	bits := func(v []float32) []uint32 {
+		out := make([]uint32, len(v))
+		for i, x := range v {
+			out[i] = math.Float32bits(x)
+		}
+		return out
+	}
+	var got, want [3][]float32
+	for k := range got {
+		got[k], want[k] = make([]float32, m), make([]float32, m)
+	}
+	maxRuns(got[0][:n], ext, got[1], got[2], W)
+	maxRunsGo(want[0][:n], ext, want[1], want[2], W)
+	for k, name := range []string{"dst", "pre", "suf"} {
+		if g, w := bits(got[k]), bits(want[k]); !slices.Equal(g, w) {
+			t.Fatalf("maxRuns n=%d W=%d: %s = %v, the Go body gives %v (ext %v)", n, W, name, got[k], want[k], ext)
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -240,6 +276,26 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][5]int{{32, 257, 257, 128, 128}, {32, 300, 200, 150, 90}, {4, 9, 5, 1, 1}, {8, 17, 3, 16, 2}} {
 		checkSATFold(t, f[0], f[1], f[2], f[3], f[4], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{64, 7}, {64, 1}, {1, 1}, {1, 9}, {5, 3}, {64, 129}, {10, 4}} {
+		checkMaxRuns(t, f[0], f[1], uint64(i), nil)
+	}
+	nan := math.Float32bits(float32(math.NaN()))
+	raw := binary.LittleEndian.AppendUint32(nil, nan)
+	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, nan)
+	checkMaxRuns(t, 6, 3, 1, raw)
+	// Equal values that differ in bits (+0 and −0): the kept one stays.
+	negZero := math.Float32bits(float32(math.Copysign(0, -1)))
+	raw = binary.LittleEndian.AppendUint32(nil, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	checkMaxRuns(t, 2, 2, 1, raw)
+	raw = binary.LittleEndian.AppendUint32(nil, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	checkMaxRuns(t, 2, 3, 1, raw)
 }
 
 // FuzzKernelsMatchGo is TestKernelsMatchGo on any values (raw float64 bits,
@@ -257,6 +313,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		w := c.m + int(gslack%9)
 		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
 		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
+		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
 	})
 }
 

@@ -45,6 +45,10 @@ func satFoldImpl(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by
 	satFoldAsm(&acc[0], uintptr(G*8), &sat[0], uintptr(stride*8), &xb[0], &bx[0], uintptr(len(bx)), &yb[0], &by[0], uintptr(len(by)))
 }
 
+func maxRunsImpl(dst, ext, pre, suf []float32, W int) {
+	maxRunsAsm(&dst[0], &ext[0], &pre[0], &suf[0], uintptr(len(dst)), uintptr(len(ext)), uintptr(W))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -82,6 +86,9 @@ func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uin
 
 //go:noescape
 func satFoldAsm(acc *float64, rowBytes uintptr, sat *float64, strideBytes uintptr, xb, bx *int, nx uintptr, yb, by *int, ny uintptr)
+
+//go:noescape
+func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

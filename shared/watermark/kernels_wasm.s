@@ -847,3 +847,191 @@ TEXT ·satFoldAsm(SB), NOSPLIT, $0-80
 		BrIf $0
 	End
 	RET
+
+// func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
+// n, m and w at least 1, m = n+w-1. F0 and F1 are f32 locals; a kept
+// value is replaced only when the new one is greater (Select on F32Gt),
+// as the Go body's comparisons do.
+TEXT ·maxRunsAsm(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0
+	MOVD ext+8(FP), R1
+	MOVD pre+16(FP), R2
+	MOVD suf+24(FP), R3
+	MOVD n+32(FP), R4
+	MOVD m+40(FP), R5
+	MOVD w+48(FP), R6
+	// Prefix maxima: R7 walks ext, R8 pre, R10 is j.
+	Get R1
+	Set R7
+	Get R2
+	Set R8
+	Get R5
+	I64Const $2
+	I64Shl
+	Get R1
+	I64Add
+	Set R9 // end of ext
+	I64Const $0
+	Set R10
+	Loop
+		F32Load 0(R7)
+		Set F1
+		Get F0
+		Get F1
+		Get F0
+		Get F1
+		F32Gt
+		Get R10
+		I64Eqz
+		I32Eqz
+		I32And
+		Select
+		Set F0
+		Get R8
+		I32WrapI64
+		Get F0
+		F32Store $0
+		Get R10
+		I64Const $1
+		I64Add
+		Set R10
+		I64Const $0
+		Get R10
+		Get R10
+		Get R6
+		I64Eq
+		Select
+		Set R10
+		Get R8
+		I64Const $4
+		I64Add
+		Set R8
+		Get R7
+		I64Const $4
+		I64Add
+		Tee R7
+		Get R9
+		I64LtU
+		BrIf $0
+	End
+	// Suffix maxima, from the end: R7 walks ext, R8 suf, R10 is j.
+	Get R5
+	I64Const $1
+	I64Sub
+	I64Const $2
+	I64Shl
+	Set R11 // offset of the last value
+	Get R1
+	Get R11
+	I64Add
+	Set R7
+	Get R3
+	Get R11
+	I64Add
+	Set R8
+	F32Load 0(R7)
+	Set F0
+	Get R8
+	I32WrapI64
+	Get F0
+	F32Store $0
+	Get R5
+	I64Const $1
+	I64Sub
+	Get R6
+	I64RemU
+	Set R10
+	Get R6
+	I64Const $1
+	I64Sub
+	Set R12 // w-1
+	Get R5
+	I64Const $1
+	I64GtU
+	If
+		Loop
+			Get R7
+			I64Const $4
+			I64Sub
+			Set R7
+			Get R8
+			I64Const $4
+			I64Sub
+			Set R8
+			Get R12
+			Get R10
+			I64Const $1
+			I64Sub
+			Get R10
+			I64Eqz
+			Select
+			Set R10
+			F32Load 0(R7)
+			Set F1
+			Get F0
+			Get F1
+			Get F0
+			Get F1
+			F32Gt
+			Get R10
+			Get R12
+			I64Ne
+			I32And
+			Select
+			Set F0
+			Get R8
+			I32WrapI64
+			Get F0
+			F32Store $0
+			Get R7
+			Get R1
+			I64GtU
+			BrIf $0
+		End
+	End
+	// dst[x] = the larger of suf[x] and pre[x+w-1].
+	Get R12
+	I64Const $2
+	I64Shl
+	Get R2
+	I64Add
+	Set R8
+	Get R3
+	Set R7
+	Get R4
+	I64Const $2
+	I64Shl
+	Get R0
+	I64Add
+	Set R9 // end of dst
+	Loop
+		F32Load 0(R7)
+		Set F0
+		F32Load 0(R8)
+		Set F1
+		Get R0
+		I32WrapI64
+		Get F1
+		Get F0
+		Get F1
+		Get F0
+		F32Gt
+		Select
+		F32Store $0
+		Get R7
+		I64Const $4
+		I64Add
+		Set R7
+		Get R8
+		I64Const $4
+		I64Add
+		Set R8
+		Get R0
+		I64Const $4
+		I64Add
+		Tee R0
+		Get R9
+		I64LtU
+		BrIf $0
+	End
+	RET
