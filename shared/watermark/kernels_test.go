@@ -360,4 +360,23 @@ func BenchmarkKernelBodies(b *testing.B) {
 			mulInto(dst, x, y)
 		}
 	})
+	// The chip fold of a 256×256 window from its summed-area table, and
+	// the warp stage's running maximum over a 64-value line.
+	sat := summedArea(hp, w, 0, 0, 256, 256)
+	chips := make([]float64, s.grid*s.grid)
+	b.Run("SATFold", func(b *testing.B) {
+		for b.Loop() {
+			s.foldChipsSATTo(chips, sat, 1.03, 0, 0, 256, 256)
+		}
+	})
+	mx := newCyclicMax(64, 6)
+	line, out := make([]float32, 64), make([]float32, 64)
+	for i := range line {
+		line[i] = float32(hp[i])
+	}
+	b.Run("MaxRuns", func(b *testing.B) {
+		for b.Loop() {
+			mx.apply(out, line)
+		}
+	})
 }
