@@ -380,3 +380,39 @@ func BenchmarkKernelBodies(b *testing.B) {
 		}
 	})
 }
+
+// TestChipRunsIsThePerPixelChip holds chipRuns (a mask and a shift for
+// the power-of-two tile and chip) to the runs the per-pixel chip
+// (int((x+0.5)/scale) % T) / C gives, for the formats' shapes and one
+// that is not a power of two, over scales and windows of the search.
+func TestChipRunsIsThePerPixelChip(t *testing.T) {
+	ref := func(T, C int, scale float64, lo, hi int) (bounds, bins []int) {
+		prev := -1
+		for x := lo; x < hi; x++ {
+			if c := (int((float64(x)+0.5)/scale) % T) / C; c != prev {
+				bounds, bins, prev = append(bounds, x-lo), append(bins, c), c
+			}
+		}
+		return append(bounds, hi-lo), bins
+	}
+	shapes := []*scheme{{tile: 48, chip: 3}}
+	for _, s := range schemes() {
+		shapes = append(shapes, s)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range shapes {
+		for i := 0; i < 300; i++ {
+			scale := 0.2 + 2.3*r.Float64()
+			if i%10 == 0 {
+				scale = []float64{1, 0.5, 0.25, 2, 1.012, 1 / 1.012}[i/10%6]
+			}
+			lo := r.IntN(600)
+			hi := lo + r.IntN(700)
+			gb, gc := s.chipRuns(scale, lo, hi)
+			wb, wc := ref(s.tile, s.chip, scale, lo, hi)
+			if !slices.Equal(gb, wb) || !slices.Equal(gc, wc) {
+				t.Fatalf("T=%d C=%d scale %v [%d, %d): runs %v bins %v, per pixel %v %v", s.tile, s.chip, scale, lo, hi, gb, gc, wb, wc)
+			}
+		}
+	}
+}
