@@ -119,16 +119,7 @@ func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
 		(y0+len(ty)-1)*w+x0+len(tx) > len(hp) {
 		panic("watermark: foldRows: window out of range")
 	}
-	for _, t := range tx {
-		if uint(t) >= uint(T) {
-			panic("watermark: foldRows: bin out of range")
-		}
-	}
-	for _, t := range ty {
-		if uint(t) >= uint(T) {
-			panic("watermark: foldRows: bin out of range")
-		}
-	}
+	checkIndices("foldRows: bin", T, tx, ty)
 	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
 }
 
@@ -148,26 +139,9 @@ func satFold(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []i
 	if G <= 0 || len(acc) < G*G || stride <= 0 || len(xb) != len(bx)+1 || len(yb) != len(by)+1 {
 		panic("watermark: satFold: bad shape")
 	}
-	for _, x := range xb {
-		if uint(x) >= uint(stride) {
-			panic("watermark: satFold: column out of range")
-		}
-	}
-	for _, y := range yb {
-		if y < 0 || y >= len(sat)/stride {
-			panic("watermark: satFold: row out of range")
-		}
-	}
-	for _, b := range bx {
-		if uint(b) >= uint(G) {
-			panic("watermark: satFold: bin out of range")
-		}
-	}
-	for _, b := range by {
-		if uint(b) >= uint(G) {
-			panic("watermark: satFold: bin out of range")
-		}
-	}
+	checkIndices("satFold: column", stride, xb)
+	checkIndices("satFold: row", len(sat)/stride, yb)
+	checkIndices("satFold: bin", G, bx, by)
 	satFoldImpl(acc, G, sat, stride, xb, bx, yb, by)
 }
 
@@ -205,6 +179,17 @@ func peakScan(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
 		return 0, 0, 0, 0, math.Inf(-1), math.Inf(-1), idx
 	}
 	return peakScanImpl(buf)
+}
+
+// checkIndices panics unless every value of every list is in [0, n).
+func checkIndices(what string, n int, lists ...[]int) {
+	for _, l := range lists {
+		for _, v := range l {
+			if uint(v) >= uint(n) {
+				panic("watermark: " + what + " out of range")
+			}
+		}
+	}
 }
 
 // checkRun panics unless every index off + g*gstride + k + j*d, for

@@ -153,11 +153,21 @@ func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) 
 	}
 	foldRows(got, T, hp, w, x0, y0, tx, ty)
 	foldRowsGo(want, T, hp, w, x0, y0, tx, ty)
+	if i, ok := sameFloat64Bits(got, want); !ok {
+		t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+	}
+}
+
+// sameFloat64Bits reports whether got and want (the same length) hold
+// the same bits, any NaN matching any NaN, and else the first index
+// where they differ.
+func sameFloat64Bits(got, want []float64) (int, bool) {
 	for i := range got {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-			t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+			return i, false
 		}
 	}
+	return 0, true
 }
 
 // checkSATFold runs satFold on nx×ny rectangles of a table of random
@@ -196,10 +206,8 @@ func checkSATFold(t *testing.T, G, stride, rows, nx, ny int, seed uint64, raw []
 	}
 	satFold(got, G, sat, stride, xb, bx, yb, by)
 	satFoldGo(want, G, sat, stride, xb, bx, yb, by)
-	for i := range got {
-		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-			t.Fatalf("satFold G=%d table %d×%d, %d×%d rectangles: bin %d = %v, the Go body gives %v", G, stride, rows, nx, ny, i, got[i], want[i])
-		}
+	if i, ok := sameFloat64Bits(got, want); !ok {
+		t.Fatalf("satFold G=%d table %d×%d, %d×%d rectangles: bin %d = %v, the Go body gives %v", G, stride, rows, nx, ny, i, got[i], want[i])
 	}
 }
 
