@@ -119,17 +119,45 @@ func foldRows(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int) {
 		(y0+len(ty)-1)*w+x0+len(tx) > len(hp) {
 		panic("watermark: foldRows: window out of range")
 	}
-	for _, t := range tx {
-		if uint(t) >= uint(T) {
-			panic("watermark: foldRows: bin out of range")
-		}
-	}
-	for _, t := range ty {
-		if uint(t) >= uint(T) {
-			panic("watermark: foldRows: bin out of range")
-		}
-	}
+	checkIndices("foldRows: bin", T, tx, ty)
 	foldRowsImpl(acc, T, hp, w, x0, y0, tx, ty)
+}
+
+// satFold adds, for every chip-sized rectangle of a summed-area table,
+// its sum into a G×G grid of bins: with rows (the table's lines)
+// yb[0] < yb[1] < … and columns xb[0] < xb[1] < …, rectangle (i, j) sums to
+//
+//	sat[yb[j+1]][xb[i+1]] - sat[yb[j+1]][xb[i]] - sat[yb[j]][xb[i+1]] + sat[yb[j]][xb[i]]
+//
+// (computed in that order, left to right) and is added to bin
+// (bx[i], by[j]), rectangles in row-major order. stride is the table's
+// row length; len(xb) = len(bx)+1 and len(yb) = len(by)+1.
+func satFold(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	if len(bx) == 0 || len(by) == 0 {
+		return
+	}
+	if G <= 0 || len(acc) < G*G || stride <= 0 || len(xb) != len(bx)+1 || len(yb) != len(by)+1 {
+		panic("watermark: satFold: bad shape")
+	}
+	checkIndices("satFold: column", stride, xb)
+	checkIndices("satFold: row", len(sat)/stride, yb)
+	checkIndices("satFold: bin", G, bx, by)
+	satFoldImpl(acc, G, sat, stride, xb, bx, yb, by)
+}
+
+// maxRuns is the van Herk / Gil-Werman running maximum: ext is cut into
+// segments of W values starting at multiples of W; pre gets each
+// segment's prefix maxima, suf its suffix maxima, and dst[x] the larger
+// of suf[x] and pre[x+W-1] (the maximum of ext[x … x+W-1]). A value
+// replaces the one kept only when it is greater (a NaN never does), on
+// every architecture. len(ext) = len(dst)+W-1; pre and suf at least as
+// long as ext.
+func maxRuns(dst, ext, pre, suf []float32, W int) {
+	m := len(ext)
+	if W < 1 || len(dst) < 1 || m != len(dst)+W-1 || len(pre) < m || len(suf) < m {
+		panic("watermark: maxRuns: bad shape")
+	}
+	maxRunsImpl(dst, ext, pre[:m], suf[:m], W)
 }
 
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
@@ -151,6 +179,17 @@ func peakScan(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {
 		return 0, 0, 0, 0, math.Inf(-1), math.Inf(-1), idx
 	}
 	return peakScanImpl(buf)
+}
+
+// checkIndices panics unless every value of every list is in [0, n).
+func checkIndices(what string, n int, lists ...[]int) {
+	for _, l := range lists {
+		for _, v := range l {
+			if uint(v) >= uint(n) {
+				panic("watermark: " + what + " out of range")
+			}
+		}
+	}
 }
 
 // checkRun panics unless every index off + g*gstride + k + j*d, for
@@ -319,6 +358,62 @@ func foldRowsGo(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []int)
 		for ; i < len(src); i++ {
 			row[tx[i]] += float64(src[i])
 		}
+	}
+}
+
+// satFoldGo gathers each table row's columns once (a row is the bottom
+// of one band of rectangles and the top of the next).
+func satFoldGo(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	top, bot := make([]float64, len(xb)), make([]float64, len(xb))
+	for i, x := range xb {
+		top[i] = sat[yb[0]*stride+x]
+	}
+	for j, cy := range by {
+		r := sat[yb[j+1]*stride:]
+		for i, x := range xb {
+			bot[i] = r[x]
+		}
+		row := acc[cy*G : (cy+1)*G]
+		for i, cx := range bx {
+			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
+		}
+		top, bot = bot, top
+	}
+}
+
+func maxRunsGo(dst, ext, pre, suf []float32, W int) {
+	m := len(ext)
+	// j counts within a segment.
+	j := 0
+	for i, v := range ext {
+		if j != 0 && pre[i-1] > v {
+			v = pre[i-1]
+		}
+		pre[i] = v
+		if j++; j == W {
+			j = 0
+		}
+	}
+	j = (m - 1) % W
+	for i := m - 1; i >= 0; i-- {
+		v := ext[i]
+		if j != W-1 && i+1 < m && suf[i+1] > v {
+			v = suf[i+1]
+		}
+		suf[i] = v
+		if j--; j < 0 {
+			j = W - 1
+		}
+	}
+	for x := range dst {
+		// The window ext[x … x+W-1] spans at most two segments: the end
+		// of the one holding x (its suffix max) and the start of the one
+		// holding x+W-1 (its prefix max).
+		v := suf[x]
+		if p := pre[x+W-1]; p > v {
+			v = p
+		}
+		dst[x] = v
 	}
 }
 

@@ -32,6 +32,12 @@ func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []in
 	foldRowsGo(acc, T, hp, w, x0, y0, tx, ty)
 }
 
+func satFoldImpl(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	satFoldGo(acc, G, sat, stride, xb, bx, yb, by)
+}
+
+func maxRunsImpl(dst, ext, pre, suf []float32, W int) { maxRunsGo(dst, ext, pre, suf, W) }
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

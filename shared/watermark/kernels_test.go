@@ -153,9 +153,96 @@ func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) 
 	}
 	foldRows(got, T, hp, w, x0, y0, tx, ty)
 	foldRowsGo(want, T, hp, w, x0, y0, tx, ty)
+	if i, ok := sameFloat64Bits(got, want); !ok {
+		t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+	}
+}
+
+// sameFloat64Bits reports whether got and want (the same length) hold
+// the same bits, any NaN matching any NaN, and else the first index
+// where they differ.
+func sameFloat64Bits(got, want []float64) (int, bool) {
 	for i := range got {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-			t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// checkSATFold runs satFold on nx×ny rectangles of a table of random
+// values (stride columns, rows rows), cut at sorted random lines, into
+// G×G bins, against its portable Go body.
+func checkSATFold(t *testing.T, G, stride, rows, nx, ny int, seed uint64, raw []byte) {
+	t.Helper()
+	v := kernelValues((stride*rows+1)/2, seed, raw)
+	sat := make([]float64, 0, stride*rows)
+	for _, c := range v {
+		sat = append(sat, real(c), imag(c))
+	}
+	sat = sat[:stride*rows]
+	r := rand.New(rand.NewPCG(seed, 11))
+	cuts := func(n, limit int) []int {
+		c := make([]int, n+1)
+		for i := range c {
+			c[i] = r.IntN(limit)
+		}
+		slices.Sort(c)
+		return c
+	}
+	bins := func(n int) []int {
+		b := make([]int, n)
+		for i := range b {
+			b[i] = r.IntN(G)
+		}
+		return b
+	}
+	xb, yb := cuts(nx, stride), cuts(ny, rows)
+	bx, by := bins(nx), bins(ny)
+	got, want := make([]float64, G*G), make([]float64, G*G)
+	for i := range got {
+		got[i] = float64(i)
+		want[i] = float64(i)
+	}
+	satFold(got, G, sat, stride, xb, bx, yb, by)
+	satFoldGo(want, G, sat, stride, xb, bx, yb, by)
+	if i, ok := sameFloat64Bits(got, want); !ok {
+		t.Fatalf("satFold G=%d table %d×%d, %d×%d rectangles: bin %d = %v, the Go body gives %v", G, stride, rows, nx, ny, i, got[i], want[i])
+	}
+}
+
+// checkMaxRuns runs maxRuns on n outputs with segments of W values over
+// random float32 values (raw's bits first: NaN, infinities and signed
+// zeros included), against its portable Go body.
+func checkMaxRuns(t *testing.T, n, W int, seed uint64, raw []byte) {
+	t.Helper()
+	m := n + W - 1
+	ext := make([]float32, m)
+	r := rand.New(rand.NewPCG(seed, 13))
+	for i := range ext {
+		if len(raw) >= 4*(i+1) {
+			ext[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			// Few distinct values, so ties are common.
+			ext[i] = float32(r.IntN(7)) - 3
+		}
+	}
+	bits := func(v []float32) []uint32 {
+		out := make([]uint32, len(v))
+		for i, x := range v {
+			out[i] = math.Float32bits(x)
+		}
+		return out
+	}
+	var got, want [3][]float32
+	for k := range got {
+		got[k], want[k] = make([]float32, m), make([]float32, m)
+	}
+	maxRuns(got[0][:n], ext, got[1], got[2], W)
+	maxRunsGo(want[0][:n], ext, want[1], want[2], W)
+	for k, name := range []string{"dst", "pre", "suf"} {
+		if g, w := bits(got[k]), bits(want[k]); !slices.Equal(g, w) {
+			t.Fatalf("maxRuns n=%d W=%d: %s = %v, the Go body gives %v (ext %v)", n, W, name, got[k], want[k], ext)
 		}
 	}
 }
@@ -194,6 +281,29 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][6]int{{8, 16, 0, 0, 16, 16}, {64, 100, 3, 5, 97, 20}, {4, 7, 1, 1, 5, 3}, {16, 33, 2, 0, 1, 1}} {
 		checkFold(t, f[0], f[1], f[2], f[3], f[4], f[5], uint64(i), nil)
 	}
+	for i, f := range [][5]int{{32, 257, 257, 128, 128}, {32, 300, 200, 150, 90}, {4, 9, 5, 1, 1}, {8, 17, 3, 16, 2}} {
+		checkSATFold(t, f[0], f[1], f[2], f[3], f[4], uint64(i), nil)
+	}
+	for i, f := range [][2]int{{64, 7}, {64, 1}, {1, 1}, {1, 9}, {5, 3}, {64, 129}, {10, 4}} {
+		checkMaxRuns(t, f[0], f[1], uint64(i), nil)
+	}
+	nan := math.Float32bits(float32(math.NaN()))
+	raw := binary.LittleEndian.AppendUint32(nil, nan)
+	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, nan)
+	checkMaxRuns(t, 6, 3, 1, raw)
+	// Equal values that differ in bits (+0 and −0): the kept one stays.
+	negZero := math.Float32bits(float32(math.Copysign(0, -1)))
+	raw = binary.LittleEndian.AppendUint32(nil, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	checkMaxRuns(t, 2, 2, 1, raw)
+	raw = binary.LittleEndian.AppendUint32(nil, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	raw = binary.LittleEndian.AppendUint32(raw, negZero)
+	raw = binary.LittleEndian.AppendUint32(raw, 0)
+	checkMaxRuns(t, 2, 3, 1, raw)
 }
 
 // FuzzKernelsMatchGo is TestKernelsMatchGo on any values (raw float64 bits,
@@ -210,6 +320,8 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkKernels(t, c, x, tw)
 		w := c.m + int(gslack%9)
 		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
+		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
+		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
 	})
 }
 
@@ -256,4 +368,59 @@ func BenchmarkKernelBodies(b *testing.B) {
 			mulInto(dst, x, y)
 		}
 	})
+	// The chip fold of a 256×256 window from its summed-area table, and
+	// the warp stage's running maximum over a 64-value line.
+	sat := summedArea(hp, w, 0, 0, 256, 256)
+	chips := make([]float64, s.grid*s.grid)
+	b.Run("SATFold", func(b *testing.B) {
+		for b.Loop() {
+			s.foldChipsSATTo(chips, sat, 1.03, 0, 0, 256, 256)
+		}
+	})
+	mx := newCyclicMax(64, 6)
+	line, out := make([]float32, 64), make([]float32, 64)
+	for i := range line {
+		line[i] = float32(hp[i])
+	}
+	b.Run("MaxRuns", func(b *testing.B) {
+		for b.Loop() {
+			mx.apply(out, line)
+		}
+	})
+}
+
+// TestChipRunsIsThePerPixelChip holds chipRuns (a mask and a shift for
+// the power-of-two tile and chip) to the runs the per-pixel chip
+// (int((x+0.5)/scale) % T) / C gives, for the formats' shapes and one
+// that is not a power of two, over scales and windows of the search.
+func TestChipRunsIsThePerPixelChip(t *testing.T) {
+	ref := func(T, C int, scale float64, lo, hi int) (bounds, bins []int) {
+		prev := -1
+		for x := lo; x < hi; x++ {
+			if c := (int((float64(x)+0.5)/scale) % T) / C; c != prev {
+				bounds, bins, prev = append(bounds, x-lo), append(bins, c), c
+			}
+		}
+		return append(bounds, hi-lo), bins
+	}
+	shapes := []*scheme{{tile: 48, chip: 3}}
+	for _, s := range schemes() {
+		shapes = append(shapes, s)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range shapes {
+		for i := 0; i < 300; i++ {
+			scale := 0.2 + 2.3*r.Float64()
+			if i%10 == 0 {
+				scale = []float64{1, 0.5, 0.25, 2, 1.012, 1 / 1.012}[i/10%6]
+			}
+			lo := r.IntN(600)
+			hi := lo + r.IntN(700)
+			gb, gc := s.chipRuns(scale, lo, hi)
+			wb, wc := ref(s.tile, s.chip, scale, lo, hi)
+			if !slices.Equal(gb, wb) || !slices.Equal(gc, wc) {
+				t.Fatalf("T=%d C=%d scale %v [%d, %d): runs %v bins %v, per pixel %v %v", s.tile, s.chip, scale, lo, hi, gb, gc, wb, wc)
+			}
+		}
+	}
 }

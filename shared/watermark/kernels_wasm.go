@@ -41,6 +41,14 @@ func foldRowsImpl(acc []float64, T int, hp []float32, w, x0, y0 int, tx, ty []in
 	foldRowsAsm(&acc[0], uintptr(T*8), &hp[y0*w+x0], uintptr(w*4), uintptr(len(tx)), &tx[0], &ty[0], uintptr(len(ty)))
 }
 
+func satFoldImpl(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by []int) {
+	satFoldAsm(&acc[0], uintptr(G*8), &sat[0], uintptr(stride*8), &xb[0], &bx[0], uintptr(len(bx)), &yb[0], &by[0], uintptr(len(by)))
+}
+
+func maxRunsImpl(dst, ext, pre, suf []float32, W int) {
+	maxRunsAsm(&dst[0], &ext[0], &pre[0], &suf[0], uintptr(len(dst)), uintptr(len(ext)), uintptr(W))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -75,6 +83,12 @@ func swapRowsAsm(data *complex128, n uintptr, rev *int)
 
 //go:noescape
 func foldRowsAsm(acc *float64, rowBytes uintptr, src *float32, srcStride, nx uintptr, tx, ty *int, ny uintptr)
+
+//go:noescape
+func satFoldAsm(acc *float64, rowBytes uintptr, sat *float64, strideBytes uintptr, xb, bx *int, nx uintptr, yb, by *int, ny uintptr)
+
+//go:noescape
+func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

@@ -709,3 +709,329 @@ TEXT ·peakScanAsm(SB), NOSPLIT, $0-32
 	Get R5; I32WrapI64; Get R3; I64Store $0
 	Get R5; I32WrapI64; Get R4; I64Store $8
 	RET
+
+// func satFoldAsm(acc *float64, rowBytes uintptr, sat *float64, strideBytes uintptr, xb, bx *int, nx uintptr, yb, by *int, ny uintptr)
+// rowBytes and strideBytes are in bytes; nx and ny at least 1. Each band
+// of rectangles reads its two table rows directly (the Go body copies
+// them out first): the same values in the same operations.
+TEXT ·satFoldAsm(SB), NOSPLIT, $0-80
+	MOVD acc+0(FP), R0
+	MOVD rowBytes+8(FP), R1
+	MOVD sat+16(FP), R2
+	MOVD strideBytes+24(FP), R3
+	MOVD xb+32(FP), R4
+	MOVD bx+40(FP), R5
+	MOVD nx+48(FP), R6
+	MOVD yb+56(FP), R7
+	MOVD by+64(FP), R8
+	MOVD ny+72(FP), R9
+	Get R6
+	I64Const $3
+	I64Shl
+	Get R5
+	I64Add
+	Set R6 // end of bx
+	Loop // bands
+		MOVD 0(R7), R10
+		Get R10
+		Get R3
+		I64Mul
+		Get R2
+		I64Add
+		Set R10 // top row of the table
+		MOVD 8(R7), R11
+		Get R11
+		Get R3
+		I64Mul
+		Get R2
+		I64Add
+		Set R11 // bottom row
+		MOVD 0(R8), R12
+		Get R12
+		Get R1
+		I64Mul
+		Get R0
+		I64Add
+		Set R12 // the bins' row
+		Get R4
+		Set R13 // column cursor
+		Get R5
+		Set R14 // bin cursor
+		MOVD 0(R13), R15
+		Get R15
+		I64Const $3
+		I64Shl
+		Set R15
+		Get R11
+		Get R15
+		I64Add
+		Set R15
+		F64Load 0(R15)
+		Set F16 // bottom at the left column
+		MOVD 0(R13), R15
+		Get R15
+		I64Const $3
+		I64Shl
+		Get R10
+		I64Add
+		Set R15
+		F64Load 0(R15)
+		Set F17 // top at the left column
+		Loop
+			MOVD 8(R13), R15
+			Get R15
+			I64Const $3
+			I64Shl
+			Set R15
+			Get R11
+			Get R15
+			I64Add
+			I32WrapI64
+			F64Load $0
+			Set F18 // bottom at the right column
+			Get R10
+			Get R15
+			I64Add
+			I32WrapI64
+			F64Load $0
+			Set F19 // top at the right column
+			MOVD 0(R14), R15
+			Get R15
+			I64Const $3
+			I64Shl
+			Get R12
+			I64Add
+			Set R15
+			Get R15
+			I32WrapI64
+			F64Load 0(R15)
+			Get F18
+			Get F16
+			F64Sub
+			Get F19
+			F64Sub
+			Get F17
+			F64Add
+			F64Add
+			F64Store $0
+			Get F18
+			Set F16
+			Get F19
+			Set F17
+			Get R13
+			I64Const $8
+			I64Add
+			Set R13
+			Get R14
+			I64Const $8
+			I64Add
+			Tee R14
+			Get R6
+			I64LtU
+			BrIf $0
+		End
+		Get R7
+		I64Const $8
+		I64Add
+		Set R7
+		Get R8
+		I64Const $8
+		I64Add
+		Set R8
+		Get R9
+		I64Const $1
+		I64Sub
+		Tee R9
+		I64Const $0
+		I64Ne
+		BrIf $0
+	End
+	RET
+
+// func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
+// n, m and w at least 1, m = n+w-1. F0 and F1 are f32 locals; a kept
+// value is replaced only when the new one is greater (Select on F32Gt),
+// as the Go body's comparisons do.
+TEXT ·maxRunsAsm(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0
+	MOVD ext+8(FP), R1
+	MOVD pre+16(FP), R2
+	MOVD suf+24(FP), R3
+	MOVD n+32(FP), R4
+	MOVD m+40(FP), R5
+	MOVD w+48(FP), R6
+	// Prefix maxima: R7 walks ext, R8 pre, R10 is j.
+	Get R1
+	Set R7
+	Get R2
+	Set R8
+	Get R5
+	I64Const $2
+	I64Shl
+	Get R1
+	I64Add
+	Set R9 // end of ext
+	I64Const $0
+	Set R10
+	Loop
+		F32Load 0(R7)
+		Set F1
+		Get F0
+		Get F1
+		Get F0
+		Get F1
+		F32Gt
+		Get R10
+		I64Eqz
+		I32Eqz
+		I32And
+		Select
+		Set F0
+		Get R8
+		I32WrapI64
+		Get F0
+		F32Store $0
+		Get R10
+		I64Const $1
+		I64Add
+		Set R10
+		I64Const $0
+		Get R10
+		Get R10
+		Get R6
+		I64Eq
+		Select
+		Set R10
+		Get R8
+		I64Const $4
+		I64Add
+		Set R8
+		Get R7
+		I64Const $4
+		I64Add
+		Tee R7
+		Get R9
+		I64LtU
+		BrIf $0
+	End
+	// Suffix maxima, from the end: R7 walks ext, R8 suf, R10 is j.
+	Get R5
+	I64Const $1
+	I64Sub
+	I64Const $2
+	I64Shl
+	Set R11 // offset of the last value
+	Get R1
+	Get R11
+	I64Add
+	Set R7
+	Get R3
+	Get R11
+	I64Add
+	Set R8
+	F32Load 0(R7)
+	Set F0
+	Get R8
+	I32WrapI64
+	Get F0
+	F32Store $0
+	Get R5
+	I64Const $1
+	I64Sub
+	Get R6
+	I64RemU
+	Set R10
+	Get R6
+	I64Const $1
+	I64Sub
+	Set R12 // w-1
+	Get R5
+	I64Const $1
+	I64GtU
+	If
+		Loop
+			Get R7
+			I64Const $4
+			I64Sub
+			Set R7
+			Get R8
+			I64Const $4
+			I64Sub
+			Set R8
+			Get R12
+			Get R10
+			I64Const $1
+			I64Sub
+			Get R10
+			I64Eqz
+			Select
+			Set R10
+			F32Load 0(R7)
+			Set F1
+			Get F0
+			Get F1
+			Get F0
+			Get F1
+			F32Gt
+			Get R10
+			Get R12
+			I64Ne
+			I32And
+			Select
+			Set F0
+			Get R8
+			I32WrapI64
+			Get F0
+			F32Store $0
+			Get R7
+			Get R1
+			I64GtU
+			BrIf $0
+		End
+	End
+	// dst[x] = the larger of suf[x] and pre[x+w-1].
+	Get R12
+	I64Const $2
+	I64Shl
+	Get R2
+	I64Add
+	Set R8
+	Get R3
+	Set R7
+	Get R4
+	I64Const $2
+	I64Shl
+	Get R0
+	I64Add
+	Set R9 // end of dst
+	Loop
+		F32Load 0(R7)
+		Set F0
+		F32Load 0(R8)
+		Set F1
+		Get R0
+		I32WrapI64
+		Get F1
+		Get F0
+		Get F1
+		Get F0
+		F32Gt
+		Select
+		F32Store $0
+		Get R7
+		I64Const $4
+		I64Add
+		Set R7
+		Get R8
+		I64Const $4
+		I64Add
+		Set R8
+		Get R0
+		I64Const $4
+		I64Add
+		Tee R0
+		Get R9
+		I64LtU
+		BrIf $0
+	End
+	RET

@@ -2,6 +2,7 @@ package watermark
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -546,9 +547,27 @@ func summedArea(hp []float32, w, x0, y0, x1, y1 int) []float64 {
 // [lo+bounds[k], lo+bounds[k+1]) and lands in chip bins[k].
 func (s *scheme) chipRuns(scale float64, lo, hi int) (bounds, bins []int) {
 	T, C := s.tile, s.chip
+	// A run spans about C·scale pixels: room for all of them at once.
+	n := 2
+	if hi > lo {
+		n += int(float64(hi-lo) / (float64(C) * scale))
+	}
+	bounds, bins = make([]int, 0, n+1), make([]int, 0, n)
 	prev := -1
+	if T&(T-1) != 0 || C&(C-1) != 0 || lo < 0 || !(scale > 0) {
+		for x := lo; x < hi; x++ {
+			if c := (int((float64(x)+0.5)/scale) % T) / C; c != prev {
+				bounds, bins, prev = append(bounds, x-lo), append(bins, c), c
+			}
+		}
+		return append(bounds, hi-lo), bins
+	}
+	// Powers of two and a coordinate that is not negative: the modulo
+	// and the division are a mask and a shift, the same values without
+	// the signed division's checks (a runtime call in WebAssembly).
+	shift := bits.TrailingZeros(uint(C))
 	for x := lo; x < hi; x++ {
-		if c := (int((float64(x)+0.5)/scale) % T) / C; c != prev {
+		if c := (int((float64(x)+0.5)/scale) & (T - 1)) >> shift; c != prev {
 			bounds, bins, prev = append(bounds, x-lo), append(bins, c), c
 		}
 	}
@@ -569,22 +588,7 @@ func (s *scheme) foldChipsSATTo(acc, sat []float64, scale float64, x0, y0, x1, y
 	clear(acc)
 	xb, bx := s.chipRuns(scale, x0, x1)
 	yb, by := s.chipRuns(scale, y0, y1)
-	stride := x1 - x0 + 1
-	top, bot := make([]float64, len(xb)), make([]float64, len(xb))
-	for i, x := range xb {
-		top[i] = sat[yb[0]*stride+x]
-	}
-	for j, cy := range by {
-		r := sat[yb[j+1]*stride:]
-		for i, x := range xb {
-			bot[i] = r[x]
-		}
-		row := acc[cy*G : (cy+1)*G]
-		for i, cx := range bx {
-			row[cx] += bot[i+1] - bot[i] - top[i+1] + top[i]
-		}
-		top, bot = bot, top
-	}
+	satFold(acc, G, sat, x1-x0+1, xb, bx, yb, by)
 	return acc
 }
 

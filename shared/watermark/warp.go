@@ -259,7 +259,6 @@ func newCyclicMax(n, r int) *cyclicMax {
 // apply writes into dst (n values) the cyclic max filter of src.
 func (c *cyclicMax) apply(dst, src []float32) {
 	n, r, W := c.n, c.r, 2*c.r+1
-	m := n + 2*r
 	if r <= n {
 		copy(c.ext, src[n-r:])
 		copy(c.ext[r:], src)
@@ -269,38 +268,7 @@ func (c *cyclicMax) apply(dst, src []float32) {
 			c.ext[i] = src[((i-r)%n+n)%n]
 		}
 	}
-	// Segments of W values start at multiples of W; j counts within one.
-	j := 0
-	for i, v := range c.ext {
-		if j != 0 && c.pre[i-1] > v {
-			v = c.pre[i-1]
-		}
-		c.pre[i] = v
-		if j++; j == W {
-			j = 0
-		}
-	}
-	j = (m - 1) % W
-	for i := m - 1; i >= 0; i-- {
-		v := c.ext[i]
-		if j != W-1 && i+1 < m && c.suf[i+1] > v {
-			v = c.suf[i+1]
-		}
-		c.suf[i] = v
-		if j--; j < 0 {
-			j = W - 1
-		}
-	}
-	for x := 0; x < n; x++ {
-		// The window ext[x … x+2r] spans at most two segments: the end of
-		// the one holding x (its suffix max) and the start of the one
-		// holding x+2r (its prefix max).
-		v := c.suf[x]
-		if p := c.pre[x+W-1]; p > v {
-			v = p
-		}
-		dst[x] = v
-	}
+	maxRuns(dst[:n], c.ext, c.pre, c.suf, W)
 }
 
 // fitField returns the bilinear fields (displacements within reach of the
