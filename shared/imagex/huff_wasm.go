@@ -78,3 +78,53 @@ func huffErr(st int64) error {
 	}
 	return lumaErr("block kernel status %d", st)
 }
+
+// kernelMCUs says scan hands a sequential scan's MCUs to baselineMCUs.
+const kernelMCUs = true
+
+// baselineMCUs decodes the sequential scan's MCUs m..end-1 (no restart
+// marker falls among them), the blocks of each in slots' order: the MCU
+// loop of scan with baselineBlock written into it, so that a block costs
+// one kernel call and no Go call around it (in WebAssembly each Go call
+// and loop iteration goes through the function's dispatch). The same
+// state, planes and errors as scan's loop with baselineBlockGo
+// (TestHuffBlockMatchesGo).
+func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx int, blk *[64]int32) error {
+	o := d.out
+	n, stride := d.n, o.Stride
+	bw, bh := d.bw, d.bh
+	mxi, myi := m%mx, m/mx
+	for ; m < end; m++ {
+		for i := range slots {
+			sl := &slots[i]
+			c := sl.c
+			bx, by := mxi*sl.h+sl.dx, myi*sl.v+sl.dy
+			var flags uintptr
+			dst := &o.Pix[0]
+			if sl.isY {
+				flags = huffY
+				if by >= bh || bx >= bw {
+					flags |= huffOutside
+				} else {
+					off := by*n*stride + bx*n
+					_ = o.Pix[off+(n-1)*stride+n-1]
+					dst = &o.Pix[off]
+				}
+			}
+			st := huffBlockAsm(r, &d.dc[c.td&3], &d.ac[c.ta&3], &d.quant[c.tq&3], blk, &c.pred, flags, &zigzag,
+				dst, uintptr(stride), uintptr(n))
+			switch {
+			case st < 0:
+				return huffErr(st)
+			case !sl.isY:
+				d.chromaDC(c, bx, by, c.pred, false)
+			case st != huffDone:
+				d.finishBlock(blk, int(st), bx, by)
+			}
+		}
+		if mxi++; mxi == mx {
+			mxi, myi = 0, myi+1
+		}
+	}
+	return nil
+}

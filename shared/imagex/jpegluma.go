@@ -808,6 +808,19 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 			}
 			d.eobrun = 0
 		}
+		if kernelMCUs && !d.progressive && !d.goBlocks {
+			// The MCUs up to the next restart marker in one call.
+			end := total
+			if d.restart > 0 {
+				end = min(total, (m/d.restart+1)*d.restart)
+			}
+			if err := d.baselineMCUs(r, slots, m, end, mx, &blk); err != nil {
+				return 0, err
+			}
+			m = end - 1
+			mxi, myi = m%mx, m/mx
+			continue
+		}
 		for i := range slots {
 			sl := &slots[i]
 			bx, by := mxi*sl.h+sl.dx, myi*sl.v+sl.dy
