@@ -151,7 +151,9 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // TestExtractCaptioned: a marked photo with a caption band above or below
 // (text on a plain band, the file taller than the picture) gives the exact
 // payload at the picture's scale, and the picture's box as the region; the
-// band's text rows no longer hide the picture's box.
+// band's text rows no longer hide the picture's box. One case is checked to
+// be out of the frame search's reach, so the caption search is the only
+// way to it.
 func TestExtractCaptioned(t *testing.T) {
 	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x0ca9710a12345678)
@@ -163,13 +165,26 @@ func TestExtractCaptioned(t *testing.T) {
 		name  string
 		frac  float64
 		above bool
+		// noFrame: the frame search must find no flat frame here.
+		noFrame bool
 	}{
-		{"above6", 0.06, true},
-		{"below10", 0.10, false},
+		{"above6", 0.06, true, false},
+		{"below10", 0.10, false, false},
+		// Here the band's text rows are busy enough that the frame search
+		// finds no flat frame: only the caption search gives the box.
+		{"below12", 0.12, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file, pic := captioned(marked, tc.frac, tc.above)
-			got, d, err := Extract(imagex.ToLuma(reencode(t, file, "jpeg", 90)))
+			l := imagex.ToLuma(reencode(t, file, "jpeg", 90))
+			if tc.noFrame {
+				s := schemes()[0]
+				w, h := s.workDims(l.Width, l.Height)
+				if _, b, ok := s.frameScales(s.highpass(resampleLuma(l, w, h), w, h), w, h); ok {
+					t.Fatalf("frameScales found box %v: the case no longer needs the caption search", b)
+				}
+			}
+			got, d, err := Extract(l)
 			if err != nil {
 				t.Fatal(err)
 			}
