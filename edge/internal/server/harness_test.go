@@ -109,7 +109,12 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 		if o.memoryBytes == 0 {
 			o.memoryBytes = 1 << 30
 		}
-		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: filepath.Join(os.TempDir(), "provenant-edge-test-wazero"),
+		// The cache the verifier package's tests share, keyed by the module.
+		cache, err := wasmtest.CacheDir(filepath.Join(os.TempDir(), "provenant-edge-test-wazero"), b.module)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: cache,
 			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes})
 		if err != nil {
 			t.Fatal(err)

@@ -23,11 +23,19 @@ import (
 // module builds verifier.wasm from this checkout once per test binary.
 var module = sync.OnceValues(wasmtest.BuildFromCheckout)
 
-// sharedCacheDir is where the tests keep wazero's compiled code when they
-// name no cache of their own: the directory the edge's server tests and
-// binary test use, so the module is compiled once per machine and
+// sharedCacheDir is where the tests keep wazero's compiled code for
+// module when they name no cache of their own: the directory the edge's
+// server tests use, so the module is compiled once per machine and
 // version, not once per test (minutes each under the race detector).
-func sharedCacheDir() string { return filepath.Join(os.TempDir(), "provenant-edge-test-wazero") }
+// Other builds' directories unused for a day are removed.
+func sharedCacheDir(t testing.TB, module []byte) string {
+	t.Helper()
+	dir, err := wasmtest.CacheDir(filepath.Join(os.TempDir(), "provenant-edge-test-wazero"), module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 func newWasm(t testing.TB, cfg WasmConfig) *Wasm {
 	t.Helper()
@@ -37,7 +45,7 @@ func newWasm(t testing.TB, cfg WasmConfig) *Wasm {
 	}
 	cfg.Module = b
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = sharedCacheDir()
+		cfg.CacheDir = sharedCacheDir(t, b)
 	}
 	if cfg.Instances == 0 {
 		cfg.Instances = 2
