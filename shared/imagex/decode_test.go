@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -188,21 +189,6 @@ func TestSniffNamesOtherFormats(t *testing.T) {
 	}
 }
 
-// withOrientation inserts an APP1 Exif segment carrying orientation o right
-// after the SOI marker of a JPEG. bigEndian picks the TIFF byte order.
-func withOrientation(jpg []byte, o uint16, bigEndian bool) []byte {
-	var tiff []byte
-	if bigEndian {
-		tiff = []byte{'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, byte(o >> 8), byte(o), 0, 0, 0, 0, 0, 0}
-	} else {
-		tiff = []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, byte(o), byte(o >> 8), 0, 0, 0, 0, 0, 0}
-	}
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	n := len(seg) + 2
-	out := append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...)
-	return append(out, jpg[2:]...)
-}
-
 func TestJPEGOrientation(t *testing.T) {
 	base := readFile(t, "images/photo.jpg")
 	for o := uint16(0); o <= 9; o++ {
@@ -211,7 +197,7 @@ func TestJPEGOrientation(t *testing.T) {
 			if o < 1 || o > 8 {
 				want = 1
 			}
-			if got := JPEGOrientation(withOrientation(base, o, be)); got != want {
+			if got := JPEGOrientation(jpegtest.WithOrientation(base, o, be)); got != want {
 				t.Errorf("JPEGOrientation(o=%d, bigEndian=%v) = %d, want %d", o, be, got, want)
 			}
 		}
@@ -229,7 +215,7 @@ func TestDecodeAppliesOrientation(t *testing.T) {
 	}
 	pl := ToLuma(plain.Image)
 	for o := 1; o <= 8; o++ {
-		img, err := Decode(withOrientation(base, uint16(o), o%2 == 0), limits.Default())
+		img, err := Decode(jpegtest.WithOrientation(base, uint16(o), o%2 == 0), limits.Default())
 		if err != nil {
 			t.Fatalf("Decode(orientation %d) error = %v", o, err)
 		}

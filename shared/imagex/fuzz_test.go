@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -52,7 +53,7 @@ func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
 	_ = jpeg.Encode(&buf, small, &jpeg.Options{Quality: 75})
 	f.Add(bytes.Clone(buf.Bytes()))
-	f.Add(withOrientation(buf.Bytes(), 6, true))
+	f.Add(jpegtest.WithOrientation(buf.Bytes(), 6, true))
 	buf.Reset()
 	_ = png.Encode(&buf, small)
 	f.Add(bytes.Clone(buf.Bytes()))
@@ -89,7 +90,7 @@ func FuzzJPEGOrientation(f *testing.F) {
 		f.Fatal(err)
 	}
 	for o := uint16(0); o < 10; o++ {
-		f.Add(withOrientation(base[:64], o, o%2 == 0))
+		f.Add(jpegtest.WithOrientation(base[:64], o, o%2 == 0))
 	}
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x02})
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 )
 
@@ -308,7 +309,7 @@ func TestDecodeLumaOrientation(t *testing.T) {
 	raw := lumaCorpus(t)["big-q75-420.jpg"]
 	lim := limits.Default()
 	for o := uint16(1); o <= 8; o++ {
-		b := withOrientation(raw, o, o%2 == 0)
+		b := jpegtest.WithOrientation(raw, o, o%2 == 0)
 		full, err := Decode(b, lim)
 		if err != nil {
 			t.Fatal(err)
@@ -558,7 +559,7 @@ func TestDownscaleAs(t *testing.T) {
 	// A photo: close to the full decode's average.
 	raw := lumaCorpus(t)["big-q75-420.jpg"]
 	for o := uint16(1); o <= 8; o++ {
-		b := withOrientation(raw, o, false)
+		b := jpegtest.WithOrientation(raw, o, false)
 		fullImg, err := Decode(b, limits.Default())
 		if err != nil {
 			t.Fatal(err)

@@ -14,18 +14,10 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 )
-
-// withOrientation puts an EXIF APP1 segment carrying orientation o after
-// the SOI of a JPEG.
-func withOrientation(jpg []byte, o byte) []byte {
-	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	n := len(seg) + 2
-	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), jpg[2:]...)
-}
 
 // markedJPEG is src cropped to w×h (when smaller), carrying a watermark,
 // encoded at quality 88.
@@ -84,7 +76,7 @@ func hostDecodeCorpus(t testing.TB) map[string][]byte {
 	}
 	marked := markedJPEG(t, meadow, 1021, 763)
 	for o := byte(1); o <= 8; o++ {
-		files["marked, orientation "+string('0'+o)] = withOrientation(marked, o)
+		files["marked, orientation "+string('0'+o)] = jpegtest.WithOrientation(marked, uint16(o), false)
 	}
 	files["marked, small"] = markedJPEG(t, meadow, 517, 389)
 	return files

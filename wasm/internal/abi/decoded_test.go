@@ -15,6 +15,7 @@ import (
 	"github.com/provenant/provenant/shared/digest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -78,7 +79,7 @@ func TestAnalyzeDecodedMatchesAnalyze(t *testing.T) {
 	lim := limits.Default()
 	at := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for o := byte(1); o <= 8; o++ {
-		file := withOrientation(buf.Bytes(), o)
+		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
 		want := Analyze(file, lim, at)
 		if !bytes.Contains(want, []byte(`"local":{`)) {
 			t.Fatalf("orientation %d: analyze found no watermark: %.300s", o, want)

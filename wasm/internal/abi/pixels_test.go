@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
@@ -26,15 +27,6 @@ import (
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/c2paabi"
 )
-
-// withOrientation puts an EXIF APP1 segment carrying orientation o after
-// the SOI of a JPEG.
-func withOrientation(jpg []byte, o byte) []byte {
-	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	n := len(seg) + 2
-	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), jpg[2:]...)
-}
 
 // TestAnalyzePixelsLumaMatchesAnalyze: a browser that hands over its
 // decoder's Y plane at the stored size, for upright and turned JPEGs
@@ -65,7 +57,7 @@ func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
 		if err := jpeg.Encode(&buf, stored, &jpeg.Options{Quality: 90}); err != nil {
 			t.Fatal(err)
 		}
-		file := withOrientation(buf.Bytes(), o)
+		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -274,7 +266,7 @@ func TestAnalyzePixelsChroma(t *testing.T) {
 		if err := jpeg.Encode(&buf, imagex.Orient(marked, inverse), &jpeg.Options{Quality: 90}); err != nil {
 			t.Fatal(err)
 		}
-		file := withOrientation(buf.Bytes(), o)
+		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil || want.Local == nil || want.Local.Cb == nil {
 			t.Fatalf("orientation %d: analyze gave no chroma probe (%v)", o, err)
