@@ -162,12 +162,22 @@ func StartPostgres(ctx context.Context, n *Net, cfg PGConfig) (*PG, error) {
 			return nil, fmt.Errorf("cluster: %s: %w\n%s", h.Name, err, pg.tail(h))
 		}
 		secs := strconv.Itoa(int(cfg.PartitionTimeout / time.Second))
+		want := "network_partition_timeout = " + secs + "\n"
 		// config set writes the file and signals the running keeper to
 		// reload it; the signal reaches config set too, so its exit status
-		// says nothing: the file is checked instead.
-		_, _ = h.Run(pg.opts(h), "pg_autoctl", "config", "set", "--pgdata", pg.data(h), "timeout.network_partition_timeout", secs)
-		if b, err := os.ReadFile(cfgFile); err != nil || !strings.Contains(string(b), "network_partition_timeout = "+secs+"\n") {
-			return nil, fmt.Errorf("cluster: %s: network_partition_timeout not set in %s (%v)", h.Name, cfgFile, err)
+		// says nothing, and a keeper finishing its start can still write
+		// the file back from memory: so it is set until the file keeps
+		// the value for a moment.
+		if err := waitFor(ctx, 60*time.Second, func() error {
+			_, _ = h.Run(pg.opts(h), "pg_autoctl", "config", "set", "--pgdata", pg.data(h), "timeout.network_partition_timeout", secs)
+			time.Sleep(time.Second)
+			b, err := os.ReadFile(cfgFile)
+			if err == nil && !strings.Contains(string(b), want) {
+				err = errors.New("network_partition_timeout not set")
+			}
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("cluster: %s: %s: %w\n%s", h.Name, cfgFile, err, pg.tail(h))
 		}
 		if i == 0 {
 			// The first node must be primary before a standby can clone it.
