@@ -1,10 +1,8 @@
 package facts
 
 import (
-	"bytes"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,8 +15,8 @@ import (
 	"github.com/provenant/provenant/internal/cputime"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/internal/benchphoto"
+	"github.com/provenant/provenant/shared/internal/phototest"
 	"github.com/provenant/provenant/shared/limits"
-	"github.com/provenant/provenant/shared/watermark"
 )
 
 // benchPhotos returns the photos the verify benchmark resizes:
@@ -48,11 +46,7 @@ func resizedJPEG(b *testing.B, m image.Image, mp float64, q int) []byte {
 	s := math.Sqrt(mp * 1e6 / float64(bd.Dx()*bd.Dy()))
 	dst := image.NewRGBA(image.Rect(0, 0, int(float64(bd.Dx())*s), int(float64(bd.Dy())*s)))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), m, bd, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: q}); err != nil {
-		b.Fatal(err)
-	}
-	return buf.Bytes()
+	return phototest.JPEG(b, dst, q)
 }
 
 func median(d []time.Duration) float64 {
@@ -92,19 +86,7 @@ func BenchmarkAnalyze(b *testing.B) {
 				for _, p := range photos {
 					f := resizedJPEG(b, p, mp, 90)
 					if corpus == "signed-q80" {
-						img, err := imagex.Decode(f, lim)
-						if err != nil {
-							b.Fatal(err)
-						}
-						marked, err := watermark.Embed(img.Image, 0x0123456789abcdef)
-						if err != nil {
-							b.Fatal(err)
-						}
-						var buf bytes.Buffer
-						if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 80}); err != nil {
-							b.Fatal(err)
-						}
-						f = buf.Bytes()
+						f = phototest.JPEG(b, markedPicture(b, f, 0, 0, 0x0123456789abcdef), 80)
 					}
 					files = append(files, f)
 				}

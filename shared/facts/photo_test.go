@@ -27,6 +27,12 @@ func markedPhoto(t testing.TB, path string, w, h int, payload watermark.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return markedPicture(t, raw, w, h, payload)
+}
+
+// markedPicture is markedPhoto for a file already in memory.
+func markedPicture(t testing.TB, raw []byte, w, h int, payload watermark.Payload) image.Image {
+	t.Helper()
 	src, err := imagex.Decode(raw, limits.Default())
 	if err != nil {
 		t.Fatal(err)
