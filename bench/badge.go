@@ -10,38 +10,38 @@ import (
 	"time"
 )
 
-// runBadge measures GET requests per second of one path (a badge) at the
+// badgeCommand measures GET requests per second of one path (a badge) at the
 // edge and at the origin, in alternating rounds so that both see the same
 // machine load, and prints the median ratio.
-func runBadge(args []string) error {
-	fs := flag.NewFlagSet("badge", flag.ExitOnError)
+func badgeCommand(fs *flag.FlagSet) func() error {
 	edge := fs.String("edge", "http://127.0.0.1:8090", "edge base URL")
 	origin := fs.String("origin", "http://127.0.0.1:8080", "origin base URL")
 	path := fs.String("path", "", "path to fetch, e.g. /api/v1/widget/badge/<record id>.svg (required)")
 	c := fs.Int("c", 8, "concurrent clients")
 	d := fs.Duration("d", 5*time.Second, "duration of each round at each target")
 	rounds := fs.Int("rounds", 5, "rounds (edge then origin in each)")
-	_ = fs.Parse(args)
-	if *path == "" {
-		return fmt.Errorf("-path is required")
-	}
-	var er, or, ratios []float64
-	for r := 0; r < *rounds; r++ {
-		e, err := getLoad(*edge+*path, *c, *d)
-		if err != nil {
-			return fmt.Errorf("edge: %w", err)
+	return func() error {
+		if *path == "" {
+			return fmt.Errorf("-path is required")
 		}
-		o, err := getLoad(*origin+*path, *c, *d)
-		if err != nil {
-			return fmt.Errorf("origin: %w", err)
+		var er, or, ratios []float64
+		for r := 0; r < *rounds; r++ {
+			e, err := getLoad(*edge+*path, *c, *d)
+			if err != nil {
+				return fmt.Errorf("edge: %w", err)
+			}
+			o, err := getLoad(*origin+*path, *c, *d)
+			if err != nil {
+				return fmt.Errorf("origin: %w", err)
+			}
+			er, or, ratios = append(er, e), append(or, o), append(ratios, e/o)
 		}
-		er, or, ratios = append(er, e), append(or, o), append(ratios, e/o)
+		fmt.Printf("GET %s, c=%d, %d rounds of %v each\n", *path, *c, *rounds, *d)
+		fmt.Printf("  edge   requests/s per round: %s (median %.0f)\n", fmtFloats(er, "%.0f"), median(er))
+		fmt.Printf("  origin requests/s per round: %s (median %.0f)\n", fmtFloats(or, "%.0f"), median(or))
+		fmt.Printf("  edge / origin per round: %s; median %.2f×\n", fmtFloats(ratios, "%.2f"), median(ratios))
+		return nil
 	}
-	fmt.Printf("GET %s, c=%d, %d rounds of %v each\n", *path, *c, *rounds, *d)
-	fmt.Printf("  edge   requests/s per round: %s (median %.0f)\n", fmtFloats(er, "%.0f"), median(er))
-	fmt.Printf("  origin requests/s per round: %s (median %.0f)\n", fmtFloats(or, "%.0f"), median(or))
-	fmt.Printf("  edge / origin per round: %s; median %.2f×\n", fmtFloats(ratios, "%.2f"), median(ratios))
-	return nil
 }
 
 // getLoad fetches u from c clients for d and returns the 200 answers per

@@ -127,162 +127,160 @@ func fitLong(img image.Image, long int) image.Image {
 	return dst
 }
 
-func runClaims(args []string) error {
-	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+func claimsCommand(fs *flag.FlagSet) func() error {
 	dirs := fs.String("images", "bench/images,shared/testdata/images,origin/internal/server/testdata", "comma-separated directories of photos")
 	long := fs.Int("long", 1600, "scale originals to at most this long side first (the hashes work on 256×256)")
 	unrelated := fs.String("unrelated", "bench/images", "directory whose photos are paired as unrelated (its artworks grouped by file name); the others are the same few pictures in several formats")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	var files []string
-	for _, d := range strings.Split(*dirs, ",") {
-		fsList, err := listImages(d)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "claims: skipping %s: %v\n", d, err)
-			continue
-		}
-		for _, f := range fsList {
-			if !strings.Contains(filepath.Base(f), "tiny") {
-				files = append(files, f)
-			}
-		}
-	}
-	if len(files) < 2 {
-		return fmt.Errorf("need at least 2 images, found %d", len(files))
-	}
-	lim := limits.Default()
-	edits := copierEdits()
-	type tally struct{ plain, dihedral, sign, register, n int }
-	// The sign comparison's distance for every edited copy (true ties),
-	// by whether the plain hash alone would have tied it.
-	var signTrue, regTrue []int
-	per := make([]tally, len(edits))
-	var recs []claimHashes
-	start := time.Now()
-	for _, f := range files {
-		_, dec, err := readDecoded(f, lim, "claims: skipping")
-		if err != nil {
-			return err
-		}
-		if dec == nil {
-			continue
-		}
-		orig := fitLong(dec.Image, *long)
-		rec, err := hashesOf(orig)
-		if err != nil {
-			return err
-		}
-		rec.name, rec.dir = filepath.Base(f), filepath.Dir(f)
-		fmt.Fprintf(os.Stderr, "claims: %d/%d %s (%v)\n", len(recs)+1, len(files), rec.name, time.Since(start).Round(time.Second))
-		recs = append(recs, rec)
-		own := append([]phash.Hash{rec.h}, rec.geo...)
-		for i, e := range edits {
-			edited, err := applyEdit(orig, e)
+	return func() error {
+		var files []string
+		for _, d := range strings.Split(*dirs, ",") {
+			fsList, err := listImages(d)
 			if err != nil {
-				return err
-			}
-			file, err := jpegOf(edited, 85)
-			if err != nil {
-				return err
-			}
-			cd, err := imagex.Decode(file, lim)
-			if err != nil {
-				return err
-			}
-			up, err := hashesOf(cd.Image)
-			if err != nil {
-				return err
-			}
-			bits := up.fromBits()
-			t := &per[i]
-			t.n++
-			if phash.Distance256(up.h.P256, rec.h.P256) <= phash.NearDistance256 {
-				t.plain++
-			}
-			if minDist(up.dihedral[:], []phash.Hash{rec.h}) <= phash.NearDistance256 {
-				t.dihedral++
-			}
-			ds, dr := minDist(up.dihedral[:], own), minDist(bits[:], own)
-			signTrue, regTrue = append(signTrue, ds), append(regTrue, dr)
-			if ds <= phash.NearDistance256 {
-				t.sign++
-			}
-			if dr <= phash.NearDistance256 {
-				t.register++
-			}
-		}
-	}
-	w := os.Stdout
-	fmt.Fprintf(w, "%d photos, %d edits each, JPEG q85, in %v\n\n", len(recs), len(edits), time.Since(start).Round(time.Second))
-	fmt.Fprintln(w, "| copier's edit | plain hash | + mirrors/turns | sign: + geometric hashes | register: variants from bits |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
-	var all tally
-	for i, e := range edits {
-		t := per[i]
-		fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %d/%d |\n", e, t.plain, t.n, t.dihedral, t.n, t.sign, t.n, t.register, t.n)
-		all.plain, all.dihedral, all.sign, all.register, all.n = all.plain+t.plain, all.dihedral+t.dihedral, all.sign+t.sign, all.register+t.register, all.n+t.n
-	}
-	fmt.Fprintf(w, "| **all** | %d/%d | %d/%d | %d/%d | %d/%d |\n\n", all.plain, all.n, all.dihedral, all.n, all.sign, all.n, all.register, all.n)
-
-	// Unrelated pictures: every ordered pair of different artworks, one
-	// as the record, the other as an upload.
-	var plain, dih, sign, reg []int
-	// Every single comparison sign makes for a pair (8 variants × the
-	// record's hash and its 8 geometric hashes), for the tail of the
-	// distribution a registry of N records samples 72·N times.
-	var each []int
-	type close struct {
-		d    int
-		a, b string
-	}
-	var closest []close
-	for i, r := range recs {
-		own := append([]phash.Hash{r.h}, r.geo...)
-		for j, u := range recs {
-			if i == j || family(r.name) == family(u.name) || r.dir != *unrelated || u.dir != *unrelated {
+				fmt.Fprintf(os.Stderr, "claims: skipping %s: %v\n", d, err)
 				continue
 			}
-			bits := u.fromBits()
-			plain = append(plain, phash.Distance256(u.h.P256, r.h.P256))
-			dih = append(dih, minDist(u.dihedral[:], []phash.Hash{r.h}))
-			d := minDist(u.dihedral[:], own)
-			sign = append(sign, d)
-			for _, q := range u.dihedral {
-				for _, o := range own {
-					each = append(each, phash.Distance256(q.P256, o.P256))
+			for _, f := range fsList {
+				if !strings.Contains(filepath.Base(f), "tiny") {
+					files = append(files, f)
 				}
 			}
-			reg = append(reg, minDist(bits[:], own))
-			closest = append(closest, close{d, u.name, r.name})
 		}
+		if len(files) < 2 {
+			return fmt.Errorf("need at least 2 images, found %d", len(files))
+		}
+		lim := limits.Default()
+		edits := copierEdits()
+		type tally struct{ plain, dihedral, sign, register, n int }
+		// The sign comparison's distance for every edited copy (true ties),
+		// by whether the plain hash alone would have tied it.
+		var signTrue, regTrue []int
+		per := make([]tally, len(edits))
+		var recs []claimHashes
+		start := time.Now()
+		for _, f := range files {
+			_, dec, err := readDecoded(f, lim, "claims: skipping")
+			if err != nil {
+				return err
+			}
+			if dec == nil {
+				continue
+			}
+			orig := fitLong(dec.Image, *long)
+			rec, err := hashesOf(orig)
+			if err != nil {
+				return err
+			}
+			rec.name, rec.dir = filepath.Base(f), filepath.Dir(f)
+			fmt.Fprintf(os.Stderr, "claims: %d/%d %s (%v)\n", len(recs)+1, len(files), rec.name, time.Since(start).Round(time.Second))
+			recs = append(recs, rec)
+			own := append([]phash.Hash{rec.h}, rec.geo...)
+			for i, e := range edits {
+				edited, err := applyEdit(orig, e)
+				if err != nil {
+					return err
+				}
+				file, err := jpegOf(edited, 85)
+				if err != nil {
+					return err
+				}
+				cd, err := imagex.Decode(file, lim)
+				if err != nil {
+					return err
+				}
+				up, err := hashesOf(cd.Image)
+				if err != nil {
+					return err
+				}
+				bits := up.fromBits()
+				t := &per[i]
+				t.n++
+				if phash.Distance256(up.h.P256, rec.h.P256) <= phash.NearDistance256 {
+					t.plain++
+				}
+				if minDist(up.dihedral[:], []phash.Hash{rec.h}) <= phash.NearDistance256 {
+					t.dihedral++
+				}
+				ds, dr := minDist(up.dihedral[:], own), minDist(bits[:], own)
+				signTrue, regTrue = append(signTrue, ds), append(regTrue, dr)
+				if ds <= phash.NearDistance256 {
+					t.sign++
+				}
+				if dr <= phash.NearDistance256 {
+					t.register++
+				}
+			}
+		}
+		w := os.Stdout
+		fmt.Fprintf(w, "%d photos, %d edits each, JPEG q85, in %v\n\n", len(recs), len(edits), time.Since(start).Round(time.Second))
+		fmt.Fprintln(w, "| copier's edit | plain hash | + mirrors/turns | sign: + geometric hashes | register: variants from bits |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
+		var all tally
+		for i, e := range edits {
+			t := per[i]
+			fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %d/%d |\n", e, t.plain, t.n, t.dihedral, t.n, t.sign, t.n, t.register, t.n)
+			all.plain, all.dihedral, all.sign, all.register, all.n = all.plain+t.plain, all.dihedral+t.dihedral, all.sign+t.sign, all.register+t.register, all.n+t.n
+		}
+		fmt.Fprintf(w, "| **all** | %d/%d | %d/%d | %d/%d | %d/%d |\n\n", all.plain, all.n, all.dihedral, all.n, all.sign, all.n, all.register, all.n)
+
+		// Unrelated pictures: every ordered pair of different artworks, one
+		// as the record, the other as an upload.
+		var plain, dih, sign, reg []int
+		// Every single comparison sign makes for a pair (8 variants × the
+		// record's hash and its 8 geometric hashes), for the tail of the
+		// distribution a registry of N records samples 72·N times.
+		var each []int
+		type close struct {
+			d    int
+			a, b string
+		}
+		var closest []close
+		for i, r := range recs {
+			own := append([]phash.Hash{r.h}, r.geo...)
+			for j, u := range recs {
+				if i == j || family(r.name) == family(u.name) || r.dir != *unrelated || u.dir != *unrelated {
+					continue
+				}
+				bits := u.fromBits()
+				plain = append(plain, phash.Distance256(u.h.P256, r.h.P256))
+				dih = append(dih, minDist(u.dihedral[:], []phash.Hash{r.h}))
+				d := minDist(u.dihedral[:], own)
+				sign = append(sign, d)
+				for _, q := range u.dihedral {
+					for _, o := range own {
+						each = append(each, phash.Distance256(q.P256, o.P256))
+					}
+				}
+				reg = append(reg, minDist(bits[:], own))
+				closest = append(closest, close{d, u.name, r.name})
+			}
+		}
+		fmt.Fprintln(w, "| unrelated ordered pairs | n | within 64 | min | p0.1 | p1 | median |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+		for _, row := range []struct {
+			name string
+			ds   []int
+		}{{"plain hash", plain}, {"+ mirrors/turns", dih}, {"sign: + geometric hashes", sign}, {"register: variants from bits", reg}} {
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d |\n", row.name, len(row.ds), count(row.ds, phash.NearDistance256),
+				pct(row.ds, 0), pctf(row.ds, 0.1), pct(row.ds, 1), pct(row.ds, 50))
+		}
+		fmt.Fprintf(w, "\nSingle comparisons of unrelated pictures (sign: 8 variants × 9 hashes per pair): %d\n\n", len(each))
+		fmt.Fprintln(w, "| 256-bit distance ≤ | comparisons | fraction |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, t := range []int{64, 72, 80, 88, 96, 104} {
+			n := count(each, t)
+			fmt.Fprintf(w, "| %d | %d | %.2g |\n", t, n, float64(n)/float64(max(1, len(each))))
+		}
+		fmt.Fprintln(w, "\nThreshold sweep: copies tied (all edits) against unrelated single comparisons within T:")
+		fmt.Fprintln(w, "\n| T | sign: copies tied | register: copies tied | unrelated comparisons within T |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, t := range []int{40, 48, 56, 64} {
+			fmt.Fprintf(w, "| %d | %d/%d | %d/%d | %d/%d |\n", t, count(signTrue, t), len(signTrue), count(regTrue, t), len(regTrue), count(each, t), len(each))
+		}
+		sort.Slice(closest, func(a, b int) bool { return closest[a].d < closest[b].d })
+		fmt.Fprintln(w, "\nClosest unrelated pairs (sign comparison: upload ~ record):")
+		for _, c := range closest[:min(5, len(closest))] {
+			fmt.Fprintf(w, "  %4d  %s  ~  %s\n", c.d, c.a, c.b)
+		}
+		return nil
 	}
-	fmt.Fprintln(w, "| unrelated ordered pairs | n | within 64 | min | p0.1 | p1 | median |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	for _, row := range []struct {
-		name string
-		ds   []int
-	}{{"plain hash", plain}, {"+ mirrors/turns", dih}, {"sign: + geometric hashes", sign}, {"register: variants from bits", reg}} {
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d |\n", row.name, len(row.ds), count(row.ds, phash.NearDistance256),
-			pct(row.ds, 0), pctf(row.ds, 0.1), pct(row.ds, 1), pct(row.ds, 50))
-	}
-	fmt.Fprintf(w, "\nSingle comparisons of unrelated pictures (sign: 8 variants × 9 hashes per pair): %d\n\n", len(each))
-	fmt.Fprintln(w, "| 256-bit distance ≤ | comparisons | fraction |")
-	fmt.Fprintln(w, "|---|---|---|")
-	for _, t := range []int{64, 72, 80, 88, 96, 104} {
-		n := count(each, t)
-		fmt.Fprintf(w, "| %d | %d | %.2g |\n", t, n, float64(n)/float64(max(1, len(each))))
-	}
-	fmt.Fprintln(w, "\nThreshold sweep: copies tied (all edits) against unrelated single comparisons within T:")
-	fmt.Fprintln(w, "\n| T | sign: copies tied | register: copies tied | unrelated comparisons within T |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, t := range []int{40, 48, 56, 64} {
-		fmt.Fprintf(w, "| %d | %d/%d | %d/%d | %d/%d |\n", t, count(signTrue, t), len(signTrue), count(regTrue, t), len(regTrue), count(each, t), len(each))
-	}
-	sort.Slice(closest, func(a, b int) bool { return closest[a].d < closest[b].d })
-	fmt.Fprintln(w, "\nClosest unrelated pairs (sign comparison: upload ~ record):")
-	for _, c := range closest[:min(5, len(closest))] {
-		fmt.Fprintf(w, "  %4d  %s  ~  %s\n", c.d, c.a, c.b)
-	}
-	return nil
 }

@@ -252,8 +252,7 @@ func decodeCeiling(imgs [][]byte, c int, d time.Duration) (float64, error) {
 	return float64(n) / time.Since(start).Seconds(), firstErr
 }
 
-func runVerify(args []string) error {
-	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+func verifyCommand(fs *flag.FlagSet) func() error {
 	var lf loadFlags
 	lf.register(fs)
 	floor := fs.Duration("floor", 10*time.Second, "total time spent measuring the decode-only ceiling in this process (0 to skip)")
@@ -262,30 +261,31 @@ func runVerify(args []string) error {
 	apiKey := fs.String("api-key", "", "if set (with -signing-key), sign every image first and verify the signed outputs")
 	signingKey := fs.String("signing-key", "", "signing key id for -api-key")
 	reencode := fs.Int("reencode", 0, "with -api-key: re-encode the signed outputs as JPEG at this quality (watermark path instead of exact match)")
-	_ = fs.Parse(args)
-	imgs, err := lf.loadImages()
-	if err != nil {
-		return err
-	}
-	if *apiKey != "" {
-		if imgs, err = signAll(lf.url, *apiKey, *signingKey, imgs, *reencode); err != nil {
+	return func() error {
+		imgs, err := lf.loadImages()
+		if err != nil {
 			return err
 		}
-		fmt.Printf("verify corpus: %d signed outputs (re-encoded at q%d when > 0)\n", len(imgs), *reencode)
-	}
-	reqs := make([]request, len(imgs))
-	var px, bytesTotal int64
-	for i, b := range imgs {
-		body, ct := formdata.File("file", "image", b, nil)
-		reqs[i] = request{body: body, contentType: ct}
-		if info, err := imagex.DecodeConfig(b, limits.Default()); err == nil {
-			px += int64(info.Width * info.Height)
+		if *apiKey != "" {
+			if imgs, err = signAll(lf.url, *apiKey, *signingKey, imgs, *reencode); err != nil {
+				return err
+			}
+			fmt.Printf("verify corpus: %d signed outputs (re-encoded at q%d when > 0)\n", len(imgs), *reencode)
 		}
-		bytesTotal += int64(len(b))
+		reqs := make([]request, len(imgs))
+		var px, bytesTotal int64
+		for i, b := range imgs {
+			body, ct := formdata.File("file", "image", b, nil)
+			reqs[i] = request{body: body, contentType: ct}
+			if info, err := imagex.DecodeConfig(b, limits.Default()); err == nil {
+				px += int64(info.Width * info.Height)
+			}
+			bytesTotal += int64(len(b))
+		}
+		fmt.Printf("verify: %d images, mean %.2f MP, mean %d KB; c=%d d=%v GOMAXPROCS=%d\n", len(imgs),
+			float64(px)/float64(len(imgs))/1e6, bytesTotal/int64(len(imgs))/1000, lf.c, lf.d, runtime.GOMAXPROCS(0))
+		return interleaved(lf.url+"/api/v1/verify", nil, http.StatusOK, "verify", imgs, reqs, lf, *floor, *rounds, *serverPID)
 	}
-	fmt.Printf("verify: %d images, mean %.2f MP, mean %d KB; c=%d d=%v GOMAXPROCS=%d\n", len(imgs),
-		float64(px)/float64(len(imgs))/1e6, bytesTotal/int64(len(imgs))/1000, lf.c, lf.d, runtime.GOMAXPROCS(0))
-	return interleaved(lf.url+"/api/v1/verify", nil, http.StatusOK, "verify", imgs, reqs, lf, *floor, *rounds, *serverPID)
 }
 
 // interleaved runs the load against u in rounds, each preceded by a slice

@@ -42,8 +42,7 @@ type decodeRow struct {
 	scales []int
 }
 
-func runDecodeStudy(args []string) error {
-	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
+func decodeStudyCommand(fs *flag.FlagSet) func() error {
 	dir := fs.String("images", "bench/images", "directory of development images")
 	limit := fs.Int("limit", 0, "use at most N images, spread over the sorted list (0 = all)")
 	only := fs.String("attacks", "", "comma-separated attack names (default all)")
@@ -51,80 +50,79 @@ func runDecodeStudy(args []string) error {
 	workers := fs.Int("j", 2, "images processed in parallel")
 	quality := fs.Int("q", 95, "JPEG quality the attacked picture is stored at")
 	shorts := fs.String("min-short", "512", "comma-separated short sides for imagex.DecodeLuma")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	var minShort []int
-	for _, s := range strings.Split(*shorts, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v <= 0 {
-			return fmt.Errorf("bad -min-short %q", s)
+	return func() error {
+		var minShort []int
+		for _, s := range strings.Split(*shorts, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v <= 0 {
+				return fmt.Errorf("bad -min-short %q", s)
+			}
+			minShort = append(minShort, v)
 		}
-		minShort = append(minShort, v)
-	}
-	files, err := corpusFiles(*dir, *limit)
-	if err != nil {
-		return err
-	}
-	atks := attacksNamed(*only)
-	lim := limits.Default()
-	var mu sync.Mutex
-	var rows []decodeRow
-	images := 0
-	err = eachWithScratch(files, *workers, "decode-study-", func(tmp, path string) {
-		img, err := decodeFile(path)
+		files, err := corpusFiles(*dir, *limit)
 		if err != nil {
-			return
+			return err
 		}
-		img, _ = flattenAlpha(img)
-		b := img.Bounds()
-		if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
-			return
-		}
-		name := filepath.Base(path)
-		p := payloadFor(name)
-		marked, err := watermark.Embed(img, p)
+		atks := attacksNamed(*only)
+		lim := limits.Default()
+		var mu sync.Mutex
+		var rows []decodeRow
+		images := 0
+		err = eachWithScratch(files, *workers, "decode-study-", func(tmp, path string) {
+			img, err := decodeFile(path)
+			if err != nil {
+				return
+			}
+			img, _ = flattenAlpha(img)
+			b := img.Bounds()
+			if float64(b.Dx()*b.Dy())/1e6 > *maxMP {
+				return
+			}
+			name := filepath.Base(path)
+			p := payloadFor(name)
+			marked, err := watermark.Embed(img, p)
+			if err != nil {
+				return
+			}
+			var out []decodeRow
+			for _, a := range atks {
+				m, err := a.fn(marked, tmp)
+				if err != nil {
+					continue
+				}
+				file, err := jpegOf(m, *quality)
+				if err != nil {
+					continue
+				}
+				r := decodeRow{attack: a.name}
+				r.full = checkFull(file, lim, p)
+				for _, s := range minShort {
+					c, sc := checkReduced(file, lim, p, s)
+					r.red, r.scales = append(r.red, c), append(r.scales, sc)
+				}
+				out = append(out, r)
+			}
+			mu.Lock()
+			rows = append(rows, out...)
+			images++
+			// One line per image and attack, so that a partial run
+			// still says something.
+			for _, r := range out {
+				fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
+				for i, c := range r.red {
+					fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
+						phash.Distance256(r.full.hash.P256, c.hash.P256))
+				}
+				fmt.Fprintln(os.Stderr)
+			}
+			mu.Unlock()
+		})
 		if err != nil {
-			return
+			return err
 		}
-		var out []decodeRow
-		for _, a := range atks {
-			m, err := a.fn(marked, tmp)
-			if err != nil {
-				continue
-			}
-			file, err := jpegOf(m, *quality)
-			if err != nil {
-				continue
-			}
-			r := decodeRow{attack: a.name}
-			r.full = checkFull(file, lim, p)
-			for _, s := range minShort {
-				c, sc := checkReduced(file, lim, p, s)
-				r.red, r.scales = append(r.red, c), append(r.scales, sc)
-			}
-			out = append(out, r)
-		}
-		mu.Lock()
-		rows = append(rows, out...)
-		images++
-		// One line per image and attack, so that a partial run
-		// still says something.
-		for _, r := range out {
-			fmt.Fprintf(os.Stderr, "%s\t%s\tfull=%v/%d", name, r.attack, r.full.recovered, r.full.bitErrors)
-			for i, c := range r.red {
-				fmt.Fprintf(os.Stderr, "\tmin%d=%v/%d/1:%d/d256=%d", minShort[i], c.recovered, c.bitErrors, r.scales[i],
-					phash.Distance256(r.full.hash.P256, c.hash.P256))
-			}
-			fmt.Fprintln(os.Stderr)
-		}
-		mu.Unlock()
-	})
-	if err != nil {
-		return err
+		printDecodeStudy(rows, atks, minShort, images, *quality, commandLine(fs))
+		return nil
 	}
-	printDecodeStudy(rows, atks, minShort, images, *quality, strings.Join(append([]string{"go run ./bench decode"}, args...), " "))
-	return nil
 }
 
 func checkFull(file []byte, lim limits.Limits, p watermark.Payload) decodeCheck {
