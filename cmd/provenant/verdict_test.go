@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/client"
 	"github.com/provenant/provenant/shared/present"
+	"github.com/provenant/provenant/shared/present/presenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden verdict texts in testdata/verdict")
@@ -22,48 +21,25 @@ var update = flag.Bool("update", false, "rewrite the golden verdict texts in tes
 // keeps the wording rules (present.TextViolations), and an authentic
 // verdict shows no failed check.
 func TestVerdictText(t *testing.T) {
-	ins, err := filepath.Glob("../../shared/present/testdata/*.verify.json")
-	if err != nil || len(ins) < 10 {
-		t.Fatalf("golden verdicts: %d files, %v", len(ins), err)
-	}
-	for _, in := range ins {
-		name := strings.TrimSuffix(filepath.Base(in), ".verify.json")
-		t.Run(name, func(t *testing.T) {
-			var r client.VerifyResponse
-			if err := json.Unmarshal(readFile(t, in), &r); err != nil {
-				t.Fatal(err)
-			}
-			var b bytes.Buffer
-			writeVerdict(&b, name+".jpg", &r, name == "reencoded-anchored", 0)
-			got := b.String()
-			p := client.Describe(&r)
-			if !strings.HasPrefix(got, name+".jpg: "+p.Headline+"\n  "+p.Explanation+"\n") {
-				t.Errorf("text does not open with the shared headline and explanation:\n%s", got)
-			}
-			if p.Chain != "" && !strings.Contains(got, p.Chain) {
-				t.Errorf("text lacks the provenance chain %q:\n%s", p.Chain, got)
-			}
-			for _, v := range present.TextViolations(r, written(r, got)) {
-				t.Errorf("wording: %s\n%s", v, got)
-			}
-			if r.Authentic && strings.Contains(got, "✗") {
-				t.Errorf("an authentic verdict shows a failed check:\n%s", got)
-			}
-			golden := filepath.Join("testdata", "verdict", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if want := string(readFile(t, golden)); got != want {
-				t.Errorf("verify text changed (-update rewrites the golden copy)\ngot:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	presenttest.Verdicts(t, "../../shared/present/testdata", func(t *testing.T, name string, r client.VerifyResponse) {
+		var b bytes.Buffer
+		writeVerdict(&b, name+".jpg", &r, name == "reencoded-anchored", 0)
+		got := b.String()
+		p := client.Describe(&r)
+		if !strings.HasPrefix(got, name+".jpg: "+p.Headline+"\n  "+p.Explanation+"\n") {
+			t.Errorf("text does not open with the shared headline and explanation:\n%s", got)
+		}
+		if p.Chain != "" && !strings.Contains(got, p.Chain) {
+			t.Errorf("text lacks the provenance chain %q:\n%s", p.Chain, got)
+		}
+		for _, v := range present.TextViolations(r, written(r, got)) {
+			t.Errorf("wording: %s\n%s", v, got)
+		}
+		if r.Authentic && strings.Contains(got, "✗") {
+			t.Errorf("an authentic verdict shows a failed check:\n%s", got)
+		}
+		presenttest.Golden(t, filepath.Join("testdata", "verdict", name+".txt"), b.Bytes(), *update)
+	})
 }
 
 // written is text without the resemblance's detail, which is the

@@ -3,12 +3,12 @@ package present_test
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/shared/present"
+	"github.com/provenant/provenant/shared/present/presenttest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -20,44 +20,15 @@ var update = flag.Bool("update", false, "rewrite the golden presentations in tes
 // the .present.json beside it; every result must also keep the wording
 // rules.
 func TestGolden(t *testing.T) {
-	ins, err := filepath.Glob(filepath.Join("testdata", "*.verify.json"))
-	if err != nil || len(ins) == 0 {
-		t.Fatalf("no golden inputs: %v", err)
-	}
-	for _, in := range ins {
-		name := strings.TrimSuffix(filepath.Base(in), ".verify.json")
-		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var v wire.VerifyResponse
-			if err := json.Unmarshal(b, &v); err != nil {
-				t.Fatal(err)
-			}
-			opt := present.Options{RecordOnly: strings.HasSuffix(name, "-record-only")}
-			p := present.Present(v, opt)
-			for _, msg := range present.WordingViolations(v, p) {
-				t.Error(msg)
-			}
-			got, _ := json.MarshalIndent(p, "", "  ")
-			got = append(got, '\n')
-			gp := strings.TrimSuffix(in, ".verify.json") + ".present.json"
-			if *update {
-				if err := os.WriteFile(gp, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(gp)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("presentation of %s changed:\n%s\nwant:\n%s", name, got, want)
-			}
-		})
-	}
+	presenttest.Verdicts(t, "testdata", func(t *testing.T, name string, v wire.VerifyResponse) {
+		opt := present.Options{RecordOnly: strings.HasSuffix(name, "-record-only")}
+		p := present.Present(v, opt)
+		for _, msg := range present.WordingViolations(v, p) {
+			t.Error(msg)
+		}
+		got, _ := json.MarshalIndent(p, "", "  ")
+		presenttest.Golden(t, filepath.Join("testdata", name+".present.json"), append(got, '\n'), *update)
+	})
 }
 
 func resp(authentic bool, match string, ch wire.Checks) wire.VerifyResponse {
