@@ -38,6 +38,27 @@ func containerCases(t testing.TB) []containerCase {
 	}
 }
 
+// signedCase is a container case signed by mustEmbed with testManifest:
+// the signed file, the manifest's label and the bare store.
+type signedCase struct {
+	containerCase
+	out   []byte
+	id    string
+	store []byte
+}
+
+// signedCases signs every container case with one fresh test signer.
+func signedCases(t testing.TB) []signedCase {
+	t.Helper()
+	s := c2patest.NewSigner(t, c2patest.CertOptions{})
+	var cases []signedCase
+	for _, c := range containerCases(t) {
+		out, id, store := mustEmbed(t, c.file, testManifest(c.format), s)
+		cases = append(cases, signedCase{c, out, id, store})
+	}
+	return cases
+}
+
 func testJPEG(t testing.TB) []byte {
 	return phototest.JPEG(t, testImage(), 85)
 }
@@ -68,28 +89,20 @@ func testManifest(format string) c2pa.Manifest {
 }
 
 func TestEmbedRead(t *testing.T) {
-	s := c2patest.NewSigner(t, c2patest.CertOptions{})
-	for _, tc := range []struct {
-		name, format string
-		file         []byte
-	}{
-		{"jpeg", "image/jpeg", testJPEG(t)},
-		{"png", "image/png", testPNG(t)},
-	} {
+	for _, tc := range signedCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			out, id, store := mustEmbed(t, tc.file, testManifest(tc.format), s)
-			r, err := c2pa.Read(out, time.Now())
+			r, err := c2pa.Read(tc.out, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.State != "valid" || r.ActiveManifest != id {
+			if r.State != "valid" || r.ActiveManifest != tc.id {
 				t.Fatalf("report %+v", r)
 			}
-			got, err := c2pa.Extract(out)
-			if err != nil || !bytes.Equal(got, store) {
+			got, err := c2pa.Extract(tc.out)
+			if err != nil || !bytes.Equal(got, tc.store) {
 				t.Fatalf("extract: %v", err)
 			}
-			stripped, err := c2pa.Strip(out)
+			stripped, err := c2pa.Strip(tc.out)
 			if err != nil || !bytes.Equal(stripped, tc.file) {
 				t.Fatalf("strip did not give back the input: %v", err)
 			}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/shared/c2pa"
-	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/c2pa/sniff"
 )
 
@@ -14,18 +13,16 @@ import (
 // JPEG and PNG and for a malformed store, no for the same pictures
 // without one and for other formats.
 func TestSniffAgreesWithTheReader(t *testing.T) {
-	s := c2patest.NewSigner(t, c2patest.CertOptions{})
 	var signed []byte
-	for _, c := range containerCases(t) {
-		out, _, _ := mustEmbed(t, c.file, testManifest(c.format), s)
-		if !sniff.MayCarry(out) {
+	for _, c := range signedCases(t) {
+		if !sniff.MayCarry(c.out) {
 			t.Errorf("%s: a signed picture is not recognised", c.name)
 		}
 		if sniff.MayCarry(c.file) {
 			t.Errorf("%s: a picture without a manifest is said to carry one", c.name)
 		}
 		if c.name == "jpeg" {
-			signed = out
+			signed = c.out
 		}
 	}
 	// A store announced in APP11 but cut short is malformed, so it counts.
