@@ -6,7 +6,10 @@
 //
 //	go run ./bench <command> [flags]
 //
-// Each command lives in its own file and prints its own -h.
+// Each command lives in its own file and prints its own -h. A command
+// declares its flags on the flag set the harness gives it and returns what
+// runs once they are parsed, so every command opens the same way: flags
+// parsed by the harness, a bad flag an error, -h a success.
 package main
 
 import (
