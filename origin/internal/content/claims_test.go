@@ -114,11 +114,7 @@ func (e *env) lookPerceptual(t *testing.T, file []byte) []link {
 		t.Fatal(err)
 	}
 	f.Watermark = verdict.Watermark{}
-	img, err := imagex.Decode(file, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := phash.Dihedral(imagex.ToLuma(img.Image))
+	vs, err := phash.Dihedral(testkit.Luma(t, file))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Package testkit holds the helpers that the origin's test packages share:
-// reading a fixture, signing a token for the token checks, and recording
-// the events a service publishes. Only tests import it (TestOnlyTests
+// reading a fixture, decoding a picture as the origin does, signing a
+// token for the token checks, and recording the events a service
+// publishes. Only tests import it (TestOnlyTests
 // checks that), and it imports no package that wires the server, so any
 // package's tests can use it without an import cycle.
 package testkit
@@ -16,6 +17,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 // ReadFile returns the content of the file at path (relative to the
@@ -48,6 +51,18 @@ func EncodeJPEG(t testing.TB, m image.Image, q int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Luma decodes file as the origin does (imagex.Decode under the default
+// limits) and returns the luminance plane its perceptual hashes are
+// computed on, failing the test if the file does not decode.
+func Luma(t testing.TB, file []byte) *imagex.Luma {
+	t.Helper()
+	img, err := imagex.Decode(file, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imagex.ToLuma(img.Image)
 }
 
 // SignJWT returns claims signed with key by method m, with the header's
