@@ -53,16 +53,22 @@ func EncodeJPEG(t testing.TB, m image.Image, q int) []byte {
 	return buf.Bytes()
 }
 
-// Luma decodes file as the origin does (imagex.Decode under the default
-// limits) and returns the luminance plane its perceptual hashes are
-// computed on, failing the test if the file does not decode.
-func Luma(t testing.TB, file []byte) *imagex.Luma {
+// Decode decodes file as the origin decodes an upload (imagex.Decode
+// under the default limits) and fails the test if it does not decode.
+func Decode(t testing.TB, file []byte) *imagex.Image {
 	t.Helper()
 	img, err := imagex.Decode(file, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return imagex.ToLuma(img.Image)
+	return img
+}
+
+// Luma is the luminance plane the origin computes its perceptual hashes
+// on, of file decoded as Decode does.
+func Luma(t testing.TB, file []byte) *imagex.Luma {
+	t.Helper()
+	return imagex.ToLuma(Decode(t, file).Image)
 }
 
 // SignJWT returns claims signed with key by method m, with the header's
