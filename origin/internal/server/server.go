@@ -776,7 +776,10 @@ func loadOrCreateSecret(path string, size int, rnd io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("server: generate secret: %w", err)
 	}
 	tmp := path + ".tmp"
-	if err := writeSynced(tmp, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("server: write secret: %w", err)
+	}
+	if err := syncFile(tmp); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -785,23 +788,14 @@ func loadOrCreateSecret(path string, size int, rnd io.Reader) ([]byte, error) {
 	return key, nil
 }
 
-// writeSynced writes a secret file at path (mode 0600, over a stale one
-// a crash left) and syncs it through the same handle before closing it,
-// so that the rename installing it cannot expose an empty file.
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+func syncFile(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("server: write secret: %w", err)
+		return fmt.Errorf("server: sync secret: %w", err)
 	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("server: write secret: %w", err)
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("server: sync secret: %w", err)
 	}
 	return nil
 }
