@@ -1,28 +1,21 @@
-package clientip
+package clientip_test
 
 import (
 	"net/netip"
 	"testing"
 
+	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/clientip/clientiptest"
 )
 
 func TestResolve(t *testing.T) {
-	for _, tt := range clientiptest.Cases() {
-		t.Run(tt.Name, func(t *testing.T) {
-			nets, err := ParseTrustedProxies(tt.Trusted)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var xff [][]byte
-			for _, v := range tt.XFF {
-				xff = append(xff, []byte(v))
-			}
-			if got := Resolve(netip.MustParseAddr(tt.Peer), xff, nets).String(); got != tt.Want {
-				t.Errorf("Resolve = %s, want %s", got, tt.Want)
-			}
-		})
-	}
+	clientiptest.Run(t, func(c clientiptest.Case, trusted []netip.Prefix) string {
+		var xff [][]byte
+		for _, v := range c.XFF {
+			xff = append(xff, []byte(v))
+		}
+		return clientip.Resolve(netip.MustParseAddr(c.Peer), xff, trusted).String()
+	})
 }
 
 func TestParseTrustedProxies(t *testing.T) {
@@ -39,7 +32,7 @@ func TestParseTrustedProxies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseTrustedProxies(tt.in)
+			got, err := clientip.ParseTrustedProxies(tt.in)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}
@@ -64,11 +57,11 @@ func FuzzResolve(f *testing.F) {
 			return
 		}
 		nets := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-		got := Resolve(p, [][]byte{[]byte(xff)}, nets)
+		got := clientip.Resolve(p, [][]byte{[]byte(xff)}, nets)
 		if !got.IsValid() {
 			t.Fatalf("Resolve(%q, %q) is not an address", peer, xff)
 		}
-		if !Trusted(nets, p.Unmap()) && got != p.Unmap() {
+		if !clientip.Trusted(nets, p.Unmap()) && got != p.Unmap() {
 			t.Fatalf("untrusted peer %s attributed to %s", peer, got)
 		}
 	})

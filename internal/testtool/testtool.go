@@ -3,8 +3,8 @@
 // independent C2PA reader) is not installed: on a developer's machine the
 // test skips, saying what is missing and how to install it; under CI,
 // where .ci/run installs every tool, it fails, so that a skip cannot hide
-// a test that no longer runs. Only tests and their helper packages import
-// it.
+// a test that no longer runs. It also stops a test's child processes. Only
+// tests and their helper packages import it.
 package testtool
 
 import (
@@ -36,6 +36,15 @@ func Missing(t testing.TB, format string, args ...any) {
 		t.Fatal(msg + " (CI must run this test: .ci/run installs the tool)")
 	}
 	t.Skip(msg)
+}
+
+// Kill ends the child process cmd started (an outside tool, or the test
+// binary run again) and waits for it, so that it leaves no zombie and
+// releases its files and ports.
+// Errors are ignored: the process may have exited by itself.
+func Kill(cmd *exec.Cmd) {
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
 }
 
 // LookPath returns the path of the first of names found on PATH. When

@@ -2,6 +2,7 @@ package testtool
 
 import (
 	"fmt"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -55,4 +56,25 @@ func (r *recorder) Skip(args ...any) {
 func (r *recorder) Fatal(args ...any) {
 	r.failed, r.msg = true, fmt.Sprint(args...)
 	runtime.Goexit()
+}
+
+// TestKill: a running child is ended and reaped (its state is known, and
+// it did not run to its end); a child that exited already is left as is.
+func TestKill(t *testing.T) {
+	cmd := exec.Command(LookPath(t, "coreutils", "sleep"), "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	Kill(cmd)
+	if cmd.ProcessState == nil || cmd.ProcessState.Success() {
+		t.Fatalf("after Kill: state %v, want a reaped, killed process", cmd.ProcessState)
+	}
+	done := exec.Command(LookPath(t, "coreutils", "true"))
+	if err := done.Run(); err != nil {
+		t.Fatal(err)
+	}
+	Kill(done)
+	if !done.ProcessState.Success() {
+		t.Errorf("Kill changed an exited process's state to %v", done.ProcessState)
+	}
 }

@@ -51,8 +51,7 @@ func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	testtool.Kill(s.cmd)
 	s.cmd = nil
 	_ = os.Remove(s.sock)
 }

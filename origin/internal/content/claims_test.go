@@ -114,11 +114,7 @@ func (e *env) lookPerceptual(t *testing.T, file []byte) []link {
 		t.Fatal(err)
 	}
 	f.Watermark = verdict.Watermark{}
-	img, err := imagex.Decode(file, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := phash.Dihedral(imagex.ToLuma(img.Image))
+	vs, err := phash.Dihedral(testkit.Luma(t, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +162,7 @@ func copierEdits() []geometricEdit {
 func TestSignRefusesMirroredOrTurnedCopy(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	news, copycat := e.newOwner("news@example.com", "Original News"), e.newOwner("copy@example.com", "Copycat Agency")
+	news, copycat := e.newsAndCopycat()
 	tries, refused, tied := 0, 0, 0
 	for _, path := range realPhotos {
 		name := filepath.Base(path)
@@ -214,6 +210,13 @@ type deviceOwner struct {
 	owner
 	priv ed25519.PrivateKey
 	org  string
+}
+
+// newsAndCopycat makes the two accounts of the copy tests: a news
+// organisation that signs a picture first and an agency that copies it.
+func (e *env) newsAndCopycat() (news, copycat owner) {
+	e.t.Helper()
+	return e.newOwner("news@example.com", "Original News"), e.newOwner("copy@example.com", "Copycat Agency")
 }
 
 func (e *env) newDeviceOwner(email, org string) deviceOwner {
@@ -362,8 +365,7 @@ func (e *env) plant(o owner, org string, ph phash.Hash) *Record {
 func TestFloodCannotDrownFirstSigner(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	news := e.newOwner("news@example.com", "Original News")
-	copycat := e.newOwner("copy@example.com", "Copycat Agency")
+	news, copycat := e.newsAndCopycat()
 	orig := e.sign(news, testkit.ReadFile(t, realPhotos[0]), "photo.jpg")
 	e.clk.Advance(time.Minute)
 	signed := testkit.DecodeJPEG(t, orig.File)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
@@ -23,10 +24,7 @@ func BenchmarkComputeFacts(b *testing.B) {
 	if path == "" {
 		b.Skip("RECORDS_BENCH_IMAGE not set")
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := testkit.ReadFile(b, path)
 	b.Run("decode", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := imagex.Decode(data, limits.Default()); err != nil {
@@ -34,11 +32,7 @@ func BenchmarkComputeFacts(b *testing.B) {
 			}
 		}
 	})
-	img, err := imagex.Decode(data, limits.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := facts.Luma(img.Image)
+	l := facts.Luma(testkit.Decode(b, data).Image)
 	b.Run("phash", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := phash.Compute(l); err != nil {

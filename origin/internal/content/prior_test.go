@@ -65,7 +65,7 @@ func TestPriorOrder(t *testing.T) {
 func TestSignLinksPriorContent(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	news, copycat := e.newOwner("news@example.com", "Original News"), e.newOwner("copy@example.com", "Copycat Agency")
+	news, copycat := e.newsAndCopycat()
 	orig := e.sign(news, photo(t, 1, 640, 480), "a.jpg")
 	other := e.sign(news, photo(t, 2, 640, 480), "b.jpg")
 	copyOf := reencode(t, orig.File, 80)

@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"net"
+	"net/netip"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/provenant/provenant/internal/clientip"
 	"github.com/provenant/provenant/internal/clientip/clientiptest"
 )
 
@@ -15,22 +15,14 @@ import (
 // Config.TrustedProxies, over the same attribution table Resolve is held
 // to.
 func TestClientIPWiring(t *testing.T) {
-	for _, tt := range clientiptest.Cases() {
-		t.Run(tt.Name, func(t *testing.T) {
-			nets, err := clientip.ParseTrustedProxies(tt.Trusted)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := &API{cfg: Config{TrustedProxies: nets}}
-			var req fasthttp.Request
-			for _, v := range tt.XFF {
-				req.Header.Add(ForwardedForHeader, v)
-			}
-			var ctx fasthttp.RequestCtx
-			ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(tt.Peer), Port: 4000}, nil)
-			if got := a.ClientIP(&ctx).String(); got != tt.Want {
-				t.Errorf("ClientIP = %s, want %s", got, tt.Want)
-			}
-		})
-	}
+	clientiptest.Run(t, func(c clientiptest.Case, trusted []netip.Prefix) string {
+		a := &API{cfg: Config{TrustedProxies: trusted}}
+		var req fasthttp.Request
+		for _, v := range c.XFF {
+			req.Header.Add(ForwardedForHeader, v)
+		}
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(c.Peer), Port: 4000}, nil)
+		return a.ClientIP(&ctx).String()
+	})
 }

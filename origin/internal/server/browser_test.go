@@ -33,6 +33,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/clock"
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -547,7 +548,7 @@ func pixelDifference(got, want wire.VerifyResponse) string {
 // rotatedEXIF stores the JPEG's picture turned so that EXIF orientation
 // o shows it upright: 6 (stored a quarter anticlockwise, displayed turned
 // a quarter clockwise) or 3 (stored upside down).
-func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
+func rotatedEXIF(t *testing.T, jpg []byte, o uint16) []byte {
 	t.Helper()
 	src := toRGBA(t, jpg)
 	b := src.Bounds()
@@ -571,11 +572,7 @@ func rotatedEXIF(t *testing.T, jpg []byte, o byte) []byte {
 	default:
 		t.Fatalf("orientation %d", o)
 	}
-	out := testkit.EncodeJPEG(t, dst, 90)
-	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, o, 0, 0, 0, 0, 0, 0, 0}
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	n := len(seg) + 2
-	return append(append([]byte{0xFF, 0xD8, 0xFF, 0xE1, byte(n >> 8), byte(n)}, seg...), out[2:]...)
+	return jpegtest.WithOrientation(testkit.EncodeJPEG(t, dst, 90), o, false)
 }
 
 // pngOf re-encodes a JPEG's picture as PNG.

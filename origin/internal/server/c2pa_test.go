@@ -31,6 +31,18 @@ func (ts *testServer) signC2PA(s signer, name string, data []byte, fields map[st
 	return r.body, r.header.Get("X-Record-Id"), r.header.Get("X-C2PA-Manifest-Id")
 }
 
+// ownManifest reads the manifest the origin wrote into the signed file
+// and fails the test (naming what was signed) unless it is there and
+// valid.
+func ownManifest(t *testing.T, what string, file []byte) *c2pa.Report {
+	t.Helper()
+	rep, err := c2pa.Read(file, time.Now())
+	if err != nil || rep.State != "valid" {
+		t.Fatalf("signed %s manifest: %+v %v", what, rep, err)
+	}
+	return rep
+}
+
 // verifyC2PA verifies data and returns the answer's c2pa member.
 func (ts *testServer) verifyC2PA(data []byte, name string) (*wire.C2PA, []byte) {
 	ts.t.Helper()
@@ -54,10 +66,7 @@ func TestC2PASignedJPEG(t *testing.T) {
 	s := ts.newSigner("c2pa@example.com")
 	marked, id, manifestID := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
 
-	rep, err := c2pa.Read(marked, time.Now())
-	if err != nil {
-		t.Fatalf("signed JPEG carries no readable manifest: %v", err)
-	}
+	rep := ownManifest(t, "JPEG", marked)
 	if got := manifestID; got != rep.ActiveManifest {
 		t.Errorf("X-C2PA-Manifest-Id %q, want the active manifest %q", got, rep.ActiveManifest)
 	}
@@ -140,10 +149,7 @@ func TestC2PASignedPNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, id, _ := ts.signC2PA(s, "water.png", buf.Bytes(), nil)
-	rep, err := c2pa.Read(out, time.Now())
-	if err != nil || rep.State != "valid" {
-		t.Fatalf("signed PNG manifest: %+v %v", rep, err)
-	}
+	ownManifest(t, "PNG", out)
 	if res := c2patest.ReadBytes(t, out, ".png"); res.Validation == nil || !res.Validation.IsValid {
 		t.Fatalf("independent reader refuses the signed PNG: %v\n%s", res.Failures(), res.Raw)
 	}
@@ -168,10 +174,7 @@ func TestC2PAKeepsIncomingCredentials(t *testing.T) {
 	}
 
 	out, _, _ := ts.signC2PA(s, "camera.jpg", in, nil)
-	rep, err := c2pa.Read(out, time.Now())
-	if err != nil || rep.State != "valid" {
-		t.Fatalf("signed file manifest: %+v %v", rep, err)
-	}
+	rep := ownManifest(t, "file", out)
 	if !slices.ContainsFunc(rep.Ingredients, func(i c2pa.Ingredient) bool {
 		return i.Relationship == "parentOf" && i.ManifestID == label
 	}) {
@@ -197,10 +200,7 @@ func TestC2PASoftBindingResolution(t *testing.T) {
 	ts := startServer(t, "", nil)
 	s := ts.newSigner("sbr@example.com")
 	marked, _, _ := ts.signC2PA(s, "meadow.jpg", readTestdata(t, "meadow.jpg"), nil)
-	rep, err := c2pa.Read(marked, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := ownManifest(t, "JPEG", marked)
 	stripped := reencode(t, marked, 0.8, 80) // decoded and encoded anew: no metadata survives
 	if st, _ := c2pa.Extract(stripped); st != nil {
 		t.Fatal("the re-encoded copy still carries a manifest")

@@ -31,6 +31,8 @@ func (ts *testServer) download(path, token string, hdr map[string]string) respon
 	return ts.sendReq(req)
 }
 
+// sha256Hex is the SHA-256 of b in lower-case hex, as records, headers
+// and kept files name it.
 func sha256Hex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // TestSignedFileKept: a file signed with return_file=false (the default)

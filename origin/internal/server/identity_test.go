@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -52,8 +51,7 @@ func fingerprint(t *testing.T, pubHex string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:])[:16]
+	return sha256Hex(raw)[:16]
 }
 
 // TestWhoASignerIs reproduces finding 3 of "Honest verdicts" (anyone can

@@ -6,8 +6,6 @@ import (
 	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
-	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 	"github.com/provenant/provenant/shared/watermark"
 )
@@ -29,11 +27,7 @@ func watermarked(t testing.TB, picture []byte, p watermark.Payload) []byte {
 // phashOf is the perceptual hash the origin computes for file.
 func phashOf(t testing.TB, file []byte) phash.Hash {
 	t.Helper()
-	img, err := imagex.Decode(file, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ph, err := phash.Compute(imagex.ToLuma(img.Image))
+	ph, err := phash.Compute(testkit.Luma(t, file))
 	if err != nil {
 		t.Fatal(err)
 	}

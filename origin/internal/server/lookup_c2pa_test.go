@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -54,8 +52,7 @@ func TestLookupAnswersOwnC2PA(t *testing.T) {
 
 	// The kept file changed on disk: its bytes are no longer the signed
 	// output, so the origin does not speak for them.
-	sum := sha256.Sum256(signed)
-	name := hex.EncodeToString(sum[:])
+	name := sha256Hex(signed)
 	var kept string
 	_ = filepath.WalkDir(ts.dataDir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == name {

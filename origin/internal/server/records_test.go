@@ -2,8 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"image"
 	"mime/multipart"
@@ -153,8 +151,7 @@ func TestSignVerifyEndToEnd(t *testing.T) {
 	r = ts.upload("/api/v1/sign?signing_key_id="+s.keyID, s.apiKey, []namedFile{{"file", "meadow.jpg", orig}}, map[string]string{"return_file": "true"})
 	ts.mustStatus(r, 201, "sign (file)")
 	marked := r.body
-	sum := sha256.Sum256(marked)
-	if got, want := r.header.Get("X-Content-SHA256"), hex.EncodeToString(sum[:]); got != want {
+	if got, want := r.header.Get("X-Content-SHA256"), sha256Hex(marked); got != want {
 		t.Errorf("X-Content-SHA256 = %q, want sha256 of the body %q", got, want)
 	}
 	if ct := r.header.Get("Content-Type"); ct != "image/jpeg" {

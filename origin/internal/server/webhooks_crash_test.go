@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/shared/clock"
 )
 
@@ -230,8 +231,7 @@ func startCrashChild(t *testing.T, env, dir string) *crashChild {
 	c := &crashChild{cmd: cmd}
 	t.Cleanup(func() {
 		if !c.killed {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			testtool.Kill(cmd)
 		}
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')

@@ -1,6 +1,7 @@
 // Package testkit holds the helpers that the origin's test packages share:
-// reading a fixture, signing a token for the token checks, and recording
-// the events a service publishes. Only tests import it (TestOnlyTests
+// reading a fixture, decoding a picture as the origin does, signing a
+// token for the token checks, and recording the events a service
+// publishes. Only tests import it (TestOnlyTests
 // checks that), and it imports no package that wires the server, so any
 // package's tests can use it without an import cycle.
 package testkit
@@ -16,6 +17,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/provenant/provenant/origin/internal/events"
+	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
 )
 
 // ReadFile returns the content of the file at path (relative to the
@@ -48,6 +51,24 @@ func EncodeJPEG(t testing.TB, m image.Image, q int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Decode decodes file as the origin decodes an upload (imagex.Decode
+// under the default limits) and fails the test if it does not decode.
+func Decode(t testing.TB, file []byte) *imagex.Image {
+	t.Helper()
+	img, err := imagex.Decode(file, limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// Luma is the luminance plane the origin computes its perceptual hashes
+// on, of file decoded as Decode does.
+func Luma(t testing.TB, file []byte) *imagex.Luma {
+	t.Helper()
+	return imagex.ToLuma(Decode(t, file).Image)
 }
 
 // SignJWT returns claims signed with key by method m, with the header's

@@ -83,3 +83,19 @@ func TestJPEGRoundTrip(t *testing.T) {
 		t.Error("the quality is not passed to the encoder")
 	}
 }
+
+// TestLuma: the plane has the picture's size and its values (a flat grey
+// picture stays that grey, within the JPEG's rounding).
+func TestLuma(t *testing.T) {
+	m := image.NewGray(image.Rect(0, 0, 40, 24))
+	for i := range m.Pix {
+		m.Pix[i] = 90
+	}
+	l := Luma(t, EncodeJPEG(t, m, 95))
+	if l.Width != 40 || l.Height != 24 {
+		t.Fatalf("plane %d×%d, want 40×24", l.Width, l.Height)
+	}
+	if v := l.At(20, 12); v < 88 || v > 92 {
+		t.Errorf("luma %d, want about 90", v)
+	}
+}

@@ -101,8 +101,7 @@ func TestStandardWebhooksVector(t *testing.T) {
 
 func TestRetryScheduleSameDeliveryID(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 500, 500, 200)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	rcv, w, _ := e.hooked(500, 500, 200)
 	e.publish(events.ContentSigned, map[string]any{"n": 1}, "acct-a")
 
 	steps := []struct {
@@ -220,8 +219,7 @@ func TestFailedAfterThreeThenManualRetry(t *testing.T) {
 
 func TestManualRetryFailingGoesBackToFailed(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.Schedule = []time.Duration{} }) // one attempt per round
-	rcv := newReceiver(t, 503)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	_, w, _ := e.hooked(503)
 	e.publish(events.ContentVerified, map[string]any{}, "acct-a")
 	e.dispatch()
 	d := e.deliveries("acct-a", w.ID, StatusFailed)
@@ -292,8 +290,7 @@ func TestUnsubscribedAndInactiveNotSent(t *testing.T) {
 
 func TestOtherAccountsWebhooksInvisible(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 200)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	rcv, w, _ := e.hooked(200)
 	ctx := context.Background()
 	u := rcv.srv.URL + "/x"
 	checks := map[string]error{}
@@ -318,8 +315,7 @@ func TestOtherAccountsWebhooksInvisible(t *testing.T) {
 
 func TestRestartResumesPending(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 500, 200)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	rcv, w, _ := e.hooked(500, 200)
 	e.publish(events.ContentSigned, map[string]any{"n": 1}, "acct-a")
 	e.publish(events.ContentSigned, map[string]any{"n": 2}, "acct-a")
 	e.dispatch() // n=1 fails (500), n=2 succeeds... order not fixed; both attempted once
@@ -410,8 +406,7 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 
 func TestRotateSecretSignsWithBothDuringGrace(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.RotationGrace = time.Hour })
-	rcv := newReceiver(t, 200)
-	w, oldSecret := e.create("acct-a", rcv.srv.URL, nil)
+	rcv, w, oldSecret := e.hooked(200)
 	_, newSecret, err := e.svc.RotateSecret(context.Background(), "acct-a", w.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -445,8 +440,7 @@ func TestRotateSecretSignsWithBothDuringGrace(t *testing.T) {
 
 func TestDeleteRemovesWebhookAndQueue(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 200)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	rcv, w, _ := e.hooked(200)
 	e.publish(events.ContentSigned, map[string]any{}, "acct-a")
 	if err := e.svc.Delete(context.Background(), "acct-a", w.ID); err != nil {
 		t.Fatal(err)
@@ -467,8 +461,7 @@ func TestDeleteRemovesWebhookAndQueue(t *testing.T) {
 
 func TestSecretsNeverLogged(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 500)
-	w, secret := e.create("acct-a", rcv.srv.URL, nil)
+	_, w, secret := e.hooked(500)
 	_, secret2, _ := e.svc.RotateSecret(context.Background(), "acct-a", w.ID)
 	e.publish(events.ContentSigned, map[string]any{}, "acct-a")
 	for _, adv := range []time.Duration{0, time.Minute, 5 * time.Minute} {
@@ -613,8 +606,7 @@ func TestConcurrentOutcomesAllRecorded(t *testing.T) {
 // one of the two halves below.
 func TestDeliveryOwnerChecksEachRefuse(t *testing.T) {
 	e := newEnv(t, nil)
-	rcv := newReceiver(t, 500)
-	w, _ := e.create("acct-a", rcv.srv.URL, nil)
+	_, w, _ := e.hooked(500)
 	e.publish(events.ContentSigned, map[string]any{}, "acct-a")
 	e.dispatch()
 	dels := e.deliveries("acct-a", w.ID, "")

@@ -93,6 +93,15 @@ func (e *env) create(owner, url string, evs []string) (Webhook, string) {
 	return w, secret
 }
 
+// hooked opens most delivery tests: a receiver answering script and a
+// webhook of acct-a on every event pointing at it, with its secret.
+func (e *env) hooked(script ...int) (*receiver, Webhook, string) {
+	e.t.Helper()
+	rcv := newReceiver(e.t, script...)
+	w, secret := e.create("acct-a", rcv.srv.URL, nil)
+	return rcv, w, secret
+}
+
 func (e *env) publish(typ string, data any, accounts ...string) {
 	e.t.Helper()
 	raw, err := events.NewData(data)

@@ -92,8 +92,7 @@ func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	testtool.Kill(s.cmd)
 	s.cmd = nil
 	// SeaweedFS puts its gRPC sockets in /tmp whatever its flags say.
 	for d := range 4 {

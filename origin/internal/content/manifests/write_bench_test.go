@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -12,9 +11,9 @@ import (
 	"github.com/provenant/provenant/origin/internal/c2pacert"
 	"github.com/provenant/provenant/origin/internal/keys"
 	"github.com/provenant/provenant/origin/internal/store/storetest"
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/shared/clock"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/phash"
 )
 
@@ -25,14 +24,8 @@ import (
 //
 //	go test ./origin/internal/content/manifests -run '^$' -bench C2PAManifest -benchtime 20x -count 3
 func BenchmarkC2PAManifest(b *testing.B) {
-	raw, err := os.ReadFile("../../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		b.Fatal(err)
-	}
-	img, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
+	raw := testkit.ReadFile(b, "../../../../shared/watermark/testdata/meadow.jpg")
+	img := testkit.Decode(b, raw)
 	st := storetest.Badger(b)
 	clk := clock.NewFake(time.Now())
 	ks, err := keys.New(keys.Config{Store: st, Clock: clk, Rand: rand.Reader, MasterKey: make([]byte, keys.MasterKeySize)})

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/internal/webhooks"
 	"github.com/provenant/provenant/origin/internal/webhooks/example"
 )
@@ -52,14 +52,8 @@ func Example() {
 // TestDocsEmbedReceiver fails when docs/webhooks.md no longer contains
 // receiver.go verbatim.
 func TestDocsEmbedReceiver(t *testing.T) {
-	src, err := os.ReadFile("receiver.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile("../../../../docs/webhooks.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := testkit.ReadFile(t, "receiver.go")
+	doc := testkit.ReadFile(t, "../../../../docs/webhooks.md")
 	if !strings.Contains(string(doc), "```go\n"+string(src)+"```\n") {
 		t.Errorf("docs/webhooks.md does not embed origin/internal/webhooks/example/receiver.go verbatim in a ```go block; copy the file into the document")
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/provenant/provenant/internal/testtool"
 )
 
 // gethBinary finds geth: $PATH, then $(go env GOPATH)/bin, then /root/go/bin.
@@ -75,8 +77,7 @@ func Start(t testing.TB) (url, keyFile string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // by pid; it is our child
-		_ = cmd.Wait()
+		testtool.Kill(cmd) // by pid; it is our child
 		logf.Close()
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
