@@ -86,7 +86,7 @@ func runIntegrity(args []string) error {
 	only := fs.String("only", "", "comma-separated genuine/forgery names to run (default all)")
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
 	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
-	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
+	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3), 2 (colour, record v4) or 3 (colour with chroma halves, record v5)")
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
@@ -359,9 +359,13 @@ func signedCandidate(priv ed25519.PrivateKey, m *image.RGBA, payload watermark.P
 		return verdict.Candidate{}, err
 	}
 	g := localsig.Compute(l)
-	if format == localsig.FormatColour {
+	switch format {
+	case localsig.FormatColour:
 		cb, cr := imagex.Chroma(m)
 		g = localsig.ComputeColour(l, cb, cr)
+	case localsig.FormatChroma:
+		cb, cr := imagex.Chroma(m)
+		g = localsig.ComputeChroma(l, cb, cr)
 	}
 	grid, err := g.Encode()
 	if err != nil {

@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group, Halves int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -223,7 +223,7 @@ func Compare(g *Grid, p *Probe) Result {
 	// ranked on every fourth block and only the best one is compared
 	// whole (the ranking needs agreement, not every block).
 	step := 1
-	if g.format() == FormatColour && (kxMax > 0 || kyMax > 0) {
+	if g.colour() && (kxMax > 0 || kyMax > 0) {
 		step = 4
 	}
 	search := func(mode int) (Result, bool) {
@@ -359,7 +359,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	}
 	// A colour grid knows each block's saturation: a saturation change
 	// clips strong colours and moves their luminance with it.
-	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
+	tc := fitTone(xs, ns, sats, ys, g.colour())
 	// Each block's change of detail is explained two ways: by the median
 	// change over the textured blocks alone (dMed0), and by the change the
 	// tone curve's slope makes at its mean (dt, see detailChange; colour
@@ -369,7 +369,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// a flat block does not follow the curve, nor the slope of a knee
 	// fitted on a few means the texture.
 	dt := make([]float64, len(ps))
-	if g.format() == FormatColour {
+	if g.colour() {
 		for j := range ps {
 			dt[j] = tc.detailChange(xs[j])
 		}
@@ -390,7 +390,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// judged on what the fit leaves.
 	var cbFit, crFit colourFit
 	var cin [][3]float64 // the colour fit's input per compared block
-	colour := g.format() == FormatColour && s.cbSAT != nil
+	colour := g.colour() && s.cbSAT != nil
 	if colour {
 		r.Colour = true
 		cb := make([][3]float64, len(ps))
@@ -431,7 +431,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		gainLo, gainHi = gainRange(gains)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
-	colourGrid := g.format() == FormatColour
+	colourGrid := g.colour()
 	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
 	// Where the file adds surroundings, the outer blocks read edges of
 	// the border itself: they are not judged by a gain of detail.
@@ -648,6 +648,19 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	if scores != nil && step == 1 {
 		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
 		r.ChangedCount += r.Why.Faint
+	}
+	if colour && g.format() == FormatChroma && step == 1 {
+		qres := make([][3]float64, 4*len(g.Blocks))
+		for i := range qres {
+			qres[i][0] = math.NaN()
+		}
+		for j, q := range ps {
+			if !ring[q.i] && !skip[q.i] {
+				quadResiduals(g, q.i, &q.bk, &q.f, cin[j], res[j], cbFit, crFit, qres)
+			}
+		}
+		r.Why.Halves = quadGroups(g, r.Changed, qres)
+		r.ChangedCount += r.Why.Halves
 	}
 	if cres != nil && step == 1 {
 		for i := range skip {
@@ -983,6 +996,115 @@ func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
 			continue
 		}
 		for _, i := range comp {
+			if !changed[i] {
+				changed[i] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Chroma halves (grids of FormatChroma): colour-only text over part of
+// a block, in a colour near the region's own, moves the block's mean
+// chroma by a fraction of its tolerance, but the quadrants it covers by
+// more, all the same way. Each quadrant's chroma is predicted from its
+// signed chroma (the block's mean and halves) through the colour fit and
+// judged against a tolerance that grows with the chroma steps inside the
+// block and to its neighbours: a copy's coarser chroma moves the
+// quadrants of a colour edge by a share of its step.
+const (
+	// QuadEdge is the share of the largest chroma step inside a block
+	// (between two of its quadrants) or to a neighbouring block by which
+	// a quadrant's tolerance grows beyond ChromaTolerance.
+	QuadEdge = 0.6
+	// QuadMin is the least residual, as a share of the quadrant's
+	// tolerance, of a quadrant of a quadrant group.
+	QuadMin = 0.3
+	// QuadFloor is how many times the comparison's quadrant floor (the
+	// FloorQuantile of the quadrants' residuals) a quadrant of a group
+	// reaches.
+	QuadFloor = 3.0
+	// QuadSum is the least length of a quadrant group's summed residual,
+	// in shares of a quadrant's tolerance; its quadrants (two or more,
+	// touching, diagonals too) point the same way (ChromaGroupCoherence).
+	QuadSum = 1.5
+)
+
+// quadResiduals sets qres, for the four quadrants of block i (quadrant
+// grid 2·Cols wide, row-major), to the quadrant's chroma residual as a
+// share of its tolerance and its Cb and Cr residuals, in levels, when
+// the block's halves are not at their limits (a stronger edge than they
+// tell): the block's chroma residual res (see chromaResidual) plus the
+// change of its halves the colour fit (in, the fit's input for the
+// block) does not explain.
+func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residual, cbFit, crFit colourFit, qres [][3]float64) {
+	for _, h := range bk.Halves {
+		if h == -8 || h == 7 {
+			return
+		}
+	}
+	hs := func(k int) float64 { return float64(bk.Halves[k]) * HalfStep }
+	// The examined halves, and those the fit predicts from the signed
+	// ones (the fit's change across the block's colours).
+	v := f.quad
+	he := [4]float64{(v[0] + v[4] - v[2] - v[6]) / 4, (v[0] + v[2] - v[4] - v[6]) / 4, (v[1] + v[5] - v[3] - v[7]) / 4, (v[1] + v[3] - v[5] - v[7]) / 4}
+	pcb, pcr := cbFit.at(in), crFit.at(in)
+	along := func(dcb, dcr float64) (float64, float64) {
+		x := [3]float64{in[0] + dcb, in[1] + dcr, in[2]}
+		return cbFit.at(x) - pcb, crFit.at(x) - pcr
+	}
+	hcb, hcr := along(hs(0), hs(2))
+	vcb, vcr := along(hs(1), hs(3))
+	dh := [4]float64{he[0] - hcb, he[1] - vcb, he[2] - hcr, he[3] - vcr}
+	rb, rr := res.cb, res.cr
+	step := 2 * max(math.Abs(hs(0))+math.Abs(hs(1)), math.Abs(hs(2))+math.Abs(hs(3)))
+	tol := ChromaTolerance + QuadEdge*max(step, chromaStep(g, i))
+	c, r := i%g.Cols, i/g.Cols
+	for k := 0; k < 4; k++ {
+		sx, sy := float64(1-2*(k%2)), float64(1-2*(k/2))
+		qb, qr := rb+sx*dh[0]+sy*dh[1], rr+sx*dh[2]+sy*dh[3]
+		qres[(2*r+k/2)*2*g.Cols+2*c+k%2] = [3]float64{max(math.Abs(qb), math.Abs(qr)) / tol, qb, qr}
+	}
+}
+
+// quadGroups marks changed, and counts, the blocks of quadrant groups:
+// two or more touching quadrants (diagonals too) whose residuals (qres,
+// see quadResiduals; NaN for quadrants not judged) are at least QuadMin
+// and QuadFloor times the quadrant floor, point the same way
+// (ChromaGroupCoherence) and sum to QuadSum or more.
+func quadGroups(g *Grid, changed []bool, qres [][3]float64) int {
+	score := make([]float64, len(qres))
+	for i, v := range qres {
+		score[i] = v[0]
+	}
+	floor := residualFloor(score)
+	if math.IsInf(floor, 1) {
+		return 0
+	}
+	thr := max(QuadMin, QuadFloor*floor)
+	qg := &Grid{Cols: 2 * g.Cols, Rows: 2 * g.Rows}
+	flagged := make([]bool, len(qres))
+	for i, v := range score {
+		flagged[i] = !math.IsNaN(v) && v >= thr
+	}
+	n := 0
+	for _, comp := range components(qg, flagged, 1) {
+		// Each quadrant's residual direction, scaled to its score.
+		var sx, sy, total float64
+		for _, q := range comp {
+			v := qres[q]
+			if l := math.Hypot(v[1], v[2]); l > 0 {
+				sx, sy = sx+v[1]/l*v[0], sy+v[2]/l*v[0]
+			}
+			total += v[0]
+		}
+		sum := math.Hypot(sx, sy)
+		if len(comp) < 2 || sum < ChromaGroupCoherence*total || sum < QuadSum {
+			continue
+		}
+		for _, q := range comp {
+			i := (q/qg.Cols/2)*g.Cols + (q%qg.Cols)/2
 			if !changed[i] {
 				changed[i] = true
 				n++

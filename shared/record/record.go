@@ -68,6 +68,23 @@ const VersionLocal = 3
 // the format answers ErrUnsupportedVersion rather than a malformed record.
 const VersionColour = 4
 
+// VersionChroma is the encoding version of a record carrying local
+// signatures of the chroma-texture format (localsig.FormatChroma), laid
+// out as VersionLocal.
+const VersionChroma = 5
+
+// versionOf is the record version that carries local signatures of the
+// given format.
+func versionOf(format byte) byte {
+	switch format {
+	case localsig.FormatColour:
+		return VersionColour
+	case localsig.FormatChroma:
+		return VersionChroma
+	}
+	return VersionLocal
+}
+
 const (
 	magic     = "PVNR"
 	fixedSize = 4 + 1 + 16 + 32 + 40 + PublicKeySize + 8
@@ -195,10 +212,8 @@ func (r *Record) Encode() ([]byte, error) {
 	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
 	b = append(b, magic...)
 	switch {
-	case len(r.LocalSig) > 0 && r.LocalSig[0] == localsig.FormatColour:
-		b = append(b, VersionColour)
 	case len(r.LocalSig) > 0:
-		b = append(b, VersionLocal)
+		b = append(b, versionOf(r.LocalSig[0]))
 	case r.Parent != nil:
 		b = append(b, VersionParent)
 	default:
@@ -241,7 +256,7 @@ func Parse(b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
 	version := b[4]
-	if version != Version && version != VersionParent && version != VersionLocal && version != VersionColour {
+	if version != Version && version != VersionParent && version != VersionLocal && version != VersionColour && version != VersionChroma {
 		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, version)
 	}
 	if len(b) < fixedSize+3 {
@@ -284,7 +299,7 @@ func Parse(b []byte) (*Record, error) {
 		}
 		r.Parent = &parent
 	}
-	if version == VersionLocal || version == VersionColour {
+	if version >= VersionLocal {
 		var parent ID
 		if len(p) < len(parent)+2 {
 			return nil, fmt.Errorf("%w: parent id or local signatures overrun the record", ErrMalformed)
@@ -301,7 +316,7 @@ func Parse(b []byte) (*Record, error) {
 		if _, err := localsig.Parse(p[:n]); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
-		if colour := p[0] == localsig.FormatColour; colour != (version == VersionColour) {
+		if versionOf(p[0]) != version {
 			return nil, fmt.Errorf("%w: local signatures of format %d in a version %d record", ErrMalformed, p[0], version)
 		}
 		r.LocalSig = bytes.Clone(p[:n])
