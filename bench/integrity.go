@@ -920,8 +920,8 @@ func share(a, n int) float64 {
 // signed and saved as JPEG 90: a full image/jpeg decode; facts.Analyze
 // (reduced decode with the chroma means, hashes, watermark, probe); and
 // the local-signature comparison alone, luminance grid against colour grid
-// with the probe's chroma, so the added cost of colour signatures can be
-// set against the decode.
+// and chroma-halves grid with the probe's chroma, so the added cost of
+// colour signatures and of their halves can be set against the decode.
 func runIntegrityCost(args []string) error {
 	fs := flag.NewFlagSet("integrity-cost", flag.ContinueOnError)
 	path := fs.String("image", "", "photo to scale to 12 MP")
@@ -944,7 +944,7 @@ func runIntegrityCost(args []string) error {
 	}
 	l := imagex.ToLuma(marked)
 	cb, cr := imagex.Chroma(marked)
-	g1, g2 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr)
+	g1, g2, g3 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr), localsig.ComputeChroma(l, cb, cr)
 	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil || f.Local == nil {
 		return fmt.Errorf("analyze: %v (probe %v)", err, f.Local != nil)
@@ -972,12 +972,19 @@ func runIntegrityCost(args []string) error {
 		p.WithChroma(img.Cb, img.Cr)
 		localsig.Compare(g2, &p)
 	})
+	c5 := timeIt(func() {
+		p := lumaOnly
+		p.WithChroma(img.Cb, img.Cr)
+		localsig.Compare(g3, &p)
+	})
 	fmt.Printf("12 MP JPEG q90 (%d bytes), median of %d runs:\n", len(file), *runs)
 	fmt.Printf("  image/jpeg full decode          %7.1f ms (1.00)\n", dec)
 	fmt.Printf("  facts.Analyze (verify facts)    %7.1f ms (%.2f)\n", an, an/dec)
 	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
 	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
 	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
+	fmt.Printf("  chroma probe + halves grid (v5) %7.2f ms (%.3f)\n", c5, c5/dec)
+	fmt.Printf("  added by the halves over v4     %7.2f ms (%.3f of the decode)\n", c5-c2, (c5-c2)/dec)
 	// The signed picture at 0.7 inside a page of the same size: the probe
 	// grows (localsig.ProbeSide) and the containing translations are
 	// searched.

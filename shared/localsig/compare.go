@@ -1026,9 +1026,13 @@ const (
 	// reaches.
 	QuadFloor = 3.0
 	// QuadSum is the least length of a quadrant group's summed residual,
-	// in shares of a quadrant's tolerance; its quadrants (two or more,
-	// touching, diagonals too) point the same way (ChromaGroupCoherence).
+	// in shares of a quadrant's tolerance; its quadrants (touching,
+	// diagonals too) point the same way (ChromaGroupCoherence).
 	QuadSum = 1.5
+	// QuadCount is the fewest quadrants of a quadrant group: two
+	// quadrants of one block can both sit on a colour edge that a
+	// global change moves beyond what the fit predicts.
+	QuadCount = 3
 )
 
 // quadResiduals sets qres, for the four quadrants of block i (quadrant
@@ -1069,7 +1073,7 @@ func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residu
 }
 
 // quadGroups marks changed, and counts, the blocks of quadrant groups:
-// two or more touching quadrants (diagonals too) whose residuals (qres,
+// QuadCount or more touching quadrants (diagonals too) whose residuals (qres,
 // see quadResiduals; NaN for quadrants not judged) are at least QuadMin
 // and QuadFloor times the quadrant floor, point the same way
 // (ChromaGroupCoherence) and sum to QuadSum or more.
@@ -1100,7 +1104,7 @@ func quadGroups(g *Grid, changed []bool, qres [][3]float64) int {
 			total += v[0]
 		}
 		sum := math.Hypot(sx, sy)
-		if len(comp) < 2 || sum < ChromaGroupCoherence*total || sum < QuadSum {
+		if len(comp) < QuadCount || sum < ChromaGroupCoherence*total || sum < QuadSum {
 			continue
 		}
 		for _, q := range comp {

@@ -11,10 +11,12 @@
 // [WorkShort], aspect kept). Two formats: the luminance format
 // ([FormatVersion]: about 32×32 working pixels per block, at most
 // [MaxBlocks], 4 bytes each: mean luminance, detail, and the signs of the
-// 15 AC coefficients of the 4×4 DCT of its 16 sub-cell means) and the
+// 15 AC coefficients of the 4×4 DCT of its 16 sub-cell means), the
 // colour format ([FormatColour]: about 16×16 working pixels per block, at
 // most [MaxBlocksColour], 6 bytes each: the same and the block's mean Cb
-// and Cr). The comparison fits global tone and colour changes first and
+// and Cr) and the chroma-halves format ([FormatChroma]: the colour
+// format's blocks, at most [MaxBlocksChroma], 8 bytes each: the same and
+// how the block's chroma differs between its halves). The comparison fits global tone and colour changes first and
 // judges each block on what the fit leaves. The examined side never needs
 // the grid's pixels: [NewProbe] keeps a small downscaled luminance plane
 // of the examined picture ([Probe.WithChroma] adds its chroma) and

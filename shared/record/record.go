@@ -28,8 +28,11 @@
 //	local sig    2+n      uint16 length, then a canonical localsig grid
 //	                      (n >= 1; Parse checks it is canonical)
 //
-// A record with local signatures is always written as version 3; one
-// without is written as before: version 1 without parent, version 2 with
+// Versions 4 and 5 are laid out as version 3; the version byte names the
+// grid's format (3: luminance, 4: colour, 5: chroma halves), so a
+// verifier that does not know a format answers ErrUnsupportedVersion. A
+// record with local signatures is always written under its grid's
+// version; one without is written as before: version 1 without parent, version 2 with
 // one, so records signed before version 2 existed verify
 // unchanged and there is still exactly one encoding of a record: fixed
 // order, no optional fields, no trailing bytes. Parse accepts exactly what
