@@ -650,9 +650,9 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		r.ChangedCount += r.Why.Faint
 	}
 	if colour && g.format() == FormatChroma && step == 1 {
-		qres := make([][3]float64, 4*len(g.Blocks))
+		qres := make([][2]float64, 4*len(g.Blocks))
 		for i := range qres {
-			qres[i][0] = math.NaN()
+			qres[i] = [2]float64{math.NaN(), math.NaN()}
 		}
 		for j, q := range ps {
 			if !ring[q.i] && !skip[q.i] {
@@ -970,31 +970,8 @@ const (
 // ChromaGroupBlocks or more blocks, its residuals point the same way
 // (ChromaGroupCoherence) and their sum is ChromaGroupSum or more.
 func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
-	mag := make([]float64, len(res))
-	for i, v := range res {
-		mag[i] = math.Hypot(v[0], v[1])
-	}
-	floor := residualFloor(mag)
-	if math.IsInf(floor, 1) {
-		return 0
-	}
-	thr := max(ChromaGroupMin, ChromaGroupFloor*floor)
-	flagged := make([]bool, len(res))
-	for i, m := range mag {
-		flagged[i] = !skip[i] && !math.IsNaN(m) && m >= thr
-	}
 	n := 0
-	for _, comp := range components(g, flagged, 1) {
-		if len(comp) < ChromaGroupBlocks {
-			continue
-		}
-		var sx, sy, total float64
-		for _, i := range comp {
-			sx, sy, total = sx+res[i][0], sy+res[i][1], total+mag[i]
-		}
-		if sum := math.Hypot(sx, sy); sum < ChromaGroupCoherence*total || sum < ChromaGroupSum {
-			continue
-		}
+	for _, comp := range coherentGroups(g, res, skip, ChromaGroupMin, ChromaGroupFloor, ChromaGroupBlocks, ChromaGroupSum) {
 		for _, i := range comp {
 			if !changed[i] {
 				changed[i] = true
@@ -1003,6 +980,42 @@ func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
 		}
 	}
 	return n
+}
+
+// coherentGroups returns the groups of touching cells of g (diagonals
+// too; not flagged in skip, which may be nil) whose residual vectors res
+// (NaN for cells not judged) are at least least long and floorTimes the
+// FloorQuantile of their lengths, where a group has count or more cells,
+// its residuals point the same way (ChromaGroupCoherence) and their sum
+// is sumMin or more long.
+func coherentGroups(g *Grid, res [][2]float64, skip []bool, least, floorTimes float64, count int, sumMin float64) [][]int {
+	mag := make([]float64, len(res))
+	for i, v := range res {
+		mag[i] = math.Hypot(v[0], v[1])
+	}
+	floor := residualFloor(mag)
+	if math.IsInf(floor, 1) {
+		return nil
+	}
+	thr := max(least, floorTimes*floor)
+	flagged := make([]bool, len(res))
+	for i, m := range mag {
+		flagged[i] = !(skip != nil && skip[i]) && !math.IsNaN(m) && m >= thr
+	}
+	var out [][]int
+	for _, comp := range components(g, flagged, 1) {
+		if len(comp) < count {
+			continue
+		}
+		var sx, sy, total float64
+		for _, i := range comp {
+			sx, sy, total = sx+res[i][0], sy+res[i][1], total+mag[i]
+		}
+		if sum := math.Hypot(sx, sy); sum >= ChromaGroupCoherence*total && sum >= sumMin {
+			out = append(out, comp)
+		}
+	}
+	return out
 }
 
 // Chroma halves (grids of FormatChroma): colour-only text over part of
@@ -1042,7 +1055,7 @@ const (
 // tell): the block's chroma residual res (see chromaResidual) plus the
 // change of its halves the colour fit (in, the fit's input for the
 // block) does not explain.
-func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residual, cbFit, crFit colourFit, qres [][3]float64) {
+func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residual, cbFit, crFit colourFit, qres [][2]float64) {
 	for _, h := range bk.Halves {
 		if h == -8 || h == 7 {
 			return
@@ -1068,48 +1081,24 @@ func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residu
 	for k := 0; k < 4; k++ {
 		sx, sy := float64(1-2*(k%2)), float64(1-2*(k/2))
 		qb, qr := rb+sx*dh[0]+sy*dh[1], rr+sx*dh[2]+sy*dh[3]
-		qres[(2*r+k/2)*2*g.Cols+2*c+k%2] = [3]float64{max(math.Abs(qb), math.Abs(qr)) / tol, qb, qr}
+		// The residual's direction, as long as its larger component's
+		// share of the tolerance.
+		l := max(math.Hypot(qb, qr), 1e-9)
+		f := max(math.Abs(qb), math.Abs(qr)) / tol / l
+		qres[(2*r+k/2)*2*g.Cols+2*c+k%2] = [2]float64{qb * f, qr * f}
 	}
 }
 
-// quadGroups marks changed, and counts, the blocks of quadrant groups:
-// QuadCount or more touching quadrants (diagonals too) whose residuals (qres,
-// see quadResiduals; NaN for quadrants not judged) are at least QuadMin
-// and QuadFloor times the quadrant floor, point the same way
-// (ChromaGroupCoherence) and sum to QuadSum or more.
-func quadGroups(g *Grid, changed []bool, qres [][3]float64) int {
-	score := make([]float64, len(qres))
-	for i, v := range qres {
-		score[i] = v[0]
-	}
-	floor := residualFloor(score)
-	if math.IsInf(floor, 1) {
-		return 0
-	}
-	thr := max(QuadMin, QuadFloor*floor)
-	qg := &Grid{Cols: 2 * g.Cols, Rows: 2 * g.Rows}
-	flagged := make([]bool, len(qres))
-	for i, v := range score {
-		flagged[i] = !math.IsNaN(v) && v >= thr
-	}
+// quadGroups marks changed, and counts, the blocks of quadrant groups
+// (coherentGroups over the quadrant grid, 2·Cols wide): QuadCount or more
+// touching quadrants whose residuals (qres, see quadResiduals) are at
+// least QuadMin and QuadFloor times the quadrant floor, point the same
+// way and sum to QuadSum or more.
+func quadGroups(g *Grid, changed []bool, qres [][2]float64) int {
 	n := 0
-	for _, comp := range components(qg, flagged, 1) {
-		// Each quadrant's residual direction, scaled to its score.
-		var sx, sy, total float64
+	for _, comp := range coherentGroups(&Grid{Cols: 2 * g.Cols, Rows: 2 * g.Rows}, qres, nil, QuadMin, QuadFloor, QuadCount, QuadSum) {
 		for _, q := range comp {
-			v := qres[q]
-			if l := math.Hypot(v[1], v[2]); l > 0 {
-				sx, sy = sx+v[1]/l*v[0], sy+v[2]/l*v[0]
-			}
-			total += v[0]
-		}
-		sum := math.Hypot(sx, sy)
-		if len(comp) < QuadCount || sum < ChromaGroupCoherence*total || sum < QuadSum {
-			continue
-		}
-		for _, q := range comp {
-			i := (q/qg.Cols/2)*g.Cols + (q%qg.Cols)/2
-			if !changed[i] {
+			if i := q/(4*g.Cols)*g.Cols + q%(2*g.Cols)/2; !changed[i] {
 				changed[i] = true
 				n++
 			}

@@ -9,20 +9,26 @@ import (
 // every quadrant at base, its direction alternating (a copy's noise), then
 // the quadrants of quadrant row 5 from column 2 (block column 1) for span
 // columns at score v in direction (dcb, dcr).
-func quadGrid(base float64, span int, v, dcb, dcr float64) (*Grid, [][3]float64) {
+func quadGrid(base float64, span int, v, dcb, dcr float64) (*Grid, [][2]float64) {
 	g := &Grid{Cols: 13, Rows: 8}
-	q := make([][3]float64, 4*len(make([]int, g.Cols*g.Rows)))
+	q := make([][2]float64, 4*g.Cols*g.Rows)
 	for i := range q {
 		s := 1.0
 		if (i/26+i%26)%2 == 1 {
 			s = -1
 		}
-		q[i] = [3]float64{base, s, 0}
+		q[i] = [2]float64{s * base, 0}
 	}
 	for c := 2; c < 2+span; c++ {
-		q[5*26+c] = [3]float64{v, dcb, dcr}
+		q[5*26+c] = along(v, dcb, dcr)
 	}
 	return g, q
+}
+
+// along is a residual of length v in direction (dcb, dcr).
+func along(v, dcb, dcr float64) [2]float64 {
+	l := math.Hypot(dcb, dcr)
+	return [2]float64{v * dcb / l, v * dcr / l}
 }
 
 // TestQuadGroups: three or more touching quadrants whose residuals reach
@@ -55,7 +61,7 @@ func TestQuadGroups(t *testing.T) {
 		g, q := quadGrid(tc.base, tc.span, tc.v, 3, -4)
 		if tc.opposite {
 			for c := 3; c < 2+tc.span; c += 2 {
-				q[5*26+c] = [3]float64{tc.v, -3, 4}
+				q[5*26+c] = along(tc.v, -3, 4)
 			}
 		}
 		changed := make([]bool, g.Cols*g.Rows)
@@ -77,9 +83,9 @@ func TestQuadGroupsCoherence(t *testing.T) {
 		// Unit residuals at +a, 0 and −a: the sum's length over 3 is
 		// (2·cos(a) + 1)/3.
 		a := math.Acos((3*tc.coherence - 1) / 2)
-		q[5*26+2] = [3]float64{1, math.Cos(a), math.Sin(a)}
-		q[5*26+3] = [3]float64{1, 1, 0}
-		q[6*26+3] = [3]float64{1, math.Cos(a), -math.Sin(a)}
+		q[5*26+2] = [2]float64{math.Cos(a), math.Sin(a)}
+		q[5*26+3] = [2]float64{1, 0}
+		q[6*26+3] = [2]float64{math.Cos(a), -math.Sin(a)}
 		if n := quadGroups(g, make([]bool, g.Cols*g.Rows), q); n != tc.want {
 			t.Errorf("coherence %.2f: %d blocks changed, want %d", tc.coherence, n, tc.want)
 		}
@@ -121,14 +127,14 @@ func TestQuadResiduals(t *testing.T) {
 		b.Halves = tc.halves
 		g.Blocks[4] = b
 		f := feat{quad: tc.quad, cb: 120 + tc.res.cb, cr: 140}
-		q := make([][3]float64, 36)
+		q := make([][2]float64, 36)
 		for i := range q {
-			q[i][0] = math.NaN()
+			q[i] = [2]float64{math.NaN(), math.NaN()}
 		}
 		quadResiduals(g, 4, &b, &f, in, tc.res, cbFit, crFit, q)
 		for k := 0; k < 4; k++ {
 			at := (2+k/2)*6 + 2 + k%2
-			got := q[at][0]
+			got := math.Hypot(q[at][0], q[at][1])
 			if !tc.judged {
 				if !math.IsNaN(got) {
 					t.Errorf("%s: quadrant %d judged (%.3f)", tc.name, k, got)
