@@ -86,7 +86,7 @@ func runIntegrity(args []string) error {
 	only := fs.String("only", "", "comma-separated genuine/forgery names to run (default all)")
 	verbose := fs.Bool("v", false, "print every non-authentic genuine copy and every authentic forgery")
 	every := fs.Int("every", 0, "also print the tables after every n photos (0: only at the end)")
-	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3), 2 (colour, record v4) or 3 (colour with chroma halves, record v5)")
+	format := fs.Int("format", localsig.FormatColour, "local-signature format signed: 1 (luminance, record v3) or 2 (colour, record v4)")
 	unseen := fs.Bool("unseen", false, "use only the held-out photos that -heldout -limit 20 does not select (those were studied photo by photo when the tone fit was reworked), spread by -limit")
 	photo := fs.String("photo", "", "only the selected photos whose file name contains this (to study one photo's answers)")
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
@@ -359,13 +359,9 @@ func signedCandidate(priv ed25519.PrivateKey, m *image.RGBA, payload watermark.P
 		return verdict.Candidate{}, err
 	}
 	g := localsig.Compute(l)
-	switch format {
-	case localsig.FormatColour:
+	if format == localsig.FormatColour {
 		cb, cr := imagex.Chroma(m)
 		g = localsig.ComputeColour(l, cb, cr)
-	case localsig.FormatChroma:
-		cb, cr := imagex.Chroma(m)
-		g = localsig.ComputeChroma(l, cb, cr)
 	}
 	grid, err := g.Encode()
 	if err != nil {
@@ -920,8 +916,8 @@ func share(a, n int) float64 {
 // signed and saved as JPEG 90: a full image/jpeg decode; facts.Analyze
 // (reduced decode with the chroma means, hashes, watermark, probe); and
 // the local-signature comparison alone, luminance grid against colour grid
-// and chroma-halves grid with the probe's chroma, so the added cost of
-// colour signatures and of their halves can be set against the decode.
+// with the probe's chroma, so the added cost of colour signatures can be
+// set against the decode.
 func runIntegrityCost(args []string) error {
 	fs := flag.NewFlagSet("integrity-cost", flag.ContinueOnError)
 	path := fs.String("image", "", "photo to scale to 12 MP")
@@ -944,7 +940,7 @@ func runIntegrityCost(args []string) error {
 	}
 	l := imagex.ToLuma(marked)
 	cb, cr := imagex.Chroma(marked)
-	g1, g2, g3 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr), localsig.ComputeChroma(l, cb, cr)
+	g1, g2 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr)
 	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil || f.Local == nil {
 		return fmt.Errorf("analyze: %v (probe %v)", err, f.Local != nil)
@@ -972,19 +968,12 @@ func runIntegrityCost(args []string) error {
 		p.WithChroma(img.Cb, img.Cr)
 		localsig.Compare(g2, &p)
 	})
-	c5 := timeIt(func() {
-		p := lumaOnly
-		p.WithChroma(img.Cb, img.Cr)
-		localsig.Compare(g3, &p)
-	})
 	fmt.Printf("12 MP JPEG q90 (%d bytes), median of %d runs:\n", len(file), *runs)
 	fmt.Printf("  image/jpeg full decode          %7.1f ms (1.00)\n", dec)
 	fmt.Printf("  facts.Analyze (verify facts)    %7.1f ms (%.2f)\n", an, an/dec)
 	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
 	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
 	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
-	fmt.Printf("  chroma probe + halves grid (v5) %7.2f ms (%.3f)\n", c5, c5/dec)
-	fmt.Printf("  added by the halves over v4     %7.2f ms (%.3f of the decode)\n", c5-c2, (c5-c2)/dec)
 	// The signed picture at 0.7 inside a page of the same size: the probe
 	// grows (localsig.ProbeSide) and the containing translations are
 	// searched.

@@ -74,20 +74,13 @@ func BenchmarkCompute(b *testing.B) {
 // BenchmarkVerifyAddedColour is BenchmarkVerifyAdded for a colour grid:
 // the probe with the file's chroma (the JPEG's chroma planes, as the
 // verify decode gives their block means) and the comparison.
-func BenchmarkVerifyAddedColour(b *testing.B) { benchVerifyColour(b, localsig.ComputeColour) }
-
-// BenchmarkVerifyAddedChroma is BenchmarkVerifyAddedColour for a
-// chroma-halves grid (version 5 records): the quadrant means and groups
-// on top of the colour comparison.
-func BenchmarkVerifyAddedChroma(b *testing.B) { benchVerifyColour(b, localsig.ComputeChroma) }
-
-func benchVerifyColour(b *testing.B, compute func(l, cb, cr *imagex.Luma) *localsig.Grid) {
+func BenchmarkVerifyAddedColour(b *testing.B) {
 	file, _, a := benchFixture(b)
 	m, _ := jpeg.Decode(bytes.NewReader(file))
 	yc := m.(*image.YCbCr)
 	l := &imagex.Luma{Width: m.Bounds().Dx(), Height: m.Bounds().Dy(), Stride: yc.YStride, Pix: yc.Y}
 	cb, cr := imagex.Chroma(m)
-	g := compute(imagex.ToLuma(m), cb, cr)
+	g := localsig.ComputeColour(imagex.ToLuma(m), cb, cr)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if r := localsig.Compare(g, localsig.NewProbe(l, a).WithChroma(cb, cr)); r.Outcome != localsig.Same {

@@ -184,7 +184,7 @@ type Result struct {
 }
 
 // Reasons counts changed blocks by the test that flagged them.
-type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group, Halves int }
+type Reasons struct{ Mean, Chroma, Structure, Detail, Gain, Faint, Group int }
 
 // Compare measures every block of g that lies inside the examined picture
 // under the probe's alignment, for each whole-period translation the tiled
@@ -223,7 +223,7 @@ func Compare(g *Grid, p *Probe) Result {
 	// ranked on every fourth block and only the best one is compared
 	// whole (the ranking needs agreement, not every block).
 	step := 1
-	if g.colour() && (kxMax > 0 || kyMax > 0) {
+	if g.format() == FormatColour && (kxMax > 0 || kyMax > 0) {
 		step = 4
 	}
 	search := func(mode int) (Result, bool) {
@@ -359,7 +359,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	}
 	// A colour grid knows each block's saturation: a saturation change
 	// clips strong colours and moves their luminance with it.
-	tc := fitTone(xs, ns, sats, ys, g.colour())
+	tc := fitTone(xs, ns, sats, ys, g.format() == FormatColour)
 	// Each block's change of detail is explained two ways: by the median
 	// change over the textured blocks alone (dMed0), and by the change the
 	// tone curve's slope makes at its mean (dt, see detailChange; colour
@@ -369,7 +369,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// a flat block does not follow the curve, nor the slope of a knee
 	// fitted on a few means the texture.
 	dt := make([]float64, len(ps))
-	if g.colour() {
+	if g.format() == FormatColour {
 		for j := range ps {
 			dt[j] = tc.detailChange(xs[j])
 		}
@@ -390,7 +390,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	// judged on what the fit leaves.
 	var cbFit, crFit colourFit
 	var cin [][3]float64 // the colour fit's input per compared block
-	colour := g.colour() && s.cbSAT != nil
+	colour := g.format() == FormatColour && s.cbSAT != nil
 	if colour {
 		r.Colour = true
 		cb := make([][3]float64, len(ps))
@@ -431,7 +431,7 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 		gainLo, gainHi = gainRange(gains)
 	}
 	r.Changed = make([]bool, len(g.Blocks))
-	colourGrid := g.colour()
+	colourGrid := g.format() == FormatColour
 	counted := make([]bool, len(g.Blocks)) // blocks counted in r.Foreign
 	// Where the file adds surroundings, the outer blocks read edges of
 	// the border itself: they are not judged by a gain of detail.
@@ -648,19 +648,6 @@ func (s *sampler) compareOne(g *Grid, kx, ky int, outside bool, step int) Result
 	if scores != nil && step == 1 {
 		r.Why.Faint = faintLine(g, r.Changed, scores, ring, floor)
 		r.ChangedCount += r.Why.Faint
-	}
-	if colour && g.format() == FormatChroma && step == 1 {
-		qres := make([][2]float64, 4*len(g.Blocks))
-		for i := range qres {
-			qres[i] = [2]float64{math.NaN(), math.NaN()}
-		}
-		for j, q := range ps {
-			if !ring[q.i] && !skip[q.i] {
-				quadResiduals(g, q.i, &q.bk, &q.f, cin[j], res[j], cbFit, crFit, qres)
-			}
-		}
-		r.Why.Halves = quadGroups(g, r.Changed, qres)
-		r.ChangedCount += r.Why.Halves
 	}
 	if cres != nil && step == 1 {
 		for i := range skip {
@@ -970,135 +957,33 @@ const (
 // ChromaGroupBlocks or more blocks, its residuals point the same way
 // (ChromaGroupCoherence) and their sum is ChromaGroupSum or more.
 func chromaGroups(g *Grid, changed []bool, res [][2]float64, skip []bool) int {
-	n := 0
-	for _, comp := range coherentGroups(g, res, skip, ChromaGroupMin, ChromaGroupFloor, ChromaGroupBlocks, ChromaGroupSum) {
-		for _, i := range comp {
-			if !changed[i] {
-				changed[i] = true
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// coherentGroups returns the groups of touching cells of g (diagonals
-// too; not flagged in skip, which may be nil) whose residual vectors res
-// (NaN for cells not judged) are at least least long and floorTimes the
-// FloorQuantile of their lengths, where a group has count or more cells,
-// its residuals point the same way (ChromaGroupCoherence) and their sum
-// is sumMin or more long.
-func coherentGroups(g *Grid, res [][2]float64, skip []bool, least, floorTimes float64, count int, sumMin float64) [][]int {
 	mag := make([]float64, len(res))
 	for i, v := range res {
 		mag[i] = math.Hypot(v[0], v[1])
 	}
 	floor := residualFloor(mag)
 	if math.IsInf(floor, 1) {
-		return nil
+		return 0
 	}
-	thr := max(least, floorTimes*floor)
+	thr := max(ChromaGroupMin, ChromaGroupFloor*floor)
 	flagged := make([]bool, len(res))
 	for i, m := range mag {
-		flagged[i] = !(skip != nil && skip[i]) && !math.IsNaN(m) && m >= thr
+		flagged[i] = !skip[i] && !math.IsNaN(m) && m >= thr
 	}
-	var out [][]int
+	n := 0
 	for _, comp := range components(g, flagged, 1) {
-		if len(comp) < count {
+		if len(comp) < ChromaGroupBlocks {
 			continue
 		}
 		var sx, sy, total float64
 		for _, i := range comp {
 			sx, sy, total = sx+res[i][0], sy+res[i][1], total+mag[i]
 		}
-		if sum := math.Hypot(sx, sy); sum >= ChromaGroupCoherence*total && sum >= sumMin {
-			out = append(out, comp)
+		if sum := math.Hypot(sx, sy); sum < ChromaGroupCoherence*total || sum < ChromaGroupSum {
+			continue
 		}
-	}
-	return out
-}
-
-// Chroma halves (grids of FormatChroma): colour-only text over part of
-// a block, in a colour near the region's own, moves the block's mean
-// chroma by a fraction of its tolerance, but the quadrants it covers by
-// more, all the same way. Each quadrant's chroma is predicted from its
-// signed chroma (the block's mean and halves) through the colour fit and
-// judged against a tolerance that grows with the chroma steps inside the
-// block and to its neighbours: a copy's coarser chroma moves the
-// quadrants of a colour edge by a share of its step.
-const (
-	// QuadEdge is the share of the largest chroma step inside a block
-	// (between two of its quadrants) or to a neighbouring block by which
-	// a quadrant's tolerance grows beyond ChromaTolerance.
-	QuadEdge = 0.6
-	// QuadMin is the least residual, as a share of the quadrant's
-	// tolerance, of a quadrant of a quadrant group.
-	QuadMin = 0.3
-	// QuadFloor is how many times the comparison's quadrant floor (the
-	// FloorQuantile of the quadrants' residuals) a quadrant of a group
-	// reaches.
-	QuadFloor = 3.0
-	// QuadSum is the least length of a quadrant group's summed residual,
-	// in shares of a quadrant's tolerance; its quadrants (touching,
-	// diagonals too) point the same way (ChromaGroupCoherence).
-	QuadSum = 1.5
-	// QuadCount is the fewest quadrants of a quadrant group: two
-	// quadrants of one block can both sit on a colour edge that a
-	// global change moves beyond what the fit predicts.
-	QuadCount = 3
-)
-
-// quadResiduals sets qres, for the four quadrants of block i (quadrant
-// grid 2·Cols wide, row-major), to the quadrant's chroma residual as a
-// share of its tolerance and its Cb and Cr residuals, in levels, when
-// the block's halves are not at their limits (a stronger edge than they
-// tell): the block's chroma residual res (see chromaResidual) plus the
-// change of its halves the colour fit (in, the fit's input for the
-// block) does not explain.
-func quadResiduals(g *Grid, i int, bk *Block, f *feat, in [3]float64, res residual, cbFit, crFit colourFit, qres [][2]float64) {
-	for _, h := range bk.Halves {
-		if h == -8 || h == 7 {
-			return
-		}
-	}
-	hs := func(k int) float64 { return float64(bk.Halves[k]) * HalfStep }
-	// The examined halves, and those the fit predicts from the signed
-	// ones (the fit's change across the block's colours).
-	v := f.quad
-	he := [4]float64{(v[0] + v[4] - v[2] - v[6]) / 4, (v[0] + v[2] - v[4] - v[6]) / 4, (v[1] + v[5] - v[3] - v[7]) / 4, (v[1] + v[3] - v[5] - v[7]) / 4}
-	pcb, pcr := cbFit.at(in), crFit.at(in)
-	along := func(dcb, dcr float64) (float64, float64) {
-		x := [3]float64{in[0] + dcb, in[1] + dcr, in[2]}
-		return cbFit.at(x) - pcb, crFit.at(x) - pcr
-	}
-	hcb, hcr := along(hs(0), hs(2))
-	vcb, vcr := along(hs(1), hs(3))
-	dh := [4]float64{he[0] - hcb, he[1] - vcb, he[2] - hcr, he[3] - vcr}
-	rb, rr := res.cb, res.cr
-	step := 2 * max(math.Abs(hs(0))+math.Abs(hs(1)), math.Abs(hs(2))+math.Abs(hs(3)))
-	tol := ChromaTolerance + QuadEdge*max(step, chromaStep(g, i))
-	c, r := i%g.Cols, i/g.Cols
-	for k := 0; k < 4; k++ {
-		sx, sy := float64(1-2*(k%2)), float64(1-2*(k/2))
-		qb, qr := rb+sx*dh[0]+sy*dh[1], rr+sx*dh[2]+sy*dh[3]
-		// The residual's direction, as long as its larger component's
-		// share of the tolerance.
-		l := max(math.Hypot(qb, qr), 1e-9)
-		f := max(math.Abs(qb), math.Abs(qr)) / tol / l
-		qres[(2*r+k/2)*2*g.Cols+2*c+k%2] = [2]float64{qb * f, qr * f}
-	}
-}
-
-// quadGroups marks changed, and counts, the blocks of quadrant groups
-// (coherentGroups over the quadrant grid, 2·Cols wide): QuadCount or more
-// touching quadrants whose residuals (qres, see quadResiduals) are at
-// least QuadMin and QuadFloor times the quadrant floor, point the same
-// way and sum to QuadSum or more.
-func quadGroups(g *Grid, changed []bool, qres [][2]float64) int {
-	n := 0
-	for _, comp := range coherentGroups(&Grid{Cols: 2 * g.Cols, Rows: 2 * g.Rows}, qres, nil, QuadMin, QuadFloor, QuadCount, QuadSum) {
-		for _, q := range comp {
-			if i := q/(4*g.Cols)*g.Cols + q%(2*g.Cols)/2; !changed[i] {
+		for _, i := range comp {
+			if !changed[i] {
 				changed[i] = true
 				n++
 			}

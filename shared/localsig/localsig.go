@@ -11,12 +11,10 @@
 // [WorkShort], aspect kept). Two formats: the luminance format
 // ([FormatVersion]: about 32×32 working pixels per block, at most
 // [MaxBlocks], 4 bytes each: mean luminance, detail, and the signs of the
-// 15 AC coefficients of the 4×4 DCT of its 16 sub-cell means), the
+// 15 AC coefficients of the 4×4 DCT of its 16 sub-cell means) and the
 // colour format ([FormatColour]: about 16×16 working pixels per block, at
 // most [MaxBlocksColour], 6 bytes each: the same and the block's mean Cb
-// and Cr) and the chroma-halves format ([FormatChroma]: the colour
-// format's blocks, at most [MaxBlocksChroma], 8 bytes each: the same and
-// how the block's chroma differs between its halves). The comparison fits global tone and colour changes first and
+// and Cr). The comparison fits global tone and colour changes first and
 // judges each block on what the fit leaves. The examined side never needs
 // the grid's pixels: [NewProbe] keeps a small downscaled luminance plane
 // of the examined picture ([Probe.WithChroma] adds its chroma) and
@@ -71,28 +69,8 @@ const (
 	// BlockBytes is the encoded size of one block.
 	BlockBytes  = 4
 	headerBytes = 7
-	// FormatChroma is the first byte of an encoded grid of the colour
-	// format with chroma halves: the colour format's blocks, each with
-	// how its chroma differs between its left and right halves and
-	// between its top and bottom halves ([Block.Halves]), at most
-	// [MaxBlocksChroma] of them.
-	FormatChroma = 3
-	// MaxBlocksChroma bounds the blocks of a chroma-halves grid: the
-	// largest grid (8 bytes a block) with every text field full stays
-	// within limits.MaxRecordBytes. Blocks grow by [GrowChroma] steps
-	// from BlockSideColour until they fit (16:10 and 16:9 pictures get
-	// blocks about 5 and 10 % larger than the colour format's).
-	MaxBlocksChroma = 396
-	// GrowChroma is the step by which the blocks of a chroma-halves grid
-	// grow until there are at most MaxBlocksChroma.
-	GrowChroma = 1.05
-	// BlockBytesChroma is the encoded size of one chroma-halves block.
-	BlockBytesChroma = 8
-	// HalfStep is the quantisation step, in chroma levels, of a block's
-	// halves ([Block.Halves]): each is a signed 4-bit multiple of it.
-	HalfStep = 2
-	// MaxEncoded is the largest encoded grid (of any format).
-	MaxEncoded  = headerBytes + 2 + MaxBlocksChroma*BlockBytesChroma
+	// MaxEncoded is the largest encoded grid (of either format).
+	MaxEncoded  = headerBytes + 2 + MaxBlocksColour*BlockBytesColour
 	maxWorkLong = WorkShort * 64
 )
 
@@ -112,27 +90,18 @@ type Block struct {
 	// order, 1 for positive); bit 15 is zero.
 	Signs uint16
 	// Cb and Cr are the block's mean chroma (BT.601, offset 128), in
-	// grids of FormatColour and FormatChroma only.
+	// grids of FormatColour only.
 	Cb, Cr uint8
-	// Halves are, in grids of FormatChroma only, half the differences of
-	// the block's quadrant chroma means: Cb left less right, Cb top less
-	// bottom, Cr left less right, Cr top less bottom (each halved, so a
-	// quadrant's chroma is the block's plus or minus each), in HalfSteps,
-	// −8..7 (−8 and 7 mean "that far or farther"). Text or a shape drawn
-	// in colour alone over part of a block moves its quadrants by more
-	// than its mean.
-	Halves [4]int8
 }
 
 // Grid is the local signature of a signed picture.
 type Grid struct {
-	// Format is FormatVersion, FormatColour or FormatChroma (0 means
-	// FormatVersion).
+	// Format is FormatVersion or FormatColour (0 means FormatVersion).
 	Format int
 	// Width and Height are the working plane's size (short side WorkShort).
 	Width, Height int
-	// Cols and Rows are the block layout, [Layout](Width, Height),
-	// [LayoutColour] or [LayoutChroma] by the format.
+	// Cols and Rows are the block layout, [Layout](Width, Height) or
+	// [LayoutColour].
 	Cols, Rows int
 	// Blocks are row-major, Cols×Rows.
 	Blocks []Block
@@ -160,18 +129,7 @@ func LayoutColour(w, h int) (cols, rows int) {
 	return layoutFor(w, h, BlockSideColour, MaxBlocksColour)
 }
 
-// LayoutChroma is the layout of the chroma-halves format: blocks of
-// about BlockSideColour pixels, grown by GrowChroma steps until there
-// are at most MaxBlocksChroma.
-func LayoutChroma(w, h int) (cols, rows int) {
-	return layoutGrow(w, h, BlockSideColour, MaxBlocksChroma, GrowChroma)
-}
-
 func layoutFor(w, h, side, maxBlocks int) (cols, rows int) {
-	return layoutGrow(w, h, side, maxBlocks, 1.25)
-}
-
-func layoutGrow(w, h, side, maxBlocks int, grow float64) (cols, rows int) {
 	b := float64(side)
 	for {
 		cols = max(1, int(math.Round(float64(w)/b)))
@@ -179,7 +137,7 @@ func layoutGrow(w, h, side, maxBlocks int, grow float64) (cols, rows int) {
 		if cols*rows <= maxBlocks {
 			return cols, rows
 		}
-		b *= grow
+		b *= 1.25
 	}
 }
 
@@ -190,27 +148,10 @@ func (g *Grid) format() int {
 	return g.Format
 }
 
-// colour reports whether the grid's blocks carry chroma.
-func (g *Grid) colour() bool { return g.format() == FormatColour || g.format() == FormatChroma }
-
-// blockBytes is the encoded size of one of the grid's blocks.
-func (g *Grid) blockBytes() int {
-	switch g.format() {
-	case FormatColour:
-		return BlockBytesColour
-	case FormatChroma:
-		return BlockBytesChroma
-	}
-	return BlockBytes
-}
-
 // layout is the grid's expected layout by its format.
 func (g *Grid) layout() (int, int) {
-	switch g.format() {
-	case FormatColour:
+	if g.format() == FormatColour {
 		return LayoutColour(g.Width, g.Height)
-	case FormatChroma:
-		return LayoutChroma(g.Width, g.Height)
 	}
 	return Layout(g.Width, g.Height)
 }
@@ -219,15 +160,13 @@ func (g *Grid) layout() (int, int) {
 // (uint16 big-endian), then for the first format cols, rows (one byte
 // each) and 4 bytes per block (mean, detail, signs big-endian); for the
 // colour format cols, rows (uint16 big-endian each) and 6 bytes per block
-// (mean, detail, signs, Cb, Cr); for the chroma-halves format the same
-// and two more bytes per block, its halves as four 4-bit two's-complement
-// nibbles, high nibble first.
+// (mean, detail, signs, Cb, Cr).
 func (g *Grid) Encode() ([]byte, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
-	colour := g.colour()
-	b := make([]byte, 0, headerBytes+2+len(g.Blocks)*g.blockBytes())
+	colour := g.format() == FormatColour
+	b := make([]byte, 0, headerBytes+2+len(g.Blocks)*BlockBytesColour)
 	b = append(b, byte(g.format()))
 	b = binary.BigEndian.AppendUint16(b, uint16(g.Width))
 	b = binary.BigEndian.AppendUint16(b, uint16(g.Height))
@@ -243,10 +182,6 @@ func (g *Grid) Encode() ([]byte, error) {
 		if colour {
 			b = append(b, k.Cb, k.Cr)
 		}
-		if g.format() == FormatChroma {
-			h := k.Halves
-			b = append(b, byte(h[0])<<4|byte(h[1])&15, byte(h[2])<<4|byte(h[3])&15)
-		}
 	}
 	return b, nil
 }
@@ -255,7 +190,7 @@ func (g *Grid) validate() error {
 	if min(g.Width, g.Height) != WorkShort || max(g.Width, g.Height) > maxWorkLong {
 		return fmt.Errorf("%w: working plane %d×%d", ErrMalformed, g.Width, g.Height)
 	}
-	if f := g.format(); f != FormatVersion && f != FormatColour && f != FormatChroma {
+	if f := g.format(); f != FormatVersion && f != FormatColour {
 		return fmt.Errorf("%w: format %d", ErrMalformed, f)
 	}
 	if c, r := g.layout(); c != g.Cols || r != g.Rows {
@@ -268,19 +203,14 @@ func (g *Grid) validate() error {
 		if k.Signs&0x8000 != 0 {
 			return fmt.Errorf("%w: block %d has the spare sign bit set", ErrMalformed, i)
 		}
-		if !g.colour() && (k.Cb != 0 || k.Cr != 0) {
+		if g.format() == FormatVersion && (k.Cb != 0 || k.Cr != 0) {
 			return fmt.Errorf("%w: block %d has chroma in a luminance grid", ErrMalformed, i)
-		}
-		for _, h := range k.Halves {
-			if h < -8 || h > 7 || (h != 0 && g.format() != FormatChroma) {
-				return fmt.Errorf("%w: block %d has halves %v in a grid of format %d", ErrMalformed, i, k.Halves, g.format())
-			}
 		}
 	}
 	return nil
 }
 
-// Parse decodes a canonical encoding of any format; it accepts
+// Parse decodes a canonical encoding of either format; it accepts
 // exactly what [Grid.Encode] produces.
 func Parse(b []byte) (*Grid, error) {
 	if len(b) < headerBytes || len(b) > MaxEncoded {
@@ -288,17 +218,18 @@ func Parse(b []byte) (*Grid, error) {
 	}
 	g := &Grid{Format: int(b[0]), Width: int(binary.BigEndian.Uint16(b[1:])), Height: int(binary.BigEndian.Uint16(b[3:]))}
 	var p []byte
-	bb := g.blockBytes()
+	bb := BlockBytes
 	switch g.Format {
 	case FormatVersion:
 		g.Cols, g.Rows = int(b[5]), int(b[6])
 		p = b[headerBytes:]
-	case FormatColour, FormatChroma:
+	case FormatColour:
 		if len(b) < headerBytes+2 {
 			return nil, fmt.Errorf("%w: %d bytes", ErrMalformed, len(b))
 		}
 		g.Cols, g.Rows = int(binary.BigEndian.Uint16(b[5:])), int(binary.BigEndian.Uint16(b[7:]))
 		p = b[headerBytes+2:]
+		bb = BlockBytesColour
 	default:
 		return nil, fmt.Errorf("%w: version %d", ErrMalformed, b[0])
 	}
@@ -309,14 +240,8 @@ func Parse(b []byte) (*Grid, error) {
 	for i := range g.Blocks {
 		q := p[i*bb:]
 		g.Blocks[i] = Block{Mean: q[0], Detail: q[1], Signs: binary.BigEndian.Uint16(q[2:])}
-		if bb >= BlockBytesColour {
+		if bb == BlockBytesColour {
 			g.Blocks[i].Cb, g.Blocks[i].Cr = q[4], q[5]
-		}
-		if bb == BlockBytesChroma {
-			for k := range g.Blocks[i].Halves {
-				// The nibble's sign extended.
-				g.Blocks[i].Halves[k] = int8(q[6+k/2]<<(4*(k%2))) >> 4
-			}
 		}
 	}
 	if err := g.validate(); err != nil {
@@ -427,18 +352,11 @@ func Compute(l *imagex.Luma) *Grid {
 // ComputeColour returns the grid, in the colour format, of the signed
 // picture whose luminance is l and whose chroma planes (BT.601, offset
 // 128, any size covering the picture, see imagex.Chroma) are cb and cr.
-func ComputeColour(l, cb, cr *imagex.Luma) *Grid { return computeColour(l, cb, cr, FormatColour) }
-
-// ComputeChroma returns the grid, in the chroma-halves format, of the
-// signed picture whose luminance is l and whose chroma planes are cb
-// and cr (as for [ComputeColour]).
-func ComputeChroma(l, cb, cr *imagex.Luma) *Grid { return computeColour(l, cb, cr, FormatChroma) }
-
-func computeColour(l, cb, cr *imagex.Luma, format int) *Grid {
+func ComputeColour(l, cb, cr *imagex.Luma) *Grid {
 	ww, wh := WorkDims(l.Width, l.Height)
 	p := NewProbe(l, Alignment{Scale: 1, WorkWidth: ww, WorkHeight: wh, Period: 1}).WithChroma(cb, cr)
-	g := &Grid{Format: format, Width: ww, Height: wh}
-	g.Cols, g.Rows = g.layout()
+	g := &Grid{Format: FormatColour, Width: ww, Height: wh}
+	g.Cols, g.Rows = LayoutColour(ww, wh)
 	s := newSampler(p)
 	g.Blocks = make([]Block, g.Cols*g.Rows)
 	for i := range g.Blocks {
@@ -446,9 +364,6 @@ func computeColour(l, cb, cr *imagex.Luma, format int) *Grid {
 		g.Blocks[i] = f.quantise()
 		g.Blocks[i].Cb = uint8(min(max(math.Round(f.cb), 0), 255))
 		g.Blocks[i].Cr = uint8(min(max(math.Round(f.cr), 0), 255))
-		if format == FormatChroma {
-			g.Blocks[i].Halves = f.halves()
-		}
 	}
 	return g
 }
@@ -460,20 +375,6 @@ type feat struct {
 	ac     [15]float64
 	// cb, cr are the chroma means, when the probe has chroma.
 	cb, cr float64
-	// quad are the quadrant chroma means (Cb, Cr of the top left, top
-	// right, bottom left and bottom right quadrants), when the probe has
-	// chroma.
-	quad [8]float64
-}
-
-// halves quantises the block's halves (see Block.Halves).
-func (f feat) halves() [4]int8 {
-	q := func(a, b, c, d float64) int8 {
-		return int8(min(max(math.Round((a+b-c-d)/4/HalfStep), -8), 7))
-	}
-	v := f.quad
-	// Cb: left (0, 2) less right (1, 3); top (0, 1) less bottom (2, 3).
-	return [4]int8{q(v[0], v[4], v[2], v[6]), q(v[0], v[2], v[4], v[6]), q(v[1], v[5], v[3], v[7]), q(v[1], v[3], v[5], v[7])}
 }
 
 func (f feat) quantise() Block {
@@ -628,11 +529,6 @@ func (s *sampler) block(g *Grid, i, kx, ky int) (feat, bool) {
 		// pixels) and resampled differently at sign and verify time.
 		f.cb = s.boxMean(s.cbSAT, cx, cy, 3.5*hx, 3.5*hy)
 		f.cr = s.boxMean(s.crSAT, cx, cy, 3.5*hx, 3.5*hy)
-		for k := 0; k < 4; k++ {
-			px, py := s.toProbe(x0+(float64(k%2)*2+1)*cw, y0+(float64(k/2)*2+1)*ch, kx, ky)
-			f.quad[2*k] = s.boxMean(s.cbSAT, px, py, 1.75*hx, 1.75*hy)
-			f.quad[2*k+1] = s.boxMean(s.crSAT, px, py, 1.75*hx, 1.75*hy)
-		}
 	}
 	n := 0
 	for u := 0; u < 4; u++ {

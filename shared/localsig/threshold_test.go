@@ -53,14 +53,6 @@ func TestThresholdsAreTheDocumented(t *testing.T) {
 		{"HueQuantile", HueQuantile, 0.02, "without the 2 % at each end"},
 		{"HueBlocks", HueBlocks, 8, "at least 8 such blocks"},
 		{"CrossTalkMin", CrossTalkMin, 0.25, "a cross-talk of at least 0.25"},
-		{"HalfStep", HalfStep, 2, "in steps of 2 levels"},
-		{"MaxBlocksChroma", MaxBlocksChroma, 396, "At most 396 blocks"},
-		{"GrowChroma", GrowChroma, 1.05, "blocks grow by 1.05× steps"},
-		{"QuadEdge", QuadEdge, 0.6, "tolerance of 8 levels plus 0.6 × the larger"},
-		{"QuadMin", QuadMin, 0.3, "each at least 0.3 of its tolerance"},
-		{"QuadFloor", QuadFloor, 3, "and 3 times the quadrant floor"},
-		{"QuadSum", QuadSum, 1.5, "sum to at least 1.5 tolerances"},
-		{"QuadCount", QuadCount, 3, "Three or more touching quadrants"},
 	}
 	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, tc := range tests {

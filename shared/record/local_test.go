@@ -101,94 +101,45 @@ func TestLocalVersion(t *testing.T) {
 	}
 }
 
-// TestColourVersions: a record with colour local signatures is version 4,
-// one with chroma-halves local signatures version 5; each round-trips
-// and its signature covers the grid; a grid under another local version
-// byte (or a luminance grid under 4 or 5) is malformed.
-func TestColourVersions(t *testing.T) {
+// TestColourVersion: a record with colour local signatures is version 4,
+// round-trips, and its signature covers the grid; a colour grid under a
+// version 3 byte (or a luminance grid under 4) is malformed.
+func TestColourVersion(t *testing.T) {
 	priv := testKey(1)
 	img := testPhoto(t)
 	cb, cr := imagex.Chroma(img)
-	l := imagex.ToLuma(img)
-	versions := []byte{VersionLocal, VersionColour, VersionChroma}
-	for _, tc := range []struct {
-		name    string
-		grid    *localsig.Grid
-		version byte
-	}{
-		{"colour", localsig.ComputeColour(l, cb, cr), VersionColour},
-		{"chroma halves", localsig.ComputeChroma(l, cb, cr), VersionChroma},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			grid, err := tc.grid.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := testRecord(priv)
-			r.LocalSig = grid
-			s, got := signAndVerify(t, priv, r, tc.version)
-			if g, err := got.Grid(); err != nil || g.Format != tc.grid.Format || !bytes.Equal(got.LocalSig, grid) {
-				t.Fatalf("Grid() = %v, %v", g, err)
-			}
-			if len(s.Bytes) > limits.MaxRecordBytes {
-				t.Errorf("record of %d bytes > %d", len(s.Bytes), limits.MaxRecordBytes)
-			}
-			tampered := Signed{Bytes: bytes.Clone(s.Bytes), Signature: s.Signature}
-			tampered.Bytes[len(tampered.Bytes)-1] ^= 1
-			if _, err := Verify(tampered); err == nil {
-				t.Error("a changed grid still verifies")
-			}
-			for _, v := range versions {
-				if v == tc.version {
-					continue
-				}
-				wrong := bytes.Clone(s.Bytes)
-				wrong[4] = v
-				if _, err := Parse(wrong); !errors.Is(err, ErrMalformed) {
-					t.Errorf("%s grid in a version %d record: %v, want ErrMalformed", tc.name, v, err)
-				}
-			}
-			r.LocalSig = testGrid(t)
-			v3, err := r.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			v3[4] = tc.version
-			if _, err := Parse(v3); !errors.Is(err, ErrMalformed) {
-				t.Errorf("luminance grid in a version %d record: %v, want ErrMalformed", tc.version, err)
-			}
-		})
-	}
-}
-
-// TestLargestChromaRecordFits: the largest chroma-halves grid with every
-// text field full is a record the parser reads.
-func TestLargestChromaRecordFits(t *testing.T) {
-	priv := testKey(1)
-	// The working plane, up to 4:1, with the most blocks.
-	ww, wh, most := 0, localsig.WorkShort, 0
-	for w := localsig.WorkShort; w <= 4*localsig.WorkShort; w++ {
-		if c, r := localsig.LayoutChroma(w, wh); c*r > most {
-			ww, most = w, c*r
-		}
-	}
-	c, rows := localsig.LayoutChroma(ww, wh)
-	g := &localsig.Grid{Format: localsig.FormatChroma, Width: ww, Height: wh, Cols: c, Rows: rows, Blocks: make([]localsig.Block, c*rows)}
-	grid, err := g.Encode()
+	grid, err := localsig.ComputeColour(imagex.ToLuma(img), cb, cr).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := testRecord(priv)
-	full := string(bytes.Repeat([]byte{'x'}, limits.MaxRecordField))
-	r.OriginType, r.Org, r.WatermarkPayload, r.Parent, r.LocalSig = full, full, []byte(full), &ID{1}, grid
-	s, err := Sign(priv, r)
+	r.LocalSig = grid
+	s, got := signAndVerify(t, priv, r, VersionColour)
+	if g, err := got.Grid(); err != nil || g.Format != localsig.FormatColour || !bytes.Equal(got.LocalSig, grid) {
+		t.Fatalf("Grid() = %v, %v", g, err)
+	}
+	if len(s.Bytes) > limits.MaxRecordBytes {
+		t.Errorf("record of %d bytes > %d", len(s.Bytes), limits.MaxRecordBytes)
+	}
+	tampered := Signed{Bytes: bytes.Clone(s.Bytes), Signature: s.Signature}
+	tampered.Bytes[len(tampered.Bytes)-1] ^= 1
+	if _, err := Verify(tampered); err == nil {
+		t.Error("a changed colour grid still verifies")
+	}
+	wrong := bytes.Clone(s.Bytes)
+	wrong[4] = VersionLocal
+	if _, err := Parse(wrong); !errors.Is(err, ErrMalformed) {
+		t.Errorf("colour grid in a version 3 record: %v, want ErrMalformed", err)
+	}
+	r.LocalSig = testGrid(t)
+	v3, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(s); err != nil {
-		t.Fatalf("a record of %d bytes (grid %d×%d) does not verify: %v", len(s.Bytes), c, rows, err)
+	v3[4] = VersionColour
+	if _, err := Parse(v3); !errors.Is(err, ErrMalformed) {
+		t.Errorf("luminance grid in a version 4 record: %v, want ErrMalformed", err)
 	}
-	t.Logf("largest chroma-halves grid %d×%d, record %d bytes", c, rows, len(s.Bytes))
 }
 
 // signAndVerify signs r, checks the record was written as version want,

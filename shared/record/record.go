@@ -28,11 +28,8 @@
 //	local sig    2+n      uint16 length, then a canonical localsig grid
 //	                      (n >= 1; Parse checks it is canonical)
 //
-// Versions 4 and 5 are laid out as version 3; the version byte names the
-// grid's format (3: luminance, 4: colour, 5: chroma halves), so a
-// verifier that does not know a format answers ErrUnsupportedVersion. A
-// record with local signatures is always written under its grid's
-// version; one without is written as before: version 1 without parent, version 2 with
+// A record with local signatures is always written as version 3; one
+// without is written as before: version 1 without parent, version 2 with
 // one, so records signed before version 2 existed verify
 // unchanged and there is still exactly one encoding of a record: fixed
 // order, no optional fields, no trailing bytes. Parse accepts exactly what
@@ -70,23 +67,6 @@ const VersionLocal = 3
 // VersionLocal, a new version byte so that a verifier that does not know
 // the format answers ErrUnsupportedVersion rather than a malformed record.
 const VersionColour = 4
-
-// VersionChroma is the encoding version of a record carrying local
-// signatures of the chroma-texture format (localsig.FormatChroma), laid
-// out as VersionLocal.
-const VersionChroma = 5
-
-// versionOf is the record version that carries local signatures of the
-// given format.
-func versionOf(format byte) byte {
-	switch format {
-	case localsig.FormatColour:
-		return VersionColour
-	case localsig.FormatChroma:
-		return VersionChroma
-	}
-	return VersionLocal
-}
 
 const (
 	magic     = "PVNR"
@@ -215,8 +195,10 @@ func (r *Record) Encode() ([]byte, error) {
 	b := make([]byte, 0, fixedSize+3+len(r.OriginType)+len(r.Org)+len(r.WatermarkPayload))
 	b = append(b, magic...)
 	switch {
+	case len(r.LocalSig) > 0 && r.LocalSig[0] == localsig.FormatColour:
+		b = append(b, VersionColour)
 	case len(r.LocalSig) > 0:
-		b = append(b, versionOf(r.LocalSig[0]))
+		b = append(b, VersionLocal)
 	case r.Parent != nil:
 		b = append(b, VersionParent)
 	default:
@@ -259,7 +241,7 @@ func Parse(b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
 	version := b[4]
-	if version != Version && version != VersionParent && version != VersionLocal && version != VersionColour && version != VersionChroma {
+	if version != Version && version != VersionParent && version != VersionLocal && version != VersionColour {
 		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, version)
 	}
 	if len(b) < fixedSize+3 {
@@ -302,7 +284,7 @@ func Parse(b []byte) (*Record, error) {
 		}
 		r.Parent = &parent
 	}
-	if version >= VersionLocal {
+	if version == VersionLocal || version == VersionColour {
 		var parent ID
 		if len(p) < len(parent)+2 {
 			return nil, fmt.Errorf("%w: parent id or local signatures overrun the record", ErrMalformed)
@@ -319,7 +301,7 @@ func Parse(b []byte) (*Record, error) {
 		if _, err := localsig.Parse(p[:n]); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
-		if versionOf(p[0]) != version {
+		if colour := p[0] == localsig.FormatColour; colour != (version == VersionColour) {
 			return nil, fmt.Errorf("%w: local signatures of format %d in a version %d record", ErrMalformed, p[0], version)
 		}
 		r.LocalSig = bytes.Clone(p[:n])

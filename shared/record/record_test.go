@@ -117,8 +117,8 @@ func TestParseMalformed(t *testing.T) {
 	good, _ := testRecord(testKey(1)).Encode()
 	version2 := bytes.Clone(good)
 	version2[4] = 2 // a version 2 record must end with a parent id
-	version6 := bytes.Clone(good)
-	version6[4] = 6
+	version5 := bytes.Clone(good)
+	version5[4] = 5
 	version4 := bytes.Clone(good)
 	version4[4] = 4 // a version 4 record must carry colour local signatures
 	parentRec := testRecord(testKey(1))
@@ -136,7 +136,7 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{"empty", nil, ErrMalformed},
 		{"bad magic", append([]byte("XXXX"), good[4:]...), ErrMalformed},
-		{"version 6", version6, ErrUnsupportedVersion},
+		{"version 5", version5, ErrUnsupportedVersion},
 		{"version 4 without local signatures", version4, ErrMalformed},
 		{"version 2 without parent id", version2, ErrMalformed},
 		{"version 2 with a zero parent id", zeroParent, ErrMalformed},
