@@ -164,6 +164,27 @@
 // FASTF sets R10 to fast[R9] (sign-extended).
 #define FASTF Get R9; I64Const $2; I64Shl; Get R3; I64Add; Set R10; I64Load32S 1024(R10); Set R10
 
+// ACNEXT leaves the AC loop (br 1) once k reaches 64; otherwise it
+// refills, peeks and pushes whether the fast AC table has the code
+// (R10: its entry).
+#define ACNEXT Get R6; I64Const $64; I64GeU; BrIf $1; REFILL; PEEK; FASTF; Get R10; I64Eqz; I32Eqz
+
+// FASTRUN takes a fast entry's code length from n and pushes k plus its
+// run.
+#define FASTRUN \
+	Get R2; Get R10; I64Const $255; I64And; I64Sub; Set R2; \
+	Get R6; Get R10; I64Const $8; I64ShrU; I64Const $255; I64And; I64Add
+
+// RUNSIZE decodes a run/size symbol into R10 (run) and R11 (size); a
+// size of 0 ends the block (br 2) or, for ZRL, skips 16 and continues
+// the loop (br 1).
+#define RUNSIZE \
+	DECODE; \
+	Get R10; I64Const $15; I64And; Set R11; \
+	Get R10; I64Const $4; I64ShrU; Set R10; \
+	Get R11; I64Eqz; \
+	If; Get R10; I64Const $15; I64Ne; BrIf $2; Get R6; I64Const $16; I64Add; Set R6; Br $1; End
+
 // CLAMPB limits the i32 on the stack to 0..255 (clampLevel), through R14.
 #define CLAMPB I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $255; Get R14; I32WrapI64; I32Const $255; I32LtS; Select; I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $0; Get R14; I32WrapI64; I32Const $0; I32GtS; Select
 
@@ -249,67 +270,18 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		// A chroma block: skipAC.
 		Block
 		Loop
-			Get R6
-			I64Const $64
-			I64GeU
-			BrIf $1
-			REFILL
-			PEEK
-			FASTF
-			Get R10
-			I64Eqz
-			I32Eqz
+			ACNEXT
 			If
-				Get R2
-				Get R10
-				I64Const $255
-				I64And
-				I64Sub
-				Set R2
-				Get R6
-				Get R10
-				I64Const $8
-				I64ShrU
-				I64Const $255
-				I64And
-				I64Add
+				FASTRUN
 				I64Const $1
 				I64Add
 				Set R6
 				Br $1
 			End
-			DECODE
-			Get R10
-			I64Const $15
-			I64And
-			Set R11
-			Get R10
-			I64Const $4
-			I64ShrU
-			Set R10
-			Get R11
-			I64Eqz
-			If
-				Get R10
-				I64Const $15
-				I64Ne
-				BrIf $2
-				Get R6
-				I64Const $16
-				I64Add
-				Set R6
-				Br $1
-			End
-			Get R2
-			Get R11
-			I64Sub
-			Set R2
-			Get R6
-			Get R10
-			I64Add
-			I64Const $1
-			I64Add
-			Set R6
+			RUNSIZE
+			// Past the size bits, and k past the run and the coefficient.
+			Get R2; Get R11; I64Sub; Set R2
+			Get R6; Get R10; I64Add; I64Const $1; I64Add; Set R6
 			Br $0
 		End
 		End
@@ -324,30 +296,9 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		I32Store $0
 		Block
 		Loop
-			Get R6
-			I64Const $64
-			I64GeU
-			BrIf $1
-			REFILL
-			PEEK
-			FASTF
-			Get R10
-			I64Eqz
-			I32Eqz
+			ACNEXT
 			If
-				Get R2
-				Get R10
-				I64Const $255
-				I64And
-				I64Sub
-				Set R2
-				Get R6
-				Get R10
-				I64Const $8
-				I64ShrU
-				I64Const $255
-				I64And
-				I64Add
+				FASTRUN
 				Set R6
 				PASTK
 				Get R10
@@ -357,28 +308,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 				STORECOEF
 				Br $1
 			End
-			DECODE
-			Get R10
-			I64Const $15
-			I64And
-			Set R11
-			Get R10
-			I64Const $4
-			I64ShrU
-			Set R10
-			Get R11
-			I64Eqz
-			If
-				Get R10
-				I64Const $15
-				I64Ne
-				BrIf $2
-				Get R6
-				I64Const $16
-				I64Add
-				Set R6
-				Br $1
-			End
+			RUNSIZE
 			Get R6
 			Get R10
 			I64Add
@@ -519,10 +449,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		I32WrapI64
 		I32Const $0
 		I32Store $0
-		Get R6
-		I64Const $1
-		I64Add
-		Set R6
+		Get R6; I64Const $1; I64Add; Set R6
 		Br $0
 	End
 	End
