@@ -22,11 +22,8 @@
 // func blocks256Asm(h *[8]uint32, p *byte, n uintptr, w, k *[64]uint32)
 // n is at least 1.
 TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
-	MOVD h+0(FP), R0
-	MOVD p+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD w+24(FP), R3
-	MOVD k+32(FP), R4
+	MOVD h+0(FP), R0; MOVD p+8(FP), R1; MOVD n+16(FP), R2
+	MOVD w+24(FP), R3; MOVD k+32(FP), R4
 	Loop // blocks
 		// w[0..15]: the block's big-endian words.
 		I64Const $0
@@ -143,16 +140,8 @@ TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
 		End
 		ADDH(R6, 0); ADDH(R7, 4); ADDH(R8, 8); ADDH(R9, 12)
 		ADDH(R10, 16); ADDH(R11, 20); ADDH(R12, 24); ADDH(R13, 28)
-		Get R1
-		I64Const $64
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Tee R2
-		I64Const $0
-		I64Ne
-		BrIf $0
+		// The next block, while n-- > 1.
+		Get R1; I64Const $64; I64Add; Set R1
+		Get R2; I64Const $1; I64Sub; Tee R2; I64Const $0; I64Ne; BrIf $0
 	End
 	RET

@@ -213,15 +213,10 @@
 
 // func huffBlockAsm(r *bitReader, dc, ac *huffTable, q, blk *[64]int32, pred *int32, flags uintptr, zz *[64]uint8, dst *uint8, stride, n uintptr) int64
 TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
-	MOVD r+0(FP), R0
-	MOVD dc+8(FP), R3
-	MOVD q+24(FP), R4
-	MOVD blk+32(FP), R5
-	MOVD zz+56(FP), R8
-	I64Load 32(R0)
-	Set R1
-	I64Load 40(R0)
-	Set R2
+	MOVD r+0(FP), R0; MOVD dc+8(FP), R3; MOVD q+24(FP), R4
+	MOVD blk+32(FP), R5; MOVD zz+56(FP), R8
+	// acc and n from the bitReader.
+	I64Load 32(R0); Set R1; I64Load 40(R0); Set R2
 	I64Const $0
 	Set R7
 
