@@ -11,7 +11,11 @@ import (
 
 // decodedIn is analyze_decoded's JSON header: an imagex.LumaImage and
 // what analyze reads from the file besides its pixels.
-type decodedIn = wire.DecodedHeader
+type decodedIn wire.DecodedHeader
+
+func (r *decodedIn) picture() (sha, format string, w, h int) {
+	return r.SHA256, r.Format, r.Width, r.Height
+}
 
 // AnalyzeDecoded is [AnalyzeHashed] for a host that decoded the file
 // itself with this module's own decoder compiled natively
@@ -31,15 +35,10 @@ type decodedIn = wire.DecodedHeader
 // against the module's limits as analyze checks the header's.
 func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	var req decodedIn
-	pix, failure := binaryInput(in, &req)
+	pix, sum, format, failure := pictureInput(in, &req, lim)
 	if failure != nil {
 		return failure
 	}
-	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
-	if failure != nil {
-		return failure
-	}
-	w, h := req.Width, req.Height
 	if req.Orientation < 1 || req.Orientation > 8 {
 		return fail(codeBadInput, "orientation must be 1 to 8")
 	}
@@ -47,7 +46,7 @@ func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	if s != 1 && s != 2 && s != 4 && s != 8 {
 		return fail(codeBadInput, "scale must be 1, 2, 4 or 8")
 	}
-	img := &imagex.LumaImage{Info: imagex.Info{Format: format, Width: w, Height: h, Orientation: req.Orientation}, Scale: s}
+	img := &imagex.LumaImage{Info: imagex.Info{Format: format, Width: req.Width, Height: req.Height, Orientation: req.Orientation}, Scale: s}
 	ow, oh := img.OrientedSize()
 	lw, lh := (ow+s-1)/s, (oh+s-1)/s
 	cw, ch := req.ChromaWidth, req.ChromaHeight
