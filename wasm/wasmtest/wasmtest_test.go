@@ -21,13 +21,12 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/facts"
-	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/record"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/abi"
+	"github.com/provenant/provenant/wasm/internal/testphoto"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
@@ -150,23 +149,8 @@ type fixture struct {
 
 func newFixture(t testing.TB) fixture {
 	t.Helper()
-	src, err := os.ReadFile("../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(src, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(img.Image, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := facts.Analyze(buf.Bytes(), limits.Default(), time.Now())
+	file := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 92)
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +184,7 @@ func newFixture(t testing.TB) fixture {
 		Status: wire.RecordActive, CreatedAt: "2026-11-22T12:00:00.123456789Z", AnchoredAt: "2026-11-22T12:05:00Z",
 		Anchor: wa, AnchorState: wire.AnchorVerified, RootConfirmed: true,
 	}
-	return fixture{file: buf.Bytes(), facts: f, signed: sg, rec: rec, candidate: c}
+	return fixture{file: file, facts: f, signed: sg, rec: rec, candidate: c}
 }
 
 func mustJSON(t testing.TB, v any) []byte {
