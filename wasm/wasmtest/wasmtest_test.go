@@ -55,6 +55,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// load instantiates the module built for this test binary, closed when
+// the test or benchmark ends.
 func load(t testing.TB) *wasmtest.Module {
 	t.Helper()
 	ctx := context.Background()
@@ -196,16 +198,9 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
+// decideOut is decide's answer, ok or a failure.
 type decideOut struct {
-	OK       bool                `json:"ok"`
-	Result   wire.VerifyResponse `json:"result"`
-	Match    string              `json:"match"`
-	Revoked  bool                `json:"revoked"`
-	Anchored bool                `json:"anchored"`
-	Rejected []struct {
-		RecordID string `json:"record_id"`
-		Dropped  bool   `json:"dropped"`
-	} `json:"rejected"`
+	abi.DecideOut
 	Error struct{ Code string } `json:"error"`
 }
 
@@ -239,6 +234,17 @@ func TestModuleEqualsNative(t *testing.T) {
 	decideIn := func(c ...wire.LookupCandidate) []byte {
 		return mustJSON(t, map[string]any{"facts": fx.facts.Wire(), "lookup": wire.LookupResponse{Candidates: c}})
 	}
+	// factsOfFixture checks an analyze answer: the fixture's facts.
+	factsOfFixture := func(t *testing.T, out []byte) {
+		var got struct {
+			OK    bool       `json:"ok"`
+			Facts wire.Facts `json:"facts"`
+		}
+		json.Unmarshal(out, &got)
+		if want := fx.facts.Wire(); !got.OK || got.Facts != want {
+			t.Errorf("facts = %+v, want %+v", got.Facts, want)
+		}
+	}
 	for _, tt := range []struct {
 		name   string
 		export string
@@ -246,26 +252,8 @@ func TestModuleEqualsNative(t *testing.T) {
 		native func([]byte) []byte
 		check  func(t *testing.T, out []byte)
 	}{
-		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
-			var got struct {
-				OK    bool       `json:"ok"`
-				Facts wire.Facts `json:"facts"`
-			}
-			json.Unmarshal(out, &got)
-			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
-				t.Errorf("facts = %+v, want %+v", got.Facts, want)
-			}
-		}},
-		{"analyze_hashed marked jpeg", "analyze_hashed", append(fx.facts.SHA256[:], fx.file...), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
-			var got struct {
-				OK    bool       `json:"ok"`
-				Facts wire.Facts `json:"facts"`
-			}
-			json.Unmarshal(out, &got)
-			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
-				t.Errorf("facts = %+v, want %+v", got.Facts, want)
-			}
-		}},
+		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, factsOfFixture},
+		{"analyze_hashed marked jpeg", "analyze_hashed", append(fx.facts.SHA256[:], fx.file...), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, factsOfFixture},
 		{"analyze_hashed short input", "analyze_hashed", make([]byte, abi.DigestSize-1), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
 				t.Errorf("got %s, want bad_input", out)
