@@ -11,11 +11,7 @@ import (
 
 // decodedIn is analyze_decoded's JSON header: an imagex.LumaImage and
 // what analyze reads from the file besides its pixels.
-type decodedIn wire.DecodedHeader
-
-func (r *decodedIn) picture() (sha, format string, w, h int) {
-	return r.SHA256, r.Format, r.Width, r.Height
-}
+type decodedIn = wire.DecodedHeader
 
 // AnalyzeDecoded is [AnalyzeHashed] for a host that decoded the file
 // itself with this module's own decoder compiled natively
@@ -35,7 +31,7 @@ func (r *decodedIn) picture() (sha, format string, w, h int) {
 // against the module's limits as analyze checks the header's.
 func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	var req decodedIn
-	pix, sum, format, failure := pictureInput(in, &req, lim)
+	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
 	if failure != nil {
 		return failure
 	}

@@ -120,7 +120,7 @@ type pixelsIn struct {
 // analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	var req pixelsIn
-	pix, sum, format, failure := pictureInput(in, &req, lim)
+	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
 	if failure != nil {
 		return failure
 	}
@@ -211,26 +211,17 @@ func binaryInput(in []byte, req any) (rest, failure []byte) {
 	return in[4+n:], nil
 }
 
-// pictureReq is the JSON header of a host-decoded input: picture reads
-// what every such header declares about the file.
-type pictureReq interface {
-	picture() (sha, format string, w, h int)
-}
-
-func (r *pixelsIn) picture() (sha, format string, w, h int) {
-	return r.SHA256, r.Format, r.Width, r.Height
-}
-
 // pictureInput reads a host-decoded input: its JSON header into req
-// (binaryInput), then what the header declares: the file's SHA-256 in
-// hex, a format the module knows and a size within lim (the header check
-// analyze makes, with its error code). pix is what follows the header.
-func pictureInput(in []byte, req pictureReq, lim limits.Limits) (pix []byte, sum [32]byte, format imagex.Format, failure []byte) {
+// (binaryInput), then what every such header declares, which picture
+// reads from req once it is filled: the file's SHA-256 in hex, a format
+// the module knows and a size within lim (the header check analyze
+// makes, with its error code). pix is what follows the header.
+func pictureInput(in []byte, req any, lim limits.Limits, picture func() (sha, format string, w, h int)) (pix []byte, sum [32]byte, format imagex.Format, failure []byte) {
 	pix, failure = binaryInput(in, req)
 	if failure != nil {
 		return nil, sum, "", failure
 	}
-	sha, name, w, h := req.picture()
+	sha, name, w, h := picture()
 	if b, err := hex.DecodeString(sha); err != nil || len(b) != len(sum) {
 		return nil, sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
 	} else {
