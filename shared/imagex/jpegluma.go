@@ -344,6 +344,9 @@ type lumaDecoder struct {
 	// baselineBlockGo instead of the kernel (for the tests that hold
 	// the two to each other).
 	goBlocks bool
+	// kernel is the WebAssembly MCU kernel's slots and position
+	// (baselineMCUs); empty elsewhere.
+	kernel kernelState
 }
 
 // decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
