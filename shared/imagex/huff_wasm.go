@@ -62,7 +62,8 @@ const kernelMCUs = true
 // baselineMCUs decodes the sequential scan's MCUs m..end-1 (no restart
 // marker falls among them), the blocks of each in slots' order, in calls
 // of the MCU kernel, which comes back to Go only for a block's full-size
-// or 1/2 transform (finishBlock), an error or the end (in WebAssembly each
+// or 1/2 transform (finishBlock's idctBlock; the kernel clears the block
+// when called again), an error or the end (in WebAssembly each
 // Go call and loop iteration goes through the function's dispatch). The
 // same state, planes and errors as scan's loop with baselineBlockGo
 // (TestHuffBlockMatchesGo).
@@ -98,6 +99,8 @@ func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx i
 		case st < 0:
 			return huffErr(st)
 		}
-		d.finishBlock(blk, int(st), ks.run.bx, ks.run.by)
+		// finishBlock, its clearing left to the kernel's next call.
+		d.idctBlock(blk, int(zigzagCols[st&63]), ks.run.bx, ks.run.by)
+		ks.run.clear = int(st)
 	}
 }

@@ -213,9 +213,9 @@
 
 // Field offsets of mcuRun (R9 its address while loaded): m 0, end 8,
 // mx 16, mxi 24, myi 32, i 40, nslots 48, stride 56, n 64, bw 72, bh 80,
-// bx 88, by 96, dst 104, flags 112, slot 120, seen 128; of mcuSlot: dc 0,
-// ac 8, q 16, pred 24, cdc 32, cbw 40, cbh 48, h 56, v 64, dx 72, dy 80,
-// isY 88, its size 96.
+// bx 88, by 96, dst 104, flags 112, slot 120, seen 128, clear 136; of
+// mcuSlot: dc 0, ac 8, q 16, pred 24, cdc 32, cbw 40, cbh 48, h 56, v 64,
+// dx 72, dy 80, isY 88, its size 96.
 
 // RUNF sets r to the mcuRun field at off; SLOTF to the current slot's.
 #define RUNF(off, r) MOVD run+8(FP), r; I64Load off(r); Set r
@@ -258,8 +258,32 @@
 		End; \
 	End
 
+// CLEARBLK clears what the block at R5 held: blk[0] and the coded
+// positions 1 to R7 (zigzag table at R8). R6 and R13.
+#define CLEARBLK \
+	Get R5; I32WrapI64; I32Const $0; I32Store $0; \
+	I64Const $1; Set R6; \
+	Block; \
+	Loop; \
+		Get R6; Get R7; I64GtU; BrIf $1; \
+		Get R6; Get R8; I64Add; Set R13; \
+		I64Load8U 0(R13); I64Const $2; I64Shl; Get R5; I64Add; I32WrapI64; I32Const $0; I32Store $0; \
+		Get R6; I64Const $1; I64Add; Set R6; \
+		Br $0; \
+	End; \
+	End
+
 // func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
 TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
+	// The block Go transformed after the last return (run.clear, its last
+	// coded position): cleared here.
+	RUNF(136, R7)
+	Get R7; I64Eqz; I32Eqz
+	If
+		MOVD blk+24(FP), R5; MOVD zz+32(FP), R8
+		CLEARBLK
+		MOVD run+8(FP), R9; Get R9; I32WrapI64; I64Const $0; I64Store $136
+	End
 	Loop
 	// The run's end: every MCU decoded.
 	MOVD run+8(FP), R9
@@ -497,36 +521,8 @@ TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
 		Set R15
 		IROW(R1, R3, R9, R11, R8)
 	End
-	// Clear what the block held: blk[0] and its coded positions.
 	MOVD zz+32(FP), R8
-	Get R5
-	I32WrapI64
-	I32Const $0
-	I32Store $0
-	I64Const $1
-	Set R6
-	Block
-	Loop
-		Get R6
-		Get R7
-		I64GtU
-		BrIf $1
-		Get R6
-		Get R8
-		I64Add
-		Set R13
-		I64Load8U 0(R13)
-		I64Const $2
-		I64Shl
-		Get R5
-		I64Add
-		I32WrapI64
-		I32Const $0
-		I32Store $0
-		Get R6; I64Const $1; I64Add; Set R6
-		Br $0
-	End
-	End
+	CLEARBLK
 	End // the block
 	NEXTBLOCK
 	Br $0
