@@ -106,6 +106,17 @@ func RepoRoot() (string, error) {
 	}
 }
 
+// ReadRepoFile reads the file at rel (slash-separated) below the root of
+// the checkout holding the working directory (RepoRoot), wherever below
+// it a test runs.
+func ReadRepoFile(rel string) ([]byte, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+}
+
 // Module is one instance of the verifier. It is not safe for concurrent
 // use (neither is a WebAssembly instance).
 type Module struct {

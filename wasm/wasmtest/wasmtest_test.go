@@ -151,7 +151,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) fixture {
 	t.Helper()
-	file := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 92)
+	file := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 92, 0)
 	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func compact(l *imagex.Luma) []byte {
 // every EXIF orientation, decoded on the host and handed over gives
 // analyze's output byte for byte (facts, probe with its chroma).
 func TestAnalyzeDecodedMatchesAnalyze(t *testing.T) {
-	marked := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 88)
+	marked := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 88, 0)
 	lim := limits.Default()
 	at := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for o := byte(1); o <= 8; o++ {

@@ -18,7 +18,6 @@ import (
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
@@ -38,11 +37,7 @@ func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
 		// The upright picture is 1500×1100; stored turned for o.
 		up := image.NewRGBA(image.Rect(0, 0, 1500, 1100))
 		draw.CatmullRom.Scale(up, up.Bounds(), src, src.Bounds(), draw.Src, nil)
-		marked := testphoto.Marked(t, up)
-		// Orient's inverse: the stored picture that o turns upright.
-		inverse := map[byte]int{1: 1, 3: 3, 6: 8, 8: 6}[o]
-		stored := testphoto.JPEG(t, imagex.Orient(marked, inverse), 90)
-		file := jpegtest.WithOrientation(stored, uint16(o), false)
+		file := testphoto.JPEG(t, testphoto.Marked(t, up), 90, int(o))
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -214,8 +209,7 @@ func TestAnalyzePixelsChroma(t *testing.T) {
 	mcb, mcr := imagex.Chroma(marked)
 	grid := localsig.ComputeColour(imagex.ToLuma(marked), mcb, mcr)
 	for _, o := range []byte{1, 6} {
-		inverse := map[byte]int{1: 1, 6: 8}[o]
-		file := jpegtest.WithOrientation(testphoto.JPEG(t, imagex.Orient(marked, inverse), 90), uint16(o), false)
+		file := testphoto.JPEG(t, marked, 90, int(o))
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil || want.Local == nil || want.Local.Cb == nil {
 			t.Fatalf("orientation %d: analyze gave no chroma probe (%v)", o, err)

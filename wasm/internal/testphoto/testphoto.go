@@ -8,31 +8,22 @@ import (
 	"bytes"
 	"image"
 	"image/jpeg"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // Key is the watermark payload the tests embed.
 const Key = 0x0123456789abcdef
 
-// File returns meadow.jpg's bytes. Tests run in their package's
-// directory: the file is found from the nearest directory above that
-// holds go.mod, the repository's root.
+// File returns meadow.jpg's bytes.
 func File(t testing.TB) []byte {
 	t.Helper()
-	root := "."
-	for range 8 {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		root = filepath.Join(root, "..")
-	}
-	raw, err := os.ReadFile(filepath.Join(root, "shared", "watermark", "testdata", "meadow.jpg"))
+	raw, err := wasmtest.ReadRepoFile("shared/watermark/testdata/meadow.jpg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +50,27 @@ func Marked(t testing.TB, img image.Image) image.Image {
 	return m
 }
 
-// JPEG returns img encoded as a JPEG of the given quality.
-func JPEG(t testing.TB, img image.Image, quality int) []byte {
+// JPEG returns the JPEG file (quality q) a camera writes for a picture
+// shown upright as img under EXIF orientation o, 1 to 8: the pixels
+// stored turned by Orient's inverse, and an Exif segment with the tag.
+// With o 0 it is img encoded as it is, with no Exif segment.
+func JPEG(t testing.TB, img image.Image, q, o int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
+	if o != 0 {
+		// Orient's inverse: 6 and 8 turn opposite ways, the other
+		// orientations undo themselves.
+		inv := map[int]int{6: 8, 8: 6}[o]
+		if inv == 0 {
+			inv = o
+		}
+		img = imagex.Orient(img, inv)
+	}
+	buf := new(bytes.Buffer)
+	if err := jpeg.Encode(buf, img, &jpeg.Options{Quality: q}); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	if o == 0 {
+		return buf.Bytes()
+	}
+	return jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
 }
