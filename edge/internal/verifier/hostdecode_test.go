@@ -224,4 +224,3 @@ func TestHostDecodeKeepsModuleLimits(t *testing.T) {
 		})
 	}
 }
-
