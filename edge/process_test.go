@@ -13,6 +13,17 @@ import (
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
+// checkout returns the repository's root, from which the test builds,
+// and a temporary directory for what it builds.
+func checkout(t *testing.T) (root, dir string) {
+	t.Helper()
+	root, err := wasmtest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, t.TempDir()
+}
+
 // TestSIGHUPReload runs the edge binary with a module file: --precompile
 // fills a compile cache; the edge listens at once and reports when its
 // verifier is ready; SIGHUP swaps
@@ -20,11 +31,7 @@ import (
 // module, SIGHUP is refused and the edge keeps running; SIGTERM stops it
 // cleanly.
 func TestSIGHUPReload(t *testing.T) {
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
+	root, dir := checkout(t)
 	mod, err := wasmtest.Build(root, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 
 	"github.com/provenant/provenant/internal/formdata"
 	"github.com/provenant/provenant/origin/origintest/originproc"
-	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // selfEnv, set, makes the test binary the edge: TestMain runs the edge's
@@ -101,11 +100,7 @@ func TestSoak(t *testing.T) {
 		attack = d
 	}
 	stallPerAddr, serverFiles := soakScale(t)
-	root, err := wasmtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
+	root, dir := checkout(t)
 	originBin, err := originproc.Build(root, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,13 @@ var mod = struct {
 	clock clock.System
 }{buf: linear.New(), lim: limits.Default(), clock: clock.System{}}
 
+// in is the input the host wrote at ptr (n bytes, from alloc).
+func in(ptr, n uint32) []byte { return mod.buf.Input(ptr, n) }
+
+// out hands an export's output back to the host as its address and
+// length, so that each export is one line.
+func out(b []byte) uint64 { return mod.buf.Output(b) }
+
 //go:wasmexport alloc
 func alloc(size uint32) uint32 { return mod.buf.Alloc(size) }
 
@@ -48,51 +55,33 @@ func alloc(size uint32) uint32 { return mod.buf.Alloc(size) }
 func free(ptr uint32) { mod.buf.Free(ptr) }
 
 //go:wasmexport analyze
-func analyze(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.Analyze(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
-}
+func analyze(ptr, n uint32) uint64 { return out(abi.Analyze(in(ptr, n), mod.lim, mod.clock.Now())) }
 
 //go:wasmexport analyze_hashed
 func analyzeHashed(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.AnalyzeHashed(mod.buf.Input(ptr, n), mod.lim, mod.clock.Now()))
+	return out(abi.AnalyzeHashed(in(ptr, n), mod.lim, mod.clock.Now()))
 }
 
 //go:wasmexport analyze_decoded
-func analyzeDecoded(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.AnalyzeDecoded(mod.buf.Input(ptr, n), mod.lim))
-}
+func analyzeDecoded(ptr, n uint32) uint64 { return out(abi.AnalyzeDecoded(in(ptr, n), mod.lim)) }
 
 //go:wasmexport inspect
-func inspect(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.Inspect(mod.buf.Input(ptr, n), mod.lim))
-}
+func inspect(ptr, n uint32) uint64 { return out(abi.Inspect(in(ptr, n), mod.lim)) }
 
 //go:wasmexport sha256
-func sha256Sum(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.SHA256(mod.buf.Input(ptr, n)))
-}
+func sha256Sum(ptr, n uint32) uint64 { return out(abi.SHA256(in(ptr, n))) }
 
 //go:wasmexport analyze_pixels
-func analyzePixels(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.AnalyzePixels(mod.buf.Input(ptr, n), mod.lim))
-}
+func analyzePixels(ptr, n uint32) uint64 { return out(abi.AnalyzePixels(in(ptr, n), mod.lim)) }
 
 //go:wasmexport decide
-func decide(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.Decide(mod.buf.Input(ptr, n), mod.lim))
-}
+func decide(ptr, n uint32) uint64 { return out(abi.Decide(in(ptr, n), mod.lim)) }
 
 //go:wasmexport verify_proof
-func verifyProof(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.VerifyProof(mod.buf.Input(ptr, n), mod.lim))
-}
+func verifyProof(ptr, n uint32) uint64 { return out(abi.VerifyProof(in(ptr, n), mod.lim)) }
 
 //go:wasmexport verify_signature
-func verifySignature(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.VerifySignature(mod.buf.Input(ptr, n)))
-}
+func verifySignature(ptr, n uint32) uint64 { return out(abi.VerifySignature(in(ptr, n))) }
 
 //go:wasmexport present
-func presentVerdict(ptr, n uint32) uint64 {
-	return mod.buf.Output(abi.Present(mod.buf.Input(ptr, n)))
-}
+func presentVerdict(ptr, n uint32) uint64 { return out(abi.Present(in(ptr, n))) }

@@ -14,17 +14,16 @@
 #define BSWAP S(R15); G(R15); I32Const $8; I32Rotl; I32Const $0x00FF00FF; I32And; G(R15); I32Const $8; I32Rotr; I32Const $-16711936 /* 0xFF00FF00 */; I32And; I32Or
 // SIG pushes rotr(x, a) ^ rotr(x, b) ^ op(x, c), x in local r.
 #define SIG(r, a, b, c, op) G(r); I32Const $a; I32Rotr; G(r); I32Const $b; I32Rotr; I32Xor; G(r); I32Const $c; op; I32Xor
+// LDH loads the word at byte offset off of h (R0) into r.
+#define LDH(off, r) I32Load off(R0); S(r)
 // ADDH adds local r to the word at byte offset off of h (R0).
 #define ADDH(r, off) Get R0; I32WrapI64; I32Load off(R0); G(r); I32Add; I32Store $off
 
 // func blocks256Asm(h *[8]uint32, p *byte, n uintptr, w, k *[64]uint32)
 // n is at least 1.
 TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
-	MOVD h+0(FP), R0
-	MOVD p+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD w+24(FP), R3
-	MOVD k+32(FP), R4
+	MOVD h+0(FP), R0; MOVD p+8(FP), R1; MOVD n+16(FP), R2
+	MOVD w+24(FP), R3; MOVD k+32(FP), R4
 	Loop // blocks
 		// w[0..15]: the block's big-endian words.
 		I64Const $0
@@ -80,22 +79,8 @@ TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
 			BrIf $0
 		End
 		// The rounds: a..h in R6..R13, R5 the byte offset of t.
-		I32Load 0(R0)
-		S(R6)
-		I32Load 4(R0)
-		S(R7)
-		I32Load 8(R0)
-		S(R8)
-		I32Load 12(R0)
-		S(R9)
-		I32Load 16(R0)
-		S(R10)
-		I32Load 20(R0)
-		S(R11)
-		I32Load 24(R0)
-		S(R12)
-		I32Load 28(R0)
-		S(R13)
+		LDH(0, R6); LDH(4, R7); LDH(8, R8); LDH(12, R9)
+		LDH(16, R10); LDH(20, R11); LDH(24, R12); LDH(28, R13)
 		I64Const $0
 		Set R5
 		Loop
@@ -141,26 +126,10 @@ TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
 			I32Xor
 			I32Add
 			S(R15)
-			Get R12
-			Set R13 // h = g
-			Get R11
-			Set R12 // g = f
-			Get R10
-			Set R11 // f = e
-			G(R9)
-			G(R14)
-			I32Add
-			S(R10) // e = d + t1
-			Get R8
-			Set R9 // d = c
-			Get R7
-			Set R8 // c = b
-			Get R6
-			Set R7 // b = a
-			G(R14)
-			G(R15)
-			I32Add
-			S(R6) // a = t1 + t2
+			Get R12; Set R13; Get R11; Set R12; Get R10; Set R11 // h, g, f = g, f, e
+			G(R9); G(R14); I32Add; S(R10) // e = d + t1
+			Get R8; Set R9; Get R7; Set R8; Get R6; Set R7 // d, c, b = c, b, a
+			G(R14); G(R15); I32Add; S(R6) // a = t1 + t2
 			Get R5
 			I64Const $4
 			I64Add
@@ -169,24 +138,10 @@ TEXT ·blocks256Asm(SB), NOSPLIT, $0-40
 			I64LtU
 			BrIf $0
 		End
-		ADDH(R6, 0)
-		ADDH(R7, 4)
-		ADDH(R8, 8)
-		ADDH(R9, 12)
-		ADDH(R10, 16)
-		ADDH(R11, 20)
-		ADDH(R12, 24)
-		ADDH(R13, 28)
-		Get R1
-		I64Const $64
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Tee R2
-		I64Const $0
-		I64Ne
-		BrIf $0
+		ADDH(R6, 0); ADDH(R7, 4); ADDH(R8, 8); ADDH(R9, 12)
+		ADDH(R10, 16); ADDH(R11, 20); ADDH(R12, 24); ADDH(R13, 28)
+		// The next block, while n-- > 1.
+		Get R1; I64Const $64; I64Add; Set R1
+		Get R2; I64Const $1; I64Sub; Tee R2; I64Const $0; I64Ne; BrIf $0
 	End
 	RET

@@ -8,6 +8,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math"
 
 	"golang.org/x/image/webp"
@@ -151,18 +152,9 @@ func DecodeConfig(b []byte, lim limits.Limits) (Info, error) {
 		lay, layOK = l, ok
 	}
 	var cfg image.Config
+	_, config := stdDecoders(f)
 	err = guard(func() (err error) {
-		r := bytes.NewReader(b)
-		switch f {
-		case JPEG:
-			cfg, err = jpeg.DecodeConfig(r)
-		case PNG:
-			cfg, err = png.DecodeConfig(r)
-		case GIF:
-			cfg, err = gif.DecodeConfig(r)
-		case WebP:
-			cfg, err = webp.DecodeConfig(r)
-		}
+		cfg, err = config(bytes.NewReader(b))
 		return err
 	})
 	if err != nil {
@@ -289,17 +281,12 @@ func DecodeWith(b []byte, lim limits.Limits, c JPEGCodec) (*Image, error) {
 		return nil, err
 	}
 	var img image.Image
+	decode, _ := stdDecoders(info.Format)
 	err = guard(func() (err error) {
-		r := bytes.NewReader(b)
-		switch info.Format {
-		case JPEG:
+		if info.Format == JPEG {
 			img, err = c.DecodeJPEG(b, info)
-		case PNG:
-			img, err = png.Decode(r)
-		case GIF:
-			img, err = gif.Decode(r)
-		case WebP:
-			img, err = webp.Decode(r)
+		} else {
+			img, err = decode(bytes.NewReader(b))
 		}
 		return err
 	})
@@ -318,6 +305,20 @@ func DecodeWith(b []byte, lim limits.Limits, c JPEGCodec) (*Image, error) {
 	}
 	img = Orient(img, info.Orientation)
 	return &Image{Info: info, Image: img}, nil
+}
+
+// stdDecoders are the standard library's (and x/image's) decoder and
+// header reader for f, one of the formats Sniff returns.
+func stdDecoders(f Format) (func(io.Reader) (image.Image, error), func(io.Reader) (image.Config, error)) {
+	switch f {
+	case PNG:
+		return png.Decode, png.DecodeConfig
+	case GIF:
+		return gif.Decode, gif.DecodeConfig
+	case WebP:
+		return webp.Decode, webp.DecodeConfig
+	}
+	return jpeg.Decode, jpeg.DecodeConfig
 }
 
 // guard runs fn and turns a panic into an error.

@@ -13,27 +13,18 @@ import (
 	"github.com/provenant/provenant/shared/limits"
 )
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestDecodeFormats(t *testing.T) {
 	tests := []struct {
 		file   string
 		format Format
-		w, h   int
+		size   image.Point
 	}{
-		{"images/photo.jpg", JPEG, 480, 300},
-		{"images/gray.jpg", JPEG, 160, 100},
-		{"images/photo.png", PNG, 160, 100},
-		{"images/photo.gif", GIF, 160, 100},
-		{"images/photo.webp", WebP, 320, 200},
-		{"images/lossless.webp", WebP, 160, 100},
+		{"images/photo.jpg", JPEG, image.Pt(480, 300)},
+		{"images/gray.jpg", JPEG, image.Pt(160, 100)},
+		{"images/photo.png", PNG, image.Pt(160, 100)},
+		{"images/photo.gif", GIF, image.Pt(160, 100)},
+		{"images/photo.webp", WebP, image.Pt(320, 200)},
+		{"images/lossless.webp", WebP, image.Pt(160, 100)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -44,15 +35,15 @@ func TestDecodeFormats(t *testing.T) {
 			if img.Format != tt.format {
 				t.Errorf("Format = %q, want %q", img.Format, tt.format)
 			}
-			if got := img.Image.Bounds(); got != image.Rect(0, 0, tt.w, tt.h) {
-				t.Errorf("Bounds = %v, want %dx%d at origin", got, tt.w, tt.h)
+			if got := img.Image.Bounds(); got != (image.Rectangle{Max: tt.size}) {
+				t.Errorf("Bounds = %v, want %v at origin", got, tt.size)
 			}
 			if img.Orientation != 1 {
 				t.Errorf("Orientation = %d, want 1", img.Orientation)
 			}
 			l := ToLuma(img.Image)
-			if l.Width != tt.w || l.Height != tt.h {
-				t.Errorf("ToLuma size = %dx%d, want %dx%d", l.Width, l.Height, tt.w, tt.h)
+			if got := image.Pt(l.Width, l.Height); got != tt.size {
+				t.Errorf("ToLuma size = %v, want %v", got, tt.size)
 			}
 		})
 	}
@@ -340,4 +331,14 @@ func TestRealAVIFIsNamed(t *testing.T) {
 			t.Errorf("%s: %v, want an OtherFormatError naming AVIF", name, err)
 		}
 	}
+}
+
+// readFile reads name from the shared test data.
+func readFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -7,6 +7,9 @@ func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx
 	return d.baselineBlockGo(r, c, isY, bx, by, blk)
 }
 
+// kernelState is the MCU kernel's state: none here.
+type kernelState struct{}
+
 // kernelMCUs says scan hands a sequential scan's MCUs to baselineMCUs:
 // not here, where scan's own loop is the reference.
 const kernelMCUs = false

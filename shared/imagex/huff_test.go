@@ -13,6 +13,8 @@ import (
 func TestHuffBlockLayout(t *testing.T) {
 	var r bitReader
 	var h huffTable
+	var k mcuSlot
+	var m mcuRun
 	for _, c := range []struct {
 		name      string
 		got, want uintptr
@@ -27,6 +29,37 @@ func TestHuffBlockLayout(t *testing.T) {
 		{"huffTable.maxcode", unsafe.Offsetof(h.maxcode), 3072},
 		{"huffTable.valptr", unsafe.Offsetof(h.valptr), 3144},
 		{"huffTable.vals", unsafe.Offsetof(h.vals), 3212},
+		{"mcuSlot.dc", unsafe.Offsetof(k.dc), 0},
+		{"mcuSlot.ac", unsafe.Offsetof(k.ac), 8},
+		{"mcuSlot.q", unsafe.Offsetof(k.q), 16},
+		{"mcuSlot.pred", unsafe.Offsetof(k.pred), 24},
+		{"mcuSlot.cdc", unsafe.Offsetof(k.cdc), 32},
+		{"mcuSlot.cbw", unsafe.Offsetof(k.cbw), 40},
+		{"mcuSlot.cbh", unsafe.Offsetof(k.cbh), 48},
+		{"mcuSlot.h", unsafe.Offsetof(k.h), 56},
+		{"mcuSlot.v", unsafe.Offsetof(k.v), 64},
+		{"mcuSlot.dx", unsafe.Offsetof(k.dx), 72},
+		{"mcuSlot.dy", unsafe.Offsetof(k.dy), 80},
+		{"mcuSlot.isY", unsafe.Offsetof(k.isY), 88},
+		{"mcuSlot size", unsafe.Sizeof(k), 96},
+		{"mcuRun.m", unsafe.Offsetof(m.m), 0},
+		{"mcuRun.end", unsafe.Offsetof(m.end), 8},
+		{"mcuRun.mx", unsafe.Offsetof(m.mx), 16},
+		{"mcuRun.mxi", unsafe.Offsetof(m.mxi), 24},
+		{"mcuRun.myi", unsafe.Offsetof(m.myi), 32},
+		{"mcuRun.i", unsafe.Offsetof(m.i), 40},
+		{"mcuRun.nslots", unsafe.Offsetof(m.nslots), 48},
+		{"mcuRun.stride", unsafe.Offsetof(m.stride), 56},
+		{"mcuRun.n", unsafe.Offsetof(m.n), 64},
+		{"mcuRun.bw", unsafe.Offsetof(m.bw), 72},
+		{"mcuRun.bh", unsafe.Offsetof(m.bh), 80},
+		{"mcuRun.bx", unsafe.Offsetof(m.bx), 88},
+		{"mcuRun.by", unsafe.Offsetof(m.by), 96},
+		{"mcuRun.dst", unsafe.Offsetof(m.dst), 104},
+		{"mcuRun.flags", unsafe.Offsetof(m.flags), 112},
+		{"mcuRun.slot", unsafe.Offsetof(m.slot), 120},
+		{"mcuRun.seen", unsafe.Offsetof(m.seen), 128},
+		{"mcuRun.clear", unsafe.Offsetof(m.clear), 136},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at %d, the kernel reads it at %d", c.name, c.got, c.want)

@@ -1,54 +1,31 @@
 package imagex
 
-// baselineBlock is baselineBlockGo with the entropy decoding in one
-// assembly call (huffBlockAsm, huff_wasm.s): in WebAssembly every Go loop
-// iteration goes through the function's dispatch and every table read
-// keeps its bounds check, and a block's Huffman codes are most of the
-// decode. Same bit-buffer state, coefficients and errors as the Go code
-// (TestHuffBlockMatchesGo, FuzzHuffBlockMatchesGo, run in wazero).
+// baselineBlock is baselineBlockGo: in WebAssembly a sequential scan's
+// blocks go through baselineMCUs and its kernel, and this is reached only
+// with goBlocks set, for the tests.
 func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
-	if d.goBlocks {
-		return d.baselineBlockGo(r, c, isY, bx, by, blk)
-	}
-	var flags uintptr
-	o := d.out
-	dst := &o.Pix[0]
-	if isY {
-		flags = huffY
-		if by >= d.bh || bx >= d.bw {
-			flags |= huffOutside
-		} else {
-			// The kernel writes the block's n×n pixels from here.
-			off := by*d.n*o.Stride + bx*d.n
-			_ = o.Pix[off+(d.n-1)*o.Stride+d.n-1]
-			dst = &o.Pix[off]
-		}
-	}
-	st := huffBlockAsm(r, &d.dc[c.td&3], &d.ac[c.ta&3], &d.quant[c.tq&3], blk, &c.pred, flags, &zigzag,
-		dst, uintptr(o.Stride), uintptr(d.n))
-	switch {
-	case st < 0:
-		return huffErr(st)
-	case !isY:
-		d.chromaDC(c, bx, by, c.pred, false)
-	case st != huffDone:
-		d.finishBlock(blk, int(st), bx, by)
-	}
-	return nil
+	return d.baselineBlockGo(r, c, isY, bx, by, blk)
 }
 
-// huffBlockAsm decodes one block's entropy-coded data from r (tables dc
-// and ac): the DC difference into *pred, then for a Y block (flags has
-// huffY) the AC coefficients times q into blk in natural order. A flat Y
-// block, any Y block at 1/8 and every Y block at 1/4 (n = 2) it writes
-// itself, n×n pixels at dst, stride bytes apart, clears blk and returns
-// huffDone; for any other Y block it returns the last coded position for
-// finishBlock, and 0 for a chroma block, whose AC it reads past; or a
-// negative status for huffErr.
+// kernelState is what the MCU kernel reads besides the decoder's tables:
+// the scan's slots and the run.
+type kernelState struct {
+	slots [4 * 16]mcuSlot
+	run   mcuRun
+}
+
+// huffMCUsAsm decodes the blocks of run from r, each as baselineBlockGo
+// would: the DC difference into *pred, a chroma block's DC kept
+// (chromaDC) and its AC read past, a Y block's AC coefficients times q
+// into blk in natural order. A flat Y block, any Y block at 1/8 and every
+// Y block at 1/4 (n = 2) it writes itself into pix and clears blk; for
+// any other Y block it returns its last coded position, the run on the
+// next block and the block's place in run.bx, run.by, for finishBlock.
+// It returns huffAll when the run is done, or a negative status for
+// huffErr.
 //
 //go:noescape
-func huffBlockAsm(r *bitReader, dc, ac *huffTable, q, blk *[64]int32, pred *int32, flags uintptr, zz *[64]uint8,
-	dst *uint8, stride, n uintptr) int64
+func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
 
 // The flags and statuses of the WebAssembly block kernel (huff_wasm.go):
 // the errors are baselineBlockGo's, for the same data.
@@ -56,7 +33,7 @@ const (
 	huffY       = 1 // a Y block: store its coefficients
 	huffOutside = 2 // the Y block lies outside the frame: fail after its DC
 
-	huffDone = 64 // the kernel wrote the block's pixels and cleared it
+	huffAll = 65 // the kernel decoded every block of the run
 
 	huffBadCode    = -1
 	huffBadDC      = -2
@@ -83,48 +60,47 @@ func huffErr(st int64) error {
 const kernelMCUs = true
 
 // baselineMCUs decodes the sequential scan's MCUs m..end-1 (no restart
-// marker falls among them), the blocks of each in slots' order: the MCU
-// loop of scan with baselineBlock written into it, so that a block costs
-// one kernel call and no Go call around it (in WebAssembly each Go call
-// and loop iteration goes through the function's dispatch). The same
-// state, planes and errors as scan's loop with baselineBlockGo
+// marker falls among them), the blocks of each in slots' order, in calls
+// of the MCU kernel, which comes back to Go only for a block's full-size
+// or 1/2 transform (finishBlock's idctBlock; the kernel clears the block
+// when called again), an error or the end (in WebAssembly each
+// Go call and loop iteration goes through the function's dispatch). The
+// same state, planes and errors as scan's loop with baselineBlockGo
 // (TestHuffBlockMatchesGo).
 func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx int, blk *[64]int32) error {
 	o := d.out
-	n, stride := d.n, o.Stride
-	bw, bh := d.bw, d.bh
-	mxi, myi := m%mx, m/mx
-	for ; m < end; m++ {
-		for i := range slots {
-			sl := &slots[i]
-			c := sl.c
-			bx, by := mxi*sl.h+sl.dx, myi*sl.v+sl.dy
-			var flags uintptr
-			dst := &o.Pix[0]
-			if sl.isY {
-				flags = huffY
-				if by >= bh || bx >= bw {
-					flags |= huffOutside
-				} else {
-					off := by*n*stride + bx*n
-					_ = o.Pix[off+(n-1)*stride+n-1]
-					dst = &o.Pix[off]
-				}
-			}
-			st := huffBlockAsm(r, &d.dc[c.td&3], &d.ac[c.ta&3], &d.quant[c.tq&3], blk, &c.pred, flags, &zigzag,
-				dst, uintptr(stride), uintptr(n))
-			switch {
-			case st < 0:
-				return huffErr(st)
-			case !sl.isY:
-				d.chromaDC(c, bx, by, c.pred, false)
-			case st != huffDone:
-				d.finishBlock(blk, int(st), bx, by)
-			}
+	ks := &d.kernel
+	for i, sl := range slots {
+		c := sl.c
+		k := mcuSlot{dc: &d.dc[c.td&3], ac: &d.ac[c.ta&3], q: &d.quant[c.tq&3], pred: &c.pred,
+			h: sl.h, v: sl.v, dx: sl.dx, dy: sl.dy}
+		if sl.isY {
+			k.isY = 1
+		} else if j := c.idx - 1; j >= 0 && j <= 1 && len(d.cdc[j]) > 0 {
+			k.cdc, k.cbw, k.cbh = &d.cdc[j][0], d.cbw[j], d.cbh[j]
 		}
-		if mxi++; mxi == mx {
-			mxi, myi = 0, myi+1
-		}
+		ks.slots[i] = k
 	}
-	return nil
+	// The kernel writes the blocks inside bw×bh without bounds checks:
+	// the plane is allocated to hold them all.
+	if len(o.Pix) < o.Stride*d.bh*d.n || o.Stride < d.bw*d.n {
+		panic("imagex: output plane smaller than its blocks")
+	}
+	ks.run = mcuRun{m: m, end: end, mx: mx, mxi: m % mx, myi: m / mx, nslots: len(slots),
+		stride: o.Stride, n: d.n, bw: d.bw, bh: d.bh}
+	for {
+		st := huffMCUsAsm(r, &ks.run, &ks.slots[0], blk, &zigzag, &o.Pix[0])
+		if ks.run.seen != 0 {
+			d.cdcSeen = true
+		}
+		switch {
+		case st == huffAll:
+			return nil
+		case st < 0:
+			return huffErr(st)
+		}
+		// finishBlock, its clearing left to the kernel's next call.
+		d.idctBlock(blk, int(zigzagCols[st&63]), ks.run.bx, ks.run.by)
+		ks.run.clear = int(st)
+	}
 }

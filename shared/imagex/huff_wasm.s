@@ -23,7 +23,7 @@
 // valptr 3144 (int32), vals 3212 (uint8).
 
 // FAIL returns the error status code.
-#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+88(FP); RET
+#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+48(FP); RET
 
 // ZEROBYTE feeds a zero byte after a marker or the end of data:
 // acc <<= 8, n += 8, pad++.
@@ -164,6 +164,27 @@
 // FASTF sets R10 to fast[R9] (sign-extended).
 #define FASTF Get R9; I64Const $2; I64Shl; Get R3; I64Add; Set R10; I64Load32S 1024(R10); Set R10
 
+// ACNEXT leaves the AC loop (br 1) once k reaches 64; otherwise it
+// refills, peeks and pushes whether the fast AC table has the code
+// (R10: its entry).
+#define ACNEXT Get R6; I64Const $64; I64GeU; BrIf $1; REFILL; PEEK; FASTF; Get R10; I64Eqz; I32Eqz
+
+// FASTRUN takes a fast entry's code length from n and pushes k plus its
+// run.
+#define FASTRUN \
+	Get R2; Get R10; I64Const $255; I64And; I64Sub; Set R2; \
+	Get R6; Get R10; I64Const $8; I64ShrU; I64Const $255; I64And; I64Add
+
+// RUNSIZE decodes a run/size symbol into R10 (run) and R11 (size); a
+// size of 0 ends the block (br 2) or, for ZRL, skips 16 and continues
+// the loop (br 1).
+#define RUNSIZE \
+	DECODE; \
+	Get R10; I64Const $15; I64And; Set R11; \
+	Get R10; I64Const $4; I64ShrU; Set R10; \
+	Get R11; I64Eqz; \
+	If; Get R10; I64Const $15; I64Ne; BrIf $2; Get R6; I64Const $16; I64Add; Set R6; Br $1; End
+
 // CLAMPB limits the i32 on the stack to 0..255 (clampLevel), through R14.
 #define CLAMPB I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $255; Get R14; I32WrapI64; I32Const $255; I32LtS; Select; I64ExtendI32S; Set R14; Get R14; I32WrapI64; I32Const $0; Get R14; I32WrapI64; I32Const $0; I32GtS; Select
 
@@ -190,17 +211,111 @@
 	Get R15; I32WrapI64; Get R13; I32WrapI64; Get t0; I32WrapI64; I32Add; I32Const $18; I32ShrS; CLAMPB; I32Store8 $0; \
 	Get R15; I32WrapI64; Get R13; I32WrapI64; Get t0; I32WrapI64; I32Sub; I32Const $18; I32ShrS; CLAMPB; I32Store8 $1
 
-// func huffBlockAsm(r *bitReader, dc, ac *huffTable, q, blk *[64]int32, pred *int32, flags uintptr, zz *[64]uint8, dst *uint8, stride, n uintptr) int64
-TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
-	MOVD r+0(FP), R0
-	MOVD dc+8(FP), R3
-	MOVD q+24(FP), R4
-	MOVD blk+32(FP), R5
-	MOVD zz+56(FP), R8
-	I64Load 32(R0)
-	Set R1
-	I64Load 40(R0)
-	Set R2
+// Field offsets of mcuRun (R9 its address while loaded): m 0, end 8,
+// mx 16, mxi 24, myi 32, i 40, nslots 48, stride 56, n 64, bw 72, bh 80,
+// bx 88, by 96, dst 104, flags 112, slot 120, seen 128, clear 136; of
+// mcuSlot: dc 0, ac 8, q 16, pred 24, cdc 32, cbw 40, cbh 48, h 56, v 64,
+// dx 72, dy 80, isY 88, its size 96.
+
+// RUNF sets r to the mcuRun field at off; SLOTF to the current slot's.
+#define RUNF(off, r) MOVD run+8(FP), r; I64Load off(r); Set r
+#define SLOTF(off, r) RUNF(120, r); I64Load off(r); Set r
+
+// NEXTBLOCK moves the run to the next block: the next slot of the MCU, or
+// the first of the next MCU (its column and row counted on). R9–R11.
+#define NEXTBLOCK \
+	MOVD run+8(FP), R9; \
+	I64Load 40(R9); I64Const $1; I64Add; Set R10; \
+	Get R10; I64Load 48(R9); I64Eq; \
+	If; \
+		I64Const $0; Set R10; \
+		Get R9; I32WrapI64; I64Load 0(R9); I64Const $1; I64Add; I64Store $0; \
+		I64Load 24(R9); I64Const $1; I64Add; Set R11; \
+		Get R11; I64Load 16(R9); I64Eq; \
+		If; \
+			I64Const $0; Set R11; \
+			Get R9; I32WrapI64; I64Load 32(R9); I64Const $1; I64Add; I64Store $32; \
+		End; \
+		Get R9; I32WrapI64; Get R11; I64Store $24; \
+	End; \
+	Get R9; I32WrapI64; Get R10; I64Store $40
+
+// CHROMADC is chromaDC for a chroma block: its DC (*pred) into the
+// slot's plane of DC values, when it has one and the block lies in it
+// (bx < cbw, by < cbh), and the run marked as having written one.
+#define CHROMADC \
+	SLOTF(32, R9); \
+	Get R9; I64Eqz; I32Eqz; \
+	If; \
+		MOVD run+8(FP), R10; \
+		I64Load 88(R10); Set R11; I64Load 96(R10); Set R12; \
+		SLOTF(40, R13); SLOTF(48, R14); \
+		Get R11; Get R13; I64LtU; Get R12; Get R14; I64LtU; I32And; \
+		If; \
+			Get R12; Get R13; I64Mul; Get R11; I64Add; I64Const $2; I64Shl; Get R9; I64Add; I32WrapI64; \
+			SLOTF(24, R15); I32Load 0(R15); I32Store $0; \
+			Get R10; I32WrapI64; I64Const $1; I64Store $128; \
+		End; \
+	End
+
+// CLEARBLK clears what the block at R5 held: blk[0] and the coded
+// positions 1 to R7 (zigzag table at R8). R6 and R13.
+#define CLEARBLK \
+	Get R5; I32WrapI64; I32Const $0; I32Store $0; \
+	I64Const $1; Set R6; \
+	Block; \
+	Loop; \
+		Get R6; Get R7; I64GtU; BrIf $1; \
+		Get R6; Get R8; I64Add; Set R13; \
+		I64Load8U 0(R13); I64Const $2; I64Shl; Get R5; I64Add; I32WrapI64; I32Const $0; I32Store $0; \
+		Get R6; I64Const $1; I64Add; Set R6; \
+		Br $0; \
+	End; \
+	End
+
+// func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
+TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
+	// The block Go transformed after the last return (run.clear, its last
+	// coded position): cleared here.
+	RUNF(136, R7)
+	Get R7; I64Eqz; I32Eqz
+	If
+		MOVD blk+24(FP), R5; MOVD zz+32(FP), R8
+		CLEARBLK
+		MOVD run+8(FP), R9; Get R9; I32WrapI64; I64Const $0; I64Store $136
+	End
+	Loop
+	// The run's end: every MCU decoded.
+	MOVD run+8(FP), R9
+	I64Load 0(R9); I64Load 8(R9); I64GeS
+	If
+		I64Const $65; Set R7; MOVD R7, ret+48(FP); RET
+	End
+	// The block's slot, position, flags and first output pixel.
+	MOVD slots+16(FP), R10
+	Get R9; I32WrapI64; I64Load 40(R9); I64Const $96; I64Mul; Get R10; I64Add; Tee R10; I64Store $120
+	Get R9; I32WrapI64; I64Load 24(R9); I64Load 56(R10); I64Mul; I64Load 72(R10); I64Add; Tee R11; I64Store $88
+	Get R9; I32WrapI64; I64Load 32(R9); I64Load 64(R10); I64Mul; I64Load 80(R10); I64Add; Tee R12; I64Store $96
+	I64Const $0; Set R13
+	MOVD pix+40(FP), R14
+	I64Load 88(R10); I64Eqz; I32Eqz
+	If
+		I64Const $1; Set R13
+		Get R12; I64Load 80(R9); I64GeU; Get R11; I64Load 72(R9); I64GeU; I32Or
+		If
+			I64Const $3; Set R13
+		Else
+			Get R12; I64Load 64(R9); I64Mul; I64Load 56(R9); I64Mul
+			Get R11; I64Load 64(R9); I64Mul; I64Add; Get R14; I64Add; Set R14
+		End
+	End
+	Get R9; I32WrapI64; Get R13; I64Store $112
+	Get R9; I32WrapI64; Get R14; I64Store $104
+	Block // the block; a br to its end goes on to the next
+	MOVD r+0(FP), R0; SLOTF(0, R3); SLOTF(16, R4)
+	MOVD blk+24(FP), R5; MOVD zz+32(FP), R8
+	// acc and n from the bitReader.
+	I64Load 32(R0); Set R1; I64Load 40(R0); Set R2
 	I64Const $0
 	Set R7
 
@@ -220,7 +335,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 	If
 		TAKE(R11, R10)
 		EXTEND(R11, R10)
-		MOVD pred+40(FP), R12
+		SLOTF(24, R12)
 		Get R12
 		I32WrapI64
 		I32Load 0(R12)
@@ -229,7 +344,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		I32Add
 		I32Store $0
 	End
-	MOVD flags+48(FP), R9
+	RUNF(112, R9)
 	Get R9
 	I64Const $2
 	I64And
@@ -238,7 +353,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 	If
 		FAIL(-4)
 	End
-	MOVD ac+16(FP), R3
+	SLOTF(8, R3)
 	I64Const $1
 	Set R6
 	Get R9
@@ -249,67 +364,18 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		// A chroma block: skipAC.
 		Block
 		Loop
-			Get R6
-			I64Const $64
-			I64GeU
-			BrIf $1
-			REFILL
-			PEEK
-			FASTF
-			Get R10
-			I64Eqz
-			I32Eqz
+			ACNEXT
 			If
-				Get R2
-				Get R10
-				I64Const $255
-				I64And
-				I64Sub
-				Set R2
-				Get R6
-				Get R10
-				I64Const $8
-				I64ShrU
-				I64Const $255
-				I64And
-				I64Add
+				FASTRUN
 				I64Const $1
 				I64Add
 				Set R6
 				Br $1
 			End
-			DECODE
-			Get R10
-			I64Const $15
-			I64And
-			Set R11
-			Get R10
-			I64Const $4
-			I64ShrU
-			Set R10
-			Get R11
-			I64Eqz
-			If
-				Get R10
-				I64Const $15
-				I64Ne
-				BrIf $2
-				Get R6
-				I64Const $16
-				I64Add
-				Set R6
-				Br $1
-			End
-			Get R2
-			Get R11
-			I64Sub
-			Set R2
-			Get R6
-			Get R10
-			I64Add
-			I64Const $1
-			I64Add
-			Set R6
+			RUNSIZE
+			// Past the size bits, and k past the run and the coefficient.
+			Get R2; Get R11; I64Sub; Set R2
+			Get R6; Get R10; I64Add; I64Const $1; I64Add; Set R6
 			Br $0
 		End
 		End
@@ -317,37 +383,16 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		// A Y block: blk[0] = pred·q[0], then the AC coefficients.
 		Get R5
 		I32WrapI64
-		MOVD pred+40(FP), R12
+		SLOTF(24, R12)
 		I32Load 0(R12)
 		I32Load 0(R4)
 		I32Mul
 		I32Store $0
 		Block
 		Loop
-			Get R6
-			I64Const $64
-			I64GeU
-			BrIf $1
-			REFILL
-			PEEK
-			FASTF
-			Get R10
-			I64Eqz
-			I32Eqz
+			ACNEXT
 			If
-				Get R2
-				Get R10
-				I64Const $255
-				I64And
-				I64Sub
-				Set R2
-				Get R6
-				Get R10
-				I64Const $8
-				I64ShrU
-				I64Const $255
-				I64And
-				I64Add
+				FASTRUN
 				Set R6
 				PASTK
 				Get R10
@@ -357,28 +402,7 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 				STORECOEF
 				Br $1
 			End
-			DECODE
-			Get R10
-			I64Const $15
-			I64And
-			Set R11
-			Get R10
-			I64Const $4
-			I64ShrU
-			Set R10
-			Get R11
-			I64Eqz
-			If
-				Get R10
-				I64Const $15
-				I64Ne
-				BrIf $2
-				Get R6
-				I64Const $16
-				I64Add
-				Set R6
-				Br $1
-			End
+			RUNSIZE
 			Get R6
 			Get R10
 			I64Add
@@ -402,18 +426,19 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 	// A Y block that is flat (or read at 1/8, where only the DC counts)
 	// or read at 1/4 is written here, and its coefficients cleared; the
 	// others go back to finishBlock.
-	MOVD flags+48(FP), R9
+	RUNF(112, R9)
 	Get R9
 	I64Const $1
 	I64And
 	I64Eqz
 	If
-		MOVD R7, ret+88(FP)
-		RET
+		// A chroma block: its DC kept, on to the next block.
+		CHROMADC
+		Br $1
 	End
-	MOVD n+80(FP), R6
-	MOVD dst+64(FP), R15
-	MOVD stride+72(FP), R4
+	RUNF(64, R6)
+	RUNF(104, R15)
+	RUNF(56, R4)
 	Block
 		Get R7
 		I64Eqz
@@ -476,7 +501,10 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		I64Const $2
 		I64Ne
 		If
-			MOVD R7, ret+88(FP)
+			// A transform for finishBlock: back to Go, the run already
+			// on the next block.
+			NEXTBLOCK
+			MOVD R7, ret+48(FP)
 			RET
 		End
 		// idct2: the columns u = 0, 1, 3, 5, 7 (the even ones average
@@ -493,40 +521,10 @@ TEXT ·huffBlockAsm(SB), NOSPLIT, $0-96
 		Set R15
 		IROW(R1, R3, R9, R11, R8)
 	End
-	// Clear what the block held: blk[0] and its coded positions.
-	MOVD zz+56(FP), R8
-	Get R5
-	I32WrapI64
-	I32Const $0
-	I32Store $0
-	I64Const $1
-	Set R6
-	Block
-	Loop
-		Get R6
-		Get R7
-		I64GtU
-		BrIf $1
-		Get R6
-		Get R8
-		I64Add
-		Set R13
-		I64Load8U 0(R13)
-		I64Const $2
-		I64Shl
-		Get R5
-		I64Add
-		I32WrapI64
-		I32Const $0
-		I32Store $0
-		Get R6
-		I64Const $1
-		I64Add
-		Set R6
-		Br $0
+	MOVD zz+32(FP), R8
+	CLEARBLK
+	End // the block
+	NEXTBLOCK
+	Br $0
 	End
-	End
-	I64Const $64
-	Set R7
-	MOVD R7, ret+88(FP)
-	RET
+	UNDEF

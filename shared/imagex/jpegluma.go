@@ -34,14 +34,10 @@ func lumaErr(format string, a ...any) error {
 // zigzag maps the position of a coefficient in the coded order (T.81
 // figure A.6) to its row-major index in the 8×8 block.
 var zigzag = [64]uint8{
-	0, 1, 8, 16, 9, 2, 3, 10,
-	17, 24, 32, 25, 18, 11, 4, 5,
-	12, 19, 26, 33, 40, 48, 41, 34,
-	27, 20, 13, 6, 7, 14, 21, 28,
-	35, 42, 49, 56, 57, 50, 43, 36,
-	29, 22, 15, 23, 30, 37, 44, 51,
-	58, 59, 52, 45, 38, 31, 39, 46,
-	53, 60, 61, 54, 47, 55, 62, 63,
+	0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+	12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+	35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+	58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 }
 
 // zigzagCols[k] is the number of leading columns of a block whose
@@ -232,17 +228,49 @@ func extend(v int32, s uint) int32 {
 	return v
 }
 
-// decode returns the next Huffman symbol of t. The caller has made sure
-// that at least 16 bits are in acc. Small enough to inline: codes longer
+// peek is the next lutBits bits, the lookahead index (at least lutBits
+// bits are in acc).
+func (r *bitReader) peek() uint64 {
+	return (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+}
+
+// refillPeek is peek after a refill to at least 32 bits, enough for a
+// code and its magnitude bits.
+func (r *bitReader) refillPeek() uint64 {
+	if r.n < 32 {
+		r.fill()
+	}
+	return r.peek()
+}
+
+// decode returns the next Huffman symbol of t, peek being the lookahead
+// index (r.peek, which a caller may have tried on a fast table first).
+// The caller has made sure that at least 16 bits are in acc. Codes longer
 // than the lookahead go to decodeLong.
 // ok is false for a bit pattern that is no code of t (errBadCode).
-func (r *bitReader) decode(t *huffTable) (sym uint8, ok bool) {
-	peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+func (r *bitReader) decode(t *huffTable, peek uint64) (sym uint8, ok bool) {
 	if e := t.lut[peek]; e != 0 {
 		r.n -= uint(e >> 8)
 		return uint8(e), true
 	}
 	return r.decodeLong(t)
+}
+
+// dcDiff adds the next DC difference (T.81 F.2.2.1), coded with t, to
+// c.pred. The caller has made sure that at least 32 bits are in acc: a
+// code and its magnitude bits.
+func (r *bitReader) dcDiff(c *lumaComponent, t *huffTable) error {
+	s, ok := r.decode(t, r.peek())
+	if !ok {
+		return errBadCode
+	}
+	if s > 11 {
+		return lumaErr("bad DC magnitude")
+	}
+	if s > 0 {
+		c.pred += extend(r.take(uint(s)), uint(s))
+	}
+	return nil
 }
 
 // errBadCode: the entropy-coded data holds a bit pattern that is no code
@@ -316,6 +344,9 @@ type lumaDecoder struct {
 	// baselineBlockGo instead of the kernel (for the tests that hold
 	// the two to each other).
 	goBlocks bool
+	// kernel is the WebAssembly MCU kernel's slots and position
+	// (baselineMCUs); empty elsewhere.
+	kernel kernelState
 }
 
 // decodeJPEGLuma decodes the luminance of the JPEG b at 1/s of its size,
@@ -887,30 +918,16 @@ func skipScan(b []byte, i int) int {
 // (huffBlockAsm, huff_wasm.s) and this is the reference it is tested
 // against.
 //
-// Its Huffman decoding is written out rather than called (decode, bits):
+// Its AC decoding is written out rather than called (decode, bits):
 // after a refill to at least 32 bits, a code (at most 16 bits) and its
-// magnitude bits (at most 15) are in acc, and in WebAssembly the calls
-// cost more than the work.
+// magnitude bits (at most 15) are in acc, and the calls would cost more
+// than the work; the DC, one a block, goes through dcDiff.
 func (d *lumaDecoder) baselineBlockGo(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
 	if r.n < 32 {
 		r.fill()
 	}
-	dc := &d.dc[c.td]
-	var s uint8
-	if e := dc.lut[(r.acc>>(r.n-lutBits))&(1<<lutBits-1)]; e != 0 {
-		r.n -= uint(e >> 8)
-		s = uint8(e)
-	} else {
-		var ok bool
-		if s, ok = r.decodeLong(dc); !ok {
-			return errBadCode
-		}
-	}
-	if s > 11 {
-		return lumaErr("bad DC magnitude")
-	}
-	if s > 0 {
-		c.pred += extend(r.take(uint(s)), uint(s))
+	if err := r.dcDiff(c, &d.dc[c.td]); err != nil {
+		return err
 	}
 	ac := &d.ac[c.ta]
 	if !isY {
@@ -927,10 +944,7 @@ func (d *lumaDecoder) baselineBlockGo(r *bitReader, c *lumaComponent, isY bool, 
 	// is flatBlock's.
 	kmax := 0
 	for k := 1; k < 64; {
-		if r.n < 32 {
-			r.fill()
-		}
-		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		peek := r.refillPeek()
 		if f := ac.fast[peek]; f != 0 {
 			r.n -= uint(f & 0xFF)
 			k += int(f >> 8 & 0xFF)
@@ -993,35 +1007,26 @@ func (d *lumaDecoder) finishBlock(blk *[64]int32, kmax, bx, by int) {
 // needed (a chroma block, of which only the DC is kept).
 func skipAC(r *bitReader, ac *huffTable) error {
 	for k := 1; k < 64; {
-		if r.n < 32 {
-			r.fill()
-		}
-		peek := (r.acc >> (r.n - lutBits)) & (1<<lutBits - 1)
+		peek := r.refillPeek()
 		if f := ac.fast[peek]; f != 0 {
 			r.n -= uint(f & 0xFF)
 			k += int(f>>8&0xFF) + 1
 			continue
 		}
-		var rs uint8
+		rs, ok := uint8(0), true
 		if e := ac.lut[peek]; e != 0 {
 			r.n -= uint(e >> 8)
 			rs = uint8(e)
-		} else {
-			var ok bool
-			if rs, ok = r.decodeLong(ac); !ok {
-				return errBadCode
-			}
+		} else if rs, ok = r.decodeLong(ac); !ok {
+			return errBadCode
 		}
-		run, sz := int(rs>>4), uint(rs&15)
-		if sz == 0 {
-			if run != 15 {
-				break
-			}
-			k += 16
-			continue
+		if rs&15 == 0 && rs != 0xF0 {
+			break // end of block
 		}
-		r.n -= sz
-		k += run + 1
+		// The magnitude bits, unread; a ZRL (0xF0) has none and skips
+		// 16.
+		r.n -= uint(rs & 15)
+		k += int(rs>>4) + 1
 	}
 	return nil
 }
@@ -1081,15 +1086,8 @@ func (d *lumaDecoder) dcBlock(r *bitReader, c *lumaComponent, isY bool, bx, by, 
 		}
 		return nil
 	}
-	s, ok := r.decode(&d.dc[c.td])
-	if !ok {
-		return errBadCode
-	}
-	if s > 11 {
-		return lumaErr("bad DC magnitude")
-	}
-	if s > 0 {
-		c.pred += extend(r.bits(uint(s)), uint(s))
+	if err := r.dcDiff(c, &d.dc[c.td]); err != nil {
+		return err
 	}
 	if cf != nil {
 		*cf = int16(c.pred << al)
@@ -1112,21 +1110,15 @@ func (d *lumaDecoder) acFirst(r *bitReader, c *lumaComponent, bx, by, ss, se, al
 	cf := d.coef[(by*d.bw+bx)*64 : (by*d.bw+bx)*64+64 : (by*d.bw+bx)*64+64]
 	ac := &d.ac[c.ta]
 	for k := ss; k <= se; {
-		if r.n < 32 {
-			r.fill()
-		}
-		rs, ok := r.decode(ac)
+		rs, ok := r.decode(ac, r.refillPeek())
 		if !ok {
 			return errBadCode
 		}
 		run, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
 			if run < 15 {
-				// EOB run of 2^run + extra bits blocks, this one included.
-				d.eobrun = 1<<run - 1
-				if run > 0 {
-					d.eobrun += int(r.bits(uint(run)))
-				}
+				// The blocks after this one that the run ends too.
+				d.eobrun = r.eobRun(run) - 1
 				return nil
 			}
 			k += 16
@@ -1142,6 +1134,17 @@ func (d *lumaDecoder) acFirst(r *bitReader, c *lumaComponent, bx, by, ss, se, al
 	return nil
 }
 
+// eobRun reads the length of an end-of-band run whose symbol has run
+// bits (T.81 G.1.2.2): 2^run plus that many extra bits, in blocks, the
+// current one included.
+func (r *bitReader) eobRun(run int) int {
+	n := 1 << run
+	if run > 0 {
+		n += int(r.bits(uint(run)))
+	}
+	return n
+}
+
 // acRefine decodes one refinement bit of a band of Y's AC coefficients in
 // one block (T.81 G.1.2.3): correction bits for coefficients already
 // nonzero, and new coefficients of magnitude 1<<al.
@@ -1153,6 +1156,9 @@ func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, a
 	p1 := int16(1) << al
 	// refine applies a correction bit to a nonzero coefficient.
 	refine := func(z uint8) {
+		if r.n < 16 {
+			r.fill()
+		}
 		if r.bit() != 0 {
 			v := cf[z]
 			if v&p1 == 0 {
@@ -1168,10 +1174,7 @@ func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, a
 	if d.eobrun == 0 {
 		ac := &d.ac[c.ta]
 		for ; k <= se; k++ {
-			if r.n < 32 {
-				r.fill()
-			}
-			rs, ok := r.decode(ac)
+			rs, ok := r.decode(ac, r.refillPeek())
 			if !ok {
 				return errBadCode
 			}
@@ -1180,10 +1183,7 @@ func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, a
 			switch sz {
 			case 0:
 				if run < 15 {
-					d.eobrun = 1 << run
-					if run > 0 {
-						d.eobrun += int(r.bits(uint(run)))
-					}
+					d.eobrun = r.eobRun(run)
 					goto eob
 				}
 				// ZRL: sixteen zero coefficients.
@@ -1201,9 +1201,6 @@ func (d *lumaDecoder) acRefine(r *bitReader, c *lumaComponent, bx, by, ss, se, a
 			for ; k <= se; k++ {
 				z := zigzag[k]
 				if cf[z] != 0 {
-					if r.n < 16 {
-						r.fill()
-					}
 					refine(z)
 					continue
 				}
@@ -1223,9 +1220,6 @@ eob:
 	for ; k <= se; k++ {
 		z := zigzag[k]
 		if cf[z] != 0 {
-			if r.n < 16 {
-				r.fill()
-			}
 			refine(z)
 		}
 	}

@@ -47,30 +47,20 @@ func ToLuma(img image.Image) *Luma {
 	l := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	switch m := img.(type) {
 	case *image.YCbCr:
-		for y := 0; y < h; y++ {
-			off := m.YOffset(b.Min.X, b.Min.Y+y)
-			copy(l.Pix[y*w:(y+1)*w], m.Y[off:off+w])
-		}
+		l.rows(m.Y, m.YOffset(b.Min.X, b.Min.Y), m.YStride, func(dst, src []uint8) { copy(dst, src) })
 	case *image.Gray:
-		for y := 0; y < h; y++ {
-			off := m.PixOffset(b.Min.X, b.Min.Y+y)
-			copy(l.Pix[y*w:(y+1)*w], m.Pix[off:off+w])
-		}
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) { copy(dst, src) })
 	case *image.RGBA:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				p := row[4*x : 4*x+3 : 4*x+3]
+				p := src[4*x : 4*x+3 : 4*x+3]
 				dst[x] = lumaOf(uint32(p[0]), uint32(p[1]), uint32(p[2]))
 			}
-		}
+		})
 	case *image.NRGBA:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				p := row[4*x : 4*x+4 : 4*x+4]
+				p := src[4*x : 4*x+4 : 4*x+4]
 				// Composite over black, as image/color does for NRGBA→Gray
 				// (opaque pixels, nearly all of them, without the divisions).
 				a := uint32(p[3])
@@ -80,7 +70,7 @@ func ToLuma(img image.Image) *Luma {
 					dst[x] = lumaOf(uint32(p[0])*a/255, uint32(p[1])*a/255, uint32(p[2])*a/255)
 				}
 			}
-		}
+		})
 	case *image.Paletted:
 		// Same values as the default path: each palette entry through
 		// color.GrayModel once; indices beyond the palette read as black.
@@ -90,48 +80,38 @@ func ToLuma(img image.Image) *Luma {
 				lut[i] = color.GrayModel.Convert(c).(color.Gray).Y
 			}
 		}
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				dst[x] = lut[row[x]]
+				dst[x] = lut[src[x]]
 			}
-		}
+		})
 	case *image.NRGBA64:
 		// 16-bit PNGs: the same values as the default path without boxing
 		// every pixel (an 8-byte allocation each, gigabytes of garbage for
 		// a large image).
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				p := row[8*x : 8*x+8 : 8*x+8]
+				p := src[8*x : 8*x+8 : 8*x+8]
 				a := uint32(p[6])<<8 | uint32(p[7])
 				r := (uint32(p[0])<<8 | uint32(p[1])) * a / 0xffff
 				g := (uint32(p[2])<<8 | uint32(p[3])) * a / 0xffff
-				bl := (uint32(p[4])<<8 | uint32(p[5])) * a / 0xffff
-				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
+				dst[x] = luma16(r, g, (uint32(p[4])<<8|uint32(p[5]))*a/0xffff)
 			}
-		}
+		})
 	case *image.RGBA64:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				p := row[8*x : 8*x+6 : 8*x+6]
-				r, g, bl := uint32(p[0])<<8|uint32(p[1]), uint32(p[2])<<8|uint32(p[3]), uint32(p[4])<<8|uint32(p[5])
-				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
+				p := src[8*x : 8*x+6 : 8*x+6]
+				dst[x] = luma16(uint32(p[0])<<8|uint32(p[1]), uint32(p[2])<<8|uint32(p[3]), uint32(p[4])<<8|uint32(p[5]))
 			}
-		}
+		})
 	case *image.Gray16:
-		for y := 0; y < h; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
-			dst := l.Pix[y*w : (y+1)*w]
+		l.rows(m.Pix, m.PixOffset(b.Min.X, b.Min.Y), m.Stride, func(dst, src []uint8) {
 			for x := range dst {
-				v := uint32(row[2*x])<<8 | uint32(row[2*x+1])
+				v := uint32(src[2*x])<<8 | uint32(src[2*x+1])
 				dst[x] = uint8((65536*v + 1<<15) >> 24)
 			}
-		}
+		})
 	case *image.NYCbCrA:
 		// Same values as the default path (alpha-premultiplied RGB to grey),
 		// without boxing every pixel in an interface.
@@ -141,7 +121,7 @@ func ToLuma(img image.Image) *Luma {
 				yi, ci := m.YOffset(b.Min.X+x, b.Min.Y+y), m.COffset(b.Min.X+x, b.Min.Y+y)
 				c := color.NYCbCrA{YCbCr: color.YCbCr{Y: m.Y[yi], Cb: m.Cb[ci], Cr: m.Cr[ci]}, A: m.A[m.AOffset(b.Min.X+x, b.Min.Y+y)]}
 				r, g, bl, _ := c.RGBA()
-				dst[x] = uint8((19595*r + 38470*g + 7471*bl + 1<<15) >> 24)
+				dst[x] = luma16(r, g, bl)
 			}
 		}
 	default:
@@ -157,6 +137,19 @@ func ToLuma(img image.Image) *Luma {
 
 // lumaOf mirrors color.GrayModel on 8-bit channels.
 func lumaOf(r, g, b uint32) uint8 {
-	r, g, b = r*0x101, g*0x101, b*0x101
+	return luma16(r*0x101, g*0x101, b*0x101)
+}
+
+// luma16 mirrors color.GrayModel on 16-bit channels.
+func luma16(r, g, b uint32) uint8 {
 	return uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 24)
+}
+
+// rows calls conv with each row of l and the same row of an image's
+// pixel bytes src, the first of which starts at src[start], stride bytes
+// before the next.
+func (l *Luma) rows(src []uint8, start, stride int, conv func(dst, src []uint8)) {
+	for y := 0; y < l.Height; y++ {
+		conv(l.Pix[y*l.Stride:y*l.Stride+l.Width], src[start+y*stride:])
+	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/wasm/internal/abi"
-	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
 // benchJPEG returns a JPEG (quality 90) of about mp megapixels at 3:2:
@@ -58,11 +57,7 @@ func benchJPEG(b *testing.B, mp float64) []byte {
 //	go test -run '^$' -bench Analyze -count 6 ./wasm/wasmtest
 func BenchmarkAnalyze(b *testing.B) {
 	ctx := context.Background()
-	m, err := wasmtest.Load(ctx, module)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close(ctx)
+	m := load(b)
 	for _, mp := range []float64{1, 4, 12} {
 		file := benchJPEG(b, mp)
 		cfg, _ := jpeg.DecodeConfig(bytes.NewReader(file))
@@ -108,11 +103,7 @@ func BenchmarkAnalyze(b *testing.B) {
 //	go test -run '^$' -bench AnalyzeParts -count 3 ./wasm/wasmtest
 func BenchmarkAnalyzeParts(b *testing.B) {
 	ctx := context.Background()
-	m, err := wasmtest.Load(ctx, module)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close(ctx)
+	m := load(b)
 	lim := limits.Default()
 	for _, mp := range []float64{1, 4, 12} {
 		file := benchJPEG(b, mp)

@@ -16,23 +16,7 @@ func AddC2PA(ctx context.Context, manifest bool, load func() (*Module, error), f
 	if !manifest {
 		return nil
 	}
-	m, err := load()
-	if err != nil {
-		return err
-	}
-	out, err := m.Call(ctx, "c2pa_read", file)
-	if err != nil {
-		return err
-	}
-	var r struct {
-		OK   bool            `json:"ok"`
-		C2PA *wire.C2PAFacts `json:"c2pa"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil || !r.OK {
-		return fmt.Errorf("wasmtest: c2pa_read: %s (%v)", out, err)
-	}
-	f.C2PA = r.C2PA
-	return nil
+	return callC2PA(ctx, load, "c2pa_read", file, &f.C2PA)
 }
 
 // SetC2PAMember does what every host does after decide for facts that
@@ -42,25 +26,32 @@ func SetC2PAMember(ctx context.Context, load func() (*Module, error), f wire.Fac
 	if f.C2PA == nil {
 		return nil
 	}
-	m, err := load()
-	if err != nil {
-		return err
-	}
 	in, err := json.Marshal(map[string]any{"c2pa": f.C2PA, "ca": caPEM})
 	if err != nil {
 		return err
 	}
-	out, err := m.Call(ctx, "c2pa_member", in)
+	return callC2PA(ctx, load, "c2pa_member", in, &v.C2PA)
+}
+
+// callC2PA loads the C2PA module, calls its export with in and sets dst
+// to the answer's c2pa member (nil for null); on an error or a failure it
+// leaves dst as it is.
+func callC2PA[T any](ctx context.Context, load func() (*Module, error), export string, in []byte, dst **T) error {
+	m, err := load()
+	if err != nil {
+		return err
+	}
+	out, err := m.Call(ctx, export, in)
 	if err != nil {
 		return err
 	}
 	var r struct {
-		OK   bool       `json:"ok"`
-		C2PA *wire.C2PA `json:"c2pa"`
+		OK   bool `json:"ok"`
+		C2PA *T   `json:"c2pa"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || !r.OK {
-		return fmt.Errorf("wasmtest: c2pa_member: %s (%v)", out, err)
+		return fmt.Errorf("wasmtest: %s: %s (%v)", export, out, err)
 	}
-	v.C2PA = r.C2PA
+	*dst = r.C2PA
 	return nil
 }

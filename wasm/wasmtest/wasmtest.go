@@ -58,31 +58,24 @@ func build(root, out, pkg string, flags ...string) ([]byte, error) {
 // directory (see RepoRoot) in a temporary directory it removes, and
 // returns the module's bytes: what a test that needs the module but not
 // the file calls once per test binary (sync.OnceValues).
-func BuildFromCheckout() ([]byte, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "verifier-wasm")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	return Build(root, dir)
-}
+func BuildFromCheckout() ([]byte, error) { return fromCheckout("verifier-wasm", Build) }
 
 // BuildC2PAFromCheckout is BuildFromCheckout for the C2PA module.
-func BuildC2PAFromCheckout() ([]byte, error) {
+func BuildC2PAFromCheckout() ([]byte, error) { return fromCheckout("c2pa-wasm", BuildC2PA) }
+
+// fromCheckout runs build on the checkout's root and a temporary
+// directory named after pattern, which it removes.
+func fromCheckout(pattern string, build func(root, dir string) ([]byte, error)) ([]byte, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "c2pa-wasm")
+	dir, err := os.MkdirTemp("", pattern)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	return BuildC2PA(root, dir)
+	return build(root, dir)
 }
 
 // goCmd is the go command: `go test` puts its own GOROOT/bin first on
@@ -111,6 +104,17 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// ReadRepoFile reads the file at rel (slash-separated) below the root of
+// the checkout holding the working directory (RepoRoot), wherever below
+// it a test runs.
+func ReadRepoFile(rel string) ([]byte, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 }
 
 // Module is one instance of the verifier. It is not safe for concurrent

@@ -21,13 +21,12 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/provenant/provenant/shared/facts"
-	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/merkle"
 	"github.com/provenant/provenant/shared/record"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/abi"
+	"github.com/provenant/provenant/wasm/internal/testphoto"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
@@ -56,6 +55,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// load instantiates the module built for this test binary, closed when
+// the test or benchmark ends.
 func load(t testing.TB) *wasmtest.Module {
 	t.Helper()
 	ctx := context.Background()
@@ -150,23 +151,8 @@ type fixture struct {
 
 func newFixture(t testing.TB) fixture {
 	t.Helper()
-	src, err := os.ReadFile("../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := imagex.Decode(src, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(img.Image, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 92}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := facts.Analyze(buf.Bytes(), limits.Default(), time.Now())
+	file := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 92, 0)
+	f, err := facts.Analyze(file, limits.Default(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +186,7 @@ func newFixture(t testing.TB) fixture {
 		Status: wire.RecordActive, CreatedAt: "2026-11-22T12:00:00.123456789Z", AnchoredAt: "2026-11-22T12:05:00Z",
 		Anchor: wa, AnchorState: wire.AnchorVerified, RootConfirmed: true,
 	}
-	return fixture{file: buf.Bytes(), facts: f, signed: sg, rec: rec, candidate: c}
+	return fixture{file: file, facts: f, signed: sg, rec: rec, candidate: c}
 }
 
 func mustJSON(t testing.TB, v any) []byte {
@@ -212,16 +198,9 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
+// decideOut is decide's answer, ok or a failure.
 type decideOut struct {
-	OK       bool                `json:"ok"`
-	Result   wire.VerifyResponse `json:"result"`
-	Match    string              `json:"match"`
-	Revoked  bool                `json:"revoked"`
-	Anchored bool                `json:"anchored"`
-	Rejected []struct {
-		RecordID string `json:"record_id"`
-		Dropped  bool   `json:"dropped"`
-	} `json:"rejected"`
+	abi.DecideOut
 	Error struct{ Code string } `json:"error"`
 }
 
@@ -255,6 +234,17 @@ func TestModuleEqualsNative(t *testing.T) {
 	decideIn := func(c ...wire.LookupCandidate) []byte {
 		return mustJSON(t, map[string]any{"facts": fx.facts.Wire(), "lookup": wire.LookupResponse{Candidates: c}})
 	}
+	// factsOfFixture checks an analyze answer: the fixture's facts.
+	factsOfFixture := func(t *testing.T, out []byte) {
+		var got struct {
+			OK    bool       `json:"ok"`
+			Facts wire.Facts `json:"facts"`
+		}
+		json.Unmarshal(out, &got)
+		if want := fx.facts.Wire(); !got.OK || got.Facts != want {
+			t.Errorf("facts = %+v, want %+v", got.Facts, want)
+		}
+	}
 	for _, tt := range []struct {
 		name   string
 		export string
@@ -262,26 +252,8 @@ func TestModuleEqualsNative(t *testing.T) {
 		native func([]byte) []byte
 		check  func(t *testing.T, out []byte)
 	}{
-		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
-			var got struct {
-				OK    bool       `json:"ok"`
-				Facts wire.Facts `json:"facts"`
-			}
-			json.Unmarshal(out, &got)
-			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
-				t.Errorf("facts = %+v, want %+v", got.Facts, want)
-			}
-		}},
-		{"analyze_hashed marked jpeg", "analyze_hashed", append(fx.facts.SHA256[:], fx.file...), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
-			var got struct {
-				OK    bool       `json:"ok"`
-				Facts wire.Facts `json:"facts"`
-			}
-			json.Unmarshal(out, &got)
-			if want := fx.facts.Wire(); !got.OK || got.Facts != want {
-				t.Errorf("facts = %+v, want %+v", got.Facts, want)
-			}
-		}},
+		{"analyze marked jpeg", "analyze", fx.file, func(b []byte) []byte { return abi.Analyze(b, lim, time.Now()) }, factsOfFixture},
+		{"analyze_hashed marked jpeg", "analyze_hashed", append(fx.facts.SHA256[:], fx.file...), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, factsOfFixture},
 		{"analyze_hashed short input", "analyze_hashed", make([]byte, abi.DigestSize-1), func(b []byte) []byte { return abi.AnalyzeHashed(b, lim, time.Now()) }, func(t *testing.T, out []byte) {
 			if !bytes.Contains(out, []byte(`"code":"bad_input"`)) {
 				t.Errorf("got %s, want bad_input", out)

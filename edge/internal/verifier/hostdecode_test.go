@@ -224,19 +224,3 @@ func TestHostDecodeKeepsModuleLimits(t *testing.T) {
 		})
 	}
 }
-
-// TestAnalyzeWithoutDecodedExport: a module without analyze_decoded (one
-// built before it) is asked with analyze_hashed and answers as with it.
-func TestAnalyzeWithoutDecodedExport(t *testing.T) {
-	w := newWasm(t, WasmConfig{Instances: 1})
-	file := noise(t, 640, 480)
-	want, err := w.Analyze(context.Background(), file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.cur.Load().decoded = false
-	got, err := w.Analyze(context.Background(), file)
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("without analyze_decoded: %+v (%v), want %+v", got, err, want)
-	}
-}

@@ -188,29 +188,38 @@ func TestSwap(t *testing.T) {
 	}
 }
 
-// TestAnalyzeHashesOnTheHost: the module of this checkout exports
-// analyze_hashed, so the edge hashes files natively, and the facts carry
-// the file's own SHA-256 (TestEnginesAgree compares all the facts).
-// TestAnalyzeWithoutHashedExport: a module built before analyze_hashed
+// TestAnalyzeWithoutNewerExport: a module built before analyze_hashed
 // (an edge started against an older origin) is asked with analyze, which
-// hashes in the sandbox, and answers exactly as the hashed call does.
-func TestAnalyzeWithoutHashedExport(t *testing.T) {
-	w := newWasm(t, WasmConfig{})
-	file := noise(t, 640, 480)
-	want, err := w.Analyze(context.Background(), file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.cur.Load().hashed = false
-	got, err := w.Analyze(context.Background(), file)
-	if err != nil {
-		t.Fatalf("analyze without analyze_hashed: %v", err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("analyze gave %+v, analyze_hashed %+v", got, want)
+// hashes in the sandbox, and one built before analyze_decoded with
+// analyze_hashed; each answers exactly as the newer call does.
+func TestAnalyzeWithoutNewerExport(t *testing.T) {
+	for _, tt := range []struct {
+		export string
+		cfg    WasmConfig
+		drop   func(*generation)
+	}{
+		{"analyze_hashed", WasmConfig{}, func(g *generation) { g.hashed = false }},
+		{"analyze_decoded", WasmConfig{Instances: 1}, func(g *generation) { g.decoded = false }},
+	} {
+		t.Run(tt.export, func(t *testing.T) {
+			w := newWasm(t, tt.cfg)
+			file := noise(t, 640, 480)
+			want, err := w.Analyze(context.Background(), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.drop(w.cur.Load())
+			got, err := w.Analyze(context.Background(), file)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("without %s: %+v (%v), want %+v", tt.export, got, err, want)
+			}
+		})
 	}
 }
 
+// TestAnalyzeHashesOnTheHost: the module of this checkout exports
+// analyze_hashed, so the edge hashes files natively, and the facts carry
+// the file's own SHA-256 (TestEnginesAgree compares all the facts).
 func TestAnalyzeHashesOnTheHost(t *testing.T) {
 	w := newWasm(t, WasmConfig{})
 	if !w.cur.Load().hashed {

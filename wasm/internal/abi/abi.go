@@ -119,7 +119,9 @@ type decideIn struct {
 	Local *wire.Probe `json:"local,omitempty"`
 }
 
-type decideOut struct {
+// DecideOut is decide's answer on success (a host's tests read it back
+// through this type).
+type DecideOut struct {
 	OK     bool                `json:"ok"`
 	Result wire.VerifyResponse `json:"result"`
 	// Match, Revoked and Anchored summarise the verdict for a badge.
@@ -157,7 +159,7 @@ func Decide(in []byte, lim limits.Limits) []byte {
 		return fail(codeBadInput, err.Error())
 	}
 	r := lookup.Decide(f, req.Lookup, lim)
-	out := decideOut{OK: true, Result: r.Response, Match: r.Match.String(), Revoked: r.Revoked, Anchored: r.Anchored,
+	out := DecideOut{OK: true, Result: r.Response, Match: r.Match.String(), Revoked: r.Revoked, Anchored: r.Anchored,
 		Rejected: r.Rejected, ExactSigned: r.ExactSigned}
 	if out.Rejected == nil {
 		out.Rejected = []lookup.Rejection{}

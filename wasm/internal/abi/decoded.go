@@ -31,15 +31,10 @@ type decodedIn = wire.DecodedHeader
 // against the module's limits as analyze checks the header's.
 func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	var req decodedIn
-	pix, failure := binaryInput(in, &req)
+	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
 	if failure != nil {
 		return failure
 	}
-	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
-	if failure != nil {
-		return failure
-	}
-	w, h := req.Width, req.Height
 	if req.Orientation < 1 || req.Orientation > 8 {
 		return fail(codeBadInput, "orientation must be 1 to 8")
 	}
@@ -47,7 +42,7 @@ func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	if s != 1 && s != 2 && s != 4 && s != 8 {
 		return fail(codeBadInput, "scale must be 1, 2, 4 or 8")
 	}
-	img := &imagex.LumaImage{Info: imagex.Info{Format: format, Width: w, Height: h, Orientation: req.Orientation}, Scale: s}
+	img := &imagex.LumaImage{Info: imagex.Info{Format: format, Width: req.Width, Height: req.Height, Orientation: req.Orientation}, Scale: s}
 	ow, oh := img.OrientedSize()
 	lw, lh := (ow+s-1)/s, (oh+s-1)/s
 	cw, ch := req.ChromaWidth, req.ChromaHeight

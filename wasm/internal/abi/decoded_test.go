@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"image/jpeg"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +15,7 @@ import (
 	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
-	"github.com/provenant/provenant/shared/watermark"
+	"github.com/provenant/provenant/wasm/internal/testphoto"
 )
 
 // decodedInput is analyze_decoded's input for file, decoded as a host
@@ -60,26 +58,11 @@ func compact(l *imagex.Luma) []byte {
 // every EXIF orientation, decoded on the host and handed over gives
 // analyze's output byte for byte (facts, probe with its chroma).
 func TestAnalyzeDecodedMatchesAnalyze(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err := watermark.Embed(src.Image, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, marked, &jpeg.Options{Quality: 88}); err != nil {
-		t.Fatal(err)
-	}
+	marked := testphoto.JPEG(t, testphoto.Marked(t, testphoto.Image(t)), 88, 0)
 	lim := limits.Default()
 	at := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for o := byte(1); o <= 8; o++ {
-		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
+		file := jpegtest.WithOrientation(marked, uint16(o), false)
 		want := Analyze(file, lim, at)
 		if !bytes.Contains(want, []byte(`"local":{`)) {
 			t.Fatalf("orientation %d: analyze found no watermark: %.300s", o, want)

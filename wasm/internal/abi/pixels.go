@@ -120,11 +120,7 @@ type pixelsIn struct {
 // analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	var req pixelsIn
-	pix, failure := binaryInput(in, &req)
-	if failure != nil {
-		return failure
-	}
-	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
+	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
 	if failure != nil {
 		return failure
 	}
@@ -215,24 +211,31 @@ func binaryInput(in []byte, req any) (rest, failure []byte) {
 	return in[4+n:], nil
 }
 
-// pictureHeader checks what every host-decoded input declares: the file's
-// SHA-256 in hex, a format the module knows and a size within lim (the
-// header check analyze makes, with its error code).
-func pictureHeader(sha, name string, w, h int, lim limits.Limits) (sum [32]byte, format imagex.Format, failure []byte) {
+// pictureInput reads a host-decoded input: its JSON header into req
+// (binaryInput), then what every such header declares, which picture
+// reads from req once it is filled: the file's SHA-256 in hex, a format
+// the module knows and a size within lim (the header check analyze
+// makes, with its error code). pix is what follows the header.
+func pictureInput(in []byte, req any, lim limits.Limits, picture func() (sha, format string, w, h int)) (pix []byte, sum [32]byte, format imagex.Format, failure []byte) {
+	pix, failure = binaryInput(in, req)
+	if failure != nil {
+		return nil, sum, "", failure
+	}
+	sha, name, w, h := picture()
 	if b, err := hex.DecodeString(sha); err != nil || len(b) != len(sum) {
-		return sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
+		return nil, sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
 	} else {
 		copy(sum[:], b)
 	}
 	format = imagex.Format(name)
 	if format.MIMEType() == "" {
-		return sum, "", fail(codeUnsupported, fmt.Sprintf("format %q", name))
+		return nil, sum, "", fail(codeUnsupported, fmt.Sprintf("format %q", name))
 	}
 	if w <= 0 || h <= 0 {
-		return sum, "", fail(codeBadInput, "width and height must be positive")
+		return nil, sum, "", fail(codeBadInput, "width and height must be positive")
 	}
 	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
-		return sum, "", fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
+		return nil, sum, "", fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
 	}
-	return sum, format, nil
+	return pix, sum, format, nil
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"image"
 	"image/jpeg"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +18,12 @@ import (
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/imagex/jpegtest"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/localsig"
 	"github.com/provenant/provenant/shared/phash"
-	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/shared/wire"
 	"github.com/provenant/provenant/wasm/internal/c2paabi"
+	"github.com/provenant/provenant/wasm/internal/testphoto"
 )
 
 // TestAnalyzePixelsLumaMatchesAnalyze: a browser that hands over its
@@ -33,31 +31,13 @@ import (
 // large enough to be reduced, gets analyze's facts: the same hash, size
 // and watermark, perceptual hashes within the reduced decode's tolerance.
 func TestAnalyzePixelsLumaMatchesAnalyze(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := testphoto.Image(t)
 	lim := limits.Default()
 	for _, o := range []byte{1, 3, 6, 8} {
 		// The upright picture is 1500×1100; stored turned for o.
 		up := image.NewRGBA(image.Rect(0, 0, 1500, 1100))
-		draw.CatmullRom.Scale(up, up.Bounds(), src.Image, src.Image.Bounds(), draw.Src, nil)
-		marked, err := watermark.Embed(up, 0x0123456789abcdef)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Orient's inverse: the stored picture that o turns upright.
-		inverse := map[byte]int{1: 1, 3: 3, 6: 8, 8: 6}[o]
-		stored := imagex.Orient(marked, inverse)
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, stored, &jpeg.Options{Quality: 90}); err != nil {
-			t.Fatal(err)
-		}
-		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
+		draw.CatmullRom.Scale(up, up.Bounds(), src, src.Bounds(), draw.Src, nil)
+		file := testphoto.JPEG(t, testphoto.Marked(t, up), 90, int(o))
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -125,33 +105,15 @@ func FuzzAnalyzePixels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		lim := limits.Default()
 		lim.MaxPixels = 1 << 20 // keep each input small
-		out := AnalyzePixels(in, lim)
-		var got struct {
-			OK    *bool      `json:"ok"`
-			Facts wire.Facts `json:"facts"`
-			Error *struct {
-				Code string `json:"code"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(out, &got); err != nil || got.OK == nil {
-			t.Fatalf("output %q is not a result document: %v", out, err)
-		}
-		if !*got.OK {
-			switch got.Error.Code {
-			case codeBadInput, codeUnsupported, codeTooLarge, codeInvalidImage:
-			default:
-				t.Fatalf("failure %s: unknown code", out)
-			}
-		}
-		if again := AnalyzePixels(in, lim); !bytes.Equal(again, out) {
-			t.Fatalf("analyze_pixels is not deterministic:\n%s\n%s", out, again)
-		}
-		if *got.OK {
+		var f wire.Facts
+		_, ok := resultDoc(t, func() []byte { return AnalyzePixels(in, lim) }, "facts", &f,
+			codeBadInput, codeUnsupported, codeTooLarge, codeInvalidImage)
+		if ok {
 			var h pixelsIn
 			n := binary.LittleEndian.Uint32(in)
 			_ = json.Unmarshal(in[4:4+n], &h)
-			if got.Facts.SHA256 != strings.ToLower(h.SHA256) || got.Facts.Width != h.Width || got.Facts.Height != h.Height {
-				t.Fatalf("facts %+v for header %+v", got.Facts, h)
+			if f.SHA256 != strings.ToLower(h.SHA256) || f.Width != h.Width || f.Height != h.Height {
+				t.Fatalf("facts %+v for header %+v", f, h)
 			}
 		}
 	})
@@ -163,10 +125,7 @@ func FuzzAnalyzePixels(f *testing.F) {
 // module's c2pa_read answer to analyze_pixels gets the c2pa facts
 // facts.Analyze computes natively; a file without a manifest gets none.
 func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testphoto.File(t)
 	signed, _, _, err := c2pa.Embed(raw, c2pa.Manifest{ClaimGenerator: "Provenant/1.0", Format: "image/jpeg", Title: "m.jpg",
 		Actions: []c2pa.Action{{Action: "c2pa.created"}}}, c2patest.NewSigner(t, c2patest.CertOptions{Org: "Example News"}))
 	if err != nil {
@@ -245,28 +204,12 @@ func TestAnalyzePixelsCarriesC2PA(t *testing.T) {
 // without planes the probe has none;
 // planes of a size that cannot cover the picture are refused.
 func TestAnalyzePixelsChroma(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := imagex.Decode(raw, limits.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
 	lim := limits.Default()
-	marked, err := watermark.Embed(src.Image, 0x0123456789abcdef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := testphoto.Marked(t, testphoto.Image(t))
 	mcb, mcr := imagex.Chroma(marked)
 	grid := localsig.ComputeColour(imagex.ToLuma(marked), mcb, mcr)
 	for _, o := range []byte{1, 6} {
-		inverse := map[byte]int{1: 1, 6: 8}[o]
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, imagex.Orient(marked, inverse), &jpeg.Options{Quality: 90}); err != nil {
-			t.Fatal(err)
-		}
-		file := jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
+		file := testphoto.JPEG(t, marked, 90, int(o))
 		want, err := facts.Analyze(file, lim, time.Now())
 		if err != nil || want.Local == nil || want.Local.Cb == nil {
 			t.Fatalf("orientation %d: analyze gave no chroma probe (%v)", o, err)

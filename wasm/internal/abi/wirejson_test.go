@@ -76,12 +76,12 @@ func TestAnswersAreEncodingJSONs(t *testing.T) {
 		json.Unmarshal(out, &a)
 		in, _ := json.Marshal(decideIn{Facts: a.Facts, Local: a.Local})
 		d := Decide(in, lim)
-		sameAsEncodingJSON[decideOut](t, p, d)
+		sameAsEncodingJSON[DecideOut](t, p, d)
 		sameAsEncodingJSON[presentOut](t, p, Present(d))
 	}
 	seed := seedInput(t)
 	d := Decide(seed, lim)
-	sameAsEncodingJSON[decideOut](t, "seed", d)
+	sameAsEncodingJSON[DecideOut](t, "seed", d)
 	if !bytes.Contains(d, []byte(`"authentic":true`)) {
 		t.Fatalf("seed decide: %s", d)
 	}

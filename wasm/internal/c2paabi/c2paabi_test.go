@@ -3,7 +3,6 @@ package c2paabi
 import (
 	"encoding/json"
 	"encoding/pem"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,16 +10,14 @@ import (
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
 	"github.com/provenant/provenant/shared/wire"
+	"github.com/provenant/provenant/wasm/internal/testphoto"
 )
 
 // TestReadAndMember: c2pa_read gives the manifest's facts (null for a
 // file without one), c2pa_member the member with trust decided against
 // the CA passed, and bad input is a bad_input failure.
 func TestReadAndMember(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/watermark/testdata/meadow.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testphoto.File(t)
 	ca := c2patest.NewCA(t, "Provenant")
 	signed, _, _, err := c2pa.Embed(raw, c2pa.Manifest{ClaimGenerator: "Provenant/1.0", Format: "image/jpeg"},
 		ca.Signer(t, c2patest.CertOptions{Org: "Example News"}))
