@@ -398,21 +398,12 @@ func (s *scheme) foldRotTo(acc []float64, hp []float32, w int, scale, angle, px,
 	T := s.tile
 	acc = acc[:T*T]
 	clear(acc)
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	// Keep coordinates positive so that truncation is a floor.
-	bias := float64(64 * T)
-	// Fixed-point coordinates (32 fraction bits): an integer add per pixel
-	// instead of a float add whose latency chains the loop (rotated folds
-	// are most of the search's cost on an unmarked picture); the drift over
-	// a row is under 10⁻⁶ pixel.
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	r := newRotWalk(T, scale, angle)
 	m := int64(T - 1) // T is a power of two
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + px + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + py + bias) * fixOne)
+		ux, uy := r.start(x0, y, px, py)
 		src := hp[y*w+x0 : y*w+x1]
+		dux, duy := r.dux, r.duy
 		for _, v := range src {
 			acc[int((uy>>fixBits)&m)*T+int((ux>>fixBits)&m)] += float64(v)
 			ux += dux
@@ -428,6 +419,41 @@ const (
 	fixBits = 32
 	fixOne  = 1 << fixBits
 )
+
+// rotWalk walks the rows of a plane in the rotated folds' fixed-point tile
+// coordinates (fixBits fraction bits): an integer add per pixel instead of
+// a float add whose latency chains the loop (rotated folds are most of the
+// search's cost on an unmarked picture); the drift over a row is under
+// 10⁻⁶ pixel.
+type rotWalk struct {
+	cs, ss, bias float64
+	dux, duy     int64 // one pixel to the right
+}
+
+// newRotWalk is the walk for a plane scaled by 1/scale and rotated by
+// angle degrees, over tiles of T pixels.
+func newRotWalk(T int, scale, angle float64) rotWalk {
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	// The bias keeps coordinates positive, so that truncation is a floor.
+	return rotWalk{cs: cs, ss: ss, bias: float64(64 * T),
+		dux: int64(math.Round(cs * fixOne)), duy: int64(math.Round(-ss * fixOne))}
+}
+
+// start is where the centre of pixel (x, y) falls, shifted by (px, py).
+func (r rotWalk) start(x, y int, px, py float64) (ux, uy int64) {
+	fx, fy := float64(x)+0.5, float64(y)+0.5
+	return int64((r.ss*fy + r.cs*fx + px + r.bias) * fixOne), int64((r.cs*fy - r.ss*fx + py + r.bias) * fixOne)
+}
+
+// log2 is the smallest k with 1<<k >= n.
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
 
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
@@ -473,24 +499,16 @@ func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle f
 		}
 		return addInto(acc, odd)
 	}
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	bias := float64(64 * T)
-	shift := 0
-	for 1<<shift < C {
-		shift++
-	}
 	// Fixed point as in foldRot; the chip of a coordinate is its integer
-	// part shifted by log2(C), modulo G. The pixels are walked by reslicing in pairs: that drops the bounds
-	// checks on the source, which the WebAssembly build pays for at every
-	// pixel. (Masking the bin index to drop the scatter's checks too was
-	// slower natively.)
-	sh, gm := fixBits+shift, int64(G-1)
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	// part shifted by log2(C), modulo G. The pixels are walked by
+	// reslicing in pairs: that drops the bounds checks on the source,
+	// which the WebAssembly build pays for at every pixel. (Masking the
+	// bin index to drop the scatter's checks too was slower natively.)
+	r := newRotWalk(T, scale, angle)
+	sh, gm := fixBits+log2(C), int64(G-1)
+	dux, duy := r.dux, r.duy
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + bias) * fixOne)
+		ux, uy := r.start(x0, y, 0, 0)
 		src := hp[y*w+x0 : y*w+x1]
 		for len(src) >= 2 {
 			acc[int((uy>>sh)&gm)*G+int((ux>>sh)&gm)] += float64(src[0])
