@@ -42,10 +42,7 @@ func (f *fft2) refFFT1(x []complex128, inverse bool) {
 		x[i], x[i+2] = a0+b0, a0-b0
 		x[i+1], x[i+3] = a1+t, a1-t
 	}
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	for size := 8; size <= n; size <<= 1 {
 		half := size / 2
 		step := n / size
@@ -75,10 +72,7 @@ func (f *fft2) refTransform(data []complex128, inverse bool) {
 			}
 		}
 	}
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	for size := 2; size <= n; size <<= 1 {
 		half := size / 2
 		step := n / size

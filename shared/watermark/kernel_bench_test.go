@@ -93,10 +93,7 @@ func refFoldChipsRot(s *scheme, hp []float32, w int, scale, angle float64, x0, y
 // reference the optimised transform must match bit for bit.
 func refTransform(f *fft2, data []complex128, inverse bool) {
 	n := f.n
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	row := func(x []complex128) {
 		for i, r := range f.rev {
 			if i < r {
