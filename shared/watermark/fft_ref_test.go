@@ -1,7 +1,6 @@
 package watermark
 
 import (
-	"math"
 	"slices"
 	"testing"
 )
@@ -115,20 +114,14 @@ func TestFusedFFTMatchesReference(t *testing.T) {
 			got, want := slices.Clone(src), slices.Clone(src)
 			f.transform(got, inv)
 			f.refTransform(want, inv)
-			for i := range got {
-				if math.Float64bits(real(got[i])) != math.Float64bits(real(want[i])) ||
-					math.Float64bits(imag(got[i])) != math.Float64bits(imag(want[i])) {
-					t.Fatalf("n=%d inverse=%v: element %d is %v, the stage-by-stage transform gives %v", n, inv, i, got[i], want[i])
-				}
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("n=%d inverse=%v: element %d is %v, the stage-by-stage transform gives %v", n, inv, i, got[i], want[i])
 			}
 			row, refRow := slices.Clone(src[:n]), slices.Clone(src[:n])
 			f.fft1(row, inv)
 			f.refFFT1(refRow, inv)
-			for i := range row {
-				if math.Float64bits(real(row[i])) != math.Float64bits(real(refRow[i])) ||
-					math.Float64bits(imag(row[i])) != math.Float64bits(imag(refRow[i])) {
-					t.Fatalf("fft1 n=%d inverse=%v: element %d is %v, want %v", n, inv, i, row[i], refRow[i])
-				}
+			if i, ok := sameBits(row, refRow); !ok {
+				t.Fatalf("fft1 n=%d inverse=%v: element %d is %v, want %v", n, inv, i, row[i], refRow[i])
 			}
 		}
 	}

@@ -161,11 +161,8 @@ func TestTransformBitExact(t *testing.T) {
 			}
 			f.transform(got, inv)
 			refTransform(f, want, inv)
-			for i := range got {
-				if math.Float64bits(real(got[i])) != math.Float64bits(real(want[i])) ||
-					math.Float64bits(imag(got[i])) != math.Float64bits(imag(want[i])) {
-					t.Fatalf("n=%d inverse=%v: [%d] = %v, want %v", n, inv, i, got[i], want[i])
-				}
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("n=%d inverse=%v: [%d] = %v, want %v", n, inv, i, got[i], want[i])
 			}
 		}
 	}

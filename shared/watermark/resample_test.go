@@ -83,10 +83,7 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 		ss += float64(d) * float64(d)
 	}
 	if s.localNorm > 0 {
-		sq := make([]float32, len(b))
-		for i, v := range b {
-			sq[i] = v * v
-		}
+		sq := squares(b)
 		loc := refBoxBlur(sq, w, h, s.localNorm)
 		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
 		ss = 0
@@ -96,14 +93,7 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 			ss += float64(d) * float64(d)
 		}
 	}
-	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
-	for i, v := range b {
-		if v > c {
-			b[i] = c
-		} else if v < -c {
-			b[i] = -c
-		}
-	}
+	clip3RMS(b, ss)
 	return b
 }
 

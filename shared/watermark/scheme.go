@@ -319,10 +319,7 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 	var quiet float64
 	ss := sumSquares(b)
 	if s.localNorm > 0 {
-		sq := make([]float32, len(b))
-		for i, v := range b {
-			sq[i] = v * v
-		}
+		sq := squares(b)
 		loc := boxBlur(sq, w, h, s.localNorm)
 		// Divide by the local power, not the local RMS: a pixel's weight
 		// in the correlations then falls as the host's variance around it
@@ -344,6 +341,22 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 		}
 		ss = sumSquares(b)
 	}
+	clip3RMS(b, ss)
+	return b, quiet
+}
+
+// squares returns the squares of b's values.
+func squares(b []float32) []float32 {
+	sq := make([]float32, len(b))
+	for i, v := range b {
+		sq[i] = v * v
+	}
+	return sq
+}
+
+// clip3RMS clips b (in place) at 3 times the RMS that its sum of squares
+// ss gives.
+func clip3RMS(b []float32, ss float64) {
 	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
 	for i, v := range b {
 		if v > c {
@@ -352,7 +365,6 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 			b[i] = -c
 		}
 	}
-	return b, quiet
 }
 
 // fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
@@ -783,18 +795,9 @@ func (s *scheme) pilotNear(acc []float64, dx, dy int) (best float64, bx, by int)
 // pilotCorr is the pilot's correlation with the folded tile at pixel offset
 // (dx, dy).
 func (s *scheme) pilotCorr(acc []float64, dx, dy int) float64 {
-	T, C := s.tile, s.chip
 	var sum float64
 	for _, k := range s.pilotChips {
-		cy, cx := (k/s.grid)*C, (k%s.grid)*C
-		var v float64
-		for i := 0; i < C; i++ {
-			row := acc[((cy+i+dy)%T)*T:]
-			for j := 0; j < C; j++ {
-				v += row[(cx+j+dx)%T]
-			}
-		}
-		sum += v * float64(s.pn[k])
+		sum += s.chipSum(acc, k, dx, dy) * float64(s.pn[k])
 	}
 	return sum
 }
