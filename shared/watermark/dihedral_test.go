@@ -67,16 +67,13 @@ func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 // marked photo gives the exact payload and says how it was transformed;
 // Orient turns it back so the alignment applies.
 func TestExtractFlippedAndTurned(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x0123456789abcdef)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
+	marked := markedTestImage(t, "meadow.jpg", p)
+	type turn struct {
 		flip    bool
 		quarter int
-	}{{true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}} {
+	}
+	for _, tc := range []turn{{true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}} {
 		t.Run(fmt.Sprintf("flip%v-turn%d", tc.flip, tc.quarter), func(t *testing.T) {
 			l := imagex.ToLuma(reencode(t, rgbaDihedral(marked, tc.flip, tc.quarter), "jpeg", 80))
 			got, d, err := Extract(l)

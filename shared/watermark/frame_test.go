@@ -24,12 +24,8 @@ func framed(m image.Image, f float64, w, h, x, y int, bg color.Color) *image.RGB
 // or scaled into a screenshot (anywhere in a larger canvas) gives the
 // exact payload at the scale the picture has in its frame.
 func TestExtractFramed(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x00c0ffee12345678)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	b := marked.Bounds()
 	w, h := b.Dx(), b.Dy()
 	white, grey := color.RGBA{255, 255, 255, 255}, color.RGBA{240, 240, 240, 255}
@@ -89,12 +85,8 @@ func TestFrameScales(t *testing.T) {
 // largest upright rectangle of the same aspect) and crops to half of each
 // side, centred or not, give the exact payload.
 func TestExtractWideEdits(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x5eed5eed00000005)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	ml := imagex.ToLuma(marked)
 	crop := func(fx, fy float64) *imagex.Luma {
 		w, h := ml.Width/2, ml.Height/2
@@ -155,12 +147,8 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // be out of the frame search's reach, so the caption search is the only
 // way to it.
 func TestExtractCaptioned(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x0ca9710a12345678)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	for _, tc := range []struct {
 		name  string
 		frac  float64

@@ -1,9 +1,7 @@
 package watermark
 
 import (
-	"bytes"
 	"fmt"
-	"image/jpeg"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -228,11 +226,7 @@ func BenchmarkResampleLuma(b *testing.B) {
 }
 
 func BenchmarkHighpass(b *testing.B) {
-	data, _ := benchJPEG(b)
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	img, _ := benchImage(b)
 	l := imagex.ToLuma(img)
 	for _, s := range schemes() {
 		w, h := s.workDims(l.Width, l.Height)
