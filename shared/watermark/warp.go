@@ -32,47 +32,62 @@ import (
 // gate (≥ 6) as any other candidate before it is read (twice, see
 // detectWarp).
 
+// warpTerms is the number of coefficients per axis of a warp: the
+// terms 1, x, y, x·y, x², y² of a quadratic in the plane's coordinates.
+const warpTerms = 6
+
+// terms returns the warp's terms at (x, y).
+func terms(x, y float64) [warpTerms]float64 { return [...]float64{1, x, y, x * y, x * x, y * y} }
+
+// dot is the sum of c's coefficients times the terms t.
+func dot(c, t *[warpTerms]float64) float64 {
+	return c[0]*t[0] + c[1]*t[1] + c[2]*t[2] + c[3]*t[3] + c[4]*t[4] + c[5]*t[5]
+}
+
 // warpMap maps a working pixel's centre (fx, fy) = (x+0.5, y+0.5) to tile
-// coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy per axis (linear along a
-// row, so a fold costs what a rotated fold costs).
+// coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy + a4·fx² + a5·fy² per
+// axis (a quadratic along a row, folded by fixed-point second differences,
+// so a fold costs what a rotated fold costs).
 type warpMap struct {
-	ux, uy [4]float64
+	ux, uy [warpTerms]float64
 }
 
 // at returns the tile coordinates of the point (fx, fy).
 func (m warpMap) at(fx, fy float64) (float64, float64) {
-	return m.ux[0] + m.ux[1]*fx + m.ux[2]*fy + m.ux[3]*fx*fy,
-		m.uy[0] + m.uy[1]*fx + m.uy[2]*fy + m.uy[3]*fx*fy
+	t := terms(fx, fy)
+	return dot(&m.ux, &t), dot(&m.uy, &t)
 }
 
 // identityWarp is scale 1, no rotation, phase 0.
 func identityWarp() warpMap {
-	return warpMap{ux: [4]float64{0, 1, 0, 0}, uy: [4]float64{0, 0, 1, 0}}
+	return warpMap{ux: [warpTerms]float64{0, 1}, uy: [warpTerms]float64{0, 0, 1}}
 }
 
-// field is a bilinear displacement over a w×h plane in normalised
+// field is a quadratic displacement over a w×h plane in normalised
 // coordinates X, Y ∈ [−1, 1] (the centre at 0): c0 + c1·X + c2·Y + c3·X·Y
-// per axis, in tile pixels.
+// + c4·X² + c5·Y² per axis, in tile pixels.
 type field struct {
-	cx, cy [4]float64
+	cx, cy [warpTerms]float64
 }
 
 func (f field) at(X, Y float64) (float64, float64) {
-	return f.cx[0] + f.cx[1]*X + f.cx[2]*Y + f.cx[3]*X*Y,
-		f.cy[0] + f.cy[1]*X + f.cy[2]*Y + f.cy[3]*X*Y
+	t := terms(X, Y)
+	return dot(&f.cx, &t), dot(&f.cy, &t)
 }
 
 // minus returns the map m − f on a w×h plane (the content a block shows
 // displaced by f(X, Y) from where m puts it is brought back).
 func (m warpMap) minus(f field, w, h int) warpMap {
 	hw, hh := float64(w)/2, float64(h)/2
-	conv := func(c [4]float64) [4]float64 {
+	conv := func(c [warpTerms]float64) [warpTerms]float64 {
 		// X = fx/hw − 1, Y = fy/hh − 1.
-		return [4]float64{
-			c[0] - c[1] - c[2] + c[3],
-			(c[1] - c[3]) / hw,
-			(c[2] - c[3]) / hh,
+		return [warpTerms]float64{
+			c[0] - c[1] - c[2] + c[3] + c[4] + c[5],
+			(c[1] - c[3] - 2*c[4]) / hw,
+			(c[2] - c[3] - 2*c[5]) / hh,
 			c[3] / (hw * hh),
+			c[4] / (hw * hw),
+			c[5] / (hh * hh),
 		}
 	}
 	dx, dy := conv(f.cx), conv(f.cy)
@@ -92,18 +107,26 @@ func (s *scheme) foldWarpTo(acc []float64, hp []float32, w int, m warpMap, x0, y
 	// Keep coordinates positive so that truncation is a floor.
 	bias := float64(64 * T)
 	mask := int64(T - 1)
+	// Along a row u is a quadratic in fx, b + s·fx + q·fx²: from one
+	// pixel to the next it moves by s + q·(2fx+1), a step that itself
+	// moves by 2q. (Both steps rounded to fixed point drift by under
+	// 10⁻⁴ pixel over a row.)
+	qx, qy := m.ux[4], m.uy[4]
+	ddux, dduy := int64(math.Round(2*qx*fixOne)), int64(math.Round(2*qy*fixOne))
 	for y := y0; y < y1; y++ {
 		fy := float64(y) + 0.5
-		// Along the row u is linear in fx: start and step.
 		sx, sy := m.ux[1]+m.ux[3]*fy, m.uy[1]+m.uy[3]*fy
 		fx := float64(x0) + 0.5
-		ux := int64((m.ux[0] + m.ux[2]*fy + sx*fx + bias) * fixOne)
-		uy := int64((m.uy[0] + m.uy[2]*fy + sy*fx + bias) * fixOne)
-		dux, duy := int64(math.Round(sx*fixOne)), int64(math.Round(sy*fixOne))
+		ux := int64((m.ux[0] + m.ux[2]*fy + m.ux[5]*fy*fy + sx*fx + qx*fx*fx + bias) * fixOne)
+		uy := int64((m.uy[0] + m.uy[2]*fy + m.uy[5]*fy*fy + sy*fx + qy*fx*fx + bias) * fixOne)
+		dux := int64(math.Round((sx + qx*(2*fx+1)) * fixOne))
+		duy := int64(math.Round((sy + qy*(2*fx+1)) * fixOne))
 		for _, v := range hp[y*w+x0 : y*w+x1] {
 			acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
 			ux += dux
 			uy += duy
+			dux += ddux
+			duy += dduy
 		}
 	}
 	return acc
@@ -299,7 +322,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	for _, gx := range [...]float64{-6, -3, 0, 3, 6} {
 		for _, gy := range [...]float64{-6, -3, 0, 3, 6} {
 			if (gx != 0 || gy != 0) && math.Abs(gx) <= reach && math.Abs(gy) <= reach {
-				starts = append(starts, field{cx: [4]float64{0, 0, 0, gx}, cy: [4]float64{0, 0, 0, gy}})
+				starts = append(starts, field{cx: [warpTerms]float64{0, 0, 0, gx}, cy: [warpTerms]float64{0, 0, 0, gy}})
 			}
 		}
 	}
@@ -364,13 +387,13 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	for step := a.from; step >= a.to; step /= 2 {
 		for round := 0; round < a.rounds; round++ {
 			moved := false
-			for p := 0; p < 8; p++ {
+			for p := 0; p < 2*warpTerms; p++ {
 				for _, sgn := range [2]float64{1, -1} {
 					f := best
-					if p < 4 {
+					if p < warpTerms {
 						f.cx[p] += sgn * step
 					} else {
-						f.cy[p-4] += sgn * step
+						f.cy[p-warpTerms] += sgn * step
 					}
 					if sc := score(f); sc > bestS+a.eps {
 						best, bestS, moved = f, sc, true
@@ -388,12 +411,13 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	return best, bestS
 }
 
-// lsField fits the bilinear field through each block's best displacement
+// lsField fits the quadratic field through each block's best displacement
 // within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
 // with no clear peak count nothing).
 func lsField(b warpBlocks, T, dx, dy, r int) field {
-	var ata [16]float64
-	var atx, aty [4]float64
+	const n = warpTerms
+	var ata [n * n]float64
+	var atx, aty [n]float64
 	for i, zb := range b.z {
 		bv, bx, by := math.Inf(-1), 0, 0
 		for ey := -r; ey <= r; ey++ {
@@ -408,20 +432,20 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 			continue
 		}
 		X, Y := b.cx[i], b.cy[i]
-		row := [4]float64{1, X, Y, X * Y}
-		for p := 0; p < 4; p++ {
-			for q := 0; q < 4; q++ {
-				ata[p*4+q] += wt * row[p] * row[q]
+		row := terms(X, Y)
+		for p := 0; p < n; p++ {
+			for q := 0; q < n; q++ {
+				ata[p*n+q] += wt * row[p] * row[q]
 			}
 			atx[p] += wt * row[p] * float64(bx)
 			aty[p] += wt * row[p] * float64(by)
 		}
 	}
-	for p := 0; p < 4; p++ {
-		ata[p*4+p] += 1e-3
+	for p := 0; p < n; p++ {
+		ata[p*n+p] += 1e-3
 	}
-	cx, okx := solveLinear(append([]float64(nil), ata[:]...), atx[:], 4)
-	cy, oky := solveLinear(append([]float64(nil), ata[:]...), aty[:], 4)
+	cx, okx := solveLinear(append([]float64(nil), ata[:]...), atx[:], n)
+	cy, oky := solveLinear(append([]float64(nil), ata[:]...), aty[:], n)
 	var f field
 	if okx && oky {
 		copy(f.cx[:], cx)

@@ -124,12 +124,12 @@ func TestWarpRecoversResidualPerspective(t *testing.T) {
 	}
 }
 
-// TestWarpMinusIsTheField: subtracting a bilinear field from a map moves
+// TestWarpMinusIsTheField: subtracting a quadratic field from a map moves
 // every point by the field's value there.
 func TestWarpMinusIsTheField(t *testing.T) {
 	const w, h = 341, 256
-	f := field{cx: [4]float64{1.5, -2, 0.75, 3}, cy: [4]float64{-0.5, 1, 2.5, -4}}
-	m0 := warpMap{ux: [4]float64{3, 1.01, 0.02, 0}, uy: [4]float64{-2, -0.02, 0.99, 0}}
+	f := field{cx: [warpTerms]float64{1.5, -2, 0.75, 3, 0.5, -1.25}, cy: [warpTerms]float64{-0.5, 1, 2.5, -4, -2, 0.75}}
+	m0 := warpMap{ux: [warpTerms]float64{3, 1.01, 0.02}, uy: [warpTerms]float64{-2, -0.02, 0.99}}
 	m := m0.minus(f, w, h)
 	for _, pt := range [][2]float64{{0, 0}, {w, h}, {w / 2, h / 2}, {17.5, 200.25}, {300, 3}} {
 		ax, ay := m0.at(pt[0], pt[1])
@@ -153,7 +153,7 @@ func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 	scale, angle, px, py := 1.07, 2.5, 0.5, 0.25
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	cs, ss := cos/scale, sin/scale
-	m := warpMap{ux: [4]float64{px, cs, ss, 0}, uy: [4]float64{py, -ss, cs, 0}}
+	m := warpMap{ux: [warpTerms]float64{px, cs, ss}, uy: [warpTerms]float64{py, -ss, cs}}
 	a := s.foldRot(hp, w, scale, angle, px, py, 10, 5, w-7, h-3)
 	b := s.foldWarpTo(make([]float64, s.tile*s.tile), hp, w, m, 10, 5, w-7, h-3)
 	var diff, tot float64
@@ -163,6 +163,37 @@ func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 	}
 	if diff > 1e-6*tot {
 		t.Errorf("warp fold differs from the rotated fold: %g of %g", diff, tot)
+	}
+}
+
+// TestFoldWarpIsThePointwiseFold: under a map with every quadratic term
+// set (a perspective's curvature: a few pixels over the plane), the
+// fixed-point fold puts the pixels where the map, evaluated at each
+// pixel, puts them.
+func TestFoldWarpIsThePointwiseFold(t *testing.T) {
+	s := schemes()[0]
+	const w, h = 300, 200
+	hp := make([]float32, w*h)
+	for i := range hp {
+		hp[i] = float32(math.Sin(float64(i)*0.37) + math.Cos(float64(i)*0.011))
+	}
+	m := warpMap{ux: [warpTerms]float64{3.3, 1.02, 0.015, 2e-5, 6e-5, -4e-5}, uy: [warpTerms]float64{-1.7, -0.01, 0.98, -3e-5, -5e-5, 7e-5}}
+	T := s.tile
+	want := make([]float64, T*T)
+	for y := 5; y < h-3; y++ {
+		for x := 10; x < w-7; x++ {
+			ux, uy := m.at(float64(x)+0.5, float64(y)+0.5)
+			want[(int(math.Floor(uy))&(T-1))*T+int(math.Floor(ux))&(T-1)] += float64(hp[y*w+x])
+		}
+	}
+	got := s.foldWarpTo(make([]float64, T*T), hp, w, m, 10, 5, w-7, h-3)
+	var diff, tot float64
+	for i := range want {
+		diff += math.Abs(got[i] - want[i])
+		tot += math.Abs(want[i])
+	}
+	if diff > 1e-3*tot {
+		t.Errorf("warp fold differs from the pointwise fold: %g of %g", diff, tot)
 	}
 }
 
