@@ -145,7 +145,8 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // payload at the picture's scale, and the picture's box as the region; the
 // band's text rows no longer hide the picture's box. One case is checked to
 // be out of the frame search's reach, so the caption search is the only
-// way to it.
+// way to it; at 20 % the frame search finds a box, but one that takes the
+// band's text in, and the caption's box inside it is the one that reads.
 func TestExtractCaptioned(t *testing.T) {
 	p := Payload(0x0ca9710a12345678)
 	marked := markedTestImage(t, "meadow.jpg", p)
@@ -161,6 +162,8 @@ func TestExtractCaptioned(t *testing.T) {
 		// Here the band's text rows are busy enough that the frame search
 		// finds no flat frame: only the caption search gives the box.
 		{"below12", 0.12, false, true},
+		{"below20", 0.20, false, false},
+		{"above20", 0.20, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file, pic := captioned(marked, tc.frac, tc.above)

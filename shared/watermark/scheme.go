@@ -873,8 +873,13 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	scales, box := s.coarseScales, [4]int{0, 0, w, h}
 	if s.frames {
 		fs, b, ok := s.frameScales(hp, w, h)
-		if !ok {
-			fs, b, ok = s.captionScales(l, hp, w, h)
+		// A caption band's text rows are busy: when the band is tall
+		// enough to leave flat rows beyond its text, the frame's box
+		// takes the text in and its scales are the picture's and the
+		// band's together. The caption's box inside it is the picture's;
+		// its scales join the frame's.
+		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || (cb != b && boxInside(cb, b))) {
+			fs, b, ok = append(fs[:len(fs):len(fs)], cs...), cb, true
 		}
 		if ok {
 			scales, box = append(scales[:len(scales):len(scales)], fs...), b
@@ -932,6 +937,11 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 		}
 	}
 	return p, d
+}
+
+// boxInside reports whether box a lies within box b.
+func boxInside(a, b [4]int) bool {
+	return a[0] >= b[0] && a[1] >= b[1] && a[2] <= b[2] && a[3] <= b[3]
 }
 
 // rotationPairs lists the (scale, angle) pairs of the rotation search:
