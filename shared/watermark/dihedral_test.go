@@ -42,22 +42,22 @@ func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 		ow, oh = h, w
 	}
 	out := image.NewRGBA(image.Rect(0, 0, ow, oh))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			sx := x
-			if flip {
-				sx = w - 1 - x
-			}
-			dx, dy := x, y
+	for dy := 0; dy < oh; dy++ {
+		for dx := 0; dx < ow; dx++ {
+			// Where (dx, dy) comes from: undo the turn, then the flip.
+			x, y := dx, dy
 			switch quarter {
 			case 1:
-				dx, dy = h-1-y, x
+				x, y = dy, h-1-dx
 			case 2:
-				dx, dy = w-1-x, h-1-y
+				x, y = w-1-dx, h-1-dy
 			case 3:
-				dx, dy = y, w-1-x
+				x, y = w-1-dy, dx
 			}
-			out.Set(dx, dy, m.At(b.Min.X+sx, b.Min.Y+y))
+			if flip {
+				x = w - 1 - x
+			}
+			out.Set(dx, dy, m.At(b.Min.X+x, b.Min.Y+y))
 		}
 	}
 	return out

@@ -21,6 +21,13 @@ var warpQuads = map[string][4][2]float64{
 // warpLuma maps l onto the quadrilateral q (fractions of the output, which
 // has l's size) by the homography through the corners, bilinear; pixels
 // outside the picture are black.
+// applyHomography maps (x, y) by the projective map h0…h7 of
+// testHomography.
+func applyHomography(H [8]float64, x, y float64) (float64, float64) {
+	d := H[6]*x + H[7]*y + 1
+	return (H[0]*x + H[1]*y + H[2]) / d, (H[3]*x + H[4]*y + H[5]) / d
+}
+
 func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	w, h := l.Width, l.Height
 	var dst [4][2]float64
@@ -32,10 +39,9 @@ func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	out := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			fx, fy := float64(x)+0.5, float64(y)+0.5
-			d := H[6]*fx + H[7]*fy + 1
-			sx := (H[0]*fx+H[1]*fy+H[2])/d - 0.5
-			sy := (H[3]*fx+H[4]*fy+H[5])/d - 0.5
+			// The source pixel's centre, in index coordinates.
+			sx, sy := applyHomography(H, float64(x)+0.5, float64(y)+0.5)
+			sx, sy = sx-0.5, sy-0.5
 			if sx < -0.5 || sy < -0.5 || sx > float64(w)-0.5 || sy > float64(h)-0.5 {
 				continue
 			}
@@ -141,27 +147,38 @@ func TestWarpMinusIsTheField(t *testing.T) {
 	}
 }
 
+// wavePlane is a w×h plane of two waves, a fine one and a slow one.
+func wavePlane(w, h int) []float32 {
+	hp := make([]float32, w*h)
+	for i := range hp {
+		hp[i] = float32(math.Sin(float64(i)*0.37) + math.Cos(float64(i)*0.011))
+	}
+	return hp
+}
+
+// foldDiff returns the summed absolute difference of two folds and the
+// summed magnitude of want.
+func foldDiff(got, want []float64) (diff, tot float64) {
+	for i := range want {
+		diff += math.Abs(got[i] - want[i])
+		tot += math.Abs(want[i])
+	}
+	return diff, tot
+}
+
 // TestFoldWarpIsTheRotatedFold: under the map of a similarity, the warp
 // fold puts every pixel where the rotated fold does.
 func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 	s := schemes()[0]
 	const w, h = 300, 200
-	hp := make([]float32, w*h)
-	for i := range hp {
-		hp[i] = float32(math.Sin(float64(i)*0.37) + math.Cos(float64(i)*0.011))
-	}
+	hp := wavePlane(w, h)
 	scale, angle, px, py := 1.07, 2.5, 0.5, 0.25
 	sin, cos := math.Sincos(angle * math.Pi / 180)
 	cs, ss := cos/scale, sin/scale
 	m := warpMap{ux: [warpTerms]float64{px, cs, ss}, uy: [warpTerms]float64{py, -ss, cs}}
 	a := s.foldRot(hp, w, scale, angle, px, py, 10, 5, w-7, h-3)
 	b := s.foldWarpTo(make([]float64, s.tile*s.tile), hp, w, m, 10, 5, w-7, h-3)
-	var diff, tot float64
-	for i := range a {
-		diff += math.Abs(a[i] - b[i])
-		tot += math.Abs(a[i])
-	}
-	if diff > 1e-6*tot {
+	if diff, tot := foldDiff(b, a); diff > 1e-6*tot {
 		t.Errorf("warp fold differs from the rotated fold: %g of %g", diff, tot)
 	}
 }
@@ -173,10 +190,7 @@ func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 func TestFoldWarpIsThePointwiseFold(t *testing.T) {
 	s := schemes()[0]
 	const w, h = 300, 200
-	hp := make([]float32, w*h)
-	for i := range hp {
-		hp[i] = float32(math.Sin(float64(i)*0.37) + math.Cos(float64(i)*0.011))
-	}
+	hp := wavePlane(w, h)
 	m := warpMap{ux: [warpTerms]float64{3.3, 1.02, 0.015, 2e-5, 6e-5, -4e-5}, uy: [warpTerms]float64{-1.7, -0.01, 0.98, -3e-5, -5e-5, 7e-5}}
 	T := s.tile
 	want := make([]float64, T*T)
@@ -187,12 +201,7 @@ func TestFoldWarpIsThePointwiseFold(t *testing.T) {
 		}
 	}
 	got := s.foldWarpTo(make([]float64, T*T), hp, w, m, 10, 5, w-7, h-3)
-	var diff, tot float64
-	for i := range want {
-		diff += math.Abs(got[i] - want[i])
-		tot += math.Abs(want[i])
-	}
-	if diff > 1e-3*tot {
+	if diff, tot := foldDiff(got, want); diff > 1e-3*tot {
 		t.Errorf("warp fold differs from the pointwise fold: %g of %g", diff, tot)
 	}
 }
