@@ -194,6 +194,35 @@ func TestExtractCaptioned(t *testing.T) {
 	}
 }
 
+// TestCaptionTakenIn: the frame's box of a 20 % caption band takes the
+// band's text in and the caption's box replaces it; a plain white border
+// (5 % of each side) gives a caption box a row or two inside the frame's,
+// which does not, so a bordered picture's search is the frame's alone.
+func TestCaptionTakenIn(t *testing.T) {
+	s := schemes()[0]
+	img := loadTestImage(t, "meadow.jpg")
+	b := img.Bounds()
+	bordered := framed(img, 1, b.Dx()*11/10, b.Dy()*11/10, b.Dx()/20, b.Dy()/20, color.White)
+	captionedFile, _ := captioned(img, 0.20, false)
+	for _, tc := range []struct {
+		name string
+		m    image.Image
+		want bool
+	}{{"border5", bordered, false}, {"below20", captionedFile, true}} {
+		l := imagex.ToLuma(reencode(t, tc.m, "jpeg", 90))
+		w, h := s.workDims(l.Width, l.Height)
+		hp := s.highpass(resampleLuma(l, w, h), w, h)
+		_, fb, fok := s.frameScales(hp, w, h)
+		_, cb, cok := s.captionScales(l, hp, w, h)
+		if !fok || !cok {
+			t.Fatalf("%s: frame box %v (%v), caption box %v (%v): want both", tc.name, fb, fok, cb, cok)
+		}
+		if got := takenIn(cb, fb, w, h); got != tc.want {
+			t.Errorf("%s: takenIn(caption %v, frame %v) = %v, want %v", tc.name, cb, fb, got, tc.want)
+		}
+	}
+}
+
 // TestCaptionScales: the caption band gives the picture's box; a photo
 // without one, a band wider than captionMaxBand, and a photo under a band
 // of texture rather than plain background, give none.

@@ -878,7 +878,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 		// takes the text in and its scales are the picture's and the
 		// band's together. The caption's box inside it is the picture's;
 		// its scales join the frame's.
-		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || (cb != b && boxInside(cb, b))) {
+		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
 			fs, b, ok = append(fs[:len(fs):len(fs)], cs...), cb, true
 		}
 		if ok {
@@ -939,9 +939,18 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	return p, d
 }
 
-// boxInside reports whether box a lies within box b.
-func boxInside(a, b [4]int) bool {
-	return a[0] >= b[0] && a[1] >= b[1] && a[2] <= b[2] && a[3] <= b[3]
+// captionTakenIn: a frame's box took a caption band's text in when the
+// caption's box inside it is shorter by more than this fraction of the
+// plane along an axis. (A frame's box and the caption's of a plain border
+// differ by a row or two; a 20 % band's text adds 13 % of the plane.)
+const captionTakenIn = 0.05
+
+// takenIn reports whether the caption's box cb lies within the frame's
+// box b (of a w×h plane) and b took in a band beside it (captionTakenIn).
+func takenIn(cb, b [4]int, w, h int) bool {
+	inside := cb[0] >= b[0] && cb[1] >= b[1] && cb[2] <= b[2] && cb[3] <= b[3]
+	dw, dh := (b[2]-b[0])-(cb[2]-cb[0]), (b[3]-b[1])-(cb[3]-cb[1])
+	return inside && (float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h))
 }
 
 // rotationPairs lists the (scale, angle) pairs of the rotation search:
