@@ -37,13 +37,13 @@ func TestDihedralApplyInverse(t *testing.T) {
 func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 	b := m.Bounds()
 	w, h := b.Dx(), b.Dy()
-	ow, oh := w, h
+	size := image.Pt(w, h)
 	if quarter%2 == 1 {
-		ow, oh = h, w
+		size = image.Pt(h, w)
 	}
-	out := image.NewRGBA(image.Rect(0, 0, ow, oh))
-	for dy := 0; dy < oh; dy++ {
-		for dx := 0; dx < ow; dx++ {
+	out := image.NewRGBA(image.Rectangle{Max: size})
+	for dy := 0; dy < size.Y; dy++ {
+		for dx := 0; dx < size.X; dx++ {
 			// Where (dx, dy) comes from: undo the turn, then the flip.
 			x, y := dx, dy
 			switch quarter {
