@@ -39,12 +39,18 @@ import (
 // terms 1, x, y, x·y, x², y² of a quadratic in the plane's coordinates.
 const warpTerms = 6
 
+// bilinearTerms is the first four of them, a bilinear map: the map the
+// search fits first (see warpCandidates).
+const bilinearTerms = 4
+
 // terms returns the warp's terms at (x, y).
 func terms(x, y float64) [warpTerms]float64 { return [...]float64{1, x, y, x * y, x * x, y * y} }
 
-// dot is the sum of c's coefficients times the terms t.
-func dot(c, t *[warpTerms]float64) float64 {
-	return c[0]*t[0] + c[1]*t[1] + c[2]*t[2] + c[3]*t[3] + c[4]*t[4] + c[5]*t[5]
+// quad evaluates the coefficients c at (x, y), the bilinear part in the
+// order of operations the bilinear search had (a bilinear fit evaluates
+// to the same bits).
+func quad(c *[warpTerms]float64, x, y float64) float64 {
+	return c[0] + c[1]*x + c[2]*y + c[3]*x*y + c[4]*x*x + c[5]*y*y
 }
 
 // warpMap maps a working pixel's centre (fx, fy) = (x+0.5, y+0.5) to tile
@@ -57,8 +63,7 @@ type warpMap struct {
 
 // at returns the tile coordinates of the point (fx, fy).
 func (m warpMap) at(fx, fy float64) (float64, float64) {
-	t := terms(fx, fy)
-	return dot(&m.ux, &t), dot(&m.uy, &t)
+	return quad(&m.ux, fx, fy), quad(&m.uy, fx, fy)
 }
 
 // identityWarp is scale 1, no rotation, phase 0.
@@ -74,8 +79,7 @@ type field struct {
 }
 
 func (f field) at(X, Y float64) (float64, float64) {
-	t := terms(X, Y)
-	return dot(&f.cx, &t), dot(&f.cy, &t)
+	return quad(&f.cx, X, Y), quad(&f.cy, X, Y)
 }
 
 // minus returns the map m − f on a w×h plane (the content a block shows
@@ -302,7 +306,7 @@ func (c *cyclicMax) apply(dst, src []float32) {
 // displacement each predicts for each block's centre: the best local
 // maxima, at most k of them, best first, no two within a pixel of each
 // other at every block centre.
-func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
+func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	score := func(f field) float64 {
 		var sum float64
 		for i, zb := range b.z {
@@ -321,7 +325,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	// displacement, weighted by how far its peak stands out, from no
 	// displacement and from a grid of the cross terms (the part of a
 	// perspective no similarity absorbs) within reach; climb from each.
-	starts := []field{{}, lsField(b, T, dx, dy, int(reach))}
+	starts := []field{{}, lsField(b, T, dx, dy, int(reach), n)}
 	for _, gx := range [...]float64{-6, -3, 0, 3, 6} {
 		for _, gy := range [...]float64{-6, -3, 0, 3, 6} {
 			if (gx != 0 || gy != 0) && math.Abs(gx) <= reach && math.Abs(gy) <= reach {
@@ -335,7 +339,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	}
 	var fits []fit
 	for _, f0 := range starts {
-		f, sc := climb(f0, score)
+		f, sc := climb(f0, score, n)
 		fits = append(fits, fit{f, sc})
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].s > fits[j].s })
@@ -369,8 +373,8 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 
 // climb is a coordinate ascent of score over the field's twelve
 // coefficients, steps halving from 1 pixel to 1/8.
-func climb(best field, score func(field) float64) (field, float64) {
-	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9})
+func climb(best field, score func(field) float64, n int) (field, float64) {
+	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9, n: n})
 }
 
 // ascent is a schedule of coordinate ascent: steps halving from from to
@@ -382,6 +386,7 @@ type ascent struct {
 	rounds    int
 	eps       float64
 	firstGain bool
+	n         int // coefficients per axis moved: the first n terms
 }
 
 // ascend runs the ascent a of score from best.
@@ -390,13 +395,13 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	for step := a.from; step >= a.to; step /= 2 {
 		for round := 0; round < a.rounds; round++ {
 			moved := false
-			for p := 0; p < 2*warpTerms; p++ {
+			for p := 0; p < 2*a.n; p++ {
 				for _, sgn := range [2]float64{1, -1} {
 					f := best
-					if p < warpTerms {
+					if p < a.n {
 						f.cx[p] += sgn * step
 					} else {
-						f.cy[p-warpTerms] += sgn * step
+						f.cy[p-a.n] += sgn * step
 					}
 					if sc := score(f); sc > bestS+a.eps {
 						best, bestS, moved = f, sc, true
@@ -417,10 +422,9 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 // lsField fits the quadratic field through each block's best displacement
 // within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
 // with no clear peak count nothing).
-func lsField(b warpBlocks, T, dx, dy, r int) field {
-	const n = warpTerms
-	var ata [n * n]float64
-	var atx, aty [n]float64
+func lsField(b warpBlocks, T, dx, dy, r, n int) field {
+	ata := make([]float64, n*n)
+	atx, aty := make([]float64, n), make([]float64, n)
 	for i, zb := range b.z {
 		bv, bx, by := math.Inf(-1), 0, 0
 		for ey := -r; ey <= r; ey++ {
@@ -447,8 +451,8 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 	for p := 0; p < n; p++ {
 		ata[p*n+p] += 1e-3
 	}
-	cx, okx := solveLinear(append([]float64(nil), ata[:]...), atx[:], n)
-	cy, oky := solveLinear(append([]float64(nil), ata[:]...), aty[:], n)
+	cx, okx := solveLinear(append([]float64(nil), ata...), atx, n)
+	cy, oky := solveLinear(append([]float64(nil), ata...), aty, n)
 	var f field
 	if okx && oky {
 		copy(f.cx[:], cx)
@@ -462,12 +466,46 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 // pilot alignment (z-score over all offsets, offset dx, dy). A fit whose
 // fold reaches warpPolishZ is polished on the whole plane first.
 func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
-	m, r := s.warpFit(hp, w, h, m)
-	if r.z < warpPolishZ {
-		return m, r
+	c := s.warpCandidates(hp, w, h, m, warpTerms)
+	if c == nil {
+		return m, syncResult{}
 	}
-	m = s.polishWarp(hp, w, h, m, r.dx, r.dy)
-	return m, s.warpFold(hp, w, h, m)
+	return c[0].m, c[0].r
+}
+
+// warpCand is a fitted map and its whole-plane fold's alignment.
+type warpCand struct {
+	m warpMap
+	r syncResult
+}
+
+// warpCandidates runs the first level once and, when it passes the gate,
+// fits and polishes one map per number of terms in ns (warpSearch's
+// steps); nil when the gate closes.
+func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
+		return nil
+	}
+	var out []warpCand
+	for _, n := range ns {
+		m, r := s.warpFitFrom(hp, w, h, m0, b, dx, dy, n)
+		if r.z >= warpPolishZ {
+			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
+			r = s.warpFold(hp, w, h, m)
+		}
+		out = append(out, warpCand{m, r})
+	}
+	return out
+}
+
+// warpFirstLevel folds the first level's blocks under m0 and pools them:
+// ok false when their offset does not pass warpPooledGate.
+func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, ok bool) {
+	lv := warpLevels()
+	b = s.warpBlocksOf(hp, w, h, m0, lv[0].n)
+	dx, dy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
+	return b, dx, dy, pz >= warpPooledGate
 }
 
 // warpFit is the blocks' coarse-to-fine fit alone (a zero syncResult when
@@ -476,19 +514,24 @@ func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncRes
 // warpStarts best distinct fits are each carried through the finer levels
 // and the one whose whole-plane fold aligns best is kept.
 func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
-	T := s.tile
-	lv := warpLevels()
-	b := s.warpBlocksOf(hp, w, h, m0, lv[0].n)
-	dx, dy, pz := pooledOffset(b, T, int(lv[0].reach))
-	if pz < warpPooledGate {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
 		return m0, syncResult{}
 	}
+	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
+}
+
+// warpFitFrom is warpFit past the first level (its blocks b and pooled
+// offset), fitting the first n terms of the map.
+func (s *scheme) warpFitFrom(hp []float32, w, h int, m0 warpMap, b warpBlocks, dx, dy, n int) (warpMap, syncResult) {
+	T := s.tile
+	lv := warpLevels()
 	var best warpMap
 	bestR := syncResult{z: math.Inf(-1)}
-	for _, f0 := range fitField(b, T, dx, dy, lv[0].reach, warpStarts) {
+	for _, f0 := range fitField(b, T, dx, dy, lv[0].reach, warpStarts, n) {
 		m := m0.minus(f0, w, h)
 		for _, l := range lv[1:] {
-			f := fitField(s.warpBlocksOf(hp, w, h, m, l.n), T, dx, dy, l.reach, 1)
+			f := fitField(s.warpBlocksOf(hp, w, h, m, l.n), T, dx, dy, l.reach, 1, n)
 			m = m.minus(f[0], w, h)
 		}
 		if r := s.warpFold(hp, w, h, m); r.z > bestR.z {
@@ -524,18 +567,22 @@ const warpPolishZ = 6.0
 // polishWarp refines m by a coordinate ascent of the whole plane's pilot
 // correlation at offset (dx, dy) over the twelve coefficients of a quadratic
 // correction, steps from half a pixel to an eighth.
-func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpMap {
+func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) warpMap {
 	acc := make([]float64, s.tile*s.tile)
 	score := func(f field) float64 {
 		return s.pilotCorr(s.foldWarpTo(acc, hp, w, m.minus(f, w, h), 0, 0, w, h), dx, dy)
 	}
-	best, _ := ascend(field{}, score, ascent{from: 0.5, to: 0.125, rounds: 6, firstGain: true})
+	best, _ := ascend(field{}, score, ascent{from: 0.5, to: 0.125, rounds: 6, firstGain: true, n: n})
 	return m.minus(best, w, h)
 }
 
 // detectWarp runs the warp search on the picture's own orientation from
-// scale 1 and, when the fold under the fitted map passes the pilot gate,
-// reads it up to twice with one CRC check each: the high-passed plane's
+// scale 1 twice past one first level: a bilinear map (the first four
+// terms; exactly the search before the quadratic terms, so every copy
+// that search read reads the same: a quadratic fit can land elsewhere on
+// a picture no quadratic fits, `MilkyWay` seen at an angle), then the
+// quadratic. The fold under each fitted map that passes the pilot gate is
+// read up to twice with one CRC check each: the high-passed plane's
 // fold, then the whitened plane's (whiten.go; on dense texture it keeps
 // more of the mark, `meadow` in the tests: 41 coded bits wrong against
 // 74). Reading the full-resolution luminance resampled onto the warped
@@ -545,8 +592,18 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpM
 // similarity closest to the map at the plane's centre (Scale 1, Angle 0):
 // exact there, a few pixels off towards the corners.
 func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
-	hp, w, h := v.hp, v.w, v.h
-	m, r := s.warpSearch(hp, w, h, identityWarp())
+	for _, c := range s.warpCandidates(v.hp, v.w, v.h, identityWarp(), bilinearTerms, warpTerms) {
+		if p, d, ok := s.readWarp(v, c.m, c.r); ok {
+			return p, d, true
+		}
+	}
+	return 0, Detection{}, false
+}
+
+// readWarp reads the fold under the fitted map m (alignment r) when it
+// passes the pilot gate: up to twice, one CRC check each.
+func (s *scheme) readWarp(v *views, m warpMap, r syncResult) (Payload, Detection, bool) {
+	w, h := v.w, v.h
 	if r.z < s.minPilotZ {
 		return 0, Detection{}, false
 	}

@@ -89,7 +89,7 @@ func TestWarpSurvey(t *testing.T) {
 				b := s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n)
 				bdx, bdy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
 				z0 := 0.0
-				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts) {
+				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts, warpTerms) {
 					z0 = max(z0, s.warpFold(hp, ww, wh, identityWarp().minus(f0, ww, wh)).z)
 				}
 				line := fmt.Sprintf(" | pooled z %.2f level0 z %.2f | warp z=%5.2f wrong bits: fold %d, whitened %d", pz, z0, r.z, wrong(soft), wrong(wsoft))
