@@ -26,8 +26,9 @@ import (
 // with the pilot at every offset (one FFT per two blocks), and fits the
 // twelve coefficients of a quadratic correction that maximises the sum
 // of the blocks' normalised correlations at the displacement the field
-// predicts for each block's centre. Each block on its own is weak (a sixteenth of
-// the plane); their joint evidence through a smooth field is not. The fit
+// predicts for each block's centre (after the eight of a bilinear one,
+// see detectWarp). Each block on its own is weak (a sixteenth of the
+// plane); their joint evidence through a smooth field is not. The fit
 // runs coarse to fine (fewer, larger blocks and a wide displacement range
 // first, and only when the first level's blocks agree on an offset),
 // is polished on the whole plane, and the whole plane is folded under the
