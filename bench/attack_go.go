@@ -84,6 +84,9 @@ func attacks() []attack {
 		// A caption band with a line of text above the picture, as apps
 		// and news sites add one.
 		{"caption6-q90", "frame", chain(captionAbove(0.06), jpegQ(90))},
+		// A taller band, whose flat rows beyond the text give a frame
+		// that takes the text in.
+		{"caption20-q90", "frame", chain(captionAbove(0.20), jpegQ(90))},
 		{"rotate5", "rotate", rotateCrop(5)},
 		{"rotate-5", "rotate", rotateCrop(-5)},
 		{"crop50", "crop50", cropFrac(0.25, 0.25, 0.5, 0.5)},

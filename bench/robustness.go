@@ -21,13 +21,30 @@ import (
 	"github.com/provenant/provenant/shared/watermark"
 )
 
+// corpusFlags are the -images and -limit flags of the benches that walk
+// the development set.
+type corpusFlags struct {
+	dir   *string
+	limit *int
+}
+
+// addCorpusFlags adds -images and -limit to fs.
+func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
+	return corpusFlags{
+		dir:   fs.String("images", "bench/images", "directory of development images"),
+		limit: fs.Int("limit", 0, "use at most N images from -images, spread over the sorted list (0 = all)"),
+	}
+}
+
+// files is corpusFiles for the parsed flags.
+func (c corpusFlags) files() ([]string, error) { return corpusFiles(*c.dir, *c.limit) }
+
 // runRobustness embeds a payload in every image, applies every attack and
 // reports exact recovery, bit errors, strength, PSNR and timings.
 func runRobustness(args []string) error {
 	fs := flag.NewFlagSet("robustness", flag.ContinueOnError)
-	dir := fs.String("images", "bench/images", "directory of development images")
+	corpus := addCorpusFlags(fs)
 	outPath := fs.String("out", "", "write per-image rows (TSV) to this file")
-	limit := fs.Int("limit", 0, "use at most N images from -images (0 = all)")
 	only := fs.String("attacks", "", "comma-separated attack names to run (default all)")
 	maxMP := fs.Float64("max-mp", 12, "skip images above this many megapixels (counted separately)")
 	synth := fs.Bool("synth", true, "add the generated hard cases (sky gradient, text, night)")
@@ -39,7 +56,7 @@ func runRobustness(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	files, err := corpusFiles(*dir, *limit)
+	files, err := corpus.files()
 	if err != nil {
 		return err
 	}

@@ -86,20 +86,17 @@ func runWM(args []string) error {
 		if err != nil {
 			return err
 		}
-		tmp, err := os.MkdirTemp("", "wm-attack-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
 		atk := attacksNamed(*name)
 		if *name == "" || len(atk) != 1 {
 			return fmt.Errorf("wm attack: unknown attack %q", *name)
 		}
-		m, err := atk[0].fn(img, tmp)
-		if err != nil {
-			return err
-		}
-		return writePNG(*out, m)
+		return inTempDir("wm-attack-", func(tmp string) error {
+			m, err := atk[0].fn(img, tmp)
+			if err != nil {
+				return err
+			}
+			return writePNG(*out, m)
+		})
 	case "synth":
 		if len(args) != 2 {
 			return errors.New("usage: wm synth DIR")
@@ -108,6 +105,17 @@ func runWM(args []string) error {
 	default:
 		return fmt.Errorf("wm: unknown subcommand %q", args[0])
 	}
+}
+
+// inTempDir runs fn with a fresh temporary directory (its name starting
+// with prefix) and removes the directory afterwards.
+func inTempDir(prefix string, fn func(tmp string) error) error {
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	return fn(tmp)
 }
 
 // writeImage encodes m to path as "jpeg" (quality 92) or "png".

@@ -14,6 +14,21 @@ import (
 	"github.com/provenant/provenant/shared/watermark"
 )
 
+// cover cuts m to the aspect of w×h around its centre and scales it to
+// w×h (Catmull-Rom), as a thumbnail generator would.
+func cover(m image.Image, w, h int) image.Image {
+	b := m.Bounds()
+	sw, sh := b.Dx(), b.Dy()
+	cw, ch := sw, sw*h/w
+	if ch > sh {
+		cw, ch = sh*w/h, sh
+	}
+	r := image.Rect(0, 0, cw, ch).Add(b.Min).Add(image.Pt((sw-cw)/2, (sh-ch)/2))
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.CatmullRom.Scale(out, out.Bounds(), m, r, draw.Src, nil)
+	return out
+}
+
 // runSmall measures how small a picture can be and still carry a
 // recoverable watermark: every development image is cut to 4:3 and
 // downscaled to each size, marked, attacked (re-encodes and resizes) and
@@ -22,13 +37,12 @@ import (
 // this table, so every size is marked here, also below that minimum.
 func runSmall(args []string) error {
 	fs := flag.NewFlagSet("small", flag.ContinueOnError)
-	dir := fs.String("images", "bench/images", "directory of development images")
+	corpus := addCorpusFlags(fs)
 	sizes := fs.String("sizes", "320x240,256x192,224x168,200x150,180x135,160x120,128x96", "sizes to test, WxH")
-	limit := fs.Int("limit", 0, "use at most N images (0 = all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	files, err := corpusFiles(*dir, *limit)
+	files, err := corpus.files()
 	if err != nil {
 		return err
 	}
@@ -40,15 +54,10 @@ func runSmall(args []string) error {
 		}
 		dims = append(dims, [2]int{w, h})
 	}
-	atks := []attack{
-		{"none", "", func(m image.Image, _ string) (image.Image, error) { return m, nil }},
-		{"jpeg90", "", jpegQ(90)},
-		{"jpeg75", "", jpegQ(75)},
-		{"jpeg50", "", jpegQ(50)},
-		{"resize0.75", "", resizeBy(0.75)},
-		{"resize1.5", "", resizeBy(1.5)},
-		{"resize0.75+jpeg75", "", chain(resizeBy(0.75), jpegQ(75))},
-	}
+	// The robustness table's re-encodes and resizes, and two it does not
+	// have.
+	atks := append(attacksNamed("none,jpeg90,jpeg50,resize0.75,resize1.5"),
+		attack{"jpeg75", "jpeg", jpegQ(75)}, attack{"resize0.75+jpeg75", "resize", chain(resizeBy(0.75), jpegQ(75))})
 	tmp, err := os.MkdirTemp("", "wm-small-")
 	if err != nil {
 		return err
@@ -108,19 +117,4 @@ func runSmall(args []string) error {
 		fmt.Println()
 	}
 	return nil
-}
-
-// cover cuts m to the aspect of w×h around its centre and scales it to
-// w×h (Catmull-Rom), as a thumbnail generator would.
-func cover(m image.Image, w, h int) image.Image {
-	b := m.Bounds()
-	sw, sh := b.Dx(), b.Dy()
-	cw, ch := sw, sw*h/w
-	if ch > sh {
-		cw, ch = sh*w/h, sh
-	}
-	r := image.Rect(0, 0, cw, ch).Add(b.Min).Add(image.Pt((sw-cw)/2, (sh-ch)/2))
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(out, out.Bounds(), m, r, draw.Src, nil)
-	return out
 }

@@ -26,6 +26,16 @@ func benchJPEG(b *testing.B) ([]byte, float64) {
 	return buf.Bytes(), 2448 * 1632 / 1e6
 }
 
+// benchImage is benchJPEG decoded.
+func benchImage(b *testing.B) (image.Image, float64) {
+	data, mp := benchJPEG(b)
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return img, mp
+}
+
 func BenchmarkJPEGDecode(b *testing.B) {
 	data, mp := benchJPEG(b)
 	b.ResetTimer()
@@ -38,11 +48,7 @@ func BenchmarkJPEGDecode(b *testing.B) {
 }
 
 func BenchmarkEmbed(b *testing.B) {
-	data, mp := benchJPEG(b)
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	img, mp := benchImage(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Embed(img, 0x1234); err != nil {
@@ -59,11 +65,7 @@ func BenchmarkExtract(b *testing.B) {
 // BenchmarkExtractUnmarked measures the worst case: no watermark, so the
 // whole bounded search (scales, then rotations) runs for every format.
 func BenchmarkExtractUnmarked(b *testing.B) {
-	data, mp := benchJPEG(b)
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	img, mp := benchImage(b)
 	l := imagex.ToLuma(img)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -100,11 +102,7 @@ func rotateCropLuma(l *imagex.Luma, deg float64) *imagex.Luma {
 // benchmarkExtractEdited measures extraction from an edited copy of the
 // marked 4 MP photo, per megapixel of the copy.
 func benchmarkExtractEdited(b *testing.B, edit func(*imagex.Luma) *imagex.Luma) {
-	data, _ := benchJPEG(b)
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	img, _ := benchImage(b)
 	marked, err := Embed(img, 0x1234)
 	if err != nil {
 		b.Fatal(err)

@@ -10,43 +10,6 @@ import (
 	"github.com/provenant/provenant/shared/imagex"
 )
 
-// darkSmooth is like the translucent wallpapers flattened over black:
-// luminance 0 over most of the picture, faint thin rings (up to 12 levels)
-// over its right third.
-func darkSmooth(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for i := 3; i < len(m.Pix); i += 4 {
-		m.Pix[i] = 255
-	}
-	for k := 0; k < 40; k++ {
-		cx := float64(w)*2/3 + float64((k*7919)%(w/3))
-		cy := float64((k * 104729) % h)
-		r := 20 + float64((k*31)%90)
-		for y := max(0, int(cy-r-3)); y < min(h, int(cy+r+3)); y++ {
-			for x := max(0, int(cx-r-3)); x < min(w, int(cx+r+3)); x++ {
-				d := math.Abs(math.Hypot(float64(x)-cx, float64(y)-cy) - r)
-				if d < 1.5 {
-					o := m.RGBAAt(x, y).R + uint8(12*(1.5-d)/1.5)
-					m.SetRGBA(x, y, color.RGBA{o, o, o, 255})
-				}
-			}
-		}
-	}
-	return m
-}
-
-// brightGradient is a flat, bright sky-like gradient (no dark region).
-func brightGradient(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			u := uint8(150 + 80*y/h)
-			m.SetRGBA(x, y, color.RGBA{u - 20, u, 255, 255})
-		}
-	}
-	return m
-}
-
 // TestFormat3KeepsTheMarkThroughJPEGOnDarkPictures: on a dark smooth
 // picture format 2's flat amplitude (0.9 levels, half of it clipped at
 // black) does not survive JPEG 30; format 3's dark floor does, within the
@@ -180,4 +143,41 @@ func BenchmarkEmbedDark(b *testing.B) {
 			}
 		})
 	}
+}
+
+// darkSmooth is like the translucent wallpapers flattened over black:
+// luminance 0 over most of the picture, faint thin rings (up to 12 levels)
+// over its right third.
+func darkSmooth(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 3; i < len(m.Pix); i += 4 {
+		m.Pix[i] = 255
+	}
+	for k := 0; k < 40; k++ {
+		cx := float64(w)*2/3 + float64((k*7919)%(w/3))
+		cy := float64((k * 104729) % h)
+		r := 20 + float64((k*31)%90)
+		for y := max(0, int(cy-r-3)); y < min(h, int(cy+r+3)); y++ {
+			for x := max(0, int(cx-r-3)); x < min(w, int(cx+r+3)); x++ {
+				d := math.Abs(math.Hypot(float64(x)-cx, float64(y)-cy) - r)
+				if d < 1.5 {
+					o := m.RGBAAt(x, y).R + uint8(12*(1.5-d)/1.5)
+					m.SetRGBA(x, y, color.RGBA{o, o, o, 255})
+				}
+			}
+		}
+	}
+	return m
+}
+
+// brightGradient is a flat, bright sky-like gradient (no dark region).
+func brightGradient(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			u := uint8(150 + 80*y/h)
+			m.SetRGBA(x, y, color.RGBA{u - 20, u, 255, 255})
+		}
+	}
+	return m
 }

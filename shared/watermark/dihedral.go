@@ -94,18 +94,24 @@ func (s *scheme) dihedralPilots() [][]complex128 {
 			}
 		}
 	}
+	return conjSpectra(pilot, T, s.fft)
+}
+
+// conjSpectra returns the conjugate spectra of the n×n pattern p
+// transformed by each d, index d, through the n×n transform f.
+func conjSpectra(p []float32, n int, f *fft2) [][]complex128 {
 	out := make([][]complex128, numDihedral)
 	for d := dihedral(0); d < numDihedral; d++ {
-		p, _, _ := d.apply(pilot, T, T)
-		f := make([]complex128, T*T)
-		for i, v := range p {
-			f[i] = complex(float64(v), 0)
+		q, _, _ := d.apply(p, n, n)
+		c := make([]complex128, n*n)
+		for i, v := range q {
+			c[i] = complex(float64(v), 0)
 		}
-		s.fft.transform(f, false)
-		for i, v := range f {
-			f[i] = complex(real(v), -imag(v))
+		f.transform(c, false)
+		for i, v := range c {
+			c[i] = complex(real(v), -imag(v))
 		}
-		out[d] = f
+		out[d] = c
 	}
 	return out
 }
@@ -252,20 +258,7 @@ func (s *scheme) dihedralChipPilots() [][]complex128 {
 	for _, k := range s.pilotChips {
 		pilot[k] = s.pn[k]
 	}
-	out := make([][]complex128, numDihedral)
-	for d := dihedral(0); d < numDihedral; d++ {
-		p, _, _ := d.apply(pilot, G, G)
-		f := make([]complex128, G*G)
-		for i, v := range p {
-			f[i] = complex(float64(v), 0)
-		}
-		s.fftChip.transform(f, false)
-		for i, v := range f {
-			f[i] = complex(real(v), -imag(v))
-		}
-		out[d] = f
-	}
-	return out
+	return conjSpectra(pilot, G, s.fftChip)
 }
 
 // sync2Dihedral is sync2With on the chip grid for two folds at once, each

@@ -37,27 +37,27 @@ func TestDihedralApplyInverse(t *testing.T) {
 func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 	b := m.Bounds()
 	w, h := b.Dx(), b.Dy()
-	ow, oh := w, h
+	size := image.Pt(w, h)
 	if quarter%2 == 1 {
-		ow, oh = h, w
+		size = image.Pt(h, w)
 	}
-	out := image.NewRGBA(image.Rect(0, 0, ow, oh))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			sx := x
-			if flip {
-				sx = w - 1 - x
-			}
-			dx, dy := x, y
+	out := image.NewRGBA(image.Rectangle{Max: size})
+	for dy := 0; dy < size.Y; dy++ {
+		for dx := 0; dx < size.X; dx++ {
+			// Where (dx, dy) comes from: undo the turn, then the flip.
+			x, y := dx, dy
 			switch quarter {
 			case 1:
-				dx, dy = h-1-y, x
+				x, y = dy, h-1-dx
 			case 2:
-				dx, dy = w-1-x, h-1-y
+				x, y = w-1-dx, h-1-dy
 			case 3:
-				dx, dy = y, w-1-x
+				x, y = w-1-dy, dx
 			}
-			out.Set(dx, dy, m.At(b.Min.X+sx, b.Min.Y+y))
+			if flip {
+				x = w - 1 - x
+			}
+			out.Set(dx, dy, m.At(b.Min.X+x, b.Min.Y+y))
 		}
 	}
 	return out
@@ -67,16 +67,13 @@ func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 // marked photo gives the exact payload and says how it was transformed;
 // Orient turns it back so the alignment applies.
 func TestExtractFlippedAndTurned(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x0123456789abcdef)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
+	marked := markedTestImage(t, "meadow.jpg", p)
+	type turn struct {
 		flip    bool
 		quarter int
-	}{{true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}} {
+	}
+	for _, tc := range []turn{{true, 0}, {false, 1}, {false, 2}, {false, 3}, {true, 1}} {
 		t.Run(fmt.Sprintf("flip%v-turn%d", tc.flip, tc.quarter), func(t *testing.T) {
 			l := imagex.ToLuma(reencode(t, rgbaDihedral(marked, tc.flip, tc.quarter), "jpeg", 80))
 			got, d, err := Extract(l)

@@ -96,18 +96,18 @@
 //
 // On unmarked input the Viterbi output is effectively random, so one decode
 // attempt passes the CRC-24 and the 4-bit version check with probability
-// 2^-28. Version 2 decodes at most 13 candidates per image (1 + 1 + 3 +
-// 4 + 2 + 1 + 1: scale 1, a flip or quarter turn at scale 1, the crop
+// 2^-28. Version 2 decodes at most 14 candidates per image (1 + 1 + 3 +
+// 4 + 2 + 1 + 2: scale 1, a flip or quarter turn at scale 1, the crop
 // search, a picture inside a busy frame, the rotation search, a changed
-// aspect ratio, a residual perspective); the 6 of scale 1, the crop and
-// the rotation search are read at most four times (the resampled embedding
-// grid, the working plane's fold, the blocks weighted by their pilot
-// evidence, the whitened plane's fold; the other readings only once every
-// first reading of the search has failed), the perspective's twice
-// (warp.go), the others once; version 1 makes 2 attempts. So Extract
-// makes at most 6·4 + 6 + 2 + 2 = 34 attempts, which bounds the
-// false-positive rate by 34 × 2^-28 ≈ 1.3·10^-7 per image, whatever the
-// image. A wrong payload
-// from a marked image needs the
-// same CRC collision.
+// aspect ratio, a residual perspective's bilinear and quadratic maps);
+// the 6 of scale 1, the crop and the rotation search are read at most
+// four times (the resampled embedding grid, the working plane's fold, the
+// blocks weighted by their pilot evidence, the whitened plane's fold; the
+// other readings only once every first reading of the search has
+// failed), the perspective's two twice each (warp.go), the others once;
+// version 1 makes 2 attempts. So Extract makes at most 6·4 + 6 + 4 + 2 =
+// 36 attempts; format 2's 34 accept two version values (2 and 3), so the
+// false-positive rate is at most (34·2 + 2) × 2^-28 ≈ 2.6·10^-7 per
+// image, whatever the image. A wrong payload from a marked image needs
+// the same CRC collision.
 package watermark

@@ -70,10 +70,7 @@ func (f *fft2) rows(x []complex128, inverse bool) {
 		return
 	}
 	permuteFirstStages(x, n, f.rev, inverse)
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	total := len(x)
 	size := 8
 	if (f.log2n-2)%2 == 1 {
@@ -88,6 +85,14 @@ func (f *fft2) rows(x []complex128, inverse bool) {
 	}
 }
 
+// twiddles is the twiddle table of the direction asked for.
+func (f *fft2) twiddles(inverse bool) []complex128 {
+	if inverse {
+		return f.twiddleInv
+	}
+	return f.twiddle
+}
+
 // transform applies the 2-D FFT to the row-major n×n data in place. The
 // column transforms run the same radix-2 passes on whole rows at once
 // (contiguous, one twiddle per row pair) instead of copying each column
@@ -98,10 +103,7 @@ func (f *fft2) transform(data []complex128, inverse bool) {
 	data = data[:n*n]
 	f.rows(data, inverse)
 	swapRows(data, n, f.rev)
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	size := 2
 	if f.log2n%2 == 1 {
 		// An odd number of stages: the first (twiddle 1) alone.

@@ -1,7 +1,6 @@
 package watermark
 
 import (
-	"math"
 	"slices"
 	"testing"
 )
@@ -42,10 +41,7 @@ func (f *fft2) refFFT1(x []complex128, inverse bool) {
 		x[i], x[i+2] = a0+b0, a0-b0
 		x[i+1], x[i+3] = a1+t, a1-t
 	}
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	for size := 8; size <= n; size <<= 1 {
 		half := size / 2
 		step := n / size
@@ -75,10 +71,7 @@ func (f *fft2) refTransform(data []complex128, inverse bool) {
 			}
 		}
 	}
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	for size := 2; size <= n; size <<= 1 {
 		half := size / 2
 		step := n / size
@@ -121,20 +114,14 @@ func TestFusedFFTMatchesReference(t *testing.T) {
 			got, want := slices.Clone(src), slices.Clone(src)
 			f.transform(got, inv)
 			f.refTransform(want, inv)
-			for i := range got {
-				if math.Float64bits(real(got[i])) != math.Float64bits(real(want[i])) ||
-					math.Float64bits(imag(got[i])) != math.Float64bits(imag(want[i])) {
-					t.Fatalf("n=%d inverse=%v: element %d is %v, the stage-by-stage transform gives %v", n, inv, i, got[i], want[i])
-				}
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("n=%d inverse=%v: element %d is %v, the stage-by-stage transform gives %v", n, inv, i, got[i], want[i])
 			}
 			row, refRow := slices.Clone(src[:n]), slices.Clone(src[:n])
 			f.fft1(row, inv)
 			f.refFFT1(refRow, inv)
-			for i := range row {
-				if math.Float64bits(real(row[i])) != math.Float64bits(real(refRow[i])) ||
-					math.Float64bits(imag(row[i])) != math.Float64bits(imag(refRow[i])) {
-					t.Fatalf("fft1 n=%d inverse=%v: element %d is %v, want %v", n, inv, i, row[i], refRow[i])
-				}
+			if i, ok := sameBits(row, refRow); !ok {
+				t.Fatalf("fft1 n=%d inverse=%v: element %d is %v, want %v", n, inv, i, row[i], refRow[i])
 			}
 		}
 	}

@@ -24,12 +24,8 @@ func framed(m image.Image, f float64, w, h, x, y int, bg color.Color) *image.RGB
 // or scaled into a screenshot (anywhere in a larger canvas) gives the
 // exact payload at the scale the picture has in its frame.
 func TestExtractFramed(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x00c0ffee12345678)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	b := marked.Bounds()
 	w, h := b.Dx(), b.Dy()
 	white, grey := color.RGBA{255, 255, 255, 255}, color.RGBA{240, 240, 240, 255}
@@ -89,12 +85,8 @@ func TestFrameScales(t *testing.T) {
 // largest upright rectangle of the same aspect) and crops to half of each
 // side, centred or not, give the exact payload.
 func TestExtractWideEdits(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x5eed5eed00000005)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	ml := imagex.ToLuma(marked)
 	crop := func(fx, fy float64) *imagex.Luma {
 		w, h := ml.Width/2, ml.Height/2
@@ -153,14 +145,11 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // payload at the picture's scale, and the picture's box as the region; the
 // band's text rows no longer hide the picture's box. One case is checked to
 // be out of the frame search's reach, so the caption search is the only
-// way to it.
+// way to it; at 20 % the frame search finds a box, but one that takes the
+// band's text in, and the caption's box inside it is the one that reads.
 func TestExtractCaptioned(t *testing.T) {
-	img := loadTestImage(t, "meadow.jpg")
 	p := Payload(0x0ca9710a12345678)
-	marked, err := Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	marked := markedTestImage(t, "meadow.jpg", p)
 	for _, tc := range []struct {
 		name  string
 		frac  float64
@@ -173,6 +162,8 @@ func TestExtractCaptioned(t *testing.T) {
 		// Here the band's text rows are busy enough that the frame search
 		// finds no flat frame: only the caption search gives the box.
 		{"below12", 0.12, false, true},
+		{"below20", 0.20, false, false},
+		{"above20", 0.20, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file, pic := captioned(marked, tc.frac, tc.above)
@@ -200,6 +191,35 @@ func TestExtractCaptioned(t *testing.T) {
 				t.Errorf("region %v, want %v ± %d px", d.Region, pic, tol)
 			}
 		})
+	}
+}
+
+// TestCaptionTakenIn: the frame's box of a 20 % caption band takes the
+// band's text in and the caption's box replaces it; a plain white border
+// (5 % of each side) gives a caption box a row or two inside the frame's,
+// which does not, so a bordered picture's search is the frame's alone.
+func TestCaptionTakenIn(t *testing.T) {
+	s := schemes()[0]
+	img := loadTestImage(t, "meadow.jpg")
+	b := img.Bounds()
+	bordered := framed(img, 1, b.Dx()*11/10, b.Dy()*11/10, b.Dx()/20, b.Dy()/20, color.White)
+	captionedFile, _ := captioned(img, 0.20, false)
+	for _, tc := range []struct {
+		name string
+		m    image.Image
+		want bool
+	}{{"border5", bordered, false}, {"below20", captionedFile, true}} {
+		l := imagex.ToLuma(reencode(t, tc.m, "jpeg", 90))
+		w, h := s.workDims(l.Width, l.Height)
+		hp := s.highpass(resampleLuma(l, w, h), w, h)
+		_, fb, fok := s.frameScales(hp, w, h)
+		_, cb, cok := s.captionScales(l, hp, w, h)
+		if !fok || !cok {
+			t.Fatalf("%s: frame box %v (%v), caption box %v (%v): want both", tc.name, fb, fok, cb, cok)
+		}
+		if got := takenIn(cb, fb, w, h); got != tc.want {
+			t.Errorf("%s: takenIn(caption %v, frame %v) = %v, want %v", tc.name, cb, fb, got, tc.want)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -23,10 +22,7 @@ import (
 //
 //	WM_SURVEY_DIR=bench/images go test -run RotationGateSurvey -v -timeout 2h ./shared/watermark
 func TestRotationGateSurvey(t *testing.T) {
-	dir := os.Getenv("WM_SURVEY_DIR")
-	if dir == "" {
-		t.Skip("WM_SURVEY_DIR not set")
-	}
+	paths := surveyPhotos(t, "WM_SURVEY_DIR")
 	s := schemes()[0]
 	ungated := *s
 	ungated.latticeFFT = nil
@@ -41,18 +37,10 @@ func TestRotationGateSurvey(t *testing.T) {
 		z, _ := s.rotationLatticeZ(hp, w, h)
 		return gateView{q, z, s.rotationShows(q, hp, w, h)}
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
 	only := os.Getenv("WM_SURVEY_ONLY")
 	pictures, skipped, recovered, lost := 0, 0, 0, 0
-	for _, name := range names {
+	for _, path := range paths {
+		name := filepath.Base(path)
 		if only != "" {
 			hit := false
 			for _, o := range strings.Split(only, ",") {
@@ -62,7 +50,7 @@ func TestRotationGateSurvey(t *testing.T) {
 				continue
 			}
 		}
-		img, err := decodeFile(filepath.Join(dir, name))
+		img, err := decodeFile(path)
 		if err != nil || img.Bounds().Dx()*img.Bounds().Dy() > 12e6 {
 			continue
 		}

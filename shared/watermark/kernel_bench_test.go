@@ -71,56 +71,21 @@ func BenchmarkKernels(b *testing.B) {
 func refFoldChipsRot(s *scheme, hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
 	acc, odd := make([]float64, G*G), make([]float64, G*G)
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	bias := float64(64 * T)
-	shift := 0
-	for 1<<shift < C {
-		shift++
-	}
-	sh, gm := fixBits+shift, int64(G-1)
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	r := newRotWalk(T, scale, angle)
+	sh, gm := fixBits+log2(C), int64(G-1)
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + bias) * fixOne)
+		ux, uy := r.start(x0, y, 0, 0)
 		for i, v := range hp[y*w+x0 : y*w+x1] {
 			dst := acc
 			if i%2 == 1 {
 				dst = odd
 			}
 			dst[int((uy>>sh)&gm)*G+int((ux>>sh)&gm)] += float64(v)
-			ux += dux
-			uy += duy
+			ux += r.dux
+			uy += r.duy
 		}
 	}
-	for i, v := range odd {
-		acc[i] += v
-	}
-	return acc
-}
-
-// TestFoldChipsRotBitExact checks that the rotated chip fold gives exactly
-// the reference's sums (same bins, same order of additions), on odd and
-// even window widths, both rotation senses and every scheme.
-func TestFoldChipsRotBitExact(t *testing.T) {
-	w, h := 301, 211
-	hp := benchPlane(w, h)
-	for _, s := range schemes() {
-		for _, win := range [][4]int{{0, 0, w, h}, {17, 9, 290, 200}, {3, 5, 4, 6}} {
-			for _, sc := range []float64{1, 1.037, 1.5, 2.4} {
-				for _, a := range []float64{-7, -0.5, 0.25, 3, 45} {
-					got := s.foldChips(hp, w, sc, a, win[0], win[1], win[2], win[3])
-					want := refFoldChipsRot(s, hp, w, sc, a, win[0], win[1], win[2], win[3])
-					for i := range want {
-						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-							t.Fatalf("v%d window %v scale %v angle %v: bin %d = %v, want %v", s.version, win, sc, a, i, got[i], want[i])
-						}
-					}
-				}
-			}
-		}
-	}
+	return addInto(acc, odd)
 }
 
 // refTransform is the 2-D FFT written plainly (strided twiddle lookups,
@@ -128,10 +93,7 @@ func TestFoldChipsRotBitExact(t *testing.T) {
 // reference the optimised transform must match bit for bit.
 func refTransform(f *fft2, data []complex128, inverse bool) {
 	n := f.n
-	tw := f.twiddle
-	if inverse {
-		tw = f.twiddleInv
-	}
+	tw := f.twiddles(inverse)
 	row := func(x []complex128) {
 		for i, r := range f.rev {
 			if i < r {
@@ -199,11 +161,8 @@ func TestTransformBitExact(t *testing.T) {
 			}
 			f.transform(got, inv)
 			refTransform(f, want, inv)
-			for i := range got {
-				if math.Float64bits(real(got[i])) != math.Float64bits(real(want[i])) ||
-					math.Float64bits(imag(got[i])) != math.Float64bits(imag(want[i])) {
-					t.Fatalf("n=%d inverse=%v: [%d] = %v, want %v", n, inv, i, got[i], want[i])
-				}
+			if i, ok := sameBits(got, want); !ok {
+				t.Fatalf("n=%d inverse=%v: [%d] = %v, want %v", n, inv, i, got[i], want[i])
 			}
 		}
 	}
@@ -223,19 +182,14 @@ func refFoldRot(s *scheme, hp []float32, w int, scale, angle, px, py float64, x0
 		}
 		return acc
 	}
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	bias := float64(64 * T)
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	r := newRotWalk(T, scale, angle)
 	m := int64(T - 1)
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + px + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + py + bias) * fixOne)
+		ux, uy := r.start(x0, y, px, py)
 		for x := x0; x < x1; x++ {
 			acc[int((uy>>fixBits)&m)*T+int((ux>>fixBits)&m)] += float64(hp[y*w+x])
-			ux += dux
-			uy += duy
+			ux += r.dux
+			uy += r.duy
 		}
 	}
 	return acc
@@ -255,14 +209,13 @@ func refFoldChips0(s *scheme, hp []float32, w int, scale float64, x0, y0, x1, y1
 			dst[cy*G+(int((float64(x)+0.5)/scale)%T)/C] += float64(hp[y*w+x])
 		}
 	}
-	for i, v := range odd {
-		acc[i] += v
-	}
-	return acc
+	return addInto(acc, odd)
 }
 
-// TestFoldsBitExact checks foldRot, foldPhase and the unrotated chip fold
-// against the plain references bit for bit.
+// TestFoldsBitExact checks foldRot, foldPhase and the chip fold (straight
+// and rotated both ways) against the plain references bit for bit: same
+// bins, same order of additions, on odd and even window widths and every
+// scheme.
 func TestFoldsBitExact(t *testing.T) {
 	w, h := 301, 211
 	hp := benchPlane(w, h)
@@ -279,6 +232,13 @@ func TestFoldsBitExact(t *testing.T) {
 			for _, sc := range []float64{1, 1.037, 1.5, 2.4} {
 				if i := same(s.foldChips(hp, w, sc, 0, win[0], win[1], win[2], win[3]), refFoldChips0(s, hp, w, sc, win[0], win[1], win[2], win[3])); i >= 0 {
 					t.Fatalf("foldChips v%d window %v scale %v: bin %d differs", s.version, win, sc, i)
+				}
+				for _, a := range []float64{-7, -0.5, 0.25, 3, 45} {
+					got := s.foldChips(hp, w, sc, a, win[0], win[1], win[2], win[3])
+					want := refFoldChipsRot(s, hp, w, sc, a, win[0], win[1], win[2], win[3])
+					if i := same(got, want); i >= 0 {
+						t.Fatalf("foldChips v%d window %v scale %v angle %v: bin %d = %v, want %v", s.version, win, sc, a, i, got[i], want[i])
+					}
 				}
 				for _, a := range []float64{0, -2, 0.5, 30} {
 					for _, ph := range [][2]float64{{0, 0}, {0.5, 0}, {0, 0.5}, {37, 5}} {

@@ -211,6 +211,12 @@ func checkTwiddles(n, m, t, s int) {
 	}
 }
 
+// quarters returns the four runs of m values, d apart, from x[i], capped
+// at m so that the loops over them need no bounds checks.
+func quarters(x []complex128, i, d, m int) (q0, q1, q2, q3 []complex128) {
+	return x[i : i+m : i+m], x[i+d : i+d+m : i+d+m], x[i+2*d : i+2*d+m : i+2*d+m], x[i+3*d : i+3*d+m : i+3*d+m]
+}
+
 func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
 	if s1 == 0 && s2 == 0 && s3 == 0 {
 		// The same twiddles for every k (the column passes): in registers.
@@ -218,11 +224,7 @@ func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex
 		return
 	}
 	for g := 0; g < groups; g++ {
-		i := off + g*gstride
-		q0 := x[i : i+m : i+m]
-		q1 := x[i+d : i+d+m : i+d+m]
-		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
-		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		q0, q1, q2, q3 := quarters(x, off+g*gstride, d, m)
 		for k, a := range q0 {
 			w1 := tw[t1+k*s1]
 			b := q1[k] * w1
@@ -238,11 +240,7 @@ func butterflies4Go(x []complex128, off, d, m, groups, gstride int, tw []complex
 
 func butterflies4ConstGo(x []complex128, off, d, m, groups, gstride int, w1, w2, w3 complex128) {
 	for g := 0; g < groups; g++ {
-		i := off + g*gstride
-		q0 := x[i : i+m : i+m]
-		q1 := x[i+d : i+d+m : i+d+m]
-		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
-		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		q0, q1, q2, q3 := quarters(x, off+g*gstride, d, m)
 		for k, a := range q0 {
 			b := q1[k] * w1
 			c, d := q2[k], q3[k]*w1
@@ -257,11 +255,7 @@ func butterflies4ConstGo(x []complex128, off, d, m, groups, gstride int, w1, w2,
 
 func butterflies4OneGo(x []complex128, off, d, m, groups, gstride int, w3 complex128) {
 	for g := 0; g < groups; g++ {
-		i := off + g*gstride
-		q0 := x[i : i+m : i+m]
-		q1 := x[i+d : i+d+m : i+d+m]
-		q2 := x[i+2*d : i+2*d+m : i+2*d+m]
-		q3 := x[i+3*d : i+3*d+m : i+3*d+m]
+		q0, q1, q2, q3 := quarters(x, off+g*gstride, d, m)
 		for k, a := range q0 {
 			b, c, d := q1[k], q2[k], q3[k]
 			a, b = a+b, a-b

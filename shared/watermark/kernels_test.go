@@ -139,23 +139,33 @@ func checkFold(t *testing.T, T, w, x0, y0, nx, ny int, seed uint64, raw []byte) 
 		hp[2*i], hp[2*i+1] = float32(real(c)), float32(imag(c))
 	}
 	r := rand.New(rand.NewPCG(seed, 7))
-	tx, ty := make([]int, nx), make([]int, ny)
-	for i := range tx {
-		tx[i] = r.IntN(T)
-	}
-	for i := range ty {
-		ty[i] = r.IntN(T)
-	}
-	got, want := make([]float64, T*T), make([]float64, T*T)
-	for i := range got {
-		got[i] = float64(i)
-		want[i] = float64(i)
-	}
+	tx, ty := randBins(r, nx, T), randBins(r, ny, T)
+	got, want := ramps(T * T)
 	foldRows(got, T, hp, w, x0, y0, tx, ty)
 	foldRowsGo(want, T, hp, w, x0, y0, tx, ty)
 	if i, ok := sameFloat64Bits(got, want); !ok {
 		t.Fatalf("foldRows T=%d w=%d window %d×%d at (%d,%d): bin %d = %v, the Go body gives %v", T, w, nx, ny, x0, y0, i, got[i], want[i])
 	}
+}
+
+// randBins returns n bin indices below limit drawn from r.
+func randBins(r *rand.Rand, n, limit int) []int {
+	b := make([]int, n)
+	for i := range b {
+		b[i] = r.IntN(limit)
+	}
+	return b
+}
+
+// ramps returns two equal slices of n values 0, 1, 2, …: the starting
+// sums a kernel and its Go body add into.
+func ramps(n int) (got, want []float64) {
+	got, want = make([]float64, n), make([]float64, n)
+	for i := range got {
+		got[i] = float64(i)
+		want[i] = float64(i)
+	}
+	return got, want
 }
 
 // sameFloat64Bits reports whether got and want (the same length) hold
@@ -190,20 +200,9 @@ func checkSATFold(t *testing.T, G, stride, rows, nx, ny int, seed uint64, raw []
 		slices.Sort(c)
 		return c
 	}
-	bins := func(n int) []int {
-		b := make([]int, n)
-		for i := range b {
-			b[i] = r.IntN(G)
-		}
-		return b
-	}
 	xb, yb := cuts(nx, stride), cuts(ny, rows)
-	bx, by := bins(nx), bins(ny)
-	got, want := make([]float64, G*G), make([]float64, G*G)
-	for i := range got {
-		got[i] = float64(i)
-		want[i] = float64(i)
-	}
+	bx, by := randBins(r, nx, G), randBins(r, ny, G)
+	got, want := ramps(G * G)
 	satFold(got, G, sat, stride, xb, bx, yb, by)
 	satFoldGo(want, G, sat, stride, xb, bx, yb, by)
 	if i, ok := sameFloat64Bits(got, want); !ok {

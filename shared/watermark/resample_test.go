@@ -1,9 +1,7 @@
 package watermark
 
 import (
-	"bytes"
 	"fmt"
-	"image/jpeg"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -83,10 +81,7 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 		ss += float64(d) * float64(d)
 	}
 	if s.localNorm > 0 {
-		sq := make([]float32, len(b))
-		for i, v := range b {
-			sq[i] = v * v
-		}
+		sq := squares(b)
 		loc := refBoxBlur(sq, w, h, s.localNorm)
 		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
 		ss = 0
@@ -96,14 +91,7 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 			ss += float64(d) * float64(d)
 		}
 	}
-	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
-	for i, v := range b {
-		if v > c {
-			b[i] = c
-		} else if v < -c {
-			b[i] = -c
-		}
-	}
+	clip3RMS(b, ss)
 	return b
 }
 
@@ -238,11 +226,7 @@ func BenchmarkResampleLuma(b *testing.B) {
 }
 
 func BenchmarkHighpass(b *testing.B) {
-	data, _ := benchJPEG(b)
-	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	img, _ := benchImage(b)
 	l := imagex.ToLuma(img)
 	for _, s := range schemes() {
 		w, h := s.workDims(l.Width, l.Height)

@@ -319,10 +319,7 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 	var quiet float64
 	ss := sumSquares(b)
 	if s.localNorm > 0 {
-		sq := make([]float32, len(b))
-		for i, v := range b {
-			sq[i] = v * v
-		}
+		sq := squares(b)
 		loc := boxBlur(sq, w, h, s.localNorm)
 		// Divide by the local power, not the local RMS: a pixel's weight
 		// in the correlations then falls as the host's variance around it
@@ -344,6 +341,22 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 		}
 		ss = sumSquares(b)
 	}
+	clip3RMS(b, ss)
+	return b, quiet
+}
+
+// squares returns the squares of b's values.
+func squares(b []float32) []float32 {
+	sq := make([]float32, len(b))
+	for i, v := range b {
+		sq[i] = v * v
+	}
+	return sq
+}
+
+// clip3RMS clips b (in place) at 3 times the RMS that its sum of squares
+// ss gives.
+func clip3RMS(b []float32, ss float64) {
 	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
 	for i, v := range b {
 		if v > c {
@@ -352,7 +365,6 @@ func (s *scheme) normaliseHP(b, work []float32, w, h int, count bool) ([]float32
 			b[i] = -c
 		}
 	}
-	return b, quiet
 }
 
 // fold sums the w×h plane into one T×T tile, mapping decoder pixel x to
@@ -398,21 +410,12 @@ func (s *scheme) foldRotTo(acc []float64, hp []float32, w int, scale, angle, px,
 	T := s.tile
 	acc = acc[:T*T]
 	clear(acc)
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	// Keep coordinates positive so that truncation is a floor.
-	bias := float64(64 * T)
-	// Fixed-point coordinates (32 fraction bits): an integer add per pixel
-	// instead of a float add whose latency chains the loop (rotated folds
-	// are most of the search's cost on an unmarked picture); the drift over
-	// a row is under 10⁻⁶ pixel.
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	r := newRotWalk(T, scale, angle)
 	m := int64(T - 1) // T is a power of two
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + px + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + py + bias) * fixOne)
+		ux, uy := r.start(x0, y, px, py)
 		src := hp[y*w+x0 : y*w+x1]
+		dux, duy := r.dux, r.duy
 		for _, v := range src {
 			acc[int((uy>>fixBits)&m)*T+int((ux>>fixBits)&m)] += float64(v)
 			ux += dux
@@ -428,6 +431,41 @@ const (
 	fixBits = 32
 	fixOne  = 1 << fixBits
 )
+
+// rotWalk walks the rows of a plane in the rotated folds' fixed-point tile
+// coordinates (fixBits fraction bits): an integer add per pixel instead of
+// a float add whose latency chains the loop (rotated folds are most of the
+// search's cost on an unmarked picture); the drift over a row is under
+// 10⁻⁶ pixel.
+type rotWalk struct {
+	cs, ss, bias float64
+	dux, duy     int64 // one pixel to the right
+}
+
+// newRotWalk is the walk for a plane scaled by 1/scale and rotated by
+// angle degrees, over tiles of T pixels.
+func newRotWalk(T int, scale, angle float64) rotWalk {
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	// The bias keeps coordinates positive, so that truncation is a floor.
+	return rotWalk{cs: cs, ss: ss, bias: float64(64 * T),
+		dux: int64(math.Round(cs * fixOne)), duy: int64(math.Round(-ss * fixOne))}
+}
+
+// start is where the centre of pixel (x, y) falls, shifted by (px, py).
+func (r rotWalk) start(x, y int, px, py float64) (ux, uy int64) {
+	fx, fy := float64(x)+0.5, float64(y)+0.5
+	return int64((r.ss*fy + r.cs*fx + px + r.bias) * fixOne), int64((r.cs*fy - r.ss*fx + py + r.bias) * fixOne)
+}
+
+// log2 is the smallest k with 1<<k >= n.
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
 
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
@@ -473,24 +511,16 @@ func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle f
 		}
 		return addInto(acc, odd)
 	}
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	bias := float64(64 * T)
-	shift := 0
-	for 1<<shift < C {
-		shift++
-	}
 	// Fixed point as in foldRot; the chip of a coordinate is its integer
-	// part shifted by log2(C), modulo G. The pixels are walked by reslicing in pairs: that drops the bounds
-	// checks on the source, which the WebAssembly build pays for at every
-	// pixel. (Masking the bin index to drop the scatter's checks too was
-	// slower natively.)
-	sh, gm := fixBits+shift, int64(G-1)
-	dux, duy := int64(math.Round(cs*fixOne)), int64(math.Round(-ss*fixOne))
+	// part shifted by log2(C), modulo G. The pixels are walked by
+	// reslicing in pairs: that drops the bounds checks on the source,
+	// which the WebAssembly build pays for at every pixel. (Masking the
+	// bin index to drop the scatter's checks too was slower natively.)
+	r := newRotWalk(T, scale, angle)
+	sh, gm := fixBits+log2(C), int64(G-1)
+	dux, duy := r.dux, r.duy
 	for y := y0; y < y1; y++ {
-		fy := float64(y) + 0.5
-		ux := int64((ss*fy + cs*(float64(x0)+0.5) + bias) * fixOne)
-		uy := int64((cs*fy - ss*(float64(x0)+0.5) + bias) * fixOne)
+		ux, uy := r.start(x0, y, 0, 0)
 		src := hp[y*w+x0 : y*w+x1]
 		for len(src) >= 2 {
 			acc[int((uy>>sh)&gm)*G+int((ux>>sh)&gm)] += float64(src[0])
@@ -765,18 +795,9 @@ func (s *scheme) pilotNear(acc []float64, dx, dy int) (best float64, bx, by int)
 // pilotCorr is the pilot's correlation with the folded tile at pixel offset
 // (dx, dy).
 func (s *scheme) pilotCorr(acc []float64, dx, dy int) float64 {
-	T, C := s.tile, s.chip
 	var sum float64
 	for _, k := range s.pilotChips {
-		cy, cx := (k/s.grid)*C, (k%s.grid)*C
-		var v float64
-		for i := 0; i < C; i++ {
-			row := acc[((cy+i+dy)%T)*T:]
-			for j := 0; j < C; j++ {
-				v += row[(cx+j+dx)%T]
-			}
-		}
-		sum += v * float64(s.pn[k])
+		sum += s.chipSum(acc, k, dx, dy) * float64(s.pn[k])
 	}
 	return sum
 }
@@ -852,8 +873,13 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	scales, box := s.coarseScales, [4]int{0, 0, w, h}
 	if s.frames {
 		fs, b, ok := s.frameScales(hp, w, h)
-		if !ok {
-			fs, b, ok = s.captionScales(l, hp, w, h)
+		// A caption band's text rows are busy: when the band is tall
+		// enough to leave flat rows beyond its text, the frame's box
+		// takes the text in and its scales are the picture's and the
+		// band's together. The caption's box inside it is the picture's;
+		// its scales join the frame's.
+		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
+			fs, b, ok = append(fs[:len(fs):len(fs)], cs...), cb, true
 		}
 		if ok {
 			scales, box = append(scales[:len(scales):len(scales)], fs...), b
@@ -911,6 +937,20 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 		}
 	}
 	return p, d
+}
+
+// captionTakenIn: a frame's box took a caption band's text in when the
+// caption's box inside it is shorter by more than this fraction of the
+// plane along an axis. (A frame's box and the caption's of a plain border
+// differ by a row or two; a 20 % band's text adds 13 % of the plane.)
+const captionTakenIn = 0.05
+
+// takenIn reports whether the caption's box cb lies within the frame's
+// box b (of a w×h plane) and b took in a band beside it (captionTakenIn).
+func takenIn(cb, b [4]int, w, h int) bool {
+	inside := cb[0] >= b[0] && cb[1] >= b[1] && cb[2] <= b[2] && cb[3] <= b[3]
+	dw, dh := (b[2]-b[0])-(cb[2]-cb[0]), (b[3]-b[1])-(cb[3]-cb[1])
+	return inside && (float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h))
 }
 
 // rotationPairs lists the (scale, angle) pairs of the rotation search:

@@ -16,15 +16,19 @@ import (
 // rotation search has a hypothesis that fits.
 //
 // A small perspective is, to a fraction of a pixel over such a plane, a
-// bilinear displacement field (the homography's departure from bilinear is
-// of the order of the corners' displacement squared over the side:
-// 0.03²·256 ≈ 0.2 pixel). So the search cuts the plane into blocks, folds
-// each block on its own under the current map and correlates it with the
-// pilot at every offset (one FFT per two blocks), and fits the eight
-// coefficients of a bilinear correction that maximises the sum of the
-// blocks' normalised correlations at the displacement the field predicts
-// for each block's centre. Each block on its own is weak (a sixteenth of
-// the plane); their joint evidence through a smooth field is not. The fit
+// quadratic displacement field. (Not a bilinear one: when the corners move
+// in different directions, the homography's denominator varies by a few
+// per cent across the plane, and the bilinear map that fits it best is
+// still 3 pixels off on average and 7 at worst at 3 % corners: too far
+// for the 294 coded bits. The quadratic that fits best is 0.2 pixel off
+// on average, 1 at worst.) So the search cuts the plane into blocks,
+// folds each block on its own under the current map and correlates it
+// with the pilot at every offset (one FFT per two blocks), and fits the
+// twelve coefficients of a quadratic correction that maximises the sum
+// of the blocks' normalised correlations at the displacement the field
+// predicts for each block's centre (after the eight of a bilinear one,
+// see detectWarp). Each block on its own is weak (a sixteenth of the
+// plane); their joint evidence through a smooth field is not. The fit
 // runs coarse to fine (fewer, larger blocks and a wide displacement range
 // first, and only when the first level's blocks agree on an offset),
 // is polished on the whole plane, and the whole plane is folded under the
@@ -32,47 +36,66 @@ import (
 // gate (≥ 6) as any other candidate before it is read (twice, see
 // detectWarp).
 
+// warpTerms is the number of coefficients per axis of a warp: the
+// terms 1, x, y, x·y, x², y² of a quadratic in the plane's coordinates.
+const warpTerms = 6
+
+// bilinearTerms is the first four of them, a bilinear map: the map the
+// search fits first (see warpCandidates).
+const bilinearTerms = 4
+
+// terms returns the warp's terms at (x, y).
+func terms(x, y float64) [warpTerms]float64 { return [...]float64{1, x, y, x * y, x * x, y * y} }
+
+// quad evaluates the coefficients c at (x, y), the bilinear part in the
+// order of operations the bilinear search had (a bilinear fit evaluates
+// to the same bits).
+func quad(c *[warpTerms]float64, x, y float64) float64 {
+	return c[0] + c[1]*x + c[2]*y + c[3]*x*y + c[4]*x*x + c[5]*y*y
+}
+
 // warpMap maps a working pixel's centre (fx, fy) = (x+0.5, y+0.5) to tile
-// coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy per axis (linear along a
-// row, so a fold costs what a rotated fold costs).
+// coordinates: u = a0 + a1·fx + a2·fy + a3·fx·fy + a4·fx² + a5·fy² per
+// axis (a quadratic along a row, folded by fixed-point second differences,
+// so a fold costs what a rotated fold costs).
 type warpMap struct {
-	ux, uy [4]float64
+	ux, uy [warpTerms]float64
 }
 
 // at returns the tile coordinates of the point (fx, fy).
 func (m warpMap) at(fx, fy float64) (float64, float64) {
-	return m.ux[0] + m.ux[1]*fx + m.ux[2]*fy + m.ux[3]*fx*fy,
-		m.uy[0] + m.uy[1]*fx + m.uy[2]*fy + m.uy[3]*fx*fy
+	return quad(&m.ux, fx, fy), quad(&m.uy, fx, fy)
 }
 
 // identityWarp is scale 1, no rotation, phase 0.
 func identityWarp() warpMap {
-	return warpMap{ux: [4]float64{0, 1, 0, 0}, uy: [4]float64{0, 0, 1, 0}}
+	return warpMap{ux: [warpTerms]float64{0, 1}, uy: [warpTerms]float64{0, 0, 1}}
 }
 
-// field is a bilinear displacement over a w×h plane in normalised
+// field is a quadratic displacement over a w×h plane in normalised
 // coordinates X, Y ∈ [−1, 1] (the centre at 0): c0 + c1·X + c2·Y + c3·X·Y
-// per axis, in tile pixels.
+// + c4·X² + c5·Y² per axis, in tile pixels.
 type field struct {
-	cx, cy [4]float64
+	cx, cy [warpTerms]float64
 }
 
 func (f field) at(X, Y float64) (float64, float64) {
-	return f.cx[0] + f.cx[1]*X + f.cx[2]*Y + f.cx[3]*X*Y,
-		f.cy[0] + f.cy[1]*X + f.cy[2]*Y + f.cy[3]*X*Y
+	return quad(&f.cx, X, Y), quad(&f.cy, X, Y)
 }
 
 // minus returns the map m − f on a w×h plane (the content a block shows
 // displaced by f(X, Y) from where m puts it is brought back).
 func (m warpMap) minus(f field, w, h int) warpMap {
 	hw, hh := float64(w)/2, float64(h)/2
-	conv := func(c [4]float64) [4]float64 {
+	conv := func(c [warpTerms]float64) [warpTerms]float64 {
 		// X = fx/hw − 1, Y = fy/hh − 1.
-		return [4]float64{
-			c[0] - c[1] - c[2] + c[3],
-			(c[1] - c[3]) / hw,
-			(c[2] - c[3]) / hh,
+		return [warpTerms]float64{
+			c[0] - c[1] - c[2] + c[3] + c[4] + c[5],
+			(c[1] - c[3] - 2*c[4]) / hw,
+			(c[2] - c[3] - 2*c[5]) / hh,
 			c[3] / (hw * hh),
+			c[4] / (hw * hw),
+			c[5] / (hh * hh),
 		}
 	}
 	dx, dy := conv(f.cx), conv(f.cy)
@@ -92,18 +115,26 @@ func (s *scheme) foldWarpTo(acc []float64, hp []float32, w int, m warpMap, x0, y
 	// Keep coordinates positive so that truncation is a floor.
 	bias := float64(64 * T)
 	mask := int64(T - 1)
+	// Along a row u is a quadratic in fx, b + s·fx + q·fx²: from one
+	// pixel to the next it moves by s + q·(2fx+1), a step that itself
+	// moves by 2q. (Both steps rounded to fixed point drift by under
+	// 10⁻⁴ pixel over a row.)
+	qx, qy := m.ux[4], m.uy[4]
+	ddux, dduy := int64(math.Round(2*qx*fixOne)), int64(math.Round(2*qy*fixOne))
 	for y := y0; y < y1; y++ {
 		fy := float64(y) + 0.5
-		// Along the row u is linear in fx: start and step.
 		sx, sy := m.ux[1]+m.ux[3]*fy, m.uy[1]+m.uy[3]*fy
 		fx := float64(x0) + 0.5
-		ux := int64((m.ux[0] + m.ux[2]*fy + sx*fx + bias) * fixOne)
-		uy := int64((m.uy[0] + m.uy[2]*fy + sy*fx + bias) * fixOne)
-		dux, duy := int64(math.Round(sx*fixOne)), int64(math.Round(sy*fixOne))
+		ux := int64((m.ux[0] + m.ux[2]*fy + m.ux[5]*fy*fy + sx*fx + qx*fx*fx + bias) * fixOne)
+		uy := int64((m.uy[0] + m.uy[2]*fy + m.uy[5]*fy*fy + sy*fx + qy*fx*fx + bias) * fixOne)
+		dux := int64(math.Round((sx + qx*(2*fx+1)) * fixOne))
+		duy := int64(math.Round((sy + qy*(2*fx+1)) * fixOne))
 		for _, v := range hp[y*w+x0 : y*w+x1] {
 			acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
 			ux += dux
 			uy += duy
+			dux += ddux
+			duy += dduy
 		}
 	}
 	return acc
@@ -271,12 +302,12 @@ func (c *cyclicMax) apply(dst, src []float32) {
 	maxRuns(dst[:n], c.ext, c.pre, c.suf, W)
 }
 
-// fitField returns the bilinear fields (displacements within reach of the
+// fitField returns the quadratic fields (displacements within reach of the
 // offset (dx, dy)) that maximise the blocks' summed z-score at the
 // displacement each predicts for each block's centre: the best local
 // maxima, at most k of them, best first, no two within a pixel of each
 // other at every block centre.
-func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
+func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	score := func(f field) float64 {
 		var sum float64
 		for i, zb := range b.z {
@@ -295,11 +326,11 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	// displacement, weighted by how far its peak stands out, from no
 	// displacement and from a grid of the cross terms (the part of a
 	// perspective no similarity absorbs) within reach; climb from each.
-	starts := []field{{}, lsField(b, T, dx, dy, int(reach))}
+	starts := []field{{}, lsField(b, T, dx, dy, int(reach), n)}
 	for _, gx := range [...]float64{-6, -3, 0, 3, 6} {
 		for _, gy := range [...]float64{-6, -3, 0, 3, 6} {
 			if (gx != 0 || gy != 0) && math.Abs(gx) <= reach && math.Abs(gy) <= reach {
-				starts = append(starts, field{cx: [4]float64{0, 0, 0, gx}, cy: [4]float64{0, 0, 0, gy}})
+				starts = append(starts, field{cx: [warpTerms]float64{0, 0, 0, gx}, cy: [warpTerms]float64{0, 0, 0, gy}})
 			}
 		}
 	}
@@ -309,7 +340,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	}
 	var fits []fit
 	for _, f0 := range starts {
-		f, sc := climb(f0, score)
+		f, sc := climb(f0, score, n)
 		fits = append(fits, fit{f, sc})
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].s > fits[j].s })
@@ -341,10 +372,10 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k int) []field {
 	return out
 }
 
-// climb is a coordinate ascent of score over the field's eight
+// climb is a coordinate ascent of score over the field's twelve
 // coefficients, steps halving from 1 pixel to 1/8.
-func climb(best field, score func(field) float64) (field, float64) {
-	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9})
+func climb(best field, score func(field) float64, n int) (field, float64) {
+	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9, n: n})
 }
 
 // ascent is a schedule of coordinate ascent: steps halving from from to
@@ -356,6 +387,7 @@ type ascent struct {
 	rounds    int
 	eps       float64
 	firstGain bool
+	n         int // coefficients per axis moved: the first n terms
 }
 
 // ascend runs the ascent a of score from best.
@@ -364,13 +396,13 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	for step := a.from; step >= a.to; step /= 2 {
 		for round := 0; round < a.rounds; round++ {
 			moved := false
-			for p := 0; p < 8; p++ {
+			for p := 0; p < 2*a.n; p++ {
 				for _, sgn := range [2]float64{1, -1} {
 					f := best
-					if p < 4 {
+					if p < a.n {
 						f.cx[p] += sgn * step
 					} else {
-						f.cy[p-4] += sgn * step
+						f.cy[p-a.n] += sgn * step
 					}
 					if sc := score(f); sc > bestS+a.eps {
 						best, bestS, moved = f, sc, true
@@ -388,12 +420,12 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	return best, bestS
 }
 
-// lsField fits the bilinear field through each block's best displacement
+// lsField fits the quadratic field through each block's best displacement
 // within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
 // with no clear peak count nothing).
-func lsField(b warpBlocks, T, dx, dy, r int) field {
-	var ata [16]float64
-	var atx, aty [4]float64
+func lsField(b warpBlocks, T, dx, dy, r, n int) field {
+	ata := make([]float64, n*n)
+	atx, aty := make([]float64, n), make([]float64, n)
 	for i, zb := range b.z {
 		bv, bx, by := math.Inf(-1), 0, 0
 		for ey := -r; ey <= r; ey++ {
@@ -408,20 +440,20 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 			continue
 		}
 		X, Y := b.cx[i], b.cy[i]
-		row := [4]float64{1, X, Y, X * Y}
-		for p := 0; p < 4; p++ {
-			for q := 0; q < 4; q++ {
-				ata[p*4+q] += wt * row[p] * row[q]
+		row := terms(X, Y)
+		for p := 0; p < n; p++ {
+			for q := 0; q < n; q++ {
+				ata[p*n+q] += wt * row[p] * row[q]
 			}
 			atx[p] += wt * row[p] * float64(bx)
 			aty[p] += wt * row[p] * float64(by)
 		}
 	}
-	for p := 0; p < 4; p++ {
-		ata[p*4+p] += 1e-3
+	for p := 0; p < n; p++ {
+		ata[p*n+p] += 1e-3
 	}
-	cx, okx := solveLinear(append([]float64(nil), ata[:]...), atx[:], 4)
-	cy, oky := solveLinear(append([]float64(nil), ata[:]...), aty[:], 4)
+	cx, okx := solveLinear(append([]float64(nil), ata...), atx, n)
+	cy, oky := solveLinear(append([]float64(nil), ata...), aty, n)
 	var f field
 	if okx && oky {
 		copy(f.cx[:], cx)
@@ -435,12 +467,46 @@ func lsField(b warpBlocks, T, dx, dy, r int) field {
 // pilot alignment (z-score over all offsets, offset dx, dy). A fit whose
 // fold reaches warpPolishZ is polished on the whole plane first.
 func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
-	m, r := s.warpFit(hp, w, h, m)
-	if r.z < warpPolishZ {
-		return m, r
+	c := s.warpCandidates(hp, w, h, m, warpTerms)
+	if c == nil {
+		return m, syncResult{}
 	}
-	m = s.polishWarp(hp, w, h, m, r.dx, r.dy)
-	return m, s.warpFold(hp, w, h, m)
+	return c[0].m, c[0].r
+}
+
+// warpCand is a fitted map and its whole-plane fold's alignment.
+type warpCand struct {
+	m warpMap
+	r syncResult
+}
+
+// warpCandidates runs the first level once and, when it passes the gate,
+// fits and polishes one map per number of terms in ns (warpSearch's
+// steps); nil when the gate closes.
+func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
+		return nil
+	}
+	var out []warpCand
+	for _, n := range ns {
+		m, r := s.warpFitFrom(hp, w, h, m0, b, dx, dy, n)
+		if r.z >= warpPolishZ {
+			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
+			r = s.warpFold(hp, w, h, m)
+		}
+		out = append(out, warpCand{m, r})
+	}
+	return out
+}
+
+// warpFirstLevel folds the first level's blocks under m0 and pools them:
+// ok false when their offset does not pass warpPooledGate.
+func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, ok bool) {
+	lv := warpLevels()
+	b = s.warpBlocksOf(hp, w, h, m0, lv[0].n)
+	dx, dy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
+	return b, dx, dy, pz >= warpPooledGate
 }
 
 // warpFit is the blocks' coarse-to-fine fit alone (a zero syncResult when
@@ -449,19 +515,24 @@ func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncRes
 // warpStarts best distinct fits are each carried through the finer levels
 // and the one whose whole-plane fold aligns best is kept.
 func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
-	T := s.tile
-	lv := warpLevels()
-	b := s.warpBlocksOf(hp, w, h, m0, lv[0].n)
-	dx, dy, pz := pooledOffset(b, T, int(lv[0].reach))
-	if pz < warpPooledGate {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
 		return m0, syncResult{}
 	}
+	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
+}
+
+// warpFitFrom is warpFit past the first level (its blocks b and pooled
+// offset), fitting the first n terms of the map.
+func (s *scheme) warpFitFrom(hp []float32, w, h int, m0 warpMap, b warpBlocks, dx, dy, n int) (warpMap, syncResult) {
+	T := s.tile
+	lv := warpLevels()
 	var best warpMap
 	bestR := syncResult{z: math.Inf(-1)}
-	for _, f0 := range fitField(b, T, dx, dy, lv[0].reach, warpStarts) {
+	for _, f0 := range fitField(b, T, dx, dy, lv[0].reach, warpStarts, n) {
 		m := m0.minus(f0, w, h)
 		for _, l := range lv[1:] {
-			f := fitField(s.warpBlocksOf(hp, w, h, m, l.n), T, dx, dy, l.reach, 1)
+			f := fitField(s.warpBlocksOf(hp, w, h, m, l.n), T, dx, dy, l.reach, 1, n)
 			m = m.minus(f[0], w, h)
 		}
 		if r := s.warpFold(hp, w, h, m); r.z > bestR.z {
@@ -495,20 +566,24 @@ func (s *scheme) warpFold(hp []float32, w, h int, m warpMap) syncResult {
 const warpPolishZ = 6.0
 
 // polishWarp refines m by a coordinate ascent of the whole plane's pilot
-// correlation at offset (dx, dy) over the eight coefficients of a bilinear
+// correlation at offset (dx, dy) over the twelve coefficients of a quadratic
 // correction, steps from half a pixel to an eighth.
-func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpMap {
+func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) warpMap {
 	acc := make([]float64, s.tile*s.tile)
 	score := func(f field) float64 {
 		return s.pilotCorr(s.foldWarpTo(acc, hp, w, m.minus(f, w, h), 0, 0, w, h), dx, dy)
 	}
-	best, _ := ascend(field{}, score, ascent{from: 0.5, to: 0.125, rounds: 6, firstGain: true})
+	best, _ := ascend(field{}, score, ascent{from: 0.5, to: 0.125, rounds: 6, firstGain: true, n: n})
 	return m.minus(best, w, h)
 }
 
 // detectWarp runs the warp search on the picture's own orientation from
-// scale 1 and, when the fold under the fitted map passes the pilot gate,
-// reads it up to twice with one CRC check each: the high-passed plane's
+// scale 1 twice past one first level: a bilinear map (the first four
+// terms; exactly the search before the quadratic terms, so every copy
+// that search read reads the same: a quadratic fit can land elsewhere on
+// a picture no quadratic fits, `MilkyWay` seen at an angle), then the
+// quadratic. The fold under each fitted map that passes the pilot gate is
+// read up to twice with one CRC check each: the high-passed plane's
 // fold, then the whitened plane's (whiten.go; on dense texture it keeps
 // more of the mark, `meadow` in the tests: 41 coded bits wrong against
 // 74). Reading the full-resolution luminance resampled onto the warped
@@ -518,8 +593,18 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy int) warpM
 // similarity closest to the map at the plane's centre (Scale 1, Angle 0):
 // exact there, a few pixels off towards the corners.
 func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
-	hp, w, h := v.hp, v.w, v.h
-	m, r := s.warpSearch(hp, w, h, identityWarp())
+	for _, c := range s.warpCandidates(v.hp, v.w, v.h, identityWarp(), bilinearTerms, warpTerms) {
+		if p, d, ok := s.readWarp(v, c.m, c.r); ok {
+			return p, d, true
+		}
+	}
+	return 0, Detection{}, false
+}
+
+// readWarp reads the fold under the fitted map m (alignment r) when it
+// passes the pilot gate: up to twice, one CRC check each.
+func (s *scheme) readWarp(v *views, m warpMap, r syncResult) (Payload, Detection, bool) {
+	w, h := v.w, v.h
 	if r.z < s.minPilotZ {
 		return 0, Detection{}, false
 	}

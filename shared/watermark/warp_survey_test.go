@@ -9,15 +9,26 @@ import (
 	"github.com/provenant/provenant/shared/imagex"
 )
 
+// surveyPhotos returns the sorted paths in the folder named by the
+// environment variable env, and skips the test when it is not set.
+func surveyPhotos(t *testing.T, env string) []string {
+	t.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip(env + " not set")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 // TestWarpSurvey (WM_WARP_DIR=dir of photos) marks each photo, applies the
 // perspective attacks of the robustness bench and reports the warp
 // search's z-score and decode next to Extract's.
 func TestWarpSurvey(t *testing.T) {
-	dir := os.Getenv("WM_WARP_DIR")
-	if dir == "" {
-		t.Skip("WM_WARP_DIR not set")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	files := surveyPhotos(t, "WM_WARP_DIR")
 	s := schemeFor(CurrentVersion)
 	truth := convEncode(message(0x1234567890abcdef, s.version))
 	wrong := func(soft []float64) (n int) {
@@ -78,7 +89,7 @@ func TestWarpSurvey(t *testing.T) {
 				b := s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n)
 				bdx, bdy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
 				z0 := 0.0
-				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts) {
+				for _, f0 := range fitField(b, s.tile, bdx, bdy, lv[0].reach, warpStarts, warpTerms) {
 					z0 = max(z0, s.warpFold(hp, ww, wh, identityWarp().minus(f0, ww, wh)).z)
 				}
 				line := fmt.Sprintf(" | pooled z %.2f level0 z %.2f | warp z=%5.2f wrong bits: fold %d, whitened %d", pz, z0, r.z, wrong(soft), wrong(wsoft))

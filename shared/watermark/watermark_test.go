@@ -29,6 +29,16 @@ func loadTestImage(t testing.TB, name string) image.Image {
 	return m
 }
 
+// markedTestImage returns testdata/name marked with p.
+func markedTestImage(t testing.TB, name string, p Payload) image.Image {
+	t.Helper()
+	m, err := Embed(loadTestImage(t, name), p)
+	if err != nil {
+		t.Fatalf("Embed(%s): %v", name, err)
+	}
+	return m
+}
+
 var testImages = []string{"meadow.jpg", "water.jpg", "night.jpg", "flower.jpg"}
 
 func reencode(t testing.TB, m image.Image, format string, q int) image.Image {
