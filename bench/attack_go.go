@@ -28,19 +28,27 @@ type attack struct {
 }
 
 // attacksNamed returns the attacks named in the comma-separated list, in
-// the table's order; an empty list names them all.
-func attacksNamed(list string) []attack {
+// the list's order; an empty list names them all. A name the table does not
+// have is an error, so a typo cannot shrink a run unnoticed.
+func attacksNamed(list string) ([]attack, error) {
+	return pickAttacks(attacks(), list)
+}
+
+// pickAttacks returns the attacks of from named in the comma-separated
+// list, in the list's order; an empty list returns from.
+func pickAttacks(from []attack, list string) ([]attack, error) {
 	if list == "" {
-		return attacks()
+		return from, nil
 	}
-	names := strings.Split(list, ",")
 	var out []attack
-	for _, a := range attacks() {
-		if slices.Contains(names, a.name) {
-			out = append(out, a)
+	for _, name := range strings.Split(list, ",") {
+		i := slices.IndexFunc(from, func(a attack) bool { return a.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown attack %q", name)
 		}
+		out = append(out, from[i])
 	}
-	return out
+	return out, nil
 }
 
 func attacks() []attack {

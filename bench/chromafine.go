@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -27,72 +26,69 @@ func runChromaFine(dir string, limit, long int) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "chromafine")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	ths := []float64{3, 4, 5, 6, 8}
-	copies := map[string]bool{"1080q80": true, "sharpen-q90": true, "webp80": true, "1600q60": true, "contrast1.25": true, "saturation1.4": true, "gamma0.75": true, "hdr-local": true, "unchanged-q90": true}
-	for _, path := range files {
-		src, _, err := loadCorpusImage(path)
-		if err != nil {
-			continue
-		}
-		if b := src.Bounds(); max(b.Dx(), b.Dy()) > long {
-			if src, err = longSide(long)(src, tmp); err != nil {
-				return err
-			}
-		}
-		name := filepath.Base(path)
-		payload := payloadFor(name)
-		marked, err := watermark.Embed(src, payload)
-		if err != nil {
-			continue
-		}
-		mr := toRGBA(marked)
-		l := imagex.ToLuma(mr)
-		ww, wh := localsig.WorkDims(l.Width, l.Height)
-		sp := localsig.NewProbe(l, localsig.Alignment{Scale: 1, WorkWidth: ww, WorkHeight: wh, Period: 1}).WithChroma(imagex.Chroma(mr))
-		cols, rows := localsig.LayoutColour(ww, wh)
-		sig := subChroma(sp, cols, rows)
-		measure := func(label string, file []byte) {
-			f, err := facts.Analyze(file, limits.Default(), time.Now())
-			if err != nil || f.Local == nil || f.Local.Cb == nil {
-				fmt.Printf("%-40s %-16s no probe\n", name, label)
-				return
-			}
-			if f.Local.Plane.Width != sp.Plane.Width || f.Local.Plane.Height != sp.Plane.Height {
-				f.Local.Plane = imagex.Downscale(f.Local.Plane, sp.Plane.Width, sp.Plane.Height)
-				f.Local.WithChroma(f.Local.Cb, f.Local.Cr)
-			}
-			ex := subChroma(f.Local, cols, rows)
-			fmt.Printf("%-40s %-16s", name, label)
-			for _, t := range ths {
-				fmt.Printf(" >%g:%4d", t, overFine(sig, ex, t))
-			}
-			fmt.Println()
-		}
-		for _, c := range genuineCopies() {
-			if !copies[c.name] {
+	return inTempDir("chromafine", func(tmp string) error {
+		ths := []float64{3, 4, 5, 6, 8}
+		copies := map[string]bool{"1080q80": true, "sharpen-q90": true, "webp80": true, "1600q60": true, "contrast1.25": true, "saturation1.4": true, "gamma0.75": true, "hdr-local": true, "unchanged-q90": true}
+		for _, path := range files {
+			src, _, err := loadCorpusImage(path)
+			if err != nil {
 				continue
 			}
-			file, err := c.fn(mr, tmp)
-			if err != nil {
-				return err
+			if b := src.Bounds(); max(b.Dx(), b.Dy()) > long {
+				if src, err = longSide(long)(src, tmp); err != nil {
+					return err
+				}
 			}
-			measure(c.name, file)
-		}
-		rng := rand.New(rand.NewPCG(uint64(payload), 32))
-		for _, a := range []float64{0.01, 0.02, 0.05} {
-			file, err := encJPEG(colourText(cloneRGBA(mr), a, rng, nil), 90)
+			name := filepath.Base(path)
+			payload := payloadFor(name)
+			marked, err := watermark.Embed(src, payload)
 			if err != nil {
-				return err
+				continue
 			}
-			measure(fmt.Sprintf("colour-text %g%%", 100*a), file)
+			mr := toRGBA(marked)
+			l := imagex.ToLuma(mr)
+			ww, wh := localsig.WorkDims(l.Width, l.Height)
+			sp := localsig.NewProbe(l, localsig.Alignment{Scale: 1, WorkWidth: ww, WorkHeight: wh, Period: 1}).WithChroma(imagex.Chroma(mr))
+			cols, rows := localsig.LayoutColour(ww, wh)
+			sig := subChroma(sp, cols, rows)
+			measure := func(label string, file []byte) {
+				f, err := facts.Analyze(file, limits.Default(), time.Now())
+				if err != nil || f.Local == nil || f.Local.Cb == nil {
+					fmt.Printf("%-40s %-16s no probe\n", name, label)
+					return
+				}
+				if f.Local.Plane.Width != sp.Plane.Width || f.Local.Plane.Height != sp.Plane.Height {
+					f.Local.Plane = imagex.Downscale(f.Local.Plane, sp.Plane.Width, sp.Plane.Height)
+					f.Local.WithChroma(f.Local.Cb, f.Local.Cr)
+				}
+				ex := subChroma(f.Local, cols, rows)
+				fmt.Printf("%-40s %-16s", name, label)
+				for _, t := range ths {
+					fmt.Printf(" >%g:%4d", t, overFine(sig, ex, t))
+				}
+				fmt.Println()
+			}
+			for _, c := range genuineCopies() {
+				if !copies[c.name] {
+					continue
+				}
+				file, err := c.fn(mr, tmp)
+				if err != nil {
+					return err
+				}
+				measure(c.name, file)
+			}
+			rng := rand.New(rand.NewPCG(uint64(payload), 32))
+			for _, a := range []float64{0.01, 0.02, 0.05} {
+				file, err := encJPEG(colourText(cloneRGBA(mr), a, rng, nil), 90)
+				if err != nil {
+					return err
+				}
+				measure(fmt.Sprintf("colour-text %g%%", 100*a), file)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // subChroma returns, per block of a cols×rows layout over the probe, the

@@ -77,8 +77,7 @@ type forgery struct {
 	fn   func(m *image.RGBA, area float64, rng *rand.Rand, other image.Image) *image.RGBA
 }
 
-func runIntegrity(args []string) error {
-	fs := flag.NewFlagSet("integrity", flag.ContinueOnError)
+func integrityCommand(fs *flag.FlagSet) func() error {
 	dir := fs.String("images", "bench/images", "directory of development photos")
 	limit := fs.Int("limit", 40, "photos to use, spread over the sorted list (0: all)")
 	long := fs.Int("long", 2560, "long side the photos are signed at (larger ones are scaled down first)")
@@ -92,185 +91,181 @@ func runIntegrity(args []string) error {
 	heldOut := fs.Bool("heldout", false, "use only the photos that -limit 40 does not select (the development subset the thresholds were tuned on), spread by -limit")
 	harsh := fs.Bool("harsh", false, "add harsher global tone copies (gamma 0.6 and 1.4, saturation 1.7, contrast 1.4, gamma 0.75 with saturation 1.4 or a gain of 1.15, contrast 1.25 with saturation 1.4) to the genuine copies, to study the global fit on the development photos")
 	subChroma := fs.Bool("subchroma", false, "instead, measure whether 2×2 sub-block chroma separates colour-only text from genuine copies on the held-out photos (-limit, -long)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *subChroma {
-		return runChromaFine(*dir, *limit, *long)
-	}
-	var sizes []float64
-	for _, s := range strings.Split(*areas, ",") {
-		var v float64
-		if _, err := fmt.Sscan(s, &v); err != nil {
-			return fmt.Errorf("-areas: %w", err)
+	return func() error {
+		if *subChroma {
+			return runChromaFine(*dir, *limit, *long)
 		}
-		sizes = append(sizes, v/100)
-	}
-	want := map[string]bool{}
-	for _, s := range strings.Split(*only, ",") {
-		if s != "" {
-			want[s] = true
+		var sizes []float64
+		for _, s := range strings.Split(*areas, ",") {
+			var v float64
+			if _, err := fmt.Sscan(s, &v); err != nil {
+				return fmt.Errorf("-areas: %w", err)
+			}
+			sizes = append(sizes, v/100)
 		}
-	}
-	sel := func(n string) bool { return len(want) == 0 || want[n] }
-	files, err := corpusFiles(*dir, *limit)
-	if *heldOut {
-		files, err = heldOutFiles(*dir, *limit)
-	}
-	if *unseen {
-		files, err = unseenFiles(*dir, *limit)
-	}
-	if err != nil {
-		return err
-	}
-	if len(files) < 2 {
-		return fmt.Errorf("need at least 2 photos in %s", *dir)
-	}
-	studied := func(name string) bool { return *photo == "" || strings.Contains(name, *photo) }
-	tmp, err := os.MkdirTemp("", "integrity")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	copies := genuineCopies()
-	if *harsh {
-		copies = append(copies, harshCopies()...)
-	}
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		fmt.Println("note: ffmpeg not found, webp80 skipped")
-		copies = slicesDelete(copies, "webp80")
-	}
-	forgeries := forgeryKinds()
-	st := newIntegrityStats()
-	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
-	w := os.Stdout
-	load := func(path string) (image.Image, error) {
-		m, _, err := loadCorpusImage(path)
-		if err != nil {
-			return nil, err
+		want := map[string]bool{}
+		for _, s := range strings.Split(*only, ",") {
+			if s != "" {
+				want[s] = true
+			}
 		}
-		b := m.Bounds()
-		if max(b.Dx(), b.Dy()) > *long {
-			return longSide(*long)(m, tmp)
+		sel := func(n string) bool { return len(want) == 0 || want[n] }
+		files, err := corpusFiles(*dir, *limit)
+		if *heldOut {
+			files, err = heldOutFiles(*dir, *limit)
 		}
-		return m, nil
-	}
-	for i, path := range files {
-		name := filepath.Base(path)
-		if !studied(name) {
-			continue
+		if *unseen {
+			files, err = unseenFiles(*dir, *limit)
 		}
-		src, err := load(path)
-		if err != nil {
-			fmt.Fprintf(w, "%s: skipped: %v\n", name, err)
-			continue
-		}
-		otherPath := files[(i+len(files)/2)%len(files)]
-		other, err := load(otherPath)
 		if err != nil {
 			return err
 		}
-		payload := payloadFor(name)
-		marked, err := watermark.Embed(src, payload)
-		if err != nil {
-			fmt.Fprintf(w, "%s: not signed: %v\n", name, err)
-			continue
+		if len(files) < 2 {
+			return fmt.Errorf("need at least 2 photos in %s", *dir)
 		}
-		mr := toRGBA(marked)
-		cand, err := signedCandidate(priv, mr, payload, *format)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		rec, err := record.Verify(cand.Signed)
-		if err != nil {
-			return err
-		}
-		grid, err := rec.Grid()
-		if err != nil {
-			return err
-		}
-		var last localsig.Result
-		check := func(file []byte) (verdict.Result, wire.VerifyResponse, error) {
-			f, err := facts.Analyze(file, limits.Default(), time.Now())
-			if err != nil {
-				return verdict.Result{}, wire.VerifyResponse{}, err
+		studied := func(name string) bool { return *photo == "" || strings.Contains(name, *photo) }
+		return inTempDir("integrity", func(tmp string) error {
+			copies := genuineCopies()
+			if *harsh {
+				copies = append(copies, harshCopies()...)
 			}
-			last = localsig.Result{}
-			if f.Local != nil {
-				last = localsig.Compare(grid, f.Local)
+			if _, err := exec.LookPath("ffmpeg"); err != nil {
+				fmt.Println("note: ffmpeg not found, webp80 skipped")
+				copies = slicesDelete(copies, "webp80")
 			}
-			r := verdict.Decide(f.Verdict(), []verdict.Candidate{cand}, verdict.Options{})
-			return r, r.Wire(), nil
-		}
-		evidence := func() string {
-			return fmt.Sprintf("[%v compared %d changed %d lone %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Lone, last.Structured, last.Foreign, last.Colour, last.Why)
-		}
-		rng := rand.New(rand.NewPCG(uint64(payload), 32))
-		for _, c := range copies {
-			if !sel(c.name) {
-				continue
+			forgeries := forgeryKinds()
+			st := newIntegrityStats()
+			priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+			w := os.Stdout
+			load := func(path string) (image.Image, error) {
+				m, _, err := loadCorpusImage(path)
+				if err != nil {
+					return nil, err
+				}
+				b := m.Bounds()
+				if max(b.Dx(), b.Dy()) > *long {
+					return longSide(*long)(m, tmp)
+				}
+				return m, nil
 			}
-			file, err := c.fn(mr, tmp)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", name, c.name, err)
-			}
-			r, wr, err := check(file)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", name, c.name, err)
-			}
-			st.genuine(c.name, r, wr)
-			if *verbose && !r.Authentic {
-				fmt.Fprintf(w, "  genuine %-14s %-40s match %-10s %s %s\n", c.name, name, r.Match, relationOf(wr), evidence())
-			}
-		}
-		for _, fk := range forgeries {
-			if !sel(fk.name) {
-				continue
-			}
-			for _, a := range sizes {
-				edited := fk.fn(cloneRGBA(mr), a, rng, other)
-				file, err := encJPEG(edited, 90)
+			for i, path := range files {
+				name := filepath.Base(path)
+				if !studied(name) {
+					continue
+				}
+				src, err := load(path)
+				if err != nil {
+					fmt.Fprintf(w, "%s: skipped: %v\n", name, err)
+					continue
+				}
+				otherPath := files[(i+len(files)/2)%len(files)]
+				other, err := load(otherPath)
 				if err != nil {
 					return err
 				}
-				r, wr, err := check(file)
+				payload := payloadFor(name)
+				marked, err := watermark.Embed(src, payload)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", name, fk.name, err)
+					fmt.Fprintf(w, "%s: not signed: %v\n", name, err)
+					continue
 				}
-				st.forged(fk.name, a, r, wr)
-				if *verbose && r.Authentic {
-					px, dc := inkShift(mr, edited)
-					fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s ink %d px, chroma shift %.1f\n", fk.name, 100*a, name, r.Match, evidence(), px, dc)
+				mr := toRGBA(marked)
+				cand, err := signedCandidate(priv, mr, payload, *format)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
 				}
-			}
-		}
-		if sel("transplant") {
-			// The victim's payload embedded into another photo with the
-			// project's own embedder: the attack the warning is for.
-			tm, err := watermark.Embed(other, payload)
-			if err == nil {
-				file, err := encJPEG(tm, 85)
+				rec, err := record.Verify(cand.Signed)
 				if err != nil {
 					return err
 				}
-				r, wr, err := check(file)
+				grid, err := rec.Grid()
 				if err != nil {
 					return err
 				}
-				st.transplant(r, wr)
-				if *verbose {
-					fmt.Fprintf(w, "  transplant into %-40s match %s %s %s\n", filepath.Base(otherPath), r.Match, relationOf(wr), evidence())
+				var last localsig.Result
+				check := func(file []byte) (verdict.Result, wire.VerifyResponse, error) {
+					f, err := facts.Analyze(file, limits.Default(), time.Now())
+					if err != nil {
+						return verdict.Result{}, wire.VerifyResponse{}, err
+					}
+					last = localsig.Result{}
+					if f.Local != nil {
+						last = localsig.Compare(grid, f.Local)
+					}
+					r := verdict.Decide(f.Verdict(), []verdict.Candidate{cand}, verdict.Options{})
+					return r, r.Wire(), nil
+				}
+				evidence := func() string {
+					return fmt.Sprintf("[%v compared %d changed %d lone %d structured %d foreign %d colour %v why %+v]", last.Outcome, last.Compared, last.ChangedCount, last.Lone, last.Structured, last.Foreign, last.Colour, last.Why)
+				}
+				rng := rand.New(rand.NewPCG(uint64(payload), 32))
+				for _, c := range copies {
+					if !sel(c.name) {
+						continue
+					}
+					file, err := c.fn(mr, tmp)
+					if err != nil {
+						return fmt.Errorf("%s %s: %w", name, c.name, err)
+					}
+					r, wr, err := check(file)
+					if err != nil {
+						return fmt.Errorf("%s %s: %w", name, c.name, err)
+					}
+					st.genuine(c.name, r, wr)
+					if *verbose && !r.Authentic {
+						fmt.Fprintf(w, "  genuine %-14s %-40s match %-10s %s %s\n", c.name, name, r.Match, relationOf(wr), evidence())
+					}
+				}
+				for _, fk := range forgeries {
+					if !sel(fk.name) {
+						continue
+					}
+					for _, a := range sizes {
+						edited := fk.fn(cloneRGBA(mr), a, rng, other)
+						file, err := encJPEG(edited, 90)
+						if err != nil {
+							return err
+						}
+						r, wr, err := check(file)
+						if err != nil {
+							return fmt.Errorf("%s %s: %w", name, fk.name, err)
+						}
+						st.forged(fk.name, a, r, wr)
+						if *verbose && r.Authentic {
+							px, dc := inkShift(mr, edited)
+							fmt.Fprintf(w, "  forgery %-12s %5.2f%% %-40s match %s %s ink %d px, chroma shift %.1f\n", fk.name, 100*a, name, r.Match, evidence(), px, dc)
+						}
+					}
+				}
+				if sel("transplant") {
+					// The victim's payload embedded into another photo with the
+					// project's own embedder: the attack the warning is for.
+					tm, err := watermark.Embed(other, payload)
+					if err == nil {
+						file, err := encJPEG(tm, 85)
+						if err != nil {
+							return err
+						}
+						r, wr, err := check(file)
+						if err != nil {
+							return err
+						}
+						st.transplant(r, wr)
+						if *verbose {
+							fmt.Fprintf(w, "  transplant into %-40s match %s %s %s\n", filepath.Base(otherPath), r.Match, relationOf(wr), evidence())
+						}
+					}
+				}
+				fmt.Fprintf(w, "%3d/%d %s\n", i+1, len(files), name)
+				if *every > 0 && (i+1)%*every == 0 && i+1 < len(files) {
+					fmt.Fprintf(w, "\n-- after %d photos --", i+1)
+					st.print(w, copies, forgeries, sizes)
 				}
 			}
-		}
-		fmt.Fprintf(w, "%3d/%d %s\n", i+1, len(files), name)
-		if *every > 0 && (i+1)%*every == 0 && i+1 < len(files) {
-			fmt.Fprintf(w, "\n-- after %d photos --", i+1)
 			st.print(w, copies, forgeries, sizes)
-		}
+			return nil
+		})
 	}
-	st.print(w, copies, forgeries, sizes)
-	return nil
 }
 
 // studiedHeldOut is the size of the held-out subset whose failures were
@@ -912,114 +907,112 @@ func share(a, n int) float64 {
 	return 100 * float64(a) / float64(n)
 }
 
-// runIntegrityCost times, on one photo scaled to 4000×3000 (12 MP),
+// integrityCostCommand times, on one photo scaled to 4000×3000 (12 MP),
 // signed and saved as JPEG 90: a full image/jpeg decode; facts.Analyze
 // (reduced decode with the chroma means, hashes, watermark, probe); and
 // the local-signature comparison alone, luminance grid against colour grid
 // with the probe's chroma, so the added cost of colour signatures can be
 // set against the decode.
-func runIntegrityCost(args []string) error {
-	fs := flag.NewFlagSet("integrity-cost", flag.ContinueOnError)
+func integrityCostCommand(fs *flag.FlagSet) func() error {
 	path := fs.String("image", "", "photo to scale to 12 MP")
 	runs := fs.Int("runs", 5, "runs per measurement (median)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	src, _, err := loadCorpusImage(*path)
-	if err != nil {
-		return err
-	}
-	m := resizeTo(src, 4000, 3000)
-	marked, err := watermark.Embed(m, payloadFor(*path))
-	if err != nil {
-		return err
-	}
-	file, err := encJPEG(marked, 90)
-	if err != nil {
-		return err
-	}
-	l := imagex.ToLuma(marked)
-	cb, cr := imagex.Chroma(marked)
-	g1, g2 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr)
-	f, err := facts.Analyze(file, limits.Default(), time.Now())
-	if err != nil || f.Local == nil {
-		return fmt.Errorf("analyze: %v (probe %v)", err, f.Local != nil)
-	}
-	lumaOnly := *f.Local
-	lumaOnly.Cb, lumaOnly.Cr = nil, nil
-	img, err := imagex.DecodeLuma(file, limits.Default(), facts.VerifyShortSide)
-	if err != nil {
-		return err
-	}
-	timeIt := func(fn func()) float64 {
-		var v []float64
-		for i := 0; i < *runs; i++ {
-			t0 := time.Now()
-			fn()
-			v = append(v, ms(time.Since(t0)))
-		}
-		return medianOf(v)
-	}
-	dec := timeIt(func() { _, _ = jpeg.Decode(bytes.NewReader(file)) })
-	an := timeIt(func() { _, _ = facts.Analyze(file, limits.Default(), time.Now()) })
-	c1 := timeIt(func() { localsig.Compare(g1, &lumaOnly) })
-	c2 := timeIt(func() {
-		p := lumaOnly
-		p.WithChroma(img.Cb, img.Cr)
-		localsig.Compare(g2, &p)
-	})
-	fmt.Printf("12 MP JPEG q90 (%d bytes), median of %d runs:\n", len(file), *runs)
-	fmt.Printf("  image/jpeg full decode          %7.1f ms (1.00)\n", dec)
-	fmt.Printf("  facts.Analyze (verify facts)    %7.1f ms (%.2f)\n", an, an/dec)
-	fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
-	fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
-	fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
-	// The signed picture at 0.7 inside a page of the same size: the probe
-	// grows (localsig.ProbeSide) and the containing translations are
-	// searched.
-	// inPage times the colour comparison of pic at 0.7 in a white
-	// 4000×3000 page, through the verify facts' probe; probe is nil, and
-	// what is said not found, when the watermark is not found there.
-	inPage := func(what string, pic image.Image) (ms float64, probe *localsig.Probe, r localsig.Result, err error) {
-		page, err := encJPEG(place(pic, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+	return func() error {
+		src, _, err := loadCorpusImage(*path)
 		if err != nil {
-			return 0, nil, r, err
+			return err
 		}
-		f, err := facts.Analyze(page, limits.Default(), time.Now())
+		m := resizeTo(src, 4000, 3000)
+		marked, err := watermark.Embed(m, payloadFor(*path))
+		if err != nil {
+			return err
+		}
+		file, err := encJPEG(marked, 90)
+		if err != nil {
+			return err
+		}
+		l := imagex.ToLuma(marked)
+		cb, cr := imagex.Chroma(marked)
+		g1, g2 := localsig.Compute(l), localsig.ComputeColour(l, cb, cr)
+		f, err := facts.Analyze(file, limits.Default(), time.Now())
 		if err != nil || f.Local == nil {
-			if err == nil {
-				fmt.Printf("  %s: watermark not found\n", what)
+			return fmt.Errorf("analyze: %v (probe %v)", err, f.Local != nil)
+		}
+		lumaOnly := *f.Local
+		lumaOnly.Cb, lumaOnly.Cr = nil, nil
+		img, err := imagex.DecodeLuma(file, limits.Default(), facts.VerifyShortSide)
+		if err != nil {
+			return err
+		}
+		timeIt := func(fn func()) float64 {
+			var v []float64
+			for i := 0; i < *runs; i++ {
+				t0 := time.Now()
+				fn()
+				v = append(v, ms(time.Since(t0)))
 			}
-			return 0, nil, r, err
+			return medianOf(v)
 		}
-		ms = timeIt(func() {
-			p := *f.Local
-			r = localsig.Compare(g2, &p)
+		dec := timeIt(func() { _, _ = jpeg.Decode(bytes.NewReader(file)) })
+		an := timeIt(func() { _, _ = facts.Analyze(file, limits.Default(), time.Now()) })
+		c1 := timeIt(func() { localsig.Compare(g1, &lumaOnly) })
+		c2 := timeIt(func() {
+			p := lumaOnly
+			p.WithChroma(img.Cb, img.Cr)
+			localsig.Compare(g2, &p)
 		})
-		return ms, f.Local, r, nil
-	}
-	c3, probe, _, err := inPage("picture in a page", marked)
-	if err != nil || probe == nil {
-		return err
-	}
-	fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
-		probe.Plane.Width, probe.Plane.Height, c3, c3/dec)
-	// The same with a grey patch in the picture: some blocks differ, so
-	// the comparison is made a second time with the picture placed by
-	// its edges (the worst case).
-	ed := cloneRGBA(toRGBA(marked))
-	pb := ed.Bounds()
-	for y := pb.Dy() * 2 / 5; y < pb.Dy()*3/5; y++ {
-		for x := pb.Dx() * 2 / 5; x < pb.Dx()*3/5; x++ {
-			i := y*ed.Stride + 4*x
-			ed.Pix[i], ed.Pix[i+1], ed.Pix[i+2] = 128, 128, 128
+		fmt.Printf("12 MP JPEG q90 (%d bytes), median of %d runs:\n", len(file), *runs)
+		fmt.Printf("  image/jpeg full decode          %7.1f ms (1.00)\n", dec)
+		fmt.Printf("  facts.Analyze (verify facts)    %7.1f ms (%.2f)\n", an, an/dec)
+		fmt.Printf("  compare, luminance grid (v3)    %7.2f ms (%.3f)\n", c1, c1/dec)
+		fmt.Printf("  chroma probe + colour grid (v4) %7.2f ms (%.3f)\n", c2, c2/dec)
+		fmt.Printf("  added by colour signatures      %7.2f ms (%.3f of the decode)\n", c2-c1, (c2-c1)/dec)
+		// The signed picture at 0.7 inside a page of the same size: the probe
+		// grows (localsig.ProbeSide) and the containing translations are
+		// searched.
+		// inPage times the colour comparison of pic at 0.7 in a white
+		// 4000×3000 page, through the verify facts' probe; probe is nil, and
+		// what is said not found, when the watermark is not found there.
+		inPage := func(what string, pic image.Image) (ms float64, probe *localsig.Probe, r localsig.Result, err error) {
+			page, err := encJPEG(place(pic, 0.7, 4000, 3000, 0.5, 0.5, color.RGBA{255, 255, 255, 255}), 90)
+			if err != nil {
+				return 0, nil, r, err
+			}
+			f, err := facts.Analyze(page, limits.Default(), time.Now())
+			if err != nil || f.Local == nil {
+				if err == nil {
+					fmt.Printf("  %s: watermark not found\n", what)
+				}
+				return 0, nil, r, err
+			}
+			ms = timeIt(func() {
+				p := *f.Local
+				r = localsig.Compare(g2, &p)
+			})
+			return ms, f.Local, r, nil
 		}
+		c3, probe, _, err := inPage("picture in a page", marked)
+		if err != nil || probe == nil {
+			return err
+		}
+		fmt.Printf("  picture at 0.7 in a page: probe %d×%d, colour compare %7.2f ms (%.3f of the decode)\n",
+			probe.Plane.Width, probe.Plane.Height, c3, c3/dec)
+		// The same with a grey patch in the picture: some blocks differ, so
+		// the comparison is made a second time with the picture placed by
+		// its edges (the worst case).
+		ed := cloneRGBA(toRGBA(marked))
+		pb := ed.Bounds()
+		for y := pb.Dy() * 2 / 5; y < pb.Dy()*3/5; y++ {
+			for x := pb.Dx() * 2 / 5; x < pb.Dx()*3/5; x++ {
+				i := y*ed.Stride + 4*x
+				ed.Pix[i], ed.Pix[i+1], ed.Pix[i+2] = 128, 128, 128
+			}
+		}
+		c4, eprobe, er, err := inPage("edited picture in a page", ed)
+		if err != nil || eprobe == nil {
+			return err
+		}
+		fmt.Printf("  edited picture at 0.7 in a page (%v, %d blocks changed): colour compare %7.2f ms (%.3f of the decode)\n",
+			er.Outcome, er.ChangedCount, c4, c4/dec)
+		return nil
 	}
-	c4, eprobe, er, err := inPage("edited picture in a page", ed)
-	if err != nil || eprobe == nil {
-		return err
-	}
-	fmt.Printf("  edited picture at 0.7 in a page (%v, %d blocks changed): colour compare %7.2f ms (%.3f of the decode)\n",
-		er.Outcome, er.ChangedCount, c4, c4/dec)
-	return nil
 }

@@ -8,8 +8,9 @@
 //
 // Each command lives in its own file and prints its own -h. A command
 // declares its flags on the flag set the harness gives it and returns what
-// runs once they are parsed, so every command opens the same way: flags
-// parsed by the harness, a bad flag an error, -h a success.
+// runs once they are parsed; only wm, whose subcommands each have their own
+// flags, parses its arguments itself. Every command opens the same way: a
+// bad flag is an error, -h a success.
 package main
 
 import (
@@ -22,9 +23,10 @@ import (
 	"strings"
 )
 
-// command is one subcommand of the harness: either run, which parses its
-// own arguments, or flags, which declares the command's flags on the flag
-// set the harness parses and returns what runs once they are parsed.
+// command is one subcommand of the harness: either flags, which declares
+// the command's flags on the flag set the harness parses and returns what
+// runs once they are parsed, or run, which parses its own arguments (wm,
+// whose subcommands each have their own flags).
 type command struct {
 	summary string
 	run     func(args []string) error
@@ -34,10 +36,14 @@ type command struct {
 // start runs the command called name with its arguments. A command with
 // flags gets the opening every such command shares: a flag set named after
 // it, whose errors are returned rather than exiting; -h prints the flags
-// and succeeds.
+// and succeeds. A command with run parses its own arguments, and its
+// flag.ErrHelp is a success too.
 func (c command) start(name string, args []string) error {
 	if c.flags == nil {
-		return c.run(args)
+		if err := c.run(args); !errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return nil
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	run := c.flags(fs)
@@ -52,19 +58,19 @@ func (c command) start(name string, args []string) error {
 
 func commands() map[string]command {
 	return map[string]command{
-		"decode":         {"reduced-resolution verify decode vs full decode: watermark recovery and pHash distance per attack", nil, decodeStudyCommand},
-		"phash":          {"perceptual-hash distance distributions: same image after JPEG/resize vs unrelated pairs", nil, phashCommand},
-		"robustness":     {"watermark robustness table: every image × every attack", runRobustness, nil},
-		"wm":             {"file-level watermark tool: wm embed | wm extract", runWM, nil},
-		"verify":         {"load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", nil, verifyCommand},
-		"sign":           {"load generator: POST /api/v1/sign against a running origin", nil, signCommand},
-		"badge":          {"GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", nil, badgeCommand},
-		"integrity-cost": {"cost of the local-signature comparison (luminance vs colour) against a 12 MP JPEG decode", runIntegrityCost, nil},
-		"integrity":      {"verdict integrity: genuine copies vs local forgeries and transplanted marks, through facts and verdict", runIntegrity, nil},
-		"small":          {"watermark on small pictures: exact recovery per size after re-encodes and resizes", runSmall, nil},
-		"index":          {"near-duplicate index at scale: recall, latency under concurrency, memory per record, restart from Badger or PostgreSQL", nil, indexCommand},
-		"claims":         {"look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", nil, claimsCommand},
-		"chaos":          {"a whole installation on separate hosts (network namespaces) under sign+verify load, with database failover, origin kills, a partition and a full crash; -up just runs it", nil, chaosCommand},
+		"decode":         {summary: "reduced-resolution verify decode vs full decode: watermark recovery and pHash distance per attack", flags: decodeStudyCommand},
+		"phash":          {summary: "perceptual-hash distance distributions: same image after JPEG/resize vs unrelated pairs", flags: phashCommand},
+		"robustness":     {summary: "watermark robustness table: every image × every attack", flags: robustnessCommand},
+		"wm":             {summary: "file-level watermark tool: wm embed | wm extract", run: runWM},
+		"verify":         {summary: "load generator: POST /api/v1/verify against a running origin, next to the decode-only ceiling", flags: verifyCommand},
+		"sign":           {summary: "load generator: POST /api/v1/sign against a running origin", flags: signCommand},
+		"badge":          {summary: "GET load on one path (a badge) at an edge and at its origin, alternating rounds: requests/s and the ratio", flags: badgeCommand},
+		"integrity-cost": {summary: "cost of the local-signature comparison (luminance vs colour) against a 12 MP JPEG decode", flags: integrityCostCommand},
+		"integrity":      {summary: "verdict integrity: genuine copies vs local forgeries and transplanted marks, through facts and verdict", flags: integrityCommand},
+		"small":          {summary: "watermark on small pictures: exact recovery per size after re-encodes and resizes", flags: smallCommand},
+		"index":          {summary: "near-duplicate index at scale: recall, latency under concurrency, memory per record, restart from Badger or PostgreSQL", flags: indexCommand},
+		"claims":         {summary: "look-before-mark: recall of mirrored, turned, cropped and rotated copies and false matches of unrelated photos", flags: claimsCommand},
+		"chaos":          {summary: "a whole installation on separate hosts (network namespaces) under sign+verify load, with database failover, origin kills, a partition and a full crash; -up just runs it", flags: chaosCommand},
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 )
 
 // A command with flags is run with them parsed; -h succeeds without
-// running it; an unknown flag is an error, not an exit.
+// running it, for every command of the table too; an unknown flag is an
+// error, not an exit.
 func TestCommandStart(t *testing.T) {
 	var got int
 	ran := false
@@ -34,6 +35,17 @@ func TestCommandStart(t *testing.T) {
 	failing := command{run: func([]string) error { return want }}
 	if err := failing.start("f", nil); err != want {
 		t.Fatalf("a command without flags: err %v, want %v", err, want)
+	}
+	help := command{run: func([]string) error { return flag.ErrHelp }}
+	if err := help.start("h", []string{"-h"}); err != nil {
+		t.Fatalf("a command without flags asked for help: err %v", err)
+	}
+	// Every command in the table: -h succeeds, whether the harness parses
+	// its flags or the command does.
+	for name, c := range commands() {
+		if err := c.start(name, []string{"-h"}); err != nil {
+			t.Errorf("bench %s -h: %v", name, err)
+		}
 	}
 }
 

@@ -39,10 +39,9 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 // files is corpusFiles for the parsed flags.
 func (c corpusFlags) files() ([]string, error) { return corpusFiles(*c.dir, *c.limit) }
 
-// runRobustness embeds a payload in every image, applies every attack and
+// robustnessCommand embeds a payload in every image, applies every attack and
 // reports exact recovery, bit errors, strength, PSNR and timings.
-func runRobustness(args []string) error {
-	fs := flag.NewFlagSet("robustness", flag.ContinueOnError)
+func robustnessCommand(fs *flag.FlagSet) func() error {
 	corpus := addCorpusFlags(fs)
 	outPath := fs.String("out", "", "write per-image rows (TSV) to this file")
 	only := fs.String("attacks", "", "comma-separated attack names to run (default all)")
@@ -53,88 +52,90 @@ func runRobustness(args []string) error {
 	version := fs.Int("version", watermark.CurrentVersion, "format version to embed")
 	held := fs.Bool("heldout", false, "use only the held-out development images (never tuned on; see heldOut), no generated cases")
 	psnr := fs.Float64("psnr", 0, "target luma PSNR in dB for embedding (0 = the package default)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	files, err := corpus.files()
-	if err != nil {
-		return err
-	}
-	if *held {
-		files, *synth = heldOut(files), false
-	}
-	atks := attacksNamed(*only)
-	type job struct {
-		name string
-		path string
-		img  image.Image
-	}
-	// The generated hard cases first, then the files in spread order.
-	var jobs []job
-	if *synth {
-		sm := synthImages()
-		names := make([]string, 0, len(sm))
-		for n := range sm {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			jobs = append(jobs, job{name: n, img: sm[n]})
-		}
-	}
-	for _, i := range spreadOrder(len(files)) {
-		jobs = append(jobs, job{name: filepath.Base(files[i]), path: files[i]})
-	}
-
-	var rowsOut io.Writer = io.Discard
-	if *outPath != "" {
-		f, err := os.Create(*outPath)
+	return func() error {
+		files, err := corpus.files()
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		rowsOut = f
-	}
-	fmt.Fprintln(rowsOut, "image\tmp\tattack\trecovered\tfound\tbit_errors\tstrength\tscale\tpsnr\tembed_ms\textract_ms\tdecode_ms_mp\tunmarked_extract_ms_mp\tfp_unmarked\tfp_attacked")
+		if *held {
+			files, *synth = heldOut(files), false
+		}
+		atks, err := attacksNamed(*only)
+		if err != nil {
+			return err
+		}
+		type job struct {
+			name string
+			path string
+			img  image.Image
+		}
+		// The generated hard cases first, then the files in spread order.
+		var jobs []job
+		if *synth {
+			sm := synthImages()
+			names := make([]string, 0, len(sm))
+			for n := range sm {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				jobs = append(jobs, job{name: n, img: sm[n]})
+			}
+		}
+		for _, i := range spreadOrder(len(files)) {
+			jobs = append(jobs, job{name: filepath.Base(files[i]), path: files[i]})
+		}
 
-	res := &results{byAttack: map[string]*attackStats{}}
-	var mu sync.Mutex
-	err = eachWithScratch(jobs, *workers, "wm-robust-", func(tmp string, j job) {
-		img, flat := j.img, false
-		if img != nil {
-			img, flat = flattenAlpha(img)
-		} else {
-			var err error
-			if img, flat, err = loadCorpusImage(j.path); err != nil {
+		var rowsOut io.Writer = io.Discard
+		if *outPath != "" {
+			f, err := os.Create(*outPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			rowsOut = f
+		}
+		fmt.Fprintln(rowsOut, "image\tmp\tattack\trecovered\tfound\tbit_errors\tstrength\tscale\tpsnr\tembed_ms\textract_ms\tdecode_ms_mp\tunmarked_extract_ms_mp\tfp_unmarked\tfp_attacked")
+
+		res := &results{byAttack: map[string]*attackStats{}}
+		var mu sync.Mutex
+		err = eachWithScratch(jobs, *workers, "wm-robust-", func(tmp string, j job) {
+			img, flat := j.img, false
+			if img != nil {
+				img, flat = flattenAlpha(img)
+			} else {
+				var err error
+				if img, flat, err = loadCorpusImage(j.path); err != nil {
+					mu.Lock()
+					res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
+					mu.Unlock()
+					return
+				}
+			}
+			if flat {
 				mu.Lock()
-				res.errors = append(res.errors, fmt.Sprintf("%s: decode: %v", j.name, err))
+				res.flattened = append(res.flattened, j.name)
+				mu.Unlock()
+			}
+			mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
+			if mp > *maxMP {
+				mu.Lock()
+				res.skippedLarge = append(res.skippedLarge, j.name)
 				mu.Unlock()
 				return
 			}
-		}
-		if flat {
+			r := runImage(j.name, img, atks, tmp, *version, *psnr, *fpAttacks)
 			mu.Lock()
-			res.flattened = append(res.flattened, j.name)
+			res.add(r, rowsOut)
+			fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
 			mu.Unlock()
+		})
+		if err != nil {
+			return err
 		}
-		mp := float64(img.Bounds().Dx()*img.Bounds().Dy()) / 1e6
-		if mp > *maxMP {
-			mu.Lock()
-			res.skippedLarge = append(res.skippedLarge, j.name)
-			mu.Unlock()
-			return
-		}
-		r := runImage(j.name, img, atks, tmp, *version, *psnr, *fpAttacks)
-		mu.Lock()
-		res.add(r, rowsOut)
-		fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
-		mu.Unlock()
-	})
-	if err != nil {
-		return err
+		res.print(os.Stdout, atks, commandLine(fs))
+		return nil
 	}
-	res.print(os.Stdout, atks, strings.Join(append([]string{"go run ./bench robustness"}, args...), " "))
-	return nil
 }
 
 // spreadOrder returns 0…n-1 in an order whose every prefix is spread over

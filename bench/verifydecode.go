@@ -63,7 +63,10 @@ func decodeStudyCommand(fs *flag.FlagSet) func() error {
 		if err != nil {
 			return err
 		}
-		atks := attacksNamed(*only)
+		atks, err := attacksNamed(*only)
+		if err != nil {
+			return err
+		}
 		lim := limits.Default()
 		var mu sync.Mutex
 		var rows []decodeRow

@@ -23,6 +23,9 @@ func runWM(args []string) error {
 		return errors.New("usage: wm embed -in IN -out OUT -payload HEX16 | wm extract -in FILE")
 	}
 	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprintln(os.Stderr, "usage: wm embed | extract | attack | synth DIR; wm SUBCOMMAND -h prints its flags")
+		return flag.ErrHelp
 	case "embed":
 		fs := flag.NewFlagSet("wm embed", flag.ContinueOnError)
 		in := fs.String("in", "", "input image (jpg, png, webp)")
@@ -86,8 +89,8 @@ func runWM(args []string) error {
 		if err != nil {
 			return err
 		}
-		atk := attacksNamed(*name)
-		if *name == "" || len(atk) != 1 {
+		atk, err := attacksNamed(*name)
+		if *name == "" || err != nil || len(atk) != 1 {
 			return fmt.Errorf("wm attack: unknown attack %q", *name)
 		}
 		return inTempDir("wm-attack-", func(tmp string) error {
