@@ -46,8 +46,9 @@ func Verdicts(t *testing.T, dir string, f func(t *testing.T, name string, v wire
 
 // Golden checks got against the golden copy at path; with update it
 // writes got there instead (creating its directory), for a change of
-// wording that is meant.
-func Golden(t *testing.T, path string, got []byte, update bool) {
+// wording that is meant. It takes a testing.TB so that its own test can
+// record a mismatch instead of failing on it.
+func Golden(t testing.TB, path string, got []byte, update bool) {
 	t.Helper()
 	if update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
