@@ -24,29 +24,37 @@ func fanOut(n int, work func(w int)) {
 // temporary directory named after prefix, removed at the end): the
 // attacks write their intermediate files there.
 func eachWithScratch[T any](items []T, workers int, prefix string, work func(tmp string, item T)) error {
-	root, err := os.MkdirTemp("", prefix)
+	return inTempDir(prefix, func(root string) error {
+		n := max(1, workers)
+		for w := range n {
+			if err := os.Mkdir(filepath.Join(root, fmt.Sprint(w)), 0o755); err != nil {
+				return err
+			}
+		}
+		ch := make(chan T)
+		go func() {
+			defer close(ch)
+			for _, it := range items {
+				ch <- it
+			}
+		}()
+		fanOut(n, func(w int) {
+			tmp := filepath.Join(root, fmt.Sprint(w))
+			for it := range ch {
+				work(tmp, it)
+			}
+		})
+		return nil
+	})
+}
+
+// inTempDir runs fn with a fresh temporary directory (its name starting
+// with prefix) and removes the directory afterwards.
+func inTempDir(prefix string, fn func(tmp string) error) error {
+	tmp, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(root)
-	n := max(1, workers)
-	for w := range n {
-		if err := os.Mkdir(filepath.Join(root, fmt.Sprint(w)), 0o755); err != nil {
-			return err
-		}
-	}
-	ch := make(chan T)
-	go func() {
-		defer close(ch)
-		for _, it := range items {
-			ch <- it
-		}
-	}()
-	fanOut(n, func(w int) {
-		tmp := filepath.Join(root, fmt.Sprint(w))
-		for it := range ch {
-			work(tmp, it)
-		}
-	})
-	return nil
+	defer os.RemoveAll(tmp)
+	return fn(tmp)
 }

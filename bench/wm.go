@@ -110,17 +110,6 @@ func runWM(args []string) error {
 	}
 }
 
-// inTempDir runs fn with a fresh temporary directory (its name starting
-// with prefix) and removes the directory afterwards.
-func inTempDir(prefix string, fn func(tmp string) error) error {
-	tmp, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	return fn(tmp)
-}
-
 // writeImage encodes m to path as "jpeg" (quality 92) or "png".
 func writeImage(path string, m image.Image, format string) error {
 	f, err := os.Create(path)
