@@ -158,6 +158,15 @@ func TestWarpReadsTheBilinearMapFirst(t *testing.T) {
 			continue
 		}
 		read++
+		fits := 0
+		base.warpFits(hp, ww, wh, identityWarp(), []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult) bool {
+			fits++
+			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r)
+			return ok
+		})
+		if fits != 1 {
+			t.Errorf("%s: %d maps fitted, want the bilinear one only when it reads", name, fits)
+		}
 		if _, d := base.detect(l, work, ww, wh, &foldGate{}); d.Strength != c[0].r.z {
 			t.Errorf("%s: detection strength %.3f, the bilinear map's fold %.3f (quadratic %.3f)", name, d.Strength, c[0].r.z, c[1].r.z)
 		}
@@ -318,4 +327,42 @@ func TestCyclicMaxIsTheDirectMax(t *testing.T) {
 			}
 		}
 	}
+}
+
+// warpCand is a fitted map and its whole-plane fold's alignment.
+type warpCand struct {
+	m warpMap
+	r syncResult
+}
+
+// warpCandidates is warpFits with every map of ns fitted and kept (none
+// read); nil when the gate closes.
+func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
+	var out []warpCand
+	s.warpFits(hp, w, h, m0, ns, func(m warpMap, r syncResult) bool {
+		out = append(out, warpCand{m, r})
+		return false
+	})
+	return out
+}
+
+// warpSearch is the quadratic map's fit and polish alone from m: m and a
+// zero syncResult when the gate closes.
+func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
+	c := s.warpCandidates(hp, w, h, m, warpTerms)
+	if c == nil {
+		return m, syncResult{}
+	}
+	return c[0].m, c[0].r
+}
+
+// warpFit is the quadratic map's coarse-to-fine fit alone, unpolished (a
+// zero syncResult when the first level shows no offset the blocks agree
+// on).
+func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
+		return m0, syncResult{}
+	}
+	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
 }
