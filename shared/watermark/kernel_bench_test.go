@@ -3,6 +3,7 @@ package watermark
 import (
 	"github.com/provenant/provenant/internal/cputime"
 	"math"
+	"math/bits"
 	"strconv"
 	"testing"
 )
@@ -71,18 +72,17 @@ func BenchmarkKernels(b *testing.B) {
 func refFoldChipsRot(s *scheme, hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
 	T, C, G := s.tile, s.chip, s.grid
 	acc, odd := make([]float64, G*G), make([]float64, G*G)
-	r := newRotWalk(T, scale, angle)
-	sh, gm := fixBits+log2(C), int64(G-1)
+	sh, gm := 32+bits.TrailingZeros(uint(C)), int64(G-1)
 	for y := y0; y < y1; y++ {
-		ux, uy := r.start(x0, y, 0, 0)
+		ux, uy, dux, duy := refRotRow(T, scale, angle, x0, y, 0, 0)
 		for i, v := range hp[y*w+x0 : y*w+x1] {
 			dst := acc
 			if i%2 == 1 {
 				dst = odd
 			}
 			dst[int((uy>>sh)&gm)*G+int((ux>>sh)&gm)] += float64(v)
-			ux += r.dux
-			uy += r.duy
+			ux += dux
+			uy += duy
 		}
 	}
 	return addInto(acc, odd)
@@ -182,17 +182,30 @@ func refFoldRot(s *scheme, hp []float32, w int, scale, angle, px, py float64, x0
 		}
 		return acc
 	}
-	r := newRotWalk(T, scale, angle)
 	m := int64(T - 1)
 	for y := y0; y < y1; y++ {
-		ux, uy := r.start(x0, y, px, py)
+		ux, uy, dux, duy := refRotRow(T, scale, angle, x0, y, px, py)
 		for x := x0; x < x1; x++ {
-			acc[int((uy>>fixBits)&m)*T+int((ux>>fixBits)&m)] += float64(hp[y*w+x])
-			ux += r.dux
-			uy += r.duy
+			acc[int((uy>>32)&m)*T+int((ux>>32)&m)] += float64(hp[y*w+x])
+			ux += dux
+			uy += duy
 		}
 	}
 	return acc
+}
+
+// refRotRow is the rotated folds' fixed-point walk (32 fraction bits)
+// written out for the references: where the centre of pixel (x, y) falls
+// in tiles of T pixels, for a plane scaled by 1/scale, rotated by angle
+// degrees and shifted by (px, py), offset by 64 tiles so that truncation
+// is a floor, and the step one pixel to the right.
+func refRotRow(T int, scale, angle float64, x, y int, px, py float64) (ux, uy, dux, duy int64) {
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	const one = 1 << 32
+	fx, fy, bias := float64(x)+0.5, float64(y)+0.5, float64(64*T)
+	return int64((ss*fy + cs*fx + px + bias) * one), int64((cs*fy - ss*fx + py + bias) * one),
+		int64(math.Round(cs * one)), int64(math.Round(-ss * one))
 }
 
 // refFoldChips0 is foldChips at angle 0 written plainly.
