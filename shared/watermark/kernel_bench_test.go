@@ -161,7 +161,7 @@ func TestTransformBitExact(t *testing.T) {
 			}
 			f.transform(got, inv)
 			refTransform(f, want, inv)
-			if i, ok := sameBits(got, want); !ok {
+			if i, ok := sameBits(got, want, false); !ok {
 				t.Fatalf("n=%d inverse=%v: [%d] = %v, want %v", n, inv, i, got[i], want[i])
 			}
 		}
@@ -232,24 +232,16 @@ func refFoldChips0(s *scheme, hp []float32, w int, scale float64, x0, y0, x1, y1
 func TestFoldsBitExact(t *testing.T) {
 	w, h := 301, 211
 	hp := benchPlane(w, h)
-	same := func(got, want []float64) int {
-		for i := range want {
-			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-				return i
-			}
-		}
-		return -1
-	}
 	for _, s := range schemes() {
 		for _, win := range [][4]int{{0, 0, w, h}, {17, 9, 290, 200}, {3, 5, 4, 6}} {
 			for _, sc := range []float64{1, 1.037, 1.5, 2.4} {
-				if i := same(s.foldChips(hp, w, sc, 0, win[0], win[1], win[2], win[3]), refFoldChips0(s, hp, w, sc, win[0], win[1], win[2], win[3])); i >= 0 {
+				if i, ok := sameFloat64Bits(s.foldChips(hp, w, sc, 0, win[0], win[1], win[2], win[3]), refFoldChips0(s, hp, w, sc, win[0], win[1], win[2], win[3]), false); !ok {
 					t.Fatalf("foldChips v%d window %v scale %v: bin %d differs", s.version, win, sc, i)
 				}
 				for _, a := range []float64{-7, -0.5, 0.25, 3, 45} {
 					got := s.foldChips(hp, w, sc, a, win[0], win[1], win[2], win[3])
 					want := refFoldChipsRot(s, hp, w, sc, a, win[0], win[1], win[2], win[3])
-					if i := same(got, want); i >= 0 {
+					if i, ok := sameFloat64Bits(got, want, false); !ok {
 						t.Fatalf("foldChips v%d window %v scale %v angle %v: bin %d = %v, want %v", s.version, win, sc, a, i, got[i], want[i])
 					}
 				}
@@ -257,7 +249,7 @@ func TestFoldsBitExact(t *testing.T) {
 					for _, ph := range [][2]float64{{0, 0}, {0.5, 0}, {0, 0.5}, {37, 5}} {
 						got := s.foldRot(hp, w, sc, a, ph[0], ph[1], win[0], win[1], win[2], win[3])
 						want := refFoldRot(s, hp, w, sc, a, ph[0], ph[1], win[0], win[1], win[2], win[3])
-						if i := same(got, want); i >= 0 {
+						if i, ok := sameFloat64Bits(got, want, false); !ok {
 							t.Fatalf("foldRot v%d window %v scale %v angle %v phase %v: bin %d = %v, want %v", s.version, win, sc, a, ph, i, got[i], want[i])
 						}
 					}
