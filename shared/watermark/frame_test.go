@@ -25,7 +25,7 @@ func framed(m image.Image, f float64, w, h, x, y int, bg color.Color) *image.RGB
 // exact payload at the scale the picture has in its frame.
 func TestExtractFramed(t *testing.T) {
 	p := Payload(0x00c0ffee12345678)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	b := marked.Bounds()
 	w, h := b.Dx(), b.Dy()
 	white, grey := color.RGBA{255, 255, 255, 255}, color.RGBA{240, 240, 240, 255}
@@ -86,7 +86,7 @@ func TestFrameScales(t *testing.T) {
 // side, centred or not, give the exact payload.
 func TestExtractWideEdits(t *testing.T) {
 	p := Payload(0x5eed5eed00000005)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	ml := imagex.ToLuma(marked)
 	crop := func(fx, fy float64) *imagex.Luma {
 		w, h := ml.Width/2, ml.Height/2
@@ -149,7 +149,7 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // band's text in, and the caption's box inside it is the one that reads.
 func TestExtractCaptioned(t *testing.T) {
 	p := Payload(0x0ca9710a12345678)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	for _, tc := range []struct {
 		name  string
 		frac  float64

@@ -1,7 +1,6 @@
 package watermark
 
 import (
-	"image"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -56,20 +55,6 @@ func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 		}
 	}
 	return out
-}
-
-// markedTestPhoto decodes testdata/name and marks it with p.
-func markedTestPhoto(t *testing.T, name string, p Payload) (img, marked image.Image) {
-	t.Helper()
-	img, err := decodeFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err = Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img, marked
 }
 
 // testHomography returns h0…h7 of the projective map taking a[i] to b[i].
