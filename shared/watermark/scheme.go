@@ -458,15 +458,6 @@ func (r rotWalk) start(x, y int, px, py float64) (ux, uy int64) {
 	return int64((r.ss*fy + r.cs*fx + px + r.bias) * fixOne), int64((r.cs*fy - r.ss*fx + py + r.bias) * fixOne)
 }
 
-// log2 is the smallest k with 1<<k >= n.
-func log2(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
-
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
@@ -512,12 +503,12 @@ func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle f
 		return addInto(acc, odd)
 	}
 	// Fixed point as in foldRot; the chip of a coordinate is its integer
-	// part shifted by log2(C), modulo G. The pixels are walked by
+	// part shifted by log₂ C, modulo G. The pixels are walked by
 	// reslicing in pairs: that drops the bounds checks on the source,
 	// which the WebAssembly build pays for at every pixel. (Masking the
 	// bin index to drop the scatter's checks too was slower natively.)
 	r := newRotWalk(T, scale, angle)
-	sh, gm := fixBits+log2(C), int64(G-1)
+	sh, gm := fixBits+bits.TrailingZeros(uint(C)), int64(G-1)
 	dux, duy := r.dux, r.duy
 	for y := y0; y < y1; y++ {
 		ux, uy := r.start(x0, y, 0, 0)
