@@ -302,11 +302,11 @@ func (c *cyclicMax) apply(dst, src []float32) {
 	maxRuns(dst[:n], c.ext, c.pre, c.suf, W)
 }
 
-// fitField returns the quadratic fields (displacements within reach of the
-// offset (dx, dy)) that maximise the blocks' summed z-score at the
-// displacement each predicts for each block's centre: the best local
-// maxima, at most k of them, best first, no two within a pixel of each
-// other at every block centre.
+// fitField returns the fields in the first n terms per axis (2n
+// coefficients; displacements within reach of the offset (dx, dy)) that
+// maximise the blocks' summed z-score at the displacement each predicts
+// for each block's centre: the best local maxima, at most k of them, best
+// first, no two within a pixel of each other at every block centre.
 func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	score := func(f field) float64 {
 		var sum float64
@@ -372,8 +372,8 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	return out
 }
 
-// climb is a coordinate ascent of score over the field's twelve
-// coefficients, steps halving from 1 pixel to 1/8.
+// climb is a coordinate ascent of score over the field's first n terms
+// per axis (2n coefficients), steps halving from 1 pixel to 1/8.
 func climb(best field, score func(field) float64, n int) (field, float64) {
 	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9, n: n})
 }
@@ -420,9 +420,10 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	return best, bestS
 }
 
-// lsField fits the quadratic field through each block's best displacement
-// within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
-// with no clear peak count nothing).
+// lsField fits the field in the first n terms per axis (2n coefficients)
+// through each block's best displacement within r of (dx, dy), each
+// weighted by its peak z-score above 2 (blocks with no clear peak count
+// nothing).
 func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 	ata := make([]float64, n*n)
 	atx, aty := make([]float64, n), make([]float64, n)
@@ -542,8 +543,8 @@ func (s *scheme) warpFold(hp []float32, w, h int, m warpMap) syncResult {
 const warpPolishZ = 6.0
 
 // polishWarp refines m by a coordinate ascent of the whole plane's pilot
-// correlation at offset (dx, dy) over the twelve coefficients of a quadratic
-// correction, steps from half a pixel to an eighth.
+// correlation at offset (dx, dy) over the first n terms per axis of a
+// correction (2n coefficients), steps from half a pixel to an eighth.
 func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) warpMap {
 	acc := make([]float64, s.tile*s.tile)
 	score := func(f field) float64 {

@@ -17,9 +17,6 @@ var warpQuads = map[string][4][2]float64{
 	"perspective3": {{-0.03, 0.02}, {1.02, 0.03}, {0.98, 0.97}, {0.01, 1.03}},
 }
 
-// warpLuma maps l onto the quadrilateral q (fractions of the output, which
-// has l's size) by the homography through the corners, bilinear; pixels
-// outside the picture are black.
 // applyHomography maps (x, y) by the projective map h0…h7 of
 // testHomography.
 func applyHomography(H [8]float64, x, y float64) (float64, float64) {
@@ -27,6 +24,9 @@ func applyHomography(H [8]float64, x, y float64) (float64, float64) {
 	return (H[0]*x + H[1]*y + H[2]) / d, (H[3]*x + H[4]*y + H[5]) / d
 }
 
+// warpLuma maps l onto the quadrilateral q (fractions of the output, which
+// has l's size) by the homography through the corners, bilinear; pixels
+// outside the picture are black.
 func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	w, h := l.Width, l.Height
 	var dst [4][2]float64
