@@ -863,13 +863,14 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	scales, box := s.coarseScales, [4]int{0, 0, w, h}
 	if s.frames {
-		fs, b, ok := s.frameScales(hp, w, h)
+		pl := linesOf(hp, w, h)
+		fs, b, ok := s.frameScales(pl, w, h)
 		// A caption band's text rows are busy: when the band is tall
 		// enough to leave flat rows beyond its text, the frame's box
 		// takes the text in and its scales are the picture's and the
 		// band's together. The caption's box inside it is the picture's;
 		// its scales join the frame's.
-		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
+		if cs, cb, cok := s.captionScales(l, pl, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
 			fs, b, ok = append(fs[:len(fs):len(fs)], cs...), cb, true
 		}
 		if ok {
@@ -936,12 +937,13 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 // differ by a row or two; a 20 % band's text adds 13 % of the plane.)
 const captionTakenIn = 0.05
 
-// takenIn reports whether the caption's box cb lies within the frame's
-// box b (of a w×h plane) and b took in a band beside it (captionTakenIn).
+// takenIn reports whether the frame's box b (of a w×h plane) took in a
+// band beside the caption's box cb (captionTakenIn). Both come from the
+// same planeLines, so cb, the busy box with one axis narrowed to its
+// longest busy run, always lies within b, the busy box.
 func takenIn(cb, b [4]int, w, h int) bool {
-	inside := cb[0] >= b[0] && cb[1] >= b[1] && cb[2] <= b[2] && cb[3] <= b[3]
 	dw, dh := (b[2]-b[0])-(cb[2]-cb[0]), (b[3]-b[1])-(cb[3]-cb[1])
-	return inside && (float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h))
+	return float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h)
 }
 
 // rotationPairs lists the (scale, angle) pairs of the rotation search:
