@@ -558,8 +558,8 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 // scale 1 twice past one first level: a bilinear map (the first four
 // terms; exactly the search before the quadratic terms, so every copy
 // that search read reads the same: a quadratic fit can land elsewhere on
-// a picture no quadratic fits, `MilkyWay` seen at an angle), then the
-// quadratic. The fold under each fitted map that passes the pilot gate is
+// a picture no quadratic fits, `MilkyWay` seen at an angle), then, only
+// when that map's fold does not read, the quadratic. The fold under each fitted map that passes the pilot gate is
 // read up to twice with one CRC check each: the high-passed plane's
 // fold, then the whitened plane's (whiten.go; on dense texture it keeps
 // more of the mark, `meadow` in the tests: 41 coded bits wrong against
