@@ -91,7 +91,7 @@ func TestWeightedReadingRecoversPartlyErasedMark(t *testing.T) {
 func TestFoldReadingAfterRegridFails(t *testing.T) {
 	s := schemes()[0]
 	p := Payload(0xc0ffee0000000042)
-	marked := markedTestImage(t, "water.jpg", p)
+	_, marked := markedTestPhoto(t, "water.jpg", p)
 	crop := toGray(marked).SubImage(scaledRect(marked.Bounds(), 0.25, 0.25, 0.5))
 	l := lumaOf(crop)
 	other := lumaOf(toGray(loadTestImage(t, "meadow.jpg")).SubImage(scaledRect(marked.Bounds(), 0.25, 0.25, 0.5)))
@@ -154,7 +154,7 @@ func TestAlternativeReadingsKeepDetections(t *testing.T) {
 	compared := 0
 	for _, name := range []string{"meadow.jpg", "water.jpg", "flower.jpg", "night.jpg"} {
 		p := Payload(0xabcdef0000000000 | uint64(len(name)))
-		marked := markedTestImage(t, name, p)
+		_, marked := markedTestPhoto(t, name, p)
 		g := toGray(marked)
 		for _, e := range edits {
 			l := lumaOf(e.fn(g))

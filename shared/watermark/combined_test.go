@@ -34,7 +34,7 @@ func TestV2SurvivesCombinedGeometry(t *testing.T) {
 	}
 	for _, name := range []string{"meadow.jpg", "water.jpg"} {
 		p := Payload(0xc0ffee0000000000 | uint64(len(name)))
-		marked := markedTestImage(t, name, p)
+		_, marked := markedTestPhoto(t, name, p)
 		for _, e := range edits {
 			t.Run(name+"/"+e.name, func(t *testing.T) {
 				got, d, err := Extract(imagex.ToLuma(e.fn(marked)))
@@ -168,7 +168,7 @@ func checkSignedPoint(t *testing.T, d Detection, pt [2]float64, wantX, wantY flo
 // tile), within a working pixel.
 func TestFlipCropAlignment(t *testing.T) {
 	p := Payload(0xbeef)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	g := turnGray(toGray(marked), true, 0)
 	W, H := g.Rect.Dx(), g.Rect.Dy()
 	cx, cy := W*3/100, H*2/100

@@ -68,7 +68,7 @@ func rgbaDihedral(m image.Image, flip bool, quarter int) *image.RGBA {
 // Orient turns it back so the alignment applies.
 func TestExtractFlippedAndTurned(t *testing.T) {
 	p := Payload(0x0123456789abcdef)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	type turn struct {
 		flip    bool
 		quarter int

@@ -114,13 +114,13 @@ func TestFusedFFTMatchesReference(t *testing.T) {
 			got, want := slices.Clone(src), slices.Clone(src)
 			f.transform(got, inv)
 			f.refTransform(want, inv)
-			if i, ok := sameBits(got, want); !ok {
+			if i, ok := sameBits(got, want, false); !ok {
 				t.Fatalf("n=%d inverse=%v: element %d is %v, the stage-by-stage transform gives %v", n, inv, i, got[i], want[i])
 			}
 			row, refRow := slices.Clone(src[:n]), slices.Clone(src[:n])
 			f.fft1(row, inv)
 			f.refFFT1(refRow, inv)
-			if i, ok := sameBits(row, refRow); !ok {
+			if i, ok := sameBits(row, refRow, false); !ok {
 				t.Fatalf("fft1 n=%d inverse=%v: element %d is %v, want %v", n, inv, i, row[i], refRow[i])
 			}
 		}

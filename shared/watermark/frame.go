@@ -37,20 +37,35 @@ const (
 	frameMinScale = 0.48
 )
 
-// frameScales returns the scales below 1 to add to the crop search and
-// the picture's box on the working plane, ok false when the plane shows
-// no flat frame around a picture.
-func (s *scheme) frameScales(hp []float32, w, h int) (scales []float64, box [4]int, ok bool) {
+// planeLines is a working plane's row and column energies (lineEnergy)
+// and the box their busy spans give (busySpan), ok false when an axis has
+// none: what frameScales and captionScales both start from.
+type planeLines struct {
+	rowE, colE []float64
+	box        [4]int
+	ok         bool
+}
+
+// linesOf returns the planeLines of the w×h plane hp.
+func linesOf(hp []float32, w, h int) planeLines {
 	rowE, colE := lineEnergy(hp, w, h)
 	y0, y1, okY := busySpan(rowE)
 	x0, x1, okX := busySpan(colE)
-	if !okX || !okY {
+	return planeLines{rowE: rowE, colE: colE, box: [4]int{x0, y0, x1, y1}, ok: okX && okY}
+}
+
+// frameScales returns the scales below 1 to add to the crop search and
+// the picture's box on the w×h working plane of lines pl, ok false when
+// the plane shows no flat frame around a picture.
+func (s *scheme) frameScales(pl planeLines, w, h int) (scales []float64, box [4]int, ok bool) {
+	if !pl.ok {
 		return nil, box, false
 	}
-	if float64(x1-x0) > (1-frameMargin)*float64(w) && float64(y1-y0) > (1-frameMargin)*float64(h) {
+	b := pl.box
+	if float64(b[2]-b[0]) > (1-frameMargin)*float64(w) && float64(b[3]-b[1]) > (1-frameMargin)*float64(h) {
 		return nil, box, false
 	}
-	return scalesFor([4]int{x0, y0, x1, y1}, w, h)
+	return scalesFor(b, w, h)
 }
 
 // scalesFor returns the scales around the one a picture filling box of
@@ -89,18 +104,12 @@ const (
 // captionScales is frameScales for a picture with a caption band along
 // one side: the scales to add and the picture's box, ok false when the
 // plane shows no such band.
-func (s *scheme) captionScales(l *imagex.Luma, hp []float32, w, h int) (scales []float64, box [4]int, ok bool) {
-	if l == nil {
+func (s *scheme) captionScales(l *imagex.Luma, pl planeLines, w, h int) (scales []float64, box [4]int, ok bool) {
+	if l == nil || !pl.ok {
 		return nil, box, false
 	}
-	rowE, colE := lineEnergy(hp, w, h)
-	y0, y1, okY := busySpan(rowE)
-	x0, x1, okX := busySpan(colE)
-	if !okX || !okY {
-		return nil, box, false
-	}
-	full := [4]int{x0, y0, x1, y1}
-	for axis, e := range [][]float64{rowE, colE} {
+	full := pl.box
+	for axis, e := range [][]float64{pl.rowE, pl.colE} {
 		lo, hi, ok := pictureRun(e)
 		if !ok {
 			continue

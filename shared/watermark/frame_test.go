@@ -25,7 +25,7 @@ func framed(m image.Image, f float64, w, h, x, y int, bg color.Color) *image.RGB
 // exact payload at the scale the picture has in its frame.
 func TestExtractFramed(t *testing.T) {
 	p := Payload(0x00c0ffee12345678)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	b := marked.Bounds()
 	w, h := b.Dx(), b.Dy()
 	white, grey := color.RGBA{255, 255, 255, 255}, color.RGBA{240, 240, 240, 255}
@@ -59,10 +59,10 @@ func TestExtractFramed(t *testing.T) {
 func TestFrameScales(t *testing.T) {
 	s := schemes()[0]
 	img := loadTestImage(t, "meadow.jpg")
-	plane := func(m image.Image) ([]float32, int, int) {
+	plane := func(m image.Image) (planeLines, int, int) {
 		l := imagex.ToLuma(m)
 		w, h := s.workDims(l.Width, l.Height)
-		return s.highpass(resampleLuma(l, w, h), w, h), w, h
+		return linesOf(s.highpass(resampleLuma(l, w, h), w, h), w, h), w, h
 	}
 	if sc, _, ok := s.frameScales(plane(img)); ok {
 		t.Errorf("frameScales(unframed photo) = %v, want none", sc)
@@ -86,7 +86,7 @@ func TestFrameScales(t *testing.T) {
 // side, centred or not, give the exact payload.
 func TestExtractWideEdits(t *testing.T) {
 	p := Payload(0x5eed5eed00000005)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	ml := imagex.ToLuma(marked)
 	crop := func(fx, fy float64) *imagex.Luma {
 		w, h := ml.Width/2, ml.Height/2
@@ -149,7 +149,7 @@ func captioned(m image.Image, frac float64, above bool) (*image.RGBA, image.Rect
 // band's text in, and the caption's box inside it is the one that reads.
 func TestExtractCaptioned(t *testing.T) {
 	p := Payload(0x0ca9710a12345678)
-	marked := markedTestImage(t, "meadow.jpg", p)
+	_, marked := markedTestPhoto(t, "meadow.jpg", p)
 	for _, tc := range []struct {
 		name  string
 		frac  float64
@@ -171,7 +171,7 @@ func TestExtractCaptioned(t *testing.T) {
 			if tc.noFrame {
 				s := schemes()[0]
 				w, h := s.workDims(l.Width, l.Height)
-				if _, b, ok := s.frameScales(s.highpass(resampleLuma(l, w, h), w, h), w, h); ok {
+				if _, b, ok := s.frameScales(linesOf(s.highpass(resampleLuma(l, w, h), w, h), w, h), w, h); ok {
 					t.Fatalf("frameScales found box %v: the case no longer needs the caption search", b)
 				}
 			}
@@ -212,8 +212,9 @@ func TestCaptionTakenIn(t *testing.T) {
 		l := imagex.ToLuma(reencode(t, tc.m, "jpeg", 90))
 		w, h := s.workDims(l.Width, l.Height)
 		hp := s.highpass(resampleLuma(l, w, h), w, h)
-		_, fb, fok := s.frameScales(hp, w, h)
-		_, cb, cok := s.captionScales(l, hp, w, h)
+		pl := linesOf(hp, w, h)
+		_, fb, fok := s.frameScales(pl, w, h)
+		_, cb, cok := s.captionScales(l, pl, w, h)
 		if !fok || !cok {
 			t.Fatalf("%s: frame box %v (%v), caption box %v (%v): want both", tc.name, fb, fok, cb, cok)
 		}
@@ -232,7 +233,7 @@ func TestCaptionScales(t *testing.T) {
 	scan := func(m image.Image) ([]float64, [4]int, bool) {
 		l := imagex.ToLuma(m)
 		w, h := s.workDims(l.Width, l.Height)
-		return s.captionScales(l, s.highpass(resampleLuma(l, w, h), w, h), w, h)
+		return s.captionScales(l, linesOf(s.highpass(resampleLuma(l, w, h), w, h), w, h), w, h)
 	}
 	if sc, _, ok := scan(img); ok {
 		t.Errorf("captionScales(photo) = %v, want none", sc)

@@ -26,7 +26,7 @@ func TestRegridBeatsWorkingGridOnCrops(t *testing.T) {
 	}
 	var foldTotal, regridTotal int
 	for _, name := range []string{"meadow.jpg", "water.jpg", "night.jpg", "flower.jpg"} {
-		marked := markedTestImage(t, name, p)
+		_, marked := markedTestPhoto(t, name, p)
 		b := marked.Bounds()
 		for _, r := range []image.Rectangle{
 			image.Rect(b.Dx()/20, b.Dy()/20, b.Dx()*19/20, b.Dy()*19/20),          // 90 %

@@ -81,7 +81,10 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 		ss += float64(d) * float64(d)
 	}
 	if s.localNorm > 0 {
-		sq := squares(b)
+		sq := make([]float32, len(b))
+		for i, v := range b {
+			sq[i] = v * v
+		}
 		loc := refBoxBlur(sq, w, h, s.localNorm)
 		floor := max(float32(ss/float64(len(b)+1))*0.01, 1)
 		ss = 0
@@ -91,7 +94,10 @@ func refHighpass(s *scheme, work []float32, w, h int) []float32 {
 			ss += float64(d) * float64(d)
 		}
 	}
-	clip3RMS(b, ss)
+	c := float32(3 * math.Sqrt(ss/float64(len(b)+1)))
+	for i, v := range b {
+		b[i] = min(max(v, -c), c)
+	}
 	return b
 }
 

@@ -458,15 +458,6 @@ func (r rotWalk) start(x, y int, px, py float64) (ux, uy int64) {
 	return int64((r.ss*fy + r.cs*fx + px + r.bias) * fixOne), int64((r.cs*fy - r.ss*fx + py + r.bias) * fixOne)
 }
 
-// log2 is the smallest k with 1<<k >= n.
-func log2(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
-
 // foldChips folds the window like foldRot at phase 0 but sums straight into
 // the G×G chip bins.
 func (s *scheme) foldChips(hp []float32, w int, scale, angle float64, x0, y0, x1, y1 int) []float64 {
@@ -512,12 +503,12 @@ func (s *scheme) foldChipsTo(both []float64, hp []float32, w int, scale, angle f
 		return addInto(acc, odd)
 	}
 	// Fixed point as in foldRot; the chip of a coordinate is its integer
-	// part shifted by log2(C), modulo G. The pixels are walked by
+	// part shifted by log₂ C, modulo G. The pixels are walked by
 	// reslicing in pairs: that drops the bounds checks on the source,
 	// which the WebAssembly build pays for at every pixel. (Masking the
 	// bin index to drop the scatter's checks too was slower natively.)
 	r := newRotWalk(T, scale, angle)
-	sh, gm := fixBits+log2(C), int64(G-1)
+	sh, gm := fixBits+bits.TrailingZeros(uint(C)), int64(G-1)
 	dux, duy := r.dux, r.duy
 	for y := y0; y < y1; y++ {
 		ux, uy := r.start(x0, y, 0, 0)
@@ -872,13 +863,14 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	}
 	scales, box := s.coarseScales, [4]int{0, 0, w, h}
 	if s.frames {
-		fs, b, ok := s.frameScales(hp, w, h)
+		pl := linesOf(hp, w, h)
+		fs, b, ok := s.frameScales(pl, w, h)
 		// A caption band's text rows are busy: when the band is tall
 		// enough to leave flat rows beyond its text, the frame's box
 		// takes the text in and its scales are the picture's and the
 		// band's together. The caption's box inside it is the picture's;
 		// its scales join the frame's.
-		if cs, cb, cok := s.captionScales(l, hp, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
+		if cs, cb, cok := s.captionScales(l, pl, w, h); cok && (!ok || takenIn(cb, b, w, h)) {
 			fs, b, ok = append(fs[:len(fs):len(fs)], cs...), cb, true
 		}
 		if ok {
@@ -945,12 +937,13 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 // differ by a row or two; a 20 % band's text adds 13 % of the plane.)
 const captionTakenIn = 0.05
 
-// takenIn reports whether the caption's box cb lies within the frame's
-// box b (of a w×h plane) and b took in a band beside it (captionTakenIn).
+// takenIn reports whether the frame's box b (of a w×h plane) took in a
+// band beside the caption's box cb (captionTakenIn). Both come from the
+// same planeLines, so cb, the busy box with one axis narrowed to its
+// longest busy run, always lies within b, the busy box.
 func takenIn(cb, b [4]int, w, h int) bool {
-	inside := cb[0] >= b[0] && cb[1] >= b[1] && cb[2] <= b[2] && cb[3] <= b[3]
 	dw, dh := (b[2]-b[0])-(cb[2]-cb[0]), (b[3]-b[1])-(cb[3]-cb[1])
-	return inside && (float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h))
+	return float64(dw) > captionTakenIn*float64(w) || float64(dh) > captionTakenIn*float64(h)
 }
 
 // rotationPairs lists the (scale, angle) pairs of the rotation search:

@@ -41,7 +41,7 @@ import (
 const warpTerms = 6
 
 // bilinearTerms is the first four of them, a bilinear map: the map the
-// search fits first (see warpCandidates).
+// search fits first (see warpFits).
 const bilinearTerms = 4
 
 // terms returns the warp's terms at (x, y).
@@ -302,11 +302,11 @@ func (c *cyclicMax) apply(dst, src []float32) {
 	maxRuns(dst[:n], c.ext, c.pre, c.suf, W)
 }
 
-// fitField returns the quadratic fields (displacements within reach of the
-// offset (dx, dy)) that maximise the blocks' summed z-score at the
-// displacement each predicts for each block's centre: the best local
-// maxima, at most k of them, best first, no two within a pixel of each
-// other at every block centre.
+// fitField returns the fields in the first n terms per axis (2n
+// coefficients; displacements within reach of the offset (dx, dy)) that
+// maximise the blocks' summed z-score at the displacement each predicts
+// for each block's centre: the best local maxima, at most k of them, best
+// first, no two within a pixel of each other at every block centre.
 func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	score := func(f field) float64 {
 		var sum float64
@@ -372,8 +372,8 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 	return out
 }
 
-// climb is a coordinate ascent of score over the field's twelve
-// coefficients, steps halving from 1 pixel to 1/8.
+// climb is a coordinate ascent of score over the field's first n terms
+// per axis (2n coefficients), steps halving from 1 pixel to 1/8.
 func climb(best field, score func(field) float64, n int) (field, float64) {
 	return ascend(best, score, ascent{from: 1, to: 0.125, rounds: 20, eps: 1e-9, n: n})
 }
@@ -420,9 +420,10 @@ func ascend(best field, score func(field) float64, a ascent) (field, float64) {
 	return best, bestS
 }
 
-// lsField fits the quadratic field through each block's best displacement
-// within r of (dx, dy), each weighted by its peak z-score above 2 (blocks
-// with no clear peak count nothing).
+// lsField fits the field in the first n terms per axis (2n coefficients)
+// through each block's best displacement within r of (dx, dy), each
+// weighted by its peak z-score above 2 (blocks with no clear peak count
+// nothing).
 func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 	ata := make([]float64, n*n)
 	atx, aty := make([]float64, n), make([]float64, n)
@@ -462,42 +463,27 @@ func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 	return f
 }
 
-// warpSearch fits a map from the plane hp (w×h) to the embedding grid,
-// starting from m, and returns the whole plane folded under it with its
-// pilot alignment (z-score over all offsets, offset dx, dy). A fit whose
-// fold reaches warpPolishZ is polished on the whole plane first.
-func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
-	c := s.warpCandidates(hp, w, h, m, warpTerms)
-	if c == nil {
-		return m, syncResult{}
-	}
-	return c[0].m, c[0].r
-}
-
-// warpCand is a fitted map and its whole-plane fold's alignment.
-type warpCand struct {
-	m warpMap
-	r syncResult
-}
-
-// warpCandidates runs the first level once and, when it passes the gate,
-// fits and polishes one map per number of terms in ns (warpSearch's
-// steps); nil when the gate closes.
-func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
+// warpFits runs the first level once and, when it passes the gate, fits
+// and polishes one map per number of terms in ns, in that order, handing
+// each to try as soon as it is fitted: the first try that returns true
+// ends the search, so a map that reads spares the picture the later fits.
+// It reports whether a try returned true.
+func (s *scheme) warpFits(hp []float32, w, h int, m0 warpMap, ns []int, try func(warpMap, syncResult) bool) bool {
 	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
 	if !ok {
-		return nil
+		return false
 	}
-	var out []warpCand
 	for _, n := range ns {
 		m, r := s.warpFitFrom(hp, w, h, m0, b, dx, dy, n)
 		if r.z >= warpPolishZ {
 			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
 			r = s.warpFold(hp, w, h, m)
 		}
-		out = append(out, warpCand{m, r})
+		if try(m, r) {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
 // warpFirstLevel folds the first level's blocks under m0 and pools them:
@@ -509,21 +495,12 @@ func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlock
 	return b, dx, dy, pz >= warpPooledGate
 }
 
-// warpFit is the blocks' coarse-to-fine fit alone (a zero syncResult when
-// the first level shows no offset the blocks agree on). The first level's
-// evidence is the weakest (its blocks span the most displacement), so its
-// warpStarts best distinct fits are each carried through the finer levels
-// and the one whose whole-plane fold aligns best is kept.
-func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
-	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
-	if !ok {
-		return m0, syncResult{}
-	}
-	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
-}
-
-// warpFitFrom is warpFit past the first level (its blocks b and pooled
-// offset), fitting the first n terms of the map.
+// warpFitFrom is the blocks' coarse-to-fine fit past the first level
+// (its blocks b and pooled offset), fitting the first n terms per axis of
+// the map (2n coefficients). The first level's evidence is the weakest
+// (its blocks span the most displacement), so its warpStarts best
+// distinct fits are each carried through the finer levels and the one
+// whose whole-plane fold aligns best is kept.
 func (s *scheme) warpFitFrom(hp []float32, w, h int, m0 warpMap, b warpBlocks, dx, dy, n int) (warpMap, syncResult) {
 	T := s.tile
 	lv := warpLevels()
@@ -566,8 +543,8 @@ func (s *scheme) warpFold(hp []float32, w, h int, m warpMap) syncResult {
 const warpPolishZ = 6.0
 
 // polishWarp refines m by a coordinate ascent of the whole plane's pilot
-// correlation at offset (dx, dy) over the twelve coefficients of a quadratic
-// correction, steps from half a pixel to an eighth.
+// correlation at offset (dx, dy) over the first n terms per axis of a
+// correction (2n coefficients), steps from half a pixel to an eighth.
 func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) warpMap {
 	acc := make([]float64, s.tile*s.tile)
 	score := func(f field) float64 {
@@ -581,8 +558,8 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 // scale 1 twice past one first level: a bilinear map (the first four
 // terms; exactly the search before the quadratic terms, so every copy
 // that search read reads the same: a quadratic fit can land elsewhere on
-// a picture no quadratic fits, `MilkyWay` seen at an angle), then the
-// quadratic. The fold under each fitted map that passes the pilot gate is
+// a picture no quadratic fits, `MilkyWay` seen at an angle), then, only
+// when that map's fold does not read, the quadratic. The fold under each fitted map that passes the pilot gate is
 // read up to twice with one CRC check each: the high-passed plane's
 // fold, then the whitened plane's (whiten.go; on dense texture it keeps
 // more of the mark, `meadow` in the tests: 41 coded bits wrong against
@@ -593,12 +570,17 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 // similarity closest to the map at the plane's centre (Scale 1, Angle 0):
 // exact there, a few pixels off towards the corners.
 func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
-	for _, c := range s.warpCandidates(v.hp, v.w, v.h, identityWarp(), bilinearTerms, warpTerms) {
-		if p, d, ok := s.readWarp(v, c.m, c.r); ok {
-			return p, d, true
-		}
+	var p Payload
+	var d Detection
+	read := func(m warpMap, r syncResult) bool {
+		var ok bool
+		p, d, ok = s.readWarp(v, m, r)
+		return ok
 	}
-	return 0, Detection{}, false
+	if !s.warpFits(v.hp, v.w, v.h, identityWarp(), []int{bilinearTerms, warpTerms}, read) {
+		return 0, Detection{}, false
+	}
+	return p, d, true
 }
 
 // readWarp reads the fold under the fitted map m (alignment r) when it

@@ -1,7 +1,6 @@
 package watermark
 
 import (
-	"image"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -18,9 +17,6 @@ var warpQuads = map[string][4][2]float64{
 	"perspective3": {{-0.03, 0.02}, {1.02, 0.03}, {0.98, 0.97}, {0.01, 1.03}},
 }
 
-// warpLuma maps l onto the quadrilateral q (fractions of the output, which
-// has l's size) by the homography through the corners, bilinear; pixels
-// outside the picture are black.
 // applyHomography maps (x, y) by the projective map h0…h7 of
 // testHomography.
 func applyHomography(H [8]float64, x, y float64) (float64, float64) {
@@ -28,6 +24,9 @@ func applyHomography(H [8]float64, x, y float64) (float64, float64) {
 	return (H[0]*x + H[1]*y + H[2]) / d, (H[3]*x + H[4]*y + H[5]) / d
 }
 
+// warpLuma maps l onto the quadrilateral q (fractions of the output, which
+// has l's size) by the homography through the corners, bilinear; pixels
+// outside the picture are black.
 func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	w, h := l.Width, l.Height
 	var dst [4][2]float64
@@ -56,20 +55,6 @@ func warpLuma(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 		}
 	}
 	return out
-}
-
-// markedTestPhoto decodes testdata/name and marks it with p.
-func markedTestPhoto(t *testing.T, name string, p Payload) (img, marked image.Image) {
-	t.Helper()
-	img, err := decodeFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked, err = Embed(img, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img, marked
 }
 
 // testHomography returns h0…h7 of the projective map taking a[i] to b[i].
@@ -158,6 +143,15 @@ func TestWarpReadsTheBilinearMapFirst(t *testing.T) {
 			continue
 		}
 		read++
+		fits := 0
+		base.warpFits(hp, ww, wh, identityWarp(), []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult) bool {
+			fits++
+			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r)
+			return ok
+		})
+		if fits != 1 {
+			t.Errorf("%s: %d maps fitted, want the bilinear one only when it reads", name, fits)
+		}
 		if _, d := base.detect(l, work, ww, wh, &foldGate{}); d.Strength != c[0].r.z {
 			t.Errorf("%s: detection strength %.3f, the bilinear map's fold %.3f (quadratic %.3f)", name, d.Strength, c[0].r.z, c[1].r.z)
 		}
@@ -318,4 +312,42 @@ func TestCyclicMaxIsTheDirectMax(t *testing.T) {
 			}
 		}
 	}
+}
+
+// warpCand is a fitted map and its whole-plane fold's alignment.
+type warpCand struct {
+	m warpMap
+	r syncResult
+}
+
+// warpCandidates is warpFits with every map of ns fitted and kept (none
+// read); nil when the gate closes.
+func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
+	var out []warpCand
+	s.warpFits(hp, w, h, m0, ns, func(m warpMap, r syncResult) bool {
+		out = append(out, warpCand{m, r})
+		return false
+	})
+	return out
+}
+
+// warpSearch is the quadratic map's fit and polish alone from m: m and a
+// zero syncResult when the gate closes.
+func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncResult) {
+	c := s.warpCandidates(hp, w, h, m, warpTerms)
+	if c == nil {
+		return m, syncResult{}
+	}
+	return c[0].m, c[0].r
+}
+
+// warpFit is the quadratic map's coarse-to-fine fit alone, unpolished (a
+// zero syncResult when the first level shows no offset the blocks agree
+// on).
+func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
+	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
+	if !ok {
+		return m0, syncResult{}
+	}
+	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
 }

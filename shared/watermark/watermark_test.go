@@ -29,14 +29,15 @@ func loadTestImage(t testing.TB, name string) image.Image {
 	return m
 }
 
-// markedTestImage returns testdata/name marked with p.
-func markedTestImage(t testing.TB, name string, p Payload) image.Image {
+// markedTestPhoto decodes testdata/name and marks it with p.
+func markedTestPhoto(t testing.TB, name string, p Payload) (img, marked image.Image) {
 	t.Helper()
-	m, err := Embed(loadTestImage(t, name), p)
+	img = loadTestImage(t, name)
+	marked, err := Embed(img, p)
 	if err != nil {
 		t.Fatalf("Embed(%s): %v", name, err)
 	}
-	return m
+	return img, marked
 }
 
 var testImages = []string{"meadow.jpg", "water.jpg", "night.jpg", "flower.jpg"}
