@@ -308,9 +308,13 @@ func DecodeWith(b []byte, lim limits.Limits, c JPEGCodec) (*Image, error) {
 }
 
 // stdDecoders are the standard library's (and x/image's) decoder and
-// header reader for f, one of the formats Sniff returns.
+// header reader for f, one of the formats Sniff returns: its callers have
+// only those, so any other is a bug and panics rather than decoding as
+// some format it is not.
 func stdDecoders(f Format) (func(io.Reader) (image.Image, error), func(io.Reader) (image.Config, error)) {
 	switch f {
+	case JPEG:
+		return jpeg.Decode, jpeg.DecodeConfig
 	case PNG:
 		return png.Decode, png.DecodeConfig
 	case GIF:
@@ -318,7 +322,7 @@ func stdDecoders(f Format) (func(io.Reader) (image.Image, error), func(io.Reader
 	case WebP:
 		return webp.Decode, webp.DecodeConfig
 	}
-	return jpeg.Decode, jpeg.DecodeConfig
+	panic(fmt.Sprintf("imagex: no decoder for format %q", f))
 }
 
 // guard runs fn and turns a panic into an error.

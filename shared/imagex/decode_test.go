@@ -155,6 +155,25 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// TestStdDecodersKnownFormatsOnly: each format Sniff returns has its
+// decoder, and a format without one panics instead of being handed to
+// another format's decoder.
+func TestStdDecodersKnownFormatsOnly(t *testing.T) {
+	for _, f := range []Format{JPEG, PNG, GIF, WebP} {
+		if dec, cfg := stdDecoders(f); dec == nil || cfg == nil {
+			t.Errorf("stdDecoders(%q): nil decoder", f)
+		}
+	}
+	panicked := func() (p bool) {
+		defer func() { p = recover() != nil }()
+		stdDecoders("tiff")
+		return false
+	}()
+	if !panicked {
+		t.Error(`stdDecoders("tiff") did not panic`)
+	}
+}
+
 func TestSniffNamesOtherFormats(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00mif1", "AVIF"},

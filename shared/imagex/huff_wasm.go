@@ -1,12 +1,5 @@
 package imagex
 
-// baselineBlock is baselineBlockGo: in WebAssembly a sequential scan's
-// blocks go through baselineMCUs and its kernel, and this is reached only
-// with goBlocks set, for the tests.
-func (d *lumaDecoder) baselineBlock(r *bitReader, c *lumaComponent, isY bool, bx, by int, blk *[64]int32) error {
-	return d.baselineBlockGo(r, c, isY, bx, by, blk)
-}
-
 // kernelState is what the MCU kernel reads besides the decoder's tables:
 // the scan's slots and the run.
 type kernelState struct {
@@ -27,8 +20,9 @@ type kernelState struct {
 //go:noescape
 func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
 
-// The flags and statuses of the WebAssembly block kernel (huff_wasm.go):
-// the errors are baselineBlockGo's, for the same data.
+// The flags and statuses of the MCU kernel (huff_wasm.s): the errors are
+// baselineBlockGo's, for the same data. huffY and huffOutside are the bits
+// of mcuRun.flags, which the kernel reads through go_asm.h.
 const (
 	huffY       = 1 // a Y block: store its coefficients
 	huffOutside = 2 // the Y block lies outside the frame: fail after its DC

@@ -1,17 +1,21 @@
+#include "go_asm.h"
 #include "textflag.h"
 
-// The kernel of baselineBlock (huff_wasm.go) for WebAssembly: the
-// entropy decoding of one block of a sequential scan — the DC difference,
-// then the AC coefficients (stored dequantised for a Y block, read past
-// for a chroma block) up to the end-of-block code, refilling the bit
-// buffer as bitReader.fill does — in one call, with WebAssembly's own
-// loops and no bounds checks on the tables (baselineBlock passes whole
-// tables and blocks and checks the pixels a block writes; zigzag indices
-// are below 64 and lookahead indices below 512 by construction; the
-// entropy-coded data is read only below its length). Each step is
-// baselineBlockGo's, in the same order, so the bit buffer's state, the
-// coefficients, the pixels and the errors are the same
-// (TestHuffBlockMatchesGo, FuzzHuffBlockMatchesGo).
+// huffMCUsAsm, the MCU kernel of baselineMCUs (huff_wasm.go) for
+// WebAssembly: the entropy decoding of a run of a sequential scan's MCUs,
+// block after block in the slots' order — the DC difference, then the AC
+// coefficients (stored dequantised for a Y block, read past for a chroma
+// block) up to the end-of-block code, refilling the bit buffer as
+// bitReader.fill does — with WebAssembly's own loops, returning to Go only
+// for a block's inverse DCT, an error or the run's end. It does no bounds
+// checks: baselineMCUs passes whole tables and blocks and checks once that
+// the output plane holds every block inside bw×bh (a Y block outside it
+// fails after its DC); zigzag indices are below 64 and lookahead indices
+// below 512 by construction; the entropy-coded data is read only below
+// its length. Each step is baselineBlockGo's, in the same order, so the
+// bit buffer's state, the coefficients, the pixels and the errors are the
+// same (TestHuffBlockMatchesGo, FuzzHuffBlockMatchesGo). The block flags
+// (huffY, huffOutside) come from the Go constants through go_asm.h.
 //
 // Registers (i64 locals): R0 the bitReader, R1 its acc, R2 its n, R3 the
 // Huffman table, R4 the quantisation table, R5 the block, R6 k, R7 the
@@ -300,10 +304,10 @@ TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
 	MOVD pix+40(FP), R14
 	I64Load 88(R10); I64Eqz; I32Eqz
 	If
-		I64Const $1; Set R13
+		I64Const $const_huffY; Set R13
 		Get R12; I64Load 80(R9); I64GeU; Get R11; I64Load 72(R9); I64GeU; I32Or
 		If
-			I64Const $3; Set R13
+			I64Const $(const_huffY|const_huffOutside); Set R13
 		Else
 			Get R12; I64Load 64(R9); I64Mul; I64Load 56(R9); I64Mul
 			Get R11; I64Load 64(R9); I64Mul; I64Add; Get R14; I64Add; Set R14
@@ -346,7 +350,7 @@ TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
 	End
 	RUNF(112, R9)
 	Get R9
-	I64Const $2
+	I64Const $const_huffOutside
 	I64And
 	I64Eqz
 	I32Eqz
@@ -357,7 +361,7 @@ TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
 	I64Const $1
 	Set R6
 	Get R9
-	I64Const $1
+	I64Const $const_huffY
 	I64And
 	I64Eqz
 	If

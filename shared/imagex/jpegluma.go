@@ -858,7 +858,7 @@ func (d *lumaDecoder) scan(seg []byte, start int) (int, error) {
 			var err error
 			switch {
 			case !d.progressive:
-				err = d.baselineBlock(r, sl.c, sl.isY, bx, by, &blk)
+				err = d.baselineBlockGo(r, sl.c, sl.isY, bx, by, &blk)
 			case ss == 0:
 				err = d.dcBlock(r, sl.c, sl.isY, bx, by, ah, al)
 			case ah == 0:
@@ -913,10 +913,10 @@ func skipScan(b []byte, i int) int {
 
 // baselineBlockGo decodes one block of a sequential scan; a Y block goes
 // straight through the reduced inverse DCT into the output plane. blk is
-// all zeros on entry and is left so. It is baselineBlock everywhere but
-// in WebAssembly, where the entropy decoding runs in one assembly kernel
-// (huffBlockAsm, huff_wasm.s) and this is the reference it is tested
-// against.
+// all zeros on entry and is left so. It decodes every sequential block
+// but in WebAssembly, where baselineMCUs runs a scan's MCUs between
+// restart markers in one assembly kernel (huffMCUsAsm, huff_wasm.s) and
+// this is the reference it is tested against (goBlocks).
 //
 // Its AC decoding is written out rather than called (decode, bits):
 // after a refill to at least 32 bits, a code (at most 16 bits) and its

@@ -31,7 +31,11 @@ type decodedIn = wire.DecodedHeader
 // against the module's limits as analyze checks the header's.
 func AnalyzeDecoded(in []byte, lim limits.Limits) []byte {
 	var req decodedIn
-	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
+	pix, failure := binaryInput(in, &req)
+	if failure != nil {
+		return failure
+	}
+	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
 	if failure != nil {
 		return failure
 	}

@@ -94,6 +94,7 @@ func TestAnalyzeDecodedRefuses(t *testing.T) {
 		{"bad sha256", decodedRaw(t, with(func(h *decodedIn) { h.SHA256 = "ab" }), make([]byte, 128)), codeBadInput, "sha256"},
 		{"unknown format", decodedRaw(t, with(func(h *decodedIn) { h.Format = "tiff" }), make([]byte, 128)), codeUnsupported, "tiff"},
 		{"zero width", decodedRaw(t, with(func(h *decodedIn) { h.Width = 0 }), nil), codeBadInput, "positive"},
+		{"zero height", decodedRaw(t, with(func(h *decodedIn) { h.Height = 0 }), nil), codeBadInput, "positive"},
 		{"over the side limit", decodedRaw(t, with(func(h *decodedIn) { h.Width = lim.MaxSide + 1 }), nil), codeTooLarge, ""},
 		{"over the pixel limit", decodedRaw(t, with(func(h *decodedIn) { h.Width, h.Height = lim.MaxSide, lim.MaxSide }), nil), codeTooLarge, ""},
 		{"orientation 0", decodedRaw(t, with(func(h *decodedIn) { h.Orientation = 0 }), make([]byte, 128)), codeBadInput, "orientation"},

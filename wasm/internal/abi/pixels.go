@@ -120,7 +120,11 @@ type pixelsIn struct {
 // analyze's.
 func AnalyzePixels(in []byte, lim limits.Limits) []byte {
 	var req pixelsIn
-	pix, sum, format, failure := pictureInput(in, &req, lim, func() (string, string, int, int) { return req.SHA256, req.Format, req.Width, req.Height })
+	pix, failure := binaryInput(in, &req)
+	if failure != nil {
+		return failure
+	}
+	sum, format, failure := pictureHeader(req.SHA256, req.Format, req.Width, req.Height, lim)
 	if failure != nil {
 		return failure
 	}
@@ -211,31 +215,25 @@ func binaryInput(in []byte, req any) (rest, failure []byte) {
 	return in[4+n:], nil
 }
 
-// pictureInput reads a host-decoded input: its JSON header into req
-// (binaryInput), then what every such header declares, which picture
-// reads from req once it is filled: the file's SHA-256 in hex, a format
-// the module knows and a size within lim (the header check analyze
-// makes, with its error code). pix is what follows the header.
-func pictureInput(in []byte, req any, lim limits.Limits, picture func() (sha, format string, w, h int)) (pix []byte, sum [32]byte, format imagex.Format, failure []byte) {
-	pix, failure = binaryInput(in, req)
-	if failure != nil {
-		return nil, sum, "", failure
-	}
-	sha, name, w, h := picture()
+// pictureHeader checks what every host-decoded input's header declares:
+// the file's SHA-256 in hex (sha), a format the module knows (name) and a
+// size w×h within lim (the header check analyze makes, with its error
+// code). It returns the digest and the format, or the call's failure.
+func pictureHeader(sha, name string, w, h int, lim limits.Limits) (sum [32]byte, format imagex.Format, failure []byte) {
 	if b, err := hex.DecodeString(sha); err != nil || len(b) != len(sum) {
-		return nil, sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
+		return sum, "", fail(codeBadInput, "sha256 must be 64 hex digits")
 	} else {
 		copy(sum[:], b)
 	}
 	format = imagex.Format(name)
 	if format.MIMEType() == "" {
-		return nil, sum, "", fail(codeUnsupported, fmt.Sprintf("format %q", name))
+		return sum, "", fail(codeUnsupported, fmt.Sprintf("format %q", name))
 	}
 	if w <= 0 || h <= 0 {
-		return nil, sum, "", fail(codeBadInput, "width and height must be positive")
+		return sum, "", fail(codeBadInput, "width and height must be positive")
 	}
 	if w > lim.MaxSide || h > lim.MaxSide || int64(w)*int64(h) > lim.MaxPixels {
-		return nil, sum, "", fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
+		return sum, "", fail(codeTooLarge, (&imagex.DimensionError{Format: format, Width: w, Height: h, MaxPixels: lim.MaxPixels, MaxSide: lim.MaxSide}).Error())
 	}
-	return pix, sum, format, nil
+	return sum, format, nil
 }
