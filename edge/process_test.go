@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/internal/testtool"
 	"github.com/provenant/provenant/wasm/wasmtest"
 )
 
@@ -60,7 +61,7 @@ func TestSIGHUPReload(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { testtool.Kill(cmd) })
 	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stderr)

@@ -92,14 +92,7 @@ func (cs *codecSigner) sign(tb testing.TB, codec string, file []byte) *SignResul
 // the watermark lives) and, separately, their chroma.
 func codecPSNR(tb testing.TB, a, b []byte) (luma, chroma float64) {
 	tb.Helper()
-	da, err := imagex.Decode(a, limits.Default())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := imagex.Decode(b, limits.Default())
-	if err != nil {
-		tb.Fatal(err)
-	}
+	da, db := testkit.Decode(tb, a), testkit.Decode(tb, b)
 	if da.Image.Bounds() != db.Image.Bounds() {
 		tb.Fatalf("bounds %v and %v", da.Image.Bounds(), db.Image.Bounds())
 	}
@@ -270,11 +263,7 @@ func benchJPEG(b *testing.B, mp float64) []byte {
 			}
 		}
 		if bestFile != nil {
-			img, err := imagex.Decode(bestFile, limits.Default())
-			if err != nil {
-				b.Fatal(err)
-			}
-			src = img.Image
+			src = testkit.Decode(b, bestFile).Image
 		}
 	}
 	if src == nil {

@@ -33,7 +33,7 @@ import (
 	"github.com/provenant/provenant/origin/internal/testkit"
 	"github.com/provenant/provenant/origin/origintest/corpus"
 	"github.com/provenant/provenant/shared/clock"
-	"github.com/provenant/provenant/shared/imagex/jpegtest"
+	"github.com/provenant/provenant/shared/imagex/jpegtest/camera"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -331,8 +331,8 @@ func TestWidgetInChromium(t *testing.T) {
 		{"large", "verified", largeID, large, true, "luma"},
 		{"large-q75", "verified", largeID, transform(t, large, 75, func(m image.Image) image.Image { return m }), true, "luma"},
 		// Stored turned a quarter, upright by its EXIF orientation.
-		{"large-rotated", "verified", largeID, rotatedEXIF(t, large, 6), true, "luma"},
-		{"large-rotated-180", "verified", largeID, rotatedEXIF(t, large, 3), true, "luma"},
+		{"large-rotated", "verified", largeID, camera.JPEG(t, toRGBA(t, large), 90, 6), true, "luma"},
+		{"large-rotated-180", "verified", largeID, camera.JPEG(t, toRGBA(t, large), 90, 3), true, "luma"},
 		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba"},
 		// The browser would read a WebP's EXIF orientation, which the
 		// service ignores: the module decodes WebP.
@@ -543,36 +543,6 @@ func pixelDifference(got, want wire.VerifyResponse) string {
 		}
 	}
 	return ""
-}
-
-// rotatedEXIF stores the JPEG's picture turned so that EXIF orientation
-// o shows it upright: 6 (stored a quarter anticlockwise, displayed turned
-// a quarter clockwise) or 3 (stored upside down).
-func rotatedEXIF(t *testing.T, jpg []byte, o uint16) []byte {
-	t.Helper()
-	src := toRGBA(t, jpg)
-	b := src.Bounds()
-	var dst *image.RGBA
-	switch o {
-	case 6:
-		dst = image.NewRGBA(image.Rect(0, 0, b.Dy(), b.Dx()))
-		for y := 0; y < b.Dy(); y++ {
-			for x := 0; x < b.Dx(); x++ {
-				// Stored (y, W-1-x) shows at (x, y) after a clockwise turn.
-				dst.Set(y, b.Dx()-1-x, src.At(b.Min.X+x, b.Min.Y+y))
-			}
-		}
-	case 3:
-		dst = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for y := 0; y < b.Dy(); y++ {
-			for x := 0; x < b.Dx(); x++ {
-				dst.Set(b.Dx()-1-x, b.Dy()-1-y, src.At(b.Min.X+x, b.Min.Y+y))
-			}
-		}
-	default:
-		t.Fatalf("orientation %d", o)
-	}
-	return jpegtest.WithOrientation(testkit.EncodeJPEG(t, dst, 90), o, false)
 }
 
 // pngOf re-encodes a JPEG's picture as PNG.

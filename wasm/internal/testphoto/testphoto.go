@@ -5,13 +5,11 @@
 package testphoto
 
 import (
-	"bytes"
 	"image"
-	"image/jpeg"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
-	"github.com/provenant/provenant/shared/imagex/jpegtest"
+	"github.com/provenant/provenant/shared/imagex/jpegtest/camera"
 	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/watermark"
 	"github.com/provenant/provenant/wasm/wasmtest"
@@ -51,26 +49,9 @@ func Marked(t testing.TB, img image.Image) image.Image {
 }
 
 // JPEG returns the JPEG file (quality q) a camera writes for a picture
-// shown upright as img under EXIF orientation o, 1 to 8: the pixels
-// stored turned by Orient's inverse, and an Exif segment with the tag.
-// With o 0 it is img encoded as it is, with no Exif segment.
+// shown upright as img under EXIF orientation o (camera.JPEG): o 0 is img
+// encoded as it is, with no Exif segment.
 func JPEG(t testing.TB, img image.Image, q, o int) []byte {
 	t.Helper()
-	if o != 0 {
-		// Orient's inverse: 6 and 8 turn opposite ways, the other
-		// orientations undo themselves.
-		inv := map[int]int{6: 8, 8: 6}[o]
-		if inv == 0 {
-			inv = o
-		}
-		img = imagex.Orient(img, inv)
-	}
-	buf := new(bytes.Buffer)
-	if err := jpeg.Encode(buf, img, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	if o == 0 {
-		return buf.Bytes()
-	}
-	return jpegtest.WithOrientation(buf.Bytes(), uint16(o), false)
+	return camera.JPEG(t, img, q, o)
 }
