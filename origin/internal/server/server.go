@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -635,16 +634,30 @@ func (s *Server) AdminAddr() net.Addr {
 // gigabyte of them), so that the next decode reuses the freed memory
 // instead of growing the heap by its own size while the garbage waits for
 // the next cycle. When nothing is reserved any more it also hands the free
-// memory back to the operating system, off the request's goroutine (that
-// takes about 200 ms per gigabyte) and at most once per returnMemoryEvery;
-// without it, the resident memory of a burst of large decodes stays for
-// minutes, as the runtime's background scavenger returns it slowly while
-// the server is idle.
-func reclaimMemory() func(n, inUse int64) {
+// memory back to the operating system (returnFree, debug.FreeOSMemory in
+// the server), off the request's goroutine since that takes about 200 ms
+// per gigabyte, and at most once per every. Without it, the resident
+// memory of a burst of large decodes stays for minutes, as the runtime's
+// background scavenger returns it slowly while the server is idle.
+//
+// The rate limit delays a return rather than dropping it: a burst goes
+// idle several times (between one decode's release and the next waiter's
+// grant), and the release that ends it usually comes less than every after
+// the previous return. Dropping that one left the last decodes' memory
+// resident; instead one return is scheduled for the end of the interval,
+// and releases meanwhile join it.
+func reclaimMemory(every time.Duration, returnFree func()) func(n, inUse int64) {
 	var (
-		mu   sync.Mutex
-		last time.Time
+		mu      sync.Mutex
+		last    time.Time
+		pending bool
 	)
+	run := func() {
+		returnFree()
+		mu.Lock()
+		last, pending = time.Now(), false
+		mu.Unlock()
+	}
 	return func(n, inUse int64) {
 		if n < reclaimAbove {
 			return
@@ -655,10 +668,15 @@ func reclaimMemory() func(n, inUse int64) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(last) >= returnMemoryEvery {
-			last = time.Now()
-			go debug.FreeOSMemory()
+		if pending {
+			return
 		}
+		pending = true
+		if wait := every - time.Since(last); wait > 0 {
+			time.AfterFunc(wait, run)
+			return
+		}
+		go run()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -289,7 +290,7 @@ func (w *wiring) contentService() (err error) {
 	if w.d.proofs != nil {
 		proofs = w.d.proofs
 	}
-	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Released: reclaimMemory()})
+	budget, err := imagex.NewBudget(imagex.BudgetConfig{Capacity: cfg.DecodeMemory, Wait: cfg.DecodeWait, Released: reclaimMemory(returnMemoryEvery, debug.FreeOSMemory)})
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
