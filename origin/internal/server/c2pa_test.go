@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"image/png"
 	"net/url"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/provenant/provenant/shared/c2pa"
 	"github.com/provenant/provenant/shared/c2pa/c2patest"
+	"github.com/provenant/provenant/shared/c2pa/sniff"
 	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -115,8 +117,25 @@ func TestC2PASignedJPEG(t *testing.T) {
 	}
 
 	// One changed byte of image data: the manifest no longer validates.
+	// The byte is the last step of the first quantisation table, so the
+	// file still decodes whatever its entropy-coded data is (a bit flipped
+	// there can break the Huffman code, and verify answers corrupt_image
+	// before it reads the manifest).
 	flipped := slices.Clone(marked)
-	flipped[len(flipped)-20] ^= 0x01
+	errStopWalk := errors.New("table changed")
+	if _, err := sniff.WalkJPEG(flipped, func(seg sniff.Segment) error {
+		if seg.Marker != 0xdb || len(seg.Payload) < 65 || seg.Payload[0]>>4 != 0 {
+			return nil
+		}
+		if q := &seg.Payload[64]; *q < 255 {
+			*q++
+		} else {
+			*q--
+		}
+		return errStopWalk
+	}); !errors.Is(err, errStopWalk) {
+		t.Fatalf("no 8-bit quantisation table in the signed file (walk: %v)", err)
+	}
 	if c, body := ts.verifyC2PA(flipped, "flipped.jpg"); c == nil || c.ValidationState != "invalid" || c.Trusted || c.Ours ||
 		!slices.Contains(c.ValidationCodes, "assertion.dataHash.mismatch") {
 		t.Fatalf("verify of a changed file: c2pa = %+v, want invalid with assertion.dataHash.mismatch\n%s", c, body)

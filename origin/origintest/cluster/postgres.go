@@ -145,14 +145,24 @@ func StartPostgres(ctx context.Context, n *Net, cfg PGConfig) (*PG, error) {
 		if err := waitFor(ctx, 60*time.Second, func() error { _, err := os.Stat(cfgFile); return err }); err != nil {
 			return nil, fmt.Errorf("cluster: %s: %w\n%s", h.Name, err, pg.tail(h))
 		}
-		// Not before the keeper has finished initialising (it removes its
-		// init state file then): the reload signal would also reach the
-		// initdb or pg_basebackup it runs meanwhile and fail the node's
-		// initialisation, which a loaded machine made likely.
+		// Not before the keeper has finished initialising: the reload
+		// signal would also reach the initdb or pg_basebackup it runs
+		// meanwhile and fail the node's initialisation, which a loaded
+		// machine made likely. The keeper writes its state file a moment
+		// before its init state file, so the files alone leave a window;
+		// a server that answers on the node's socket has its data
+		// directory made, and nothing the signal could break runs any
+		// more.
 		stateDir := filepath.Join(h.Dir, "share", "pg_autoctl", pg.data(h))
 		if err := waitFor(ctx, 120*time.Second, func() error {
 			if _, err := os.Stat(filepath.Join(stateDir, "pg_autoctl.state")); err != nil {
 				return err
+			}
+			if _, err := os.Stat(filepath.Join(stateDir, "pg_autoctl.init")); err == nil {
+				return errors.New("keeper still initialising")
+			}
+			if out, err := pg.psql(h, "postgres", "SELECT 1"); err != nil {
+				return fmt.Errorf("postgres not answering yet: %w: %s", err, out)
 			}
 			if _, err := os.Stat(filepath.Join(stateDir, "pg_autoctl.init")); err == nil {
 				return errors.New("keeper still initialising")
