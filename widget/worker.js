@@ -2,14 +2,14 @@
 // script must be same-origin with the page) and sends {type: "init",
 // base, decoder}. Each request then names an image URL and/or a record id;
 // the worker fetches the image itself and has the decoder measured fastest
-// for its kind read it (moduleDecodes): the module's own for a sequential
-// JPEG (analyze_hashed, the SHA-256 from crypto.subtle), the browser's for
-// the rest (ImageDecoder's YUV planes for a progressive JPEG,
-// createImageBitmap at the reduced size verification reads, then
-// OffscreenCanvas), whose pixels go to the verifier module, which computes
-// the facts; without those APIs, or for a file the browser cannot decode
-// the way the service does, the module decodes the bytes itself. It posts only the resulting facts to
-// the lookup endpoint (never the image), and lets the module check every
+// for it read it (moduleDecodes): the module's own for a sequential JPEG
+// it decodes at reduced scale (analyze_hashed, the SHA-256 from
+// crypto.subtle), the browser's for the rest (ImageDecoder's YUV planes
+// for a JPEG, createImageBitmap at the reduced size verification reads,
+// then OffscreenCanvas), whose pixels go to the verifier module, which
+// computes the facts; without those APIs, or for a file the browser
+// cannot decode the way the service does, the module decodes the bytes
+// itself. It posts only the resulting facts to the lookup endpoint (never the image), and lets the module check every
 // candidate's signature and Merkle proof and decide. A picture that
 // carries a C2PA manifest also gets the C2PA module (fetched only then),
 // which reads the manifest and decides its trust. docs/widget.md is the
@@ -411,18 +411,20 @@ function jpegFrame(file) {
   return 0;
 }
 
-// moduleDecodes says whether the module's own decoder reads file under
-// choice. 'auto' takes, per picture, the decoder measured fastest in
-// Chromium (bench/README.md, "The module's decoder for JPEGs in the
-// browser"): for a sequential JPEG the module's, which decodes only the
-// luminance and at the reduced scale verification reads (1/2 at 4 MP,
-// 1/4 at 12 MP), where ImageDecoder decodes every pixel of every plane
-// and the frame is then copied out and reduced in the module; its facts
-// are also the origin's own, member for member. Other pictures
-// (progressive JPEGs, PNG, GIF, WebP) go to the browser's decoder.
-function moduleDecodes(file, choice) {
-  if (choice === 'wasm') return true;
-  if (choice !== 'auto') return false;
+// moduleDecodes says whether the module's own decoder reads file, which
+// inspect described as info, under choice 'auto'. It takes the decoder
+// measured fastest in Chromium (bench/README.md, "The module's decoder for
+// JPEGs in the browser"): the module's for a sequential JPEG that it
+// decodes at reduced scale (a short side of 1,023 pixels or more: 1/2 at
+// 4 MP, 1/4 at 12 MP), where ImageDecoder decodes every sample of every
+// plane at full size, the frame is copied out and the module then reduces
+// it; the module's facts are also the origin's own, member for member.
+// The browser's for the rest: a smaller JPEG, which the module decodes
+// whole and the browser faster; a progressive one, whose every scan the
+// module's decoder reads without its block kernel; PNG and GIF (the
+// module's decoders for them are the standard library's, at full size).
+function moduleDecodes(file, info) {
+  if (info.format !== 'jpeg' || info.plane_width >= info.width) return false;
   const sof = jpegFrame(file);
   return sof === 0xc0 || sof === 0xc1;
 }
@@ -445,12 +447,12 @@ async function analyzeFile(ex, file, choice, readC2PA) {
   };
   let unread = false;
   const done = (out, decoder, pixels) => Object.assign(out, {decoder, pixels, steps, manifest: unread});
-  if (!moduleDecodes(file, choice) && (canImageDecoder || canBitmap)) {
+  if (choice !== 'wasm' && (canImageDecoder || canBitmap)) {
     // inspect reads the header under the module's limits: a file too
     // large is refused before anything decodes it.
     const info = call(ex, 'inspect', file);
     lap('inspect');
-    if (info.host_decode) {
+    if (info.host_decode && !(choice === 'auto' && moduleDecodes(file, info))) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       // The manifest is in the bytes, which the pixels cannot carry: the
       // C2PA module (fetched now, beside the decode) reads it, or the

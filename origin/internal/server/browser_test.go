@@ -285,7 +285,8 @@ func (b *browser) waitBadges(t testing.TB, want int, d time.Duration) map[string
 // the status its file deserves, whichever decoder read the pixels (the
 // browser's own, data-decoder=browser, the verifier module's,
 // data-decoder=wasm, or by default each picture's measured fastest: the
-// module's for a sequential JPEG, the browser's for the PNG);
+// module's for the 4 MP JPEGs, the browser's for smaller ones and the
+// PNG);
 // the verdict computed in the browser is the origin's own /verify response
 // for the same file (member for member with the module's decoder; the
 // same verdict, record, match and checks with the browser's, whose pixels
@@ -321,26 +322,28 @@ func TestWidgetInChromium(t *testing.T) {
 		// host: the browser decodes it itself when asked to, into pixels
 		// of that form ("luma" or "rgba"); auto: the widget's default
 		// has the browser decode it (the module's decoder is the faster
-		// for a sequential JPEG, the browser's for a progressive one or
-		// a PNG: bench/README.md).
+		// for a sequential JPEG it decodes at reduced scale, the
+		// browser's for a smaller or progressive JPEG or a PNG:
+		// bench/README.md).
 		host   bool
 		pixels string
 		auto   bool
 	}{
-		{"signed", "verified", id, signed, true, "luma", false},
-		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma", false},
-		{"cropped", "verified", id, transform(t, signed, 90, corpus.Crop(0.08)), true, "luma", false},
-		{"edited", "altered", "", captioned(t, signed), true, "luma", false},
-		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma", false},
-		{"revoked", "revoked", revokedID, revoked, true, "luma", false},
-		{"small", "pending", smallID, small, true, "luma", false},
+		{"signed", "verified", id, signed, true, "luma", true},
+		{"reencoded", "verified", id, reencode(t, signed, 0.7, 80), true, "luma", true},
+		{"cropped", "verified", id, transform(t, signed, 90, corpus.Crop(0.08)), true, "luma", true},
+		{"edited", "altered", "", captioned(t, signed), true, "luma", true},
+		{"unsigned", "none", "", photo(t, 7, 640, 480), true, "luma", true},
+		{"revoked", "revoked", revokedID, revoked, true, "luma", true},
+		{"small", "pending", smallID, small, true, "luma", true},
 		{"large", "verified", largeID, large, true, "luma", false},
 		{"large-q75", "verified", largeID, transform(t, large, 75, func(m image.Image) image.Image { return m }), true, "luma", false},
 		// Stored turned a quarter, upright by its EXIF orientation.
 		{"large-rotated", "verified", largeID, camera.JPEG(t, toRGBA(t, large), 90, 6), true, "luma", false},
 		{"large-rotated-180", "verified", largeID, camera.JPEG(t, toRGBA(t, large), 90, 3), true, "luma", false},
 		{"large-png", "verified", largeID, pngOf(t, large), true, "rgba", true},
-		// A progressive JPEG: the browser's decoder by default.
+		// A small progressive JPEG (the browser's decoder by default, by
+		// either rule).
 		{"progressive", "none", "", testkit.ReadFile(t, "../../../shared/imagex/testdata/luma/big-prog-420.jpg"), true, "luma", true},
 		// The browser would read a WebP's EXIF orientation, which the
 		// service ignores: the module decodes WebP.

@@ -349,12 +349,11 @@ func TestWebAppInChromium(t *testing.T) {
 		if res.Status != want || res.Path != "browser" {
 			t.Fatalf("verify page: status %q path %q, want %q in the browser\n%s\nconsole:\n%s", res.Status, res.Path, want, res.Text, b.consoleLog())
 		}
-		// The module's own decoder read the pixels: the widget's choice
-		// for a sequential JPEG (docs/widget.md, "What runs where").
-		if res.Decoder != "wasm" {
-			t.Errorf("verify page: pixels read by %q, want the module's decoder", res.Decoder)
+		// The browser's own decoder read the pixels.
+		if res.Decoder != "browser" {
+			t.Errorf("verify page: pixels read by %q, want the browser's decoder", res.Decoder)
 		}
-		says := []string{"did not leave your machine", signed.RecordID}
+		says := []string{"did not leave your machine", "decoded by the browser itself", signed.RecordID}
 		if want == "verified" {
 			says = append(says, "Authentic — signed and unchanged", "Journey News", "Camera", "Exact file (SHA-256): passed", "Blockchain anchoring: passed", "block ",
 				"Anchored on the service's local chain", "provenant-dev (chain id 1337), a "+wire.LocalChainDescription)
