@@ -9,8 +9,9 @@
 // then OffscreenCanvas), whose pixels go to the verifier module, which
 // computes the facts; without those APIs, or for a file the browser
 // cannot decode the way the service does, the module decodes the bytes
-// itself. It posts only the resulting facts to the lookup endpoint (never the image), and lets the module check every
-// candidate's signature and Merkle proof and decide. A picture that
+// itself. It posts only the resulting facts to the lookup endpoint (never
+// the image), and lets the module check every candidate's signature and
+// Merkle proof and decide. A picture that
 // carries a C2PA manifest also gets the C2PA module (fetched only then),
 // which reads the manifest and decides its trust. docs/widget.md is the
 // contract.
