@@ -14,10 +14,13 @@
     ? script.src.replace(/\/api\/v1\/widget\/embed\.js(?:[?#].*)?$/, '')
     : location.origin;
   // data-decoder="wasm" on the script tag makes the verifier module
-  // decode every picture itself instead of the browser, "canvas" keeps the
-  // browser's decoder but not WebCodecs (docs/widget.md).
+  // decode every picture itself, "browser" the browser decode every
+  // picture it can, "canvas" keeps the browser's decoder but not
+  // WebCodecs; without it each picture goes to the decoder measured
+  // fastest for its kind (docs/widget.md).
+  const DECODERS = ['wasm', 'browser', 'canvas'];
   const decoderAttr = script ? script.getAttribute('data-decoder') : '';
-  const decoderChoice = decoderAttr === 'wasm' || decoderAttr === 'canvas' ? decoderAttr : 'auto';
+  const decoderChoice = DECODERS.includes(decoderAttr) ? decoderAttr : 'auto';
 
   const MATCHES = {
     exact: 'the signed file, byte for byte',
@@ -491,11 +494,11 @@ a { color: #0969da; }
     verify: (img) => verify(img),
     // analyze returns the facts of the file at url, the decoder that read
     // its pixels ('browser' or 'wasm'; decoder 'wasm' forces the module's,
-    // 'canvas' the browser's without WebCodecs)
+    // 'browser' the browser's, 'canvas' the browser's without WebCodecs)
     // and how long analyze took, decode included ({facts, decoder, ms:
     // [one per run]}); nothing leaves the browser.
     analyze: (url, runs, decoder) => ask({op: 'analyze', src: new URL(url, document.baseURI).href, runs: runs || 1,
-      decoder: decoder === 'wasm' || decoder === 'canvas' ? decoder : ''}),
+      decoder: DECODERS.includes(decoder) ? decoder : ''}),
   });
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => scan());

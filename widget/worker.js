@@ -1,24 +1,29 @@
 // Provenant verifier worker. embed.js starts it from a blob: URL (a worker
 // script must be same-origin with the page) and sends {type: "init",
 // base, decoder}. Each request then names an image URL and/or a record id;
-// the worker fetches the image itself, decodes it with the browser's own
-// decoder (createImageBitmap at the reduced size verification reads, then
-// OffscreenCanvas) and hands the pixels to the verifier module, which
-// computes the facts (the SHA-256 from the bytes); without those APIs, or
-// for a file the browser cannot decode the way the service does, the
-// module decodes the bytes itself. It posts only the resulting facts to
-// the lookup endpoint (never the image), and lets the module check every
-// candidate's signature and Merkle proof and decide. A picture that
+// the worker fetches the image itself and has the decoder measured fastest
+// for it read it (moduleDecodes): the module's own for a sequential JPEG
+// it decodes at reduced scale (analyze_hashed, the SHA-256 from
+// crypto.subtle), the browser's for the rest (ImageDecoder's YUV planes
+// for a JPEG, createImageBitmap at the reduced size verification reads,
+// then OffscreenCanvas), whose pixels go to the verifier module, which
+// computes the facts; without those APIs, or for a file the browser
+// cannot decode the way the service does, the module decodes the bytes
+// itself. It posts only the resulting facts to the lookup endpoint (never
+// the image), and lets the module check every candidate's signature and
+// Merkle proof and decide. A picture that
 // carries a C2PA manifest also gets the C2PA module (fetched only then),
 // which reads the manifest and decides its trust. docs/widget.md is the
 // contract.
 'use strict';
 
 let base = '';
-// decoderChoice is 'auto' (the browser's decoder when it can), 'canvas'
-// (the browser's, but not through WebCodecs) or 'wasm' (always the
-// module's own), from the embed script's data-decoder.
+// decoderChoice is 'auto' (the decoder measured fastest for each picture:
+// see moduleDecodes), 'browser' (the browser's decoder when it can),
+// 'canvas' (the browser's, but not through WebCodecs) or 'wasm' (always
+// the module's own), from the embed script's data-decoder.
 let decoderChoice = 'auto';
+const CHOICES = ['auto', 'browser', 'canvas', 'wasm'];
 let modulePromise = null;
 // manifestPromise is the origin's widget manifest (both modules' URLs);
 // c2paPromise the C2PA module, loaded for the first picture that needs it.
@@ -369,14 +374,16 @@ function analyzePixels(ex, head, pixels) {
 // bytes and handed in (analyze_hashed): in the module the hash costs
 // ~100 times what the browser's does. Without a digest (not a secure
 // context) or without the export, the module hashes the file itself.
-async function analyzeWhole(ex, file) {
+async function analyzeWhole(ex, file, steps) {
   if (typeof ex.analyze_hashed === 'function' && self.crypto && self.crypto.subtle) {
     let sum = null;
+    const t = performance.now();
     try {
       sum = new Uint8Array(await self.crypto.subtle.digest('SHA-256', file));
     } catch (e) {
       // the module's own hash below
     }
+    steps.sha256 = performance.now() - t;
     if (sum && sum.length === 32) {
       return callWith(ex, 'analyze_hashed', 32 + file.length, (m) => {
         m.set(sum, 0);
@@ -385,6 +392,42 @@ async function analyzeWhole(ex, file) {
     }
   }
   return call(ex, 'analyze', file);
+}
+
+// jpegFrame is the start-of-frame marker of a JPEG (0xc0 baseline, 0xc1
+// extended sequential, 0xc2 progressive, …), read from the markers before
+// the first scan; 0 when file is not a JPEG or has no frame header there.
+function jpegFrame(file) {
+  if (file.length < 4 || file[0] !== 0xff || file[1] !== 0xd8) return 0;
+  let p = 2;
+  while (p + 4 <= file.length) {
+    if (file[p] !== 0xff) return 0;
+    const m = file[p + 1];
+    if (m === 0xff) { p++; continue; } // fill byte
+    if (m === 0x01 || (m >= 0xd0 && m <= 0xd7)) { p += 2; continue; } // no length
+    if (m === 0xda || m === 0xd9) return 0; // a scan or the end before any frame
+    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return m;
+    p += 2 + ((file[p + 2] << 8) | file[p + 3]);
+  }
+  return 0;
+}
+
+// moduleDecodes says whether the module's own decoder reads file, which
+// inspect described as info, under choice 'auto'. It takes the decoder
+// measured fastest in Chromium (bench/README.md, "The module's decoder for
+// JPEGs in the browser"): the module's for a sequential JPEG that it
+// decodes at reduced scale (a short side of 1,023 pixels or more: 1/2 at
+// 4 MP, 1/4 at 12 MP), where ImageDecoder decodes every sample of every
+// plane at full size, the frame is copied out and the module then reduces
+// it; the module's facts are also the origin's own, member for member.
+// The browser's for the rest: a smaller JPEG, which the module decodes
+// whole and the browser faster; a progressive one, whose every scan the
+// module's decoder reads without its block kernel; PNG and GIF (the
+// module's decoders for them are the standard library's, at full size).
+function moduleDecodes(file, info) {
+  if (info.format !== 'jpeg' || info.plane_width >= info.width) return false;
+  const sof = jpegFrame(file);
+  return sof === 0xc0 || sof === 0xc1;
 }
 
 // analyzeFile returns the module's analyze answer for file ({facts,
@@ -410,7 +453,7 @@ async function analyzeFile(ex, file, choice, readC2PA) {
     // large is refused before anything decodes it.
     const info = call(ex, 'inspect', file);
     lap('inspect');
-    if (info.host_decode) {
+    if (info.host_decode && !(choice === 'auto' && moduleDecodes(file, info))) {
       const sum = sha256Hex(ex, file); // runs beside the decode
       // The manifest is in the bytes, which the pixels cannot carry: the
       // C2PA module (fetched now, beside the decode) reads it, or the
@@ -449,7 +492,7 @@ async function analyzeFile(ex, file, choice, readC2PA) {
       await sum.catch(() => {});
     }
   }
-  const out = await analyzeWhole(ex, file);
+  const out = await analyzeWhole(ex, file, steps);
   lap('analyze');
   unread = out.c2pa_manifest && !readC2PA;
   if (out.c2pa_manifest && readC2PA) {
@@ -637,7 +680,7 @@ self.onmessage = (e) => {
   const m = e.data;
   if (m.type === 'init') {
     base = m.base;
-    decoderChoice = m.decoder === 'wasm' || m.decoder === 'canvas' ? m.decoder : 'auto';
+    decoderChoice = CHOICES.includes(m.decoder) ? m.decoder : 'auto';
     // Start fetching and compiling the module now: the first request
     // follows at once, but its picture is being fetched meanwhile.
     load().catch(() => {});

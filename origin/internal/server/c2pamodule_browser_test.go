@@ -31,7 +31,7 @@ func TestOwnSignedPicturesSkipC2PAModule(t *testing.T) {
 	}
 	files := map[string][]byte{"/img/meadow.jpg": meadow, "/img/water.jpg": water, "/img/camera.jpg": camera,
 		"/own.html":         widgetPage(ts.base, []string{"meadow", "water"}, ` data-decoder="wasm"`),
-		"/own-browser.html": widgetPage(ts.base, []string{"meadow", "water"}, ""),
+		"/own-browser.html": widgetPage(ts.base, []string{"meadow", "water"}, ` data-decoder="browser"`),
 		"/other.html":       widgetPage(ts.base, []string{"camera"}, ` data-decoder="wasm"`)}
 	page := servePage(t, files)
 

@@ -44,7 +44,7 @@ func TestConformanceCorpusInChromium(t *testing.T) {
 		names = append(names, n)
 		cases[n] = c
 	}
-	files["/page.html"] = widgetPage(ts.base, names, "")
+	files["/page.html"] = widgetPage(ts.base, names, ` data-decoder="browser"`)
 	files["/page-wasm.html"] = widgetPage(ts.base, names, ` data-decoder="wasm"`)
 	page := servePage(t, files)
 	for _, decoder := range []string{"wasm", "browser"} {
