@@ -463,14 +463,30 @@ func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 	return f
 }
 
-// warpFits runs the first level once and, when it passes the gate, fits
-// and polishes one map per number of terms in ns, in that order, handing
-// each to try as soon as it is fitted: the first try that returns true
-// ends the search, so a map that reads spares the picture the later fits.
-// It reports whether a try returned true.
-func (s *scheme) warpFits(hp []float32, w, h int, m0 warpMap, ns []int, try func(warpMap, syncResult) bool) bool {
-	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
-	if !ok {
+// warpFits runs the first level from the starts in m0s (the first
+// level's blocks folded under that map): from the first alone when its
+// blocks pass the gate, else from the one of the others whose blocks pool
+// best, when it passes the gate. (The first is scale 1: every copy the
+// stage read from scale 1 alone reads the same, where the best pooled
+// start lost one, `Honeywave` at print-angle.) It then fits and polishes
+// one map per number of terms in ns, in that order, handing each to try
+// as soon as it is fitted: the first try that returns true ends the
+// search, so a map that reads spares the picture the later fits. It
+// reports whether a try returned true.
+func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try func(m warpMap, r syncResult, m0 warpMap) bool) bool {
+	var b warpBlocks
+	var m0 warpMap
+	dx, dy, best := 0, 0, math.Inf(-1)
+	for _, m := range m0s {
+		bb, bx, by, pz := s.warpFirstLevel(hp, w, h, m)
+		if pz > best {
+			b, m0, dx, dy, best = bb, m, bx, by, pz
+		}
+		if best >= warpPooledGate {
+			break
+		}
+	}
+	if best < warpPooledGate {
 		return false
 	}
 	for _, n := range ns {
@@ -479,7 +495,7 @@ func (s *scheme) warpFits(hp []float32, w, h int, m0 warpMap, ns []int, try func
 			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
 			r = s.warpFold(hp, w, h, m)
 		}
-		if try(m, r) {
+		if try(m, r, m0) {
 			return true
 		}
 	}
@@ -487,13 +503,59 @@ func (s *scheme) warpFits(hp []float32, w, h int, m0 warpMap, ns []int, try func
 }
 
 // warpFirstLevel folds the first level's blocks under m0 and pools them:
-// ok false when their offset does not pass warpPooledGate.
-func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, ok bool) {
+// the pooled offset and its z-score (pooledOffset), which must pass
+// warpPooledGate for the fit to go on.
+func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, z float64) {
 	lv := warpLevels()
 	b = s.warpBlocksOf(hp, w, h, m0, lv[0].n)
-	dx, dy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
-	return b, dx, dy, pz >= warpPooledGate
+	dx, dy, z = pooledOffset(b, s.tile, int(lv[0].reach))
+	return b, dx, dy, z
 }
+
+// similarityWarp is the map of a fold at scale and angle (degrees) with
+// no phase: foldRot's map (the pooled offset of the first level takes
+// the phase up).
+func similarityWarp(scale, angle float64) warpMap {
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	return warpMap{ux: [warpTerms]float64{0, cs, ss}, uy: [warpTerms]float64{0, -ss, cs}}
+}
+
+// warpSeeds are the starts of the warp stage: scale 1 (a print
+// straightened by hand), then the similarity search's best candidates on
+// the picture's own orientation off scale 1 (a print seen at an angle and
+// not straightened: its scale is 0.81–0.94 across the picture in the
+// bench's print-angle column, so from scale 1 the first level's blocks
+// are 15 pixels apart at the edges and never pool, while the search's
+// best candidate is near the print's mean scale), at most warpSeedCount
+// of them, no two within 1 % of scale and half a degree.
+func warpSeeds(cands []syncResult) []warpMap {
+	seeds := []warpMap{identityWarp()}
+	cands = append([]syncResult(nil), cands...)
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
+	var kept []syncResult
+	for _, c := range cands {
+		if c.d != 0 || c.scale == 1 && c.angle == 0 || c.scale == 0 {
+			continue
+		}
+		near := false
+		for _, k := range kept {
+			near = near || math.Abs(math.Log(c.scale/k.scale)) < 0.01 && math.Abs(c.angle-k.angle) < 0.5
+		}
+		if !near {
+			kept = append(kept, c)
+			seeds = append(seeds, similarityWarp(c.scale, c.angle))
+		}
+		if len(kept) == warpSeedCount {
+			break
+		}
+	}
+	return seeds
+}
+
+// warpSeedCount is how many of the similarity search's candidates start
+// the warp stage besides scale 1.
+const warpSeedCount = 2
 
 // warpFitFrom is the blocks' coarse-to-fine fit past the first level
 // (its blocks b and pooled offset), fitting the first n terms per axis of
@@ -569,31 +631,36 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 // these two readings miss; not kept. The Detection's alignment is the
 // similarity closest to the map at the plane's centre (Scale 1, Angle 0):
 // exact there, a few pixels off towards the corners.
-func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
+func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, bool) {
 	var p Payload
 	var d Detection
-	read := func(m warpMap, r syncResult) bool {
+	read := func(m warpMap, r syncResult, m0 warpMap) bool {
 		var ok bool
-		p, d, ok = s.readWarp(v, m, r)
+		p, d, ok = s.readWarp(v, m, r, m0)
 		return ok
 	}
-	if !s.warpFits(v.hp, v.w, v.h, identityWarp(), []int{bilinearTerms, warpTerms}, read) {
+	if !s.warpFits(v.hp, v.w, v.h, warpSeeds(cands), []int{bilinearTerms, warpTerms}, read) {
 		return 0, Detection{}, false
 	}
 	return p, d, true
 }
 
 // readWarp reads the fold under the fitted map m (alignment r) when it
-// passes the pilot gate: up to twice, one CRC check each.
-func (s *scheme) readWarp(v *views, m warpMap, r syncResult) (Payload, Detection, bool) {
+// passes the pilot gate: up to twice, one CRC check each. The Detection's
+// scale and angle are those of the start m0, its offsets those of m0's
+// similarity through the map's point at the plane's centre.
+func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap) (Payload, Detection, bool) {
 	w, h := v.w, v.h
 	if r.z < s.minPilotZ {
 		return 0, Detection{}, false
 	}
 	cx, cy := float64(w)/2, float64(h)/2
 	ux, uy := m.at(cx, cy)
-	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits, Scale: 1,
-		OffsetX: ux - cx - float64(r.dx), OffsetY: uy - cy - float64(r.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
+	a, c := m0.ux[1], m0.ux[2]
+	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits,
+		Scale: 1 / math.Hypot(a, c), Angle: math.Atan2(c, a) * 180 / math.Pi,
+		OffsetX: ux - (a*cx + c*cy) - float64(r.dx), OffsetY: uy - (m0.uy[1]*cx + m0.uy[2]*cy) - float64(r.dy),
+		WorkWidth: w, WorkHeight: h, Period: s.tile}
 	if p, ver, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
 		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true

@@ -139,14 +139,14 @@ func TestWarpReadsTheBilinearMapFirst(t *testing.T) {
 		if c[1].m.ux[4] == 0 && c[1].m.ux[5] == 0 && c[1].m.uy[4] == 0 && c[1].m.uy[5] == 0 {
 			t.Errorf("%s: second map %+v has no quadratic term", name, c[1].m)
 		}
-		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r); !ok {
+		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r, identityWarp()); !ok {
 			continue
 		}
 		read++
 		fits := 0
-		base.warpFits(hp, ww, wh, identityWarp(), []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult) bool {
+		base.warpFits(hp, ww, wh, []warpMap{identityWarp()}, []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult, m0 warpMap) bool {
 			fits++
-			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r)
+			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r, m0)
 			return ok
 		})
 		if fits != 1 {
@@ -324,7 +324,7 @@ type warpCand struct {
 // read); nil when the gate closes.
 func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
 	var out []warpCand
-	s.warpFits(hp, w, h, m0, ns, func(m warpMap, r syncResult) bool {
+	s.warpFits(hp, w, h, []warpMap{m0}, ns, func(m warpMap, r syncResult, _ warpMap) bool {
 		out = append(out, warpCand{m, r})
 		return false
 	})
@@ -345,8 +345,8 @@ func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncRes
 // zero syncResult when the first level shows no offset the blocks agree
 // on).
 func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
-	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
-	if !ok {
+	b, dx, dy, z := s.warpFirstLevel(hp, w, h, m0)
+	if z < warpPooledGate {
 		return m0, syncResult{}
 	}
 	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)

@@ -1,0 +1,140 @@
+package watermark
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
+)
+
+// printAngleQuad is the robustness bench's print-angle corners: a print
+// seen at an angle and not straightened (scale 0.81–0.94 across it).
+var printAngleQuad = [4][2]float64{{0.09, 0.06}, {0.90, 0.03}, {0.97, 0.95}, {0.03, 0.97}}
+
+// foldFunc folds hp under an arbitrary map (pixel centre to tile
+// coordinates), pointwise.
+func (s *scheme) foldFunc(hp []float32, w, h int, at func(fx, fy float64) (float64, float64)) []float64 {
+	T := s.tile
+	acc := make([]float64, T*T)
+	bias := float64(64 * T)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			ux, uy := at(float64(x)+0.5, float64(y)+0.5)
+			acc[(int(uy+bias)&(T-1))*T+int(ux+bias)&(T-1)] += float64(hp[y*w+x])
+		}
+	}
+	return acc
+}
+
+// lsMap fits the first n terms per axis of a warpMap to the map at over
+// a grid of the w×h plane (least squares).
+func lsMap(at func(fx, fy float64) (float64, float64), w, h, n int) warpMap {
+	ata := make([]float64, n*n)
+	bx, by := make([]float64, n), make([]float64, n)
+	for j := 0; j <= 16; j++ {
+		for i := 0; i <= 16; i++ {
+			fx, fy := float64(i)*float64(w)/16, float64(j)*float64(h)/16
+			ux, uy := at(fx, fy)
+			r := terms(fx/float64(w), fy/float64(h))
+			for p := 0; p < n; p++ {
+				for q := 0; q < n; q++ {
+					ata[p*n+q] += r[p] * r[q]
+				}
+				bx[p] += r[p] * ux
+				by[p] += r[p] * uy
+			}
+		}
+	}
+	cx, _ := solveLinear(append([]float64(nil), ata...), bx, n)
+	cy, _ := solveLinear(ata, by, n)
+	// Back from (fx/w, fy/h) to pixel coordinates.
+	sc := [warpTerms]float64{1, 1 / float64(w), 1 / float64(h), 1 / float64(w*h), 1 / float64(w*w), 1 / float64(h*h)}
+	var m warpMap
+	for p := 0; p < n; p++ {
+		m.ux[p], m.uy[p] = cx[p]*sc[p], cy[p]*sc[p]
+	}
+	return m
+}
+
+// TestPrintAngleSurvey (WM_PA_DIR=dir of photos, WM_PA_N=how many) marks
+// each photo, applies the print-angle attack (on the luminance, grey
+// outside the print, JPEG 85) and reports where the copy is lost: the
+// fold under the true homography, under the closest quadratic and
+// similarity maps, and the warp stage started from that similarity.
+func TestPrintAngleSurvey(t *testing.T) {
+	files := surveyPhotos(t, "WM_PA_DIR")
+	if n, err := strconv.Atoi(os.Getenv("WM_PA_N")); err == nil && n < len(files) {
+		files = files[:n]
+	}
+	s := schemeFor(CurrentVersion)
+	truth := convEncode(message(0x1234567890abcdef, s.version))
+	wrong := func(soft []float64) (n int) {
+		for i, b := range truth {
+			if (soft[i] > 0) != (b == 1) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, f := range files {
+		img, err := decodeFile(f)
+		if err != nil {
+			continue
+		}
+		marked, err := Embed(img, 0x1234567890abcdef)
+		if err != nil {
+			continue
+		}
+		src := imagex.ToLuma(marked)
+		wl := warpLuma(src, printAngleQuad)
+		W, H := src.Width, src.Height
+		// Grey outside the print, as the bench does.
+		var dst [4][2]float64
+		for i, c := range printAngleQuad {
+			dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
+		}
+		Hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
+				sx, sy := applyHomography(Hm, float64(x)+0.5, float64(y)+0.5)
+				if sx < 0 || sy < 0 || sx > float64(W) || sy > float64(H) {
+					wl.Pix[y*wl.Stride+x] = 96
+				}
+			}
+		}
+		l := jpegLuma(wl, 85)
+		p, d, _ := Extract(l)
+		ww, wh := s.workDims(l.Width, l.Height)
+		work := resampleLuma(l, ww, wh)
+		hp := s.highpass(work, ww, wh)
+		kx, ky := float64(ww)/float64(W), float64(wh)/float64(H)
+		at := func(fx, fy float64) (float64, float64) {
+			x, y := applyHomography(Hm, fx/kx, fy/ky)
+			return x * kx, y * ky
+		}
+		rt := s.sync2(s.foldFunc(hp, ww, wh, at), nil)[0]
+		mq := lsMap(at, ww, wh, warpTerms)
+		rq := s.warpFold(hp, ww, wh, mq)
+		mb := lsMap(at, ww, wh, bilinearTerms)
+		rb := s.warpFold(hp, ww, wh, mb)
+		// The closest similarity: fit the affine part and keep it (the
+		// search's candidates are similarities; the affine is close).
+		ma := lsMap(at, ww, wh, 3)
+		ra := s.warpFold(hp, ww, wh, ma)
+		lv := warpLevels()
+		_, _, pzA := pooledOffset(s.warpBlocksOf(hp, ww, wh, ma, lv[0].n), s.tile, int(lv[0].reach))
+		_, _, pzI := pooledOffset(s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n), s.tile, int(lv[0].reach))
+		fm, fr := s.warpSearch(hp, ww, wh, ma)
+		fw := -1
+		if fr.acc != nil {
+			fw = wrong(s.soft(fr.acc, fr.dx, fr.dy))
+		}
+		_ = fm
+		t.Logf("%-24.24s extract=%-5v z=%.2f sc=%.3f | true z %.1f w%d | quad z %.1f w%d | bilin z %.1f w%d | affine z %.1f w%d | pooled id %.2f aff %.2f | warp from affine z %.1f w%d",
+			filepath.Base(f), d.Found && p == 0x1234567890abcdef, d.Strength, d.Scale,
+			rt.z, wrong(s.soft(rt.acc, rt.dx, rt.dy)), rq.z, wrong(s.soft(rq.acc, rq.dx, rq.dy)),
+			rb.z, wrong(s.soft(rb.acc, rb.dx, rb.dy)), ra.z, wrong(s.soft(ra.acc, ra.dx, ra.dy)), pzI, pzA, fr.z, fw)
+	}
+}
