@@ -197,16 +197,16 @@ func foldDiff(got, want []float64) (diff, tot float64) {
 	return diff, tot
 }
 
-// TestFoldWarpIsTheRotatedFold: under the map of a similarity, the warp
-// fold puts every pixel where the rotated fold does.
+// TestFoldWarpIsTheRotatedFold: under the map of a similarity
+// (similarityWarp, a start of the warp stage), the warp fold puts every
+// pixel where the rotated fold does.
 func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 	s := schemes()[0]
 	const w, h = 300, 200
 	hp := wavePlane(w, h)
 	scale, angle, px, py := 1.07, 2.5, 0.5, 0.25
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	m := warpMap{ux: [warpTerms]float64{px, cs, ss}, uy: [warpTerms]float64{py, -ss, cs}}
+	m := similarityWarp(scale, angle)
+	m.ux[0], m.uy[0] = px, py
 	a := s.foldRot(hp, w, scale, angle, px, py, 10, 5, w-7, h-3)
 	b := s.foldWarpTo(make([]float64, s.tile*s.tile), hp, w, m, 10, 5, w-7, h-3)
 	if diff, tot := foldDiff(b, a); diff > 1e-6*tot {
@@ -350,4 +350,120 @@ func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResul
 		return m0, syncResult{}
 	}
 	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
+}
+
+// printAngled is a marked or unmarked test photo seen at an angle, not
+// straightened (the bench's print-angle corners, grey outside the print),
+// then JPEG 85.
+func printAngled(l *imagex.Luma) *imagex.Luma {
+	return printAt(l, printAngleQuad)
+}
+
+// printAt is l seen as the quadrilateral q, grey outside, JPEG 85.
+func printAt(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
+	wl := warpLuma(l, q)
+	W, H := l.Width, l.Height
+	var dst [4][2]float64
+	for i, c := range q {
+		dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
+	}
+	hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			if sx, sy := applyHomography(hm, float64(x)+0.5, float64(y)+0.5); sx < 0 || sy < 0 || sx > float64(W) || sy > float64(H) {
+				wl.Pix[y*wl.Stride+x] = 96
+			}
+		}
+	}
+	return jpegLuma(wl, 85)
+}
+
+// printSmall is a print seen at an angle, milder than the bench's
+// print-angle (which the search misses on the small test photos): scale
+// about 0.88–0.94 across it, not straightened.
+var printSmall = [4][2]float64{{0.08, 0.05}, {0.92, 0.03}, {0.96, 0.95}, {0.04, 0.97}}
+
+// upscale2 doubles l's size (bilinear): the bench's pictures are larger
+// than the working plane, the test photos are not.
+func upscale2(l *imagex.Luma) *imagex.Luma {
+	w, h := 2*l.Width, 2*l.Height
+	out := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		sy := min(max(float64(y)/2-0.25, 0), float64(l.Height-1))
+		y0 := min(int(sy), l.Height-2)
+		ay := sy - float64(y0)
+		for x := 0; x < w; x++ {
+			sx := min(max(float64(x)/2-0.25, 0), float64(l.Width-1))
+			x0 := min(int(sx), l.Width-2)
+			ax := sx - float64(x0)
+			p := func(x, y int) float64 { return float64(l.Pix[y*l.Stride+x]) }
+			v := (1-ay)*((1-ax)*p(x0, y0)+ax*p(x0+1, y0)) + ay*((1-ax)*p(x0, y0+1)+ax*p(x0+1, y0+1))
+			out.Pix[y*w+x] = uint8(math.Round(v))
+		}
+	}
+	return out
+}
+
+// TestWarpStartsFromTheSearchsScale: a print seen at an angle (scale
+// 0.81–0.94 across it) does not pool at the warp stage's first level from
+// scale 1, and is found, with its payload, from the similarity search's
+// candidate near the print's scale; the unmarked copy is not found.
+func TestWarpStartsFromTheSearchsScale(t *testing.T) {
+	s := schemes()[0]
+	p := Payload(0x0123456789abcdef)
+	found := 0
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg", "night.jpg"} {
+		img, marked := markedTestPhoto(t, name, p)
+		l := printAt(upscale2(lumaOf(marked)), printSmall)
+		ww, wh := s.workDims(l.Width, l.Height)
+		work := resampleLuma(l, ww, wh)
+		hp := s.highpass(work, ww, wh)
+		if _, _, _, z := s.warpFirstLevel(hp, ww, wh, identityWarp()); z >= warpPooledGate {
+			t.Logf("%s: scale 1 pools (z %.2f); not a case for the seeds", name, z)
+			continue
+		}
+		off := *s
+		off.warp = false
+		if _, d := off.detect(l, work, ww, wh, &foldGate{}); d.Found {
+			t.Logf("%s: found without the warp stage (z %.1f); not a case for the seeds", name, d.Strength)
+			continue
+		}
+		got, d := s.detect(l, work, ww, wh, &foldGate{})
+		if !d.Found || got != p {
+			t.Errorf("%s: detect = %v found %v (z %.1f scale %.3f)", name, got, d.Found, d.Strength, d.Scale)
+			continue
+		}
+		t.Logf("%s: found at z %.1f, scale %.3f, angle %.2f, %d bits wrong", name, d.Strength, d.Scale, d.Angle, d.BitErrors)
+		if d.Scale < 0.8 || d.Scale > 0.97 {
+			t.Errorf("%s: found at scale %.3f, want the print's (0.81–0.94)", name, d.Scale)
+		}
+		found++
+		u := printAt(upscale2(lumaOf(img)), printSmall)
+		if _, ud := s.detect(u, resampleLuma(u, ww, wh), ww, wh, &foldGate{}); ud.Found {
+			t.Errorf("%s unmarked: found (z %.1f)", name, ud.Strength)
+		}
+	}
+	if found < 3 {
+		t.Fatalf("%d photos found from the search's scale, want at least 2", found)
+	}
+}
+
+// TestWarpSeedsAreTheSearchsBest: the starts are scale 1, then the best
+// own-orientation candidates off scale 1, best first, near duplicates and
+// flipped candidates left out.
+func TestWarpSeedsAreTheSearchsBest(t *testing.T) {
+	cands := []syncResult{
+		{scale: 0.95, z: 4}, {scale: 1, z: 9}, {scale: 0.9, d: 1, z: 8},
+		{scale: 0.921, angle: 2, z: 5}, {scale: 0.92, angle: 2, z: 6}, {scale: 1.2, z: 3},
+	}
+	got := warpSeeds(cands)
+	want := []warpMap{identityWarp(), similarityWarp(0.92, 2), similarityWarp(0.95, 0)}
+	if len(got) != len(want) {
+		t.Fatalf("%d seeds, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("seed %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
 }
