@@ -444,7 +444,7 @@ func TestWarpStartsFromTheSearchsScale(t *testing.T) {
 		}
 	}
 	if found < 3 {
-		t.Fatalf("%d photos found from the search's scale, want at least 2", found)
+		t.Fatalf("%d photos found from the search's scale, want at least 3", found)
 	}
 }
 
@@ -465,5 +465,41 @@ func TestWarpSeedsAreTheSearchsBest(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("seed %d = %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestWarpTriesScaleOneFirst: when scale 1's blocks pass the gate, the
+// fit starts there even if another start pools better (every copy the
+// stage read from scale 1 alone reads the same).
+func TestWarpTriesScaleOneFirst(t *testing.T) {
+	s := schemes()[0]
+	cases := 0
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
+		_, marked := markedTestPhoto(t, name, 0x0123456789abcdef)
+		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+		ww, wh := s.workDims(l.Width, l.Height)
+		hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+		_, _, _, z1 := s.warpFirstLevel(hp, ww, wh, identityWarp())
+		if z1 < warpPooledGate {
+			continue
+		}
+		for _, sc := range []float64{0.98, 0.99, 1.01, 1.02} {
+			for _, a := range []float64{-1, 0, 1} {
+				seed := similarityWarp(sc, a)
+				if _, _, _, z := s.warpFirstLevel(hp, ww, wh, seed); z <= z1 {
+					continue
+				}
+				cases++
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					if m0 != identityWarp() {
+						t.Errorf("%s: fit from %+v, want scale 1 (pooled z %.2f)", name, m0, z1)
+					}
+					return true
+				})
+			}
+		}
+	}
+	if cases == 0 {
+		t.Fatal("no start pools better than scale 1: the case does not test the order")
 	}
 }
