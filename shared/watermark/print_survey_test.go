@@ -1,6 +1,8 @@
 package watermark
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,7 +70,7 @@ func TestPrintAngleSurvey(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("WM_PA_N")); err == nil && n < len(files) {
 		files = files[:n]
 	}
-	s := schemeFor(CurrentVersion)
+	s := schemeFor(2)
 	truth := convEncode(message(0x1234567890abcdef, s.version))
 	wrong := func(soft []float64) (n int) {
 		for i, b := range truth {
@@ -83,7 +85,7 @@ func TestPrintAngleSurvey(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		marked, err := Embed(img, 0x1234567890abcdef)
+		marked, err := Embed(img, 0x1234567890abcdef, WithVersion(2))
 		if err != nil {
 			continue
 		}
@@ -136,5 +138,41 @@ func TestPrintAngleSurvey(t *testing.T) {
 			filepath.Base(f), d.Found && p == 0x1234567890abcdef, d.Strength, d.Scale,
 			rt.z, wrong(s.soft(rt.acc, rt.dx, rt.dy)), rq.z, wrong(s.soft(rq.acc, rq.dx, rq.dy)),
 			rb.z, wrong(s.soft(rb.acc, rb.dx, rb.dy)), ra.z, wrong(s.soft(ra.acc, ra.dx, ra.dy)), pzI, pzA, fr.z, fw)
+		// The search's candidates and the seeds' first levels.
+		v := newViews(s, l, hp, ww, wh)
+		cands := s.searchViews(v, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, ww, wh})
+		line := ""
+		for i, c := range cands {
+			if i == 6 {
+				break
+			}
+			line += fmt.Sprintf(" [%.3f d%d z%.2f]", c.scale, c.d, c.z)
+		}
+		seeds := warpSeeds(cands)
+		for _, m := range seeds[1:] {
+			_, _, _, z := s.warpFirstLevel(hp, ww, wh, m)
+			_, r := s.warpSearch(hp, ww, wh, m)
+			w := -1
+			if r.acc != nil {
+				w = wrong(s.soft(r.acc, r.dx, r.dy))
+			}
+			line += fmt.Sprintf(" | seed sc %.3f pooled %.2f fit z %.1f w%d", 1/math.Hypot(m.ux[1], m.ux[2]), z, r.z, w)
+		}
+		for _, grid := range [][]float64{{0.84, 0.90, 0.96}, {0.82, 0.86, 0.90, 0.94}} {
+			bz, bsc := 0.0, 0.0
+			for _, sc := range grid {
+				_, _, _, z := s.warpFirstLevel(hp, ww, wh, similarityWarp(sc, 0))
+				if z > bz {
+					bz, bsc = z, sc
+				}
+			}
+			_, r := s.warpSearch(hp, ww, wh, similarityWarp(bsc, 0))
+			w := -1
+			if r.acc != nil {
+				w = wrong(s.soft(r.acc, r.dx, r.dy))
+			}
+			line += fmt.Sprintf(" | grid%d best sc %.2f pooled %.2f fit z %.1f w%d", len(grid), bsc, bz, r.z, w)
+		}
+		t.Logf("   %s", line)
 	}
 }

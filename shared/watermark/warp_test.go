@@ -449,15 +449,18 @@ func TestWarpStartsFromTheSearchsScale(t *testing.T) {
 }
 
 // TestWarpSeedsAreTheSearchsBest: the starts are scale 1, then the best
-// own-orientation candidates off scale 1, best first, near duplicates and
-// flipped candidates left out.
+// own-orientation candidate off scale 1 (flipped candidates left out),
+// then the scan's scales.
 func TestWarpSeedsAreTheSearchsBest(t *testing.T) {
 	cands := []syncResult{
 		{scale: 0.95, z: 4}, {scale: 1, z: 9}, {scale: 0.9, d: 1, z: 8},
 		{scale: 0.921, angle: 2, z: 5}, {scale: 0.92, angle: 2, z: 6}, {scale: 1.2, z: 3},
 	}
+	want := []warpMap{identityWarp(), similarityWarp(0.92, 2)}
+	for _, sc := range warpScanScales {
+		want = append(want, similarityWarp(sc, 0))
+	}
 	got := warpSeeds(cands)
-	want := []warpMap{identityWarp(), similarityWarp(0.92, 2), similarityWarp(0.95, 0)}
 	if len(got) != len(want) {
 		t.Fatalf("%d seeds, want %d", len(got), len(want))
 	}
@@ -465,6 +468,9 @@ func TestWarpSeedsAreTheSearchsBest(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("seed %d = %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	if got := warpSeeds(cands[1:3]); len(got) != 1+len(warpScanScales) {
+		t.Errorf("%d seeds from scale 1 and a flipped candidate, want scale 1 and the scan", len(got))
 	}
 }
 
