@@ -404,17 +404,34 @@ func upscale2(l *imagex.Luma) *imagex.Luma {
 	return out
 }
 
-// TestWarpStartsFromTheSearchsScale: a print seen at an angle (scale
+// TestWarpStartsFromThePrintsScale: a print seen at an angle (scale
 // 0.81–0.94 across it) does not pool at the warp stage's first level from
 // scale 1, and is found, with its payload, from the similarity search's
 // candidate near the print's scale; the unmarked copy is not found.
-func TestWarpStartsFromTheSearchsScale(t *testing.T) {
+func TestWarpStartsFromThePrintsScale(t *testing.T) {
+	testWarpStarts(t, printSmall, 4)
+}
+
+// TestWarpScanFindsThePrint: the bench's print seen at an angle (scale
+// 0.81–0.94), where the search's best candidates on the test photos are
+// far from the print's scale (1.1–2.2): found from the scan's scales.
+func TestWarpScanFindsThePrint(t *testing.T) {
+	testWarpStarts(t, printAngleQuad, 2)
+}
+
+// testWarpStarts marks the test photos, shows them as the print q (each
+// upscaled twice, as the bench's pictures are larger than the working
+// plane) and checks that those neither scale 1's first level nor the
+// stages before the warp find are found, at the print's scale, by the
+// warp stage (at least want of the 4); their unmarked copies are not
+// found.
+func testWarpStarts(t *testing.T, q [4][2]float64, want int) {
 	s := schemes()[0]
 	p := Payload(0x0123456789abcdef)
 	found := 0
 	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg", "night.jpg"} {
 		img, marked := markedTestPhoto(t, name, p)
-		l := printAt(upscale2(lumaOf(marked)), printSmall)
+		l := printAt(upscale2(lumaOf(marked)), q)
 		ww, wh := s.workDims(l.Width, l.Height)
 		work := resampleLuma(l, ww, wh)
 		hp := s.highpass(work, ww, wh)
@@ -430,7 +447,7 @@ func TestWarpStartsFromTheSearchsScale(t *testing.T) {
 		}
 		got, d := s.detect(l, work, ww, wh, &foldGate{})
 		if !d.Found || got != p {
-			t.Errorf("%s: detect = %v found %v (z %.1f scale %.3f)", name, got, d.Found, d.Strength, d.Scale)
+			t.Logf("%s: detect = %v found %v (z %.1f scale %.3f)", name, got, d.Found, d.Strength, d.Scale)
 			continue
 		}
 		t.Logf("%s: found at z %.1f, scale %.3f, angle %.2f, %d bits wrong", name, d.Strength, d.Scale, d.Angle, d.BitErrors)
@@ -438,13 +455,13 @@ func TestWarpStartsFromTheSearchsScale(t *testing.T) {
 			t.Errorf("%s: found at scale %.3f, want the print's (0.81–0.94)", name, d.Scale)
 		}
 		found++
-		u := printAt(upscale2(lumaOf(img)), printSmall)
+		u := printAt(upscale2(lumaOf(img)), q)
 		if _, ud := s.detect(u, resampleLuma(u, ww, wh), ww, wh, &foldGate{}); ud.Found {
 			t.Errorf("%s unmarked: found (z %.1f)", name, ud.Strength)
 		}
 	}
-	if found < 3 {
-		t.Fatalf("%d photos found from the search's scale, want at least 3", found)
+	if found < want {
+		t.Fatalf("%d photos found at the print's scale, want at least %d", found, want)
 	}
 }
 
