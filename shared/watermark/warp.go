@@ -464,43 +464,70 @@ func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 }
 
 // warpFits runs the first level from the starts in m0s (the first
-// level's blocks folded under that map): from the first alone when its
-// blocks pass the gate, else from the one of the others whose blocks pool
-// best, when it passes the gate. (The first is scale 1: every copy the
-// stage read from scale 1 alone reads the same, where the best pooled
-// start lost one, `Honeywave` at print-angle.) It then fits and polishes
-// one map per number of terms in ns, in that order, handing each to try
-// as soon as it is fitted: the first try that returns true ends the
-// search, so a map that reads spares the picture the later fits. It
-// reports whether a try returned true.
+// level's blocks folded under that map) and fits from at most
+// warpFitStarts of those whose blocks pass the gate: the first (scale 1)
+// when it passes, before any other is examined (every copy the stage read
+// from scale 1 alone reads the same; going from the best pooled start
+// instead lost one, `Honeywave` at print-angle), then the others, best
+// pooled first. From each it fits and polishes one map per number of
+// terms in ns, in that order, handing each to try as soon as it is
+// fitted: the first try that returns true ends the search, so a map that
+// reads spares the picture the later fits. It reports whether a try
+// returned true.
 func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try func(m warpMap, r syncResult, m0 warpMap) bool) bool {
-	var b warpBlocks
-	var m0 warpMap
-	dx, dy, best := 0, 0, math.Inf(-1)
-	for _, m := range m0s {
-		bb, bx, by, pz := s.warpFirstLevel(hp, w, h, m)
-		if pz > best {
-			b, m0, dx, dy, best = bb, m, bx, by, pz
-		}
-		if best >= warpPooledGate {
-			break
-		}
+	type start struct {
+		m      warpMap
+		b      warpBlocks
+		dx, dy int
+		z      float64
 	}
-	if best < warpPooledGate {
+	first := func(m warpMap) start {
+		b, dx, dy, z := s.warpFirstLevel(hp, w, h, m)
+		return start{m, b, dx, dy, z}
+	}
+	fits := 0
+	fit := func(st start) bool {
+		fits++
+		for _, n := range ns {
+			m, r := s.warpFitFrom(hp, w, h, st.m, st.b, st.dx, st.dy, n)
+			if r.z >= warpPolishZ {
+				m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
+				r = s.warpFold(hp, w, h, m)
+			}
+			if try(m, r, st.m) {
+				return true
+			}
+		}
 		return false
 	}
-	for _, n := range ns {
-		m, r := s.warpFitFrom(hp, w, h, m0, b, dx, dy, n)
-		if r.z >= warpPolishZ {
-			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
-			r = s.warpFold(hp, w, h, m)
+	if len(m0s) == 0 {
+		return false
+	}
+	if st := first(m0s[0]); st.z >= warpPooledGate && fit(st) {
+		return true
+	}
+	var rest []start
+	for _, m := range m0s[1:] {
+		if st := first(m); st.z >= warpPooledGate {
+			rest = append(rest, st)
 		}
-		if try(m, r, m0) {
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].z > rest[j].z })
+	for _, st := range rest {
+		if fits == warpFitStarts {
+			break
+		}
+		if fit(st) {
 			return true
 		}
 	}
 	return false
 }
+
+// warpFitStarts is how many starts past the gate the warp stage fits at
+// most (each fit is a few tens of milliseconds; a picture past the gate
+// is nearly always marked).
+const warpFitStarts = 2
 
 // warpFirstLevel folds the first level's blocks under m0 and pools them:
 // the pooled offset and its z-score (pooledOffset), which must pass
@@ -630,24 +657,30 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, bool) {
 	var p Payload
 	var d Detection
+	found, left := false, warpChecks
 	read := func(m warpMap, r syncResult, m0 warpMap) bool {
-		var ok bool
-		p, d, ok = s.readWarp(v, m, r, m0)
-		return ok
+		p, d, found = s.readWarp(v, m, r, m0, &left)
+		return found || left == 0
 	}
-	if !s.warpFits(v.hp, v.w, v.h, warpSeeds(cands), []int{bilinearTerms, warpTerms}, read) {
+	if s.warpFits(v.hp, v.w, v.h, warpSeeds(cands), []int{bilinearTerms, warpTerms}, read); !found {
 		return 0, Detection{}, false
 	}
 	return p, d, true
 }
 
+// warpChecks is how many CRC checks the warp stage makes at most, over
+// every map of every start (package README, "Safety": two maps read twice
+// each, what the stage made when it had a single start).
+const warpChecks = 4
+
 // readWarp reads the fold under the fitted map m (alignment r) when it
-// passes the pilot gate: up to twice, one CRC check each. The Detection's
-// scale and angle are those of the start m0, its offsets those of m0's
-// similarity through the map's point at the plane's centre.
-func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap) (Payload, Detection, bool) {
+// passes the pilot gate: up to twice, one CRC check each, while *left
+// (the checks left, decremented) allows. The Detection's scale and angle
+// are those of the start m0, its offsets those of m0's similarity through
+// the map's point at the plane's centre.
+func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap, left *int) (Payload, Detection, bool) {
 	w, h := v.w, v.h
-	if r.z < s.minPilotZ {
+	if r.z < s.minPilotZ || *left <= 0 {
 		return 0, Detection{}, false
 	}
 	cx, cy := float64(w)/2, float64(h)/2
@@ -657,11 +690,12 @@ func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap) (Payloa
 		Scale: 1 / math.Hypot(a, c), Angle: math.Atan2(c, a) * 180 / math.Pi,
 		OffsetX: ux - (a*cx + c*cy) - float64(r.dx), OffsetY: uy - (m0.uy[1]*cx + m0.uy[2]*cy) - float64(r.dy),
 		WorkWidth: w, WorkHeight: h, Period: s.tile}
+	*left--
 	if p, ver, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
 		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true
 	}
-	if v.work == nil {
+	if v.work == nil || *left <= 0 {
 		return 0, Detection{}, false
 	}
 	wp := v.whitened(0)
@@ -669,6 +703,7 @@ func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap) (Payloa
 		return 0, Detection{}, false
 	}
 	acc := s.foldWarpTo(make([]float64, s.tile*s.tile), wp, w, m, 0, 0, w, h)
+	*left--
 	if p, ver, errs, ok := s.decodeSoft(s.soft(acc, r.dx, r.dy)); ok {
 		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true

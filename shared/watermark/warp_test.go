@@ -139,14 +139,14 @@ func TestWarpReadsTheBilinearMapFirst(t *testing.T) {
 		if c[1].m.ux[4] == 0 && c[1].m.ux[5] == 0 && c[1].m.uy[4] == 0 && c[1].m.uy[5] == 0 {
 			t.Errorf("%s: second map %+v has no quadratic term", name, c[1].m)
 		}
-		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r, identityWarp()); !ok {
+		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r, identityWarp(), ptr(warpChecks)); !ok {
 			continue
 		}
 		read++
 		fits := 0
 		base.warpFits(hp, ww, wh, []warpMap{identityWarp()}, []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult, m0 warpMap) bool {
 			fits++
-			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r, m0)
+			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r, m0, ptr(warpChecks))
 			return ok
 		})
 		if fits != 1 {
