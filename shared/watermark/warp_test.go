@@ -519,10 +519,43 @@ func TestWarpTriesScaleOneFirst(t *testing.T) {
 					}
 					return true
 				})
+				// When scale 1's maps do not read, the next start is
+				// fitted, and no more than warpFitStarts in all.
+				var from []warpMap
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed, seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					from = append(from, m0)
+					return false
+				})
+				if len(from) != 2 || from[0] != identityWarp() || from[1] != seed {
+					t.Errorf("%s: fitted from %+v, want scale 1, then the seed", name, from)
+				}
 			}
 		}
 	}
 	if cases == 0 {
 		t.Fatal("no start pools better than scale 1: the case does not test the order")
+	}
+}
+
+// TestReadWarpSpendsItsChecks: a reading is a CRC check taken from the
+// stage's allowance, and none is made when none is left.
+func TestReadWarpSpendsItsChecks(t *testing.T) {
+	s := schemes()[0]
+	_, marked := markedTestPhoto(t, "flower.jpg", 0x0123456789abcdef)
+	l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+	ww, wh := s.workDims(l.Width, l.Height)
+	hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+	c := s.warpCandidates(hp, ww, wh, identityWarp(), bilinearTerms)
+	if len(c) == 0 {
+		t.Fatal("no map fitted")
+	}
+	v := newViews(s, l, hp, ww, wh)
+	left := 0
+	if _, _, ok := s.readWarp(v, c[0].m, c[0].r, identityWarp(), &left); ok || left != 0 {
+		t.Errorf("read with no check left: ok %v, left %d", ok, left)
+	}
+	left = warpChecks
+	if _, _, ok := s.readWarp(v, c[0].m, c[0].r, identityWarp(), &left); !ok || left != warpChecks-1 {
+		t.Errorf("read: ok %v, %d checks left, want found with %d left", ok, left, warpChecks-1)
 	}
 }
