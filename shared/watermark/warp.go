@@ -640,20 +640,23 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 }
 
 // detectWarp runs the warp search on the picture's own orientation from
-// scale 1 twice past one first level: a bilinear map (the first four
-// terms; exactly the search before the quadratic terms, so every copy
-// that search read reads the same: a quadratic fit can land elsewhere on
-// a picture no quadratic fits, `MilkyWay` seen at an angle), then, only
-// when that map's fold does not read, the quadratic. The fold under each fitted map that passes the pilot gate is
-// read up to twice with one CRC check each: the high-passed plane's
-// fold, then the whitened plane's (whiten.go; on dense texture it keeps
-// more of the mark, `meadow` in the tests: 41 coded bits wrong against
-// 74). Reading the full-resolution luminance resampled onto the warped
-// embedding grid, as regrid.go does for a similarity, was tried: fewer
-// bit errors on some copies, no copy of the development set decoded that
-// these two readings miss; not kept. The Detection's alignment is the
-// similarity closest to the map at the plane's centre (Scale 1, Angle 0):
-// exact there, a few pixels off towards the corners.
+// the starts of warpSeeds (scale 1; the best of the similarity search's
+// candidates cands; the scan's scales), fitting from at most two of them
+// (warpFits): from each a bilinear map (the first four terms; from scale
+// 1 exactly the search before the quadratic terms, so every copy that
+// search read reads the same: a quadratic fit can land elsewhere on a
+// picture no quadratic fits, `MilkyWay` seen at an angle), then, only
+// when that map's fold does not read, the quadratic. The fold under each
+// fitted map that passes the pilot gate is read up to twice with one CRC
+// check each, warpChecks in all: the high-passed plane's fold, then the
+// whitened plane's (whiten.go; on dense texture it keeps more of the
+// mark, `meadow` in the tests: 41 coded bits wrong against 74). Reading
+// the full-resolution luminance resampled onto the warped embedding grid,
+// as regrid.go does for a similarity, was tried: fewer bit errors on some
+// copies, no copy of the development set decoded that these two readings
+// miss; not kept. The Detection's alignment is the start's similarity
+// (Scale 1, Angle 0 from scale 1) through the map's point at the plane's
+// centre: exact there, a few pixels off towards the corners.
 func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, bool) {
 	var p Payload
 	var d Detection
