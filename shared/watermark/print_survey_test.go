@@ -107,72 +107,109 @@ func TestPrintAngleSurvey(t *testing.T) {
 			}
 		}
 		l := jpegLuma(wl, 85)
-		p, d, _ := Extract(l)
-		ww, wh := s.workDims(l.Width, l.Height)
-		work := resampleLuma(l, ww, wh)
-		hp := s.highpass(work, ww, wh)
-		kx, ky := float64(ww)/float64(W), float64(wh)/float64(H)
-		at := func(fx, fy float64) (float64, float64) {
-			x, y := applyHomography(Hm, fx/kx, fy/ky)
-			return x * kx, y * ky
+		printSurveyOne(t, s, filepath.Base(f), l, wrong)
+	}
+}
+
+// printSurveyOne reports, for one print-angle copy l of a picture marked
+// with 0x1234567890abcdef, where it is lost (see TestPrintAngleSurvey).
+func printSurveyOne(t *testing.T, s *scheme, f string, l *imagex.Luma, wrong func([]float64) int) {
+	W, H := l.Width, l.Height
+	var dst [4][2]float64
+	for i, c := range printAngleQuad {
+		dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
+	}
+	Hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
+	p, d, _ := Extract(l)
+	ww, wh := s.workDims(l.Width, l.Height)
+	work := resampleLuma(l, ww, wh)
+	hp := s.highpass(work, ww, wh)
+	kx, ky := float64(ww)/float64(W), float64(wh)/float64(H)
+	at := func(fx, fy float64) (float64, float64) {
+		x, y := applyHomography(Hm, fx/kx, fy/ky)
+		return x * kx, y * ky
+	}
+	rt := s.sync2(s.foldFunc(hp, ww, wh, at), nil)[0]
+	mq := lsMap(at, ww, wh, warpTerms)
+	rq := s.warpFold(hp, ww, wh, mq)
+	mb := lsMap(at, ww, wh, bilinearTerms)
+	rb := s.warpFold(hp, ww, wh, mb)
+	// The closest similarity: fit the affine part and keep it (the
+	// search's candidates are similarities; the affine is close).
+	ma := lsMap(at, ww, wh, 3)
+	ra := s.warpFold(hp, ww, wh, ma)
+	lv := warpLevels()
+	_, _, pzA := pooledOffset(s.warpBlocksOf(hp, ww, wh, ma, lv[0].n), s.tile, int(lv[0].reach))
+	_, _, pzI := pooledOffset(s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n), s.tile, int(lv[0].reach))
+	fm, fr := s.warpSearch(hp, ww, wh, ma)
+	fw := -1
+	if fr.acc != nil {
+		fw = wrong(s.soft(fr.acc, fr.dx, fr.dy))
+	}
+	_ = fm
+	t.Logf("%-24.24s extract=%-5v z=%.2f sc=%.3f | true z %.1f w%d | quad z %.1f w%d | bilin z %.1f w%d | affine z %.1f w%d | pooled id %.2f aff %.2f | warp from affine z %.1f w%d",
+		f, d.Found && p == 0x1234567890abcdef, d.Strength, d.Scale,
+		rt.z, wrong(s.soft(rt.acc, rt.dx, rt.dy)), rq.z, wrong(s.soft(rq.acc, rq.dx, rq.dy)),
+		rb.z, wrong(s.soft(rb.acc, rb.dx, rb.dy)), ra.z, wrong(s.soft(ra.acc, ra.dx, ra.dy)), pzI, pzA, fr.z, fw)
+	// The search's candidates and the seeds' first levels.
+	v := newViews(s, l, hp, ww, wh)
+	cands := s.searchViews(v, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, ww, wh})
+	line := ""
+	for i, c := range cands {
+		if i == 6 {
+			break
 		}
-		rt := s.sync2(s.foldFunc(hp, ww, wh, at), nil)[0]
-		mq := lsMap(at, ww, wh, warpTerms)
-		rq := s.warpFold(hp, ww, wh, mq)
-		mb := lsMap(at, ww, wh, bilinearTerms)
-		rb := s.warpFold(hp, ww, wh, mb)
-		// The closest similarity: fit the affine part and keep it (the
-		// search's candidates are similarities; the affine is close).
-		ma := lsMap(at, ww, wh, 3)
-		ra := s.warpFold(hp, ww, wh, ma)
-		lv := warpLevels()
-		_, _, pzA := pooledOffset(s.warpBlocksOf(hp, ww, wh, ma, lv[0].n), s.tile, int(lv[0].reach))
-		_, _, pzI := pooledOffset(s.warpBlocksOf(hp, ww, wh, identityWarp(), lv[0].n), s.tile, int(lv[0].reach))
-		fm, fr := s.warpSearch(hp, ww, wh, ma)
-		fw := -1
-		if fr.acc != nil {
-			fw = wrong(s.soft(fr.acc, fr.dx, fr.dy))
+		line += fmt.Sprintf(" [%.3f d%d z%.2f]", c.scale, c.d, c.z)
+	}
+	seeds := warpSeeds(cands)
+	for _, m := range seeds[1:] {
+		_, _, _, z := s.warpFirstLevel(hp, ww, wh, m)
+		_, r := s.warpSearch(hp, ww, wh, m)
+		w := -1
+		if r.acc != nil {
+			w = wrong(s.soft(r.acc, r.dx, r.dy))
 		}
-		_ = fm
-		t.Logf("%-24.24s extract=%-5v z=%.2f sc=%.3f | true z %.1f w%d | quad z %.1f w%d | bilin z %.1f w%d | affine z %.1f w%d | pooled id %.2f aff %.2f | warp from affine z %.1f w%d",
-			filepath.Base(f), d.Found && p == 0x1234567890abcdef, d.Strength, d.Scale,
-			rt.z, wrong(s.soft(rt.acc, rt.dx, rt.dy)), rq.z, wrong(s.soft(rq.acc, rq.dx, rq.dy)),
-			rb.z, wrong(s.soft(rb.acc, rb.dx, rb.dy)), ra.z, wrong(s.soft(ra.acc, ra.dx, ra.dy)), pzI, pzA, fr.z, fw)
-		// The search's candidates and the seeds' first levels.
-		v := newViews(s, l, hp, ww, wh)
-		cands := s.searchViews(v, s.coarseScales, []float64{0}, s.refineTop, [4]int{0, 0, ww, wh})
-		line := ""
-		for i, c := range cands {
-			if i == 6 {
-				break
+		line += fmt.Sprintf(" | seed sc %.3f pooled %.2f fit z %.1f w%d", 1/math.Hypot(m.ux[1], m.ux[2]), z, r.z, w)
+	}
+	for _, grid := range [][]float64{{0.84, 0.90, 0.96}, {0.82, 0.86, 0.90, 0.94}} {
+		bz, bsc := 0.0, 0.0
+		for _, sc := range grid {
+			_, _, _, z := s.warpFirstLevel(hp, ww, wh, similarityWarp(sc, 0))
+			if z > bz {
+				bz, bsc = z, sc
 			}
-			line += fmt.Sprintf(" [%.3f d%d z%.2f]", c.scale, c.d, c.z)
 		}
-		seeds := warpSeeds(cands)
-		for _, m := range seeds[1:] {
-			_, _, _, z := s.warpFirstLevel(hp, ww, wh, m)
-			_, r := s.warpSearch(hp, ww, wh, m)
-			w := -1
-			if r.acc != nil {
-				w = wrong(s.soft(r.acc, r.dx, r.dy))
-			}
-			line += fmt.Sprintf(" | seed sc %.3f pooled %.2f fit z %.1f w%d", 1/math.Hypot(m.ux[1], m.ux[2]), z, r.z, w)
+		_, r := s.warpSearch(hp, ww, wh, similarityWarp(bsc, 0))
+		w := -1
+		if r.acc != nil {
+			w = wrong(s.soft(r.acc, r.dx, r.dy))
 		}
-		for _, grid := range [][]float64{{0.84, 0.90, 0.96}, {0.82, 0.86, 0.90, 0.94}} {
-			bz, bsc := 0.0, 0.0
-			for _, sc := range grid {
-				_, _, _, z := s.warpFirstLevel(hp, ww, wh, similarityWarp(sc, 0))
-				if z > bz {
-					bz, bsc = z, sc
-				}
+		line += fmt.Sprintf(" | grid%d best sc %.2f pooled %.2f fit z %.1f w%d", len(grid), bsc, bz, r.z, w)
+	}
+	t.Logf("   %s", line)
+}
+
+// TestPrintAngleSurveyFiles (WM_PA_ATTACKED=dir) is TestPrintAngleSurvey
+// on copies already marked (format 2, payload 0x1234567890abcdef) and
+// attacked by the bench (bench wm embed, bench wm attack -attack
+// print-angle).
+func TestPrintAngleSurveyFiles(t *testing.T) {
+	files := surveyPhotos(t, "WM_PA_ATTACKED")
+	s := schemeFor(2)
+	truth := convEncode(message(0x1234567890abcdef, s.version))
+	wrong := func(soft []float64) (n int) {
+		for i, b := range truth {
+			if (soft[i] > 0) != (b == 1) {
+				n++
 			}
-			_, r := s.warpSearch(hp, ww, wh, similarityWarp(bsc, 0))
-			w := -1
-			if r.acc != nil {
-				w = wrong(s.soft(r.acc, r.dx, r.dy))
-			}
-			line += fmt.Sprintf(" | grid%d best sc %.2f pooled %.2f fit z %.1f w%d", len(grid), bsc, bz, r.z, w)
 		}
-		t.Logf("   %s", line)
+		return n
+	}
+	for _, f := range files {
+		img, err := decodeFile(f)
+		if err != nil {
+			continue
+		}
+		printSurveyOne(t, s, filepath.Base(f), imagex.ToLuma(img), wrong)
 	}
 }

@@ -465,15 +465,23 @@ func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 
 // warpFits runs the first level from the starts in m0s (the first
 // level's blocks folded under that map) and fits from at most
-// warpFitStarts of those whose blocks pass the gate: the first (scale 1)
-// when it passes, before any other is examined (every copy the stage read
-// from scale 1 alone reads the same; going from the best pooled start
-// instead lost one, `Honeywave` at print-angle), then the others, best
-// pooled first. From each it fits and polishes one map per number of
-// terms in ns, in that order, handing each to try as soon as it is
-// fitted: the first try that returns true ends the search, so a map that
-// reads spares the picture the later fits. It reports whether a try
-// returned true.
+// warpFitStarts of those whose blocks pass the gate, handing each fitted
+// map (one per number of terms in ns, fitted and polished) to try: the
+// first try that returns true ends the search, and warpFits reports
+// whether one did.
+//
+// The first start (scale 1), when its blocks pass the gate, is fitted
+// before any other is examined and its first map is tried first, so
+// every copy the stage read from scale 1's first map reads the same
+// (going from the best pooled start instead lost one, `Honeywave` at
+// print-angle). When that map does not read, its other maps and those of
+// the best other start past the gate are fitted and tried in the order
+// of their folds' z-scores: scale 1's blocks can pass the gate on a print
+// seen at an angle and fit wrong maps whose folds still pass the pilot
+// gate, and read first they would spend the stage's CRC checks (`Sway`
+// at print-angle: scale 1's maps at z 6–12, the scan's at z 22). When
+// scale 1's blocks do not pass, the others are fitted best pooled first,
+// each map tried as soon as it is fitted.
 func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try func(m warpMap, r syncResult, m0 warpMap) bool) bool {
 	type start struct {
 		m      warpMap
@@ -481,30 +489,34 @@ func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try f
 		dx, dy int
 		z      float64
 	}
+	type fitted struct {
+		m, m0 warpMap
+		r     syncResult
+	}
 	first := func(m warpMap) start {
 		b, dx, dy, z := s.warpFirstLevel(hp, w, h, m)
 		return start{m, b, dx, dy, z}
 	}
-	fits := 0
-	fit := func(st start) bool {
-		fits++
-		for _, n := range ns {
-			m, r := s.warpFitFrom(hp, w, h, st.m, st.b, st.dx, st.dy, n)
-			if r.z >= warpPolishZ {
-				m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
-				r = s.warpFold(hp, w, h, m)
-			}
-			if try(m, r, st.m) {
-				return true
-			}
+	fitN := func(st start, n int) fitted {
+		m, r := s.warpFitFrom(hp, w, h, st.m, st.b, st.dx, st.dy, n)
+		if r.z >= warpPolishZ {
+			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
+			r = s.warpFold(hp, w, h, m)
 		}
+		return fitted{m, st.m, r}
+	}
+	if len(m0s) == 0 || len(ns) == 0 {
 		return false
 	}
-	if len(m0s) == 0 {
-		return false
-	}
-	if st := first(m0s[0]); st.z >= warpPooledGate && fit(st) {
-		return true
+	st0 := first(m0s[0])
+	var pending []fitted
+	if st0.z >= warpPooledGate {
+		if f := fitN(st0, ns[0]); try(f.m, f.r, f.m0) {
+			return true
+		}
+		for _, n := range ns[1:] {
+			pending = append(pending, fitN(st0, n))
+		}
 	}
 	var rest []start
 	for _, m := range m0s[1:] {
@@ -513,12 +525,28 @@ func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try f
 		}
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].z > rest[j].z })
-	for _, st := range rest {
-		if fits == warpFitStarts {
+	if st0.z >= warpPooledGate {
+		if len(rest) > 0 {
+			for _, n := range ns {
+				pending = append(pending, fitN(rest[0], n))
+			}
+		}
+		sort.SliceStable(pending, func(i, j int) bool { return pending[i].r.z > pending[j].r.z })
+		for _, f := range pending {
+			if try(f.m, f.r, f.m0) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, st := range rest {
+		if i == warpFitStarts {
 			break
 		}
-		if fit(st) {
-			return true
+		for _, n := range ns {
+			if f := fitN(st, n); try(f.m, f.r, f.m0) {
+				return true
+			}
 		}
 	}
 	return false
