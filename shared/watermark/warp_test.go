@@ -3,6 +3,7 @@ package watermark
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -528,6 +529,26 @@ func TestWarpTriesScaleOneFirst(t *testing.T) {
 				})
 				if len(from) != 2 || from[0] != identityWarp() || from[1] != seed {
 					t.Errorf("%s: fitted from %+v, want scale 1, then the seed", name, from)
+				}
+				// Past scale 1's first map, the maps are tried by their
+				// folds' z-scores.
+				var zs []float64
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed}, []int{bilinearTerms, warpTerms}, func(_ warpMap, r syncResult, _ warpMap) bool {
+					zs = append(zs, r.z)
+					return false
+				})
+				if len(zs) != 4 || !sort.IsSorted(sort.Reverse(sort.Float64Slice(zs[1:]))) {
+					t.Errorf("%s: fold z-scores in the order tried %.2f, want 4, the last 3 best first", name, zs)
+				}
+				// When scale 1 does not pass the gate, at most
+				// warpFitStarts starts are fitted.
+				n := 0
+				s.warpFits(hp, ww, wh, []warpMap{similarityWarp(0.5, 0), seed, seed, seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					n++
+					return false
+				})
+				if n != warpFitStarts {
+					t.Errorf("%s: %d starts fitted, want %d", name, n, warpFitStarts)
 				}
 			}
 		}
