@@ -682,9 +682,10 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 // the full-resolution luminance resampled onto the warped embedding grid,
 // as regrid.go does for a similarity, was tried: fewer bit errors on some
 // copies, no copy of the development set decoded that these two readings
-// miss; not kept. The Detection's alignment is the start's similarity
-// (Scale 1, Angle 0 from scale 1) through the map's point at the plane's
-// centre: exact there, a few pixels off towards the corners.
+// miss; not kept. The Detection's alignment is a similarity through the
+// map's point at the plane's centre (Scale 1, Angle 0 from scale 1, else
+// the map's scale and angle there): exact there, a few pixels off towards
+// the corners.
 func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, bool) {
 	var p Payload
 	var d Detection
@@ -704,11 +705,23 @@ func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, b
 // each, what the stage made when it had a single start).
 const warpChecks = 4
 
+// similarityAt is the similarity (no phase) closest to m's derivative at
+// (x, y): its scale and rotation are those of the map there.
+func (m warpMap) similarityAt(x, y float64) warpMap {
+	jxx := m.ux[1] + m.ux[3]*y + 2*m.ux[4]*x
+	jxy := m.ux[2] + m.ux[3]*x + 2*m.ux[5]*y
+	jyx := m.uy[1] + m.uy[3]*y + 2*m.uy[4]*x
+	jyy := m.uy[2] + m.uy[3]*x + 2*m.uy[5]*y
+	a, b := (jxx+jyy)/2, (jxy-jyx)/2
+	return warpMap{ux: [warpTerms]float64{0, a, b}, uy: [warpTerms]float64{0, -b, a}}
+}
+
 // readWarp reads the fold under the fitted map m (alignment r) when it
 // passes the pilot gate: up to twice, one CRC check each, while *left
 // (the checks left, decremented) allows. The Detection's scale and angle
-// are those of the start m0, its offsets those of m0's similarity through
-// the map's point at the plane's centre.
+// are 1 and 0 from scale 1 (as before the other starts), else the map's
+// at the plane's centre (similarityAt); its offsets those of that
+// similarity through the map's point there.
 func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap, left *int) (Payload, Detection, bool) {
 	w, h := v.w, v.h
 	if r.z < s.minPilotZ || *left <= 0 {
@@ -716,6 +729,9 @@ func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap, left *i
 	}
 	cx, cy := float64(w)/2, float64(h)/2
 	ux, uy := m.at(cx, cy)
+	if m0 != identityWarp() {
+		m0 = m.similarityAt(cx, cy)
+	}
 	a, c := m0.ux[1], m0.ux[2]
 	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits,
 		Scale: 1 / math.Hypot(a, c), Angle: math.Atan2(c, a) * 180 / math.Pi,

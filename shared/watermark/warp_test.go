@@ -580,3 +580,24 @@ func TestReadWarpSpendsItsChecks(t *testing.T) {
 		t.Errorf("read: ok %v, %d checks left, want found with %d left", ok, left, warpChecks-1)
 	}
 }
+
+// TestSimilarityAtIsTheMapsScale: the similarity closest to a
+// similarity's map is that map (without its phase), and at a point of a
+// quadratic map it has the map's local scale.
+func TestSimilarityAtIsTheMapsScale(t *testing.T) {
+	m := similarityWarp(0.9, 2)
+	m.ux[0], m.uy[0] = 3, 4
+	got := m.similarityAt(100, 80)
+	want := similarityWarp(0.9, 2)
+	for i := range want.ux {
+		if math.Abs(got.ux[i]-want.ux[i]) > 1e-12 || math.Abs(got.uy[i]-want.uy[i]) > 1e-12 {
+			t.Fatalf("similarityAt = %+v, want %+v", got, want)
+		}
+	}
+	// u = x/0.9 + x²/2000 along x: du/dx at x = 100 is 1/0.9 + 0.1.
+	q := similarityWarp(0.9, 0)
+	q.ux[4] = 1.0 / 2000
+	if d := q.similarityAt(100, 0).ux[1] - (1/0.9 + 0.05); math.Abs(d) > 1e-12 {
+		t.Errorf("similarityAt's scale off by %g", d)
+	}
+}
