@@ -63,51 +63,34 @@ func lsMap(at func(fx, fy float64) (float64, float64), w, h, n int) warpMap {
 // TestPrintAngleSurvey (WM_PA_DIR=dir of photos, WM_PA_N=how many) marks
 // each photo, applies the print-angle attack (on the luminance, grey
 // outside the print, JPEG 85) and reports where the copy is lost: the
-// fold under the true homography, under the closest quadratic and
-// similarity maps, and the warp stage started from that similarity.
+// fold under the true homography, under the closest quadratic, bilinear
+// and affine maps, the warp fit from the affine map, the similarity
+// search's candidates and the warp stage's starts. With WM_PA_ATTACKED
+// set, the photos are the bench's own copies, already marked (format 2,
+// payload 0x1234567890abcdef) and attacked (bench wm embed, bench wm
+// attack -attack print-angle).
 func TestPrintAngleSurvey(t *testing.T) {
 	files := surveyPhotos(t, "WM_PA_DIR")
 	if n, err := strconv.Atoi(os.Getenv("WM_PA_N")); err == nil && n < len(files) {
 		files = files[:n]
 	}
+	attacked := os.Getenv("WM_PA_ATTACKED") != ""
 	s := schemeFor(2)
-	truth := convEncode(message(0x1234567890abcdef, s.version))
-	wrong := func(soft []float64) (n int) {
-		for i, b := range truth {
-			if (soft[i] > 0) != (b == 1) {
-				n++
-			}
-		}
-		return n
-	}
+	wrong := wrongBits(s, 0x1234567890abcdef)
 	for _, f := range files {
 		img, err := decodeFile(f)
 		if err != nil {
+			continue
+		}
+		if attacked {
+			printSurveyOne(t, s, filepath.Base(f), imagex.ToLuma(img), wrong)
 			continue
 		}
 		marked, err := Embed(img, 0x1234567890abcdef, WithVersion(2))
 		if err != nil {
 			continue
 		}
-		src := imagex.ToLuma(marked)
-		wl := warpLuma(src, printAngleQuad)
-		W, H := src.Width, src.Height
-		// Grey outside the print, as the bench does.
-		var dst [4][2]float64
-		for i, c := range printAngleQuad {
-			dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
-		}
-		Hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
-		for y := 0; y < H; y++ {
-			for x := 0; x < W; x++ {
-				sx, sy := applyHomography(Hm, float64(x)+0.5, float64(y)+0.5)
-				if sx < 0 || sy < 0 || sx > float64(W) || sy > float64(H) {
-					wl.Pix[y*wl.Stride+x] = 96
-				}
-			}
-		}
-		l := jpegLuma(wl, 85)
-		printSurveyOne(t, s, filepath.Base(f), l, wrong)
+		printSurveyOne(t, s, filepath.Base(f), printAt(imagex.ToLuma(marked), printAngleQuad), wrong)
 	}
 }
 
@@ -115,11 +98,7 @@ func TestPrintAngleSurvey(t *testing.T) {
 // with 0x1234567890abcdef, where it is lost (see TestPrintAngleSurvey).
 func printSurveyOne(t *testing.T, s *scheme, f string, l *imagex.Luma, wrong func([]float64) int) {
 	W, H := l.Width, l.Height
-	var dst [4][2]float64
-	for i, c := range printAngleQuad {
-		dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
-	}
-	Hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
+	Hm := quadHomography(printAngleQuad, W, H)
 	p, d, _ := Extract(l)
 	ww, wh := s.workDims(l.Width, l.Height)
 	work := resampleLuma(l, ww, wh)
@@ -187,29 +166,4 @@ func printSurveyOne(t *testing.T, s *scheme, f string, l *imagex.Luma, wrong fun
 		line += fmt.Sprintf(" | grid%d best sc %.2f pooled %.2f fit z %.1f w%d", len(grid), bsc, bz, r.z, w)
 	}
 	t.Logf("   %s", line)
-}
-
-// TestPrintAngleSurveyFiles (WM_PA_ATTACKED=dir) is TestPrintAngleSurvey
-// on copies already marked (format 2, payload 0x1234567890abcdef) and
-// attacked by the bench (bench wm embed, bench wm attack -attack
-// print-angle).
-func TestPrintAngleSurveyFiles(t *testing.T) {
-	files := surveyPhotos(t, "WM_PA_ATTACKED")
-	s := schemeFor(2)
-	truth := convEncode(message(0x1234567890abcdef, s.version))
-	wrong := func(soft []float64) (n int) {
-		for i, b := range truth {
-			if (soft[i] > 0) != (b == 1) {
-				n++
-			}
-		}
-		return n
-	}
-	for _, f := range files {
-		img, err := decodeFile(f)
-		if err != nil {
-			continue
-		}
-		printSurveyOne(t, s, filepath.Base(f), imagex.ToLuma(img), wrong)
-	}
 }

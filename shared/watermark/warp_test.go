@@ -353,30 +353,43 @@ func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResul
 	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
 }
 
-// printAngled is a marked or unmarked test photo seen at an angle, not
-// straightened (the bench's print-angle corners, grey outside the print),
-// then JPEG 85.
-func printAngled(l *imagex.Luma) *imagex.Luma {
-	return printAt(l, printAngleQuad)
-}
-
-// printAt is l seen as the quadrilateral q, grey outside, JPEG 85.
+// printAt is l seen as the quadrilateral q (warpLuma), grey outside the
+// print as on the bench's table, then JPEG 85.
 func printAt(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
 	wl := warpLuma(l, q)
-	W, H := l.Width, l.Height
-	var dst [4][2]float64
-	for i, c := range q {
-		dst[i] = [2]float64{c[0] * float64(W), c[1] * float64(H)}
-	}
-	hm := testHomography(dst, [4][2]float64{{0, 0}, {float64(W), 0}, {float64(W), float64(H)}, {0, float64(H)}})
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			if sx, sy := applyHomography(hm, float64(x)+0.5, float64(y)+0.5); sx < 0 || sy < 0 || sx > float64(W) || sy > float64(H) {
+	hm := quadHomography(q, l.Width, l.Height)
+	for y := 0; y < l.Height; y++ {
+		for x := 0; x < l.Width; x++ {
+			if sx, sy := applyHomography(hm, float64(x)+0.5, float64(y)+0.5); sx < 0 || sy < 0 || sx > float64(l.Width) || sy > float64(l.Height) {
 				wl.Pix[y*wl.Stride+x] = 96
 			}
 		}
 	}
 	return jpegLuma(wl, 85)
+}
+
+// quadHomography is the map warpLuma's output pixel coordinates to its
+// input's for the quadrilateral q over a w×h picture.
+func quadHomography(q [4][2]float64, w, h int) [8]float64 {
+	var dst [4][2]float64
+	for i, c := range q {
+		dst[i] = [2]float64{c[0] * float64(w), c[1] * float64(h)}
+	}
+	return testHomography(dst, [4][2]float64{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}})
+}
+
+// wrongBits returns a count of the coded bits a soft reading gets wrong
+// against payload p in s's format.
+func wrongBits(s *scheme, p Payload) func([]float64) int {
+	truth := convEncode(message(p, s.version))
+	return func(soft []float64) (n int) {
+		for i, b := range truth {
+			if (soft[i] > 0) != (b == 1) {
+				n++
+			}
+		}
+		return n
+	}
 }
 
 // printSmall is a print seen at an angle, milder than the bench's
