@@ -34,7 +34,10 @@ import (
 // is polished on the whole plane, and the whole plane is folded under the
 // final map: that fold's pilot z-score over all offsets must pass the same
 // gate (≥ 6) as any other candidate before it is read (twice, see
-// detectWarp).
+// detectWarp). A print seen at an angle and not straightened sits at
+// scale 0.8–0.95 in its photograph: the search also starts from the
+// similarity search's best candidate and from a scan of scales
+// (warpSeeds).
 
 // warpTerms is the number of coefficients per axis of a warp: the
 // terms 1, x, y, x·y, x², y² of a quadratic in the plane's coordinates.
