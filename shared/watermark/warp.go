@@ -584,8 +584,8 @@ func similarityWarp(scale, angle float64) warpMap {
 // the picture's own orientation off scale 1, then warpScanScales (a print
 // seen at an angle and not straightened: the bench's print-angle column
 // has it at scale 0.81–0.94 across the picture, so from scale 1 the first
-// level's blocks are up to 15 pixels apart at the edges and never pool;
-// the search's best candidate is near the print's scale on about two
+// level's blocks are up to 15 pixels apart at the edges and mostly do not
+// pool, or fit wrong maps where they do; the search's best candidate is near the print's scale on about two
 // pictures in three, the scan's best on all but a dense texture).
 func warpSeeds(cands []syncResult) []warpMap {
 	seeds := []warpMap{identityWarp()}
