@@ -49,6 +49,7 @@ func robustnessCommand(fs *flag.FlagSet) func() error {
 	synth := fs.Bool("synth", true, "add the generated hard cases (sky gradient, text, night)")
 	workers := fs.Int("j", 2, "images processed in parallel")
 	fpAttacks := fs.Bool("fp-attacked", true, "also extract from attacked unmarked originals (jpeg70, resize0.5, crop75, mirror, screenshot0.5, mirror-crop98, rotate-5-canvas, caption6-q90)")
+	fpWith := fs.String("fp-with", "jpeg70,resize0.5,crop75,mirror,screenshot0.5,mirror-crop98,rotate-5-canvas,caption6-q90", "with -fp-attacked, the attacks applied to the unmarked originals")
 	version := fs.Int("version", watermark.CurrentVersion, "format version to embed")
 	held := fs.Bool("heldout", false, "use only the held-out development images (never tuned on; see heldOut), no generated cases")
 	psnr := fs.Float64("psnr", 0, "target luma PSNR in dB for embedding (0 = the package default)")
@@ -63,6 +64,12 @@ func robustnessCommand(fs *flag.FlagSet) func() error {
 		atks, err := attacksNamed(*only)
 		if err != nil {
 			return err
+		}
+		var fpAtks []attack
+		if *fpAttacks {
+			if fpAtks, err = attacksNamed(*fpWith); err != nil {
+				return err
+			}
 		}
 		type job struct {
 			name string
@@ -124,7 +131,7 @@ func robustnessCommand(fs *flag.FlagSet) func() error {
 				mu.Unlock()
 				return
 			}
-			r := runImage(j.name, img, atks, tmp, *version, *psnr, *fpAttacks)
+			r := runImage(j.name, img, atks, tmp, *version, *psnr, fpAtks)
 			mu.Lock()
 			res.add(r, rowsOut)
 			fmt.Fprintf(os.Stderr, "%-60s %5.1f MP psnr %.2f  %d/%d attacks recovered\n", j.name, mp, r.psnr, r.recovered, len(r.rows))
@@ -204,7 +211,7 @@ func median3(f func() float64) float64 {
 	return v[1]
 }
 
-func runImage(name string, img image.Image, atks []attack, tmp string, version int, psnr float64, fpAttacks bool) imageResult {
+func runImage(name string, img image.Image, atks []attack, tmp string, version int, psnr float64, fpAtks []attack) imageResult {
 	b := img.Bounds()
 	r := imageResult{name: name, mp: float64(b.Dx()*b.Dy()) / 1e6}
 	orig := imagex.ToLuma(img)
@@ -216,19 +223,14 @@ func runImage(name string, img image.Image, atks []attack, tmp string, version i
 			}
 		}))
 	}) / r.mp
-	if fpAttacks {
-		for _, a := range attacks() {
-			if a.name != "jpeg70" && a.name != "resize0.5" && a.name != "crop75" && a.name != "mirror" && a.name != "screenshot0.5" && a.name != "mirror-crop98" && a.name != "rotate-5-canvas" && a.name != "caption6-q90" {
-				continue
-			}
-			m, err := a.fn(img, tmp)
-			if err != nil {
-				continue
-			}
-			r.fpChecked++
-			if _, d, _ := watermark.Extract(imagex.ToLuma(m)); d.Found {
-				r.fpAttacked++
-			}
+	for _, a := range fpAtks {
+		m, err := a.fn(img, tmp)
+		if err != nil {
+			continue
+		}
+		r.fpChecked++
+		if _, d, _ := watermark.Extract(imagex.ToLuma(m)); d.Found {
+			r.fpAttacked++
 		}
 	}
 	p := payloadFor(name)

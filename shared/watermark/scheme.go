@@ -878,6 +878,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 		}
 	}
 	cands := s.searchViews(v, scales, []float64{0}, s.refineTop, box)
+	seeds := cands
 	p, d := s.decodeBest(v, cands, s.maxDecodes)
 	if d.Found {
 		// Found below scale 1 inside a flat frame: the frame's box is
@@ -902,6 +903,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	if len(s.angles) > 0 && s.rotationShows(quiet, hp, w, h) {
 		rs, ra := s.rotationPairs(w, h)
 		rc := s.searchPairs(v, rs, ra, s.rotRefineTop, [4]int{0, 0, w, h})
+		seeds = append(seeds[:len(seeds):len(seeds)], rc...)
 		rp, rd := s.decodeBest(v, rc, s.maxRotDecodes)
 		if rd.Found {
 			return rp, rd
@@ -924,7 +926,7 @@ func (s *scheme) detect(l *imagex.Luma, work []float32, w, h int, g *foldGate) (
 	// Last, a residual perspective (warp.go). Its z-score is not reported
 	// for an unmarked picture: the Strength stays the similarity search's.
 	if s.warp {
-		if wp, wd, ok := s.detectWarp(v); ok {
+		if wp, wd, ok := s.detectWarp(v, seeds); ok {
 			return wp, wd
 		}
 	}

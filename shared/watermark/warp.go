@@ -34,7 +34,10 @@ import (
 // is polished on the whole plane, and the whole plane is folded under the
 // final map: that fold's pilot z-score over all offsets must pass the same
 // gate (≥ 6) as any other candidate before it is read (twice, see
-// detectWarp).
+// detectWarp). A print seen at an angle and not straightened sits at
+// scale 0.8–0.95 in its photograph: the search also starts from the
+// similarity search's best candidate and from a scan of scales
+// (warpSeeds).
 
 // warpTerms is the number of coefficients per axis of a warp: the
 // terms 1, x, y, x·y, x², y² of a quadratic in the plane's coordinates.
@@ -463,37 +466,150 @@ func lsField(b warpBlocks, T, dx, dy, r, n int) field {
 	return f
 }
 
-// warpFits runs the first level once and, when it passes the gate, fits
-// and polishes one map per number of terms in ns, in that order, handing
-// each to try as soon as it is fitted: the first try that returns true
-// ends the search, so a map that reads spares the picture the later fits.
-// It reports whether a try returned true.
-func (s *scheme) warpFits(hp []float32, w, h int, m0 warpMap, ns []int, try func(warpMap, syncResult) bool) bool {
-	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
-	if !ok {
-		return false
+// warpFits runs the first level from the starts in m0s (the first
+// level's blocks folded under that map) and fits from at most
+// warpFitStarts of those whose blocks pass the gate, handing each fitted
+// map (one per number of terms in ns, fitted and polished) to try: the
+// first try that returns true ends the search, and warpFits reports
+// whether one did.
+//
+// The first start (scale 1), when its blocks pass the gate, is fitted
+// before any other is examined and its first map is tried first, so
+// every copy the stage read from scale 1's first map reads the same
+// (going from the best pooled start instead lost one, `Honeywave` at
+// print-angle). When that map does not read, its other maps and those of
+// the best other start past the gate are fitted and tried in the order
+// of their folds' z-scores: scale 1's blocks can pass the gate on a print
+// seen at an angle and fit wrong maps whose folds still pass the pilot
+// gate, and read first they would spend the stage's CRC checks (`Sway`
+// at print-angle: scale 1's maps at z 6–12, the scan's at z 22). When
+// scale 1's blocks do not pass, the others are fitted best pooled first,
+// each map tried as soon as it is fitted.
+func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try func(m warpMap, r syncResult, m0 warpMap) bool) bool {
+	type start struct {
+		m      warpMap
+		b      warpBlocks
+		dx, dy int
+		z      float64
 	}
-	for _, n := range ns {
-		m, r := s.warpFitFrom(hp, w, h, m0, b, dx, dy, n)
+	type fitted struct {
+		m, m0 warpMap
+		r     syncResult
+	}
+	first := func(m warpMap) start {
+		b, dx, dy, z := s.warpFirstLevel(hp, w, h, m)
+		return start{m, b, dx, dy, z}
+	}
+	fitN := func(st start, n int) fitted {
+		m, r := s.warpFitFrom(hp, w, h, st.m, st.b, st.dx, st.dy, n)
 		if r.z >= warpPolishZ {
 			m = s.polishWarp(hp, w, h, m, r.dx, r.dy, n)
 			r = s.warpFold(hp, w, h, m)
 		}
-		if try(m, r) {
+		return fitted{m, st.m, r}
+	}
+	if len(m0s) == 0 || len(ns) == 0 {
+		return false
+	}
+	st0 := first(m0s[0])
+	var pending []fitted
+	if st0.z >= warpPooledGate {
+		if f := fitN(st0, ns[0]); try(f.m, f.r, f.m0) {
 			return true
+		}
+		for _, n := range ns[1:] {
+			pending = append(pending, fitN(st0, n))
+		}
+	}
+	var rest []start
+	for _, m := range m0s[1:] {
+		if st := first(m); st.z >= warpPooledGate {
+			rest = append(rest, st)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].z > rest[j].z })
+	if st0.z >= warpPooledGate {
+		if len(rest) > 0 {
+			for _, n := range ns {
+				pending = append(pending, fitN(rest[0], n))
+			}
+		}
+		sort.SliceStable(pending, func(i, j int) bool { return pending[i].r.z > pending[j].r.z })
+		for _, f := range pending {
+			if try(f.m, f.r, f.m0) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, st := range rest {
+		if i == warpFitStarts {
+			break
+		}
+		for _, n := range ns {
+			if f := fitN(st, n); try(f.m, f.r, f.m0) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// warpFitStarts is how many starts past the gate the warp stage fits at
+// most (each fit is a few tens of milliseconds; a picture past the gate
+// is nearly always marked).
+const warpFitStarts = 2
+
 // warpFirstLevel folds the first level's blocks under m0 and pools them:
-// ok false when their offset does not pass warpPooledGate.
-func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, ok bool) {
+// the pooled offset and its z-score (pooledOffset), which must pass
+// warpPooledGate for the fit to go on.
+func (s *scheme) warpFirstLevel(hp []float32, w, h int, m0 warpMap) (b warpBlocks, dx, dy int, z float64) {
 	lv := warpLevels()
 	b = s.warpBlocksOf(hp, w, h, m0, lv[0].n)
-	dx, dy, pz := pooledOffset(b, s.tile, int(lv[0].reach))
-	return b, dx, dy, pz >= warpPooledGate
+	dx, dy, z = pooledOffset(b, s.tile, int(lv[0].reach))
+	return b, dx, dy, z
 }
+
+// similarityWarp is the map of a fold at scale and angle (degrees) with
+// no phase: foldRot's map (the pooled offset of the first level takes
+// the phase up).
+func similarityWarp(scale, angle float64) warpMap {
+	sin, cos := math.Sincos(angle * math.Pi / 180)
+	cs, ss := cos/scale, sin/scale
+	return warpMap{ux: [warpTerms]float64{0, cs, ss}, uy: [warpTerms]float64{0, -ss, cs}}
+}
+
+// warpSeeds are the starts of the warp stage: scale 1 (a print
+// straightened by hand), then the similarity search's best candidate on
+// the picture's own orientation off scale 1, then warpScanScales (a print
+// seen at an angle and not straightened: the bench's print-angle column
+// has it at scale 0.81–0.94 across the picture, so from scale 1 the first
+// level's blocks are up to 15 pixels apart at the edges and mostly do not
+// pool, or fit wrong maps where they do; the search's best candidate is near the print's scale on about two
+// pictures in three, the scan's best on all but a dense texture).
+func warpSeeds(cands []syncResult) []warpMap {
+	seeds := []warpMap{identityWarp()}
+	best := syncResult{z: math.Inf(-1)}
+	for _, c := range cands {
+		if c.d == 0 && c.scale > 0 && (c.scale != 1 || c.angle != 0) && c.z > best.z {
+			best = c
+		}
+	}
+	if best.scale > 0 {
+		seeds = append(seeds, similarityWarp(best.scale, best.angle))
+	}
+	for _, sc := range warpScanScales {
+		seeds = append(seeds, similarityWarp(sc, 0))
+	}
+	return seeds
+}
+
+// warpScanScales are the scales the warp stage starts from whatever the
+// search found: 6 % apart, so that the print's mean scale is within 3 %
+// (4 working pixels at the plane's edge, within the first level's reach)
+// of one of them from 0.81 to 0.99. Each costs an unmarked picture one
+// first level (about 2 ms).
+var warpScanScales = [...]float64{0.84, 0.90, 0.96}
 
 // warpFitFrom is the blocks' coarse-to-fine fit past the first level
 // (its blocks b and pooled offset), fitting the first n terms per axis of
@@ -555,50 +671,81 @@ func (s *scheme) polishWarp(hp []float32, w, h int, m warpMap, dx, dy, n int) wa
 }
 
 // detectWarp runs the warp search on the picture's own orientation from
-// scale 1 twice past one first level: a bilinear map (the first four
-// terms; exactly the search before the quadratic terms, so every copy
-// that search read reads the same: a quadratic fit can land elsewhere on
-// a picture no quadratic fits, `MilkyWay` seen at an angle), then, only
-// when that map's fold does not read, the quadratic. The fold under each fitted map that passes the pilot gate is
-// read up to twice with one CRC check each: the high-passed plane's
-// fold, then the whitened plane's (whiten.go; on dense texture it keeps
-// more of the mark, `meadow` in the tests: 41 coded bits wrong against
-// 74). Reading the full-resolution luminance resampled onto the warped
-// embedding grid, as regrid.go does for a similarity, was tried: fewer
-// bit errors on some copies, no copy of the development set decoded that
-// these two readings miss; not kept. The Detection's alignment is the
-// similarity closest to the map at the plane's centre (Scale 1, Angle 0):
-// exact there, a few pixels off towards the corners.
-func (s *scheme) detectWarp(v *views) (Payload, Detection, bool) {
+// the starts of warpSeeds (scale 1; the best of the similarity search's
+// candidates cands; the scan's scales), fitting from at most two of them
+// (warpFits): from each a bilinear map (the first four terms; from scale
+// 1 exactly the search before the quadratic terms, so every copy that
+// search read reads the same: a quadratic fit can land elsewhere on a
+// picture no quadratic fits, `MilkyWay` seen at an angle), then, only
+// when that map's fold does not read, the quadratic. The fold under each
+// fitted map that passes the pilot gate is read up to twice with one CRC
+// check each, warpChecks in all: the high-passed plane's fold, then the
+// whitened plane's (whiten.go; on dense texture it keeps more of the
+// mark, `meadow` in the tests: 41 coded bits wrong against 74). Reading
+// the full-resolution luminance resampled onto the warped embedding grid,
+// as regrid.go does for a similarity, was tried: fewer bit errors on some
+// copies, no copy of the development set decoded that these two readings
+// miss; not kept. The Detection's alignment is a similarity through the
+// map's point at the plane's centre (Scale 1, Angle 0 from scale 1, else
+// the map's scale and angle there): exact there, a few pixels off towards
+// the corners.
+func (s *scheme) detectWarp(v *views, cands []syncResult) (Payload, Detection, bool) {
 	var p Payload
 	var d Detection
-	read := func(m warpMap, r syncResult) bool {
-		var ok bool
-		p, d, ok = s.readWarp(v, m, r)
-		return ok
+	found, left := false, warpChecks
+	read := func(m warpMap, r syncResult, m0 warpMap) bool {
+		p, d, found = s.readWarp(v, m, r, m0, &left)
+		return found || left == 0
 	}
-	if !s.warpFits(v.hp, v.w, v.h, identityWarp(), []int{bilinearTerms, warpTerms}, read) {
+	if s.warpFits(v.hp, v.w, v.h, warpSeeds(cands), []int{bilinearTerms, warpTerms}, read); !found {
 		return 0, Detection{}, false
 	}
 	return p, d, true
 }
 
+// warpChecks is how many CRC checks the warp stage makes at most, over
+// every map of every start (package README, "Safety": two maps read twice
+// each, what the stage made when it had a single start).
+const warpChecks = 4
+
+// similarityAt is the similarity (no phase) closest to m's derivative at
+// (x, y): its scale and rotation are those of the map there.
+func (m warpMap) similarityAt(x, y float64) warpMap {
+	jxx := m.ux[1] + m.ux[3]*y + 2*m.ux[4]*x
+	jxy := m.ux[2] + m.ux[3]*x + 2*m.ux[5]*y
+	jyx := m.uy[1] + m.uy[3]*y + 2*m.uy[4]*x
+	jyy := m.uy[2] + m.uy[3]*x + 2*m.uy[5]*y
+	a, b := (jxx+jyy)/2, (jxy-jyx)/2
+	return warpMap{ux: [warpTerms]float64{0, a, b}, uy: [warpTerms]float64{0, -b, a}}
+}
+
 // readWarp reads the fold under the fitted map m (alignment r) when it
-// passes the pilot gate: up to twice, one CRC check each.
-func (s *scheme) readWarp(v *views, m warpMap, r syncResult) (Payload, Detection, bool) {
+// passes the pilot gate: up to twice, one CRC check each, while *left
+// (the checks left, decremented) allows. The Detection's scale and angle
+// are 1 and 0 from scale 1 (as before the other starts), else the map's
+// at the plane's centre (similarityAt); its offsets those of that
+// similarity through the map's point there.
+func (s *scheme) readWarp(v *views, m warpMap, r syncResult, m0 warpMap, left *int) (Payload, Detection, bool) {
 	w, h := v.w, v.h
-	if r.z < s.minPilotZ {
+	if r.z < s.minPilotZ || *left <= 0 {
 		return 0, Detection{}, false
 	}
 	cx, cy := float64(w)/2, float64(h)/2
 	ux, uy := m.at(cx, cy)
-	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits, Scale: 1,
-		OffsetX: ux - cx - float64(r.dx), OffsetY: uy - cy - float64(r.dy), WorkWidth: w, WorkHeight: h, Period: s.tile}
+	if m0 != identityWarp() {
+		m0 = m.similarityAt(cx, cy)
+	}
+	a, c := m0.ux[1], m0.ux[2]
+	det := Detection{Found: true, Version: int(s.version), Strength: r.z, CodedBits: codedBits,
+		Scale: 1 / math.Hypot(a, c), Angle: math.Atan2(c, a) * 180 / math.Pi,
+		OffsetX: ux - (a*cx + c*cy) - float64(r.dx), OffsetY: uy - (m0.uy[1]*cx + m0.uy[2]*cy) - float64(r.dy),
+		WorkWidth: w, WorkHeight: h, Period: s.tile}
+	*left--
 	if p, ver, errs, ok := s.decodeSoft(s.soft(r.acc, r.dx, r.dy)); ok {
 		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true
 	}
-	if v.work == nil {
+	if v.work == nil || *left <= 0 {
 		return 0, Detection{}, false
 	}
 	wp := v.whitened(0)
@@ -606,6 +753,7 @@ func (s *scheme) readWarp(v *views, m warpMap, r syncResult) (Payload, Detection
 		return 0, Detection{}, false
 	}
 	acc := s.foldWarpTo(make([]float64, s.tile*s.tile), wp, w, m, 0, 0, w, h)
+	*left--
 	if p, ver, errs, ok := s.decodeSoft(s.soft(acc, r.dx, r.dy)); ok {
 		det.BitErrors, det.Version = errs, int(ver)
 		return p, det, true

@@ -30,15 +30,7 @@ func surveyPhotos(t *testing.T, env string) []string {
 func TestWarpSurvey(t *testing.T) {
 	files := surveyPhotos(t, "WM_WARP_DIR")
 	s := schemeFor(CurrentVersion)
-	truth := convEncode(message(0x1234567890abcdef, s.version))
-	wrong := func(soft []float64) (n int) {
-		for i, b := range truth {
-			if (soft[i] > 0) != (b == 1) {
-				n++
-			}
-		}
-		return n
-	}
+	wrong := wrongBits(s, 0x1234567890abcdef)
 	for _, f := range files {
 		img, err := decodeFile(f)
 		if err != nil {

@@ -3,6 +3,7 @@ package watermark
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -139,14 +140,14 @@ func TestWarpReadsTheBilinearMapFirst(t *testing.T) {
 		if c[1].m.ux[4] == 0 && c[1].m.ux[5] == 0 && c[1].m.uy[4] == 0 && c[1].m.uy[5] == 0 {
 			t.Errorf("%s: second map %+v has no quadratic term", name, c[1].m)
 		}
-		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r); !ok {
+		if _, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), c[0].m, c[0].r, identityWarp(), ptr(warpChecks)); !ok {
 			continue
 		}
 		read++
 		fits := 0
-		base.warpFits(hp, ww, wh, identityWarp(), []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult) bool {
+		base.warpFits(hp, ww, wh, []warpMap{identityWarp()}, []int{bilinearTerms, warpTerms}, func(m warpMap, r syncResult, m0 warpMap) bool {
 			fits++
-			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r)
+			_, _, ok := base.readWarp(newViews(base, l, hp, ww, wh), m, r, m0, ptr(warpChecks))
 			return ok
 		})
 		if fits != 1 {
@@ -197,16 +198,16 @@ func foldDiff(got, want []float64) (diff, tot float64) {
 	return diff, tot
 }
 
-// TestFoldWarpIsTheRotatedFold: under the map of a similarity, the warp
-// fold puts every pixel where the rotated fold does.
+// TestFoldWarpIsTheRotatedFold: under the map of a similarity
+// (similarityWarp, a start of the warp stage), the warp fold puts every
+// pixel where the rotated fold does.
 func TestFoldWarpIsTheRotatedFold(t *testing.T) {
 	s := schemes()[0]
 	const w, h = 300, 200
 	hp := wavePlane(w, h)
 	scale, angle, px, py := 1.07, 2.5, 0.5, 0.25
-	sin, cos := math.Sincos(angle * math.Pi / 180)
-	cs, ss := cos/scale, sin/scale
-	m := warpMap{ux: [warpTerms]float64{px, cs, ss}, uy: [warpTerms]float64{py, -ss, cs}}
+	m := similarityWarp(scale, angle)
+	m.ux[0], m.uy[0] = px, py
 	a := s.foldRot(hp, w, scale, angle, px, py, 10, 5, w-7, h-3)
 	b := s.foldWarpTo(make([]float64, s.tile*s.tile), hp, w, m, 10, 5, w-7, h-3)
 	if diff, tot := foldDiff(b, a); diff > 1e-6*tot {
@@ -324,7 +325,7 @@ type warpCand struct {
 // read); nil when the gate closes.
 func (s *scheme) warpCandidates(hp []float32, w, h int, m0 warpMap, ns ...int) []warpCand {
 	var out []warpCand
-	s.warpFits(hp, w, h, m0, ns, func(m warpMap, r syncResult) bool {
+	s.warpFits(hp, w, h, []warpMap{m0}, ns, func(m warpMap, r syncResult, _ warpMap) bool {
 		out = append(out, warpCand{m, r})
 		return false
 	})
@@ -345,9 +346,271 @@ func (s *scheme) warpSearch(hp []float32, w, h int, m warpMap) (warpMap, syncRes
 // zero syncResult when the first level shows no offset the blocks agree
 // on).
 func (s *scheme) warpFit(hp []float32, w, h int, m0 warpMap) (warpMap, syncResult) {
-	b, dx, dy, ok := s.warpFirstLevel(hp, w, h, m0)
-	if !ok {
+	b, dx, dy, z := s.warpFirstLevel(hp, w, h, m0)
+	if z < warpPooledGate {
 		return m0, syncResult{}
 	}
 	return s.warpFitFrom(hp, w, h, m0, b, dx, dy, warpTerms)
+}
+
+// printAt is l seen as the quadrilateral q (warpLuma), grey outside the
+// print as on the bench's table, then JPEG 85.
+func printAt(l *imagex.Luma, q [4][2]float64) *imagex.Luma {
+	wl := warpLuma(l, q)
+	hm := quadHomography(q, l.Width, l.Height)
+	for y := 0; y < l.Height; y++ {
+		for x := 0; x < l.Width; x++ {
+			if sx, sy := applyHomography(hm, float64(x)+0.5, float64(y)+0.5); sx < 0 || sy < 0 || sx > float64(l.Width) || sy > float64(l.Height) {
+				wl.Pix[y*wl.Stride+x] = 96
+			}
+		}
+	}
+	return jpegLuma(wl, 85)
+}
+
+// quadHomography is the map warpLuma's output pixel coordinates to its
+// input's for the quadrilateral q over a w×h picture.
+func quadHomography(q [4][2]float64, w, h int) [8]float64 {
+	var dst [4][2]float64
+	for i, c := range q {
+		dst[i] = [2]float64{c[0] * float64(w), c[1] * float64(h)}
+	}
+	return testHomography(dst, [4][2]float64{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}})
+}
+
+// wrongBits returns a count of the coded bits a soft reading gets wrong
+// against payload p in s's format.
+func wrongBits(s *scheme, p Payload) func([]float64) int {
+	truth := convEncode(message(p, s.version))
+	return func(soft []float64) (n int) {
+		for i, b := range truth {
+			if (soft[i] > 0) != (b == 1) {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+// printSmall is a print seen at an angle, milder than the bench's
+// print-angle (which the search misses on the small test photos): scale
+// about 0.88–0.94 across it, not straightened.
+var printSmall = [4][2]float64{{0.08, 0.05}, {0.92, 0.03}, {0.96, 0.95}, {0.04, 0.97}}
+
+// upscale2 doubles l's size (bilinear): the bench's pictures are larger
+// than the working plane, the test photos are not.
+func upscale2(l *imagex.Luma) *imagex.Luma {
+	w, h := 2*l.Width, 2*l.Height
+	out := &imagex.Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		sy := min(max(float64(y)/2-0.25, 0), float64(l.Height-1))
+		y0 := min(int(sy), l.Height-2)
+		ay := sy - float64(y0)
+		for x := 0; x < w; x++ {
+			sx := min(max(float64(x)/2-0.25, 0), float64(l.Width-1))
+			x0 := min(int(sx), l.Width-2)
+			ax := sx - float64(x0)
+			p := func(x, y int) float64 { return float64(l.Pix[y*l.Stride+x]) }
+			v := (1-ay)*((1-ax)*p(x0, y0)+ax*p(x0+1, y0)) + ay*((1-ax)*p(x0, y0+1)+ax*p(x0+1, y0+1))
+			out.Pix[y*w+x] = uint8(math.Round(v))
+		}
+	}
+	return out
+}
+
+// TestWarpStartsFromThePrintsScale: a print seen at an angle (scale
+// 0.81–0.94 across it) does not pool at the warp stage's first level from
+// scale 1, and is found, with its payload, from the similarity search's
+// candidate near the print's scale; the unmarked copy is not found.
+func TestWarpStartsFromThePrintsScale(t *testing.T) {
+	testWarpStarts(t, printSmall, 4)
+}
+
+// TestWarpScanFindsThePrint: the bench's print seen at an angle (scale
+// 0.81–0.94), where the search's best candidates on the test photos are
+// far from the print's scale (1.1–2.2): found from the scan's scales.
+func TestWarpScanFindsThePrint(t *testing.T) {
+	testWarpStarts(t, printAngleQuad, 2)
+}
+
+// testWarpStarts marks the test photos, shows them as the print q (each
+// upscaled twice, as the bench's pictures are larger than the working
+// plane) and checks that those neither scale 1's first level nor the
+// stages before the warp find are found, at the print's scale, by the
+// warp stage (at least want of the 4); their unmarked copies are not
+// found.
+func testWarpStarts(t *testing.T, q [4][2]float64, want int) {
+	s := schemes()[0]
+	p := Payload(0x0123456789abcdef)
+	found := 0
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg", "night.jpg"} {
+		img, marked := markedTestPhoto(t, name, p)
+		l := printAt(upscale2(lumaOf(marked)), q)
+		ww, wh := s.workDims(l.Width, l.Height)
+		work := resampleLuma(l, ww, wh)
+		hp := s.highpass(work, ww, wh)
+		if _, _, _, z := s.warpFirstLevel(hp, ww, wh, identityWarp()); z >= warpPooledGate {
+			t.Logf("%s: scale 1 pools (z %.2f); not a case for the seeds", name, z)
+			continue
+		}
+		off := *s
+		off.warp = false
+		if _, d := off.detect(l, work, ww, wh, &foldGate{}); d.Found {
+			t.Logf("%s: found without the warp stage (z %.1f); not a case for the seeds", name, d.Strength)
+			continue
+		}
+		got, d := s.detect(l, work, ww, wh, &foldGate{})
+		if !d.Found || got != p {
+			t.Logf("%s: detect = %v found %v (z %.1f scale %.3f)", name, got, d.Found, d.Strength, d.Scale)
+			continue
+		}
+		t.Logf("%s: found at z %.1f, scale %.3f, angle %.2f, %d bits wrong", name, d.Strength, d.Scale, d.Angle, d.BitErrors)
+		if d.Scale < 0.8 || d.Scale > 0.97 {
+			t.Errorf("%s: found at scale %.3f, want the print's (0.81–0.94)", name, d.Scale)
+		}
+		found++
+		u := printAt(upscale2(lumaOf(img)), q)
+		if _, ud := s.detect(u, resampleLuma(u, ww, wh), ww, wh, &foldGate{}); ud.Found {
+			t.Errorf("%s unmarked: found (z %.1f)", name, ud.Strength)
+		}
+	}
+	if found < want {
+		t.Fatalf("%d photos found at the print's scale, want at least %d", found, want)
+	}
+}
+
+// TestWarpSeedsAreTheSearchsBest: the starts are scale 1, then the best
+// own-orientation candidate off scale 1 (flipped candidates left out),
+// then the scan's scales.
+func TestWarpSeedsAreTheSearchsBest(t *testing.T) {
+	cands := []syncResult{
+		{scale: 0.95, z: 4}, {scale: 1, z: 9}, {scale: 0.9, d: 1, z: 8},
+		{scale: 0.921, angle: 2, z: 5}, {scale: 0.92, angle: 2, z: 6}, {scale: 1.2, z: 3},
+	}
+	want := []warpMap{identityWarp(), similarityWarp(0.92, 2)}
+	for _, sc := range warpScanScales {
+		want = append(want, similarityWarp(sc, 0))
+	}
+	got := warpSeeds(cands)
+	if len(got) != len(want) {
+		t.Fatalf("%d seeds, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("seed %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got := warpSeeds(cands[1:3]); len(got) != 1+len(warpScanScales) {
+		t.Errorf("%d seeds from scale 1 and a flipped candidate, want scale 1 and the scan", len(got))
+	}
+}
+
+// TestWarpTriesScaleOneFirst: when scale 1's blocks pass the gate, the
+// fit starts there even if another start pools better (every copy the
+// stage read from scale 1 alone reads the same).
+func TestWarpTriesScaleOneFirst(t *testing.T) {
+	s := schemes()[0]
+	cases := 0
+	for _, name := range []string{"flower.jpg", "meadow.jpg", "water.jpg"} {
+		_, marked := markedTestPhoto(t, name, 0x0123456789abcdef)
+		l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+		ww, wh := s.workDims(l.Width, l.Height)
+		hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+		_, _, _, z1 := s.warpFirstLevel(hp, ww, wh, identityWarp())
+		if z1 < warpPooledGate {
+			continue
+		}
+		for _, sc := range []float64{0.98, 0.99, 1.01, 1.02} {
+			for _, a := range []float64{-1, 0, 1} {
+				seed := similarityWarp(sc, a)
+				if _, _, _, z := s.warpFirstLevel(hp, ww, wh, seed); z <= z1 {
+					continue
+				}
+				cases++
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					if m0 != identityWarp() {
+						t.Errorf("%s: fit from %+v, want scale 1 (pooled z %.2f)", name, m0, z1)
+					}
+					return true
+				})
+				// When scale 1's maps do not read, the next start is
+				// fitted, and no more than warpFitStarts in all.
+				var from []warpMap
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed, seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					from = append(from, m0)
+					return false
+				})
+				if len(from) != 2 || from[0] != identityWarp() || from[1] != seed {
+					t.Errorf("%s: fitted from %+v, want scale 1, then the seed", name, from)
+				}
+				// Past scale 1's first map, the maps are tried by their
+				// folds' z-scores.
+				var zs []float64
+				s.warpFits(hp, ww, wh, []warpMap{identityWarp(), seed}, []int{bilinearTerms, warpTerms}, func(_ warpMap, r syncResult, _ warpMap) bool {
+					zs = append(zs, r.z)
+					return false
+				})
+				if len(zs) != 4 || !sort.IsSorted(sort.Reverse(sort.Float64Slice(zs[1:]))) {
+					t.Errorf("%s: fold z-scores in the order tried %.2f, want 4, the last 3 best first", name, zs)
+				}
+				// When scale 1 does not pass the gate, at most
+				// warpFitStarts starts are fitted.
+				n := 0
+				s.warpFits(hp, ww, wh, []warpMap{similarityWarp(0.5, 0), seed, seed, seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
+					n++
+					return false
+				})
+				if n != warpFitStarts {
+					t.Errorf("%s: %d starts fitted, want %d", name, n, warpFitStarts)
+				}
+			}
+		}
+	}
+	if cases == 0 {
+		t.Fatal("no start pools better than scale 1: the case does not test the order")
+	}
+}
+
+// TestReadWarpSpendsItsChecks: a reading is a CRC check taken from the
+// stage's allowance, and none is made when none is left.
+func TestReadWarpSpendsItsChecks(t *testing.T) {
+	s := schemes()[0]
+	_, marked := markedTestPhoto(t, "flower.jpg", 0x0123456789abcdef)
+	l := jpegLuma(warpLuma(lumaOf(marked), warpHard), 85)
+	ww, wh := s.workDims(l.Width, l.Height)
+	hp := s.highpass(resampleLuma(l, ww, wh), ww, wh)
+	c := s.warpCandidates(hp, ww, wh, identityWarp(), bilinearTerms)
+	if len(c) == 0 {
+		t.Fatal("no map fitted")
+	}
+	v := newViews(s, l, hp, ww, wh)
+	left := 0
+	if _, _, ok := s.readWarp(v, c[0].m, c[0].r, identityWarp(), &left); ok || left != 0 {
+		t.Errorf("read with no check left: ok %v, left %d", ok, left)
+	}
+	left = warpChecks
+	if _, _, ok := s.readWarp(v, c[0].m, c[0].r, identityWarp(), &left); !ok || left != warpChecks-1 {
+		t.Errorf("read: ok %v, %d checks left, want found with %d left", ok, left, warpChecks-1)
+	}
+}
+
+// TestSimilarityAtIsTheMapsScale: the similarity closest to a
+// similarity's map is that map (without its phase), and at a point of a
+// quadratic map it has the map's local scale.
+func TestSimilarityAtIsTheMapsScale(t *testing.T) {
+	m := similarityWarp(0.9, 2)
+	m.ux[0], m.uy[0] = 3, 4
+	got := m.similarityAt(100, 80)
+	want := similarityWarp(0.9, 2)
+	for i := range want.ux {
+		if math.Abs(got.ux[i]-want.ux[i]) > 1e-12 || math.Abs(got.uy[i]-want.uy[i]) > 1e-12 {
+			t.Fatalf("similarityAt = %+v, want %+v", got, want)
+		}
+	}
+	// u = x/0.9 + x²/2000 along x: du/dx at x = 100 is 1/0.9 + 0.1.
+	q := similarityWarp(0.9, 0)
+	q.ux[4] = 1.0 / 2000
+	if d := q.similarityAt(100, 0).ux[1] - (1/0.9 + 0.05); math.Abs(d) > 1e-12 {
+		t.Errorf("similarityAt's scale off by %g", d)
+	}
 }
