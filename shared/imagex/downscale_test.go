@@ -2,6 +2,7 @@ package imagex
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -66,4 +67,68 @@ func TestDownscaleMatchesNaive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBlockMeansMatchesGo holds blockMeans (on WebAssembly, its assembly
+// body) to blockMeansGo on random block tables: single and wide blocks,
+// weights up to 2^20 and sums near a uint64's top, every rounding.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run BlockMeans ./shared/imagex
+func TestBlockMeansMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 2000 {
+		cols := 1 + r.IntN(300)
+		col := make([]uint64, cols+r.IntN(3))
+		big := i%4 == 3
+		for k := range col {
+			if big {
+				col[k] = r.Uint64() >> 26
+			} else {
+				col[k] = uint64(r.IntN(256 * 300))
+			}
+		}
+		wts := make([]uint64, 1+r.IntN(40))
+		for k := range wts {
+			wts[k] = uint64(1 + r.IntN(1<<20))
+		}
+		b := blockSpec{wts: wts, cols: cols}
+		n := r.IntN(20)
+		for range n {
+			c := 1 + r.IntN(min(cols, len(wts)))
+			b.spec = append(b.spec, r.IntN(cols-c+1), c, r.IntN(len(wts)-c+1), 1+r.IntN(1000))
+		}
+		b.check()
+		rows := 1 + r.IntN(600)
+		want, got := make([]uint8, n+1), make([]uint8, n+1)
+		want[n], got[n] = 0xA5, 0xA5
+		blockMeansGo(want[:n], col, b.spec, wts, uint64(rows))
+		b.row(got[:n], col, rows)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("table %v, rows %d:\ngot  %v\nwant %v", b.spec, rows, got, want)
+		}
+	}
+}
+
+// TestBlockSpecCheck: a block reaching past its row or its weights, or
+// of no width, is refused before any kernel reads it.
+func TestBlockSpecCheck(t *testing.T) {
+	for _, spec := range [][]int{
+		{1, 3, 0, 1}, // past the 3 columns
+		{-1, 1, 0, 1},
+		{0, 0, 0, 1},
+		{0, 2, 4, 1}, // past the 5 weights
+		{0, 1, -1, 1},
+		{0, 1, 0, 0},
+		{0, 1, 0},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("check accepted %v", spec)
+				}
+			}()
+			(&blockSpec{spec: spec, wts: make([]uint64, 5), cols: 3}).check()
+		}()
+	}
+	(&blockSpec{spec: []int{0, 3, 2, 1, 2, 1, 4, 5}, wts: make([]uint64, 5), cols: 3}).check()
 }

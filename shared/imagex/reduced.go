@@ -185,28 +185,22 @@ func (img *LumaImage) DownscaleAs(w, h int) *Luma {
 	}
 	out := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	col := make([]uint64, l.Width)
-	type span struct {
-		first int
-		ws    []int
+	means := blockSpec{spec: make([]int, 0, 4*w), cols: l.Width}
+	for i := range w {
+		first, ws := weights(x0[i], x1[i], offX, l.Width)
+		means.spec = append(means.spec, first, len(ws), len(means.wts), x1[i]-x0[i])
+		for _, wt := range ws {
+			means.wts = append(means.wts, uint64(wt))
+		}
 	}
-	xs := make([]span, w)
-	for i := range xs {
-		xs[i].first, xs[i].ws = weights(x0[i], x1[i], offX, l.Width)
-	}
+	means.check()
 	for j := 0; j < h; j++ {
 		clear(col)
 		fy, wy := weights(y0[j], y1[j], offY, l.Height)
 		for k, wt := range wy {
 			addWeighted(col, l.Pix[(fy+k)*l.Stride:(fy+k)*l.Stride+l.Width], uint64(wt))
 		}
-		for i, sp := range xs {
-			var sum uint64
-			for k, wt := range sp.ws {
-				sum += uint64(wt) * col[sp.first+k]
-			}
-			n := uint64(x1[i]-x0[i]) * uint64(y1[j]-y0[j])
-			out.Pix[j*w+i] = uint8((sum + n/2) / n)
-		}
+		means.row(out.Pix[j*w:(j+1)*w], col, y1[j]-y0[j])
 	}
 	return out
 }
