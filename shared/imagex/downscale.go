@@ -160,13 +160,11 @@ type blockSpec struct {
 // check panics unless every block reads inside cols and wts and has a
 // positive width.
 func (b *blockSpec) check() {
-	if len(b.spec)%4 != 0 {
-		panic("imagex: block table of the wrong length")
-	}
 	for i := 0; i < len(b.spec); i += 4 {
-		f, n, o, a := b.spec[i], b.spec[i+1], b.spec[i+2], b.spec[i+3]
-		if f < 0 || n < 1 || f > b.cols-n || o < 0 || o > len(b.wts)-n || a < 1 {
-			panic("imagex: block outside its row")
+		s := b.spec[i:min(i+4, len(b.spec))]
+		if len(s) < 4 || s[1] < 1 || s[1] > min(b.cols, len(b.wts)) ||
+			uint(s[0]) > uint(b.cols-s[1]) || uint(s[2]) > uint(len(b.wts)-s[1]) || s[3] < 1 {
+			panic("imagex: block table outside its row")
 		}
 	}
 }

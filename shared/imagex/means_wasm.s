@@ -6,10 +6,14 @@
 // counts the output pixels down, R3 walks the block table (four 8-byte
 // ints per pixel).
 
-// func blockMeansAsm(dst *uint8, n uintptr, col *uint64, spec *int, wts *uint64, rows uintptr)
-TEXT ·blockMeansAsm(SB), NOSPLIT, $0-48
-	MOVD dst+0(FP), R0; MOVD n+8(FP), R1; MOVD col+16(FP), R2
-	MOVD spec+24(FP), R3; MOVD wts+32(FP), R4; MOVD rows+40(FP), R5
+// func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64)
+TEXT ·blockMeans(SB), NOSPLIT, $0-104
+	MOVD dst_base+0(FP), R0; MOVD dst_len+8(FP), R1; MOVD col_base+24(FP), R2
+	MOVD spec_base+48(FP), R3; MOVD wts_base+72(FP), R4; MOVD rows+96(FP), R5
+	Get R1; I64Eqz
+	If
+		RET
+	End
 	Loop
 		// R10 = &col[first], R11 = &wts[offset], R7 = count, R12 = sum.
 		I64Load 0(R3); I64Const $3; I64Shl; Get R2; I64Add; Set R10
