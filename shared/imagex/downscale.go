@@ -39,21 +39,39 @@ func Downscale(l *Luma, w, h int) *Luma {
 	// per source pixel, the hot loop), then sum the column blocks.
 	col := make([]uint64, l.Width)
 	var sw swar
-	sw.init(l.Width)
 	for j := 0; j < h; j++ {
 		clear(col)
-		row := func(y int) []uint8 { return l.Pix[y*l.Stride : y*l.Stride+l.Width] }
-		y := y0[j]
-		for ; y+4 <= y1[j]; y += 4 {
-			sw.add4(row(y), row(y+1), row(y+2), row(y+3), col)
-		}
-		for ; y < y1[j]; y++ {
-			sw.add(row(y), col)
-		}
-		sw.flush(col)
+		colSums(col, l.Pix, y0[j]*l.Stride, l.Stride, y1[j]-y0[j], &sw)
 		means.row(out.Pix[j*w:(j+1)*w], col, y1[j]-y0[j])
 	}
 	return out
+}
+
+// colSums adds to each col[x] the bytes pix[off+y*stride+x] of rows
+// rows, after checking that they all lie in pix (the WebAssembly body
+// reads without bounds checks). sw is the portable body's scratch.
+func colSums(col []uint64, pix []uint8, off, stride, rows int, sw *swar) {
+	if rows < 1 || len(col) < 1 || off < 0 || stride < len(col) || off > len(pix)-(rows-1)*stride-len(col) {
+		panic("imagex: column sums outside the plane")
+	}
+	colSumsImpl(col, pix[off:], stride, rows, sw)
+}
+
+// swarSums is colSums's portable body, the reference for the WebAssembly
+// one: four rows at a time, eight columns per 64-bit word.
+func swarSums(col []uint64, pix []uint8, stride, rows int, sw *swar) {
+	if len(sw.ev) != len(col)/8 {
+		sw.init(len(col))
+	}
+	row := func(y int) []uint8 { return pix[y*stride : y*stride+len(col)] }
+	y := 0
+	for ; y+4 <= rows; y += 4 {
+		sw.add4(row(y), row(y+1), row(y+2), row(y+3), col)
+	}
+	for ; y < rows; y++ {
+		sw.add(row(y), col)
+	}
+	sw.flush(col)
 }
 
 // swar accumulates rows of bytes eight at a time: each uint64 holds four

@@ -3,6 +3,7 @@ package imagex
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -131,4 +132,63 @@ func TestBlockSpecCheck(t *testing.T) {
 		}()
 	}
 	(&blockSpec{spec: []int{0, 3, 2, 1, 2, 1, 4, 5}, wts: make([]uint64, 5), cols: 3}).check()
+}
+
+// TestColSumsMatchesGo holds colSums (on WebAssembly, its assembly body)
+// to a per-pixel sum and to swarSums: widths with and without a tail of
+// fewer than eight columns, runs of rows across the 256-row lane limit,
+// padded strides, bytes near 255; nothing outside col changes.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run ColSums ./shared/imagex
+func TestColSumsMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range 400 {
+		width := 1 + r.IntN(40)
+		if i%5 == 0 {
+			width = 8 * (1 + r.IntN(5))
+		}
+		stride := width + r.IntN(9)
+		rows := 1 + r.IntN(20)
+		if i%7 == 0 {
+			rows = 250 + r.IntN(300)
+		}
+		off := r.IntN(3 * stride)
+		pix := make([]uint8, off+(rows-1)*stride+width+r.IntN(2))
+		for k := range pix {
+			pix[k] = uint8(255 - r.IntN(1+i%256))
+		}
+		want := make([]uint64, width+1)
+		for k := range want {
+			want[k] = uint64(r.IntN(1000))
+		}
+		got, swr := slices.Clone(want), slices.Clone(want)
+		for y := range rows {
+			for x := range width {
+				want[x] += uint64(pix[off+y*stride+x])
+			}
+		}
+		colSums(got[:width], pix, off, stride, rows, &swar{})
+		swarSums(swr[:width], pix[off:], stride, rows, &swar{})
+		for k := range want {
+			if got[k] != want[k] || swr[k] != want[k] {
+				t.Fatalf("width %d stride %d rows %d: column %d: colSums %d, swarSums %d, want %d", width, stride, rows, k, got[k], swr[k], want[k])
+			}
+		}
+	}
+	for _, c := range []struct{ n, off, stride, rows int }{
+		{10, 0, 10, 2},  // the second row runs past pix
+		{10, -1, 10, 1}, // before pix
+		{10, 6, 10, 1},  // one byte past pix
+		{10, 0, 9, 1},   // rows overlap
+		{10, 0, 10, 0},  // no rows
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("colSums accepted %+v", c)
+				}
+			}()
+			colSums(make([]uint64, c.n), make([]uint8, 15), c.off, c.stride, c.rows, &swar{})
+		}()
+	}
 }

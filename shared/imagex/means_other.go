@@ -6,3 +6,8 @@ package imagex
 func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64) {
 	blockMeansGo(dst, col, spec, wts, rows)
 }
+
+// colSumsImpl is swarSums.
+func colSumsImpl(col []uint64, pix []uint8, stride, rows int, sw *swar) {
+	swarSums(col, pix, stride, rows, sw)
+}

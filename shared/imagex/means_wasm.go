@@ -8,3 +8,11 @@ package imagex
 //
 //go:noescape
 func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64)
+
+// colSumsImpl is swarSums's assembly body (means_wasm.s), which keeps the
+// lane sums of each group of eight columns in locals down all the rows
+// instead of in memory; colSums has checked the rows it reads. The
+// portable body's scratch is not used.
+//
+//go:noescape
+func colSumsImpl(col []uint64, pix []uint8, stride, rows int, _ *swar)
