@@ -192,34 +192,3 @@ func TestColSumsMatchesGo(t *testing.T) {
 		}()
 	}
 }
-
-// TestAddWeightedMatchesGo holds addWeighted (on WebAssembly, its
-// assembly body) to addWeightedGo, rows of every length up to 40 and one
-// empty, and a col longer than the row, whose extra entries stay as they
-// were.
-func TestAddWeightedMatchesGo(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	for n := range 41 {
-		row := make([]uint8, n)
-		for i := range row {
-			row[i] = uint8(r.IntN(256))
-		}
-		want := make([]uint64, n+2)
-		for i := range want {
-			want[i] = r.Uint64() >> 8
-		}
-		got := slices.Clone(want)
-		wt := uint64(1 + r.IntN(8))
-		addWeightedGo(want, row, wt)
-		addWeighted(got, row, wt)
-		if !slices.Equal(got, want) {
-			t.Fatalf("row of %d, weight %d: got %v, want %v", n, wt, got, want)
-		}
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("addWeighted took a col shorter than its row")
-		}
-	}()
-	addWeighted(make([]uint64, 3), make([]uint8, 4), 1)
-}

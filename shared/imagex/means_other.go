@@ -11,6 +11,3 @@ func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64
 func colSumsImpl(col []uint64, pix []uint8, stride, rows int, sw *swar) {
 	swarSums(col, pix, stride, rows, sw)
 }
-
-// addWeighted is addWeightedGo.
-func addWeighted(col []uint64, row []uint8, wt uint64) { addWeightedGo(col, row, wt) }

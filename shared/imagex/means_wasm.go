@@ -16,10 +16,3 @@ func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64
 //
 //go:noescape
 func colSumsImpl(col []uint64, pix []uint8, stride, rows int, _ *swar)
-
-// addWeighted runs addWeightedGo's assembly body on col cut to row's
-// length (which panics if col is shorter).
-func addWeighted(col []uint64, row []uint8, wt uint64) { addWeightedAsm(col[:len(row)], row, wt) }
-
-//go:noescape
-func addWeightedAsm(col []uint64, row []uint8, wt uint64)

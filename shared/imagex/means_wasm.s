@@ -100,19 +100,3 @@ TEXT ·colSumsImpl(SB), NOSPLIT, $0-72
 		Get R4; Get R6; I64Sub; Tee R4; I64Eqz; I32Eqz; BrIf $0
 	End
 	RET
-
-// func addWeightedAsm(col []uint64, row []uint8, wt uint64)
-// col is as long as row.
-TEXT ·addWeightedAsm(SB), NOSPLIT, $0-56
-	MOVD col_base+0(FP), R0; MOVD row_base+24(FP), R1; MOVD row_len+32(FP), R2; MOVD wt+48(FP), R3
-	Get R2; I64Eqz
-	If
-		RET
-	End
-	Loop
-		Get R0; I32WrapI64; I64Load 0(R0); I64Load8U 0(R1); Get R3; I64Mul; I64Add; I64Store $0
-		Get R0; I64Const $8; I64Add; Set R0
-		Get R1; I64Const $1; I64Add; Set R1
-		COUNT(R2)
-	End
-	RET
