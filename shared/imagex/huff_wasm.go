@@ -56,7 +56,7 @@ const kernelMCUs = true
 // baselineMCUs decodes the sequential scan's MCUs m..end-1 (no restart
 // marker falls among them), the blocks of each in slots' order, in calls
 // of the MCU kernel, which comes back to Go only for a block's full-size
-// or 1/2 transform (finishBlock's idctBlock; the kernel clears the block
+// or 1/2 transform (finishBlock's inverse DCT; the kernel clears the block
 // when called again), an error or the end (in WebAssembly each
 // Go call and loop iteration goes through the function's dispatch). The
 // same state, planes and errors as scan's loop with baselineBlockGo
@@ -93,8 +93,17 @@ func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx i
 		case st < 0:
 			return huffErr(st)
 		}
-		// finishBlock, its clearing left to the kernel's next call.
-		d.idctBlock(blk, int(zigzagCols[st&63]), ks.run.bx, ks.run.by)
+		// finishBlock, its clearing left to the kernel's next call: the
+		// transform's assembly called here, without idctBlock and the
+		// wrapper's bounds check. The kernel only comes back for a block
+		// inside bw×bh at n = 8 or 4, whose n rows the check above has
+		// put inside the plane; zigzagCols holds 1 to 8.
+		dst := &o.Pix[ks.run.by*d.n*o.Stride+ks.run.bx*d.n]
+		if cols := uintptr(zigzagCols[st&63]); d.n == 8 {
+			idct8Asm(blk, dst, uintptr(o.Stride), cols, &d.idctTmp)
+		} else {
+			idct4Asm(blk, dst, uintptr(o.Stride), cols, &d.idctTmp)
+		}
 		ks.run.clear = int(st)
 	}
 }
