@@ -192,3 +192,66 @@ func TestColSumsMatchesGo(t *testing.T) {
 		}()
 	}
 }
+
+// TestWeightedSumsMatchesGo holds weightedSums (on WebAssembly, its
+// assembly body) to a per-pixel sum and to weightedSumsGo: ragged widths,
+// padded strides, bytes near 255, and weights adding up to more than 256
+// (which weightedSums splits into runs), the lanes' limit; nothing
+// outside col changes. A weight outside 1 to 256 or a row past pix is
+// refused.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run WeightedSums ./shared/imagex
+func TestWeightedSumsMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 400 {
+		width := 1 + r.IntN(40)
+		stride := width + r.IntN(9)
+		wts := make([]int, 1+r.IntN(12))
+		for k := range wts {
+			wts[k] = 1 + r.IntN(8)
+			if i%6 == 0 {
+				wts[k] = 1 + r.IntN(256)
+			}
+		}
+		off := r.IntN(3 * stride)
+		pix := make([]uint8, off+(len(wts)-1)*stride+width+r.IntN(2))
+		for k := range pix {
+			pix[k] = uint8(255 - r.IntN(1+i%256))
+		}
+		want := make([]uint64, width+1)
+		for k := range want {
+			want[k] = uint64(r.IntN(1000))
+		}
+		got, ref := slices.Clone(want), slices.Clone(want)
+		for y, w := range wts {
+			for x := range width {
+				want[x] += uint64(w) * uint64(pix[off+y*stride+x])
+			}
+		}
+		weightedSums(got[:width], pix, off, stride, wts)
+		weightedSumsGo(ref[:width], pix[off:], stride, wts)
+		if !slices.Equal(got, want) || !slices.Equal(ref, want) {
+			t.Fatalf("width %d stride %d weights %v:\nweightedSums   %v\nweightedSumsGo %v\nwant           %v", width, stride, wts, got, ref, want)
+		}
+	}
+	for _, c := range []struct {
+		off, stride int
+		wts         []int
+	}{
+		{6, 10, []int{1}},    // one byte past pix
+		{0, 10, []int{1, 1}}, // the second row past pix
+		{0, 9, []int{1}},     // rows overlap
+		{0, 10, nil},
+		{0, 10, []int{0}},
+		{0, 10, []int{257}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("weightedSums accepted %+v", c)
+				}
+			}()
+			weightedSums(make([]uint64, 10), make([]uint8, 15), c.off, c.stride, c.wts)
+		}()
+	}
+}

@@ -11,3 +11,8 @@ func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64
 func colSumsImpl(col []uint64, pix []uint8, stride, rows int, sw *swar) {
 	swarSums(col, pix, stride, rows, sw)
 }
+
+// weightedSumsImpl is weightedSumsGo.
+func weightedSumsImpl(col []uint64, pix []uint8, stride int, wts []int) {
+	weightedSumsGo(col, pix, stride, wts)
+}

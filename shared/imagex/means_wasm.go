@@ -16,3 +16,11 @@ func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64
 //
 //go:noescape
 func colSumsImpl(col []uint64, pix []uint8, stride, rows int, _ *swar)
+
+// weightedSumsImpl is weightedSumsGo's assembly body (means_wasm.s):
+// colSumsImpl's lane sums, each row's word times its weight. weightedSums
+// has checked the rows, and that the weights (at least one) add up to
+// at most 256, so no 16-bit lane overflows.
+//
+//go:noescape
+func weightedSumsImpl(col []uint64, pix []uint8, stride int, wts []int)
