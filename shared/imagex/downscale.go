@@ -49,7 +49,7 @@ func Downscale(l *Luma, w, h int) *Luma {
 
 // colSums adds to each col[x] the bytes pix[off+y*stride+x] of rows
 // rows, after checking that they all lie in pix (the WebAssembly body
-// reads without bounds checks). sw is the portable body's scratch.
+// reads without bounds checks). sw is the bodies' scratch.
 func colSums(col []uint64, pix []uint8, off, stride, rows int, sw *swar) {
 	if rows < 1 || len(col) < 1 || off < 0 || stride < len(col) || off > len(pix)-(rows-1)*stride-len(col) {
 		panic("imagex: column sums outside the plane")
@@ -80,6 +80,8 @@ func swarSums(col []uint64, pix []uint8, stride, rows int, sw *swar) {
 type swar struct {
 	ev, od []uint64
 	rows   int
+	// ones are the row weights of the WebAssembly body (all 1).
+	ones []int
 }
 
 func (s *swar) init(width int) {

@@ -45,62 +45,6 @@ TEXT ·blockMeans(SB), NOSPLIT, $0-104
 // r is not 0.
 #define COUNT(r) Get r; I64Const $1; I64Sub; Tee r; I64Eqz; I32Eqz; BrIf $0
 
-// func colSumsImpl(col []uint64, pix []uint8, stride, rows int, _ *swar)
-// The rows are taken in runs of at most 256, so that a 16-bit lane (even
-// bytes of a group in R12, odd ones in R13) holds at most 256 × 255.
-TEXT ·colSumsImpl(SB), NOSPLIT, $0-72
-	MOVD col_base+0(FP), R0; MOVD col_len+8(FP), R1; MOVD pix_base+24(FP), R2
-	MOVD stride+48(FP), R3; MOVD rows+56(FP), R4
-	I64Const $0x00FF00FF00FF00FF; Set R15
-	Loop // runs of rows
-		// R6 = the run's rows, min(rows left, 256).
-		Get R4; I64Const $256; Get R4; I64Const $256; I64LtU; Select; Set R6
-		// Whole groups of eight columns: R7 their pixels, R8 their sums,
-		// R9 counting the groups down.
-		Get R2; Set R7; Get R0; Set R8
-		Get R1; I64Const $3; I64ShrU; Set R9
-		Block
-			Get R9; I64Eqz; BrIf $0
-			Loop
-				Get R7; Set R10; Get R6; Set R11
-				I64Const $0; Set R12; I64Const $0; Set R13
-				Loop
-					I64Load 0(R10); Set R14
-					Get R14; Get R15; I64And; Get R12; I64Add; Set R12
-					Get R14; I64Const $8; I64ShrU; Get R15; I64And; Get R13; I64Add; Set R13
-					Get R10; Get R3; I64Add; Set R10
-					COUNT(R11)
-				End
-				ADDLANE(0, R12, 0); ADDLANE(8, R13, 0); ADDLANE(16, R12, 16); ADDLANE(24, R13, 16)
-				ADDLANE(32, R12, 32); ADDLANE(40, R13, 32); ADDLANE(48, R12, 48); ADDLANE(56, R13, 48)
-				Get R7; I64Const $8; I64Add; Set R7
-				Get R8; I64Const $64; I64Add; Set R8
-				COUNT(R9)
-			End
-		End
-		// The last len%8 columns, a byte at a time.
-		Get R1; I64Const $7; I64And; Set R9
-		Block
-			Get R9; I64Eqz; BrIf $0
-			Loop
-				Get R7; Set R10; Get R6; Set R11; I64Const $0; Set R12
-				Loop
-					I64Load8U 0(R10); Get R12; I64Add; Set R12
-					Get R10; Get R3; I64Add; Set R10
-					COUNT(R11)
-				End
-				Get R8; I32WrapI64; I64Load 0(R8); Get R12; I64Add; I64Store $0
-				Get R7; I64Const $1; I64Add; Set R7
-				Get R8; I64Const $8; I64Add; Set R8
-				COUNT(R9)
-			End
-		End
-		// The next run.
-		Get R6; Get R3; I64Mul; Get R2; I64Add; Set R2
-		Get R4; Get R6; I64Sub; Tee R4; I64Eqz; I32Eqz; BrIf $0
-	End
-	RET
-
 // func weightedSumsImpl(col []uint64, pix []uint8, stride int, wts []int)
 // R6 walks the weights, R11 counts the rows down.
 TEXT ·weightedSumsImpl(SB), NOSPLIT, $0-80
