@@ -134,8 +134,8 @@ func TestBlockSpecCheck(t *testing.T) {
 	(&blockSpec{spec: []int{0, 3, 2, 1, 2, 1, 4, 5}, wts: make([]uint64, 5), cols: 3}).check()
 }
 
-// TestColSumsMatchesGo holds colSums (on WebAssembly, its assembly body)
-// to a per-pixel sum and to swarSums: widths with and without a tail of
+// TestColSumsMatchesGo holds colSums (on WebAssembly, the weighted
+// row-sum kernel with every weight 1) to a per-pixel sum and to swarSums: widths with and without a tail of
 // fewer than eight columns, runs of rows across the 256-row lane limit,
 // padded strides, bytes near 255; nothing outside col changes.
 //
