@@ -1,11 +1,12 @@
 #include "textflag.h"
 
-// The body of blockMeansGo (downscale.go) for WebAssembly: the same exact
-// integer sums and rounded division, in WebAssembly's own loops, without
-// the bounds checks blockSpec.check has made unneeded. R0 walks dst, R1
-// counts the output pixels down, R3 walks the block table (four 8-byte
-// ints per pixel).
+// The area average's two kernels for WebAssembly (downscale.go,
+// reduced.go): the same exact integer sums as their Go bodies, in
+// WebAssembly's own loops, without the bounds checks their Go callers'
+// checks have made unneeded.
 
+// blockMeansGo's body. R0 walks dst, R1 counts the output pixels down, R3
+// walks the block table (four 8-byte ints per pixel).
 // func blockMeans(dst []uint8, col []uint64, spec []int, wts []uint64, rows uint64)
 TEXT ·blockMeans(SB), NOSPLIT, $0-104
 	MOVD dst_base+0(FP), R0; MOVD dst_len+8(FP), R1; MOVD col_base+24(FP), R2
@@ -45,8 +46,12 @@ TEXT ·blockMeans(SB), NOSPLIT, $0-104
 // r is not 0.
 #define COUNT(r) Get r; I64Const $1; I64Sub; Tee r; I64Eqz; I32Eqz; BrIf $0
 
+// weightedSumsGo's body: for each group of eight columns (R7 its pixels,
+// R8 its sums, R9 counting the groups down) the lane sums of its even and
+// odd bytes (R12, R13) over all the rows, each row's word times its
+// weight; then the last len%8 columns a byte at a time. R6 walks the
+// weights, R11 counts the rows down.
 // func weightedSumsImpl(col []uint64, pix []uint8, stride int, wts []int)
-// R6 walks the weights, R11 counts the rows down.
 TEXT ·weightedSumsImpl(SB), NOSPLIT, $0-80
 	MOVD col_base+0(FP), R0; MOVD col_len+8(FP), R1; MOVD pix_base+24(FP), R2
 	MOVD stride+48(FP), R3; MOVD wts_base+56(FP), R4; MOVD wts_len+64(FP), R5
