@@ -2,6 +2,8 @@ package imagex
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -65,5 +67,191 @@ func TestDownscaleMatchesNaive(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBlockMeansMatchesGo holds blockMeans (on WebAssembly, its assembly
+// body) to blockMeansGo on random block tables: single and wide blocks,
+// weights up to 2^20 and sums near a uint64's top, every rounding.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run BlockMeans ./shared/imagex
+func TestBlockMeansMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 2000 {
+		cols := 1 + r.IntN(300)
+		col := make([]uint64, cols+r.IntN(3))
+		big := i%4 == 3
+		for k := range col {
+			if big {
+				col[k] = r.Uint64() >> 26
+			} else {
+				col[k] = uint64(r.IntN(256 * 300))
+			}
+		}
+		wts := make([]uint64, 1+r.IntN(40))
+		for k := range wts {
+			wts[k] = uint64(1 + r.IntN(1<<20))
+		}
+		b := blockSpec{wts: wts, cols: cols}
+		n := r.IntN(20)
+		for range n {
+			c := 1 + r.IntN(min(cols, len(wts)))
+			b.spec = append(b.spec, r.IntN(cols-c+1), c, r.IntN(len(wts)-c+1), 1+r.IntN(1000))
+		}
+		b.check()
+		rows := 1 + r.IntN(600)
+		want, got := make([]uint8, n+1), make([]uint8, n+1)
+		want[n], got[n] = 0xA5, 0xA5
+		blockMeansGo(want[:n], col, b.spec, wts, uint64(rows))
+		b.row(got[:n], col, rows)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("table %v, rows %d:\ngot  %v\nwant %v", b.spec, rows, got, want)
+		}
+	}
+}
+
+// TestBlockSpecCheck: a block reaching past its row or its weights, or
+// of no width, is refused before any kernel reads it.
+func TestBlockSpecCheck(t *testing.T) {
+	for _, spec := range [][]int{
+		{1, 3, 0, 1}, // past the 3 columns
+		{-1, 1, 0, 1},
+		{0, 0, 0, 1},
+		{0, 2, 4, 1}, // past the 5 weights
+		{0, 1, -1, 1},
+		{0, 1, 0, 0},
+		{0, 1, 0},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("check accepted %v", spec)
+				}
+			}()
+			(&blockSpec{spec: spec, wts: make([]uint64, 5), cols: 3}).check()
+		}()
+	}
+	(&blockSpec{spec: []int{0, 3, 2, 1, 2, 1, 4, 5}, wts: make([]uint64, 5), cols: 3}).check()
+}
+
+// TestColSumsMatchesGo holds colSums (on WebAssembly, the weighted
+// row-sum kernel with every weight 1) to a per-pixel sum and to swarSums: widths with and without a tail of
+// fewer than eight columns, runs of rows across the 256-row lane limit,
+// padded strides, bytes near 255; nothing outside col changes.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run ColSums ./shared/imagex
+func TestColSumsMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range 400 {
+		width := 1 + r.IntN(40)
+		if i%5 == 0 {
+			width = 8 * (1 + r.IntN(5))
+		}
+		stride := width + r.IntN(9)
+		rows := 1 + r.IntN(20)
+		if i%7 == 0 {
+			rows = 250 + r.IntN(300)
+		}
+		off := r.IntN(3 * stride)
+		pix := make([]uint8, off+(rows-1)*stride+width+r.IntN(2))
+		for k := range pix {
+			pix[k] = uint8(255 - r.IntN(1+i%256))
+		}
+		want := make([]uint64, width+1)
+		for k := range want {
+			want[k] = uint64(r.IntN(1000))
+		}
+		got, swr := slices.Clone(want), slices.Clone(want)
+		for y := range rows {
+			for x := range width {
+				want[x] += uint64(pix[off+y*stride+x])
+			}
+		}
+		colSums(got[:width], pix, off, stride, rows, &swar{})
+		swarSums(swr[:width], pix[off:], stride, rows, &swar{})
+		for k := range want {
+			if got[k] != want[k] || swr[k] != want[k] {
+				t.Fatalf("width %d stride %d rows %d: column %d: colSums %d, swarSums %d, want %d", width, stride, rows, k, got[k], swr[k], want[k])
+			}
+		}
+	}
+	for _, c := range []struct{ n, off, stride, rows int }{
+		{10, 0, 10, 2},  // the second row runs past pix
+		{10, -1, 10, 1}, // before pix
+		{10, 6, 10, 1},  // one byte past pix
+		{10, 0, 9, 1},   // rows overlap
+		{10, 0, 10, 0},  // no rows
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("colSums accepted %+v", c)
+				}
+			}()
+			colSums(make([]uint64, c.n), make([]uint8, 15), c.off, c.stride, c.rows, &swar{})
+		}()
+	}
+}
+
+// TestWeightedSumsMatchesGo holds weightedSums (on WebAssembly, its
+// assembly body) to a per-pixel sum and to weightedSumsGo: ragged widths,
+// padded strides, bytes near 255, and weights adding up to more than 256
+// (which weightedSums splits into runs), the lanes' limit; nothing
+// outside col changes. A weight outside 1 to 256 or a row past pix is
+// refused.
+//
+//	GOOS=wasip1 GOARCH=wasm go test -run WeightedSums ./shared/imagex
+func TestWeightedSumsMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 400 {
+		width := 1 + r.IntN(40)
+		stride := width + r.IntN(9)
+		wts := make([]int, 1+r.IntN(12))
+		for k := range wts {
+			wts[k] = 1 + r.IntN(8)
+			if i%6 == 0 {
+				wts[k] = 1 + r.IntN(256)
+			}
+		}
+		off := r.IntN(3 * stride)
+		pix := make([]uint8, off+(len(wts)-1)*stride+width+r.IntN(2))
+		for k := range pix {
+			pix[k] = uint8(255 - r.IntN(1+i%256))
+		}
+		want := make([]uint64, width+1)
+		for k := range want {
+			want[k] = uint64(r.IntN(1000))
+		}
+		got, ref := slices.Clone(want), slices.Clone(want)
+		for y, w := range wts {
+			for x := range width {
+				want[x] += uint64(w) * uint64(pix[off+y*stride+x])
+			}
+		}
+		weightedSums(got[:width], pix, off, stride, wts)
+		weightedSumsGo(ref[:width], pix[off:], stride, wts)
+		if !slices.Equal(got, want) || !slices.Equal(ref, want) {
+			t.Fatalf("width %d stride %d weights %v:\nweightedSums   %v\nweightedSumsGo %v\nwant           %v", width, stride, wts, got, ref, want)
+		}
+	}
+	for _, c := range []struct {
+		off, stride int
+		wts         []int
+	}{
+		{6, 10, []int{1}},    // one byte past pix
+		{0, 10, []int{1, 1}}, // the second row past pix
+		{0, 9, []int{1}},     // rows overlap
+		{0, 10, nil},
+		{0, 10, []int{0}},
+		{0, 10, []int{257}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("weightedSums accepted %+v", c)
+				}
+			}()
+			weightedSums(make([]uint64, 10), make([]uint8, 15), c.off, c.stride, c.wts)
+		}()
 	}
 }

@@ -10,15 +10,15 @@ type kernelState struct {
 // huffMCUsAsm decodes the blocks of run from r, each as baselineBlockGo
 // would: the DC difference into *pred, a chroma block's DC kept
 // (chromaDC) and its AC read past, a Y block's AC coefficients times q
-// into blk in natural order. A flat Y block, any Y block at 1/8 and every
-// Y block at 1/4 (n = 2) it writes itself into pix and clears blk; for
-// any other Y block it returns its last coded position, the run on the
-// next block and the block's place in run.bx, run.by, for finishBlock.
+// into blk in natural order. Every Y block it writes itself into pix
+// (finishBlock's work): a flat one, any at 1/8 and every one at 1/4
+// (n = 2) with its own code, the others through idct8Asm or idct4Asm
+// (tmp their scratch, cols zigzagCols), and it clears blk after each.
 // It returns huffAll when the run is done, or a negative status for
 // huffErr.
 //
 //go:noescape
-func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
+func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8, tmp *[64]int32, cols *[64]uint8) int64
 
 // The flags and statuses of the MCU kernel (huff_wasm.s): the errors are
 // baselineBlockGo's, for the same data. huffY and huffOutside are the bits
@@ -54,13 +54,11 @@ func huffErr(st int64) error {
 const kernelMCUs = true
 
 // baselineMCUs decodes the sequential scan's MCUs m..end-1 (no restart
-// marker falls among them), the blocks of each in slots' order, in calls
-// of the MCU kernel, which comes back to Go only for a block's full-size
-// or 1/2 transform (finishBlock's idctBlock; the kernel clears the block
-// when called again), an error or the end (in WebAssembly each
-// Go call and loop iteration goes through the function's dispatch). The
-// same state, planes and errors as scan's loop with baselineBlockGo
-// (TestHuffBlockMatchesGo).
+// marker falls among them), the blocks of each in slots' order, in one
+// call of the MCU kernel, which does every block's work, the inverse
+// DCTs included (in WebAssembly each Go call and loop iteration goes
+// through the function's dispatch). The same state, planes and errors as
+// scan's loop with baselineBlockGo (TestHuffBlockMatchesGo).
 func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx int, blk *[64]int32) error {
 	o := d.out
 	ks := &d.kernel
@@ -82,19 +80,12 @@ func (d *lumaDecoder) baselineMCUs(r *bitReader, slots []blockSlot, m, end, mx i
 	}
 	ks.run = mcuRun{m: m, end: end, mx: mx, mxi: m % mx, myi: m / mx, nslots: len(slots),
 		stride: o.Stride, n: d.n, bw: d.bw, bh: d.bh}
-	for {
-		st := huffMCUsAsm(r, &ks.run, &ks.slots[0], blk, &zigzag, &o.Pix[0])
-		if ks.run.seen != 0 {
-			d.cdcSeen = true
-		}
-		switch {
-		case st == huffAll:
-			return nil
-		case st < 0:
-			return huffErr(st)
-		}
-		// finishBlock, its clearing left to the kernel's next call.
-		d.idctBlock(blk, int(zigzagCols[st&63]), ks.run.bx, ks.run.by)
-		ks.run.clear = int(st)
+	st := huffMCUsAsm(r, &ks.run, &ks.slots[0], blk, &zigzag, &o.Pix[0], &d.idctTmp, &zigzagCols)
+	if ks.run.seen != 0 {
+		d.cdcSeen = true
 	}
+	if st < 0 {
+		return huffErr(st)
+	}
+	return nil
 }

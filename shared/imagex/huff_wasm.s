@@ -27,7 +27,7 @@
 // valptr 3144 (int32), vals 3212 (uint8).
 
 // FAIL returns the error status code.
-#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+48(FP); RET
+#define FAIL(code) I64Const $code; Set R7; MOVD R7, ret+64(FP); RET
 
 // ZEROBYTE feeds a zero byte after a marker or the end of data:
 // acc <<= 8, n += 8, pad++.
@@ -217,7 +217,7 @@
 
 // Field offsets of mcuRun (R9 its address while loaded): m 0, end 8,
 // mx 16, mxi 24, myi 32, i 40, nslots 48, stride 56, n 64, bw 72, bh 80,
-// bx 88, by 96, dst 104, flags 112, slot 120, seen 128, clear 136; of
+// bx 88, by 96, dst 104, flags 112, slot 120, seen 128; of
 // mcuSlot: dc 0, ac 8, q 16, pred 24, cdc 32, cbw 40, cbh 48, h 56, v 64,
 // dx 72, dy 80, isY 88, its size 96.
 
@@ -277,23 +277,15 @@
 	End; \
 	End
 
-// func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8) int64
-TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
-	// The block Go transformed after the last return (run.clear, its last
-	// coded position): cleared here.
-	RUNF(136, R7)
-	Get R7; I64Eqz; I32Eqz
-	If
-		MOVD blk+24(FP), R5; MOVD zz+32(FP), R8
-		CLEARBLK
-		MOVD run+8(FP), R9; Get R9; I32WrapI64; I64Const $0; I64Store $136
-	End
+// func huffMCUsAsm(r *bitReader, run *mcuRun, slots *mcuSlot, blk *[64]int32, zz *[64]uint8, pix *uint8, tmp *[64]int32, cols *[64]uint8) int64
+// The 40-byte frame holds the arguments of the inverse DCT it calls.
+TEXT ·huffMCUsAsm(SB), NOSPLIT, $40-72
 	Loop
 	// The run's end: every MCU decoded.
 	MOVD run+8(FP), R9
 	I64Load 0(R9); I64Load 8(R9); I64GeS
 	If
-		I64Const $65; Set R7; MOVD R7, ret+48(FP); RET
+		I64Const $65; Set R7; MOVD R7, ret+64(FP); RET
 	End
 	// The block's slot, position, flags and first output pixel.
 	MOVD slots+16(FP), R10
@@ -505,11 +497,28 @@ TEXT ·huffMCUsAsm(SB), NOSPLIT, $0-56
 		I64Const $2
 		I64Ne
 		If
-			// A transform for finishBlock: back to Go, the run already
-			// on the next block.
-			NEXTBLOCK
-			MOVD R7, ret+48(FP)
-			RET
+			// finishBlock's full-size or 1/2 transform: idct8Asm or
+			// idct4Asm (leaf functions, which never unwind the stack)
+			// on the block, at its output address R15, for the columns
+			// cols[R7]; then the block is cleared below.
+			MOVD R5, 0(SP)
+			MOVD R15, 8(SP)
+			MOVD R4, 16(SP)
+			MOVD cols+56(FP), R9
+			Get R7; I64Const $63; I64And; Get R9; I64Add; Set R9
+			I64Load8U 0(R9); Set R9
+			MOVD R9, 24(SP)
+			MOVD tmp+48(FP), R9
+			MOVD R9, 32(SP)
+			Get R6
+			I64Const $8
+			I64Eq
+			If
+				CALLNORESUME ·idct8Asm(SB)
+			Else
+				CALLNORESUME ·idct4Asm(SB)
+			End
+			Br $1
 		End
 		// idct2: the columns u = 0, 1, 3, 5, 7 (the even ones average
 		// out), then the top and the bottom row.

@@ -23,14 +23,11 @@ type mcuSlot struct {
 // myi of mx), up to MCU end; the output plane is bw×bh blocks of n×n
 // pixels, stride bytes a row. The kernel leaves in bx, by the block it
 // returned at, and sets seen when it stored a chroma DC; dst, flags and
-// slot are its own, for the block at hand. clear is the last coded
-// position of the block Go transformed after the kernel's last return,
-// which the kernel clears when called again (0: none).
+// slot are its own, for the block at hand.
 type mcuRun struct {
 	m, end, mx, mxi, myi, i, nslots int
 	stride, n, bw, bh               int
 	bx, by                          int
 	dst, flags, slot                uintptr
 	seen                            int
-	clear                           int
 }

@@ -185,36 +185,58 @@ func (img *LumaImage) DownscaleAs(w, h int) *Luma {
 	}
 	out := &Luma{Width: w, Height: h, Stride: w, Pix: make([]uint8, w*h)}
 	col := make([]uint64, l.Width)
-	type span struct {
-		first int
-		ws    []int
+	means := blockSpec{spec: make([]int, 0, 4*w), cols: l.Width}
+	for i := range w {
+		first, ws := weights(x0[i], x1[i], offX, l.Width)
+		means.spec = append(means.spec, first, len(ws), len(means.wts), x1[i]-x0[i])
+		for _, wt := range ws {
+			means.wts = append(means.wts, uint64(wt))
+		}
 	}
-	xs := make([]span, w)
-	for i := range xs {
-		xs[i].first, xs[i].ws = weights(x0[i], x1[i], offX, l.Width)
-	}
+	means.check()
 	for j := 0; j < h; j++ {
 		clear(col)
 		fy, wy := weights(y0[j], y1[j], offY, l.Height)
-		for k, wt := range wy {
-			addWeighted(col, l.Pix[(fy+k)*l.Stride:(fy+k)*l.Stride+l.Width], uint64(wt))
-		}
-		for i, sp := range xs {
-			var sum uint64
-			for k, wt := range sp.ws {
-				sum += uint64(wt) * col[sp.first+k]
-			}
-			n := uint64(x1[i]-x0[i]) * uint64(y1[j]-y0[j])
-			out.Pix[j*w+i] = uint8((sum + n/2) / n)
-		}
+		weightedSums(col, l.Pix, fy*l.Stride, l.Stride, wy)
+		means.row(out.Pix[j*w:(j+1)*w], col, y1[j]-y0[j])
 	}
 	return out
 }
 
+// weightedSums adds to each col[x] the bytes pix[off+k*stride+x] times
+// wts[k], for every row k, after checking that they all lie in pix and
+// that every weight is 1 to 256 (the WebAssembly body reads without
+// bounds checks and sums 16-bit lanes): runs of rows whose weights add
+// up to at most 256 at a time.
+func weightedSums(col []uint64, pix []uint8, off, stride int, wts []int) {
+	if len(wts) < 1 || len(col) < 1 || off < 0 || stride < len(col) || off > len(pix)-(len(wts)-1)*stride-len(col) {
+		panic("imagex: weighted sums outside the plane")
+	}
+	for len(wts) > 0 {
+		n, sum := 0, 0
+		for ; n < len(wts) && wts[n] >= 1 && sum+wts[n] <= 256; n++ {
+			sum += wts[n]
+		}
+		if n == 0 {
+			panic("imagex: a row weight outside 1 to 256")
+		}
+		weightedSumsImpl(col, pix[off:], stride, wts[:n])
+		off += n * stride
+		wts = wts[n:]
+	}
+}
+
+// weightedSumsGo is weightedSums's portable body and the reference for
+// the WebAssembly one.
+func weightedSumsGo(col []uint64, pix []uint8, stride int, wts []int) {
+	for k, wt := range wts {
+		addWeighted(col, pix[k*stride:k*stride+len(col)], uint64(wt))
+	}
+}
+
 // addWeighted adds wt times each byte of row to col (of the same length),
 // eight columns per iteration: the sums are the same integers, with an
-// eighth of the loop's jumps and bounds checks, which a WebAssembly build
-// pays several times what native code does.
+// eighth of the loop's jumps and bounds checks.
 func addWeighted(col []uint64, row []uint8, wt uint64) {
 	col = col[:len(row)]
 	x := 0
