@@ -62,3 +62,29 @@ func TestReclaimMemoryDelaysReturns(t *testing.T) {
 		t.Errorf("%d returns, want 2", got)
 	}
 }
+
+// TestReclaimMemoryReleaseDuringAReturn: a release that goes idle while a
+// return is running gets a return of its own after it (the running one
+// may have collected before that release's memory was garbage).
+func TestReclaimMemoryReleaseDuringAReturn(t *testing.T) {
+	const every = 200 * time.Millisecond
+	started := make(chan struct{}, 4)
+	unblock := make(chan struct{})
+	hook := reclaimMemory(every, func() {
+		started <- struct{}{}
+		<-unblock
+	})
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no memory returned", what)
+		}
+	}
+	hook(reclaimAbove, 0)
+	wait("first idle release")
+	hook(reclaimAbove, 0) // while the first return runs
+	close(unblock)
+	wait("idle release during a return")
+}

@@ -645,18 +645,21 @@ func (s *Server) AdminAddr() net.Addr {
 // grant), and the release that ends it usually comes less than every after
 // the previous return. Dropping that one left the last decodes' memory
 // resident; instead one return is scheduled for the end of the interval,
-// and releases meanwhile join it.
+// and releases while it waits join it.
 func reclaimMemory(every time.Duration, returnFree func()) func(n, inUse int64) {
 	var (
 		mu      sync.Mutex
 		last    time.Time
 		pending bool
 	)
+	// The return is no longer pending once it starts: a release that goes
+	// idle while it runs (FreeOSMemory's collection may already have
+	// passed that memory by) schedules the next one instead of joining it.
 	run := func() {
-		returnFree()
 		mu.Lock()
 		last, pending = time.Now(), false
 		mu.Unlock()
+		returnFree()
 	}
 	return func(n, inUse int64) {
 		if n < reclaimAbove {
