@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -67,6 +68,11 @@ func robustnessCommand(fs *flag.FlagSet) func() error {
 		}
 		var fpAtks []attack
 		if *fpAttacks {
+			if strings.TrimSpace(*fpWith) == "" {
+				// attacksNamed reads an empty list as every attack, none
+				// included, which would count the originals twice.
+				return errors.New("-fp-with is empty: name the attacks, or give -fp-attacked=false")
+			}
 			if fpAtks, err = attacksNamed(*fpWith); err != nil {
 				return err
 			}

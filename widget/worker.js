@@ -422,8 +422,9 @@ function jpegFrame(file) {
 // it; the module's facts are also the origin's own, member for member.
 // The browser's for the rest: a smaller JPEG, which the module decodes
 // whole and the browser faster; a progressive one, whose every scan the
-// module's decoder reads without its block kernel; PNG and GIF (the
-// module's decoders for them are the standard library's, at full size).
+// module's decoder reads without its block kernel; PNG (the module's
+// decoder for it is the standard library's, at full size). A GIF never
+// gets here: inspect answers host_decode false for it.
 function moduleDecodes(file, info) {
   if (info.format !== 'jpeg' || info.plane_width >= info.width) return false;
   const sof = jpegFrame(file);

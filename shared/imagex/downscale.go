@@ -7,7 +7,8 @@ import "encoding/binary"
 // positions i*Width/w (so blocks differ in size by at most one pixel). When l
 // is smaller than w×h along an axis, source pixels are repeated (nearest
 // neighbour) along that axis. It reads Pix directly and allocates only the
-// result, one row of 64-bit column accumulators and the blocks' table. It
+// result, the blocks' table and scratch of the order of a row (64-bit
+// column accumulators and their weights, the row sums' lanes). It
 // panics if w or h is not positive or l is empty.
 func Downscale(l *Luma, w, h int) *Luma {
 	if w <= 0 || h <= 0 || l.Width <= 0 || l.Height <= 0 {

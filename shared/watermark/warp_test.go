@@ -555,6 +555,9 @@ func TestWarpTriesScaleOneFirst(t *testing.T) {
 				}
 				// When scale 1 does not pass the gate, at most
 				// warpFitStarts starts are fitted.
+				if _, _, _, z := s.warpFirstLevel(hp, ww, wh, similarityWarp(0.5, 0)); z >= warpPooledGate {
+					t.Fatalf("%s: scale 0.5 pools at z %.2f, past the gate: the case does not test a first start under it", name, z)
+				}
 				n := 0
 				s.warpFits(hp, ww, wh, []warpMap{similarityWarp(0.5, 0), seed, seed, seed}, []int{bilinearTerms}, func(_ warpMap, _ syncResult, m0 warpMap) bool {
 					n++
