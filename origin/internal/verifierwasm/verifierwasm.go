@@ -97,8 +97,9 @@ const BrotliBuildLevel = 11
 // wasm` tries when it precompresses a module, keeping the smaller
 // encoding: the encoder's default 22 (4 MB) and 24 (16 MB), the largest
 // RFC 7932 allows, which every brotli decoder (browsers included) takes.
-// Neither wins for every module: at Go 1.26 the wider window saves 379
-// bytes of the verifier module and costs 924 of the C2PA module.
+// Neither wins for every module or build: on one build the wider window
+// saved 379 bytes of the verifier module and cost 924 of the C2PA
+// module; on the next the verifier module was smaller with 22.
 const narrowWindow, wideWindow = 22, 24
 
 // Precompress returns the brotli encoding of a module at
