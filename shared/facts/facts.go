@@ -172,7 +172,6 @@ func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32
 		return Facts{}, fmt.Errorf("facts: phash: %w", phErr)
 	}
 	f.PHash = ph
-	var small *watermark.TooSmallError
 	switch {
 	case wm.err == nil:
 		f.Watermark = verdict.Watermark{Found: wm.d.Found, Strength: wm.d.Strength, BitErrors: wm.d.BitErrors}
@@ -183,11 +182,45 @@ func fromLuma(l, hashPlane *imagex.Luma, format imagex.Format, w, h int, sum [32
 			f.Local = localsig.NewProbe(watermark.Orient(l, wm.d), Alignment(wm.d))
 			f.detection = wm.d
 		}
-	case errors.As(wm.err, &small):
+	case tooSmall(wm.err):
 	default:
 		return Facts{}, fmt.Errorf("facts: watermark: %w", wm.err)
 	}
 	return f, nil
+}
+
+// tooSmall reports whether err's tree holds a *watermark.TooSmallError,
+// as errors.As with a target of that type would: err and what it wraps
+// (Unwrap, depth first), each by its type or its As method. It is
+// written out because errors.As links internal/reflectlite's
+// assignability checks into the WebAssembly verifier module, where this
+// was their only caller (docs/widget.md, "Size").
+func tooSmall(err error) bool {
+	for err != nil {
+		if _, ok := err.(*watermark.TooSmallError); ok {
+			return true
+		}
+		if a, ok := err.(interface{ As(any) bool }); ok {
+			var small *watermark.TooSmallError
+			if a.As(&small) {
+				return true
+			}
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if tooSmall(e) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // Alignment is the placement of a picture on the signed grid that the

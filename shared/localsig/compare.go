@@ -756,7 +756,7 @@ func residualFloor(score []float64) float64 {
 	if len(all) < FloorMin {
 		return math.Inf(1)
 	}
-	sort.Float64s(all)
+	sortFloats(all)
 	return all[int(FloorQuantile*float64(len(all)-1))]
 }
 
@@ -895,7 +895,7 @@ func gainRange(gains []float64) (float64, float64) {
 	if len(gains) < HueBlocks {
 		return math.Inf(1), math.Inf(-1)
 	}
-	sort.Float64s(gains)
+	sortFloats(gains)
 	k := int(HueQuantile * float64(len(gains)-1))
 	return gains[k], gains[len(gains)-1-k]
 }
@@ -1234,7 +1234,7 @@ func components(g *Grid, flagged []bool, reach int) [][]int {
 				}
 			}
 		}
-		sort.Ints(comp)
+		sort.Sort(sort.IntSlice(comp))
 		out = append(out, comp)
 	}
 	return out
@@ -1434,8 +1434,8 @@ func rankCurve(xs, ys []float64) (tone, bool) {
 		return tone{}, false
 	}
 	sx, sy := append([]float64(nil), xs...), append([]float64(nil), ys...)
-	sort.Float64s(sx)
-	sort.Float64s(sy)
+	sortFloats(sx)
+	sortFloats(sy)
 	var mx, mxx float64
 	for _, x := range sx {
 		mx, mxx = mx+x, mxx+x*x
@@ -1760,7 +1760,7 @@ func colourAgreeing(in [][3]float64, cb, cr colourFit, ycb, ycr, ym []float64) i
 func spreadGain(xs, ys []float64) float64 {
 	iqr := func(v []float64) float64 {
 		c := append([]float64(nil), v...)
-		sort.Float64s(c)
+		sortFloats(c)
 		return c[len(c)*3/4] - c[len(c)/4]
 	}
 	if len(xs) < 8 {
@@ -1968,7 +1968,7 @@ func median(v []float64) float64 {
 		return 0
 	}
 	c := append([]float64(nil), v...)
-	sort.Float64s(c)
+	sortFloats(c)
 	return c[len(c)/2]
 }
 
@@ -2261,3 +2261,10 @@ func (s *sampler) ensureSquares() {
 		}
 	}
 }
+
+// sortFloats sorts v ascending, NaNs first, exactly as sort.Float64s
+// would (the same pdqsort, from one template), but through sort.Sort:
+// the WebAssembly verifier module links sort's Interface variant anyway
+// (compress/flate sorts with it), and sort.Float64s and sort.Ints would
+// each link another copy of the algorithm (docs/widget.md, "Size").
+func sortFloats(v []float64) { sort.Sort(sort.Float64Slice(v)) }

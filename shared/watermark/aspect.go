@@ -2,7 +2,6 @@ package watermark
 
 import (
 	"math"
-	"sort"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -140,7 +139,7 @@ func (s *scheme) aspectSearch(hp []float32, w, h int) []aspectCand {
 			coarse = append(coarse, aspectCand{r: r, ph: ph, z: res[ph].z})
 		}
 	}
-	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
+	sortBy(len(coarse), func(i, j int) bool { return coarse[i].z > coarse[j].z }, func(i, j int) { coarse[i], coarse[j] = coarse[j], coarse[i] })
 	var out []aspectCand
 	seen := map[float64]bool{}
 	for _, c := range coarse {

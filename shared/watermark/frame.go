@@ -3,7 +3,6 @@ package watermark
 import (
 	"image"
 	"math"
-	"sort"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -188,7 +187,7 @@ func busySpan(e []float64) (lo, hi int, ok bool) {
 		return 0, 0, false
 	}
 	sorted := append([]float64(nil), e...)
-	sort.Float64s(sorted)
+	sortFloats(sorted)
 	thr := frameFlat * sorted[len(sorted)*9/10]
 	if thr <= 0 {
 		return 0, 0, false
@@ -342,7 +341,7 @@ func busyRuns(e []float64, bridge int) (runs [][2]int) {
 		return nil
 	}
 	sorted := append([]float64(nil), e...)
-	sort.Float64s(sorted)
+	sortFloats(sorted)
 	thr := frameFlat * sorted[len(sorted)*9/10]
 	if thr <= 0 {
 		return nil

@@ -3,7 +3,6 @@ package watermark
 import (
 	"math"
 	"math/bits"
-	"sort"
 
 	"github.com/provenant/provenant/shared/imagex"
 )
@@ -1067,7 +1066,7 @@ func (s *scheme) searchPairs(v *views, scales, angles []float64, refineTop int, 
 			}
 		}
 	}
-	sort.Slice(coarse, func(i, j int) bool { return coarse[i].z > coarse[j].z })
+	sortBy(len(coarse), func(i, j int) bool { return coarse[i].z > coarse[j].z }, func(i, j int) { coarse[i], coarse[j] = coarse[j], coarse[i] })
 	// Keep distinct (scale, angle, transform) triples only.
 	seen := map[[3]float64]bool{}
 	uniq := coarse[:0:0]
@@ -1125,7 +1124,7 @@ func (s *scheme) searchPairs(v *views, scales, angles []float64, refineTop int, 
 		}
 		cands = append(cands, cs...)
 	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].z > cands[j].z })
+	sortBy(len(cands), func(i, j int) bool { return cands[i].z > cands[j].z }, func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
 	return cands
 }
 

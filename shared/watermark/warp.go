@@ -2,7 +2,6 @@ package watermark
 
 import (
 	"math"
-	"sort"
 )
 
 // The warp search: a print straightened by hand, or photographed and
@@ -346,7 +345,7 @@ func fitField(b warpBlocks, T, dx, dy int, reach float64, k, n int) []field {
 		f, sc := climb(f0, score, n)
 		fits = append(fits, fit{f, sc})
 	}
-	sort.Slice(fits, func(i, j int) bool { return fits[i].s > fits[j].s })
+	sortBy(len(fits), func(i, j int) bool { return fits[i].s > fits[j].s }, func(i, j int) { fits[i], fits[j] = fits[j], fits[i] })
 	var out []field
 	for _, c := range fits {
 		distinct := true
@@ -527,14 +526,14 @@ func (s *scheme) warpFits(hp []float32, w, h int, m0s []warpMap, ns []int, try f
 			rest = append(rest, st)
 		}
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].z > rest[j].z })
+	stableBy(len(rest), func(i, j int) bool { return rest[i].z > rest[j].z }, func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 	if st0.z >= warpPooledGate {
 		if len(rest) > 0 {
 			for _, n := range ns {
 				pending = append(pending, fitN(rest[0], n))
 			}
 		}
-		sort.SliceStable(pending, func(i, j int) bool { return pending[i].r.z > pending[j].r.z })
+		stableBy(len(pending), func(i, j int) bool { return pending[i].r.z > pending[j].r.z }, func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
 		for _, f := range pending {
 			if try(f.m, f.r, f.m0) {
 				return true

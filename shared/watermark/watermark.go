@@ -6,7 +6,6 @@ import (
 	"image"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/provenant/provenant/shared/imagex"
@@ -313,7 +312,7 @@ func (s *scheme) informedResidual(work, mask []float32, w, h int, cw []uint8, re
 			unit[b] = c * (tot[b] - host[b]) / gains[b]
 			resp[b] = unit[b]
 		}
-		sort.Float64s(resp)
+		sortFloats(resp)
 		m := resp[codedBits/2]
 		for b := range gains {
 			c := float64(2*int(cw[b]) - 1)

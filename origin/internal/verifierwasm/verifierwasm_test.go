@@ -57,3 +57,27 @@ func TestPrecompressed(t *testing.T) {
 		t.Error("a stale precompressed encoding was served, or the one made on first use does not decode to the module")
 	}
 }
+
+// TestPrecompressWindow: Precompress keeps the smaller of its two
+// windows' encodings, which decodes to its input; an encoding with
+// another window (here 20) still decodes to the module, so the origin
+// would serve it, but is not taken as a precompression, so `make wasm`
+// makes it again.
+func TestPrecompressWindow(t *testing.T) {
+	mod := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("verifier module "), 500)...)
+	br := Precompress(mod)
+	narrow, wide := encode(mod, narrowWindow), encode(mod, wideWindow)
+	if windowBits(narrow) != 22 || windowBits(wide) != 24 {
+		t.Fatalf("windows %d and %d", windowBits(narrow), windowBits(wide))
+	}
+	if !IsPrecompressed(br, mod) || len(br) != min(len(narrow), len(wide)) {
+		t.Fatalf("Precompress: %d bytes, of %d and %d; decodes %v", len(br), len(narrow), len(wide), IsBrotliOf(br, mod))
+	}
+	other := encode(mod, 20)
+	if !IsBrotliOf(other, mod) || IsPrecompressed(other, mod) || windowBits(other) != 20 {
+		t.Errorf("window 20: decodes %v, taken as precompressed %v, window %d", IsBrotliOf(other, mod), IsPrecompressed(other, mod), windowBits(other))
+	}
+	if IsPrecompressed(br, append(mod, 'x')) {
+		t.Error("an encoding of another module was taken as precompressed")
+	}
+}

@@ -1,9 +1,9 @@
 // Command wasmbr precompresses the modules `make wasm` built: for each of
 // verifier.wasm and c2pa.wasm in the build directory (its argument) it
 // writes <name>.br, the module's brotli encoding at
-// verifierwasm.BrotliBuildLevel, which the origin then serves instead of
+// verifierwasm.BrotliBuildLevel (the smaller of two windows), which the origin then serves instead of
 // the level-9 encoding it would make on first use. An encoding that still
-// decodes to its module is kept, so an unchanged build costs nothing.
+// decodes to its module with one of those windows is kept, so an unchanged build costs nothing.
 //
 //	go run ./origin/internal/verifierwasm/wasmbr origin/internal/verifierwasm/build
 package main
@@ -40,7 +40,7 @@ func run(dir string) error {
 			return err
 		}
 		out := p + verifierwasm.BrotliSuffix
-		if old, err := os.ReadFile(out); err == nil && verifierwasm.IsBrotliOf(old, raw) {
+		if old, err := os.ReadFile(out); err == nil && verifierwasm.IsPrecompressed(old, raw) {
 			fmt.Printf("%s: up to date (%d bytes)\n", out, len(old))
 			continue
 		}
