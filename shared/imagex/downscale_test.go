@@ -153,14 +153,7 @@ func TestColSumsMatchesGo(t *testing.T) {
 			rows = 250 + r.IntN(300)
 		}
 		off := r.IntN(3 * stride)
-		pix := make([]uint8, off+(rows-1)*stride+width+r.IntN(2))
-		for k := range pix {
-			pix[k] = uint8(255 - r.IntN(1+i%256))
-		}
-		want := make([]uint64, width+1)
-		for k := range want {
-			want[k] = uint64(r.IntN(1000))
-		}
+		pix, want := sumCase(r, i, off, stride, rows, width)
 		got, swr := slices.Clone(want), slices.Clone(want)
 		for y := range rows {
 			for x := range width {
@@ -193,6 +186,23 @@ func TestColSumsMatchesGo(t *testing.T) {
 	}
 }
 
+// sumCase is a row-sum kernel's input for case i: rows rows of width
+// bytes at off with the given stride (the last row sometimes followed by
+// one byte more), bytes drawn from the top 1+i%256 levels, and width+1
+// accumulators already holding up to 1000 (the one past width must not
+// change).
+func sumCase(r *rand.Rand, i, off, stride, rows, width int) ([]uint8, []uint64) {
+	pix := make([]uint8, off+(rows-1)*stride+width+r.IntN(2))
+	for k := range pix {
+		pix[k] = uint8(255 - r.IntN(1+i%256))
+	}
+	acc := make([]uint64, width+1)
+	for k := range acc {
+		acc[k] = uint64(r.IntN(1000))
+	}
+	return pix, acc
+}
+
 // TestWeightedSumsMatchesGo holds weightedSums (on WebAssembly, its
 // assembly body) to a per-pixel sum and to weightedSumsGo: ragged widths,
 // padded strides, bytes near 255, and weights adding up to more than 256
@@ -214,14 +224,7 @@ func TestWeightedSumsMatchesGo(t *testing.T) {
 			}
 		}
 		off := r.IntN(3 * stride)
-		pix := make([]uint8, off+(len(wts)-1)*stride+width+r.IntN(2))
-		for k := range pix {
-			pix[k] = uint8(255 - r.IntN(1+i%256))
-		}
-		want := make([]uint64, width+1)
-		for k := range want {
-			want[k] = uint64(r.IntN(1000))
-		}
+		pix, want := sumCase(r, i, off, stride, len(wts), width)
 		got, ref := slices.Clone(want), slices.Clone(want)
 		for y, w := range wts {
 			for x := range width {
