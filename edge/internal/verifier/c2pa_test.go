@@ -22,7 +22,9 @@ var c2paModule = sync.OnceValues(wasmtest.BuildC2PAFromCheckout)
 // module in wazero (with its C2PA module) and the compiled-in core give
 // the same facts and the same verdict, the manifest's trust decided
 // against the CA the lookup answer names (trusted for the CA that issued
-// the signer, not for another); without a C2PA module the engine refuses
+// the signer, not for another); by default Analyze leaves the manifest
+// to the lookup (C2PAUnread, no call of the C2PA module) and ReadC2PA
+// reads it into the same facts; without a C2PA module the engine refuses
 // such a file with CodeNoC2PAModule, and with one still compiling it
 // answers ErrNotReady, so that the edge passes it on either way.
 func TestEnginesAgreeOnC2PA(t *testing.T) {
