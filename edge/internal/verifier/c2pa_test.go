@@ -77,6 +77,9 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 	if la.C2PAUnread = false; !reflect.DeepEqual(la, na) || lazy.C2PACalls() != 1 {
 		t.Fatalf("read on demand (%d calls):\nwasm   %+v\nnative %+v", lazy.C2PACalls(), la.Facts.C2PA, na.Facts.C2PA)
 	}
+	if c, err := n.ReadC2PA(ctx, file); err != nil || !reflect.DeepEqual(c, na.Facts.C2PA) {
+		t.Fatalf("native read on demand %+v (%v), its analyze %+v", c, err, na.Facts.C2PA)
+	}
 	if c, err := lazy.ReadC2PA(ctx, noise(t, 320, 240)); c != nil || err != nil {
 		t.Fatalf("a file without a manifest read: %+v, %v", c, err)
 	}
