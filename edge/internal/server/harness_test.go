@@ -93,7 +93,10 @@ type edgeOpts struct {
 	engine      string // "wasm" (default) or "native"
 	memoryBytes uint64
 	instances   int
-	mutate      func(*Config)
+	// readC2PAFirst reads every manifest with the C2PA module before the
+	// lookup (verifier.WasmConfig.ReadC2PAFirst): for comparisons.
+	readC2PAFirst bool
+	mutate        func(*Config)
 }
 
 // startEdge runs an edge in front of origin on a loopback port, trusting
@@ -115,7 +118,7 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 			t.Fatal(err)
 		}
 		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: cache,
-			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes})
+			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes, ReadC2PAFirst: o.readC2PAFirst})
 		if err != nil {
 			t.Fatal(err)
 		}

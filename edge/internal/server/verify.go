@@ -150,7 +150,7 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 		s.engineFailed(ctx, err)
 		return
 	}
-	lookupJSON, ok := s.lookup(ctx, a, client)
+	lookupJSON, ok := s.lookup(ctx, a, client, true)
 	if !ok {
 		return
 	}
@@ -158,6 +158,11 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 	if err != nil {
 		s.engineFailed(ctx, err)
 		return
+	}
+	if a.C2PAUnread && v.C2PA == nil {
+		if v, ok = s.thirdPartyC2PA(ctx, file, a, lookupJSON, client); !ok {
+			return
+		}
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
@@ -245,12 +250,51 @@ func singleFile(contentType, body []byte) ([]byte, bool) {
 	return file, true
 }
 
-// lookup posts the facts to the origin's lookup with report set and
-// returns its JSON answer; any other answer is relayed to the client.
-func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client netip.Addr) ([]byte, bool) {
+// thirdPartyC2PA finishes a verify whose file may carry a C2PA manifest
+// the lookup did not answer (the file is not byte for byte the service's
+// own kept signed output, or decide did not check that record): the
+// engine's C2PA module reads it and the verdict is decided again with
+// it, as the origin's verify decides with the manifest it reads.
+//
+// The lookup already made (with c2pa_manifest) stands for the one with
+// the manifest's facts, and its report for the origin's count, unless a
+// valid manifest names a record: only that adds a candidate at the
+// origin (content's candidate pool), so the candidates are asked for
+// again with the facts, without report (the verification is counted
+// once). A record named so is already a candidate whenever the file is
+// its signed output; otherwise (a manifest signed by another
+// certificate naming a record of this service) the count was made on the
+// first lookup's candidates.
+func (s *Server) thirdPartyC2PA(ctx *fasthttp.RequestCtx, file []byte, a verifier.Analysis, lookupJSON []byte, client netip.Addr) (wire.VerifyResponse, bool) {
+	c, err := s.cfg.Engine.ReadC2PA(ctx, file)
+	if err != nil {
+		s.engineFailed(ctx, err)
+		return wire.VerifyResponse{}, false
+	}
+	a.Facts.C2PA, a.C2PAUnread = c, false
+	if c != nil && c.ValidationState == "valid" && c.RecordID != "" {
+		var ok bool
+		if lookupJSON, ok = s.lookup(ctx, a, client, false); !ok {
+			return wire.VerifyResponse{}, false
+		}
+	}
+	v, err := s.cfg.Engine.Decide(ctx, a, lookupJSON)
+	if err != nil {
+		s.engineFailed(ctx, err)
+		return wire.VerifyResponse{}, false
+	}
+	return v, true
+}
+
+// lookup posts the facts to the origin's lookup and returns its JSON
+// answer; any other answer is relayed to the client. report makes the
+// origin count the verification; a manifest the engine left unread asks
+// for the service's own reading of it (c2pa_manifest).
+func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client netip.Addr, report bool) ([]byte, bool) {
 	w := a.Facts.Watermark
 	body, err := json.Marshal(wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
-		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: true, C2PA: a.Facts.C2PA})
+		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: report, C2PA: a.Facts.C2PA,
+		C2PAManifest: a.C2PAUnread && a.Facts.C2PA == nil})
 	if err != nil {
 		s.engineFailed(ctx, err)
 		return nil, false

@@ -22,7 +22,9 @@ var c2paModule = sync.OnceValues(wasmtest.BuildC2PAFromCheckout)
 // module in wazero (with its C2PA module) and the compiled-in core give
 // the same facts and the same verdict, the manifest's trust decided
 // against the CA the lookup answer names (trusted for the CA that issued
-// the signer, not for another); without a C2PA module the engine refuses
+// the signer, not for another); by default Analyze leaves the manifest
+// to the lookup (C2PAUnread, no call of the C2PA module) and ReadC2PA
+// reads it into the same facts; without a C2PA module the engine refuses
 // such a file with CodeNoC2PAModule, and with one still compiling it
 // answers ErrNotReady, so that the edge passes it on either way.
 func TestEnginesAgreeOnC2PA(t *testing.T) {
@@ -34,8 +36,12 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWasm(t, WasmConfig{C2PAModule: cb})
+	w := newWasm(t, WasmConfig{C2PAModule: cb, ReadC2PAFirst: true})
 	if err := w.WaitC2PA(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lazy := newWasm(t, WasmConfig{C2PAModule: cb})
+	if err := lazy.WaitC2PA(ctx); err != nil {
 		t.Fatal(err)
 	}
 	n := Native{Limits: limits.Default()}
@@ -55,6 +61,27 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 	}
 	if !reflect.DeepEqual(wa, na) {
 		t.Fatalf("facts differ:\nwasm   %+v\nnative %+v", wa.Facts.C2PA, na.Facts.C2PA)
+	}
+	// By default the manifest is left to the lookup, and read on demand
+	// into the same facts; the C2PA module runs only then.
+	la, err := lazy.Analyze(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !la.C2PAUnread || la.Facts.C2PA != nil || lazy.C2PACalls() != 0 {
+		t.Fatalf("default analyze: unread %v, c2pa %+v, %d C2PA module calls; want the manifest left unread", la.C2PAUnread, la.Facts.C2PA, lazy.C2PACalls())
+	}
+	if la.Facts.C2PA, err = lazy.ReadC2PA(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if la.C2PAUnread = false; !reflect.DeepEqual(la, na) || lazy.C2PACalls() != 1 {
+		t.Fatalf("read on demand (%d calls):\nwasm   %+v\nnative %+v", lazy.C2PACalls(), la.Facts.C2PA, na.Facts.C2PA)
+	}
+	if c, err := n.ReadC2PA(ctx, file); err != nil || !reflect.DeepEqual(c, na.Facts.C2PA) {
+		t.Fatalf("native read on demand %+v (%v), its analyze %+v", c, err, na.Facts.C2PA)
+	}
+	if c, err := lazy.ReadC2PA(ctx, noise(t, 320, 240)); c != nil || err != nil {
+		t.Fatalf("a file without a manifest read: %+v, %v", c, err)
 	}
 	other := c2patest.NewCA(t, "Somebody Else")
 	for _, tc := range []struct {
@@ -83,12 +110,16 @@ func TestEnginesAgreeOnC2PA(t *testing.T) {
 	}
 
 	// A C2PA module that never compiles (not WebAssembly): never ready.
-	broken := newWasm(t, WasmConfig{C2PAModule: []byte("not wasm")})
+	broken := newWasm(t, WasmConfig{C2PAModule: []byte("not wasm"), ReadC2PAFirst: true})
 	if err := broken.WaitC2PA(ctx); err == nil {
 		t.Fatal("a broken C2PA module compiled")
 	}
 	if _, err := broken.Analyze(ctx, file); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("with no C2PA module ready: %v, want ErrNotReady", err)
+	}
+
+	if _, err := newWasm(t, WasmConfig{C2PAModule: []byte("not wasm")}).Analyze(ctx, file); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("with no C2PA module ready, manifest left to the lookup: %v, want ErrNotReady", err)
 	}
 
 	bare := newWasm(t, WasmConfig{})

@@ -59,6 +59,14 @@ func (d *Deferred) Decide(ctx context.Context, a Analysis, lookupJSON []byte) (w
 	return wire.VerifyResponse{}, ErrNotReady
 }
 
+// ReadC2PA implements Engine; ErrNotReady before Set.
+func (d *Deferred) ReadC2PA(ctx context.Context, file []byte) (*wire.C2PAFacts, error) {
+	if e := d.engine(); e != nil {
+		return e.ReadC2PA(ctx, file)
+	}
+	return nil, ErrNotReady
+}
+
 // Swap replaces the module of the engine set (which must have one, as
 // [Wasm] does); ErrNotReady before Set.
 func (d *Deferred) Swap(ctx context.Context, module []byte) (string, error) {

@@ -31,6 +31,10 @@ type Engine interface {
 	// wire.LookupResponse) and returns the verify response for a file with
 	// facts a.
 	Decide(ctx context.Context, a Analysis, lookupJSON []byte) (wire.VerifyResponse, error)
+	// ReadC2PA reads the C2PA manifest of a file that Analyze left unread
+	// (Analysis.C2PAUnread): the facts' c2pa, nil when the file carries
+	// none after all. Any error means the engine itself failed.
+	ReadC2PA(ctx context.Context, file []byte) (*wire.C2PAFacts, error)
 	// Name is "wasm" or "native", with the module's hash for wasm.
 	Name() string
 }
@@ -40,6 +44,13 @@ type Engine interface {
 type Analysis struct {
 	Facts wire.Facts
 	Local *wire.Probe
+	// C2PAUnread says the file may carry a C2PA manifest that Analyze did
+	// not read (Facts.C2PA is nil): the lookup is asked for the service's
+	// own reading of it (wire.LookupRequest.C2PAManifest), which answers
+	// the verdict's c2pa member for a file that is byte for byte the
+	// service's signed output; for any other file the caller reads it
+	// with ReadC2PA. The C2PA module is then known to be ready.
+	C2PAUnread bool
 }
 
 // Refusal codes of an *AnalyzeError, as the module names them.
@@ -96,6 +107,16 @@ func (n Native) Analyze(_ context.Context, file []byte) (Analysis, error) {
 		return Analysis{}, &AnalyzeError{Code: CodeInvalidImage, Detail: err.Error()}
 	}
 	return Analysis{Facts: f.Wire(), Local: f.WireProbe()}, nil
+}
+
+// ReadC2PA implements Engine. Native's Analyze reads every manifest
+// itself, so this is only the same reading again.
+func (n Native) ReadC2PA(_ context.Context, file []byte) (*wire.C2PAFacts, error) {
+	clk := n.Clock
+	if clk == nil {
+		clk = clock.System{}
+	}
+	return facts.C2PA(file, clk.Now()), nil
 }
 
 // Decide implements Engine.

@@ -32,8 +32,9 @@ type WasmConfig struct {
 	// decides the manifest's trust. It is compiled in the background once
 	// NewWasm has returned (so it adds nothing to the edge's start; until
 	// it is ready such files get ErrNotReady) and instantiated only for
-	// such files. nil: such files are refused with CodeNoC2PAModule. The
-	// edge passes both to the origin.
+	// such files whose manifest the lookup did not answer (ReadC2PA).
+	// nil: such files are refused with CodeNoC2PAModule. The edge passes
+	// both to the origin.
 	C2PAModule []byte
 	// CacheDir keeps wazero's compiled code on disk, so that a restart
 	// with the same module does not compile it again; "" compiles in
@@ -57,7 +58,11 @@ type WasmConfig struct {
 	// as before the edge decoded JPEGs natively for a module that exports
 	// analyze_decoded (see [Wasm.Analyze]): for comparisons.
 	ModuleDecode bool
-	Logger       *slog.Logger
+	// ReadC2PAFirst makes Analyze read every manifest with the C2PA
+	// module, as before the lookup answered the service's own signed
+	// output's (Analysis.C2PAUnread): for comparisons.
+	ReadC2PAFirst bool
+	Logger        *slog.Logger
 }
 
 // Wasm runs verifier.wasm in wazero: compiled once, a bounded pool of
@@ -77,6 +82,8 @@ type Wasm struct {
 	c2pa     atomic.Pointer[generation]
 	c2paDone chan struct{}
 	c2paErr  error
+	// c2paCalls counts the C2PA module's calls (C2PACalls).
+	c2paCalls atomic.Int64
 }
 
 // ErrOutOfMemory is an engine failure caused by the instance's memory
@@ -461,9 +468,12 @@ type analyzeOut struct {
 // decoder compiled natively, under the module's limits, while an
 // instance is held (hostDecode), and its luminance handed to
 // analyze_decoded, which runs every check after the decode in the
-// sandbox: the same facts, byte for byte, for a fraction of the CPU. For
-// a file that may carry a C2PA manifest the C2PA module reads it into the
-// facts, as the browser does.
+// sandbox: the same facts, byte for byte, for a fraction of the CPU. A
+// file that may carry a C2PA manifest is answered with C2PAUnread once
+// the C2PA module is ready (refused before: the origin answers it), so
+// that the lookup, not the C2PA module, reads the manifest of the
+// service's own signed output; ReadC2PA reads any other file's.
+// ReadC2PAFirst reads it here instead.
 func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	g := w.acquire()
 	out, err := g.callPrepared(ctx, func() (string, [][]byte) {
@@ -486,31 +496,55 @@ func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	if err != nil || !manifest {
 		return a, err
 	}
-	c := w.c2pa.Load()
-	switch {
+	switch c := w.c2pa.Load(); {
 	case c == nil && w.cfg.C2PAModule == nil:
 		return Analysis{}, &AnalyzeError{Code: CodeNoC2PAModule, Detail: "the file may carry a C2PA manifest and this edge has no C2PA module"}
 	case c == nil:
 		return Analysis{}, ErrNotReady
 	}
-	out, err = callOn(ctx, c, "c2pa_read", file)
-	if err != nil {
+	if !w.cfg.ReadC2PAFirst {
+		// The lookup answers the manifest of the service's own signed
+		// output; only another file's needs the C2PA module (ReadC2PA).
+		a.C2PAUnread = true
+		return a, nil
+	}
+	if a.Facts.C2PA, err = w.ReadC2PA(ctx, file); err != nil {
 		return Analysis{}, err
+	}
+	return a, nil
+}
+
+// ReadC2PA implements Engine: the C2PA module's c2pa_read. Analyze set
+// C2PAUnread only once the C2PA module was ready, and a ready one stays
+// (it is retired only at Close).
+func (w *Wasm) ReadC2PA(ctx context.Context, file []byte) (*wire.C2PAFacts, error) {
+	c := w.c2pa.Load()
+	if c == nil {
+		return nil, fmt.Errorf("%w: no C2PA module to read the manifest", ErrEngine)
+	}
+	out, err := w.callC2PA(ctx, c, "c2pa_read", file)
+	if err != nil {
+		return nil, err
 	}
 	var r struct {
 		callFailure
 		C2PA *wire.C2PAFacts `json:"c2pa"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || !r.OK {
-		return Analysis{}, fmt.Errorf("%w: c2pa_read answered %.200s (%v)", ErrEngine, out, err)
+		return nil, fmt.Errorf("%w: c2pa_read answered %.200s (%v)", ErrEngine, out, err)
 	}
-	a.Facts.C2PA = r.C2PA
-	return a, nil
+	return r.C2PA, nil
 }
 
-// callOn runs one export on an instance of g (the C2PA module's
+// C2PACalls is how many calls the C2PA module has run since NewWasm
+// (c2pa_read, c2pa_member; its smoke test excluded): the work the
+// service's own signed pictures no longer cost.
+func (w *Wasm) C2PACalls() int64 { return w.c2paCalls.Load() }
+
+// callC2PA runs one export on an instance of g (the C2PA module's
 // generation, never retired while calls run but at Close).
-func callOn(ctx context.Context, g *generation, export string, in []byte) ([]byte, error) {
+func (w *Wasm) callC2PA(ctx context.Context, g *generation, export string, in []byte) ([]byte, error) {
+	w.c2paCalls.Add(1)
 	g.mu.Lock()
 	g.refs++
 	g.mu.Unlock()
@@ -587,7 +621,7 @@ func (w *Wasm) c2paMember(ctx context.Context, f *wire.C2PAFacts, lookupJSON []b
 	if err != nil {
 		return nil, fmt.Errorf("verifier: c2pa_member input: %w", err)
 	}
-	out, err := callOn(ctx, c, "c2pa_member", in)
+	out, err := w.callC2PA(ctx, c, "c2pa_member", in)
 	if err != nil {
 		return nil, err
 	}
