@@ -1,0 +1,218 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/jpeg"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/edge/internal/verifier"
+	"github.com/provenant/provenant/shared/limits"
+	"github.com/provenant/provenant/shared/wire"
+)
+
+// countingEngine counts the files its engine analyses.
+type countingEngine struct {
+	verifier.Engine
+	analyses atomic.Int64
+}
+
+func (c *countingEngine) Analyze(ctx context.Context, file []byte) (verifier.Analysis, error) {
+	c.analyses.Add(1)
+	return c.Engine.Analyze(ctx, file)
+}
+
+// TestExactProbe: at a wasm and a native edge, the service's own signed
+// output is answered without analysing it (the exact-only lookup), a
+// copy of it and a picture nobody signed are analysed after the probe,
+// and with the probe off every file is analysed. Every answer is the
+// origin's own verify answer byte for byte, and one verify at an edge
+// counts once (or never, for a picture nobody signed).
+func TestExactProbe(t *testing.T) {
+	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32")
+	engines := map[string]*countingEngine{}
+	edges := map[string]string{}
+	for _, e := range []struct {
+		name string
+		opts edgeOpts
+	}{
+		{"wasm", edgeOpts{}},
+		{"native", edgeOpts{engine: "native"}},
+		{"wasm, probe off", edgeOpts{mutate: func(c *Config) { c.NoExactProbe = true }}},
+	} {
+		name, mutate := e.name, e.opts.mutate
+		e.opts.mutate = func(c *Config) {
+			if mutate != nil {
+				mutate(c)
+			}
+			engines[name] = &countingEngine{Engine: c.Engine}
+			c.Engine = engines[name]
+		}
+		edges[name], _ = startEdge(t, origin, e.opts)
+	}
+	s := newSigner(t, origin, "desk@exact.edge.example")
+	signed, _ := s.sign(t, origin, testImage(t, "meadow.jpg"))
+	img, err := jpeg.Decode(bytes.NewReader(signed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := func() float64 {
+		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
+		mustStatus(t, r, 200, "stats")
+		n, _ := r.json(t)["total_verified"].(float64)
+		return n
+	}
+	for _, tt := range []struct {
+		name string
+		file []byte
+		// exact: the file is the signed output, answered unanalysed;
+		// counted: a verify counts for the signer.
+		exact, counted bool
+	}{
+		{"own signed output", signed, true, true},
+		{"re-encoded copy", jpegOf(t, img, 85), false, true},
+		{"nobody's picture", unrelated(t, 41, 800, 600), false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got := verifyEverywhere(t, origin, edges, tt.file)
+			for name, r := range got {
+				if !strings.HasPrefix(r.header.Get("X-Verified-By"), "edge ") {
+					t.Errorf("%s: X-Verified-By %q: the edge did not verify it", name, r.header.Get("X-Verified-By"))
+				}
+			}
+			for name, edge := range edges {
+				analyses := engines[name].analyses.Load()
+				before := stats()
+				mustStatus(t, upload(t, edge+"/api/v1/verify", nextClient(), "", tt.file, nil), 200, name+" verify")
+				inc := 0.0
+				if tt.counted {
+					inc = 1
+				}
+				if after := stats(); after != before+inc {
+					t.Errorf("%s: total_verified %v -> %v after one verify, want +%v", name, before, after, inc)
+				}
+				want := int64(1)
+				if tt.exact && name != "wasm, probe off" {
+					want = 0
+				}
+				if n := engines[name].analyses.Load() - analyses; n != want {
+					t.Errorf("%s: %d analyses, want %d", name, n, want)
+				}
+			}
+		})
+	}
+}
+
+// lookupSeen is one lookup request a fake origin received.
+type lookupSeen struct {
+	ExactOnly, Report, HasPHash bool
+}
+
+// fakeLookupOrigin answers the exact-only lookup with exact (status and
+// body) and the full lookup with no candidates, and records every lookup.
+func fakeLookupOrigin(t *testing.T, status int, exact string) (string, func() []lookupSeen) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []lookupSeen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != lookupPath {
+			http.NotFound(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var lr wire.LookupRequest
+		if err := json.Unmarshal(b, &lr); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, lookupSeen{lr.ExactOnly, lr.Report, lr.PerceptualHash != ""})
+		mu.Unlock()
+		if lr.ExactOnly {
+			if status == 429 {
+				w.Header().Set("Retry-After", "7")
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, exact)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"candidates":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []lookupSeen {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]lookupSeen(nil), seen...)
+	}
+}
+
+// TestExactProbeFallbacks: what the edge does with each answer to its
+// exact-only lookup. Not exact (204): the file is analysed and looked up
+// in full with report. A refusal (429) is relayed, nothing analysed. An
+// exact answer whose candidates hold no signed record of this file (the
+// origin counted it, the edge cannot decide from it): analysed and looked
+// up in full without report, so it is counted once. With the probe off:
+// the full lookup alone, with report.
+func TestExactProbeFallbacks(t *testing.T) {
+	file := unrelated(t, 42, 640, 480)
+	unverifiable := `{"candidates":[{"record_id":"00000000-0000-4000-8000-000000000000","record":"AAAA","signature_hex":"00","source":"sign","status":"active","created_at":"2026-01-01T00:00:00Z","anchor_state":"pending"}]}`
+	full := lookupSeen{Report: true, HasPHash: true}
+	for _, tt := range []struct {
+		name   string
+		status int
+		exact  string
+		off    bool
+		want   int
+		// analyses of the file; the lookups the origin saw, in order.
+		analyses int64
+		seen     []lookupSeen
+	}{
+		{"not exact", 204, "", false, 200, 1, []lookupSeen{{ExactOnly: true, Report: true}, full}},
+		{"refused", 429, `{"code":"rate_limited"}`, false, 429, 0, []lookupSeen{{ExactOnly: true, Report: true}}},
+		{"exact, no signed record of the file", 200, unverifiable, false, 200, 1,
+			[]lookupSeen{{ExactOnly: true, Report: true}, {HasPHash: true}}},
+		{"probe off", 200, unverifiable, true, 200, 1, []lookupSeen{full}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			origin, seen := fakeLookupOrigin(t, tt.status, tt.exact)
+			eng := &countingEngine{Engine: verifier.Native{Limits: limits.Default()}}
+			edge, _ := serveEdge(t, Config{Origin: origin, Engine: eng, NoExactProbe: tt.off, OriginTimeout: 30 * time.Second,
+				DialTimeout: 300 * time.Millisecond})
+			r := upload(t, edge+"/api/v1/verify", nextClient(), "", file, nil)
+			if r.status != tt.want {
+				t.Fatalf("verify: %d %s, want %d", r.status, r.body, tt.want)
+			}
+			if tt.status == 429 && r.header.Get("Retry-After") != "7" {
+				t.Errorf("the origin's refusal was not relayed: Retry-After %q", r.header.Get("Retry-After"))
+			}
+			if n := eng.analyses.Load(); n != tt.analyses {
+				t.Errorf("%d analyses, want %d", n, tt.analyses)
+			}
+			if got := seen(); !equalSeen(got, tt.seen) {
+				t.Errorf("lookups %+v, want %+v", got, tt.seen)
+			}
+		})
+	}
+}
+
+func equalSeen(a, b []lookupSeen) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
