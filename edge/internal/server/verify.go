@@ -92,9 +92,10 @@ const lookupPath = "/api/v1/verify/lookup"
 // verify answers POST /api/v1/verify at the edge: a file that is byte
 // for byte the service's own signed output is decided from the
 // exact-only lookup without analysis (verifyExact), as the origin's
-// verify does; any other is analysed by the engine, the origin's lookup (with report, so the signer's count
-// and content.verified happen at the origin as for its own verify) gives
-// the candidates, and the engine decides. The answer is the origin's
+// verify does; any other is analysed by the engine, the origin's lookup
+// (with report, so the signer's count and content.verified happen at the
+// origin as for its own verify) gives the candidates, and the engine
+// decides. The answer is the origin's
 // verify answer for the same file. Requests the edge does not analyse
 // itself (not one file part, a file the core refuses, which the origin
 // may still know by its hash) go to the origin's own verify unchanged.
