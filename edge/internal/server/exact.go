@@ -12,6 +12,7 @@ import (
 
 	"github.com/provenant/provenant/edge/internal/verifier"
 	"github.com/provenant/provenant/shared/c2pa/sniff"
+	"github.com/provenant/provenant/shared/imagex"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -26,6 +27,9 @@ import (
 // the caller analyses the file and looks it up in full, with report
 // unless counted (the origin already counted this verification).
 //
+// Only a picture in a format the core analyses is probed (imagex.Sniff);
+// the origin's verify answers a video with its own video details.
+//
 // A file that may carry a manifest the answer did not read for the edge
 // (the signed output no longer kept) is read by the engine, and a valid
 // manifest naming a record asks the candidates again with it, without
@@ -33,6 +37,11 @@ import (
 // manifest now, such a file is not probed at all (Analyze refuses it and
 // the origin answers it, counting it once).
 func (s *Server) verifyExact(ctx *fasthttp.RequestCtx, file []byte, client netip.Addr) (done, report bool) {
+	if _, err := imagex.Sniff(file); err != nil {
+		// Only a picture the core reads: the origin verifies anything
+		// else itself (a video with its own answer; Analyze refuses it).
+		return false, true
+	}
 	mayCarry := sniff.MayCarry(file)
 	if !s.cfg.Engine.CanDecide(mayCarry) {
 		return false, true

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"image/jpeg"
 	"io"
@@ -33,9 +35,11 @@ func (c *countingEngine) Analyze(ctx context.Context, file []byte) (verifier.Ana
 // TestExactProbe: at a wasm and a native edge, the service's own signed
 // output is answered without analysing it (the exact-only lookup), a
 // copy of it and a picture nobody signed are analysed after the probe,
-// and with the probe off every file is analysed. Every answer is the
-// origin's own verify answer byte for byte, and one verify at an edge
-// counts once (or never, for a picture nobody signed).
+// and with the probe off every file is analysed. An edge without the
+// C2PA module does not probe a file that may carry a manifest: it passes
+// it to the origin, as before. Every answer is the origin's own verify
+// answer byte for byte, and one verify at an edge counts once (or never,
+// for a picture nobody signed).
 func TestExactProbe(t *testing.T) {
 	origin, _ := startOrigin(t, "--trusted-proxies", "127.0.0.1/32")
 	engines := map[string]*countingEngine{}
@@ -47,6 +51,7 @@ func TestExactProbe(t *testing.T) {
 		{"wasm", edgeOpts{}},
 		{"native", edgeOpts{engine: "native"}},
 		{"wasm, probe off", edgeOpts{mutate: func(c *Config) { c.NoExactProbe = true }}},
+		{"wasm, no C2PA module", edgeOpts{noC2PA: true}},
 	} {
 		name, mutate := e.name, e.opts.mutate
 		e.opts.mutate = func(c *Config) {
@@ -84,8 +89,10 @@ func TestExactProbe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, got := verifyEverywhere(t, origin, edges, tt.file)
 			for name, r := range got {
-				if !strings.HasPrefix(r.header.Get("X-Verified-By"), "edge ") {
-					t.Errorf("%s: X-Verified-By %q: the edge did not verify it", name, r.header.Get("X-Verified-By"))
+				// The signed output carries the service's manifest.
+				forwarded := tt.exact && name == "wasm, no C2PA module"
+				if by := r.header.Get("X-Verified-By"); strings.HasPrefix(by, "edge ") == forwarded {
+					t.Errorf("%s: X-Verified-By %q, want the origin's answer: %v", name, by, forwarded)
 				}
 			}
 			for name, edge := range edges {
@@ -100,7 +107,7 @@ func TestExactProbe(t *testing.T) {
 					t.Errorf("%s: total_verified %v -> %v after one verify, want +%v", name, before, after, inc)
 				}
 				want := int64(1)
-				if tt.exact && name != "wasm, probe off" {
+				if tt.exact && (name == "wasm" || name == "native") {
 					want = 0
 				}
 				if n := engines[name].analyses.Load() - analyses; n != want {
@@ -215,4 +222,42 @@ func equalSeen(a, b []lookupSeen) bool {
 		}
 	}
 	return true
+}
+
+// TestExactProbeChecksTheRecord: the edge decides without analysis only
+// from a record it checked to be the service's signed output of this very
+// file. An exact answer carrying a real signed record of another file, or
+// this file's record marked registered, is not taken: the file is
+// analysed and looked up in full without report (the origin counted it).
+func TestExactProbeChecksTheRecord(t *testing.T) {
+	origin, _ := startOrigin(t)
+	s := newSigner(t, origin, "desk@checks.edge.example")
+	signed, id := s.sign(t, origin, testImage(t, "meadow.jpg"))
+	sum := sha256.Sum256(signed)
+	r := doJSON(t, "POST", origin+lookupPath, "", wire.LookupRequest{SHA256: hex.EncodeToString(sum[:]), ExactOnly: true})
+	mustStatus(t, r, 200, "exact lookup")
+	answer := string(r.body)
+	if !strings.Contains(answer, `"source":"sign"`) || !strings.Contains(answer, id) {
+		t.Fatalf("exact answer %s does not carry the signed record %s", answer, id)
+	}
+	for _, tt := range []struct {
+		name, answer string
+		file         []byte
+	}{
+		{"another file's record", answer, unrelated(t, 43, 640, 480)},
+		{"this file's record, registered", strings.ReplaceAll(answer, `"source":"sign"`, `"source":"register"`), signed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake, seen := fakeLookupOrigin(t, 200, tt.answer)
+			eng := &countingEngine{Engine: verifier.Native{Limits: limits.Default()}}
+			edge, _ := serveEdge(t, Config{Origin: fake, Engine: eng, OriginTimeout: 30 * time.Second, DialTimeout: 300 * time.Millisecond})
+			mustStatus(t, upload(t, edge+"/api/v1/verify", nextClient(), "", tt.file, nil), 200, "edge verify")
+			if n := eng.analyses.Load(); n != 1 {
+				t.Errorf("%d analyses, want 1", n)
+			}
+			if got, want := seen(), []lookupSeen{{ExactOnly: true, Report: true}, {HasPHash: true}}; !equalSeen(got, want) {
+				t.Errorf("lookups %+v, want %+v", got, want)
+			}
+		})
+	}
 }

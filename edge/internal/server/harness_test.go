@@ -96,7 +96,9 @@ type edgeOpts struct {
 	// readC2PAFirst reads every manifest with the C2PA module before the
 	// lookup (verifier.WasmConfig.ReadC2PAFirst): for comparisons.
 	readC2PAFirst bool
-	mutate        func(*Config)
+	// noC2PA runs the wasm engine without the C2PA module.
+	noC2PA bool
+	mutate func(*Config)
 }
 
 // startEdge runs an edge in front of origin on a loopback port, trusting
@@ -117,7 +119,11 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: cache,
+		c2pa := b.c2pa
+		if o.noC2PA {
+			c2pa = nil
+		}
+		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: c2pa, CacheDir: cache,
 			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes, ReadC2PAFirst: o.readC2PAFirst})
 		if err != nil {
 			t.Fatal(err)
