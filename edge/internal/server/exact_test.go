@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,12 +70,7 @@ func TestExactProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats := func() float64 {
-		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
-		mustStatus(t, r, 200, "stats")
-		n, _ := r.json(t)["total_verified"].(float64)
-		return n
-	}
+	stats := func() float64 { return s.totalVerified(t, origin) }
 	for _, tt := range []struct {
 		name string
 		file []byte
@@ -205,23 +201,11 @@ func TestExactProbeFallbacks(t *testing.T) {
 			if n := eng.analyses.Load(); n != tt.analyses {
 				t.Errorf("%d analyses, want %d", n, tt.analyses)
 			}
-			if got := seen(); !equalSeen(got, tt.seen) {
+			if got := seen(); !slices.Equal(got, tt.seen) {
 				t.Errorf("lookups %+v, want %+v", got, tt.seen)
 			}
 		})
 	}
-}
-
-func equalSeen(a, b []lookupSeen) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestExactProbeChecksTheRecord: the edge decides without analysis only
@@ -255,7 +239,7 @@ func TestExactProbeChecksTheRecord(t *testing.T) {
 			if n := eng.analyses.Load(); n != 1 {
 				t.Errorf("%d analyses, want 1", n)
 			}
-			if got, want := seen(), []lookupSeen{{ExactOnly: true, Report: true}, {HasPHash: true}}; !equalSeen(got, want) {
+			if got, want := seen(), []lookupSeen{{ExactOnly: true, Report: true}, {HasPHash: true}}; !slices.Equal(got, want) {
 				t.Errorf("lookups %+v, want %+v", got, want)
 			}
 		})

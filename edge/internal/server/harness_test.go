@@ -250,6 +250,15 @@ func newSigner(t testing.TB, origin, email string) signer {
 	return signer{originproc.NewSigner(t, origin, email, "Edge News")}
 }
 
+// totalVerified is the signer's total_verified at origin.
+func (s signer) totalVerified(t testing.TB, origin string) float64 {
+	t.Helper()
+	r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
+	mustStatus(t, r, 200, "stats")
+	n, _ := r.json(t)["total_verified"].(float64)
+	return n
+}
+
 // sign signs file at the origin and returns the signed output and record id.
 func (s signer) sign(t testing.TB, origin string, file []byte) ([]byte, string) {
 	t.Helper()
