@@ -245,3 +245,26 @@ func TestExactProbeChecksTheRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestExactProbeOriginTimeout: an origin that does not answer the probe in
+// time gets the same 504 the full lookup would, before any analysis.
+func TestExactProbeOriginTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	eng := &countingEngine{Engine: verifier.Native{Limits: limits.Default()}}
+	edge, _ := serveEdge(t, Config{Origin: srv.URL, Engine: eng, OriginTimeout: 300 * time.Millisecond, DialTimeout: 300 * time.Millisecond})
+	r := upload(t, edge+"/api/v1/verify", nextClient(), "", unrelated(t, 44, 320, 240), nil)
+	if r.status != 504 || !strings.Contains(string(r.body), codeOriginTimeout) {
+		t.Errorf("verify: %d %s, want 504 %s", r.status, r.body, codeOriginTimeout)
+	}
+	if n := eng.analyses.Load(); n != 0 {
+		t.Errorf("%d analyses, want none", n)
+	}
+}
