@@ -53,7 +53,7 @@ type options struct {
 	wasmMemoryMiB, cacheMiB, verifyMemoryMiB, minBodyRate, maxBodyMiB                        int64
 	deadline, maxStale, originTimeout                                                        time.Duration
 	headerTimeout, idleTimeout, shutdownTimeout                                              time.Duration
-	precompile, moduleDecode                                                                 bool
+	precompile, moduleDecode, exactProbe                                                     bool
 
 	rateLimitRedis   string
 	rateLimitTimeout time.Duration
@@ -78,6 +78,7 @@ func parseFlags(args []string, out io.Writer) (*options, error) {
 	fs.IntVar(&o.instances, "wasm-instances", runtime.GOMAXPROCS(0), "module instances alive at once (verifications in parallel)")
 	fs.Int64Var(&o.wasmMemoryMiB, "wasm-memory-mib", 1024, "memory limit of one module instance, MiB")
 	fs.BoolVar(&o.moduleDecode, "verifier-module-decode", false, "let the module decode every file in the sandbox, as the browser's analyze does; by default the edge decodes JPEGs natively with the module's own decoder (same facts, a fraction of the CPU; see docs/edge.md)")
+	fs.BoolVar(&o.exactProbe, "exact-probe", true, "before analysing a verified file, ask the origin whether it is byte for byte the service's own signed output (an exact-only lookup by its SHA-256) and, if so, decide without analysing it, as the origin's verify does; false analyses every file (see docs/edge.md)")
 	fs.DurationVar(&o.deadline, "verify-deadline", 0, "if > 0, a deadline for each call into the module (costs speed on every call, see docs/edge.md); 0 relies on the core's input limits")
 	fs.StringVar(&o.trusted, "trusted-proxies", "", "comma-separated CIDRs of load balancers in front of this edge whose X-Forwarded-For is believed")
 	fs.Int64Var(&o.cacheMiB, "cache-mib", 64, "memory for cached public objects, MiB")
@@ -148,7 +149,7 @@ func run(args []string) error {
 
 	cfg := server.Config{Origin: strings.TrimRight(o.origin, "/"), TrustedProxies: proxies, Limits: limits.Default(),
 		CacheBytes: o.cacheMiB << 20, VerifyMemory: o.verifyMemoryMiB << 20, MaxStale: o.maxStale, OriginTimeout: o.originTimeout, Logger: log,
-		AdminGuard: adminguard.New(strings.Split(o.adminHosts, ","), o.adminToken), Conns: connsConfig(o, log)}
+		AdminGuard: adminguard.New(strings.Split(o.adminHosts, ","), o.adminToken), Conns: connsConfig(o, log), NoExactProbe: !o.exactProbe}
 	// started receives the WebAssembly engine once it is compiled and
 	// smoke-tested (the edge listens before, see startWasm).
 	started := make(chan *verifier.Wasm, 1)

@@ -54,6 +54,15 @@ type LookupRequest struct {
 	// the verify response's c2pa member computed from those stored bytes
 	// (c2pa), so the client need not read the manifest itself.
 	C2PAManifest bool `json:"c2pa_manifest,omitempty"`
+	// ExactOnly asks for the answer only when the file is byte-identical
+	// to the signed output of a record this service signed, which a client
+	// can ask with the SHA-256 alone, before analysing the file: sha256 is
+	// then the only required member, and perceptual_hash and watermark
+	// must be absent. Such a file is answered as without ExactOnly (200,
+	// counted with Report, its c2pa member with C2PAManifest); any other
+	// is answered 204 No Content, nothing counted, and the client analyses
+	// the file and asks again without ExactOnly.
+	ExactOnly bool `json:"exact_only,omitempty"`
 }
 
 // LookupResponse is the body of a lookup answer: every candidate record

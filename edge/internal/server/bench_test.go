@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,12 +30,13 @@ func cpuOf(b *testing.B, pid int) time.Duration {
 
 // BenchmarkVerifyEdgeCPU is the CPU of one verify through the edge
 // against the origin's own verify of the same file, with a real origin
-// process and three edges in this process: the compiled-in core
-// (native), the module in wazero, and the module in wazero reading every
-// manifest with the C2PA module before the lookup (wasm-c2pa-first: the
-// edge before the lookup answered the service's own signed output's
-// manifest). Every iteration verifies once at each, back to back, so
-// that load hits them alike.
+// process and five edges in this process: the compiled-in core (native),
+// the module in wazero (wasm), both with the exact probe off (-noprobe:
+// every file analysed, the edge before the exact-only lookup), and the
+// module in wazero reading every manifest with the C2PA module before the
+// lookup, probe off (wasm-c2pa-first: the edge before the lookup answered
+// the service's own signed output's manifest). Every iteration verifies
+// once at each, back to back, so that load hits them alike.
 //
 // The edge's CPU is this process's during its verify, less this
 // process's during the origin's own verify (the client's share: the
@@ -50,7 +52,8 @@ func BenchmarkVerifyEdgeCPU(b *testing.B) {
 	for _, e := range []struct {
 		name string
 		opts edgeOpts
-	}{{"native", edgeOpts{engine: "native"}}, {"wasm-c2pa-first", edgeOpts{readC2PAFirst: true}}, {"wasm", edgeOpts{}}} {
+	}{{"native", edgeOpts{engine: "native"}}, {"wasm-c2pa-first", edgeOpts{readC2PAFirst: true, mutate: noProbe}}, {"wasm", edgeOpts{}},
+		{"native-noprobe", edgeOpts{engine: "native", mutate: noProbe}}, {"wasm-noprobe", edgeOpts{mutate: noProbe}}} {
 		url, _ := startEdge(b, o.URL, e.opts)
 		targets = append(targets, struct{ name, url string }{e.name, url})
 	}
@@ -67,7 +70,7 @@ func BenchmarkVerifyEdgeCPU(b *testing.B) {
 		verify := func(i int) response {
 			r := upload(b, targets[i].url+"/api/v1/verify", nextClient(), "", in.file, nil)
 			mustStatus(b, r, 200, targets[i].name+" verify")
-			if i > 0 && !strings.HasPrefix(r.header.Get("X-Verified-By"), "edge "+strings.TrimSuffix(targets[i].name, "-c2pa-first")) {
+			if engine, _, _ := strings.Cut(targets[i].name, "-"); i > 0 && !strings.HasPrefix(r.header.Get("X-Verified-By"), "edge "+engine) {
 				b.Fatalf("%s: X-Verified-By %q: the edge passed it on", targets[i].name, r.header.Get("X-Verified-By"))
 			}
 			return r
@@ -96,7 +99,16 @@ func BenchmarkVerifyEdgeCPU(b *testing.B) {
 				b.ReportMetric(ms(origin[i]), targets[i].name+"-lookup-cpu-ms")
 				b.ReportMetric(float64(edge)/float64(origin[0]), targets[i].name+"/origin")
 			}
-			b.ReportMetric(float64(self[2]-client)/float64(self[3]-client), "c2pa-first/wasm")
+			edge := func(name string) float64 {
+				i := slices.IndexFunc(targets, func(t struct{ name, url string }) bool { return t.name == name })
+				return float64(self[i] - client)
+			}
+			b.ReportMetric(edge("wasm-c2pa-first")/edge("wasm-noprobe"), "c2pa-first/wasm-noprobe")
+			b.ReportMetric(edge("wasm")/edge("wasm-noprobe"), "wasm/wasm-noprobe")
+			b.ReportMetric(edge("native")/edge("native-noprobe"), "native/native-noprobe")
 		})
 	}
 }
+
+// noProbe turns the exact probe off (Config.NoExactProbe).
+func noProbe(c *Config) { c.NoExactProbe = true }

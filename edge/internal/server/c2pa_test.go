@@ -61,12 +61,7 @@ func TestOwnSignedPicturesSkipC2PAModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats := func() float64 {
-		r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
-		mustStatus(t, r, 200, "stats")
-		n, _ := r.json(t)["total_verified"].(float64)
-		return n
-	}
+	stats := func() float64 { return s.totalVerified(t, origin) }
 	for _, tt := range []struct {
 		name string
 		file []byte

@@ -96,7 +96,9 @@ type edgeOpts struct {
 	// readC2PAFirst reads every manifest with the C2PA module before the
 	// lookup (verifier.WasmConfig.ReadC2PAFirst): for comparisons.
 	readC2PAFirst bool
-	mutate        func(*Config)
+	// noC2PA runs the wasm engine without the C2PA module.
+	noC2PA bool
+	mutate func(*Config)
 }
 
 // startEdge runs an edge in front of origin on a loopback port, trusting
@@ -117,7 +119,11 @@ func startEdge(t testing.TB, origin string, o edgeOpts) (string, *Server) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: b.c2pa, CacheDir: cache,
+		c2pa := b.c2pa
+		if o.noC2PA {
+			c2pa = nil
+		}
+		w, err := verifier.NewWasm(context.Background(), verifier.WasmConfig{Module: b.module, C2PAModule: c2pa, CacheDir: cache,
 			Instances: max(o.instances, 2), MemoryBytes: o.memoryBytes, ReadC2PAFirst: o.readC2PAFirst})
 		if err != nil {
 			t.Fatal(err)
@@ -242,6 +248,15 @@ type signer struct{ originproc.Signer }
 func newSigner(t testing.TB, origin, email string) signer {
 	t.Helper()
 	return signer{originproc.NewSigner(t, origin, email, "Edge News")}
+}
+
+// totalVerified is the signer's total_verified at origin.
+func (s signer) totalVerified(t testing.TB, origin string) float64 {
+	t.Helper()
+	r := doJSON(t, "GET", origin+"/api/v1/dashboard/stats", s.Token, nil)
+	mustStatus(t, r, 200, "stats")
+	n, _ := r.json(t)["total_verified"].(float64)
+	return n
 }
 
 // sign signs file at the origin and returns the signed output and record id.

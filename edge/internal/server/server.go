@@ -94,6 +94,10 @@ type Config struct {
 	// Conns is the public listener's connection budget (zero fields:
 	// connlimit defaults; a negative cap: none).
 	Conns Conns
+	// NoExactProbe turns off the exact-only lookup made before analysing
+	// a file (verifyExact): every file is analysed, as before; for
+	// comparisons.
+	NoExactProbe bool
 }
 
 // Conns is the public listener's connection budget (docs/edge.md,

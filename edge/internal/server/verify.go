@@ -89,10 +89,13 @@ const multipartSlack = 64 << 10
 // lookupPath is the origin's public lookup (docs/api.md).
 const lookupPath = "/api/v1/verify/lookup"
 
-// verify answers POST /api/v1/verify at the edge: the file is analysed
-// by the engine, the origin's lookup (with report, so the signer's count
-// and content.verified happen at the origin as for its own verify) gives
-// the candidates, and the engine decides. The answer is the origin's
+// verify answers POST /api/v1/verify at the edge: a file that is byte
+// for byte the service's own signed output is decided from the
+// exact-only lookup without analysis (verifyExact), as the origin's
+// verify does; any other is analysed by the engine, the origin's lookup
+// (with report, so the signer's count and content.verified happen at the
+// origin as for its own verify) gives the candidates, and the engine
+// decides. The answer is the origin's
 // verify answer for the same file. Requests the edge does not analyse
 // itself (not one file part, a file the core refuses, which the origin
 // may still know by its hash) go to the origin's own verify unchanged.
@@ -138,6 +141,13 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 		s.forwardVerify(ctx, body, client)
 		return
 	}
+	report := true
+	if !s.cfg.NoExactProbe {
+		var done bool
+		if done, report = s.verifyExact(ctx, file, client); done {
+			return
+		}
+	}
 	a, err := s.cfg.Engine.Analyze(ctx, file)
 	var refused *verifier.AnalyzeError
 	switch {
@@ -150,7 +160,7 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 		s.engineFailed(ctx, err)
 		return
 	}
-	lookupJSON, ok := s.lookup(ctx, a, client, true)
+	lookupJSON, ok := s.lookup(ctx, a, client, report)
 	if !ok {
 		return
 	}
@@ -164,6 +174,11 @@ func (s *Server) verify(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
+	s.answer(ctx, v)
+}
+
+// answer writes the verdict decided at the edge.
+func (s *Server) answer(ctx *fasthttp.RequestCtx, v wire.VerifyResponse) {
 	out, err := json.Marshal(v)
 	if err != nil {
 		s.engineFailed(ctx, err)
@@ -292,9 +307,16 @@ func (s *Server) thirdPartyC2PA(ctx *fasthttp.RequestCtx, file []byte, a verifie
 // for the service's own reading of it (c2pa_manifest).
 func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client netip.Addr, report bool) ([]byte, bool) {
 	w := a.Facts.Watermark
-	body, err := json.Marshal(wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
+	return s.postLookup(ctx, wire.LookupRequest{SHA256: a.Facts.SHA256, PerceptualHash: a.Facts.PerceptualHash,
 		Watermark: &w, Format: a.Facts.Format, Width: a.Facts.Width, Height: a.Facts.Height, Report: report, C2PA: a.Facts.C2PA,
-		C2PAManifest: a.C2PAUnread && a.Facts.C2PA == nil})
+		C2PAManifest: a.C2PAUnread && a.Facts.C2PA == nil}, client)
+}
+
+// postLookup posts lr to the origin's lookup and returns its JSON answer;
+// an exact-only lookup's 204 (not the service's signed output) is a nil
+// answer. Any other answer is relayed to the client.
+func (s *Server) postLookup(ctx *fasthttp.RequestCtx, lr wire.LookupRequest, client netip.Addr) ([]byte, bool) {
+	body, err := json.Marshal(lr)
 	if err != nil {
 		s.engineFailed(ctx, err)
 		return nil, false
@@ -313,6 +335,9 @@ func (s *Server) lookup(ctx *fasthttp.RequestCtx, a verifier.Analysis, client ne
 	if err := s.buffer.DoTimeout(req, resp, s.cfg.OriginTimeout); err != nil {
 		s.originError(ctx, err)
 		return nil, false
+	}
+	if lr.ExactOnly && resp.StatusCode() == fasthttp.StatusNoContent {
+		return nil, true
 	}
 	if resp.StatusCode() != fasthttp.StatusOK {
 		// The origin's own refusal (its lookup quota, a problem) is the

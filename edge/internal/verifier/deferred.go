@@ -43,6 +43,12 @@ func (d *Deferred) Name() string {
 	return "starting"
 }
 
+// CanDecide implements Engine; false before Set.
+func (d *Deferred) CanDecide(c2pa bool) bool {
+	e := d.engine()
+	return e != nil && e.CanDecide(c2pa)
+}
+
 // Analyze implements Engine; ErrNotReady before Set.
 func (d *Deferred) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	if e := d.engine(); e != nil {

@@ -35,6 +35,11 @@ type Engine interface {
 	// (Analysis.C2PAUnread): the facts' c2pa, nil when the file carries
 	// none after all. Any error means the engine itself failed.
 	ReadC2PA(ctx context.Context, file []byte) (*wire.C2PAFacts, error)
+	// CanDecide reports whether Decide, and ReadC2PA when c2pa is true,
+	// run now. A caller that would decide without Analyze (the exact
+	// probe of the edge's verify) asks first: Analyze is where a file the
+	// engine cannot finish is refused, and the origin then answers it.
+	CanDecide(c2pa bool) bool
 	// Name is "wasm" or "native", with the module's hash for wasm.
 	Name() string
 }
@@ -90,6 +95,9 @@ type Native struct {
 
 // Name implements Engine.
 func (Native) Name() string { return "native" }
+
+// CanDecide implements Engine: the core is compiled in.
+func (Native) CanDecide(bool) bool { return true }
 
 // Analyze implements Engine.
 func (n Native) Analyze(_ context.Context, file []byte) (Analysis, error) {

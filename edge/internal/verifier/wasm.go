@@ -514,6 +514,11 @@ func (w *Wasm) Analyze(ctx context.Context, file []byte) (Analysis, error) {
 	return a, nil
 }
 
+// CanDecide implements Engine: a manifest takes the C2PA module, which
+// may still be compiling, or not be configured at all (Analyze then
+// refuses such a file).
+func (w *Wasm) CanDecide(c2pa bool) bool { return !c2pa || w.c2pa.Load() != nil }
+
 // ReadC2PA implements Engine: the C2PA module's c2pa_read. Analyze set
 // C2PAUnread only once the C2PA module was ready, and a ready one stays
 // (it is retired only at Close).

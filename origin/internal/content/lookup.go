@@ -30,6 +30,28 @@ func (s *Service) Lookup(ctx context.Context, f Facts, report bool) (wire.Lookup
 		ef.C2PA = f.C2PA
 		f = ef
 	}
+	return s.lookup(ctx, f, report)
+}
+
+// LookupExact is Lookup for a client that knows only the file's SHA-256
+// (sum) and, perhaps, its C2PA facts (c2pa): when sum is the signed output
+// of a record this service signed, exact is true and the answer is
+// Lookup's for that file, counted when report is true; otherwise exact is
+// false and nothing is searched or counted, so the client analyses the
+// file and asks Lookup. A registered record's output is not exact here:
+// its facts are the client's claim, and Verify decodes such a file.
+func (s *Service) LookupExact(ctx context.Context, sum [32]byte, c2pa *wire.C2PAFacts, report bool) (res wire.LookupResponse, exact bool, err error) {
+	f, signed, ok, err := s.exactFacts(ctx, sum)
+	if err != nil || !ok || !signed {
+		return wire.LookupResponse{}, false, err
+	}
+	f.C2PA = c2pa
+	res, err = s.lookup(ctx, f, report)
+	return res, err == nil, err
+}
+
+// lookup answers the facts f as they are (exactFacts already applied).
+func (s *Service) lookup(ctx context.Context, f Facts, report bool) (wire.LookupResponse, error) {
 	cands, err := s.candidates(ctx, f)
 	if err != nil {
 		return wire.LookupResponse{}, err
