@@ -164,8 +164,9 @@ func fakeLookupOrigin(t *testing.T, status int, exact string) (string, func() []
 // in full with report. A refusal (429) is relayed, nothing analysed. An
 // exact answer whose candidates hold no signed record of this file (the
 // origin counted it, the edge cannot decide from it): analysed and looked
-// up in full without report, so it is counted once. With the probe off:
-// the full lookup alone, with report.
+// up in full without report, so it is counted once. An origin that does
+// not know exact_only (400 unknown_field) counted nothing: as not exact.
+// With the probe off: the full lookup alone, with report.
 func TestExactProbeFallbacks(t *testing.T) {
 	file := unrelated(t, 42, 640, 480)
 	unverifiable := `{"candidates":[{"record_id":"00000000-0000-4000-8000-000000000000","record":"AAAA","signature_hex":"00","source":"sign","status":"active","created_at":"2026-01-01T00:00:00Z","anchor_state":"pending"}]}`
@@ -182,6 +183,9 @@ func TestExactProbeFallbacks(t *testing.T) {
 	}{
 		{"not exact", 204, "", false, 200, 1, []lookupSeen{{ExactOnly: true, Report: true}, full}},
 		{"refused", 429, `{"code":"rate_limited"}`, false, 429, 0, []lookupSeen{{ExactOnly: true, Report: true}}},
+		{"an origin without exact_only", 400, `{"code":"unknown_field","status":400}`, false, 200, 1,
+			[]lookupSeen{{ExactOnly: true, Report: true}, full}},
+		{"another bad request", 400, `{"code":"invalid_field","status":400}`, false, 400, 0, []lookupSeen{{ExactOnly: true, Report: true}}},
 		{"exact, no signed record of the file", 200, unverifiable, false, 200, 1,
 			[]lookupSeen{{ExactOnly: true, Report: true}, {HasPHash: true}}},
 		{"probe off", 200, unverifiable, true, 200, 1, []lookupSeen{full}},

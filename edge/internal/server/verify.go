@@ -336,7 +336,7 @@ func (s *Server) postLookup(ctx *fasthttp.RequestCtx, lr wire.LookupRequest, cli
 		s.originError(ctx, err)
 		return nil, false
 	}
-	if lr.ExactOnly && resp.StatusCode() == fasthttp.StatusNoContent {
+	if lr.ExactOnly && (resp.StatusCode() == fasthttp.StatusNoContent || unknownMember(resp)) {
 		return nil, true
 	}
 	if resp.StatusCode() != fasthttp.StatusOK {
@@ -350,6 +350,20 @@ func (s *Server) postLookup(ctx *fasthttp.RequestCtx, lr wire.LookupRequest, cli
 		return nil, false
 	}
 	return bytes.Clone(resp.Body()), true
+}
+
+// unknownMember reports whether the origin refused a lookup for a member
+// it does not know: an origin from before exact_only. It searched and
+// counted nothing, so the probe's answer is "not exact" and the verify
+// goes on as it did before the probe, during a rolling upgrade too.
+func unknownMember(resp *fasthttp.Response) bool {
+	if resp.StatusCode() != fasthttp.StatusBadRequest {
+		return false
+	}
+	var p struct {
+		Code string `json:"code"`
+	}
+	return json.Unmarshal(resp.Body(), &p) == nil && p.Code == "unknown_field"
 }
 
 // forwardVerify sends the buffered verify request to the origin's own
