@@ -35,8 +35,14 @@ C2PA_WASM := origin/internal/verifierwasm/build/c2pa.wasm
 # WASM_GCFLAGS: the standard library and runtime are compiled without
 # inlining, our own packages (the hot loops) with it: 72 KB less brotli
 # for the verifier module at no measurable cost to analyze in wazero
-# (docs/widget.md, "Size"). wasm/wasmtest.BuildArgs carries the same.
-WASM_GCFLAGS := -gcflags=all=-l -gcflags=github.com/provenant/provenant/...=
+# (docs/widget.md, "Size"). The field arithmetic of Ed25519 and P-256
+# (and math/bits, which both call) keeps its inlining: without it every
+# limb product is a call, so that a record's signature check was half of
+# decide and ECDSA most of the C2PA module's read. wasm/wasmtest.BuildArgs
+# carries the same.
+WASM_GCFLAGS := -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= \
+	-gcflags=filippo.io/edwards25519/field= -gcflags=math/bits= \
+	-gcflags=crypto/internal/fips140/nistec/...= -gcflags=crypto/internal/fips140/bigmod=
 wasm:
 	$(WASIP1_ENV) $(GO) build -tags noc2pa,verifyonly -buildmode=c-shared -ldflags='-s -w' $(WASM_GCFLAGS) -trimpath -o $(VERIFIER_WASM) ./wasm
 	$(WASIP1_ENV) $(GO) build -buildmode=c-shared -ldflags='-s -w' $(WASM_GCFLAGS) -trimpath -o $(C2PA_WASM) ./wasm/c2pa

@@ -8,7 +8,9 @@
 // frees both buffers. docs/widget.md is the contract.
 //
 // Build: go build -tags noc2pa,verifyonly -buildmode=c-shared -ldflags='-s -w' -trimpath
-// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= -o verifier.wasm ./wasm
+// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...=
+// -gcflags=filippo.io/edwards25519/field= -gcflags=math/bits=
+// -gcflags=crypto/internal/fips140/nistec/...= -gcflags=crypto/internal/fips140/bigmod= -o verifier.wasm ./wasm
 // (GOOS=wasip1 GOARCH=wasm; `make wasm`). The tag noc2pa leaves C2PA out
 // of the module (shared/facts, shared/lookup): the host gets a manifest's
 // facts and trust from the C2PA module (./wasm/c2pa) when analyze or

@@ -10,7 +10,9 @@
 // docs/widget.md is the contract.
 //
 // Build: go build -buildmode=c-shared -ldflags='-s -w' -trimpath
-// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...= -o c2pa.wasm ./wasm/c2pa
+// -gcflags=all=-l -gcflags=github.com/provenant/provenant/...=
+// -gcflags=filippo.io/edwards25519/field= -gcflags=math/bits=
+// -gcflags=crypto/internal/fips140/nistec/...= -gcflags=crypto/internal/fips140/bigmod= -o c2pa.wasm ./wasm/c2pa
 // (GOOS=wasip1 GOARCH=wasm; `make wasm`). The host must call _initialize
 // once after instantiation.
 package main

@@ -20,9 +20,14 @@ import (
 // Makefile's `wasm` target uses the same). The standard library and the
 // runtime are compiled without inlining and this module's packages with
 // it: that keeps the hot loops as they were and makes the verifier module
-// about 6 % smaller as served (docs/widget.md, "Size").
+// about 6 % smaller as served (docs/widget.md, "Size"). The field
+// arithmetic of Ed25519 and P-256, and math/bits, keep their inlining:
+// it halves decide's CPU (a record's signature check was most of it) and
+// cuts the C2PA module's read by two thirds (its ECDSA check).
 var BuildArgs = []string{"build", "-buildmode=c-shared", "-ldflags=-s -w", "-trimpath",
-	"-gcflags=all=-l", "-gcflags=github.com/provenant/provenant/...="}
+	"-gcflags=all=-l", "-gcflags=github.com/provenant/provenant/...=",
+	"-gcflags=filippo.io/edwards25519/field=", "-gcflags=math/bits=",
+	"-gcflags=crypto/internal/fips140/nistec/...=", "-gcflags=crypto/internal/fips140/bigmod="}
 
 // VerifierTags are the build tags of the verifier module: noc2pa leaves
 // C2PA to the C2PA module; verifyonly leaves out crypto/ed25519 and
