@@ -160,6 +160,19 @@ func maxRuns(dst, ext, pre, suf []float32, W int) {
 	maxRunsImpl(dst, ext, pre[:m], suf[:m], W)
 }
 
+// poolMax adds to sum the separable cyclic max filter of the T×T plane
+// zb within c's reach: every row's (into rows), then every column's of
+// that (pooledOffset; c.n = T). rows (T² values), line and out (T) are
+// scratch.
+func poolMax(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	T := c.n
+	if T < 1 || len(sum) != T*T || len(zb) != T*T || len(rows) != T*T || len(line) != T || len(out) != T ||
+		c.r < 0 || len(c.ext) != T+2*c.r || len(c.pre) != len(c.ext) || len(c.suf) != len(c.ext) {
+		panic("watermark: poolMax: bad shape")
+	}
+	poolMaxImpl(sum, zb, rows, line, out, c)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -408,6 +421,22 @@ func maxRunsGo(dst, ext, pre, suf []float32, W int) {
 			v = p
 		}
 		dst[x] = v
+	}
+}
+
+func poolMaxGo(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	T := c.n
+	for y := 0; y < T; y++ {
+		c.apply(rows[y*T:(y+1)*T], zb[y*T:(y+1)*T])
+	}
+	for x := 0; x < T; x++ {
+		for y := 0; y < T; y++ {
+			line[y] = rows[y*T+x]
+		}
+		c.apply(out, line)
+		for y, v := range out {
+			sum[y*T+x] += float64(v)
+		}
 	}
 }
 

@@ -38,6 +38,10 @@ func satFoldImpl(acc []float64, G int, sat []float64, stride int, xb, bx, yb, by
 
 func maxRunsImpl(dst, ext, pre, suf []float32, W int) { maxRunsGo(dst, ext, pre, suf, W) }
 
+func poolMaxImpl(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	poolMaxGo(sum, zb, rows, line, out, c)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

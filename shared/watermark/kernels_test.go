@@ -249,6 +249,36 @@ func checkMaxRuns(t *testing.T, n, W int, seed uint64, raw []byte) {
 	}
 }
 
+// checkPoolMax runs poolMax on a T×T plane of random float32 values
+// (raw's bits first) with reach r, into a sum holding a ramp, against its
+// portable Go body: the sums and the rows' maxima bit for bit.
+func checkPoolMax(t *testing.T, T, r int, seed uint64, raw []byte) {
+	t.Helper()
+	zb := make([]float32, T*T)
+	rnd := rand.New(rand.NewPCG(seed, 17))
+	for i := range zb {
+		if len(raw) >= 4*(i+1) {
+			zb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			zb[i] = float32(rnd.IntN(9)) - 4 + float32(rnd.IntN(4))/8
+		}
+	}
+	got, want := ramps(T * T)
+	var rows [2][]float32
+	for k, pool := range []func([]float64, []float32, []float32, []float32, []float32, *cyclicMax){poolMax, poolMaxGo} {
+		rows[k] = make([]float32, T*T)
+		pool([][]float64{got, want}[k], zb, rows[k], make([]float32, T), make([]float32, T), newCyclicMax(T, r))
+	}
+	if i, ok := sameFloat64Bits(got, want, true); !ok {
+		t.Fatalf("poolMax T=%d r=%d: sum %d = %v, the Go body gives %v", T, r, i, got[i], want[i])
+	}
+	for i := range rows[0] {
+		if math.Float32bits(rows[0][i]) != math.Float32bits(rows[1][i]) {
+			t.Fatalf("poolMax T=%d r=%d: rows %d = %v, the Go body gives %v", T, r, i, rows[0][i], rows[1][i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -289,6 +319,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{64, 7}, {64, 1}, {1, 1}, {1, 9}, {5, 3}, {64, 129}, {10, 4}} {
 		checkMaxRuns(t, f[0], f[1], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{64, 6}, {64, 3}, {64, 2}, {1, 0}, {1, 2}, {5, 7}, {3, 1}, {16, 0}, {7, 3}} {
+		checkPoolMax(t, f[0], f[1], uint64(i), nil)
+	}
 	nan := math.Float32bits(float32(math.NaN()))
 	raw := binary.LittleEndian.AppendUint32(nil, nan)
 	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
@@ -324,6 +357,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkFold(t, 1+int(s%16), w, c.off, c.t, 1+int(gap)%w, c.groups, uint64(m), raw)
 		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
 		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
+		checkPoolMax(t, c.m, int(gslack%9), uint64(gap), raw)
 	})
 }
 

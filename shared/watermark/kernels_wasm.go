@@ -49,6 +49,13 @@ func maxRunsImpl(dst, ext, pre, suf []float32, W int) {
 	maxRunsAsm(&dst[0], &ext[0], &pre[0], &suf[0], uintptr(len(dst)), uintptr(len(ext)), uintptr(W))
 }
 
+// poolMaxImpl's body builds each line's cyclic extension itself (the
+// source index starts at -r modulo T) and calls maxRunsAsm on it.
+func poolMaxImpl(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	T, r := c.n, c.r
+	poolMaxAsm(&sum[0], &zb[0], &rows[0], &out[0], &c.ext[0], &c.pre[0], &c.suf[0], uintptr(T), uintptr(r), uintptr(((-r)%T+T)%T))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -89,6 +96,9 @@ func satFoldAsm(acc *float64, rowBytes uintptr, sat *float64, strideBytes uintpt
 
 //go:noescape
 func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
+
+//go:noescape
+func poolMaxAsm(sum *float64, zb, rows, out, ext, pre, suf *float32, T, r, k0 uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

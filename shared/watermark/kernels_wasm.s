@@ -57,6 +57,26 @@
 // D23 sets R8 = 2d and R9 = 3d from d in R1.
 #define D23 SUM(R1, R1, R8); SUM(R8, R1, R9)
 
+// GATHER fills ext (R4, m values, end R15) with the line whose k-th value
+// is at R11 + k·R12, k starting at k0 (R9) and wrapping at T (R7).
+#define GATHER \
+	Get R9; Set R13; Get R4; Set R14; ADDR(R8, 2, R4, R15); \
+	Loop; \
+		Get R13; Get R12; I64Mul; Get R11; I64Add; Set R10; \
+		Get R14; I32WrapI64; F32Load 0(R10); F32Store $0; \
+		STEP(R13, 1); \
+		I64Const $0; Get R13; Get R13; Get R7; I64Eq; Select; Set R13; \
+		NEXT(R14, 4, R15); \
+	End
+
+// RUNS calls maxRunsAsm(dst, ext, pre, suf, T, m, m-T+1) (a leaf that
+// never unwinds the stack).
+#define RUNS(dst) \
+	MOVD dst, 0(SP); MOVD R4, 8(SP); MOVD R5, 16(SP); MOVD R6, 24(SP); \
+	MOVD R7, 32(SP); MOVD R8, 40(SP); \
+	Get R8; Get R7; I64Sub; I64Const $1; I64Add; Set R15; MOVD R15, 48(SP); \
+	CALLNORESUME ·maxRunsAsm(SB)
+
 // func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
 // d, m, gstride and the strides s1–s3 are in bytes.
 TEXT ·butterflies4Asm(SB), NOSPLIT, $0-88
@@ -541,5 +561,48 @@ TEXT ·maxRunsAsm(SB), NOSPLIT, $0-56
 		STEP(R7, 4)
 		STEP(R8, 4)
 		NEXT(R0, 4, R9)
+	End
+	RET
+
+// func poolMaxAsm(sum *float64, zb, rows, out, ext, pre, suf *float32, T, r, k0 uintptr)
+TEXT ·poolMaxAsm(SB), NOSPLIT, $56-80
+	MOVD sum+0(FP), R0; MOVD zb+8(FP), R1; MOVD rows+16(FP), R2; MOVD out+24(FP), R3
+	MOVD ext+32(FP), R4; MOVD pre+40(FP), R5; MOVD suf+48(FP), R6
+	MOVD T+56(FP), R7; MOVD r+64(FP), R8; MOVD k0+72(FP), R9
+	Get R8; Get R8; I64Add; Get R7; I64Add; Set R8 // m = T + 2r
+	// Rows: R1 and R2 step through zb and rows a row (T·4 bytes) at a time.
+	I64Const $4; Set R12
+	Get R7; Set R3
+	Loop
+		Get R1; Set R11
+		GATHER
+		RUNS(R2)
+		Get R7; I64Const $2; I64Shl; Get R1; I64Add; Set R1
+		Get R7; I64Const $2; I64Shl; Get R2; I64Add; Set R2
+		Get R3; I64Const $1; I64Sub; Tee R3; I64Eqz; I32Eqz; BrIf $0
+	End
+	// Columns: R2 back at rows' first column, R1 counts the columns down,
+	// R0 at sum's column; each column's maxima are added to sum down it.
+	Get R2; Get R7; Get R7; I64Mul; I64Const $2; I64Shl; I64Sub; Set R2
+	MOVD out+24(FP), R3
+	Get R7; Set R1
+	Loop
+		Get R2; Set R11
+		Get R7; I64Const $2; I64Shl; Set R12
+		GATHER
+		RUNS(R3)
+		// sum[y·T] += out[y], R13 down sum's column (T·8 bytes a step).
+		Get R0; Set R13; Get R3; Set R14; ADDR(R7, 2, R3, R15)
+		Get R7; I64Const $3; I64Shl; Set R12
+		Loop
+			Get R13; I32WrapI64
+			F64Load 0(R13); F32Load 0(R14); F64PromoteF32; F64Add
+			F64Store $0
+			ADDTO(R13, R12)
+			NEXT(R14, 4, R15)
+		End
+		STEP(R0, 8)
+		STEP(R2, 4)
+		Get R1; I64Const $1; I64Sub; Tee R1; I64Eqz; I32Eqz; BrIf $0
 	End
 	RET

@@ -245,19 +245,7 @@ func pooledOffset(b warpBlocks, T, r int) (dx, dy int, z float64) {
 	line, out := make([]float32, T), make([]float32, T)
 	mx := newCyclicMax(T, r)
 	for _, zb := range b.z {
-		// Separable cyclic max filter: rows, then columns.
-		for y := 0; y < T; y++ {
-			mx.apply(rows[y*T:(y+1)*T], zb[y*T:(y+1)*T])
-		}
-		for x := 0; x < T; x++ {
-			for y := 0; y < T; y++ {
-				line[y] = rows[y*T+x]
-			}
-			mx.apply(out, line)
-			for y, v := range out {
-				sum[y*T+x] += float64(v)
-			}
-		}
+		poolMax(sum, zb, rows, line, out, mx)
 	}
 	var s, ss float64
 	best, bi := math.Inf(-1), 0
