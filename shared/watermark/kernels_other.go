@@ -42,6 +42,8 @@ func poolMaxImpl(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
 	poolMaxGo(sum, zb, rows, line, out, c)
 }
 
+func tapsApplyImpl(dst, src []float32, t taps) { tapsApplyGo(dst, src, t) }
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

@@ -279,6 +279,43 @@ func checkPoolMax(t *testing.T, T, r int, seed uint64, raw []byte) {
 	}
 }
 
+// checkTaps runs taps.apply on the taps newTaps(n, m) (or, for
+// ratio > 0, areaTaps(n, m, start, ratio)) over random float32 values
+// (raw's bits first), against its portable Go body; and holds the taps to
+// what apply's constant-time check relies on: every output has a weight
+// and reads inside [0, n).
+func checkTaps(t *testing.T, n, m int, start, ratio float64, seed uint64, raw []byte) {
+	t.Helper()
+	tp := newTaps(n, m)
+	if ratio > 0 {
+		tp = areaTaps(n, m, start, ratio)
+	}
+	for i := range m {
+		k := tp.off[i+1] - tp.off[i]
+		if tp.n != n || k < 1 || tp.start[i] < 0 || tp.start[i]+k > n {
+			t.Fatalf("taps n=%d m=%d start %v ratio %v: output %d reads [%d, %d) of %d (taps' n %d)", n, m, start, ratio, i, tp.start[i], tp.start[i]+k, n, tp.n)
+		}
+	}
+	src := make([]float32, n)
+	rnd := rand.New(rand.NewPCG(seed, 19))
+	for i := range src {
+		if len(raw) >= 4*(i+1) {
+			src[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			src[i] = float32(rnd.NormFloat64() * 50)
+		}
+	}
+	got, want := make([]float32, m+1), make([]float32, m+1)
+	got[m], want[m] = 7, 7 // after the output: must stay
+	tp.apply(got[:m], src)
+	tapsApplyGo(want[:m], src, tp)
+	for i := range got {
+		if !sameFloat(float64(got[i]), float64(want[i]), true) {
+			t.Fatalf("taps n=%d m=%d start %v ratio %v: output %d = %v, the Go body gives %v", n, m, start, ratio, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -322,6 +359,12 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{64, 6}, {64, 3}, {64, 2}, {1, 0}, {1, 2}, {5, 7}, {3, 1}, {16, 0}, {7, 3}} {
 		checkPoolMax(t, f[0], f[1], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{1000, 256}, {256, 1000}, {7, 3}, {3, 7}, {1, 1}, {1, 5}, {5, 1}, {97, 96}} {
+		checkTaps(t, f[0], f[1], 0, 0, uint64(i), nil)
+	}
+	for i, f := range [][4]float64{{1000, 100, 3.5, 9.7}, {50, 40, 0, 1.25}, {50, 200, 0.25, 0.2}, {9, 1, 0, 9}, {64, 20, 1, 0.5}} {
+		checkTaps(t, int(f[0]), int(f[1]), f[2], f[3], uint64(i), nil)
+	}
 	nan := math.Float32bits(float32(math.NaN()))
 	raw := binary.LittleEndian.AppendUint32(nil, nan)
 	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
@@ -358,6 +401,8 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
 		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
 		checkPoolMax(t, c.m, int(gslack%9), uint64(gap), raw)
+		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)
+		checkTaps(t, w, 1+int(s%7), float64(gap%4)/3, float64(1+int(gslack%13))/4, uint64(m), raw)
 	})
 }
 
@@ -459,4 +504,21 @@ func TestChipRunsIsThePerPixelChip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTapsApplyChecksShape: apply refuses a source shorter than the taps'
+// input and an output longer than their outputs, before any kernel reads.
+func TestTapsApplyChecksShape(t *testing.T) {
+	tp := newTaps(10, 4)
+	for _, c := range [][2]int{{4, 9}, {5, 10}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("apply to %d outputs from %d inputs (taps 10 → 4) did not panic", c[0], c[1])
+				}
+			}()
+			tp.apply(make([]float32, c[0]), make([]float32, c[1]))
+		}()
+	}
+	tp.apply(make([]float32, 4), make([]float32, 10))
 }

@@ -56,6 +56,10 @@ func poolMaxImpl(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
 	poolMaxAsm(&sum[0], &zb[0], &rows[0], &out[0], &c.ext[0], &c.pre[0], &c.suf[0], uintptr(T), uintptr(r), uintptr(((-r)%T+T)%T))
 }
 
+func tapsApplyImpl(dst, src []float32, t taps) {
+	tapsApplyAsm(&dst[0], uintptr(len(dst)), &src[0], &t.start[0], &t.off[0], &t.w[0])
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -99,6 +103,9 @@ func maxRunsAsm(dst, ext, pre, suf *float32, n, m, w uintptr)
 
 //go:noescape
 func poolMaxAsm(sum *float64, zb, rows, out, ext, pre, suf *float32, T, r, k0 uintptr)
+
+//go:noescape
+func tapsApplyAsm(dst *float32, n uintptr, src *float32, start, off *int, w *float32)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

@@ -606,3 +606,36 @@ TEXT ·poolMaxAsm(SB), NOSPLIT, $56-80
 		Get R1; I64Const $1; I64Sub; Tee R1; I64Eqz; I32Eqz; BrIf $0
 	End
 	RET
+
+// func tapsApplyAsm(dst *float32, n uintptr, src *float32, start, off *int, w *float32)
+TEXT ·tapsApplyAsm(SB), NOSPLIT, $0-48
+	MOVD dst+0(FP), R0; MOVD n+8(FP), R1; MOVD src+16(FP), R2
+	MOVD start+24(FP), R3; MOVD off+32(FP), R4; MOVD w+40(FP), R5
+	ADDR(R1, 2, R0, R15) // end of dst
+	Loop
+		// R6 walks the weights up to R7, R8 the source from start[x].
+		I64Load 0(R4); I64Const $2; I64Shl; Get R5; I64Add; Set R6
+		I64Load 8(R4); I64Const $2; I64Shl; Get R5; I64Add; Set R7
+		I64Load 0(R3); I64Const $2; I64Shl; Get R2; I64Add; Set R8
+		F32Const $0.0; Set F0
+		F32Const $0.0; Set F1
+		Block
+			Loop
+				Get R6; I64Const $8; I64Add; Get R7; I64GtU; BrIf $1
+				Get F0; F32Load 0(R6); F32Load 0(R8); F32Mul; F32Add; Set F0
+				Get F1; F32Load 4(R6); F32Load 4(R8); F32Mul; F32Add; Set F1
+				STEP(R6, 8)
+				STEP(R8, 8)
+				Br $0
+			End
+		End
+		Get R6; Get R7; I64LtU
+		If
+			Get F0; F32Load 0(R6); F32Load 0(R8); F32Mul; F32Add; Set F0
+		End
+		Get R0; I32WrapI64; Get F0; Get F1; F32Add; F32Store $0
+		STEP(R3, 8)
+		STEP(R4, 8)
+		NEXT(R0, 4, R15)
+	End
+	RET

@@ -14,6 +14,10 @@ type taps struct {
 	start []int
 	off   []int // offsets into w: weights of output i are w[off[i]:off[i+1]]
 	w     []float32
+	// n is the input's length: every output's taps lie inside [0, n) and
+	// have at least one weight (areaTaps and newTaps make them so), which
+	// lets apply check a row in constant time.
+	n int
 }
 
 // areaTaps returns area-averaging weights for m output samples where output
@@ -21,7 +25,7 @@ type taps struct {
 // sample signal. Any ratio > 0 works: below 1 each output averages the one
 // or two input samples it overlaps. The interval must lie inside [0, n].
 func areaTaps(n, m int, start, ratio float64) taps {
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
+	t := taps{start: make([]int, m), off: make([]int, m+1), n: n}
 	for i := 0; i < m; i++ {
 		t.off[i] = len(t.w)
 		lo, hi := start+float64(i)*ratio, start+float64(i+1)*ratio
@@ -47,7 +51,7 @@ func newTaps(n, m int) taps {
 	if ratio >= 1 {
 		return areaTaps(n, m, 0, ratio)
 	}
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
+	t := taps{start: make([]int, m), off: make([]int, m+1), n: n}
 	for i := 0; i < m; i++ {
 		t.off[i] = len(t.w)
 		u := (float64(i)+0.5)*ratio - 0.5
@@ -98,6 +102,15 @@ func resampleTaps(l *imagex.Luma, tx, ty taps, full float32) []float32 {
 
 // apply writes to dst the weighted sums of src that t describes.
 func (t taps) apply(dst, src []float32) {
+	if len(dst) > len(t.start) || len(src) < t.n || len(t.off) != len(t.start)+1 {
+		panic("watermark: taps.apply: bad shape")
+	}
+	if len(dst) > 0 {
+		tapsApplyImpl(dst, src, t)
+	}
+}
+
+func tapsApplyGo(dst, src []float32, t taps) {
 	start, off := t.start[:len(dst)], t.off[:len(dst)+1]
 	for x := range dst {
 		ws := t.w[off[x]:off[x+1]]
