@@ -173,6 +173,41 @@ func poolMax(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
 	poolMaxImpl(sum, zb, rows, line, out, c)
 }
 
+// powerOf sets p[i] = |buf[i]|²; the two have the same length.
+func powerOf(p []float64, buf []complex128) {
+	if len(p) != len(buf) {
+		panic("watermark: powerOf: bad shape")
+	}
+	if len(p) > 0 {
+		powerOfImpl(p, buf)
+	}
+}
+
+// boxRows sets every row of dst (N×N) to the cyclic sums of the same row
+// of src over the 2r+1 values centred on each entry: the first summed in
+// order from −r, the next advanced by adding src[add[x]] − src[sub[x]]
+// (newLatticeMap: add[x] = (x+r+1) mod N, sub[x] = (x−r) mod N).
+func boxRows(dst, src []float64, N, r int, add, sub []int) {
+	if N < 1 || r < 0 || r >= N || len(dst) != N*N || len(src) != N*N || len(add) != N || len(sub) != N {
+		panic("watermark: boxRows: bad shape")
+	}
+	checkIndices("boxRows: add or sub", N, add, sub)
+	boxRowsImpl(dst, src, N, r, add, sub)
+}
+
+// whitenCols walks col, the running column sums of the box rows tmp
+// (N×N, N = len(col)), down the plane: at row y it adds pw/col·inv to out
+// where the sum is positive, then advances each column's sum by
+// tmp[add[y]] − tmp[sub[y]] (newLatticeMap).
+func whitenCols(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	N := len(col)
+	if N < 1 || len(out) != N*N || len(pw) != N*N || len(tmp) != N*N || len(add) != N || len(sub) != N {
+		panic("watermark: whitenCols: bad shape")
+	}
+	checkIndices("whitenCols: add or sub", N, add, sub)
+	whitenColsImpl(out, pw, tmp, col, add, sub, inv)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -436,6 +471,41 @@ func poolMaxGo(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
 		c.apply(out, line)
 		for y, v := range out {
 			sum[y*T+x] += float64(v)
+		}
+	}
+}
+
+func powerOfGo(p []float64, buf []complex128) {
+	p = p[:len(buf)]
+	for i, c := range buf {
+		p[i] = real(c)*real(c) + imag(c)*imag(c)
+	}
+}
+
+func boxRowsGo(dst, src []float64, N, r int, add, sub []int) {
+	for y := 0; y < N; y++ {
+		row, dst := src[y*N:(y+1)*N], dst[y*N:(y+1)*N]
+		var sum float64
+		for d := -r; d <= r; d++ {
+			sum += row[(d+N)%N]
+		}
+		for x := range dst {
+			dst[x] = sum
+			sum += row[add[x]] - row[sub[x]]
+		}
+	}
+}
+
+func whitenColsGo(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	N := len(col)
+	for y := 0; y < N; y++ {
+		out, pw := out[y*N:(y+1)*N], pw[y*N:(y+1)*N]
+		in, drop := tmp[add[y]*N:(add[y]+1)*N], tmp[sub[y]*N:(sub[y]+1)*N]
+		for x, sum := range col {
+			if sum > 0 {
+				out[x] += pw[x] / sum * inv
+			}
+			col[x] = sum + (in[x] - drop[x])
 		}
 	}
 }

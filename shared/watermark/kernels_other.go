@@ -44,6 +44,14 @@ func poolMaxImpl(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
 
 func tapsApplyImpl(dst, src []float32, t taps) { tapsApplyGo(dst, src, t) }
 
+func powerOfImpl(p []float64, buf []complex128) { powerOfGo(p, buf) }
+
+func boxRowsImpl(dst, src []float64, N, r int, add, sub []int) { boxRowsGo(dst, src, N, r, add, sub) }
+
+func whitenColsImpl(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	whitenColsGo(out, pw, tmp, col, add, sub, inv)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

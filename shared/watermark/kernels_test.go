@@ -316,6 +316,60 @@ func checkTaps(t *testing.T, n, m int, start, ratio float64, seed uint64, raw []
 	}
 }
 
+// checkWhiten runs the lattice map's whitening kernels (powerOf,
+// boxRows, whitenCols) on an N×N plane with reach r over random values
+// (raw's bits first; a third of the column sums ≤ 0), against their
+// portable Go bodies.
+func checkWhiten(t *testing.T, N, r int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 23))
+	val := func(i int) float64 {
+		if len(raw) >= 8*(i+1) {
+			return math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+		return rnd.NormFloat64() * 10
+	}
+	buf := make([]complex128, N*N)
+	for i := range buf {
+		buf[i] = complex(val(2*i), val(2*i+1))
+	}
+	add, sub := make([]int, N), make([]int, N)
+	for i := range add {
+		add[i], sub[i] = (i+r+1)%N, (i-r+N)%N
+	}
+	inv := float64((2*r+1)*(2*r+1)) / 2
+	var p, box, out, col [2][]float64
+	for k := range 2 {
+		p[k], box[k] = make([]float64, N*N), make([]float64, N*N)
+		out[k], _ = ramps(N * N)
+		col[k] = make([]float64, N)
+		for i := range col[k] {
+			col[k][i] = float64(i%3-1) * float64(i+1)
+		}
+	}
+	powerOf(p[0], buf)
+	powerOfGo(p[1], buf)
+	// The sums whitenCols divides by: the box of the power (as the lattice
+	// map does), or the raw values themselves when raw gave them.
+	src := p[1]
+	if len(raw) > 0 {
+		src = make([]float64, N*N)
+		for i := range src {
+			src[i] = val(i)
+		}
+	}
+	boxRows(box[0], src, N, r, add, sub)
+	boxRowsGo(box[1], src, N, r, add, sub)
+	whitenCols(out[0], p[1], box[1], col[0], add, sub, inv)
+	whitenColsGo(out[1], p[1], box[1], col[1], add, sub, inv)
+	for k, name := range []string{"power", "box rows", "whitened", "column sums"} {
+		got, want := [][]float64{p[0], box[0], out[0], col[0]}[k], [][]float64{p[1], box[1], out[1], col[1]}[k]
+		if i, ok := sameFloat64Bits(got, want, true); !ok {
+			t.Fatalf("whitening N=%d r=%d: %s %d = %v, the Go body gives %v", N, r, name, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -365,6 +419,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][4]float64{{1000, 100, 3.5, 9.7}, {50, 40, 0, 1.25}, {50, 200, 0.25, 0.2}, {9, 1, 0, 9}, {64, 20, 1, 0.5}} {
 		checkTaps(t, int(f[0]), int(f[1]), f[2], f[3], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{256, 4}, {16, 4}, {1, 0}, {2, 1}, {9, 0}, {9, 8}, {33, 5}} {
+		checkWhiten(t, f[0], f[1], uint64(i), nil)
+	}
 	nan := math.Float32bits(float32(math.NaN()))
 	raw := binary.LittleEndian.AppendUint32(nil, nan)
 	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
@@ -401,6 +458,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkSATFold(t, 1+int(s%16), w, 1+c.groups, c.m, c.groups, uint64(gap), raw)
 		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
 		checkPoolMax(t, c.m, int(gslack%9), uint64(gap), raw)
+		checkWhiten(t, 1+int(m%24), int(gslack)%(1+int(m%24)), uint64(s), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)
 		checkTaps(t, w, 1+int(s%7), float64(gap%4)/3, float64(1+int(gslack%13))/4, uint64(m), raw)
 	})

@@ -60,6 +60,20 @@ func tapsApplyImpl(dst, src []float32, t taps) {
 	tapsApplyAsm(&dst[0], uintptr(len(dst)), &src[0], &t.start[0], &t.off[0], &t.w[0])
 }
 
+func powerOfImpl(p []float64, buf []complex128) {
+	powerOfAsm(&p[0], &buf[0], uintptr(len(p)))
+}
+
+// boxRowsImpl hands over the first window's start, (N−r) mod N, and its
+// length.
+func boxRowsImpl(dst, src []float64, N, r int, add, sub []int) {
+	boxRowsAsm(&dst[0], &src[0], uintptr(N), uintptr((N-r)%N), uintptr(2*r+1), &add[0], &sub[0])
+}
+
+func whitenColsImpl(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	whitenColsAsm(&out[0], &pw[0], &tmp[0], &col[0], uintptr(len(col)), &add[0], &sub[0], inv)
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -106,6 +120,15 @@ func poolMaxAsm(sum *float64, zb, rows, out, ext, pre, suf *float32, T, r, k0 ui
 
 //go:noescape
 func tapsApplyAsm(dst *float32, n uintptr, src *float32, start, off *int, w *float32)
+
+//go:noescape
+func powerOfAsm(p *float64, buf *complex128, n uintptr)
+
+//go:noescape
+func boxRowsAsm(dst, src *float64, n, k0, w uintptr, add, sub *int)
+
+//go:noescape
+func whitenColsAsm(out, pw, tmp, col *float64, n uintptr, add, sub *int, inv float64)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

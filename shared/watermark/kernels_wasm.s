@@ -639,3 +639,86 @@ TEXT ·tapsApplyAsm(SB), NOSPLIT, $0-48
 		NEXT(R0, 4, R15)
 	End
 	RET
+
+// func powerOfAsm(p *float64, buf *complex128, n uintptr)
+TEXT ·powerOfAsm(SB), NOSPLIT, $0-24
+	MOVD p+0(FP), R0; MOVD buf+8(FP), R1; MOVD n+16(FP), R2
+	ADDR(R2, 3, R0, R3) // end of p
+	Loop
+		LOADC(R1, F16, F17)
+		Get R0; I32WrapI64
+		Get F16; Get F16; F64Mul; Get F17; Get F17; F64Mul; F64Add
+		F64Store $0
+		STEP(R1, 16)
+		NEXT(R0, 8, R3)
+	End
+	RET
+
+// func boxRowsAsm(dst, src *float64, n, k0, w uintptr, add, sub *int)
+TEXT ·boxRowsAsm(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0; MOVD src+8(FP), R1; MOVD n+16(FP), R2
+	MOVD k0+24(FP), R3; MOVD w+32(FP), R4
+	Get R2; I64Const $3; I64Shl; Set R12 // a row's bytes
+	Get R2; Set R5                       // rows left
+	Loop
+		// The first window: w values from k0, wrapping at n.
+		F64Const $0.0; Set F16
+		Get R3; Set R6
+		Get R4; Set R7
+		Loop
+			Get F16; Get R6; I64Const $3; I64Shl; Get R1; I64Add; Set R8; F64Load 0(R8); F64Add; Set F16
+			STEP(R6, 1)
+			I64Const $0; Get R6; Get R6; Get R2; I64Eq; Select; Set R6
+			COUNTDOWN(R7)
+		End
+		// The rest: R8 and R9 walk add and sub, R0 the row of dst to R11.
+		MOVD add+40(FP), R8; MOVD sub+48(FP), R9
+		SUM(R0, R12, R11)
+		Loop
+			Get R0; I32WrapI64; Get F16; F64Store $0
+			I64Load 0(R8); I64Const $3; I64Shl; Get R1; I64Add; Set R6
+			I64Load 0(R9); I64Const $3; I64Shl; Get R1; I64Add; Set R7
+			Get F16; F64Load 0(R6); F64Load 0(R7); F64Sub; F64Add; Set F16
+			STEP(R8, 8)
+			STEP(R9, 8)
+			NEXT(R0, 8, R11)
+		End
+		ADDTO(R1, R12)
+		COUNTDOWN(R5)
+	End
+	RET
+
+// func whitenColsAsm(out, pw, tmp, col *float64, n uintptr, add, sub *int, inv float64)
+TEXT ·whitenColsAsm(SB), NOSPLIT, $0-64
+	MOVD out+0(FP), R0; MOVD pw+8(FP), R1; MOVD tmp+16(FP), R2; MOVD col+24(FP), R3
+	MOVD n+32(FP), R4; MOVD add+40(FP), R5; MOVD sub+48(FP), R6; F64Load inv+56(FP); Set F16
+	Get R4; I64Const $3; I64Shl; Set R8 // a row's bytes
+	Get R4; Set R7                      // rows left
+	Loop
+		// R9 and R10: the rows entering and leaving; R11 walks col to R12.
+		I64Load 0(R5); Get R8; I64Mul; Get R2; I64Add; Set R9
+		I64Load 0(R6); Get R8; I64Mul; Get R2; I64Add; Set R10
+		Get R3; Set R11
+		SUM(R3, R8, R12)
+		Loop
+			F64Load 0(R11); Set F17
+			Get F17; F64Const $0.0; F64Gt
+			If
+				Get R0; I32WrapI64
+				F64Load 0(R0); F64Load 0(R1); Get F17; F64Div; Get F16; F64Mul; F64Add
+				F64Store $0
+			End
+			Get R11; I32WrapI64
+			Get F17; F64Load 0(R9); F64Load 0(R10); F64Sub; F64Add
+			F64Store $0
+			STEP(R0, 8)
+			STEP(R1, 8)
+			STEP(R9, 8)
+			STEP(R10, 8)
+			NEXT(R11, 8, R12)
+		End
+		STEP(R5, 8)
+		STEP(R6, 8)
+		COUNTDOWN(R7)
+	End
+	RET
