@@ -52,6 +52,12 @@ func whitenColsImpl(out, pw, tmp, col []float64, add, sub []int, inv float64) {
 	whitenColsGo(out, pw, tmp, col, add, sub, inv)
 }
 
+func boxLineImpl(dst, src []float32, r int, inv []float64) { boxLineGo(dst, src, r, inv) }
+
+func boxColsImpl(dst []float32, col []float64, in, out []float32, inv float64) {
+	boxColsGo(dst, col, in, out, inv)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

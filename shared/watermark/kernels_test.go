@@ -370,6 +370,55 @@ func checkWhiten(t *testing.T, N, r int, seed uint64, raw []byte) {
 	}
 }
 
+// checkBox runs boxBlur's kernels, boxLine on a line of n random float32
+// values with radius r and boxCols on n columns, against their portable
+// Go bodies (raw's bits first), with a sentinel after each output.
+func checkBox(t *testing.T, n, r int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 31))
+	vals := func(k int, from int) []float32 {
+		v := make([]float32, k)
+		for i := range v {
+			if j := from + i; len(raw) >= 4*(j+1) {
+				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+			} else {
+				// Magnitudes 2³⁰ apart, so that sums round and their
+				// order shows.
+				v[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
+			}
+		}
+		return v
+	}
+	src, in, out := vals(n, 0), vals(n, n), vals(n, 2*n)
+	inv := recipCounts(n, r)
+	var dst [2][]float32
+	var col [2][]float64
+	for k := range 2 {
+		dst[k] = make([]float32, n+1)
+		dst[k][n] = 7
+		col[k] = make([]float64, n)
+		for i := range col[k] {
+			col[k][i] = float64(src[(i+1)%n]) * 3
+		}
+	}
+	same := func(what string, a, b []float32) {
+		for i := range a {
+			if !sameFloat(float64(a[i]), float64(b[i]), true) {
+				t.Fatalf("%s n=%d r=%d: %d = %v, the Go body gives %v", what, n, r, i, a[i], b[i])
+			}
+		}
+	}
+	boxLine(dst[0][:n], src, r, inv)
+	boxLineGo(dst[1][:n], src, r, inv)
+	same("boxLine", dst[0], dst[1])
+	boxCols(dst[0][:n], col[0], in, out, inv[n/2])
+	boxColsGo(dst[1][:n], col[1], in, out, inv[n/2])
+	same("boxCols", dst[0], dst[1])
+	if i, ok := sameFloat64Bits(col[0], col[1], true); !ok {
+		t.Fatalf("boxCols n=%d: column %d = %v, the Go body gives %v", n, i, col[0][i], col[1][i])
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -422,6 +471,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{256, 4}, {16, 4}, {1, 0}, {2, 1}, {9, 0}, {9, 8}, {33, 5}} {
 		checkWhiten(t, f[0], f[1], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{200, 2}, {200, 1}, {64, 7}, {1, 0}, {1, 3}, {5, 0}, {5, 4}, {5, 9}, {33, 16}} {
+		checkBox(t, f[0], f[1], uint64(i), nil)
+	}
 	nan := math.Float32bits(float32(math.NaN()))
 	raw := binary.LittleEndian.AppendUint32(nil, nan)
 	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
@@ -459,6 +511,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkMaxRuns(t, c.m, 1+int(gslack%9), uint64(s), raw)
 		checkPoolMax(t, c.m, int(gslack%9), uint64(gap), raw)
 		checkWhiten(t, 1+int(m%24), int(gslack)%(1+int(m%24)), uint64(s), raw)
+		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)
 		checkTaps(t, w, 1+int(s%7), float64(gap%4)/3, float64(1+int(gslack%13))/4, uint64(m), raw)
 	})

@@ -74,6 +74,14 @@ func whitenColsImpl(out, pw, tmp, col []float64, add, sub []int, inv float64) {
 	whitenColsAsm(&out[0], &pw[0], &tmp[0], &col[0], uintptr(len(col)), &add[0], &sub[0], inv)
 }
 
+func boxLineImpl(dst, src []float32, r int, inv []float64) {
+	boxLineAsm(&dst[0], &src[0], uintptr(len(src)), uintptr(r), &inv[0])
+}
+
+func boxColsImpl(dst []float32, col []float64, in, out []float32, inv float64) {
+	boxColsAsm(&dst[0], &col[0], &in[0], &out[0], uintptr(len(dst)), inv)
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -129,6 +137,12 @@ func boxRowsAsm(dst, src *float64, n, k0, w uintptr, add, sub *int)
 
 //go:noescape
 func whitenColsAsm(out, pw, tmp, col *float64, n uintptr, add, sub *int, inv float64)
+
+//go:noescape
+func boxLineAsm(dst, src *float32, n, r uintptr, inv *float64)
+
+//go:noescape
+func boxColsAsm(dst *float32, col *float64, in, out *float32, n uintptr, inv float64)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

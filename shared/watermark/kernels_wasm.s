@@ -722,3 +722,62 @@ TEXT ·whitenColsAsm(SB), NOSPLIT, $0-64
 		COUNTDOWN(R7)
 	End
 	RET
+
+// func boxLineAsm(dst, src *float32, n, r uintptr, inv *float64)
+// n is at least 1.
+TEXT ·boxLineAsm(SB), NOSPLIT, $0-40
+	MOVD dst+0(FP), R0; MOVD src+8(FP), R1; MOVD n+16(FP), R2; MOVD r+24(FP), R3; MOVD inv+32(FP), R4
+	// F16 = the sum of the first min(r+1, n) values.
+	F64Const $0.0; Set F16
+	Get R3; I64Const $1; I64Add; Tee R5; Get R2; Get R5; Get R2; I64LtU; Select; Set R5
+	Get R1; Set R6
+	ADDR(R5, 2, R1, R7)
+	Loop
+		Get F16; F32Load 0(R6); F64PromoteF32; F64Add; Set F16
+		NEXT(R6, 4, R7)
+	End
+	// R8 = i; R9 = i+r+1 and R6 its value's address; R7 the address of
+	// the value i−r, read only when i ≥ r. A value outside the line is 0.
+	I64Const $0; Set R8
+	Get R3; I64Const $1; I64Add; Set R9
+	ADDR(R9, 2, R1, R6)
+	Get R1; Get R3; I64Const $2; I64Shl; I64Sub; Set R7
+	Loop
+		Get R0; I32WrapI64; Get F16; F64Load 0(R4); F64Mul; F32DemoteF64; F32Store $0
+		F64Const $0.0; Set F17
+		Get R9; Get R2; I64LtU
+		If
+			F32Load 0(R6); F64PromoteF32; Set F17
+		End
+		F64Const $0.0; Set F18
+		Get R8; Get R3; I64GeU
+		If
+			F32Load 0(R7); F64PromoteF32; Set F18
+		End
+		Get F16; Get F17; Get F18; F64Sub; F64Add; Set F16
+		STEP(R0, 4)
+		STEP(R4, 8)
+		STEP(R6, 4)
+		STEP(R7, 4)
+		STEP(R9, 1)
+		Get R8; I64Const $1; I64Add; Tee R8; Get R2; I64LtU; BrIf $0
+	End
+	RET
+
+// func boxColsAsm(dst *float32, col *float64, in, out *float32, n uintptr, inv float64)
+TEXT ·boxColsAsm(SB), NOSPLIT, $0-48
+	MOVD dst+0(FP), R0; MOVD col+8(FP), R1; MOVD in+16(FP), R2; MOVD out+24(FP), R3; MOVD n+32(FP), R4
+	F64Load inv+40(FP); Set F16
+	ADDR(R4, 2, R0, R5)
+	Loop
+		F64Load 0(R1); Set F17
+		Get R0; I32WrapI64; Get F17; Get F16; F64Mul; F32DemoteF64; F32Store $0
+		Get R1; I32WrapI64
+		Get F17; F32Load 0(R2); F64PromoteF32; F64Add; F32Load 0(R3); F64PromoteF32; F64Sub
+		F64Store $0
+		STEP(R1, 8)
+		STEP(R2, 4)
+		STEP(R3, 4)
+		NEXT(R0, 4, R5)
+	End
+	RET

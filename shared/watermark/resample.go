@@ -297,11 +297,7 @@ func boxBlur(src []float32, w, h, r int) []float32 {
 			outRow = ring[j%n*w:][:w]
 		}
 		dst, inv := out[y*w:][:w], invY[y]
-		in, outRow = in[:w], outRow[:w]
-		for x, c := range col {
-			dst[x] = float32(c * inv)
-			col[x] = c + float64(in[x]) - float64(outRow[x])
-		}
+		boxCols(dst, col, in, outRow, inv)
 	}
 	return out
 }
@@ -319,6 +315,15 @@ func recipCounts(n, r int) []float64 {
 // boxLine writes to dst the running mean of src over windows of radius r,
 // given the reciprocal window counts.
 func boxLine(dst, src []float32, r int, inv []float64) {
+	if r < 0 || len(dst) < len(src) || len(inv) < len(src) {
+		panic("watermark: boxLine: bad shape")
+	}
+	if len(src) > 0 {
+		boxLineImpl(dst, src, r, inv)
+	}
+}
+
+func boxLineGo(dst, src []float32, r int, inv []float64) {
 	n := len(src)
 	dst, inv = dst[:n], inv[:n]
 	var s float64
@@ -336,6 +341,24 @@ func boxLine(dst, src []float32, r int, inv []float64) {
 			out = float64(src[j])
 		}
 		s += in - out
+	}
+}
+
+// boxCols writes to dst the column sums col times inv and advances each
+// by in − out (boxBlur's vertical pass); the five have the same length.
+func boxCols(dst []float32, col []float64, in, out []float32, inv float64) {
+	if len(col) != len(dst) || len(in) != len(dst) || len(out) != len(dst) {
+		panic("watermark: boxCols: bad shape")
+	}
+	if len(dst) > 0 {
+		boxColsImpl(dst, col, in, out, inv)
+	}
+}
+
+func boxColsGo(dst []float32, col []float64, in, out []float32, inv float64) {
+	for x, c := range col {
+		dst[x] = float32(c * inv)
+		col[x] = c + float64(in[x]) - float64(out[x])
 	}
 }
 
