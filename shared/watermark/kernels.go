@@ -208,6 +208,20 @@ func whitenCols(out, pw, tmp, col []float64, add, sub []int, inv float64) {
 	whitenColsImpl(out, pw, tmp, col, add, sub, inv)
 }
 
+// warpRow adds each value of row to the bin of acc (T×T) at the tile
+// position of its fixed-point coordinates (ux, uy), which move by (dux,
+// duy) from one value to the next, a step that itself moves by (ddux,
+// dduy) (foldWarpTo). The bins are taken modulo the tile, so every one is
+// inside acc.
+func warpRow(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	if T < 1 || len(acc) < T*T {
+		panic("watermark: warpRow: bad shape")
+	}
+	if len(row) > 0 {
+		warpRowImpl(acc, T, row, ux, uy, dux, duy, ddux, dduy)
+	}
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -507,6 +521,17 @@ func whitenColsGo(out, pw, tmp, col []float64, add, sub []int, inv float64) {
 			}
 			col[x] = sum + (in[x] - drop[x])
 		}
+	}
+}
+
+func warpRowGo(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	mask := int64(T - 1)
+	for _, v := range row {
+		acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
+		ux += dux
+		uy += duy
+		dux += ddux
+		duy += dduy
 	}
 }
 

@@ -58,6 +58,10 @@ func boxColsImpl(dst []float32, col []float64, in, out []float32, inv float64) {
 	boxColsGo(dst, col, in, out, inv)
 }
 
+func warpRowImpl(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	warpRowGo(acc, T, row, ux, uy, dux, duy, ddux, dduy)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

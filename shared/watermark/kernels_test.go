@@ -419,6 +419,37 @@ func checkBox(t *testing.T, n, r int, seed uint64, raw []byte) {
 	}
 }
 
+// checkWarpRow runs warpRow on a row of n random values (raw's bits
+// first) into T×T bins from random fixed-point coordinates and steps,
+// against its portable Go body.
+func checkWarpRow(t *testing.T, T, n int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 37))
+	row := make([]float32, n)
+	for i := range row {
+		if len(raw) >= 4*(i+1) {
+			row[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			row[i] = float32(rnd.NormFloat64() * 100)
+		}
+	}
+	c := make([]int64, 6)
+	for i := range c {
+		// Coordinates of either sign, steps of a few pixels, the step's
+		// steps small.
+		c[i] = rnd.Int64N(1<<44) - 1<<43
+		if i >= 2 {
+			c[i] >>= 8 * (i / 2)
+		}
+	}
+	got, want := ramps(T*T + 1)
+	warpRow(got, T, row, c[0], c[1], c[2], c[3], c[4], c[5])
+	warpRowGo(want, T, row, c[0], c[1], c[2], c[3], c[4], c[5])
+	if i, ok := sameFloat64Bits(got, want, true); !ok {
+		t.Fatalf("warpRow T=%d n=%d %v: bin %d = %v, the Go body gives %v", T, n, c, i, got[i], want[i])
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -474,6 +505,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{200, 2}, {200, 1}, {64, 7}, {1, 0}, {1, 3}, {5, 0}, {5, 4}, {5, 9}, {33, 16}} {
 		checkBox(t, f[0], f[1], uint64(i), nil)
 	}
+	for i, f := range [][2]int{{64, 500}, {64, 1}, {32, 77}, {1, 9}, {48, 300}, {3, 20}} {
+		checkWarpRow(t, f[0], f[1], uint64(i), nil)
+	}
 	nan := math.Float32bits(float32(math.NaN()))
 	raw := binary.LittleEndian.AppendUint32(nil, nan)
 	raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(math.Copysign(0, -1))))
@@ -512,6 +546,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkPoolMax(t, c.m, int(gslack%9), uint64(gap), raw)
 		checkWhiten(t, 1+int(m%24), int(gslack)%(1+int(m%24)), uint64(s), raw)
 		checkBox(t, w, int(gap%12), uint64(s), raw)
+		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)
 		checkTaps(t, w, 1+int(s%7), float64(gap%4)/3, float64(1+int(gslack%13))/4, uint64(m), raw)
 	})

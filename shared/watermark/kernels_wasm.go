@@ -82,6 +82,10 @@ func boxColsImpl(dst []float32, col []float64, in, out []float32, inv float64) {
 	boxColsAsm(&dst[0], &col[0], &in[0], &out[0], uintptr(len(dst)), inv)
 }
 
+func warpRowImpl(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	warpRowAsm(&acc[0], uintptr(T), &row[0], uintptr(len(row)), ux, uy, dux, duy, ddux, dduy, fixBits)
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -143,6 +147,9 @@ func boxLineAsm(dst, src *float32, n, r uintptr, inv *float64)
 
 //go:noescape
 func boxColsAsm(dst *float32, col *float64, in, out *float32, n uintptr, inv float64)
+
+//go:noescape
+func warpRowAsm(acc *float64, T uintptr, row *float32, n uintptr, ux, uy, dux, duy, ddux, dduy int64, shift uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

@@ -781,3 +781,24 @@ TEXT ·boxColsAsm(SB), NOSPLIT, $0-48
 		NEXT(R0, 4, R5)
 	End
 	RET
+
+// func warpRowAsm(acc *float64, T uintptr, row *float32, n uintptr, ux, uy, dux, duy, ddux, dduy int64, shift uintptr)
+TEXT ·warpRowAsm(SB), NOSPLIT, $0-88
+	MOVD acc+0(FP), R0; MOVD T+8(FP), R1; MOVD row+16(FP), R2; MOVD n+24(FP), R3
+	MOVD ux+32(FP), R4; MOVD uy+40(FP), R5; MOVD dux+48(FP), R6; MOVD duy+56(FP), R7
+	MOVD ddux+64(FP), R8; MOVD dduy+72(FP), R9; MOVD shift+80(FP), R13
+	Get R1; I64Const $1; I64Sub; Set R10 // mask
+	ADDR(R3, 2, R2, R11)                 // end of row
+	Loop
+		// R12 = the bin's address.
+		Get R5; Get R13; I64ShrS; Get R10; I64And; Get R1; I64Mul
+		Get R4; Get R13; I64ShrS; Get R10; I64And; I64Add
+		I64Const $3; I64Shl; Get R0; I64Add; Set R12
+		Get R12; I32WrapI64; F64Load 0(R12); F32Load 0(R2); F64PromoteF32; F64Add; F64Store $0
+		ADDTO(R4, R6)
+		ADDTO(R5, R7)
+		ADDTO(R6, R8)
+		ADDTO(R7, R9)
+		NEXT(R2, 4, R11)
+	End
+	RET
