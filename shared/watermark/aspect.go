@@ -95,13 +95,7 @@ func (s *scheme) aspectFold(p []float64, long int, landscape bool, r float64, i0
 	// Sum runs of the long axis that share a chip first (long-major:
 	// accT[cl] is the G-vector of long chip cl), then lay out as y rows.
 	accT := make([]float64, G*G)
-	for i := i0; i < i1; i++ {
-		cl := (int((float64(i)+0.5)/r) % T) / C
-		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
-		for c, v := range src {
-			dst[c] += v
-		}
-	}
+	foldAspect(accT, p, G, T, C, r, i0, i1)
 	if !landscape {
 		return accT
 	}

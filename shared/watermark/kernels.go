@@ -222,6 +222,40 @@ func warpRow(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy i
 	}
 }
 
+// zSums sets out to the real (or imaginary) parts of buf as float32 and
+// returns their sum and sum of squares (zScores); the two have the same
+// length.
+func zSums(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
+	if len(out) != len(buf) {
+		panic("watermark: zSums: bad shape")
+	}
+	if len(out) == 0 {
+		return 0, 0
+	}
+	return zSumsImpl(out, buf, useImag)
+}
+
+// zNormalise sets out[i] to (out[i] − mean)/sd (zScores).
+func zNormalise(out []float32, mean, sd float64) {
+	if len(out) > 0 {
+		zNormaliseImpl(out, mean, sd)
+	}
+}
+
+// foldAspect adds each row i of p (G values a row), i0 ≤ i < i1, to row
+// (int((i+0.5)/r) mod T)/C of accT (G×G) (aspectFold). T ≤ G·C keeps that
+// row inside accT; r > 0, and small enough a quotient for an int, keeps it
+// from being negative.
+func foldAspect(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
+	if G < 1 || T < 1 || C < 1 || T > G*C || len(accT) < G*G || i0 < 0 || i1 > len(p)/G ||
+		!(r > 0) || !((float64(i1)+0.5)/r < 1<<62) {
+		panic("watermark: foldAspect: bad shape")
+	}
+	if i0 < i1 {
+		foldAspectImpl(accT, p, G, T, C, r, i0, i1)
+	}
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -532,6 +566,36 @@ func warpRowGo(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy
 		uy += duy
 		dux += ddux
 		duy += dduy
+	}
+}
+
+func zSumsGo(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
+	out = out[:len(buf)]
+	for i, c := range buf {
+		v := real(c)
+		if useImag {
+			v = imag(c)
+		}
+		out[i] = float32(v)
+		sum += v
+		ss += v * v
+	}
+	return sum, ss
+}
+
+func zNormaliseGo(out []float32, mean, sd float64) {
+	for i, v := range out {
+		out[i] = float32((float64(v) - mean) / sd)
+	}
+}
+
+func foldAspectGo(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
+	for i := i0; i < i1; i++ {
+		cl := (int((float64(i)+0.5)/r) % T) / C
+		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
+		for c, v := range src {
+			dst[c] += v
+		}
 	}
 }
 
