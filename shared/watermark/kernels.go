@@ -222,26 +222,6 @@ func warpRow(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy i
 	}
 }
 
-// zSums sets out to the real (or imaginary) parts of buf as float32 and
-// returns their sum and sum of squares (zScores); the two have the same
-// length.
-func zSums(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
-	if len(out) != len(buf) {
-		panic("watermark: zSums: bad shape")
-	}
-	if len(out) == 0 {
-		return 0, 0
-	}
-	return zSumsImpl(out, buf, useImag)
-}
-
-// zNormalise sets out[i] to (out[i] − mean)/sd (zScores).
-func zNormalise(out []float32, mean, sd float64) {
-	if len(out) > 0 {
-		zNormaliseImpl(out, mean, sd)
-	}
-}
-
 // foldAspect adds each row i of p (G values a row), i0 ≤ i < i1, to row
 // (int((i+0.5)/r) mod T)/C of accT (G×G) (aspectFold). T ≤ G·C keeps that
 // row inside accT; r > 0, and small enough a quotient for an int, keeps it
@@ -566,26 +546,6 @@ func warpRowGo(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy
 		uy += duy
 		dux += ddux
 		duy += dduy
-	}
-}
-
-func zSumsGo(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
-	out = out[:len(buf)]
-	for i, c := range buf {
-		v := real(c)
-		if useImag {
-			v = imag(c)
-		}
-		out[i] = float32(v)
-		sum += v
-		ss += v * v
-	}
-	return sum, ss
-}
-
-func zNormaliseGo(out []float32, mean, sd float64) {
-	for i, v := range out {
-		out[i] = float32((float64(v) - mean) / sd)
 	}
 }
 

@@ -62,12 +62,6 @@ func warpRowImpl(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dd
 	warpRowGo(acc, T, row, ux, uy, dux, duy, ddux, dduy)
 }
 
-func zSumsImpl(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
-	return zSumsGo(out, buf, useImag)
-}
-
-func zNormaliseImpl(out []float32, mean, sd float64) { zNormaliseGo(out, mean, sd) }
-
 func foldAspectImpl(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 	foldAspectGo(accT, p, G, T, C, r, i0, i1)
 }

@@ -450,31 +450,6 @@ func checkWarpRow(t *testing.T, T, n int, seed uint64, raw []byte) {
 	}
 }
 
-// checkZScores runs zSums (real and imaginary parts) and zNormalise on n
-// random complex values (raw's bits first), against their portable Go
-// bodies.
-func checkZScores(t *testing.T, n int, seed uint64, raw []byte) {
-	t.Helper()
-	buf := kernelValues(n, seed, raw)
-	for _, useImag := range []bool{false, true} {
-		got, want := make([]float32, n+1), make([]float32, n+1)
-		got[n], want[n] = 7, 7
-		gs, gss := zSums(got[:n], buf, useImag)
-		ws, wss := zSumsGo(want[:n], buf, useImag)
-		if !sameFloat(gs, ws, true) || !sameFloat(gss, wss, true) {
-			t.Fatalf("zSums n=%d imag %v: sums %v %v, the Go body gives %v %v", n, useImag, gs, gss, ws, wss)
-		}
-		mean, sd := ws/float64(max(n, 1)), 1+math.Abs(wss)/1e3
-		zNormalise(got[:n], mean, sd)
-		zNormaliseGo(want[:n], mean, sd)
-		for i := range got {
-			if !sameFloat(float64(got[i]), float64(want[i]), true) {
-				t.Fatalf("zScores n=%d imag %v: %d = %v, the Go body gives %v", n, useImag, i, got[i], want[i])
-			}
-		}
-	}
-}
-
 // checkFoldAspect runs foldAspect over rows [i0, i1) of a random profile
 // of G-value rows at scale r, against its portable Go body.
 func checkFoldAspect(t *testing.T, G, T, C int, r float64, i0, i1 int, seed uint64, raw []byte) {
@@ -553,9 +528,6 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{64, 500}, {64, 1}, {32, 77}, {1, 9}, {48, 300}, {3, 20}} {
 		checkWarpRow(t, f[0], f[1], uint64(i), nil)
 	}
-	for i, n := range []int{4096, 1024, 1, 3} {
-		checkZScores(t, n, uint64(i), nil)
-	}
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -599,7 +571,6 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkWhiten(t, 1+int(m%24), int(gslack)%(1+int(m%24)), uint64(s), raw)
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
-		checkZScores(t, c.m, uint64(s), raw)
 		G, C := 1+int(s%9), 1+int(gap%3)
 		checkFoldAspect(t, G, 1+int(m)%(G*C), C, 0.25+float64(gslack)/40, int(groups), int(groups)+w, uint64(gap), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)

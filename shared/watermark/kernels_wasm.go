@@ -86,20 +86,6 @@ func warpRowImpl(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dd
 	warpRowAsm(&acc[0], uintptr(T), &row[0], uintptr(len(row)), ux, uy, dux, duy, ddux, dduy, fixBits)
 }
 
-func zSumsImpl(out []float32, buf []complex128, useImag bool) (sum, ss float64) {
-	var sums [2]float64
-	off := uintptr(0)
-	if useImag {
-		off = 8
-	}
-	zSumsAsm(&out[0], &buf[0], uintptr(len(out)), off, &sums)
-	return sums[0], sums[1]
-}
-
-func zNormaliseImpl(out []float32, mean, sd float64) {
-	zNormaliseAsm(&out[0], uintptr(len(out)), mean, sd)
-}
-
 func foldAspectImpl(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 	foldAspectAsm(&accT[0], &p[0], uintptr(G), uintptr(T), uintptr(C), r, uintptr(i0), uintptr(i1))
 }
@@ -168,15 +154,6 @@ func boxColsAsm(dst *float32, col *float64, in, out *float32, n uintptr, inv flo
 
 //go:noescape
 func warpRowAsm(acc *float64, T uintptr, row *float32, n uintptr, ux, uy, dux, duy, ddux, dduy int64, shift uintptr)
-
-// zSumsAsm reads the part of each complex at byte off (0 real, 8
-// imaginary) and writes the sum and the sum of squares to sums.
-//
-//go:noescape
-func zSumsAsm(out *float32, buf *complex128, n, off uintptr, sums *[2]float64)
-
-//go:noescape
-func zNormaliseAsm(out *float32, n uintptr, mean, sd float64)
 
 //go:noescape
 func foldAspectAsm(accT, p *float64, G, T, C uintptr, r float64, i0, i1 uintptr)

@@ -803,40 +803,6 @@ TEXT ·warpRowAsm(SB), NOSPLIT, $0-88
 	End
 	RET
 
-// func zSumsAsm(out *float32, buf *complex128, n, off uintptr, sums *[2]float64)
-TEXT ·zSumsAsm(SB), NOSPLIT, $0-40
-	MOVD out+0(FP), R0; MOVD buf+8(FP), R1; MOVD n+16(FP), R2; MOVD off+24(FP), R3
-	ADDTO(R1, R3)
-	ADDR(R2, 2, R0, R4) // end of out
-	F64Const $0.0; Set F16
-	F64Const $0.0; Set F17
-	Loop
-		F64Load 0(R1); Set F18
-		Get R0; I32WrapI64; Get F18; F32DemoteF64; F32Store $0
-		Get F16; Get F18; F64Add; Set F16
-		Get F17; Get F18; Get F18; F64Mul; F64Add; Set F17
-		STEP(R1, 16)
-		NEXT(R0, 4, R4)
-	End
-	MOVD sums+32(FP), R5
-	Get R5; I32WrapI64; Get F16; F64Store $0
-	Get R5; I32WrapI64; Get F17; F64Store $8
-	RET
-
-// func zNormaliseAsm(out *float32, n uintptr, mean, sd float64)
-TEXT ·zNormaliseAsm(SB), NOSPLIT, $0-32
-	MOVD out+0(FP), R0; MOVD n+8(FP), R1
-	F64Load mean+16(FP); Set F16
-	F64Load sd+24(FP); Set F17
-	ADDR(R1, 2, R0, R2)
-	Loop
-		Get R0; I32WrapI64
-		F32Load 0(R0); F64PromoteF32; Get F16; F64Sub; Get F17; F64Div; F32DemoteF64
-		F32Store $0
-		NEXT(R0, 4, R2)
-	End
-	RET
-
 // func foldAspectAsm(accT, p *float64, G, T, C uintptr, r float64, i0, i1 uintptr)
 TEXT ·foldAspectAsm(SB), NOSPLIT, $0-64
 	MOVD accT+0(FP), R0; MOVD p+8(FP), R1; MOVD G+16(FP), R2; MOVD T+24(FP), R3; MOVD C+32(FP), R4

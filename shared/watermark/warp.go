@@ -197,10 +197,22 @@ func (s *scheme) warpBlocksOf(hp []float32, w, h int, m warpMap, n int) warpBloc
 // all entries.
 func zScores(buf []complex128, useImag bool) []float32 {
 	out := make([]float32, len(buf))
-	sum, ss := zSums(out, buf, useImag)
+	var sum, ss float64
+	for i, c := range buf {
+		v := real(c)
+		if useImag {
+			v = imag(c)
+		}
+		out[i] = float32(v)
+		sum += v
+		ss += v * v
+	}
 	n := float64(len(buf))
 	mean := sum / n
-	zNormalise(out, mean, math.Sqrt(math.Max(ss/n-mean*mean, 1e-30)))
+	sd := math.Sqrt(math.Max(ss/n-mean*mean, 1e-30))
+	for i, v := range out {
+		out[i] = float32((float64(v) - mean) / sd)
+	}
 	return out
 }
 
