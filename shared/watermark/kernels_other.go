@@ -66,6 +66,8 @@ func foldAspectImpl(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 	foldAspectGo(accT, p, G, T, C, r, i0, i1)
 }
 
+func packPairImpl(z []complex128, a, b []float64) { packPairGo(z, a, b) }
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

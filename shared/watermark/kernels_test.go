@@ -470,6 +470,26 @@ func checkFoldAspect(t *testing.T, G, T, C int, r float64, i0, i1 int, seed uint
 	}
 }
 
+// checkPackPair runs packPair on n random values (raw's bits first), with
+// and without an imaginary plane, against its portable Go body; the value
+// after z must stay.
+func checkPackPair(t *testing.T, n int, seed uint64, raw []byte) {
+	t.Helper()
+	c := kernelValues(n, seed, raw)
+	a, b := make([]float64, n), make([]float64, n)
+	for i, v := range c {
+		a[i], b[i] = real(v), imag(v)
+	}
+	for _, im := range [][]float64{b, nil} {
+		got, want := kernelValues(n+1, seed+1, nil), kernelValues(n+1, seed+1, nil)
+		packPair(got[:n], a, im)
+		packPairGo(want[:n], a, im)
+		if i, ok := sameBits(got, want, true); !ok {
+			t.Fatalf("packPair n=%d (imaginary plane %v): %d = %v, the Go body gives %v", n, im != nil, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -528,6 +548,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, f := range [][2]int{{64, 500}, {64, 1}, {32, 77}, {1, 9}, {48, 300}, {3, 20}} {
 		checkWarpRow(t, f[0], f[1], uint64(i), nil)
 	}
+	for i, n := range []int{1024, 1, 7} {
+		checkPackPair(t, n, uint64(i), nil)
+	}
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -571,6 +594,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkWhiten(t, 1+int(m%24), int(gslack)%(1+int(m%24)), uint64(s), raw)
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
+		checkPackPair(t, w, uint64(s), raw)
 		G, C := 1+int(s%9), 1+int(gap%3)
 		checkFoldAspect(t, G, 1+int(m)%(G*C), C, 0.25+float64(gslack)/40, int(groups), int(groups)+w, uint64(gap), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)

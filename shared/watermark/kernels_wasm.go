@@ -90,6 +90,15 @@ func foldAspectImpl(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 	foldAspectAsm(&accT[0], &p[0], uintptr(G), uintptr(T), uintptr(C), r, uintptr(i0), uintptr(i1))
 }
 
+// packPairImpl hands over b's address, or 0 for zeros.
+func packPairImpl(z []complex128, a, b []float64) {
+	var pb *float64
+	if b != nil {
+		pb = &b[0]
+	}
+	packPairAsm(&z[0], &a[0], pb, uintptr(len(a)))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -157,6 +166,9 @@ func warpRowAsm(acc *float64, T uintptr, row *float32, n uintptr, ux, uy, dux, d
 
 //go:noescape
 func foldAspectAsm(accT, p *float64, G, T, C uintptr, r float64, i0, i1 uintptr)
+
+//go:noescape
+func packPairAsm(z *complex128, a, b *float64, n uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

@@ -823,3 +823,26 @@ TEXT ·foldAspectAsm(SB), NOSPLIT, $0-64
 		Get R5; I64Const $1; I64Add; Tee R5; Get R6; I64LtU; BrIf $0
 	End
 	RET
+
+// func packPairAsm(z *complex128, a, b *float64, n uintptr)
+TEXT ·packPairAsm(SB), NOSPLIT, $0-32
+	MOVD z+0(FP), R0; MOVD a+8(FP), R1; MOVD b+16(FP), R2; MOVD n+24(FP), R3
+	ADDR(R3, 3, R1, R4) // end of a
+	Get R2; I64Eqz
+	If
+		Loop
+			Get R0; I32WrapI64; F64Load 0(R1); F64Store $0
+			Get R0; I32WrapI64; F64Const $0.0; F64Store $8
+			STEP(R0, 16)
+			NEXT(R1, 8, R4)
+		End
+	Else
+		Loop
+			Get R0; I32WrapI64; F64Load 0(R1); F64Store $0
+			Get R0; I32WrapI64; F64Load 0(R2); F64Store $8
+			STEP(R0, 16)
+			STEP(R2, 8)
+			NEXT(R1, 8, R4)
+		End
+	End
+	RET
