@@ -68,6 +68,12 @@ func foldAspectImpl(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 
 func packPairImpl(z []complex128, a, b []float64) { packPairGo(z, a, b) }
 
+func verticalSumImpl(v *vertical, y, n int) { verticalSumGo(v, y, n) }
+
+func verticalTakeImpl(v *vertical, dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
+	verticalTakeGo(v, dst, a, wa, b, wb)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/provenant/provenant/shared/imagex"
 )
 
 // kernelCase is one set of kernel arguments: runs of m values, d apart,
@@ -490,6 +492,58 @@ func checkPackPair(t *testing.T, n int, seed uint64, raw []byte) {
 	}
 }
 
+// checkVertical runs the vertical filter's kernels on a random w×h plane
+// (raw's bytes first, rows stride apart): sum of rows [y, y+n) twice
+// (the sums carry over), then take with the boundary rows a and b, against
+// the portable Go bodies: the outputs bit for bit and the sums cleared.
+func checkVertical(t *testing.T, w, h, stride, y, n int, wa, wb float32, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 41))
+	pix := make([]uint8, (h-1)*stride+w)
+	for i := range pix {
+		if i < len(raw) {
+			pix[i] = raw[i]
+		} else {
+			pix[i] = uint8(rnd.IntN(256))
+		}
+	}
+	l := &imagex.Luma{Width: w, Height: h, Stride: stride, Pix: pix}
+	full := float32(1 / 3.7)
+	got, want := newVertical(l, full), newVertical(l, full)
+	a, b := l.Pix[rnd.IntN(h)*stride:][:w], l.Pix[rnd.IntN(h)*stride:][:w]
+	dg, dw := make([]float32, w+1), make([]float32, w+1)
+	dg[w], dw[w] = 7, 7
+	for range 2 {
+		got.sum(y, n)
+		verticalSumGo(want, y, n)
+	}
+	for k, pair := range [][2][]uint64{{got.even, want.even}, {got.odd, want.odd}} {
+		for i := range pair[0] {
+			if pair[0][i] != pair[1][i] {
+				t.Fatalf("vertical.sum %d×%d rows [%d, %d): %s word %d = %#x, the Go body gives %#x", w, h, y, y+n, []string{"even", "odd"}[k], i, pair[0][i], pair[1][i])
+			}
+		}
+	}
+	if !slices.Equal(got.tail, want.tail) {
+		t.Fatalf("vertical.sum %d×%d rows [%d, %d): tail %v, the Go body gives %v", w, h, y, y+n, got.tail, want.tail)
+	}
+	got.take(dg[:w], a, wa, b, wb)
+	verticalTakeGo(want, dw[:w], a, wa, b, wb)
+	for i := range dg {
+		if math.Float32bits(dg[i]) != math.Float32bits(dw[i]) {
+			t.Fatalf("vertical.take %d×%d rows [%d, %d) wa %v wb %v: %d = %v, the Go body gives %v", w, h, y, y+n, wa, wb, i, dg[i], dw[i])
+		}
+	}
+	for _, s := range [][]uint64{got.even, got.odd} {
+		if slices.ContainsFunc(s, func(v uint64) bool { return v != 0 }) {
+			t.Fatalf("vertical.take %d×%d: sums not cleared: %v", w, h, s)
+		}
+	}
+	if slices.ContainsFunc(got.tail, func(v uint32) bool { return v != 0 }) {
+		t.Fatalf("vertical.take %d×%d: tail not cleared: %v", w, h, got.tail)
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -551,6 +605,10 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, n := range []int{1024, 1, 7} {
 		checkPackPair(t, n, uint64(i), nil)
 	}
+	for i, c := range [][5]int{{1000, 50, 1000, 3, 40}, {67, 9, 70, 0, 9}, {7, 3, 7, 1, 1}, {8, 2, 11, 0, 2}, {16, 300, 16, 0, 128}} {
+		checkVertical(t, c[0], c[1], c[2], c[3], c[4], 0.37, 0.11, uint64(i), nil)
+	}
+	checkVertical(t, 33, 4, 40, 1, 2, 0, 0, 9, nil)
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -595,6 +653,8 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
 		checkPackPair(t, w, uint64(s), raw)
+		vh := 1 + int(gap%5)
+		checkVertical(t, w, vh, w+int(s%3), int(groups)%vh, 1+int(m)%(vh-int(groups)%vh), float32(gslack)/17, float32(s)/5, uint64(m), raw)
 		G, C := 1+int(s%9), 1+int(gap%3)
 		checkFoldAspect(t, G, 1+int(m)%(G*C), C, 0.25+float64(gslack)/40, int(groups), int(groups)+w, uint64(gap), raw)
 		checkTaps(t, w, 1+int(groups)%w, 0, 0, uint64(m), raw)

@@ -99,6 +99,40 @@ func packPairImpl(z []complex128, a, b []float64) {
 	packPairAsm(&z[0], &a[0], pb, uintptr(len(a)))
 }
 
+// The vertical filter's bodies take the sums' words, the tail's counts
+// and the rows' bytes by address; take multiplies each byte by its weight
+// itself (the products the Go body looks up in tables, the same float32
+// multiplications).
+func verticalSumImpl(v *vertical, y, n int) {
+	l := v.l
+	verticalSumAsm(ptr64(v.even), ptr64(v.odd), ptr32(v.tail), uintptr(len(v.even)), uintptr(len(v.tail)),
+		&l.Pix[y*l.Stride], uintptr(l.Stride), uintptr(n))
+}
+
+func verticalTakeImpl(v *vertical, dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
+	if len(dst) == 0 {
+		return
+	}
+	verticalTakeAsm(&dst[0], ptr64(v.even), ptr64(v.odd), ptr32(v.tail), uintptr(len(v.even)), uintptr(len(v.tail)),
+		&a[0], &b[0], v.full, wa, wb)
+}
+
+// ptr64 and ptr32 are the first element's address, or nil for none (the
+// bodies then read no element).
+func ptr64(s []uint64) *uint64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+func ptr32(s []uint32) *uint32 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -169,6 +203,12 @@ func foldAspectAsm(accT, p *float64, G, T, C uintptr, r float64, i0, i1 uintptr)
 
 //go:noescape
 func packPairAsm(z *complex128, a, b *float64, n uintptr)
+
+//go:noescape
+func verticalSumAsm(even, odd *uint64, tail *uint32, ng, nt uintptr, src *uint8, stride, n uintptr)
+
+//go:noescape
+func verticalTakeAsm(dst *float32, even, odd *uint64, tail *uint32, ng, nt uintptr, a, b *uint8, wt, wa, wb float32)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

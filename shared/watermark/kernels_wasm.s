@@ -57,6 +57,16 @@
 // D23 sets R8 = 2d and R9 = 3d from d in R1.
 #define D23 SUM(R1, R1, R8); SUM(R8, R1, R9)
 
+// TAKE stores to dst (R0) output k of a group of the vertical filter: wt
+// (F0) times lane sh of the sums' word w, plus wa (F1) times byte k of a
+// (R6), plus wb (F2) times byte k of b (R7).
+#define TAKE(k, w, sh) \
+	Get R0; I32WrapI64; \
+	Get F0; Get w; I64Const $sh; I64ShrU; I64Const $0xFFFF; I64And; F32ConvertI64U; F32Mul; \
+	Get F1; I64Load8U k(R6); F32ConvertI64U; F32Mul; F32Add; \
+	Get F2; I64Load8U k(R7); F32ConvertI64U; F32Mul; F32Add; \
+	F32Store $(4*k)
+
 // GATHER fills ext (R4, m values, end R15) with the line whose k-th value
 // is at R11 + k·R12, k starting at k0 (R9) and wrapping at T (R7).
 #define GATHER \
@@ -843,6 +853,98 @@ TEXT ·packPairAsm(SB), NOSPLIT, $0-32
 			STEP(R0, 16)
 			STEP(R2, 8)
 			NEXT(R1, 8, R4)
+		End
+	End
+	RET
+
+// func verticalSumAsm(even, odd *uint64, tail *uint32, ng, nt uintptr, src *uint8, stride, n uintptr)
+// n is at least 1.
+TEXT ·verticalSumAsm(SB), NOSPLIT, $0-64
+	MOVD even+0(FP), R0; MOVD odd+8(FP), R1; MOVD tail+16(FP), R2; MOVD ng+24(FP), R3
+	MOVD nt+32(FP), R4; MOVD src+40(FP), R5; MOVD stride+48(FP), R6; MOVD n+56(FP), R7
+	I64Const $0x00FF00FF00FF00FF; Set R15
+	Loop // rows
+		// R8 walks the row's bytes, R9 and R10 the sums' words to R11.
+		Get R5; Set R8
+		Get R0; Set R9
+		Get R1; Set R10
+		ADDR(R3, 3, R0, R11)
+		Block
+			Loop
+				Get R9; Get R11; I64GeU; BrIf $1
+				I64Load 0(R8); Set R12
+				Get R9; I32WrapI64; I64Load 0(R9); Get R12; Get R15; I64And; I64Add; I64Store $0
+				Get R10; I32WrapI64; I64Load 0(R10); Get R12; I64Const $8; I64ShrU; Get R15; I64And; I64Add; I64Store $0
+				STEP(R8, 8)
+				STEP(R9, 8)
+				STEP(R10, 8)
+				Br $0
+			End
+		End
+		// The tail's counts, R9 to R11.
+		Get R2; Set R9
+		ADDR(R4, 2, R2, R11)
+		Block
+			Loop
+				Get R9; Get R11; I64GeU; BrIf $1
+				Get R9; I32WrapI64; I64Load32U 0(R9); I64Load8U 0(R8); I64Add; I64Store32 $0
+				STEP(R8, 1)
+				STEP(R9, 4)
+				Br $0
+			End
+		End
+		ADDTO(R5, R6)
+		COUNTDOWN(R7)
+	End
+	RET
+
+// func verticalTakeAsm(dst *float32, even, odd *uint64, tail *uint32, ng, nt uintptr, a, b *uint8, wt, wa, wb float32)
+TEXT ·verticalTakeAsm(SB), NOSPLIT, $0-76
+	MOVD dst+0(FP), R0; MOVD even+8(FP), R1; MOVD odd+16(FP), R2; MOVD tail+24(FP), R3
+	MOVD ng+32(FP), R4; MOVD nt+40(FP), R5; MOVD a+48(FP), R6; MOVD b+56(FP), R7
+	F32Load wt+64(FP); Set F0
+	F32Load wa+68(FP); Set F1
+	F32Load wb+72(FP); Set F2
+	ADDR(R4, 3, R1, R11) // end of even
+	Block
+		Loop
+			Get R1; Get R11; I64GeU; BrIf $1
+			I64Load 0(R1); Set R8
+			I64Load 0(R2); Set R9
+			TAKE(0, R8, 0)
+			TAKE(1, R9, 0)
+			TAKE(2, R8, 16)
+			TAKE(3, R9, 16)
+			TAKE(4, R8, 32)
+			TAKE(5, R9, 32)
+			TAKE(6, R8, 48)
+			TAKE(7, R9, 48)
+			Get R1; I32WrapI64; I64Const $0; I64Store $0
+			Get R2; I32WrapI64; I64Const $0; I64Store $0
+			STEP(R0, 32)
+			STEP(R6, 8)
+			STEP(R7, 8)
+			STEP(R1, 8)
+			STEP(R2, 8)
+			Br $0
+		End
+	End
+	// The tail, R3 to R11.
+	ADDR(R5, 2, R3, R11)
+	Block
+		Loop
+			Get R3; Get R11; I64GeU; BrIf $1
+			Get R0; I32WrapI64
+			Get F0; I64Load32U 0(R3); F32ConvertI64U; F32Mul
+			Get F1; I64Load8U 0(R6); F32ConvertI64U; F32Mul; F32Add
+			Get F2; I64Load8U 0(R7); F32ConvertI64U; F32Mul; F32Add
+			F32Store $0
+			Get R3; I32WrapI64; I64Const $0; I64Store32 $0
+			STEP(R0, 4)
+			STEP(R6, 1)
+			STEP(R7, 1)
+			STEP(R3, 4)
+			Br $0
 		End
 	End
 	RET

@@ -191,6 +191,18 @@ func (v *vertical) row(dst []float32, y0 int, ws []float32) {
 
 // sum adds the n rows from y to the sums.
 func (v *vertical) sum(y, n int) {
+	if n <= 0 {
+		return
+	}
+	l := v.l
+	if y < 0 || len(v.odd) != len(v.even) || 8*len(v.even)+len(v.tail) != l.Width || l.Stride < l.Width ||
+		(y+n-1)*l.Stride+l.Width > len(l.Pix) {
+		panic("watermark: vertical.sum: bad shape")
+	}
+	verticalSumImpl(v, y, n)
+}
+
+func verticalSumGo(v *vertical, y, n int) {
 	const m = 0x00FF00FF00FF00FF
 	even, odd := v.even, v.odd[:len(v.even)]
 	for ; n > 0; y, n = y+1, n-1 {
@@ -207,9 +219,18 @@ func (v *vertical) sum(y, n int) {
 }
 
 // take sets dst to full times the sums plus wa×a plus wb×b, and clears the
-// sums. The products wa×p and wb×p are looked up: filling a table of 256
-// costs less than converting a row.
+// sums.
 func (v *vertical) take(dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
+	n := 8*len(v.even) + len(v.tail)
+	if len(v.odd) != len(v.even) || len(dst) < n || len(a) < n || len(b) < n {
+		panic("watermark: vertical.take: bad shape")
+	}
+	verticalTakeImpl(v, dst, a, wa, b, wb)
+}
+
+// verticalTakeGo looks the products wa×p and wb×p up: filling a table of
+// 256 costs less than converting a row.
+func verticalTakeGo(v *vertical, dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
 	var ta, tb [256]float32
 	for p := range ta {
 		ta[p], tb[p] = wa*float32(p), wb*float32(p)
