@@ -243,13 +243,7 @@ const (
 func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 	rows := func(x0, x1 int) []float64 {
 		e := make([]float64, h)
-		for y := 0; y < h; y++ {
-			var r float64
-			for _, v := range hp[y*w+x0 : y*w+x1] {
-				r += math.Abs(float64(v))
-			}
-			e[y] = r / float64(x1-x0)
-		}
+		absRowMeans(e, hp, w, x0, x1)
 		return e
 	}
 	runs := busyRuns(rows(0, w), 0)
@@ -266,11 +260,7 @@ func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 		return box, false
 	}
 	colE := make([]float64, w)
-	for y := y0; y < y1; y++ {
-		for x, v := range hp[y*w : (y+1)*w] {
-			colE[x] += math.Abs(float64(v))
-		}
-	}
+	absColSums(colE, hp[y0*w:y1*w])
 	best, bestPic := 0, 0
 	var pic [4]int
 	for _, c := range busyRuns(colE, int(boxBridge*float64(w))) {

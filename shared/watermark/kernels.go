@@ -236,6 +236,32 @@ func foldAspect(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 	}
 }
 
+// absRowMeans sets e[y] to the mean magnitude of row y of hp (w values a
+// row, len(e) rows) over the columns [x0, x1) (pictureBox).
+func absRowMeans(e []float64, hp []float32, w, x0, x1 int) {
+	if x0 < 0 || x1 < x0 || x1 > w || len(hp) < len(e)*w {
+		panic("watermark: absRowMeans: bad shape")
+	}
+	switch {
+	case x1 == x0:
+		absRowMeansGo(e, hp, w, x0, x1) // 0/0
+	case len(e) > 0:
+		absRowMeansImpl(e, hp, w, x0, x1)
+	}
+}
+
+// absColSums adds to col[x] the magnitudes of column x of the rows of hp
+// (len(col) values a row) (pictureBox).
+func absColSums(col []float64, hp []float32) {
+	if len(hp) == 0 {
+		return
+	}
+	if len(col) == 0 || len(hp)%len(col) != 0 {
+		panic("watermark: absColSums: bad shape")
+	}
+	absColSumsImpl(col, hp)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -555,6 +581,25 @@ func foldAspectGo(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
 		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
 		for c, v := range src {
 			dst[c] += v
+		}
+	}
+}
+
+func absRowMeansGo(e []float64, hp []float32, w, x0, x1 int) {
+	for y := range e {
+		var r float64
+		for _, v := range hp[y*w+x0 : y*w+x1] {
+			r += math.Abs(float64(v))
+		}
+		e[y] = r / float64(x1-x0)
+	}
+}
+
+func absColSumsGo(col []float64, hp []float32) {
+	w := len(col)
+	for y := 0; y < len(hp)/w; y++ {
+		for x, v := range hp[y*w : (y+1)*w] {
+			col[x] += math.Abs(float64(v))
 		}
 	}
 }

@@ -74,6 +74,10 @@ func verticalTakeImpl(v *vertical, dst []float32, a []uint8, wa float32, b []uin
 	verticalTakeGo(v, dst, a, wa, b, wb)
 }
 
+func absRowMeansImpl(e []float64, hp []float32, w, x0, x1 int) { absRowMeansGo(e, hp, w, x0, x1) }
+
+func absColSumsImpl(col []float64, hp []float32) { absColSumsGo(col, hp) }
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

@@ -544,6 +544,34 @@ func checkVertical(t *testing.T, w, h, stride, y, n int, wa, wb float32, seed ui
 	}
 }
 
+// checkAbs runs pictureBox's kernels on a w×h plane of random values
+// (raw's bits first): the rows' mean magnitudes over [x0, x1) and the
+// columns' summed magnitudes, against their portable Go bodies.
+func checkAbs(t *testing.T, w, h, x0, x1 int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 43))
+	hp := make([]float32, w*h)
+	for i := range hp {
+		if len(raw) >= 4*(i+1) {
+			hp[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			hp[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
+		}
+	}
+	eg, ew := make([]float64, h+1), make([]float64, h+1)
+	absRowMeans(eg[:h], hp, w, x0, x1)
+	absRowMeansGo(ew[:h], hp, w, x0, x1)
+	if i, ok := sameFloat64Bits(eg, ew, true); !ok {
+		t.Fatalf("absRowMeans %d×%d [%d, %d): row %d = %v, the Go body gives %v", w, h, x0, x1, i, eg[i], ew[i])
+	}
+	cg, cw := ramps(w)
+	absColSums(cg, hp)
+	absColSumsGo(cw, hp)
+	if i, ok := sameFloat64Bits(cg, cw, true); !ok {
+		t.Fatalf("absColSums %d×%d: column %d = %v, the Go body gives %v", w, h, i, cg[i], cw[i])
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -609,6 +637,9 @@ func TestKernelsMatchGo(t *testing.T) {
 		checkVertical(t, c[0], c[1], c[2], c[3], c[4], 0.37, 0.11, uint64(i), nil)
 	}
 	checkVertical(t, 33, 4, 40, 1, 2, 0, 0, 9, nil)
+	for i, c := range [][4]int{{300, 200, 0, 300}, {300, 20, 17, 250}, {1, 1, 0, 1}, {9, 5, 3, 4}, {9, 0, 0, 9}, {9, 3, 4, 4}} {
+		checkAbs(t, c[0], c[1], c[2], c[3], uint64(i), nil)
+	}
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -653,6 +684,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
 		checkPackPair(t, w, uint64(s), raw)
+		checkAbs(t, w, int(groups), int(gap)%w, int(gap)%w+int(gslack)%(w-int(gap)%w+1), uint64(s), raw)
 		vh := 1 + int(gap%5)
 		checkVertical(t, w, vh, w+int(s%3), int(groups)%vh, 1+int(m)%(vh-int(groups)%vh), float32(gslack)/17, float32(s)/5, uint64(m), raw)
 		G, C := 1+int(s%9), 1+int(gap%3)

@@ -133,6 +133,14 @@ func ptr32(s []uint32) *uint32 {
 	return &s[0]
 }
 
+func absRowMeansImpl(e []float64, hp []float32, w, x0, x1 int) {
+	absRowMeansAsm(&e[0], uintptr(len(e)), &hp[x0], uintptr(w*4), uintptr(x1-x0))
+}
+
+func absColSumsImpl(col []float64, hp []float32) {
+	absColSumsAsm(&col[0], uintptr(len(col)), &hp[0], uintptr(len(hp)/len(col)))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -209,6 +217,12 @@ func verticalSumAsm(even, odd *uint64, tail *uint32, ng, nt uintptr, src *uint8,
 
 //go:noescape
 func verticalTakeAsm(dst *float32, even, odd *uint64, tail *uint32, ng, nt uintptr, a, b *uint8, wt, wa, wb float32)
+
+//go:noescape
+func absRowMeansAsm(e *float64, rows uintptr, hp *float32, strideBytes, n uintptr)
+
+//go:noescape
+func absColSumsAsm(col *float64, w uintptr, hp *float32, rows uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

@@ -948,3 +948,39 @@ TEXT ·verticalTakeAsm(SB), NOSPLIT, $0-76
 		End
 	End
 	RET
+
+// func absRowMeansAsm(e *float64, rows uintptr, hp *float32, strideBytes, n uintptr)
+// rows and n are at least 1.
+TEXT ·absRowMeansAsm(SB), NOSPLIT, $0-40
+	MOVD e+0(FP), R0; MOVD rows+8(FP), R1; MOVD hp+16(FP), R2; MOVD strideBytes+24(FP), R3; MOVD n+32(FP), R4
+	Get R4; F64ConvertI64U; Set F17
+	Loop
+		F64Const $0.0; Set F16
+		Get R2; Set R5
+		ADDR(R4, 2, R2, R6)
+		Loop
+			Get F16; F32Load 0(R5); F64PromoteF32; F64Abs; F64Add; Set F16
+			NEXT(R5, 4, R6)
+		End
+		Get R0; I32WrapI64; Get F16; Get F17; F64Div; F64Store $0
+		STEP(R0, 8)
+		ADDTO(R2, R3)
+		COUNTDOWN(R1)
+	End
+	RET
+
+// func absColSumsAsm(col *float64, w uintptr, hp *float32, rows uintptr)
+// w and rows are at least 1.
+TEXT ·absColSumsAsm(SB), NOSPLIT, $0-32
+	MOVD col+0(FP), R0; MOVD w+8(FP), R1; MOVD hp+16(FP), R2; MOVD rows+24(FP), R3
+	ADDR(R1, 3, R0, R6) // end of col
+	Loop
+		Get R0; Set R5
+		Loop
+			Get R5; I32WrapI64; F64Load 0(R5); F32Load 0(R2); F64PromoteF32; F64Abs; F64Add; F64Store $0
+			STEP(R2, 4)
+			NEXT(R5, 8, R6)
+		End
+		COUNTDOWN(R3)
+	End
+	RET
