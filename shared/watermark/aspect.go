@@ -62,27 +62,17 @@ func (s *scheme) shortProfile(hp []float32, w, h int) (prof [2][]float64, long i
 	if landscape {
 		long = w
 	}
+	short := w
+	if landscape {
+		short = h
+	}
+	bins := make([]int, short)
 	for ph := 0; ph < 2; ph++ {
 		p := make([]float64, G*long)
-		if landscape {
-			for y := 0; y < h; y++ {
-				c := ((y + ph) % T) / C
-				for x, v := range hp[y*w : (y+1)*w] {
-					p[x*G+c] += float64(v)
-				}
-			}
-		} else {
-			cx := make([]int, w)
-			for x := range cx {
-				cx[x] = ((x + ph) % T) / C
-			}
-			for y := 0; y < h; y++ {
-				dst := p[y*G : (y+1)*G]
-				for x, v := range hp[y*w : (y+1)*w] {
-					dst[cx[x]] += float64(v)
-				}
-			}
+		for i := range bins {
+			bins[i] = ((i + ph) % T) / C
 		}
+		profileFold(p, G, hp[:w*h], w, bins, landscape)
 		prof[ph] = p
 	}
 	return prof, long

@@ -262,6 +262,28 @@ func absColSums(col []float64, hp []float32) {
 	absColSumsImpl(col, hp)
 }
 
+// profileFold adds each value of hp (rows of w) to its chip bin of the
+// short-axis profile p (G bins per position along the long axis;
+// shortProfile): along x (landscape) at p[x·G + bins[y]], else along y at
+// p[y·G + bins[x]].
+func profileFold(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	if len(hp) == 0 {
+		return
+	}
+	if w < 1 || len(hp)%w != 0 {
+		panic("watermark: profileFold: bad shape")
+	}
+	long := len(hp) / w
+	if landscape {
+		long = w
+	}
+	if len(bins) != len(hp)/long || len(p) < G*long {
+		panic("watermark: profileFold: bad shape")
+	}
+	checkIndices("profileFold: bin", G, bins)
+	profileFoldImpl(p, G, hp, w, bins, landscape)
+}
+
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
 func mulKernel(dst, a, b []complex128) {
 	if len(dst) != len(a) || len(b) != len(a) {
@@ -600,6 +622,22 @@ func absColSumsGo(col []float64, hp []float32) {
 	for y := 0; y < len(hp)/w; y++ {
 		for x, v := range hp[y*w : (y+1)*w] {
 			col[x] += math.Abs(float64(v))
+		}
+	}
+}
+
+func profileFoldGo(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	for y := 0; y < len(hp)/w; y++ {
+		if landscape {
+			c := bins[y]
+			for x, v := range hp[y*w : (y+1)*w] {
+				p[x*G+c] += float64(v)
+			}
+			continue
+		}
+		dst := p[y*G : (y+1)*G]
+		for x, v := range hp[y*w : (y+1)*w] {
+			dst[bins[x]] += float64(v)
 		}
 	}
 }

@@ -78,6 +78,10 @@ func absRowMeansImpl(e []float64, hp []float32, w, x0, x1 int) { absRowMeansGo(e
 
 func absColSumsImpl(col []float64, hp []float32) { absColSumsGo(col, hp) }
 
+func profileFoldImpl(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	profileFoldGo(p, G, hp, w, bins, landscape)
+}
+
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }
 
 func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]int) {

@@ -572,6 +572,38 @@ func checkAbs(t *testing.T, w, h, x0, x1 int, seed uint64, raw []byte) {
 	}
 }
 
+// checkProfile runs profileFold on a w×h plane of random values (raw's
+// bits first) into G bins, both orientations, against its portable Go
+// body.
+func checkProfile(t *testing.T, w, h, G int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 47))
+	hp := make([]float32, w*h)
+	for i := range hp {
+		if len(raw) >= 4*(i+1) {
+			hp[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			hp[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
+		}
+	}
+	for _, landscape := range []bool{true, false} {
+		long, short := h, w
+		if landscape {
+			long, short = w, h
+		}
+		bins := make([]int, short)
+		for i := range bins {
+			bins[i] = rnd.IntN(G)
+		}
+		got, want := ramps(G*long + 1)
+		profileFold(got, G, hp, w, bins, landscape)
+		profileFoldGo(want, G, hp, w, bins, landscape)
+		if i, ok := sameFloat64Bits(got, want, true); !ok {
+			t.Fatalf("profileFold %d×%d G=%d landscape %v: %d = %v, the Go body gives %v", w, h, G, landscape, i, got[i], want[i])
+		}
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -640,6 +672,9 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, c := range [][4]int{{300, 200, 0, 300}, {300, 20, 17, 250}, {1, 1, 0, 1}, {9, 5, 3, 4}, {9, 0, 0, 9}, {9, 3, 4, 4}} {
 		checkAbs(t, c[0], c[1], c[2], c[3], uint64(i), nil)
 	}
+	for i, c := range [][3]int{{300, 200, 32}, {200, 300, 32}, {1, 1, 1}, {7, 3, 2}, {3, 7, 5}} {
+		checkProfile(t, c[0], c[1], c[2], uint64(i), nil)
+	}
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -684,6 +719,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
 		checkPackPair(t, w, uint64(s), raw)
+		checkProfile(t, w, 1+int(groups), 1+int(gap), uint64(s), raw)
 		checkAbs(t, w, int(groups), int(gap)%w, int(gap)%w+int(gslack)%(w-int(gap)%w+1), uint64(s), raw)
 		vh := 1 + int(gap%5)
 		checkVertical(t, w, vh, w+int(s%3), int(groups)%vh, 1+int(m)%(vh-int(groups)%vh), float32(gslack)/17, float32(s)/5, uint64(m), raw)

@@ -141,6 +141,14 @@ func absColSumsImpl(col []float64, hp []float32) {
 	absColSumsAsm(&col[0], uintptr(len(col)), &hp[0], uintptr(len(hp)/len(col)))
 }
 
+func profileFoldImpl(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	ls := uintptr(0)
+	if landscape {
+		ls = 1
+	}
+	profileFoldAsm(&p[0], uintptr(G*8), &hp[0], uintptr(w), uintptr(len(hp)/w), &bins[0], ls)
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -223,6 +231,9 @@ func absRowMeansAsm(e *float64, rows uintptr, hp *float32, strideBytes, n uintpt
 
 //go:noescape
 func absColSumsAsm(col *float64, w uintptr, hp *float32, rows uintptr)
+
+//go:noescape
+func profileFoldAsm(p *float64, rowBytes uintptr, hp *float32, w, h uintptr, bins *int, landscape uintptr)
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

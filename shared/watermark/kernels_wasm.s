@@ -984,3 +984,36 @@ TEXT ·absColSumsAsm(SB), NOSPLIT, $0-32
 		COUNTDOWN(R3)
 	End
 	RET
+
+// func profileFoldAsm(p *float64, rowBytes uintptr, hp *float32, w, h uintptr, bins *int, landscape uintptr)
+// w and h are at least 1.
+TEXT ·profileFoldAsm(SB), NOSPLIT, $0-56
+	MOVD p+0(FP), R0; MOVD rowBytes+8(FP), R1; MOVD hp+16(FP), R2; MOVD w+24(FP), R3
+	MOVD h+32(FP), R4; MOVD bins+40(FP), R5; MOVD landscape+48(FP), R6
+	Get R0; Set R7
+	Loop // rows: R2 walks hp to R8 at the row's end
+		ADDR(R3, 2, R2, R8)
+		Get R6; I64Eqz
+		If
+			// p[y·G + bins[x]]: R9 walks bins from its start, R7 = row y of p.
+			Get R5; Set R9
+			Loop
+				I64Load 0(R9); I64Const $3; I64Shl; Get R7; I64Add; Set R10
+				Get R10; I32WrapI64; F64Load 0(R10); F32Load 0(R2); F64PromoteF32; F64Add; F64Store $0
+				STEP(R9, 8)
+				NEXT(R2, 4, R8)
+			End
+			ADDTO(R7, R1)
+		Else
+			// p[x·G + bins[y]]: R10 from bin bins[y] of row 0, a row a step.
+			I64Load 0(R5); I64Const $3; I64Shl; Get R0; I64Add; Set R10
+			Loop
+				Get R10; I32WrapI64; F64Load 0(R10); F32Load 0(R2); F64PromoteF32; F64Add; F64Store $0
+				ADDTO(R10, R1)
+				NEXT(R2, 4, R8)
+			End
+			STEP(R5, 8)
+		End
+		COUNTDOWN(R4)
+	End
+	RET
