@@ -305,17 +305,8 @@ func flatFraction(l *imagex.Luma, r image.Rectangle) float64 {
 		return 1
 	}
 	step := max(1, int(math.Sqrt(float64(r.Dx()*r.Dy())/65536)))
-	n, flat := 0, 0
-	for y := r.Min.Y; y < r.Max.Y; y += step {
-		row, below := l.Pix[y*l.Stride:], l.Pix[(y+1)*l.Stride:]
-		for x := r.Min.X; x < r.Max.X; x += step {
-			n++
-			if row[x] == row[x+1] && row[x] == below[x] {
-				flat++
-			}
-		}
-	}
-	return float64(flat) / float64(n)
+	n := ((r.Dy() + step - 1) / step) * ((r.Dx() + step - 1) / step)
+	return float64(countFlat(l.Pix, l.Stride, r, step)) / float64(n)
 }
 
 // boxBridge: a flat gap shorter than this fraction of the axis does not

@@ -1,6 +1,9 @@
 package watermark
 
-import "math"
+import (
+	"image"
+	"math"
+)
 
 // The FFT's butterfly passes, as leaf kernels with one portable Go body
 // each (the *Go functions below, used on every architecture but wasm) and
@@ -282,6 +285,19 @@ func profileFold(p []float64, G int, hp []float32, w int, bins []int, landscape 
 	}
 	checkIndices("profileFold: bin", G, bins)
 	profileFoldImpl(p, G, hp, w, bins, landscape)
+}
+
+// countFlat counts the pixels (x, y) of r, every step-th of each axis,
+// equal to their right and lower neighbours (flatFraction); those lie in
+// pix (rows stride apart).
+func countFlat(pix []uint8, stride int, r image.Rectangle, step int) int {
+	if r.Empty() {
+		return 0
+	}
+	if step < 1 || r.Min.X < 0 || r.Min.Y < 0 || r.Max.X >= stride || r.Max.Y*stride+r.Max.X > len(pix) {
+		panic("watermark: countFlat: bad shape")
+	}
+	return countFlatImpl(pix, stride, r, step)
 }
 
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
@@ -640,6 +656,19 @@ func profileFoldGo(p []float64, G int, hp []float32, w int, bins []int, landscap
 			dst[bins[x]] += float64(v)
 		}
 	}
+}
+
+func countFlatGo(pix []uint8, stride int, r image.Rectangle, step int) int {
+	flat := 0
+	for y := r.Min.Y; y < r.Max.Y; y += step {
+		row, below := pix[y*stride:], pix[(y+1)*stride:]
+		for x := r.Min.X; x < r.Max.X; x += step {
+			if row[x] == row[x+1] && row[x] == below[x] {
+				flat++
+			}
+		}
+	}
+	return flat
 }
 
 func mulKernelGo(dst, a, b []complex128) {

@@ -2,6 +2,8 @@
 
 package watermark
 
+import "image"
+
 // Other architectures run the portable bodies (kernels.go).
 
 func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
@@ -80,6 +82,10 @@ func absColSumsImpl(col []float64, hp []float32) { absColSumsGo(col, hp) }
 
 func profileFoldImpl(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
 	profileFoldGo(p, G, hp, w, bins, landscape)
+}
+
+func countFlatImpl(pix []uint8, stride int, r image.Rectangle, step int) int {
+	return countFlatGo(pix, stride, r, step)
 }
 
 func mulKernelImpl(dst, a, b []complex128) { mulKernelGo(dst, a, b) }

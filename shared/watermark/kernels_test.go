@@ -2,6 +2,7 @@ package watermark
 
 import (
 	"encoding/binary"
+	"image"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -604,6 +605,44 @@ func checkProfile(t *testing.T, w, h, G int, seed uint64, raw []byte) {
 	}
 }
 
+// checkFlat runs countFlat over r with step on a w×h plane of few
+// distinct values (raw's bytes first), against its portable Go body, and
+// flatFraction against the count of every pixel it looks at.
+func checkFlat(t *testing.T, w, h, stride int, r image.Rectangle, step int, seed uint64, raw []byte) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 53))
+	pix := make([]uint8, (h-1)*stride+w)
+	for i := range pix {
+		if i < len(raw) {
+			pix[i] = raw[i] % 3
+		} else {
+			pix[i] = uint8(rnd.IntN(2))
+		}
+	}
+	l := &imagex.Luma{Width: w, Height: h, Stride: stride, Pix: pix}
+	r = r.Intersect(image.Rect(0, 0, w-1, h-1))
+	if got, want := countFlat(pix, stride, r, step), countFlatGo(pix, stride, r, step); got != want {
+		t.Fatalf("countFlat %d×%d %v step %d = %d, the Go body gives %d", w, h, r, step, got, want)
+	}
+	if r.Empty() {
+		return
+	}
+	// flatFraction picks its own step from the area.
+	st := max(1, int(math.Sqrt(float64(r.Dx()*r.Dy())/65536)))
+	n, flat := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y += st {
+		for x := r.Min.X; x < r.Max.X; x += st {
+			n++
+			if p := pix[y*stride+x]; p == pix[y*stride+x+1] && p == pix[(y+1)*stride+x] {
+				flat++
+			}
+		}
+	}
+	if got, want := flatFraction(l, r), float64(flat)/float64(n); got != want {
+		t.Fatalf("flatFraction %d×%d %v = %v, counting gives %v", w, h, r, got, want)
+	}
+}
+
 // kernelLen is the length of x that case c needs: the four runs of its
 // last group, and slack after them.
 func kernelLen(c kernelCase) int {
@@ -675,6 +714,11 @@ func TestKernelsMatchGo(t *testing.T) {
 	for i, c := range [][3]int{{300, 200, 32}, {200, 300, 32}, {1, 1, 1}, {7, 3, 2}, {3, 7, 5}} {
 		checkProfile(t, c[0], c[1], c[2], uint64(i), nil)
 	}
+	checkFlat(t, 700, 500, 710, image.Rect(3, 5, 690, 480), 1, 1, nil)
+	checkFlat(t, 700, 500, 700, image.Rect(0, 0, 700, 500), 3, 2, nil)
+	checkFlat(t, 1200, 1000, 1200, image.Rect(10, 10, 1190, 990), 4, 3, nil)
+	checkFlat(t, 2, 2, 2, image.Rect(0, 0, 2, 2), 1, 4, nil)
+	checkFlat(t, 9, 9, 9, image.Rect(4, 4, 4, 9), 2, 5, nil)
 	checkFoldAspect(t, 32, 64, 2, 1.1, 400, 560, 1, nil)
 	checkFoldAspect(t, 32, 64, 2, 0.93, 0, 900, 2, nil)
 	checkFoldAspect(t, 16, 64, 4, 1/3.0, 5, 6, 3, nil)
@@ -719,6 +763,7 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		checkBox(t, w, int(gap%12), uint64(s), raw)
 		checkWarpRow(t, 1+int(s%16), w, uint64(gap), raw)
 		checkPackPair(t, w, uint64(s), raw)
+		checkFlat(t, w, 2+int(groups), w+int(gslack%3), image.Rect(int(gap)%w, int(s)%3, w, 2+int(groups)), 1+int(m%4), uint64(s), raw)
 		checkProfile(t, w, 1+int(groups), 1+int(gap), uint64(s), raw)
 		checkAbs(t, w, int(groups), int(gap)%w, int(gap)%w+int(gslack)%(w-int(gap)%w+1), uint64(s), raw)
 		vh := 1 + int(gap%5)
@@ -845,4 +890,31 @@ func TestTapsApplyChecksShape(t *testing.T) {
 		}()
 	}
 	tp.apply(make([]float32, 4), make([]float32, 10))
+}
+
+// TestCountFlatChecksShape: countFlat refuses a rectangle whose last row
+// has no row below it inside pix, or whose last column no right neighbour.
+func TestCountFlatChecksShape(t *testing.T) {
+	pix := make([]uint8, 4*5)
+	for _, r := range []image.Rectangle{image.Rect(0, 0, 3, 5), image.Rect(0, 0, 4, 4)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("countFlat over %v of a 4×5 plane did not panic", r)
+				}
+			}()
+			countFlat(pix, 4, r, 1)
+		}()
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("countFlat over (0,0)-(3,4) of a plane one byte short of its last row's third pixel did not panic")
+			}
+		}()
+		countFlat(pix[:4*4+2], 4, image.Rect(0, 0, 3, 4), 1)
+	}()
+	if got := countFlat(pix, 4, image.Rect(0, 0, 3, 4), 1); got != 12 {
+		t.Errorf("countFlat over a flat 3×4 = %d, want 12", got)
+	}
 }

@@ -1,6 +1,9 @@
 package watermark
 
-import "unsafe"
+import (
+	"image"
+	"unsafe"
+)
 
 // WebAssembly runs the assembly bodies in kernels_wasm.s. The wrappers in
 // kernels.go have checked every index, so the bodies take addresses and
@@ -149,6 +152,10 @@ func profileFoldImpl(p []float64, G int, hp []float32, w int, bins []int, landsc
 	profileFoldAsm(&p[0], uintptr(G*8), &hp[0], uintptr(w), uintptr(len(hp)/w), &bins[0], ls)
 }
 
+func countFlatImpl(pix []uint8, stride int, r image.Rectangle, step int) int {
+	return int(countFlatAsm(&pix[0], uintptr(stride), uintptr(r.Min.X), uintptr(r.Max.X), uintptr(r.Min.Y), uintptr(r.Max.Y), uintptr(step)))
+}
+
 func mulKernelImpl(dst, a, b []complex128) {
 	mulKernelAsm(&dst[0], &a[0], &b[0], uintptr(len(a)))
 }
@@ -234,6 +241,9 @@ func absColSumsAsm(col *float64, w uintptr, hp *float32, rows uintptr)
 
 //go:noescape
 func profileFoldAsm(p *float64, rowBytes uintptr, hp *float32, w, h uintptr, bins *int, landscape uintptr)
+
+//go:noescape
+func countFlatAsm(pix *uint8, stride, x0, x1, y0, y1, step uintptr) uintptr
 
 //go:noescape
 func mulKernelAsm(dst, a, b *complex128, n uintptr)

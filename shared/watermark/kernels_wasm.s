@@ -1017,3 +1017,29 @@ TEXT ·profileFoldAsm(SB), NOSPLIT, $0-56
 		COUNTDOWN(R4)
 	End
 	RET
+
+// func countFlatAsm(pix *uint8, stride, x0, x1, y0, y1, step uintptr) uintptr
+// x0 < x1 and y0 < y1.
+TEXT ·countFlatAsm(SB), NOSPLIT, $0-64
+	MOVD pix+0(FP), R0; MOVD stride+8(FP), R1; MOVD x0+16(FP), R2; MOVD x1+24(FP), R3
+	MOVD y0+32(FP), R4; MOVD y1+40(FP), R5; MOVD step+48(FP), R6
+	I64Const $0; Set R7 // flat
+	Get R4; Get R1; I64Mul; Get R0; I64Add; Set R8 // row y
+	Get R6; Get R1; I64Mul; Set R9 // step rows, in bytes
+	Loop
+		// R10 walks the row from x0 to R11 = x1.
+		SUM(R8, R2, R10)
+		SUM(R8, R3, R11)
+		Loop
+			I64Load8U 0(R10); Set R12
+			Get R7
+			Get R12; I64Load8U 1(R10); I64Eq
+			Get R12; Get R10; Get R1; I64Add; Set R13; I64Load8U 0(R13); I64Eq
+			I32And; I64ExtendI32U; I64Add; Set R7
+			Get R10; Get R6; I64Add; Tee R10; Get R11; I64LtU; BrIf $0
+		End
+		ADDTO(R8, R9)
+		Get R4; Get R6; I64Add; Tee R4; Get R5; I64LtU; BrIf $0
+	End
+	MOVD R7, ret+56(FP)
+	RET
