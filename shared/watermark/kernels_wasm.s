@@ -470,87 +470,62 @@ TEXT ·satFoldAsm(SB), NOSPLIT, $0-80
 TEXT ·maxRunsAsm(SB), NOSPLIT, $0-56
 	MOVD dst+0(FP), R0; MOVD ext+8(FP), R1; MOVD pre+16(FP), R2; MOVD suf+24(FP), R3
 	MOVD n+32(FP), R4; MOVD m+40(FP), R5; MOVD w+48(FP), R6
-	// Prefix maxima: R7 walks ext, R8 pre, R10 is j.
-	Get R1
-	Set R7
-	Get R2
-	Set R8
-	ADDR(R5, 2, R1, R9) // end of ext
-	I64Const $0
-	Set R10
+	Get R6; I64Const $2; I64Shl; Set R13 // a segment's bytes
+	ADDR(R5, 2, R1, R9)                  // end of ext
+	// Prefix maxima, a segment at a time: R7 walks ext, R8 pre; the
+	// running maximum stays in F0.
+	Get R1; Set R7
+	Get R2; Set R8
 	Loop
-		F32Load 0(R7)
-		Set F1
-		PICK32(F0, F1)
-		Get R10
-		I64Eqz
-		I32Eqz
-		I32And
-		Select
-		Set F0
+		SUM(R7, R13, R14) // the segment's end, at most ext's
+		Get R14; Get R9; Get R14; Get R9; I64LtU; Select; Set R14
+		F32Load 0(R7); Set F0
 		PUT(R8, 0, F0, F32Store)
-		STEP(R10, 1)
-		I64Const $0
-		Get R10
-		Get R10
-		Get R6
-		I64Eq
-		Select
-		Set R10
+		STEP(R7, 4)
 		STEP(R8, 4)
-		NEXT(R7, 4, R9)
+		Block
+			Loop
+				Get R7; Get R14; I64GeU; BrIf $1
+				F32Load 0(R7); Set F1
+				PICK32(F0, F1)
+				Select
+				Set F0
+				PUT(R8, 0, F0, F32Store)
+				STEP(R7, 4)
+				STEP(R8, 4)
+				Br $0
+			End
+		End
+		Get R7; Get R9; I64LtU; BrIf $0
 	End
-	// Suffix maxima, from the end: R7 walks ext, R8 suf, R10 is j.
-	Get R5
-	I64Const $1
-	I64Sub
-	I64Const $2
-	I64Shl
-	Set R11 // offset of the last value
-	SUM(R1, R11, R7)
-	SUM(R3, R11, R8)
-	F32Load 0(R7)
-	Set F0
-	PUT(R8, 0, F0, F32Store)
-	Get R5
-	I64Const $1
-	I64Sub
-	Get R6
-	I64RemU
-	Set R10
-	Get R6
-	I64Const $1
-	I64Sub
-	Set R12 // w-1
-	Get R5
-	I64Const $1
-	I64GtU
-	If
-		Loop
-			Get R7; I64Const $4; I64Sub; Set R7
-			Get R8; I64Const $4; I64Sub; Set R8
-			Get R12
-			Get R10
-			I64Const $1
-			I64Sub
-			Get R10
-			I64Eqz
-			Select
-			Set R10
-			F32Load 0(R7)
-			Set F1
-			PICK32(F0, F1)
-			Get R10
-			Get R12
-			I64Ne
-			I32And
-			Select
-			Set F0
-			PUT(R8, 0, F0, F32Store)
-			Get R7
-			Get R1
-			I64GtU
-			BrIf $0
+	// Suffix maxima, from the last segment back: R10 is the segment's
+	// start in ext, R14 its end; R7 walks down from the end, R8 in suf.
+	Get R5; I64Const $1; I64Sub; Get R6; I64DivU; Get R13; I64Mul; Get R1; I64Add; Set R10
+	Get R6; I64Const $1; I64Sub; Set R12 // w-1
+	Loop
+		SUM(R10, R13, R14)
+		Get R14; Get R9; Get R14; Get R9; I64LtU; Select; Set R14
+		Get R14; I64Const $4; I64Sub; Set R7
+		Get R7; Get R1; I64Sub; Get R3; I64Add; Set R8
+		F32Load 0(R7); Set F0
+		PUT(R8, 0, F0, F32Store)
+		Block
+			Loop
+				Get R7; Get R10; I64LeU; BrIf $1
+				Get R7; I64Const $4; I64Sub; Set R7
+				Get R8; I64Const $4; I64Sub; Set R8
+				F32Load 0(R7); Set F1
+				PICK32(F0, F1)
+				Select
+				Set F0
+				PUT(R8, 0, F0, F32Store)
+				Br $0
+			End
+		End
+		Get R10; Get R1; I64GtU
+		If
+			Get R10; Get R13; I64Sub; Set R10
+			Br $1
 		End
 	End
 	// dst[x] = the larger of suf[x] and pre[x+w-1].
