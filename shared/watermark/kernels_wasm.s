@@ -68,14 +68,16 @@
 	F32Store $(4*k)
 
 // GATHER fills ext (R4, m values, end R15) with the line whose k-th value
-// is at R11 + k·R12, k starting at k0 (R9) and wrapping at T (R7).
+// is at R11 + k·R12, k starting at k0 (R9) and wrapping at T (R7): R13
+// walks the line and goes back to R11 at R10, its end.
 #define GATHER \
-	Get R9; Set R13; Get R4; Set R14; ADDR(R8, 2, R4, R15); \
+	Get R9; Get R12; I64Mul; Get R11; I64Add; Set R13; \
+	Get R7; Get R12; I64Mul; Get R11; I64Add; Set R10; \
+	Get R4; Set R14; ADDR(R8, 2, R4, R15); \
 	Loop; \
-		Get R13; Get R12; I64Mul; Get R11; I64Add; Set R10; \
-		Get R14; I32WrapI64; F32Load 0(R10); F32Store $0; \
-		STEP(R13, 1); \
-		I64Const $0; Get R13; Get R13; Get R7; I64Eq; Select; Set R13; \
+		Get R14; I32WrapI64; F32Load 0(R13); F32Store $0; \
+		Get R13; Get R12; I64Add; Set R13; \
+		Get R11; Get R13; Get R13; Get R10; I64Eq; Select; Set R13; \
 		NEXT(R14, 4, R15); \
 	End
 
