@@ -57,6 +57,12 @@
 // D23 sets R8 = 2d and R9 = 3d from d in R1.
 #define D23 SUM(R1, R1, R8); SUM(R8, R1, R9)
 
+// FOLD1 adds pixel pb bytes from R9 into the bin whose index is tb bytes
+// from R10, in the bins' row R8 (foldRowsAsm).
+#define FOLD1(tb, pb) \
+	I64Load tb(R10); I64Const $3; I64Shl; Get R8; I64Add; Set R12; \
+	Get R12; I32WrapI64; F64Load 0(R12); F32Load pb(R9); F64PromoteF32; F64Add; F64Store $0
+
 // TAKE stores to dst (R0) output k of a group of the vertical filter: wt
 // (F0) times lane sh of the sums' word w, plus wa (F1) times byte k of a
 // (R6), plus wb (F2) times byte k of b (R7).
@@ -315,18 +321,29 @@ TEXT ·foldRowsAsm(SB), NOSPLIT, $0-64
 		Set R9 // pixel
 		Get R5
 		Set R10 // its bin
-		Loop
-			MOVD 0(R10), R12
-			ADDR(R12, 3, R8, R12)
-			Get R12
-			I32WrapI64
-			F64Load 0(R12)
-			F32Load 0(R9)
-			F64PromoteF32
-			F64Add
-			F64Store $0
-			STEP(R9, 4)
-			NEXT(R10, 8, R11)
+		// Four pixels an iteration while four are left (R13 the last
+		// start for that), in order; then one at a time.
+		Get R11; I64Const $24; I64Sub; Set R13
+		Block
+			Loop
+				Get R10; Get R13; I64GeU; BrIf $1
+				FOLD1(0, 0)
+				FOLD1(8, 4)
+				FOLD1(16, 8)
+				FOLD1(24, 12)
+				STEP(R9, 16)
+				STEP(R10, 32)
+				Br $0
+			End
+		End
+		Block
+			Loop
+				Get R10; Get R11; I64GeU; BrIf $1
+				FOLD1(0, 0)
+				STEP(R9, 4)
+				STEP(R10, 8)
+				Br $0
+			End
 		End
 		ADDTO(R2, R3)
 		STEP(R6, 8)
