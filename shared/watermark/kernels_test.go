@@ -83,6 +83,11 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	}, func(x []complex128) {
 		butterflies4Go(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, c.s, c.t+1, c.s+1, 0, c.s)
 	})
+	run("butterflies4 with fixed twiddles", func(x []complex128) {
+		butterflies4(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, 0, c.t+1, 0, 0, 0)
+	}, func(x []complex128) {
+		butterflies4Go(x, c.off, c.d, c.m, c.groups, c.gstride, tw, c.t, 0, c.t+1, 0, 0, 0)
+	})
 	run("butterflies4One", func(x []complex128) {
 		butterflies4One(x, c.off, c.d, c.m, c.groups, c.gstride, tw[c.t])
 	}, func(x []complex128) {

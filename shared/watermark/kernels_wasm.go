@@ -12,6 +12,10 @@ import (
 const c128 = int(unsafe.Sizeof(complex128(0)))
 
 func butterflies4Impl(x []complex128, off, d, m, groups, gstride int, tw []complex128, t1, s1, t2, s2, t3, s3 int) {
+	if s1 == 0 && s2 == 0 && s3 == 0 {
+		butterflies4ConstAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128), &tw[t1], &tw[t2], &tw[t3])
+		return
+	}
 	butterflies4Asm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128),
 		&tw[t1], &tw[t2], &tw[t3], uintptr(s1*c128), uintptr(s2*c128), uintptr(s3*c128))
 }
@@ -172,6 +176,9 @@ func peakScanImpl(buf []complex128) (sr, si, ssr, ssi, br, bi float64, idx [2]in
 
 //go:noescape
 func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
+
+//go:noescape
+func butterflies4ConstAsm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128)
 
 //go:noescape
 func butterflies4OneAsm(p *complex128, d, m, groups, gstride uintptr, w3r, w3i float64)

@@ -95,6 +95,28 @@
 	Get R8; Get R7; I64Sub; I64Const $1; I64Add; Set R15; MOVD R15, 48(SP); \
 	CALLNORESUME ·maxRunsAsm(SB)
 
+// BF4 is butterflies4Asm's step on the four values from R10 (d = R1, 2d
+// = R8, 3d = R9 bytes apart), with the twiddles w1 in F16, F17, w2 in
+// F28, F29 and w3 in F30, F31.
+#define BF4 \
+	/* b = x[i+d] * w1 -> F18, F19 */ \
+	SUM(R10, R1, R15); LOADC(R15, F26, F27); CMUL(F26, F27, F16, F17, F18, F19); \
+	/* d = x[i+3d] * w1 -> F20, F21 */ \
+	SUM(R10, R9, R15); LOADC(R15, F26, F27); CMUL(F26, F27, F16, F17, F20, F21); \
+	/* a -> F22, F23; c = x[i+2d] -> F24, F25 (R15 keeps i+2d) */ \
+	LOADC(R10, F22, F23); SUM(R10, R8, R15); LOADC(R15, F24, F25); \
+	/* a, b = a+b, a-b: a -> F26, F27, b -> F18, F19 */ \
+	BFLY(F22, F23, F18, F19, F26, F27); \
+	/* c, d = c+d, c-d: c -> F22, F23, d -> F20, F21 */ \
+	BFLY(F24, F25, F20, F21, F22, F23); \
+	/* c *= w2 -> F24, F25; d *= w3 -> F22, F23 */ \
+	CMUL(F22, F23, F28, F29, F24, F25); CMUL(F20, F21, F30, F31, F22, F23); \
+	/* x[i], x[i+2d] = a+c, a-c */ \
+	STOREOP(R10, 0, F26, F27, F24, F25, F64Add); STOREOP(R15, 0, F26, F27, F24, F25, F64Sub); \
+	/* x[i+d], x[i+3d] = b+d, b-d */ \
+	SUM(R10, R1, R15); STOREOP(R15, 0, F18, F19, F22, F23, F64Add); \
+	SUM(R10, R9, R15); STOREOP(R15, 0, F18, F19, F22, F23, F64Sub)
+
 // func butterflies4Asm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128, s1, s2, s3 uintptr)
 // d, m, gstride and the strides s1–s3 are in bytes.
 TEXT ·butterflies4Asm(SB), NOSPLIT, $0-88
@@ -105,37 +127,27 @@ TEXT ·butterflies4Asm(SB), NOSPLIT, $0-88
 		GROUPSTART
 		MOVD w1+40(FP), R12; MOVD w2+48(FP), R13; MOVD w3+56(FP), R14
 		Loop
-			LOADC(R12, F16, F17) // w1
-			// b = x[i+d] * w1 -> F18, F19
-			SUM(R10, R1, R15)
-			LOADC(R15, F26, F27)
-			CMUL(F26, F27, F16, F17, F18, F19)
-			// d = x[i+3d] * w1 -> F20, F21
-			SUM(R10, R9, R15)
-			LOADC(R15, F26, F27)
-			CMUL(F26, F27, F16, F17, F20, F21)
-			// a -> F22, F23; c = x[i+2d] -> F24, F25 (R15 keeps i+2d)
-			LOADC(R10, F22, F23)
-			SUM(R10, R8, R15)
-			LOADC(R15, F24, F25)
-			// a, b = a+b, a-b: a -> F26, F27, b -> F18, F19
-			BFLY(F22, F23, F18, F19, F26, F27)
-			// c, d = c+d, c-d: c -> F22, F23, d -> F20, F21
-			BFLY(F24, F25, F20, F21, F22, F23)
-			// c *= w2 -> F24, F25; d *= w3 -> F22, F23
+			LOADC(R12, F16, F17)
 			LOADC(R13, F28, F29)
 			LOADC(R14, F30, F31)
-			CMUL(F22, F23, F28, F29, F24, F25)
-			CMUL(F20, F21, F30, F31, F22, F23)
-			// x[i], x[i+2d] = a+c, a-c
-			STOREOP(R10, 0, F26, F27, F24, F25, F64Add)
-			STOREOP(R15, 0, F26, F27, F24, F25, F64Sub)
-			// x[i+d], x[i+3d] = b+d, b-d
-			SUM(R10, R1, R15)
-			STOREOP(R15, 0, F18, F19, F22, F23, F64Add)
-			SUM(R10, R9, R15)
-			STOREOP(R15, 0, F18, F19, F22, F23, F64Sub)
+			BF4
 			ADDTO(R12, R5); ADDTO(R13, R6); ADDTO(R14, R7)
+	GROUPSEND
+
+// func butterflies4ConstAsm(p *complex128, d, m, groups, gstride uintptr, w1, w2, w3 *complex128)
+// butterflies4Asm with the same twiddles for every value (the column
+// passes): loaded once.
+TEXT ·butterflies4ConstAsm(SB), NOSPLIT, $0-64
+	GROUPARGS
+	D23
+	MOVD w1+40(FP), R12; MOVD w2+48(FP), R13; MOVD w3+56(FP), R14
+	LOADC(R12, F16, F17)
+	LOADC(R13, F28, F29)
+	LOADC(R14, F30, F31)
+	Loop
+		GROUPSTART
+		Loop
+			BF4
 	GROUPSEND
 
 // func butterflies4OneAsm(p *complex128, d, m, groups, gstride uintptr, w3r, w3i float64)
