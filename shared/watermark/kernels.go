@@ -90,14 +90,31 @@ func sumDiff(x []complex128, off, d, m, groups, gstride int) {
 // body gathers each row from a copy, the assembly one swaps in place, and
 // the two agree only then. Taking rev mod n keeps every access inside the
 // row whatever rev holds.
-func permuteFirstStages(x []complex128, n int, rev []int, inverse bool) {
-	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n {
+//
+// swaps is revSwaps(rev, n): the same permutation as a list of the swaps
+// it makes, which the WebAssembly body runs instead of testing every
+// index.
+func permuteFirstStages(x []complex128, n int, rev, swaps []int, inverse bool) {
+	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n || len(swaps)%2 != 0 {
 		panic("watermark: permuteFirstStages: bad shape")
 	}
+	checkIndices("permuteFirstStages: swap", n, swaps)
 	if len(x) == 0 {
 		return
 	}
-	permuteFirstStagesImpl(x, n, rev, inverse)
+	permuteFirstStagesImpl(x, n, rev, swaps, inverse)
+}
+
+// revSwaps lists, in order, the pairs (i, r) with r = rev[i] mod n and
+// i < r: the swaps that put a row of n values in rev's order.
+func revSwaps(rev []int, n int) []int {
+	var swaps []int
+	for i, r := range rev[:n] {
+		if r &= n - 1; i < r {
+			swaps = append(swaps, i, r)
+		}
+	}
+	return swaps
 }
 
 // swapRows swaps rows i and r = rev[i] mod n of the n×n data where i < r:

@@ -22,7 +22,7 @@ func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
 	sumDiffGo(x, off, d, m, groups, gstride)
 }
 
-func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
+func permuteFirstStagesImpl(x []complex128, n int, rev, _ []int, inverse bool) {
 	permuteFirstStagesGo(x, n, rev, inverse)
 }
 

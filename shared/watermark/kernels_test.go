@@ -128,7 +128,7 @@ func checkKernels(t *testing.T, c kernelCase, x, tw []complex128) {
 	copy(rows, x)
 	x = rows
 	run("permuteFirstStages", func(x []complex128) {
-		permuteFirstStages(x, n, rev, c.inverse)
+		permuteFirstStages(x, n, rev, revSwaps(rev, n), c.inverse)
 	}, func(x []complex128) {
 		permuteFirstStagesGo(x, n, rev, c.inverse)
 	})

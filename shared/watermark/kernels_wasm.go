@@ -32,12 +32,16 @@ func sumDiffImpl(x []complex128, off, d, m, groups, gstride int) {
 	sumDiffAsm(&x[off], uintptr(d*c128), uintptr(m*c128), uintptr(groups), uintptr(gstride*c128))
 }
 
-func permuteFirstStagesImpl(x []complex128, n int, rev []int, inverse bool) {
+func permuteFirstStagesImpl(x []complex128, n int, _, swaps []int, inverse bool) {
 	inv := uintptr(0)
 	if inverse {
 		inv = 1
 	}
-	permuteFirstStagesAsm(&x[0], uintptr(n), uintptr(len(x)/n), &rev[0], inv)
+	var sw *int
+	if len(swaps) > 0 {
+		sw = &swaps[0]
+	}
+	permuteFirstStagesAsm(&x[0], uintptr(n), uintptr(len(x)/n), sw, uintptr(len(swaps)), inv)
 }
 
 func swapRowsImpl(data []complex128, n int, rev []int) {
@@ -190,7 +194,7 @@ func butterflies2Asm(p *complex128, d, m, groups, gstride uintptr, w *complex128
 func sumDiffAsm(p *complex128, d, m, groups, gstride uintptr)
 
 //go:noescape
-func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uintptr)
+func permuteFirstStagesAsm(x *complex128, n, rows uintptr, swaps *int, nswaps, inverse uintptr)
 
 //go:noescape
 func swapRowsAsm(data *complex128, n uintptr, rev *int)

@@ -239,11 +239,13 @@ TEXT ·sumDiffAsm(SB), NOSPLIT, $0-40
 // address in r.
 #define PUT(r, off, v, st) Get r; I32WrapI64; Get v; st $off
 
-// func permuteFirstStagesAsm(x *complex128, n, rows uintptr, rev *int, inverse uintptr)
-// n is a power of two, at least 4; rows at least 1.
-TEXT ·permuteFirstStagesAsm(SB), NOSPLIT, $0-40
+// func permuteFirstStagesAsm(x *complex128, n, rows uintptr, swaps *int, nswaps, inverse uintptr)
+// n is a power of two, at least 4; rows at least 1; swaps holds nswaps
+// indices, pairs to swap in order.
+TEXT ·permuteFirstStagesAsm(SB), NOSPLIT, $0-48
 	MOVD x+0(FP), R0; MOVD n+8(FP), R1; MOVD rows+16(FP), R2
-	MOVD rev+24(FP), R3; MOVD inverse+32(FP), R4
+	MOVD swaps+24(FP), R3; MOVD nswaps+32(FP), R11; MOVD inverse+40(FP), R4
+	ADDR(R11, 3, R3, R11) // end of swaps
 	ROWMASK
 	// b0 + t is u = (b0r + b1i, b0i - b1r) forward and v = (b0r - b1i,
 	// b0i + b1r) inverse, b0 - t the other one: u goes to x[i+1] (byte 16)
@@ -251,20 +253,18 @@ TEXT ·permuteFirstStagesAsm(SB), NOSPLIT, $0-40
 	I64Const $48; I64Const $16; Get R4; I32WrapI64; Select; Set R5 // where u goes
 	I64Const $16; I64Const $48; Get R4; I32WrapI64; Select; Set R6 // where v goes
 	Loop // rows
-		I64Const $0
+		Get R3
 		Set R10
-		Loop // the permutation
-			REVI
-			Get R10
-			Get R11
-			I64LtU
-			If
-				ADDR(R10, 4, R0, R12)
-				ADDR(R11, 4, R0, R13)
+		Block
+			Loop // the permutation, a swap at a time
+				Get R10; Get R11; I64GeU; BrIf $1
+				I64Load 0(R10); I64Const $4; I64Shl; Get R0; I64Add; Set R12
+				I64Load 8(R10); I64Const $4; I64Shl; Get R0; I64Add; Set R13
 				SWAP8(0)
 				SWAP8(8)
+				STEP(R10, 16)
+				Br $0
 			End
-			NEXT(R10, 1, R1)
 		End
 		SUM(R0, R9, R13) // end of the row
 		Loop // the first two stages, four values at a time
