@@ -8,6 +8,20 @@
 #define STEP(r, n) Get r; I64Const $n; I64Add; Set r
 #define ADDR(i, k, base, r) Get i; I64Const $k; I64Shl; Get base; I64Add; Set r
 
+// JOIN stores R12 values, v's, at every other float64 from R9, R11
+// stepping one float64 a value.
+#define JOIN(v) \
+	Block; \
+		Loop; \
+			Get R12; I64Eqz; BrIf $1; \
+			Get R9; I32WrapI64; v; F64Store $0; \
+			STEP(R9, 16); \
+			STEP(R11, 8); \
+			Get R12; I64Const $1; I64Sub; Set R12; \
+			Br $0; \
+		End; \
+	End
+
 // func leeOpsAsm(in, temp *float64, ops *int, steps uintptr, divs *float64)
 TEXT ·leeOpsAsm(SB), NOSPLIT, $0-40
 	MOVD ops+16(FP), R2; MOVD steps+24(FP), R3; MOVD divs+32(FP), R4
@@ -59,29 +73,11 @@ TEXT ·leeOpsAsm(SB), NOSPLIT, $0-40
 			Get R5; Set R9
 			Get R6; Set R11
 			I64Load 32(R2); Set R12
-			Block
-				Loop
-					Get R12; I64Eqz; BrIf $1
-					Get R9; I32WrapI64; F64Load 0(R11); F64Store $0
-					STEP(R9, 16)
-					STEP(R11, 8)
-					Get R12; I64Const $1; I64Sub; Set R12
-					Br $0
-				End
-			End
+			JOIN(F64Load 0(R11))
 			Get R5; I64Const $8; I64Add; Set R9
 			Get R6; Get R7; I64Add; Set R11
 			I64Load 40(R2); Set R12
-			Block
-				Loop
-					Get R12; I64Eqz; BrIf $1
-					Get R9; I32WrapI64; F64Load 0(R11); F64Load 8(R11); F64Add; F64Store $0
-					STEP(R9, 16)
-					STEP(R11, 8)
-					Get R12; I64Const $1; I64Sub; Set R12
-					Br $0
-				End
-			End
+			JOIN(F64Load 0(R11); F64Load 8(R11); F64Add)
 			Get R1; I64Const $3; I64Eq
 			If
 				// in[n−1] = tmp[n−1].

@@ -378,26 +378,29 @@ func checkWhiten(t *testing.T, N, r int, seed uint64, raw []byte) {
 	}
 }
 
+// wideValues returns n float32 values: raw's bits first, then random ones
+// of magnitudes 2³⁰ apart, so that sums round and the order of their
+// additions shows.
+func wideValues(n int, rnd *rand.Rand, raw []byte) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		if len(raw) >= 4*(i+1) {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		} else {
+			v[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
+		}
+	}
+	return v
+}
+
 // checkBox runs boxBlur's kernels, boxLine on a line of n random float32
 // values with radius r and boxCols on n columns, against their portable
 // Go bodies (raw's bits first), with a sentinel after each output.
 func checkBox(t *testing.T, n, r int, seed uint64, raw []byte) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 31))
-	vals := func(k int, from int) []float32 {
-		v := make([]float32, k)
-		for i := range v {
-			if j := from + i; len(raw) >= 4*(j+1) {
-				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
-			} else {
-				// Magnitudes 2³⁰ apart, so that sums round and their
-				// order shows.
-				v[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
-			}
-		}
-		return v
-	}
-	src, in, out := vals(n, 0), vals(n, n), vals(n, 2*n)
+	vals := func(from int) []float32 { return wideValues(n, rnd, raw[min(len(raw), 4*from):]) }
+	src, in, out := vals(0), vals(n), vals(2*n)
 	inv := recipCounts(n, r)
 	var dst [2][]float32
 	var col [2][]float64
@@ -556,14 +559,7 @@ func checkVertical(t *testing.T, w, h, stride, y, n int, wa, wb float32, seed ui
 func checkAbs(t *testing.T, w, h, x0, x1 int, seed uint64, raw []byte) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 43))
-	hp := make([]float32, w*h)
-	for i := range hp {
-		if len(raw) >= 4*(i+1) {
-			hp[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-		} else {
-			hp[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
-		}
-	}
+	hp := wideValues(w*h, rnd, raw)
 	eg, ew := make([]float64, h+1), make([]float64, h+1)
 	absRowMeans(eg[:h], hp, w, x0, x1)
 	absRowMeansGo(ew[:h], hp, w, x0, x1)
@@ -584,14 +580,7 @@ func checkAbs(t *testing.T, w, h, x0, x1 int, seed uint64, raw []byte) {
 func checkProfile(t *testing.T, w, h, G int, seed uint64, raw []byte) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 47))
-	hp := make([]float32, w*h)
-	for i := range hp {
-		if len(raw) >= 4*(i+1) {
-			hp[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-		} else {
-			hp[i] = float32(rnd.NormFloat64() * 30 * float64(int(1)<<(30*rnd.IntN(2))))
-		}
-	}
+	hp := wideValues(w*h, rnd, raw)
 	for _, landscape := range []bool{true, false} {
 		long, short := h, w
 		if landscape {
