@@ -72,18 +72,24 @@ func bits256(flat []float64) [4]uint64 {
 // lee is an unscaled DCT-II of a fixed power-of-two length.
 type lee struct {
 	temp []float64
-	// div[k] holds cos((i+0.5)π/len)·2 for len = n>>k, i < len/2.
-	div [][]float64
+	// div[k] holds cos((i+0.5)π/len)·2 for len = n>>k, i < len/2; the
+	// tables lie one after the other in divs, div[k] from divAt[k].
+	div   [][]float64
+	divs  []float64
+	divAt []int
+	// ops is the plan of low(·, opsK) (leeOps), made on first use.
+	ops  []int
+	opsK int
 }
 
 func newLee(n int) *lee {
-	d := &lee{temp: make([]float64, n)}
+	d := &lee{temp: make([]float64, n), divs: make([]float64, 0, n), opsK: -1}
 	for ln := n; ln >= 2; ln /= 2 {
-		t := make([]float64, ln/2)
-		for i := range t {
-			t[i] = math.Cos((float64(i)+0.5)*math.Pi/float64(ln)) * 2
+		d.divAt = append(d.divAt, len(d.divs))
+		for i := 0; i < ln/2; i++ {
+			d.divs = append(d.divs, math.Cos((float64(i)+0.5)*math.Pi/float64(ln))*2)
 		}
-		d.div = append(d.div, t)
+		d.div = append(d.div, d.divs[d.divAt[len(d.divAt)-1]:])
 	}
 	return d
 }
@@ -91,9 +97,63 @@ func newLee(n int) *lee {
 // low computes only outputs in[0:k] of the transform (the rest of in is left
 // as scratch). Each output it computes goes through exactly the operations
 // of the full transform, so it is bit-identical; it skips the butterflies
-// and sub-transforms that only feed higher outputs.
-func (d *lee) low(in []float64, k int) { d.forwardLow(in, d.temp, len(in), 0, k) }
+// and sub-transforms that only feed higher outputs. len(in) is the
+// transform's length.
+func (d *lee) low(in []float64, k int) {
+	if len(in) != len(d.temp) {
+		panic("phash: lee: bad length")
+	}
+	leeLowImpl(d, in, k)
+}
 
+// The steps of a plan (leeOps), six ints each: kind, buffer, off, half, a,
+// b. A step works on the block of 2·half values from off of one buffer (in:
+// the input when buffer is 0, temp when 1) and the same block of the other
+// (tmp).
+const (
+	leeSums    = iota // tmp[i] = in[i] + in[n−1−i], i < half
+	leeSplit          // and tmp[half+i] = (in[i] − in[n−1−i]) / divs[a+i]
+	leeJoin           // in[2i] = tmp[i], i < a; in[2i+1] = tmp[half+i] + tmp[half+i+1], i < b
+	leeJoinAll        // leeJoin, then in[n−1] = tmp[n−1]
+)
+
+// plan returns the steps of low(·, k) in the order forwardLow's recursion
+// takes them, each sub-transform working in its own block of the two
+// buffers (where the recursion hands its second half the first half's
+// scratch: what a step reads is always what an earlier step wrote for it,
+// so the values are the same). WebAssembly runs it as one loop, without
+// the recursion's few hundred calls.
+func (d *lee) plan(k int) []int {
+	if d.opsK != k {
+		d.ops, d.opsK = d.planBlock(d.ops[:0], len(d.temp), 0, 0, 0, k), k
+	}
+	return d.ops
+}
+
+func (d *lee) planBlock(ops []int, n, depth, buf, off, k int) []int {
+	if n == 1 {
+		return ops
+	}
+	half := n / 2
+	even, odd := (k+1)/2, k/2
+	kind, join, second := leeSums, leeJoin, odd+1
+	if k >= n-1 {
+		// forward: every output.
+		even, odd, join, second = half, half-1, leeJoinAll, half
+	}
+	if odd > 0 || join == leeJoinAll {
+		kind = leeSplit
+	}
+	ops = append(ops, kind, buf, off, half, d.divAt[depth], 0)
+	ops = d.planBlock(ops, half, depth+1, 1-buf, off, even)
+	if kind == leeSplit {
+		ops = d.planBlock(ops, half, depth+1, 1-buf, off+half, second)
+	}
+	return append(ops, join, buf, off, half, even, odd)
+}
+
+// forwardLow is low's recursion (the body on every architecture but
+// WebAssembly, which runs its plan).
 func (d *lee) forwardLow(input, temp []float64, n, depth, k int) {
 	if n == 1 {
 		return

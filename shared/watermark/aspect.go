@@ -62,27 +62,17 @@ func (s *scheme) shortProfile(hp []float32, w, h int) (prof [2][]float64, long i
 	if landscape {
 		long = w
 	}
+	short := w
+	if landscape {
+		short = h
+	}
+	bins := make([]int, short)
 	for ph := 0; ph < 2; ph++ {
 		p := make([]float64, G*long)
-		if landscape {
-			for y := 0; y < h; y++ {
-				c := ((y + ph) % T) / C
-				for x, v := range hp[y*w : (y+1)*w] {
-					p[x*G+c] += float64(v)
-				}
-			}
-		} else {
-			cx := make([]int, w)
-			for x := range cx {
-				cx[x] = ((x + ph) % T) / C
-			}
-			for y := 0; y < h; y++ {
-				dst := p[y*G : (y+1)*G]
-				for x, v := range hp[y*w : (y+1)*w] {
-					dst[cx[x]] += float64(v)
-				}
-			}
+		for i := range bins {
+			bins[i] = ((i + ph) % T) / C
 		}
+		profileFold(p, G, hp[:w*h], w, bins, landscape)
 		prof[ph] = p
 	}
 	return prof, long
@@ -95,13 +85,7 @@ func (s *scheme) aspectFold(p []float64, long int, landscape bool, r float64, i0
 	// Sum runs of the long axis that share a chip first (long-major:
 	// accT[cl] is the G-vector of long chip cl), then lay out as y rows.
 	accT := make([]float64, G*G)
-	for i := i0; i < i1; i++ {
-		cl := (int((float64(i)+0.5)/r) % T) / C
-		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
-		for c, v := range src {
-			dst[c] += v
-		}
-	}
+	foldAspect(accT, p, G, T, C, r, i0, i1)
 	if !landscape {
 		return accT
 	}

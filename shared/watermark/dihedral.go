@@ -442,6 +442,15 @@ func orientLuma(l *imagex.Luma, t dihedral) *imagex.Luma {
 // and b (nil for zeros) as the imaginary part, so that one transform
 // gives both spectra.
 func packPair(z []complex128, a, b []float64) {
+	if len(z) < len(a) || (b != nil && len(b) < len(a)) {
+		panic("watermark: packPair: bad shape")
+	}
+	if len(a) > 0 {
+		packPairImpl(z, a, b)
+	}
+}
+
+func packPairGo(z []complex128, a, b []float64) {
 	for i, v := range a {
 		var im float64
 		if b != nil {

@@ -14,6 +14,7 @@ type fft2 struct {
 	twiddle    []complex128 // exp(-2πik/n), k < n/2
 	twiddleInv []complex128 // conjugates of twiddle
 	rev        []int        // bit-reversal permutation
+	swaps      []int        // revSwaps(rev, n)
 }
 
 func newFFT2(n int) *fft2 {
@@ -37,6 +38,7 @@ func newFFT2(n int) *fft2 {
 		}
 		f.rev[i] = r
 	}
+	f.swaps = revSwaps(f.rev, n)
 	return f
 }
 
@@ -69,7 +71,7 @@ func (f *fft2) rows(x []complex128, inverse bool) {
 		}
 		return
 	}
-	permuteFirstStages(x, n, f.rev, inverse)
+	permuteFirstStages(x, n, f.rev, f.swaps, inverse)
 	tw := f.twiddles(inverse)
 	total := len(x)
 	size := 8

@@ -243,13 +243,7 @@ const (
 func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 	rows := func(x0, x1 int) []float64 {
 		e := make([]float64, h)
-		for y := 0; y < h; y++ {
-			var r float64
-			for _, v := range hp[y*w+x0 : y*w+x1] {
-				r += math.Abs(float64(v))
-			}
-			e[y] = r / float64(x1-x0)
-		}
+		absRowMeans(e, hp, w, x0, x1)
 		return e
 	}
 	runs := busyRuns(rows(0, w), 0)
@@ -266,11 +260,7 @@ func pictureBox(l *imagex.Luma, hp []float32, w, h int) (box [4]int, ok bool) {
 		return box, false
 	}
 	colE := make([]float64, w)
-	for y := y0; y < y1; y++ {
-		for x, v := range hp[y*w : (y+1)*w] {
-			colE[x] += math.Abs(float64(v))
-		}
-	}
+	absColSums(colE, hp[y0*w:y1*w])
 	best, bestPic := 0, 0
 	var pic [4]int
 	for _, c := range busyRuns(colE, int(boxBridge*float64(w))) {
@@ -315,17 +305,8 @@ func flatFraction(l *imagex.Luma, r image.Rectangle) float64 {
 		return 1
 	}
 	step := max(1, int(math.Sqrt(float64(r.Dx()*r.Dy())/65536)))
-	n, flat := 0, 0
-	for y := r.Min.Y; y < r.Max.Y; y += step {
-		row, below := l.Pix[y*l.Stride:], l.Pix[(y+1)*l.Stride:]
-		for x := r.Min.X; x < r.Max.X; x += step {
-			n++
-			if row[x] == row[x+1] && row[x] == below[x] {
-				flat++
-			}
-		}
-	}
-	return float64(flat) / float64(n)
+	n := ((r.Dy() + step - 1) / step) * ((r.Dx() + step - 1) / step)
+	return float64(countFlat(l.Pix, l.Stride, r, step)) / float64(n)
 }
 
 // boxBridge: a flat gap shorter than this fraction of the axis does not

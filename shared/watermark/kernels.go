@@ -1,6 +1,9 @@
 package watermark
 
-import "math"
+import (
+	"image"
+	"math"
+)
 
 // The FFT's butterfly passes, as leaf kernels with one portable Go body
 // each (the *Go functions below, used on every architecture but wasm) and
@@ -87,14 +90,31 @@ func sumDiff(x []complex128, off, d, m, groups, gstride int) {
 // body gathers each row from a copy, the assembly one swaps in place, and
 // the two agree only then. Taking rev mod n keeps every access inside the
 // row whatever rev holds.
-func permuteFirstStages(x []complex128, n int, rev []int, inverse bool) {
-	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n {
+//
+// swaps is revSwaps(rev, n): the same permutation as a list of the swaps
+// it makes, which the WebAssembly body runs instead of testing every
+// index.
+func permuteFirstStages(x []complex128, n int, rev, swaps []int, inverse bool) {
+	if n < 4 || n&(n-1) != 0 || len(x)%n != 0 || len(rev) < n || len(swaps)%2 != 0 {
 		panic("watermark: permuteFirstStages: bad shape")
 	}
+	checkIndices("permuteFirstStages: swap", n, swaps)
 	if len(x) == 0 {
 		return
 	}
-	permuteFirstStagesImpl(x, n, rev, inverse)
+	permuteFirstStagesImpl(x, n, rev, swaps, inverse)
+}
+
+// revSwaps lists, in order, the pairs (i, r) with r = rev[i] mod n and
+// i < r: the swaps that put a row of n values in rev's order.
+func revSwaps(rev []int, n int) []int {
+	var swaps []int
+	for i, r := range rev[:n] {
+		if r &= n - 1; i < r {
+			swaps = append(swaps, i, r)
+		}
+	}
+	return swaps
 }
 
 // swapRows swaps rows i and r = rev[i] mod n of the n×n data where i < r:
@@ -158,6 +178,143 @@ func maxRuns(dst, ext, pre, suf []float32, W int) {
 		panic("watermark: maxRuns: bad shape")
 	}
 	maxRunsImpl(dst, ext, pre[:m], suf[:m], W)
+}
+
+// poolMax adds to sum the separable cyclic max filter of the T×T plane
+// zb within c's reach: every row's (into rows), then every column's of
+// that (pooledOffset; c.n = T). rows (T² values), line and out (T) are
+// scratch.
+func poolMax(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	T := c.n
+	if T < 1 || len(sum) != T*T || len(zb) != T*T || len(rows) != T*T || len(line) != T || len(out) != T ||
+		c.r < 0 || len(c.ext) != T+2*c.r || len(c.pre) != len(c.ext) || len(c.suf) != len(c.ext) {
+		panic("watermark: poolMax: bad shape")
+	}
+	poolMaxImpl(sum, zb, rows, line, out, c)
+}
+
+// powerOf sets p[i] = |buf[i]|²; the two have the same length.
+func powerOf(p []float64, buf []complex128) {
+	if len(p) != len(buf) {
+		panic("watermark: powerOf: bad shape")
+	}
+	if len(p) > 0 {
+		powerOfImpl(p, buf)
+	}
+}
+
+// boxRows sets every row of dst (N×N) to the cyclic sums of the same row
+// of src over the 2r+1 values centred on each entry: the first summed in
+// order from −r, the next advanced by adding src[add[x]] − src[sub[x]]
+// (newLatticeMap: add[x] = (x+r+1) mod N, sub[x] = (x−r) mod N).
+func boxRows(dst, src []float64, N, r int, add, sub []int) {
+	if N < 1 || r < 0 || r >= N || len(dst) != N*N || len(src) != N*N || len(add) != N || len(sub) != N {
+		panic("watermark: boxRows: bad shape")
+	}
+	checkIndices("boxRows: add or sub", N, add, sub)
+	boxRowsImpl(dst, src, N, r, add, sub)
+}
+
+// whitenCols walks col, the running column sums of the box rows tmp
+// (N×N, N = len(col)), down the plane: at row y it adds pw/col·inv to out
+// where the sum is positive, then advances each column's sum by
+// tmp[add[y]] − tmp[sub[y]] (newLatticeMap).
+func whitenCols(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	N := len(col)
+	if N < 1 || len(out) != N*N || len(pw) != N*N || len(tmp) != N*N || len(add) != N || len(sub) != N {
+		panic("watermark: whitenCols: bad shape")
+	}
+	checkIndices("whitenCols: add or sub", N, add, sub)
+	whitenColsImpl(out, pw, tmp, col, add, sub, inv)
+}
+
+// warpRow adds each value of row to the bin of acc (T×T) at the tile
+// position of its fixed-point coordinates (ux, uy), which move by (dux,
+// duy) from one value to the next, a step that itself moves by (ddux,
+// dduy) (foldWarpTo). The bins are taken modulo the tile, so every one is
+// inside acc.
+func warpRow(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	if T < 1 || len(acc) < T*T {
+		panic("watermark: warpRow: bad shape")
+	}
+	if len(row) > 0 {
+		warpRowImpl(acc, T, row, ux, uy, dux, duy, ddux, dduy)
+	}
+}
+
+// foldAspect adds each row i of p (G values a row), i0 ≤ i < i1, to row
+// (int((i+0.5)/r) mod T)/C of accT (G×G) (aspectFold). T ≤ G·C keeps that
+// row inside accT; r > 0, and small enough a quotient for an int, keeps it
+// from being negative.
+func foldAspect(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
+	if G < 1 || T < 1 || C < 1 || T > G*C || len(accT) < G*G || i0 < 0 || i1 > len(p)/G ||
+		!(r > 0) || !((float64(i1)+0.5)/r < 1<<62) {
+		panic("watermark: foldAspect: bad shape")
+	}
+	if i0 < i1 {
+		foldAspectImpl(accT, p, G, T, C, r, i0, i1)
+	}
+}
+
+// absRowMeans sets e[y] to the mean magnitude of row y of hp (w values a
+// row, len(e) rows) over the columns [x0, x1) (pictureBox).
+func absRowMeans(e []float64, hp []float32, w, x0, x1 int) {
+	if x0 < 0 || x1 < x0 || x1 > w || len(hp) < len(e)*w {
+		panic("watermark: absRowMeans: bad shape")
+	}
+	switch {
+	case x1 == x0:
+		absRowMeansGo(e, hp, w, x0, x1) // 0/0
+	case len(e) > 0:
+		absRowMeansImpl(e, hp, w, x0, x1)
+	}
+}
+
+// absColSums adds to col[x] the magnitudes of column x of the rows of hp
+// (len(col) values a row) (pictureBox).
+func absColSums(col []float64, hp []float32) {
+	if len(hp) == 0 {
+		return
+	}
+	if len(col) == 0 || len(hp)%len(col) != 0 {
+		panic("watermark: absColSums: bad shape")
+	}
+	absColSumsImpl(col, hp)
+}
+
+// profileFold adds each value of hp (rows of w) to its chip bin of the
+// short-axis profile p (G bins per position along the long axis;
+// shortProfile): along x (landscape) at p[x·G + bins[y]], else along y at
+// p[y·G + bins[x]].
+func profileFold(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	if len(hp) == 0 {
+		return
+	}
+	if w < 1 || len(hp)%w != 0 {
+		panic("watermark: profileFold: bad shape")
+	}
+	long := len(hp) / w
+	if landscape {
+		long = w
+	}
+	if len(bins) != len(hp)/long || len(p) < G*long {
+		panic("watermark: profileFold: bad shape")
+	}
+	checkIndices("profileFold: bin", G, bins)
+	profileFoldImpl(p, G, hp, w, bins, landscape)
+}
+
+// countFlat counts the pixels (x, y) of r, every step-th of each axis,
+// equal to their right and lower neighbours (flatFraction); those lie in
+// pix (rows stride apart).
+func countFlat(pix []uint8, stride int, r image.Rectangle, step int) int {
+	if r.Empty() {
+		return 0
+	}
+	if step < 1 || r.Min.X < 0 || r.Min.Y < 0 || r.Max.X >= stride || r.Max.Y*stride+r.Max.X > len(pix) {
+		panic("watermark: countFlat: bad shape")
+	}
+	return countFlatImpl(pix, stride, r, step)
 }
 
 // mulKernel sets dst[i] = a[i]·b[i]; the three have the same length.
@@ -409,6 +566,126 @@ func maxRunsGo(dst, ext, pre, suf []float32, W int) {
 		}
 		dst[x] = v
 	}
+}
+
+func poolMaxGo(sum []float64, zb, rows, line, out []float32, c *cyclicMax) {
+	T := c.n
+	for y := 0; y < T; y++ {
+		c.apply(rows[y*T:(y+1)*T], zb[y*T:(y+1)*T])
+	}
+	for x := 0; x < T; x++ {
+		for y := 0; y < T; y++ {
+			line[y] = rows[y*T+x]
+		}
+		c.apply(out, line)
+		for y, v := range out {
+			sum[y*T+x] += float64(v)
+		}
+	}
+}
+
+func powerOfGo(p []float64, buf []complex128) {
+	p = p[:len(buf)]
+	for i, c := range buf {
+		p[i] = real(c)*real(c) + imag(c)*imag(c)
+	}
+}
+
+func boxRowsGo(dst, src []float64, N, r int, add, sub []int) {
+	for y := 0; y < N; y++ {
+		row, dst := src[y*N:(y+1)*N], dst[y*N:(y+1)*N]
+		var sum float64
+		for d := -r; d <= r; d++ {
+			sum += row[(d+N)%N]
+		}
+		for x := range dst {
+			dst[x] = sum
+			sum += row[add[x]] - row[sub[x]]
+		}
+	}
+}
+
+func whitenColsGo(out, pw, tmp, col []float64, add, sub []int, inv float64) {
+	N := len(col)
+	for y := 0; y < N; y++ {
+		out, pw := out[y*N:(y+1)*N], pw[y*N:(y+1)*N]
+		in, drop := tmp[add[y]*N:(add[y]+1)*N], tmp[sub[y]*N:(sub[y]+1)*N]
+		for x, sum := range col {
+			if sum > 0 {
+				out[x] += pw[x] / sum * inv
+			}
+			col[x] = sum + (in[x] - drop[x])
+		}
+	}
+}
+
+func warpRowGo(acc []float64, T int, row []float32, ux, uy, dux, duy, ddux, dduy int64) {
+	mask := int64(T - 1)
+	for _, v := range row {
+		acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
+		ux += dux
+		uy += duy
+		dux += ddux
+		duy += dduy
+	}
+}
+
+func foldAspectGo(accT, p []float64, G, T, C int, r float64, i0, i1 int) {
+	for i := i0; i < i1; i++ {
+		cl := (int((float64(i)+0.5)/r) % T) / C
+		dst, src := accT[cl*G:(cl+1)*G:(cl+1)*G], p[i*G:(i+1)*G:(i+1)*G]
+		for c, v := range src {
+			dst[c] += v
+		}
+	}
+}
+
+func absRowMeansGo(e []float64, hp []float32, w, x0, x1 int) {
+	for y := range e {
+		var r float64
+		for _, v := range hp[y*w+x0 : y*w+x1] {
+			r += math.Abs(float64(v))
+		}
+		e[y] = r / float64(x1-x0)
+	}
+}
+
+func absColSumsGo(col []float64, hp []float32) {
+	w := len(col)
+	for y := 0; y < len(hp)/w; y++ {
+		for x, v := range hp[y*w : (y+1)*w] {
+			col[x] += math.Abs(float64(v))
+		}
+	}
+}
+
+func profileFoldGo(p []float64, G int, hp []float32, w int, bins []int, landscape bool) {
+	for y := 0; y < len(hp)/w; y++ {
+		if landscape {
+			c := bins[y]
+			for x, v := range hp[y*w : (y+1)*w] {
+				p[x*G+c] += float64(v)
+			}
+			continue
+		}
+		dst := p[y*G : (y+1)*G]
+		for x, v := range hp[y*w : (y+1)*w] {
+			dst[bins[x]] += float64(v)
+		}
+	}
+}
+
+func countFlatGo(pix []uint8, stride int, r image.Rectangle, step int) int {
+	flat := 0
+	for y := r.Min.Y; y < r.Max.Y; y += step {
+		row, below := pix[y*stride:], pix[(y+1)*stride:]
+		for x := r.Min.X; x < r.Max.X; x += step {
+			if row[x] == row[x+1] && row[x] == below[x] {
+				flat++
+			}
+		}
+	}
+	return flat
 }
 
 func mulKernelGo(dst, a, b []complex128) {

@@ -109,23 +109,11 @@ func (s *scheme) newLatticeMap(hp []float32, w, h int) (*latticeMap, bool) {
 			}
 		}
 		f.transform(buf, false)
-		for i, c := range buf {
-			p[i] = real(c)*real(c) + imag(c)*imag(c)
-		}
+		powerOf(p, buf)
 		// Cyclic box mean, rows then columns (running sums; the columns'
 		// sums are kept per column and advanced a row at a time, so the
 		// passes read memory in order).
-		for y := 0; y < N; y++ {
-			row, dst := p[y*N:(y+1)*N], tmp[y*N:(y+1)*N]
-			var sum float64
-			for d := -r; d <= r; d++ {
-				sum += row[(d+N)%N]
-			}
-			for x := range dst {
-				dst[x] = sum
-				sum += row[add[x]] - row[sub[x]]
-			}
-		}
+		boxRows(tmp, p, N, r, add, sub)
 		clear(col)
 		for d := -r; d <= r; d++ {
 			src := tmp[((d+N)%N)*N : ((d+N)%N+1)*N]
@@ -133,18 +121,9 @@ func (s *scheme) newLatticeMap(hp []float32, w, h int) (*latticeMap, bool) {
 				col[x] += v
 			}
 		}
-		for y := 0; y < N; y++ {
-			out, pw := m.p[y*N:(y+1)*N], p[y*N:(y+1)*N]
-			in, drop := tmp[add[y]*N:(add[y]+1)*N], tmp[sub[y]*N:(sub[y]+1)*N]
-			for x, sum := range col {
-				if sum > 0 {
-					// Whitened (power over its neighbourhood's mean),
-					// averaged over the squares.
-					out[x] += pw[x] / sum * inv
-				}
-				col[x] = sum + (in[x] - drop[x])
-			}
-		}
+		// Whitened (power over its neighbourhood's mean), averaged over
+		// the squares.
+		whitenCols(m.p, p, tmp, col, add, sub, inv)
 	}
 	return m, true
 }

@@ -14,6 +14,10 @@ type taps struct {
 	start []int
 	off   []int // offsets into w: weights of output i are w[off[i]:off[i+1]]
 	w     []float32
+	// n is the input's length: every output's taps lie inside [0, n) and
+	// have at least one weight (areaTaps and newTaps make them so), which
+	// lets apply check a row in constant time.
+	n int
 }
 
 // areaTaps returns area-averaging weights for m output samples where output
@@ -21,7 +25,7 @@ type taps struct {
 // sample signal. Any ratio > 0 works: below 1 each output averages the one
 // or two input samples it overlaps. The interval must lie inside [0, n].
 func areaTaps(n, m int, start, ratio float64) taps {
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
+	t := taps{start: make([]int, m), off: make([]int, m+1), n: n}
 	for i := 0; i < m; i++ {
 		t.off[i] = len(t.w)
 		lo, hi := start+float64(i)*ratio, start+float64(i+1)*ratio
@@ -47,7 +51,7 @@ func newTaps(n, m int) taps {
 	if ratio >= 1 {
 		return areaTaps(n, m, 0, ratio)
 	}
-	t := taps{start: make([]int, m), off: make([]int, m+1)}
+	t := taps{start: make([]int, m), off: make([]int, m+1), n: n}
 	for i := 0; i < m; i++ {
 		t.off[i] = len(t.w)
 		u := (float64(i)+0.5)*ratio - 0.5
@@ -98,6 +102,15 @@ func resampleTaps(l *imagex.Luma, tx, ty taps, full float32) []float32 {
 
 // apply writes to dst the weighted sums of src that t describes.
 func (t taps) apply(dst, src []float32) {
+	if len(dst) > len(t.start) || len(src) < t.n || len(t.off) != len(t.start)+1 {
+		panic("watermark: taps.apply: bad shape")
+	}
+	if len(dst) > 0 {
+		tapsApplyImpl(dst, src, t)
+	}
+}
+
+func tapsApplyGo(dst, src []float32, t taps) {
 	start, off := t.start[:len(dst)], t.off[:len(dst)+1]
 	for x := range dst {
 		ws := t.w[off[x]:off[x+1]]
@@ -178,6 +191,18 @@ func (v *vertical) row(dst []float32, y0 int, ws []float32) {
 
 // sum adds the n rows from y to the sums.
 func (v *vertical) sum(y, n int) {
+	if n <= 0 {
+		return
+	}
+	l := v.l
+	if y < 0 || len(v.odd) != len(v.even) || 8*len(v.even)+len(v.tail) != l.Width || l.Stride < l.Width ||
+		(y+n-1)*l.Stride+l.Width > len(l.Pix) {
+		panic("watermark: vertical.sum: bad shape")
+	}
+	verticalSumImpl(v, y, n)
+}
+
+func verticalSumGo(v *vertical, y, n int) {
 	const m = 0x00FF00FF00FF00FF
 	even, odd := v.even, v.odd[:len(v.even)]
 	for ; n > 0; y, n = y+1, n-1 {
@@ -194,9 +219,18 @@ func (v *vertical) sum(y, n int) {
 }
 
 // take sets dst to full times the sums plus wa×a plus wb×b, and clears the
-// sums. The products wa×p and wb×p are looked up: filling a table of 256
-// costs less than converting a row.
+// sums.
 func (v *vertical) take(dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
+	n := 8*len(v.even) + len(v.tail)
+	if len(v.odd) != len(v.even) || len(dst) < n || len(a) < n || len(b) < n {
+		panic("watermark: vertical.take: bad shape")
+	}
+	verticalTakeImpl(v, dst, a, wa, b, wb)
+}
+
+// verticalTakeGo looks the products wa×p and wb×p up: filling a table of
+// 256 costs less than converting a row.
+func verticalTakeGo(v *vertical, dst []float32, a []uint8, wa float32, b []uint8, wb float32) {
 	var ta, tb [256]float32
 	for p := range ta {
 		ta[p], tb[p] = wa*float32(p), wb*float32(p)
@@ -284,11 +318,7 @@ func boxBlur(src []float32, w, h, r int) []float32 {
 			outRow = ring[j%n*w:][:w]
 		}
 		dst, inv := out[y*w:][:w], invY[y]
-		in, outRow = in[:w], outRow[:w]
-		for x, c := range col {
-			dst[x] = float32(c * inv)
-			col[x] = c + float64(in[x]) - float64(outRow[x])
-		}
+		boxCols(dst, col, in, outRow, inv)
 	}
 	return out
 }
@@ -306,6 +336,15 @@ func recipCounts(n, r int) []float64 {
 // boxLine writes to dst the running mean of src over windows of radius r,
 // given the reciprocal window counts.
 func boxLine(dst, src []float32, r int, inv []float64) {
+	if r < 0 || len(dst) < len(src) || len(inv) < len(src) {
+		panic("watermark: boxLine: bad shape")
+	}
+	if len(src) > 0 {
+		boxLineImpl(dst, src, r, inv)
+	}
+}
+
+func boxLineGo(dst, src []float32, r int, inv []float64) {
 	n := len(src)
 	dst, inv = dst[:n], inv[:n]
 	var s float64
@@ -323,6 +362,24 @@ func boxLine(dst, src []float32, r int, inv []float64) {
 			out = float64(src[j])
 		}
 		s += in - out
+	}
+}
+
+// boxCols writes to dst the column sums col times inv and advances each
+// by in − out (boxBlur's vertical pass); the five have the same length.
+func boxCols(dst []float32, col []float64, in, out []float32, inv float64) {
+	if len(col) != len(dst) || len(in) != len(dst) || len(out) != len(dst) {
+		panic("watermark: boxCols: bad shape")
+	}
+	if len(dst) > 0 {
+		boxColsImpl(dst, col, in, out, inv)
+	}
+}
+
+func boxColsGo(dst []float32, col []float64, in, out []float32, inv float64) {
+	for x, c := range col {
+		dst[x] = float32(c * inv)
+		col[x] = c + float64(in[x]) - float64(out[x])
 	}
 }
 

@@ -116,7 +116,6 @@ func (s *scheme) foldWarpTo(acc []float64, hp []float32, w int, m warpMap, x0, y
 	clear(acc)
 	// Keep coordinates positive so that truncation is a floor.
 	bias := float64(64 * T)
-	mask := int64(T - 1)
 	// Along a row u is a quadratic in fx, b + s·fx + q·fx²: from one
 	// pixel to the next it moves by s + q·(2fx+1), a step that itself
 	// moves by 2q. (Both steps rounded to fixed point drift by under
@@ -131,13 +130,7 @@ func (s *scheme) foldWarpTo(acc []float64, hp []float32, w int, m warpMap, x0, y
 		uy := int64((m.uy[0] + m.uy[2]*fy + m.uy[5]*fy*fy + sy*fx + qy*fx*fx + bias) * fixOne)
 		dux := int64(math.Round((sx + qx*(2*fx+1)) * fixOne))
 		duy := int64(math.Round((sy + qy*(2*fx+1)) * fixOne))
-		for _, v := range hp[y*w+x0 : y*w+x1] {
-			acc[int((uy>>fixBits)&mask)*T+int((ux>>fixBits)&mask)] += float64(v)
-			ux += dux
-			uy += duy
-			dux += ddux
-			duy += dduy
-		}
+		warpRow(acc, T, hp[y*w+x0:y*w+x1], ux, uy, dux, duy, ddux, dduy)
 	}
 	return acc
 }
@@ -245,19 +238,7 @@ func pooledOffset(b warpBlocks, T, r int) (dx, dy int, z float64) {
 	line, out := make([]float32, T), make([]float32, T)
 	mx := newCyclicMax(T, r)
 	for _, zb := range b.z {
-		// Separable cyclic max filter: rows, then columns.
-		for y := 0; y < T; y++ {
-			mx.apply(rows[y*T:(y+1)*T], zb[y*T:(y+1)*T])
-		}
-		for x := 0; x < T; x++ {
-			for y := 0; y < T; y++ {
-				line[y] = rows[y*T+x]
-			}
-			mx.apply(out, line)
-			for y, v := range out {
-				sum[y*T+x] += float64(v)
-			}
-		}
+		poolMax(sum, zb, rows, line, out, mx)
 	}
 	var s, ss float64
 	best, bi := math.Inf(-1), 0
