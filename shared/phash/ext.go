@@ -103,6 +103,11 @@ func (d *lee) low(in []float64, k int) {
 	if len(in) != len(d.temp) {
 		panic("phash: lee: bad length")
 	}
+	if k < 0 {
+		// The plan's joins would count down from a negative length, and
+		// the WebAssembly kernel loops until its count reaches zero.
+		panic("phash: lee: negative output count")
+	}
 	leeLowImpl(d, in, k)
 }
 

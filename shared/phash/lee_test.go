@@ -95,3 +95,20 @@ func FuzzLeeMatchesRecursion(f *testing.F) {
 		checkLee(t, n, int(k)%(n+2), uint64(k), raw)
 	})
 }
+
+// TestLeeLowRefusesNegativeCounts: low panics on a negative output count
+// before any kernel runs; in WebAssembly the plan's joins would otherwise
+// count down from a negative length through linear memory.
+func TestLeeLowRefusesNegativeCounts(t *testing.T) {
+	for _, k := range []int{-1, -2, -16} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("low(in, %d) did not panic", k)
+				}
+			}()
+			d := newLee(32)
+			d.low(make([]float64, 32), k)
+		}()
+	}
+}

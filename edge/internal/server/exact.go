@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/edge/internal/verifier"
 	"github.com/provenant/provenant/shared/c2pa/sniff"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/lookup"
 	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
@@ -37,6 +38,11 @@ import (
 // manifest now, such a file is not probed at all (Analyze refuses it and
 // the origin answers it, counting it once).
 func (s *Server) verifyExact(ctx *fasthttp.RequestCtx, file []byte, client netip.Addr) (done, report bool) {
+	if int64(len(file)) > s.cfg.Limits.MaxUploadBytes {
+		// The origin's verify refuses such a file (413) before its own
+		// shortcut; Analyze refuses it too and the origin answers it.
+		return false, true
+	}
 	if _, err := imagex.Sniff(file); err != nil {
 		// Only a picture the core reads: the origin verifies anything
 		// else itself (a video with its own answer; Analyze refuses it).
@@ -104,7 +110,7 @@ var errRecordGone = errors.New("server: the exact lookup's record is gone")
 // too, so the edge never decides from a perceptual hash it did not check).
 func exactFacts(lr wire.LookupResponse, sum [32]byte) (verifier.Analysis, bool) {
 	for _, c := range lr.Candidates {
-		if c.Source != "sign" {
+		if c.Source != lookup.SourceSign {
 			continue
 		}
 		b, err := base64.StdEncoding.DecodeString(c.Record)

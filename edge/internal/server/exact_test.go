@@ -272,3 +272,25 @@ func TestExactProbeOriginTimeout(t *testing.T) {
 		t.Errorf("%d analyses, want none", n)
 	}
 }
+
+// TestExactProbeSkipsOversizeFiles: a file over the upload limit (it fits
+// in the body's multipart slack) is never probed: the origin's verify
+// refuses such a file before its own shortcut, so the edge must not
+// answer it from the exact lookup. The engine here takes it (its limits
+// are the defaults), so it is analysed and looked up in full.
+func TestExactProbeSkipsOversizeFiles(t *testing.T) {
+	file := unrelated(t, 43, 320, 240)
+	origin, seen := fakeLookupOrigin(t, 200, `{"candidates":[]}`)
+	lim := limits.Default()
+	lim.MaxUploadBytes = int64(len(file)) - 1
+	eng := &countingEngine{Engine: verifier.Native{Limits: limits.Default()}}
+	edge, _ := serveEdge(t, Config{Origin: origin, Engine: eng, Limits: lim, OriginTimeout: 30 * time.Second,
+		DialTimeout: 300 * time.Millisecond})
+	r := upload(t, edge+"/api/v1/verify", nextClient(), "", file, nil)
+	if r.status != 200 {
+		t.Fatalf("verify: %d %s", r.status, r.body)
+	}
+	if got, want := seen(), []lookupSeen{{Report: true, HasPHash: true}}; !slices.Equal(got, want) {
+		t.Errorf("lookups %+v, want %+v (no exact probe)", got, want)
+	}
+}
