@@ -9,5 +9,7 @@
 // module's AES, AES-GCM, SHA-3, HMAC and DRBG self-tests, ~70 KB of code
 // the module never runs. On WebAssembly the standard library has no
 // assembly; this package's block function has (blocks_wasm.s), and hashes
-// about three times as fast as crypto/sha256 there (bench/README.md).
+// about three times as fast as crypto/sha256 there (bench/README.md), so
+// every WebAssembly build (the C2PA module's too, which links the standard
+// library's hashes anyway) runs this package's own code.
 package digest

@@ -1,4 +1,4 @@
-//go:build !verifyonly
+//go:build !verifyonly && !wasm
 
 package digest
 
