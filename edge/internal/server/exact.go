@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,9 +11,10 @@ import (
 
 	"github.com/provenant/provenant/edge/internal/verifier"
 	"github.com/provenant/provenant/shared/c2pa/sniff"
+	"github.com/provenant/provenant/shared/facts"
 	"github.com/provenant/provenant/shared/imagex"
+	"github.com/provenant/provenant/shared/limits"
 	"github.com/provenant/provenant/shared/lookup"
-	"github.com/provenant/provenant/shared/record"
 	"github.com/provenant/provenant/shared/wire"
 )
 
@@ -66,7 +66,7 @@ func (s *Server) verifyExact(ctx *fasthttp.RequestCtx, file []byte, client netip
 		s.log.Warn("exact lookup answer unreadable; analysing the file", "err", err)
 		return false, false
 	}
-	a, ok := exactFacts(lr, sum)
+	a, ok := exactFacts(lr, sum, s.cfg.Limits)
 	if !ok {
 		// The origin said exact (and counted it) but no candidate checks
 		// as that record: decide from the file's own facts instead.
@@ -105,27 +105,22 @@ var errRecordGone = errors.New("server: the exact lookup's record is gone")
 // exactFacts returns the facts the origin's verify takes for the signed
 // output of a record it signed: the file's SHA-256 and that record's
 // signed perceptual hash, no watermark extracted. ok is false unless a
-// candidate of the answer is such a record, its signature checked here,
-// whose signed SHA-256 is sum (the shortcut shared/lookup.Decide takes
-// too, so the edge never decides from a perceptual hash it did not check).
-func exactFacts(lr wire.LookupResponse, sum [32]byte) (verifier.Analysis, bool) {
-	for _, c := range lr.Candidates {
-		if c.Source != lookup.SourceSign {
+// candidate of the answer is such a record, checked here by
+// shared/lookup.Check (as decide checks every candidate: signature,
+// record id, signer key), whose signed SHA-256 is sum: the shortcut
+// shared/lookup.Decide takes too, so the edge never decides from a
+// perceptual hash it did not check.
+func exactFacts(lr wire.LookupResponse, sum [32]byte, lim limits.Limits) (verifier.Analysis, bool) {
+	for i := range lr.Candidates {
+		w := &lr.Candidates[i]
+		if w.Source != lookup.SourceSign {
 			continue
 		}
-		b, err := base64.StdEncoding.DecodeString(c.Record)
-		if err != nil {
+		c, err := lookup.Check(facts.Facts{SHA256: sum}, w, lim)
+		if err != nil || c.Record.SHA256 != sum {
 			continue
 		}
-		sig, err := hex.DecodeString(c.SignatureHex)
-		if err != nil {
-			continue
-		}
-		rec, err := record.Verify(record.Signed{Bytes: b, Signature: sig})
-		if err != nil || rec.SHA256 != sum {
-			continue
-		}
-		return verifier.Analysis{Facts: wire.Facts{SHA256: hex.EncodeToString(sum[:]), PerceptualHash: rec.PerceptualHash.String()}}, true
+		return verifier.Analysis{Facts: wire.Facts{SHA256: hex.EncodeToString(sum[:]), PerceptualHash: c.Record.PerceptualHash.String()}}, true
 	}
 	return verifier.Analysis{}, false
 }
